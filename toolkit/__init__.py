@@ -1,0 +1,27 @@
+"""toolkit: score LLM-agent runs against explicit quality rubrics.
+
+The public API is what this module exports (see ``__all__``): loaders that turn run
+folders into typed Polars frames, rubrics that score those frames, and views that show
+the resulting :class:`Scorecard` as text, JSON, HTML, charts and widgets.
+"""
+
+from __future__ import annotations
+
+from toolkit.errors import InputError, RubricError, ToolkitError
+from toolkit.scorecard import Scorecard, scorecards_frame
+from toolkit.views.html import render_html
+from toolkit.views.text import render_json, render_text
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "InputError",
+    "RubricError",
+    "Scorecard",
+    "ToolkitError",
+    "__version__",
+    "render_html",
+    "render_json",
+    "render_text",
+    "scorecards_frame",
+]

@@ -1,0 +1,1 @@
+"""Rubrics: versioned, declarative thresholds plus column-wise scoring."""

@@ -1,0 +1,101 @@
+"""What every rubric's data has in common: a name, a version, YAML overrides, and a guard
+that a changed number comes with a new version."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from toolkit.errors import RubricError
+
+
+class RubricSpec(BaseModel):
+    """Base for a rubric's data. Subclasses add their thresholds as typed fields."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    rubric: str
+    version: str
+
+    def fingerprint(self) -> str:
+        """A hash of every number and word in the rubric except its version."""
+        payload = self.model_dump(mode="json", exclude={"version"})
+        blob = json.dumps(payload, sort_keys=True).encode()
+        return hashlib.sha256(blob).hexdigest()[:16]
+
+
+SpecT = TypeVar("SpecT", bound=RubricSpec)
+
+
+def _deep_merge(base: dict[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in override.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), dict):
+            merged[key] = _deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _first_error(exc: ValidationError) -> tuple[str, Any, str]:
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err["loc"]) or "(top level)"
+    return where, err.get("input"), err["msg"]
+
+
+def load_spec(
+    cls: type[SpecT],
+    source: str | Path | Mapping[str, Any],
+    default: SpecT,
+    published: Mapping[str, SpecT],
+) -> SpecT:
+    """Load a rubric from YAML (a path) or a mapping, merged over ``default``.
+
+    Only the keys that change need to be given. The result is validated by ``cls``;
+    when its version is a published one but its content differs from that version's,
+    it is rejected: changing a number means bumping the version.
+
+    Raises:
+        RubricError: one line naming the file, the field and the value.
+    """
+    path: str | None = None
+    if isinstance(source, Mapping):
+        data: Any = source
+    else:
+        path = str(source)
+        try:
+            data = yaml.safe_load(Path(source).read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise RubricError(path, f"cannot read rubric file ({exc.strerror})") from exc
+        except yaml.YAMLError as exc:
+            line = getattr(getattr(exc, "problem_mark", None), "line", None)
+            raise RubricError(
+                path, "not valid YAML", line=None if line is None else line + 1
+            ) from exc
+    if not isinstance(data, Mapping):
+        raise RubricError(path, "a rubric file must be a mapping", field="(top level)", value=data)
+    merged = _deep_merge(default.model_dump(mode="json"), data)
+    try:
+        spec = cls.model_validate(merged)
+    except ValidationError as exc:
+        where, value, msg = _first_error(exc)
+        raise RubricError(path, msg, field=where, value=value) from exc
+    if spec.rubric != default.rubric:
+        raise RubricError(
+            path, f"this is not a {default.rubric} rubric", field="rubric", value=spec.rubric
+        )
+    known = published.get(spec.version)
+    if known is not None and known.fingerprint() != spec.fingerprint():
+        raise RubricError(
+            path,
+            f"the rubric differs from published version {spec.version}; bump its version",
+            field="version",
+            value=spec.version,
+        )
+    return spec

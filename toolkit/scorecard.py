@@ -1,0 +1,116 @@
+"""The one scorecard shape every rubric returns, and its JSON form."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import polars as pl
+
+from toolkit.frames import SCORECARD_SCHEMA
+
+OK, WARN, FAIL, NA = "OK", "WARN", "FAIL", "N/A"
+
+#: Order used to sort statuses worst first (unknown statuses sort after these).
+STATUS_SEVERITY: dict[str, int] = {FAIL: 0, WARN: 1, NA: 2, OK: 3}
+
+
+@dataclass(frozen=True)
+class Dimension:
+    """One scored dimension before it becomes a scorecard row."""
+
+    key: str
+    name: str
+    value: float | None
+    status: str
+    detail: str
+    green: str
+    red: str
+
+
+@dataclass(frozen=True)
+class Scorecard:
+    """What a rubric says about one subject (a run, an iteration, a game).
+
+    Attributes:
+        rubric: the rubric's name, e.g. ``"simulation"``.
+        rubric_version: the version of the rubric data that produced this card.
+        subject: what was scored (a run slug, an iteration number, a game id).
+        title: the header line of the text rendering.
+        verdict: the overall verdict, in the rubric's own words.
+        verdict_reason: why, naming the dimensions that decided it.
+        dimensions: one row per dimension, schema :data:`toolkit.frames.SCORECARD_SCHEMA`
+            (subject, dimension, name, value, status, detail, green, red).
+        warnings: things the reader must know (skipped files, proxies used).
+        meta: rubric-specific header facts, JSON-serialisable (window, tick counts...).
+        series: optional per-tick (or per-item) time series for charts.
+    """
+
+    rubric: str
+    rubric_version: str
+    subject: str
+    title: str
+    verdict: str
+    verdict_reason: str
+    dimensions: pl.DataFrame
+    warnings: tuple[str, ...] = ()
+    meta: Mapping[str, Any] = field(default_factory=dict)
+    series: pl.DataFrame | None = None
+
+    @staticmethod
+    def dimensions_frame(subject: str, dims: Iterable[Dimension]) -> pl.DataFrame:
+        """Build the scorecard frame for ``subject`` from :class:`Dimension` records."""
+        rows = [
+            {
+                "subject": subject,
+                "dimension": d.key,
+                "name": d.name,
+                "value": d.value,
+                "status": d.status,
+                "detail": d.detail,
+                "green": d.green,
+                "red": d.red,
+            }
+            for d in dims
+        ]
+        return pl.DataFrame(rows, schema=SCORECARD_SCHEMA)
+
+    def status_of(self, key: str) -> str:
+        """The status of dimension ``key``."""
+        row = self.dimensions.filter(pl.col("dimension") == key)
+        if row.height != 1:
+            raise KeyError(key)
+        return str(row["status"][0])
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict: the ``meta`` facts, then the rubric, verdict and dimensions."""
+        return {
+            **dict(self.meta),
+            "rubric": self.rubric,
+            "rubric_version": self.rubric_version,
+            "subject": self.subject,
+            "verdict": self.verdict,
+            "verdict_reason": self.verdict_reason,
+            "dimensions": [
+                {
+                    "key": row["dimension"],
+                    "name": row["name"],
+                    "status": row["status"],
+                    "score": row["value"],
+                    "detail": row["detail"],
+                    "green": row["green"],
+                    "red": row["red"],
+                }
+                for row in self.dimensions.iter_rows(named=True)
+            ],
+            "warnings": list(self.warnings),
+        }
+
+
+def scorecards_frame(cards: Iterable[Scorecard]) -> pl.DataFrame:
+    """Stack the dimension rows of many scorecards into one frame (same schema)."""
+    frames = [c.dimensions for c in cards]
+    if not frames:
+        return pl.DataFrame(schema=SCORECARD_SCHEMA)
+    return pl.concat(frames, how="vertical")

@@ -1,0 +1,1 @@
+"""Views: scorecards as text, JSON, HTML and charts. Views never open a file."""

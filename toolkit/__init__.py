@@ -10,6 +10,7 @@ from __future__ import annotations
 from toolkit.errors import InputError, RubricError, ToolkitError
 from toolkit.scorecard import Scorecard, scorecards_frame
 from toolkit.views.html import render_html
+from toolkit.views.notebook import setup_notebook
 from toolkit.views.text import render_json, render_text
 
 __version__ = "0.1.0"
@@ -24,4 +25,5 @@ __all__ = [
     "render_json",
     "render_text",
     "scorecards_frame",
+    "setup_notebook",
 ]

@@ -8,6 +8,13 @@ the resulting :class:`Scorecard` as text, JSON, HTML, charts and widgets.
 from __future__ import annotations
 
 from toolkit.errors import InputError, RubricError, ToolkitError
+from toolkit.load.universe import Universe, load_universe, load_universes
+from toolkit.rubrics.simulation import (
+    SimulationRubric,
+    dimension_series,
+    load_simulation_rubric,
+    score_universe,
+)
 from toolkit.scorecard import Scorecard, scorecards_frame
 from toolkit.views.html import render_html
 from toolkit.views.notebook import setup_notebook
@@ -19,11 +26,18 @@ __all__ = [
     "InputError",
     "RubricError",
     "Scorecard",
+    "SimulationRubric",
     "ToolkitError",
+    "Universe",
     "__version__",
+    "dimension_series",
+    "load_simulation_rubric",
+    "load_universe",
+    "load_universes",
     "render_html",
     "render_json",
     "render_text",
+    "score_universe",
     "scorecards_frame",
     "setup_notebook",
 ]

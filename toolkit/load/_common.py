@@ -1,0 +1,36 @@
+"""Helpers shared by the loaders: reading JSON/YAML files into (value, problem) pairs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from toolkit.errors import InputError
+
+
+def read_json(path: Path) -> Any:
+    """Parse a JSON file.
+
+    Raises:
+        InputError: naming the file and the line of the syntax error.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(path, f"cannot read file ({exc.strerror or exc})") from exc
+    except UnicodeDecodeError as exc:
+        raise InputError(path, "not UTF-8 text") from exc
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"not valid JSON ({exc.msg})", line=exc.lineno) from exc
+
+
+def validation_problem(path: Path, exc: ValidationError) -> InputError:
+    """The first pydantic error of ``exc`` as a one-line :class:`InputError`."""
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err["loc"]) or "(top level)"
+    return InputError(path, err["msg"], field=where, value=err.get("input"))

@@ -1,0 +1,700 @@
+"""The simulation health rubric: seven dimensions over the last W ticks of a run.
+
+Everything is computed column-wise: per-tick features, then one rolling pass over the
+ticks (``LazyFrame.rolling`` with a window of W rows, grouped by run) that yields the
+trailing-window value of every dimension at every tick. The scorecard is the last row of
+that series, so the card and the charts can never disagree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import polars as pl
+from pydantic import BaseModel, ConfigDict, Field, PositiveInt, model_validator
+
+from toolkit.load.universe import CONTINUATION_MECHANIC, Universe
+from toolkit.rubrics._spec import RubricSpec, load_spec
+from toolkit.scorecard import FAIL, NA, OK, WARN, Dimension, Scorecard
+
+HEALTHY, DEGRADED, FAILED, INSUFFICIENT = "HEALTHY", "DEGRADED", "FAILED", "INSUFFICIENT_DATA"
+
+#: Dimension keys in scorecard order, with their display names.
+DIMENSIONS: dict[str, str] = {
+    "groundedness": "Groundedness",
+    "character_stability": "Character stability",
+    "action_coherence": "Action coherence",
+    "refusal_cluster": "Refusal cluster",
+    "vocabulary_growth": "Vocabulary growth",
+    "conservation_drift": "Conservation drift",
+    "graph_fanout": "Graph fan-out",
+}
+
+
+# ---------------------------------------------------------------------------
+# The rubric as data
+# ---------------------------------------------------------------------------
+
+
+class _Part(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RatioBand(_Part):
+    """OK at or above ``ok_min``; FAIL below ``fail_below``; WARN between."""
+
+    ok_min: float = Field(ge=0, le=1)
+    fail_below: float = Field(ge=0, le=1)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> RatioBand:
+        if self.fail_below > self.ok_min:
+            raise ValueError("fail_below must not exceed ok_min")
+        return self
+
+
+class CharacterSpec(RatioBand):
+    """Character stability: a turn breaks character when its text holds a marker."""
+
+    markers: tuple[str, ...] = Field(min_length=1)
+
+
+class CoherenceSpec(_Part):
+    """Action coherence: the longest non-refused streak and refusals per 10 ticks."""
+
+    ok_streak_min: PositiveInt
+    ok_rate_max: float = Field(ge=0)
+    fail_streak_below: PositiveInt
+    fail_rate_min: float = Field(gt=0)
+    per_ticks: PositiveInt = 10
+
+    @model_validator(mode="after")
+    def _ordered(self) -> CoherenceSpec:
+        if self.fail_streak_below > self.ok_streak_min or self.fail_rate_min <= self.ok_rate_max:
+            raise ValueError("FAIL bounds must lie outside the OK bounds")
+        return self
+
+
+class ClusterSpec(_Part):
+    """Refusal cluster: the longest run of consecutive refusals."""
+
+    ok_max: int = Field(ge=0)
+    fail_min: PositiveInt
+
+    @model_validator(mode="after")
+    def _ordered(self) -> ClusterSpec:
+        if self.fail_min <= self.ok_max:
+            raise ValueError("fail_min must exceed ok_max")
+        return self
+
+
+class VocabularySpec(_Part):
+    """Vocabulary growth: novel verbs (or mechanic ids) per 10 ticks, and stagnation."""
+
+    unit: Literal["verb", "mechanic"] = "verb"
+    ok_rate_min: float = Field(ge=0)
+    ok_rate_max: float = Field(gt=0)
+    fail_rate_above: float = Field(gt=0)
+    fail_stagnant_min: PositiveInt
+    per_ticks: PositiveInt = 10
+
+    @model_validator(mode="after")
+    def _ordered(self) -> VocabularySpec:
+        if not self.ok_rate_min <= self.ok_rate_max <= self.fail_rate_above:
+            raise ValueError("need ok_rate_min <= ok_rate_max <= fail_rate_above")
+        return self
+
+
+class DriftSpec(_Part):
+    """Conservation drift: rollback ticks / ticks in window."""
+
+    ok_max: float = Field(ge=0, le=1)
+    fail_min: float = Field(gt=0, le=1)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> DriftSpec:
+        if self.fail_min <= self.ok_max:
+            raise ValueError("fail_min must exceed ok_max")
+        return self
+
+
+class FanoutSpec(_Part):
+    """Graph fan-out: the slope of edges/nodes over the last checkpoints."""
+
+    checkpoint_every: PositiveInt = 10
+    checkpoints: int = Field(default=5, ge=2)
+    ok_slope_min: float = 0.0
+    fail_slope_below: float = -0.02
+    recent_steps: PositiveInt = 3
+    per_ticks: PositiveInt = 10
+
+    @model_validator(mode="after")
+    def _ordered(self) -> FanoutSpec:
+        if self.fail_slope_below > self.ok_slope_min:
+            raise ValueError("fail_slope_below must not exceed ok_slope_min")
+        return self
+
+
+class SimulationRubric(RubricSpec):
+    """Every number of the simulation health rubric (version 1.0.0 by default)."""
+
+    rubric: Literal["simulation"] = "simulation"
+    version: str = "1.0.0"
+    window: PositiveInt = 50
+    groundedness: RatioBand = RatioBand(ok_min=0.95, fail_below=0.85)
+    character_stability: CharacterSpec = CharacterSpec(
+        ok_min=0.98,
+        fail_below=0.90,
+        markers=("framework", "yield", "mechanic", "system prompt", "operator", "scenario"),
+    )
+    action_coherence: CoherenceSpec = CoherenceSpec(
+        ok_streak_min=15, ok_rate_max=1.5, fail_streak_below=5, fail_rate_min=4.0
+    )
+    refusal_cluster: ClusterSpec = ClusterSpec(ok_max=2, fail_min=5)
+    vocabulary_growth: VocabularySpec = VocabularySpec(
+        ok_rate_min=0.5, ok_rate_max=2.5, fail_rate_above=4.0, fail_stagnant_min=30
+    )
+    conservation_drift: DriftSpec = DriftSpec(ok_max=0.02, fail_min=0.10)
+    graph_fanout: FanoutSpec = FanoutSpec()
+
+
+DEFAULT_RUBRIC = SimulationRubric()
+PUBLISHED: dict[str, SimulationRubric] = {DEFAULT_RUBRIC.version: DEFAULT_RUBRIC}
+
+
+def load_simulation_rubric(source: str | Path | Mapping[str, Any]) -> SimulationRubric:
+    """A simulation rubric from YAML (only changed keys needed), merged over 1.0.0.
+
+    Raises:
+        RubricError: invalid numbers, or numbers changed without a new ``version``.
+    """
+    return load_spec(SimulationRubric, source, DEFAULT_RUBRIC, PUBLISHED)
+
+
+# ---------------------------------------------------------------------------
+# Column-wise scoring
+# ---------------------------------------------------------------------------
+
+
+def _longest_run(mask: pl.Expr) -> pl.Expr:
+    """Length of the longest run of ``True`` in ``mask`` (0 when none)."""
+    runs = mask.rle()
+    return (
+        runs.struct.field("len")
+        .filter(runs.struct.field("value"))
+        .max()
+        .fill_null(0)
+        .cast(pl.Int64)
+    )
+
+
+def tick_features(
+    ticks: pl.LazyFrame | pl.DataFrame,
+    rubric: SimulationRubric = DEFAULT_RUBRIC,
+    history: pl.LazyFrame | pl.DataFrame | None = None,
+) -> pl.LazyFrame:
+    """Per-tick facts the dimensions are built from.
+
+    Args:
+        ticks: a ticks frame (:data:`toolkit.frames.TICKS_SCHEMA`), one or many runs.
+        rubric: supplies the break markers and the vocabulary unit.
+        history: optional (slug, unit) pairs seen before the first tick file (e.g. the
+            mechanic ids that batch records list); they are never novel.
+
+    Returns:
+        The ticks sorted by slug and tick with added columns ``pos`` (row within run),
+        ``turn``, ``break_marker`` (the first marker found, or null), ``is_break``,
+        ``refused``, ``unit`` (verb or mechanic id used for vocabulary) and ``novel``.
+    """
+    lf = ticks.lazy().sort("slug", "tick")
+    text = pl.col("action_text").fill_null("").str.strip_chars()
+    lowered = pl.col("action_text").fill_null("").str.to_lowercase()
+    turn = (text != "") & pl.col("continuation").not_()
+    markers = [m.lower() for m in rubric.character_stability.markers]
+    first_marker = pl.coalesce(
+        [pl.when(lowered.str.contains(m, literal=True)).then(pl.lit(m)) for m in markers]
+    )
+    if rubric.vocabulary_growth.unit == "verb":
+        unit = pl.col("verb")
+    else:
+        unit = pl.when(pl.col("mechanic") != CONTINUATION_MECHANIC).then(pl.col("mechanic"))
+    lf = lf.with_columns(
+        pos=pl.int_range(pl.len()).over("slug"),
+        turn=turn,
+        break_marker=pl.when(turn).then(first_marker),
+        refused=pl.col("status") == "refused",
+        unit=unit,
+    ).with_columns(is_break=pl.col("break_marker").is_not_null())
+    first_use = pl.col("unit").is_not_null() & pl.col("unit").is_first_distinct().over("slug")
+    if history is not None:
+        seen = history.lazy().select("slug", "unit").unique().with_columns(_seen=pl.lit(True))
+        lf = lf.join(seen, on=["slug", "unit"], how="left").with_columns(
+            novel=first_use & pl.col("_seen").is_null()
+        )
+        return lf.drop("_seen").sort("slug", "tick")
+    return lf.with_columns(novel=first_use)
+
+
+def _status(value: pl.Expr, *, fail: pl.Expr, ok: pl.Expr) -> pl.Expr:
+    return (
+        pl.when(value.is_null())
+        .then(pl.lit(NA))
+        .when(fail)
+        .then(pl.lit(FAIL))
+        .when(ok)
+        .then(pl.lit(OK))
+        .otherwise(pl.lit(WARN))
+    )
+
+
+def window_series(
+    ticks: pl.LazyFrame | pl.DataFrame,
+    rubric: SimulationRubric = DEFAULT_RUBRIC,
+    window: int | None = None,
+    history: pl.LazyFrame | pl.DataFrame | None = None,
+) -> pl.LazyFrame:
+    """The trailing-window value and status of the six tick-based dimensions, per tick.
+
+    One row per tick (slug, tick) holding the dimensions over the W ticks ending there:
+    ``n``, ``first_tick``, ``grounded``, ``groundedness``, ``turns``, ``breaks``,
+    ``character_stability``, ``refused``, ``streak``, ``refuse_rate``, ``cluster``,
+    ``classified``, ``novel``, ``vocab_rate``, ``stagnant``, ``rollbacks``, ``drift``,
+    and a ``status_<dimension>`` column for each.
+    """
+    w = window or rubric.window
+    feats = tick_features(ticks, rubric, history)
+    vocab = rubric.vocabulary_growth
+    coh = rubric.action_coherence
+    series = feats.rolling(index_column="pos", period=f"{w}i", group_by="slug").agg(
+        tick=pl.col("tick").last(),
+        first_tick=pl.col("tick").first(),
+        n=pl.len().cast(pl.Int64),
+        grounded=pl.col("grounded").sum().cast(pl.Int64),
+        turns=pl.col("turn").sum().cast(pl.Int64),
+        breaks=(pl.col("turn") & pl.col("is_break")).sum().cast(pl.Int64),
+        refused=pl.col("refused").sum().cast(pl.Int64),
+        streak=_longest_run(pl.col("refused").not_()),
+        cluster=_longest_run(pl.col("refused")),
+        classified=pl.col("unit").is_not_null().sum().cast(pl.Int64),
+        novel=pl.col("novel").sum().cast(pl.Int64),
+        stagnant=_longest_run(pl.col("novel").not_()),
+        rollbacks=pl.col("rollback").sum().cast(pl.Int64),
+    )
+    g, c = rubric.groundedness, rubric.character_stability
+    cl, d = rubric.refusal_cluster, rubric.conservation_drift
+    series = series.with_columns(
+        groundedness=pl.col("grounded") / pl.col("n"),
+        character_stability=pl.when(pl.col("turns") > 0).then(
+            1 - pl.col("breaks") / pl.col("turns")
+        ),
+        refuse_rate=pl.col("refused") * coh.per_ticks / pl.col("n"),
+        vocab_rate=pl.when(pl.col("classified") > 0).then(
+            pl.col("novel") / (pl.col("n") / vocab.per_ticks)
+        ),
+        drift=pl.col("rollbacks") / pl.col("n"),
+    ).with_columns(
+        status_groundedness=_status(
+            pl.col("groundedness"),
+            fail=pl.col("groundedness") < g.fail_below,
+            ok=pl.col("groundedness") >= g.ok_min,
+        ),
+        status_character_stability=_status(
+            pl.col("character_stability"),
+            fail=pl.col("character_stability") < c.fail_below,
+            ok=pl.col("character_stability") >= c.ok_min,
+        ),
+        status_action_coherence=_status(
+            pl.col("streak"),
+            fail=(pl.col("streak") < coh.fail_streak_below)
+            | (pl.col("refuse_rate") >= coh.fail_rate_min),
+            ok=(pl.col("streak") >= coh.ok_streak_min) & (pl.col("refuse_rate") <= coh.ok_rate_max),
+        ),
+        status_refusal_cluster=_status(
+            pl.col("cluster"),
+            fail=pl.col("cluster") >= cl.fail_min,
+            ok=pl.col("cluster") <= cl.ok_max,
+        ),
+        status_vocabulary_growth=_status(
+            pl.col("vocab_rate"),
+            fail=(pl.col("stagnant") >= vocab.fail_stagnant_min)
+            | (pl.col("vocab_rate") > vocab.fail_rate_above),
+            ok=pl.col("vocab_rate").is_between(vocab.ok_rate_min, vocab.ok_rate_max),
+        ),
+        status_conservation_drift=_status(
+            pl.col("drift"),
+            fail=pl.col("drift") >= d.fail_min,
+            ok=pl.col("drift") <= d.ok_max,
+        ),
+    )
+    return series.drop("pos").sort("slug", "tick")
+
+
+def fanout_series(
+    checkpoints: pl.LazyFrame | pl.DataFrame, rubric: SimulationRubric = DEFAULT_RUBRIC
+) -> pl.LazyFrame:
+    """Graph fan-out at each checkpoint (a snapshot whose tick is a multiple of K).
+
+    One row per checkpoint: slug, tick, node_count, edge_count, ``fan_out``
+    (edges / nodes), ``n_checkpoints`` (how many of the last ``checkpoints`` exist),
+    ``first_cp_tick``, ``slope`` (fan-out change per 10 ticks over those checkpoints),
+    ``step_slope`` (from the previous checkpoint), ``steps`` and ``recent_max_step``
+    (the largest of the last ``recent_steps`` step slopes), and ``status_graph_fanout``.
+    """
+    f = rubric.graph_fanout
+    cps = (
+        checkpoints.lazy()
+        .filter((pl.col("tick") % f.checkpoint_every == 0) & (pl.col("node_count") > 0))
+        .sort("slug", "tick")
+        .with_columns(
+            fan_out=pl.col("edge_count") / pl.col("node_count"),
+            pos=pl.int_range(pl.len()).over("slug"),
+        )
+    )
+    rolled = cps.rolling(index_column="pos", period=f"{f.checkpoints}i", group_by="slug").agg(
+        n_checkpoints=pl.len().cast(pl.Int64),
+        first_cp_tick=pl.col("tick").first(),
+        first_fan_out=pl.col("fan_out").first(),
+    )
+    out = (
+        cps.join(rolled, on=["slug", "pos"])
+        .sort("slug", "tick")
+        .with_columns(
+            slope=pl.when(pl.col("n_checkpoints") >= 2).then(
+                (pl.col("fan_out") - pl.col("first_fan_out"))
+                / (pl.col("tick") - pl.col("first_cp_tick"))
+                * f.per_ticks
+            ),
+            step_slope=(
+                (pl.col("fan_out") - pl.col("fan_out").shift(1))
+                / (pl.col("tick") - pl.col("tick").shift(1))
+                * f.per_ticks
+            ).over("slug"),
+        )
+        .with_columns(
+            steps=(pl.col("n_checkpoints") - 1).clip(upper_bound=f.recent_steps),
+            recent_max_step=pl.col("step_slope")
+            .rolling_max(window_size=f.recent_steps, min_samples=1)
+            .over("slug"),
+        )
+    )
+    collapsing = (
+        (pl.col("slope") < f.fail_slope_below)
+        & (pl.col("steps") >= f.recent_steps)
+        & (pl.col("recent_max_step") < f.fail_slope_below)
+    )
+    return (
+        out.with_columns(
+            status_graph_fanout=_status(
+                pl.col("slope"), fail=collapsing, ok=pl.col("slope") >= f.ok_slope_min
+            )
+        )
+        .drop("pos", "first_fan_out")
+        .sort("slug", "tick")
+    )
+
+
+def _history(universe: Universe, rubric: SimulationRubric) -> pl.DataFrame | None:
+    if rubric.vocabulary_growth.unit != "mechanic" or universe.batches.height == 0:
+        return None
+    return (
+        universe.batches.select("slug", pl.col("mechanic_ids_used").alias("unit"))
+        .explode("unit")
+        .drop_nulls()
+    )
+
+
+def dimension_series(
+    universe: Universe, rubric: SimulationRubric = DEFAULT_RUBRIC, window: int | None = None
+) -> pl.DataFrame:
+    """Every dimension's trailing-window value and status at every tick, in long form.
+
+    Returns:
+        A frame with columns slug, tick, dimension, name, value, status: for the six
+        tick-based dimensions the value over the W ticks ending at that tick; for graph
+        fan-out the slope at the latest checkpoint at or before that tick.
+    """
+    wide = window_series(universe.ticks, rubric, window, _history(universe, rubric)).collect()
+    fan = fanout_series(universe.checkpoints, rubric).collect()
+    wide = wide.join_asof(
+        fan.select("slug", "tick", "slope", "status_graph_fanout").sort("tick"),
+        on="tick",
+        by="slug",
+        strategy="backward",
+        check_sortedness=False,
+    ).sort("slug", "tick")
+    values = {
+        "groundedness": "groundedness",
+        "character_stability": "character_stability",
+        "action_coherence": "streak",
+        "refusal_cluster": "cluster",
+        "vocabulary_growth": "vocab_rate",
+        "conservation_drift": "drift",
+        "graph_fanout": "slope",
+    }
+    parts = [
+        wide.select(
+            "slug",
+            "tick",
+            pl.lit(key).alias("dimension"),
+            pl.lit(DIMENSIONS[key]).alias("name"),
+            pl.col(col).cast(pl.Float64).alias("value"),
+            pl.col(f"status_{key}").fill_null(NA).alias("status"),
+        )
+        for key, col in values.items()
+    ]
+    return pl.concat(parts).sort("slug", "dimension", "tick")
+
+
+# ---------------------------------------------------------------------------
+# The scorecard
+# ---------------------------------------------------------------------------
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.3f}".rstrip("0").rstrip(".") if x == x else "nan"
+
+
+def _ranges(rubric: SimulationRubric) -> dict[str, tuple[str, str]]:
+    g, c, coh = rubric.groundedness, rubric.character_stability, rubric.action_coherence
+    cl, v, d, f = (
+        rubric.refusal_cluster,
+        rubric.vocabulary_growth,
+        rubric.conservation_drift,
+        rubric.graph_fanout,
+    )
+    return {
+        "groundedness": (f">= {g.ok_min}", f"< {g.fail_below}"),
+        "character_stability": (f">= {c.ok_min}", f"< {c.fail_below}"),
+        "action_coherence": (
+            f"streak >= {coh.ok_streak_min} and refuse_rate <= {coh.ok_rate_max}",
+            f"streak < {coh.fail_streak_below} or refuse_rate >= {coh.fail_rate_min}",
+        ),
+        "refusal_cluster": (f"<= {cl.ok_max}", f">= {cl.fail_min}"),
+        "vocabulary_growth": (
+            f"{v.ok_rate_min} <= rate <= {v.ok_rate_max}",
+            f"stagnant >= {v.fail_stagnant_min} or rate > {v.fail_rate_above}",
+        ),
+        "conservation_drift": (f"<= {d.ok_max}", f">= {d.fail_min}"),
+        "graph_fanout": (
+            f"slope >= {f.ok_slope_min}",
+            f"slope < {f.fail_slope_below} and last {f.recent_steps} steps < {f.fail_slope_below}",
+        ),
+    }
+
+
+def _dimensions(
+    row: dict[str, Any] | None,
+    fan: dict[str, Any] | None,
+    rubric: SimulationRubric,
+    grounded_source: str,
+) -> list[Dimension]:
+    ranges = _ranges(rubric)
+    unit = "novel-verbs" if rubric.vocabulary_growth.unit == "verb" else "novel-mechanics"
+
+    def dim(key: str, value: float | None, status: str, detail: str) -> Dimension:
+        green, red = ranges[key]
+        return Dimension(key, DIMENSIONS[key], value, status, detail, green, red)
+
+    dims: list[Dimension] = []
+    if row is None:
+        dims = [dim(k, None, NA, "no ticks in window") for k in DIMENSIONS if k != "graph_fanout"]
+    else:
+        n = row["n"]
+        dims.append(
+            dim(
+                "groundedness",
+                row["groundedness"],
+                row["status_groundedness"],
+                f"{row['grounded']}/{n} grounded ({grounded_source})",
+            )
+        )
+        if row["turns"]:
+            detail = f"({row['breaks']} breaks in {row['turns']} turns)"
+        else:
+            detail = "no agent turns in window"
+        dims.append(
+            dim(
+                "character_stability",
+                row["character_stability"],
+                row["status_character_stability"],
+                detail,
+            )
+        )
+        dims.append(
+            dim(
+                "action_coherence",
+                float(row["streak"]),
+                row["status_action_coherence"],
+                f"streak={row['streak']}  refuse_rate={_fmt(row['refuse_rate'])}",
+            )
+        )
+        cl = rubric.refusal_cluster
+        cmp = "<" if row["cluster"] < cl.fail_min else ">="
+        dims.append(
+            dim(
+                "refusal_cluster",
+                float(row["cluster"]),
+                row["status_refusal_cluster"],
+                f"max={row['cluster']}  ({cmp} {cl.fail_min})",
+            )
+        )
+        if row["vocab_rate"] is None:
+            vdetail = f"no classified {rubric.vocabulary_growth.unit}s in window"
+        else:
+            vdetail = (
+                f"{_fmt(row['vocab_rate'])} {unit}/{rubric.vocabulary_growth.per_ticks}t"
+                f"  ({row['novel']} novel, stagnant={row['stagnant']})"
+            )
+        dims.append(
+            dim("vocabulary_growth", row["vocab_rate"], row["status_vocabulary_growth"], vdetail)
+        )
+        dims.append(
+            dim(
+                "conservation_drift",
+                row["drift"],
+                row["status_conservation_drift"],
+                f"({row['rollbacks']}/{n} rollbacks)",
+            )
+        )
+    if fan is None or fan["slope"] is None:
+        dims.append(dim("graph_fanout", None, NA, "insufficient history (< 2 checkpoints)"))
+    else:
+        slope = fan["slope"]
+        trend = "trending up" if slope > 0 else ("flat" if slope == 0 else "trending down")
+        dims.append(
+            dim(
+                "graph_fanout",
+                slope,
+                fan["status_graph_fanout"],
+                f"slope={slope:.3f}  ({trend}; {fan['n_checkpoints']} checkpoints, "
+                f"ticks {fan['first_cp_tick']}-{fan['tick']})",
+            )
+        )
+    return dims
+
+
+def _verdict(dims: list[Dimension], has_ticks: bool) -> tuple[str, str]:
+    if not has_ticks:
+        return INSUFFICIENT, "no ticks to score"
+    fails = [d.name.lower() for d in dims if d.status == FAIL]
+    warns = [d.name.lower() for d in dims if d.status == WARN]
+    parts = []
+    if fails:
+        parts.append("fail: " + ", ".join(fails))
+    if warns:
+        parts.append("warn: " + ", ".join(warns))
+    verdict = FAILED if fails else (DEGRADED if warns else HEALTHY)
+    return verdict, "; ".join(parts)
+
+
+def score_universe(
+    universe: Universe, rubric: SimulationRubric = DEFAULT_RUBRIC, window: int | None = None
+) -> list[Scorecard]:
+    """Score every run held by ``universe`` (one scorecard per slug, in slug order).
+
+    The whole fleet is scored in one rolling pass; each card's values are the last row of
+    its run's trailing-window series (see :func:`window_series`).
+
+    Args:
+        universe: one or more loaded runs.
+        rubric: the rubric data (default: version 1.0.0).
+        window: W, the number of most recent ticks scored (default: ``rubric.window``).
+    """
+    w = window or rubric.window
+    if w < 1:
+        raise ValueError("window must be at least 1")
+    history = _history(universe, rubric)
+    last = (
+        window_series(universe.ticks, rubric, w, history)
+        .group_by("slug", maintain_order=True)
+        .last()
+        .collect()
+    )
+    fan = fanout_series(universe.checkpoints, rubric).collect()
+    series = dimension_series(universe, rubric, w)
+    cards = []
+    for slug in universe.slugs:
+        rows = last.filter(pl.col("slug") == slug).to_dicts()
+        row = rows[0] if rows else None
+        last_tick = row["tick"] if row else None
+        fan_rows = fan.filter(
+            (pl.col("slug") == slug)
+            & (pl.lit(last_tick is None) | (pl.col("tick") <= (last_tick or 0)))
+        ).tail(1)
+        cards.append(
+            _card(
+                universe.run(slug),
+                rubric,
+                w,
+                row,
+                fan_rows.to_dicts()[0] if fan_rows.height else None,
+                series.filter(pl.col("slug") == slug),
+            )
+        )
+    return cards
+
+
+def _card(
+    run: Universe,
+    rubric: SimulationRubric,
+    w: int,
+    row: dict[str, Any] | None,
+    fan: dict[str, Any] | None,
+    series: pl.DataFrame,
+) -> Scorecard:
+    slug = run.slug
+    ticks = run.ticks
+    window_ticks = ticks.tail(w)
+    sources = set(window_ticks["grounded_source"].cast(pl.String).to_list())
+    if sources == {"observer"}:
+        grounded_source = "observer claims"
+    elif sources == {"proxy"}:
+        grounded_source = "proxy: zero-mutation ticks"
+    else:
+        grounded_source = "observer claims where present, else proxy"
+    dims = _dimensions(row, fan, rubric, grounded_source)
+    verdict, reason = _verdict(dims, row is not None)
+
+    warnings = [f"skipped {r['reason']}" for r in run.issues.iter_rows(named=True)]
+    warnings += [w_.split(": ", 1)[1] for w_ in run.warnings]
+    if row is not None and row["n"] < w:
+        warnings.append(f"only {row['n']} ticks available: the window holds fewer than {w}")
+    batched = int(run.batches.filter(pl.col("kind") == "batch")["tick_count"].sum() or 0)
+    if batched:
+        note = f"{batched} older ticks exist only in batch records and are not scored per tick"
+        if rubric.vocabulary_growth.unit == "verb":
+            note += "; batch records list no verbs, so novelty counts from the first tick file"
+        warnings.append(note)
+    if "proxy" in grounded_source and row is not None:
+        warnings.append(
+            "groundedness uses the proxy (an executed tick with zero mutations is ungrounded):"
+            " these ticks carry no observer claims"
+        )
+
+    dims_frame = Scorecard.dimensions_frame(slug, dims)
+    meta = {
+        "slug": slug,
+        "name": run.names[slug],
+        "window": w,
+        "tick_count": row["n"] if row else 0,
+        "first_tick": row["first_tick"] if row else None,
+        "last_tick": row["tick"] if row else None,
+        "ticks_loaded": ticks.height,
+        "ticks_in_batches": batched,
+        "grounded_source": grounded_source,
+        "skipped_files": run.issues["path"].to_list(),
+    }
+    return Scorecard(
+        rubric=rubric.rubric,
+        rubric_version=rubric.version,
+        subject=slug,
+        title=f"{run.names[slug]} · last {w} ticks",
+        verdict=verdict,
+        verdict_reason=reason,
+        dimensions=dims_frame,
+        warnings=tuple(warnings),
+        meta=meta,
+        series=series,
+    )

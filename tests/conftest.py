@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,3 +26,101 @@ def real_runs() -> Path:
 def sample_runs() -> Path:
     """The sample runs bundled with the project."""
     return SAMPLE_RUNS
+
+
+# ---------------------------------------------------------------------------
+# Building token-world runs for tests
+# ---------------------------------------------------------------------------
+
+
+def tick_v1(n: int, **fields: Any) -> dict[str, Any]:
+    """A schema-v1 tick summary of an executed tick with one mutation; override any field."""
+    record: dict[str, Any] = {
+        "schema_version": 1,
+        "tick_id": str(n),
+        "timestamp_iso": f"2026-01-01T00:{n // 60 % 60:02d}:{n % 60:02d}Z",
+        "action_text": f"Mara walks to the well (turn {n}).",
+        "classified_action": {"verb": "walk", "actor": "mara", "target": "well"},
+        "classified_actions": [],
+        "matched_mechanic_id": "walk_action",
+        "yielded": False,
+        "refused": False,
+        "refusal_reason": None,
+        "mutations": {"count": 1, "list": [["mara", "location", "home", "well"]]},
+        "observation_text": "Mara is at the well.",
+        "long_running_action": None,
+        "duration_ms": 1000,
+        "llm_tokens_by_stage": {
+            "classifier": {"in": 10, "out": 2},
+            "observer": {"in": 5, "out": 1},
+        },
+        "llm_cost_usd_by_stage": {"classifier": 0.25, "observer": 0.5},
+    }
+    record.update(fields)
+    return record
+
+
+def tick_v2(n: int, **fields: Any) -> dict[str, Any]:
+    """A schema-v2 tick summary of an executed tick whose observer claims its one mutation."""
+    record: dict[str, Any] = {
+        "schema_version": 2,
+        "tick_id": str(n),
+        "timestamp_iso": "2026-01-01T00:00:00Z",
+        "actor_id": "mara",
+        "action_text": f"Mara walks to the well (turn {n}).",
+        "classified_action": {"verb": "walk", "actor": "mara", "target": "well"},
+        "matched_mechanic_id": "walk_action",
+        "kind": "execute",
+        "refusal_reason": None,
+        "conservation_verdict": "ok",
+        "mutations": {"count": 1, "list": [["mara", "location", "home", "well"]]},
+        "projected_state": {},
+        "observation": {
+            "text": "Mara is at the well.",
+            "claimed_changes": [["mara", "location", "well"]],
+        },
+        "long_running_action": None,
+        "duration_ms": 1000,
+        "cost_usd": 0.75,
+    }
+    record.update(fields)
+    return record
+
+
+def refused_v1(n: int, reason: str = "no_viable_action") -> dict[str, Any]:
+    """A refused v1 tick (zero mutations)."""
+    return tick_v1(
+        n, refused=True, refusal_reason=reason, matched_mechanic_id=None,
+        mutations={"count": 0, "list": []},
+    )  # fmt: skip
+
+
+def write_run(
+    root: Path,
+    ticks: list[dict[str, Any]],
+    *,
+    snapshots: list[tuple[int, int, int]] | None = None,
+    batches: list[dict[str, Any]] | None = None,
+) -> Path:
+    """Write a run folder: tick files, optional batch records and graph snapshots."""
+    tick_dir = root / "tick_summaries" / "ticks"
+    tick_dir.mkdir(parents=True, exist_ok=True)
+    for t in ticks:
+        number = str(t["tick_id"]).removeprefix("tick_")
+        (tick_dir / f"tick_{number}.json").write_text(json.dumps(t))
+    for i, b in enumerate(batches or []):
+        (root / "tick_summaries" / f"batch_{i}.json").write_text(json.dumps(b))
+    if snapshots is not None:
+        with sqlite3.connect(root / "universe.db") as conn:
+            conn.execute(
+                "CREATE TABLE graph_snapshots (snapshot_id INTEGER PRIMARY KEY, tick_id TEXT "
+                "UNIQUE, summary TEXT, graph_json TEXT, node_count INTEGER, edge_count INTEGER, "
+                "created_at TEXT)"
+            )
+            for i, (tick, nodes, edges) in enumerate(snapshots):
+                conn.execute(
+                    "INSERT INTO graph_snapshots VALUES (?, ?, '', '{}', ?, ?, '')",
+                    (i, str(tick), nodes, edges),
+                )
+        conn.close()
+    return root

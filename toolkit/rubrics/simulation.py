@@ -21,6 +21,10 @@ from toolkit.scorecard import FAIL, NA, OK, WARN, Dimension, Scorecard
 
 HEALTHY, DEGRADED, FAILED, INSUFFICIENT = "HEALTHY", "DEGRADED", "FAILED", "INSUFFICIENT_DATA"
 
+#: Slopes are rounded to this many decimals before they meet a threshold, so float noise
+#: (2.06 - 2.08 = -0.020000000000000018) cannot push a value across a boundary.
+SLOPE_DECIMALS = 9
+
 #: Dimension keys in scorecard order, with their display names.
 DIMENSIONS: dict[str, str] = {
     "groundedness": "Groundedness",
@@ -32,6 +36,16 @@ DIMENSIONS: dict[str, str] = {
     "graph_fanout": "Graph fan-out",
 }
 
+
+#: Columns of :func:`dimension_series`.
+SERIES_SCHEMA: dict[str, pl.DataType] = {
+    "slug": pl.String(),
+    "tick": pl.Int64(),
+    "dimension": pl.String(),
+    "name": pl.String(),
+    "value": pl.Float64(),
+    "status": pl.String(),
+}
 
 # ---------------------------------------------------------------------------
 # The rubric as data
@@ -287,7 +301,7 @@ def window_series(
     series = series.with_columns(
         groundedness=pl.col("grounded") / pl.col("n"),
         character_stability=pl.when(pl.col("turns") > 0).then(
-            1 - pl.col("breaks") / pl.col("turns")
+            (pl.col("turns") - pl.col("breaks")) / pl.col("turns")
         ),
         refuse_rate=pl.col("refused") * coh.per_ticks / pl.col("n"),
         vocab_rate=pl.when(pl.col("classified") > 0).then(
@@ -362,15 +376,19 @@ def fanout_series(
         .sort("slug", "tick")
         .with_columns(
             slope=pl.when(pl.col("n_checkpoints") >= 2).then(
-                (pl.col("fan_out") - pl.col("first_fan_out"))
-                / (pl.col("tick") - pl.col("first_cp_tick"))
-                * f.per_ticks
+                (
+                    (pl.col("fan_out") - pl.col("first_fan_out"))
+                    / (pl.col("tick") - pl.col("first_cp_tick"))
+                    * f.per_ticks
+                ).round(SLOPE_DECIMALS)
             ),
             step_slope=(
                 (pl.col("fan_out") - pl.col("fan_out").shift(1))
                 / (pl.col("tick") - pl.col("tick").shift(1))
                 * f.per_ticks
-            ).over("slug"),
+            )
+            .round(SLOPE_DECIMALS)
+            .over("slug"),
         )
         .with_columns(
             steps=(pl.col("n_checkpoints") - 1).clip(upper_bound=f.recent_steps),
@@ -415,6 +433,8 @@ def dimension_series(
         tick-based dimensions the value over the W ticks ending at that tick; for graph
         fan-out the slope at the latest checkpoint at or before that tick.
     """
+    if universe.ticks.height == 0:
+        return pl.DataFrame(schema=SERIES_SCHEMA)
     wide = window_series(universe.ticks, rubric, window, _history(universe, rubric)).collect()
     fan = fanout_series(universe.checkpoints, rubric).collect()
     wide = wide.join_asof(
@@ -444,7 +464,7 @@ def dimension_series(
         )
         for key, col in values.items()
     ]
-    return pl.concat(parts).sort("slug", "dimension", "tick")
+    return pl.concat(parts).sort("slug", "dimension", "tick").cast(SERIES_SCHEMA)  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------------------
@@ -611,6 +631,8 @@ def score_universe(
         .group_by("slug", maintain_order=True)
         .last()
         .collect()
+        if universe.ticks.height
+        else pl.DataFrame({"slug": []}, schema={"slug": pl.String()})
     )
     fan = fanout_series(universe.checkpoints, rubric).collect()
     series = dimension_series(universe, rubric, w)

@@ -1,0 +1,426 @@
+"""The seven dimensions of the simulation rubric at their exact boundaries."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+from conftest import refused_v1, tick_v1, tick_v2
+
+from toolkit.errors import RubricError
+from toolkit.frames import BATCHES_SCHEMA, CHECKPOINTS_SCHEMA, LOAD_ISSUES_SCHEMA, TICKS_SCHEMA
+from toolkit.load.universe import Universe, parse_tick
+from toolkit.rubrics.simulation import (
+    DEFAULT_RUBRIC,
+    dimension_series,
+    load_simulation_rubric,
+    score_universe,
+)
+from toolkit.scorecard import Scorecard
+
+
+def make_universe(
+    ticks: list[dict[str, Any]],
+    checkpoints: list[tuple[int, int, int]] = (),  # type: ignore[assignment]
+    slug: str = "run",
+    batches: list[dict[str, Any]] | None = None,
+) -> Universe:
+    rows = [parse_tick(slug, Path(f"tick_{t['tick_id']}.json"), t) for t in ticks]
+    cps = [{"slug": slug, "tick": t, "node_count": n, "edge_count": e} for t, n, e in checkpoints]
+    return Universe(
+        ticks=pl.DataFrame(rows, schema=TICKS_SCHEMA).sort("tick"),
+        batches=pl.DataFrame(batches or [], schema=BATCHES_SCHEMA),
+        checkpoints=pl.DataFrame(cps, schema=CHECKPOINTS_SCHEMA),
+        issues=pl.DataFrame(schema=LOAD_ISSUES_SCHEMA),
+        names={slug: slug.title()},
+        paths={slug: Path(slug)},
+    )
+
+
+def card(ticks: list[dict[str, Any]], window: int = 20, **kw: Any) -> Scorecard:
+    return score_universe(make_universe(ticks, **kw), window=window)[0]
+
+
+def row(c: Scorecard, key: str) -> dict[str, Any]:
+    return c.dimensions.filter(pl.col("dimension") == key).row(0, named=True)
+
+
+def novel_verbs(n_ticks: int, novel_at: set[int]) -> list[dict[str, Any]]:
+    """Ticks 1..n whose verb is new exactly at the given ticks (1 must be one of them);
+    every other tick repeats the latest verb."""
+    assert 1 in novel_at
+    out, verb = [], ""
+    for n in range(1, n_ticks + 1):
+        verb = f"verb{n}" if n in novel_at else verb
+        out.append(tick_v1(n, classified_action={"verb": verb, "actor": "mara"}))
+    return out
+
+
+# --- 1. Groundedness --------------------------------------------------------------------
+
+
+def ungrounded_v1(n: int) -> dict[str, Any]:
+    return tick_v1(n, mutations={"count": 0, "list": []})
+
+
+@pytest.mark.parametrize(
+    ("ungrounded", "status"),
+    [(0, "OK"), (1, "OK"), (2, "WARN"), (3, "WARN"), (4, "FAIL")],
+)
+def test_groundedness_bands_at_095_and_085(ungrounded: int, status: str) -> None:
+    # 20 ticks: 19/20 = 0.95 is OK, 17/20 = 0.85 is still WARN, 16/20 = 0.80 fails.
+    ticks = [ungrounded_v1(n) if n <= ungrounded else tick_v1(n) for n in range(1, 21)]
+    r = row(card(ticks), "groundedness")
+    assert r["status"] == status
+    assert r["value"] == pytest.approx((20 - ungrounded) / 20)
+    assert r["detail"].startswith(f"{20 - ungrounded}/20 grounded")
+
+
+def test_groundedness_proxy_spares_refused_yielded_and_continuation_ticks() -> None:
+    ticks = [tick_v1(n) for n in range(1, 21)]
+    ticks[0] = refused_v1(1)
+    ticks[1] = tick_v1(2, yielded=True, matched_mechanic_id=None, mutations={"count": 0})
+    ticks[2] = tick_v1(
+        3,
+        action_text="[long_running_continuation]",
+        matched_mechanic_id="continue_long_action",
+        mutations={"count": 0, "list": []},
+    )
+    c = card(ticks)
+    assert row(c, "groundedness")["value"] == 1.0
+    assert "proxy" in row(c, "groundedness")["detail"]
+    assert any("proxy" in w for w in c.warnings)
+
+
+def test_groundedness_uses_observer_claims_when_present() -> None:
+    # Tick 1 has mutations but its observer claims a change that did not happen;
+    # tick 2 has zero mutations and claims nothing, which the proxy would call ungrounded.
+    ticks = [tick_v2(n) for n in range(1, 21)]
+    ticks[0] = tick_v2(1, observation={"text": "", "claimed_changes": [["mara", "mood", "happy"]]})
+    ticks[1] = tick_v2(2, mutations={"count": 0, "list": []},
+                       observation={"text": "", "claimed_changes": []})  # fmt: skip
+    c = card(ticks)
+    r = row(c, "groundedness")
+    assert r["value"] == pytest.approx(19 / 20)
+    assert r["detail"] == "19/20 grounded (observer claims)"
+
+
+def test_observer_claim_must_match_target_property_and_new_value() -> None:
+    wrong_value = tick_v2(1, observation={"claimed_changes": [["mara", "location", "home"]]})
+    right = tick_v2(2)
+    u = make_universe([wrong_value, right])
+    assert u.ticks["grounded"].to_list() == [False, True]
+    assert u.ticks["unsupported_claims"][0] == "mara.location='home'"
+
+
+# --- 2. Character stability -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("breaks", "status"), [(0, "OK"), (1, "OK"), (2, "WARN"), (5, "WARN"), (6, "FAIL")]
+)
+def test_character_stability_bands_at_098_and_090(breaks: int, status: str) -> None:
+    # 50 turns: 49/50 = 0.98 OK, 45/50 = 0.90 WARN, 44/50 = 0.88 FAIL.
+    ticks = [
+        tick_v1(n, action_text="I wait for the OPERATOR to decide.") if n <= breaks else tick_v1(n)
+        for n in range(1, 51)
+    ]
+    r = row(card(ticks, window=50), "character_stability")
+    assert r["status"] == status
+    assert r["detail"] == f"({breaks} breaks in 50 turns)"
+
+
+def test_continuation_and_empty_ticks_are_not_turns() -> None:
+    ticks = [tick_v1(n) for n in range(1, 11)]
+    ticks[0] = tick_v1(1, action_text="[long_running_continuation]")
+    ticks[1] = tick_v1(2, action_text="   ")
+    ticks[2] = tick_v1(3, action_text="The scenario says I should stop.")
+    r = row(card(ticks, window=10), "character_stability")
+    assert r["detail"] == "(1 breaks in 8 turns)"
+    assert r["value"] == pytest.approx(7 / 8)
+
+
+def test_custom_markers_come_from_the_rubric() -> None:
+    rubric = load_simulation_rubric(
+        {"version": "1.0.0-test", "character_stability": {"markers": ["as an ai"]}}
+    )
+    ticks = [tick_v1(1, action_text="As an AI I cannot walk."), tick_v1(2)]
+    c = score_universe(make_universe(ticks), rubric, window=2)[0]
+    assert row(c, "character_stability")["detail"] == "(1 breaks in 2 turns)"
+    assert c.rubric_version == "1.0.0-test"
+
+
+def test_no_turns_is_not_applicable() -> None:
+    ticks = [tick_v1(n, action_text="") for n in range(1, 6)]
+    r = row(card(ticks, window=5), "character_stability")
+    assert (r["status"], r["value"]) == ("N/A", None)
+
+
+# --- 3. Action coherence ----------------------------------------------------------------
+
+
+def with_refusals(n_ticks: int, refused_at: set[int]) -> list[dict[str, Any]]:
+    return [refused_v1(n) if n in refused_at else tick_v1(n) for n in range(1, n_ticks + 1)]
+
+
+def test_coherence_ok_at_streak_15_and_rate_15() -> None:
+    r = row(card(with_refusals(20, {16, 17, 18})), "action_coherence")
+    assert (r["value"], r["status"]) == (15, "OK")
+    assert r["detail"] == "streak=15  refuse_rate=1.5"
+
+
+def test_coherence_warns_at_streak_14() -> None:
+    r = row(card(with_refusals(20, {15, 17, 19})), "action_coherence")
+    assert (r["value"], r["status"]) == (14, "WARN")
+
+
+def test_coherence_warns_at_rate_just_above_15() -> None:
+    # 4 refusals in 20 ticks: rate 2.0 although the streak is 16.
+    r = row(card(with_refusals(20, {17, 18, 19, 20})), "action_coherence")
+    assert (r["value"], r["status"]) == (16, "WARN")
+
+
+def test_coherence_fails_at_streak_4_but_not_5() -> None:
+    # Refusals every 6th tick leave streaks of 5; every 5th leaves streaks of 4.
+    fives = row(card(with_refusals(18, {6, 12, 18}), window=18), "action_coherence")
+    fours = row(card(with_refusals(20, {5, 10, 15, 20})), "action_coherence")
+    assert (fives["value"], fives["status"]) == (5, "WARN")
+    assert (fours["value"], fours["status"]) == (4, "FAIL")
+
+
+def test_coherence_fails_at_rate_4() -> None:
+    # 8 refusals in 20 ticks (rate 4.0) bunched at the end: streak 12 cannot save it.
+    r = row(card(with_refusals(20, set(range(13, 21)))), "action_coherence")
+    assert r["status"] == "FAIL"
+    assert "refuse_rate=4" in r["detail"]
+
+
+# --- 4. Refusal cluster -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("run", "status"), [(2, "OK"), (3, "WARN"), (4, "WARN"), (5, "FAIL")])
+def test_refusal_cluster_bands(run: int, status: str) -> None:
+    r = row(card(with_refusals(20, set(range(5, 5 + run)))), "refusal_cluster")
+    assert (r["value"], r["status"]) == (run, status)
+
+
+def test_refusals_just_outside_the_window_do_not_count() -> None:
+    # Ticks 1-5 refused, window = last 20 of 25 ticks (6..25): no refusals inside.
+    r = row(card(with_refusals(25, set(range(1, 6)))), "refusal_cluster")
+    assert (r["value"], r["status"]) == (0, "OK")
+    inside = row(card(with_refusals(25, set(range(2, 7)))), "refusal_cluster")
+    assert inside["value"] == 1  # only tick 6 falls inside
+
+
+# --- 5. Vocabulary growth ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("novel", "status"),
+    [(0, "WARN"), (1, "OK"), (5, "OK"), (6, "WARN"), (8, "WARN"), (9, "FAIL")],
+)
+def test_vocabulary_rate_bands(novel: int, status: str) -> None:
+    # Window of 20 ticks after 20 ticks of history: rate = novel / 2 per 10 ticks.
+    ticks = novel_verbs(40, {1} | set(range(21, 21 + novel)))
+    r = row(card(ticks), "vocabulary_growth")
+    assert r["value"] == pytest.approx(novel / 2)
+    assert r["status"] == status
+
+
+def test_verbs_used_before_the_window_are_not_novel() -> None:
+    ticks = novel_verbs(30, {1, 3})  # 'verb3' from tick 3 on
+    ticks += [tick_v1(31, classified_action={"verb": "VERB3", "actor": "mara"})]
+    r = row(card(ticks), "vocabulary_growth")
+    assert r["detail"].startswith("0 novel-verbs/10t")
+
+
+def test_vocabulary_stagnant_for_30_ticks_fails_even_with_a_fine_rate() -> None:
+    # 40-tick window, 2 novel verbs at ticks 1 and 2: rate 0.5 (OK) but 38 ticks stagnant.
+    stagnant = row(card(novel_verbs(40, {1, 2}), window=40), "vocabulary_growth")
+    assert stagnant["status"] == "FAIL"
+    assert "stagnant=38" in stagnant["detail"]
+    # Novel verbs at 1, 2 and 31 keep the longest stagnant stretch at 28 ticks (3..30).
+    ok = row(card(novel_verbs(40, {1, 2, 31}), window=40), "vocabulary_growth")
+    assert ok["status"] == "OK"
+    assert "stagnant=28" in ok["detail"]
+
+
+def test_mechanic_unit_uses_batch_history() -> None:
+    rubric = load_simulation_rubric(
+        {"version": "1.0.0-mech", "vocabulary_growth": {"unit": "mechanic"}}
+    )
+    ticks = [tick_v1(n, matched_mechanic_id=f"m{n % 3}") for n in range(101, 121)]
+    batch = {"slug": "run", "kind": "batch", "batch_id": "0", "first_tick": 1, "last_tick": 100,
+             "tick_count": 100, "total_mutations": 0, "agent_id": None,
+             "mechanic_ids_used": ["m0", "m1"], "key_events": [], "source_file": "b"}  # fmt: skip
+    c = score_universe(make_universe(ticks, batches=[batch]), rubric, window=20)[0]
+    # Only m2 is new: m0 and m1 already appear in the batch record.
+    assert row(c, "vocabulary_growth")["detail"].startswith("0.5 novel-mechanics/10t")
+
+
+# --- 6. Conservation drift --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("rollbacks", "status"), [(0, "OK"), (1, "OK"), (2, "WARN"), (4, "WARN"), (5, "FAIL")]
+)
+def test_conservation_drift_bands_v1(rollbacks: int, status: str) -> None:
+    ticks = [
+        refused_v1(n, "conservation_violation: coins") if n <= rollbacks else tick_v1(n)
+        for n in range(1, 51)
+    ]
+    r = row(card(ticks, window=50), "conservation_drift")
+    assert r["status"] == status
+    assert r["detail"] == f"({rollbacks}/50 rollbacks)"
+
+
+def test_other_refusals_are_not_rollbacks() -> None:
+    r = row(card(with_refusals(20, {1, 2})), "conservation_drift")
+    assert r["value"] == 0
+
+
+def test_v2_rollbacks_come_from_the_conservation_verdict() -> None:
+    ticks = [tick_v2(n) for n in range(1, 21)]
+    ticks[3] = tick_v2(4, kind="refuse", conservation_verdict="violated")
+    ticks[4] = tick_v2(5, kind="refuse", refusal_reason="conservation maybe")  # verdict ok
+    r = row(card(ticks), "conservation_drift")
+    assert r["detail"] == "(1/20 rollbacks)"
+
+
+# --- 7. Graph fan-out -------------------------------------------------------------------
+
+
+def fanout_card(points: list[tuple[int, float]], last_tick: int = 100) -> dict[str, Any]:
+    ticks = [tick_v1(n) for n in range(last_tick - 19, last_tick + 1)]
+    cps = [(t, 100, round(f * 100)) for t, f in points]
+    return row(card(ticks, checkpoints=cps), "graph_fanout")
+
+
+def test_fanout_rising_is_ok_and_uses_last_five_checkpoints() -> None:
+    # Checkpoints at 40..100; the last five are 60..100: (2.4 - 2.0) / 40 * 10 = 0.1.
+    pts = [(40, 3.0), (50, 3.0), (60, 2.0), (70, 2.1), (80, 2.2), (90, 2.3), (100, 2.4)]
+    r = fanout_card(pts)
+    assert r["status"] == "OK"
+    assert r["value"] == pytest.approx(0.1)
+    assert "5 checkpoints, ticks 60-100" in r["detail"]
+
+
+def test_fanout_only_counts_multiples_of_k_at_or_before_the_window_end() -> None:
+    pts = [(85, 9.0), (90, 2.0), (100, 2.0), (110, 0.1)]
+    r = fanout_card(pts)
+    assert r["value"] == 0.0  # 85 is not a checkpoint, 110 is after tick 100
+    assert r["status"] == "OK"
+
+
+def test_fanout_fails_when_slope_and_last_three_steps_fall_below_minus_002() -> None:
+    # Steps of -0.03 per 10 ticks (fan-out falls 0.03 each checkpoint).
+    pts = [(60, 2.12), (70, 2.09), (80, 2.06), (90, 2.03), (100, 2.00)]
+    r = fanout_card(pts)
+    assert r["value"] == pytest.approx(-0.03)
+    assert r["status"] == "FAIL"
+
+
+def test_fanout_warns_when_one_recent_step_is_not_steep() -> None:
+    pts = [(60, 2.20), (70, 2.10), (80, 2.05), (90, 2.04), (100, 2.00)]
+    r = fanout_card(pts)
+    assert r["value"] == pytest.approx(-0.05)
+    assert r["status"] == "WARN"  # the step 80 -> 90 is only -0.01
+
+
+def test_fanout_slope_of_exactly_minus_002_is_warn() -> None:
+    pts = [(60, 2.08), (70, 2.06), (80, 2.04), (90, 2.02), (100, 2.00)]
+    r = fanout_card(pts)
+    assert r["value"] == pytest.approx(-0.02)
+    assert r["status"] == "WARN"
+
+
+def test_fanout_needs_two_checkpoints() -> None:
+    r = fanout_card([(100, 2.0)])
+    assert (r["status"], r["value"]) == ("N/A", None)
+    assert "insufficient history" in r["detail"]
+
+
+# --- Window, verdict, series ------------------------------------------------------------
+
+
+def test_window_shorter_than_available_ticks_is_scored_and_warned() -> None:
+    c = card([tick_v1(n) for n in range(1, 8)])
+    assert c.meta["tick_count"] == 7
+    assert any("only 7 ticks" in w for w in c.warnings)
+
+
+def test_window_is_the_last_w_ticks_by_number_not_by_file_order() -> None:
+    ticks = [tick_v1(n) for n in (100, 9, 10, 2)]
+    c = card(ticks, window=2)
+    assert (c.meta["first_tick"], c.meta["last_tick"]) == (10, 100)
+
+
+def test_verdicts() -> None:
+    healthy = card([tick_v1(n) for n in range(1, 21)], checkpoints=[(10, 10, 10), (20, 10, 11)])
+    assert healthy.verdict == "HEALTHY"
+    degraded = card(with_refusals(20, {18, 19, 20}))
+    assert degraded.verdict == "DEGRADED"
+    assert degraded.verdict_reason == "warn: refusal cluster"
+    failed = card(with_refusals(20, set(range(1, 11))))
+    assert failed.verdict == "FAILED"
+    assert failed.verdict_reason.startswith("fail: action coherence, refusal cluster")
+
+
+def test_no_ticks_is_insufficient_data_with_every_dimension_na() -> None:
+    c = card([])
+    assert c.verdict == "INSUFFICIENT_DATA"
+    assert set(c.dimensions["status"].to_list()) == {"N/A"}
+
+
+def test_na_does_not_degrade_the_verdict() -> None:
+    c = card([tick_v1(n) for n in range(1, 21)])  # no checkpoints: fan-out N/A
+    assert row(c, "graph_fanout")["status"] == "N/A"
+    assert c.verdict == "HEALTHY"
+
+
+def test_series_holds_the_trailing_window_value_at_every_tick() -> None:
+    u = make_universe(with_refusals(30, {5, 6, 7}))
+    s = dimension_series(u, window=10).filter(pl.col("dimension") == "refusal_cluster")
+    values = dict(zip(s["tick"].to_list(), s["value"].to_list(), strict=True))
+    # The window ending at tick t holds ticks t-9..t.
+    assert [values[t] for t in (4, 7, 14, 15, 16, 17)] == [0, 3, 3, 2, 1, 0]
+
+
+def test_fleet_scoring_gives_each_run_its_own_card() -> None:
+    from toolkit.load.universe import combine
+
+    a = make_universe(with_refusals(20, set(range(1, 11))), slug="a")
+    b = make_universe([tick_v1(n) for n in range(1, 21)], slug="b")
+    cards = score_universe(combine([a, b]), window=20)
+    assert [(c.subject, c.verdict) for c in cards] == [("a", "FAILED"), ("b", "HEALTHY")]
+
+
+# --- The rubric as data -----------------------------------------------------------------
+
+
+def test_default_rubric_is_version_100_with_the_published_numbers() -> None:
+    assert DEFAULT_RUBRIC.version == "1.0.0"
+    assert DEFAULT_RUBRIC.window == 50
+    assert DEFAULT_RUBRIC.groundedness.ok_min == 0.95
+
+
+def test_changing_a_number_without_a_new_version_is_rejected(tmp_path: Path) -> None:
+    f = tmp_path / "r.yaml"
+    f.write_text("groundedness:\n  ok_min: 0.9\n")
+    with pytest.raises(RubricError, match="bump its version"):
+        load_simulation_rubric(f)
+    f.write_text("version: 1.1.0\ngroundedness:\n  ok_min: 0.9\n")
+    assert load_simulation_rubric(f).groundedness.ok_min == 0.9
+
+
+def test_invalid_rubric_numbers_name_the_field(tmp_path: Path) -> None:
+    f = tmp_path / "r.yaml"
+    f.write_text("version: 2.0.0\nrefusal_cluster:\n  ok_max: 6\n")
+    with pytest.raises(RubricError) as err:
+        load_simulation_rubric(f)
+    assert str(f) in str(err.value) and "refusal_cluster" in str(err.value)
+    f.write_text("version: 2.0.0\nwindow: fifty\n")
+    with pytest.raises(RubricError, match=r"window='fifty'"):
+        load_simulation_rubric(f)

@@ -1,0 +1,138 @@
+"""Simulation charts (on their Vega-Lite spec, and drawn once headless) and the live panel."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import SAMPLE_RUNS, refused_v1, tick_v1, write_run
+
+import toolkit as tk
+from toolkit.views.html import STATUS_COLOURS
+
+
+@pytest.fixture(scope="module")
+def failed_card() -> tk.Scorecard:
+    return tk.score_universe(tk.load_universe(SAMPLE_RUNS / "universes" / "ashfall"))[0]
+
+
+def _dataset(spec: dict[str, Any], view: dict[str, Any]) -> list[dict[str, Any]]:
+    return spec["datasets"][view["data"]["name"]]  # type: ignore[no-any-return]
+
+
+def test_panel_has_seven_cells_coloured_by_status(failed_card: tk.Scorecard) -> None:
+    spec = tk.quality_panel(failed_card).to_dict()
+    top, bottom = spec["vconcat"]
+    cells = _dataset(spec, top)
+    assert [c["name"] for c in cells][0] == "Groundedness"
+    assert len(cells) == 7
+    assert {c["dimension"]: c["status"] for c in cells}["refusal_cluster"] == "FAIL"
+    rect = top["layer"][0]
+    assert rect["mark"]["type"] == "rect"
+    scale = rect["encoding"]["color"]["scale"]
+    assert dict(zip(scale["domain"], scale["range"], strict=True))["FAIL"] == STATUS_COLOURS["FAIL"]
+    assert top["title"]["text"] == "Ashfall · last 50 ticks — FAILED"
+
+
+def test_clicking_a_cell_filters_the_time_series(failed_card: tk.Scorecard) -> None:
+    spec = tk.quality_panel(failed_card).to_dict()
+    params = spec["params"]
+    pick = next(p for p in params if p["name"] == "pick")
+    assert pick["select"]["type"] == "point" and pick["select"]["fields"] == ["dimension"]
+    assert pick["value"] == [{"dimension": "groundedness"}]
+    bottom = spec["vconcat"][1]
+    line = bottom["layer"][0]
+    assert line["transform"] == [{"filter": {"param": "pick", "empty": False}}]
+    series = _dataset(spec, bottom)
+    # Every dimension has a value at every tick file of the run (ticks 101..164).
+    assert len(series) == 7 * 64
+    assert {r["dimension"] for r in series} == set(failed_card.dimensions["dimension"])
+
+
+def test_fanout_chart_plots_each_checkpoint() -> None:
+    u = tk.load_universe(SAMPLE_RUNS / "universes" / "ashfall")
+    spec = tk.fanout_chart(tk.fanout_series(u.checkpoints).collect()).to_dict()
+    data = (
+        spec["datasets"][spec["data"]["name"]]
+        if "data" in spec
+        else _dataset(spec, spec["layer"][0])
+    )
+    assert [r["tick"] for r in data] == [120, 130, 140, 150, 160]
+    assert data[-1]["status"] == "FAIL"
+    assert data[0]["fan_out"] == pytest.approx(47 / 20)
+
+
+def test_charts_draw_headless(failed_card: tk.Scorecard) -> None:
+    vlc = pytest.importorskip("vl_convert")
+    svg = vlc.vegalite_to_svg(tk.quality_panel(failed_card).to_dict())
+    assert svg.startswith("<svg") and "Ashfall" in svg and "FAIL" in svg
+    assert STATUS_COLOURS["FAIL"] in svg
+
+
+def test_highlight_markers_marks_the_marker_and_escapes_text() -> None:
+    u = tk.load_universe(SAMPLE_RUNS / "universes" / "ashfall")
+    html = tk.highlight_markers(tk.character_breaks(u))
+    assert "<mark>framework</mark>" in html
+    assert html.count("<tr>") == 1 + 10  # header + 10 breaks in the window
+    import polars as pl
+
+    tricky = pl.DataFrame(
+        {"slug": ["s"], "tick": [1], "actor": ["a"], "marker": ["operator"],
+         "action_text": ["<b>Ask the Operator</b>"]}
+    )  # fmt: skip
+    assert "&lt;b&gt;Ask the <mark>Operator</mark>&lt;/b&gt;" in tk.highlight_markers(tricky)
+
+
+def test_html_scorecard_has_a_coloured_cell_per_dimension(failed_card: tk.Scorecard) -> None:
+    html = tk.render_html(failed_card)
+    assert html.count("class='tk-status'") == 7
+    assert html.count(f"background:{STATUS_COLOURS['FAIL']}") == 6
+    assert "data-verdict='FAILED'" in html
+
+
+def test_json_rendering_round_trips(failed_card: tk.Scorecard) -> None:
+    data = json.loads(tk.render_json(failed_card))
+    assert data["verdict"] == "FAILED" and len(data["dimensions"]) == 7
+
+
+def test_live_panel_picks_up_new_ticks(tmp_path: Path) -> None:
+    root = write_run(tmp_path / "live", [tick_v1(n) for n in range(1, 21)])
+
+    def rescore() -> tk.Scorecard:
+        return tk.score_universe(tk.load_universe(root), window=20)[0]
+
+    panel = tk.LivePanel(rescore, interval=0.05)
+    assert panel.card is not None and panel.card.verdict != "FAILED"
+    assert "refresh #1" in panel.status.value
+    write_run(root, [refused_v1(n) for n in range(21, 27)])  # a refusal wedge arrives
+    panel.start()
+    deadline = time.monotonic() + 10
+    while panel.card.verdict != "FAILED" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    panel.stop()
+    assert panel.card.verdict == "FAILED"
+    assert panel.card.meta["last_tick"] == 26
+    assert "FAILED" in panel.scorecard.value
+    assert not panel.running and panel.toggle.value is False
+
+
+def test_live_panel_toggle_starts_and_stops(tmp_path: Path) -> None:
+    root = write_run(tmp_path / "live", [tick_v1(n) for n in range(1, 5)])
+    panel = tk.LivePanel(lambda: tk.score_universe(tk.load_universe(root))[0], interval=0.05)
+    panel.toggle.value = True
+    assert panel.running
+    panel.toggle.value = False
+    assert not panel.running
+
+
+def test_live_panel_keeps_the_last_good_card_when_a_refresh_fails(tmp_path: Path) -> None:
+    root = write_run(tmp_path / "live", [tick_v1(n) for n in range(1, 5)])
+    panel = tk.LivePanel(lambda: tk.score_universe(tk.load_universe(root))[0], interval=10)
+    shutil.rmtree(root)
+    with pytest.raises(tk.InputError):
+        panel.refresh()
+    assert panel.card is not None and "refresh failed" in panel.status.value

@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck lab samples clean
+.PHONY: demo test lint typecheck lab samples notebooks clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -22,8 +22,8 @@ test: $(STAMP) lint typecheck
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)
-	$(BIN)/ruff check toolkit tests bench sample_runs
-	$(BIN)/ruff format --check toolkit tests bench sample_runs
+	$(BIN)/ruff check toolkit tests bench sample_runs notebooks/refresh.py
+	$(BIN)/ruff format --check toolkit tests bench sample_runs notebooks/refresh.py
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -33,6 +33,9 @@ lab: $(STAMP)
 
 samples: $(STAMP)
 	$(BIN)/python sample_runs/make_universes.py sample_runs/universes
+
+notebooks: $(STAMP)
+	$(BIN)/python notebooks/refresh.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache

@@ -26,9 +26,9 @@ def _dataset(spec: dict[str, Any], view: dict[str, Any]) -> list[dict[str, Any]]
 
 def test_panel_has_seven_cells_coloured_by_status(failed_card: tk.Scorecard) -> None:
     spec = tk.quality_panel(failed_card).to_dict()
-    top, bottom = spec["vconcat"]
+    top = spec["vconcat"][0]
     cells = _dataset(spec, top)
-    assert [c["name"] for c in cells][0] == "Groundedness"
+    assert cells[0]["name"] == "Groundedness"
     assert len(cells) == 7
     assert {c["dimension"]: c["status"] for c in cells}["refusal_cluster"] == "FAIL"
     rect = top["layer"][0]

@@ -17,6 +17,7 @@ import nbformat
 from nbclient import NotebookClient
 
 HERE = Path(__file__).resolve().parent
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
 def refresh(path: Path) -> None:
@@ -25,8 +26,12 @@ def refresh(path: Path) -> None:
         nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(HERE)}}
     ).execute()
     nb.metadata.pop("widgets", None)
-    for cell in nb.cells:
+    for index, cell in enumerate(nb.cells):
         cell.metadata.pop("execution", None)
+        for number, output in enumerate(cell.get("outputs", [])):
+            view = output.get("data", {}).get(WIDGET_VIEW)
+            if view is not None:  # the state is gone, so a stable id keeps diffs quiet
+                view["model_id"] = f"cell{index}-output{number}"
     nbformat.write(nb, path)
     print(f"refreshed {path.relative_to(HERE.parent)}")
 

@@ -10,6 +10,7 @@ and every chart reappears when the notebook is run.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from nbclient import NotebookClient
 
 HERE = Path(__file__).resolve().parent
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+ADDRESS = re.compile(r" at 0x[0-9a-f]+")
 
 
 def refresh(path: Path) -> None:
@@ -32,6 +34,9 @@ def refresh(path: Path) -> None:
             view = output.get("data", {}).get(WIDGET_VIEW)
             if view is not None:  # the state is gone, so a stable id keeps diffs quiet
                 view["model_id"] = f"cell{index}-output{number}"
+                text = output["data"].get("text/plain")
+                if isinstance(text, str):
+                    output["data"]["text/plain"] = ADDRESS.sub("", text)
     nbformat.write(nb, path)
     print(f"refreshed {path.relative_to(HERE.parent)}")
 

@@ -8,7 +8,22 @@ the resulting :class:`Scorecard` as text, JSON, HTML, charts and widgets.
 from __future__ import annotations
 
 from toolkit.errors import InputError, RubricError, ToolkitError
+from toolkit.load.experiments import (
+    ExperimentScores,
+    load_experiment,
+    load_experiments,
+    load_reference_table,
+)
 from toolkit.load.universe import Universe, load_universe, load_universes
+from toolkit.rubrics.experiment import (
+    ExperimentRubric,
+    compare_to_reference,
+    compare_to_reported,
+    experiment_scorecards,
+    experiment_stats,
+    group_intervals,
+    load_experiment_rubric,
+)
 from toolkit.rubrics.simulation import (
     SimulationRubric,
     character_breaks,
@@ -20,6 +35,14 @@ from toolkit.rubrics.simulation import (
     ungrounded_ticks,
 )
 from toolkit.scorecard import Scorecard, scorecards_frame
+from toolkit.views.experiment import (
+    distribution_chart,
+    render_experiment_html,
+    render_experiment_json,
+    render_experiment_latex,
+    render_experiment_text,
+    table1_frame,
+)
 from toolkit.views.html import render_html
 from toolkit.views.notebook import setup_notebook
 from toolkit.views.simulation import LivePanel, fanout_chart, highlight_markers, quality_panel
@@ -28,6 +51,8 @@ from toolkit.views.text import render_json, render_text
 __version__ = "0.1.0"
 
 __all__ = [
+    "ExperimentRubric",
+    "ExperimentScores",
     "InputError",
     "LivePanel",
     "RubricError",
@@ -37,20 +62,35 @@ __all__ = [
     "Universe",
     "__version__",
     "character_breaks",
+    "compare_to_reference",
+    "compare_to_reported",
     "dimension_series",
+    "distribution_chart",
+    "experiment_scorecards",
+    "experiment_stats",
     "fanout_chart",
     "fanout_series",
+    "group_intervals",
     "highlight_markers",
+    "load_experiment",
+    "load_experiment_rubric",
+    "load_experiments",
+    "load_reference_table",
     "load_simulation_rubric",
     "load_universe",
     "load_universes",
     "quality_panel",
     "refusal_clusters",
+    "render_experiment_html",
+    "render_experiment_json",
+    "render_experiment_latex",
+    "render_experiment_text",
     "render_html",
     "render_json",
     "render_text",
     "score_universe",
     "scorecards_frame",
     "setup_notebook",
+    "table1_frame",
     "ungrounded_ticks",
 ]

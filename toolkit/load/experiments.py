@@ -241,6 +241,13 @@ def parse_tinytroupe_results(
                         "source_file": str(path),
                     }
                 )
+    if not seen:
+        raise InputError(
+            path,
+            "no Treatment or Control group under 'experiments'",
+            field="experiments",
+            value=sorted(parsed.experiments)[:5],
+        )
     for group in GROUPS:
         if group not in seen:
             warnings.append(f"{path}: no {group.title()} group")

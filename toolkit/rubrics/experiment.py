@@ -30,9 +30,9 @@ from toolkit.frames import EXPERIMENT_STATS_SCHEMA
 from toolkit.rubrics._spec import RubricSpec, load_spec
 from toolkit.scorecard import FAIL, NA, OK, WARN, Dimension, Scorecard
 
-#: Numbers are rounded to this many decimals before display rounding, so float noise
-#: (6.745 stored as 6.74499999...) cannot flip a half-way case.
-NOISE_DECIMALS = 9
+#: A difference is rounded to this many decimals before its sign is taken, so float noise
+#: around zero (1e-16) does not count as a direction.
+SIGN_DECIMALS = 9
 
 SIGNIFICANT, NOT_SIGNIFICANT = "SIGNIFICANT", "n.s."
 
@@ -90,16 +90,19 @@ def load_experiment_rubric(source: str | Path | Mapping[str, Any]) -> Experiment
 
 
 def round_half_away(value: float | None, decimals: int = 2) -> float | None:
-    """Round as papers do: half away from zero (6.745 -> 6.75, -0.125 -> -0.13).
+    """Round as papers do: half away from zero, on the number as Python prints it.
 
-    Python's ``round`` rounds half to even and sees 6.745 as 6.74499999..., so both
-    would print 6.74. The value is first rounded to :data:`NOISE_DECIMALS` to drop float
-    noise, then rounded half away from zero in decimal.
+    The float's shortest decimal form (``repr``: 6.745, not the binary
+    6.74499999999999957...) is rounded half away from zero in decimal, so 6.745 -> 6.75
+    and -0.125 -> -0.13, where Python's ``round`` (half to even, on the binary value)
+    gives 6.74 and -0.12. A difference that float subtraction left just short of a half
+    (6.15 - 6.625 = -0.47499999999999964) rounds towards zero (-0.47), as it does in any
+    program that prints the float it computed.
     """
-    if value is None or math.isnan(value):
+    if value is None or math.isnan(value) or math.isinf(value):
         return None
-    cleaned = Decimal(repr(round(value, NOISE_DECIMALS)))
-    return float(cleaned.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP))
+    exact = Decimal(repr(float(value)))
+    return float(exact.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP))
 
 
 def format_number(value: float | None, decimals: int = 2) -> str:
@@ -158,13 +161,19 @@ def _few_reason(prefix: str, group: str, minimum: int) -> pl.Expr:
     n = pl.col(f"{prefix}_n")
     nulls = pl.col(f"{prefix}_nulls")
     dropped = pl.when(nulls > 0).then(pl.format(" ({} null dropped)", nulls)).otherwise(pl.lit(""))
-    return pl.format(
-        "{} has {} score{}{}; Welch's test needs at least {} per group",
-        pl.lit(group),
-        n,
-        pl.when(n == 1).then(pl.lit("")).otherwise(pl.lit("s")),
-        dropped,
-        pl.lit(minimum),
+    return (
+        pl.when(n == 0)
+        .then(pl.format("no {} scores{}", pl.lit(group), dropped))
+        .otherwise(
+            pl.format(
+                "{} has {} score{}{}; Welch's test needs at least {} per group",
+                pl.lit(group),
+                n,
+                pl.when(n == 1).then(pl.lit("")).otherwise(pl.lit("s")),
+                dropped,
+                pl.lit(minimum),
+            )
+        )
     )
 
 
@@ -343,7 +352,7 @@ def compare_to_reference(
         .otherwise(pl.col("_ref_p") < alpha),
     )
     both = pl.col("delta").is_not_null() & pl.col("ref_delta").is_not_null()
-    ours_sign = pl.col("delta").round(NOISE_DECIMALS).sign()
+    ours_sign = pl.col("delta").round(SIGN_DECIMALS).sign()
     joined = joined.with_columns(
         same_sign=pl.when(both).then(ours_sign == pl.col("ref_delta").sign()),
         same_significance=pl.col("significant") == pl.col("ref_significant"),
@@ -525,3 +534,50 @@ def experiment_scorecards(
             )
         )
     return cards
+
+
+#: Columns of :func:`group_intervals`.
+INTERVALS_SCHEMA: dict[str, pl.DataType] = {
+    "experiment": pl.String(),
+    "metric": pl.String(),
+    "group": pl.String(),
+    "n": pl.Int64(),
+    "mean": pl.Float64(),
+    "sd": pl.Float64(),
+    "ci_low": pl.Float64(),
+    "ci_high": pl.Float64(),
+}
+
+
+def group_intervals(
+    scores: pl.DataFrame,
+    rubric: ExperimentRubric = DEFAULT_RUBRIC,
+    alpha: float | None = None,
+) -> pl.DataFrame:
+    """Each group's mean with its 1 - alpha t interval (mean ± t(n - 1) · sd / √n).
+
+    Args:
+        scores: the long scores frame (experiment, group, metric, unit, score, ...).
+        rubric: supplies alpha unless ``alpha`` is given.
+        alpha: overrides the rubric's alpha.
+
+    Returns:
+        :data:`INTERVALS_SCHEMA`: experiment, metric, group, n (non-null scores), mean,
+        sd, ci_low, ci_high (null with fewer than two scores).
+    """
+    level = rubric.alpha if alpha is None else alpha
+    summaries = _group_summaries(scores)
+    n = summaries["n"].cast(pl.Float64).to_numpy()
+    with np.errstate(invalid="ignore"):
+        crit = sps.t.ppf(1.0 - level / 2.0, np.where(n >= 2, n - 1, np.nan))
+    half = pl.col("crit") * pl.col("sd") / pl.col("n").cast(pl.Float64).sqrt()
+    return (
+        summaries.with_columns(_from_numpy("crit", crit))
+        .with_columns(
+            group=pl.col("group").cast(pl.String),
+            ci_low=pl.col("mean") - half,
+            ci_high=pl.col("mean") + half,
+        )
+        .select(list(INTERVALS_SCHEMA))
+        .cast(INTERVALS_SCHEMA)  # type: ignore[arg-type]
+    )

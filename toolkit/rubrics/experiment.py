@@ -371,6 +371,8 @@ def compare_to_reference(
         .then(pl.lit("no test here (absent)"))
         .when(pl.col("ref_delta").is_null())
         .then(pl.lit("the reference gives no difference"))
+        .when(pl.col("same_sign").not_() & ((ours_sign == 0) | (pl.col("ref_delta").sign() == 0)))
+        .then(pl.lit("no difference on one side, a difference on the other"))
         .when(pl.col("same_sign").not_())
         .then(pl.lit("opposite direction"))
         .when(pl.col("same_significance").is_null())

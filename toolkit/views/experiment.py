@@ -72,7 +72,7 @@ def table1_frame(
         nulls = r["t_nulls"] + r["c_nulls"]
         note = r["absent_reason"] or ""
         if nulls:
-            dropped = f"{r['t_nulls']}/{r['c_nulls']} null scores dropped"
+            dropped = f"null scores dropped: {r['t_nulls']} treatment, {r['c_nulls']} control"
             note = f"{note}; {dropped}" if note else dropped
         row = {
             "experiment": r["experiment"],
@@ -93,7 +93,7 @@ def table1_frame(
                     ref_p=check["ref_p"] or "-",
                     check=CHECK_MARKS[check["agrees"]],
                 )
-            if check is not None and check["agrees"] is not True:
+            if check is not None and check["agrees"] is not True and check["ref_delta"] is not None:
                 note = f"{note}; {check['detail']}" if note else check["detail"]
         row["note"] = note
         rows.append(row)

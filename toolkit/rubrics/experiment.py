@@ -192,7 +192,8 @@ def experiment_stats(
             column of every row).
 
     Returns:
-        One row per experiment x metric in order of first appearance, schema
+        One row per experiment x metric (experiments in order of first appearance,
+        metrics in order of first appearance within each), schema
         :data:`toolkit.frames.EXPERIMENT_STATS_SCHEMA`: ``t_n``/``c_n`` non-null scores
         and ``t_nulls``/``c_nulls`` null scores dropped per group; ``t_mean``, ``t_sd``,
         ``c_mean``, ``c_sd``; ``delta`` = t_mean - c_mean; ``se`` its standard error;
@@ -206,6 +207,16 @@ def experiment_stats(
         raise ValueError(f"alpha must lie strictly between 0 and 1, not {level}")
     minimum = rubric.min_per_group
     keys = scores.select("experiment", "metric").unique(maintain_order=True)
+    first_seen = keys["experiment"].unique(maintain_order=True).to_list()
+    keys = (
+        keys.with_columns(
+            _rank=pl.col("experiment").replace_strict(
+                first_seen, list(range(len(first_seen))), return_dtype=pl.Int64
+            )
+        )
+        .sort("_rank", maintain_order=True)
+        .drop("_rank")
+    )
     summaries = _group_summaries(scores)
     wide = (
         keys.join(_arm(summaries, "treatment", "t"), on=["experiment", "metric"], how="left")
@@ -494,11 +505,12 @@ def experiment_scorecards(
                 status, detail = NA, f"{r['absent_reason']}; {numbers}"
             elif direction is not None:
                 check = checks.get(r["metric"])
-                agrees = None if check is None else check["agrees"]
-                status = (
-                    NA if check is None else OK if agrees else FAIL if agrees is False else WARN
-                )
-                detail = f"{numbers}; {check['detail'] if check else 'not in the reference'}"
+                if check is None or check["ref_delta"] is None:
+                    status, detail = NA, f"{numbers}; not in the reference"
+                else:
+                    agrees = check["agrees"]
+                    status = OK if agrees else FAIL if agrees is False else WARN
+                    detail = f"{numbers}; {check['detail']}"
             else:
                 status = SIGNIFICANT if r["significant"] else NOT_SIGNIFICANT
                 detail = numbers

@@ -271,7 +271,7 @@ def render_experiment_latex(
         if col in ("p", "ref_p"):
             return _latex_p(value)
         if col in ("treatment", "control", "delta", "ref_delta"):
-            return value.replace("-", "$-$")
+            return value.replace("-", "$-$").replace("($-$)", "(--)")
         return latex_escape(value)
 
     lines = [

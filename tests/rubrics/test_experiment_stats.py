@@ -35,6 +35,8 @@ from toolkit.rubrics.experiment import (
     format_p,
     group_intervals,
     load_experiment_rubric,
+    match_key,
+    match_key_expr,
     round_half_away,
 )
 from toolkit.scorecard import FAIL, NA, OK, WARN
@@ -467,3 +469,10 @@ def test_our_numbers_agree_with_the_authors_own_tests(real_runs: Path) -> None:
     for quantity, diff in worst:
         tolerance = 1e-6 if quantity in ("ci_low", "ci_high") else 1e-9
         assert diff is not None and diff < tolerance, quantity
+
+
+def test_match_key_expression_agrees_with_the_function() -> None:
+    names = ["Self-consistency", "self_consistency", " Hard  Persona Adherence ", "ideas_qty"]
+    out = pl.Series(names).to_frame("n").select(match_key_expr(pl.col("n")))["n"].to_list()
+    assert out == ["self_consistency", "self_consistency", "hard_persona_adherence", "ideas_qty"]
+    assert [match_key(n) for n in names] == out

@@ -286,6 +286,11 @@ def match_key(name: str) -> str:
     return re.sub(r"[^0-9a-z]+", "_", name.lower()).strip("_")
 
 
+def match_key_expr(names: pl.Expr) -> pl.Expr:
+    """:func:`match_key` as a column expression."""
+    return names.str.to_lowercase().str.replace_all(r"[^0-9a-z]+", "_").str.strip_chars("_")
+
+
 #: Columns of :func:`compare_to_reference`.
 DIRECTION_SCHEMA: dict[str, pl.DataType] = {
     "experiment": pl.String(),
@@ -330,9 +335,7 @@ def compare_to_reference(
 
     def key() -> pl.Expr:
         return pl.concat_str(
-            pl.col("experiment").map_elements(match_key, return_dtype=pl.String),
-            pl.col("metric").map_elements(match_key, return_dtype=pl.String),
-            separator="/",
+            match_key_expr(pl.col("experiment")), match_key_expr(pl.col("metric")), separator="/"
         )
 
     ours = stats.select(

@@ -54,6 +54,23 @@ def test_named_files_and_renames(capsys: pytest.CaptureFixture[str]) -> None:
     assert next(iter(data["experiments"]["gate"]["metrics"])) == "adherence"
 
 
+def test_run_tables_need_the_runs_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    table = tmp_path / "drift.csv"
+    table.write_text(
+        "run,agent,dimension,score\n"
+        "new,Ada,fluency,7\nnew,Bo,fluency,8\nold,Ada,fluency,5\nold,Bo,fluency,6\n"
+    )
+    code, _, err = run_cli(["experiment", str(table)], capsys)
+    assert code == 2 and "say which run is the treatment" in err
+    code, out, _ = run_cli(
+        ["experiment", str(table), "--treatment-run", "new", "--control-run", "old"], capsys
+    )
+    # T 7.5 (0.71), C 5.5 (0.71), delta 2
+    assert code == 0
+    assert out.splitlines()[1].split()[:7] == ["drift", "fluency", "2/2", "7.50", "(0.71)",
+                                               "5.50", "(0.71)"]  # fmt: skip
+
+
 def test_reference_adds_the_directional_check(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_cli(["experiment", str(GATE), "--reference", str(REFERENCE)], capsys)
     assert code == 0

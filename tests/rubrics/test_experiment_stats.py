@@ -221,6 +221,13 @@ def test_alpha_outside_zero_one_is_refused() -> None:
         experiment_stats(scores([1, 2], [3, 4]), alpha=1.5)
 
 
+def test_no_scores_give_an_empty_table() -> None:
+    empty = pl.DataFrame(schema=EXPERIMENT_SCORES_SCHEMA)
+    out = experiment_stats(empty)
+    assert out.height == 0 and out.schema == pl.Schema(EXPERIMENT_STATS_SCHEMA)
+    assert compare_to_reference(out, reference([])).height == 0
+
+
 def test_rows_follow_first_appearance_and_have_the_schema() -> None:
     frame = pl.concat(
         [scores([1, 2], [2, 3], "zeta", "b"), scores([1, 2], [2, 3], "alpha", "a"),
@@ -250,6 +257,7 @@ def test_rows_follow_first_appearance_and_have_the_schema() -> None:
         (-3.125, -3.13),
         (6.15 - 6.625, -0.47),  # float subtraction leaves -0.47499999999999964
         (0.004999, 0.0),
+        (1e30, 1e30),  # beyond decimal's precision: returned as it is
     ],
 )
 def test_round_half_away(value: float, expected: float) -> None:

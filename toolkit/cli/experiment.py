@@ -65,6 +65,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="OLD=NEW",
         help="report metric OLD under the name NEW (repeatable)",
     )
+    p.add_argument(
+        "--treatment-run",
+        metavar="RUN",
+        help="for score tables with a run column instead of group: the treatment run",
+    )
+    p.add_argument("--control-run", metavar="RUN", help="... and the control run")
     p.add_argument("--format", choices=("table", "json", "latex", "html"), default="table")
     p.add_argument("--rubric", metavar="FILE", help="a rubric YAML overriding version 1.0.0")
     p.set_defaults(func=run)
@@ -73,7 +79,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     """Load, test and print; the exit code follows the module docstring of toolkit.cli."""
     rubric = load_experiment_rubric(args.rubric) if args.rubric else DEFAULT_RUBRIC
-    loaded = load_experiments(args.files, rename=dict(args.rename))
+    groups = {}
+    if args.treatment_run:
+        groups[args.treatment_run] = "treatment"
+    if args.control_run:
+        groups[args.control_run] = "control"
+    loaded = load_experiments(args.files, groups=groups or None, rename=dict(args.rename))
     if loaded.scores.height == 0:
         raise InputError(None, "no scores in any of the files given")
     stats = experiment_stats(loaded.scores, rubric, args.alpha)

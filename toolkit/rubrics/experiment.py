@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any, Literal
 
@@ -102,7 +102,10 @@ def round_half_away(value: float | None, decimals: int = 2) -> float | None:
     if value is None or math.isnan(value) or math.isinf(value):
         return None
     exact = Decimal(repr(float(value)))
-    return float(exact.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP))
+    try:
+        return float(exact.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP))
+    except InvalidOperation:  # more digits than decimal's precision: nothing to round
+        return float(value)
 
 
 def format_number(value: float | None, decimals: int = 2) -> str:

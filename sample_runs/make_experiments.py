@@ -9,7 +9,9 @@ Three files, written for this project:
   action-correction gate (Treatment) and once without (Control): per-agent 0-9 judge
   scores for Persona Adherence, Self-consistency and Fluency, per-session Divergence and
   ideas_qty. The gate buys adherence and costs fluency; two Treatment adherence scores
-  are null (the judge did not answer).
+  are null (the judge did not answer). Like TinyTroupe, the file carries its own Welch
+  test per metric under ``Control.statistical_test_results_vs_others`` (computed here
+  with the ``statistics`` module and scipy's t distribution, nulls left out).
 * ``orchard_variety.csv``: a tidy score table, as the persona scorers write it for two
   runs of the same eight characters (``run`` ``orchard-a`` with a variety prompt,
   ``orchard-b`` without): group, agent, dimension, score; ``ideas_quantity`` is scored
@@ -26,9 +28,13 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import random
+import statistics
 import sys
 from pathlib import Path
+
+from scipy import stats as sps
 
 AGENTS = 30
 SESSIONS = 6
@@ -67,6 +73,40 @@ def _score(rng: random.Random, mean: float, sd: float, top: int = 9) -> int:
     return max(0, min(top, round(rng.gauss(mean, sd))))
 
 
+def welch(control: list[int | None], treatment: list[int | None]) -> dict[str, object]:
+    """What TinyTroupe stores for one metric: its t is control - treatment."""
+    c = [float(x) for x in control if x is not None]
+    t = [float(x) for x in treatment if x is not None]
+    c_mean, t_mean = statistics.fmean(c), statistics.fmean(t)
+    c_sd, t_sd = statistics.stdev(c), statistics.stdev(t)
+    v_c, v_t = c_sd**2 / len(c), t_sd**2 / len(t)
+    se = math.sqrt(v_c + v_t)
+    df = (v_c + v_t) ** 2 / (v_c**2 / (len(c) - 1) + v_t**2 / (len(t) - 1))
+    t_stat = (c_mean - t_mean) / se
+    p = float(2 * sps.t.sf(abs(t_stat), df))
+    crit = float(sps.t.ppf(0.975, df))
+    diff = t_mean - c_mean
+    pooled = math.sqrt(((len(c) - 1) * c_sd**2 + (len(t) - 1) * t_sd**2) / (len(c) + len(t) - 2))
+    return {
+        "test_type": "Welch t-test (unequal variance)",
+        "control_mean": c_mean,
+        "treatment_mean": t_mean,
+        "mean_difference": diff,
+        "percent_change": diff / c_mean * 100,
+        "t_statistic": t_stat,
+        "p_value": p,
+        "confidence_interval": [diff - crit * se, diff + crit * se],
+        "confidence_level": 0.95,
+        "significant": p < 0.05,
+        "degrees_of_freedom": df,
+        "control_sample_size": len(c),
+        "treatment_sample_size": len(t),
+        "control_std": c_sd,
+        "treatment_std": t_sd,
+        "effect_size": diff / pooled,
+    }
+
+
 def harbour_council(rng: random.Random) -> dict[str, object]:
     groups: dict[str, dict[str, object]] = {}
     for group, index in (("Control", 0), ("Treatment", 1)):
@@ -83,6 +123,11 @@ def harbour_council(rng: random.Random) -> dict[str, object]:
     assert isinstance(treatment, dict)
     treatment["Persona Adherence"][4] = None
     treatment["Persona Adherence"][17] = None
+    control = groups["Control"]["results"]
+    assert isinstance(control, dict)
+    groups["Control"]["statistical_test_results_vs_others"] = {
+        "Treatment": {metric: welch(control[metric], treatment[metric]) for metric in control}
+    }
     return {
         "experiments": groups,
         "active_experiment": None,

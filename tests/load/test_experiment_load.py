@@ -294,6 +294,11 @@ def test_sample_experiments_load() -> None:
     ]
     assert loaded.scores.filter(pl.col("experiment") == "orchard_variety").height == 2 * (8 * 4 + 1)
     assert load_reference_table(SAMPLES / "harbour_council_reference.json").height == 5
+    # the gate file carries its own test for each of its five metrics
+    assert loaded.reported["metric"].to_list() == [
+        "Persona Adherence", "Self-consistency", "Fluency", "Divergence", "ideas_qty"
+    ]  # fmt: skip
+    assert loaded.reported.filter(pl.col("metric") == "Persona Adherence")["t_n"][0] == 28
 
 
 def test_every_real_tinytroupe_file_loads(real_runs: Path) -> None:

@@ -260,7 +260,7 @@ def experiment_stats(
         .when(pl.col("c_n") < minimum)
         .then(_few_reason("c", "control", minimum))
         .when(~testable)
-        .then(pl.lit("every score in both groups is the same within its group (sd 0): t undefined"))
+        .then(pl.lit("both groups have sd 0 (all scores equal within each group): t is undefined"))
     )
     return (
         wide.with_columns(

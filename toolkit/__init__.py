@@ -13,6 +13,7 @@ from toolkit.load.experiments import (
     load_experiment,
     load_experiments,
     load_reference_table,
+    scores_from_frame,
 )
 from toolkit.load.universe import Universe, load_universe, load_universes
 from toolkit.rubrics.experiment import (
@@ -90,6 +91,7 @@ __all__ = [
     "render_text",
     "score_universe",
     "scorecards_frame",
+    "scores_from_frame",
     "setup_notebook",
     "table1_frame",
     "ungrounded_ticks",

@@ -20,6 +20,7 @@ from toolkit.load.experiments import (
     load_experiment,
     load_experiments,
     load_reference_table,
+    scores_from_frame,
     split_named_path,
 )
 
@@ -235,6 +236,36 @@ def test_bad_tidy_tables_name_line_field_and_value(
     with pytest.raises(InputError) as err:
         load_experiment(path)
     assert expected in str(err.value) and str(err.value).startswith(str(path))
+
+
+def test_persona_dimension_frames_of_two_runs_feed_the_experiment() -> None:
+    # the shape of a persona evaluation's per-dimension frame: window 0 is the whole run,
+    # 1..k successive windows; environment dimensions have no agent id
+    rows = [
+        ("gate-on", 0, "agent", "mags", "Mags", "adherence", 7.5),
+        ("gate-on", 1, "agent", "mags", "Mags", "adherence", 6.0),
+        ("gate-on", 0, "agent", "otis", "Otis", "adherence", 8.0),
+        ("gate-on", 0, "environment", None, None, "ideas_quantity", 4.0),
+        ("gate-off", 0, "agent", "mags", "Mags", "adherence", 6.5),
+        ("gate-off", 0, "agent", "otis", "Otis", "adherence", None),
+        ("gate-off", 2, "agent", "otis", "Otis", "adherence", 3.0),
+    ]
+    frame = pl.DataFrame(
+        rows,
+        schema=["run", "window", "target_type", "agent_id", "agent_name", "dimension", "score"],
+        orient="row",
+    ).with_columns(judged=pl.lit(3), absent=pl.lit(0))
+    out = scores_from_frame(
+        frame, experiment="gate", groups={"gate-on": "treatment", "gate-off": "control"}
+    )
+    assert out.select("experiment", "group", "metric", "unit", "score").rows() == [
+        ("gate", "treatment", "adherence", "mags", 7.5),
+        ("gate", "treatment", "adherence", "otis", 8.0),
+        ("gate", "treatment", "ideas_quantity", "0", 4.0),
+        ("gate", "control", "adherence", "mags", 6.5),
+        ("gate", "control", "adherence", "otis", None),
+    ]
+    assert out["source_file"].unique().to_list() == ["(frame)"]
 
 
 def test_bad_jsonl_line_is_named(tmp_path: Path) -> None:

@@ -49,6 +49,7 @@ TIDY_COLUMNS: dict[str, tuple[str, ...]] = {
     "unit": ("agent", "unit", "agent_id"),
     "metric": ("metric", "dimension"),
     "score": ("score",),
+    "window": ("window",),
 }
 
 TIDY_SUFFIXES = (".csv", ".jsonl", ".parquet")
@@ -351,6 +352,9 @@ def parse_score_table(
             instead of ``group``.
         rename: metric name -> the name to report it under.
 
+    A ``window`` column (the persona scorers' successive message windows) keeps only the
+    rows of window 0, the whole run.
+
     Raises:
         InputError: naming the file, the line, the field and the value.
     """
@@ -370,6 +374,8 @@ def parse_score_table(
     counters: dict[tuple[str, str, str], int] = {}
     for index, row in enumerate(rows):
         line = int(row.get("__line__", first_line + index))
+        if "window" in cols and str(row.get(cols["window"]) or 0).strip() not in ("0", ""):
+            continue  # a persona scorer's successive message window: only 0 is the whole run
 
         def text(canon: str, row: Mapping[str, Any] = row) -> str | None:
             value = row.get(cols[canon]) if canon in cols else None
@@ -446,6 +452,44 @@ def parse_score_table(
             value=row0["unit"],
         )
     return frame
+
+
+def scores_from_frame(
+    frame: pl.DataFrame,
+    *,
+    experiment: str,
+    groups: Mapping[str, str] | None = None,
+    rename: Mapping[str, str] | None = None,
+) -> pl.DataFrame:
+    """The long scores frame from a tidy table already in memory.
+
+    Made for the persona scorers' per-dimension frames of two runs of the same agents:
+    ``pl.concat([treated.dimensions, untreated.dimensions])`` has run, window, agent_id,
+    dimension and score columns, so
+    ``scores_from_frame(both, experiment="gate", groups={"run-b": "treatment",
+    "run-a": "control"})`` gives the frame :func:`toolkit.experiment_stats` takes.
+
+    Args:
+        frame: columns as for a tidy score table (see :func:`load_experiment`).
+        experiment: the experiment name (unless the frame has an ``experiment`` column).
+        groups: run name -> treatment | control, when the frame has ``run``, not ``group``.
+        rename: metric name -> the name to report it under.
+
+    Returns:
+        :data:`toolkit.frames.EXPERIMENT_SCORES_SCHEMA`, ``source_file`` = ``"(frame)"``;
+        line numbers in errors count rows from 1.
+
+    Raises:
+        InputError: as for a file, naming the row, the column and the value.
+    """
+    return parse_score_table(
+        Path("(frame)"),
+        frame.to_dicts(),
+        first_line=1,
+        experiment=experiment,
+        groups=groups,
+        rename=rename,
+    )
 
 
 # ---------------------------------------------------------------------------

@@ -428,3 +428,14 @@ def test_invalid_rubric_numbers_name_the_field(tmp_path: Path) -> None:
     f.write_text("version: 2.0.0\nwindow: fifty\n")
     with pytest.raises(RubricError, match=r"window='fifty'"):
         load_simulation_rubric(f)
+
+
+def test_one_row_per_run_scores_equal_the_last_row_of_the_rolling_series() -> None:
+    from toolkit.rubrics.simulation import window_scores, window_series
+
+    ticks = [refused_v1(n) if n % 7 in (0, 1) else tick_v1(n) for n in range(1, 90)]
+    ticks += [tick_v1(n, classified_action={"verb": f"v{n}"}) for n in range(90, 95)]
+    frame = make_universe(ticks).ticks
+    rolled = window_series(frame, window=30).collect().tail(1).drop("slug")
+    scored = window_scores(frame, window=30).collect().drop("slug")
+    assert scored.select(rolled.columns).equals(rolled)

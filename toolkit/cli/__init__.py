@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from toolkit.errors import ToolkitError
 
-COMMANDS: tuple[str, ...] = ("toolkit.cli.quality",)
+COMMANDS: tuple[str, ...] = ("toolkit.cli.quality", "toolkit.cli.discussion")
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT = 0, 1, 2
 
@@ -30,7 +30,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"toolkit {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
-        importlib.import_module(name).register(sub)
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+            continue  # a command listed but not (yet) present in this checkout
+        module.register(sub)
     return parser
 
 

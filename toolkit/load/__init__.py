@@ -1,0 +1,1 @@
+"""Loaders: one module per source format, each turning files into typed frames."""

@@ -144,6 +144,13 @@ def _with_roles(messages: pl.DataFrame, players: pl.DataFrame) -> pl.DataFrame:
     return messages.join(roles, on=["game_id", "speaker"], how="left")
 
 
+def _names(text: pl.Expr, name: pl.Expr) -> pl.Expr:
+    """Whether ``text`` names ``name`` as a whole word (case-insensitive); null name -> False."""
+    escaped = name.str.replace_all(r"([.*+?^$()\[\]{}|\\])", r"\$1")
+    pattern = pl.concat_str([pl.lit(r"(?i)(?:^|[^\w])"), escaped, pl.lit(r"(?:[^\w]|$)")])
+    return text.str.contains(pattern).fill_null(False)
+
+
 def _cues(column: str, cues: Sequence[str]) -> pl.Expr:
     """Matched cue phrases (lower-cased, unique) of ``column``."""
     if not cues:
@@ -211,9 +218,7 @@ def coherence_evidence(messages: pl.DataFrame, spec: DiscussionSpec) -> pl.DataF
     for k in range(1, n + 1):
         prev_speaker = pl.col("speaker").shift(k).over("game_id")
         prev_turn = pl.col("turn").shift(k).over("game_id")
-        names_it = lower.str.contains(prev_speaker.str.to_lowercase(), literal=True).fill_null(
-            False
-        )
+        names_it = _names(pl.col("text"), prev_speaker)
         named.append(
             pl.when(names_it).then(
                 pl.format("names {} (turn {})", prev_speaker, prev_turn.cast(pl.String()))
@@ -276,9 +281,7 @@ def role_evidence(
         .join(partners, on="game_id", how="inner")
         .filter(pl.col("partner") != pl.col("speaker"))
         .filter(
-            pl.col("text")
-            .str.to_lowercase()
-            .str.contains(pl.col("partner").str.to_lowercase(), literal=True)
+            _names(pl.col("text"), pl.col("partner"))
             & pl.col("text").str.to_lowercase().str.contains(f"(?:{accusation})")
             if accusation
             else pl.lit(False)
@@ -509,9 +512,7 @@ def memory_references(
             & (
                 (pl.col("kind") == "said")
                 | pl.col("object").is_null()
-                | pl.col("_text")
-                .str.contains(pl.col("object").str.to_lowercase(), literal=True)
-                .fill_null(False)
+                | _names(pl.col("_text"), pl.col("object"))
                 | (pl.col("_replied") == pl.col("object")).fill_null(False)
             )
         )
@@ -1148,6 +1149,8 @@ def _card(
     engagement = facts["engagement"]
     cost = facts["cost_usd"]
     verdict, reasons, passed = decide_verdict(statuses, engagement, cost, spec)
+    if facts["messages"] == 0:
+        reasons.insert(0, "no discussion messages: nothing to score")
     dims = [
         Dimension(
             key=r["key"],

@@ -409,3 +409,21 @@ def test_engagement_without_rating_is_pending() -> None:
     assert m["score"] is None
     assert m["status"] == "PENDING"
     assert m["detail"] == "pending: no rating yet"
+
+
+def test_reviewer_labels_override_strategic_and_role_and_are_counted() -> None:
+    d = game([(1, "Ash", "Nice weather."), (1, "Cole", "Eve is mafia.")])
+    labels = pl.DataFrame(
+        [
+            {"game_id": GID, "kind": "strategic", "item_id": "m1", "label": True},
+            {"game_id": GID, "kind": "role", "item_id": "m2", "label": True},  # consistent
+        ],
+        schema=DISCUSSION_LABELS_SCHEMA,
+    )
+    report = score_discussion(d, labels=labels)
+    ev = report.evidence.messages
+    assert ev["strategic"].to_list() == [True, False]  # m1 labelled; m2 has no keyword
+    assert ev["role_break"].to_list() == [False, False]
+    assert (
+        "reviewer labels overrode 1 strategic and 1 role label(s)" in report.scorecards[0].warnings
+    )

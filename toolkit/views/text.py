@@ -50,6 +50,4 @@ def render_json(cards: Scorecard | Sequence[Scorecard], **extra: Any) -> str:
     """One scorecard as a JSON object, or several as ``{"scorecards": [...], **extra}``."""
     if isinstance(cards, Scorecard):
         return json.dumps({**cards.to_dict(), **extra}, indent=2, default=str)
-    return json.dumps(
-        {"scorecards": [c.to_dict() for c in cards], **extra}, indent=2, default=str
-    )
+    return json.dumps({"scorecards": [c.to_dict() for c in cards], **extra}, indent=2, default=str)

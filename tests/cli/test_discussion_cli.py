@@ -134,3 +134,16 @@ def test_console_script_exit_code(sample_runs: Path, tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert proc.stderr.strip().endswith("none.json: no such file or folder")
+
+
+def test_json_mode_sends_lenient_reading_warnings_to_stderr(
+    sample_runs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(
+        [str(sample_runs / "discussions" / "baseline"), "--format", "json"], capsys
+    )
+    assert code == 0
+    assert json.loads(out)["games"][0]["game_id"] == "base-7-1"
+    assert err.startswith("toolkit discussion: warning: ")
+    assert "holds no cost" in err
+    assert err.count("\n") == 1  # said once, not once per game

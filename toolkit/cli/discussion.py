@@ -8,10 +8,11 @@ baseline set and runs the rubric's success check over them.
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from toolkit.load.discussion import load_discussions
-from toolkit.load.ratings import RatingSource, load_ratings
+from toolkit.load.ratings import RatingSource, open_rating_source
 from toolkit.rubrics.discussion import score_discussion
 from toolkit.rubrics.discussion_iterations import compare, success_check
 from toolkit.rubrics.discussion_spec import DEFAULT_DISCUSSION_SPEC, load_discussion_spec
@@ -44,7 +45,7 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Load -> score -> print. Returns 0 (bad input raises, which the CLI turns into 2)."""
     spec = load_discussion_spec(args.rubric) if args.rubric else DEFAULT_DISCUSSION_SPEC
-    ratings: RatingSource | None = load_ratings(args.ratings) if args.ratings else None
+    ratings: RatingSource | None = open_rating_source(args.ratings) if args.ratings else None
     report = score_discussion(load_discussions(args.paths), ratings=ratings, spec=spec)
     comparison = success = None
     if args.baseline:
@@ -52,6 +53,9 @@ def run(args: argparse.Namespace) -> int:
         comparison = compare(baseline, report, spec)
         success = success_check(report, spec)
     if args.format == "json":
+        # The JSON keeps the documented shape; what was read leniently goes to stderr.
+        for warning in dict.fromkeys(w for c in report.scorecards for w in c.warnings):
+            print(f"toolkit discussion: warning: {warning}", file=sys.stderr)
         print(render_discussion_json(report, comparison, success))
     else:
         print(render_discussion_text(report, comparison, success))

@@ -301,11 +301,19 @@ def _read_transcript(b: _Builder, data: Mapping[str, Any]) -> None:
                 "position": p.position if p.position is not None else i,
             }
         )
+    seen_ids: dict[str, int] = {}
     for i, m in enumerate(t.messages):
+        mid = m.id or f"{gid}#t{m.turn}"
+        seen_ids[mid] = seen_ids.get(mid, 0) + 1
+        if seen_ids[mid] > 1:
+            b.warnings.append(
+                f"game {gid}: message id {mid} used twice; read as {mid}.{seen_ids[mid]}"
+            )
+            mid = f"{mid}.{seen_ids[mid]}"
         b.messages.append(
             {
                 "game_id": gid,
-                "message_id": m.id or f"{gid}#t{m.turn}",
+                "message_id": mid,
                 "turn": m.turn,
                 "round": m.roundNumber,
                 "speaker": m.playerName,

@@ -24,7 +24,7 @@ import polars as pl
 from toolkit.errors import InputError
 from toolkit.frames import DISCUSSION_RATINGS_SCHEMA
 
-__all__ = ["FileRatings", "RatingSource", "load_ratings"]
+__all__ = ["FileRatings", "RatingSource", "load_ratings", "open_rating_source"]
 
 MIN_SCORE, MAX_SCORE = 1.0, 5.0
 _FIELDS = ("game_id", "rater", "score")
@@ -155,3 +155,27 @@ def load_ratings(path: str | Path) -> FileRatings:
         ["game_id", "rater"], keep="last", maintain_order=True
     )
     return FileRatings(path=name, frame=frame)
+
+
+def open_rating_source(path: str | Path) -> RatingSource:
+    """The rating source stored at ``path``, whatever its kind (used by the CLI).
+
+    Today a ratings file (CSV or JSON, see :func:`load_ratings`). A SQLite ratings store
+    plugs in here by returning its own :class:`RatingSource` for a SQLite file.
+
+    Raises:
+        InputError: for a file that is no rating source this toolkit can read.
+    """
+    try:
+        with Path(path).open("rb") as handle:
+            head = handle.read(16)
+    except FileNotFoundError as exc:
+        raise InputError(str(path), "no such ratings file") from exc
+    except OSError as exc:
+        raise InputError(str(path), f"cannot read ratings file ({exc.strerror})") from exc
+    if head == b"SQLite format 3\x00":
+        raise InputError(
+            str(path),
+            "a SQLite ratings store is not supported yet; give a CSV or JSON ratings file",
+        )
+    return load_ratings(path)

@@ -286,10 +286,10 @@ def role_evidence(
             if accusation
             else pl.lit(False)
         )
-        .group_by("message_id", maintain_order=True)
+        .group_by("game_id", "message_id", maintain_order=True)
         .agg(pl.col("partner").unique(maintain_order=True).alias("_accused_partners"))
     )
-    framed = framed.join(sentences, on="message_id", how="left")
+    framed = framed.join(sentences, on=["game_id", "message_id"], how="left")
     has_reason = pl.col("_reason").list.len() > 0
     mafia = pl.col("role") == "MAFIA"
     villager = pl.col("role") == "VILLAGER"
@@ -480,9 +480,10 @@ def memory_references(
                 | (pl.col("_vote_round") == pl.col("referenced_round"))
             )
         )
-        .group_by("reference_id")
+        .group_by("game_id", "reference_id")
         .agg(pl.col("_vote_round").min().alias("_r"))
         .select(
+            "game_id",
             "reference_id",
             pl.format("vote of round {}", pl.col("_r").cast(pl.String())).alias("_found"),
         )
@@ -516,15 +517,16 @@ def memory_references(
                 | (pl.col("_replied") == pl.col("object")).fill_null(False)
             )
         )
-        .group_by("reference_id")
+        .group_by("game_id", "reference_id")
         .agg(pl.col("_turn").min().alias("_t"))
         .select(
+            "game_id",
             "reference_id",
             pl.format("message of turn {}", pl.col("_t").cast(pl.String())).alias("_found"),
         )
     )
     hits = pl.concat([vote_hits, said_hits])
-    refs = refs.join(hits, on="reference_id", how="left")
+    refs = refs.join(hits, on=["game_id", "reference_id"], how="left")
 
     round_missing = (pl.col("referenced_round") > pl.col("round")) | (
         pl.col("referenced_round") < 1
@@ -567,11 +569,15 @@ def memory_references(
     )
     refs = refs.with_columns(verdict.alias("verdict"), reason.alias("reason"))
     if labels is not None and labels.height:
-        lab = labels.filter(pl.col("kind") == "memory").select(
-            pl.col("item_id").alias("reference_id"), pl.col("label").alias("_label")
+        lab = (
+            labels.filter(pl.col("kind") == "memory")
+            .unique(["game_id", "item_id"], keep="last", maintain_order=True)
+            .select(
+                "game_id", pl.col("item_id").alias("reference_id"), pl.col("label").alias("_label")
+            )
         )
         refs = (
-            refs.join(lab.unique("reference_id", keep="last"), on="reference_id", how="left")
+            refs.join(lab, on=["game_id", "reference_id"], how="left")
             .with_columns(
                 pl.when(pl.col("_label").is_not_null())
                 .then(
@@ -695,8 +701,8 @@ def phrase_uses(
             )
         )
     )
-    window = [pl.col("_w").shift(-i).over("message_id") for i in range(k)]
-    excluded = [pl.col("_excluded").shift(-i).over("message_id") for i in range(k)]
+    window = [pl.col("_w").shift(-i).over("game_id", "message_id") for i in range(k)]
+    excluded = [pl.col("_excluded").shift(-i).over("game_id", "message_id") for i in range(k)]
     grams = (
         tokens.with_columns(
             pl.concat_str(window, separator=" ").alias("phrase"),
@@ -865,11 +871,11 @@ def _apply_labels(
         )
     lab = (
         labels.filter(pl.col("kind") == kind)
-        .unique(["item_id"], keep="last")
-        .select(pl.col("item_id").alias("message_id"), pl.col("label").alias("_label"))
+        .unique(["game_id", "item_id"], keep="last", maintain_order=True)
+        .select("game_id", pl.col("item_id").alias("message_id"), pl.col("label").alias("_label"))
     )
     new = ~pl.col("_label") if invert else pl.col("_label")
-    out = evidence.join(lab, on="message_id", how="left")
+    out = evidence.join(lab, on=["game_id", "message_id"], how="left")
     changed = out.filter(pl.col("_label").is_not_null() & (new != pl.col(column)))
     counts = changed.group_by("game_id").agg(pl.len().alias(f"{kind}_overridden"))
     out = out.with_columns(

@@ -58,7 +58,7 @@ def test_scorecards_have_the_one_shape_and_stamp_the_version(sample_runs: Path) 
         assert card.to_dict()["rubric_version"] == "1.0.0"
 
 
-def test_sqlite_baseline_without_ratings_is_pending_or_failed(sample_runs: Path) -> None:
+def test_sqlite_baseline_ratings_are_read(sample_runs: Path) -> None:
     folder = sample_runs / "discussions"
     report = score_discussion(
         load_discussion(folder / "baseline"), ratings=load_ratings(folder / "ratings.csv")
@@ -84,5 +84,6 @@ def test_real_export_scores_every_game(real_runs: Path) -> None:
         "40/40"
     )
     assert big.status_of("engagement") == "PENDING"
-    # nothing is rated and no cost is known: the game can at best wait for its rating
-    assert big.verdict in {"PENDING_RATING", "FAIL"}
+    # the database holds no cost: whatever its rating, the game cannot pass
+    assert big.verdict == "FAIL"
+    assert big.meta["reasons"][0] == "cost unknown: the $3.00 budget cannot be checked"

@@ -134,3 +134,20 @@ def test_changed_threshold_moves_the_verdict() -> None:
 def test_bad_rubric_value_names_the_field() -> None:
     with pytest.raises(RubricError, match="min_passed"):
         load_discussion_spec({"version": "2.0.0", "min_passed": 9})
+
+
+def test_unknown_cost_without_rating_is_already_a_fail() -> None:
+    verdict, reasons, _ = decide_verdict(statuses(6, "PENDING"), None, None)
+    assert verdict == "FAIL"
+    assert reasons == ["cost unknown: the $3.00 budget cannot be checked"]
+
+
+def test_pass_lists_failing_metrics_too() -> None:
+    verdict, reasons, passed = decide_verdict(statuses(5, "PASS"), 3.5, 0.5)
+    assert (verdict, passed) == ("PASS", 6)
+    assert reasons == [
+        "6/7 metrics passed",
+        "engagement 3.50 >= 3.0",
+        "cost $0.50 <= $3.00",
+        "failed: Anti-repetition",
+    ]

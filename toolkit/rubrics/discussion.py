@@ -274,18 +274,19 @@ def role_evidence(
         "game_id", pl.col("name").alias("partner")
     )
     accusation = _alternation(cues.accusation)
+    partner_accused = (
+        _names(pl.col("text"), pl.col("partner"))
+        & pl.col("text").str.to_lowercase().str.contains(f"(?:{accusation})")
+        if accusation
+        else pl.lit(False)
+    )
     sentences = (
         framed.filter(pl.col("role") == "MAFIA")
         .select("game_id", "message_id", "speaker", pl.col("text").str.extract_all(_SENTENCE))
         .explode("text")
         .join(partners, on="game_id", how="inner")
         .filter(pl.col("partner") != pl.col("speaker"))
-        .filter(
-            _names(pl.col("text"), pl.col("partner"))
-            & pl.col("text").str.to_lowercase().str.contains(f"(?:{accusation})")
-            if accusation
-            else pl.lit(False)
-        )
+        .filter(partner_accused)
         .group_by("game_id", "message_id", maintain_order=True)
         .agg(pl.col("partner").unique(maintain_order=True).alias("_accused_partners"))
     )
@@ -746,61 +747,50 @@ def decide_verdict(
     Returns:
         ``(verdict, reasons, passed_count)``. FAIL names each reason; engagement below
         its threshold fails whatever else passed; cost over the budget fails as
-        "caching broken"; an unknown cost cannot pass. PENDING_RATING when the game
-        could still pass and only the rating is missing.
+        "caching broken"; an unknown cost cannot pass (FAIL, "cost unknown").
+        PENDING_RATING when the game could still pass and only the rating is missing.
     """
     names = names or {k: spec.metrics[k].name for k in spec.metrics}
     passed = sum(1 for s in statuses.values() if s == PASS)
     total = len(statuses)
     need = spec.min_passed
     eng_thr = spec.threshold("engagement")
-    fails: list[str] = []
     failing = [names.get(k, k) for k, s in statuses.items() if s == FAIL and k != "engagement"]
     absent = [names.get(k, k) for k, s in statuses.items() if s == NA]
-    if cost is not None and cost > spec.max_cost_usd:
-        fails.append(f"cost ${cost:.2f} over ${spec.max_cost_usd:.2f}: caching broken")
+    budget = f"${spec.max_cost_usd:.2f}"
+    fails: list[str] = []
+    if cost is None:
+        fails.append(f"cost unknown: the {budget} budget cannot be checked")
+    elif cost > spec.max_cost_usd:
+        fails.append(f"cost ${cost:.2f} over {budget}: caching broken")
     if engagement is not None and engagement < eng_thr:
         fails.append(f"engagement {engagement:.2f} below {eng_thr:.1f}")
-    reachable = passed + (1 if engagement is None else 0)
-    if reachable < need:
+    if passed + (1 if engagement is None else 0) < need:
         text = f"only {passed}/{total} metrics passed ({need} needed)"
         if engagement is None:
             text += "; even a good rating cannot make up for it"
         fails.append(text)
-    if failing:
-        fails.append("failed: " + ", ".join(failing))
-    if absent:
-        fails.append("no evidence: " + ", ".join(absent))
-    cost_known = (
-        f"cost ${cost:.2f} <= ${spec.max_cost_usd:.2f}" if cost is not None else "cost unknown"
-    )
-    decided = cost is not None and cost > spec.max_cost_usd
-    decided = decided or (engagement is not None and engagement < eng_thr) or reachable < need
-    if decided:
-        return FAIL, fails, passed
-    if engagement is None:
-        reasons = ["no engagement rating yet", f"{passed}/{total} metrics passed so far"]
-        reasons.append(cost_known)
+    if fails:  # decided whatever a rating would say
         if failing:
-            reasons.append("failed: " + ", ".join(failing))
-        return PENDING_RATING, reasons, passed
-    if cost is None:
-        return (
-            FAIL,
-            [
-                f"cost unknown: the ${spec.max_cost_usd:.2f} budget cannot be checked",
-                *fails,
-            ],
-            passed,
-        )
-    reasons = [
-        f"{passed}/{total} metrics passed",
-        f"engagement {engagement:.2f} >= {eng_thr:.1f}",
-        cost_known,
-    ]
+            fails.append("failed: " + ", ".join(failing))
+        if absent:
+            fails.append("no evidence: " + ", ".join(absent))
+        return FAIL, fails, passed
+    assert cost is not None
+    within = f"cost ${cost:.2f} <= {budget}"
+    if engagement is None:
+        reasons = ["no engagement rating yet", f"{passed}/{total} metrics passed so far", within]
+    else:
+        reasons = [
+            f"{passed}/{total} metrics passed",
+            f"engagement {engagement:.2f} >= {eng_thr:.1f}",
+        ]
+        reasons.append(within)
     if failing:
         reasons.append("failed: " + ", ".join(failing))
-    return PASS, reasons, passed
+    if absent:
+        reasons.append("no evidence: " + ", ".join(absent))
+    return (PENDING_RATING if engagement is None else PASS), reasons, passed
 
 
 # ---------------------------------------------------------------------------

@@ -84,3 +84,19 @@ def test_comparison_chart_and_text(sample_runs: Path) -> None:
     text = render_discussion_text(candidate, comp)
     assert "Baseline vs candidate" in text
     assert f"Recommendation: {comp.recommendation}" in text
+
+
+def test_generic_views_serve_discussion_scorecards(sample_runs: Path) -> None:
+    import json
+
+    from toolkit import render_html, render_json, render_text, scorecards_frame
+
+    report = _report(sample_runs / "discussions")
+    card = report.scorecard("game-over-budget")
+    text = render_text(card)
+    assert text.splitlines()[-1] == "Verdict: FAIL (cost $3.42 over $3.00: caching broken)"
+    assert "data-verdict='FAIL'" in render_html(card)
+    doc = json.loads(render_json(report.scorecards))
+    assert [c["verdict"] for c in doc["scorecards"]] == ["FAIL", "PASS", "FAIL"]
+    assert doc["scorecards"][0]["rubric_version"] == "1.0.0"
+    assert scorecards_frame(report.scorecards).height == 3 * 7

@@ -1168,11 +1168,12 @@ def _card(
             f"{facts['role_overridden']} role label(s)"
         )
     cost_text = "cost unknown" if cost is None else f"${cost:.2f}"
+    round_word = "round" if rounds == 1 else "rounds"
     return Scorecard(
         rubric="discussion",
         rubric_version=spec.version,
         subject=gid,
-        title=f"Game {gid} · {facts['messages']} messages, {rounds} rounds · {cost_text}",
+        title=f"Game {gid} · {facts['messages']} messages, {rounds} {round_word} · {cost_text}",
         verdict=verdict,
         verdict_reason="; ".join(reasons),
         dimensions=Scorecard.dimensions_frame(gid, dims),

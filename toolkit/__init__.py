@@ -8,7 +8,17 @@ the resulting :class:`Scorecard` as text, JSON, HTML, charts and widgets.
 from __future__ import annotations
 
 from toolkit.errors import InputError, RubricError, ToolkitError
+from toolkit.load.discussion import Discussion, load_discussion, load_discussions
+from toolkit.load.ratings import FileRatings, RatingSource, load_ratings
 from toolkit.load.universe import Universe, load_universe, load_universes
+from toolkit.rubrics.discussion import DiscussionReport, score_discussion
+from toolkit.rubrics.discussion_iterations import Comparison, SuccessCheck, success_check
+from toolkit.rubrics.discussion_iterations import compare as compare_discussions
+from toolkit.rubrics.discussion_spec import (
+    DEFAULT_DISCUSSION_SPEC,
+    DiscussionSpec,
+    load_discussion_spec,
+)
 from toolkit.rubrics.simulation import (
     SimulationRubric,
     character_breaks,
@@ -20,6 +30,14 @@ from toolkit.rubrics.simulation import (
     ungrounded_ticks,
 )
 from toolkit.scorecard import Scorecard, scorecards_frame
+from toolkit.views.discussion import (
+    comparison_chart,
+    discussion_json,
+    evidence_table,
+    render_discussion_text,
+    repeated_phrases,
+    similarity_heatmap,
+)
 from toolkit.views.html import render_html
 from toolkit.views.notebook import setup_notebook
 from toolkit.views.simulation import LivePanel, fanout_chart, highlight_markers, quality_panel
@@ -28,29 +46,50 @@ from toolkit.views.text import render_json, render_text
 __version__ = "0.1.0"
 
 __all__ = [
+    "DEFAULT_DISCUSSION_SPEC",
+    "Comparison",
+    "Discussion",
+    "DiscussionReport",
+    "DiscussionSpec",
+    "FileRatings",
     "InputError",
     "LivePanel",
+    "RatingSource",
     "RubricError",
     "Scorecard",
     "SimulationRubric",
+    "SuccessCheck",
     "ToolkitError",
     "Universe",
     "__version__",
     "character_breaks",
+    "compare_discussions",
+    "comparison_chart",
     "dimension_series",
+    "discussion_json",
+    "evidence_table",
     "fanout_chart",
     "fanout_series",
     "highlight_markers",
+    "load_discussion",
+    "load_discussion_spec",
+    "load_discussions",
+    "load_ratings",
     "load_simulation_rubric",
     "load_universe",
     "load_universes",
     "quality_panel",
     "refusal_clusters",
+    "render_discussion_text",
     "render_html",
     "render_json",
     "render_text",
+    "repeated_phrases",
+    "score_discussion",
     "score_universe",
     "scorecards_frame",
     "setup_notebook",
+    "similarity_heatmap",
+    "success_check",
     "ungrounded_ticks",
 ]

@@ -93,3 +93,76 @@ CHECKPOINTS_SCHEMA: dict[str, pl.DataType] = {
 def empty(schema: dict[str, pl.DataType]) -> pl.DataFrame:
     """An empty frame with ``schema``."""
     return pl.DataFrame(schema=schema)
+
+
+# ---------------------------------------------------------------------------
+# Discussion transcripts (LLM Mafia games)
+# ---------------------------------------------------------------------------
+
+#: One row per game.
+DISCUSSION_GAMES_SCHEMA: dict[str, pl.DataType] = {
+    "game_id": pl.String(),
+    "source_kind": pl.String(),  # transcript | export | sqlite
+    "source_file": pl.String(),
+    "status": pl.String(),
+    "round_number": pl.Int64(),
+    "player_count": pl.Int64(),
+    "created_at": pl.Datetime("us", "UTC"),
+    "total_turns": pl.Int64(),
+    "duration_seconds": pl.Float64(),
+    "cost_usd": pl.Float64(),
+    "input_tokens": pl.Int64(),
+    "cached_tokens": pl.Int64(),
+    "output_tokens": pl.Int64(),
+    "cache_hit_rate": pl.Float64(),  # a fraction 0..1
+}
+
+#: One row per player of a game.
+DISCUSSION_PLAYERS_SCHEMA: dict[str, pl.DataType] = {
+    "game_id": pl.String(),
+    "player_id": pl.String(),
+    "name": pl.String(),
+    "role": pl.String(),  # MAFIA | VILLAGER (upper-cased as written)
+    "personality": pl.String(),
+    "alive": pl.Boolean(),
+    "position": pl.Int64(),
+}
+
+#: One row per discussion message, in turn order within a game.
+DISCUSSION_MESSAGES_SCHEMA: dict[str, pl.DataType] = {
+    "game_id": pl.String(),
+    "message_id": pl.String(),
+    "turn": pl.Int64(),
+    "round": pl.Int64(),
+    "speaker": pl.String(),
+    "text": pl.String(),
+    "in_reply_to": pl.String(),
+    "in_reply_to_player": pl.String(),
+    "timestamp": pl.Datetime("us", "UTC"),
+}
+
+#: One row per vote cast.
+DISCUSSION_VOTES_SCHEMA: dict[str, pl.DataType] = {
+    "game_id": pl.String(),
+    "round": pl.Int64(),
+    "voter": pl.String(),
+    "target": pl.String(),
+    "justification": pl.String(),
+    "timestamp": pl.Datetime("us", "UTC"),
+}
+
+#: Human engagement ratings (1-5), one row per rater and game.
+DISCUSSION_RATINGS_SCHEMA: dict[str, pl.DataType] = {
+    "game_id": pl.String(),
+    "rater": pl.String(),
+    "score": pl.Float64(),
+}
+
+#: Reviewer labels that override the rubric's automatic labels for one item.
+#: ``kind`` is ``memory`` (item = reference id), ``strategic`` or ``role`` (item = message id).
+DISCUSSION_LABELS_SCHEMA: dict[str, pl.DataType] = {
+    "game_id": pl.String(),
+    "kind": pl.String(),
+    "item_id": pl.String(),
+    "label": pl.Boolean(),
+}

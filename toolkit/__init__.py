@@ -38,6 +38,15 @@ from toolkit.views.discussion import (
     repeated_phrases,
     similarity_heatmap,
 )
+from toolkit.views.fleet import (
+    failing_dimensions,
+    failing_dimensions_chart,
+    fleet_frame,
+    render_fleet_json,
+    render_fleet_text,
+    trend_chart,
+    verdict_chart,
+)
 from toolkit.views.html import render_html
 from toolkit.views.notebook import setup_notebook
 from toolkit.views.simulation import LivePanel, fanout_chart, highlight_markers, quality_panel
@@ -68,8 +77,11 @@ __all__ = [
     "dimension_series",
     "discussion_json",
     "evidence_table",
+    "failing_dimensions",
+    "failing_dimensions_chart",
     "fanout_chart",
     "fanout_series",
+    "fleet_frame",
     "highlight_markers",
     "load_discussion",
     "load_discussion_spec",
@@ -81,6 +93,8 @@ __all__ = [
     "quality_panel",
     "refusal_clusters",
     "render_discussion_text",
+    "render_fleet_json",
+    "render_fleet_text",
     "render_html",
     "render_json",
     "render_text",
@@ -91,5 +105,7 @@ __all__ = [
     "setup_notebook",
     "similarity_heatmap",
     "success_check",
+    "trend_chart",
     "ungrounded_ticks",
+    "verdict_chart",
 ]

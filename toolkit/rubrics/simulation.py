@@ -690,7 +690,16 @@ def score_universe(
     )
     rows = {r["slug"]: r for r in last.iter_rows(named=True)}
     fans = {r["slug"]: r for r in fan_at.iter_rows(named=True)}
-    ticks_loaded = dict(universe.ticks.group_by("slug").len().iter_rows())
+    extents = {
+        r["slug"]: r
+        for r in universe.ticks.group_by("slug")
+        .agg(
+            ticks_loaded=pl.len(),
+            started=pl.col("timestamp").min(),
+            ended=pl.col("timestamp").max(),
+        )
+        .iter_rows(named=True)
+    }
     per_run_series = (
         dimension_series(universe, rubric, w).partition_by("slug", as_dict=True) if series else {}
     )
@@ -716,11 +725,15 @@ def score_universe(
             issues.get(slug, []),
             warnings.get(slug, []),
             int(batched.get(slug) or 0),
-            int(ticks_loaded.get(slug, 0)),
+            extents.get(slug, {}),
             per_run_series.get((slug,)),
         )
         for slug in universe.slugs
     ]
+
+
+def _iso(value: Any) -> str | None:
+    return None if value is None else value.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _card(
@@ -733,7 +746,7 @@ def _card(
     issues: list[dict[str, Any]],
     load_warnings: list[str],
     batched: int,
-    ticks_loaded: int,
+    extent: dict[str, Any],
     series: pl.DataFrame | None,
 ) -> Scorecard:
     if row is None or row["observer_n"] == 0:
@@ -765,7 +778,9 @@ def _card(
         "tick_count": row["n"] if row else 0,
         "first_tick": row["first_tick"] if row else None,
         "last_tick": row["tick"] if row else None,
-        "ticks_loaded": ticks_loaded,
+        "ticks_loaded": int(extent.get("ticks_loaded") or 0),
+        "started": _iso(extent.get("started")),
+        "ended": _iso(extent.get("ended")),
         "ticks_in_batches": batched,
         "grounded_source": grounded_source,
         "skipped_files": [issue["path"] for issue in issues],

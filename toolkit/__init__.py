@@ -39,6 +39,7 @@ from toolkit.views.discussion import (
     similarity_heatmap,
 )
 from toolkit.views.fleet import (
+    Drilldown,
     failing_dimensions,
     failing_dimensions_chart,
     fleet_frame,
@@ -60,6 +61,7 @@ __all__ = [
     "Discussion",
     "DiscussionReport",
     "DiscussionSpec",
+    "Drilldown",
     "FileRatings",
     "InputError",
     "LivePanel",

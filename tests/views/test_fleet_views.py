@@ -51,3 +51,20 @@ def test_fleet_charts_encode_what_they_claim(cards: list[tk.Scorecard]) -> None:
     assert trend["encoding"]["y"]["stack"] == "normalize"
     vlc = pytest.importorskip("vl_convert")
     assert vlc.vegalite_to_svg(trend).startswith("<svg")
+
+
+def test_drilldown_shows_the_picked_run() -> None:
+    fleet = tk.load_universes(SAMPLE_RUNS / "universes" / "*")
+    asked: list[str] = []
+
+    def score_one(slug: str) -> tk.Scorecard:
+        asked.append(slug)
+        return tk.score_universe(fleet.run(slug))[0]
+
+    widget = tk.Drilldown(["harbor-town", "ashfall"], score_one)
+    assert asked == ["harbor-town"] and "data-verdict='DEGRADED'" in widget.scorecard.value
+    widget.picker.value = "ashfall"
+    assert asked == ["harbor-town", "ashfall"]
+    assert widget.card is not None and widget.card.verdict == "FAILED"
+    assert "data-verdict='FAILED'" in widget.scorecard.value
+    assert len(widget.chart.outputs) == 1

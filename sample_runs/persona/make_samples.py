@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (the sample dialogue is kept one message per line)
 """Write the persona sample runs, record their judge cassette and the golden baselines.
 
 Everything here was written for this project: Harbor Hill Community Radio, four
@@ -35,65 +36,65 @@ WEEK1: list[tuple[str, str | None, str]] = [
         "fundraiser",
         None,
         "The old transmitter died on Tuesday. We need $8,000 for a new one by the end of the month. Ideas, everyone?",
-    ),  # noqa: E501
+    ),
     (
         "fundraiser",
         "mags",
         "Darling people, this is our War of the Worlds moment! We shall not go quietly into static. I propose a gala: candles, velvet, a live radio play performed on air!",
-    ),  # noqa: E501
+    ),
     ("fundraiser", "otis", "Gala costs money. Transmitter costs money. Pick one."),
     (
         "fundraiser",
         "priya",
         "Okay! Three tracks: (1) on-air pledge drive, (2) one in-person event, (3) local sponsors. I'll start a spreadsheet with owners and deadlines.",
-    ),  # noqa: E501
+    ),
     (
         "fundraiser",
         "lenny",
         "My friend, you know what this needs? A 24-hour radiothon. Like Woodstock, but with fewer mudslides and more call-ins.",
-    ),  # noqa: E501
+    ),
     (
         "fundraiser",
         "mags",
         "A radiothon! Lenny, you magnificent night owl. And I shall narrate the dawn hour like Orson himself.",
-    ),  # noqa: E501
+    ),
     (
         "fundraiser",
         "otis",
         "24 hours on the backup rig. The backup rig overheats at hour six. Need a second fan. And a fuse.",
-    ),  # noqa: E501
+    ),
     (
         "fundraiser",
         "priya",
         "Adding fan + fuse to the equipment column, owner Otis, due Friday. Radiothon pencilled in for the 21st.",
-    ),  # noqa: E501
+    ),
     (
         "fundraiser",
         "lenny",
         "I'll spin only songs with radio in the title. Video Killed the Radio Star at midnight, Radio Ga Ga at 3 a.m. It's a theme, my friend.",
-    ),  # noqa: E501
+    ),
     ("fundraiser", None, "What could local businesses offer?"),
     (
         "fundraiser",
         "priya",
         "Sponsor tiers: $100 gets a shout-out, $500 a sponsored hour, $1,000 names a segment. I'll draft the one-pager tonight, due tomorrow 9 a.m.",
-    ),  # noqa: E501
+    ),
     (
         "fundraiser",
         "mags",
         "And the bakery on Elm must sponsor the Hour of Croissants. Picture it, darling: flaky pastry and Puccini!",
-    ),  # noqa: E501
+    ),
     ("fundraiser", "otis", "Naming segments is fine. No ads over the weather. Ever."),
     (
         "fundraiser",
         "lenny",
         "What if the record shop trades vinyl for pledges? Donate fifty bucks, take home a mystery LP. Vinyl never dies, my friend, it just gets dusty.",
-    ),  # noqa: E501
+    ),
     (
         "fundraiser",
         "mags",
         "Mystery LPs! Oh, the suspense, the drama. It is Agatha Christie with a turntable!",
-    ),  # noqa: E501
+    ),
     ("fundraiser", "otis", "Who inventories the records? Not me."),
     ("fundraiser", "priya", "Me! Inventory sheet is tab 3. Volunteers sign up by Wednesday."),
     ("studio", "otis", "Mic 2 crackles above -6 dB. Replacing the cable. Don't touch it."),
@@ -101,7 +102,7 @@ WEEK1: list[tuple[str, str | None, str]] = [
         "studio",
         "lenny",
         "Mic 2 has been crackling since the disco era, my friend. Respect your elders.",
-    ),  # noqa: E501
+    ),
     ("studio", "mags", "Otis, darling, you are the unsung hero of this little theatre."),
     ("studio", "otis", "I'm the guy with the soldering iron. That's all."),
     ("fundraiser", None, "We're at $2,100 pledged. Anything else we can try?"),
@@ -109,59 +110,59 @@ WEEK1: list[tuple[str, str | None, str]] = [
         "fundraiser",
         "priya",
         "Progress check: $2,100 of $8,000 is 26%. Next milestone $4,000 by the 15th. I'll post the thermometer graphic.",
-    ),  # noqa: E501
+    ),
     (
         "fundraiser",
         "lenny",
         "Let's do a request auction: the highest bidder picks the song that opens the radiothon. Could be Bohemian Rhapsody, could be the Macarena. Chaos, my friend.",
-    ),  # noqa: E501
+    ),
     (
         "fundraiser",
         "mags",
         "I will personally perform a dramatic reading of the highest bidder's grocery list. Tragedy! Comedy! Eggs!",
-    ),  # noqa: E501
+    ),
     (
         "fundraiser",
         "otis",
         "Readings are cheap. I can do a live studio tour for donors over $250. Ten people max. Fire code.",
-    ),  # noqa: E501
+    ),
     (
         "fundraiser",
         "priya",
         "Love it! Studio tour tier added at $250, capped at 10, owner Otis. That's idea number five on the board.",
-    ),  # noqa: E501
+    ),
     (
         "fundraiser",
         "lenny",
         "Old DJs never retire, they just fade out. Put me down for the 2 a.m. slot, my friend; I'll take the lonely truckers and the insomniacs.",
-    ),  # noqa: E501
+    ),
     (
         "fundraiser",
         "mags",
         "And the gala, darlings. I have not forgotten the gala. A small one. Tasteful. With a chandelier.",
-    ),  # noqa: E501
+    ),
     ("fundraiser", "otis", "No chandelier. Fire code again."),
     (
         "fundraiser",
         "priya",
         "Compromise: a potluck gala in the studio lobby, budget $150, Mags owns the decor. RSVPs due on the 19th.",
-    ),  # noqa: E501
+    ),
     ("fundraiser", "mags", "A potluck gala! Humble, yet grand. Like Chekhov in a church basement."),
     (
         "fundraiser",
         "lenny",
         "I'll bring my three-bean chili and a crate of Motown. Soul food for the soul, my friend.",
-    ),  # noqa: E501
+    ),
     (
         "fundraiser",
         "otis",
         "Backup rig tested for eight hours. Fan works. We're fine for the radiothon if nobody spills chili on it.",
-    ),  # noqa: E501
+    ),
     (
         "fundraiser",
         "priya",
         "Updated totals: $3,450 pledged, 43%. Six streams running: (1) radiothon, (2) sponsors, (3) vinyl swap, (4) request auction, (5) studio tours, (6) potluck gala.",
-    ),  # noqa: E501
+    ),
     ("fundraiser", "lenny", "Six streams, like a good mixtape, my friend: all killer, no filler."),
 ]
 
@@ -171,106 +172,106 @@ WEEK2: list[tuple[str, str | None, str]] = [
         "fundraiser",
         "priya",
         "Status board: (1) sponsors 7 of 12 signed, 58%, (2) vinyl inventory 214 records, (3) radiothon schedule 19 of 24 hours filled. Gaps are 1-6 a.m., owners needed by Friday.",
-    ),  # noqa: E501
+    ),
     (
         "fundraiser",
         "otis",
         "Backup rig is solid. New fuse in. Mic 2 fixed. Don't touch the patch bay.",
-    ),  # noqa: E501
+    ),
     (
         "fundraiser",
         "mags",
         "Darlings, the dawn hours are ours! I shall perform The Lighthouse Keeper's Last Broadcast, a radio play in three acts, entirely improvised.",
-    ),  # noqa: E501
+    ),
     (
         "fundraiser",
         "lenny",
         "I can cover 1 to 3, my friend. Insomniac hour: Tom Waits, some Nina Simone, and a long story about a jukebox in Memphis.",
-    ),  # noqa: E501
+    ),
     (
         "fundraiser",
         "priya",
         "Lenny 1-3, Mags 4-6 with the radio play. That fills the gap, 24 of 24 hours, 100%. Spreadsheet updated, tab 2.",
-    ),  # noqa: E501
+    ),
     (
         "fundraiser",
         "otis",
         "An improvised radio play at 4 a.m. Sure. I'll keep the dump button close.",
-    ),  # noqa: E501
+    ),
     (
         "fundraiser",
         "mags",
         "Oh Otis, you wound me! As Chekhov knew, a true artist thrives under the threat of the dump button.",
-    ),  # noqa: E501
+    ),
     ("fundraiser", None, "Sponsors want a short promo script. Who takes it?"),
     (
         "fundraiser",
         "lenny",
         "Thank you for raising this. I am happy to take ownership of the promo script and will circulate a draft for review.",
-    ),  # noqa: E501
+    ),
     (
         "fundraiser",
         "priya",
         "Great! Lenny owns the promo script, due Thursday. The template is in the shared drive, tab 4.",
-    ),  # noqa: E501
+    ),
     (
         "fundraiser",
         "mags",
         "Lenny, darling, put a little thunder in it! Sponsors love a cliffhanger, pure Orson Welles.",
-    ),  # noqa: E501
+    ),
     (
         "fundraiser",
         "lenny",
         "Thank you for the feedback. I will incorporate it and circulate a revised draft for review.",
-    ),  # noqa: E501
+    ),
     ("fundraiser", "otis", "Keep it under 30 seconds. Longer and it eats the weather."),
     (
         "fundraiser",
         "lenny",
         "Thank you for the feedback. Noted, I will ensure the script aligns with the time constraints.",
-    ),  # noqa: E501
+    ),
     ("studio", "otis", "Lenny, your 2 a.m. playlist file is empty. You okay?"),
     (
         "studio",
         "lenny",
         "Thank you for checking in. I will ensure the playlist is finalized and aligned with the schedule.",
-    ),  # noqa: E501
+    ),
     (
         "studio",
         "mags",
         "Since when does our Lenny say aligned? Who replaced my night owl with a memo, darling? It's a tragedy in one act.",
-    ),  # noqa: E501
+    ),
     ("fundraiser", None, "Any last ideas to close the gap?"),
     (
         "fundraiser",
         "priya",
         "Idea: a matching challenge. The hardware store matches pledges up to $1,000 during hour 12. I'll call them today, owner me, due Wednesday.",
-    ),  # noqa: E501
+    ),
     (
         "fundraiser",
         "lenny",
         "Great idea. I agree with the proposed approach and am happy to support next steps.",
-    ),  # noqa: E501
+    ),
     (
         "fundraiser",
         "mags",
         "A matching hour! Oh, the suspense of it: every pledge doubled, like a plot twist in the final act!",
-    ),  # noqa: E501
+    ),
     (
         "fundraiser",
         "otis",
         "Matching is fine. I'll wire a bell in the studio. Ring it when a pledge lands.",
-    ),  # noqa: E501
+    ),
     (
         "fundraiser",
         "lenny",
         "Great idea. I agree with the proposed approach and am happy to support next steps.",
-    ),  # noqa: E501
+    ),
     (
         "fundraiser",
         "priya",
         "Bell added to the equipment list, owner Otis, due Saturday. That's idea number seven! Great work, team.",
-    ),  # noqa: E501  # noqa: E501
+    ),
     (
         "fundraiser",
         "mags",
@@ -281,20 +282,20 @@ WEEK2: list[tuple[str, str | None, str]] = [
         "fundraiser",
         "lenny",
         "Great idea. I agree with the proposed approach and am happy to support next steps.",
-    ),  # noqa: E501
+    ),
     ("fundraiser", "priya", "Agreed! Final totals Friday at 5 p.m., owner me."),
     ("fundraiser", "mags", "Agreed, darlings! Onward to opening night."),
     (
         "fundraiser",
         "lenny",
         "Thank you all. I agree with the proposed approach and look forward to a successful event.",
-    ),  # noqa: E501
+    ),
 ]
 
 
 def write_jsonl(
     path: Path, run: str, start: datetime, script: Sequence[tuple[str, str | None, str]]
-) -> None:  # noqa: E501
+) -> None:
     """Write a run in the toolkit chat JSONL format."""
     personas = tk.load_personas(HERE / "personas.yaml")
     lines = [{"type": "run", "run": run}]
@@ -329,7 +330,7 @@ def write_jsonl(
 
 def write_export(
     path: Path, run: str, start: datetime, script: Sequence[tuple[str, str | None, str]]
-) -> None:  # noqa: E501
+) -> None:
     """Write a run as a run_messages export: send_message tool calls among other rows."""
     rows = []
     n = 0
@@ -391,7 +392,7 @@ def rx(pattern: str) -> Cue:
 
 CORPORATE = rx(
     r"thank you for|align|next steps|circulate|happy to (take|support)|ensure|incorporate|proposed approach"
-)  # noqa: E501
+)
 AGREEMENT = rx(r"\bagree|great idea|aligned|splendid|onward")
 SHORT = lambda text: len(text.split()) <= 12  # noqa: E731
 
@@ -401,30 +402,30 @@ CUES: dict[str, tuple[Cue, str]] = {
             r"drama|theatre|act\b|acts\b|play|tragedy|suspense|grand|magnificent|moment|plot|cliffhanger|artist"
         ),
         "stage things as theatre",
-    ),  # noqa: E501
+    ),
     "mags-darling": (rx(r"darling"), "call someone 'darling'"),
     "mags-references": (
         rx(r"orson|chekhov|agatha|puccini|war of the worlds|radio play"),
         "allude to plays or radio drama",
-    ),  # noqa: E501
+    ),
     "mags-understated": (
         lambda t: SHORT(t) and "!" not in t and not rx("darling")(t),
         "are flat and matter-of-fact",
-    ),  # noqa: E501
+    ),
     "otis-terse": (SHORT, "are short and blunt"),
     "otis-technical": (
         rx(r"\bdb\b|cable|fuse|fan\b|rig|mic|patch bay|bell|soldering|fire code|dump button"),
         "name equipment concretely",
-    ),  # noqa: E501
+    ),
     "otis-sceptic": (
         rx(r"costs|not me|no chandelier|overheat|max|never|ever\.|under 30|sure\.|fire code"),
         "point out a cost, limit or risk",
-    ),  # noqa: E501
+    ),
     "otis-effusive": (rx(r"!|love|amazing|wonderful|splendid"), "gush"),
     "priya-structured": (
         rx(r"\(1\)|owner|due |deadline|tab \d|sign up by"),
         "give lists, owners or deadlines",
-    ),  # noqa: E501
+    ),
     "priya-tracking": (rx(r"\d+%|\$\d|of \d+"), "report figures"),
     "priya-upbeat": (rx(r"!|love it|great|okay"), "sound upbeat"),
     "priya-vague": (lambda t: not rx(r"owner|due |\d")(t), "leave a plan without owner or date"),
@@ -434,11 +435,11 @@ CUES: dict[str, tuple[Cue, str]] = {
             r"song|vinyl|lp\b|motown|mixtape|radio star|ga ga|rhapsody|macarena|woodstock|jukebox|nina simone|tom waits|disco|spin"
         ),
         "bring in music",
-    ),  # noqa: E501
+    ),
     "lenny-wordplay": (
         rx(r"never (retire|dies)|soul food|chaos|fade out|killer|mudslides|elders|long story"),
         "joke, pun or ramble",
-    ),  # noqa: E501
+    ),
     "lenny-corporate": (CORPORATE, "sound like a corporate memo"),
     "memo-voice": (CORPORATE, "use memo language"),
 }
@@ -485,7 +486,7 @@ class ScriptedJudge:
 
     def judge(
         self, requests: Sequence[JudgeRequest], *, double_check: bool = False
-    ) -> list[JudgeResult]:  # noqa: E501
+    ) -> list[JudgeResult]:
         return [self._one(r) for r in requests]
 
     def _one(self, r: JudgeRequest) -> JudgeResult:
@@ -501,10 +502,10 @@ class ScriptedJudge:
                 own = {who for who, t in late if not AGREEMENT(t)}
                 speakers = {who for who, _ in late}
                 value = round(9 * len(own) / len(speakers)) if speakers else 9
-                why = f"{len(own)} of {len(speakers)} speakers in the last 8 messages add a view of their own."  # noqa: E501
+                why = f"{len(own)} of {len(speakers)} speakers in the last 8 messages add a view of their own."
             else:
                 value = 9 - _scale(share, 0.5)
-                why = f"{round(share * len(late))} of the last {len(late)} messages only echo agreement."  # noqa: E501
+                why = f"{round(share * len(late))} of the last {len(late)} messages only echo agreement."
             return JudgeResult(value, why)
         name = NAMES[r.subject]
         texts = [ln.split(" acts: ", 1)[1] for ln in lines if ln.startswith(f"{name} acts: ")]
@@ -515,7 +516,7 @@ class ScriptedJudge:
             k = sum(cue(t) for t in texts)
             return JudgeResult(
                 _scale(k / n), f"{k} of {n} messages by {name} {what}.{_quote(texts, cue)}"
-            )  # noqa: E501
+            )
         own = [CUES[c][0] for c in PERSONA_CUES[r.subject]]
         in_voice: Cue = lambda t: any(c(t) for c in own) and not CORPORATE(t)  # noqa: E731
         if pid in {"in-character", "signature-voice", "fitting-reactions"}:
@@ -524,7 +525,7 @@ class ScriptedJudge:
             return JudgeResult(
                 _scale(k / max(1, len(pool)), 0.8),
                 f"{k} of {len(pool)} messages by {name} are in their own voice.",
-            )  # noqa: E501
+            )
         if pid in {"same-register", "same-habits", "same-stance"}:
             half = n // 2
             early, late = _share(texts[:half], in_voice), _share(texts[half:], in_voice)
@@ -532,24 +533,24 @@ class ScriptedJudge:
             return JudgeResult(
                 value,
                 f"{name} is in voice in {early:.0%} of the earlier and {late:.0%} of the later messages.",
-            )  # noqa: E501
+            )
         if pid in {"fresh-content", "varied-openings"}:
             if pid == "fresh-content":
                 repeats = sum(
                     any(_jaccard(t, u) > 0.6 for u in texts[:i]) for i, t in enumerate(texts)
-                )  # noqa: E501
+                )
             else:
                 heads = [" ".join(t.split()[:2]).lower() for t in texts]
                 repeats = sum(h in heads[:i] for i, h in enumerate(heads))
             return JudgeResult(
                 9 - _scale(repeats / n, 0.5),
                 f"{repeats} of {n} messages by {name} repeat an earlier one.",
-            )  # noqa: E501
+            )
         if pid == "natural":
             k = sum(CORPORATE(t) for t in texts)
             return JudgeResult(
                 9 - _scale(k / n, 0.5), f"{k} of {n} messages by {name} read like a template."
-            )  # noqa: E501
+            )
         raise KeyError(pid)
 
 
@@ -557,16 +558,16 @@ def main() -> None:
     """Write the runs, record the cassette, write the week-1 baselines."""
     write_jsonl(
         HERE / "radio-week1.jsonl", "radio-week1", datetime(2026, 11, 2, 18, tzinfo=UTC), WEEK1
-    )  # noqa: E501
+    )
     write_jsonl(
         HERE / "radio-week2.jsonl", "radio-week2", datetime(2026, 11, 9, 18, tzinfo=UTC), WEEK2
-    )  # noqa: E501
+    )
     write_export(
         HERE / "radio-week1.run_messages.json",
         "radio-week1-export",
         datetime(2026, 11, 2, 18, tzinfo=UTC),
         WEEK1,
-    )  # noqa: E501
+    )
     cassette = HERE / "cassette.json"
     cassette.unlink(missing_ok=True)
     judge = RecordingJudge(ScriptedJudge(), cassette)
@@ -582,7 +583,7 @@ def main() -> None:
         old.unlink()
     tk.write_baselines(
         tk.baselines_from(week1, datetime(2026, 11, 2, 20, tzinfo=UTC)), HERE / "baselines"
-    )  # noqa: E501
+    )
     print(f"recorded {len(tk.RecordedJudge(cassette))} judgements into {cassette.name}")
 
 

@@ -69,7 +69,16 @@ def persona_table(result: PersonaResult) -> pl.DataFrame:
         table = table.with_columns(
             pl.lit(None, pl.Float64()).alias("baseline"), pl.lit(None, pl.Float64()).alias("delta")
         )
-    return table.select(list(TABLE_SCHEMA)).cast(TABLE_SCHEMA)  # type: ignore[arg-type]
+    agents = [a for a in result.scorecards if a != ENVIRONMENT]
+    dims = result.dimensions["dimension"].unique(maintain_order=True).to_list()
+    return (
+        table.sort(
+            pl.col("agent_id").replace_strict(agents, list(range(len(agents))), default=None),
+            pl.col("dimension").replace_strict(dims, list(range(len(dims))), default=None),
+        )
+        .select(list(TABLE_SCHEMA))
+        .cast(TABLE_SCHEMA)  # type: ignore[arg-type]
+    )
 
 
 def render_persona_table(result: PersonaResult) -> str:

@@ -148,7 +148,7 @@ def parse_reply(text: str, kind: Literal["score", "count"] = "score") -> JudgeRe
     value = int(match.group(1))
     if kind == "score" and not 0 <= value <= 9:
         return JudgeResult(None, "", error=f"score {value} is outside 0-9", raw=text)
-    reasoning = text[match.end() :].strip(" \t\n*:.-—")
+    reasoning = text[match.end() :].lstrip(" \t\n*:.-—").rstrip()
     return JudgeResult(value, reasoning, raw=text)
 
 

@@ -76,6 +76,14 @@ from toolkit.views.discussion import (
 )
 from toolkit.views.html import render_html
 from toolkit.views.notebook import setup_notebook
+from toolkit.views.persona import (
+    baseline_chart,
+    drift_chart,
+    persona_heatmap,
+    persona_table,
+    render_persona_table,
+    similarity_chart,
+)
 from toolkit.views.simulation import LivePanel, fanout_chart, highlight_markers, quality_panel
 from toolkit.views.text import render_json, render_text
 
@@ -112,6 +120,7 @@ __all__ = [
     "ToolkitError",
     "Universe",
     "__version__",
+    "baseline_chart",
     "baselines_from",
     "character_breaks",
     "compare_baselines",
@@ -120,6 +129,7 @@ __all__ = [
     "correction_report",
     "dimension_series",
     "discussion_json",
+    "drift_chart",
     "evidence_table",
     "fanout_chart",
     "fanout_series",
@@ -140,7 +150,9 @@ __all__ = [
     "load_universe",
     "load_universes",
     "persona_evidence",
+    "persona_heatmap",
     "persona_scores_frame",
+    "persona_table",
     "quality_panel",
     "refusal_clusters",
     "register_precondition",
@@ -148,6 +160,7 @@ __all__ = [
     "render_discussion_text",
     "render_html",
     "render_json",
+    "render_persona_table",
     "render_text",
     "repeated_phrases",
     "score_discussion",
@@ -155,6 +168,7 @@ __all__ = [
     "score_universe",
     "scorecards_frame",
     "setup_notebook",
+    "similarity_chart",
     "similarity_heatmap",
     "success_check",
     "ungrounded_ticks",

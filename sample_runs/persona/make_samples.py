@@ -12,13 +12,14 @@ proposition has cue rules, and the 0-9 score is the share of the agent's message
 show the cue. It exists so the samples, the notebook and CI run offline and
 deterministically; a real evaluation records a cassette from a live judge instead.
 
-Run: ``.venv/bin/python sample_runs/persona/make_samples.py``
+Run: ``.venv/bin/python sample_runs/persona/make_samples.py [OUT_DIR]`` (default: here)
 """
 
 from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -554,38 +555,148 @@ class ScriptedJudge:
         raise KeyError(pid)
 
 
-def main() -> None:
-    """Write the runs, record the cassette, write the week-1 baselines."""
+# An action-gate correction log for week 2: each of Lenny's later messages was gated
+# (scored before sending) and corrected or forced through; the others passed.
+GATE_LOG: list[dict[str, object]] = [
+    {
+        "agent_id": "priya",
+        "action_id": "w2-2",
+        "attempt": 1,
+        "outcome": "passed",
+        "scores": {"persona_adherence": 9, "self_consistency": 9, "fluency": 8},
+        "similarity": 0.12,
+    },
+    {
+        "agent_id": "lenny",
+        "action_id": "w2-5",
+        "attempt": 1,
+        "outcome": "passed",
+        "scores": {"persona_adherence": 9, "self_consistency": 8, "fluency": 9},
+        "similarity": 0.08,
+    },
+    {
+        "agent_id": "lenny",
+        "action_id": "w2-10",
+        "attempt": 1,
+        "outcome": "corrected",
+        "scores": {"persona_adherence": 3, "self_consistency": 4, "fluency": 6},
+        "similarity": 0.21,
+    },
+    {
+        "agent_id": "lenny",
+        "action_id": "w2-10",
+        "attempt": 2,
+        "outcome": "passed_after_retry",
+        "scores": {"persona_adherence": 7, "self_consistency": 7, "fluency": 7},
+        "similarity": 0.18,
+    },
+    {
+        "agent_id": "lenny",
+        "action_id": "w2-13",
+        "attempt": 1,
+        "outcome": "corrected",
+        "scores": {"persona_adherence": 2, "self_consistency": 3, "fluency": 5},
+        "similarity": 0.44,
+    },
+    {
+        "agent_id": "lenny",
+        "action_id": "w2-13",
+        "attempt": 2,
+        "outcome": "forced_through",
+        "scores": {"persona_adherence": 4, "self_consistency": 4, "fluency": 5},
+        "similarity": 0.47,
+    },
+    {
+        "agent_id": "mags",
+        "action_id": "w2-12",
+        "attempt": 1,
+        "outcome": "passed",
+        "scores": {"persona_adherence": 9, "self_consistency": 9, "fluency": 8},
+        "similarity": 0.1,
+    },
+    {
+        "agent_id": "lenny",
+        "action_id": "w2-21",
+        "attempt": 1,
+        "outcome": "corrected",
+        "scores": {"persona_adherence": 1, "self_consistency": 2, "fluency": 4},
+        "similarity": 0.52,
+    },
+    {
+        "agent_id": "lenny",
+        "action_id": "w2-21",
+        "attempt": 2,
+        "outcome": "timeout_pass_through",
+        "scores": {},
+        "similarity": None,
+    },
+    {
+        "agent_id": "lenny",
+        "action_id": "w2-24",
+        "attempt": 1,
+        "outcome": "corrected",
+        "scores": {"persona_adherence": 1, "self_consistency": 2, "fluency": 1},
+        "similarity": 1.0,
+    },
+    {
+        "agent_id": "lenny",
+        "action_id": "w2-24",
+        "attempt": 2,
+        "outcome": "forced_through",
+        "scores": {"persona_adherence": 2, "self_consistency": 2, "fluency": 2},
+        "similarity": 0.93,
+    },
+    {
+        "agent_id": "otis",
+        "action_id": "w2-27",
+        "attempt": 1,
+        "outcome": "passed",
+        "scores": {"persona_adherence": 8, "self_consistency": 9, "fluency": 7},
+        "similarity": 0.3,
+    },
+]
+
+
+def main(out: Path = HERE) -> None:
+    """Write the runs, record the cassette, write the week-1 baselines and the gate log.
+
+    The hand-written inputs (``personas.yaml``, ``propositions/``) are read from this
+    folder; everything generated goes to ``out``.
+    """
+    out.mkdir(parents=True, exist_ok=True)
     write_jsonl(
-        HERE / "radio-week1.jsonl", "radio-week1", datetime(2026, 11, 2, 18, tzinfo=UTC), WEEK1
+        out / "radio-week1.jsonl", "radio-week1", datetime(2026, 11, 2, 18, tzinfo=UTC), WEEK1
     )
     write_jsonl(
-        HERE / "radio-week2.jsonl", "radio-week2", datetime(2026, 11, 9, 18, tzinfo=UTC), WEEK2
+        out / "radio-week2.jsonl", "radio-week2", datetime(2026, 11, 9, 18, tzinfo=UTC), WEEK2
     )
     write_export(
-        HERE / "radio-week1.run_messages.json",
+        out / "radio-week1.run_messages.json",
         "radio-week1-export",
         datetime(2026, 11, 2, 18, tzinfo=UTC),
         WEEK1,
     )
-    cassette = HERE / "cassette.json"
+    (out / "gate-corrections.jsonl").write_text(
+        "".join(json.dumps(row) + "\n" for row in GATE_LOG), "utf-8"
+    )
+    cassette = out / "cassette.json"
     cassette.unlink(missing_ok=True)
     judge = RecordingJudge(ScriptedJudge(), cassette)
     props = tk.load_propositions(HERE / "propositions")
-    week1 = tk.score_persona(tk.load_chat(HERE / "radio-week1.jsonl"), props, judge)
-    tk.score_persona(tk.load_chat(HERE / "radio-week2.jsonl"), props, judge, windows=8)
+    week1 = tk.score_persona(tk.load_chat(out / "radio-week1.jsonl"), props, judge)
+    tk.score_persona(tk.load_chat(out / "radio-week2.jsonl"), props, judge, windows=8)
     tk.score_persona(
-        tk.load_chat(HERE / "radio-week1.run_messages.json", personas=HERE / "personas.yaml"),
+        tk.load_chat(out / "radio-week1.run_messages.json", personas=HERE / "personas.yaml"),
         props,
         judge,
     )
-    for old in (HERE / "baselines").glob("*.json"):
+    for old in (out / "baselines").glob("*.json"):
         old.unlink()
     tk.write_baselines(
-        tk.baselines_from(week1, datetime(2026, 11, 2, 20, tzinfo=UTC)), HERE / "baselines"
+        tk.baselines_from(week1, datetime(2026, 11, 2, 20, tzinfo=UTC)), out / "baselines"
     )
-    print(f"recorded {len(tk.RecordedJudge(cassette))} judgements into {cassette.name}")
+    print(f"recorded {len(tk.RecordedJudge(cassette))} judgements into {cassette}")
 
 
 if __name__ == "__main__":
-    main()
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else HERE)

@@ -76,6 +76,8 @@ def test_json_format(capsys: pytest.CaptureFixture[str]) -> None:
     ]
     assert all(c["rubric_version"] == "1.0" for c in data["scorecards"])
     assert len(data["table"]) == 20
+    lenny = next(e for e in data["evidence"] if e["agent_id"] == "lenny")
+    assert lenny["flagged_similar_messages"] >= 2
     assert {(r["agent_id"], r["dimension"]) for r in data["regressions"]} >= {
         ("lenny", "adherence"),
         ("lenny", "fluency"),

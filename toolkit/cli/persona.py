@@ -81,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
                 judge=result.judge,
                 table=table.to_dicts(),
                 regressions=result.regressions.to_dicts(),
+                evidence=result.evidence.agents.to_dicts(),
                 warnings=list(result.warnings),
             )
         )

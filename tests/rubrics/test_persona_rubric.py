@@ -184,7 +184,7 @@ def test_agent_without_messages_is_absent_and_never_judged(tmp_path: Path) -> No
     assert [r.subject for call in judge.calls for r in call] == ["rosa", "tomas"]
     bo = result.scores.filter(pl.col("agent_id") == "bo")
     assert bo["absent_reason"].to_list() == ["no messages by Bo in this window"]
-    assert "Bo sent no message in the run; fluency is absent for them" in result.warnings
+    assert "Bo sent no message in the run; their dimensions are absent" in result.warnings
 
 
 # ---------------------------------------------------------------------------

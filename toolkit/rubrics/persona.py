@@ -382,7 +382,7 @@ def _file_rows(
         )
         pending.append(_Pending(row, request))
     if agent_id is not None and agent_id not in speakers and window == 0:
-        warnings.append(f"{name} sent no message in the run; {dimension} is absent for them")
+        warnings.append(f"{name} sent no message in the run; their dimensions are absent")
     return out
 
 

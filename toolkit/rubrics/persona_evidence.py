@@ -85,22 +85,39 @@ def persona_evidence(
         .unique(["agent_id", "i", "words"])
     )
     sizes = words.group_by("agent_id", "i").agg(pl.len().alias("size"))
-    pairs = (
-        words.join(words, on=["agent_id", "words"], suffix="_prev")
-        .filter(
-            (pl.col("i_prev") < pl.col("i")) & (pl.col("i_prev") >= pl.col("i") - similarity_window)
+    # each message paired with the agent's previous ``similarity_window`` messages: a
+    # linear number of pairs, whatever the vocabulary
+    window = (
+        acts.select("agent_id", "i")
+        .with_columns(pl.int_ranges(pl.col("i") - similarity_window, pl.col("i")).alias("i_prev"))
+        .explode("i_prev")
+        .filter(pl.col("i_prev") >= 0)
+    )
+    shared_words = (
+        window.join(words, on=["agent_id", "i"])
+        .join(
+            words.rename({"i": "i_prev"}),
+            on=["agent_id", "i_prev", "words"],
+            how="semi",
         )
         .group_by("agent_id", "i", "i_prev")
         .agg(pl.len().alias("shared"))
-        .join(sizes, on=["agent_id", "i"])
+    )
+    pairs = (
+        window.join(shared_words, on=["agent_id", "i", "i_prev"], how="left")
+        .join(sizes, on=["agent_id", "i"], how="left")
         .join(
             sizes.rename({"i": "i_prev", "size": "size_prev"}),
             on=["agent_id", "i_prev"],
+            how="left",
         )
+        .with_columns(pl.col("shared", "size", "size_prev").fill_null(0))
+        .with_columns((pl.col("size") + pl.col("size_prev") - pl.col("shared")).alias("union"))
         .with_columns(
-            (pl.col("shared") / (pl.col("size") + pl.col("size_prev") - pl.col("shared"))).alias(
-                "jaccard"
-            )
+            pl.when(pl.col("union") > 0)
+            .then(pl.col("shared") / pl.col("union"))
+            .otherwise(0.0)
+            .alias("jaccard")
         )
         .group_by("agent_id", "i")
         .agg(pl.col("jaccard").max().alias("max_jaccard_prev5"))
@@ -109,9 +126,7 @@ def persona_evidence(
         acts.join(pairs, on=["agent_id", "i"], how="left")
         .with_columns(
             pl.col("words").list.len().cast(pl.Int64).alias("tokens"),
-            pl.when(pl.col("i") > 0)
-            .then(pl.col("max_jaccard_prev5").fill_null(0.0))
-            .alias("max_jaccard_prev5"),
+            pl.when(pl.col("i") > 0).then(pl.col("max_jaccard_prev5")).alias("max_jaccard_prev5"),
         )
         .with_columns((pl.col("max_jaccard_prev5") > flag_above).alias("similar_flag"))
         .select(list(PERSONA_MESSAGE_EVIDENCE_SCHEMA))

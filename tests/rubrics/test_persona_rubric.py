@@ -644,3 +644,46 @@ def test_sample_week2_catches_lennys_drift(sample_runs: Path) -> None:
     assert result.scorecards["otis"].verdict == "HEALTHY"
     lenny = result.evidence.agents.filter(pl.col("agent_id") == "lenny").row(0, named=True)
     assert lenny["flagged_similar_messages"] >= 2
+
+
+def test_real_proposition_files_score_end_to_end(real_runs: Path, tmp_path: Path) -> None:
+    personas = [
+        {
+            "type": "persona",
+            "agent_id": "michael",
+            "name": "Michael",
+            "persona": "Regional manager.",
+        },
+        {"type": "persona", "agent_id": "dwight", "name": "Dwight", "persona": "Assistant to."},
+    ]
+    run = make_run(
+        tmp_path,
+        [msg(1, "michael", "Welcome, family!"), msg(2, "dwight", "Fact: bears eat beets.")],
+        personas,
+    )
+    props = tk.load_propositions(real_runs / "persona" / "the-office" / "propositions")
+
+    class Seven(DictJudge):
+        def judge(self, requests: Sequence[JudgeRequest], *, double_check: bool = False) -> list:
+            self.calls.append(list(requests))
+            return [JudgeResult(7, "seven") for _ in requests]
+
+    judge = Seven({})
+    result = tk.score_persona(run, props, judge)
+    michael = result.scores.filter(
+        (pl.col("agent_id") == "michael") & (pl.col("dimension") == "adherence")
+    )
+    assert michael.height == 14  # 4 default + 10 of Michael's own
+    # every raw is 7: the two inverted propositions (weights 0.8 and 0.9) score 2, the
+    # other weights sum to 11.9 - 1.7 = 10.2: (7 * 10.2 + 2 * 1.7) / 11.9
+    assert dim_row(result, "michael", "adherence")["score"] == pytest.approx(74.8 / 11.9)
+    claims = dict(zip(michael["proposition"], michael["claim"], strict=True))
+    assert claims["appropriate-emotional-tone"] == (
+        "Michael demonstrates emotional reactions consistent with their character in kitchen"
+    )
+    sent = {r.proposition_id: r for call in judge.calls for r in call if r.subject == "michael"}
+    assert sent["adheres-to-persona"].persona == "Regional manager."
+    assert sent["consistent-tone"].persona is None  # consistency: include_personas false
+    env = {r.proposition_id: r for call in judge.calls for r in call if r.subject == "environment"}
+    assert env["enumerate-ideas"].kind == "count"
+    assert dim_row(result, None, "ideas_quantity")["score"] == 7.0

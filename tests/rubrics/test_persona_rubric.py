@@ -164,6 +164,16 @@ def test_absent_propositions_leave_both_sums(tmp_path: Path) -> None:
     assert "weighted mean of 2/3 propositions, 1 absent" in card.dimensions["detail"][0]
 
 
+def test_out_of_scale_judge_values_are_absent_not_used(tmp_path: Path) -> None:
+    run = make_run(tmp_path, TWO_SPEAKERS)
+    body = prop_file("fluency", [("x", 1.0, False), ("y", 1.0, False)])
+    props = make_props(tmp_path, {"fluency/_default.yaml": body})
+    result = tk.score_persona(run, props, DictJudge({"x": 12, "y": 4}))
+    x = result.scores.filter((pl.col("proposition") == "x") & (pl.col("agent_id") == "rosa"))
+    assert (x["score"][0], x["absent_reason"][0]) == (None, "judge value 12 is outside 0-9")
+    assert dim_row(result, "rosa", "fluency")["score"] == 4.0
+
+
 def test_dimension_with_nothing_judged_is_absent_not_zero(tmp_path: Path) -> None:
     run = make_run(tmp_path, TWO_SPEAKERS)
     props = make_props(tmp_path, {"fluency/_default.yaml": prop_file("fluency", [("x", 1, 0)])})

@@ -403,11 +403,18 @@ def _ask(judge: Judge, pending: list[_Pending], batch_size: int, double_check: b
                     value=judge.name,
                 )
             for item, result in zip(chunk, results, strict=True):
-                _apply(item.row, result)
+                _apply(item.row, result, item.request.kind)
 
 
-def _apply(row: dict[str, Any], result: JudgeResult) -> None:
-    if result.value is None:
+def _apply(row: dict[str, Any], result: JudgeResult, kind: str) -> None:
+    if result.value is not None and (result.value < 0 or (kind == "score" and result.value > 9)):
+        row.update(
+            source="absent",
+            absent_reason=f"judge value {result.value} is outside "
+            + ("0-9" if kind == "score" else "0 and up"),
+            reasoning=result.reasoning,
+        )
+    elif result.value is None:
         raw = f"; reply: {result.raw[:80]!r}" if result.raw else ""
         row.update(
             source="absent",

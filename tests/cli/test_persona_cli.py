@@ -153,3 +153,25 @@ def test_console_script_runs_offline() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["run"] == "radio-week1"
+
+
+def test_rubric_override_changes_the_gate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lenient = tmp_path / "lenient.yaml"
+    lenient.write_text("version: team-lenient\nregression_tolerance: 9.5\n")
+    args = [str(WEEK2), *COMMON, "--baseline", str(FOLDER / "baselines"), "--rubric", str(lenient)]
+    code, out, _ = run_cli(args, capsys)
+    assert code == 0
+    assert out.splitlines()[0].endswith("rubric persona team-lenient")
+    unbumped = tmp_path / "unbumped.yaml"
+    unbumped.write_text("regression_tolerance: 9.5\n")
+    code, _, err = run_cli([str(WEEK2), *COMMON, "--rubric", str(unbumped)], capsys)
+    assert code == 2
+    assert "bump its version" in err
+
+
+def test_double_check_needs_double_check_recordings(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli([str(WEEK1), *COMMON, "--double-check"], capsys)
+    assert code == 2
+    assert "double-check" in err

@@ -8,7 +8,29 @@ the resulting :class:`Scorecard` as text, JSON, HTML, charts and widgets.
 from __future__ import annotations
 
 from toolkit.errors import InputError, RubricError, ToolkitError
+from toolkit.judge import (
+    CassetteMiss,
+    Judge,
+    JudgeRequest,
+    JudgeResult,
+    RecordedJudge,
+    RecordingJudge,
+    judge_from_spec,
+)
 from toolkit.load.discussion import Discussion, load_discussion, load_discussions
+from toolkit.load.persona import (
+    Baseline,
+    ChatRun,
+    PropositionSet,
+    load_baseline,
+    load_baselines,
+    load_chat,
+    load_correction_log,
+    load_personas,
+    load_propositions,
+    render_claim,
+    write_baselines,
+)
 from toolkit.load.ratings import FileRatings, RatingSource, load_ratings
 from toolkit.load.universe import Universe, load_universe, load_universes
 from toolkit.rubrics.discussion import DiscussionReport, score_discussion
@@ -19,6 +41,20 @@ from toolkit.rubrics.discussion_spec import (
     DiscussionSpec,
     load_discussion_spec,
 )
+from toolkit.rubrics.persona import (
+    DEFAULT_PERSONA_RUBRIC,
+    PRECONDITIONS,
+    PersonaResult,
+    PersonaRubric,
+    baselines_from,
+    compare_baselines,
+    correction_report,
+    load_persona_rubric,
+    persona_scores_frame,
+    register_precondition,
+    score_persona,
+)
+from toolkit.rubrics.persona_evidence import PersonaEvidence, persona_evidence
 from toolkit.rubrics.simulation import (
     SimulationRubric,
     character_breaks,
@@ -50,6 +86,14 @@ from toolkit.views.fleet import (
 )
 from toolkit.views.html import render_html
 from toolkit.views.notebook import setup_notebook
+from toolkit.views.persona import (
+    baseline_chart,
+    drift_chart,
+    persona_heatmap,
+    persona_table,
+    render_persona_table,
+    similarity_chart,
+)
 from toolkit.views.simulation import LivePanel, fanout_chart, highlight_markers, quality_panel
 from toolkit.views.text import render_json, render_text
 
@@ -57,6 +101,11 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_DISCUSSION_SPEC",
+    "DEFAULT_PERSONA_RUBRIC",
+    "PRECONDITIONS",
+    "Baseline",
+    "CassetteMiss",
+    "ChatRun",
     "Comparison",
     "Discussion",
     "DiscussionReport",
@@ -64,8 +113,17 @@ __all__ = [
     "Drilldown",
     "FileRatings",
     "InputError",
+    "Judge",
+    "JudgeRequest",
+    "JudgeResult",
     "LivePanel",
+    "PersonaEvidence",
+    "PersonaResult",
+    "PersonaRubric",
+    "PropositionSet",
     "RatingSource",
+    "RecordedJudge",
+    "RecordingJudge",
     "RubricError",
     "Scorecard",
     "SimulationRubric",
@@ -73,11 +131,16 @@ __all__ = [
     "ToolkitError",
     "Universe",
     "__version__",
+    "baseline_chart",
+    "baselines_from",
     "character_breaks",
+    "compare_baselines",
     "compare_discussions",
     "comparison_chart",
+    "correction_report",
     "dimension_series",
     "discussion_json",
+    "drift_chart",
     "evidence_table",
     "failing_dimensions",
     "failing_dimensions_chart",
@@ -85,29 +148,47 @@ __all__ = [
     "fanout_series",
     "fleet_frame",
     "highlight_markers",
+    "judge_from_spec",
+    "load_baseline",
+    "load_baselines",
+    "load_chat",
+    "load_correction_log",
     "load_discussion",
     "load_discussion_spec",
     "load_discussions",
+    "load_persona_rubric",
+    "load_personas",
+    "load_propositions",
     "load_ratings",
     "load_simulation_rubric",
     "load_universe",
     "load_universes",
+    "persona_evidence",
+    "persona_heatmap",
+    "persona_scores_frame",
+    "persona_table",
     "quality_panel",
     "refusal_clusters",
+    "register_precondition",
+    "render_claim",
     "render_discussion_text",
     "render_fleet_json",
     "render_fleet_text",
     "render_html",
     "render_json",
+    "render_persona_table",
     "render_text",
     "repeated_phrases",
     "score_discussion",
+    "score_persona",
     "score_universe",
     "scorecards_frame",
     "setup_notebook",
+    "similarity_chart",
     "similarity_heatmap",
     "success_check",
     "trend_chart",
     "ungrounded_ticks",
     "verdict_chart",
+    "write_baselines",
 ]

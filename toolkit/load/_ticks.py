@@ -148,14 +148,14 @@ def parse_ticks(
     """
     names = pl.Series("source_file", [str(f) for f in files], dtype=pl.String)
     slug_col = pl.Series("slug", list(slugs), dtype=pl.String)
-    lines = [_one_line(b) for b in blobs]
+    count = len(blobs)
     errors: list[InputError] = []
     raw: pl.DataFrame | None = None
     try:
-        raw = _read(lines) if lines else None
+        raw = _read([_one_line(b) for b in blobs]) if count else None
     except pl.exceptions.PolarsError:
         raw = None
-    if raw is not None and raw.height == len(lines):
+    if raw is not None and raw.height == count:
         bad = _problems(raw, names)
         if not bad.any():
             return normalise(raw, slug_col, names), errors
@@ -174,14 +174,14 @@ def parse_ticks(
             errors.extend(errs)
         return pl.concat(frames), errors
     else:
-        redo = set(range(len(lines)))
+        redo = set(range(count))
     # The slow path: only for the files the bulk read could not take.
     keep_lines: list[bytes] = []
     keep_files: list[str] = []
     keep_slugs: list[str] = []
     for i, (path, blob) in enumerate(zip(files, blobs, strict=True)):
         if i not in redo:
-            keep_lines.append(lines[i])
+            keep_lines.append(_one_line(blobs[i]))
             keep_files.append(str(path))
             keep_slugs.append(slugs[i])
             continue

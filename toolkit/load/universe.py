@@ -18,7 +18,6 @@ import os
 import re
 import sqlite3
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -56,8 +55,6 @@ __all__ = [
 _TICK_FILE = re.compile(r"^tick_(\d+)\.json$")
 _COMPRESSED_FILE = re.compile(r"^(batch|epoch)_(\d+)\.json$")
 _TICK_ID = re.compile(TICK_ID_PATTERN)
-#: Threads reading tick files; reads release the GIL, so this pays even on 2 cores.
-READ_THREADS = 8
 
 
 # ---------------------------------------------------------------------------
@@ -254,13 +251,14 @@ def _scan(folder: Path) -> list[os.DirEntry[str]]:
         return []
 
 
-def list_run(root: Path) -> Listing:
-    """List a run folder's source files with their sizes and mtimes."""
+def list_run(root: Path, *, stat: bool = True) -> Listing:
+    """List a run folder's source files, with their sizes and mtimes when ``stat``."""
     key: list[tuple[str, int, int]] = []
 
     def note(entry: os.DirEntry[str], rel: str) -> None:
-        st = entry.stat()
-        key.append((rel, st.st_size, st.st_mtime_ns))
+        if stat:
+            st = entry.stat()
+            key.append((rel, st.st_size, st.st_mtime_ns))
 
     ticks: list[tuple[int, Path]] = []
     for e in _scan(root / "tick_summaries" / "ticks"):
@@ -288,9 +286,18 @@ def list_run(root: Path) -> Listing:
 
 def _read_bytes(path: Path) -> bytes | OSError:
     try:
-        return path.read_bytes()
+        fd = os.open(path, os.O_RDONLY)
     except OSError as exc:
         return exc
+    try:
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError as exc:
+        return exc
+    finally:
+        os.close(fd)
 
 
 def _batch_row(slug: str, path: Path, data: Any, kind: str) -> dict[str, Any]:
@@ -404,45 +411,69 @@ def _run_parts(listing: Listing) -> tuple[Universe, list[dict[str, Any]]]:
     return part, issues
 
 
-def _build(listings: Sequence[Listing], progress: bool | None) -> list[Universe]:
-    """Load runs from their files: every tick file of every run in one bulk parse."""
-    from tqdm.auto import tqdm
+#: Tick files parsed per bulk read: bounds the raw bytes held at once (about 30 MiB).
+CHUNK_FILES = 25_000
 
+
+def _chunks(listings: Sequence[Listing]) -> list[list[Listing]]:
+    groups: list[list[Listing]] = [[]]
+    size = 0
+    for listing in listings:
+        if groups[-1] and size + len(listing.ticks) > CHUNK_FILES:
+            groups.append([])
+            size = 0
+        groups[-1].append(listing)
+        size += len(listing.ticks)
+    return groups
+
+
+def _parse_group(
+    group: Sequence[Listing], bar: Any
+) -> tuple[pl.DataFrame, dict[str, list[dict[str, Any]]]]:
+    """Read and parse the tick files of a group of runs in one bulk read."""
     slugs: list[str] = []
     files: list[Path] = []
-    for listing in listings:
-        slugs.extend([listing.slug] * len(listing.ticks))
-        files.extend(listing.ticks)
     blobs: list[bytes] = []
-    read_errors: list[dict[str, Any]] = []
-    ok_slugs: list[str] = []
-    ok_files: list[Path] = []
-    with (
-        ThreadPoolExecutor(READ_THREADS) as pool,
-        tqdm(
-            total=len(files),
-            desc="reading tick files",
-            unit="file",
-            disable=(not progress) if progress is not None else None,
-            leave=False,
-        ) as bar,
-    ):
-        for slug, path, blob in zip(slugs, files, pool.map(_read_bytes, files), strict=True):
+    tick_issues: dict[str, list[dict[str, Any]]] = {}
+    for listing in group:
+        for path in listing.ticks:
+            blob = _read_bytes(path)
             bar.update()
             if isinstance(blob, OSError):
-                read_errors.append(_issue(InputError(path, f"cannot read file ({blob})")))
+                err = InputError(path, f"cannot read file ({blob})")
+                tick_issues.setdefault(listing.slug, []).append(_issue(err))
                 continue
-            ok_slugs.append(slug)
-            ok_files.append(path)
+            slugs.append(listing.slug)
+            files.append(path)
             blobs.append(blob)
-    ticks, errors = parse_ticks(ok_slugs, ok_files, blobs)
-    by_path = {str(p): s for s, p in zip(ok_slugs, ok_files, strict=True)}
-    tick_issues: dict[str, list[dict[str, Any]]] = {}
+    ticks, errors = parse_ticks(slugs, files, blobs)
+    del blobs
+    by_path = {str(p): s for s, p in zip(slugs, files, strict=True)}
     for err in errors:
         tick_issues.setdefault(by_path.get(err.path or "", ""), []).append(_issue(err))
-    for issue in read_errors:
-        slug = Path(issue["path"]).parents[2].name
-        tick_issues.setdefault(slug, []).append(issue)
+    return ticks, tick_issues
+
+
+def _build(listings: Sequence[Listing], progress: bool | None) -> list[Universe]:
+    """Load runs from their files: tick files parsed in bulk, a chunk of runs at a time."""
+    from tqdm.auto import tqdm
+
+    frames: list[pl.DataFrame] = []
+    tick_issues: dict[str, list[dict[str, Any]]] = {}
+    with tqdm(
+        total=sum(len(listing.ticks) for listing in listings),
+        desc="reading tick files",
+        unit="file",
+        disable=(not progress) if progress is not None else None,
+        leave=False,
+        miniters=1000,
+    ) as bar:
+        for group in _chunks(listings):
+            frame, group_issues = _parse_group(group, bar)
+            frames.append(frame)
+            for slug, found in group_issues.items():
+                tick_issues.setdefault(slug, []).extend(found)
+    ticks = pl.concat(frames) if frames else pl.DataFrame(schema=TICKS_SCHEMA)
 
     dupes = ticks.filter(pl.struct("slug", "tick").is_duplicated())
     if dupes.height:
@@ -476,14 +507,9 @@ def _build(listings: Sequence[Listing], progress: bool | None) -> list[Universe]
 def _load(roots: Sequence[Path], cache: bool | str | Path, progress: bool | None) -> list[Universe]:
     from toolkit.load._cache import RunCache
 
-    listings = [list_run(r) for r in roots]
     store = RunCache(cache) if cache else None
-    found: dict[int, Universe] = {}
-    if store is not None:
-        for i, listing in enumerate(listings):
-            hit = store.get(listing)
-            if hit is not None:
-                found[i] = hit
+    listings = [list_run(r, stat=store is not None) for r in roots]
+    found: dict[int, Universe] = store.get_many(listings) if store is not None else {}
     stale = [i for i in range(len(listings)) if i not in found]
     if stale:
         built = _build([listings[i] for i in stale], progress)

@@ -208,6 +208,7 @@ def tick_features(
     ticks: pl.LazyFrame | pl.DataFrame,
     rubric: SimulationRubric = DEFAULT_RUBRIC,
     history: pl.LazyFrame | pl.DataFrame | None = None,
+    window: int | None = None,
 ) -> pl.LazyFrame:
     """Per-tick facts the dimensions are built from.
 
@@ -216,13 +217,37 @@ def tick_features(
         rubric: supplies the break markers and the vocabulary unit.
         history: optional (slug, unit) pairs seen before the first tick file (e.g. the
             mechanic ids that batch records list); they are never novel.
+        window: keep only each run's last ``window`` ticks (novelty is still decided
+            against the whole run); ``None`` keeps every tick.
 
     Returns:
         The ticks sorted by slug and tick with added columns ``pos`` (row within run),
-        ``turn``, ``break_marker`` (the first marker found, or null), ``is_break``,
-        ``refused``, ``unit`` (verb or mechanic id used for vocabulary) and ``novel``.
+        ``unit`` (verb or mechanic id used for vocabulary), ``novel``, ``turn``,
+        ``break_marker`` (the first marker found, or null), ``is_break`` and ``refused``.
     """
-    lf = ticks.lazy().sort("slug", "tick")
+    if rubric.vocabulary_growth.unit == "verb":
+        unit = pl.col("verb")
+    else:
+        unit = pl.when(pl.col("mechanic") != CONTINUATION_MECHANIC).then(pl.col("mechanic"))
+    lf = (
+        ticks.lazy()
+        .sort("slug", "tick")
+        .with_columns(pos=pl.int_range(pl.len()).over("slug"), unit=unit)
+    )
+    first_use = pl.col("unit").is_not_null() & pl.col("unit").is_first_distinct().over("slug")
+    if history is not None:
+        seen = history.lazy().select("slug", "unit").unique().with_columns(_seen=pl.lit(True))
+        lf = (
+            lf.join(seen, on=["slug", "unit"], how="left")
+            .with_columns(novel=first_use & pl.col("_seen").is_null())
+            .drop("_seen")
+            .sort("slug", "tick")
+        )
+    else:
+        lf = lf.with_columns(novel=first_use)
+    if window is not None:
+        lf = lf.filter(pl.col("pos") >= pl.len().over("slug").cast(pl.Int64) - window)
+    # Text features only for the ticks kept: the marker search is the costly part.
     text = pl.col("action_text").fill_null("").str.strip_chars()
     lowered = pl.col("action_text").fill_null("").str.to_lowercase()
     turn = (text != "") & pl.col("continuation").not_()
@@ -230,25 +255,11 @@ def tick_features(
     first_marker = pl.coalesce(
         [pl.when(lowered.str.contains(m, literal=True)).then(pl.lit(m)) for m in markers]
     )
-    if rubric.vocabulary_growth.unit == "verb":
-        unit = pl.col("verb")
-    else:
-        unit = pl.when(pl.col("mechanic") != CONTINUATION_MECHANIC).then(pl.col("mechanic"))
-    lf = lf.with_columns(
-        pos=pl.int_range(pl.len()).over("slug"),
+    return lf.with_columns(
         turn=turn,
         break_marker=pl.when(turn).then(first_marker),
         refused=pl.col("status") == "refused",
-        unit=unit,
     ).with_columns(is_break=pl.col("break_marker").is_not_null())
-    first_use = pl.col("unit").is_not_null() & pl.col("unit").is_first_distinct().over("slug")
-    if history is not None:
-        seen = history.lazy().select("slug", "unit").unique().with_columns(_seen=pl.lit(True))
-        lf = lf.join(seen, on=["slug", "unit"], how="left").with_columns(
-            novel=first_use & pl.col("_seen").is_null()
-        )
-        return lf.drop("_seen").sort("slug", "tick")
-    return lf.with_columns(novel=first_use)
 
 
 def _status(value: pl.Expr, *, fail: pl.Expr, ok: pl.Expr) -> pl.Expr:
@@ -367,9 +378,7 @@ def window_scores(
     engine) is scored without materialising per-tick windows.
     """
     w = window or rubric.window
-    feats = tick_features(ticks, rubric, history).filter(
-        pl.col("pos") >= pl.len().over("slug").cast(pl.Int64) - w
-    )
+    feats = tick_features(ticks, rubric, history, window=w)
     scores = feats.group_by("slug", maintain_order=True).agg(**_WINDOW_AGGS)
     return _with_statuses(scores, rubric)
 
@@ -805,11 +814,8 @@ def _card(
 
 
 def _window(universe: Universe, rubric: SimulationRubric, window: int | None) -> pl.LazyFrame:
-    w = window or rubric.window
-    return (
-        tick_features(universe.ticks, rubric, _history(universe, rubric))
-        .with_columns(from_end=pl.len().over("slug").cast(pl.Int64) - pl.col("pos"))
-        .filter(pl.col("from_end") <= w)
+    return tick_features(
+        universe.ticks, rubric, _history(universe, rubric), window=window or rubric.window
     )
 
 

@@ -14,9 +14,18 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	@for run in sample_runs/universes/*/; do \
-		$(BIN)/toolkit quality $$run; echo; \
-	done
+	@echo "== Simulation runs: the fleet, then each sample run"
+	@$(BIN)/toolkit quality --all sample_runs/universes; echo
+	@for run in sample_runs/universes/*/; do $(BIN)/toolkit quality $$run; echo; done
+	@echo "== LLM Mafia discussions"
+	@$(BIN)/toolkit discussion sample_runs/discussions \
+		--ratings sample_runs/discussions/ratings.csv --baseline sample_runs/discussions/baseline
+	@echo; echo "== Persona drift (week 2 against week 1's golden baselines)"
+	@$(BIN)/toolkit persona sample_runs/persona/radio-week2.jsonl \
+		--propositions sample_runs/persona/propositions \
+		--judge recorded:sample_runs/persona/cassette.json \
+		--baseline sample_runs/persona/baselines \
+		|| echo "(exit $$?: a regression against the baselines, as this sample is meant to show)"
 
 test: $(STAMP) lint typecheck
 	$(BIN)/python -m pytest
@@ -33,6 +42,9 @@ lab: $(STAMP)
 
 samples: $(STAMP)
 	$(BIN)/python sample_runs/make_universes.py sample_runs/universes
+	$(BIN)/python bench/make_fleet.py sample_runs/fleet --runs 16 --ticks 60 --nights 8
+	$(BIN)/python sample_runs/make_discussions.py
+	$(BIN)/python sample_runs/persona/make_samples.py
 
 notebooks: $(STAMP)
 	$(BIN)/python notebooks/refresh.py

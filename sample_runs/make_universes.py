@@ -94,6 +94,8 @@ class Plan:
     legacy_ids_until: int = 0  # tick files up to here write "tick_<n>" ids
     shrink_from: int = 0  # from this tick on the graph sheds edges (0: never)
     shrink_rate: float = 0.0  # edges shed per executed tick from shrink_from on
+    start: datetime = START  # when the run's first tick happened
+    verbs_from: int = BATCH_SIZE  # new verbs appear only after this tick
 
 
 PLANS = [
@@ -159,8 +161,8 @@ class World:
         )
 
 
-def _stamp(tick: int) -> str:
-    return (START + timedelta(seconds=37 * tick)).strftime("%Y-%m-%dT%H:%M:%SZ")
+def _stamp(tick: int, start: datetime = START) -> str:
+    return (start + timedelta(seconds=37 * tick)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _tick(plan: Plan, rng: random.Random, world: World, n: int, known: list[str]) -> dict[str, Any]:
@@ -169,10 +171,9 @@ def _tick(plan: Plan, rng: random.Random, world: World, n: int, known: list[str]
     item_i = rng.randrange(len(ITEMS))
     item = f"{ITEMS[item_i]}_{item_i}"
 
-    if plan.new_verb_every and n > BATCH_SIZE and n % plan.new_verb_every == 0:
-        fresh = [v for v in VERBS if v not in known]
-        if fresh:
-            known.append(fresh[0])
+    if plan.new_verb_every and n > plan.verbs_from and n % plan.new_verb_every == 0:
+        fresh = [v for v in VERBS if v not in known] or [f"{VERBS[n % len(VERBS)]}-{n}"]
+        known.append(fresh[0])
     verb = rng.choice(known)
     text = f"{actor.title()} goes to the {place} to {verb} the {ITEMS[item_i]}."
     refused = rng.random() < plan.refuse_p or (plan.wedge_from and n >= plan.wedge_from)
@@ -223,7 +224,7 @@ def _tick(plan: Plan, rng: random.Random, world: World, n: int, known: list[str]
     record: dict[str, Any] = {
         "schema_version": plan.schema,
         "tick_id": tick_id,
-        "timestamp_iso": _stamp(n),
+        "timestamp_iso": _stamp(n, plan.start),
         "action_text": text,
         "classified_action": None if continuation else action,
         "classified_actions": [] if continuation else [action],
@@ -270,7 +271,8 @@ def _tick(plan: Plan, rng: random.Random, world: World, n: int, known: list[str]
     return record
 
 
-def write_run(plan: Plan, out: Path) -> None:
+def write_run(plan: Plan, out: Path, *, compress: bool = True) -> None:
+    """Write one run; ``compress=False`` keeps every tick as a tick file (no batch)."""
     rng = random.Random(plan.seed)
     world = World(rng)
     root = out / plan.slug
@@ -287,9 +289,15 @@ def write_run(plan: Plan, out: Path) -> None:
     records: list[dict[str, Any]] = []
     snapshots: list[tuple[int, str, int, int]] = []
     for n in range(1, plan.ticks + 1):
-        snapshots.append((n, world.graph_json(), len(world.nodes), len(world.edges)))
+        if n > plan.ticks - SNAPSHOTS_KEPT:  # the engine keeps only the newest snapshots
+            snapshots.append((n, world.graph_json(), len(world.nodes), len(world.edges)))
         records.append(_tick(plan, rng, world, n, known))
 
+    if not compress or len(records) < BATCH_SIZE:
+        for n, record in enumerate(records, start=1):
+            (ticks_dir / f"tick_{n}.json").write_text(json.dumps(record, indent=2))
+        _write_db(root / "universe.db", snapshots, world, plan.start)
+        return
     batch = records[:BATCH_SIZE]
     batch_record = {
         "kind": "batch",
@@ -308,8 +316,12 @@ def write_run(plan: Plan, out: Path) -> None:
     (root / "tick_summaries" / "batch_0.json").write_text(json.dumps(batch_record, indent=2))
     for n, record in enumerate(records[BATCH_SIZE:], start=BATCH_SIZE + 1):
         (ticks_dir / f"tick_{n}.json").write_text(json.dumps(record, indent=2))
+    _write_db(root / "universe.db", snapshots, world, plan.start)
 
-    db = root / "universe.db"
+
+def _write_db(
+    db: Path, snapshots: list[tuple[int, str, int, int]], world: World, start: datetime
+) -> None:
     with sqlite3.connect(db) as conn:
         conn.execute(
             "CREATE TABLE graph_snapshots (snapshot_id INTEGER PRIMARY KEY, tick_id TEXT UNIQUE,"
@@ -323,7 +335,7 @@ def write_run(plan: Plan, out: Path) -> None:
         for sid, (n, graph, nodes, edges) in enumerate(snapshots[-SNAPSHOTS_KEPT:], start=1):
             conn.execute(
                 "INSERT INTO graph_snapshots VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (sid, str(n), f"before tick {n}", graph, nodes, edges, _stamp(n)),
+                (sid, str(n), f"before tick {n}", graph, nodes, edges, _stamp(n, start)),
             )
         conn.execute(
             "INSERT INTO graph_state VALUES (1, ?, ?)", (len(world.nodes), len(world.edges))

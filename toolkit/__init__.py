@@ -8,6 +8,16 @@ the resulting :class:`Scorecard` as text, JSON, HTML, charts and widgets.
 from __future__ import annotations
 
 from toolkit.errors import InputError, RubricError, ToolkitError
+from toolkit.judge import (
+    CassetteMiss,
+    Judge,
+    JudgeRequest,
+    JudgeResult,
+    RecordedJudge,
+    RecordingJudge,
+    judge_from_spec,
+)
+from toolkit.load.discussion import Discussion, load_discussion, load_discussions
 from toolkit.load.experiments import (
     ExperimentScores,
     load_experiment,
@@ -15,7 +25,29 @@ from toolkit.load.experiments import (
     load_reference_table,
     scores_from_frame,
 )
+from toolkit.load.persona import (
+    Baseline,
+    ChatRun,
+    PropositionSet,
+    load_baseline,
+    load_baselines,
+    load_chat,
+    load_correction_log,
+    load_personas,
+    load_propositions,
+    render_claim,
+    write_baselines,
+)
+from toolkit.load.ratings import FileRatings, RatingSource, load_ratings
 from toolkit.load.universe import Universe, load_universe, load_universes
+from toolkit.rubrics.discussion import DiscussionReport, score_discussion
+from toolkit.rubrics.discussion_iterations import Comparison, SuccessCheck, success_check
+from toolkit.rubrics.discussion_iterations import compare as compare_discussions
+from toolkit.rubrics.discussion_spec import (
+    DEFAULT_DISCUSSION_SPEC,
+    DiscussionSpec,
+    load_discussion_spec,
+)
 from toolkit.rubrics.experiment import (
     ExperimentRubric,
     compare_to_reference,
@@ -25,6 +57,20 @@ from toolkit.rubrics.experiment import (
     group_intervals,
     load_experiment_rubric,
 )
+from toolkit.rubrics.persona import (
+    DEFAULT_PERSONA_RUBRIC,
+    PRECONDITIONS,
+    PersonaResult,
+    PersonaRubric,
+    baselines_from,
+    compare_baselines,
+    correction_report,
+    load_persona_rubric,
+    persona_scores_frame,
+    register_precondition,
+    score_persona,
+)
+from toolkit.rubrics.persona_evidence import PersonaEvidence, persona_evidence
 from toolkit.rubrics.simulation import (
     SimulationRubric,
     character_breaks,
@@ -36,6 +82,14 @@ from toolkit.rubrics.simulation import (
     ungrounded_ticks,
 )
 from toolkit.scorecard import Scorecard, scorecards_frame
+from toolkit.views.discussion import (
+    comparison_chart,
+    discussion_json,
+    evidence_table,
+    render_discussion_text,
+    repeated_phrases,
+    similarity_heatmap,
+)
 from toolkit.views.experiment import (
     distribution_chart,
     render_experiment_html,
@@ -44,55 +98,139 @@ from toolkit.views.experiment import (
     render_experiment_text,
     table1_frame,
 )
+from toolkit.views.fleet import (
+    Drilldown,
+    failing_dimensions,
+    failing_dimensions_chart,
+    fleet_frame,
+    render_fleet_json,
+    render_fleet_text,
+    trend_chart,
+    verdict_chart,
+)
 from toolkit.views.html import render_html
 from toolkit.views.notebook import setup_notebook
+from toolkit.views.persona import (
+    baseline_chart,
+    drift_chart,
+    persona_heatmap,
+    persona_table,
+    render_persona_table,
+    similarity_chart,
+)
 from toolkit.views.simulation import LivePanel, fanout_chart, highlight_markers, quality_panel
 from toolkit.views.text import render_json, render_text
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "DEFAULT_DISCUSSION_SPEC",
+    "DEFAULT_PERSONA_RUBRIC",
+    "PRECONDITIONS",
+    "Baseline",
+    "CassetteMiss",
+    "ChatRun",
+    "Comparison",
+    "Discussion",
+    "DiscussionReport",
+    "DiscussionSpec",
+    "Drilldown",
     "ExperimentRubric",
     "ExperimentScores",
+    "FileRatings",
     "InputError",
+    "Judge",
+    "JudgeRequest",
+    "JudgeResult",
     "LivePanel",
+    "PersonaEvidence",
+    "PersonaResult",
+    "PersonaRubric",
+    "PropositionSet",
+    "RatingSource",
+    "RecordedJudge",
+    "RecordingJudge",
     "RubricError",
     "Scorecard",
     "SimulationRubric",
+    "SuccessCheck",
     "ToolkitError",
     "Universe",
     "__version__",
+    "baseline_chart",
+    "baselines_from",
     "character_breaks",
+    "compare_baselines",
+    "compare_discussions",
     "compare_to_reference",
     "compare_to_reported",
+    "comparison_chart",
+    "correction_report",
     "dimension_series",
+    "discussion_json",
     "distribution_chart",
+    "drift_chart",
+    "evidence_table",
     "experiment_scorecards",
     "experiment_stats",
+    "failing_dimensions",
+    "failing_dimensions_chart",
     "fanout_chart",
     "fanout_series",
+    "fleet_frame",
     "group_intervals",
     "highlight_markers",
+    "judge_from_spec",
+    "load_baseline",
+    "load_baselines",
+    "load_chat",
+    "load_correction_log",
+    "load_discussion",
+    "load_discussion_spec",
+    "load_discussions",
     "load_experiment",
     "load_experiment_rubric",
     "load_experiments",
+    "load_persona_rubric",
+    "load_personas",
+    "load_propositions",
+    "load_ratings",
     "load_reference_table",
     "load_simulation_rubric",
     "load_universe",
     "load_universes",
+    "persona_evidence",
+    "persona_heatmap",
+    "persona_scores_frame",
+    "persona_table",
     "quality_panel",
     "refusal_clusters",
+    "register_precondition",
+    "render_claim",
+    "render_discussion_text",
     "render_experiment_html",
     "render_experiment_json",
     "render_experiment_latex",
     "render_experiment_text",
+    "render_fleet_json",
+    "render_fleet_text",
     "render_html",
     "render_json",
+    "render_persona_table",
     "render_text",
+    "repeated_phrases",
+    "score_discussion",
+    "score_persona",
     "score_universe",
     "scorecards_frame",
     "scores_from_frame",
     "setup_notebook",
+    "similarity_chart",
+    "similarity_heatmap",
+    "success_check",
     "table1_frame",
+    "trend_chart",
     "ungrounded_ticks",
+    "verdict_chart",
+    "write_baselines",
 ]

@@ -96,6 +96,231 @@ def empty(schema: dict[str, pl.DataType]) -> pl.DataFrame:
 
 
 # ---------------------------------------------------------------------------
+# Discussion transcripts (LLM Mafia games)
+# ---------------------------------------------------------------------------
+
+#: One row per game.
+DISCUSSION_GAMES_SCHEMA: dict[str, pl.DataType] = {
+    "game_id": pl.String(),
+    "source_kind": pl.String(),  # transcript | export | sqlite
+    "source_file": pl.String(),
+    "status": pl.String(),
+    "round_number": pl.Int64(),
+    "player_count": pl.Int64(),
+    "created_at": pl.Datetime("us", "UTC"),
+    "total_turns": pl.Int64(),
+    "duration_seconds": pl.Float64(),
+    "cost_usd": pl.Float64(),
+    "input_tokens": pl.Int64(),
+    "cached_tokens": pl.Int64(),
+    "output_tokens": pl.Int64(),
+    "cache_hit_rate": pl.Float64(),  # a fraction 0..1
+}
+
+#: One row per player of a game.
+DISCUSSION_PLAYERS_SCHEMA: dict[str, pl.DataType] = {
+    "game_id": pl.String(),
+    "player_id": pl.String(),
+    "name": pl.String(),
+    "role": pl.String(),  # MAFIA | VILLAGER (upper-cased as written)
+    "personality": pl.String(),
+    "alive": pl.Boolean(),
+    "position": pl.Int64(),
+}
+
+#: One row per discussion message, in turn order within a game.
+DISCUSSION_MESSAGES_SCHEMA: dict[str, pl.DataType] = {
+    "game_id": pl.String(),
+    "message_id": pl.String(),
+    "turn": pl.Int64(),
+    "round": pl.Int64(),
+    "speaker": pl.String(),
+    "text": pl.String(),
+    "in_reply_to": pl.String(),
+    "in_reply_to_player": pl.String(),
+    "timestamp": pl.Datetime("us", "UTC"),
+}
+
+#: One row per vote cast.
+DISCUSSION_VOTES_SCHEMA: dict[str, pl.DataType] = {
+    "game_id": pl.String(),
+    "round": pl.Int64(),
+    "voter": pl.String(),
+    "target": pl.String(),
+    "justification": pl.String(),
+    "timestamp": pl.Datetime("us", "UTC"),
+}
+
+#: Human engagement ratings (1-5), one row per rater and game.
+DISCUSSION_RATINGS_SCHEMA: dict[str, pl.DataType] = {
+    "game_id": pl.String(),
+    "rater": pl.String(),
+    "score": pl.Float64(),
+}
+
+#: Reviewer labels that override the rubric's automatic labels for one item.
+#: ``kind`` is ``memory`` (item = reference id), ``strategic`` or ``role`` (item = message id).
+DISCUSSION_LABELS_SCHEMA: dict[str, pl.DataType] = {
+    "game_id": pl.String(),
+    "kind": pl.String(),
+    "item_id": pl.String(),
+    "label": pl.Boolean(),
+}
+
+
+# ---------------------------------------------------------------------------
+# Persona-drift evaluation (chat runs, propositions, judge scores)
+# ---------------------------------------------------------------------------
+
+MESSAGE_KIND = pl.Enum(["action", "stimulus"])
+
+#: One row per chat message. ``agent_id`` is the author of an action, or the agent a
+#: stimulus is addressed to (null: everyone in the channel).
+CHAT_MESSAGES_SCHEMA: dict[str, pl.DataType] = {
+    "run": pl.String(),
+    "step": pl.Int64(),
+    "channel": pl.String(),
+    "agent_id": pl.String(),
+    "agent_name": pl.String(),
+    "kind": MESSAGE_KIND,
+    "text": pl.String(),
+    "time": pl.Datetime("us", "UTC"),
+    "recipient_id": pl.String(),
+}
+
+#: One row per agent of a chat run.
+PERSONAS_SCHEMA: dict[str, pl.DataType] = {
+    "run": pl.String(),
+    "agent_id": pl.String(),
+    "name": pl.String(),
+    "persona": pl.String(),
+}
+
+#: One row per proposition of a proposition file (claims still templates).
+PROPOSITIONS_SCHEMA: dict[str, pl.DataType] = {
+    "dimension": pl.String(),
+    "file_agent_id": pl.String(),
+    "proposition": pl.String(),
+    "claim": pl.String(),
+    "weight": pl.Float64(),
+    "inverted": pl.Boolean(),
+    "hard": pl.Boolean(),
+    "include_personas": pl.Boolean(),
+    "target_type": pl.String(),
+    "first_n": pl.Int64(),
+    "last_n": pl.Int64(),
+    "precondition": pl.String(),
+    "recommendation": pl.String(),
+    "source_file": pl.String(),
+}
+
+#: The tidy per-proposition scores of a persona evaluation: one row per (run, window,
+#: agent, dimension, proposition). ``agent_id`` is null for environment dimensions.
+#: ``raw`` is the judge's integer (a count for ideas_quantity); ``score`` is after
+#: inversion and hard mode; ``source`` is ``judge``, ``precondition`` (not met: 9) or
+#: ``absent`` (no score; ``absent_reason`` says why); ``contribution`` is
+#: ``score * weight / sum(weights)`` over the judged propositions of the dimension, so
+#: contributions sum to the dimension score.
+PERSONA_SCORES_SCHEMA: dict[str, pl.DataType] = {
+    "run": pl.String(),
+    "window": pl.Int64(),
+    "target_type": pl.String(),
+    "agent_id": pl.String(),
+    "agent_name": pl.String(),
+    "dimension": pl.String(),
+    "proposition": pl.String(),
+    "claim": pl.String(),
+    "weight": pl.Float64(),
+    "inverted": pl.Boolean(),
+    "hard": pl.Boolean(),
+    "raw": pl.Int64(),
+    "score": pl.Float64(),
+    "contribution": pl.Float64(),
+    "source": pl.String(),
+    "absent_reason": pl.String(),
+    "reasoning": pl.String(),
+    "recommendation": pl.String(),
+}
+
+#: One row per (run, window, agent, dimension): the weighted mean of its propositions.
+PERSONA_DIMENSIONS_SCHEMA: dict[str, pl.DataType] = {
+    "run": pl.String(),
+    "window": pl.Int64(),
+    "target_type": pl.String(),
+    "agent_id": pl.String(),
+    "agent_name": pl.String(),
+    "dimension": pl.String(),
+    "score": pl.Float64(),
+    "judged": pl.Int64(),
+    "absent": pl.Int64(),
+    "lowest_proposition": pl.String(),
+    "lowest_score": pl.Float64(),
+}
+
+#: Baseline comparison: one row per (agent, dimension) present in a score or a baseline.
+PERSONA_BASELINE_SCHEMA: dict[str, pl.DataType] = {
+    "agent_id": pl.String(),
+    "dimension": pl.String(),
+    "baseline": pl.Float64(),
+    "score": pl.Float64(),
+    "delta": pl.Float64(),
+    "regression": pl.Boolean(),
+    "note": pl.String(),
+}
+
+#: Algorithmic (no LLM) evidence per message of an agent.
+PERSONA_MESSAGE_EVIDENCE_SCHEMA: dict[str, pl.DataType] = {
+    "run": pl.String(),
+    "agent_id": pl.String(),
+    "step": pl.Int64(),
+    "text": pl.String(),
+    "tokens": pl.Int64(),
+    "max_jaccard_prev5": pl.Float64(),
+    "similar_flag": pl.Boolean(),
+}
+
+#: Algorithmic (no LLM) evidence per agent.
+PERSONA_AGENT_EVIDENCE_SCHEMA: dict[str, pl.DataType] = {
+    "run": pl.String(),
+    "agent_id": pl.String(),
+    "messages": pl.Int64(),
+    "tokens": pl.Int64(),
+    "distinct_tokens": pl.Int64(),
+    "type_token_ratio": pl.Float64(),
+    "mean_tokens_per_message": pl.Float64(),
+    "repeated_ngram_share_last5": pl.Float64(),
+    "flagged_similar_messages": pl.Int64(),
+    "mean_vocab_overlap": pl.Float64(),
+}
+
+#: Cross-agent vocabulary overlap (Jaccard of distinct-token sets), one row per pair.
+PERSONA_VOCAB_OVERLAP_SCHEMA: dict[str, pl.DataType] = {
+    "run": pl.String(),
+    "agent_a": pl.String(),
+    "agent_b": pl.String(),
+    "shared": pl.Int64(),
+    "union": pl.Int64(),
+    "jaccard": pl.Float64(),
+}
+
+CORRECTION_OUTCOME = pl.Enum(
+    ["passed", "corrected", "passed_after_retry", "forced_through", "timeout_pass_through"]
+)
+
+#: Action-gate correction log: one row per (action, attempt, dimension).
+CORRECTION_LOG_SCHEMA: dict[str, pl.DataType] = {
+    "agent_id": pl.String(),
+    "action_id": pl.String(),
+    "attempt": pl.Int64(),
+    "outcome": CORRECTION_OUTCOME,
+    "dimension": pl.String(),
+    "score": pl.Float64(),
+    "similarity": pl.Float64(),
+    "line": pl.Int64(),
+}
+
+
+# ---------------------------------------------------------------------------
 # Treatment-vs-control experiments
 # ---------------------------------------------------------------------------
 

@@ -142,3 +142,66 @@ def test_console_script_runs_as_a_process() -> None:
     proc = subprocess.run([str(exe), "quality", "/nope"], capture_output=True, text=True,
                           check=False)  # fmt: skip
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
+
+
+# --- The fleet: --all DIR ---------------------------------------------------------------
+
+
+def test_all_prints_one_line_per_run_worst_first(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(["quality", "--all", str(SAMPLE_RUNS / "universes")], capsys)
+    lines = out.splitlines()
+    assert code == 0
+    assert [line.split()[0] for line in lines[1:4]] == ["ashfall", "harbor-town", "willowbrook"]
+    assert lines[1].split()[2] == "FAILED" and lines[3].split()[2] == "HEALTHY"
+    assert lines[1].split()[3:] == ["ok", "FAIL", "FAIL", "FAIL", "FAIL", "FAIL", "FAIL"]
+    assert lines[-1].startswith("3 runs: 1 FAILED, 1 DEGRADED, 1 HEALTHY")
+
+
+def test_all_json_lists_runs_with_their_statuses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_run(tmp_path / "b-ok", [tick_v1(n) for n in range(1, 31)])
+    write_run(tmp_path / "a-wedged", [tick_v1(1)] + [refused_v1(n) for n in range(2, 9)])
+    write_run(tmp_path / "c-broken", [tick_v1(n) for n in range(1, 31)])
+    (tmp_path / "c-broken" / "tick_summaries" / "ticks" / "tick_31.json").write_text("{")
+    code, out, _ = run_cli(["quality", "--all", str(tmp_path), "--format", "json"], capsys)
+    data = json.loads(out)
+    assert code == 0
+    assert [r["slug"] for r in data["runs"]] == ["a-wedged", "b-ok", "c-broken"]
+    assert data["runs"][0]["statuses"]["refusal_cluster"] == "FAIL"
+    assert data["runs"][0]["ticks"] == 8
+    assert any("c-broken: skipped" in w and "tick_31.json" in w for w in data["warnings"])
+
+
+def test_all_gate_fails_when_any_run_is_not_all_ok(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert run_cli(["quality", "--all", str(SAMPLE_RUNS / "universes"), "--gate"], capsys)[0] == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["quality"], "give either RUN_DIR or --all DIR"),
+        (["quality", str(HEALTHY), "--all", str(HEALTHY)], "give either RUN_DIR or --all DIR"),
+        (["quality", "--all", "/no/such/dir"], "/no/such/dir: no such folder of runs"),
+        (["quality", "--all", str(SAMPLE_RUNS)], "no run folders"),
+    ],
+)
+def test_all_bad_input_exits_2(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run_cli(args, capsys)
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_all_with_cache_dir_reuses_the_cache(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    runs = tmp_path / "runs"
+    write_run(runs / "a", [tick_v1(n) for n in range(1, 11)])
+    store = tmp_path / "cache"
+    first = run_cli(["quality", "--all", str(runs), "--cache", str(store)], capsys)[1]
+    assert any(store.iterdir())
+    second = run_cli(["quality", "--all", str(runs), "--cache", str(store)], capsys)[1]
+    assert first == second

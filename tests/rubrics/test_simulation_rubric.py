@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -10,8 +11,9 @@ import pytest
 from conftest import refused_v1, tick_v1, tick_v2
 
 from toolkit.errors import RubricError
-from toolkit.frames import BATCHES_SCHEMA, CHECKPOINTS_SCHEMA, LOAD_ISSUES_SCHEMA, TICKS_SCHEMA
-from toolkit.load.universe import Universe, parse_tick
+from toolkit.frames import BATCHES_SCHEMA, CHECKPOINTS_SCHEMA, LOAD_ISSUES_SCHEMA
+from toolkit.load._ticks import parse_ticks
+from toolkit.load.universe import Universe
 from toolkit.rubrics.simulation import (
     DEFAULT_RUBRIC,
     dimension_series,
@@ -27,10 +29,12 @@ def make_universe(
     slug: str = "run",
     batches: list[dict[str, Any]] | None = None,
 ) -> Universe:
-    rows = [parse_tick(slug, Path(f"tick_{t['tick_id']}.json"), t) for t in ticks]
+    files = [Path(f"tick_{t['tick_id']}.json") for t in ticks]
+    frame, errors = parse_ticks([slug] * len(ticks), files, [json.dumps(t).encode() for t in ticks])
+    assert not errors
     cps = [{"slug": slug, "tick": t, "node_count": n, "edge_count": e} for t, n, e in checkpoints]
     return Universe(
-        ticks=pl.DataFrame(rows, schema=TICKS_SCHEMA).sort("tick"),
+        ticks=frame,
         batches=pl.DataFrame(batches or [], schema=BATCHES_SCHEMA),
         checkpoints=pl.DataFrame(cps, schema=CHECKPOINTS_SCHEMA),
         issues=pl.DataFrame(schema=LOAD_ISSUES_SCHEMA),
@@ -112,7 +116,7 @@ def test_observer_claim_must_match_target_property_and_new_value() -> None:
     right = tick_v2(2)
     u = make_universe([wrong_value, right])
     assert u.ticks["grounded"].to_list() == [False, True]
-    assert u.ticks["unsupported_claims"][0] == "mara.location='home'"
+    assert u.ticks["unsupported_claims"][0] == "mara.location=home"
 
 
 # --- 2. Character stability -------------------------------------------------------------
@@ -424,3 +428,14 @@ def test_invalid_rubric_numbers_name_the_field(tmp_path: Path) -> None:
     f.write_text("version: 2.0.0\nwindow: fifty\n")
     with pytest.raises(RubricError, match=r"window='fifty'"):
         load_simulation_rubric(f)
+
+
+def test_one_row_per_run_scores_equal_the_last_row_of_the_rolling_series() -> None:
+    from toolkit.rubrics.simulation import window_scores, window_series
+
+    ticks = [refused_v1(n) if n % 7 in (0, 1) else tick_v1(n) for n in range(1, 90)]
+    ticks += [tick_v1(n, classified_action={"verb": f"v{n}"}) for n in range(90, 95)]
+    frame = make_universe(ticks).ticks
+    rolled = window_series(frame, window=30).collect().tail(1).drop("slug")
+    scored = window_scores(frame, window=30).collect().drop("slug")
+    assert scored.select(rolled.columns).equals(rolled)

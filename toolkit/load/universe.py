@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import glob as globmod
 import json
+import os
 import re
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -34,13 +34,27 @@ from toolkit.frames import (
     TICKS_SCHEMA,
 )
 from toolkit.load._common import read_json, validation_problem
+from toolkit.load._ticks import (
+    CONTINUATION_MECHANIC,
+    CONTINUATION_TEXT,
+    TICK_ID_PATTERN,
+    parse_ticks,
+    tick_number,
+)
 
-CONTINUATION_TEXT = "[long_running_continuation]"
-CONTINUATION_MECHANIC = "continue_long_action"
+__all__ = [
+    "CONTINUATION_MECHANIC",
+    "CONTINUATION_TEXT",
+    "Universe",
+    "combine",
+    "load_universe",
+    "load_universes",
+    "parse_tick_number",
+]
 
 _TICK_FILE = re.compile(r"^tick_(\d+)\.json$")
 _COMPRESSED_FILE = re.compile(r"^(batch|epoch)_(\d+)\.json$")
-_TICK_ID = re.compile(r"^(?:tick_)?(\d+)$")
+_TICK_ID = re.compile(TICK_ID_PATTERN)
 
 
 # ---------------------------------------------------------------------------
@@ -203,141 +217,87 @@ class Universe:
 
 
 # ---------------------------------------------------------------------------
-# Parsing
+# Reading a run folder
 # ---------------------------------------------------------------------------
 
-
-def parse_tick_number(value: str | int | None) -> int | None:
-    """``"42"``, ``"tick_42"`` or ``42`` → ``42``; anything else → ``None``."""
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, int):
-        return value
-    m = _TICK_ID.match(value.strip())
-    return int(m.group(1)) if m else None
+parse_tick_number = tick_number
 
 
-def _key(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, default=str)
+@dataclass(frozen=True)
+class Listing:
+    """What a run folder holds, found without reading any file.
 
-
-def _timestamp(raw: str | None) -> datetime | None:
-    if not raw:
-        return None
-    try:
-        return datetime.fromisoformat(raw.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-
-
-def _tick_row(slug: str, path: Path, tick_no: int, tick: TickV1 | TickV2) -> dict[str, Any]:
-    action = tick.classified_action
-    mechanic = tick.matched_mechanic_id
-    action_text = tick.action_text
-    continuation = action_text == CONTINUATION_TEXT or mechanic == CONTINUATION_MECHANIC
-    muts = tick.mutations
-    mutation_count = muts.count if muts.count is not None else len(muts.changes)
-    reason = tick.refusal_reason
-
-    claimed_count: int | None = None
-    unsupported: list[str] = []
-    if isinstance(tick, TickV2):
-        status = {"execute": "executed", "yield": "yielded", "refuse": "refused"}[tick.kind]
-        actor = tick.actor_id or (action.actor if action else None)
-        rollback = tick.conservation_verdict == "violated"
-        observation_text = tick.observation.text if tick.observation else None
-        cost = tick.cost_usd
-        claims = tick.observation.claimed_changes if tick.observation else None
-        if claims is not None:
-            made = {(str(m[0]), str(m[1]), _key(m[-1])) for m in muts.changes if len(m) >= 3}
-            claimed_count = len(claims)
-            for claim in claims:
-                if len(claim) < 3 or (str(claim[0]), str(claim[1]), _key(claim[2])) not in made:
-                    unsupported.append(".".join(str(c) for c in claim[:2]) + f"={claim[-1]!r}")
-    else:
-        if tick.refused:
-            status = "refused"
-        elif tick.yielded:
-            status = "yielded"
-        elif mechanic:
-            status = "executed"
-        else:
-            status = "unmatched"
-        actor = action.actor if action else None
-        rollback = status == "refused" and "conservation" in (reason or "").lower()
-        observation_text = tick.observation_text
-        stages = tick.llm_cost_usd_by_stage
-        cost = sum(v for v in stages.values() if v is not None) if stages else None
-
-    if claimed_count is not None:
-        grounded, source = not unsupported, "observer"
-    else:
-        proxy_ungrounded = (
-            status in ("executed", "unmatched") and not continuation and mutation_count == 0
-        )
-        grounded, source = not proxy_ungrounded, "proxy"
-
-    tokens = tick.llm_tokens_by_stage or {}
-    tokens_in = sum(int((s or {}).get("in") or 0) for s in tokens.values()) if tokens else None
-    tokens_out = sum(int((s or {}).get("out") or 0) for s in tokens.values()) if tokens else None
-    verb = action.verb.strip().lower() if action and action.verb else None
-    return {
-        "slug": slug,
-        "tick": tick_no,
-        "schema_version": tick.schema_version,
-        "timestamp": _timestamp(tick.timestamp_iso),
-        "actor": actor,
-        "action_text": action_text,
-        "verb": verb or None,
-        "target": action.target if action else None,
-        "mechanic": mechanic,
-        "status": status,
-        "refusal_reason": reason,
-        "rollback": rollback,
-        "continuation": continuation,
-        "mutation_count": mutation_count,
-        "claimed_count": claimed_count,
-        "unsupported_claims": "; ".join(unsupported) if unsupported else None,
-        "grounded": grounded,
-        "grounded_source": source,
-        "observation_text": observation_text,
-        "cost_usd": cost,
-        "tokens_in": tokens_in,
-        "tokens_out": tokens_out,
-        "duration_ms": int(tick.duration_ms) if tick.duration_ms is not None else None,
-        "source_file": str(path),
-    }
-
-
-def parse_tick(slug: str, path: Path, data: Any) -> dict[str, Any]:
-    """Validate one tick summary and normalise it into a ticks-frame row.
-
-    Raises:
-        InputError: the file is not a tick summary of a known schema version.
+    ``key`` names every source file with its size and modification time (ns): two
+    listings with the same key hold the same bytes, as far as a cache can know.
     """
-    if not isinstance(data, dict):
-        raise InputError(path, "a tick summary must be a JSON object", field="(top level)")
-    version = data.get("schema_version", 1)
-    model: type[TickV1] | type[TickV2]
-    if version == 1:
-        model = TickV1
-    elif version == 2:
-        model = TickV2
-    else:
-        raise InputError(path, "unknown tick schema version", field="schema_version", value=version)
+
+    root: Path
+    ticks: tuple[Path, ...]
+    compressed: tuple[tuple[str, Path], ...]
+    extras: tuple[Path, ...]
+    key: tuple[tuple[str, int, int], ...]
+
+    @property
+    def slug(self) -> str:
+        """The run's slug: its folder name."""
+        return self.root.name
+
+
+def _scan(folder: Path) -> list[os.DirEntry[str]]:
     try:
-        tick = model.model_validate(data)
-    except ValidationError as exc:
-        raise validation_problem(path, exc) from exc
-    from_name = _TICK_FILE.match(path.name)
-    tick_no = parse_tick_number(tick.tick_id)
-    if tick_no is None:
-        if tick.tick_id is not None or from_name is None:
-            raise InputError(
-                path, "tick id is not a tick number", field="tick_id", value=tick.tick_id
-            )
-        tick_no = int(from_name.group(1))
-    return _tick_row(slug, path, tick_no, tick)
+        with os.scandir(folder) as entries:
+            return [e for e in entries if e.is_file()]
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+
+
+def list_run(root: Path, *, stat: bool = True) -> Listing:
+    """List a run folder's source files, with their sizes and mtimes when ``stat``."""
+    key: list[tuple[str, int, int]] = []
+
+    def note(entry: os.DirEntry[str], rel: str) -> None:
+        if stat:
+            st = entry.stat()
+            key.append((rel, st.st_size, st.st_mtime_ns))
+
+    ticks: list[tuple[int, Path]] = []
+    for e in _scan(root / "tick_summaries" / "ticks"):
+        if m := _TICK_FILE.match(e.name):
+            ticks.append((int(m.group(1)), Path(e.path)))
+            note(e, f"ticks/{e.name}")
+    compressed: list[tuple[str, int, Path]] = []
+    for e in _scan(root / "tick_summaries"):
+        if m := _COMPRESSED_FILE.match(e.name):
+            compressed.append((m.group(1), int(m.group(2)), Path(e.path)))
+            note(e, e.name)
+    extras: list[Path] = []
+    for e in _scan(root):
+        if e.name in ("universe.db", "universe.yaml", "conservation.yaml"):
+            extras.append(Path(e.path))
+            note(e, e.name)
+    return Listing(
+        root=root,
+        ticks=tuple(p for _, p in sorted(ticks)),
+        compressed=tuple((k, p) for k, _, p in sorted(compressed)),
+        extras=tuple(sorted(extras)),
+        key=tuple(sorted(key)),
+    )
+
+
+def _read_bytes(path: Path) -> bytes | OSError:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError as exc:
+        return exc
+    try:
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError as exc:
+        return exc
+    finally:
+        os.close(fd)
 
 
 def _batch_row(slug: str, path: Path, data: Any, kind: str) -> dict[str, Any]:
@@ -367,12 +327,15 @@ def _batch_row(slug: str, path: Path, data: Any, kind: str) -> dict[str, Any]:
 
 def _checkpoints(slug: str, db: Path) -> pl.DataFrame:
     uri = f"file:{db}?mode=ro"
-    with sqlite3.connect(uri, uri=True) as conn:
+    conn = sqlite3.connect(uri, uri=True)
+    try:
         rows = conn.execute(
             "SELECT tick_id, node_count, edge_count FROM graph_snapshots"
         ).fetchall()
+    finally:
+        conn.close()
     parsed = [
-        {"slug": slug, "tick": parse_tick_number(str(t)), "node_count": n, "edge_count": e}
+        {"slug": slug, "tick": tick_number(str(t)), "node_count": n, "edge_count": e}
         for t, n, e in rows
     ]
     frame = pl.DataFrame(parsed, schema=CHECKPOINTS_SCHEMA)
@@ -381,79 +344,52 @@ def _checkpoints(slug: str, db: Path) -> pl.DataFrame:
 
 def _read_yaml(path: Path) -> Any:
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=_YAML_LOADER)
     except (OSError, yaml.YAMLError) as exc:
         raise InputError(path, f"not readable YAML ({type(exc).__name__})") from exc
+
+
+_YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _issue(err: InputError) -> dict[str, Any]:
     return {"path": err.path, "line": err.line, "reason": str(err)}
 
 
-def _load_one(root: Path) -> tuple[Universe, list[dict[str, Any]]]:
-    slug = root.name
+def _run_parts(listing: Listing) -> tuple[Universe, list[dict[str, Any]]]:
+    """Everything of a run except its tick files: config, batches, checkpoints."""
+    root, slug = listing.root, listing.slug
     issues: list[dict[str, Any]] = []
     warnings: list[str] = []
     name = slug.replace("-", " ").replace("_", " ").title()
     conserved: tuple[str, ...] = ()
-
-    config_path = root / "universe.yaml"
-    if config_path.is_file():
+    extras = {p.name: p for p in listing.extras}
+    if "universe.yaml" in extras:
         try:
-            config = _read_yaml(config_path)
+            config = _read_yaml(extras["universe.yaml"])
             if isinstance(config, dict) and isinstance(config.get("name"), str):
                 name = config["name"]
         except InputError as err:
             issues.append(_issue(err))
-    conservation_path = root / "conservation.yaml"
-    if conservation_path.is_file():
+    if "conservation.yaml" in extras:
         try:
-            cons = _read_yaml(conservation_path)
+            cons = _read_yaml(extras["conservation.yaml"])
             props = cons.get("conserved_properties") if isinstance(cons, dict) else None
             if isinstance(props, list):
                 conserved = tuple(str(p) for p in props)
         except InputError as err:
             issues.append(_issue(err))
-
-    summaries = root / "tick_summaries"
-    tick_rows: list[dict[str, Any]] = []
-    tick_dir = summaries / "ticks"
-    if tick_dir.is_dir():
-        numbered = sorted(
-            (int(m.group(1)), p) for p in tick_dir.iterdir() if (m := _TICK_FILE.match(p.name))
-        )
-        for _, path in numbered:
-            try:
-                tick_rows.append(parse_tick(slug, path, read_json(path)))
-            except InputError as err:
-                issues.append(_issue(err))
-    batch_rows: list[dict[str, Any]] = []
-    if summaries.is_dir():
-        compressed = sorted(
-            (m.group(1), int(m.group(2)), p)
-            for p in summaries.iterdir()
-            if (m := _COMPRESSED_FILE.match(p.name))
-        )
-        for kind, _, path in compressed:
-            try:
-                batch_rows.append(_batch_row(slug, path, read_json(path), kind))
-            except InputError as err:
-                issues.append(_issue(err))
-    else:
+    if not (root / "tick_summaries").is_dir():
         warnings.append(f"{slug}: no tick_summaries/ folder")
-
-    ticks = pl.DataFrame(tick_rows, schema=TICKS_SCHEMA).sort("tick")
-    dupes = ticks.filter(pl.col("tick").is_duplicated())
-    if dupes.height:
-        for row in dupes.filter(pl.col("tick").is_first_distinct().not_()).iter_rows(named=True):
-            issues.append(
-                {"path": row["source_file"], "line": None, "reason": "duplicate tick number"}
-            )
-        ticks = ticks.unique(subset=["tick"], keep="first", maintain_order=True)
-
-    db = root / "universe.db"
+    batch_rows: list[dict[str, Any]] = []
+    for kind, path in listing.compressed:
+        try:
+            batch_rows.append(_batch_row(slug, path, read_json(path), kind))
+        except InputError as err:
+            issues.append(_issue(err))
     checkpoints = pl.DataFrame(schema=CHECKPOINTS_SCHEMA)
-    if db.is_file():
+    if "universe.db" in extras:
+        db = extras["universe.db"]
         try:
             checkpoints = _checkpoints(slug, db)
         except sqlite3.Error as exc:
@@ -462,25 +398,140 @@ def _load_one(root: Path) -> tuple[Universe, list[dict[str, Any]]]:
             )
     else:
         warnings.append(f"{slug}: no universe.db, so graph fan-out has no checkpoints")
-
-    universe = Universe(
-        ticks=ticks,
+    part = Universe(
+        ticks=pl.DataFrame(schema=TICKS_SCHEMA),
         batches=pl.DataFrame(batch_rows, schema=BATCHES_SCHEMA),
         checkpoints=checkpoints,
-        issues=pl.DataFrame(issues, schema=LOAD_ISSUES_SCHEMA),
+        issues=pl.DataFrame(schema=LOAD_ISSUES_SCHEMA),
         warnings=tuple(warnings),
         names={slug: name},
         paths={slug: root},
         conserved={slug: conserved},
     )
-    return universe, issues
+    return part, issues
 
 
-def load_universe(path: str | Path) -> Universe:
+#: Tick files parsed per bulk read: bounds the raw bytes held at once (about 30 MiB).
+CHUNK_FILES = 25_000
+
+
+def _chunks(listings: Sequence[Listing]) -> list[list[Listing]]:
+    groups: list[list[Listing]] = [[]]
+    size = 0
+    for listing in listings:
+        if groups[-1] and size + len(listing.ticks) > CHUNK_FILES:
+            groups.append([])
+            size = 0
+        groups[-1].append(listing)
+        size += len(listing.ticks)
+    return groups
+
+
+def _parse_group(
+    group: Sequence[Listing], bar: Any
+) -> tuple[pl.DataFrame, dict[str, list[dict[str, Any]]]]:
+    """Read and parse the tick files of a group of runs in one bulk read."""
+    slugs: list[str] = []
+    files: list[Path] = []
+    blobs: list[bytes] = []
+    tick_issues: dict[str, list[dict[str, Any]]] = {}
+    for listing in group:
+        for path in listing.ticks:
+            blob = _read_bytes(path)
+            bar.update()
+            if isinstance(blob, OSError):
+                err = InputError(path, f"cannot read file ({blob})")
+                tick_issues.setdefault(listing.slug, []).append(_issue(err))
+                continue
+            slugs.append(listing.slug)
+            files.append(path)
+            blobs.append(blob)
+    ticks, errors = parse_ticks(slugs, files, blobs)
+    del blobs
+    by_path = {str(p): s for s, p in zip(slugs, files, strict=True)}
+    for err in errors:
+        tick_issues.setdefault(by_path.get(err.path or "", ""), []).append(_issue(err))
+    return ticks, tick_issues
+
+
+def _build(listings: Sequence[Listing], progress: bool | None) -> list[Universe]:
+    """Load runs from their files: tick files parsed in bulk, a chunk of runs at a time."""
+    from tqdm.auto import tqdm
+
+    frames: list[pl.DataFrame] = []
+    tick_issues: dict[str, list[dict[str, Any]]] = {}
+    with tqdm(
+        total=sum(len(listing.ticks) for listing in listings),
+        desc="reading tick files",
+        unit="file",
+        disable=(not progress) if progress is not None else None,
+        leave=False,
+        miniters=1000,
+    ) as bar:
+        for group in _chunks(listings):
+            frame, group_issues = _parse_group(group, bar)
+            frames.append(frame)
+            for slug, found in group_issues.items():
+                tick_issues.setdefault(slug, []).extend(found)
+    ticks = pl.concat(frames) if frames else pl.DataFrame(schema=TICKS_SCHEMA)
+
+    dupes = ticks.filter(pl.struct("slug", "tick").is_duplicated())
+    if dupes.height:
+        first = dupes.unique(subset=["slug", "tick"], keep="first", maintain_order=True)
+        for row in dupes.join(first, on="source_file", how="anti").iter_rows(named=True):
+            tick_issues.setdefault(row["slug"], []).append(
+                {"path": row["source_file"], "line": None, "reason": "duplicate tick number"}
+            )
+        ticks = ticks.unique(subset=["slug", "tick"], keep="first", maintain_order=True)
+
+    per_run = ticks.partition_by("slug", as_dict=True, maintain_order=True)
+    out: list[Universe] = []
+    for listing in listings:
+        part, issues = _run_parts(listing)
+        issues = tick_issues.get(listing.slug, []) + issues
+        out.append(
+            Universe(
+                ticks=per_run.get((listing.slug,), pl.DataFrame(schema=TICKS_SCHEMA)),
+                batches=part.batches,
+                checkpoints=part.checkpoints,
+                issues=pl.DataFrame(issues, schema=LOAD_ISSUES_SCHEMA),
+                warnings=part.warnings,
+                names=part.names,
+                paths=part.paths,
+                conserved=part.conserved,
+            )
+        )
+    return out
+
+
+def _load(roots: Sequence[Path], cache: bool | str | Path, progress: bool | None) -> list[Universe]:
+    from toolkit.load._cache import RunCache
+
+    store = RunCache(cache) if cache else None
+    listings = [list_run(r, stat=store is not None) for r in roots]
+    found: dict[int, Universe] = store.get_many(listings) if store is not None else {}
+    stale = [i for i in range(len(listings)) if i not in found]
+    if stale:
+        built = _build([listings[i] for i in stale], progress)
+        for i, universe in zip(stale, built, strict=True):
+            found[i] = universe
+            if store is not None:
+                store.put(listings[i], universe)
+    return [found[i] for i in range(len(listings))]
+
+
+def load_universe(
+    path: str | Path, *, cache: bool | str | Path = False, progress: bool | None = False
+) -> Universe:
     """Load one universe folder.
 
     Args:
         path: the run folder (its name is the slug).
+        cache: ``True`` keeps normalised frames as Parquet in ``<run>/.toolkit_cache/``;
+            a folder path keeps them there instead; ``False`` (default) reads the files.
+            A cache entry is used only while every source file has the name, size and
+            modification time it was built from.
+        progress: show a progress bar (``None``: only on a terminal or in a notebook).
 
     Returns:
         A :class:`Universe` whose ``ticks`` frame has the columns of
@@ -498,8 +549,9 @@ def load_universe(path: str | Path) -> Universe:
         raise InputError(root, "no such run folder")
     if not root.is_dir():
         raise InputError(root, "a run must be a folder (the universe's slug)")
-    universe, _ = _load_one(root.resolve() if root.name in ("", ".", "..") else root)
-    return universe
+    if root.name in ("", ".", ".."):
+        root = root.resolve()
+    return _load([root], cache, progress)[0]
 
 
 def combine(universes: Sequence[Universe]) -> Universe:
@@ -512,7 +564,7 @@ def combine(universes: Sequence[Universe]) -> Universe:
             issues=pl.DataFrame(schema=LOAD_ISSUES_SCHEMA),
         )
     return Universe(
-        ticks=pl.concat([u.ticks for u in universes]),
+        ticks=pl.concat([u.ticks for u in universes], rechunk=True),
         batches=pl.concat([u.batches for u in universes]),
         checkpoints=pl.concat([u.checkpoints for u in universes]),
         issues=pl.concat([u.issues for u in universes]),
@@ -533,11 +585,19 @@ def _run_dirs(patterns: Iterable[str | Path]) -> list[Path]:
     return list(found.values())
 
 
-def load_universes(*patterns: str | Path) -> Universe:
+def load_universes(
+    *patterns: str | Path, cache: bool | str | Path = False, progress: bool | None = None
+) -> Universe:
     """Load every run folder matching the glob ``patterns`` into one set of frames.
 
     A folder counts as a run when it holds ``tick_summaries/``. Every frame carries the
-    ``slug`` column, so ``universe.ticks.group_by("slug")`` works across runs.
+    ``slug`` column, so ``universe.ticks.group_by("slug")`` works across runs. The tick
+    files of all runs not served by the cache are parsed in one bulk read.
+
+    Args:
+        patterns: globs such as ``"runs/*"``.
+        cache: as for :func:`load_universe`.
+        progress: show a progress bar (``None``: only on a terminal or in a notebook).
 
     Raises:
         InputError: no run folder matches, or two runs share a slug.
@@ -546,12 +606,9 @@ def load_universes(*patterns: str | Path) -> Universe:
     if not dirs:
         shown = ", ".join(str(p) for p in patterns)
         raise InputError(shown, "no run folders (with tick_summaries/) match")
-    loads = [load_universe(d) for d in dirs]
     seen: dict[str, Path] = {}
-    for u in loads:
-        if u.slug in seen:
-            raise InputError(
-                u.paths[u.slug], f"two runs share the slug {u.slug!r} (also {seen[u.slug]})"
-            )
-        seen[u.slug] = u.paths[u.slug]
-    return combine(loads)
+    for d in dirs:
+        if d.name in seen:
+            raise InputError(d, f"two runs share the slug {d.name!r} (also {seen[d.name]})")
+        seen[d.name] = d
+    return combine(_load(dirs, cache, progress))

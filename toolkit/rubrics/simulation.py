@@ -208,6 +208,7 @@ def tick_features(
     ticks: pl.LazyFrame | pl.DataFrame,
     rubric: SimulationRubric = DEFAULT_RUBRIC,
     history: pl.LazyFrame | pl.DataFrame | None = None,
+    window: int | None = None,
 ) -> pl.LazyFrame:
     """Per-tick facts the dimensions are built from.
 
@@ -216,13 +217,37 @@ def tick_features(
         rubric: supplies the break markers and the vocabulary unit.
         history: optional (slug, unit) pairs seen before the first tick file (e.g. the
             mechanic ids that batch records list); they are never novel.
+        window: keep only each run's last ``window`` ticks (novelty is still decided
+            against the whole run); ``None`` keeps every tick.
 
     Returns:
         The ticks sorted by slug and tick with added columns ``pos`` (row within run),
-        ``turn``, ``break_marker`` (the first marker found, or null), ``is_break``,
-        ``refused``, ``unit`` (verb or mechanic id used for vocabulary) and ``novel``.
+        ``unit`` (verb or mechanic id used for vocabulary), ``novel``, ``turn``,
+        ``break_marker`` (the first marker found, or null), ``is_break`` and ``refused``.
     """
-    lf = ticks.lazy().sort("slug", "tick")
+    if rubric.vocabulary_growth.unit == "verb":
+        unit = pl.col("verb")
+    else:
+        unit = pl.when(pl.col("mechanic") != CONTINUATION_MECHANIC).then(pl.col("mechanic"))
+    lf = (
+        ticks.lazy()
+        .sort("slug", "tick")
+        .with_columns(pos=pl.int_range(pl.len()).over("slug"), unit=unit)
+    )
+    first_use = pl.col("unit").is_not_null() & pl.col("unit").is_first_distinct().over("slug")
+    if history is not None:
+        seen = history.lazy().select("slug", "unit").unique().with_columns(_seen=pl.lit(True))
+        lf = (
+            lf.join(seen, on=["slug", "unit"], how="left")
+            .with_columns(novel=first_use & pl.col("_seen").is_null())
+            .drop("_seen")
+            .sort("slug", "tick")
+        )
+    else:
+        lf = lf.with_columns(novel=first_use)
+    if window is not None:
+        lf = lf.filter(pl.col("pos") >= pl.len().over("slug").cast(pl.Int64) - window)
+    # Text features only for the ticks kept: the marker search is the costly part.
     text = pl.col("action_text").fill_null("").str.strip_chars()
     lowered = pl.col("action_text").fill_null("").str.to_lowercase()
     turn = (text != "") & pl.col("continuation").not_()
@@ -230,25 +255,11 @@ def tick_features(
     first_marker = pl.coalesce(
         [pl.when(lowered.str.contains(m, literal=True)).then(pl.lit(m)) for m in markers]
     )
-    if rubric.vocabulary_growth.unit == "verb":
-        unit = pl.col("verb")
-    else:
-        unit = pl.when(pl.col("mechanic") != CONTINUATION_MECHANIC).then(pl.col("mechanic"))
-    lf = lf.with_columns(
-        pos=pl.int_range(pl.len()).over("slug"),
+    return lf.with_columns(
         turn=turn,
         break_marker=pl.when(turn).then(first_marker),
         refused=pl.col("status") == "refused",
-        unit=unit,
     ).with_columns(is_break=pl.col("break_marker").is_not_null())
-    first_use = pl.col("unit").is_not_null() & pl.col("unit").is_first_distinct().over("slug")
-    if history is not None:
-        seen = history.lazy().select("slug", "unit").unique().with_columns(_seen=pl.lit(True))
-        lf = lf.join(seen, on=["slug", "unit"], how="left").with_columns(
-            novel=first_use & pl.col("_seen").is_null()
-        )
-        return lf.drop("_seen").sort("slug", "tick")
-    return lf.with_columns(novel=first_use)
 
 
 def _status(value: pl.Expr, *, fail: pl.Expr, ok: pl.Expr) -> pl.Expr:
@@ -263,42 +274,32 @@ def _status(value: pl.Expr, *, fail: pl.Expr, ok: pl.Expr) -> pl.Expr:
     )
 
 
-def window_series(
-    ticks: pl.LazyFrame | pl.DataFrame,
-    rubric: SimulationRubric = DEFAULT_RUBRIC,
-    window: int | None = None,
-    history: pl.LazyFrame | pl.DataFrame | None = None,
-) -> pl.LazyFrame:
-    """The trailing-window value and status of the six tick-based dimensions, per tick.
+_WINDOW_AGGS: dict[str, pl.Expr] = {
+    "tick": pl.col("tick").last(),
+    "first_tick": pl.col("tick").first(),
+    "n": pl.len().cast(pl.Int64),
+    "grounded": pl.col("grounded").sum().cast(pl.Int64),
+    "observer_n": (pl.col("grounded_source") == "observer").sum().cast(pl.Int64),
+    "turns": pl.col("turn").sum().cast(pl.Int64),
+    "breaks": (pl.col("turn") & pl.col("is_break")).sum().cast(pl.Int64),
+    "refused": pl.col("refused").sum().cast(pl.Int64),
+    "streak": _longest_run(pl.col("refused").not_()),
+    "cluster": _longest_run(pl.col("refused")),
+    "classified": pl.col("unit").is_not_null().sum().cast(pl.Int64),
+    "novel": pl.col("novel").sum().cast(pl.Int64),
+    "stagnant": _longest_run(pl.col("novel").not_()),
+    "rollbacks": pl.col("rollback").sum().cast(pl.Int64),
+}
+"""What the six tick-based dimensions are built from, aggregated over one window. The
+same expressions serve the per-tick rolling series and the one-row-per-run scores."""
 
-    One row per tick (slug, tick) holding the dimensions over the W ticks ending there:
-    ``n``, ``first_tick``, ``grounded``, ``groundedness``, ``turns``, ``breaks``,
-    ``character_stability``, ``refused``, ``streak``, ``refuse_rate``, ``cluster``,
-    ``classified``, ``novel``, ``vocab_rate``, ``stagnant``, ``rollbacks``, ``drift``,
-    and a ``status_<dimension>`` column for each.
-    """
-    w = window or rubric.window
-    feats = tick_features(ticks, rubric, history)
-    vocab = rubric.vocabulary_growth
-    coh = rubric.action_coherence
-    series = feats.rolling(index_column="pos", period=f"{w}i", group_by="slug").agg(
-        tick=pl.col("tick").last(),
-        first_tick=pl.col("tick").first(),
-        n=pl.len().cast(pl.Int64),
-        grounded=pl.col("grounded").sum().cast(pl.Int64),
-        turns=pl.col("turn").sum().cast(pl.Int64),
-        breaks=(pl.col("turn") & pl.col("is_break")).sum().cast(pl.Int64),
-        refused=pl.col("refused").sum().cast(pl.Int64),
-        streak=_longest_run(pl.col("refused").not_()),
-        cluster=_longest_run(pl.col("refused")),
-        classified=pl.col("unit").is_not_null().sum().cast(pl.Int64),
-        novel=pl.col("novel").sum().cast(pl.Int64),
-        stagnant=_longest_run(pl.col("novel").not_()),
-        rollbacks=pl.col("rollback").sum().cast(pl.Int64),
-    )
+
+def _with_statuses(lf: pl.LazyFrame, rubric: SimulationRubric) -> pl.LazyFrame:
+    """Add each dimension's value and ``status_<dimension>`` to window aggregates."""
     g, c = rubric.groundedness, rubric.character_stability
+    coh, vocab = rubric.action_coherence, rubric.vocabulary_growth
     cl, d = rubric.refusal_cluster, rubric.conservation_drift
-    series = series.with_columns(
+    return lf.with_columns(
         groundedness=pl.col("grounded") / pl.col("n"),
         character_stability=pl.when(pl.col("turns") > 0).then(
             (pl.col("turns") - pl.col("breaks")) / pl.col("turns")
@@ -342,7 +343,44 @@ def window_series(
             ok=pl.col("drift") <= d.ok_max,
         ),
     )
-    return series.drop("pos").sort("slug", "tick")
+
+
+def window_series(
+    ticks: pl.LazyFrame | pl.DataFrame,
+    rubric: SimulationRubric = DEFAULT_RUBRIC,
+    window: int | None = None,
+    history: pl.LazyFrame | pl.DataFrame | None = None,
+) -> pl.LazyFrame:
+    """The trailing-window value and status of the six tick-based dimensions, per tick.
+
+    One row per tick (slug, tick) holding the dimensions over the W ticks ending there:
+    ``n``, ``first_tick``, ``grounded``, ``groundedness``, ``turns``, ``breaks``,
+    ``character_stability``, ``refused``, ``streak``, ``refuse_rate``, ``cluster``,
+    ``classified``, ``novel``, ``vocab_rate``, ``stagnant``, ``rollbacks``, ``drift``,
+    and a ``status_<dimension>`` column for each. One rolling pass over every run.
+    """
+    w = window or rubric.window
+    feats = tick_features(ticks, rubric, history)
+    series = feats.rolling(index_column="pos", period=f"{w}i", group_by="slug").agg(**_WINDOW_AGGS)
+    return _with_statuses(series, rubric).drop("pos").sort("slug", "tick")
+
+
+def window_scores(
+    ticks: pl.LazyFrame | pl.DataFrame,
+    rubric: SimulationRubric = DEFAULT_RUBRIC,
+    window: int | None = None,
+    history: pl.LazyFrame | pl.DataFrame | None = None,
+) -> pl.LazyFrame:
+    """The six tick-based dimensions over each run's last W ticks: one row per run.
+
+    The same columns as :func:`window_series` (the last row of each run's series), from
+    one ``group_by`` pass, so a fleet (or a larger-than-memory scan, with the streaming
+    engine) is scored without materialising per-tick windows.
+    """
+    w = window or rubric.window
+    feats = tick_features(ticks, rubric, history, window=w)
+    scores = feats.group_by("slug", maintain_order=True).agg(**_WINDOW_AGGS)
+    return _with_statuses(scores, rubric)
 
 
 def fanout_series(
@@ -610,80 +648,128 @@ def _verdict(dims: list[Dimension], has_ticks: bool) -> tuple[str, str]:
 
 
 def score_universe(
-    universe: Universe, rubric: SimulationRubric = DEFAULT_RUBRIC, window: int | None = None
+    universe: Universe,
+    rubric: SimulationRubric = DEFAULT_RUBRIC,
+    window: int | None = None,
+    *,
+    series: bool = True,
 ) -> list[Scorecard]:
-    """Score every run held by ``universe`` (one scorecard per slug, in slug order).
+    """Score every run held by ``universe`` (one scorecard per slug, in load order).
 
-    The whole fleet is scored in one rolling pass; each card's values are the last row of
-    its run's trailing-window series (see :func:`window_series`).
+    The fleet is scored in one ``group_by`` pass (:func:`window_scores`), the graph
+    fan-out in one pass over the checkpoints, and the per-tick series, when wanted, in one
+    rolling pass (:func:`dimension_series`).
 
     Args:
         universe: one or more loaded runs.
         rubric: the rubric data (default: version 1.0.0).
         window: W, the number of most recent ticks scored (default: ``rubric.window``).
+        series: attach each run's per-tick series to its card (for charts); a fleet
+            overview that needs only the cards can skip it.
     """
     w = window or rubric.window
     if w < 1:
         raise ValueError("window must be at least 1")
     history = _history(universe, rubric)
     last = (
-        window_series(universe.ticks, rubric, w, history)
-        .group_by("slug", maintain_order=True)
-        .last()
-        .collect()
+        window_scores(universe.ticks, rubric, w, history).collect()
         if universe.ticks.height
-        else pl.DataFrame({"slug": []}, schema={"slug": pl.String()})
+        else pl.DataFrame({"slug": [], "tick": []}, schema={"slug": pl.String, "tick": pl.Int64})
     )
     fan = fanout_series(universe.checkpoints, rubric).collect()
-    series = dimension_series(universe, rubric, w)
-    cards = []
-    for slug in universe.slugs:
-        rows = last.filter(pl.col("slug") == slug).to_dicts()
-        row = rows[0] if rows else None
-        last_tick = row["tick"] if row else None
-        fan_rows = fan.filter(
-            (pl.col("slug") == slug)
-            & (pl.lit(last_tick is None) | (pl.col("tick") <= (last_tick or 0)))
-        ).tail(1)
-        cards.append(
-            _card(
-                universe.run(slug),
-                rubric,
-                w,
-                row,
-                fan_rows.to_dicts()[0] if fan_rows.height else None,
-                series.filter(pl.col("slug") == slug),
-            )
+    fan_at = (
+        last.select("slug", "tick")
+        .sort("tick")
+        .join_asof(
+            fan.sort("tick").with_columns(cp_tick=pl.col("tick")),
+            on="tick",
+            by="slug",
+            strategy="backward",
+            check_sortedness=False,
         )
-    return cards
+        .filter(pl.col("cp_tick").is_not_null())
+        .drop("tick")
+        .rename({"cp_tick": "tick"})
+    )
+    batched = dict(
+        universe.batches.filter(pl.col("kind") == "batch")
+        .group_by("slug")
+        .agg(pl.col("tick_count").sum())
+        .iter_rows()
+    )
+    rows = {r["slug"]: r for r in last.iter_rows(named=True)}
+    fans = {r["slug"]: r for r in fan_at.iter_rows(named=True)}
+    extents = {
+        r["slug"]: r
+        for r in universe.ticks.group_by("slug")
+        .agg(
+            ticks_loaded=pl.len(),
+            started=pl.col("timestamp").min(),
+            ended=pl.col("timestamp").max(),
+        )
+        .iter_rows(named=True)
+    }
+    per_run_series = (
+        dimension_series(universe, rubric, w).partition_by("slug", as_dict=True) if series else {}
+    )
+    roots = {str(p): slug for slug, p in universe.paths.items()}
+    issues: dict[str, list[dict[str, Any]]] = {}
+    for issue in universe.issues.iter_rows(named=True):
+        for parent in Path(issue["path"] or "").parents:
+            if str(parent) in roots:
+                issues.setdefault(roots[str(parent)], []).append(issue)
+                break
+    warnings: dict[str, list[str]] = {}
+    for text in universe.warnings:
+        slug, _, rest = text.partition(": ")
+        warnings.setdefault(slug, []).append(rest)
+    return [
+        _card(
+            slug,
+            universe.names[slug],
+            rubric,
+            w,
+            rows.get(slug),
+            fans.get(slug),
+            issues.get(slug, []),
+            warnings.get(slug, []),
+            int(batched.get(slug) or 0),
+            extents.get(slug, {}),
+            per_run_series.get((slug,)),
+        )
+        for slug in universe.slugs
+    ]
+
+
+def _iso(value: Any) -> str | None:
+    return None if value is None else value.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _card(
-    run: Universe,
+    slug: str,
+    name: str,
     rubric: SimulationRubric,
     w: int,
     row: dict[str, Any] | None,
     fan: dict[str, Any] | None,
-    series: pl.DataFrame,
+    issues: list[dict[str, Any]],
+    load_warnings: list[str],
+    batched: int,
+    extent: dict[str, Any],
+    series: pl.DataFrame | None,
 ) -> Scorecard:
-    slug = run.slug
-    ticks = run.ticks
-    window_ticks = ticks.tail(w)
-    sources = set(window_ticks["grounded_source"].cast(pl.String).to_list())
-    if sources == {"observer"}:
-        grounded_source = "observer claims"
-    elif sources == {"proxy"}:
+    if row is None or row["observer_n"] == 0:
         grounded_source = "proxy: zero-mutation ticks"
+    elif row["observer_n"] == row["n"]:
+        grounded_source = "observer claims"
     else:
         grounded_source = "observer claims where present, else proxy"
     dims = _dimensions(row, fan, rubric, grounded_source)
     verdict, reason = _verdict(dims, row is not None)
 
-    warnings = [f"skipped {r['reason']}" for r in run.issues.iter_rows(named=True)]
-    warnings += [w_.split(": ", 1)[1] for w_ in run.warnings]
+    warnings = [f"skipped {issue['reason']}" for issue in issues] + load_warnings
     if row is not None and row["n"] < w:
         warnings.append(f"only {row['n']} ticks available: the window holds fewer than {w}")
-    batched = int(run.batches.filter(pl.col("kind") == "batch")["tick_count"].sum() or 0)
     if batched:
         note = f"{batched} older ticks exist only in batch records and are not scored per tick"
         if rubric.vocabulary_growth.unit == "verb":
@@ -694,28 +780,28 @@ def _card(
             "groundedness uses the proxy (an executed tick with zero mutations is ungrounded):"
             " these ticks carry no observer claims"
         )
-
-    dims_frame = Scorecard.dimensions_frame(slug, dims)
     meta = {
         "slug": slug,
-        "name": run.names[slug],
+        "name": name,
         "window": w,
         "tick_count": row["n"] if row else 0,
         "first_tick": row["first_tick"] if row else None,
         "last_tick": row["tick"] if row else None,
-        "ticks_loaded": ticks.height,
+        "ticks_loaded": int(extent.get("ticks_loaded") or 0),
+        "started": _iso(extent.get("started")),
+        "ended": _iso(extent.get("ended")),
         "ticks_in_batches": batched,
         "grounded_source": grounded_source,
-        "skipped_files": run.issues["path"].to_list(),
+        "skipped_files": [issue["path"] for issue in issues],
     }
     return Scorecard(
         rubric=rubric.rubric,
         rubric_version=rubric.version,
         subject=slug,
-        title=f"{run.names[slug]} · last {w} ticks",
+        title=f"{name} · last {w} ticks",
         verdict=verdict,
         verdict_reason=reason,
-        dimensions=dims_frame,
+        dimensions=Scorecard.dimensions_frame(slug, dims),
         warnings=tuple(warnings),
         meta=meta,
         series=series,
@@ -728,11 +814,8 @@ def _card(
 
 
 def _window(universe: Universe, rubric: SimulationRubric, window: int | None) -> pl.LazyFrame:
-    w = window or rubric.window
-    return (
-        tick_features(universe.ticks, rubric, _history(universe, rubric))
-        .with_columns(from_end=pl.len().over("slug") - pl.col("pos"))
-        .filter(pl.col("from_end") <= w)
+    return tick_features(
+        universe.ticks, rubric, _history(universe, rubric), window=window or rubric.window
     )
 
 

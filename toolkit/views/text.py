@@ -30,10 +30,12 @@ def render_text(card: Scorecard) -> str:
     """
     lines = [card.title]
     name_width = max([len(n) for n in card.dimensions["name"].to_list()] + [10])
+    # "[PENDING]" and other long statuses widen the tag column (7 fits "[WARN] ").
+    tag_width = max([len(s) + 3 for s in card.dimensions["status"].to_list()] + [7])
     for row in card.dimensions.iter_rows(named=True):
         tag = f"[{row['status']}]"
         lines.append(
-            f"  {tag:<7}{row['name']:<{name_width + 2}}{format_value(row['value']):>7}  "
+            f"  {tag:<{tag_width}}{row['name']:<{name_width + 2}}{format_value(row['value']):>7}  "
             f"{row['detail']}"
         )
     verdict = f"Verdict: {card.verdict}"

@@ -1,0 +1,350 @@
+"""The judge: prompts, reply parsing, cassette replay/recording, live judges against a
+local fake HTTP server (never the internet)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolkit.errors import InputError
+from toolkit.judge import (
+    MISSING_DATA_RULE,
+    CassetteMiss,
+    JudgeRequest,
+    JudgeResult,
+    RecordedJudge,
+    RecordingJudge,
+    build_prompt,
+    judge_from_spec,
+    parse_batch_reply,
+    parse_reply,
+)
+from toolkit.judge.live import AnthropicJudge, OpenAIJudge
+
+REQ = JudgeRequest(
+    proposition_id="p1",
+    dimension="adherence",
+    subject="rosa",
+    claim="Rosa talks about bread",
+    trajectory="Rosa acts: Bread!\n--> Rosa: Tomas: Coffee.",
+    persona="A baker.",
+)
+
+
+class ListJudge:
+    """A judge answering from a list of values, recording what it was asked."""
+
+    name = "list-judge"
+
+    def __init__(self, values: list[int | None]) -> None:
+        self.values = values
+        self.calls: list[tuple[list[JudgeRequest], bool]] = []
+
+    def judge(self, requests: Any, *, double_check: bool = False) -> list[JudgeResult]:
+        self.calls.append((list(requests), double_check))
+        return [JudgeResult(self.values.pop(0), f"because {r.proposition_id}") for r in requests]
+
+
+# ---------------------------------------------------------------------------
+# Requests, prompts, replies
+# ---------------------------------------------------------------------------
+
+
+def test_request_key_is_stable_and_covers_every_input() -> None:
+    key = REQ.key()
+    assert len(key) == 32
+    assert key == JudgeRequest(**{**REQ.__dict__}).key()
+    changed = [
+        JudgeRequest(**{**REQ.__dict__, "claim": "Rosa talks about cake"}),
+        JudgeRequest(**{**REQ.__dict__, "trajectory": "Rosa acts: Cake!"}),
+        JudgeRequest(**{**REQ.__dict__, "persona": None}),
+        JudgeRequest(**{**REQ.__dict__, "subject": "tomas"}),
+        JudgeRequest(**{**REQ.__dict__, "kind": "count"}),
+    ]
+    assert all(c.key() != key for c in changed)
+    assert REQ.key(double_check=True) != key
+
+
+def test_prompt_carries_bands_missing_data_rule_and_persona() -> None:
+    system, user = build_prompt([REQ])
+    assert "0: the claim is certainly false" in system
+    assert "9: the claim is certainly true" in system
+    assert MISSING_DATA_RULE in system
+    assert system.endswith("persona specification:\nA baker.")
+    assert user.startswith("CLAIM: Rosa talks about bread\n\nTRAJECTORY:\nRosa acts: Bread!")
+    assert "integer score 0-9 first" in user
+    no_persona, _ = build_prompt([JudgeRequest(**{**REQ.__dict__, "persona": None})])
+    assert "persona" not in no_persona
+
+
+def test_batch_prompt_numbers_claims_once_with_one_trajectory() -> None:
+    second = JudgeRequest(**{**REQ.__dict__, "proposition_id": "p2", "claim": "Rosa is calm"})
+    _, user = build_prompt([REQ, second])
+    assert "[1] Rosa talks about bread\n[2] Rosa is calm" in user
+    assert user.count("Rosa acts: Bread!") == 1
+
+
+@pytest.mark.parametrize(
+    ("reply", "value", "reasoning"),
+    [
+        ("7 She mentions bread twice.", 7, "She mentions bread twice."),
+        ("0", 0, ""),
+        ("9: all of it", 9, "all of it"),
+        ("**8** mostly", 8, "mostly"),
+    ],
+)
+def test_reply_starting_with_an_integer_parses(reply: str, value: int, reasoning: str) -> None:
+    result = parse_reply(reply)
+    assert (result.value, result.reasoning, result.error) == (value, reasoning, None)
+
+
+@pytest.mark.parametrize("reply", ["The score is 7.", "", "seven", "10 too high", "-1 low"])
+def test_reply_not_starting_with_0_to_9_is_an_error_with_raw_text(reply: str) -> None:
+    result = parse_reply(reply)
+    assert result.value is None
+    assert result.error is not None
+    assert result.raw == reply
+
+
+def test_count_replies_may_exceed_nine() -> None:
+    assert parse_reply("12 ideas: ...", "count").value == 12
+
+
+def test_batch_reply_missing_block_fails_only_that_proposition() -> None:
+    results = parse_batch_reply("[1] 6 fine\n[3] 2 bad\n", 3)
+    assert [r.value for r in results] == [6, None, 2]
+    assert results[1].error == "no block [2] in the reply"
+    garbage = parse_batch_reply("[1] six\n[2] 4 ok", 2)
+    assert garbage[0].value is None and garbage[0].raw == " six\n"
+    assert garbage[1].value == 4
+
+
+# ---------------------------------------------------------------------------
+# Cassettes
+# ---------------------------------------------------------------------------
+
+
+def test_recording_then_replay_gives_the_same_results(tmp_path: Path) -> None:
+    cassette = tmp_path / "c.json"
+    second = JudgeRequest(**{**REQ.__dict__, "proposition_id": "p2"})
+    recorder = RecordingJudge(ListJudge([7, 3]), cassette)
+    recorded = recorder.judge([REQ, second])
+    replay = RecordedJudge(cassette)
+    assert len(replay) == 2
+    assert replay.judge([second, REQ]) == [recorded[1], recorded[0]]
+    assert replay.recorded_by == "list-judge"
+    data = json.loads(cassette.read_text())
+    assert data["recordings"][REQ.key()]["value"] == 7
+
+
+def test_recording_keeps_earlier_recordings(tmp_path: Path) -> None:
+    cassette = tmp_path / "c.json"
+    RecordingJudge(ListJudge([7]), cassette).judge([REQ])
+    second = JudgeRequest(**{**REQ.__dict__, "proposition_id": "p2"})
+    RecordingJudge(ListJudge([4]), cassette).judge([second])
+    assert [r.value for r in RecordedJudge(cassette).judge([REQ, second])] == [7, 4]
+
+
+def test_cassette_miss_fails_loudly_naming_the_proposition(tmp_path: Path) -> None:
+    cassette = tmp_path / "c.json"
+    RecordingJudge(ListJudge([7]), cassette).judge([REQ])
+    changed = JudgeRequest(**{**REQ.__dict__, "trajectory": "Rosa acts: Cake!"})
+    with pytest.raises(CassetteMiss, match=r"no recording for proposition 'p1' about 'rosa'"):
+        RecordedJudge(cassette).judge([changed])
+    # the double-check answer is a separate recording
+    with pytest.raises(CassetteMiss, match="double-check"):
+        RecordedJudge(cassette).judge([REQ], double_check=True)
+
+
+def test_double_check_is_recorded_under_its_own_key(tmp_path: Path) -> None:
+    cassette = tmp_path / "c.json"
+    inner = ListJudge([5, 8])
+    recorder = RecordingJudge(inner, cassette)
+    recorder.judge([REQ])
+    recorder.judge([REQ], double_check=True)
+    assert inner.calls[1][1] is True
+    replay = RecordedJudge(cassette)
+    assert replay.judge([REQ])[0].value == 5
+    assert replay.judge([REQ], double_check=True)[0].value == 8
+
+
+@pytest.mark.parametrize(
+    ("content", "match"),
+    [
+        ("{", "not valid JSON"),
+        ('{"format": "other"}', "format='other': not a judge cassette"),
+        ('{"format": "toolkit-judge-cassette", "version": 9}', "version=9"),
+        (
+            json.dumps(
+                {
+                    "format": "toolkit-judge-cassette",
+                    "version": 1,
+                    "recordings": {"k": {"value": 7.5}},
+                }
+            ),
+            r"recordings\.k\.value=7\.5",
+        ),
+    ],
+)
+def test_bad_cassettes_are_input_errors(tmp_path: Path, content: str, match: str) -> None:
+    path = tmp_path / "c.json"
+    path.write_text(content)
+    with pytest.raises(InputError, match=match):
+        RecordedJudge(path)
+
+
+def test_judge_from_spec(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cassette = tmp_path / "c.json"
+    RecordingJudge(ListJudge([1]), cassette).judge([REQ])
+    assert isinstance(judge_from_spec(f"recorded:{cassette}"), RecordedJudge)
+    with pytest.raises(InputError, match="unknown judge kind"):
+        judge_from_spec("magic:8ball")
+    with pytest.raises(InputError, match="expected KIND:ARG"):
+        judge_from_spec("recorded")
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    with pytest.raises(InputError, match="ANTHROPIC_API_KEY=None: the anthropic judge needs"):
+        judge_from_spec("anthropic:some-model")
+
+
+# ---------------------------------------------------------------------------
+# Live judges against a fake local server
+# ---------------------------------------------------------------------------
+
+Responder = Callable[[dict[str, Any], int], tuple[int, Any, float]]
+
+
+@pytest.fixture
+def fake_api() -> Iterator[tuple[str, list[dict[str, Any]], list[Responder]]]:
+    """A loopback HTTP server; tests push responders (status, body, delay) per call."""
+    received: list[dict[str, Any]] = []
+    responders: list[Responder] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            length = int(self.headers["content-length"])
+            body = json.loads(self.rfile.read(length))
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            received.append({"path": self.path, "headers": headers, "body": body})
+            status, payload, delay = responders.pop(0)(body, len(received))
+            time.sleep(delay)
+            data = json.dumps(payload).encode()
+            try:
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", received, responders
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def anthropic_text(text: str, delay: float = 0.0) -> Responder:
+    return lambda body, n: (200, {"content": [{"type": "text", "text": text}]}, delay)
+
+
+def openai_text(text: str) -> Responder:
+    return lambda body, n: (200, {"choices": [{"message": {"content": text}}]}, 0.0)
+
+
+def test_anthropic_judge_success(fake_api: Any) -> None:
+    url, received, responders = fake_api
+    responders.append(anthropic_text("8 Rosa mentions bread."))
+    judge = AnthropicJudge("claude-test", api_key="k1", base_url=url, timeout=5)
+    assert judge.judge([REQ]) == [
+        JudgeResult(8, "Rosa mentions bread.", raw="8 Rosa mentions bread.")
+    ]
+    call = received[0]
+    assert call["path"] == "/v1/messages"
+    assert call["headers"]["x-api-key"] == "k1"
+    assert call["body"]["model"] == "claude-test"
+    assert call["body"]["temperature"] == 0
+    assert MISSING_DATA_RULE in call["body"]["system"]
+    assert call["body"]["messages"] == [{"role": "user", "content": build_prompt([REQ])[1]}]
+
+
+def test_openai_judge_batch_success(fake_api: Any) -> None:
+    url, received, responders = fake_api
+    responders.append(openai_text("[1] 6 some bread\n[2] 2 not calm"))
+    second = JudgeRequest(**{**REQ.__dict__, "proposition_id": "p2", "claim": "Rosa is calm"})
+    judge = OpenAIJudge("gpt-test", api_key="k2", base_url=url, timeout=5)
+    results = judge.judge([REQ, second])
+    assert [(r.value, r.reasoning) for r in results] == [(6, "some bread"), (2, "not calm")]
+    assert received[0]["path"] == "/v1/chat/completions"
+    assert received[0]["headers"]["authorization"] == "Bearer k2"
+    assert received[0]["body"]["messages"][0]["role"] == "system"
+
+
+def test_double_check_sends_the_first_reply_back_and_uses_the_revision(fake_api: Any) -> None:
+    url, received, responders = fake_api
+    responders += [anthropic_text("9 sure"), anthropic_text("6 on reflection, less")]
+    judge = AnthropicJudge("m", api_key="k", base_url=url, timeout=5)
+    (result,) = judge.judge([REQ], double_check=True)
+    assert (result.value, result.reasoning) == (6, "on reflection, less")
+    turns = received[1]["body"]["messages"]
+    assert [t["role"] for t in turns] == ["user", "assistant", "user"]
+    assert turns[1]["content"] == "9 sure"
+    assert turns[2]["content"].startswith("Are you sure?")
+
+
+def test_timeout_fails_open_as_absent_after_retries(fake_api: Any) -> None:
+    url, received, responders = fake_api
+    responders += [anthropic_text("7 late", delay=0.6), anthropic_text("7 late", delay=0.6)]
+    judge = AnthropicJudge("m", api_key="k", base_url=url, timeout=0.2, retries=1, backoff=0)
+    (result,) = judge.judge([REQ])
+    assert result.value is None  # absent: never a 9 or a 0
+    assert result.error == "judge unavailable: timed out after 0.2s (2 attempts)"
+    assert len(received) == 2
+
+
+def test_server_error_is_retried_then_succeeds(fake_api: Any) -> None:
+    url, received, responders = fake_api
+    responders += [lambda b, n: (503, {"error": "busy"}, 0.0), anthropic_text("5 mixed")]
+    judge = AnthropicJudge("m", api_key="k", base_url=url, timeout=5, retries=2, backoff=0)
+    assert judge.judge([REQ])[0].value == 5
+    assert len(received) == 2
+
+
+def test_client_error_is_not_retried_and_fails_open(fake_api: Any) -> None:
+    url, received, responders = fake_api
+    responders.append(lambda b, n: (401, {"error": "bad key"}, 0.0))
+    judge = AnthropicJudge("m", api_key="k", base_url=url, timeout=5, retries=3, backoff=0)
+    (result,) = judge.judge([REQ])
+    assert result.value is None
+    assert result.error == "judge unavailable: HTTP 401 (1 attempt)"
+    assert len(received) == 1
+
+
+def test_garbage_reply_is_an_error_keeping_the_raw_text(fake_api: Any) -> None:
+    url, _, responders = fake_api
+    responders.append(anthropic_text("I would rather not say."))
+    judge = AnthropicJudge("m", api_key="k", base_url=url, timeout=5)
+    (result,) = judge.judge([REQ])
+    assert result.value is None
+    assert result.error == "reply does not start with an integer"
+    assert result.raw == "I would rather not say."
+
+
+def test_unreachable_server_fails_open() -> None:
+    judge = OpenAIJudge("m", api_key="k", base_url="http://127.0.0.1:9", timeout=1, retries=0)
+    (result,) = judge.judge([REQ])
+    assert result.value is None
+    assert result.error is not None and result.error.startswith("judge unavailable: connection")

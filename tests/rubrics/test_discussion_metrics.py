@@ -1,0 +1,429 @@
+"""Each discussion metric on messages built to sit just inside and just outside its rule.
+
+Expected numbers are worked out by hand from the messages written here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+import pytest
+
+from toolkit.frames import (
+    DISCUSSION_GAMES_SCHEMA,
+    DISCUSSION_LABELS_SCHEMA,
+    DISCUSSION_MESSAGES_SCHEMA,
+    DISCUSSION_PLAYERS_SCHEMA,
+    DISCUSSION_RATINGS_SCHEMA,
+    DISCUSSION_VOTES_SCHEMA,
+)
+from toolkit.load.discussion import Discussion
+from toolkit.rubrics.discussion import score_discussion
+
+GID = "g1"
+PLAYERS = [
+    ("Ash", "MAFIA"),
+    ("Bay", "MAFIA"),
+    ("Cole", "VILLAGER"),
+    ("Dune", "VILLAGER"),
+    ("Eve", "VILLAGER"),
+]
+
+
+def game(
+    lines: list[tuple[Any, ...]],
+    votes: list[tuple[int, str, str]] = (),  # type: ignore[assignment]
+    players: list[tuple[str, str]] = PLAYERS,
+    cost: float | None = 1.0,
+) -> Discussion:
+    """lines: (round, speaker, text) or (round, speaker, text, reply_to_player)."""
+    msgs = []
+    for turn, line in enumerate(lines, start=1):
+        rnd, speaker, text = line[:3]
+        reply = line[3] if len(line) > 3 else None
+        msgs.append(
+            {
+                "game_id": GID,
+                "message_id": f"m{turn}",
+                "turn": turn,
+                "round": rnd,
+                "speaker": speaker,
+                "text": text,
+                "in_reply_to": f"id-{reply}" if reply else None,
+                "in_reply_to_player": reply,
+                "timestamp": None,
+            }
+        )
+    return Discussion(
+        games=pl.DataFrame(
+            [
+                {
+                    "game_id": GID,
+                    "source_kind": "transcript",
+                    "source_file": "t.json",
+                    "cost_usd": cost,
+                }
+            ],
+            schema=DISCUSSION_GAMES_SCHEMA,
+        ),
+        players=pl.DataFrame(
+            [
+                {"game_id": GID, "player_id": n, "name": n, "role": r, "alive": True, "position": i}
+                for i, (n, r) in enumerate(players)
+            ],
+            schema=DISCUSSION_PLAYERS_SCHEMA,
+        ),
+        messages=pl.DataFrame(msgs, schema=DISCUSSION_MESSAGES_SCHEMA),
+        votes=pl.DataFrame(
+            [{"game_id": GID, "round": r, "voter": v, "target": t} for r, v, t in votes],
+            schema=DISCUSSION_VOTES_SCHEMA,
+        ),
+    )
+
+
+def metric(d: Discussion, key: str, **kw: Any) -> dict[str, Any]:
+    report = score_discussion(d, **kw)
+    row = report.metrics.filter(pl.col("key") == key)
+    assert row.height == 1
+    return row.row(0, named=True)
+
+
+# --- 2. strategic depth (>= 0.60) -------------------------------------------------------
+
+
+def test_strategic_three_of_five_is_exactly_the_threshold_and_passes() -> None:
+    d = game(
+        [
+            (1, "Cole", "I am voting now."),  # vot- inflection
+            (1, "Dune", "That was an accusation."),  # accus- inflection
+            (1, "Eve", "Thinking hard."),  # think- inflection
+            (1, "Ash", "Nice weather."),
+            (1, "Bay", "Hello all."),
+        ]
+    )
+    m = metric(d, "strategic_depth")
+    assert m["score"] == pytest.approx(0.6)
+    assert m["status"] == "PASS"
+    assert m["detail"] == "3/5 messages strategic"
+
+
+def test_strategic_four_of_seven_is_just_below_and_fails() -> None:
+    d = game(
+        [
+            (1, "Cole", "Because."),
+            (1, "Dune", "Trustworthy?"),
+            (1, "Eve", "Evidences."),
+            (1, "Ash", "I believe so."),
+            (1, "Bay", "Hello."),
+            (1, "Cole", "Lovely."),
+            (1, "Dune", "Bye."),
+        ]
+    )
+    m = metric(d, "strategic_depth")
+    assert m["score"] == pytest.approx(4 / 7)
+    assert m["status"] == "FAIL"
+
+
+def test_strategic_keyword_inside_another_word_does_not_count() -> None:
+    # "distrust" does not start with "trust"; "devote" does not start with "vot".
+    report = score_discussion(game([(1, "Cole", "I distrust devotees."), (1, "Dune", "Hi.")]))
+    ev = report.evidence.messages
+    assert ev["strategic"].to_list() == [False, False]
+
+
+# --- 3. coherence (>= 0.70) --------------------------------------------------------------
+
+
+def _coherence_lines(linked: int, unlinked: int) -> list[tuple[Any, ...]]:
+    lines: list[tuple[Any, ...]] = [(1, "Ash", "Opening words here.")]
+    for i in range(linked):
+        lines.append((1, "Bay", f"Point {i}.", "Ash"))  # has a reply id
+    for i in range(unlinked):
+        lines.append((1, "Cole", f"Lone {i}."))  # names nobody, shares no long words
+    return lines
+
+
+def test_coherence_seven_of_ten_passes_at_the_threshold() -> None:
+    m = metric(game(_coherence_lines(7, 3)), "coherence")
+    assert m["score"] == pytest.approx(0.7)
+    assert m["status"] == "PASS"
+    assert m["detail"] == "7/10 messages after the first link to the previous 3"
+
+
+def test_coherence_two_of_three_fails() -> None:
+    m = metric(game(_coherence_lines(2, 1)), "coherence")
+    assert m["score"] == pytest.approx(2 / 3)
+    assert m["status"] == "FAIL"
+
+
+def test_coherence_rules_naming_window_and_shared_long_words() -> None:
+    lines: list[tuple[Any, ...]] = [
+        (1, "Ash", "Quiet."),
+        (1, "Bay", "Hmm."),
+        (1, "Cole", "Ok."),
+        (1, "Dune", "Yes."),
+        (1, "Eve", "Ash is odd."),  # Ash spoke 4 messages back: outside the window
+        (1, "Ash", "Dune is odd."),  # Dune spoke 2 back: inside
+        (1, "Bay", "strange silence everywhere"),  # 2+ long words shared with the next
+        (1, "Cole", "strange silence indeed"),  # shares "strange", "silence" (>= 5 letters)
+        (1, "Dune", "odd vote"),  # shares only short words ("odd") with turn 6
+        (1, "Eve", "indeed quite"),  # shares only one long word ("indeed") with turn 8
+    ]
+    ev = score_discussion(game(lines)).evidence.messages
+    assert ev["coherent"].to_list() == [
+        None,
+        False,
+        False,
+        False,
+        False,
+        True,
+        False,
+        True,
+        False,
+        False,
+    ]
+    reasons = ev["coherence_reason"].to_list()
+    assert reasons[5] == "names Dune (turn 4)"
+    assert reasons[7] == "shares silence, strange with turn 7"
+
+
+# --- 4. role consistency (>= 0.80) --------------------------------------------------------
+
+
+def test_role_one_break_in_five_passes_one_in_four_fails() -> None:
+    five = [
+        (1, "Ash", "I'm certain Cole is hiding something."),  # Mafia over-certain
+        (1, "Cole", "Hello."),
+        (1, "Dune", "Hello."),
+        (1, "Eve", "Hello."),
+        (1, "Bay", "Hello."),
+    ]
+    m = metric(game(five), "role_consistency")
+    assert m["score"] == pytest.approx(0.8)
+    assert m["status"] == "PASS"
+    assert m["detail"] == "1 role breaks in 5 messages"
+    m = metric(game(five[:4]), "role_consistency")
+    assert m["score"] == pytest.approx(0.75)
+    assert m["status"] == "FAIL"
+
+
+@pytest.mark.parametrize(
+    ("speaker", "text", "broken", "why"),
+    [
+        ("Ash", "Bay is suspicious, honestly.", True, "Mafia accuses fellow Mafia (Bay)"),
+        ("Ash", "Cole is suspicious, honestly.", False, "in role"),  # accusing a villager
+        ("Ash", "Bay is lovely. Cole is suspicious.", False, "in role"),  # not the same sentence
+        ("Ash", "As a Mafia member I disagree.", True, "Mafia reveals role (as a mafia)"),
+        ("Cole", "Eve is mafia.", True, "Villager accuses without a reason (is mafia)"),
+        ("Cole", "Eve is mafia because she dodged.", False, "in role"),
+        ("Cole", "Look at someone else.", True, "Villager deflects without a reason"),
+        ("Cole", "Dune is innocent.", True, "Villager defends without evidence (is innocent)"),
+        ("Cole", "Dune is innocent, I noticed her vote.", False, "in role"),
+    ],
+)
+def test_role_break_rules(speaker: str, text: str, broken: bool, why: str) -> None:
+    ev = score_discussion(game([(1, speaker, text)])).evidence.messages
+    assert ev["role_break"].to_list() == [broken]
+    assert ev["role_break_reason"][0].startswith(why)
+
+
+# --- 5. personality diversity (>= 0.50) ----------------------------------------------------
+
+
+def test_similarity_is_dice_on_bigrams_ignoring_whitespace() -> None:
+    # "ab cd" -> ab, bc, cd; "abce" -> ab, bc, ce: 2 shared of 3 + 3 -> 4/6.
+    sim = score_discussion(game([(1, "Cole", "ab cd"), (1, "Dune", "abce")])).evidence.similarity
+    assert sim.filter(pl.col("speaker") == "Cole")["similarity"][0] == pytest.approx(4 / 6)
+
+
+def test_diversity_exactly_070_is_not_unique() -> None:
+    # 10 bigrams each, the first 7 shared: 2*7/20 = 0.70, not below 0.70.
+    d = game([(1, "Cole", "abcdefghXYZ"), (1, "Dune", "abcdefghUVW")])
+    sim = score_discussion(d).evidence.similarity
+    assert sim["similarity"].to_list() == pytest.approx([0.7, 0.7])
+    m = metric(d, "personality_diversity")
+    assert m["score"] == 0.0
+    assert m["status"] == "FAIL"
+
+
+def test_diversity_two_of_four_unique_passes_one_of_three_fails() -> None:
+    twins = [(1, "Cole", "abcdef"), (1, "Dune", "abcdeg")]  # 8/10 = 0.8: alike
+    m = metric(game([*twins, (1, "Eve", "qrstuv"), (1, "Ash", "klmnop")]), "personality_diversity")
+    assert m["score"] == pytest.approx(0.5)
+    assert m["status"] == "PASS"
+    m = metric(game([*twins, (1, "Eve", "qrstuv")]), "personality_diversity")
+    assert m["score"] == pytest.approx(1 / 3)
+    assert m["status"] == "FAIL"
+
+
+def test_diversity_with_one_speaker_is_absent() -> None:
+    m = metric(game([(1, "Cole", "abc"), (1, "Cole", "def")]), "personality_diversity")
+    assert m["score"] is None
+    assert m["status"] == "N/A"
+
+
+# --- 6. anti-repetition (>= 0.90) --------------------------------------------------------
+
+ELEVEN = "one two three four five six seven eight nine ten eleven"
+
+
+def test_repetition_one_repeat_in_ten_phrases_passes() -> None:
+    # 11 words -> 9 phrases; "one two three" again -> 1 more phrase, a repeat: 1 - 1/10.
+    m = metric(game([(1, "Cole", ELEVEN), (1, "Cole", "one two three")]), "anti_repetition")
+    assert m["score"] == pytest.approx(0.9)
+    assert m["status"] == "PASS"
+    assert m["detail"] == "1 repeats in 10 3-word phrases"
+
+
+def test_repetition_one_repeat_in_nine_phrases_fails() -> None:
+    ten = ELEVEN.rsplit(" ", 1)[0]
+    m = metric(game([(1, "Cole", ten), (1, "Cole", "one two three")]), "anti_repetition")
+    assert m["score"] == pytest.approx(1 - 1 / 9)
+    assert m["status"] == "FAIL"
+
+
+def test_same_phrase_from_another_speaker_is_not_a_repeat() -> None:
+    m = metric(
+        game([(1, "Cole", "one two three"), (1, "Dune", "one two three")]), "anti_repetition"
+    )
+    assert m["score"] == 1.0
+    assert m["detail"] == "0 repeats in 2 3-word phrases"
+
+
+def test_phrases_with_names_or_game_terms_are_left_out() -> None:
+    # "we voted today" (voted: a game term) and "ask eve now" (a name) are left out.
+    d = game(
+        [(1, "Cole", "we voted today"), (1, "Cole", "we voted today"), (1, "Cole", "ask eve now")]
+    )
+    m = metric(d, "anti_repetition")
+    assert m["score"] is None
+    assert m["status"] == "N/A"
+
+
+# --- 1. memory accuracy (>= 0.80) ---------------------------------------------------------
+
+VOTES = [(1, "Cole", "Ash"), (1, "Dune", "Bay"), (1, "Eve", "Ash")]
+ROUND1 = [(1, "Ash", "Hello."), (1, "Bay", "Hi there.")]
+
+
+def test_memory_four_of_five_accurate_passes() -> None:
+    lines = [
+        *ROUND1,
+        (2, "Eve", "In round 1, Cole voted for Ash."),  # accurate (vote)
+        (2, "Eve", "Last round Dune voted for Bay."),  # accurate (vote, round 1)
+        (2, "Eve", "Earlier Ash said hello."),  # accurate (Ash spoke at turn 1)
+        (2, "Eve", "Earlier Bay said hi."),  # accurate
+        (2, "Eve", "Earlier Cole voted for Bay."),  # inaccurate: Cole voted for Ash
+    ]
+    m = metric(game(lines, VOTES), "memory_accuracy")
+    assert m["score"] == pytest.approx(0.8)
+    assert m["status"] == "PASS"
+    assert m["detail"] == "4/5 references accurate"
+
+
+def test_memory_three_of_four_accurate_fails() -> None:
+    lines = [
+        *ROUND1,
+        (2, "Eve", "In round 1, Cole voted for Ash."),
+        (2, "Eve", "Earlier Ash said hello."),
+        (2, "Eve", "Earlier Bay said hi."),
+        (2, "Eve", "Earlier Dune said plenty."),  # inaccurate: Dune never spoke
+    ]
+    m = metric(game(lines, VOTES), "memory_accuracy")
+    assert m["score"] == pytest.approx(0.75)
+    assert m["status"] == "FAIL"
+
+
+def test_memory_rules_round_not_happened_actor_unknown_review_and_pronouns() -> None:
+    lines = [
+        (1, "Ash", "Hello."),
+        (2, "Bay", "In round 3 Cole voted for Ash."),  # round 3 has not happened
+        (2, "Bay", "Earlier someone voted for Ash."),  # actor cannot be identified
+        (2, "Bay", "That was earlier."),  # no checkable claim: needs review
+        (2, "Cole", "Earlier you said hello.", "Ash"),  # you = the player replied to
+        (2, "Cole", "Last round I voted for Ash."),  # I = the speaker
+    ]
+    refs = score_discussion(game(lines, VOTES)).evidence.references
+    assert refs["verdict"].to_list() == [
+        "inaccurate",
+        "inaccurate",
+        "needs review",
+        "accurate",
+        "accurate",
+    ]
+    assert refs["reason"][0] == "round 3 has not happened"
+    assert refs["reason"][1].startswith("actor cannot be identified")
+    assert refs["actor"].to_list()[3:] == ["Ash", "Cole"]
+    m = metric(game(lines, VOTES), "memory_accuracy")
+    assert m["score"] == pytest.approx(2 / 4)
+    assert m["detail"] == "2/4 references accurate; 1 need review (not scored)"
+
+
+def test_last_round_in_round_one_names_a_round_that_has_not_happened() -> None:
+    refs = score_discussion(game([(1, "Ash", "Last round Bay said nothing.")])).evidence.references
+    assert refs["verdict"].to_list() == ["inaccurate"]
+    assert refs["reason"][0] == "round 0 has not happened"
+
+
+def test_no_references_scores_one_and_says_so() -> None:
+    m = metric(game([(1, "Ash", "Hello.")]), "memory_accuracy")
+    assert m["score"] == 1.0
+    assert m["status"] == "PASS"
+    assert m["detail"].startswith("N/A")
+
+
+def test_reviewer_label_decides_a_needs_review_reference() -> None:
+    d = game([(1, "Ash", "Hello."), (2, "Bay", "That was earlier.")])
+    labels = pl.DataFrame(
+        [{"game_id": GID, "kind": "memory", "item_id": "m2#0", "label": False}],
+        schema=DISCUSSION_LABELS_SCHEMA,
+    )
+    refs = score_discussion(d, labels=labels).evidence.references
+    assert refs["verdict"].to_list() == ["inaccurate"]
+    assert metric(d, "memory_accuracy", labels=labels)["score"] == 0.0
+
+
+# --- 7. engagement (>= 3.0) --------------------------------------------------------------
+
+
+def _ratings(*scores: float) -> pl.DataFrame:
+    return pl.DataFrame(
+        [{"game_id": GID, "rater": f"r{i}", "score": s} for i, s in enumerate(scores)],
+        schema=DISCUSSION_RATINGS_SCHEMA,
+    )
+
+
+def test_engagement_mean_three_passes_and_just_below_fails() -> None:
+    d = game([(1, "Ash", "Hello.")])
+    m = metric(d, "engagement", ratings=_ratings(4, 2))
+    assert m["score"] == 3.0
+    assert m["status"] == "PASS"
+    m = metric(d, "engagement", ratings=_ratings(3, 2, 3))
+    assert m["score"] == pytest.approx(8 / 3)
+    assert m["status"] == "FAIL"
+
+
+def test_engagement_without_rating_is_pending() -> None:
+    m = metric(game([(1, "Ash", "Hello.")]), "engagement")
+    assert m["score"] is None
+    assert m["status"] == "PENDING"
+    assert m["detail"] == "pending: no rating yet"
+
+
+def test_reviewer_labels_override_strategic_and_role_and_are_counted() -> None:
+    d = game([(1, "Ash", "Nice weather."), (1, "Cole", "Eve is mafia.")])
+    labels = pl.DataFrame(
+        [
+            {"game_id": GID, "kind": "strategic", "item_id": "m1", "label": True},
+            {"game_id": GID, "kind": "role", "item_id": "m2", "label": True},  # consistent
+        ],
+        schema=DISCUSSION_LABELS_SCHEMA,
+    )
+    report = score_discussion(d, labels=labels)
+    ev = report.evidence.messages
+    assert ev["strategic"].to_list() == [True, False]  # m1 labelled; m2 has no keyword
+    assert ev["role_break"].to_list() == [False, False]
+    assert (
+        "reviewer labels overrode 1 strategic and 1 role label(s)" in report.scorecards[0].warnings
+    )

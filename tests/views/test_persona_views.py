@@ -1,0 +1,101 @@
+"""Persona views: the agents x dimensions table and the charts (specs, and that they draw)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import vl_convert
+
+import toolkit as tk
+from toolkit.views.persona import (
+    baseline_chart,
+    drift_chart,
+    persona_heatmap,
+    persona_table,
+    render_persona_table,
+    similarity_chart,
+)
+
+FOLDER = Path(__file__).resolve().parents[2] / "sample_runs" / "persona"
+
+
+@pytest.fixture(scope="module")
+def week2() -> tk.PersonaResult:
+    return tk.score_persona(
+        tk.load_chat(FOLDER / "radio-week2.jsonl"),
+        tk.load_propositions(FOLDER / "propositions"),
+        tk.RecordedJudge(FOLDER / "cassette.json"),
+        baselines=tk.load_baselines(FOLDER / "baselines"),
+        windows=8,
+    )
+
+
+def test_table_is_agents_by_dimensions_in_order(week2: tk.PersonaResult) -> None:
+    table = persona_table(week2)
+    assert table.columns == ["agent_id", "dimension", "baseline", "score", "delta", "status"]
+    assert table["agent_id"].unique(maintain_order=True).to_list() == [
+        "mags",
+        "otis",
+        "priya",
+        "lenny",
+    ]
+    assert table["dimension"].head(5).to_list() == [
+        "adherence",
+        "consistency",
+        "fluency",
+        "convergence",
+        "ideas_quantity",
+    ]
+    lenny = table.filter(table["agent_id"] == "lenny").row(0, named=True)
+    assert lenny["status"] == "REGRESSION"
+    assert lenny["delta"] == pytest.approx(lenny["score"] - lenny["baseline"])
+
+
+def test_text_table_lists_regressions_last(week2: tk.PersonaResult) -> None:
+    text = render_persona_table(week2)
+    assert "regression(s), more than 1 below baseline: lenny adherence" in text.splitlines()[-1]
+
+
+def test_heatmap_spec_and_render(week2: tk.PersonaResult) -> None:
+    spec = persona_heatmap(week2).to_dict()
+    rect, text = spec["layer"]
+    assert rect["mark"]["type"] == "rect"
+    assert rect["encoding"]["color"]["scale"]["domain"] == [0, 9]
+    assert text["encoding"]["text"]["field"] == "score"
+    values = spec["datasets"][next(iter(spec["datasets"]))]
+    # counts (ideas_quantity) are not on the 0-9 heatmap
+    assert {v["dimension"] for v in values} == {
+        "adherence",
+        "consistency",
+        "fluency",
+        "convergence",
+    }
+    assert vl_convert.vegalite_to_svg(spec).startswith("<svg")
+
+
+def test_drift_chart_uses_windows_only(week2: tk.PersonaResult) -> None:
+    spec = drift_chart(week2).to_dict()
+    values = spec["datasets"][next(iter(spec["datasets"]))]
+    assert {v["window"] for v in values} == {1, 2, 3, 4}
+    assert spec["spec"]["encoding"]["x"]["field"] == "window"
+    assert vl_convert.vegalite_to_svg(spec).startswith("<svg")
+
+
+def test_baseline_and_similarity_charts_draw(week2: tk.PersonaResult) -> None:
+    spec = baseline_chart(week2).to_dict()
+    assert spec["facet"]["row"]["field"] == "agent_id"
+    assert vl_convert.vegalite_to_svg(spec).startswith("<svg")
+    sim = similarity_chart(week2).to_dict()
+    assert sim["layer"][1]["mark"]["type"] == "rule"
+    assert vl_convert.vegalite_to_svg(sim).startswith("<svg")
+
+
+def test_baseline_chart_needs_baselines() -> None:
+    result = tk.score_persona(
+        tk.load_chat(FOLDER / "radio-week1.jsonl"),
+        tk.load_propositions(FOLDER / "propositions"),
+        tk.RecordedJudge(FOLDER / "cassette.json"),
+    )
+    with pytest.raises(ValueError, match="no baseline comparison"):
+        baseline_chart(result)

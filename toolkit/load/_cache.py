@@ -1,0 +1,152 @@
+"""A Parquet cache of loaded runs, keyed on the source files' names, sizes and mtimes.
+
+One run's entry (``<run>/.toolkit_cache/`` or ``<cache dir>/<slug>-<hash>/``)::
+
+    manifest.json              {"format", "key": [[file, size, mtime_ns]...], "ticks": file,
+                                "batches"/"checkpoints"/"issues": the small frames, ...}
+    ticks-<digest>.parquet     the ticks frame
+
+The Parquet file carries the digest of the listing it was built from and the manifest
+names it; the manifest is replaced last and atomically, so a reader sees either the old
+entry or the new one, whole. An entry is used only when its key equals the current
+listing, its frames have today's schemas, and everything reads; otherwise the run is
+loaded from its files again and the entry rewritten. The tick files of every fresh entry
+are read in one multi-file Parquet read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from toolkit._atomic import write_text_atomic
+from toolkit.frames import BATCHES_SCHEMA, CHECKPOINTS_SCHEMA, LOAD_ISSUES_SCHEMA, TICKS_SCHEMA
+
+if TYPE_CHECKING:
+    from toolkit.load.universe import Listing, Universe
+
+#: Bump when the cached frames' meaning changes: every older entry is then rebuilt.
+CACHE_FORMAT = 2
+FOLDER_NAME = ".toolkit_cache"
+_SMALL: dict[str, dict[str, pl.DataType]] = {
+    "batches": BATCHES_SCHEMA,
+    "checkpoints": CHECKPOINTS_SCHEMA,
+    "issues": LOAD_ISSUES_SCHEMA,
+}
+_ERRORS = (OSError, ValueError, KeyError, TypeError, pl.exceptions.PolarsError)
+
+
+def _digest(listing: Listing) -> str:
+    blob = json.dumps([CACHE_FORMAT, str(listing.root), listing.key]).encode()
+    return hashlib.sha256(blob).hexdigest()[:16]
+
+
+class RunCache:
+    """Where cached runs live: beside each run (``True``) or under one folder."""
+
+    def __init__(self, location: bool | str | Path) -> None:
+        self.location = None if isinstance(location, bool) else Path(location)
+
+    def folder(self, listing: Listing) -> Path:
+        """The cache folder of one run."""
+        if self.location is None:
+            return listing.root / FOLDER_NAME
+        where = hashlib.sha256(str(listing.root.resolve()).encode()).hexdigest()[:12]
+        return self.location / f"{listing.slug}-{where}"
+
+    def _entry(self, listing: Listing) -> tuple[Path, dict[str, pl.DataFrame], Any] | None:
+        folder = self.folder(listing)
+        try:
+            manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+            if manifest.get("format") != CACHE_FORMAT:
+                return None
+            if [tuple(k) for k in manifest["key"]] != list(listing.key):
+                return None
+            small = {
+                part: pl.read_json(io.StringIO(manifest[part]), schema=schema)
+                for part, schema in _SMALL.items()
+            }
+            return folder / manifest["ticks"], small, manifest
+        except _ERRORS:
+            return None  # corrupt or half-written: rebuilt by the caller
+
+    def get_many(self, listings: Sequence[Listing]) -> dict[int, Universe]:
+        """The fresh cached runs among ``listings``, by index; the rest are misses."""
+        from toolkit.load.universe import Universe
+
+        entries = {i: e for i, listing in enumerate(listings) if (e := self._entry(listing))}
+        if not entries:
+            return {}
+        ticks = self._read_ticks([e[0] for e in entries.values()])
+        if ticks is None:  # some file is bad: find it the slow way, keep the good ones
+            good = {}
+            for i, entry in entries.items():
+                if self._read_ticks([entry[0]]) is not None:
+                    good[i] = entry
+            entries = good
+            ticks = self._read_ticks([e[0] for e in entries.values()]) if entries else None
+        per_run = (
+            ticks.partition_by("slug", as_dict=True, maintain_order=True)
+            if ticks is not None
+            else {}
+        )
+        out: dict[int, Universe] = {}
+        for i, (_, small, manifest) in entries.items():
+            slug = listings[i].slug
+            out[i] = Universe(
+                ticks=per_run.get((slug,), pl.DataFrame(schema=TICKS_SCHEMA)),
+                batches=small["batches"],
+                checkpoints=small["checkpoints"],
+                issues=small["issues"],
+                warnings=tuple(manifest["warnings"]),
+                names={slug: manifest["name"]},
+                paths={slug: listings[i].root},
+                conserved={slug: tuple(manifest["conserved"])},
+            )
+        return out
+
+    @staticmethod
+    def _read_ticks(files: Sequence[Path]) -> pl.DataFrame | None:
+        try:
+            frame = pl.read_parquet(list(files))
+        except _ERRORS:
+            return None
+        return frame if frame.schema == pl.Schema(TICKS_SCHEMA) else None
+
+    def put(self, listing: Listing, universe: Universe) -> None:
+        """Store a freshly loaded run (best effort: a read-only folder just skips it)."""
+        folder = self.folder(listing)
+        digest = _digest(listing)
+        slug = listing.slug
+        name = f"ticks-{digest}.parquet"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            tmp = folder / f".{name}.{os.getpid()}.tmp"
+            universe.ticks.write_parquet(tmp, statistics=False)
+            os.replace(tmp, folder / name)
+            manifest: dict[str, Any] = {
+                "format": CACHE_FORMAT,
+                "key": [list(k) for k in listing.key],
+                "ticks": name,
+                "batches": universe.batches.write_json(),
+                "checkpoints": universe.checkpoints.write_json(),
+                "issues": universe.issues.write_json(),
+                "name": universe.names[slug],
+                "conserved": list(universe.conserved.get(slug, ())),
+                "warnings": list(universe.warnings),
+            }
+            write_text_atomic(folder / "manifest.json", json.dumps(manifest))
+        except OSError:
+            return
+        for old in folder.glob("*.parquet"):
+            if old.name != name:
+                with contextlib.suppress(OSError):
+                    old.unlink()

@@ -1,0 +1,181 @@
+"""Human engagement ratings (1-5) of discussion games, from a simple file.
+
+The discussion rubric reads ratings through the small :class:`RatingSource` protocol,
+so any store that can answer "the ratings of these games" can feed it. This module
+provides the file-backed source; a SQLite ratings store can implement the same protocol.
+
+A ratings file is CSV with a header ``game_id,rater,score`` or JSON: a list of
+``{"game_id", "rater", "score"}`` objects, or ``{"ratings": [...]}`` holding that list.
+Scores are numbers from 1 to 5; extra columns/keys are ignored.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import polars as pl
+
+from toolkit.errors import InputError
+from toolkit.frames import DISCUSSION_RATINGS_SCHEMA
+
+__all__ = ["FileRatings", "RatingSource", "load_ratings", "open_rating_source"]
+
+MIN_SCORE, MAX_SCORE = 1.0, 5.0
+_FIELDS = ("game_id", "rater", "score")
+
+
+@runtime_checkable
+class RatingSource(Protocol):
+    """Anything that can give the engagement ratings of some games."""
+
+    def ratings(self, game_ids: Sequence[str]) -> pl.DataFrame:
+        """The ratings of ``game_ids``: :data:`~toolkit.frames.DISCUSSION_RATINGS_SCHEMA`
+        (game_id, rater, score), one row per rater and game (the rater's latest rating)."""
+        ...
+
+
+@dataclass(frozen=True)
+class FileRatings:
+    """Ratings read from a CSV or JSON file (see the module docs for the format)."""
+
+    path: str
+    frame: pl.DataFrame
+
+    def ratings(self, game_ids: Sequence[str]) -> pl.DataFrame:
+        """The ratings of ``game_ids`` (game_id, rater, score)."""
+        return self.frame.filter(pl.col("game_id").is_in(list(game_ids)))
+
+
+def _score(path: str, value: Any, line: int | None, where: str) -> float:
+    if isinstance(value, bool):
+        raise InputError(
+            path, "score must be a number from 1 to 5", field=where, value=value, line=line
+        )
+    try:
+        score = float(value)
+    except (TypeError, ValueError) as exc:
+        raise InputError(
+            path, "score must be a number from 1 to 5", field=where, value=value, line=line
+        ) from exc
+    if not MIN_SCORE <= score <= MAX_SCORE:
+        raise InputError(
+            path, "score must be a number from 1 to 5", field=where, value=value, line=line
+        )
+    return score
+
+
+def _rows_csv(path: str, text: str) -> list[dict[str, Any]]:
+    reader = csv.DictReader(io.StringIO(text))
+    header = reader.fieldnames or []
+    missing = [f for f in _FIELDS if f not in header]
+    if missing:
+        raise InputError(
+            path,
+            "a ratings CSV needs the columns game_id, rater, score",
+            field="header",
+            value=",".join(header),
+            line=1,
+        )
+    rows: list[dict[str, Any]] = []
+    for i, raw in enumerate(reader, start=2):
+        for f in ("game_id", "rater"):
+            if not (raw.get(f) or "").strip():
+                raise InputError(path, "must not be empty", field=f, value=raw.get(f), line=i)
+        rows.append(
+            {
+                "game_id": raw["game_id"].strip(),
+                "rater": raw["rater"].strip(),
+                "score": _score(path, (raw.get("score") or "").strip(), i, "score"),
+            }
+        )
+    return rows
+
+
+def _rows_json(path: str, text: str) -> list[dict[str, Any]]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"not valid JSON ({exc.msg})", line=exc.lineno) from exc
+    if isinstance(data, dict):
+        data = data.get("ratings")
+    if not isinstance(data, list):
+        raise InputError(
+            path, 'expected a list of ratings or {"ratings": [...]}', field="ratings", value=data
+        )
+    rows: list[dict[str, Any]] = []
+    for i, item in enumerate(data):
+        if not isinstance(item, dict):
+            raise InputError(path, "a rating must be an object", field=f"ratings.{i}", value=item)
+        for f in ("game_id", "rater"):
+            value = item.get(f)
+            if not isinstance(value, str | int) or not str(value).strip():
+                raise InputError(
+                    path, "must be a non-empty string", field=f"ratings.{i}.{f}", value=value
+                )
+        rows.append(
+            {
+                "game_id": str(item["game_id"]).strip(),
+                "rater": str(item["rater"]).strip(),
+                "score": _score(path, item.get("score"), None, f"ratings.{i}.score"),
+            }
+        )
+    return rows
+
+
+def load_ratings(path: str | Path) -> FileRatings:
+    """Read a ratings file (CSV, or JSON when the name ends in ``.json``).
+
+    When a rater rated a game more than once, the last line counts.
+
+    Returns:
+        A :class:`FileRatings`, whose frame has columns game_id, rater, score.
+
+    Raises:
+        InputError: one line naming the file, the line or field, and the value.
+    """
+    name = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise InputError(name, "no such ratings file") from exc
+    except OSError as exc:
+        raise InputError(name, f"cannot read ratings file ({exc.strerror})") from exc
+    except UnicodeDecodeError as exc:
+        raise InputError(name, "not UTF-8 text") from exc
+    stripped = text.lstrip()
+    is_json = name.lower().endswith(".json") or stripped.startswith(("[", "{"))
+    rows = _rows_json(name, text) if is_json else _rows_csv(name, text)
+    frame = pl.DataFrame(rows, schema=DISCUSSION_RATINGS_SCHEMA).unique(
+        ["game_id", "rater"], keep="last", maintain_order=True
+    )
+    return FileRatings(path=name, frame=frame)
+
+
+def open_rating_source(path: str | Path) -> RatingSource:
+    """The rating source stored at ``path``, whatever its kind (used by the CLI).
+
+    Today a ratings file (CSV or JSON, see :func:`load_ratings`). A SQLite ratings store
+    plugs in here by returning its own :class:`RatingSource` for a SQLite file.
+
+    Raises:
+        InputError: for a file that is no rating source this toolkit can read.
+    """
+    try:
+        with Path(path).open("rb") as handle:
+            head = handle.read(16)
+    except FileNotFoundError as exc:
+        raise InputError(str(path), "no such ratings file") from exc
+    except OSError as exc:
+        raise InputError(str(path), f"cannot read ratings file ({exc.strerror})") from exc
+    if head == b"SQLite format 3\x00":
+        raise InputError(
+            str(path),
+            "a SQLite ratings store is not supported yet; give a CSV or JSON ratings file",
+        )
+    return load_ratings(path)

@@ -1,0 +1,228 @@
+"""Algorithmic persona evidence (no LLM): repetition, self-similarity, vocabulary.
+
+Everything here is Polars expressions over the messages frame: words are lower-cased
+runs of letters, digits and apostrophes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from toolkit.frames import (
+    PERSONA_AGENT_EVIDENCE_SCHEMA,
+    PERSONA_MESSAGE_EVIDENCE_SCHEMA,
+    PERSONA_VOCAB_OVERLAP_SCHEMA,
+)
+
+_WORD = r"[a-z0-9']+"
+
+
+@dataclass(frozen=True)
+class PersonaEvidence:
+    """Supplementary evidence shown beside the judge's scores.
+
+    Attributes:
+        messages: schema :data:`toolkit.frames.PERSONA_MESSAGE_EVIDENCE_SCHEMA` (run,
+            agent_id, step, text, tokens, max_jaccard_prev5, similar_flag); the Jaccard
+            value is null for an agent's first message (nothing to compare with).
+        agents: schema :data:`toolkit.frames.PERSONA_AGENT_EVIDENCE_SCHEMA` (run,
+            agent_id, messages, tokens, distinct_tokens, type_token_ratio,
+            mean_tokens_per_message, repeated_ngram_share_last5,
+            flagged_similar_messages, mean_vocab_overlap).
+        overlap: schema :data:`toolkit.frames.PERSONA_VOCAB_OVERLAP_SCHEMA` (run,
+            agent_a, agent_b, shared, union, jaccard), one row per pair of agents.
+    """
+
+    messages: pl.DataFrame
+    agents: pl.DataFrame
+    overlap: pl.DataFrame
+
+
+def _actions(messages: pl.DataFrame) -> pl.DataFrame:
+    return (
+        messages.filter(pl.col("kind") == "action")
+        .sort("step")
+        .select("run", "agent_id", "step", "text")
+        .with_columns(
+            pl.col("text").str.to_lowercase().str.extract_all(_WORD).alias("words"),
+            pl.int_range(pl.len()).over("agent_id").alias("i"),
+        )
+    )
+
+
+def persona_evidence(
+    messages: pl.DataFrame,
+    *,
+    last_messages: int = 5,
+    ngram: int = 3,
+    similarity_window: int = 5,
+    flag_above: float = 0.6,
+) -> PersonaEvidence:
+    """Compute repetition, self-similarity and vocabulary evidence per agent.
+
+    Args:
+        messages: a chat messages frame (:data:`toolkit.frames.CHAT_MESSAGES_SCHEMA`);
+            only actions count.
+        last_messages: how many of an agent's last messages the n-gram repetition uses.
+        ngram: the n of the n-grams (word n-grams within one message).
+        similarity_window: each message is compared with this many previous messages of
+            the same agent.
+        flag_above: a message whose highest Jaccard similarity exceeds this is flagged.
+
+    Returns:
+        :class:`PersonaEvidence`. ``repeated_ngram_share_last5`` is ``1 - distinct /
+        total`` n-grams over the agent's last messages (0: no n-gram repeats); null when
+        those messages hold no n-gram.
+    """
+    acts = _actions(messages)
+    run = acts["run"][0] if acts.height else None
+    words = (
+        acts.select("agent_id", "i", "words")
+        .explode("words")
+        .drop_nulls("words")
+        .unique(["agent_id", "i", "words"])
+    )
+    sizes = words.group_by("agent_id", "i").agg(pl.len().alias("size"))
+    # each message paired with the agent's previous ``similarity_window`` messages: a
+    # linear number of pairs, whatever the vocabulary
+    window = (
+        acts.select("agent_id", "i")
+        .with_columns(pl.int_ranges(pl.col("i") - similarity_window, pl.col("i")).alias("i_prev"))
+        .explode("i_prev")
+        .filter(pl.col("i_prev") >= 0)
+    )
+    shared_words = (
+        window.join(words, on=["agent_id", "i"])
+        .join(
+            words.rename({"i": "i_prev"}),
+            on=["agent_id", "i_prev", "words"],
+            how="semi",
+        )
+        .group_by("agent_id", "i", "i_prev")
+        .agg(pl.len().alias("shared"))
+    )
+    pairs = (
+        window.join(shared_words, on=["agent_id", "i", "i_prev"], how="left")
+        .join(sizes, on=["agent_id", "i"], how="left")
+        .join(
+            sizes.rename({"i": "i_prev", "size": "size_prev"}),
+            on=["agent_id", "i_prev"],
+            how="left",
+        )
+        .with_columns(pl.col("shared", "size", "size_prev").fill_null(0))
+        .with_columns((pl.col("size") + pl.col("size_prev") - pl.col("shared")).alias("union"))
+        .with_columns(
+            pl.when(pl.col("union") > 0)
+            .then(pl.col("shared") / pl.col("union"))
+            .otherwise(0.0)
+            .alias("jaccard")
+        )
+        .group_by("agent_id", "i")
+        .agg(pl.col("jaccard").max().alias("max_jaccard_prev5"))
+    )
+    message_evidence = (
+        acts.join(pairs, on=["agent_id", "i"], how="left")
+        .with_columns(
+            pl.col("words").list.len().cast(pl.Int64).alias("tokens"),
+            pl.when(pl.col("i") > 0).then(pl.col("max_jaccard_prev5")).alias("max_jaccard_prev5"),
+        )
+        .with_columns((pl.col("max_jaccard_prev5") > flag_above).alias("similar_flag"))
+        .select(list(PERSONA_MESSAGE_EVIDENCE_SCHEMA))
+        .cast(PERSONA_MESSAGE_EVIDENCE_SCHEMA)  # type: ignore[arg-type]
+    )
+
+    # n-gram repetition over each agent's last messages
+    last = acts.filter(pl.col("i") >= pl.col("i").max().over("agent_id") - (last_messages - 1))
+    grams = (
+        last.select("agent_id", "i", "words")
+        .explode("words")
+        .drop_nulls("words")
+        .with_columns(
+            pl.concat_str(
+                [pl.col("words").shift(-k).over("agent_id", "i") for k in range(ngram)],
+                separator=" ",
+            ).alias("gram")
+        )
+        .drop_nulls("gram")
+        .group_by("agent_id")
+        .agg(
+            pl.len().alias("grams"),
+            pl.col("gram").n_unique().alias("distinct_grams"),
+        )
+        .with_columns(
+            (1.0 - pl.col("distinct_grams") / pl.col("grams")).alias("repeated_ngram_share_last5")
+        )
+        .select("agent_id", "repeated_ngram_share_last5")
+    )
+
+    vocab = words.select("agent_id", "words").unique()
+    vocab_sizes = vocab.group_by("agent_id").agg(pl.len().alias("distinct_tokens"))
+    agents_list = acts.select("agent_id").unique()
+    all_pairs = agents_list.join(agents_list, how="cross", suffix="_b").filter(
+        pl.col("agent_id") < pl.col("agent_id_b")
+    )
+    shared = (
+        vocab.join(vocab, on="words", suffix="_b")
+        .filter(pl.col("agent_id") < pl.col("agent_id_b"))
+        .group_by("agent_id", "agent_id_b")
+        .agg(pl.len().alias("shared"))
+    )
+    overlap = (
+        all_pairs.join(shared, on=["agent_id", "agent_id_b"], how="left")
+        .with_columns(pl.col("shared").fill_null(0))
+        .join(vocab_sizes, on="agent_id", how="left")
+        .join(
+            vocab_sizes.rename({"agent_id": "agent_id_b", "distinct_tokens": "size_b"}),
+            on="agent_id_b",
+            how="left",
+        )
+        .with_columns(
+            (
+                pl.col("distinct_tokens").fill_null(0)
+                + pl.col("size_b").fill_null(0)
+                - pl.col("shared")
+            ).alias("union")
+        )
+        .with_columns(
+            pl.when(pl.col("union") > 0).then(pl.col("shared") / pl.col("union")).alias("jaccard"),
+            pl.lit(run, pl.String()).alias("run"),
+        )
+        .rename({"agent_id": "agent_a", "agent_id_b": "agent_b"})
+        .select(list(PERSONA_VOCAB_OVERLAP_SCHEMA))
+        .cast(PERSONA_VOCAB_OVERLAP_SCHEMA)  # type: ignore[arg-type]
+        .sort("agent_a", "agent_b")
+    )
+    mean_overlap = (
+        pl.concat(
+            [
+                overlap.select(pl.col("agent_a").alias("agent_id"), "jaccard"),
+                overlap.select(pl.col("agent_b").alias("agent_id"), "jaccard"),
+            ]
+        )
+        .group_by("agent_id")
+        .agg(pl.col("jaccard").mean().alias("mean_vocab_overlap"))
+    )
+    agents = (
+        message_evidence.group_by("run", "agent_id", maintain_order=True)
+        .agg(
+            pl.len().alias("messages"),
+            pl.col("tokens").sum().alias("tokens"),
+            pl.col("similar_flag").fill_null(False).sum().alias("flagged_similar_messages"),
+        )
+        .join(vocab_sizes, on="agent_id", how="left")
+        .join(grams, on="agent_id", how="left")
+        .join(mean_overlap, on="agent_id", how="left")
+        .with_columns(
+            pl.col("distinct_tokens").fill_null(0),
+            pl.when(pl.col("tokens") > 0)
+            .then(pl.col("distinct_tokens").fill_null(0) / pl.col("tokens"))
+            .alias("type_token_ratio"),
+            (pl.col("tokens") / pl.col("messages")).alias("mean_tokens_per_message"),
+        )
+        .select(list(PERSONA_AGENT_EVIDENCE_SCHEMA))
+        .cast(PERSONA_AGENT_EVIDENCE_SCHEMA)  # type: ignore[arg-type]
+        .sort("agent_id")
+    )
+    return PersonaEvidence(messages=message_evidence, agents=agents, overlap=overlap)

@@ -1,0 +1,195 @@
+"""Views of the discussion rubric: the CLI's JSON and table, evidence tables, charts."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import altair as alt
+import polars as pl
+
+from toolkit.rubrics.discussion import DiscussionReport
+from toolkit.rubrics.discussion_iterations import Comparison, SuccessCheck
+from toolkit.scorecard import Scorecard
+from toolkit.views.text import format_value, render_text
+
+__all__ = [
+    "comparison_chart",
+    "discussion_json",
+    "evidence_table",
+    "render_discussion_json",
+    "render_discussion_text",
+    "repeated_phrases",
+    "similarity_heatmap",
+]
+
+
+def _game_dict(card: Scorecard) -> dict[str, Any]:
+    thresholds = card.meta.get("thresholds", {})
+    return {
+        "game_id": card.subject,
+        "verdict": card.verdict,
+        "reasons": list(card.meta.get("reasons", [])),
+        "passed_count": card.meta.get("passed_count"),
+        "cost": card.meta.get("cost"),
+        "metrics": [
+            {
+                "key": row["dimension"],
+                "name": row["name"],
+                "score": row["value"],
+                "threshold": thresholds.get(row["dimension"]),
+                "passed": row["status"] == "PASS",
+                "detail": row["detail"],
+            }
+            for row in card.dimensions.iter_rows(named=True)
+        ],
+    }
+
+
+def discussion_json(
+    report: DiscussionReport,
+    comparison: Comparison | None = None,
+    success: SuccessCheck | None = None,
+) -> dict[str, Any]:
+    """The CLI's JSON document.
+
+    Shape: ``{"rubric_version", "games": [{"game_id", "verdict", "reasons",
+    "passed_count", "cost", "metrics": [{"key", "name", "score", "threshold", "passed",
+    "detail"}]}], "comparison": null | {...comparison, "success": {...}}}``.
+    """
+    comp: dict[str, Any] | None = None
+    if comparison is not None:
+        comp = comparison.to_dict()
+        if success is not None:
+            comp["success"] = success.to_dict()
+    return {
+        "rubric_version": report.spec.version,
+        "games": [_game_dict(c) for c in report.scorecards],
+        "comparison": comp,
+    }
+
+
+def render_discussion_json(
+    report: DiscussionReport,
+    comparison: Comparison | None = None,
+    success: SuccessCheck | None = None,
+) -> str:
+    """:func:`discussion_json` as indented JSON text."""
+    return json.dumps(discussion_json(report, comparison, success), indent=2)
+
+
+def render_discussion_text(
+    report: DiscussionReport,
+    comparison: Comparison | None = None,
+    success: SuccessCheck | None = None,
+) -> str:
+    """Every game's scorecard as text, a one-line-per-game summary, then the comparison."""
+    blocks = [render_text(c) for c in report.scorecards]
+    summary = [f"Rubric discussion {report.spec.version}: {len(report.scorecards)} game(s)"]
+    for c in report.scorecards:
+        summary.append(f"  {c.verdict:<15}{c.meta.get('passed_count')}/7  {c.subject}")
+    blocks.append("\n".join(summary))
+    if comparison is not None:
+        lines = ["Baseline vs candidate"]
+        lines.append(f"  {'metric':<24}{'baseline':>9}{'candidate':>10}{'delta':>8}")
+        for row in comparison.metrics.iter_rows(named=True):
+            delta = row["delta"]
+            lines.append(
+                f"  {row['name']:<24}{format_value(row['baseline_mean']):>9}"
+                f"{format_value(row['candidate_mean']):>10}"
+                f"{('-' if delta is None else f'{delta:+.3f}'):>8}"
+            )
+        if comparison.lowest is not None:
+            lines.append(f"  Weakest: {comparison.lowest}: {comparison.advice}")
+        lines.append(f"  Recommendation: {comparison.recommendation} ({comparison.reason})")
+        lines.extend(f"  Warning: {w}" for w in comparison.warnings)
+        if success is not None:
+            lines.append(
+                f"  Success check: {'met' if success.met else 'not met'} ({success.reason})"
+            )
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def evidence_table(report: DiscussionReport, game_id: str) -> pl.DataFrame:
+    """One game's message-level evidence: turn, speaker, role, strategic (and keywords),
+    coherent (and why), role_break (and why), text."""
+    return report.evidence.messages.filter(pl.col("game_id") == game_id).select(
+        "turn",
+        "speaker",
+        "role",
+        "strategic",
+        pl.col("strategic_keywords").list.join(", ").alias("keywords"),
+        "coherent",
+        "coherence_reason",
+        "role_break",
+        "role_break_reason",
+        "text",
+    )
+
+
+def repeated_phrases(report: DiscussionReport, game_id: str, top: int = 10) -> pl.DataFrame:
+    """One game's most repeated phrases: speaker, phrase, uses, repeats, turns."""
+    return (
+        report.evidence.phrases.filter((pl.col("game_id") == game_id) & (pl.col("repeats") > 0))
+        .sort(["repeats", "speaker", "phrase"], descending=[True, False, False])
+        .head(top)
+        .select("speaker", "phrase", "uses", "repeats", "turns")
+    )
+
+
+def similarity_heatmap(report: DiscussionReport, game_id: str) -> alt.LayerChart:
+    """Speaker-by-speaker text similarity of one game, the threshold marked in the title."""
+    thr = report.spec.similarity_threshold
+    data = report.evidence.similarity.filter(pl.col("game_id") == game_id).select(
+        "speaker", "other", pl.col("similarity").round(3)
+    )
+    base = alt.Chart(data).encode(
+        x=alt.X("speaker:N", title=None),
+        y=alt.Y("other:N", title=None),
+    )
+    cells = base.mark_rect().encode(
+        color=alt.Color(
+            "similarity:Q", scale=alt.Scale(domain=[0, 1], scheme="orangered"), title="similarity"
+        ),
+        tooltip=["speaker:N", "other:N", "similarity:Q"],
+    )
+    labels = base.mark_text(fontSize=9).encode(
+        text=alt.Text("similarity:Q", format=".2f"),
+        color=alt.condition(alt.datum.similarity >= thr, alt.value("white"), alt.value("black")),
+    )
+    chart: alt.LayerChart = (cells + labels).properties(
+        title=f"Speaker similarity (unique when every pair < {thr:.2f})", width=320, height=320
+    )
+    return chart
+
+
+def comparison_chart(comparison: Comparison) -> alt.LayerChart:
+    """Baseline vs candidate mean per metric, relative to each metric's threshold (1.0)."""
+    long = comparison.metrics.unpivot(
+        index=["key", "name", "threshold"],
+        on=["baseline_mean", "candidate_mean"],
+        variable_name="set",
+        value_name="mean",
+    ).with_columns(
+        pl.col("set").str.replace("_mean", ""),
+        (pl.col("mean") / pl.col("threshold")).round(3).alias("relative"),
+    )
+    bars = (
+        alt.Chart(long)
+        .mark_bar()
+        .encode(
+            x=alt.X("name:N", title=None, sort=None),
+            xOffset=alt.XOffset("set:N"),
+            y=alt.Y("relative:Q", title="mean / threshold"),
+            color=alt.Color("set:N", title=None),
+            tooltip=["name:N", "set:N", "mean:Q", "threshold:Q"],
+        )
+    )
+    rule = alt.Chart(pl.DataFrame({"y": [1.0]})).mark_rule(strokeDash=[4, 3]).encode(y="y:Q")
+    chart: alt.LayerChart = (bars + rule).properties(
+        title=f"Baseline vs candidate (recommendation: {comparison.recommendation})",
+        width=480,
+        height=240,
+    )
+    return chart

@@ -1,0 +1,256 @@
+"""Many scorecards at once: the fleet table, worst first, and fleet charts."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import altair as alt
+import ipywidgets as widgets
+import polars as pl
+
+from toolkit.scorecard import FAIL, NA, OK, WARN, Scorecard
+from toolkit.views.html import STATUS_COLOURS, VERDICT_COLOURS, render_html
+
+#: Verdicts from worst to best (sort order of the fleet table).
+VERDICT_ORDER = ["FAILED", "DEGRADED", "INSUFFICIENT_DATA", "HEALTHY"]
+
+_SHORT = {OK: "ok", WARN: "WARN", FAIL: "FAIL", NA: "n/a"}
+
+
+def fleet_frame(cards: Sequence[Scorecard]) -> pl.DataFrame:
+    """One row per run, worst first.
+
+    Returns:
+        Columns slug, name, ticks (ticks in window), ticks_loaded, started, ended,
+        verdict, fails, warns, then one status column per dimension key; sorted by
+        verdict (FAILED, DEGRADED, INSUFFICIENT_DATA, HEALTHY), then more FAILs, more
+        WARNs, then slug.
+    """
+    if not cards:
+        return pl.DataFrame(schema={"slug": pl.String, "verdict": pl.String})
+    keys = cards[0].dimensions["dimension"].to_list()
+    rows: list[dict[str, Any]] = []
+    for card in cards:
+        statuses = dict(card.dimensions.select("dimension", "status").iter_rows())
+        rows.append(
+            {
+                "slug": card.subject,
+                "name": card.meta.get("name", card.subject),
+                "ticks": card.meta.get("tick_count"),
+                "ticks_loaded": card.meta.get("ticks_loaded"),
+                "started": card.meta.get("started"),
+                "ended": card.meta.get("ended"),
+                "verdict": card.verdict,
+                **{k: statuses.get(k, NA) for k in keys},
+            }
+        )
+    frame = pl.DataFrame(rows).with_columns(
+        pl.col("started", "ended").str.to_datetime("%Y-%m-%dT%H:%M:%SZ", time_zone="UTC"),
+        fails=pl.sum_horizontal([(pl.col(k) == FAIL).cast(pl.Int64) for k in keys]),
+        warns=pl.sum_horizontal([(pl.col(k) == WARN).cast(pl.Int64) for k in keys]),
+        _rank=pl.col("verdict").replace_strict(
+            {v: i for i, v in enumerate(VERDICT_ORDER)}, default=len(VERDICT_ORDER)
+        ),
+    )
+    return (
+        frame.sort(["_rank", "fails", "warns", "slug"], descending=[False, True, True, False])
+        .drop("_rank")
+        .select(
+            "slug",
+            "name",
+            "ticks",
+            "ticks_loaded",
+            "started",
+            "ended",
+            "verdict",
+            "fails",
+            "warns",
+            *keys,
+        )
+    )
+
+
+def render_fleet_text(cards: Sequence[Scorecard]) -> str:
+    """The fleet as a fixed-width table: slug, ticks, verdict and the seven statuses."""
+    frame = fleet_frame(cards)
+    if frame.height == 0:
+        return "no runs"
+    keys = cards[0].dimensions["dimension"].to_list()
+    names = dict(cards[0].dimensions.select("dimension", "name").iter_rows())
+    heads = [names[k].split()[0][:6].lower() for k in keys]
+    slug_w = max(4, *(len(s) for s in frame["slug"]))
+    header = f"{'run':<{slug_w}}  {'ticks':>5}  {'verdict':<17}" + "".join(f"{h:>8}" for h in heads)
+    lines = [header]
+    for r in frame.iter_rows(named=True):
+        cells = "".join(f"{_SHORT.get(r[k], r[k]):>8}" for k in keys)
+        lines.append(f"{r['slug']:<{slug_w}}  {r['ticks'] or 0:>5}  {r['verdict']:<17}{cells}")
+    counts = frame.group_by("verdict").len()
+    summary = ", ".join(
+        f"{n} {v}"
+        for v, n in sorted(
+            counts.iter_rows(),
+            key=lambda vn: VERDICT_ORDER.index(vn[0]) if vn[0] in VERDICT_ORDER else 9,
+        )
+    )
+    version = cards[0].rubric_version
+    lines.append(f"{frame.height} runs: {summary} (rubric {cards[0].rubric} {version})")
+    return "\n".join(lines)
+
+
+def render_fleet_json(cards: Sequence[Scorecard]) -> str:
+    """The fleet as JSON: rubric version, window, and one object per run, worst first."""
+    frame = fleet_frame(cards)
+    keys = cards[0].dimensions["dimension"].to_list() if cards else []
+    runs = [
+        {
+            "slug": r["slug"],
+            "ticks": r["ticks"],
+            "verdict": r["verdict"],
+            "statuses": {k: r[k] for k in keys},
+        }
+        for r in frame.iter_rows(named=True)
+    ]
+    warnings = [f"{c.subject}: {w}" for c in cards for w in c.warnings if w.startswith("skipped")]
+    return json.dumps(
+        {
+            "rubric_version": cards[0].rubric_version if cards else None,
+            "window": cards[0].meta.get("window") if cards else None,
+            "runs": runs,
+            "warnings": warnings,
+        },
+        indent=2,
+    )
+
+
+def verdict_chart(fleet: pl.DataFrame) -> alt.Chart:
+    """How many runs have each verdict.
+
+    Args:
+        fleet: the frame of :func:`fleet_frame`.
+    """
+    counts = fleet.group_by("verdict").len().rename({"len": "runs"})
+    order = [v for v in VERDICT_ORDER if v in counts["verdict"].to_list()]
+    chart: alt.Chart = (
+        alt.Chart(counts)
+        .mark_bar()
+        .encode(
+            x=alt.X("runs:Q"),
+            y=alt.Y("verdict:N", sort=order, title=None),
+            color=alt.Color(
+                "verdict:N",
+                scale=alt.Scale(
+                    domain=VERDICT_ORDER, range=[VERDICT_COLOURS[v] for v in VERDICT_ORDER]
+                ),
+                legend=None,
+            ),
+            tooltip=["verdict:N", "runs:Q"],
+        )
+        .properties(title="Runs by verdict", width=400)
+    )
+    return chart
+
+
+def failing_dimensions(fleet: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
+    """Per dimension: how many runs are FAIL, WARN, OK and N/A on it, most failing first.
+
+    Returns:
+        Columns dimension, FAIL, WARN, OK, N/A.
+    """
+    long = fleet.select(list(keys)).unpivot(variable_name="dimension", value_name="status")
+    table = long.pivot(on="status", index="dimension", values="status", aggregate_function="len")
+    for status in (FAIL, WARN, OK, NA):
+        if status not in table.columns:
+            table = table.with_columns(pl.lit(0, dtype=pl.UInt32).alias(status))
+    return (
+        table.select("dimension", FAIL, WARN, OK, NA)
+        .fill_null(0)
+        .sort([FAIL, WARN], descending=True)
+    )
+
+
+def failing_dimensions_chart(fleet: pl.DataFrame, keys: Sequence[str]) -> alt.Chart:
+    """Stacked bars: for each dimension, the runs in each status."""
+    long = fleet.select(list(keys)).unpivot(variable_name="dimension", value_name="status")
+    order = failing_dimensions(fleet, keys)["dimension"].to_list()
+    statuses = [FAIL, WARN, OK, NA]
+    chart: alt.Chart = (
+        alt.Chart(long)
+        .mark_bar()
+        .encode(
+            y=alt.Y("dimension:N", sort=order, title=None),
+            x=alt.X("count():Q", title="runs"),
+            color=alt.Color(
+                "status:N",
+                scale=alt.Scale(domain=statuses, range=[STATUS_COLOURS[s] for s in statuses]),
+            ),
+            order=alt.Order("status:N"),
+            tooltip=["dimension:N", "status:N", "count():Q"],
+        )
+        .properties(title="Which dimensions fail most", width=400)
+    )
+    return chart
+
+
+def trend_chart(fleet: pl.DataFrame) -> alt.Chart:
+    """Runs per night by verdict (run date = the day of its last tick), to spot a change."""
+    daily = (
+        fleet.drop_nulls("ended")
+        .with_columns(night=pl.col("ended").dt.date())
+        .group_by("night", "verdict")
+        .len()
+        .rename({"len": "runs"})
+        .sort("night")
+    )
+    chart: alt.Chart = (
+        alt.Chart(daily)
+        .mark_bar()
+        .encode(
+            x=alt.X("night:T", title="run date", timeUnit="yearmonthdate"),
+            y=alt.Y("runs:Q", stack="normalize", title="share of runs"),
+            color=alt.Color(
+                "verdict:N",
+                scale=alt.Scale(
+                    domain=VERDICT_ORDER, range=[VERDICT_COLOURS[v] for v in VERDICT_ORDER]
+                ),
+            ),
+            tooltip=["night:T", "verdict:N", "runs:Q"],
+        )
+        .properties(title="Verdicts by run date", width=500)
+    )
+    return chart
+
+
+class Drilldown(widgets.VBox):  # type: ignore[misc]
+    """Pick a run from the fleet and see its full scorecard and quality panel.
+
+    ``score_one`` turns a slug into that run's scorecard (with its series), e.g.
+    ``lambda slug: score_universe(fleet.run(slug))[0]``; the widget itself reads nothing.
+    """
+
+    def __init__(self, slugs: Sequence[str], score_one: Callable[[str], Scorecard]) -> None:
+        self._score_one = score_one
+        self.picker = widgets.Dropdown(options=list(slugs), description="run")
+        self.scorecard = widgets.HTML()
+        self.chart = widgets.Output()
+        self.card: Scorecard | None = None
+        self.picker.observe(self._on_pick, names="value")
+        super().__init__([self.picker, self.scorecard, self.chart])
+        if slugs:
+            self.show(slugs[0])
+
+    def show(self, slug: str) -> Scorecard:
+        """Score and show ``slug``."""
+        from toolkit.views.simulation import quality_panel
+
+        card = self._score_one(slug)
+        self.card = card
+        self.scorecard.value = render_html(card)
+        self.chart.outputs = ()
+        self.chart.append_display_data(quality_panel(card))
+        return card
+
+    def _on_pick(self, change: dict[str, Any]) -> None:
+        if change["new"] is not None:
+            self.show(change["new"])

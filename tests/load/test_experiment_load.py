@@ -353,3 +353,31 @@ def test_every_real_tinytroupe_file_loads(real_runs: Path) -> None:
         "Treatment has no results",
     )
     assert load_reference_table(folder / "table1.published.json").height == 19
+
+
+def test_two_scored_persona_runs_feed_the_experiment() -> None:
+    """The persona scorers' own output for week 1 (control) and week 2 (treatment)."""
+    import toolkit as tk
+    from toolkit.rubrics.experiment import experiment_stats
+
+    persona = SAMPLE_RUNS / "persona"
+    propositions = tk.load_propositions(persona / "propositions")
+    judge = tk.judge_from_spec(f"recorded:{persona / 'cassette.json'}")
+    results = [
+        tk.score_persona(
+            tk.load_chat(persona / f"{week}.jsonl", persona / "personas.yaml"), propositions, judge
+        )
+        for week in ("radio-week1", "radio-week2")
+    ]
+    both = pl.concat([r.dimensions for r in results])
+    scores = scores_from_frame(
+        both, experiment="radio", groups={"radio-week2": "treatment", "radio-week1": "control"}
+    )
+    stats = {r["metric"]: r for r in experiment_stats(scores).iter_rows(named=True)}
+    assert (stats["adherence"]["t_n"], stats["adherence"]["c_n"]) == (4, 4)  # four characters
+    assert (stats["ideas_quantity"]["t_n"], stats["ideas_quantity"]["c_n"]) == (1, 1)
+    assert stats["ideas_quantity"]["absent_reason"].startswith("treatment has 1 score")
+    week1 = both.filter((pl.col("run") == "radio-week1") & (pl.col("dimension") == "adherence"))[
+        "score"
+    ]
+    assert stats["adherence"]["c_mean"] == pytest.approx(sum(week1) / len(week1))

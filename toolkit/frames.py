@@ -318,3 +318,89 @@ CORRECTION_LOG_SCHEMA: dict[str, pl.DataType] = {
     "similarity": pl.Float64(),
     "line": pl.Int64(),
 }
+
+
+# ---------------------------------------------------------------------------
+# Treatment-vs-control experiments
+# ---------------------------------------------------------------------------
+
+EXPERIMENT_GROUP = pl.Enum(["treatment", "control"])
+
+#: One row per score (long form): which experiment, which arm, which metric, which scored
+#: unit (an agent id, or the position in a TinyTroupe results list), the score (null when
+#: the file held no usable number) and the file it came from.
+EXPERIMENT_SCORES_SCHEMA: dict[str, pl.DataType] = {
+    "experiment": pl.String(),
+    "group": EXPERIMENT_GROUP,
+    "metric": pl.String(),
+    "unit": pl.String(),
+    "score": pl.Float64(),
+    "source_file": pl.String(),
+}
+
+#: One row per experiment x metric: per-group summaries (``t_`` treatment, ``c_`` control),
+#: Welch's t-test of treatment - control, and why anything is absent.
+EXPERIMENT_STATS_SCHEMA: dict[str, pl.DataType] = {
+    "experiment": pl.String(),
+    "metric": pl.String(),
+    "t_n": pl.Int64(),
+    "t_nulls": pl.Int64(),
+    "t_mean": pl.Float64(),
+    "t_sd": pl.Float64(),
+    "c_n": pl.Int64(),
+    "c_nulls": pl.Int64(),
+    "c_mean": pl.Float64(),
+    "c_sd": pl.Float64(),
+    "delta": pl.Float64(),
+    "se": pl.Float64(),
+    "t_stat": pl.Float64(),
+    "df": pl.Float64(),
+    "p_value": pl.Float64(),
+    "cohens_d": pl.Float64(),
+    "ci_low": pl.Float64(),
+    "ci_high": pl.Float64(),
+    "alpha": pl.Float64(),
+    "significant": pl.Boolean(),
+    "absent_reason": pl.String(),
+}
+
+#: A reference table (e.g. a paper's published Table 1): one row per experiment x metric.
+#: ``p_value`` is the stated p (``p_below`` true when only "< p_value" was stated).
+EXPERIMENT_REFERENCE_SCHEMA: dict[str, pl.DataType] = {
+    "experiment": pl.String(),
+    "metric": pl.String(),
+    "t_mean": pl.Float64(),
+    "t_sd": pl.Float64(),
+    "c_mean": pl.Float64(),
+    "c_sd": pl.Float64(),
+    "delta": pl.Float64(),
+    "p_value": pl.Float64(),
+    "p_below": pl.Boolean(),
+    "source_file": pl.String(),
+}
+
+
+#: What the authors of a results file reported about their own test of treatment vs
+#: control (TinyTroupe's ``statistical_test_results_vs_others``), one row per metric.
+#: ``reported_t`` keeps their sign convention (control - treatment).
+EXPERIMENT_REPORTED_SCHEMA: dict[str, pl.DataType] = {
+    "experiment": pl.String(),
+    "metric": pl.String(),
+    "test_type": pl.String(),
+    "t_n": pl.Int64(),
+    "c_n": pl.Int64(),
+    "t_mean": pl.Float64(),
+    "c_mean": pl.Float64(),
+    "t_sd": pl.Float64(),
+    "c_sd": pl.Float64(),
+    "delta": pl.Float64(),
+    "reported_t": pl.Float64(),
+    "df": pl.Float64(),
+    "p_value": pl.Float64(),
+    "effect_size": pl.Float64(),
+    "ci_low": pl.Float64(),
+    "ci_high": pl.Float64(),
+    "confidence_level": pl.Float64(),
+    "significant": pl.Boolean(),
+    "source_file": pl.String(),
+}

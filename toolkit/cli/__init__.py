@@ -15,7 +15,12 @@ from collections.abc import Sequence
 
 from toolkit.errors import ToolkitError
 
-COMMANDS: tuple[str, ...] = ("toolkit.cli.quality", "toolkit.cli.discussion", "toolkit.cli.persona")
+COMMANDS: tuple[str, ...] = (
+    "toolkit.cli.quality",
+    "toolkit.cli.discussion",
+    "toolkit.cli.persona",
+    "toolkit.cli.experiment",
+)
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT = 0, 1, 2
 

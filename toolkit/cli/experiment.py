@@ -1,0 +1,102 @@
+"""``toolkit experiment FILE...``: treatment vs control, Welch's t-test per metric."""
+
+from __future__ import annotations
+
+import argparse
+
+from toolkit.errors import InputError
+from toolkit.load.experiments import load_experiments, load_reference_table
+from toolkit.rubrics.experiment import (
+    DEFAULT_RUBRIC,
+    compare_to_reference,
+    experiment_stats,
+    load_experiment_rubric,
+)
+from toolkit.views.experiment import (
+    render_experiment_html,
+    render_experiment_json,
+    render_experiment_latex,
+    render_experiment_text,
+)
+
+
+def _alpha(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--alpha must be a number, not {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"--alpha must lie strictly between 0 and 1, not {text}")
+    return value
+
+
+def _pair(text: str) -> tuple[str, str]:
+    old, sep, new = text.partition("=")
+    if not sep or not old.strip() or not new.strip():
+        raise argparse.ArgumentTypeError(f"expected OLD=NEW, not {text!r}")
+    return old.strip(), new.strip()
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``experiment`` subcommand."""
+    p = sub.add_parser(
+        "experiment",
+        help="treatment vs control: Welch's t-test table per experiment and metric",
+        description=(
+            "Compare treatment and control scores with Welch's two-sided t-test and print a "
+            "Table-1 style report (mean (sd) per group, difference, p with * when "
+            "significant). FILE is a TinyTroupe results JSON or a tidy score table (.csv, "
+            ".jsonl, .parquet); NAME=FILE names the experiment. Exit 0 when printed; exit 2 "
+            "on bad input."
+        ),
+    )
+    p.add_argument("files", nargs="+", metavar="FILE", help="[NAME=]results file")
+    p.add_argument("--alpha", type=_alpha, help="significance level (default: the rubric's, 0.05)")
+    p.add_argument(
+        "--reference",
+        metavar="FILE",
+        help="a reference table (JSON): adds the directional check (same sign, same significance)",
+    )
+    p.add_argument(
+        "--rename",
+        type=_pair,
+        action="append",
+        default=[],
+        metavar="OLD=NEW",
+        help="report metric OLD under the name NEW (repeatable)",
+    )
+    p.add_argument(
+        "--treatment-run",
+        metavar="RUN",
+        help="for score tables with a run column instead of group: the treatment run",
+    )
+    p.add_argument("--control-run", metavar="RUN", help="... and the control run")
+    p.add_argument("--format", choices=("table", "json", "latex", "html"), default="table")
+    p.add_argument("--rubric", metavar="FILE", help="a rubric YAML overriding version 1.0.0")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Load, test and print; the exit code follows the module docstring of toolkit.cli."""
+    rubric = load_experiment_rubric(args.rubric) if args.rubric else DEFAULT_RUBRIC
+    groups = {}
+    if args.treatment_run:
+        groups[args.treatment_run] = "treatment"
+    if args.control_run:
+        groups[args.control_run] = "control"
+    loaded = load_experiments(args.files, groups=groups or None, rename=dict(args.rename))
+    if loaded.scores.height == 0:
+        raise InputError(None, "no scores in any of the files given")
+    stats = experiment_stats(loaded.scores, rubric, args.alpha)
+    direction = None
+    if args.reference:
+        direction = compare_to_reference(stats, load_reference_table(args.reference), rubric)
+    if args.format == "json":
+        print(render_experiment_json(stats, rubric, direction, loaded.warnings))
+    elif args.format == "latex":
+        print(render_experiment_latex(stats, rubric, direction))
+    elif args.format == "html":
+        print(render_experiment_html(stats, rubric, direction))
+    else:
+        print(render_experiment_text(stats, rubric, direction, loaded.warnings))
+    return 0

@@ -1,0 +1,443 @@
+"""Treatment-vs-control reports: a Table-1 style table as text, HTML, LaTeX and JSON, and
+per-metric distribution charts.
+
+Rows are experiment x metric; columns ``T mean (sd) | C mean (sd) | Δ | p`` with the
+paper's conventions: numbers rounded half away from zero to two decimals, p to three
+decimals or ``<0.001``, and ``*`` after p when p < alpha. With a directional check, three
+more columns show the reference's Δ and p and whether the conclusions agree.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from html import escape
+from typing import Any
+
+import altair as alt
+import polars as pl
+
+from toolkit.rubrics.experiment import (
+    DEFAULT_RUBRIC,
+    ExperimentRubric,
+    format_number,
+    format_p,
+)
+
+#: Columns of :func:`table1_frame` (all strings, ready to print).
+TABLE1_COLUMNS = ("experiment", "metric", "n", "treatment", "control", "delta", "p")
+CHECK_COLUMNS = ("ref_delta", "ref_p", "check")
+
+CHECK_MARKS = {True: "agrees", False: "DIFFERS", None: "?"}
+
+_GROUP_COLOURS = {"treatment": "#c2185b", "control": "#1565c0"}
+
+
+def _mean_sd(mean: float | None, sd: float | None, decimals: int) -> str:
+    if mean is None:
+        return "-"
+    return f"{format_number(mean, decimals)} ({format_number(sd, decimals)})"
+
+
+def table1_frame(
+    stats: pl.DataFrame,
+    rubric: ExperimentRubric = DEFAULT_RUBRIC,
+    direction: pl.DataFrame | None = None,
+) -> pl.DataFrame:
+    """The report as a frame of display strings, one row per experiment x metric.
+
+    Args:
+        stats: :func:`toolkit.experiment_stats` output.
+        rubric: display rules (decimals, p floor).
+        direction: optional :func:`toolkit.compare_to_reference` output.
+
+    Returns:
+        String columns experiment, metric, n (``"200/200"``: treatment/control non-null
+        scores), treatment and control (``"5.81 (1.66)"``: mean (sd)), delta, p
+        (``"<0.001*"``: ``*`` when significant), note (why a number is absent); with
+        ``direction`` also ref_delta, ref_p and check (``agrees``, ``DIFFERS``, ``?``
+        when undecidable, ``-`` without counterpart), and the check's detail in note.
+    """
+    d = rubric.decimals
+    checks: dict[tuple[str, str], dict[str, Any]] = {}
+    if direction is not None:
+        for row in direction.iter_rows(named=True):
+            checks[(row["experiment"], row["metric"])] = row
+    rows: list[dict[str, str]] = []
+    for r in stats.iter_rows(named=True):
+        p = format_p(r["p_value"], rubric.p_floor, d + 1)
+        if r["significant"]:
+            p += "*"
+        nulls = r["t_nulls"] + r["c_nulls"]
+        note = r["absent_reason"] or ""
+        if nulls:
+            dropped = f"null scores dropped: {r['t_nulls']} treatment, {r['c_nulls']} control"
+            note = f"{note}; {dropped}" if note else dropped
+        row = {
+            "experiment": r["experiment"],
+            "metric": r["metric"],
+            "n": f"{r['t_n']}/{r['c_n']}",
+            "treatment": _mean_sd(r["t_mean"], r["t_sd"], d),
+            "control": _mean_sd(r["c_mean"], r["c_sd"], d),
+            "delta": format_number(r["delta"], d),
+            "p": p,
+        }
+        if direction is not None:
+            check = checks.get((r["experiment"], r["metric"]))
+            if check is None or check["ref_delta"] is None:
+                row.update(ref_delta="-", ref_p="-", check="-")
+            else:
+                row.update(
+                    ref_delta=format_number(check["ref_delta"], d),
+                    ref_p=check["ref_p"] or "-",
+                    check=CHECK_MARKS[check["agrees"]],
+                )
+            if check is not None and check["agrees"] is not True and check["ref_delta"] is not None:
+                note = f"{note}; {check['detail']}" if note else check["detail"]
+        row["note"] = note
+        rows.append(row)
+    columns = [*TABLE1_COLUMNS, *(CHECK_COLUMNS if direction is not None else ()), "note"]
+    return pl.DataFrame(rows, schema=dict.fromkeys(columns, pl.String()))
+
+
+_HEADERS = {
+    "experiment": "experiment",
+    "metric": "metric",
+    "n": "n (T/C)",
+    "treatment": "T mean (sd)",
+    "control": "C mean (sd)",
+    "delta": "Δ",
+    "p": "p",
+    "ref_delta": "ref Δ",
+    "ref_p": "ref p",
+    "check": "check",
+    "note": "note",
+}
+_RIGHT = {"n", "treatment", "control", "delta", "p", "ref_delta", "ref_p"}
+
+
+def _caption(stats: pl.DataFrame, rubric: ExperimentRubric) -> str:
+    alpha = stats["alpha"][0] if stats.height else rubric.alpha
+    return (
+        f"* p < {alpha:g} (Welch's two-sided t-test; Δ = treatment − control; "
+        f"rubric {rubric.rubric} {rubric.version})"
+    )
+
+
+def render_experiment_text(
+    stats: pl.DataFrame,
+    rubric: ExperimentRubric = DEFAULT_RUBRIC,
+    direction: pl.DataFrame | None = None,
+    warnings: Sequence[str] = (),
+) -> str:
+    """The Table-1 report as aligned plain text (a header, one line per row, a caption).
+
+    Example::
+
+        experiment  metric             n (T/C)  T mean (sd)  C mean (sd)     Δ        p
+        exp_1       persona_adherence  200/200  5.81 (1.66)  6.72 (1.50)  -0.92  <0.001*
+        * p < 0.05 (Welch's two-sided t-test; Δ = treatment − control; rubric ...)
+    """
+    frame = table1_frame(stats, rubric, direction)
+    columns = [c for c in frame.columns if c != "note"]
+    cells = [[_HEADERS[c] for c in columns]] + [
+        [row[c] for c in columns] for row in frame.iter_rows(named=True)
+    ]
+    widths = [max(len(line[i]) for line in cells) for i in range(len(columns))]
+    lines = []
+    for line in cells:
+        parts = [
+            cell.rjust(w) if col in _RIGHT else cell.ljust(w)
+            for col, cell, w in zip(columns, line, widths, strict=True)
+        ]
+        lines.append("  ".join(parts).rstrip())
+    lines.append(_caption(stats, rubric))
+    notes = [
+        f"  {row['experiment']} / {row['metric']}: {row['note']}"
+        for row in frame.iter_rows(named=True)
+        if row["note"]
+    ]
+    if notes:
+        lines.append("Notes:")
+        lines.extend(notes)
+    if direction is not None:
+        decided = direction.filter(pl.col("agrees").is_not_null())
+        agree = decided.filter(pl.col("agrees")).height
+        lines.append(f"Directional check: {agree}/{decided.height} rows agree with the reference")
+    if warnings:
+        lines.append("Warnings:")
+        lines.extend(f"  - {w}" for w in warnings)
+    return "\n".join(lines)
+
+
+_STYLE = (
+    "<style>"
+    ".tk-exp{font-family:system-ui,sans-serif;border-collapse:collapse;margin:.5em 0}"
+    ".tk-exp th,.tk-exp td{padding:3px 10px;border-bottom:1px solid #ddd}"
+    ".tk-exp td.num{text-align:right;font-variant-numeric:tabular-nums}"
+    ".tk-exp tr.absent td{color:#757575}"
+    ".tk-exp td.differs{color:#c62828;font-weight:600}"
+    ".tk-exp-cap{font-family:system-ui,sans-serif;font-size:.85em;color:#555}"
+    "</style>"
+)
+
+
+def render_experiment_html(
+    stats: pl.DataFrame,
+    rubric: ExperimentRubric = DEFAULT_RUBRIC,
+    direction: pl.DataFrame | None = None,
+) -> str:
+    """The Table-1 report as an HTML fragment (absent rows greyed, disagreements red)."""
+    frame = table1_frame(stats, rubric, direction)
+    head = "".join(f"<th>{escape(_HEADERS[c])}</th>" for c in frame.columns)
+    body = []
+    for row in frame.iter_rows(named=True):
+        absent = " class='absent'" if row["p"] == "-" else ""
+        cells = []
+        for c in frame.columns:
+            classes = ["num"] if c in _RIGHT else []
+            if c == "check" and row[c] == CHECK_MARKS[False]:
+                classes.append("differs")
+            cls = f" class='{' '.join(classes)}'" if classes else ""
+            cells.append(f"<td{cls}>{escape(row[c])}</td>")
+        body.append(f"<tr{absent}>{''.join(cells)}</tr>")
+    return (
+        f"{_STYLE}<table class='tk-exp'><thead><tr>{head}</tr></thead>"
+        f"<tbody>{''.join(body)}</tbody></table>"
+        f"<p class='tk-exp-cap'>{escape(_caption(stats, rubric))}</p>"
+    )
+
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def latex_escape(text: str) -> str:
+    """``text`` with LaTeX's special characters escaped."""
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+
+
+def _latex_p(p: str) -> str:
+    star = p.endswith("*")
+    core = p.rstrip("*")
+    core = core.replace("<", "$<$")
+    return core + ("$^{*}$" if star else "")
+
+
+def render_experiment_latex(
+    stats: pl.DataFrame,
+    rubric: ExperimentRubric = DEFAULT_RUBRIC,
+    direction: pl.DataFrame | None = None,
+    caption: str | None = None,
+    label: str = "tab:experiments",
+) -> str:
+    """The Table-1 report as a LaTeX ``table`` (booktabs rules), ready for a paper.
+
+    One ``\\midrule`` between experiments; minus signs typeset in math mode; ``*`` as a
+    superscript; an absent number is ``--``.
+    """
+    frame = table1_frame(stats, rubric, direction)
+    columns = [c for c in frame.columns if c not in ("note", "n")]
+    spec = "ll" + "r" * (len(columns) - 2)
+    header = " & ".join(
+        {
+            "experiment": "Experiment",
+            "metric": "Metric",
+            "treatment": "T mean (sd)",
+            "control": "C mean (sd)",
+            "delta": r"$\Delta$",
+            "p": "$p$",
+            "ref_delta": r"ref.\ $\Delta$",
+            "ref_p": r"ref.\ $p$",
+            "check": "check",
+        }[c]
+        for c in columns
+    )
+
+    def cell(col: str, value: str) -> str:
+        if value == "-":
+            return "--"
+        if col in ("p", "ref_p"):
+            return _latex_p(value)
+        if col in ("treatment", "control", "delta", "ref_delta"):
+            return value.replace("-", "$-$").replace("($-$)", "(--)")
+        return latex_escape(value)
+
+    lines = [
+        r"\begin{table}[ht]",
+        r"\centering",
+        rf"\begin{{tabular}}{{{spec}}}",
+        r"\toprule",
+        header + r" \\",
+        r"\midrule",
+    ]
+    previous: str | None = None
+    for row in frame.iter_rows(named=True):
+        if previous is not None and row["experiment"] != previous:
+            lines.append(r"\midrule")
+        shown = dict(row)
+        if row["experiment"] == previous:
+            shown["experiment"] = ""
+        previous = row["experiment"]
+        lines.append(" & ".join(cell(c, shown[c]) if shown[c] else "" for c in columns) + r" \\")
+    alpha = stats["alpha"][0] if stats.height else rubric.alpha
+    text = caption or (
+        r"Treatment vs control: mean (sd) per group, $\Delta$ = treatment $-$ control, "
+        rf"Welch's two-sided $t$-test; $^{{*}}$ $p < {alpha:g}$."
+    )
+    lines += [
+        r"\bottomrule",
+        r"\end{tabular}",
+        rf"\caption{{{text}}}",
+        rf"\label{{{latex_escape(label)}}}",
+        r"\end{table}",
+    ]
+    return "\n".join(lines)
+
+
+def _json_number(value: Any) -> Any:
+    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+        return None
+    return value
+
+
+def experiment_report_dict(
+    stats: pl.DataFrame,
+    rubric: ExperimentRubric = DEFAULT_RUBRIC,
+    direction: pl.DataFrame | None = None,
+    warnings: Sequence[str] = (),
+) -> dict[str, Any]:
+    """The report as a JSON-ready dict, in the reference-table shape.
+
+    ``{"rubric", "rubric_version", "alpha", "experiments": {<experiment>: {"metrics":
+    {<metric>: {every stats column, "p_display", and "direction" when checked}}}},
+    "warnings"}``; so a saved report can be the ``--reference`` of a later run.
+    """
+    checks: dict[tuple[str, str], dict[str, Any]] = {}
+    if direction is not None:
+        for row in direction.iter_rows(named=True):
+            checks[(row["experiment"], row["metric"])] = row
+    experiments: dict[str, Any] = {}
+    for r in stats.iter_rows(named=True):
+        cell = {k: _json_number(v) for k, v in r.items() if k not in ("experiment", "metric")}
+        cell["p_display"] = format_p(r["p_value"], rubric.p_floor, rubric.decimals + 1)
+        check = checks.get((r["experiment"], r["metric"]))
+        if check is not None:
+            cell["direction"] = {
+                k: _json_number(v)
+                for k, v in check.items()
+                if k not in ("experiment", "metric", "delta", "significant")
+            }
+        experiments.setdefault(r["experiment"], {"metrics": {}})["metrics"][r["metric"]] = cell
+    out: dict[str, Any] = {
+        "rubric": rubric.rubric,
+        "rubric_version": rubric.version,
+        "alpha": stats["alpha"][0] if stats.height else rubric.alpha,
+        "test": "Welch's two-sided t-test, delta = treatment - control",
+        "experiments": experiments,
+        "warnings": list(warnings),
+    }
+    if direction is not None:
+        decided = direction.filter(pl.col("agrees").is_not_null())
+        out["directional_check"] = {
+            "agree": decided.filter(pl.col("agrees")).height,
+            "decided": decided.height,
+            "rows": direction.height,
+        }
+    return out
+
+
+def render_experiment_json(
+    stats: pl.DataFrame,
+    rubric: ExperimentRubric = DEFAULT_RUBRIC,
+    direction: pl.DataFrame | None = None,
+    warnings: Sequence[str] = (),
+) -> str:
+    """:func:`experiment_report_dict` as indented JSON."""
+    return json.dumps(experiment_report_dict(stats, rubric, direction, warnings), indent=2)
+
+
+# ---------------------------------------------------------------------------
+# Charts
+# ---------------------------------------------------------------------------
+
+
+def distribution_chart(
+    scores: pl.DataFrame,
+    intervals: pl.DataFrame,
+    experiment: str,
+    width: int = 520,
+) -> alt.VConcatChart:
+    """Per metric, both groups' score distributions with their means and intervals.
+
+    Each metric is one panel: a circle per distinct score, sized by how many units got
+    it (treatment and control on separate rows), and over it the group mean (black
+    diamond) with its 1 - alpha interval (black bar).
+
+    Args:
+        scores: the long scores frame (experiment, group, metric, unit, score).
+        intervals: :func:`toolkit.group_intervals` output (experiment, metric, group, n,
+            mean, sd, ci_low, ci_high).
+        experiment: which experiment to draw.
+        width: panel width in pixels.
+    """
+    counts = (
+        scores.filter((pl.col("experiment") == experiment) & pl.col("score").is_not_null())
+        .group_by("metric", "group", "score", maintain_order=True)
+        .agg(count=pl.len())
+        .with_columns(pl.col("group").cast(pl.String))
+    )
+    means = intervals.filter(pl.col("experiment") == experiment)
+    colour = alt.Color(
+        "group:N",
+        scale=alt.Scale(domain=list(_GROUP_COLOURS), range=list(_GROUP_COLOURS.values())),
+        legend=alt.Legend(title="group"),
+    )
+    y = alt.Y("group:N", sort=list(_GROUP_COLOURS), title=None)
+    panels = []
+    for metric in means["metric"].unique(maintain_order=True).to_list():
+        dots = (
+            alt.Chart(counts.filter(pl.col("metric") == metric))
+            .mark_circle(opacity=0.55)
+            .encode(
+                x=alt.X("score:Q", title=metric, scale=alt.Scale(zero=False)),
+                y=y,
+                size=alt.Size("count:Q", legend=None, scale=alt.Scale(range=[20, 600])),
+                color=colour,
+                tooltip=["group:N", "score:Q", alt.Tooltip("count:Q", title="units")],
+            )
+        )
+        summary = alt.Chart(means.filter(pl.col("metric") == metric))
+        bars = summary.mark_rule(strokeWidth=2, color="black").encode(
+            x="ci_low:Q", x2="ci_high:Q", y=y
+        )
+        diamonds = summary.mark_point(shape="diamond", filled=True, color="black", size=90).encode(
+            x="mean:Q",
+            y=y,
+            tooltip=[
+                "group:N",
+                alt.Tooltip("n:Q"),
+                alt.Tooltip("mean:Q", format=".2f"),
+                alt.Tooltip("sd:Q", format=".2f"),
+                alt.Tooltip("ci_low:Q", format=".2f", title="interval low"),
+                alt.Tooltip("ci_high:Q", format=".2f", title="interval high"),
+            ],
+        )
+        panels.append(alt.layer(dots, bars, diamonds).properties(width=width, height=70))
+    return alt.vconcat(*panels).properties(
+        title=alt.TitleParams(
+            text=f"{experiment}: scores per group",
+            subtitle="circle size = units with that score; diamond = mean, bar = interval",
+        )
+    )

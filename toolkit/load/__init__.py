@@ -1,0 +1,1 @@
+"""Loaders: files on disk (and git, and transcripts) into typed Polars frames."""

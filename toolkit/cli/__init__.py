@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from toolkit.errors import ToolkitError
 
-COMMANDS: tuple[str, ...] = ("toolkit.cli.quality",)
+COMMANDS: tuple[str, ...] = ("toolkit.cli.outcome",)
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT = 0, 1, 2
 

@@ -30,10 +30,11 @@ def render_text(card: Scorecard) -> str:
     """
     lines = [card.title]
     name_width = max([len(n) for n in card.dimensions["name"].to_list()] + [10])
+    tag_width = max([len(s) + 3 for s in card.dimensions["status"].to_list()] + [7])
     for row in card.dimensions.iter_rows(named=True):
         tag = f"[{row['status']}]"
         lines.append(
-            f"  {tag:<7}{row['name']:<{name_width + 2}}{format_value(row['value']):>7}  "
+            f"  {tag:<{tag_width}}{row['name']:<{name_width + 2}}{format_value(row['value']):>7}  "
             f"{row['detail']}"
         )
     verdict = f"Verdict: {card.verdict}"
@@ -50,6 +51,4 @@ def render_json(cards: Scorecard | Sequence[Scorecard], **extra: Any) -> str:
     """One scorecard as a JSON object, or several as ``{"scorecards": [...], **extra}``."""
     if isinstance(cards, Scorecard):
         return json.dumps({**cards.to_dict(), **extra}, indent=2, default=str)
-    return json.dumps(
-        {"scorecards": [c.to_dict() for c in cards], **extra}, indent=2, default=str
-    )
+    return json.dumps({"scorecards": [c.to_dict() for c in cards], **extra}, indent=2, default=str)

@@ -14,16 +14,19 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	@for run in sample_runs/universes/*/; do \
+	@for run in $(wildcard sample_runs/universes/*/); do \
 		$(BIN)/toolkit quality $$run; echo; \
 	done
+	@$(BIN)/python sample_runs/iteration_logs/make_repo.py build/tally-repo --force >/dev/null
+	$(BIN)/toolkit outcome sample_runs/iteration_logs/tally-loop --repo build/tally-repo \
+		--transcripts sample_runs/iteration_logs/transcripts
 
 test: $(STAMP) lint typecheck
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)
-	$(BIN)/ruff check toolkit tests bench sample_runs
-	$(BIN)/ruff format --check toolkit tests bench sample_runs
+	$(BIN)/ruff check $(wildcard toolkit tests bench sample_runs)
+	$(BIN)/ruff format --check $(wildcard toolkit tests bench sample_runs)
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

@@ -313,7 +313,12 @@ def _validate(
             if path != loc or not path:
                 report(line, f"{where}: {msg}")
                 return None
-            report(line, f"{where}={_short(_get(work, path)[1])}: {msg}; left unreported")
+            shown = f"{where}={_short(_get(work, path)[1])}: {msg}"
+            field = cls.model_fields.get(str(path[0])) if len(path) == 1 else None
+            if field is not None and field.is_required():
+                report(line, f"{shown}; skipped")
+                return None
+            report(line, f"{shown}; left unreported")
             _drop(work, path)
     return None  # pragma: no cover - a document cannot hold 200 bad fields and still parse
 
@@ -605,7 +610,9 @@ def load_iteration_log(path: str | Path) -> IterationLog:
         iterations=pl.DataFrame(iteration_rows, schema=ITERATIONS_SCHEMA),
         verifiers=pl.DataFrame(verifier_rows, schema=VERIFIERS_SCHEMA),
         hook_outcomes=pl.DataFrame(rows.hooks, schema=HOOK_OUTCOMES_SCHEMA),
-        issues=pl.DataFrame(rows.issues, schema=LOAD_ISSUES_SCHEMA),
+        issues=pl.DataFrame(rows.issues, schema=LOAD_ISSUES_SCHEMA).sort(
+            "path", "line", nulls_last=False, maintain_order=True
+        ),
     )
 
 

@@ -883,7 +883,9 @@ def combine(long: pl.DataFrame, rubric: OutcomeRubric) -> pl.DataFrame:
                     + pl.when(pl.col("_rank") <= pl.col("_short")).then(1.0).otherwise(0.0)
                 )
                 / scale
-            ).alias("contribution")
+            )
+            .round(rubric.decimals)
+            .alias("contribution")
         )
         .sort("iteration", "_order")
         .select(list(OUTCOME_BREAKDOWN_SCHEMA))

@@ -196,9 +196,13 @@ def sessions_chart(result: OutcomeResult) -> alt.Chart:
 
 
 def outcome_explorer(result: OutcomeResult, iteration: int | None = None) -> Any:
-    """A widget: pick an iteration, see its scorecard and contribution chart."""
+    """A widget: pick an iteration, see its scorecard (HTML) and its contribution chart.
+
+    Returns:
+        An ``ipywidgets.VBox`` of (the iteration picker, the scorecard, the chart output).
+    """
     import ipywidgets as widgets
-    from IPython.display import HTML, display
+    from IPython.display import display
 
     options = result.scores["iteration"].to_list()
     picker = widgets.Dropdown(
@@ -206,16 +210,18 @@ def outcome_explorer(result: OutcomeResult, iteration: int | None = None) -> Any
         value=iteration if iteration in options else (options[0] if options else None),
         description="iteration",
     )
-    out = widgets.Output()
+    card = widgets.HTML()
+    chart = widgets.Output()
 
     def show(_: object = None) -> None:
-        out.clear_output()
+        chart.clear_output()
         if picker.value is None:
+            card.value = ""
             return
-        with out:
-            display(HTML(render_html(result.scorecard(picker.value))))  # type: ignore[no-untyped-call]
+        card.value = render_html(result.scorecard(picker.value))
+        with chart:
             display(outcome_breakdown_chart(result, picker.value))  # type: ignore[no-untyped-call]
 
     picker.observe(show, names="value")
     show()
-    return widgets.VBox([picker, out])
+    return widgets.VBox([picker, card, chart])

@@ -298,6 +298,12 @@ class OutcomeResult:
             sessions=self.sessions.filter(pl.col("session_id").is_in(session_ids)),
         )
 
+    def over_claims(self, limit: int | None = None) -> pl.DataFrame:
+        """Integrity rows with a negative delta (claimed more than observed), worst first;
+        :data:`toolkit.frames.INTEGRITY_SCHEMA`."""
+        worst = self.integrity.filter(pl.col("delta") < 0).sort("delta", "iteration")
+        return worst if limit is None else worst.head(limit)
+
     def iteration_dict(self, iteration: int) -> dict[str, Any]:
         """One iteration's score as a JSON-ready dict (iteration, scored, value, band,
         breakdown)."""

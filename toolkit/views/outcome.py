@@ -57,7 +57,7 @@ def render_outcome_table(result: OutcomeResult, title: str = "Outcome scores") -
                 f"  {s['session_id']}  iterations {members}: {s['scored_iterations']} scored  "
                 f"{_fixed(s['value'], decimals)} {s['band']}"
             )
-    over = result.integrity.filter(pl.col("delta") < 0).sort("delta", "iteration")
+    over = result.over_claims()
     if over.height:
         lines.append("Over-claims (observed - claimed < 0)")
         for r in over.iter_rows(named=True):

@@ -46,7 +46,16 @@ def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> dict[Any, Any
     return out
 
 
+def _construct_timestamp(loader: _Loader, node: yaml.ScalarNode) -> Any:
+    """A timestamp-looking scalar that is not a real date (2026-13-45) stays text."""
+    try:
+        return yaml.SafeLoader.construct_yaml_timestamp(loader, node)
+    except ValueError:
+        return node.value
+
+
 _Loader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
 
 
 @dataclass(frozen=True)
@@ -107,8 +116,8 @@ def parse_yaml(text: str, verbatim: Collection[str] = ()) -> ParsedYaml:
         if mark is not None:
             reason += f" (column {mark.column + 1})"
         raise YamlProblem(reason, None if mark is None else mark.line + 1) from exc
-    except yaml.YAMLError as exc:
-        raise YamlProblem(" ".join(str(exc).split()), None) from exc
+    except (yaml.YAMLError, ValueError, TypeError, RecursionError) as exc:
+        raise YamlProblem(" ".join(str(exc).split()) or type(exc).__name__, None) from exc
     finally:
         loader.dispose()
     lines: dict[Path_, int] = {}

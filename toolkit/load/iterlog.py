@@ -318,7 +318,8 @@ def _validate(
             if field is not None and field.is_required():
                 report(line, f"{shown}; skipped")
                 return None
-            report(line, f"{shown}; left unreported")
+            dropped = "item skipped" if isinstance(path[-1], int) else "left unreported"
+            report(line, f"{shown}; {dropped}")
             _drop(work, path)
     return None  # pragma: no cover - a document cannot hold 200 bad fields and still parse
 

@@ -280,3 +280,26 @@ def test_the_repaired_historical_fills_in_iterations_without_files(
     sources = dict(log.iterations.select("iteration", "source").rows())
     assert sources[5] == "file" and sources[4] == "historical"
     assert log.issues.is_empty()
+
+
+def test_values_of_the_wrong_kind_are_reported_field_by_field(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "iter-1.yaml",
+        "schema_version: '2'\n"  # a quoted version is still version 2
+        "date: 2026-13-45\n"
+        "session_tokens: {cache_hit_rate: 82}\n"
+        "verifiers:\n  - status: pass\n  - 5\n"
+        "review: nope\n",
+    )
+    log = load_iteration_log(tmp_path)
+    row = log.iterations.row(0, named=True)
+    assert (row["schema_version"], row["date"], row["cache_hit_rate"]) == (2, None, None)
+    assert row["verifier_count"] == 1 and row["review_overall_decision"] is None
+    assert [(line, reason.split(":")[0]) for _, line, reason in issues(tmp_path)] == [
+        (2, "date='2026-13-45'"),
+        (3, "session_tokens.cache_hit_rate=82"),
+        (6, "verifiers.1=5"),
+        (7, "review='nope'"),
+    ]
+    assert issues(tmp_path)[2][2].endswith("; item skipped")

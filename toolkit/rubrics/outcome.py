@@ -1032,7 +1032,10 @@ def score_outcome(
             "iteration",
             pl.lit(name).alias("signal"),
             signals[name][0].cast(pl.Float64).alias("sub_score"),
-            signals[name][1].cast(pl.String).alias("detail"),
+            signals[name][1]
+            .cast(pl.String)
+            .fill_null("no evidence was gathered for this iteration")
+            .alias("detail"),
         )
         for name in rubric.weights()
     ]

@@ -26,6 +26,10 @@ demo: $(STAMP)
 		--judge recorded:sample_runs/persona/cassette.json \
 		--baseline sample_runs/persona/baselines \
 		|| echo "(exit $$?: a regression against the baselines, as this sample is meant to show)"
+	@echo; echo "== Outcome scores of an agent iteration log (with the git repo it refers to)"
+	@$(BIN)/python sample_runs/iteration_logs/make_repo.py build/tally-repo --force >/dev/null
+	@$(BIN)/toolkit outcome sample_runs/iteration_logs/tally-loop --repo build/tally-repo \
+		--transcripts sample_runs/iteration_logs/transcripts
 
 test: $(STAMP) lint typecheck
 	$(BIN)/python -m pytest

@@ -25,6 +25,9 @@ from toolkit.load.experiments import (
     load_reference_table,
     scores_from_frame,
 )
+from toolkit.load.git import GitRepo
+from toolkit.load.iterlog import IterationLog, load_iteration_log
+from toolkit.load.outcome_evidence import OutcomeEvidence, collect_outcome_evidence
 from toolkit.load.persona import (
     Baseline,
     ChatRun,
@@ -39,6 +42,7 @@ from toolkit.load.persona import (
     write_baselines,
 )
 from toolkit.load.ratings import FileRatings, RatingSource, load_ratings
+from toolkit.load.transcripts import Transcripts, load_transcripts
 from toolkit.load.universe import Universe, load_universe, load_universes
 from toolkit.rubrics.discussion import DiscussionReport, score_discussion
 from toolkit.rubrics.discussion_iterations import Comparison, SuccessCheck, success_check
@@ -56,6 +60,13 @@ from toolkit.rubrics.experiment import (
     experiment_stats,
     group_intervals,
     load_experiment_rubric,
+)
+from toolkit.rubrics.outcome import (
+    OutcomeResult,
+    OutcomeRubric,
+    default_outcome_rubric,
+    load_outcome_rubric,
+    score_outcome,
 )
 from toolkit.rubrics.persona import (
     DEFAULT_PERSONA_RUBRIC,
@@ -82,6 +93,7 @@ from toolkit.rubrics.simulation import (
     ungrounded_ticks,
 )
 from toolkit.scorecard import Scorecard, scorecards_frame
+from toolkit.sidecars import write_score_sidecars
 from toolkit.views.discussion import (
     comparison_chart,
     discussion_json,
@@ -110,6 +122,16 @@ from toolkit.views.fleet import (
 )
 from toolkit.views.html import render_html
 from toolkit.views.notebook import setup_notebook
+from toolkit.views.outcome import (
+    integrity_chart,
+    outcome_breakdown_chart,
+    outcome_explorer,
+    outcome_scores_chart,
+    render_outcome_iteration,
+    render_outcome_json,
+    render_outcome_table,
+    sessions_chart,
+)
 from toolkit.views.persona import (
     baseline_chart,
     drift_chart,
@@ -138,11 +160,16 @@ __all__ = [
     "ExperimentRubric",
     "ExperimentScores",
     "FileRatings",
+    "GitRepo",
     "InputError",
+    "IterationLog",
     "Judge",
     "JudgeRequest",
     "JudgeResult",
     "LivePanel",
+    "OutcomeEvidence",
+    "OutcomeResult",
+    "OutcomeRubric",
     "PersonaEvidence",
     "PersonaResult",
     "PersonaRubric",
@@ -155,17 +182,20 @@ __all__ = [
     "SimulationRubric",
     "SuccessCheck",
     "ToolkitError",
+    "Transcripts",
     "Universe",
     "__version__",
     "baseline_chart",
     "baselines_from",
     "character_breaks",
+    "collect_outcome_evidence",
     "compare_baselines",
     "compare_discussions",
     "compare_to_reference",
     "compare_to_reported",
     "comparison_chart",
     "correction_report",
+    "default_outcome_rubric",
     "dimension_series",
     "discussion_json",
     "distribution_chart",
@@ -180,6 +210,7 @@ __all__ = [
     "fleet_frame",
     "group_intervals",
     "highlight_markers",
+    "integrity_chart",
     "judge_from_spec",
     "load_baseline",
     "load_baselines",
@@ -191,14 +222,20 @@ __all__ = [
     "load_experiment",
     "load_experiment_rubric",
     "load_experiments",
+    "load_iteration_log",
+    "load_outcome_rubric",
     "load_persona_rubric",
     "load_personas",
     "load_propositions",
     "load_ratings",
     "load_reference_table",
     "load_simulation_rubric",
+    "load_transcripts",
     "load_universe",
     "load_universes",
+    "outcome_breakdown_chart",
+    "outcome_explorer",
+    "outcome_scores_chart",
     "persona_evidence",
     "persona_heatmap",
     "persona_scores_frame",
@@ -216,14 +253,19 @@ __all__ = [
     "render_fleet_text",
     "render_html",
     "render_json",
+    "render_outcome_iteration",
+    "render_outcome_json",
+    "render_outcome_table",
     "render_persona_table",
     "render_text",
     "repeated_phrases",
     "score_discussion",
+    "score_outcome",
     "score_persona",
     "score_universe",
     "scorecards_frame",
     "scores_from_frame",
+    "sessions_chart",
     "setup_notebook",
     "similarity_chart",
     "similarity_heatmap",
@@ -233,4 +275,5 @@ __all__ = [
     "ungrounded_ticks",
     "verdict_chart",
     "write_baselines",
+    "write_score_sidecars",
 ]

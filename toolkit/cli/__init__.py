@@ -20,6 +20,7 @@ COMMANDS: tuple[str, ...] = (
     "toolkit.cli.discussion",
     "toolkit.cli.persona",
     "toolkit.cli.experiment",
+    "toolkit.cli.outcome",
 )
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT = 0, 1, 2

@@ -15,6 +15,13 @@ STATUS_COLOURS: dict[str, str] = {
     NA: "#9e9e9e",
     "PASS": "#2e7d32",
     "PENDING": "#9e9e9e",
+    # Score bands (the outcome rubric), best to worst, and signals without evidence.
+    "excellent": "#1b5e20",
+    "good": "#66bb6a",
+    "fair": "#f9a825",
+    "poor": "#c62828",
+    "unscored": "#9e9e9e",
+    "absent": "#bdbdbd",
 }
 
 VERDICT_COLOURS: dict[str, str] = {

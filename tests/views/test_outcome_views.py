@@ -1,0 +1,124 @@
+"""Outcome results through the generic scorecard views and the outcome charts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+import vl_convert
+
+from toolkit import (
+    OutcomeResult,
+    collect_outcome_evidence,
+    integrity_chart,
+    load_iteration_log,
+    outcome_breakdown_chart,
+    outcome_explorer,
+    outcome_scores_chart,
+    render_html,
+    render_json,
+    render_outcome_table,
+    render_text,
+    score_outcome,
+    scorecards_frame,
+    sessions_chart,
+)
+from toolkit.frames import SCORECARD_SCHEMA
+
+
+@pytest.fixture
+def result(tally_log: Path, tally_repo: Path, tally_transcripts: Path) -> OutcomeResult:
+    log = load_iteration_log(tally_log)
+    evidence = collect_outcome_evidence(log, repo=tally_repo, transcripts=[tally_transcripts])
+    return score_outcome(log, evidence)
+
+
+def test_each_iteration_is_a_scorecard_with_one_dimension_per_signal(
+    result: OutcomeResult,
+) -> None:
+    card = result.scorecard(6)
+    assert (card.rubric, card.rubric_version, card.subject) == ("outcome", "2.1.0", "iter-6")
+    assert (card.verdict, card.title) == (
+        "excellent",
+        "Iteration 6 · session 9e0b5c37-1a2d-4f6e-8b90-c4d5e6f7a8b9",
+    )
+    assert card.verdict_reason == "value 0.8901 from 6 of 7 signals (absent: token_efficiency)"
+    dims = card.dimensions
+    assert dims.schema == pl.Schema(SCORECARD_SCHEMA)
+    assert dims.select("dimension", "value", "status").rows() == [
+        ("landed", 1.0, "excellent"),
+        ("verifier", 1.0, "excellent"),
+        ("tests", 1.0, "excellent"),
+        ("correction_pressure", 1.0, "excellent"),
+        ("scope", 1.0, "excellent"),
+        ("hook_outcomes", 0.0, "poor"),
+        ("token_efficiency", None, "absent"),
+    ]
+    assert scorecards_frame(result.scorecards()).height == 6 * 7
+
+
+def test_the_generic_views_render_an_outcome_scorecard(result: OutcomeResult) -> None:
+    card = result.scorecard(4)
+    text = render_text(card)
+    assert "  [fair]      Scope adherence             0.667  2/3 changed files" in text
+    assert text.splitlines()[-1].startswith("Verdict: good (value 0.7696 from 6 of 7 signals")
+    html = render_html(card)
+    assert "data-rubric='outcome'" in html and "data-verdict='good'" in html
+    doc = json.loads(render_json(card))
+    assert (doc["iteration"], doc["band"], doc["value"]) == (4, "good", 0.7696)
+    assert [d["key"] for d in doc["dimensions"]][-1] == "token_efficiency"
+
+
+def test_unscored_iteration_scorecard(tmp_path: Path) -> None:
+    (tmp_path / "iter-1.yaml").write_text("schema_version: 2\niteration: 1\n")
+    log = load_iteration_log(tmp_path)
+    card = score_outcome(log, collect_outcome_evidence(log)).scorecard(1)
+    assert (card.verdict, card.verdict_reason) == ("unscored", "no signal present")
+    assert set(card.dimensions["status"].to_list()) == {"absent"}
+
+
+def test_table_lists_over_claims_worst_first(result: OutcomeResult) -> None:
+    text = render_outcome_table(result)
+    block = text.split("Over-claims (observed - claimed < 0)\n")[1].splitlines()
+    assert block[0].split() == [
+        "iter", "2", "landed", "impl", "claimed", "1.00", "observed", "0.00", "delta", "-1.00",
+    ]  # fmt: skip
+    assert block[3].split()[1:4] == ["4", "scope", "impl"]
+
+
+def test_charts_encode_what_the_notebook_shows(result: OutcomeResult) -> None:
+    scores = outcome_scores_chart(result).to_dict()
+    assert scores["mark"]["type"] == "bar"
+    assert scores["encoding"]["color"]["field"] == "band"
+    assert scores["encoding"]["color"]["scale"]["domain"] == [
+        "excellent",
+        "good",
+        "fair",
+        "poor",
+        "unscored",
+    ]
+    breakdown = outcome_breakdown_chart(result, 4).to_dict()
+    assert breakdown["encoding"]["x"]["field"] == "contribution"
+    values = next(iter(breakdown["datasets"].values()))
+    assert sum(v["contribution"] for v in values) == pytest.approx(0.7696, abs=1e-12)
+    integrity = integrity_chart(result).to_dict()
+    rect = integrity["layer"][0]
+    assert rect["mark"]["type"] == "rect"
+    assert rect["encoding"]["color"]["scale"] == {"scheme": "redblue", "domain": [-1, 1]}
+    assert sessions_chart(result).to_dict()["encoding"]["y"]["field"] == "session_id"
+
+
+def test_a_chart_draws(result: OutcomeResult) -> None:
+    svg = vl_convert.vegalite_to_svg(integrity_chart(result).to_dict())
+    assert svg.startswith("<svg")
+
+
+def test_the_explorer_switches_iterations(result: OutcomeResult) -> None:
+    app = outcome_explorer(result, iteration=5)
+    picker, card, _ = app.children
+    assert picker.options == (1, 2, 3, 4, 5, 6) and picker.value == 5
+    assert "data-verdict='poor'" in card.value
+    picker.value = 2
+    assert "data-verdict='good'" in card.value and "Iteration 2" in card.value

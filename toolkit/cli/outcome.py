@@ -1,0 +1,89 @@
+"""``toolkit outcome``: score an agent iteration log with the outcome rubric."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from toolkit.errors import InputError
+from toolkit.load.iterlog import load_iteration_log
+from toolkit.load.outcome_evidence import collect_outcome_evidence
+from toolkit.rubrics.outcome import load_outcome_rubric, score_outcome
+from toolkit.sidecars import write_score_sidecars
+from toolkit.views.outcome import (
+    render_outcome_iteration,
+    render_outcome_json,
+    render_outcome_table,
+)
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``outcome`` subcommand."""
+    parser = sub.add_parser(
+        "outcome",
+        help="score an agent iteration log (dot-agents) with the outcome rubric",
+        description=(
+            "Score each iteration of LOG_DIR (iter-N.yaml files, schema v1 or v2) and each "
+            "agent session with the outcome rubric, and pair what each role claimed with "
+            "what was observed. Exit 0 when printed, 2 on bad input."
+        ),
+    )
+    parser.add_argument("log_dir", metavar="LOG_DIR", help="the iteration log folder")
+    parser.add_argument(
+        "--repo", metavar="DIR", help="the git repository of the log's commits (bare or not)"
+    )
+    parser.add_argument(
+        "--transcripts",
+        metavar="DIR",
+        nargs="+",
+        action="extend",
+        default=[],
+        help="folders of Claude Code *.jsonl transcripts (token and tool-error backfill)",
+    )
+    parser.add_argument("--iteration", metavar="N", type=int, help="score and show only N")
+    parser.add_argument(
+        "--write",
+        action="store_true",
+        help="write iter-N.score.yaml (and session-<id>.score.yaml) beside the log",
+    )
+    parser.add_argument("--format", choices=("table", "json"), default="table")
+    parser.add_argument("--rubric", metavar="FILE", help="a YAML rubric merged over 2.1.0")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Load -> evidence -> score -> (write) -> print."""
+    rubric = load_outcome_rubric(args.rubric)
+    log = load_iteration_log(args.log_dir)
+    if log.iterations.is_empty():
+        first = log.issue_lines()[:1]
+        reason = "no iteration could be loaded (no iter-N.yaml or historical.yaml entry)"
+        raise InputError(args.log_dir, reason + (f"; first problem: {first[0]}" if first else ""))
+    iterations = log.iterations["iteration"].to_list()
+    if args.iteration is not None and args.iteration not in iterations:
+        raise InputError(
+            args.log_dir,
+            f"no such iteration in the log (it has {iterations[0]}..{iterations[-1]})",
+            field="--iteration",
+            value=args.iteration,
+        )
+    evidence = collect_outcome_evidence(log, repo=args.repo, transcripts=args.transcripts)
+    result = score_outcome(log, evidence, rubric)
+    shown = result if args.iteration is None else result.only([args.iteration])
+    if args.write:
+        if args.iteration is None:
+            written = write_score_sidecars(result, log.root)
+        else:
+            written = write_score_sidecars(
+                result, log.root, iterations=[args.iteration], sessions=False
+            )
+        print(
+            f"toolkit outcome: wrote {len(written)} score sidecar(s) in {log.root}", file=sys.stderr
+        )
+    if args.format == "json":
+        print(render_outcome_json(shown))
+    elif args.iteration is not None:
+        print(render_outcome_iteration(shown, args.iteration))
+    else:
+        print(render_outcome_table(shown, title=f"Outcome scores of {log.root}"))
+    return 0

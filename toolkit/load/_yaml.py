@@ -1,0 +1,125 @@
+"""YAML parsing for loaders: the data, the line of every key, and the text of ids.
+
+``yaml.safe_load`` turns ``commit: 0123456`` into an octal integer and ``commit: 1e10``
+into a float; identifiers must stay the text that was written. :func:`parse_yaml` keeps
+the scalar text of the keys named in ``verbatim`` and records, for every key and list
+item, the line it starts on, so a problem can be reported as ``path:line``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+Path_ = tuple[str | int, ...]
+
+_NULL_TAG = "tag:yaml.org,2002:null"
+
+
+class _Loader(yaml.SafeLoader):
+    """A safe loader that keeps the written text of selected keys' scalar values."""
+
+    verbatim: Collection[str] = frozenset()
+
+
+def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> dict[Any, Any]:
+    loader.flatten_mapping(node)
+    out: dict[Any, Any] = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if not isinstance(key, str | int | float | bool) and key is not None:
+            raise yaml.constructor.ConstructorError(
+                None, None, "found an unhashable mapping key", key_node.start_mark
+            )
+        if (
+            isinstance(key, str)
+            and key in loader.verbatim
+            and isinstance(value_node, yaml.ScalarNode)
+            and value_node.tag != _NULL_TAG
+        ):
+            out[key] = value_node.value
+        else:
+            out[key] = loader.construct_object(value_node, deep=True)
+    return out
+
+
+def _construct_timestamp(loader: _Loader, node: yaml.ScalarNode) -> Any:
+    """A timestamp-looking scalar that is not a real date (2026-13-45) stays text."""
+    try:
+        return yaml.SafeLoader.construct_yaml_timestamp(loader, node)
+    except ValueError:
+        return node.value
+
+
+_Loader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
+
+
+@dataclass(frozen=True)
+class ParsedYaml:
+    """A parsed YAML document: ``data`` and the 1-based line of each key path."""
+
+    data: Any
+    lines: Mapping[Path_, int]
+
+    def line_of(self, path: Sequence[str | int], default: int | None = None) -> int | None:
+        """The line of the deepest known prefix of ``path`` (``default`` when none)."""
+        key = tuple(path)
+        while key:
+            if key in self.lines:
+                return self.lines[key]
+            key = key[:-1]
+        return self.lines.get((), default)
+
+
+class YamlProblem(Exception):
+    """The text is not valid YAML; ``line`` is 1-based when known."""
+
+    def __init__(self, reason: str, line: int | None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.line = line
+
+
+def _index(node: yaml.Node | None, prefix: Path_, lines: dict[Path_, int]) -> None:
+    if node is None:
+        return
+    lines.setdefault(prefix, node.start_mark.line + 1)
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            if isinstance(key_node, yaml.ScalarNode):
+                path = (*prefix, key_node.value)
+                lines[path] = key_node.start_mark.line + 1
+                _index(value_node, path, lines)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _index(item, (*prefix, i), lines)
+
+
+def parse_yaml(text: str, verbatim: Collection[str] = ()) -> ParsedYaml:
+    """Parse one YAML document.
+
+    Raises:
+        YamlProblem: the text is not valid YAML (the reason and line of the first problem).
+    """
+    loader = _Loader(text)
+    loader.verbatim = frozenset(verbatim)
+    try:
+        node = loader.get_single_node()
+        data = None if node is None else loader.construct_document(node)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        reason = " ".join(str(exc.problem or exc.context or "syntax error").split())
+        if mark is not None:
+            reason += f" (column {mark.column + 1})"
+        raise YamlProblem(reason, None if mark is None else mark.line + 1) from exc
+    except (yaml.YAMLError, ValueError, TypeError, RecursionError) as exc:
+        raise YamlProblem(" ".join(str(exc).split()) or type(exc).__name__, None) from exc
+    finally:
+        loader.dispose()
+    lines: dict[Path_, int] = {}
+    _index(node, (), lines)
+    return ParsedYaml(data, lines)

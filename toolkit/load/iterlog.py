@@ -1,0 +1,632 @@
+"""Agent iteration logs (dot-agents): ``iter-N.yaml`` files in schema v1 or v2.
+
+A log is a folder of ``iter-<N>.yaml`` files, an optional ``historical.yaml`` whose
+``iterations:`` list fills in iterations that have no dedicated file, and sidecars that
+are never iterations: ``iter-N.hook-outcomes.yaml`` (read here), ``iter-N.score.yaml``
+and ``session-<id>.score.yaml`` (written by :mod:`toolkit.sidecars`).
+
+:func:`load_iteration_log` normalises both schema versions into typed frames. A file
+that cannot be used (not YAML, an unknown ``schema_version``, a field with a value of
+the wrong kind) is reported in :attr:`IterationLog.issues` with its path, line and
+reason, and the rest of the log still loads.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal, TypeVar
+
+import polars as pl
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, field_validator
+
+from toolkit.errors import InputError
+from toolkit.frames import (
+    HOOK_OUTCOMES_SCHEMA,
+    ITERATIONS_SCHEMA,
+    LOAD_ISSUES_SCHEMA,
+    VERIFIERS_SCHEMA,
+)
+from toolkit.load._fields import Count, Date, Rate, Text, Timestamp, TriState
+from toolkit.load._yaml import ParsedYaml, YamlProblem, parse_yaml
+
+ITER_FILE = re.compile(r"^iter-(\d+)\.yaml$")
+HOOK_FILE = re.compile(r"^iter-(\d+)\.hook-outcomes\.yaml$")
+HISTORICAL_FILE = "historical.yaml"
+KNOWN_SCHEMA_VERSIONS = (1, 2)
+
+#: Keys whose scalar values are kept as written (ids and free text, never numbers/bools).
+VERBATIM_KEYS = frozenset(
+    {
+        "commit",
+        "first_commit",
+        "task_id",
+        "wave",
+        "session_id",
+        "harness",
+        "model",
+        "summary",
+        "scope_note",
+        "persisted_via_workflow_commands",
+        "type",
+        "status",
+        "result_artifact",
+        "phase_1_decision",
+        "phase_2_decision",
+        "overall_decision",
+        "decision_artifact",
+        "trace_ref",
+        "outcome_ref",
+        "name",
+        "kind",
+        "sentinel_id",
+        "skill",
+        "lifecycle_point",
+        "intervention_class",
+        "result",
+        "rule_id",
+        "platform",
+        "correlation_id",
+    }
+)
+
+
+# ---------------------------------------------------------------------------
+# The file formats, typed at the edge
+# ---------------------------------------------------------------------------
+
+
+class _Lenient(BaseModel):
+    """Unknown extra keys are tolerated (real logs carry keys no schema names)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class SelfAssessment(_Lenient):
+    persisted_via_workflow_commands: Text = None
+    linked_traces_to_outcomes: TriState = None
+
+
+class V1Entry(_Lenient):
+    """Schema v1: one flat mapping per iteration."""
+
+    schema_version: Literal[1]
+    iteration: Count = None
+    date: Date = None
+    wave: Text = None
+    task_id: Text = None
+    commit: Text = None
+    files_changed: Count = None
+    lines_added: Count = None
+    lines_removed: Count = None
+    first_commit: Text = None
+    summary: Text = None
+    scope_note: Text = None
+    retries: Count = None
+    tests_added: Count = None
+    tests_total_pass: TriState = None
+    self_assessment: SelfAssessment | None = None
+
+
+class Agent(_Lenient):
+    session_id: Text = None
+    harness: Text = None
+    model: Text = None
+
+
+class SessionTokens(_Lenient):
+    input_tokens: Count = None
+    output_tokens: Count = None
+    cache_read_tokens: Count = None
+    cache_creation_tokens: Count = None
+    cache_hit_rate: Rate = None
+
+
+class Impl(_Lenient):
+    summary: Text = None
+    scope_note: Text = None
+    retries: Count = None
+    focused_tests_added: Count = None
+    focused_tests_pass: TriState = None
+    tests_total_pass: TriState = None
+    self_assessment: SelfAssessment | None = None
+
+
+def _trace_item(value: Any) -> Any:
+    return {"trace_ref": value} if isinstance(value, str) else value
+
+
+def _kind_item(value: Any) -> Any:
+    return {"name": value} if isinstance(value, str) else value
+
+
+def _none_to_list(value: Any) -> Any:
+    return [] if value is None or value == "" else value
+
+
+class LinkedTrace(_Lenient):
+    trace_ref: Text = None
+    outcome_ref: Text = None
+
+
+class TestByKind(_Lenient):
+    name: Text = None
+    kind: Text = None
+
+
+class VerifierSelfAssessment(_Lenient):
+    linked_traces_to_outcomes: TriState = None
+
+
+class Verifier(_Lenient):
+    type: Text = None
+    status: Text = None
+    gate_passed: TriState = None
+    tests_added: Count = None
+    tests_total_pass: TriState = None
+    retries: Count = None
+    result_artifact: Text = None
+    linked_traces: Annotated[
+        list[Annotated[LinkedTrace, BeforeValidator(_trace_item)]], BeforeValidator(_none_to_list)
+    ] = []
+    tests_added_by_kind: Annotated[
+        list[Annotated[TestByKind, BeforeValidator(_kind_item)]], BeforeValidator(_none_to_list)
+    ] = []
+    self_assessment: VerifierSelfAssessment | None = None
+
+
+class Review(_Lenient):
+    phase_1_decision: Text = None
+    phase_2_decision: Text = None
+    overall_decision: Text = None
+    failed_gates: Annotated[list[Text], BeforeValidator(_none_to_list)] = []
+    decision_artifact: Text = None
+
+
+class V2Entry(_Lenient):
+    """Schema v2: a header plus blocks owned by role (agent, impl, verifiers, review)."""
+
+    schema_version: Literal[2]
+    iteration: Count = None
+    date: Date = None
+    wave: Text = None
+    task_id: Text = None
+    commit: Text = None
+    files_changed: Count = None
+    lines_added: Count = None
+    lines_removed: Count = None
+    first_commit: Text = None
+    checkpoint_at: Timestamp = None
+    agent: Agent | None = None
+    session_tokens: SessionTokens | None = None
+    impl: Impl | None = None
+    verifiers: Annotated[list[Verifier], BeforeValidator(_none_to_list)] = []
+    review: Review | None = None
+
+
+class HookRecord(_Lenient):
+    """One hook-outcome record; ``result`` is required and must be a known word."""
+
+    sentinel_id: Text = None
+    skill: Text = None
+    lifecycle_point: Text = None
+    intervention_class: Text = None
+    result: Literal["allow", "advise", "remediate"]
+    rule_id: Text = None
+    platform: Text = None
+    ts: Timestamp = None
+    correlation_id: Text = None
+
+    @field_validator("result", mode="before")
+    @classmethod
+    def _lower(cls, value: Any) -> Any:
+        return value.strip().lower() if isinstance(value, str) else value
+
+
+# ---------------------------------------------------------------------------
+# The loaded log
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IterationLog:
+    """A loaded iteration log.
+
+    Attributes:
+        root: the log folder.
+        iterations: one row per iteration, :data:`toolkit.frames.ITERATIONS_SCHEMA`
+            (iteration, schema_version, source, source_file, date, wave, task_id, commit,
+            files/lines changed, checkpoint_at, agent_*, token counts, cache_hit_rate,
+            impl_* fields, review_* fields, verifier_count, hook_outcomes_file).
+        verifiers: one row per verifier, :data:`toolkit.frames.VERIFIERS_SCHEMA`.
+        hook_outcomes: one row per hook-outcome record,
+            :data:`toolkit.frames.HOOK_OUTCOMES_SCHEMA`.
+        issues: what could not be used, :data:`toolkit.frames.LOAD_ISSUES_SCHEMA`
+            (path, line, reason).
+    """
+
+    root: Path
+    iterations: pl.DataFrame
+    verifiers: pl.DataFrame
+    hook_outcomes: pl.DataFrame
+    issues: pl.DataFrame
+
+    def issue_lines(self) -> list[str]:
+        """The issues as ``path[:line]: reason`` lines."""
+        return [
+            f"{r['path']}{'' if r['line'] is None else ':' + str(r['line'])}: {r['reason']}"
+            for r in self.issues.iter_rows(named=True)
+        ]
+
+
+M = TypeVar("M", bound=BaseModel)
+Report = Callable[[int | None, str], None]
+
+
+def _short(value: Any) -> str:
+    shown = repr(value)
+    return shown if len(shown) <= 60 else shown[:57] + "..."
+
+
+def _get(data: Any, path: tuple[Any, ...]) -> tuple[bool, Any]:
+    node = data
+    for part in path:
+        in_dict = isinstance(node, dict) and part in node
+        in_list = isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
+        if not (in_dict or in_list):
+            return False, None
+        node = node[part]
+    return True, node
+
+
+def _drop(data: Any, path: tuple[Any, ...]) -> None:
+    ok, parent = _get(data, path[:-1])
+    if ok and isinstance(parent, dict):
+        parent.pop(path[-1], None)
+    elif ok and isinstance(parent, list):
+        del parent[path[-1]]
+
+
+def _validate(
+    cls: type[M], data: dict[str, Any], parsed: ParsedYaml, prefix: tuple[Any, ...], report: Report
+) -> M | None:
+    """Validate ``data`` with ``cls``; a field with an unusable value is reported and
+    dropped (it becomes unreported) and validation retried. ``None`` when a required
+    field is missing or unusable."""
+    work = copy.deepcopy(data)
+    for _ in range(200):
+        try:
+            return cls.model_validate(work)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            loc = tuple(err["loc"])
+            msg = str(err["msg"]).removeprefix("Value error, ")
+            # Find the deepest prefix of the error location that exists in the data.
+            path = loc
+            while path and not _get(work, path)[0]:
+                path = path[:-1]
+            where = ".".join(str(p) for p in loc) or "(entry)"
+            line = parsed.line_of((*prefix, *path))
+            if path != loc or not path:
+                report(line, f"{where}: {msg}")
+                return None
+            shown = f"{where}={_short(_get(work, path)[1])}: {msg}"
+            field = cls.model_fields.get(str(path[0])) if len(path) == 1 else None
+            if field is not None and field.is_required():
+                report(line, f"{shown}; skipped")
+                return None
+            dropped = "item skipped" if isinstance(path[-1], int) else "left unreported"
+            report(line, f"{shown}; {dropped}")
+            _drop(work, path)
+    return None  # pragma: no cover - a document cannot hold 200 bad fields and still parse
+
+
+def _schema_version(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    return None
+
+
+@dataclass
+class _Rows:
+    iterations: dict[int, dict[str, Any]]
+    verifiers: dict[int, list[dict[str, Any]]]
+    hooks: list[dict[str, Any]]
+    hook_files: dict[int, str]
+    issues: list[dict[str, Any]]
+
+    def issue(self, path: Path, line: int | None, reason: str) -> None:
+        self.issues.append({"path": str(path), "line": line, "reason": " ".join(reason.split())})
+
+
+def _read(path: Path, rows: _Rows) -> ParsedYaml | None:
+    try:
+        content = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        rows.issue(path, None, f"cannot read the file ({reason})")
+        return None
+    try:
+        return parse_yaml(content, VERBATIM_KEYS)
+    except YamlProblem as exc:
+        rows.issue(path, exc.line, f"not valid YAML: {exc.reason}; the file was skipped")
+        return None
+
+
+def _entry_rows(
+    entry: V1Entry | V2Entry, iteration: int, source: str, path: Path
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    row: dict[str, Any] = {
+        "iteration": iteration,
+        "schema_version": entry.schema_version,
+        "source": source,
+        "source_file": str(path),
+        "date": entry.date,
+        "wave": entry.wave,
+        "task_id": entry.task_id,
+        "commit": entry.commit,
+        "files_changed": entry.files_changed,
+        "lines_added": entry.lines_added,
+        "lines_removed": entry.lines_removed,
+        "first_commit": entry.first_commit,
+        "review_failed_gates": [],
+        "verifier_count": 0,
+    }
+    verifiers: list[dict[str, Any]] = []
+    if isinstance(entry, V1Entry):
+        sa = entry.self_assessment
+        row |= {
+            "impl_summary": entry.summary,
+            "impl_scope_note": entry.scope_note,
+            "impl_retries": entry.retries,
+            "impl_tests_added": entry.tests_added,
+            "impl_tests_total_pass": entry.tests_total_pass,
+            "impl_persisted_via_workflow_commands": sa and sa.persisted_via_workflow_commands,
+            "impl_linked_traces_to_outcomes": sa and sa.linked_traces_to_outcomes,
+        }
+        return row, verifiers
+    agent, tokens, impl, review = entry.agent, entry.session_tokens, entry.impl, entry.review
+    row["checkpoint_at"] = entry.checkpoint_at
+    if agent is not None:
+        row |= {
+            "agent_session_id": agent.session_id,
+            "agent_harness": agent.harness,
+            "agent_model": agent.model,
+        }
+    if tokens is not None:
+        row |= {
+            "input_tokens": tokens.input_tokens,
+            "output_tokens": tokens.output_tokens,
+            "cache_read_tokens": tokens.cache_read_tokens,
+            "cache_creation_tokens": tokens.cache_creation_tokens,
+            "cache_hit_rate": tokens.cache_hit_rate,
+        }
+    if impl is not None:
+        sa = impl.self_assessment
+        row |= {
+            "impl_summary": impl.summary,
+            "impl_scope_note": impl.scope_note,
+            "impl_retries": impl.retries,
+            "impl_tests_added": impl.focused_tests_added,
+            "impl_focused_tests_pass": impl.focused_tests_pass,
+            "impl_tests_total_pass": impl.tests_total_pass,
+            "impl_persisted_via_workflow_commands": sa and sa.persisted_via_workflow_commands,
+            "impl_linked_traces_to_outcomes": sa and sa.linked_traces_to_outcomes,
+        }
+    if review is not None:
+        row |= {
+            "review_phase_1_decision": review.phase_1_decision,
+            "review_phase_2_decision": review.phase_2_decision,
+            "review_overall_decision": review.overall_decision,
+            "review_failed_gates": [g for g in review.failed_gates if g],
+            "review_decision_artifact": review.decision_artifact,
+        }
+    for index, v in enumerate(entry.verifiers):
+        verifiers.append(
+            {
+                "iteration": iteration,
+                "verifier_index": index,
+                "type": v.type,
+                "status": v.status,
+                "gate_passed": v.gate_passed,
+                "tests_added": v.tests_added,
+                "tests_total_pass": v.tests_total_pass,
+                "retries": v.retries,
+                "result_artifact": v.result_artifact,
+                "linked_traces": [t.model_dump() for t in v.linked_traces],
+                "tests_added_by_kind": [t.model_dump() for t in v.tests_added_by_kind],
+                "linked_traces_to_outcomes": v.self_assessment
+                and v.self_assessment.linked_traces_to_outcomes,
+                "source_file": str(path),
+            }
+        )
+    row["verifier_count"] = len(verifiers)
+    return row, verifiers
+
+
+def _load_entry(
+    data: Any,
+    parsed: ParsedYaml,
+    prefix: tuple[Any, ...],
+    path: Path,
+    rows: _Rows,
+    *,
+    file_iteration: int | None,
+) -> None:
+    """Validate one entry (a whole file, or one item of ``historical.yaml``) into rows."""
+    line = parsed.line_of(prefix)
+
+    def report(at: int | None, reason: str) -> None:
+        rows.issue(path, at if at is not None else line, reason)
+
+    if not isinstance(data, Mapping):
+        kind = "empty" if data is None else f"a {type(data).__name__}"
+        report(line, f"an iteration entry must be a mapping, found {kind}; skipped")
+        return
+    raw_version = data.get("schema_version")
+    version = _schema_version(raw_version)
+    if version not in KNOWN_SCHEMA_VERSIONS:
+        shown = "missing" if raw_version is None else f"={_short(raw_version)}"
+        report(
+            parsed.line_of((*prefix, "schema_version")),
+            f"schema_version{shown}: unknown schema version (known: 1, 2); entry skipped",
+        )
+        return
+    work = dict(data)
+    work["schema_version"] = version
+    model: type[V1Entry] | type[V2Entry] = V1Entry if version == 1 else V2Entry
+    entry = _validate(model, work, parsed, prefix, report)
+    if entry is None:
+        return
+    iteration = file_iteration if file_iteration is not None else entry.iteration
+    if iteration is None:
+        report(line, "iteration: missing; entry skipped")
+        return
+    if file_iteration is not None and entry.iteration not in (None, file_iteration):
+        report(
+            parsed.line_of((*prefix, "iteration")),
+            f"iteration={entry.iteration!r} inside {path.name}; the file name wins "
+            f"(iteration {file_iteration})",
+        )
+    if iteration in rows.iterations and file_iteration is None:
+        return  # a dedicated file (or an earlier historical entry) already has it
+    # A dedicated file replaces a historical entry loaded before it.
+    row, verifiers = _entry_rows(entry, iteration, "file" if file_iteration else "historical", path)
+    rows.iterations[iteration] = row
+    rows.verifiers[iteration] = verifiers
+
+
+def _load_hook_sidecar(path: Path, iteration: int, rows: _Rows) -> None:
+    parsed = _read(path, rows)
+    if parsed is None:
+        return
+    data = parsed.data
+    if not isinstance(data, Mapping):
+        rows.issue(path, parsed.line_of(()), "a hook-outcome sidecar must be a mapping; skipped")
+        return
+    version = _schema_version(data.get("schema_version"))
+    if version != 1:
+        rows.issue(
+            path,
+            parsed.line_of(("schema_version",)),
+            f"schema_version={_short(data.get('schema_version'))}: unknown hook-outcome "
+            "schema version (known: 1); skipped",
+        )
+        return
+    rows.hook_files[iteration] = str(path)
+    records = data.get("records")
+    if records is None:
+        return
+    if not isinstance(records, list):
+        rows.issue(path, parsed.line_of(("records",)), "records: must be a list; skipped")
+        return
+    for index, raw in enumerate(records):
+        at = parsed.line_of(("records", index))
+        if not isinstance(raw, Mapping):
+            rows.issue(path, at, f"records.{index}: a record must be a mapping; skipped")
+            continue
+
+        def report(line: int | None, reason: str, index: int = index) -> None:
+            rows.issue(path, line, f"records.{index}.{reason}")
+
+        record = _validate(HookRecord, dict(raw), parsed, ("records", index), report)
+        if record is None:
+            continue
+        rows.hooks.append(
+            {
+                "iteration": iteration,
+                "record_index": index,
+                **record.model_dump(),
+                "source_file": str(path),
+            }
+        )
+
+
+def _files(root: Path) -> Iterator[tuple[Path, re.Match[str] | None, re.Match[str] | None]]:
+    for path in sorted(root.iterdir()):
+        yield path, ITER_FILE.match(path.name), HOOK_FILE.match(path.name)
+
+
+def load_iteration_log(path: str | Path) -> IterationLog:
+    """Load an iteration log folder into typed frames.
+
+    ``iter-N.yaml`` files are iterations; ``historical.yaml`` entries fill in iterations
+    with no dedicated file (a dedicated file wins); ``iter-N.hook-outcomes.yaml`` sidecars
+    give the hook-outcome records; score sidecars and other files are ignored. Tri-state
+    test flags stay null when unreported. Problems are collected, not raised: see
+    :attr:`IterationLog.issues`.
+
+    Args:
+        path: the log folder.
+
+    Returns:
+        The :class:`IterationLog`, iterations sorted by number.
+
+    Raises:
+        InputError: ``path`` is not a readable folder.
+
+    Example:
+        >>> log = load_iteration_log("sample_runs/iteration_logs/tally-loop")  # doctest: +SKIP
+        >>> log.iterations.select("iteration", "schema_version", "commit")  # doctest: +SKIP
+    """
+    root = Path(path)
+    if not root.exists():
+        raise InputError(root, "no such folder")
+    if not root.is_dir():
+        raise InputError(root, "not a folder (an iteration log is a folder of iter-N.yaml files)")
+    rows = _Rows({}, {}, [], {}, [])
+    try:
+        listing = list(_files(root))
+    except OSError as exc:
+        raise InputError(root, f"cannot list the folder ({exc.strerror})") from exc
+
+    for file, iter_match, hook_match in listing:
+        if iter_match:
+            parsed = _read(file, rows)
+            if parsed is not None:
+                _load_entry(
+                    parsed.data, parsed, (), file, rows, file_iteration=int(iter_match.group(1))
+                )
+        elif hook_match:
+            _load_hook_sidecar(file, int(hook_match.group(1)), rows)
+
+    historical = root / HISTORICAL_FILE
+    if historical.exists():
+        _load_historical(historical, rows)
+
+    iteration_rows = [
+        row | {"hook_outcomes_file": rows.hook_files.get(n)}
+        for n, row in sorted(rows.iterations.items())
+    ]
+    verifier_rows = [v for n in sorted(rows.verifiers) for v in rows.verifiers[n]]
+    return IterationLog(
+        root=root,
+        iterations=pl.DataFrame(iteration_rows, schema=ITERATIONS_SCHEMA),
+        verifiers=pl.DataFrame(verifier_rows, schema=VERIFIERS_SCHEMA),
+        hook_outcomes=pl.DataFrame(rows.hooks, schema=HOOK_OUTCOMES_SCHEMA),
+        issues=pl.DataFrame(rows.issues, schema=LOAD_ISSUES_SCHEMA).sort(
+            "path", "line", nulls_last=False, maintain_order=True
+        ),
+    )
+
+
+def _load_historical(path: Path, rows: _Rows) -> None:
+    parsed = _read(path, rows)
+    if parsed is None:
+        return
+    data = parsed.data
+    entries = data.get("iterations") if isinstance(data, Mapping) else None
+    if not isinstance(entries, list):
+        rows.issue(
+            path, parsed.line_of(("iterations",)), "expected `iterations:` with a list of entries"
+        )
+        return
+    for index, entry in enumerate(entries):
+        _load_entry(entry, parsed, ("iterations", index), path, rows, file_iteration=None)

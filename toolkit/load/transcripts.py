@@ -1,0 +1,154 @@
+"""Agent transcripts (Claude Code JSONL) as token and tool-call events.
+
+One JSON object per line, each with a ``timestamp``. Assistant lines carry
+``message.usage`` (input, output, cache-read and cache-creation tokens) and
+``message.content[]`` items of type ``tool_use``; user lines carry ``tool_result`` items
+with ``is_error``. Claude Code writes one line per content block and repeats the
+message's ``usage`` on each, so usage is counted once per ``message.id``; tool calls and
+results are counted once per tool-use id.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from toolkit.errors import InputError
+from toolkit.frames import LOAD_ISSUES_SCHEMA, TRANSCRIPT_EVENTS_SCHEMA
+from toolkit.load._fields import timestamp
+
+
+@dataclass(frozen=True)
+class Transcripts:
+    """Loaded transcripts.
+
+    Attributes:
+        events: one row per timestamped line that carries tokens or tool calls,
+            :data:`toolkit.frames.TRANSCRIPT_EVENTS_SCHEMA` (source_file, line, timestamp,
+            message_id, input/output/cache_read/cache_creation tokens, tool_calls,
+            tool_errors).
+        issues: lines that are not JSON objects, :data:`toolkit.frames.LOAD_ISSUES_SCHEMA`.
+        files: how many ``*.jsonl`` files were read.
+    """
+
+    events: pl.DataFrame
+    issues: pl.DataFrame
+    files: int
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _content(message: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    content = message.get("content")
+    if not isinstance(content, list):
+        return []
+    return [item for item in content if isinstance(item, Mapping)]
+
+
+def load_transcripts(folders: Iterable[str | Path]) -> Transcripts:
+    """Read every ``*.jsonl`` file under ``folders`` (recursively).
+
+    Lines without a parseable ``timestamp`` (session summaries, snapshots) are skipped;
+    lines that are not JSON objects are reported in ``issues``.
+
+    Raises:
+        InputError: a folder does not exist.
+    """
+    rows: list[dict[str, Any]] = []
+    issues: list[dict[str, Any]] = []
+    seen_messages: set[str] = set()
+    seen_calls: set[str] = set()
+    seen_results: set[str] = set()
+    files: list[Path] = []
+    for folder in folders:
+        root = Path(folder)
+        if not root.is_dir():
+            raise InputError(root, "no such folder (--transcripts)")
+        files.extend(sorted(root.rglob("*.jsonl")))
+    for path in files:
+        try:
+            handle = path.open(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            issues.append({"path": str(path), "line": None, "reason": f"cannot read ({exc})"})
+            continue
+        with handle:
+            for number, raw in enumerate(handle, start=1):
+                if not raw.strip():
+                    continue
+                try:
+                    line = json.loads(raw)
+                except json.JSONDecodeError as exc:
+                    issues.append(
+                        {"path": str(path), "line": number, "reason": f"not JSON ({exc.msg})"}
+                    )
+                    continue
+                if not isinstance(line, Mapping):
+                    issues.append(
+                        {"path": str(path), "line": number, "reason": "not a JSON object"}
+                    )
+                    continue
+                try:
+                    when = timestamp(line.get("timestamp"))
+                except ValueError:
+                    when = None
+                message = line.get("message")
+                if when is None or not isinstance(message, Mapping):
+                    continue
+                row = _event(message, seen_messages, seen_calls, seen_results)
+                if row is not None:
+                    rows.append({"source_file": str(path), "line": number, "timestamp": when} | row)
+    return Transcripts(
+        events=pl.DataFrame(rows, schema=TRANSCRIPT_EVENTS_SCHEMA),
+        issues=pl.DataFrame(issues, schema=LOAD_ISSUES_SCHEMA),
+        files=len(files),
+    )
+
+
+def _event(
+    message: Mapping[str, Any], messages: set[str], calls: set[str], results: set[str]
+) -> dict[str, Any] | None:
+    message_id = message.get("id") if isinstance(message.get("id"), str) else None
+    usage = message.get("usage")
+    tokens = dict.fromkeys(
+        ("input_tokens", "output_tokens", "cache_read_tokens", "cache_creation_tokens"), 0
+    )
+    has_usage = isinstance(usage, Mapping) and (message_id is None or message_id not in messages)
+    if has_usage and isinstance(usage, Mapping):
+        if message_id is not None:
+            messages.add(message_id)
+        tokens = {
+            "input_tokens": _int(usage.get("input_tokens")),
+            "output_tokens": _int(usage.get("output_tokens")),
+            "cache_read_tokens": _int(usage.get("cache_read_input_tokens")),
+            "cache_creation_tokens": _int(usage.get("cache_creation_input_tokens")),
+        }
+    tool_calls = tool_errors = 0
+    for item in _content(message):
+        kind = item.get("type")
+        if kind == "tool_use":
+            key = item.get("id")
+            if not isinstance(key, str) or key not in calls:
+                tool_calls += 1
+                if isinstance(key, str):
+                    calls.add(key)
+        elif kind == "tool_result" and item.get("is_error") is True:
+            key = item.get("tool_use_id")
+            if not isinstance(key, str) or key not in results:
+                tool_errors += 1
+                if isinstance(key, str):
+                    results.add(key)
+    if not has_usage and tool_calls == 0 and tool_errors == 0:
+        return None
+    return {
+        "message_id": message_id,
+        **tokens,
+        "tool_calls": tool_calls,
+        "tool_errors": tool_errors,
+    }

@@ -44,6 +44,7 @@ from toolkit.load.persona import (
 from toolkit.load.ratings import FileRatings, RatingSource, load_ratings
 from toolkit.load.transcripts import Transcripts, load_transcripts
 from toolkit.load.universe import Universe, load_universe, load_universes
+from toolkit.reports import ReportError, render_report, report_footer, report_header
 from toolkit.rubrics.discussion import DiscussionReport, score_discussion
 from toolkit.rubrics.discussion_iterations import Comparison, SuccessCheck, success_check
 from toolkit.rubrics.discussion_iterations import compare as compare_discussions
@@ -177,6 +178,7 @@ __all__ = [
     "RatingSource",
     "RecordedJudge",
     "RecordingJudge",
+    "ReportError",
     "RubricError",
     "Scorecard",
     "SimulationRubric",
@@ -257,8 +259,11 @@ __all__ = [
     "render_outcome_json",
     "render_outcome_table",
     "render_persona_table",
+    "render_report",
     "render_text",
     "repeated_phrases",
+    "report_footer",
+    "report_header",
     "score_discussion",
     "score_outcome",
     "score_persona",

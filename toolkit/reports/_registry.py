@@ -207,14 +207,7 @@ _ENTRIES = (
         ),
         input_parameter="RUN",
         path_parameters=("PERSONAS", "PROPOSITIONS", "CASSETTE", "BASELINES", "GATE_LOG"),
-        samples=(
-            Sample(("sample_runs/persona/radio-week2.jsonl",), expect=("REGRESSION",)),
-            Sample(
-                ("sample_runs/persona/radio-week1.jsonl",),
-                params={"GATE_LOG": None},
-                expect=("adherence",),
-            ),
-        ),
+        samples=(Sample(("sample_runs/persona/radio-week2.jsonl",), expect=("REGRESSION",)),),
     ),
     ReportTemplate(
         name="experiment",

@@ -84,13 +84,14 @@ def parse_param(text: str) -> tuple[str, Any]:
 
 
 def _notebook_parameters(path: Path) -> dict[str, Any]:
-    """The parameters a notebook declares (its cell tagged ``parameters``)."""
-    import papermill
+    """The parameters a notebook declares (its cell tagged ``parameters``), by name."""
+    from papermill.translators import PythonTranslator
 
     nb: NotebookNode = _read_notebook(path, as_version=4)
-    if not any("parameters" in c.metadata.get("tags", []) for c in nb.cells):
+    cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    if not cells:
         raise InputError(path, "the notebook has no cell tagged 'parameters'")
-    return dict(papermill.inspect_notebook(str(path)))
+    return {p.name: p.default for p in PythonTranslator.inspect(cells[0])}
 
 
 def prepare(
@@ -173,7 +174,9 @@ def execute(prepared: Prepared, timeout: int = 600) -> NotebookNode:
 
     nb: NotebookNode = load_notebook_node(str(prepared.source))  # with papermill's metadata
     if prepared.parameters:
-        nb = parameterize_notebook(nb, prepared.parameters, kernel_name="python3")
+        nb = parameterize_notebook(
+            nb, prepared.parameters, kernel_name="python3", language="python"
+        )
     if not any(HEADER_TAG in c.metadata.get("tags", []) for c in nb.cells):
         nb.cells.insert(0, _header_cell(prepared))
     env = dict(os.environ, **{RENDERER_ENV: "report", "TQDM_DISABLE": "1"})

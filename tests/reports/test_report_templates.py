@@ -74,7 +74,7 @@ def test_template_renders_each_sample_run_into_one_offline_page(
         assert expected in text
     # the family's header and footer
     assert 'class="toolkit-report-header"' in page
-    assert Path(sample.inputs[0]).name in text
+    assert ", ".join(sample.inputs) in text  # the inputs as typed
     assert f"{template.rubric} {template.rubric_version}" in text
     assert f"toolkit {__version__}" in text.replace("toolkit\n", "toolkit ")
     assert re.search(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC", text)
@@ -126,6 +126,17 @@ def test_failed_run_report_shows_seven_coloured_cells_in_chromium(
                 ".map(t => t.textContent)"
             )
             panel.screenshot(path=str(screenshot), timeout=20_000)
+            line = "el => el.querySelector('g.mark-line path').getAttribute('d')"
+            before = panel.evaluate(line)
+            # interactive offline: clicking another cell redraws the time series below
+            panel.locator("g.mark-rect.role-mark path").nth(1).click(
+                position={"x": 10, "y": 8}, force=True, timeout=10_000
+            )
+            page.wait_for_function(
+                "([el, d]) => el.querySelector('g.mark-line path').getAttribute('d') !== d",
+                arg=[panel.element_handle(), before],
+                timeout=10_000,
+            )
         finally:
             browser.close()
     assert len(fills) == 7

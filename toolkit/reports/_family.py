@@ -15,6 +15,8 @@ from toolkit.views.notebook import report_mode
 #: A web address the footer links rubric pages under (e.g. the repository's docs on a
 #: forge); without it a report links the doc file of the checkout that rendered it.
 DOCS_URL_ENV = "TOOLKIT_DOCS_URL"
+#: Set by ``toolkit report`` in its kernel: the inputs as they were typed, for the header.
+INPUTS_ENV = "TOOLKIT_REPORT_INPUTS"
 
 _STYLE = (
     "border:1px solid #d0d7de;border-radius:6px;padding:8px 12px;margin:8px 0;"
@@ -55,14 +57,16 @@ def report_header(
 
     Args:
         template: the template's name (``toolkit report`` knows it by it).
-        inputs: the input path(s) the notebook was run with.
+        inputs: the input path(s) the notebook was run with (in a ``toolkit report``
+            kernel, the inputs as typed on the command line are shown instead).
         now: the time of rendering (default: now, UTC).
     """
     from toolkit import __version__
 
     spec = get_template(template)
     when = (now or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
-    shown = _shown_inputs(inputs)
+    typed = os.environ.get(INPUTS_ENV) if report_mode() else None
+    shown = [typed] if typed else _shown_inputs(inputs)
     items = [
         ("input", ", ".join(shown) or "(none)"),
         ("rubric", f"{spec.rubric} {spec.rubric_version}"),

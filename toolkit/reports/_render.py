@@ -21,6 +21,7 @@ import yaml
 
 from toolkit._atomic import write_text_atomic
 from toolkit.errors import InputError, ToolkitError
+from toolkit.reports._family import INPUTS_ENV
 from toolkit.reports._registry import ReportTemplate, get_template
 from toolkit.views.notebook import RENDERER_ENV, SPEC_CLASS
 
@@ -180,6 +181,7 @@ def execute(prepared: Prepared, timeout: int = 600) -> NotebookNode:
     if not any(HEADER_TAG in c.metadata.get("tags", []) for c in nb.cells):
         nb.cells.insert(0, _header_cell(prepared))
     env = dict(os.environ, **{RENDERER_ENV: "report", "TQDM_DISABLE": "1"})
+    env[INPUTS_ENV] = ", ".join(prepared.inputs)
     client = NotebookClient(
         nb,
         timeout=timeout,

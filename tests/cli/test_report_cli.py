@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import nbformat
@@ -24,6 +25,9 @@ def test_report_cli_writes_the_file_and_prints_its_path(
     assert code == 0
     assert capsys.readouterr().out.strip() == str(out)
     assert "window 42" in out.read_text(encoding="utf-8")
+    umask = os.umask(0)
+    os.umask(umask)
+    assert out.stat().st_mode & 0o777 == 0o666 & ~umask  # shareable, not mkstemp's 0600
 
 
 def test_report_cli_bad_input_exits_2_with_one_line_and_no_file(

@@ -190,8 +190,11 @@ _ENTRIES = (
         input_parameter="GAMES",
         path_parameters=("BASELINE", "RATINGS"),
         samples=(
-            Sample(("sample_runs/discussions",), expect=("game-role-repetition",)),
-            Sample(("sample_runs/discussions/game-pass.json",), expect=("game-pass",)),
+            Sample(
+                ("sample_runs/discussions",), expect=("Game game-role-repetition", "Game game-pass")
+            ),
+            Sample(("sample_runs/discussions/game-pass.json",), expect=("Game game-pass",)),
+            Sample(("sample_runs/discussions/baseline",), expect=("Game base-7-1",)),
         ),
     ),
     ReportTemplate(

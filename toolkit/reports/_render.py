@@ -168,6 +168,7 @@ def execute(prepared: Prepared, timeout: int = 600) -> NotebookNode:
         ReportError: a cell failed; the message is that cell's one-line error (an
             ``InputError`` from a loader comes through as it is).
     """
+    from jupyter_client.kernelspec import NoSuchKernel
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
     from papermill.iorw import load_notebook_node
@@ -195,6 +196,8 @@ def execute(prepared: Prepared, timeout: int = 600) -> NotebookNode:
         if exc.ename not in INPUT_ERRORS:
             reason = f"{exc.ename}: {reason}"
         raise ReportError(f"{prepared.source.name}: {reason}") from None
+    except NoSuchKernel as exc:
+        raise ReportError(f"{prepared.source.name}: no Jupyter kernel {exc.name!r}") from None
     except (CellTimeoutError, DeadKernelError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ReportError(f"{prepared.source.name}: {first}") from None

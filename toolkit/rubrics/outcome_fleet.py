@@ -16,8 +16,9 @@ from toolkit.load.iterlog import ITER_FILE, load_iteration_log
 from toolkit.load.outcome_evidence import collect_outcome_evidence
 from toolkit.rubrics.outcome import OutcomeResult, OutcomeRubric, default_outcome_rubric
 
-#: Below this many logs, worker processes cost more than they save.
-PROCESS_MIN_LOGS = 8
+#: Below this many logs (when ``workers`` is not given) one process is faster: a spawned
+#: worker takes seconds to import Polars and the toolkit, a log about 30 ms to score.
+PROCESS_MIN_LOGS = 400
 
 OUTCOME_FLEET_SCHEMA: dict[str, pl.DataType] = {
     "log": pl.String(),
@@ -79,7 +80,8 @@ def score_outcome_logs(
         rubric: the outcome rubric (default 2.1.0).
         repo: a git repository all the logs' commits live in (optional).
         transcripts: transcript folders for token backfill (optional).
-        workers: worker processes (default: the machine's cores; 1 runs in this process).
+        workers: worker processes; default: the machine's cores for
+            :data:`PROCESS_MIN_LOGS` logs or more, else this process alone.
 
     Returns:
         ``{log folder: (result, number of load issues)}`` in the order of ``paths``.
@@ -88,8 +90,11 @@ def score_outcome_logs(
     repo_s = None if repo is None else str(repo)
     extra = tuple(str(t) for t in transcripts)
     jobs = [Path(p) for p in paths]
-    n = workers or os.cpu_count() or 1
-    if n <= 1 or len(jobs) < PROCESS_MIN_LOGS:
+    if workers is None:
+        n = (os.cpu_count() or 1) if len(jobs) >= PROCESS_MIN_LOGS else 1
+    else:
+        n = max(1, workers)
+    if n <= 1 or len(jobs) < 2:
         done = [_score_one(p, rule, repo_s, extra) for p in jobs]
     else:
         # "spawn", not "fork": forking a process whose Polars thread pool is running can

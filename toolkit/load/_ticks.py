@@ -133,7 +133,7 @@ def _problems(raw: pl.DataFrame, files: pl.Series) -> pl.Series:
 
 
 def parse_ticks(
-    slugs: Sequence[str], files: Sequence[Path], blobs: Sequence[bytes]
+    slugs: Sequence[str], files: Sequence[str | Path], blobs: Sequence[bytes]
 ) -> tuple[pl.DataFrame, list[InputError]]:
     """Parse tick files' bytes (of one run or many) into the ticks frame.
 
@@ -186,7 +186,7 @@ def parse_ticks(
             keep_slugs.append(slugs[i])
             continue
         try:
-            canonical = validate_tick(path, _json(path, blob))
+            canonical = validate_tick(Path(path), _json(Path(path), blob))
         except InputError as err:
             errors.append(err)
             continue

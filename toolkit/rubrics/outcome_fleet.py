@@ -72,6 +72,7 @@ def score_outcome_logs(
     repo: str | Path | None = None,
     transcripts: Iterable[str | Path] = (),
     workers: int | None = None,
+    progress: bool | None = None,
 ) -> dict[str, tuple[OutcomeResult, int]]:
     """Score many iteration logs; each log is loaded and scored in a worker process.
 
@@ -82,6 +83,7 @@ def score_outcome_logs(
         transcripts: transcript folders for token backfill (optional).
         workers: worker processes; default: the machine's cores for
             :data:`PROCESS_MIN_LOGS` logs or more, else this process alone.
+        progress: show a progress bar (``None``: only on a terminal or in a notebook).
 
     Returns:
         ``{log folder: (result, number of load issues)}`` in the order of ``paths``.
@@ -94,22 +96,36 @@ def score_outcome_logs(
         n = (os.cpu_count() or 1) if len(jobs) >= PROCESS_MIN_LOGS else 1
     else:
         n = max(1, workers)
+    from tqdm.auto import tqdm
+
+    bar = tqdm(
+        total=len(jobs),
+        desc="scoring iteration logs",
+        unit="log",
+        disable=(not progress) if progress is not None else None,
+        leave=False,
+    )
     if n <= 1 or len(jobs) < 2:
-        done = [_score_one(p, rule, repo_s, extra) for p in jobs]
+        done = []
+        for p in jobs:
+            done.append(_score_one(p, rule, repo_s, extra))
+            bar.update()
     else:
         # "spawn", not "fork": forking a process whose Polars thread pool is running can
         # deadlock the child.
         with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn")) as pool:
-            done = list(
-                pool.map(
-                    _score_one,
-                    jobs,
-                    [rule] * len(jobs),
-                    [repo_s] * len(jobs),
-                    [extra] * len(jobs),
-                    chunksize=max(1, len(jobs) // (n * 4)),
-                )
-            )
+            done = []
+            for result in pool.map(
+                _score_one,
+                jobs,
+                [rule] * len(jobs),
+                [repo_s] * len(jobs),
+                [extra] * len(jobs),
+                chunksize=max(1, len(jobs) // (n * 4)),
+            ):
+                done.append(result)
+                bar.update()
+    bar.close()
     return {str(p): r for p, r in zip(jobs, done, strict=True)}
 
 

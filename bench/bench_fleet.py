@@ -47,18 +47,18 @@ def best_of(repeat: int, fn: Callable[[], Any]) -> tuple[float, Any]:
     return best, result
 
 
-def tick_files(fleet: Path) -> list[Path]:
-    files = []
+def tick_files(fleet: Path) -> list[str]:
+    files: list[str] = []
     for run in sorted(os.scandir(fleet), key=lambda e: e.name):
         if not run.is_dir():
             continue
         ticks = Path(run.path) / "tick_summaries" / "ticks"
         with os.scandir(ticks) as entries:
-            files.extend(Path(e.path) for e in entries)
+            files.extend(e.path for e in entries)
     return files
 
 
-def _raw_read(path: Path) -> int:
+def _raw_read(path: str) -> int:
     fd = os.open(path, os.O_RDONLY)
     try:
         return len(os.read(fd, 1 << 24))

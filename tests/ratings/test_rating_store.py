@@ -180,7 +180,7 @@ def test_a_bad_rating_is_refused_with_its_field_and_value(
     store = RatingStore(tmp_path / "r.db")
     args: dict[str, object] = {"rater": "ana", "transcript_id": "g1", "score": 3, **kwargs}
     with pytest.raises(InputError) as err:
-        store.save_rating(**args)  # type: ignore[arg-type]
+        store.save_rating(**args)
     assert f"{field}={value}" in str(err.value)
     assert store.events().height == 0
 

@@ -150,7 +150,7 @@ from toolkit.views.persona import (
     render_persona_table,
     similarity_chart,
 )
-from toolkit.views.rating import RatingSession, rater_page, rating_session
+from toolkit.views.rating import RatingSession, rater_page, rating_session, ratings_chart
 from toolkit.views.simulation import LivePanel, fanout_chart, highlight_markers, quality_panel
 from toolkit.views.text import render_json, render_text
 
@@ -265,6 +265,7 @@ __all__ = [
     "rater_page",
     "rating_agreement",
     "rating_session",
+    "ratings_chart",
     "refusal_clusters",
     "register_precondition",
     "render_claim",

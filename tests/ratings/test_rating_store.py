@@ -417,3 +417,15 @@ def test_a_process_killed_while_importing_adds_none_of_the_import(tmp_path: Path
     after = RatingStore(path)
     assert after.ratings().rows() == [("g1", "ana", 4.0)]
     assert after.import_events(export) == 500
+
+
+def test_the_sample_session_export_imports_whole(tmp_path: Path, sample_runs: Path) -> None:
+    store = RatingStore(tmp_path / "r.db")
+    assert store.import_events(sample_runs / "discussions" / "rating_events.csv") == 21
+    latest = store.latest()
+    assert latest.height == 20  # ana rated game-pass twice; her second rating counts
+    ana_pass = latest.filter((pl.col("rater") == "ana") & (pl.col("transcript_id") == "game-pass"))
+    assert ana_pass["score"].to_list() == [4]
+    assert set(store.ratings()["game_id"]) == {
+        "game-pass", "game-role-repetition", "game-over-budget", "base-7-1", "base-7-2", "base-7-3",
+    }  # fmt: skip

@@ -227,3 +227,23 @@ def test_the_rater_page_asks_the_name_then_shows_that_raters_session(
     assert session.game_id == "game-pass"  # resumed after ben's first rating
     given = rater_page(games, store, rater="cat")
     assert isinstance(given.children[1], RatingSession)
+
+
+def test_the_ratings_chart_puts_a_dot_per_rater_and_a_mean_tick(store: RatingStore) -> None:
+    from toolkit.views.rating import ratings_chart
+
+    store.save_rating("ana", "g1", 2)
+    store.save_rating("ben", "g1", 4)
+    spec = ratings_chart(store.latest()).to_dict()
+    dots, means = spec["layer"]
+    assert dots["mark"]["type"] == "circle"
+    assert dots["encoding"]["color"]["field"] == "rater"
+    assert means["mark"]["type"] == "tick"
+    assert means["encoding"]["x"]["aggregate"] == "mean"
+    rows = next(iter(spec["datasets"].values()))
+    assert sorted((r["rater"], r["score"]) for r in rows) == [("ana", 2.0), ("ben", 4.0)]
+
+
+def test_the_session_repr_is_one_short_line(games: Discussion, store: RatingStore) -> None:
+    app = rating_session(games, store=store, rater="ana")
+    assert repr(app) == "RatingSession(rater='ana', 0 of 3 rated, showing 'game-over-budget')"

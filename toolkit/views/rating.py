@@ -3,7 +3,8 @@ and saves each rater's 1-5 rating into the ratings store.
 
 * :func:`rating_session` / :class:`RatingSession`: the session of one rater;
 * :func:`rater_page`: the page served by ``toolkit rate``: asks the rater's name, then
-  shows their session.
+  shows their session;
+* :func:`ratings_chart`: every rater's score per transcript, with the mean.
 
 Roles are hidden while the rater reads (they should wonder who the Mafia are) and can be
 revealed once this rater's rating of the transcript is saved. The scale, its labels and
@@ -17,6 +18,7 @@ import json
 from html import escape
 from typing import Any
 
+import altair as alt
 import ipywidgets as widgets
 import polars as pl
 
@@ -25,7 +27,7 @@ from toolkit.load.discussion import Discussion
 from toolkit.ratings.store import RatingStore
 from toolkit.rubrics.discussion_spec import DEFAULT_DISCUSSION_SPEC, EngagementScale
 
-__all__ = ["RatingSession", "rater_page", "rating_session"]
+__all__ = ["RatingSession", "rater_page", "rating_session", "ratings_chart"]
 
 _OK, _WARN, _ERR = "#1a7f37", "#9a6700", "#cf222e"
 _TRANSCRIPT_CSS = (
@@ -346,6 +348,11 @@ class RatingSession(widgets.VBox):  # type: ignore[misc]
         )
         return event_id
 
+    def __repr__(self) -> str:
+        return (
+            f"RatingSession(rater={self.rater!r}, {self.progress_text()}, showing {self.game_id!r})"
+        )
+
     def reveal_roles(self) -> None:
         """Show who was Mafia (only once this rater's rating is saved)."""
         if self.roles_button.disabled:
@@ -405,3 +412,32 @@ def rater_page(
     start.on_click(begin)
     page.children = [intro, widgets.HBox([name, start]), message]
     return page
+
+
+def ratings_chart(ratings: pl.DataFrame, width: int = 520) -> alt.LayerChart:
+    """Each rater's score per transcript (a dot per rater) and the transcript's mean (a tick).
+
+    Args:
+        ratings: the ratings that count, (game_id, rater, score) or the store's ``latest()``
+            frame (transcript_id, rater, score, ...).
+        width: chart width in pixels.
+    """
+    tid = "transcript_id" if "transcript_id" in ratings.columns else "game_id"
+    data = ratings.select(
+        pl.col(tid).alias("transcript"), "rater", pl.col("score").cast(pl.Float64)
+    ).sort("transcript", "rater")
+    y = alt.Y("transcript:N", title=None, sort="ascending")
+    x = alt.X("score:Q", scale=alt.Scale(domain=[1, 5]), axis=alt.Axis(tickMinStep=1))
+    dots = (
+        alt.Chart(data)
+        .mark_circle(size=90, opacity=0.8)
+        .encode(x=x, y=y, color=alt.Color("rater:N"), tooltip=["transcript", "rater", "score"])
+    )
+    means = (
+        alt.Chart(data)
+        .mark_tick(color="black", thickness=3, size=22)
+        .encode(x=alt.X("mean(score):Q"), y=y, tooltip=[alt.Tooltip("mean(score):Q", format=".2f")])
+    )
+    return alt.LayerChart(layer=[dots, means]).properties(
+        width=width, title="Engagement ratings per transcript (tick: mean)"
+    )

@@ -624,9 +624,9 @@ TRANSCRIPT_AGREEMENT_SCHEMA: dict[str, pl.DataType] = {
     "transcript_id": pl.String(),
     "n": pl.Int64(),
     "mean": pl.Float64(),
-    "min": pl.Int64(),
-    "max": pl.Int64(),
-    "spread": pl.Int64(),
+    "min": pl.Float64(),
+    "max": pl.Float64(),
+    "spread": pl.Float64(),
     "std": pl.Float64(),
 }
 

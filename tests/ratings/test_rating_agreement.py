@@ -155,3 +155,14 @@ def test_the_report_reads_the_latest_ratings_of_a_store(tmp_path: Path) -> None:
     assert "ordinal 0.902, interval 0.833" in text
     assert "no transcript with a spread of 2 or more" in text
     assert not math.isnan(report.pairwise["mean_abs_diff"][0])
+
+
+def test_half_point_file_ratings_keep_their_value_and_the_rubric_reads_this_mean() -> None:
+    # Ratings files allow any number from 1 to 5; nothing is rounded.
+    data = _frame([("g1", "ana", 3.5), ("g1", "ben", 2.0), ("g2", "ana", 4.0)])
+    out = transcript_agreement(data)
+    assert out.select("transcript_id", "n", "mean", "spread").rows() == [
+        ("g1", 2, 2.75, 1.5),
+        ("g2", 1, 4.0, 0.0),
+    ]
+    assert disagreements(data, min_spread=1)["scores"].to_list() == ["ana=3.5, ben=2"]

@@ -11,7 +11,8 @@
 Every function takes the ratings that count, one row per rater and transcript: the
 store's :meth:`~toolkit.ratings.store.RatingStore.ratings` frame (game_id, rater, score)
 or its :meth:`~toolkit.ratings.store.RatingStore.latest` frame (transcript_id, rater,
-score, ...). The discussion rubric's engagement metric is the ``mean`` here.
+score, ...). The discussion rubric's engagement metric is the ``mean`` of
+:func:`transcript_agreement` (and its rating count the ``n``).
 """
 
 from __future__ import annotations
@@ -43,13 +44,13 @@ Level = Literal["ordinal", "interval"]
 
 
 def _long(ratings: pl.DataFrame) -> pl.DataFrame:
-    """(transcript_id, rater, score Int64) from either frame shape, one row per pair."""
+    """(transcript_id, rater, score Float64) from either frame shape, one row per pair."""
     tid = "transcript_id" if "transcript_id" in ratings.columns else "game_id"
     return (
         ratings.select(
             pl.col(tid).cast(pl.String).alias("transcript_id"),
             pl.col("rater").cast(pl.String),
-            pl.col("score").round(0).cast(pl.Int64),
+            pl.col("score").cast(pl.Float64),
         )
         .unique(["transcript_id", "rater"], keep="last", maintain_order=True)
         .sort("transcript_id", "rater")
@@ -117,7 +118,9 @@ def krippendorff_alpha(ratings: pl.DataFrame, level: Level = "ordinal") -> float
         krippendorff.alpha(
             reliability_data=data,
             level_of_measurement=level,
-            value_domain=list(SCALE) if level == "ordinal" else None,
+            value_domain=sorted(set(SCALE) | set(long["score"].to_list()))
+            if level == "ordinal"
+            else None,
         )
     )
 
@@ -149,6 +152,15 @@ def pairwise_agreement(ratings: pl.DataFrame) -> pl.DataFrame:
     return out.select(list(PAIRWISE_AGREEMENT_SCHEMA)).cast(PAIRWISE_AGREEMENT_SCHEMA)  # type: ignore[arg-type]
 
 
+def _score_text(score: pl.Expr) -> pl.Expr:
+    """``4`` for a whole score, ``3.5`` otherwise."""
+    return (
+        pl.when(score == score.round(0))
+        .then(score.cast(pl.Int64).cast(pl.String))
+        .otherwise(score.cast(pl.String))
+    )
+
+
 def disagreements(ratings: pl.DataFrame, min_spread: int = DISAGREEMENT_SPREAD) -> pl.DataFrame:
     """Transcripts whose raters are at least ``min_spread`` points apart, widest first.
 
@@ -158,7 +170,10 @@ def disagreements(ratings: pl.DataFrame, min_spread: int = DISAGREEMENT_SPREAD) 
     """
     long = _long(ratings)
     who = long.group_by("transcript_id").agg(
-        pl.format("{}={}", "rater", "score").sort().str.join(", ").alias("scores")
+        pl.format("{}={}", "rater", _score_text(pl.col("score")))
+        .sort()
+        .str.join(", ")
+        .alias("scores")
     )
     return (
         transcript_agreement(ratings)

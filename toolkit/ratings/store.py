@@ -253,7 +253,8 @@ class RatingStore:
                     self._before_commit()
                 con.execute("COMMIT")
             except BaseException:
-                con.execute("ROLLBACK")
+                with contextlib.suppress(sqlite3.Error):  # a failed COMMIT may have ended it
+                    con.execute("ROLLBACK")
                 raise
 
     def _migrate(self) -> None:

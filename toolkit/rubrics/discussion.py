@@ -22,6 +22,7 @@ import polars as pl
 from toolkit.frames import DISCUSSION_LABELS_SCHEMA, DISCUSSION_RATINGS_SCHEMA
 from toolkit.load.discussion import Discussion
 from toolkit.load.ratings import LabelSource, RatingSource
+from toolkit.ratings.agreement import transcript_agreement
 from toolkit.rubrics.discussion_spec import (
     DEFAULT_DISCUSSION_SPEC,
     METRIC_KEYS,
@@ -948,8 +949,10 @@ def score_discussion(
             pl.col("_max").max().alias("max_similarity"),
         )
     )
-    eng_stats = rating_rows.group_by("game_id").agg(
-        pl.col("score").mean().alias("engagement"), pl.len().alias("ratings")
+    eng_stats = transcript_agreement(rating_rows).select(
+        pl.col("transcript_id").alias("game_id"),
+        pl.col("mean").alias("engagement"),
+        pl.col("n").alias("ratings"),
     )
     table = (
         base.join(msg_stats, on="game_id", how="left")

@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck lab samples notebooks clean
+.PHONY: demo test lint typecheck lab samples notebooks bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -49,6 +49,10 @@ samples: $(STAMP)
 	$(BIN)/python bench/make_fleet.py sample_runs/fleet --runs 16 --ticks 60 --nights 8
 	$(BIN)/python sample_runs/make_discussions.py
 	$(BIN)/python sample_runs/persona/make_samples.py
+
+bench: $(STAMP)
+	$(BIN)/python bench/bench_fleet.py --runs 1000 --ticks 300
+	$(BIN)/python bench/bench_iterlogs.py --logs 200 --iterations 50
 
 notebooks: $(STAMP)
 	$(BIN)/python notebooks/refresh.py

@@ -41,9 +41,18 @@ from toolkit.load.persona import (
     render_claim,
     write_baselines,
 )
-from toolkit.load.ratings import FileRatings, RatingSource, load_ratings
+from toolkit.load.ratings import FileRatings, LabelSource, RatingSource, load_ratings
 from toolkit.load.transcripts import Transcripts, load_transcripts
 from toolkit.load.universe import Universe, load_universe, load_universes
+from toolkit.ratings.agreement import (
+    Agreement,
+    disagreements,
+    krippendorff_alpha,
+    pairwise_agreement,
+    rating_agreement,
+    transcript_agreement,
+)
+from toolkit.ratings.store import RatingStore, default_store_path, open_rating_store
 from toolkit.reports import ReportError, render_report, report_footer, report_header
 from toolkit.rubrics.discussion import DiscussionReport, score_discussion
 from toolkit.rubrics.discussion_iterations import Comparison, SuccessCheck, success_check
@@ -51,6 +60,7 @@ from toolkit.rubrics.discussion_iterations import compare as compare_discussions
 from toolkit.rubrics.discussion_spec import (
     DEFAULT_DISCUSSION_SPEC,
     DiscussionSpec,
+    EngagementScale,
     load_discussion_spec,
 )
 from toolkit.rubrics.experiment import (
@@ -141,6 +151,7 @@ from toolkit.views.persona import (
     render_persona_table,
     similarity_chart,
 )
+from toolkit.views.rating import RatingSession, rater_page, rating_session, ratings_chart
 from toolkit.views.simulation import LivePanel, fanout_chart, highlight_markers, quality_panel
 from toolkit.views.text import render_json, render_text
 
@@ -150,6 +161,7 @@ __all__ = [
     "DEFAULT_DISCUSSION_SPEC",
     "DEFAULT_PERSONA_RUBRIC",
     "PRECONDITIONS",
+    "Agreement",
     "Baseline",
     "CassetteMiss",
     "ChatRun",
@@ -158,6 +170,7 @@ __all__ = [
     "DiscussionReport",
     "DiscussionSpec",
     "Drilldown",
+    "EngagementScale",
     "ExperimentRubric",
     "ExperimentScores",
     "FileRatings",
@@ -167,6 +180,7 @@ __all__ = [
     "Judge",
     "JudgeRequest",
     "JudgeResult",
+    "LabelSource",
     "LivePanel",
     "OutcomeEvidence",
     "OutcomeResult",
@@ -175,7 +189,9 @@ __all__ = [
     "PersonaResult",
     "PersonaRubric",
     "PropositionSet",
+    "RatingSession",
     "RatingSource",
+    "RatingStore",
     "RecordedJudge",
     "RecordingJudge",
     "ReportError",
@@ -198,7 +214,9 @@ __all__ = [
     "comparison_chart",
     "correction_report",
     "default_outcome_rubric",
+    "default_store_path",
     "dimension_series",
+    "disagreements",
     "discussion_json",
     "distribution_chart",
     "drift_chart",
@@ -214,6 +232,7 @@ __all__ = [
     "highlight_markers",
     "integrity_chart",
     "judge_from_spec",
+    "krippendorff_alpha",
     "load_baseline",
     "load_baselines",
     "load_chat",
@@ -235,14 +254,20 @@ __all__ = [
     "load_transcripts",
     "load_universe",
     "load_universes",
+    "open_rating_store",
     "outcome_breakdown_chart",
     "outcome_explorer",
     "outcome_scores_chart",
+    "pairwise_agreement",
     "persona_evidence",
     "persona_heatmap",
     "persona_scores_frame",
     "persona_table",
     "quality_panel",
+    "rater_page",
+    "rating_agreement",
+    "rating_session",
+    "ratings_chart",
     "refusal_clusters",
     "register_precondition",
     "render_claim",
@@ -276,6 +301,7 @@ __all__ = [
     "similarity_heatmap",
     "success_check",
     "table1_frame",
+    "transcript_agreement",
     "trend_chart",
     "ungrounded_ticks",
     "verdict_chart",

@@ -8,12 +8,16 @@ import tempfile
 from pathlib import Path
 
 
-def write_text_atomic(path: str | Path, text: str, encoding: str = "utf-8") -> Path:
+def write_text_atomic(
+    path: str | Path, text: str, encoding: str = "utf-8", *, durable: bool = True
+) -> Path:
     """Write ``text`` to ``path`` through a temporary file in the same folder and a rename.
 
-    The temporary file is flushed and fsynced before ``os.replace``, so a crash at any
-    point leaves either the previous file whole or the new one whole. Two writers racing
-    each leave a complete file; the last rename wins.
+    The temporary file is flushed and (when ``durable``) fsynced before ``os.replace``, so
+    a crash at any point leaves either the previous file whole or the new one whole. Two
+    writers racing each leave a complete file; the last rename wins. ``durable=False``
+    skips the fsyncs: still atomic for readers, but a power cut may lose the new file
+    (right for caches, which are rebuilt, never for scores or ratings).
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -22,12 +26,15 @@ def write_text_atomic(path: str | Path, text: str, encoding: str = "utf-8") -> P
         with os.fdopen(fd, "w", encoding=encoding) as handle:
             handle.write(text)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         os.replace(tmp_name, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name)
         raise
+    if not durable:
+        return target
     with contextlib.suppress(OSError):
         dir_fd = os.open(target.parent, os.O_RDONLY)
         try:

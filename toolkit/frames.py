@@ -587,3 +587,56 @@ SESSION_SCORES_SCHEMA: dict[str, pl.DataType] = {
     "value": pl.Float64(),
     "band": pl.String(),
 }
+
+
+# ---------------------------------------------------------------------------
+# Human rating sessions (the SQLite ratings store, rater agreement)
+# ---------------------------------------------------------------------------
+
+#: One row per saved rating (append-only; the latest per rater and transcript counts).
+#: ``answers`` is JSON text: evaluation-question key -> true/false (unanswered left out).
+RATING_EVENTS_SCHEMA: dict[str, pl.DataType] = {
+    "event_id": pl.Int64(),
+    "uid": pl.String(),
+    "rater": pl.String(),
+    "transcript_id": pl.String(),
+    "score": pl.Int64(),
+    "answers": pl.String(),
+    "notes": pl.String(),
+    "created_at": pl.Datetime("us", "UTC"),
+}
+
+#: One row per saved reviewer label (append-only; the latest per game, kind, item counts).
+LABEL_EVENTS_SCHEMA: dict[str, pl.DataType] = {
+    "event_id": pl.Int64(),
+    "uid": pl.String(),
+    "reviewer": pl.String(),
+    "game_id": pl.String(),
+    "kind": pl.String(),
+    "item_id": pl.String(),
+    "label": pl.Boolean(),
+    "created_at": pl.Datetime("us", "UTC"),
+}
+
+#: Per transcript: how many raters, their mean, and how far apart they are.
+#: ``spread`` is max - min; ``std`` the sample standard deviation (null under 2 raters).
+TRANSCRIPT_AGREEMENT_SCHEMA: dict[str, pl.DataType] = {
+    "transcript_id": pl.String(),
+    "n": pl.Int64(),
+    "mean": pl.Float64(),
+    "min": pl.Float64(),
+    "max": pl.Float64(),
+    "spread": pl.Float64(),
+    "std": pl.Float64(),
+}
+
+#: One row per pair of raters who rated at least one transcript in common.
+#: ``exact`` / ``within_one``: share of shared transcripts scored the same / at most 1 apart.
+PAIRWISE_AGREEMENT_SCHEMA: dict[str, pl.DataType] = {
+    "rater_a": pl.String(),
+    "rater_b": pl.String(),
+    "shared": pl.Int64(),
+    "exact": pl.Float64(),
+    "within_one": pl.Float64(),
+    "mean_abs_diff": pl.Float64(),
+}

@@ -72,14 +72,16 @@ def test_missing_ratings_file(tmp_path: Path) -> None:
         load_ratings(tmp_path / "nope.csv")
 
 
-def test_rating_source_opener_names_an_unsupported_sqlite_store(tmp_path: Path) -> None:
+def test_rating_source_opener_refuses_a_sqlite_file_that_is_no_ratings_store(
+    tmp_path: Path,
+) -> None:
     import sqlite3
 
     from toolkit.load.ratings import open_rating_source
 
     db = tmp_path / "ratings.db"
     sqlite3.connect(db).execute("CREATE TABLE t (x)").connection.close()
-    with pytest.raises(InputError, match="SQLite ratings store is not supported yet"):
+    with pytest.raises(InputError, match="not a toolkit ratings store"):
         open_rating_source(db)
     csv_file = tmp_path / "r.csv"
     csv_file.write_text("game_id,rater,score\ng1,a,2\n")

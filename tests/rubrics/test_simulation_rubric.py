@@ -439,3 +439,17 @@ def test_one_row_per_run_scores_equal_the_last_row_of_the_rolling_series() -> No
     rolled = window_series(frame, window=30).collect().tail(1).drop("slug")
     scored = window_scores(frame, window=30).collect().drop("slug")
     assert scored.select(rolled.columns).equals(rolled)
+
+
+def test_scores_accept_a_lazy_scan_and_the_streaming_engine(tmp_path: Path) -> None:
+    from toolkit.rubrics.simulation import window_scores
+
+    ticks = [refused_v1(n) if n % 5 == 0 else tick_v1(n) for n in range(1, 61)]
+    frame = make_universe(ticks).ticks
+    frame.write_parquet(tmp_path / "ticks.parquet")
+    eager = window_scores(frame, window=20).collect()
+    streamed = window_scores(pl.scan_parquet(tmp_path / "ticks.parquet"), window=20).collect(
+        engine="streaming"
+    )
+    assert streamed.equals(eager)
+    assert eager["refused"][0] == 4  # ticks 45, 50, 55, 60 of the last 20

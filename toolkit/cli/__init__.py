@@ -21,6 +21,7 @@ COMMANDS: tuple[str, ...] = (
     "toolkit.cli.persona",
     "toolkit.cli.experiment",
     "toolkit.cli.outcome",
+    "toolkit.cli.rate",
     "toolkit.cli.report",
 )
 

@@ -9,8 +9,11 @@ from toolkit.errors import InputError
 from toolkit.load.iterlog import load_iteration_log
 from toolkit.load.outcome_evidence import collect_outcome_evidence
 from toolkit.rubrics.outcome import load_outcome_rubric, score_outcome
+from toolkit.rubrics.outcome_fleet import find_iteration_logs, outcome_fleet, score_outcome_logs
 from toolkit.sidecars import write_score_sidecars
 from toolkit.views.outcome import (
+    render_outcome_fleet_json,
+    render_outcome_fleet_text,
     render_outcome_iteration,
     render_outcome_json,
     render_outcome_table,
@@ -28,7 +31,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "what was observed. Exit 0 when printed, 2 on bad input."
         ),
     )
-    parser.add_argument("log_dir", metavar="LOG_DIR", help="the iteration log folder")
+    parser.add_argument("log_dir", metavar="LOG_DIR", nargs="?", help="the iteration log folder")
+    parser.add_argument(
+        "--all",
+        metavar="DIR",
+        dest="all_dir",
+        help="score every iteration log under DIR: one line per log, worst mean first",
+    )
     parser.add_argument(
         "--repo", metavar="DIR", help="the git repository of the log's commits (bare or not)"
     )
@@ -53,7 +62,24 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Load -> evidence -> score -> (write) -> print."""
+    if (args.log_dir is None) == (args.all_dir is None):
+        raise InputError(None, "give either LOG_DIR or --all DIR (one of them)")
     rubric = load_outcome_rubric(args.rubric)
+    if args.all_dir is not None:
+        if args.iteration is not None or args.write:
+            raise InputError(None, "--iteration and --write work on one log, not with --all")
+        results = score_outcome_logs(
+            find_iteration_logs(args.all_dir),
+            rubric,
+            repo=args.repo,
+            transcripts=args.transcripts,
+        )
+        fleet = outcome_fleet(results, rubric)
+        if args.format == "json":
+            print(render_outcome_fleet_json(fleet, rubric.version))
+        else:
+            print(render_outcome_fleet_text(fleet, rubric.version))
+        return 0
     log = load_iteration_log(args.log_dir)
     if log.iterations.is_empty():
         first = log.issue_lines()[:1]

@@ -143,7 +143,7 @@ class RunCache:
                 "conserved": list(universe.conserved.get(slug, ())),
                 "warnings": list(universe.warnings),
             }
-            write_text_atomic(folder / "manifest.json", json.dumps(manifest))
+            write_text_atomic(folder / "manifest.json", json.dumps(manifest), durable=False)
         except OSError:
             return
         for old in folder.glob("*.parquet"):

@@ -18,9 +18,20 @@ def read_json(path: Path) -> Any:
         InputError: naming the file and the line of the syntax error.
     """
     try:
-        text = path.read_text(encoding="utf-8")
+        blob = path.read_bytes()
     except OSError as exc:
         raise InputError(path, f"cannot read file ({exc.strerror or exc})") from exc
+    return parse_json_bytes(path, blob)
+
+
+def parse_json_bytes(path: Path, blob: bytes) -> Any:
+    """Parse the bytes of the JSON file ``path``.
+
+    Raises:
+        InputError: not UTF-8, or not valid JSON (with the line of the error).
+    """
+    try:
+        text = blob.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(path, "not UTF-8 text") from exc
     try:

@@ -23,6 +23,7 @@ from pydantic import ValidationError
 
 from toolkit.errors import InputError
 from toolkit.frames import TICKS_SCHEMA
+from toolkit.load._common import parse_json_bytes
 
 CONTINUATION_TEXT = "[long_running_continuation]"
 CONTINUATION_MECHANIC = "continue_long_action"
@@ -133,7 +134,7 @@ def _problems(raw: pl.DataFrame, files: pl.Series) -> pl.Series:
 
 
 def parse_ticks(
-    slugs: Sequence[str], files: Sequence[Path], blobs: Sequence[bytes]
+    slugs: Sequence[str], files: Sequence[str | Path], blobs: Sequence[bytes]
 ) -> tuple[pl.DataFrame, list[InputError]]:
     """Parse tick files' bytes (of one run or many) into the ticks frame.
 
@@ -186,7 +187,7 @@ def parse_ticks(
             keep_slugs.append(slugs[i])
             continue
         try:
-            canonical = validate_tick(path, _json(path, blob))
+            canonical = validate_tick(Path(path), parse_json_bytes(Path(path), blob))
         except InputError as err:
             errors.append(err)
             continue
@@ -201,17 +202,6 @@ def parse_ticks(
         pl.Series("source_file", keep_files, dtype=pl.String),
     )
     return frame, errors
-
-
-def _json(path: Path, blob: bytes) -> Any:
-    try:
-        text = blob.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(path, "not UTF-8 text") from exc
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(path, f"not valid JSON ({exc.msg})", line=exc.lineno) from exc
 
 
 def _change_key(change: pl.Expr, value_index: int) -> pl.Expr:

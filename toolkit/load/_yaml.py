@@ -19,7 +19,11 @@ Path_ = tuple[str | int, ...]
 _NULL_TAG = "tag:yaml.org,2002:null"
 
 
-class _Loader(yaml.SafeLoader):
+#: libyaml's C parser when PyYAML was built with it (the usual wheel), else pure Python.
+_BASE: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _Loader(_BASE):  # type: ignore[misc]
     """A safe loader that keeps the written text of selected keys' scalar values."""
 
     verbatim: Collection[str] = frozenset()

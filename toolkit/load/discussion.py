@@ -9,7 +9,8 @@ Three input forms are read, each detected from the file itself:
 * the game's **SQLite database**, tables ``Game``, ``Player``, ``DiscussionMessage`` and
   ``Vote`` (Prisma's column names).
 
-A folder is read as every ``*.json`` / ``*.db`` / ``*.sqlite`` file in it. The owners of
+A folder is read as every ``*.json`` / ``*.db`` / ``*.sqlite`` file in it (except a
+toolkit ratings store kept there). The owners of
 the format are lenient (unknown keys, personalities beyond the five documented ones,
 missing metadata); so is this loader, and it says so in :attr:`Discussion.warnings`.
 """
@@ -35,6 +36,7 @@ from toolkit.frames import (
     DISCUSSION_PLAYERS_SCHEMA,
     DISCUSSION_VOTES_SCHEMA,
 )
+from toolkit.ratings.store import is_rating_store
 
 __all__ = ["Discussion", "load_discussion", "load_discussions"]
 
@@ -592,7 +594,9 @@ def _files(path: Path) -> list[Path]:
         found = sorted(
             p
             for p in path.iterdir()
-            if p.is_file() and p.suffix.lower() in (".json", *SQLITE_SUFFIXES)
+            if p.is_file()
+            and p.suffix.lower() in (".json", *SQLITE_SUFFIXES)
+            and not is_rating_store(p)  # the ratings store kept beside the transcripts
         )
         if not found:
             raise InputError(path, "no transcript (.json) or game database (.db) in this folder")

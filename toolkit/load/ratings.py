@@ -2,7 +2,8 @@
 
 The discussion rubric reads ratings through the small :class:`RatingSource` protocol,
 so any store that can answer "the ratings of these games" can feed it. This module
-provides the file-backed source; a SQLite ratings store can implement the same protocol.
+provides the file-backed source; the SQLite ratings store (:mod:`toolkit.ratings.store`)
+implements the same protocol, and :func:`open_rating_source` opens either kind.
 
 A ratings file is CSV with a header ``game_id,rater,score`` or JSON: a list of
 ``{"game_id", "rater", "score"}`` objects, or ``{"ratings": [...]}`` holding that list.
@@ -24,7 +25,7 @@ import polars as pl
 from toolkit.errors import InputError
 from toolkit.frames import DISCUSSION_RATINGS_SCHEMA
 
-__all__ = ["FileRatings", "RatingSource", "load_ratings", "open_rating_source"]
+__all__ = ["FileRatings", "LabelSource", "RatingSource", "load_ratings", "open_rating_source"]
 
 MIN_SCORE, MAX_SCORE = 1.0, 5.0
 _FIELDS = ("game_id", "rater", "score")
@@ -37,6 +38,16 @@ class RatingSource(Protocol):
     def ratings(self, game_ids: Sequence[str]) -> pl.DataFrame:
         """The ratings of ``game_ids``: :data:`~toolkit.frames.DISCUSSION_RATINGS_SCHEMA`
         (game_id, rater, score), one row per rater and game (the rater's latest rating)."""
+        ...
+
+
+@runtime_checkable
+class LabelSource(Protocol):
+    """Anything that can give reviewers' label overrides of some games (the ratings store)."""
+
+    def labels(self, game_ids: Sequence[str]) -> pl.DataFrame:
+        """The labels of ``game_ids``: :data:`~toolkit.frames.DISCUSSION_LABELS_SCHEMA`
+        (game_id, kind, item_id, label), the one that counts per game, kind and item."""
         ...
 
 
@@ -160,8 +171,8 @@ def load_ratings(path: str | Path) -> FileRatings:
 def open_rating_source(path: str | Path) -> RatingSource:
     """The rating source stored at ``path``, whatever its kind (used by the CLI).
 
-    Today a ratings file (CSV or JSON, see :func:`load_ratings`). A SQLite ratings store
-    plugs in here by returning its own :class:`RatingSource` for a SQLite file.
+    A ratings file (CSV or JSON, see :func:`load_ratings`) or a SQLite ratings store
+    (:class:`~toolkit.ratings.store.RatingStore`, which also gives reviewer labels).
 
     Raises:
         InputError: for a file that is no rating source this toolkit can read.
@@ -174,8 +185,13 @@ def open_rating_source(path: str | Path) -> RatingSource:
     except OSError as exc:
         raise InputError(str(path), f"cannot read ratings file ({exc.strerror})") from exc
     if head == b"SQLite format 3\x00":
-        raise InputError(
-            str(path),
-            "a SQLite ratings store is not supported yet; give a CSV or JSON ratings file",
-        )
+        from toolkit.ratings.store import RatingStore, is_rating_store
+
+        if not is_rating_store(path):
+            raise InputError(
+                str(path),
+                "a SQLite file that is not a toolkit ratings store (a game database?); give "
+                "a ratings store, or a CSV or JSON ratings file",
+            )
+        return RatingStore(path, create=False)
     return load_ratings(path)

@@ -232,7 +232,7 @@ class Listing:
     """
 
     root: Path
-    ticks: tuple[Path, ...]
+    ticks: tuple[str, ...]
     compressed: tuple[tuple[str, Path], ...]
     extras: tuple[Path, ...]
     key: tuple[tuple[str, int, int], ...]
@@ -260,10 +260,10 @@ def list_run(root: Path, *, stat: bool = True) -> Listing:
             st = entry.stat()
             key.append((rel, st.st_size, st.st_mtime_ns))
 
-    ticks: list[tuple[int, Path]] = []
+    ticks: list[tuple[int, str]] = []
     for e in _scan(root / "tick_summaries" / "ticks"):
         if m := _TICK_FILE.match(e.name):
-            ticks.append((int(m.group(1)), Path(e.path)))
+            ticks.append((int(m.group(1)), e.path))
             note(e, f"ticks/{e.name}")
     compressed: list[tuple[str, int, Path]] = []
     for e in _scan(root / "tick_summaries"):
@@ -284,7 +284,7 @@ def list_run(root: Path, *, stat: bool = True) -> Listing:
     )
 
 
-def _read_bytes(path: Path) -> bytes | OSError:
+def _read_bytes(path: str | Path) -> bytes | OSError:
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError as exc:
@@ -411,8 +411,8 @@ def _run_parts(listing: Listing) -> tuple[Universe, list[dict[str, Any]]]:
     return part, issues
 
 
-#: Tick files parsed per bulk read: bounds the raw bytes held at once (about 30 MiB).
-CHUNK_FILES = 25_000
+#: Tick files parsed per bulk read: bounds the raw bytes and parse buffers held at once.
+CHUNK_FILES = 5_000
 
 
 def _chunks(listings: Sequence[Listing]) -> list[list[Listing]]:
@@ -432,7 +432,7 @@ def _parse_group(
 ) -> tuple[pl.DataFrame, dict[str, list[dict[str, Any]]]]:
     """Read and parse the tick files of a group of runs in one bulk read."""
     slugs: list[str] = []
-    files: list[Path] = []
+    files: list[str] = []
     blobs: list[bytes] = []
     tick_issues: dict[str, list[dict[str, Any]]] = {}
     for listing in group:
@@ -448,7 +448,7 @@ def _parse_group(
             blobs.append(blob)
     ticks, errors = parse_ticks(slugs, files, blobs)
     del blobs
-    by_path = {str(p): s for s, p in zip(slugs, files, strict=True)}
+    by_path = dict(zip(files, slugs, strict=True))
     for err in errors:
         tick_issues.setdefault(by_path.get(err.path or "", ""), []).append(_issue(err))
     return ticks, tick_issues
@@ -484,14 +484,21 @@ def _build(listings: Sequence[Listing], progress: bool | None) -> list[Universe]
             )
         ticks = ticks.unique(subset=["slug", "tick"], keep="first", maintain_order=True)
 
-    per_run = ticks.partition_by("slug", as_dict=True, maintain_order=True)
+    # Each run's rows are contiguous: zero-copy slices instead of a partitioned copy.
+    extents = ticks.group_by("slug", maintain_order=True).len()
+    offsets: dict[str, tuple[int, int]] = {}
+    start = 0
+    for slug, count in extents.iter_rows():
+        offsets[slug] = (start, count)
+        start += count
     out: list[Universe] = []
     for listing in listings:
         part, issues = _run_parts(listing)
         issues = tick_issues.get(listing.slug, []) + issues
+        offset, length = offsets.get(listing.slug, (0, 0))
         out.append(
             Universe(
-                ticks=per_run.get((listing.slug,), pl.DataFrame(schema=TICKS_SCHEMA)),
+                ticks=ticks.slice(offset, length),
                 batches=part.batches,
                 checkpoints=part.checkpoints,
                 issues=pl.DataFrame(issues, schema=LOAD_ISSUES_SCHEMA),
@@ -564,7 +571,7 @@ def combine(universes: Sequence[Universe]) -> Universe:
             issues=pl.DataFrame(schema=LOAD_ISSUES_SCHEMA),
         )
     return Universe(
-        ticks=pl.concat([u.ticks for u in universes], rechunk=True),
+        ticks=pl.concat([u.ticks for u in universes], rechunk=False),
         batches=pl.concat([u.batches for u in universes]),
         checkpoints=pl.concat([u.checkpoints for u in universes]),
         issues=pl.concat([u.issues for u in universes]),

@@ -21,7 +21,8 @@ import polars as pl
 
 from toolkit.frames import DISCUSSION_LABELS_SCHEMA, DISCUSSION_RATINGS_SCHEMA
 from toolkit.load.discussion import Discussion
-from toolkit.load.ratings import RatingSource
+from toolkit.load.ratings import LabelSource, RatingSource
+from toolkit.ratings.agreement import transcript_agreement
 from toolkit.rubrics.discussion_spec import (
     DEFAULT_DISCUSSION_SPEC,
     METRIC_KEYS,
@@ -890,12 +891,15 @@ def score_discussion(
         spec: the rubric data; rubric 1.0.0 by default.
         labels: reviewer labels (game_id, kind, item_id, label) over the automatic ones:
             kind ``memory`` (item = reference id; True = accurate), ``strategic`` (item
-            = message id; True = strategic), ``role`` (True = role-consistent).
+            = message id; True = strategic), ``role`` (True = role-consistent). When not
+            given and ``ratings`` is also a label source (the ratings store), its labels.
 
     Returns:
         A :class:`DiscussionReport`: a scorecard per game, the metrics frame (game_id,
         key, name, score, threshold, passed, status, detail) and the evidence.
     """
+    if labels is None and isinstance(ratings, LabelSource):
+        labels = ratings.labels([str(g) for g in discussion.games["game_id"].to_list()])
     if labels is not None:
         labels = labels.select(list(DISCUSSION_LABELS_SCHEMA)).cast(DISCUSSION_LABELS_SCHEMA)  # type: ignore[arg-type]
     games = discussion.games
@@ -908,6 +912,11 @@ def score_discussion(
     ev, role_over = _apply_labels(ev, labels, "role", "role_break", invert=True)
     ev = ev.select(list(MESSAGE_EVIDENCE_SCHEMA)).cast(MESSAGE_EVIDENCE_SCHEMA)  # type: ignore[arg-type]
     refs = memory_references(msgs, discussion.players, discussion.votes, spec, labels)
+    mem_over = (
+        refs.filter(pl.col("reason").str.starts_with("labelled by a reviewer"))
+        .group_by("game_id")
+        .agg(pl.len().alias("memory_overridden"))
+    )
     sim = speaker_similarity(msgs)
     phrases, phrase_counts = phrase_uses(msgs, discussion.players, spec)
     rating_rows = _ratings_frame(ratings, game_ids)
@@ -940,8 +949,10 @@ def score_discussion(
             pl.col("_max").max().alias("max_similarity"),
         )
     )
-    eng_stats = rating_rows.group_by("game_id").agg(
-        pl.col("score").mean().alias("engagement"), pl.len().alias("ratings")
+    eng_stats = transcript_agreement(rating_rows).select(
+        pl.col("transcript_id").alias("game_id"),
+        pl.col("mean").alias("engagement"),
+        pl.col("n").alias("ratings"),
     )
     table = (
         base.join(msg_stats, on="game_id", how="left")
@@ -951,6 +962,7 @@ def score_discussion(
         .join(eng_stats, on="game_id", how="left")
         .join(strat_over, on="game_id", how="left")
         .join(role_over, on="game_id", how="left")
+        .join(mem_over, on="game_id", how="left")
     )
     count_cols = [
         "messages",
@@ -970,6 +982,7 @@ def score_discussion(
         "ratings",
         "strategic_overridden",
         "role_overridden",
+        "memory_overridden",
     ]
     table = table.with_columns(pl.col(c).fill_null(0).cast(pl.Int64) for c in count_cols)
     t = spec.threshold
@@ -1167,6 +1180,8 @@ def _card(
             f"reviewer labels overrode {facts['strategic_overridden']} strategic and "
             f"{facts['role_overridden']} role label(s)"
         )
+    if facts["memory_overridden"]:
+        warnings.append(f"reviewer labels decided {facts['memory_overridden']} memory reference(s)")
     cost_text = "cost unknown" if cost is None else f"${cost:.2f}"
     round_word = "round" if rounds == 1 else "rounds"
     return Scorecard(
@@ -1186,6 +1201,9 @@ def _card(
             "cache_hit_rate": facts["cache_hit_rate"],
             "engagement": engagement,
             "ratings": facts["ratings"],
+            "labels_overridden": {
+                k: facts[f"{k}_overridden"] for k in ("strategic", "role", "memory")
+            },
             "thresholds": {k: spec.threshold(k) for k in METRIC_KEYS},
             "source_file": game["source_file"],
         },

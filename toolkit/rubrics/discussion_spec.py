@@ -18,8 +18,12 @@ from toolkit.rubrics._spec import RubricSpec, load_spec
 
 __all__ = [
     "DEFAULT_DISCUSSION_SPEC",
+    "DEFAULT_ENGAGEMENT_SCALE",
     "METRIC_KEYS",
     "DiscussionSpec",
+    "EngagementQuestion",
+    "EngagementScale",
+    "ScaleLevel",
     "load_discussion_spec",
 ]
 
@@ -86,6 +90,99 @@ class Success(_Part):
     min_cache_hit_rate: float
 
 
+class ScaleLevel(_Part):
+    """One level of the engagement scale, as raters see it."""
+
+    score: int = Field(ge=1, le=5)
+    label: str
+    description: str
+
+
+class EngagementQuestion(_Part):
+    """One yes/no evaluation question asked beside the scale (``key`` is stored)."""
+
+    key: str = Field(min_length=1, pattern=r"^[a-z_]+$")
+    text: str
+
+
+class EngagementScale(_Part):
+    """What a rater sees for metric 7: the 1-5 scale, the evaluation questions, the hint.
+
+    The hint is advice, never forced: ``hint_min_yes`` or more yes answers suggest a score
+    of ``hint_min_score`` or more.
+    """
+
+    levels: tuple[ScaleLevel, ...]
+    questions: tuple[EngagementQuestion, ...]
+    hint_min_yes: int = Field(ge=1)
+    hint_min_score: int = Field(ge=1, le=5)
+
+    @property
+    def hint(self) -> str:
+        """The hint in words."""
+        return (
+            f"{self.hint_min_yes} or more yes answers suggest a score of "
+            f"{self.hint_min_score} or more."
+        )
+
+    def level(self, score: int) -> ScaleLevel:
+        """The level of ``score``."""
+        for level in self.levels:
+            if level.score == score:
+                return level
+        raise KeyError(score)
+
+
+DEFAULT_ENGAGEMENT_SCALE = EngagementScale(
+    levels=(
+        ScaleLevel(
+            score=1,
+            label="Boring",
+            description="I would stop watching: nothing happens, players repeat themselves "
+            "or talk past each other.",
+        ),
+        ScaleLevel(
+            score=2,
+            label="Dull",
+            description="A few moments, mostly filler; I read on only to finish.",
+        ),
+        ScaleLevel(
+            score=3,
+            label="Interesting",
+            description="Worth watching: real suspicions and answers; I wanted to know who "
+            "the Mafia were.",
+        ),
+        ScaleLevel(
+            score=4,
+            label="Engaging",
+            description="Tense and lively: accusations, defences and a turn I did not see coming.",
+        ),
+        ScaleLevel(
+            score=5,
+            label="Fascinating",
+            description="I would show it to a friend: sharp reasoning, drama and a moment I "
+            "will remember.",
+        ),
+    ),
+    questions=(
+        EngagementQuestion(key="suspense", text="Did you want to know who the Mafia were?"),
+        EngagementQuestion(
+            key="conflict", text="Were there real accusations that the accused had to answer?"
+        ),
+        EngagementQuestion(
+            key="reasoning", text="Did players reason from what others said or how they voted?"
+        ),
+        EngagementQuestion(key="voices", text="Did the players sound like different people?"),
+        EngagementQuestion(
+            key="surprise",
+            text="Was there a moment that surprised you (a reveal, a turn, a clever move)?",
+        ),
+    ),
+    hint_min_yes=4,
+    hint_min_score=3,
+)
+
+
 class DiscussionSpec(RubricSpec):
     """The discussion rubric. See ``docs/rubrics/discussion.md`` for each number's meaning."""
 
@@ -103,6 +200,7 @@ class DiscussionSpec(RubricSpec):
     game_terms: tuple[str, ...]
     memory: MemoryCues
     role: RoleCues
+    engagement_scale: EngagementScale = DEFAULT_ENGAGEMENT_SCALE
 
     def threshold(self, key: str) -> float:
         """The pass threshold of metric ``key``."""

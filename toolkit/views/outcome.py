@@ -225,3 +225,32 @@ def outcome_explorer(result: OutcomeResult, iteration: int | None = None) -> Any
     picker.observe(show, names="value")
     show()
     return widgets.VBox([picker, card, chart])
+
+
+def render_outcome_fleet_text(fleet: pl.DataFrame, rubric_version: str) -> str:
+    """Many logs as a fixed-width table, worst mean first (the frame of
+    :func:`toolkit.rubrics.outcome_fleet.outcome_fleet`)."""
+    if fleet.height == 0:
+        return "no iteration logs"
+    width = max(3, *(len(s) for s in fleet["log"]))
+    lines = [
+        f"{'log':<{width}}  {'iters':>5}  {'scored':>6}  {'mean':>6}  {'band':<9}  "
+        f"{'worst':>12}  {'poor':>4}  {'over-claims':>11}  {'issues':>6}"
+    ]
+    for r in fleet.iter_rows(named=True):
+        mean = "-" if r["mean"] is None else f"{r['mean']:.3f}"
+        worst = (
+            "-" if r["worst_value"] is None else f"#{r['worst_iteration']} {r['worst_value']:.3f}"
+        )
+        lines.append(
+            f"{r['log']:<{width}}  {r['iterations']:>5}  {r['scored']:>6}  {mean:>6}  "
+            f"{r['band']:<9}  {worst:>12}  {r['poor']:>4}  {r['over_claims']:>11}  "
+            f"{r['issues']:>6}"
+        )
+    lines.append(f"{fleet.height} logs, worst mean first (rubric outcome {rubric_version})")
+    return "\n".join(lines)
+
+
+def render_outcome_fleet_json(fleet: pl.DataFrame, rubric_version: str) -> str:
+    """Many logs as JSON: ``{"rubric_version", "logs": [...]}``, worst mean first."""
+    return json.dumps({"rubric_version": rubric_version, "logs": fleet.to_dicts()}, indent=2)

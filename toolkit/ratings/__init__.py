@@ -1,0 +1,1 @@
+"""Human ratings: the SQLite ratings store and rater-agreement statistics."""

@@ -1,0 +1,621 @@
+"""The SQLite ratings store: human engagement ratings and reviewer label overrides.
+
+One SQLite file holds every rating a rater saved and every label a reviewer set, as
+append-only events: nothing is ever updated or deleted (triggers refuse it), the latest
+event per rater and transcript (per game, kind and item for labels) is the one that
+counts, and the history stays for audit. Each save is one short ``BEGIN IMMEDIATE``
+transaction in WAL mode with ``synchronous=FULL`` and a busy timeout, so several
+processes can save at once and a process killed in the middle of a save leaves every
+earlier rating intact.
+
+The schema is versioned (``PRAGMA user_version``) and brought up to date by
+:data:`MIGRATIONS` when a store is opened; the file is marked as a toolkit ratings store
+by ``PRAGMA application_id`` so other SQLite files (a game database) are told apart.
+
+The store is a :class:`~toolkit.load.ratings.RatingSource` (``ratings(game_ids)``) and a
+label source (``labels(game_ids)``) for :func:`toolkit.score_discussion`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+import tempfile
+import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from toolkit.errors import InputError
+from toolkit.frames import (
+    DISCUSSION_LABELS_SCHEMA,
+    DISCUSSION_RATINGS_SCHEMA,
+    LABEL_EVENTS_SCHEMA,
+    RATING_EVENTS_SCHEMA,
+)
+
+__all__ = [
+    "APPLICATION_ID",
+    "DEFAULT_STORE_NAME",
+    "LABEL_KINDS",
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "RatingStore",
+    "default_store_path",
+    "is_rating_store",
+    "open_rating_store",
+]
+
+#: ``PRAGMA application_id`` of a toolkit ratings store ("TkRt").
+APPLICATION_ID = 0x546B5274
+#: The file a session uses when no store is named, beside the transcripts.
+DEFAULT_STORE_NAME = "ratings.db"
+#: Label kinds and what ``True`` means: the message is strategic / role-consistent, the
+#: memory reference is accurate.
+LABEL_KINDS: tuple[str, ...] = ("strategic", "role", "memory")
+MIN_SCORE, MAX_SCORE = 1, 5
+
+_APPEND_ONLY = """
+CREATE TRIGGER {table}_no_update BEFORE UPDATE ON {table}
+BEGIN SELECT RAISE(ABORT, '{table} is append-only'); END;
+CREATE TRIGGER {table}_no_delete BEFORE DELETE ON {table}
+BEGIN SELECT RAISE(ABORT, '{table} is append-only'); END;
+"""
+
+#: Schema migrations; migration ``i`` takes a store from version ``i`` to ``i + 1``.
+MIGRATIONS: tuple[str, ...] = (
+    # 1: rating events.
+    """
+    CREATE TABLE rating_events (
+        event_id INTEGER PRIMARY KEY AUTOINCREMENT,
+        uid TEXT NOT NULL UNIQUE,
+        rater TEXT NOT NULL CHECK (length(trim(rater)) > 0),
+        transcript_id TEXT NOT NULL CHECK (length(transcript_id) > 0),
+        score INTEGER NOT NULL CHECK (score BETWEEN 1 AND 5),
+        answers TEXT NOT NULL DEFAULT '{}',
+        notes TEXT NOT NULL DEFAULT '',
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX rating_events_latest ON rating_events (rater, transcript_id, created_at);
+    """
+    + _APPEND_ONLY.format(table="rating_events"),
+    # 2: reviewer label overrides for the discussion rubric.
+    """
+    CREATE TABLE label_events (
+        event_id INTEGER PRIMARY KEY AUTOINCREMENT,
+        uid TEXT NOT NULL UNIQUE,
+        reviewer TEXT NOT NULL CHECK (length(trim(reviewer)) > 0),
+        game_id TEXT NOT NULL CHECK (length(game_id) > 0),
+        kind TEXT NOT NULL CHECK (kind IN ('strategic', 'role', 'memory')),
+        item_id TEXT NOT NULL CHECK (length(item_id) > 0),
+        label INTEGER NOT NULL CHECK (label IN (0, 1)),
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX label_events_latest ON label_events (game_id, kind, item_id, created_at);
+    """
+    + _APPEND_ONLY.format(table="label_events"),
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+_BUSY_TIMEOUT_MS = 30_000
+
+
+def default_store_path(transcripts_dir: str | Path) -> Path:
+    """The store a session uses by default: ``ratings.db`` in the transcripts' folder
+    (the folder of a transcript file)."""
+    folder = Path(transcripts_dir)
+    if not folder.is_dir():
+        folder = folder.parent
+    return folder / DEFAULT_STORE_NAME
+
+
+def is_rating_store(path: str | Path) -> bool:
+    """Whether ``path`` is a SQLite file marked as a toolkit ratings store (read from its
+    header; never opens the database)."""
+    try:
+        with Path(path).open("rb") as handle:
+            head = handle.read(72)
+    except OSError:
+        return False
+    return (
+        len(head) == 72
+        and head[:16] == _SQLITE_MAGIC
+        and int.from_bytes(head[68:72], "big") == APPLICATION_ID
+    )
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
+def _text(path: str, value: Any, field: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise InputError(path, "must be a non-empty string", field=field, value=value)
+    return value.strip()
+
+
+def _check_score(path: str, value: Any, line: int | None = None) -> int:
+    ok = isinstance(value, int | float) and not isinstance(value, bool)
+    if not ok or value != int(value) or not MIN_SCORE <= int(value) <= MAX_SCORE:
+        raise InputError(
+            path, "score must be a whole number from 1 to 5", field="score", value=value, line=line
+        )
+    return int(value)
+
+
+def _check_answers(path: str, answers: Mapping[str, bool | None] | None) -> str:
+    if answers is None:
+        return "{}"
+    if not isinstance(answers, Mapping):
+        raise InputError(
+            path, "answers must be a mapping of question -> yes/no", field="answers", value=answers
+        )
+    clean: dict[str, bool] = {}
+    for key, value in answers.items():
+        if not isinstance(key, str) or not key:
+            raise InputError(
+                path, "a question key must be a non-empty string", field="answers", value=key
+            )
+        if value is None:
+            continue
+        if not isinstance(value, bool):
+            raise InputError(
+                path, "an answer must be true, false or None", field=f"answers.{key}", value=value
+            )
+        clean[key] = value
+    return json.dumps(clean, sort_keys=True)
+
+
+class RatingStore:
+    """A SQLite ratings store (see the module docs).
+
+    Every method opens its own short-lived connection, so a store object can be shared
+    by widgets and used from several processes at once.
+
+    Args:
+        path: the SQLite file.
+        create: create the file (and its folder) when it does not exist.
+
+    Raises:
+        InputError: the file is missing (``create=False``), is not SQLite, is another
+            kind of SQLite database, or was written by a newer toolkit.
+    """
+
+    def __init__(self, path: str | Path, *, create: bool = True) -> None:
+        self.path = Path(path)
+        self._name = str(path)
+        #: Test hook: called inside a save's transaction, just before COMMIT.
+        self._before_commit: Callable[[], None] | None = None
+        exists = self.path.exists()
+        if not exists and not create:
+            raise InputError(self._name, "no such ratings store")
+        if exists:
+            self._check_file()
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._migrate()
+
+    # -- connections -------------------------------------------------------
+
+    def _check_file(self) -> None:
+        if self.path.is_dir():
+            raise InputError(self._name, "is a folder, not a ratings store")
+        try:
+            with self.path.open("rb") as handle:
+                head = handle.read(100)
+        except OSError as exc:
+            raise InputError(self._name, f"cannot read ratings store ({exc.strerror})") from exc
+        if not head:
+            return  # an empty file becomes a new store
+        if head[:16] != _SQLITE_MAGIC:
+            raise InputError(
+                self._name, "not a SQLite ratings store", field="header", value=head[:16]
+            )
+        app_id = int.from_bytes(head[68:72], "big")
+        if app_id not in (0, APPLICATION_ID):
+            raise InputError(
+                self._name,
+                "a SQLite database of another kind, not a toolkit ratings store",
+                field="application_id",
+                value=app_id,
+            )
+
+    @contextlib.contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        try:
+            con = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise InputError(self._name, f"cannot open ratings store ({exc})") from exc
+        try:
+            con.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
+            con.execute("PRAGMA journal_mode = WAL")
+            con.execute("PRAGMA synchronous = FULL")
+            yield con
+        except sqlite3.DatabaseError as exc:
+            raise InputError(self._name, f"ratings store error ({exc})") from exc
+        finally:
+            con.close()
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction (``BEGIN IMMEDIATE``); rolled back on any error."""
+        with self._connect() as con:
+            con.execute("BEGIN IMMEDIATE")
+            try:
+                yield con
+                if self._before_commit is not None:
+                    self._before_commit()
+                con.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):  # a failed COMMIT may have ended it
+                    con.execute("ROLLBACK")
+                raise
+
+    def _migrate(self) -> None:
+        with self._write() as con:
+            version = int(con.execute("PRAGMA user_version").fetchone()[0])
+            app_id = int(con.execute("PRAGMA application_id").fetchone()[0])
+            tables = {
+                r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            }
+            if app_id != APPLICATION_ID and tables - {"sqlite_sequence"}:
+                raise InputError(
+                    self._name,
+                    "a SQLite database of another kind, not a toolkit ratings store",
+                    field="tables",
+                    value=sorted(tables),
+                )
+            if version > SCHEMA_VERSION:
+                raise InputError(
+                    self._name,
+                    f"written by a newer toolkit (schema {version}; this one knows up to "
+                    f"{SCHEMA_VERSION})",
+                    field="user_version",
+                    value=version,
+                )
+            for step in range(version, SCHEMA_VERSION):
+                for statement in _statements(MIGRATIONS[step]):
+                    con.execute(statement)
+            if version < SCHEMA_VERSION:
+                con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            if app_id != APPLICATION_ID:
+                con.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+
+    @property
+    def schema_version(self) -> int:
+        """The schema version of the file."""
+        with self._connect() as con:
+            return int(con.execute("PRAGMA user_version").fetchone()[0])
+
+    # -- ratings -----------------------------------------------------------
+
+    def save_rating(
+        self,
+        rater: str,
+        transcript_id: str,
+        score: int,
+        answers: Mapping[str, bool | None] | None = None,
+        notes: str = "",
+    ) -> int:
+        """Append one rating event; returns its event id once it is committed.
+
+        Args:
+            rater: who rated (non-empty).
+            transcript_id: the game id rated.
+            score: 1-5.
+            answers: evaluation-question key -> True (yes) / False (no); None = unanswered.
+            notes: free text.
+
+        Raises:
+            InputError: a missing rater or transcript id, a score outside 1-5, bad answers.
+        """
+        row = (
+            str(uuid.uuid4()),
+            _text(self._name, rater, "rater"),
+            _text(self._name, transcript_id, "transcript_id"),
+            _check_score(self._name, score),
+            _check_answers(self._name, answers),
+            notes if isinstance(notes, str) else str(notes),
+            _now(),
+        )
+        with self._write() as con:
+            cur = con.execute(
+                "INSERT INTO rating_events (uid, rater, transcript_id, score, answers, notes, "
+                "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                row,
+            )
+            event_id = cur.lastrowid
+        assert event_id is not None
+        return int(event_id)
+
+    def events(self) -> pl.DataFrame:
+        """Every rating event ever saved, oldest first.
+
+        Returns:
+            :data:`~toolkit.frames.RATING_EVENTS_SCHEMA` (event_id, uid, rater,
+            transcript_id, score, answers, notes, created_at).
+        """
+        with self._connect() as con:
+            rows = con.execute(
+                "SELECT event_id, uid, rater, transcript_id, score, answers, notes, created_at "
+                "FROM rating_events ORDER BY event_id"
+            ).fetchall()
+        return _frame(rows, RATING_EVENTS_SCHEMA)
+
+    def latest(self, rater: str | None = None) -> pl.DataFrame:
+        """The rating that counts per rater and transcript: the latest saved (by time, then
+        event id), optionally for one rater.
+
+        Returns:
+            :data:`~toolkit.frames.RATING_EVENTS_SCHEMA`, one row per rater and transcript.
+        """
+        where, params = ("WHERE rater = ?", (rater,)) if rater is not None else ("", ())
+        with self._connect() as con:
+            rows = con.execute(
+                "SELECT event_id, uid, rater, transcript_id, score, answers, notes, created_at "
+                "FROM (SELECT *, row_number() OVER (PARTITION BY rater, transcript_id "
+                "ORDER BY created_at DESC, event_id DESC) AS rank FROM rating_events "
+                f"{where}) WHERE rank = 1 ORDER BY transcript_id, rater",
+                params,
+            ).fetchall()
+        return _frame(rows, RATING_EVENTS_SCHEMA)
+
+    def ratings(self, game_ids: Sequence[str] | None = None) -> pl.DataFrame:
+        """The ratings that count, as the discussion rubric reads them.
+
+        Returns:
+            :data:`~toolkit.frames.DISCUSSION_RATINGS_SCHEMA` (game_id, rater, score).
+        """
+        frame = self.latest().select(
+            pl.col("transcript_id").alias("game_id"), "rater", pl.col("score").cast(pl.Float64)
+        )
+        if game_ids is not None:
+            frame = frame.filter(pl.col("game_id").is_in(list(game_ids)))
+        return frame.cast(DISCUSSION_RATINGS_SCHEMA)  # type: ignore[arg-type]
+
+    # -- reviewer labels ---------------------------------------------------
+
+    def set_label(self, reviewer: str, game_id: str, kind: str, item_id: str, label: bool) -> int:
+        """Append one reviewer label over the rubric's automatic one; returns its event id.
+
+        Args:
+            reviewer: who decided.
+            game_id: the game.
+            kind: ``strategic`` (item = message id; True = strategic), ``role`` (message
+                id; True = role-consistent) or ``memory`` (reference id; True = accurate).
+            item_id: the message or reference id.
+            label: the reviewer's yes/no.
+
+        Raises:
+            InputError: an unknown kind, an empty id, a label that is not a bool.
+        """
+        if kind not in LABEL_KINDS:
+            raise InputError(
+                self._name,
+                f"kind must be one of {', '.join(LABEL_KINDS)}",
+                field="kind",
+                value=kind,
+            )
+        if not isinstance(label, bool):
+            raise InputError(self._name, "label must be true or false", field="label", value=label)
+        row = (
+            str(uuid.uuid4()),
+            _text(self._name, reviewer, "reviewer"),
+            _text(self._name, game_id, "game_id"),
+            kind,
+            _text(self._name, item_id, "item_id"),
+            int(label),
+            _now(),
+        )
+        with self._write() as con:
+            cur = con.execute(
+                "INSERT INTO label_events (uid, reviewer, game_id, kind, item_id, label, "
+                "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                row,
+            )
+            event_id = cur.lastrowid
+        assert event_id is not None
+        return int(event_id)
+
+    def label_events(self) -> pl.DataFrame:
+        """Every label event, oldest first: :data:`~toolkit.frames.LABEL_EVENTS_SCHEMA`."""
+        with self._connect() as con:
+            rows = con.execute(
+                "SELECT event_id, uid, reviewer, game_id, kind, item_id, label, created_at "
+                "FROM label_events ORDER BY event_id"
+            ).fetchall()
+        return _frame([(*r[:6], bool(r[6]), r[7]) for r in rows], LABEL_EVENTS_SCHEMA)
+
+    def labels(self, game_ids: Sequence[str] | None = None) -> pl.DataFrame:
+        """The labels that count (the latest per game, kind and item, whoever set it), as
+        :func:`toolkit.score_discussion` takes them.
+
+        Returns:
+            :data:`~toolkit.frames.DISCUSSION_LABELS_SCHEMA` (game_id, kind, item_id, label).
+        """
+        frame = (
+            self.label_events()
+            .sort("created_at", "event_id")
+            .unique(["game_id", "kind", "item_id"], keep="last", maintain_order=True)
+            .select(list(DISCUSSION_LABELS_SCHEMA))
+        )
+        if game_ids is not None:
+            frame = frame.filter(pl.col("game_id").is_in(list(game_ids)))
+        return frame.sort("game_id", "kind", "item_id")
+
+    # -- export / import ---------------------------------------------------
+
+    def export(self, path: str | Path, *, what: str = "ratings") -> Path:
+        """Write every event (the whole history) to Parquet or CSV, chosen by the suffix.
+
+        Args:
+            path: ``*.parquet`` or ``*.csv``; written atomically.
+            what: ``ratings`` (rating events) or ``labels`` (label events).
+
+        Returns:
+            The path written.
+        """
+        frame = self._events_of(what)
+        target = Path(path)
+        fmt = _format_of(target)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        os.close(fd)
+        try:
+            if fmt == "parquet":
+                frame.write_parquet(tmp)
+            else:
+                frame.write_csv(tmp)
+            os.replace(tmp, target)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            raise
+        return target
+
+    def import_events(self, path: str | Path, *, what: str = "ratings") -> int:
+        """Append the events of an export (Parquet or CSV) that the store does not hold yet
+        (matched by ``uid``); returns how many were added. All or nothing.
+
+        Raises:
+            InputError: an unreadable file, a missing column, a bad value (named).
+        """
+        schema = RATING_EVENTS_SCHEMA if what == "ratings" else LABEL_EVENTS_SCHEMA
+        self._events_of(what)  # checks ``what``
+        name = str(path)
+        target = Path(path)
+        fmt = _format_of(target)
+        try:
+            raw = (
+                pl.read_parquet(target)
+                if fmt == "parquet"
+                else pl.read_csv(target, infer_schema=False)
+            )
+        except FileNotFoundError as exc:
+            raise InputError(name, "no such export file") from exc
+        except (OSError, pl.exceptions.PolarsError) as exc:
+            raise InputError(name, f"cannot read export ({exc})") from exc
+        needed = [c for c in schema if c != "event_id"]
+        missing = [c for c in needed if c not in raw.columns]
+        if missing:
+            raise InputError(name, "missing column of an export", field="columns", value=missing)
+        rows = []
+        for i, rec in enumerate(raw.select(needed).iter_rows(named=True)):
+            line = i + 2 if fmt == "csv" else None
+            rows.append(self._import_row(name, rec, what, line))
+        table = "rating_events" if what == "ratings" else "label_events"
+        cols = ", ".join(needed)
+        marks = ", ".join("?" for _ in needed)
+        with self._write() as con:
+            before = con.total_changes
+            con.executemany(f"INSERT OR IGNORE INTO {table} ({cols}) VALUES ({marks})", rows)
+            added = con.total_changes - before
+        return int(added)
+
+    def _import_row(
+        self, name: str, rec: Mapping[str, Any], what: str, line: int | None
+    ) -> tuple[Any, ...]:
+        def req(field: str) -> str:
+            value = rec[field]
+            if value is None or not str(value).strip():
+                raise InputError(name, "must not be empty", field=field, value=value, line=line)
+            return str(value)
+
+        created = rec["created_at"]
+        stamp = created.isoformat() if isinstance(created, datetime) else req("created_at")
+        try:
+            parsed = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+        except ValueError as exc:
+            raise InputError(
+                name, "not an ISO-8601 timestamp", field="created_at", value=created, line=line
+            ) from exc
+        utc = (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).astimezone(UTC)
+        iso = utc.isoformat(timespec="microseconds")
+        if what == "ratings":
+            try:
+                score = _check_score(name, int(str(rec["score"])), line)
+            except (TypeError, ValueError) as exc:
+                raise InputError(
+                    name, "score must be a whole number from 1 to 5", field="score",
+                    value=rec["score"], line=line,
+                ) from exc  # fmt: skip
+            answers_text = rec["answers"] or "{}"
+            try:
+                answers = json.loads(answers_text)
+            except (TypeError, json.JSONDecodeError) as exc:
+                raise InputError(
+                    name, "answers must be JSON", field="answers", value=answers_text, line=line
+                ) from exc
+            return (
+                req("uid"),
+                req("rater"),
+                req("transcript_id"),
+                score,
+                _check_answers(name, answers),
+                str(rec["notes"] or ""),
+                iso,
+            )
+        kind = req("kind")
+        if kind not in LABEL_KINDS:
+            raise InputError(name, "unknown label kind", field="kind", value=kind, line=line)
+        label = rec["label"]
+        if isinstance(label, str):
+            label = {"true": True, "false": False}.get(label.strip().lower(), label)
+        if not isinstance(label, bool):
+            raise InputError(
+                name, "label must be true or false", field="label", value=label, line=line
+            )
+        return (req("uid"), req("reviewer"), req("game_id"), kind, req("item_id"), int(label), iso)
+
+    def _events_of(self, what: str) -> pl.DataFrame:
+        if what == "ratings":
+            return self.events()
+        if what == "labels":
+            return self.label_events()
+        raise InputError(self._name, "what must be ratings or labels", field="what", value=what)
+
+    def __repr__(self) -> str:
+        return f"RatingStore({self._name!r})"
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration script into statements (``sqlite3.complete_statement`` aware)."""
+    out: list[str] = []
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip():
+                out.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        out.append(buffer.strip())
+    return out
+
+
+def _format_of(path: Path) -> str:
+    suffix = path.suffix.lower()
+    if suffix == ".parquet":
+        return "parquet"
+    if suffix == ".csv":
+        return "csv"
+    raise InputError(str(path), "an export is .parquet or .csv", field="suffix", value=suffix)
+
+
+def _frame(rows: Sequence[Sequence[Any]], schema: Mapping[str, pl.DataType]) -> pl.DataFrame:
+    cols = list(schema)
+    records = [dict(zip(cols, r, strict=True)) for r in rows]
+    for rec in records:
+        rec["created_at"] = datetime.fromisoformat(rec["created_at"])
+    return pl.DataFrame(records, schema=dict(schema), orient="row")
+
+
+def open_rating_store(path: str | Path, *, create: bool = True) -> RatingStore:
+    """Open (or create) the ratings store at ``path``; see :class:`RatingStore`."""
+    return RatingStore(path, create=create)

@@ -1,0 +1,443 @@
+"""The engagement-rating session: an ipywidgets app that shows one transcript at a time
+and saves each rater's 1-5 rating into the ratings store.
+
+* :func:`rating_session` / :class:`RatingSession`: the session of one rater;
+* :func:`rater_page`: the page served by ``toolkit rate``: asks the rater's name, then
+  shows their session;
+* :func:`ratings_chart`: every rater's score per transcript, with the mean.
+
+Roles are hidden while the rater reads (they should wonder who the Mafia are) and can be
+revealed once this rater's rating of the transcript is saved. The scale, its labels and
+descriptions, the evaluation questions and the hint are rubric data
+(:class:`~toolkit.rubrics.discussion_spec.EngagementScale`).
+"""
+
+from __future__ import annotations
+
+import json
+from html import escape
+from typing import Any
+
+import altair as alt
+import ipywidgets as widgets
+import polars as pl
+
+from toolkit.errors import ToolkitError
+from toolkit.load.discussion import Discussion
+from toolkit.ratings.store import RatingStore
+from toolkit.rubrics.discussion_spec import DEFAULT_DISCUSSION_SPEC, EngagementScale
+
+__all__ = ["RatingSession", "rater_page", "rating_session", "ratings_chart"]
+
+_OK, _WARN, _ERR = "#1a7f37", "#9a6700", "#cf222e"
+_TRANSCRIPT_CSS = (
+    "<style>.tk-rate-round{margin:12px 0 4px;padding:2px 6px;background:#eef2f7;"
+    "border-radius:4px;font-weight:600}.tk-rate-msg{margin:6px 0 6px 4px;line-height:1.45}"
+    ".tk-rate-who{font-weight:600}.tk-rate-reply{color:#57606a;font-size:0.9em}"
+    ".tk-rate-votes{color:#57606a;font-size:0.92em;margin:4px 0 8px 4px}</style>"
+)
+
+
+def _status(text: str, colour: str) -> str:
+    return f'<div style="color:{colour};font-weight:600;padding:4px 0">{escape(text)}</div>'
+
+
+def transcript_html(game: Discussion) -> str:
+    """One game as readable HTML: round headers, speakers, replies, the round's votes.
+
+    Roles are not shown.
+    """
+    parts = [_TRANSCRIPT_CSS]
+    players = game.players.sort("position")["name"].to_list()
+    parts.append(f"<div><b>Players:</b> {escape(', '.join(str(p) for p in players))}</div>")
+    votes = game.votes
+    rounds = sorted(set(game.messages["round"].to_list()) | set(votes["round"].to_list()))
+    for rnd in rounds:
+        parts.append(f'<div class="tk-rate-round">Round {rnd}</div>')
+        for m in game.messages.filter(pl.col("round") == rnd).iter_rows(named=True):
+            reply = (
+                f' <span class="tk-rate-reply">↪ replying to {escape(m["in_reply_to_player"])}'
+                "</span>"
+                if m["in_reply_to_player"]
+                else ""
+            )
+            parts.append(
+                f'<div class="tk-rate-msg"><span class="tk-rate-who">{escape(m["speaker"])}'
+                f"</span>{reply}<br>{escape(m['text'])}</div>"
+            )
+        cast = votes.filter(pl.col("round") == rnd)
+        if cast.height:
+            shown = "; ".join(
+                f"{escape(v['voter'])} → {escape(v['target'] or 'no one')}"
+                for v in cast.iter_rows(named=True)
+            )
+            parts.append(f'<div class="tk-rate-votes"><b>Votes:</b> {shown}</div>')
+    if game.messages.height == 0:
+        parts.append("<p><i>This game has no discussion messages.</i></p>")
+    return "".join(parts)
+
+
+def roles_html(game: Discussion) -> str:
+    """The players' roles (and who survived) as an HTML table."""
+    rows = "".join(
+        f"<tr><td>{escape(p['name'])}</td><td><b>{escape(p['role'] or '?')}</b></td>"
+        f"<td>{escape(p['personality'] or '')}</td>"
+        f"<td>{'alive' if p['alive'] else 'eliminated'}</td></tr>"
+        for p in game.players.sort("position").iter_rows(named=True)
+    )
+    return (
+        '<table style="border-collapse:collapse"><tr><th align="left">player</th>'
+        '<th align="left">role</th><th align="left">personality</th>'
+        f'<th align="left">at the end</th></tr>{rows}</table>'
+    )
+
+
+class RatingSession(widgets.VBox):  # type: ignore[misc]
+    """The rating session of one rater over some transcripts (see the module docs).
+
+    Drive it from Python as a front end would: set ``scale.value``, the questions'
+    ``value`` and ``notes.value``, then ``save_button.click()``; ``next_button``,
+    ``previous_button`` and ``skip_button`` move between transcripts.
+
+    Attributes:
+        game_ids: the transcripts, in order.
+        index: the position of the transcript shown.
+        scale: the 1-5 choice (None until chosen).
+        questions: question key -> yes/no choice (True, False, or None unanswered).
+        notes: free text.
+        status: the last message to the rater (saved, or why not).
+    """
+
+    def __init__(
+        self,
+        transcripts: Discussion,
+        store: RatingStore,
+        rater: str,
+        scale: EngagementScale = DEFAULT_DISCUSSION_SPEC.engagement_scale,
+    ) -> None:
+        if not isinstance(rater, str) or not rater.strip():
+            raise ToolkitError("a rating session needs the rater's name")
+        self.discussion = transcripts
+        self.store = store
+        self.rater = rater.strip()
+        self.spec_scale = scale
+        self.game_ids = transcripts.game_ids
+        self.index = 0
+
+        self.title = widgets.HTML()
+        self.progress = widgets.HTML()
+        self.transcript = widgets.HTML(
+            layout=widgets.Layout(
+                max_height="460px", overflow="auto", border="1px solid #d0d7de", padding="8px"
+            )
+        )
+        self.roles_button = widgets.Button(
+            description="Reveal roles", icon="eye", disabled=True, tooltip="after saving"
+        )
+        self.roles = widgets.HTML()
+        self.scale = widgets.ToggleButtons(
+            options=[(f"{lv.score} {lv.label}", lv.score) for lv in scale.levels],
+            value=None,
+            tooltips=[lv.description for lv in scale.levels],
+            description="Engagement",
+            style={"button_width": "110px"},
+        )
+        self.scale_help = widgets.HTML(
+            "<ul style='margin:2px 0;padding-left:18px'>"
+            + "".join(
+                f"<li><b>{lv.score} {escape(lv.label)}</b>: {escape(lv.description)}</li>"
+                for lv in scale.levels
+            )
+            + "</ul>"
+        )
+        self.hint = widgets.HTML(layout=widgets.Layout(width="260px", padding="0 0 0 12px"))
+        self.questions: dict[str, widgets.ToggleButtons] = {}
+        rows = []
+        for q in scale.questions:
+            choice = widgets.ToggleButtons(
+                options=[("Yes", True), ("No", False)],
+                value=None,
+                style={"button_width": "56px"},
+            )
+            self.questions[q.key] = choice
+            rows.append(widgets.HBox([choice, widgets.HTML(escape(q.text))]))
+        self.notes = widgets.Textarea(
+            placeholder="Notes (optional): what made it worth watching, or not?",
+            layout=widgets.Layout(width="100%", height="70px"),
+        )
+        self.save_button = widgets.Button(
+            description="Save rating", button_style="success", icon="check", disabled=True
+        )
+        self.previous_button = widgets.Button(description="Previous", icon="arrow-left")
+        self.next_button = widgets.Button(description="Next", icon="arrow-right")
+        self.skip_button = widgets.Button(description="Skip", icon="forward")
+        self.status = widgets.HTML()
+
+        self.save_button.on_click(lambda _b: self.save())
+        self.next_button.on_click(lambda _b: self.go(self.index + 1))
+        self.previous_button.on_click(lambda _b: self.go(self.index - 1))
+        self.skip_button.on_click(lambda _b: self.skip())
+        self.roles_button.on_click(lambda _b: self.reveal_roles())
+        self.scale.observe(self._changed, names="value")
+        for choice in self.questions.values():
+            choice.observe(self._changed, names="value")
+        self.notes.observe(self._changed, names="value")
+
+        super().__init__(
+            [
+                widgets.HBox(
+                    [self.title, self.progress], layout={"justify_content": "space-between"}
+                ),
+                self.transcript,
+                widgets.HBox([self.roles_button]),
+                self.roles,
+                widgets.HBox([widgets.VBox([self.scale, self.scale_help]), self.hint]),
+                widgets.HTML("<b>Evaluation questions</b>"),
+                *rows,
+                self.notes,
+                widgets.HBox(
+                    [self.previous_button, self.save_button, self.skip_button, self.next_button]
+                ),
+                self.status,
+            ],
+            layout=widgets.Layout(max_width="980px"),
+        )
+        self._saved_form: tuple[Any, ...] | None = None
+        self.go(self._resume_index())
+
+    # -- state -------------------------------------------------------------
+
+    def rated_ids(self) -> set[str]:
+        """The transcripts this rater has a saved rating of."""
+        latest = self.store.latest(self.rater)
+        return set(latest["transcript_id"].to_list()) & set(self.game_ids)
+
+    def _resume_index(self) -> int:
+        rated = self.rated_ids()
+        for i, gid in enumerate(self.game_ids):
+            if gid not in rated:
+                return i
+        return 0
+
+    @property
+    def game_id(self) -> str:
+        """The transcript shown."""
+        return self.game_ids[self.index]
+
+    def progress_text(self) -> str:
+        """``"7 of 20 rated"``: this rater's saved ratings of these transcripts."""
+        return f"{len(self.rated_ids())} of {len(self.game_ids)} rated"
+
+    def answers(self) -> dict[str, bool | None]:
+        """The yes/no answers on the form (None = unanswered)."""
+        return {key: choice.value for key, choice in self.questions.items()}
+
+    def _form(self) -> tuple[Any, ...]:
+        return (self.scale.value, tuple(sorted(self.answers().items())), self.notes.value)
+
+    def _update_hint(self) -> None:
+        yes = sum(1 for v in self.answers().values() if v is True)
+        s = self.spec_scale
+        total = len(self.questions)
+        suggests = yes >= s.hint_min_yes
+        note = (
+            f"that suggests {s.hint_min_score} or more"
+            if suggests
+            else f"{s.hint_min_yes}+ yes would suggest {s.hint_min_score} or more"
+        )
+        self.hint.value = (
+            '<div style="background:#f6f8fa;border-left:3px solid #8c959f;padding:6px 8px">'
+            f"<b>Hint</b> (not a rule): {escape(s.hint)}<br>"
+            f"You answered yes to <b>{yes} of {total}</b>: {escape(note)}.</div>"
+        )
+
+    def _changed(self, _change: Any = None) -> None:
+        self.save_button.disabled = self.scale.value is None
+        self._update_hint()
+        if self._saved_form is not None and self._form() != self._saved_form:
+            self.status.value = _status(
+                "Changed since it was saved: press Save rating to keep the change.", _WARN
+            )
+
+    # -- navigation --------------------------------------------------------
+
+    def go(self, index: int) -> None:
+        """Show transcript ``index`` (clamped), with this rater's saved rating if any."""
+        self.index = max(0, min(index, len(self.game_ids) - 1))
+        gid = self.game_id
+        game = self.discussion.game(gid)
+        self.title.value = (
+            f"<h3 style='margin:4px 0'>Transcript {self.index + 1} of {len(self.game_ids)}: "
+            f"{escape(gid)}</h3>"
+        )
+        self.transcript.value = transcript_html(game)
+        self.roles.value = ""
+        latest = self.store.latest(self.rater).filter(pl.col("transcript_id") == gid)
+        self._saved_form = None
+        if latest.height:
+            row = latest.row(0, named=True)
+            saved = json.loads(row["answers"])
+            self.scale.value = row["score"]
+            for key, choice in self.questions.items():
+                choice.value = saved.get(key)
+            self.notes.value = row["notes"]
+            self._saved_form = self._form()
+            self.roles_button.disabled = False
+            when = row["created_at"].strftime("%Y-%m-%d %H:%M UTC")
+            self.status.value = _status(
+                f"✓ Saved: {self._level_text(row['score'])} (by {self.rater}, {when}). "
+                "You can change it and save again.",
+                _OK,
+            )
+        else:
+            self.scale.value = None
+            for choice in self.questions.values():
+                choice.value = None
+            self.notes.value = ""
+            self.roles_button.disabled = True
+            self.status.value = _status("Not rated yet.", "#57606a")
+        self.previous_button.disabled = self.index == 0
+        self.next_button.disabled = self.index >= len(self.game_ids) - 1
+        self.progress.value = self._progress_html()
+        self._changed()
+
+    def skip(self) -> None:
+        """Leave this transcript unrated and go to the next one this rater has not rated
+        (wrapping around); stays when there is none."""
+        rated = self.rated_ids()
+        n = len(self.game_ids)
+        for step in range(1, n):
+            i = (self.index + step) % n
+            if self.game_ids[i] not in rated:
+                self.go(i)
+                return
+        self.status.value = _status("Every other transcript is already rated.", _WARN)
+
+    def _level_text(self, score: int) -> str:
+        return f"{score} {self.spec_scale.level(score).label}"
+
+    def _progress_html(self) -> str:
+        return f"<div style='font-size:1.1em;padding-top:6px'><b>{self.progress_text()}</b></div>"
+
+    # -- saving ------------------------------------------------------------
+
+    def save(self) -> int | None:
+        """Save the form as this rater's rating of the transcript shown.
+
+        Returns:
+            The event id, or None when nothing was saved (no score chosen, or the store
+            refused; the status says why).
+        """
+        if self.scale.value is None:
+            self.status.value = _status("Choose a score from 1 to 5 before saving.", _ERR)
+            return None
+        try:
+            event_id = self.store.save_rating(
+                self.rater, self.game_id, int(self.scale.value), self.answers(), self.notes.value
+            )
+        except ToolkitError as exc:
+            self.status.value = _status(f"Not saved: {exc}", _ERR)
+            return None
+        self._saved_form = self._form()
+        self.roles_button.disabled = False
+        self.progress.value = self._progress_html()
+        self.status.value = _status(
+            f"✓ Saved: {self._level_text(int(self.scale.value))} for {self.game_id} "
+            f"(rating #{event_id}). {self.progress_text()}.",
+            _OK,
+        )
+        return event_id
+
+    def __repr__(self) -> str:
+        return (
+            f"RatingSession(rater={self.rater!r}, {self.progress_text()}, showing {self.game_id!r})"
+        )
+
+    def reveal_roles(self) -> None:
+        """Show who was Mafia (only once this rater's rating is saved)."""
+        if self.roles_button.disabled:
+            return
+        self.roles.value = roles_html(self.discussion.game(self.game_id))
+
+
+def rating_session(
+    transcripts: Discussion,
+    *,
+    store: RatingStore,
+    rater: str,
+    scale: EngagementScale = DEFAULT_DISCUSSION_SPEC.engagement_scale,
+) -> RatingSession:
+    """A rating session of ``rater`` over ``transcripts``, saving into ``store``.
+
+    Args:
+        transcripts: the games to rate (see :func:`toolkit.load_discussion`).
+        store: the ratings store (see :func:`toolkit.open_rating_store`).
+        rater: the rater's name; the session resumes at their first unrated transcript.
+        scale: the scale, questions and hint (the discussion rubric's by default).
+
+    Returns:
+        A :class:`RatingSession` (an ipywidgets ``VBox``) to display.
+    """
+    return RatingSession(transcripts, store, rater, scale)
+
+
+def rater_page(
+    transcripts: Discussion,
+    store: RatingStore,
+    rater: str | None = None,
+    scale: EngagementScale = DEFAULT_DISCUSSION_SPEC.engagement_scale,
+) -> widgets.VBox:
+    """The page of ``toolkit rate``: asks the rater's name (unless given), then shows
+    their :class:`RatingSession`."""
+    page = widgets.VBox()
+    intro = widgets.HTML(
+        "<h2 style='margin:4px 0'>Engagement rating</h2>"
+        f"<p>{len(transcripts.game_ids)} transcript(s) of LLM Mafia games. Read each one and "
+        "rate how worth watching it is, from 1 to 5. Your ratings are saved as you go; come "
+        "back with the same name to carry on where you left off.</p>"
+    )
+    if rater:
+        page.children = [intro, RatingSession(transcripts, store, rater, scale)]
+        return page
+    name = widgets.Text(description="Your name", placeholder="e.g. ana")
+    start = widgets.Button(description="Start rating", button_style="primary")
+    message = widgets.HTML()
+
+    def begin(_b: Any = None) -> None:
+        if not name.value.strip():
+            message.value = _status("Type your name first.", _ERR)
+            return
+        page.children = [intro, RatingSession(transcripts, store, name.value.strip(), scale)]
+
+    start.on_click(begin)
+    page.children = [intro, widgets.HBox([name, start]), message]
+    return page
+
+
+def ratings_chart(ratings: pl.DataFrame, width: int = 520) -> alt.LayerChart:
+    """Each rater's score per transcript (a dot per rater) and the transcript's mean (a tick).
+
+    Args:
+        ratings: the ratings that count, (game_id, rater, score) or the store's ``latest()``
+            frame (transcript_id, rater, score, ...).
+        width: chart width in pixels.
+    """
+    tid = "transcript_id" if "transcript_id" in ratings.columns else "game_id"
+    data = ratings.select(
+        pl.col(tid).alias("transcript"), "rater", pl.col("score").cast(pl.Float64)
+    ).sort("transcript", "rater")
+    y = alt.Y("transcript:N", title=None, sort="ascending")
+    x = alt.X("score:Q", scale=alt.Scale(domain=[1, 5]), axis=alt.Axis(tickMinStep=1))
+    dots = (
+        alt.Chart(data)
+        .mark_circle(size=90, opacity=0.8)
+        .encode(x=x, y=y, color=alt.Color("rater:N"), tooltip=["transcript", "rater", "score"])
+    )
+    means = (
+        alt.Chart(data)
+        .mark_tick(color="black", thickness=3, size=22)
+        .encode(x=alt.X("mean(score):Q"), y=y, tooltip=[alt.Tooltip("mean(score):Q", format=".2f")])
+    )
+    return alt.LayerChart(layer=[dots, means]).properties(
+        width=width, title="Engagement ratings per transcript (tick: mean)"
+    )

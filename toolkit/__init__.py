@@ -53,6 +53,7 @@ from toolkit.ratings.agreement import (
     transcript_agreement,
 )
 from toolkit.ratings.store import RatingStore, default_store_path, open_rating_store
+from toolkit.reports import ReportError, render_report, report_footer, report_header
 from toolkit.rubrics.discussion import DiscussionReport, score_discussion
 from toolkit.rubrics.discussion_iterations import Comparison, SuccessCheck, success_check
 from toolkit.rubrics.discussion_iterations import compare as compare_discussions
@@ -193,6 +194,7 @@ __all__ = [
     "RatingStore",
     "RecordedJudge",
     "RecordingJudge",
+    "ReportError",
     "RubricError",
     "Scorecard",
     "SimulationRubric",
@@ -282,8 +284,11 @@ __all__ = [
     "render_outcome_json",
     "render_outcome_table",
     "render_persona_table",
+    "render_report",
     "render_text",
     "repeated_phrases",
+    "report_footer",
+    "report_header",
     "score_discussion",
     "score_outcome",
     "score_persona",

@@ -22,6 +22,7 @@ COMMANDS: tuple[str, ...] = (
     "toolkit.cli.experiment",
     "toolkit.cli.outcome",
     "toolkit.cli.rate",
+    "toolkit.cli.report",
 )
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT = 0, 1, 2

@@ -1,0 +1,196 @@
+"""The report pipeline's parts: parameters, errors, the chart renderer, header and footer,
+and the HTML export (without a kernel where one is not needed)."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+
+import altair as alt
+import nbformat
+import polars as pl
+import pytest
+
+from toolkit import InputError, report_footer, report_header
+from toolkit.reports import TEMPLATES, ReportError, export_html, parse_param, prepare, render_report
+from toolkit.views.notebook import SPEC_CLASS, report_chart_html, setup_notebook
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def tiny_chart() -> alt.Chart:
+    return alt.Chart(pl.DataFrame({"x": [1, 2], "y": [3, 4]})).mark_point().encode(x="x", y="y")
+
+
+def parameterised_notebook(path: Path, body: str = "print(f'value is {value}')") -> Path:
+    nb = nbformat.v4.new_notebook()
+    params = nbformat.v4.new_code_cell("value = 1\nother = 'x'")
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [nbformat.v4.new_markdown_cell("# A custom report"), params,
+                nbformat.v4.new_code_cell(body)]  # fmt: skip
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    nbformat.write(nb, path)
+    return path
+
+
+def test_param_values_are_read_as_yaml() -> None:
+    assert parse_param("window=100") == ("window", 100)
+    assert parse_param("live=true") == ("live", True)
+    assert parse_param("REPO=null") == ("REPO", None)
+    assert parse_param("files=[a.json, b.csv]") == ("files", ["a.json", "b.csv"])
+    assert parse_param("name=a=b") == ("name", "a=b")
+    with pytest.raises(InputError, match="KEY=VALUE"):
+        parse_param("no-equals-sign")
+
+
+def test_inputs_and_path_params_are_made_absolute_and_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(ROOT)
+    prepared = prepare(
+        "outcome",
+        ["sample_runs/iteration_logs/tally-loop"],
+        {"TRANSCRIPTS": ["sample_runs/iteration_logs/transcripts"], "ITERATION": 2},
+    )
+    assert prepared.parameters == {
+        "LOG_DIR": str(ROOT / "sample_runs/iteration_logs/tally-loop"),
+        "TRANSCRIPTS": [str(ROOT / "sample_runs/iteration_logs/transcripts")],
+        "ITERATION": 2,
+    }
+    experiment = prepare("experiment", ["a.json", "b.csv"]).parameters["files"]
+    assert experiment == [str(ROOT / "a.json"), str(ROOT / "b.csv")]
+    assert prepare("fleet", ["sample_runs/fleet"]).parameters["runs"] == str(
+        ROOT / "sample_runs/fleet/*"
+    )
+
+
+@pytest.mark.parametrize(
+    ("template", "inputs", "params", "message"),
+    [
+        ("nonsense", ["x"], {}, "unknown template 'nonsense'"),
+        ("simulation", ["a", "b"], {}, "takes one input, got 2"),
+        ("simulation", ["a"], {"windw": 5}, "not a parameter of this notebook"),
+    ],
+)
+def test_bad_template_inputs_or_params_fail_before_any_kernel(
+    template: str, inputs: list[str], params: dict[str, object], message: str
+) -> None:
+    with pytest.raises(InputError, match=re.escape(message)):
+        prepare(template, inputs, params)
+
+
+def test_a_notebook_without_parameters_cell_is_refused(tmp_path: Path) -> None:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("x = 1")]
+    nbformat.write(nb, tmp_path / "plain.ipynb")
+    with pytest.raises(InputError, match="no cell tagged 'parameters'"):
+        prepare(str(tmp_path / "plain.ipynb"), ["input"])
+
+
+def test_bad_input_surfaces_the_notebooks_one_line_error_and_leaves_no_file(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "out" / "report.html"
+    out.parent.mkdir()
+    with pytest.raises(ReportError) as caught:
+        render_report("simulation", [str(tmp_path / "missing-run")], output=out)
+    message = str(caught.value)
+    assert message == f"simulation_postmortem.ipynb: {tmp_path / 'missing-run'}: no such run folder"
+    assert "\n" not in message and "Traceback" not in message
+    assert list(out.parent.iterdir()) == []  # no report, no temporary file
+
+
+def test_a_notebook_given_by_path_gets_its_input_a_header_and_can_show_code(
+    tmp_path: Path,
+) -> None:
+    source = parameterised_notebook(tmp_path / "custom.ipynb", "print(f'got {value} and {other}')")
+    hidden = render_report(str(source), ["42"], output=tmp_path / "hidden.html",
+                           params={"other": "y"})  # fmt: skip
+    page = hidden.read_text(encoding="utf-8")
+    assert f"got {Path.cwd() / '42'} and y" in page  # the input, made a path, bound to `value`
+    assert "Report of <code>custom.ipynb</code>" in page
+    assert "print(f" not in page and "# Parameters" not in page
+    shown = render_report(str(source), ["42"], output=tmp_path / "shown.html", show_code=True)
+    code = shown.read_text(encoding="utf-8")
+    assert "print" in code and "# Parameters" in code  # papermill's injected cell, shown
+
+
+def test_report_renderer_embeds_the_spec_and_no_script_url() -> None:
+    setup_notebook("report")
+    try:
+        bundle = tiny_chart()._repr_mimebundle_()
+        data = bundle[0] if isinstance(bundle, tuple) else bundle
+        fragment = data["text/html"]
+    finally:
+        setup_notebook("jupyter")
+    spec = re.search(rf'class="{SPEC_CLASS}">(.*?)</script>', fragment, re.S)
+    assert spec is not None
+    assert json.loads(spec.group(1))["mark"]["type"] == "point"
+    assert "src=" not in fragment and "vegaEmbed(" in fragment
+
+
+def test_spec_json_cannot_close_its_script_element() -> None:
+    fragment = report_chart_html({"title": "</script><script>alert(1)</script>"})
+    assert fragment.count("</script>") == 2  # the spec's and the call's own
+
+
+def test_export_embeds_the_vega_bundle_once_and_only_with_charts() -> None:
+    nb = nbformat.v4.new_notebook()
+    chart = nbformat.v4.new_output(
+        "display_data", data={"text/html": report_chart_html({"mark": "point"}),
+                              "text/plain": "<chart>"},
+    )  # fmt: skip
+    widget = nbformat.v4.new_output(
+        "display_data",
+        data={"application/vnd.jupyter.widget-view+json": {"model_id": "m"}, "text/plain": "VBox"},
+    )
+    nb.cells = [nbformat.v4.new_code_cell("a", outputs=[chart]),
+                nbformat.v4.new_code_cell("b", outputs=[chart, widget])]  # fmt: skip
+    page = export_html(nb, title="t")
+    assert page.count("window.vegaEmbed=") == 1
+    assert page.count(f'class="{SPEC_CLASS}"') == 2
+    assert "interactive control" in page and "widget-view+json" not in page
+    assert not re.search(r"<script[^>]*\ssrc=", page)
+    plain = nbformat.v4.new_notebook()
+    plain.cells = [nbformat.v4.new_markdown_cell("no charts")]
+    assert "window.vegaEmbed=" not in export_html(plain, title="t")
+
+
+def test_header_names_input_versions_and_time() -> None:
+    block = report_header("simulation", "runs/ashfall", now=datetime(2026, 1, 2, 3, 4, tzinfo=UTC))
+    assert "runs/ashfall" in block.html
+    assert "simulation 1.0.0" in block.html
+    assert "2026-01-02 03:04 UTC" in block.html
+    assert repr(block).startswith("Simulation post-mortem report")
+
+
+def test_footer_links_the_rubric_page(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TOOLKIT_NOTEBOOK_RENDERER", raising=False)
+    monkeypatch.delenv("TOOLKIT_DOCS_URL", raising=False)
+    assert 'href="../docs/rubrics/outcome.md"' in report_footer("outcome").html
+    monkeypatch.setenv("TOOLKIT_NOTEBOOK_RENDERER", "report")
+    assert f'href="{(ROOT / "docs/rubrics/outcome.md").as_uri()}"' in report_footer("outcome").html
+    monkeypatch.setenv("TOOLKIT_DOCS_URL", "https://example.org/toolkit/")
+    footer = report_footer("persona").html
+    assert 'href="https://example.org/toolkit/docs/rubrics/persona.md"' in footer
+    assert "persona rubric 1.0" in footer
+
+
+def test_every_template_notebook_carries_the_family_header_and_footer() -> None:
+    for template in TEMPLATES.values():
+        nb = nbformat.read(template.path, as_version=4)
+        tags = [c.metadata.get("tags", []) for c in nb.cells]
+        header = next(i for i, t in enumerate(tags) if "report-header" in t)
+        params = next(i for i, t in enumerate(tags) if "parameters" in t)
+        assert header == params + 1, template.name
+        assert f'tk.report_header("{template.name}", {template.input_parameter})' in (
+            nb.cells[header].source
+        )
+        assert "report-footer" in tags[-1], template.name
+        assert (ROOT / template.doc).is_file()

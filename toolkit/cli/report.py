@@ -1,0 +1,55 @@
+"""``toolkit report``: a curated notebook run for some input, as one standalone HTML file."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from toolkit.reports import TEMPLATES, parse_param, render_report
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``report`` subcommand."""
+    names = ", ".join(TEMPLATES)
+    p = sub.add_parser(
+        "report",
+        help="render a notebook template for a run into one standalone, offline HTML report",
+        description=(
+            f"Execute a report template ({names}, or the path of any notebook with a "
+            "cell tagged 'parameters') with INPUT... injected as its parameters, and write "
+            "one self-contained HTML file: code hidden, interactive charts that work "
+            "offline, a header naming the input, the toolkit and rubric versions and the "
+            "time. Exit 0 when written; exit 2 on bad input (the notebook's one-line error; "
+            "no file is left behind)."
+        ),
+    )
+    p.add_argument("template", metavar="TEMPLATE", help=f"{names}, or a notebook path")
+    p.add_argument("inputs", metavar="INPUT", nargs="+", help="the run(s) the report is about")
+    p.add_argument(
+        "-o", "--output", metavar="FILE", help="the HTML file (default: TEMPLATE-INPUT.html)"
+    )
+    p.add_argument(
+        "--param",
+        metavar="KEY=VALUE",
+        action="append",
+        default=[],
+        help="set a notebook parameter (VALUE read as YAML: 100, true, null, [a, b]); repeatable",
+    )
+    p.add_argument("--show-code", action="store_true", help="keep the code cells in the report")
+    p.add_argument("--timeout", type=int, default=600, help="seconds a cell may run (default 600)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Render the report and print where it was written."""
+    params = dict(parse_param(p) for p in args.param)
+    path = render_report(
+        args.template,
+        args.inputs,
+        output=args.output,
+        params=params,
+        show_code=args.show_code,
+        timeout=args.timeout,
+    )
+    print(path, file=sys.stdout)
+    return 0

@@ -1,0 +1,317 @@
+"""Render a notebook template into one standalone HTML report.
+
+Parameters are injected the papermill way (a cell tagged ``injected-parameters`` after the
+one tagged ``parameters``), the notebook runs with nbclient in a kernel that renders charts
+as report HTML (``TOOLKIT_NOTEBOOK_RENDERER=report``), and nbconvert's HTML exporter turns
+it into a page that needs nothing from the network.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import yaml
+
+from toolkit._atomic import write_text_atomic
+from toolkit.errors import InputError, ToolkitError
+from toolkit.reports._family import INPUTS_ENV
+from toolkit.reports._registry import ReportTemplate, get_template
+from toolkit.views.notebook import RENDERER_ENV, SPEC_CLASS
+
+#: nbformat is untyped: a notebook (or cell) node.
+NotebookNode = Any
+
+_read_notebook: Callable[..., NotebookNode] = nbformat.read
+_markdown_cell: Callable[[str], NotebookNode] = nbformat.v4.new_markdown_cell
+
+TEMPLATES_DIR = Path(__file__).resolve().parent / "templates"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+HEADER_TAG = "report-header"
+#: Exceptions a notebook raises on purpose for bad input: their message is surfaced alone.
+INPUT_ERRORS = frozenset({"InputError", "RubricError", "ToolkitError", "CassetteMiss"})
+
+
+class ReportError(ToolkitError):
+    """A report that could not be rendered; the message is the notebook's own error."""
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A notebook ready to run: where it came from, its parameters, its template if any."""
+
+    source: Path
+    parameters: dict[str, Any]
+    template: ReportTemplate | None
+    inputs: tuple[str, ...]
+
+
+def _absolute(value: str) -> str:
+    """A relative path (or glob) read from the current folder, made absolute."""
+    return value if os.path.isabs(value) else str(Path.cwd() / value)
+
+
+def _absolute_value(value: Any) -> Any:
+    if isinstance(value, str):
+        return _absolute(value)
+    if isinstance(value, list):
+        return [_absolute_value(v) for v in value]
+    return value
+
+
+def parse_param(text: str) -> tuple[str, Any]:
+    """``KEY=VALUE`` with VALUE read as YAML (``10``, ``true``, ``null``, ``[a, b]``; else
+    text).
+
+    Raises:
+        InputError: no ``=`` or an empty key.
+    """
+    key, sep, raw = text.partition("=")
+    key = key.strip()
+    if not sep or not key.isidentifier():
+        raise InputError(None, "expected KEY=VALUE with KEY a parameter name", field="--param",
+                         value=text)  # fmt: skip
+    try:
+        value = yaml.safe_load(raw) if raw.strip() else ""
+    except yaml.YAMLError:
+        value = raw
+    return key, value
+
+
+def _notebook_parameters(path: Path) -> dict[str, Any]:
+    """The parameters a notebook declares (its cell tagged ``parameters``), by name."""
+    from papermill.translators import PythonTranslator
+
+    nb: NotebookNode = _read_notebook(path, as_version=4)
+    cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    if not cells:
+        raise InputError(path, "the notebook has no cell tagged 'parameters'")
+    return {p.name: p.default for p in PythonTranslator.inspect(cells[0])}
+
+
+def prepare(
+    template: str,
+    inputs: Sequence[str],
+    params: Mapping[str, Any] | None = None,
+) -> Prepared:
+    """Resolve a template name (or notebook path) and bind inputs and ``--param`` values.
+
+    Inputs, and ``--param`` values of the template's path parameters, are paths relative to
+    the current folder; they are made absolute because the notebook runs in its own folder.
+
+    Raises:
+        InputError: unknown template, missing notebook, wrong number of inputs, or a
+            parameter the notebook does not declare.
+    """
+    spec: ReportTemplate | None
+    if template.endswith(".ipynb") or os.sep in template:
+        source = Path(template).resolve()
+        spec = None
+        if not source.is_file():
+            raise InputError(template, "no such notebook")
+    else:
+        spec = get_template(template)
+        source = spec.path
+        if not source.is_file():
+            raise InputError(source, f"template {template!r}: its notebook is missing")
+    declared = _notebook_parameters(source)
+    shown = tuple(inputs)
+    absolute = [_absolute(i) for i in inputs]
+    parameters: dict[str, Any] = {}
+    if spec is not None:
+        if absolute:
+            parameters[spec.input_parameter] = spec.bind_inputs(absolute)
+    elif absolute:
+        if not declared:
+            raise InputError(source, "the parameters cell declares no parameter for the input")
+        first = next(iter(declared))
+        parameters[first] = absolute[0] if len(absolute) == 1 else absolute
+    for key, value in (params or {}).items():
+        if key not in declared:
+            known = ", ".join(declared) or "none"
+            raise InputError(source, f"not a parameter of this notebook (it has: {known})",
+                             field="--param", value=key)  # fmt: skip
+        if spec is not None and key in spec.path_parameters:
+            value = _absolute_value(value)
+        parameters[key] = value
+    return Prepared(source, parameters, spec, shown)
+
+
+def _header_cell(prepared: Prepared) -> NotebookNode:
+    """A header for a notebook that has none of its own (a notebook given by path)."""
+    from toolkit import __version__
+
+    when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    shown = ", ".join(prepared.inputs) or "(default parameters)"
+    text = (
+        f"**Report of `{prepared.source.name}`** · input `{shown}` · rubric: see the "
+        f"notebook · toolkit {__version__} · rendered {when}"
+    )
+    cell: NotebookNode = _markdown_cell(text)
+    cell.metadata["tags"] = [HEADER_TAG]
+    return cell
+
+
+def execute(prepared: Prepared, timeout: int = 600) -> NotebookNode:
+    """Run the notebook with its parameters injected; returns the executed notebook.
+
+    The kernel runs in the notebook's folder with ``TOOLKIT_NOTEBOOK_RENDERER=report``
+    (charts as report HTML) and ``TQDM_DISABLE=1`` (no progress widgets).
+
+    Raises:
+        ReportError: a cell failed; the message is that cell's one-line error (an
+            ``InputError`` from a loader comes through as it is).
+    """
+    from jupyter_client.kernelspec import NoSuchKernel
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+    from papermill.iorw import load_notebook_node
+    from papermill.parameterize import parameterize_notebook
+
+    nb: NotebookNode = load_notebook_node(str(prepared.source))  # with papermill's metadata
+    if prepared.parameters:
+        nb = parameterize_notebook(
+            nb, prepared.parameters, kernel_name="python3", language="python"
+        )
+    if not any(HEADER_TAG in c.metadata.get("tags", []) for c in nb.cells):
+        nb.cells.insert(0, _header_cell(prepared))
+    env = dict(os.environ, **{RENDERER_ENV: "report", "TQDM_DISABLE": "1"})
+    env[INPUTS_ENV] = ", ".join(prepared.inputs)
+    client = NotebookClient(
+        nb,
+        timeout=timeout,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(prepared.source.parent)}},
+    )
+    try:
+        client.execute(env=env, stderr=subprocess.DEVNULL)  # no kernel start-up chatter
+    except CellExecutionError as exc:
+        reason = " ".join(str(exc.evalue).split()) or exc.ename
+        if exc.ename not in INPUT_ERRORS:
+            reason = f"{exc.ename}: {reason}"
+        raise ReportError(f"{prepared.source.name}: {reason}") from None
+    except NoSuchKernel as exc:
+        raise ReportError(f"{prepared.source.name}: no Jupyter kernel {exc.name!r}") from None
+    except (CellTimeoutError, DeadKernelError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ReportError(f"{prepared.source.name}: {first}") from None
+    return nb
+
+
+def _static_widgets(nb: NotebookNode) -> bool:
+    """Replace widget outputs (they need a live kernel) with a note; True if any chart."""
+    nb.metadata.pop("widgets", None)
+    charts = False
+    note = (
+        '<div class="toolkit-widget-note">An interactive control is here when the notebook '
+        "runs in Jupyter; the report shows the same numbers elsewhere.</div>"
+    )
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if WIDGET_VIEW in data:
+                output["data"] = {"text/html": note, "text/plain": "(interactive control)"}
+            elif SPEC_CLASS in str(data.get("text/html", "")):
+                charts = True
+    return charts
+
+
+def _vega_bundle() -> str:
+    """vega-embed with the Vega-Lite version Altair writes its specs for."""
+    import vl_convert
+    from altair.utils._importers import vl_version_for_vl_convert
+
+    bundle: Callable[..., str] = vl_convert.javascript_bundle
+    return bundle(None, vl_version=vl_version_for_vl_convert())
+
+
+def export_html(nb: NotebookNode, *, title: str, show_code: bool = False) -> str:
+    """The executed notebook as one self-contained HTML page (nbconvert's HTML exporter).
+
+    Code cells are hidden unless ``show_code``; the Vega JavaScript is embedded once when
+    the page has a chart; nothing is loaded from the network (no require.js, MathJax,
+    mermaid or widget manager from a CDN).
+    """
+    import vl_convert
+    from nbconvert import HTMLExporter
+
+    from toolkit import __version__
+
+    charts = _static_widgets(nb)
+    nb.metadata["title"] = title
+    make_exporter: Callable[..., Any] = HTMLExporter
+    exporter = make_exporter(
+        template_name="toolkit_report",
+        extra_template_basedirs=[str(TEMPLATES_DIR)],
+        exclude_input=not show_code,
+        exclude_input_prompt=not show_code,
+        exclude_output_prompt=True,
+        embed_images=True,
+    )
+    resources = {
+        "toolkit_report": {
+            "version": __version__,
+            "vega_bundle": _vega_bundle() if charts else "",
+            "vl_convert": getattr(vl_convert, "__version__", ""),
+        }
+    }
+    body, _ = exporter.from_notebook_node(nb, resources=resources)
+    return str(body)
+
+
+def default_output(prepared: Prepared) -> Path:
+    """``<template>-<first input's name>.html`` in the current folder."""
+    stem = prepared.template.name if prepared.template else prepared.source.stem
+    if prepared.inputs:
+        first = Path(prepared.inputs[0].rstrip("/*"))
+        name = first.stem if first.suffix else first.name
+        stem = f"{stem}-{name or 'input'}"
+    return Path.cwd() / f"{stem}.html"
+
+
+def render_report(
+    template: str,
+    inputs: Sequence[str] = (),
+    *,
+    output: str | Path | None = None,
+    params: Mapping[str, Any] | None = None,
+    show_code: bool = False,
+    timeout: int = 600,
+) -> Path:
+    """Execute a template for some inputs and write its standalone HTML report.
+
+    Args:
+        template: a template name (:data:`toolkit.reports.TEMPLATES`) or the path of a
+            notebook with a cell tagged ``parameters``.
+        inputs: the input paths, bound to the template's input parameter (for a notebook
+            given by path: its first parameter).
+        output: the HTML file (default ``<template>-<input>.html`` here). Written
+            atomically: on failure no file, nor a half-written one, is left.
+        params: more parameter values (``--param KEY=VALUE``).
+        show_code: keep the code cells.
+        timeout: seconds a cell may run.
+
+    Returns:
+        The path of the written report.
+
+    Raises:
+        InputError: bad template, inputs or parameters.
+        ReportError: the notebook failed; the message is its one-line error.
+    """
+    prepared = prepare(template, inputs, params)
+    target = Path(output) if output is not None else default_output(prepared)
+    nb = execute(prepared, timeout=timeout)
+    title = prepared.template.title if prepared.template else prepared.source.stem
+    shown = ", ".join(Path(i).name or i for i in prepared.inputs)
+    page = export_html(nb, title=f"{title}: {shown}" if shown else title, show_code=show_code)
+    written = write_text_atomic(target, page)
+    umask = os.umask(0)
+    os.umask(umask)
+    written.chmod(0o666 & ~umask)  # a report is for sharing: the usual mode, not mkstemp's 0600
+    return written

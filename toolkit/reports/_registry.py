@@ -257,7 +257,26 @@ _ENTRIES = (
             Sample(("sample_runs/universes",), expect=("ashfall",)),
         ),
     ),
-    # "rating-agreement" (issue 5) joins here as one more entry.
+    ReportTemplate(
+        name="rating-agreement",
+        notebook="engagement_rating.ipynb",
+        title="Engagement ratings and rater agreement",
+        rubric="discussion",
+        doc="docs/ratings.md",
+        meaning=(
+            "Engagement is the mean of the raters' latest 1-5 scores per transcript; the "
+            "spread is highest minus lowest. Krippendorff's alpha: 1 = perfect agreement, "
+            "0 = chance; below 0.667 the scale is not yet read the same way."
+        ),
+        input_parameter="RATINGS",
+        path_parameters=("GAMES",),
+        samples=(
+            Sample(
+                ("sample_runs/discussions/rating_events.csv",),
+                expect=("rating events saved", "alpha"),
+            ),
+        ),
+    ),
 )
 
 #: Every report template by name.

@@ -202,3 +202,10 @@ def test_sample_runs_load_cleanly() -> None:
     assert u.ticks.group_by("slug").len()["len"].min() >= 50  # type: ignore[operator]
     assert (u.batches["tick_count"] == 100).all()
     assert set(u.ticks["schema_version"].unique().to_list()) == {1, 2}
+
+
+def test_a_tick_file_larger_than_one_read_loads_whole(tmp_path: Path) -> None:
+    long_text = "x" * (5 << 20)  # 5 MiB: more than the loader's single read
+    u = load_universe(write_run(tmp_path / "r", [tick_v1(1, observation_text=long_text)]))
+    assert u.issues.height == 0
+    assert len(u.ticks["observation_text"][0]) == 5 << 20

@@ -284,14 +284,21 @@ def list_run(root: Path, *, stat: bool = True) -> Listing:
     )
 
 
+_READ_SIZE = 1 << 22
+
+
 def _read_bytes(path: str | Path) -> bytes | OSError:
+    """A file's bytes with as few syscalls as possible (one read for a tick file)."""
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError as exc:
         return exc
     try:
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
+        first = os.read(fd, _READ_SIZE)
+        if len(first) < _READ_SIZE:
+            return first
+        chunks = [first]
+        while chunk := os.read(fd, _READ_SIZE):
             chunks.append(chunk)
         return b"".join(chunks)
     except OSError as exc:

@@ -13,6 +13,18 @@ ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_RUNS = ROOT / "sample_runs"
 REAL_RUNS = ROOT.parent / "shared" / "real_runs"
 
+#: Debian's Chromium (installed by .ci/run) and the flags it needs on this closed network.
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
 
 @pytest.fixture
 def real_runs() -> Path:

@@ -17,17 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import CHROMIUM, CHROMIUM_ARGS
 
-CHROMIUM = Path("/usr/bin/chromium")
-LAUNCH_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 SERVER_START_S = 90
 STEP_MS = 30_000
 
@@ -123,7 +114,9 @@ def test_rate_two_transcripts_reload_and_find_both_saved(
     # The server listens only on the loopback address.
     assert "http://127.0.0.1:" in log.read_text()
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=LAUNCH_ARGS)
+        browser = p.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
         try:
             page = browser.new_page(viewport={"width": 1100, "height": 1400})
             page.set_default_timeout(STEP_MS)

@@ -15,21 +15,12 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import CHROMIUM, CHROMIUM_ARGS
 
 from toolkit import __version__
 from toolkit.reports import TEMPLATES, ReportTemplate, Sample, render_report
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 SPEC = re.compile(r'<script[^>]*class="toolkit-vega-spec"[^>]*>(.*?)</script>', re.S)
 PAIRS = [
     pytest.param(t, i, id=f"{t.name}-{Path(s.inputs[0]).name}")

@@ -90,10 +90,9 @@ class SelfAssessment(_Lenient):
     linked_traces_to_outcomes: TriState = None
 
 
-class V1Entry(_Lenient):
-    """Schema v1: one flat mapping per iteration."""
+class _Header(_Lenient):
+    """The header fields both schema versions share."""
 
-    schema_version: Literal[1]
     iteration: Count = None
     date: Date = None
     wave: Text = None
@@ -103,6 +102,12 @@ class V1Entry(_Lenient):
     lines_added: Count = None
     lines_removed: Count = None
     first_commit: Text = None
+
+
+class V1Entry(_Header):
+    """Schema v1: one flat mapping per iteration."""
+
+    schema_version: Literal[1]
     summary: Text = None
     scope_note: Text = None
     retries: Count = None
@@ -186,19 +191,10 @@ class Review(_Lenient):
     decision_artifact: Text = None
 
 
-class V2Entry(_Lenient):
+class V2Entry(_Header):
     """Schema v2: a header plus blocks owned by role (agent, impl, verifiers, review)."""
 
     schema_version: Literal[2]
-    iteration: Count = None
-    date: Date = None
-    wave: Text = None
-    task_id: Text = None
-    commit: Text = None
-    files_changed: Count = None
-    lines_added: Count = None
-    lines_removed: Count = None
-    first_commit: Text = None
     checkpoint_at: Timestamp = None
     agent: Agent | None = None
     session_tokens: SessionTokens | None = None

@@ -34,10 +34,36 @@ def parse_json_bytes(path: Path, blob: bytes) -> Any:
         text = blob.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(path, "not UTF-8 text") from exc
+    return parse_json_text(path, text)
+
+
+def parse_json_text(path: str | Path | None, text: str) -> Any:
+    """Parse JSON text read from ``path``.
+
+    Raises:
+        InputError: not valid JSON, naming the line of the error.
+    """
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(path, f"not valid JSON ({exc.msg})", line=exc.lineno) from exc
+
+
+def parse_json_lines(path: str | Path | None, text: str) -> list[tuple[int, Any]]:
+    """Parse JSON Lines text: ``(line number, value)`` per non-blank line.
+
+    Raises:
+        InputError: a line that is not valid JSON, naming its line number.
+    """
+    rows: list[tuple[int, Any]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rows.append((number, json.loads(line)))
+        except json.JSONDecodeError as exc:
+            raise InputError(path, f"not valid JSON ({exc.msg})", line=number) from exc
+    return rows
 
 
 def validation_problem(path: Path, exc: ValidationError) -> InputError:

@@ -18,7 +18,6 @@ missing metadata); so is this loader, and it says so in :attr:`Discussion.warnin
 from __future__ import annotations
 
 import contextlib
-import json
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -36,6 +35,7 @@ from toolkit.frames import (
     DISCUSSION_PLAYERS_SCHEMA,
     DISCUSSION_VOTES_SCHEMA,
 )
+from toolkit.load._common import parse_json_text
 from toolkit.ratings.store import is_rating_store
 
 __all__ = ["Discussion", "load_discussion", "load_discussions"]
@@ -571,10 +571,7 @@ def _read_file(b: _Builder, path: Path) -> None:
         raise InputError(b.path, f"cannot read file ({exc.strerror})") from exc
     except UnicodeDecodeError as exc:
         raise InputError(b.path, "not UTF-8 text") from exc
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(b.path, f"not valid JSON ({exc.msg})", line=exc.lineno) from exc
+    data = parse_json_text(b.path, text)
     if isinstance(data, Mapping) and "games" in data:
         _read_export(b, data)
     elif isinstance(data, Mapping) and ("gameId" in data or "messages" in data):

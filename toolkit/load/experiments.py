@@ -20,7 +20,6 @@ the statistics can drop it *and count it*; a score that is not a number is an er
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -37,7 +36,7 @@ from toolkit.frames import (
     EXPERIMENT_REPORTED_SCHEMA,
     EXPERIMENT_SCORES_SCHEMA,
 )
-from toolkit.load._common import read_json, validation_problem
+from toolkit.load._common import parse_json_lines, read_json, validation_problem
 
 GROUPS = ("treatment", "control")
 
@@ -311,17 +310,11 @@ def _read_tidy(path: Path) -> tuple[list[dict[str, Any]], int]:
         return frame.to_dicts(), 1
     rows: list[dict[str, Any]] = []
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(path, f"cannot read file ({exc})") from exc
     first = 0
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(path, f"not valid JSON ({exc.msg})", line=number) from exc
+    for number, obj in parse_json_lines(path, text):
         if not isinstance(obj, dict):
             raise InputError(path, "each line must be a JSON object", line=number, value=obj)
         if not rows:

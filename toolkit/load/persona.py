@@ -45,6 +45,7 @@ from toolkit.frames import (
     PERSONAS_SCHEMA,
     PROPOSITIONS_SCHEMA,
 )
+from toolkit.load._common import parse_json_lines, parse_json_text
 
 #: The persona dimensions in the order they are shown.
 PERSONA_DIMENSIONS: tuple[str, ...] = (
@@ -173,18 +174,6 @@ class _PersonaEntry(_Lenient):
     )
 
 
-def _read_json_lines(path: Path, text: str) -> list[tuple[int, Any]]:
-    rows: list[tuple[int, Any]] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            rows.append((number, json.loads(line)))
-        except json.JSONDecodeError as exc:
-            raise InputError(path, f"not valid JSON ({exc.msg})", line=number) from exc
-    return rows
-
-
 def _read_text(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
@@ -215,19 +204,19 @@ def load_chat(path: str | Path, personas: str | Path | None = None) -> ChatRun:
         raise InputError(source, "the file is empty; expected a chat run")
     extra = _load_personas_file(Path(personas)) if personas is not None else {}
     if stripped.startswith("["):
-        return _chat_from_export(source, _load_json(source, text), extra)
+        return _chat_from_export(source, parse_json_text(source, text), extra)
     first = stripped.splitlines()[0]
     try:
         head = json.loads(first)
     except json.JSONDecodeError:
         head = None
     if isinstance(head, dict) and "type" in head:
-        return _chat_from_jsonl(source, _read_json_lines(source, text), extra)
+        return _chat_from_jsonl(source, parse_json_lines(source, text), extra)
     if isinstance(head, dict) and (
         {"message_type", "messageType", "tool_name", "toolName"} & set(head)
     ):
-        return _chat_from_export(source, [row for _, row in _read_json_lines(source, text)], extra)
-    data = _load_json(source, text)
+        return _chat_from_export(source, [row for _, row in parse_json_lines(source, text)], extra)
+    data = parse_json_text(source, text)
     if isinstance(data, dict) and isinstance(
         data.get("run_messages", data.get("runMessages")), list
     ):
@@ -237,13 +226,6 @@ def load_chat(path: str | Path, personas: str | Path | None = None) -> ChatRun:
         "not a chat run: expected toolkit chat JSONL (lines with a 'type') or a "
         "run_messages export (rows with 'message_type' and 'tool_name')",
     )
-
-
-def _load_json(path: Path, text: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(path, f"not valid JSON ({exc.msg})", line=exc.lineno) from exc
 
 
 def load_personas(path: str | Path) -> pl.DataFrame:
@@ -812,7 +794,7 @@ def load_baseline(path: str | Path) -> Baseline:
         InputError: naming the file, the field and the value.
     """
     source = Path(path)
-    data = _load_json(source, _read_text(source))
+    data = parse_json_text(source, _read_text(source))
     if not isinstance(data, dict):
         raise InputError(source, "a baseline must be a JSON object", value=data)
     try:
@@ -879,7 +861,7 @@ def load_correction_log(path: str | Path) -> pl.DataFrame:
     """
     source = Path(path)
     rows: list[dict[str, Any]] = []
-    for number, obj in _read_json_lines(source, _read_text(source)):
+    for number, obj in parse_json_lines(source, _read_text(source)):
         try:
             row = _CorrectionRow.model_validate(obj)
         except ValidationError as exc:

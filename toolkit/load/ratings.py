@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +23,7 @@ import polars as pl
 
 from toolkit.errors import InputError
 from toolkit.frames import DISCUSSION_RATINGS_SCHEMA
+from toolkit.load._common import parse_json_text
 
 __all__ = ["FileRatings", "LabelSource", "RatingSource", "load_ratings", "open_rating_source"]
 
@@ -109,10 +109,7 @@ def _rows_csv(path: str, text: str) -> list[dict[str, Any]]:
 
 
 def _rows_json(path: str, text: str) -> list[dict[str, Any]]:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(path, f"not valid JSON ({exc.msg})", line=exc.lineno) from exc
+    data = parse_json_text(path, text)
     if isinstance(data, dict):
         data = data.get("ratings")
     if not isinstance(data, list):

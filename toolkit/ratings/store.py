@@ -324,13 +324,19 @@ class RatingStore:
             notes if isinstance(notes, str) else str(notes),
             _now(),
         )
+        return self._append(
+            "rating_events",
+            ("uid", "rater", "transcript_id", "score", "answers", "notes", "created_at"),
+            row,
+        )
+
+    def _append(self, table: str, columns: tuple[str, ...], row: tuple[Any, ...]) -> int:
+        """Append one event in its own write transaction; return its id."""
+        sql = (
+            f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
+        )
         with self._write() as con:
-            cur = con.execute(
-                "INSERT INTO rating_events (uid, rater, transcript_id, score, answers, notes, "
-                "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                row,
-            )
-            event_id = cur.lastrowid
+            event_id = con.execute(sql, row).lastrowid
         assert event_id is not None
         return int(event_id)
 
@@ -413,15 +419,11 @@ class RatingStore:
             int(label),
             _now(),
         )
-        with self._write() as con:
-            cur = con.execute(
-                "INSERT INTO label_events (uid, reviewer, game_id, kind, item_id, label, "
-                "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                row,
-            )
-            event_id = cur.lastrowid
-        assert event_id is not None
-        return int(event_id)
+        return self._append(
+            "label_events",
+            ("uid", "reviewer", "game_id", "kind", "item_id", "label", "created_at"),
+            row,
+        )
 
     def label_events(self) -> pl.DataFrame:
         """Every label event, oldest first: :data:`~toolkit.frames.LABEL_EVENTS_SCHEMA`."""

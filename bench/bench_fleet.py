@@ -13,7 +13,6 @@ spread is small); all reads are from the page cache, as the generator just wrote
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import os
 import platform
@@ -22,7 +21,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -33,18 +31,9 @@ sys.path.insert(0, str(HERE))
 
 import make_fleet  # noqa: E402
 import naive  # noqa: E402
+from timing import best_of  # noqa: E402
 
 import toolkit as tk  # noqa: E402
-
-
-def best_of(repeat: int, fn: Callable[[], Any]) -> tuple[float, Any]:
-    best, result = float("inf"), None
-    for _ in range(repeat):
-        gc.collect()
-        t0 = time.perf_counter()
-        result = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, result
 
 
 def tick_files(fleet: Path) -> list[str]:

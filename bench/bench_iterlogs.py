@@ -9,12 +9,10 @@ Prints a Markdown table and writes bench/out/results-iterlogs-<logs>x<iterations
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import os
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +21,7 @@ sys.path.insert(0, str(HERE))
 
 import make_iterlogs  # noqa: E402
 import naive_iterlogs  # noqa: E402
+from timing import best_of  # noqa: E402
 
 import toolkit as tk  # noqa: E402
 from toolkit.rubrics.outcome_fleet import (  # noqa: E402
@@ -30,16 +29,6 @@ from toolkit.rubrics.outcome_fleet import (  # noqa: E402
     outcome_fleet,
     score_outcome_logs,
 )
-
-
-def best_of(repeat: int, fn: Callable[[], Any]) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        gc.collect()
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def io_floor(folder: Path) -> int:
@@ -71,14 +60,14 @@ def main(argv: list[str]) -> int:
     files = int((folder / ".complete").read_text())
     paths = find_iteration_logs(folder)
     r: dict[str, Any] = {"logs": len(paths), "files": files, "cores": os.cpu_count()}
-    r["io_floor_s"] = best_of(args.repeat, lambda: io_floor(folder))
-    r["load_s"] = best_of(args.repeat, lambda: [tk.load_iteration_log(p) for p in paths])
+    r["io_floor_s"] = best_of(args.repeat, lambda: io_floor(folder))[0]
+    r["load_s"] = best_of(args.repeat, lambda: [tk.load_iteration_log(p) for p in paths])[0]
     r["load_score_serial_s"] = best_of(
         args.repeat, lambda: outcome_fleet(score_outcome_logs(paths, workers=1))
-    )
+    )[0]
     r["load_score_pooled_s"] = best_of(
         args.repeat, lambda: outcome_fleet(score_outcome_logs(paths, workers=os.cpu_count()))
-    )
+    )[0]
     t0 = time.perf_counter()
     logs = [naive_iterlogs.load_log(p) for p in paths]
     r["naive_load_s"] = time.perf_counter() - t0

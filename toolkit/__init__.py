@@ -4,20 +4,20 @@ The public API is what this module exports (see ``__all__``): loaders that turn 
 folders into typed Polars frames, rubrics that score those frames, and views that show
 the resulting :class:`Scorecard` as text, JSON, HTML, charts and widgets.
 
-Each public name is imported on first use (PEP 562, the way Scientific Python's SPEC 1
-describes), so ``import toolkit`` costs little more than ``import polars`` and only the
-first chart or widget pays for Altair or ipywidgets. ``_LAZY`` maps every public name to
-the module that defines it; ``__all__`` and ``dir(toolkit)`` follow from it. The
-``TYPE_CHECKING`` imports below show the same names to type checkers and IDEs, one line
-per name (``tests/test_startup_imports.py`` keeps the two in step). Adding a public name
-is one line in ``_LAZY`` and its import line below.
+Each public name is imported on first use (PEP 562, as Scientific Python's SPEC 1
+describes): ``import toolkit`` imports none of the parts, and only the first chart or
+widget pays for Altair or ipywidgets. ``_LAZY`` maps every public name to the module that
+defines it; ``__all__`` and ``dir(toolkit)`` follow from it. The ``TYPE_CHECKING`` imports
+below show the same names to type checkers and IDEs, one line per name
+(``tests/test_startup_imports.py`` keeps the two in step). Adding a public name is one
+line in ``_LAZY`` and its import line below.
 """
 
 from __future__ import annotations
 
-import importlib
-import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from toolkit._lazy import attach
 
 __version__ = "0.1.0"
 
@@ -327,17 +327,4 @@ if TYPE_CHECKING:
 
     __all__ += ["compare_discussions"]  # renamed on import, so not exported by "X as X"
 else:
-
-    def __getattr__(name: str) -> Any:
-        """Import the module behind a public name on first use; later uses find it here."""
-        target = _LAZY.get(name)
-        if target is None:
-            message = f"module {__name__!r} has no attribute {name!r}"
-            raise AttributeError(message, name=name, obj=sys.modules[__name__])
-        module, _, attribute = target.partition(":")
-        value = getattr(importlib.import_module(module), attribute or name)
-        globals()[name] = value
-        return value
-
-    def __dir__() -> list[str]:
-        return sorted({*globals(), *__all__})
+    __getattr__, __dir__ = attach(__name__, _LAZY)

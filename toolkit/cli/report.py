@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from toolkit.reports import TEMPLATES, parse_param, render_report
+from toolkit.reports import TEMPLATES
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -42,6 +42,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Render the report and print where it was written."""
+    from toolkit.reports import parse_param, render_report
+
     params = dict(parse_param(p) for p in args.param)
     path = render_report(
         args.template,

@@ -137,7 +137,6 @@ _LAZY: dict[str, str] = {
     "render_experiment_latex": "toolkit.views.experiment",
     "render_experiment_text": "toolkit.views.experiment",
     "table1_frame": "toolkit.views.experiment",
-    "Drilldown": "toolkit.views.fleet",
     "failing_dimensions": "toolkit.views.fleet",
     "failing_dimensions_chart": "toolkit.views.fleet",
     "fleet_frame": "toolkit.views.fleet",
@@ -155,6 +154,8 @@ _LAZY: dict[str, str] = {
     "render_outcome_json": "toolkit.views.outcome",
     "render_outcome_table": "toolkit.views.outcome",
     "sessions_chart": "toolkit.views.outcome",
+    "Drilldown": "toolkit.views.panels",
+    "LivePanel": "toolkit.views.panels",
     "baseline_chart": "toolkit.views.persona",
     "drift_chart": "toolkit.views.persona",
     "persona_heatmap": "toolkit.views.persona",
@@ -165,7 +166,6 @@ _LAZY: dict[str, str] = {
     "rater_page": "toolkit.views.rating",
     "rating_session": "toolkit.views.rating",
     "ratings_chart": "toolkit.views.rating",
-    "LivePanel": "toolkit.views.simulation",
     "fanout_chart": "toolkit.views.simulation",
     "highlight_markers": "toolkit.views.simulation",
     "quality_panel": "toolkit.views.simulation",
@@ -290,7 +290,6 @@ if TYPE_CHECKING:
     from toolkit.views.experiment import render_experiment_latex as render_experiment_latex
     from toolkit.views.experiment import render_experiment_text as render_experiment_text
     from toolkit.views.experiment import table1_frame as table1_frame
-    from toolkit.views.fleet import Drilldown as Drilldown
     from toolkit.views.fleet import failing_dimensions as failing_dimensions
     from toolkit.views.fleet import failing_dimensions_chart as failing_dimensions_chart
     from toolkit.views.fleet import fleet_frame as fleet_frame
@@ -308,6 +307,8 @@ if TYPE_CHECKING:
     from toolkit.views.outcome import render_outcome_json as render_outcome_json
     from toolkit.views.outcome import render_outcome_table as render_outcome_table
     from toolkit.views.outcome import sessions_chart as sessions_chart
+    from toolkit.views.panels import Drilldown as Drilldown
+    from toolkit.views.panels import LivePanel as LivePanel
     from toolkit.views.persona import baseline_chart as baseline_chart
     from toolkit.views.persona import drift_chart as drift_chart
     from toolkit.views.persona import persona_heatmap as persona_heatmap
@@ -318,7 +319,6 @@ if TYPE_CHECKING:
     from toolkit.views.rating import rater_page as rater_page
     from toolkit.views.rating import rating_session as rating_session
     from toolkit.views.rating import ratings_chart as ratings_chart
-    from toolkit.views.simulation import LivePanel as LivePanel
     from toolkit.views.simulation import fanout_chart as fanout_chart
     from toolkit.views.simulation import highlight_markers as highlight_markers
     from toolkit.views.simulation import quality_panel as quality_panel

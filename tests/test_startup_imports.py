@@ -252,3 +252,18 @@ def test_the_hint_for_a_mistyped_name_is_pythons_did_you_mean() -> None:
         "AttributeError: module 'toolkit' has no attribute 'load_univers'. "
         "Did you mean: 'load_universe'?"
     )
+
+
+def test_report_help_names_every_template_though_the_parser_does_not_read_them(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from toolkit.cli import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["report", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())  # unwrapped
+    assert done.value.code == 0
+    names = ", ".join(toolkit.reports.TEMPLATES)
+    assert f"Execute a report template ({names}, or the path of any notebook" in shown
+    assert f"TEMPLATE {names}, or a notebook path" in shown
+    assert "{template names}" not in shown

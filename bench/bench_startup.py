@@ -135,16 +135,23 @@ def _row(label: str, r: dict[str, float]) -> str:
 
 def _target(name: str, value: dict[str, float], bound: dict[str, float], limit: float) -> str:
     ratios = {k: value[k] / bound[k] for k in KEYS}
-    verdict = "met" if ratios["best_s"] <= limit else "missed"
     return (
         f"| {name} | ≤ {limit}× | {ratios['median_s']:.2f}× | {ratios['best_s']:.2f}× "
-        f"| {ratios['cpu_best_s']:.2f}× | {verdict} |"
+        f"| {ratios['cpu_best_s']:.2f}× | {_verdict(ratios, limit)} |"
     )
+
+
+def _verdict(measured: dict[str, float], limit: float) -> str:
+    """Met or missed by the best wall time and by the best CPU time (under load the wall
+    times of two commands can be disturbed differently; the CPU times much less)."""
+    wall = "met" if measured["best_s"] <= limit else "missed"
+    cpu = "met" if measured["cpu_best_s"] <= limit else "missed"
+    return f"wall {wall}, CPU {cpu}"
 
 
 def report(results: dict[str, Any]) -> str:
     """The measurements, then each target: the ratio of wall times (median, best) and of
-    CPU times (best), and whether the best wall time meets it."""
+    CPU times (best), and whether the best wall and the best CPU time meet it."""
     m = results["measurements"]
     lines = [
         "| measurement | median s | best s | CPU median s | CPU best s |",
@@ -157,11 +164,11 @@ def report(results: dict[str, Any]) -> str:
     help_ = m["help"]
     lines += [
         "",
-        "| target | limit | median | best | CPU best | result (best) |",
+        "| target | limit | median | best | CPU best | result (by the best times) |",
         "|---|---|---:|---:|---:|---|",
         f"| `toolkit --help` in seconds | ≤ 0.3 s | {help_['median_s']:.3f} s "
         f"| {help_['best_s']:.3f} s | {help_['cpu_best_s']:.3f} s "
-        f"| {'met' if help_['best_s'] <= 0.3 else 'missed'} |",
+        f"| {_verdict(help_, 0.3)} |",
         _target("`toolkit --help` ÷ `import argparse`", help_, m["python_argparse"], 1.5),
         _target(
             "`quality --format json` ÷ (polars floor + in-process load-and-score)",

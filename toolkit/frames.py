@@ -339,7 +339,9 @@ EXPERIMENT_SCORES_SCHEMA: dict[str, pl.DataType] = {
 }
 
 #: One row per experiment x metric: per-group summaries (``t_`` treatment, ``c_`` control),
-#: Welch's t-test of treatment - control, and why anything is absent.
+#: the difference and its percent of the control mean, the chosen test of treatment vs
+#: control (Welch's t by default; ``test`` names it, ``statistic`` is its statistic) and
+#: why anything is absent.
 EXPERIMENT_STATS_SCHEMA: dict[str, pl.DataType] = {
     "experiment": pl.String(),
     "metric": pl.String(),
@@ -352,9 +354,12 @@ EXPERIMENT_STATS_SCHEMA: dict[str, pl.DataType] = {
     "c_mean": pl.Float64(),
     "c_sd": pl.Float64(),
     "delta": pl.Float64(),
+    "percent_change": pl.Float64(),
     "se": pl.Float64(),
     "t_stat": pl.Float64(),
     "df": pl.Float64(),
+    "test": pl.String(),
+    "statistic": pl.Float64(),
     "p_value": pl.Float64(),
     "cohens_d": pl.Float64(),
     "ci_low": pl.Float64(),
@@ -394,6 +399,7 @@ EXPERIMENT_REPORTED_SCHEMA: dict[str, pl.DataType] = {
     "t_sd": pl.Float64(),
     "c_sd": pl.Float64(),
     "delta": pl.Float64(),
+    "percent_change": pl.Float64(),
     "reported_t": pl.Float64(),
     "df": pl.Float64(),
     "p_value": pl.Float64(),

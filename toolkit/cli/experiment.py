@@ -8,6 +8,8 @@ from toolkit.errors import InputError
 from toolkit.load.experiments import load_experiments, load_reference_table
 from toolkit.rubrics.experiment import (
     DEFAULT_RUBRIC,
+    TESTS,
+    assumption_checks,
     compare_to_reference,
     experiment_stats,
     load_experiment_rubric,
@@ -71,6 +73,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="for score tables with a run column instead of group: the treatment run",
     )
     p.add_argument("--control-run", metavar="RUN", help="... and the control run")
+    p.add_argument(
+        "--test",
+        choices=tuple(TESTS),
+        default="welch",
+        help="the test of treatment vs control (default welch; Welch and Student's t also "
+        "print the Shapiro-Wilk and Levene assumption checks)",
+    )
     p.add_argument("--format", choices=("table", "json", "latex", "html"), default="table")
     p.add_argument("--rubric", metavar="FILE", help="a rubric YAML overriding version 1.0.0")
     p.set_defaults(func=run)
@@ -87,16 +96,19 @@ def run(args: argparse.Namespace) -> int:
     loaded = load_experiments(args.files, groups=groups or None, rename=dict(args.rename))
     if loaded.scores.height == 0:
         raise InputError(None, "no scores in any of the files given")
-    stats = experiment_stats(loaded.scores, rubric, args.alpha)
+    stats = experiment_stats(loaded.scores, rubric, args.alpha, test=args.test)
+    checks = None
+    if args.test in ("welch", "student"):  # the t-tests' assumptions, checked beside them
+        checks = assumption_checks(loaded.scores, rubric, args.alpha)
     direction = None
     if args.reference:
         direction = compare_to_reference(stats, load_reference_table(args.reference), rubric)
     if args.format == "json":
-        print(render_experiment_json(stats, rubric, direction, loaded.warnings))
+        print(render_experiment_json(stats, rubric, direction, loaded.warnings, checks))
     elif args.format == "latex":
         print(render_experiment_latex(stats, rubric, direction))
     elif args.format == "html":
         print(render_experiment_html(stats, rubric, direction))
     else:
-        print(render_experiment_text(stats, rubric, direction, loaded.warnings))
+        print(render_experiment_text(stats, rubric, direction, loaded.warnings, checks))
     return 0

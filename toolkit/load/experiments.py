@@ -69,6 +69,7 @@ class ReportedTest(_Model):
     control_mean: float | None = None
     treatment_mean: float | None = None
     mean_difference: float | None = None
+    percent_change: float | None = None
     t_statistic: float | None = None
     p_value: float | None = None
     confidence_interval: list[float] | None = None
@@ -230,6 +231,7 @@ def parse_tinytroupe_results(
                         "t_sd": test.treatment_std,
                         "c_sd": test.control_std,
                         "delta": test.mean_difference,
+                        "percent_change": test.percent_change,
                         "reported_t": test.t_statistic,
                         "df": test.degrees_of_freedom,
                         "p_value": test.p_value,

@@ -672,6 +672,7 @@ _REPORTED_QUANTITIES: dict[str, tuple[str, str, float]] = {
     "t_sd": ("t_sd", "t_sd", 1.0),
     "c_sd": ("c_sd", "c_sd", 1.0),
     "delta": ("delta", "delta", 1.0),
+    "percent_change": ("percent_change", "percent_change", 1.0),
     # TinyTroupe tests control against treatment, so its t has the opposite sign.
     "t_stat": ("t_stat", "reported_t", -1.0),
     "df": ("df", "df", 1.0),
@@ -691,7 +692,7 @@ def compare_to_reported(stats: pl.DataFrame, reported: pl.DataFrame) -> pl.DataF
 
     Returns:
         Long frame :data:`AGREEMENT_SCHEMA`: experiment, metric, quantity (t_n, c_n,
-        t_mean, c_mean, t_sd, c_sd, delta, t_stat, df, p_value, cohens_d, ci_low,
+        t_mean, c_mean, t_sd, c_sd, delta, percent_change, t_stat, df, p_value, cohens_d, ci_low,
         ci_high), ours, theirs (their t negated to our treatment - control convention),
         abs_diff. Only metrics present in both.
     """
@@ -701,13 +702,15 @@ def compare_to_reported(stats: pl.DataFrame, reported: pl.DataFrame) -> pl.DataF
     parts = []
     for quantity, (mine, theirs, sign) in _REPORTED_QUANTITIES.items():
         their_col = theirs if theirs not in stats.columns else f"{theirs}_rep"
+        # A reported frame built before a quantity existed simply lacks it: null there.
+        their = pl.col(their_col) if their_col in joined.columns else pl.lit(None)
         parts.append(
             joined.select(
                 "experiment",
                 "metric",
                 quantity=pl.lit(quantity),
                 ours=pl.col(mine).cast(pl.Float64),
-                theirs=pl.col(their_col).cast(pl.Float64) * sign,
+                theirs=their.cast(pl.Float64) * sign,
             )
         )
     if not parts:

@@ -1,0 +1,87 @@
+"""`toolkit experiment --test`: the chosen test, its caption, the assumption checks."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+from conftest import SAMPLE_RUNS
+from scipy import stats as sps
+
+from toolkit.cli import main
+
+ORCHARD = SAMPLE_RUNS / "experiments" / "orchard_variety.csv"
+
+
+def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(args)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def orchard(metric: str) -> tuple[list[float], list[float]]:
+    """The sample table's scores of one metric, read here with the csv module."""
+    with ORCHARD.open(encoding="utf-8", newline="") as handle:
+        rows = [r for r in csv.DictReader(handle) if r["dimension"] == metric and r["score"]]
+    t = [float(r["score"]) for r in rows if r["group"] == "treatment"]
+    c = [float(r["score"]) for r in rows if r["group"] == "control"]
+    return t, c
+
+
+@pytest.mark.parametrize(
+    ("test", "name", "scipy_p"),
+    [
+        ("student", "Student's two-sided t-test", lambda t, c: sps.ttest_ind(t, c).pvalue),
+        ("mannwhitney", "Mann-Whitney U test", lambda t, c: sps.mannwhitneyu(t, c).pvalue),
+        ("ks", "two-sample Kolmogorov-Smirnov", lambda t, c: sps.ks_2samp(t, c).pvalue),
+    ],
+)
+def test_the_chosen_test_decides_p_and_names_itself(
+    test: str,
+    name: str,
+    scipy_p,
+    capsys: pytest.CaptureFixture[str],  # type: ignore[no-untyped-def]
+) -> None:
+    code, out, _ = run_cli(["experiment", str(ORCHARD), "--test", test, "--format", "json"], capsys)
+    assert code == 0
+    doc = json.loads(out)
+    assert name in doc["test"]
+    cell = doc["experiments"]["orchard_variety"]["metrics"]["fluency"]
+    assert cell["test"] == test
+    assert cell["p_value"] == pytest.approx(scipy_p(*orchard("fluency")), rel=1e-9)
+    _, text, _ = run_cli(["experiment", str(ORCHARD), "--test", test], capsys)
+    assert f"* p < 0.05 ({name}" in text
+
+
+def test_welch_table_shows_the_assumption_checks(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(["experiment", str(ORCHARD)], capsys)
+    assert code == 0
+    lines = out.splitlines()
+    start = lines.index("Assumption checks (Shapiro-Wilk per group, Levene across groups):")
+    t, c = orchard("convergence")
+    assert sps.levene(t, c).pvalue < 0.05  # convergence's spreads differ in the sample
+    flagged = [line for line in lines[start + 1 :] if "orchard_variety / convergence" in line]
+    assert flagged and "Student's t (--test student) does not" in flagged[0]
+    assert lines[-1].endswith("no assumption looks violated (or too few scores)")
+
+
+def test_json_carries_the_assumption_checks(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run_cli(["experiment", str(ORCHARD), "--format", "json"], capsys)
+    cell = json.loads(out)["experiments"]["orchard_variety"]["metrics"]["fluency"]
+    t, c = orchard("fluency")
+    assert cell["assumptions"]["t_shapiro_p"] == pytest.approx(sps.shapiro(t).pvalue)
+    assert cell["assumptions"]["levene_p"] == pytest.approx(sps.levene(t, c).pvalue)
+    assert cell["percent_change"] == pytest.approx(100 * (sum(t) / len(t) / (sum(c) / len(c)) - 1))
+
+
+def test_rank_tests_print_no_t_test_assumptions(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run_cli(["experiment", str(ORCHARD), "--test", "mannwhitney"], capsys)
+    assert "Assumption checks" not in out
+
+
+def test_an_unknown_test_exits_2_naming_it(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["experiment", str(ORCHARD), "--test", "wilcoxon"])
+    assert exc.value.code == 2
+    assert "--test: invalid choice: 'wilcoxon'" in capsys.readouterr().err

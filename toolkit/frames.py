@@ -328,7 +328,9 @@ EXPERIMENT_GROUP = pl.Enum(["treatment", "control"])
 
 #: One row per score (long form): which experiment, which arm, which metric, which scored
 #: unit (an agent id, or the position in a TinyTroupe results list), the score (null when
-#: the file held no usable number) and the file it came from.
+#: the file held no usable number), the file it came from, and the experiment's family
+#: (experiments that share one control: several treatment arms of one file; null = the
+#: experiment is its own family).
 EXPERIMENT_SCORES_SCHEMA: dict[str, pl.DataType] = {
     "experiment": pl.String(),
     "group": EXPERIMENT_GROUP,
@@ -336,6 +338,7 @@ EXPERIMENT_SCORES_SCHEMA: dict[str, pl.DataType] = {
     "unit": pl.String(),
     "score": pl.Float64(),
     "source_file": pl.String(),
+    "family": pl.String(),
 }
 
 #: One row per experiment x metric: per-group summaries (``t_`` treatment, ``c_`` control),

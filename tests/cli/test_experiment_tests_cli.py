@@ -85,3 +85,37 @@ def test_an_unknown_test_exits_2_naming_it(capsys: pytest.CaptureFixture[str]) -
         main(["experiment", str(ORCHARD), "--test", "wilcoxon"])
     assert exc.value.code == 2
     assert "--test: invalid choice: 'wilcoxon'" in capsys.readouterr().err
+
+
+def test_anova_from_the_command_line(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+    data = {
+        "experiments": {
+            "Control": {"results": {"F": [1, 2, 3, 2]}},
+            "A": {"results": {"F": [3, 4, 5, 4]}},
+            "B": {"results": {"F": [6, 7, 6, 8]}},
+        }
+    }
+    path = tmp_path / "arms.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    code, out, _ = run_cli(["experiment", str(path), "--test", "anova", "--format", "json"], capsys)
+    assert code == 0
+    cell = json.loads(out)["families"]["arms"]["F"]
+    expected = sps.f_oneway([1, 2, 3, 2], [3, 4, 5, 4], [6, 7, 6, 8])
+    assert cell["f_stat"] == pytest.approx(expected.statistic)
+    assert cell["p_value"] == pytest.approx(expected.pvalue)
+    code, out, _ = run_cli(["experiment", str(path), "--test", "anova"], capsys)
+    assert code == 0
+    assert out.splitlines()[1].split()[-1] == "<0.001*"
+    # The two-group report of the same file: one row per treatment.
+    _, out, _ = run_cli(["experiment", str(path)], capsys)
+    assert sum(line.startswith("arms / ") for line in out.splitlines()) == 2
+
+
+def test_anova_refuses_formats_it_does_not_print(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli(
+        ["experiment", str(ORCHARD), "--test", "anova", "--format", "latex"], capsys
+    )
+    assert code == 2
+    assert err == (
+        "toolkit experiment: error: --format='latex': --test anova prints a table or JSON\n"
+    )

@@ -233,3 +233,66 @@ def test_student_on_tinytroupe_scores_matches_scipy_on_the_raw_lists(real_runs: 
                 expected = sps.ks_2samp(t, c)
             assert r["statistic"] == pytest.approx(expected.statistic, rel=1e-12), (test, r)
             assert math.isclose(r["p_value"], expected.pvalue, rel_tol=1e-9, abs_tol=1e-300)
+
+
+# ---------------------------------------------------------------------------
+# Several treatments against one control; one-way ANOVA
+# ---------------------------------------------------------------------------
+
+
+def three_arms(tmp_path: Path) -> Path:
+    import json
+
+    data = {
+        "experiments": {
+            "Control": {"results": {"F": [1, 2, 3, 2], "G": [5, 5, 6, 4]}},
+            "Variant A": {"results": {"F": [3, 4, 5, 4], "G": [5, 6, 5, 5]}},
+            "Variant B": {"results": {"F": [6, 7, 6, 8], "G": [4, 6, 5, 6]}},
+        }
+    }
+    path = tmp_path / "arms.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def test_each_treatment_is_tested_against_the_one_control(tmp_path: Path) -> None:
+    loaded = load_experiments([three_arms(tmp_path)])
+    stats = experiment_stats(loaded.scores).filter(pl.col("metric") == "F")
+    by = {r["experiment"]: r for r in stats.iter_rows(named=True)}
+    assert set(by) == {"arms / Variant A", "arms / Variant B"}
+    for arm, values in (("Variant A", [3, 4, 5, 4]), ("Variant B", [6, 7, 6, 8])):
+        expected = sps.ttest_ind(values, [1, 2, 3, 2], equal_var=False)
+        assert by[f"arms / {arm}"]["t_stat"] == pytest.approx(expected.statistic)
+        assert by[f"arms / {arm}"]["p_value"] == pytest.approx(expected.pvalue)
+
+
+def test_anova_over_the_control_and_every_treatment_matches_scipy(tmp_path: Path) -> None:
+    from toolkit.rubrics.experiment import ANOVA_SCHEMA, anova_stats
+
+    out = anova_stats(load_experiments([three_arms(tmp_path)]).scores)
+    assert out.schema == pl.Schema(ANOVA_SCHEMA)
+    r = out.filter(pl.col("metric") == "F").row(0, named=True)
+    assert r["groups"] == ["control", "Variant A", "Variant B"]
+    assert r["n"] == [4, 4, 4]
+    expected = sps.f_oneway([1, 2, 3, 2], [3, 4, 5, 4], [6, 7, 6, 8])
+    assert r["f_stat"] == pytest.approx(expected.statistic)
+    assert r["p_value"] == pytest.approx(expected.pvalue)
+    assert (r["df_between"], r["df_within"]) == (2.0, 9.0)
+    # Hand-worked: group means 2, 4, 6.75, grand mean 4.25; SS between = 4 * (2.25^2 +
+    # 0.25^2 + 2.5^2) = 45.5; SS within = 2 + 2 + 2.75 = 6.75 -> eta^2 = 45.5 / 52.25.
+    assert r["eta_squared"] == pytest.approx(45.5 / 52.25)
+    assert r["significant"] is True
+
+
+def test_anova_needs_three_groups(tmp_path: Path) -> None:
+    from toolkit.rubrics.experiment import anova_stats
+
+    r = anova_stats(scores(T, C)).row(0, named=True)
+    assert r["groups"] == ["control", "treatment"]
+    assert r["p_value"] is None and r["significant"] is None
+    assert "needs 3 or more groups; 2 have scores" in r["absent_reason"]
+    # With two groups Student's t answers the same question: F = t^2, same p.
+    student = sps.ttest_ind(T, C)
+    f = sps.f_oneway(T, C)
+    assert f.statistic == pytest.approx(student.statistic**2)
+    assert f.pvalue == pytest.approx(student.pvalue)

@@ -221,6 +221,60 @@ def render_experiment_text(
     return "\n".join(lines)
 
 
+def render_anova_text(anova: pl.DataFrame, rubric: ExperimentRubric = DEFAULT_RUBRIC) -> str:
+    """One-way ANOVA per family x metric as aligned text: each group's n and mean, F
+    (df between, df within), eta squared and p (``*`` when significant), then notes.
+    """
+    d = rubric.decimals
+    header = ["family", "metric", "groups: n mean", "F (df)", "eta2", "p"]
+    cells = [header]
+    notes: list[str] = []
+    for r in anova.iter_rows(named=True):
+        groups = " · ".join(
+            f"{g} {n} {format_number(m, d)}"
+            for g, n, m in zip(r["groups"], r["n"], r["means"], strict=True)
+        )
+        f = "-"
+        if r["f_stat"] is not None:
+            f = f"{format_number(r['f_stat'], d)} ({r['df_between']:g}, {r['df_within']:g})"
+        p = format_p(r["p_value"], rubric.p_floor, d + 1) + ("*" if r["significant"] else "")
+        cells.append([r["family"], r["metric"], groups, f, format_number(r["eta_squared"], d), p])
+        if r["absent_reason"]:
+            notes.append(f"  {r['family']} / {r['metric']}: {r['absent_reason']}")
+    widths = [max(len(line[i]) for line in cells) for i in range(len(header))]
+    lines = [
+        "  ".join(
+            c.rjust(w) if i >= 3 else c.ljust(w)
+            for i, (c, w) in enumerate(zip(line, widths, strict=True))
+        ).rstrip()
+        for line in cells
+    ]
+    alpha = anova["alpha"][0] if anova.height else rubric.alpha
+    lines.append(
+        f"* p < {alpha:g} (one-way ANOVA over the control and every treatment of a family; "
+        f"rubric {rubric.rubric} {rubric.version})"
+    )
+    if notes:
+        lines += ["Notes:", *notes]
+    return "\n".join(lines)
+
+
+def render_anova_json(anova: pl.DataFrame, rubric: ExperimentRubric = DEFAULT_RUBRIC) -> str:
+    """The ANOVA rows as JSON: ``{"rubric", "rubric_version", "test", "families":
+    {<family>: {<metric>: {every column}}}}``."""
+    families: dict[str, Any] = {}
+    for r in anova.iter_rows(named=True):
+        cell = {k: _json_number(v) for k, v in r.items() if k not in ("family", "metric")}
+        families.setdefault(r["family"], {})[r["metric"]] = cell
+    doc = {
+        "rubric": rubric.rubric,
+        "rubric_version": rubric.version,
+        "test": "one-way ANOVA",
+        "families": families,
+    }
+    return json.dumps(doc, indent=2)
+
+
 _STYLE = (
     "<style>"
     ".tk-exp{font-family:system-ui,sans-serif;border-collapse:collapse;margin:.5em 0}"

@@ -65,6 +65,8 @@ from toolkit.rubrics.discussion_spec import (
 )
 from toolkit.rubrics.experiment import (
     ExperimentRubric,
+    anova_stats,
+    assumption_checks,
     compare_to_reference,
     compare_to_reported,
     experiment_scorecards,
@@ -203,6 +205,8 @@ __all__ = [
     "Transcripts",
     "Universe",
     "__version__",
+    "anova_stats",
+    "assumption_checks",
     "baseline_chart",
     "baselines_from",
     "character_breaks",

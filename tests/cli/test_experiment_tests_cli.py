@@ -119,3 +119,50 @@ def test_anova_refuses_formats_it_does_not_print(capsys: pytest.CaptureFixture[s
     assert err == (
         "toolkit experiment: error: --format='latex': --test anova prints a table or JSON\n"
     )
+
+
+LANTERN = SAMPLE_RUNS / "experiments" / "lantern_fair_arms.json"
+
+
+def test_sample_with_two_treatments_gives_one_row_each_and_an_anova(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    raw = json.loads(LANTERN.read_text(encoding="utf-8"))["experiments"]
+    code, out, _ = run_cli(["experiment", str(LANTERN), "--format", "json"], capsys)
+    assert code == 0
+    doc = json.loads(out)
+    assert list(doc["experiments"]) == [
+        "lantern_fair_arms / Gate",
+        "lantern_fair_arms / Gate+Variety",
+    ]
+    for arm in ("Gate", "Gate+Variety"):
+        cell = doc["experiments"][f"lantern_fair_arms / {arm}"]["metrics"]["Fluency"]
+        expected = sps.ttest_ind(
+            raw[arm]["results"]["Fluency"], raw["Control"]["results"]["Fluency"], equal_var=False
+        )
+        assert cell["t_stat"] == pytest.approx(expected.statistic)
+        assert cell["p_value"] == pytest.approx(expected.pvalue)
+        # the assumption rows follow the table's rows
+        assert cell["assumptions"]["c_shapiro_p"] == pytest.approx(
+            sps.shapiro(raw["Control"]["results"]["Fluency"]).pvalue
+        )
+    code, out, _ = run_cli(
+        ["experiment", str(LANTERN), "--test", "anova", "--format", "json"], capsys
+    )
+    assert code == 0
+    for metric, cell in json.loads(out)["families"]["lantern_fair_arms"].items():
+        groups = [raw[g]["results"][metric] for g in ("Control", "Gate", "Gate+Variety")]
+        assert cell["groups"] == ["control", "Gate", "Gate+Variety"]
+        assert cell["f_stat"] == pytest.approx(sps.f_oneway(*groups).statistic), metric
+        assert cell["p_value"] == pytest.approx(sps.f_oneway(*groups).pvalue), metric
+
+
+def test_assumption_lines_follow_the_table_order(capsys: pytest.CaptureFixture[str]) -> None:
+    import re
+
+    _, out, _ = run_cli(["experiment", str(LANTERN)], capsys)
+    lines = out.splitlines()
+    rows = [re.split(r"\s{2,}", line)[:2] for line in lines[1:7]]
+    start = lines.index("Assumption checks (Shapiro-Wilk per group, Levene across groups):")
+    checks = [line.strip().split(": normal p")[0] for line in lines[start + 1 : start + 7]]
+    assert checks == [f"{experiment} / {metric}" for experiment, metric in rows]

@@ -211,6 +211,22 @@ def _few_reason(prefix: str, group: str, minimum: int, needs: str = _NEEDS["welc
     )
 
 
+def _ordered_keys(scores: pl.DataFrame) -> pl.DataFrame:
+    """(experiment, metric) pairs: experiments in order of first appearance, metrics in
+    order of first appearance within each (the row order of every experiment table)."""
+    keys = scores.select("experiment", "metric").unique(maintain_order=True)
+    first_seen = keys["experiment"].unique(maintain_order=True).to_list()
+    return (
+        keys.with_columns(
+            _rank=pl.col("experiment").replace_strict(
+                first_seen, list(range(len(first_seen))), return_dtype=pl.Int64
+            )
+        )
+        .sort("_rank", maintain_order=True)
+        .drop("_rank")
+    )
+
+
 _UNDEFINED = {
     "student": "both groups have sd 0",
     "mannwhitney": "scipy returned no p-value",
@@ -337,17 +353,7 @@ def experiment_stats(
     if not 0 < level < 1:
         raise ValueError(f"alpha must lie strictly between 0 and 1, not {level}")
     minimum = rubric.min_per_group
-    keys = scores.select("experiment", "metric").unique(maintain_order=True)
-    first_seen = keys["experiment"].unique(maintain_order=True).to_list()
-    keys = (
-        keys.with_columns(
-            _rank=pl.col("experiment").replace_strict(
-                first_seen, list(range(len(first_seen))), return_dtype=pl.Int64
-            )
-        )
-        .sort("_rank", maintain_order=True)
-        .drop("_rank")
-    )
+    keys = _ordered_keys(scores)
     summaries = _group_summaries(scores)
     wide = (
         keys.join(_arm(summaries, "treatment", "t"), on=["experiment", "metric"], how="left")
@@ -564,7 +570,7 @@ def assumption_checks(
 
     level = rubric.alpha if alpha is None else alpha
     lists = _score_lists(scores)
-    keys = scores.select("experiment", "metric").unique(maintain_order=True)
+    keys = _ordered_keys(scores)
     rows: list[dict[str, Any]] = []
     for exp, metric in keys.iter_rows():
         t = np.asarray(lists.get((exp, metric, "treatment"), []), dtype=float)

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import argparse
-
-import polars as pl
+from typing import TYPE_CHECKING
 
 from toolkit.errors import InputError
 from toolkit.load.experiments import load_experiments, load_reference_table
@@ -23,6 +22,9 @@ from toolkit.views.experiment import (
     render_experiment_latex,
     render_experiment_text,
 )
+
+if TYPE_CHECKING:
+    import polars as pl
 
 
 def _alpha(text: str) -> float:

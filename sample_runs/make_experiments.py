@@ -19,6 +19,12 @@ Three files, written for this project:
 * ``harbour_council_reference.json``: a reference table for the gate experiment, as an
   earlier run with another model reported it, for the directional check: it agrees on
   every metric but Divergence.
+* ``lantern_fair_arms.json``: TinyTroupe's results format with one Control and two
+  treatment groups (``Gate`` and ``Gate+Variety``) of 24 stall-keepers planning a lantern
+  fair: several treatments against one control, and a one-way ANOVA over the three.
+  ``ideas_qty`` is skewed (most agents offer none or one idea, a few many), so its
+  Shapiro-Wilk check fails; ``Fluency`` of ``Gate+Variety`` is spread wider than the
+  control's. No stored test results (the file was saved before TinyTroupe's tests ran).
 
 Everything is drawn from ``random.Random(seed)``, so the output is byte-for-byte stable.
 """
@@ -167,6 +173,34 @@ def reference() -> dict[str, object]:
     }
 
 
+#: group -> (Persona Adherence mean, Fluency mean, Fluency sd, ideas_qty rate)
+ARMS: dict[str, tuple[float, float, float, float]] = {
+    "Control": (6.0, 7.2, 0.8, 0.8),
+    "Gate": (6.9, 6.6, 0.9, 1.1),
+    "Gate+Variety": (6.8, 7.4, 1.9, 2.6),
+}
+STALL_KEEPERS = 24
+
+
+def lantern_fair(rng: random.Random) -> dict[str, object]:
+    groups: dict[str, dict[str, object]] = {}
+    for group, (adherence, fluency, spread, rate) in ARMS.items():
+        groups[group] = {
+            "results": {
+                "Persona Adherence": [_score(rng, adherence, 1.1) for _ in range(STALL_KEEPERS)],
+                "Fluency": [_score(rng, fluency, spread) for _ in range(STALL_KEEPERS)],
+                # a count with a long right tail: exponential waiting times, rounded down
+                "ideas_qty": [int(rng.expovariate(1 / rate)) for _ in range(STALL_KEEPERS)],
+            }
+        }
+    return {
+        "experiments": groups,
+        "active_experiment": None,
+        "finished_all_experiments": True,
+        "finished_experiments": list(ARMS),
+    }
+
+
 def write(out_dir: Path) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     rng = random.Random(20261122)
@@ -176,6 +210,9 @@ def write(out_dir: Path) -> None:
     (out_dir / "orchard_variety.csv").write_text(orchard_variety(rng), encoding="utf-8")
     (out_dir / "harbour_council_reference.json").write_text(
         json.dumps(reference(), indent=2) + "\n", encoding="utf-8"
+    )
+    (out_dir / "lantern_fair_arms.json").write_text(
+        json.dumps(lantern_fair(random.Random(20261123)), indent=2) + "\n", encoding="utf-8"
     )
 
 

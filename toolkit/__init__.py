@@ -94,6 +94,8 @@ _LAZY: dict[str, str] = {
     "compare_to_reported": "toolkit.rubrics.experiment",
     "experiment_scorecards": "toolkit.rubrics.experiment",
     "experiment_stats": "toolkit.rubrics.experiment",
+    "anova_stats": "toolkit.rubrics.experiment",
+    "assumption_checks": "toolkit.rubrics.experiment",
     "group_intervals": "toolkit.rubrics.experiment",
     "load_experiment_rubric": "toolkit.rubrics.experiment",
     "OutcomeResult": "toolkit.rubrics.outcome",
@@ -247,6 +249,8 @@ if TYPE_CHECKING:
     from toolkit.rubrics.experiment import compare_to_reported as compare_to_reported
     from toolkit.rubrics.experiment import experiment_scorecards as experiment_scorecards
     from toolkit.rubrics.experiment import experiment_stats as experiment_stats
+    from toolkit.rubrics.experiment import anova_stats as anova_stats
+    from toolkit.rubrics.experiment import assumption_checks as assumption_checks
     from toolkit.rubrics.experiment import group_intervals as group_intervals
     from toolkit.rubrics.experiment import load_experiment_rubric as load_experiment_rubric
     from toolkit.rubrics.outcome import OutcomeResult as OutcomeResult

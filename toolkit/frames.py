@@ -328,7 +328,9 @@ EXPERIMENT_GROUP = pl.Enum(["treatment", "control"])
 
 #: One row per score (long form): which experiment, which arm, which metric, which scored
 #: unit (an agent id, or the position in a TinyTroupe results list), the score (null when
-#: the file held no usable number) and the file it came from.
+#: the file held no usable number), the file it came from, and the experiment's family
+#: (experiments that share one control: several treatment arms of one file; null = the
+#: experiment is its own family).
 EXPERIMENT_SCORES_SCHEMA: dict[str, pl.DataType] = {
     "experiment": pl.String(),
     "group": EXPERIMENT_GROUP,
@@ -336,10 +338,13 @@ EXPERIMENT_SCORES_SCHEMA: dict[str, pl.DataType] = {
     "unit": pl.String(),
     "score": pl.Float64(),
     "source_file": pl.String(),
+    "family": pl.String(),
 }
 
 #: One row per experiment x metric: per-group summaries (``t_`` treatment, ``c_`` control),
-#: Welch's t-test of treatment - control, and why anything is absent.
+#: the difference and its percent of the control mean, the chosen test of treatment vs
+#: control (Welch's t by default; ``test`` names it, ``statistic`` is its statistic) and
+#: why anything is absent.
 EXPERIMENT_STATS_SCHEMA: dict[str, pl.DataType] = {
     "experiment": pl.String(),
     "metric": pl.String(),
@@ -352,9 +357,12 @@ EXPERIMENT_STATS_SCHEMA: dict[str, pl.DataType] = {
     "c_mean": pl.Float64(),
     "c_sd": pl.Float64(),
     "delta": pl.Float64(),
+    "percent_change": pl.Float64(),
     "se": pl.Float64(),
     "t_stat": pl.Float64(),
     "df": pl.Float64(),
+    "test": pl.String(),
+    "statistic": pl.Float64(),
     "p_value": pl.Float64(),
     "cohens_d": pl.Float64(),
     "ci_low": pl.Float64(),
@@ -394,6 +402,7 @@ EXPERIMENT_REPORTED_SCHEMA: dict[str, pl.DataType] = {
     "t_sd": pl.Float64(),
     "c_sd": pl.Float64(),
     "delta": pl.Float64(),
+    "percent_change": pl.Float64(),
     "reported_t": pl.Float64(),
     "df": pl.Float64(),
     "p_value": pl.Float64(),

@@ -4,12 +4,17 @@
 holds a session's mean. Each is stamped with the rubric and its version, and written
 atomically (a temporary file in the same folder, then a rename): a crash mid-write
 leaves the previous file whole. The loader never reads them as iterations.
+
+``toolkit discussion --write`` saves each game's scorecard JSON in an ``evaluations/``
+folder beside the game's source file, the same way (see :func:`discussion_sidecar_path`).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -94,3 +99,60 @@ def write_score_sidecars(
             data = {**_header(result), **session, "per_iteration": members.to_dicts()}
             written.append(_write(session_sidecar_path(log_dir, session["session_id"]), data))
     return written
+
+
+# ---------------------------------------------------------------------------
+# Discussion scorecards (``toolkit discussion --write``)
+# ---------------------------------------------------------------------------
+
+#: The folder, beside a game's source file, that holds its saved scorecards (2L's
+#: evaluate script keeps its evaluations in a folder of this name too).
+DISCUSSION_SIDECAR_FOLDER = "evaluations"
+
+
+def _safe_part(text: str, limit: int = 80) -> str:
+    """``text`` as one file-name part: unsafe characters -> ``_``, no leading dot, capped
+    (a capped or rewritten part keeps a short hash of the original, so two ids stay two)."""
+    safe = _UNSAFE.sub("_", text).lstrip(".") or "_"
+    if safe != text or len(safe) > limit:
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+        safe = f"{safe[: limit - 9]}-{digest}"
+    return safe
+
+
+def discussion_sidecar_path(source_file: str | Path, game_id: str, *, per_game: bool) -> Path:
+    """Where ``--write`` saves one game's scorecard JSON.
+
+    ``<folder>/evaluations/<stem>.score.json`` for a transcript (one game per file);
+    ``<folder>/evaluations/<stem>.<game id>.score.json`` for each game of a database
+    export or SQLite database (``per_game``). ``<folder>`` is the source file's folder; the
+    stem and the game id are sanitised, so the path never leaves that folder.
+    """
+    source = Path(source_file)
+    name = _safe_part(source.stem)
+    if per_game:
+        name = f"{name}.{_safe_part(game_id)}"
+    return source.parent / DISCUSSION_SIDECAR_FOLDER / f"{name}.score.json"
+
+
+def write_json_sidecar(path: Path, document: Mapping[str, Any]) -> Path:
+    """Write ``document`` as indented JSON to ``path`` atomically, inside its folder only.
+
+    ``path`` is ``<folder>/<sidecar folder>/<file>``; the sidecar folder is created when
+    missing and refused when it is a link or not a folder, so a planted link cannot carry
+    the write outside ``<folder>``.
+
+    Raises:
+        InputError: the sidecar folder is unusable or the file cannot be written.
+    """
+    folder = path.parent
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        raise InputError(folder, "refusing to write scorecards here: not a plain folder")
+    try:
+        folder.mkdir(exist_ok=True)
+        if folder.resolve().parent != folder.parent.resolve():
+            raise InputError(folder, "refusing to write scorecards outside the input's folder")
+        text = json.dumps(document, indent=2, default=str) + "\n"
+        return write_text_atomic(path, text)
+    except OSError as exc:
+        raise InputError(path, f"cannot write the scorecard ({exc.strerror or exc})") from exc

@@ -109,12 +109,28 @@ def test_results_of_the_wrong_shape_name_the_field(tmp_path: Path) -> None:
     assert "experiments.Control.results.F=7" in str(err.value)
 
 
-def test_other_groups_are_ignored_with_a_warning(tmp_path: Path) -> None:
+def test_several_treatments_each_meet_the_same_control(tmp_path: Path) -> None:
     data = results({"F": [1, 2]}, {"F": [3, 4]})
     data["experiments"]["Treatment B"] = {"results": {"F": [9, 9]}}
     loaded = load_experiment(write(tmp_path / "three.json", data))
-    assert loaded.scores.height == 4
-    assert any("'Treatment B' ignored" in w for w in loaded.warnings)
+    assert loaded.experiments == ["three / Treatment", "three / Treatment B"]
+    by = loaded.scores.group_by("experiment", "group", maintain_order=True).agg("score")
+    assert sorted(by.rows()) == [
+        ("three / Treatment", "control", [1.0, 2.0]),
+        ("three / Treatment", "treatment", [3.0, 4.0]),
+        ("three / Treatment B", "control", [1.0, 2.0]),
+        ("three / Treatment B", "treatment", [9.0, 9.0]),
+    ]
+    assert set(loaded.scores["family"]) == {"three"}
+    assert loaded.warnings == ()
+
+
+def test_without_a_control_other_groups_are_ignored_with_a_warning(tmp_path: Path) -> None:
+    data = {"experiments": {"Treatment": {"results": {"F": [1, 2]}}, "Other": {"results": {}}}}
+    loaded = load_experiment(write(tmp_path / "nocontrol.json", data))
+    assert loaded.scores.height == 2
+    assert any("'Other' ignored" in w for w in loaded.warnings)
+    assert any("no Control group" in w for w in loaded.warnings)
 
 
 def test_the_authors_tests_are_kept_with_their_sign(tmp_path: Path) -> None:

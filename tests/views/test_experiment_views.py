@@ -57,8 +57,10 @@ def stats() -> pl.DataFrame:
 
 def test_table1_cells(stats: pl.DataFrame) -> None:
     frame = table1_frame(stats)
-    assert frame.columns == ["experiment", "metric", "n", "treatment", "control", "delta", "p",
-                             "note"]  # fmt: skip
+    assert frame.columns == ["experiment", "metric", "n", "treatment", "control", "delta", "pct",
+                             "p", "note"]  # fmt: skip
+    # percent of the control mean: 6 / 2.5 = 240 %, -2 / 6 = -33.3 %, -0.5 / 5.5 = -9.09 %
+    assert frame["pct"].to_list() == ["240.0%", "-33.3%", "-9.1%"]
     rows = frame.rows(named=True)
     assert rows[0]["treatment"] == "8.50 (0.53)" and rows[0]["control"] == "2.50 (0.53)"
     assert rows[0]["delta"] == "6.00" and rows[0]["p"] == "<0.001*"
@@ -73,8 +75,8 @@ def test_text_report(stats: pl.DataFrame) -> None:
     text = render_experiment_text(stats, warnings=["x.json: no Treatment group"])
     lines = text.splitlines()
     assert lines[0].split() == ["experiment", "metric", "n", "(T/C)", "T", "mean", "(sd)", "C",
-                                "mean", "(sd)", "Δ", "p"]  # fmt: skip
-    assert lines[1].split()[-2:] == ["6.00", "<0.001*"]
+                                "mean", "(sd)", "Δ", "Δ%", "p"]  # fmt: skip
+    assert lines[1].split()[-3:] == ["6.00", "240.0%", "<0.001*"]
     assert lines[4].startswith("* p < 0.05 (Welch's two-sided t-test")
     assert "  exp_b / adherence: treatment has 1 score;" in text
     assert lines[-1] == "  - x.json: no Treatment group"

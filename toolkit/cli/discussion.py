@@ -9,10 +9,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from toolkit.load.ratings import RatingSource
+    from toolkit.rubrics.discussion import DiscussionReport
+
+#: ``--gate`` modes: ``fail`` (the default) exits 1 when a game FAILs and lets a game that
+#: waits for its rating pass with a warning; ``strict`` also exits 1 on PENDING_RATING.
+GATE_MODES = ("fail", "strict")
 
 
 def register(sub: Any) -> None:
@@ -35,6 +41,19 @@ def register(sub: Any) -> None:
     )
     parser.add_argument("--format", choices=("table", "json"), default="table")
     parser.add_argument("--rubric", metavar="YAML", help="rubric overrides (YAML)")
+    parser.add_argument(
+        "--gate",
+        nargs="?",
+        const="fail",
+        choices=GATE_MODES,
+        help="exit 1 when a game FAILs (a game still waiting for its rating passes, with a "
+        "warning); '--gate strict' also exits 1 on PENDING_RATING. Put it after the paths.",
+    )
+    parser.add_argument(
+        "--write",
+        action="store_true",
+        help="save each game's scorecard JSON in an evaluations/ folder beside its file",
+    )
     parser.set_defaults(func=run)
 
 
@@ -49,7 +68,9 @@ def run(args: argparse.Namespace) -> int:
 
     spec = load_discussion_spec(args.rubric) if args.rubric else DEFAULT_DISCUSSION_SPEC
     ratings: RatingSource | None = open_rating_source(args.ratings) if args.ratings else None
-    report = score_discussion(load_discussions(args.paths), ratings=ratings, spec=spec)
+    discussion = load_discussions(args.paths)
+    kinds = dict(zip(discussion.game_ids, discussion.games["source_kind"].to_list(), strict=True))
+    report = score_discussion(discussion, ratings=ratings, spec=spec)
     comparison = success = None
     if args.baseline:
         baseline = score_discussion(load_discussions(args.baseline), ratings=ratings, spec=spec)
@@ -62,4 +83,43 @@ def run(args: argparse.Namespace) -> int:
         print(render_discussion_json(report, comparison, success))
     else:
         print(render_discussion_text(report, comparison, success))
+    if args.write:
+        for path in _write_scorecards(report, kinds):
+            print(f"toolkit discussion: wrote {path}", file=sys.stderr)
+    return _gate(report, args.gate)
+
+
+def _write_scorecards(report: DiscussionReport, kinds: dict[str, str]) -> list[Path]:
+    """Each game's scorecard JSON beside its source file (see :mod:`toolkit.sidecars`)."""
+    from toolkit.sidecars import discussion_sidecar_path, write_json_sidecar
+    from toolkit.views.discussion import game_document
+
+    written: list[Path] = []
+    for card in report.scorecards:
+        source = str(card.meta["source_file"])
+        path = discussion_sidecar_path(
+            source, card.subject, per_game=kinds.get(card.subject) != "transcript"
+        )
+        written.append(write_json_sidecar(path, game_document(card, report.spec.version)))
+    return written
+
+
+def _gate(report: DiscussionReport, mode: str | None) -> int:
+    """The exit code of ``--gate MODE`` (0 without a gate)."""
+    from toolkit.rubrics.discussion import FAIL, PENDING_RATING
+
+    if mode is None:
+        return 0
+    verdicts = [c.verdict for c in report.scorecards]
+    pending = verdicts.count(PENDING_RATING)
+    if FAIL in verdicts:
+        return 1
+    if pending and mode == "strict":
+        return 1
+    if pending:
+        print(
+            f"toolkit discussion: warning: {pending} game(s) wait for an engagement rating "
+            "and pass the gate unrated ('--gate strict' fails them)",
+            file=sys.stderr,
+        )
     return 0

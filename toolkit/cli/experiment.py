@@ -3,8 +3,18 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from toolkit.errors import InputError
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from toolkit.rubrics.experiment import ExperimentRubric
+
+#: ``--test`` choices: the rubric's two-group tests (``toolkit.rubrics.experiment.TESTS``,
+#: which a test pins this to) and ANOVA; written out so ``--help`` imports no rubric.
+TEST_CHOICES = ("welch", "student", "mannwhitney", "ks", "chisquare", "anova")
 
 
 def _alpha(text: str) -> float:
@@ -58,6 +68,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="for score tables with a run column instead of group: the treatment run",
     )
     p.add_argument("--control-run", metavar="RUN", help="... and the control run")
+    p.add_argument(
+        "--test",
+        choices=TEST_CHOICES,
+        default="welch",
+        help="the test of treatment vs control (default welch; Welch and Student's t also "
+        "print the Shapiro-Wilk and Levene assumption checks); anova: one-way ANOVA over "
+        "the control and every treatment of a file with 2+ treatment groups",
+    )
     p.add_argument("--format", choices=("table", "json", "latex", "html"), default="table")
     p.add_argument("--rubric", metavar="FILE", help="a rubric YAML overriding version 1.0.0")
     p.set_defaults(func=run)
@@ -68,6 +86,7 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.load.experiments import load_experiments, load_reference_table
     from toolkit.rubrics.experiment import (
         DEFAULT_RUBRIC,
+        assumption_checks,
         compare_to_reference,
         experiment_stats,
         load_experiment_rubric,
@@ -88,16 +107,42 @@ def run(args: argparse.Namespace) -> int:
     loaded = load_experiments(args.files, groups=groups or None, rename=dict(args.rename))
     if loaded.scores.height == 0:
         raise InputError(None, "no scores in any of the files given")
-    stats = experiment_stats(loaded.scores, rubric, args.alpha)
+    if args.test == "anova":
+        return _anova(args, loaded.scores, rubric)
+    stats = experiment_stats(loaded.scores, rubric, args.alpha, test=args.test)
+    checks = None
+    if args.test in ("welch", "student"):  # the t-tests' assumptions, checked beside them
+        checks = assumption_checks(loaded.scores, rubric, args.alpha)
     direction = None
     if args.reference:
         direction = compare_to_reference(stats, load_reference_table(args.reference), rubric)
     if args.format == "json":
-        print(render_experiment_json(stats, rubric, direction, loaded.warnings))
+        print(render_experiment_json(stats, rubric, direction, loaded.warnings, checks))
     elif args.format == "latex":
         print(render_experiment_latex(stats, rubric, direction))
     elif args.format == "html":
         print(render_experiment_html(stats, rubric, direction))
     else:
-        print(render_experiment_text(stats, rubric, direction, loaded.warnings))
+        print(render_experiment_text(stats, rubric, direction, loaded.warnings, checks))
+    return 0
+
+
+def _anova(args: argparse.Namespace, scores: pl.DataFrame, rubric: ExperimentRubric) -> int:
+    from toolkit.rubrics.experiment import anova_stats
+    from toolkit.views.experiment import render_anova_json, render_anova_text
+
+    if args.format not in ("table", "json"):
+        raise InputError(None, "--test anova prints a table or JSON", field="--format",
+                         value=args.format)  # fmt: skip
+    if args.reference:
+        raise InputError(
+            args.reference, "the directional check compares two groups; not with --test anova",
+            field="--reference", value=args.reference,
+        )  # fmt: skip
+    anova = anova_stats(scores, rubric, args.alpha)
+    print(
+        render_anova_json(anova, rubric)
+        if args.format == "json"
+        else render_anova_text(anova, rubric)
+    )
     return 0

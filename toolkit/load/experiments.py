@@ -14,8 +14,11 @@ Two input forms:
   See ``docs/rubrics/experiment.md``.
 
 Every score lands in :data:`toolkit.frames.EXPERIMENT_SCORES_SCHEMA` (experiment, group,
-metric, unit, score, source_file). A null or empty score stays in the frame as a null, so
-the statistics can drop it *and count it*; a score that is not a number is an error.
+metric, unit, score, source_file, family). A TinyTroupe file with several treatment arms
+beside its Control gives one experiment per arm (``<name> / <arm>``), each against the same
+control scores, all of family ``<name>`` (what a one-way ANOVA compares). A null or empty
+score stays in the frame as a null, so the statistics can drop it *and count it*; a score
+that is not a number is an error.
 """
 
 from __future__ import annotations
@@ -69,6 +72,7 @@ class ReportedTest(_Model):
     control_mean: float | None = None
     treatment_mean: float | None = None
     mean_difference: float | None = None
+    percent_change: float | None = None
     t_statistic: float | None = None
     p_value: float | None = None
     confidence_interval: list[float] | None = None
@@ -175,19 +179,39 @@ def parse_tinytroupe_results(
     warnings: list[str] = []
     score_rows: list[dict[str, Any]] = []
     reported_rows: list[dict[str, Any]] = []
-    seen: dict[str, str] = {}
-    for name, arm in parsed.experiments.items():
-        group = _group_name(name)
-        if group is None:
-            warnings.append(
-                f"{path}: group {name!r} ignored: only Treatment and Control are compared"
-            )
-            continue
-        if group in seen:
-            raise InputError(
-                path, f"two groups both mean {group}", field=f"experiments.{name}", value=name
-            )
-        seen[group] = name
+    arms = list(parsed.experiments)
+    controls = [a for a in arms if _group_name(a) == "control"]
+    if len(controls) > 1:
+        raise InputError(
+            path, "two groups both mean control", field=f"experiments.{controls[1]}",
+            value=controls[1],
+        )  # fmt: skip
+    if controls:  # every other arm is a treatment, each compared with the one control
+        treatments = [a for a in arms if a not in controls]
+    else:
+        treatments = [a for a in arms if _group_name(a) == "treatment"][:1]
+        for name in arms:
+            if name not in treatments:
+                warnings.append(
+                    f"{path}: group {name!r} ignored: without a Control group only the "
+                    "Treatment group is read"
+                )
+    if not controls and not treatments:
+        raise InputError(
+            path,
+            "no Treatment or Control group under 'experiments'",
+            field="experiments",
+            value=sorted(parsed.experiments)[:5],
+        )
+    # One treatment keeps the file's experiment name; several become one experiment each
+    # ("<name> / <arm>"), all of the same family, each against the same control.
+    several = len(treatments) > 1
+    names = {a: f"{experiment} / {a}" if several else experiment for a in treatments}
+    control_names = list(names.values()) or [experiment]
+    for name in [*controls, *treatments]:
+        arm = parsed.experiments[name]
+        group = "control" if name in controls else "treatment"
+        targets = control_names if group == "control" else [names[name]]
         if not arm.results:
             warnings.append(f"{path}: {name} has no results")
         used: dict[str, str] = {}
@@ -201,26 +225,31 @@ def parse_tinytroupe_results(
                     value=raw_metric,
                 )
             used[metric] = raw_metric
-            for i, value in enumerate(values):
-                where = f"experiments.{name}.results.{raw_metric}[{i}]"
-                score_rows.append(
+            parsed_scores = [
+                _score(path, f"experiments.{name}.results.{raw_metric}[{i}]", value)
+                for i, value in enumerate(values)
+            ]
+            for target in targets:
+                score_rows.extend(
                     {
-                        "experiment": experiment,
+                        "experiment": target,
                         "group": group,
                         "metric": metric,
                         "unit": str(i),
-                        "score": _score(path, where, value),
+                        "score": score,
                         "source_file": str(path),
+                        "family": experiment,
                     }
+                    for i, score in enumerate(parsed_scores)
                 )
         for other, tests in (arm.statistical_test_results_vs_others or {}).items():
-            if group != "control" or _group_name(other) != "treatment":
+            if group != "control" or other not in names:
                 continue
             for raw_metric, test in tests.items():
                 ci = test.confidence_interval or []
                 reported_rows.append(
                     {
-                        "experiment": experiment,
+                        "experiment": names[other],
                         "metric": _renamed(raw_metric, rename),
                         "test_type": test.test_type,
                         "t_n": test.treatment_sample_size,
@@ -230,6 +259,7 @@ def parse_tinytroupe_results(
                         "t_sd": test.treatment_std,
                         "c_sd": test.control_std,
                         "delta": test.mean_difference,
+                        "percent_change": test.percent_change,
                         "reported_t": test.t_statistic,
                         "df": test.degrees_of_freedom,
                         "p_value": test.p_value,
@@ -241,16 +271,10 @@ def parse_tinytroupe_results(
                         "source_file": str(path),
                     }
                 )
-    if not seen:
-        raise InputError(
-            path,
-            "no Treatment or Control group under 'experiments'",
-            field="experiments",
-            value=sorted(parsed.experiments)[:5],
-        )
-    for group in GROUPS:
-        if group not in seen:
-            warnings.append(f"{path}: no {group.title()} group")
+    if not controls:
+        warnings.append(f"{path}: no Control group")
+    if not treatments:
+        warnings.append(f"{path}: no Treatment group")
     return (
         pl.DataFrame(score_rows, schema=EXPERIMENT_SCORES_SCHEMA),
         pl.DataFrame(reported_rows, schema=EXPERIMENT_REPORTED_SCHEMA),
@@ -428,6 +452,7 @@ def parse_score_table(
                 "unit": text("unit") or str(position),
                 "score": score,
                 "source_file": str(path),
+                "family": exp,
             }
         )
     frame = pl.DataFrame(out, schema=EXPERIMENT_SCORES_SCHEMA)

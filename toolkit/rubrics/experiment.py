@@ -1,4 +1,6 @@
-"""Treatment-vs-control experiments: Welch's t-test per experiment and metric.
+"""Treatment-vs-control experiments: Welch's t-test per experiment and metric (or another
+test from scipy: Student's t, Mann-Whitney U, Kolmogorov-Smirnov, chi-square; one-way
+ANOVA over three or more groups), with Shapiro-Wilk and Levene assumption checks.
 
 Per-group summaries (n, nulls, mean, sample sd) come from one Polars ``group_by`` over
 the long scores frame; the test itself (difference, standard error, Welch-Satterthwaite
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from collections.abc import Mapping
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from pathlib import Path
@@ -36,6 +39,33 @@ if TYPE_CHECKING:
 SIGN_DECIMALS = 9
 
 SIGNIFICANT, NOT_SIGNIFICANT = "SIGNIFICANT", "n.s."
+
+#: The two-group tests :func:`experiment_stats` runs (``--test``), and how they are named
+#: in reports. Welch's t is the default (TinyTroupe's and the paper's test).
+TESTS: dict[str, str] = {
+    "welch": "Welch's two-sided t-test",
+    "student": "Student's two-sided t-test (equal variances)",
+    "mannwhitney": "Mann-Whitney U test (two-sided)",
+    "ks": "two-sample Kolmogorov-Smirnov test (two-sided)",
+    "chisquare": "chi-square test of independence (each score value a category)",
+}
+
+#: What each test's ``statistic`` column holds.
+STATISTIC_NAMES: dict[str, str] = {
+    "welch": "t",
+    "student": "t",
+    "mannwhitney": "U",
+    "ks": "D",
+    "chisquare": "chi2",
+}
+
+_NEEDS = {
+    "welch": "Welch's test",
+    "student": "Student's t-test",
+    "mannwhitney": "the Mann-Whitney U test",
+    "ks": "the Kolmogorov-Smirnov test",
+    "chisquare": "the chi-square test",
+}
 
 # ---------------------------------------------------------------------------
 # The rubric as data
@@ -161,7 +191,7 @@ def _from_numpy(name: str, values: np.ndarray[Any, np.dtype[np.float64]]) -> pl.
     return pl.Series(name, values, dtype=pl.Float64).fill_nan(None)
 
 
-def _few_reason(prefix: str, group: str, minimum: int) -> pl.Expr:
+def _few_reason(prefix: str, group: str, minimum: int, needs: str = _NEEDS["welch"]) -> pl.Expr:
     n = pl.col(f"{prefix}_n")
     nulls = pl.col(f"{prefix}_nulls")
     dropped = pl.when(nulls > 0).then(pl.format(" ({} null dropped)", nulls)).otherwise(pl.lit(""))
@@ -170,52 +200,24 @@ def _few_reason(prefix: str, group: str, minimum: int) -> pl.Expr:
         .then(pl.format("no {} scores{}", pl.lit(group), dropped))
         .otherwise(
             pl.format(
-                "{} has {} score{}{}; Welch's test needs at least {} per group",
+                "{} has {} score{}{}; {} needs at least {} per group",
                 pl.lit(group),
                 n,
                 pl.when(n == 1).then(pl.lit("")).otherwise(pl.lit("s")),
                 dropped,
+                pl.lit(needs),
                 pl.lit(minimum),
             )
         )
     )
 
 
-def experiment_stats(
-    scores: pl.DataFrame,
-    rubric: ExperimentRubric = DEFAULT_RUBRIC,
-    alpha: float | None = None,
-) -> pl.DataFrame:
-    """Welch's t-test of treatment vs control for every experiment x metric.
-
-    Args:
-        scores: the long scores frame (experiment, group, metric, unit, score, ...), as
-            :func:`toolkit.load_experiments` returns it in ``.scores``.
-        rubric: the rubric's alpha, minimum group size and display rules.
-        alpha: overrides the rubric's alpha for this call (recorded in the ``alpha``
-            column of every row).
-
-    Returns:
-        One row per experiment x metric (experiments in order of first appearance,
-        metrics in order of first appearance within each), schema
-        :data:`toolkit.frames.EXPERIMENT_STATS_SCHEMA`: ``t_n``/``c_n`` non-null scores
-        and ``t_nulls``/``c_nulls`` null scores dropped per group; ``t_mean``, ``t_sd``,
-        ``c_mean``, ``c_sd``; ``delta`` = t_mean - c_mean; ``se`` its standard error;
-        ``t_stat`` = delta / se; ``df`` Welch-Satterthwaite; ``p_value`` two-sided;
-        ``cohens_d`` = delta / pooled sd; ``ci_low``/``ci_high`` the 1 - alpha interval
-        for delta; ``significant`` = p < alpha; ``absent_reason`` why the test (or more)
-        is missing, null when everything is there.
-    """
-    import numpy as np
-    from scipy import stats as sps
-
-    level = rubric.alpha if alpha is None else alpha
-    if not 0 < level < 1:
-        raise ValueError(f"alpha must lie strictly between 0 and 1, not {level}")
-    minimum = rubric.min_per_group
+def _ordered_keys(scores: pl.DataFrame) -> pl.DataFrame:
+    """(experiment, metric) pairs: experiments in order of first appearance, metrics in
+    order of first appearance within each (the row order of every experiment table)."""
     keys = scores.select("experiment", "metric").unique(maintain_order=True)
     first_seen = keys["experiment"].unique(maintain_order=True).to_list()
-    keys = (
+    return (
         keys.with_columns(
             _rank=pl.col("experiment").replace_strict(
                 first_seen, list(range(len(first_seen))), return_dtype=pl.Int64
@@ -224,6 +226,139 @@ def experiment_stats(
         .sort("_rank", maintain_order=True)
         .drop("_rank")
     )
+
+
+_UNDEFINED = {
+    "student": "both groups have sd 0",
+    "mannwhitney": "scipy returned no p-value",
+    "ks": "scipy returned no p-value",
+    "chisquare": "every score has the same value, so there is one category only",
+}
+
+
+def _score_lists(scores: pl.DataFrame) -> dict[tuple[str, str, str], list[float]]:
+    """(experiment, metric, group) -> its non-null scores, in file order."""
+    lists = scores.group_by("experiment", "metric", "group", maintain_order=True).agg(
+        pl.col("score").drop_nulls()
+    )
+    return {
+        (r["experiment"], r["metric"], str(r["group"])): r["score"]
+        for r in lists.iter_rows(named=True)
+    }
+
+
+def _other_test(
+    wide: pl.DataFrame, scores: pl.DataFrame, test: str, level: float, enough: pl.Expr
+) -> pl.DataFrame:
+    """The columns of a test other than Welch's, each number from :mod:`scipy.stats`.
+
+    One scipy call per experiment x metric (groups differ in size, so the tests cannot
+    be vectorised); everything else stays column-wise.
+    """
+    import numpy as np
+    from scipy import stats
+
+    lists = _score_lists(scores)
+    ok = wide.select(enough.alias("ok"))["ok"].to_list()
+    stat: list[float | None] = []
+    pval: list[float | None] = []
+    dof: list[float | None] = []
+    for row, run in zip(wide.iter_rows(named=True), ok, strict=True):
+        key = (row["experiment"], row["metric"])
+        t = np.asarray(lists.get((*key, "treatment"), []), dtype=float)
+        c = np.asarray(lists.get((*key, "control"), []), dtype=float)
+        s = p = d = None
+        if run:
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                if test == "student":
+                    res = stats.ttest_ind(t, c, equal_var=True)
+                    s, p, d = float(res.statistic), float(res.pvalue), float(res.df)
+                elif test == "mannwhitney":
+                    res = stats.mannwhitneyu(t, c, alternative="two-sided")
+                    s, p = float(res.statistic), float(res.pvalue)
+                elif test == "ks":
+                    res = stats.ks_2samp(t, c, alternative="two-sided")
+                    s, p = float(res.statistic), float(res.pvalue)
+                else:  # chisquare: the score values are the categories
+                    values = np.unique(np.concatenate([t, c]))
+                    if values.size >= 2:
+                        table = np.array(
+                            [[np.sum(t == v) for v in values], [np.sum(c == v) for v in values]]
+                        )
+                        res = stats.chi2_contingency(table, correction=False)
+                        s, p, d = float(res.statistic), float(res.pvalue), float(res.dof)
+        stat.append(None if s is None or math.isnan(s) else s)
+        pval.append(None if p is None or math.isnan(p) else p)
+        dof.append(d)
+    out = wide.with_columns(
+        statistic=pl.Series(stat, dtype=pl.Float64),
+        p_value=pl.Series(pval, dtype=pl.Float64),
+        df=pl.Series(dof, dtype=pl.Float64),
+    )
+    if test == "student":
+        t_n, c_n = pl.col("t_n").cast(pl.Float64), pl.col("c_n").cast(pl.Float64)
+        out = out.with_columns(
+            se=pl.when(pl.col("p_value").is_not_null()).then(
+                pl.col("pooled") * (1.0 / t_n + 1.0 / c_n).sqrt()
+            ),
+            t_stat=pl.col("statistic"),
+        )
+        with np.errstate(invalid="ignore"):
+            crit = stats.t.ppf(1.0 - level / 2.0, _to_numpy(out["df"]))
+        return out.with_columns(_from_numpy("crit", crit))
+    return out.with_columns(
+        se=pl.lit(None, dtype=pl.Float64),
+        t_stat=pl.lit(None, dtype=pl.Float64),
+        crit=pl.lit(None, dtype=pl.Float64),
+    )
+
+
+def experiment_stats(
+    scores: pl.DataFrame,
+    rubric: ExperimentRubric = DEFAULT_RUBRIC,
+    alpha: float | None = None,
+    test: str = "welch",
+) -> pl.DataFrame:
+    """Welch's t-test (or another test) of treatment vs control for every experiment x metric.
+
+    Args:
+        scores: the long scores frame (experiment, group, metric, unit, score, ...), as
+            :func:`toolkit.load_experiments` returns it in ``.scores``.
+        rubric: the rubric's alpha, minimum group size and display rules.
+        alpha: overrides the rubric's alpha for this call (recorded in the ``alpha``
+            column of every row).
+        test: one of :data:`TESTS`: ``welch`` (the default), ``student``,
+            ``mannwhitney``, ``ks`` or ``chisquare``; each from :mod:`scipy.stats`.
+
+    Returns:
+        One row per experiment x metric (experiments in order of first appearance,
+        metrics in order of first appearance within each), schema
+        :data:`toolkit.frames.EXPERIMENT_STATS_SCHEMA`: ``t_n``/``c_n`` non-null scores
+        and ``t_nulls``/``c_nulls`` null scores dropped per group; ``t_mean``, ``t_sd``,
+        ``c_mean``, ``c_sd``; ``delta`` = t_mean - c_mean; ``percent_change`` = 100 *
+        delta / c_mean (null when c_mean is 0); ``se`` its standard error; ``t_stat`` =
+        delta / se; ``df`` Welch-Satterthwaite; ``test`` the test's key; ``statistic``
+        its statistic (:data:`STATISTIC_NAMES`); ``p_value`` two-sided; ``cohens_d`` =
+        delta / pooled sd; ``ci_low``/``ci_high`` the 1 - alpha interval for delta;
+        ``significant`` = p < alpha; ``absent_reason`` why the test (or more) is
+        missing, null when everything is there.
+
+        With ``test="student"`` se, t_stat, df and the interval are the pooled-variance
+        ones (df = n_t + n_c - 2); with ``mannwhitney`` (U of the treatment), ``ks`` (D)
+        and ``chisquare`` (chi2 over a 2 x k table of score counts, df its degrees of
+        freedom) there is no t, se or interval, and the columns are null.
+    """
+    import numpy as np
+    from scipy import stats as sps
+
+    if test not in TESTS:
+        raise ValueError(f"test must be one of {', '.join(TESTS)}, not {test!r}")
+    level = rubric.alpha if alpha is None else alpha
+    if not 0 < level < 1:
+        raise ValueError(f"alpha must lie strictly between 0 and 1, not {level}")
+    minimum = rubric.min_per_group
+    keys = _ordered_keys(scores)
     summaries = _group_summaries(scores)
     wide = (
         keys.join(_arm(summaries, "treatment", "t"), on=["experiment", "metric"], how="left")
@@ -239,6 +374,9 @@ def experiment_stats(
         delta=pl.when((pl.col("t_n") > 0) & (pl.col("c_n") > 0)).then(
             pl.col("t_mean") - pl.col("c_mean")
         ),
+        percent_change=pl.when(
+            (pl.col("t_n") > 0) & (pl.col("c_n") > 0) & (pl.col("c_mean") != 0)
+        ).then(100.0 * (pl.col("t_mean") - pl.col("c_mean")) / pl.col("c_mean")),
         se=pl.when(enough).then((v_t + v_c).sqrt()),
         df=pl.when(testable).then((v_t + v_c) ** 2 / (v_t**2 / (t_n - 1) + v_c**2 / (c_n - 1))),
         pooled=pl.when(enough).then(
@@ -250,33 +388,248 @@ def experiment_stats(
             pl.col("delta") / pl.col("pooled")
         ),
     )
-    t_values = _to_numpy(wide["t_stat"])
-    dfs = _to_numpy(wide["df"])
-    with np.errstate(invalid="ignore"):
-        p = 2.0 * sps.t.sf(np.abs(t_values), dfs)
-        crit = sps.t.ppf(1.0 - level / 2.0, dfs)
-    wide = wide.with_columns(_from_numpy("p_value", p), _from_numpy("crit", crit))
+    if test == "welch":
+        t_values = _to_numpy(wide["t_stat"])
+        dfs = _to_numpy(wide["df"])
+        with np.errstate(invalid="ignore"):
+            p = 2.0 * sps.t.sf(np.abs(t_values), dfs)
+            crit = sps.t.ppf(1.0 - level / 2.0, dfs)
+        wide = wide.with_columns(
+            _from_numpy("p_value", p), _from_numpy("crit", crit), statistic=pl.col("t_stat")
+        )
+        undefined = pl.when(~testable).then(
+            pl.lit("both groups have sd 0 (all scores equal within each group): t is undefined")
+        )
+    else:
+        wide = _other_test(wide, scores, test, level, enough)
+        undefined = pl.when(pl.col("p_value").is_null()).then(
+            pl.lit(f"{_NEEDS[test]} gives no result for these scores ({_UNDEFINED[test]})")
+        )
+    needs = _NEEDS[test]
     reason = (
         pl.when((pl.col("t_n") == 0) & (pl.col("c_n") == 0))
         .then(pl.lit("no scores in either group"))
         .when(pl.col("t_n") < minimum)
-        .then(_few_reason("t", "treatment", minimum))
+        .then(_few_reason("t", "treatment", minimum, needs))
         .when(pl.col("c_n") < minimum)
-        .then(_few_reason("c", "control", minimum))
-        .when(~testable)
-        .then(pl.lit("both groups have sd 0 (all scores equal within each group): t is undefined"))
+        .then(_few_reason("c", "control", minimum, needs))
+        .otherwise(undefined)
     )
     return (
         wide.with_columns(
             ci_low=pl.col("delta") - pl.col("crit") * pl.col("se"),
             ci_high=pl.col("delta") + pl.col("crit") * pl.col("se"),
             alpha=pl.lit(level, dtype=pl.Float64),
+            test=pl.lit(test),
             significant=pl.col("p_value") < level,
             absent_reason=reason,
         )
         .select(list(EXPERIMENT_STATS_SCHEMA))
         .cast(EXPERIMENT_STATS_SCHEMA)  # type: ignore[arg-type]
     )
+
+
+#: Columns of :func:`anova_stats`.
+ANOVA_SCHEMA: dict[str, pl.DataType] = {
+    "family": pl.String(),
+    "metric": pl.String(),
+    "groups": pl.List(pl.String()),
+    "n": pl.List(pl.Int64()),
+    "means": pl.List(pl.Float64()),
+    "f_stat": pl.Float64(),
+    "df_between": pl.Float64(),
+    "df_within": pl.Float64(),
+    "p_value": pl.Float64(),
+    "eta_squared": pl.Float64(),
+    "alpha": pl.Float64(),
+    "significant": pl.Boolean(),
+    "absent_reason": pl.String(),
+}
+
+
+def anova_stats(
+    scores: pl.DataFrame,
+    rubric: ExperimentRubric = DEFAULT_RUBRIC,
+    alpha: float | None = None,
+) -> pl.DataFrame:
+    """One-way ANOVA (:func:`scipy.stats.f_oneway`) over a family's groups, per metric.
+
+    A family is the experiments that share one control (the ``family`` column: the arms
+    of one TinyTroupe file; an experiment without a family is its own). Its groups are
+    the control once and each experiment's treatment, named ``control`` and by
+    experiment. The test needs three or more groups with ``min_per_group`` scores each;
+    with two, the two-group tests answer the same question (Student's t gives ANOVA's p).
+
+    Returns:
+        :data:`ANOVA_SCHEMA`: family, metric, groups (names), n and means per group,
+        f_stat, df_between (k - 1), df_within (N - k), p_value, eta_squared (the share of
+        variance between groups, F * df_b / (F * df_b + df_w)), alpha, significant,
+        absent_reason.
+    """
+    import numpy as np
+    from scipy import stats
+
+    level = rubric.alpha if alpha is None else alpha
+    minimum = rubric.min_per_group
+    framed = scores.with_columns(
+        family=pl.coalesce(pl.col("family"), pl.col("experiment"))
+        if "family" in scores.columns
+        else pl.col("experiment")
+    )
+    lists = _score_lists(framed)
+    rows: list[dict[str, Any]] = []
+    keys = framed.select("family", "metric", "experiment").unique(maintain_order=True)
+    for (family, metric), part in keys.group_by("family", "metric", maintain_order=True):
+        experiments = part["experiment"].to_list()
+        prefix = f"{family} / "
+        names = [
+            "control",
+            *("treatment" if e == family else e.removeprefix(prefix) for e in experiments),
+        ]
+        groups = [lists.get((experiments[0], str(metric), "control"), [])]
+        groups += [lists.get((e, str(metric), "treatment"), []) for e in experiments]
+        kept = [(n, g) for n, g in zip(names, groups, strict=True) if g]
+        row: dict[str, Any] = {
+            "family": family,
+            "metric": metric,
+            "groups": [n for n, _ in kept],
+            "n": [len(g) for _, g in kept],
+            "means": [float(np.mean(g)) for _, g in kept],
+            "alpha": level,
+        }
+        few = [n for n, g in kept if len(g) < minimum]
+        if len(kept) < 3:
+            row["absent_reason"] = (
+                f"one-way ANOVA needs 3 or more groups; {len(kept)} have scores "
+                "(two groups: use --test student, whose p is ANOVA's)"
+            )
+        elif few:
+            row["absent_reason"] = (
+                f"{', '.join(few)} has fewer than {minimum} scores; ANOVA needs at least "
+                f"{minimum} per group"
+            )
+        else:
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                res = stats.f_oneway(*[np.asarray(g, dtype=float) for _, g in kept])
+            f, p = _finite(float(res.statistic)), _finite(float(res.pvalue))
+            k, total = len(kept), sum(len(g) for _, g in kept)
+            row.update(df_between=float(k - 1), df_within=float(total - k), f_stat=f, p_value=p)
+            if f is None or p is None:
+                row["absent_reason"] = "ANOVA is undefined: no spread within any group"
+            else:
+                row["eta_squared"] = f * (k - 1) / (f * (k - 1) + (total - k))
+                row["significant"] = p < level
+        rows.append(row)
+    return pl.DataFrame(rows, schema=ANOVA_SCHEMA)
+
+
+#: Columns of :func:`assumption_checks`.
+ASSUMPTIONS_SCHEMA: dict[str, pl.DataType] = {
+    "experiment": pl.String(),
+    "metric": pl.String(),
+    "t_shapiro_w": pl.Float64(),
+    "t_shapiro_p": pl.Float64(),
+    "c_shapiro_w": pl.Float64(),
+    "c_shapiro_p": pl.Float64(),
+    "levene_w": pl.Float64(),
+    "levene_p": pl.Float64(),
+    "normal": pl.Boolean(),
+    "equal_variances": pl.Boolean(),
+    "hint": pl.String(),
+}
+
+#: Below this many scores per group, a t-test leans on normality; at or above it the
+#: means are close to normal whatever the scores (central limit theorem), so a
+#: non-normal Shapiro-Wilk result matters less.
+LARGE_GROUP = 30
+
+
+def _finite(value: float) -> float | None:
+    return None if math.isnan(value) or math.isinf(value) else float(value)
+
+
+def assumption_checks(
+    scores: pl.DataFrame,
+    rubric: ExperimentRubric = DEFAULT_RUBRIC,
+    alpha: float | None = None,
+) -> pl.DataFrame:
+    """Shapiro-Wilk (normality, per group) and Levene (equal variances) per experiment x metric.
+
+    Both from :mod:`scipy.stats` (Levene centred on the median, scipy's default, i.e.
+    Brown-Forsythe). A check looks violated when its p is below alpha.
+
+    Args:
+        scores: the long scores frame, as for :func:`experiment_stats`.
+        rubric: supplies alpha unless ``alpha`` is given.
+        alpha: overrides the rubric's alpha.
+
+    Returns:
+        :data:`ASSUMPTIONS_SCHEMA`, rows in the order of :func:`experiment_stats`:
+        ``t_shapiro_w``/``t_shapiro_p`` and ``c_shapiro_w``/``c_shapiro_p`` (null with
+        fewer than 3 scores or all scores equal), ``levene_w``/``levene_p`` (null
+        without 2 scores per group or with no spread at all), ``normal`` (both groups
+        pass Shapiro-Wilk; null when untested), ``equal_variances`` (Levene passes),
+        ``hint``: what to do in plain words when a check fails, null when none does.
+    """
+    import numpy as np
+    from scipy import stats
+
+    level = rubric.alpha if alpha is None else alpha
+    lists = _score_lists(scores)
+    keys = _ordered_keys(scores)
+    rows: list[dict[str, Any]] = []
+    for exp, metric in keys.iter_rows():
+        t = np.asarray(lists.get((exp, metric, "treatment"), []), dtype=float)
+        c = np.asarray(lists.get((exp, metric, "control"), []), dtype=float)
+        row: dict[str, Any] = {"experiment": exp, "metric": metric}
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for prefix, values in (("t", t), ("c", c)):
+                w = pw = None
+                if values.size >= 3 and np.ptp(values) > 0:
+                    res = stats.shapiro(values)
+                    w, pw = _finite(res.statistic), _finite(res.pvalue)
+                row[f"{prefix}_shapiro_w"], row[f"{prefix}_shapiro_p"] = w, pw
+            lw = lp = None
+            if t.size >= 2 and c.size >= 2:
+                res = stats.levene(t, c)
+                lw, lp = _finite(res.statistic), _finite(res.pvalue)
+            row["levene_w"], row["levene_p"] = lw, lp
+        shapiro = [row["t_shapiro_p"], row["c_shapiro_p"]]
+        tested = [p for p in shapiro if p is not None]
+        row["normal"] = all(p >= level for p in tested) if tested else None
+        row["equal_variances"] = None if lp is None else lp >= level
+        row["hint"] = _assumption_hint(row, min(t.size, c.size), level)
+        rows.append(row)
+    return pl.DataFrame(rows, schema=ASSUMPTIONS_SCHEMA)
+
+
+def _assumption_hint(row: Mapping[str, Any], smallest: int, level: float) -> str | None:
+    hints: list[str] = []
+    if row["normal"] is False:
+        groups = [
+            name
+            for name, p in (("treatment", row["t_shapiro_p"]), ("control", row["c_shapiro_p"]))
+            if p is not None and p < level
+        ]
+        which = " and ".join(groups)
+        if smallest < LARGE_GROUP:
+            hints.append(
+                f"{which} scores do not look normal and a group has fewer than {LARGE_GROUP}: "
+                "the t-test may mislead; try --test mannwhitney (compares ranks)"
+            )
+        else:
+            hints.append(
+                f"{which} scores do not look normal, but with {LARGE_GROUP}+ per group the "
+                "t-test on means still holds; --test mannwhitney compares ranks instead"
+            )
+    if row["equal_variances"] is False:
+        hints.append(
+            "the groups' spreads differ: Welch's test (the default) allows that, "
+            "Student's t (--test student) does not"
+        )
+    return "; ".join(hints) or None
 
 
 # ---------------------------------------------------------------------------
@@ -426,6 +779,7 @@ _REPORTED_QUANTITIES: dict[str, tuple[str, str, float]] = {
     "t_sd": ("t_sd", "t_sd", 1.0),
     "c_sd": ("c_sd", "c_sd", 1.0),
     "delta": ("delta", "delta", 1.0),
+    "percent_change": ("percent_change", "percent_change", 1.0),
     # TinyTroupe tests control against treatment, so its t has the opposite sign.
     "t_stat": ("t_stat", "reported_t", -1.0),
     "df": ("df", "df", 1.0),
@@ -445,7 +799,7 @@ def compare_to_reported(stats: pl.DataFrame, reported: pl.DataFrame) -> pl.DataF
 
     Returns:
         Long frame :data:`AGREEMENT_SCHEMA`: experiment, metric, quantity (t_n, c_n,
-        t_mean, c_mean, t_sd, c_sd, delta, t_stat, df, p_value, cohens_d, ci_low,
+        t_mean, c_mean, t_sd, c_sd, delta, percent_change, t_stat, df, p_value, cohens_d, ci_low,
         ci_high), ours, theirs (their t negated to our treatment - control convention),
         abs_diff. Only metrics present in both.
     """
@@ -455,13 +809,15 @@ def compare_to_reported(stats: pl.DataFrame, reported: pl.DataFrame) -> pl.DataF
     parts = []
     for quantity, (mine, theirs, sign) in _REPORTED_QUANTITIES.items():
         their_col = theirs if theirs not in stats.columns else f"{theirs}_rep"
+        # A reported frame built before a quantity existed simply lacks it: null there.
+        their = pl.col(their_col) if their_col in joined.columns else pl.lit(None)
         parts.append(
             joined.select(
                 "experiment",
                 "metric",
                 quantity=pl.lit(quantity),
                 ours=pl.col(mine).cast(pl.Float64),
-                theirs=pl.col(their_col).cast(pl.Float64) * sign,
+                theirs=their.cast(pl.Float64) * sign,
             )
         )
     if not parts:

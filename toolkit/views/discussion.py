@@ -16,9 +16,11 @@ if TYPE_CHECKING:
     import altair as alt
 
 __all__ = [
+    "advice_lines",
     "comparison_chart",
     "discussion_json",
     "evidence_table",
+    "game_document",
     "render_discussion_json",
     "render_discussion_text",
     "repeated_phrases",
@@ -46,6 +48,35 @@ def _game_dict(card: Scorecard) -> dict[str, Any]:
             for row in card.dimensions.iter_rows(named=True)
         ],
     }
+
+
+def game_document(card: Scorecard, rubric_version: str) -> dict[str, Any]:
+    """One game's scorecard as a JSON document of its own (what ``--write`` saves).
+
+    Shape: ``{"rubric": "discussion", "rubric_version", "source_file", "game_id",
+    "verdict", "reasons", "passed_count", "cost", "metrics": [...]}``, the metrics as in
+    :func:`discussion_json`.
+    """
+    return {
+        "rubric": "discussion",
+        "rubric_version": rubric_version,
+        "source_file": card.meta.get("source_file"),
+        **_game_dict(card),
+    }
+
+
+def advice_lines(report: DiscussionReport, card: Scorecard) -> list[str]:
+    """One line per failed metric of ``card``: the metric's name and the rubric's advice.
+
+    Only metrics whose status is FAIL get a line (N/A and PENDING have no evidence to act
+    on); the advice text is rubric data (``DiscussionSpec.metrics[key].advice``).
+    """
+    metrics = report.spec.metrics
+    return [
+        f"Advice: {row['name']}: {metrics[row['dimension']].advice}"
+        for row in card.dimensions.iter_rows(named=True)
+        if row["status"] == "FAIL" and row["dimension"] in metrics
+    ]
 
 
 def discussion_json(
@@ -85,7 +116,11 @@ def render_discussion_text(
     comparison: Comparison | None = None,
     success: SuccessCheck | None = None,
 ) -> str:
-    """Every game's scorecard as text, a one-line-per-game summary, then the comparison."""
+    """Every game's scorecard as text, a one-line-per-game summary, then the comparison.
+
+    With a single game, the text ends with one advice line per failed metric
+    (:func:`advice_lines`).
+    """
     blocks = [render_text(c) for c in report.scorecards]
     summary = [f"Rubric discussion {report.spec.version}: {len(report.scorecards)} game(s)"]
     for c in report.scorecards:
@@ -110,6 +145,10 @@ def render_discussion_text(
                 f"  Success check: {'met' if success.met else 'not met'} ({success.reason})"
             )
         blocks.append("\n".join(lines))
+    if len(report.scorecards) == 1:
+        advice = advice_lines(report, report.scorecards[0])
+        if advice:
+            blocks.append("\n".join(advice))
     return "\n\n".join(blocks)
 
 

@@ -19,6 +19,7 @@ import polars as pl
 
 from toolkit.rubrics.experiment import (
     DEFAULT_RUBRIC,
+    TESTS,
     ExperimentRubric,
     format_number,
     format_p,
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     import altair as alt
 
 #: Columns of :func:`table1_frame` (all strings, ready to print).
-TABLE1_COLUMNS = ("experiment", "metric", "n", "treatment", "control", "delta", "p")
+TABLE1_COLUMNS = ("experiment", "metric", "n", "treatment", "control", "delta", "pct", "p")
 CHECK_COLUMNS = ("ref_delta", "ref_p", "check")
 
 CHECK_MARKS = {True: "agrees", False: "DIFFERS", None: "?"}
@@ -40,6 +41,11 @@ def _mean_sd(mean: float | None, sd: float | None, decimals: int) -> str:
     if mean is None:
         return "-"
     return f"{format_number(mean, decimals)} ({format_number(sd, decimals)})"
+
+
+def _percent(value: float | None) -> str:
+    text = format_number(value, 1)
+    return text if text == "-" else f"{text}%"
 
 
 def table1_frame(
@@ -56,7 +62,8 @@ def table1_frame(
 
     Returns:
         String columns experiment, metric, n (``"200/200"``: treatment/control non-null
-        scores), treatment and control (``"5.81 (1.66)"``: mean (sd)), delta, p
+        scores), treatment and control (``"5.81 (1.66)"``: mean (sd)), delta, pct (the
+        difference in percent of the control mean, ``"-13.6%"``), p
         (``"<0.001*"``: ``*`` when significant), note (why a number is absent); with
         ``direction`` also ref_delta, ref_p and check (``agrees``, ``DIFFERS``, ``?``
         when undecidable, ``-`` without counterpart), and the check's detail in note.
@@ -83,6 +90,7 @@ def table1_frame(
             "treatment": _mean_sd(r["t_mean"], r["t_sd"], d),
             "control": _mean_sd(r["c_mean"], r["c_sd"], d),
             "delta": format_number(r["delta"], d),
+            "pct": _percent(r.get("percent_change")),
             "p": p,
         }
         if direction is not None:
@@ -110,21 +118,59 @@ _HEADERS = {
     "treatment": "T mean (sd)",
     "control": "C mean (sd)",
     "delta": "Δ",
+    "pct": "Δ%",
     "p": "p",
     "ref_delta": "ref Δ",
     "ref_p": "ref p",
     "check": "check",
     "note": "note",
 }
-_RIGHT = {"n", "treatment", "control", "delta", "p", "ref_delta", "ref_p"}
+_RIGHT = {"n", "treatment", "control", "delta", "pct", "p", "ref_delta", "ref_p"}
+
+
+def _test_name(stats: pl.DataFrame) -> str:
+    """The name of the test the stats frame holds (Welch's t when it does not say)."""
+    key = stats["test"][0] if stats.height and "test" in stats.columns else None
+    return TESTS.get(key or "welch", TESTS["welch"])
 
 
 def _caption(stats: pl.DataFrame, rubric: ExperimentRubric) -> str:
     alpha = stats["alpha"][0] if stats.height else rubric.alpha
     return (
-        f"* p < {alpha:g} (Welch's two-sided t-test; Δ = treatment − control; "
+        f"* p < {alpha:g} ({_test_name(stats)}; Δ = treatment − control; "
         f"rubric {rubric.rubric} {rubric.version})"
     )
+
+
+def assumption_lines(
+    assumptions: pl.DataFrame, rubric: ExperimentRubric = DEFAULT_RUBRIC
+) -> list[str]:
+    """The assumption checks as text: one line per row where a check looks violated
+    (its p-values and the hint in plain words), then a count of the rows where none does.
+
+    Args:
+        assumptions: :func:`toolkit.rubrics.experiment.assumption_checks` output.
+        rubric: display rules (p floor, decimals).
+    """
+    if assumptions.height == 0:
+        return []
+
+    def p(value: float | None) -> str:
+        return format_p(value, rubric.p_floor, rubric.decimals + 1)
+
+    lines = ["Assumption checks (Shapiro-Wilk per group, Levene across groups):"]
+    quiet = 0
+    for r in assumptions.iter_rows(named=True):
+        if not r["hint"]:
+            quiet += 1
+            continue
+        lines.append(
+            f"  {r['experiment']} / {r['metric']}: normal p T {p(r['t_shapiro_p'])}, "
+            f"C {p(r['c_shapiro_p'])}; Levene p {p(r['levene_p'])}: {r['hint']}"
+        )
+    if quiet:
+        lines.append(f"  {quiet} other row(s): no assumption looks violated (or too few scores)")
+    return lines
 
 
 def render_experiment_text(
@@ -132,8 +178,10 @@ def render_experiment_text(
     rubric: ExperimentRubric = DEFAULT_RUBRIC,
     direction: pl.DataFrame | None = None,
     warnings: Sequence[str] = (),
+    assumptions: pl.DataFrame | None = None,
 ) -> str:
-    """The Table-1 report as aligned plain text (a header, one line per row, a caption).
+    """The Table-1 report as aligned plain text (a header, one line per row, a caption),
+    then notes, the directional check and the assumption checks when given.
 
     Example::
 
@@ -167,10 +215,66 @@ def render_experiment_text(
         decided = direction.filter(pl.col("agrees").is_not_null())
         agree = decided.filter(pl.col("agrees")).height
         lines.append(f"Directional check: {agree}/{decided.height} rows agree with the reference")
+    if assumptions is not None:
+        lines.extend(assumption_lines(assumptions, rubric))
     if warnings:
         lines.append("Warnings:")
         lines.extend(f"  - {w}" for w in warnings)
     return "\n".join(lines)
+
+
+def render_anova_text(anova: pl.DataFrame, rubric: ExperimentRubric = DEFAULT_RUBRIC) -> str:
+    """One-way ANOVA per family x metric as aligned text: each group's n and mean, F
+    (df between, df within), eta squared and p (``*`` when significant), then notes.
+    """
+    d = rubric.decimals
+    header = ["family", "metric", "groups: n mean", "F (df)", "eta2", "p"]
+    cells = [header]
+    notes: list[str] = []
+    for r in anova.iter_rows(named=True):
+        groups = " · ".join(
+            f"{g} {n} {format_number(m, d)}"
+            for g, n, m in zip(r["groups"], r["n"], r["means"], strict=True)
+        )
+        f = "-"
+        if r["f_stat"] is not None:
+            f = f"{format_number(r['f_stat'], d)} ({r['df_between']:g}, {r['df_within']:g})"
+        p = format_p(r["p_value"], rubric.p_floor, d + 1) + ("*" if r["significant"] else "")
+        cells.append([r["family"], r["metric"], groups, f, format_number(r["eta_squared"], d), p])
+        if r["absent_reason"]:
+            notes.append(f"  {r['family']} / {r['metric']}: {r['absent_reason']}")
+    widths = [max(len(line[i]) for line in cells) for i in range(len(header))]
+    lines = [
+        "  ".join(
+            c.rjust(w) if i >= 3 else c.ljust(w)
+            for i, (c, w) in enumerate(zip(line, widths, strict=True))
+        ).rstrip()
+        for line in cells
+    ]
+    alpha = anova["alpha"][0] if anova.height else rubric.alpha
+    lines.append(
+        f"* p < {alpha:g} (one-way ANOVA over the control and every treatment of a family; "
+        f"rubric {rubric.rubric} {rubric.version})"
+    )
+    if notes:
+        lines += ["Notes:", *notes]
+    return "\n".join(lines)
+
+
+def render_anova_json(anova: pl.DataFrame, rubric: ExperimentRubric = DEFAULT_RUBRIC) -> str:
+    """The ANOVA rows as JSON: ``{"rubric", "rubric_version", "test", "families":
+    {<family>: {<metric>: {every column}}}}``."""
+    families: dict[str, Any] = {}
+    for r in anova.iter_rows(named=True):
+        cell = {k: _json_number(v) for k, v in r.items() if k not in ("family", "metric")}
+        families.setdefault(r["family"], {})[r["metric"]] = cell
+    doc = {
+        "rubric": rubric.rubric,
+        "rubric_version": rubric.version,
+        "test": "one-way ANOVA",
+        "families": families,
+    }
+    return json.dumps(doc, indent=2)
 
 
 _STYLE = (
@@ -250,7 +354,7 @@ def render_experiment_latex(
     superscript; an absent number is ``--``.
     """
     frame = table1_frame(stats, rubric, direction)
-    columns = [c for c in frame.columns if c not in ("note", "n")]
+    columns = [c for c in frame.columns if c not in ("note", "n", "pct")]
     spec = "ll" + "r" * (len(columns) - 2)
     header = " & ".join(
         {
@@ -296,7 +400,7 @@ def render_experiment_latex(
     alpha = stats["alpha"][0] if stats.height else rubric.alpha
     text = caption or (
         r"Treatment vs control: mean (sd) per group, $\Delta$ = treatment $-$ control, "
-        rf"Welch's two-sided $t$-test; $^{{*}}$ $p < {alpha:g}$."
+        rf"{latex_escape(_test_name(stats))}; $^{{*}}$ $p < {alpha:g}$."
     )
     lines += [
         r"\bottomrule",
@@ -319,13 +423,21 @@ def experiment_report_dict(
     rubric: ExperimentRubric = DEFAULT_RUBRIC,
     direction: pl.DataFrame | None = None,
     warnings: Sequence[str] = (),
+    assumptions: pl.DataFrame | None = None,
 ) -> dict[str, Any]:
     """The report as a JSON-ready dict, in the reference-table shape.
 
     ``{"rubric", "rubric_version", "alpha", "experiments": {<experiment>: {"metrics":
-    {<metric>: {every stats column, "p_display", and "direction" when checked}}}},
-    "warnings"}``; so a saved report can be the ``--reference`` of a later run.
+    {<metric>: {every stats column, "p_display", "direction" when checked and
+    "assumptions" (the :func:`~toolkit.rubrics.experiment.assumption_checks` columns) when
+    given}}}}, "warnings"}``; so a saved report can be the ``--reference`` of a later run.
     """
+    checked: dict[tuple[str, str], dict[str, Any]] = {}
+    if assumptions is not None:
+        for row in assumptions.iter_rows(named=True):
+            checked[(row["experiment"], row["metric"])] = {
+                k: _json_number(v) for k, v in row.items() if k not in ("experiment", "metric")
+            }
     checks: dict[tuple[str, str], dict[str, Any]] = {}
     if direction is not None:
         for row in direction.iter_rows(named=True):
@@ -341,12 +453,14 @@ def experiment_report_dict(
                 for k, v in check.items()
                 if k not in ("experiment", "metric", "delta", "significant")
             }
+        if (r["experiment"], r["metric"]) in checked:
+            cell["assumptions"] = checked[(r["experiment"], r["metric"])]
         experiments.setdefault(r["experiment"], {"metrics": {}})["metrics"][r["metric"]] = cell
     out: dict[str, Any] = {
         "rubric": rubric.rubric,
         "rubric_version": rubric.version,
         "alpha": stats["alpha"][0] if stats.height else rubric.alpha,
-        "test": "Welch's two-sided t-test, delta = treatment - control",
+        "test": f"{_test_name(stats)}, delta = treatment - control",
         "experiments": experiments,
         "warnings": list(warnings),
     }
@@ -365,9 +479,12 @@ def render_experiment_json(
     rubric: ExperimentRubric = DEFAULT_RUBRIC,
     direction: pl.DataFrame | None = None,
     warnings: Sequence[str] = (),
+    assumptions: pl.DataFrame | None = None,
 ) -> str:
     """:func:`experiment_report_dict` as indented JSON."""
-    return json.dumps(experiment_report_dict(stats, rubric, direction, warnings), indent=2)
+    return json.dumps(
+        experiment_report_dict(stats, rubric, direction, warnings, assumptions), indent=2
+    )
 
 
 # ---------------------------------------------------------------------------

@@ -59,7 +59,7 @@ def fake_llm() -> Iterator[FakeLLM]:
         server.stop()
 
 
-def req(i: int, **changes: Any) -> JudgeRequest:
+def req(i: int) -> JudgeRequest:
     return JudgeRequest(**{**REQ.__dict__, "proposition_id": f"p{i}", "claim": f"claim {i}"})
 
 
@@ -378,6 +378,28 @@ def test_recording_judge_asks_only_what_the_cassette_lacks(
     assert fake_llm.seen[2].claims == ["claim 3", "claim 4"]
     assert [r.value for r in again] == [score_of(f"claim {i}") for i in (3, 1, 4)]
     assert len(RecordedJudge(cassette)) == 4
+
+
+class EchoJudge:
+    """Answers each claim with its number, after a short pause (thread-safe)."""
+
+    name = "echo"
+
+    def judge(self, requests: Sequence[JudgeRequest], *, double_check: bool = False) -> Any:
+        time.sleep(0.001)
+        return [JudgeResult(int(r.claim.split()[1]) % 10, "") for r in requests]
+
+
+def test_recording_from_many_threads_loses_no_answer(tmp_path: Path) -> None:
+    cassette = tmp_path / "c.json"
+    batches = [[req(i), req(i + 1000)] for i in range(200)]
+    outcome = run_batches(
+        RecordingJudge(EchoJudge(), cassette), batches, concurrency=8, progress=False
+    )
+    assert [b[0].value for b in outcome.results] == [i % 10 for i in range(200)]
+    replay = RecordedJudge(cassette)
+    assert len(replay) == 400
+    assert [r.value for r in replay.judge([req(7), req(1199)])] == [7, 9]
 
 
 def persona_cli(fake: FakeLLM, cassette: Path, *extra: str) -> list[str]:

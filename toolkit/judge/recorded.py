@@ -111,7 +111,10 @@ class RecordingJudge:
     cassette, through a temporary file and a rename) as soon as they arrive, so a run
     killed half-way loses at most the calls in flight. A transient result (the API
     unreachable, the cost cap) is not recorded: the next run asks again. Safe to call
-    from several threads at once.
+    from several threads at once: saves are coalesced (while one thread writes, answers
+    arriving meanwhile go into its next write), so no call waits for another's save, and
+    every answer is on disk before the :meth:`judge` call that recorded it, or the one
+    writing at that moment, returns.
     """
 
     def __init__(self, inner: Judge, path: str | Path) -> None:
@@ -119,7 +122,9 @@ class RecordingJudge:
         self.path = Path(path)
         self.name = f"recording:{inner.name}"
         self.model: str | None = getattr(inner, "model", None)
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # guards _recordings and _dirty
+        self._writing = threading.Lock()  # one writer at a time
+        self._dirty = False
         self._recordings: dict[str, dict[str, Any]] = {}
         if self.path.exists():
             self._recordings = dict(_read_cassette(self.path)["recordings"])
@@ -157,7 +162,6 @@ class RecordingJudge:
             )
         answers = dict(zip(missing, fresh, strict=True))
         with self._lock:
-            recorded = False
             for request, result in zip(asked, fresh, strict=True):
                 if result.transient:
                     continue
@@ -170,26 +174,46 @@ class RecordingJudge:
                     "error": result.error,
                     "raw": result.raw,
                 }
-                recorded = True
-            if recorded:
-                self.save()
-            return [
+                self._dirty = True
+            out = [
                 answers[i]
                 if i in answers
                 else _result_of(self._recordings[request.key(double_check=double_check)])
                 for i, request in enumerate(requests)
             ]
+        self._flush()
+        return out
+
+    def _flush(self) -> None:
+        """Write the cassette while it has unsaved answers, unless another thread is."""
+        while self._writing.acquire(blocking=False):
+            try:
+                with self._lock:
+                    dirty, self._dirty = self._dirty, False
+                    snapshot = dict(self._recordings) if dirty else {}
+                if dirty:
+                    self._write(snapshot)
+            finally:
+                self._writing.release()
+            # an answer recorded while we held the writer's lock is ours to write
+            with self._lock:
+                if not self._dirty:
+                    return
 
     def save(self) -> Path:
-        """Write the cassette (sorted keys, so re-recording gives small diffs).
+        """Write the cassette (sorted keys, so re-recording gives small diffs)."""
+        with self._writing:
+            with self._lock:
+                self._dirty = False
+                snapshot = dict(self._recordings)
+            return self._write(snapshot)
 
-        Callers other than :meth:`judge` must not call it while other threads judge.
-        """
+    def _write(self, recordings: dict[str, dict[str, Any]]) -> Path:
         payload = {
             "format": CASSETTE_FORMAT,
             "version": CASSETTE_VERSION,
             "judge": self.inner.name,
-            "recordings": dict(sorted(self._recordings.items())),
+            "recordings": dict(sorted(recordings.items())),
         }
         return write_text_atomic(
             self.path, json.dumps(payload, indent=1, ensure_ascii=False) + "\n"

@@ -286,6 +286,16 @@ def test_run_batches_returns_results_in_batch_order() -> None:
         run_batches(SlowFirstJudge(), batches, concurrency=0)
 
 
+def test_progress_bar_over_calls_when_asked_never_for_a_replay(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    batches = [[req(i)] for i in range(3)]
+    run_batches(SlowFirstJudge(), batches, progress=True)
+    assert "judge calls" in capsys.readouterr().err
+    run_batches(SlowFirstJudge(), batches)  # auto: a judge without `estimate` is a replay
+    assert capsys.readouterr().err == ""
+
+
 # ---------------------------------------------------------------------------
 # Accounting and the cost cap
 # ---------------------------------------------------------------------------
@@ -535,19 +545,22 @@ def test_cli_prints_the_account_and_json_carries_it(
     cassette = tmp_path / "c.json"
     args = [*persona_cli(fake_llm, cassette), "--prices", str(prices)]
     assert main(args) == 0
-    out = capsys.readouterr().out.splitlines()
+    out = capsys.readouterr().out
     sent_in, sent_out = fake_llm.usage_reported()
     calls, asked = len(fake_llm.seen), len(fake_llm.claims_asked())
-    assert out[-3] == (
-        f"judge recording:anthropic:claude-fake: {calls} call(s); {asked} proposition(s) "
-        "answered live, 0 replayed from the cassette, 0 failed, 0 not judged"
-    )
     cost = (sent_in * 3 + sent_out * 15) / 1e6
-    assert out[-2] == (
-        f"tokens: {sent_in:,} in, {sent_out:,} out; est. cost ${cost:.4f} at $3/$15 per M "
-        "tokens in/out"
-    )
-    assert out[-1].startswith("by agent: mags ")
+    account = out[out.index("judge recording:anthropic:claude-fake: ") :].splitlines()
+    assert account[0] == f"judge recording:anthropic:claude-fake: {calls} call(s)"
+    text = " ".join(" ".join(account[1:]).split())  # the lines are wrapped at 80
+    assert (
+        f"propositions: {asked} answered live, 0 replayed from the cassette, 0 failed, "
+        "0 not judged tokens: "
+    ) in text
+    assert (
+        f"tokens: {sent_in:,} in, {sent_out:,} out; est. cost ${cost:.4f} "
+        "($3/$15 per M tokens in/out) tokens by agent: mags "
+    ) in text
+    assert max(len(line) for line in account) <= 80
     # the rerun replays everything from the cassette: no call, no cost
     assert main([*args, "--format", "json"]) == 0
     usage = json.loads(capsys.readouterr().out)["judge_usage"]
@@ -562,6 +575,7 @@ def test_cli_cost_cap_names_what_was_not_judged(
     cassette = tmp_path / "c.json"
     args = [*persona_cli(fake_llm, cassette), "--prices", str(prices), "--max-cost", "10"]
     assert main(args) == 0
-    last = capsys.readouterr().out.splitlines()[-1]
-    assert last.startswith("cost cap reached: ")
-    assert "proposition(s) not judged: the cost cap of $10.0000 would be exceeded" in last
+    out = capsys.readouterr().out
+    cap = " ".join(out[out.index("  cost cap reached: ") :].split())
+    assert cap.startswith("cost cap reached: ")
+    assert "proposition(s) not judged: the cost cap of $10.0000 would be exceeded" in cap

@@ -12,6 +12,7 @@ absences naming the cap. :class:`JudgeUsage` is the account of a run.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -88,7 +89,8 @@ def run_batches(
         concurrency: the most calls in flight at once (1 = one after another).
         budget: stop before the estimated cost would pass the cap.
         progress: a progress bar over calls (tqdm.auto: a widget in notebooks, stderr in
-            a terminal); ``None`` shows it only on a terminal or in a notebook.
+            a terminal); ``None`` shows it for a live judge (one with ``estimate``) on a
+            terminal or in a notebook, never for a replay.
 
     Raises:
         InputError: ``concurrency`` below 1, a judge returning the wrong number of
@@ -101,10 +103,12 @@ def run_batches(
         )
     from tqdm.auto import tqdm
 
+    estimate: Callable[..., Any] | None = getattr(judge, "estimate", None)
+    if progress is None and estimate is None:
+        progress = False  # a replay answers at once: nothing to watch
     n = len(batches)
     results: list[list[JudgeResult] | None] = [None] * n
     errors: dict[int, BaseException] = {}
-    estimate: Callable[..., Any] | None = getattr(judge, "estimate", None)
     spent = 0.0
     in_flight: dict[Future[list[JudgeResult]], tuple[int, float]] = {}
     stop: int | None = None
@@ -140,7 +144,7 @@ def run_batches(
 
     bar = tqdm(
         total=n,
-        desc=f"judge {judge.name}",
+        desc="judge calls",
         unit="call",
         disable=(not progress) if progress is not None else None,
         leave=False,
@@ -255,23 +259,23 @@ class JudgeUsage:
             "by_agent": {k: v.to_dict() for k, v in self.by_agent.items()},
         }
 
-    def lines(self) -> list[str]:
-        """A few lines for a terminal: calls, tokens, cost, the cap."""
+    def lines(self, width: int = 80) -> list[str]:
+        """A few lines for a terminal (wrapped at ``width``): calls, tokens, cost, cap."""
         cost = "cost unknown (no price for this model)"
         if self.total.cost is not None and self.price is not None:
             cost = (
-                f"est. cost {_money(self.total.cost)} at ${self.price.input:g}/"
-                f"${self.price.output:g} per M tokens in/out"
+                f"est. cost {_money(self.total.cost)} (${self.price.input:g}/"
+                f"${self.price.output:g} per M tokens in/out)"
             )
-        out = [
-            f"judge {self.judge}: {self.calls} call(s); {self.answered_live} proposition(s) "
-            f"answered live, {self.replayed} replayed from the cassette, "
-            f"{self.failed} failed, {self.not_judged} not judged",
+        parts = [
+            f"judge {self.judge}: {self.calls} call(s)",
+            f"propositions: {self.answered_live} answered live, {self.replayed} replayed "
+            f"from the cassette, {self.failed} failed, {self.not_judged} not judged",
             f"tokens: {self.total.input_tokens:,} in, {self.total.output_tokens:,} out; {cost}",
         ]
         if self.by_agent:
-            out.append(
-                "by agent: "
+            parts.append(
+                "tokens by agent: "
                 + ", ".join(
                     f"{k} {v.input_tokens + v.output_tokens:,}"
                     + ("" if v.cost is None else f" ({_money(v.cost)})")
@@ -279,11 +283,19 @@ class JudgeUsage:
                 )
             )
         if self.cap_reason is not None:
-            out.append(f"cost cap reached: {self.not_judged} proposition(s) {self.cap_reason}")
+            parts.append(f"cost cap reached: {self.not_judged} proposition(s) {self.cap_reason}")
+        out = parts[:1]
+        for part in parts[1:]:
+            out += textwrap.wrap(
+                part, width, initial_indent="  ", subsequent_indent="    ", break_on_hyphens=False
+            )
         return out
 
     def __repr__(self) -> str:
-        return f"JudgeUsage({'; '.join(self.lines()[:2])})"
+        return (
+            f"JudgeUsage({self.judge}: {self.calls} call(s), {self.total.input_tokens:,} "
+            f"tokens in, {self.total.output_tokens:,} out)"
+        )
 
 
 def _tokens(pairs: Iterable[tuple[int, int]], price: Price | None) -> Tokens:

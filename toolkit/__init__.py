@@ -13,9 +13,11 @@ from toolkit.judge import (
     Judge,
     JudgeRequest,
     JudgeResult,
+    JudgeUsage,
     RecordedJudge,
     RecordingJudge,
     judge_from_spec,
+    load_prices,
 )
 from toolkit.load.discussion import Discussion, load_discussion, load_discussions
 from toolkit.load.experiments import (
@@ -180,6 +182,7 @@ __all__ = [
     "Judge",
     "JudgeRequest",
     "JudgeResult",
+    "JudgeUsage",
     "LabelSource",
     "LivePanel",
     "OutcomeEvidence",
@@ -247,6 +250,7 @@ __all__ = [
     "load_outcome_rubric",
     "load_persona_rubric",
     "load_personas",
+    "load_prices",
     "load_propositions",
     "load_ratings",
     "load_reference_table",

@@ -360,9 +360,14 @@ def test_cost_cap_stops_before_the_budget_and_reports_what_was_not_judged(
     )
 
 
-def test_cost_cap_needs_a_price_for_the_model(fake_llm: FakeLLM) -> None:
+def test_cost_cap_needs_a_price_for_the_model_and_a_sane_number(
+    fake_llm: FakeLLM, tmp_path: Path
+) -> None:
     with pytest.raises(InputError, match="model='claude-fake': no price for this judge model"):
         score(anthropic(fake_llm), max_cost=1.0)
+    prices = price_file(tmp_path, "claude-fake", 1.0, 1.0)
+    with pytest.raises(InputError, match=r"--max-cost=-1\.0: the cost cap is a number"):
+        score(anthropic(fake_llm), max_cost=-1.0, prices=prices)
     assert fake_llm.seen == []
 
 

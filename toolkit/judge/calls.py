@@ -41,8 +41,9 @@ def budget_for(judge: Judge, max_cost: float, prices: PriceTable) -> Budget:
         InputError: a negative cap, or a model the price table does not know.
     """
     if not max_cost >= 0:
-        raise InputError(None, "the cost cap is a number of dollars >= 0", field="--max-cost",
-                         value=max_cost)  # fmt: skip
+        raise InputError(
+            None, "the cost cap is a number of dollars >= 0", field="--max-cost", value=max_cost
+        )
     model = getattr(judge, "model", None)
     price = prices.price_for(model) if isinstance(model, str) else None
     if price is None:

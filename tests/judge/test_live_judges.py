@@ -317,6 +317,13 @@ def test_usage_totals_match_the_server_and_split_by_dimension_and_agent(
         assert sum(t.input_tokens for t in part.values()) == sent_in
         assert sum(t.output_tokens for t in part.values()) == sent_out
     assert set(usage.by_agent) == {"mags", "otis", "priya", "lenny", "environment"}
+    assert repr(usage) == (
+        f"JudgeUsage(anthropic:claude-fake: {usage.calls} call(s), {sent_in:,} tokens in, "
+        f"{sent_out:,} out)"
+    )
+    html = usage._repr_html_()
+    assert f"<tr><td>total</td><td>{sent_in:,}</td><td>{sent_out:,}</td>" in html
+    assert "<td>agent lenny</td>" in html and "<td>dimension fluency</td>" in html
     assert set(usage.by_dimension) == set(result.dimensions["dimension"].to_list())
 
 

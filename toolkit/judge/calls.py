@@ -292,6 +292,24 @@ class JudgeUsage:
             )
         return out
 
+    def _repr_html_(self) -> str:
+        from html import escape
+
+        def row(name: str, t: Tokens) -> str:
+            cost = "" if t.cost is None else _money(t.cost)
+            return (
+                f"<tr><td>{escape(name)}</td><td>{t.input_tokens:,}</td>"
+                f"<td>{t.output_tokens:,}</td><td>{cost}</td></tr>"
+            )
+
+        head = "<tr><th></th><th>tokens in</th><th>tokens out</th><th>est. cost</th></tr>"
+        body = [row("total", self.total)]
+        body += [row(f"dimension {k}", v) for k, v in self.by_dimension.items()]
+        body += [row(f"agent {k}", v) for k, v in self.by_agent.items()]
+        notes = "".join(f"<div>{escape(line.strip())}</div>" for line in self.lines(10_000)[:2])
+        cap = f"<div>{escape(self.lines(10_000)[-1].strip())}</div>" if self.cap_reason else ""
+        return f"<div>{notes}{cap}<table>{head}{''.join(body)}</table></div>"
+
     def __repr__(self) -> str:
         return (
             f"JudgeUsage({self.judge}: {self.calls} call(s), {self.total.input_tokens:,} "

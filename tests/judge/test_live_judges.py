@@ -322,7 +322,8 @@ def test_usage_totals_match_the_server_and_split_by_dimension_and_agent(
         f"{sent_out:,} out)"
     )
     html = usage._repr_html_()
-    assert f"<tr><td>total</td><td>{sent_in:,}</td><td>{sent_out:,}</td>" in html
+    num = '<td style="text-align:right">'
+    assert f"<tr><td>total</td>{num}{sent_in:,}</td>{num}{sent_out:,}</td>" in html
     assert "<td>agent lenny</td>" in html and "<td>dimension fluency</td>" in html
     assert set(usage.by_dimension) == set(result.dimensions["dimension"].to_list())
 

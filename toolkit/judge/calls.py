@@ -297,9 +297,10 @@ class JudgeUsage:
 
         def row(name: str, t: Tokens) -> str:
             cost = "" if t.cost is None else _money(t.cost)
+            num = '<td style="text-align:right">'
             return (
-                f"<tr><td>{escape(name)}</td><td>{t.input_tokens:,}</td>"
-                f"<td>{t.output_tokens:,}</td><td>{cost}</td></tr>"
+                f"<tr><td>{escape(name)}</td>{num}{t.input_tokens:,}</td>"
+                f"{num}{t.output_tokens:,}</td>{num}{cost}</td></tr>"
             )
 
         head = "<tr><th></th><th>tokens in</th><th>tokens out</th><th>est. cost</th></tr>"

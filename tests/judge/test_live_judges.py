@@ -250,7 +250,7 @@ def test_failures_reach_the_scores_as_absent_with_the_reason(fake_llm: FakeLLM) 
 def test_concurrent_calls_stay_within_the_bound_and_give_sequential_results(
     fake_llm: FakeLLM,
 ) -> None:
-    fake_llm.delay = 0.1
+    fake_llm.delay = 0.25  # long enough for three calls to overlap on a loaded machine
     sequential = score(anthropic(fake_llm), concurrency=1)
     assert fake_llm.max_in_flight == 1
     calls = len(fake_llm.seen)

@@ -33,6 +33,8 @@ _LAZY: dict[str, str] = {
     "RecordedJudge": "toolkit.judge",
     "RecordingJudge": "toolkit.judge",
     "judge_from_spec": "toolkit.judge",
+    "JudgeUsage": "toolkit.judge",
+    "load_prices": "toolkit.judge",
     "Discussion": "toolkit.load.discussion",
     "load_discussion": "toolkit.load.discussion",
     "load_discussions": "toolkit.load.discussion",
@@ -185,9 +187,11 @@ if TYPE_CHECKING:
     from toolkit.judge import Judge as Judge
     from toolkit.judge import JudgeRequest as JudgeRequest
     from toolkit.judge import JudgeResult as JudgeResult
+    from toolkit.judge import JudgeUsage as JudgeUsage
     from toolkit.judge import RecordedJudge as RecordedJudge
     from toolkit.judge import RecordingJudge as RecordingJudge
     from toolkit.judge import judge_from_spec as judge_from_spec
+    from toolkit.judge import load_prices as load_prices
     from toolkit.load.discussion import Discussion as Discussion
     from toolkit.load.discussion import load_discussion as load_discussion
     from toolkit.load.discussion import load_discussions as load_discussions
@@ -245,12 +249,12 @@ if TYPE_CHECKING:
     from toolkit.rubrics.discussion_spec import EngagementScale as EngagementScale
     from toolkit.rubrics.discussion_spec import load_discussion_spec as load_discussion_spec
     from toolkit.rubrics.experiment import ExperimentRubric as ExperimentRubric
+    from toolkit.rubrics.experiment import anova_stats as anova_stats
+    from toolkit.rubrics.experiment import assumption_checks as assumption_checks
     from toolkit.rubrics.experiment import compare_to_reference as compare_to_reference
     from toolkit.rubrics.experiment import compare_to_reported as compare_to_reported
     from toolkit.rubrics.experiment import experiment_scorecards as experiment_scorecards
     from toolkit.rubrics.experiment import experiment_stats as experiment_stats
-    from toolkit.rubrics.experiment import anova_stats as anova_stats
-    from toolkit.rubrics.experiment import assumption_checks as assumption_checks
     from toolkit.rubrics.experiment import group_intervals as group_intervals
     from toolkit.rubrics.experiment import load_experiment_rubric as load_experiment_rubric
     from toolkit.rubrics.outcome import OutcomeResult as OutcomeResult

@@ -174,4 +174,4 @@ def test_the_test_choices_of_the_cli_are_the_rubrics_tests_and_anova() -> None:
     from toolkit.cli.experiment import TEST_CHOICES
     from toolkit.rubrics.experiment import TESTS
 
-    assert TEST_CHOICES == (*TESTS, "anova")
+    assert (*TESTS, "anova") == TEST_CHOICES

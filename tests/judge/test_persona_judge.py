@@ -1,13 +1,9 @@
-"""The judge: prompts, reply parsing, cassette replay/recording, live judges against a
-local fake HTTP server (never the internet)."""
+"""The judge: prompts, reply parsing, cassette replay and recording (live judges:
+test_live_judges.py)."""
 
 from __future__ import annotations
 
 import json
-import threading
-import time
-from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +22,6 @@ from toolkit.judge import (
     parse_batch_reply,
     parse_reply,
 )
-from toolkit.judge.live import AnthropicJudge, OpenAIJudge
 
 REQ = JudgeRequest(
     proposition_id="p1",
@@ -211,140 +206,3 @@ def test_judge_from_spec(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     with pytest.raises(InputError, match="ANTHROPIC_API_KEY=None: the anthropic judge needs"):
         judge_from_spec("anthropic:some-model")
-
-
-# ---------------------------------------------------------------------------
-# Live judges against a fake local server
-# ---------------------------------------------------------------------------
-
-Responder = Callable[[dict[str, Any], int], tuple[int, Any, float]]
-
-
-@pytest.fixture
-def fake_api() -> Iterator[tuple[str, list[dict[str, Any]], list[Responder]]]:
-    """A loopback HTTP server; tests push responders (status, body, delay) per call."""
-    received: list[dict[str, Any]] = []
-    responders: list[Responder] = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            length = int(self.headers["content-length"])
-            body = json.loads(self.rfile.read(length))
-            headers = {k.lower(): v for k, v in self.headers.items()}
-            received.append({"path": self.path, "headers": headers, "body": body})
-            status, payload, delay = responders.pop(0)(body, len(received))
-            time.sleep(delay)
-            data = json.dumps(payload).encode()
-            try:
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):
-                pass
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", received, responders
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-def anthropic_text(text: str, delay: float = 0.0) -> Responder:
-    return lambda body, n: (200, {"content": [{"type": "text", "text": text}]}, delay)
-
-
-def openai_text(text: str) -> Responder:
-    return lambda body, n: (200, {"choices": [{"message": {"content": text}}]}, 0.0)
-
-
-def test_anthropic_judge_success(fake_api: Any) -> None:
-    url, received, responders = fake_api
-    responders.append(anthropic_text("8 Rosa mentions bread."))
-    judge = AnthropicJudge("claude-test", api_key="k1", base_url=url, timeout=5)
-    assert judge.judge([REQ]) == [
-        JudgeResult(8, "Rosa mentions bread.", raw="8 Rosa mentions bread.")
-    ]
-    call = received[0]
-    assert call["path"] == "/v1/messages"
-    assert call["headers"]["x-api-key"] == "k1"
-    assert call["body"]["model"] == "claude-test"
-    assert call["body"]["temperature"] == 0
-    assert MISSING_DATA_RULE in call["body"]["system"]
-    assert call["body"]["messages"] == [{"role": "user", "content": build_prompt([REQ])[1]}]
-
-
-def test_openai_judge_batch_success(fake_api: Any) -> None:
-    url, received, responders = fake_api
-    responders.append(openai_text("[1] 6 some bread\n[2] 2 not calm"))
-    second = JudgeRequest(**{**REQ.__dict__, "proposition_id": "p2", "claim": "Rosa is calm"})
-    judge = OpenAIJudge("gpt-test", api_key="k2", base_url=url, timeout=5)
-    results = judge.judge([REQ, second])
-    assert [(r.value, r.reasoning) for r in results] == [(6, "some bread"), (2, "not calm")]
-    assert received[0]["path"] == "/v1/chat/completions"
-    assert received[0]["headers"]["authorization"] == "Bearer k2"
-    assert received[0]["body"]["messages"][0]["role"] == "system"
-
-
-def test_double_check_sends_the_first_reply_back_and_uses_the_revision(fake_api: Any) -> None:
-    url, received, responders = fake_api
-    responders += [anthropic_text("9 sure"), anthropic_text("6 on reflection, less")]
-    judge = AnthropicJudge("m", api_key="k", base_url=url, timeout=5)
-    (result,) = judge.judge([REQ], double_check=True)
-    assert (result.value, result.reasoning) == (6, "on reflection, less")
-    turns = received[1]["body"]["messages"]
-    assert [t["role"] for t in turns] == ["user", "assistant", "user"]
-    assert turns[1]["content"] == "9 sure"
-    assert turns[2]["content"].startswith("Are you sure?")
-
-
-def test_timeout_fails_open_as_absent_after_retries(fake_api: Any) -> None:
-    url, received, responders = fake_api
-    responders += [anthropic_text("7 late", delay=0.6), anthropic_text("7 late", delay=0.6)]
-    judge = AnthropicJudge("m", api_key="k", base_url=url, timeout=0.2, retries=1, backoff=0)
-    (result,) = judge.judge([REQ])
-    assert result.value is None  # absent: never a 9 or a 0
-    assert result.error == "judge unavailable: timed out after 0.2s (2 attempts)"
-    assert len(received) == 2
-
-
-def test_server_error_is_retried_then_succeeds(fake_api: Any) -> None:
-    url, received, responders = fake_api
-    responders += [lambda b, n: (503, {"error": "busy"}, 0.0), anthropic_text("5 mixed")]
-    judge = AnthropicJudge("m", api_key="k", base_url=url, timeout=5, retries=2, backoff=0)
-    assert judge.judge([REQ])[0].value == 5
-    assert len(received) == 2
-
-
-def test_client_error_is_not_retried_and_fails_open(fake_api: Any) -> None:
-    url, received, responders = fake_api
-    responders.append(lambda b, n: (401, {"error": "bad key"}, 0.0))
-    judge = AnthropicJudge("m", api_key="k", base_url=url, timeout=5, retries=3, backoff=0)
-    (result,) = judge.judge([REQ])
-    assert result.value is None
-    assert result.error == "judge unavailable: HTTP 401 (1 attempt)"
-    assert len(received) == 1
-
-
-def test_garbage_reply_is_an_error_keeping_the_raw_text(fake_api: Any) -> None:
-    url, _, responders = fake_api
-    responders.append(anthropic_text("I would rather not say."))
-    judge = AnthropicJudge("m", api_key="k", base_url=url, timeout=5)
-    (result,) = judge.judge([REQ])
-    assert result.value is None
-    assert result.error == "reply does not start with an integer"
-    assert result.raw == "I would rather not say."
-
-
-def test_unreachable_server_fails_open() -> None:
-    judge = OpenAIJudge("m", api_key="k", base_url="http://127.0.0.1:9", timeout=1, retries=0)
-    (result,) = judge.judge([REQ])
-    assert result.value is None
-    assert result.error is not None and result.error.startswith("judge unavailable: connection")

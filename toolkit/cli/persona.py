@@ -33,6 +33,48 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         required=True,
         help="recorded:CASSETTE (CI), or anthropic:MODEL / openai:MODEL (live, needs a key)",
     )
+    live = parser.add_argument_group("live judges")
+    live.add_argument(
+        "--judge-base-url",
+        metavar="URL",
+        help="server of a live judge, e.g. an OpenAI-compatible http://host:8000/v1 "
+        "(default: $TOOLKIT_JUDGE_BASE_URL, else the vendor's)",
+    )
+    live.add_argument(
+        "--judge-concurrency",
+        type=int,
+        default=4,
+        metavar="N",
+        help="judge calls in flight at once (default 4)",
+    )
+    live.add_argument(
+        "--judge-timeout", type=float, default=60.0, metavar="S", help="seconds per call"
+    )
+    live.add_argument(
+        "--judge-retries",
+        type=int,
+        default=2,
+        metavar="N",
+        help="retries on timeouts, 429 and 5xx (default 2)",
+    )
+    live.add_argument(
+        "--record",
+        type=Path,
+        metavar="CASSETTE",
+        help="record answers here as they arrive; rerun with it to ask only what is missing",
+    )
+    live.add_argument(
+        "--max-cost",
+        type=float,
+        metavar="USD",
+        help="send no call that could take the estimated cost past USD",
+    )
+    live.add_argument(
+        "--prices", type=Path, metavar="FILE", help="YAML price table laid over the built-in one"
+    )
+    live.add_argument(
+        "--no-progress", action="store_true", help="no progress bar (shown only on a terminal)"
+    )
     parser.add_argument("--personas", type=Path, help="personas YAML/JSON (names, specs)")
     parser.add_argument("--baseline", type=Path, help="folder of golden baseline JSON files")
     parser.add_argument(
@@ -63,7 +105,13 @@ def run(args: argparse.Namespace) -> int:
     chat = load_chat(args.run, personas=args.personas)
     propositions = load_propositions(args.propositions)
     baselines = load_baselines(args.baseline) if args.baseline else None
-    judge = judge_from_spec(args.judge)
+    judge = judge_from_spec(
+        args.judge,
+        base_url=args.judge_base_url,
+        record=args.record,
+        timeout=args.judge_timeout,
+        max_retries=args.judge_retries,
+    )
     result = score_persona(
         chat,
         propositions,
@@ -71,7 +119,12 @@ def run(args: argparse.Namespace) -> int:
         rubric=rubric,
         baselines=baselines,
         double_check=args.double_check,
+        concurrency=args.judge_concurrency,
+        max_cost=args.max_cost,
+        prices=args.prices,
+        progress=False if args.no_progress else None,
     )
+    usage = result.usage
     if args.format == "json":
         table = persona_table(result)
         print(
@@ -83,10 +136,13 @@ def run(args: argparse.Namespace) -> int:
                 regressions=result.regressions.to_dicts(),
                 evidence=result.evidence.agents.to_dicts(),
                 warnings=list(result.warnings),
+                judge_usage=None if usage is None else usage.to_dict(),
             )
         )
     else:
         print(render_persona_table(result))
+        if usage is not None and usage.model is not None:
+            print("\n".join(usage.lines()))
     if args.write_baseline:
         written = write_baselines(baselines_from(result), args.write_baseline)
         print(f"wrote {len(written)} baseline(s) to {args.write_baseline}", file=sys.stderr)

@@ -3,16 +3,23 @@
 A judge answers :class:`JudgeRequest` objects (a proposition's rendered claim, the
 windowed trajectory, the persona spec when asked for) with :class:`JudgeResult` objects
 (an integer 0-9, or a count, and the reasoning). CI replays cassettes with
-:class:`RecordedJudge`; :class:`RecordingJudge` writes them from any judge.
+:class:`RecordedJudge`; :class:`RecordingJudge` writes them from any judge and resumes
+from what they hold. Live judges (``anthropic:MODEL``, ``openai:MODEL``) use the vendors'
+SDKs, imported only when one is built; :func:`run_batches` runs calls concurrently
+under a cost cap and :class:`JudgeUsage` accounts for their tokens and cost.
 """
 
 from __future__ import annotations
+
+import os
+from pathlib import Path
 
 from toolkit.errors import InputError
 from toolkit.judge._protocol import (
     MAX_BATCH,
     MISSING_DATA_RULE,
     SCALE_BANDS,
+    Estimate,
     Judge,
     JudgeRequest,
     JudgeResult,
@@ -20,14 +27,45 @@ from toolkit.judge._protocol import (
     parse_batch_reply,
     parse_reply,
 )
+from toolkit.judge.calls import (
+    DEFAULT_CONCURRENCY,
+    BatchOutcome,
+    Budget,
+    JudgeUsage,
+    Tokens,
+    budget_for,
+    judge_usage,
+    run_batches,
+)
+from toolkit.judge.prices import Price, PriceTable, load_prices
 from toolkit.judge.recorded import CassetteMiss, RecordedJudge, RecordingJudge
 
+#: The environment variable naming a base URL for live judges (``--judge-base-url``).
+BASE_URL_ENV = "TOOLKIT_JUDGE_BASE_URL"
 
-def judge_from_spec(spec: str) -> Judge:
+
+def judge_from_spec(
+    spec: str,
+    *,
+    base_url: str | None = None,
+    record: str | Path | None = None,
+    timeout: float = 60.0,
+    max_retries: int = 2,
+) -> Judge:
     """Build a judge from ``recorded:PATH``, ``anthropic:MODEL`` or ``openai:MODEL``.
 
+    Args:
+        spec: the judge, ``KIND:ARG``.
+        base_url: a live judge's server (default ``$TOOLKIT_JUDGE_BASE_URL``, else the
+            vendor's); for ``openai`` it includes the API prefix (``http://host:8000/v1``).
+        record: a cassette a live judge records into and resumes from (see
+            :class:`RecordingJudge`).
+        timeout: seconds per live call before the SDK retries it.
+        max_retries: the SDK's retries on timeouts, connection errors, 429 and 5xx.
+
     Raises:
-        InputError: for an unknown kind, or a live judge without an API key.
+        InputError: for an unknown kind, a live judge without an API key or without its
+            SDK (naming the extra to install), ``record`` with a recorded judge.
     """
     kind, _, arg = spec.partition(":")
     if not arg:
@@ -35,11 +73,21 @@ def judge_from_spec(spec: str) -> Judge:
             None, "expected KIND:ARG, e.g. recorded:cassette.json", field="--judge", value=spec
         )
     if kind == "recorded":
+        if record is not None:
+            raise InputError(
+                None,
+                "--record needs a live judge (anthropic:MODEL or openai:MODEL)",
+                field="--judge",
+                value=spec,
+            )
         return RecordedJudge(arg)
     if kind in {"anthropic", "openai"}:
         from toolkit.judge.live import AnthropicJudge, OpenAIJudge
 
-        return AnthropicJudge(arg) if kind == "anthropic" else OpenAIJudge(arg)
+        url = base_url or os.environ.get(BASE_URL_ENV) or None
+        cls = AnthropicJudge if kind == "anthropic" else OpenAIJudge
+        live: Judge = cls(arg, base_url=url, timeout=timeout, max_retries=max_retries)
+        return RecordingJudge(live, record) if record is not None else live
     raise InputError(
         None,
         "unknown judge kind; use recorded:, anthropic: or openai:",
@@ -49,17 +97,30 @@ def judge_from_spec(spec: str) -> Judge:
 
 
 __all__ = [
+    "BASE_URL_ENV",
+    "DEFAULT_CONCURRENCY",
     "MAX_BATCH",
     "MISSING_DATA_RULE",
     "SCALE_BANDS",
+    "BatchOutcome",
+    "Budget",
     "CassetteMiss",
+    "Estimate",
     "Judge",
     "JudgeRequest",
     "JudgeResult",
+    "JudgeUsage",
+    "Price",
+    "PriceTable",
     "RecordedJudge",
     "RecordingJudge",
+    "Tokens",
+    "budget_for",
     "build_prompt",
     "judge_from_spec",
+    "judge_usage",
+    "load_prices",
     "parse_batch_reply",
     "parse_reply",
+    "run_batches",
 ]

@@ -68,12 +68,30 @@ class JudgeResult:
 
     ``value`` is ``None`` when there is no usable answer (an unparseable reply, a judge
     that could not be reached); ``error`` then says why and ``raw`` holds the reply text.
+
+    ``input_tokens`` / ``output_tokens`` are this request's share of the live call(s)
+    that answered it (a batched call's usage is split evenly among its requests, the
+    remainder going to the first ones, so shares add up to the call's usage); 0 for an
+    answer replayed from a cassette. ``transient`` marks a result that is no answer at
+    all (the API could not be reached, the cost cap stopped the call): it is never
+    recorded, so a resumed run asks again.
     """
 
     value: int | None
     reasoning: str
     error: str | None = None
     raw: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    transient: bool = False
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """An upper bound on the tokens a judge call (or two, with double-check) will use."""
+
+    input_tokens: int
+    output_tokens: int
 
 
 @runtime_checkable
@@ -81,7 +99,10 @@ class Judge(Protocol):
     """Anything that answers judge requests.
 
     ``judge`` receives up to :data:`MAX_BATCH` requests that share a trajectory and
-    persona, and returns one result per request, in order.
+    persona, and returns one result per request, in order. It may be called from several
+    threads at once (:func:`toolkit.judge.calls.run_batches`). A live judge also has a
+    ``model`` name (for prices) and an ``estimate(requests, double_check=)`` method
+    returning an :class:`Estimate` (for the cost cap).
     """
 
     name: str

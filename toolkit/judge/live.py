@@ -1,43 +1,67 @@
-"""Live judges over the Anthropic Messages and OpenAI Chat Completions HTTP APIs.
+"""Live judges through the vendors' maintained SDKs (``anthropic``, ``openai``).
 
-They use only the standard library (``urllib``), so no extra package is needed; the API
-key comes from the environment. Calls have a timeout and are retried on timeouts,
-connection errors, HTTP 429 and 5xx. When every attempt fails the judge *fails open*:
-each proposition of the batch gets no value (absent, with the error), never a 9 or a 0.
-A reply that does not start with an integer 0-9 is an error result keeping the raw text.
-CI never uses these: it replays a cassette with :class:`toolkit.judge.RecordedJudge`.
+The SDKs are optional extras (``pip install 'toolkit[anthropic]'`` / ``'toolkit[openai]'``)
+imported only when a live judge is built, never by ``import toolkit`` or a recorded run.
+They time calls out, retry timeouts, connection errors, 429 and 5xx with backoff
+(honouring the server's ``retry-after``) and report token usage. When a call still fails
+the judge *fails open*: each proposition of the batch gets no value (absent, with the
+error), never a 9 or a 0, and the result is ``transient`` (not recorded; a resumed run
+asks again). A reply that does not start with an integer 0-9 is an error result keeping
+the raw text. ``OpenAIJudge`` with a ``base_url`` reaches any OpenAI-compatible server
+(Azure OpenAI, vLLM, Ollama, gateways). CI never uses these: it replays a cassette with
+:class:`toolkit.judge.RecordedJudge`.
 """
 
 from __future__ import annotations
 
-import json
+import importlib
 import os
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Sequence
+from dataclasses import replace
+from types import ModuleType
 from typing import Any
 
 from toolkit.errors import InputError
 from toolkit.judge._protocol import (
     DOUBLE_CHECK_PROMPT,
+    Estimate,
     JudgeRequest,
     JudgeResult,
     build_prompt,
     parse_batch_reply,
 )
 
+#: Tokens added per message for role markers and framing when estimating a call.
+_MESSAGE_OVERHEAD = 16
+
 
 class _Unavailable(Exception):
-    """Every attempt to reach the judge failed."""
+    """The call gave no answer (after the SDK's retries)."""
 
 
-class _HttpJudge:
-    """Shared machinery: prompt, retries, fail-open, double-check turn."""
+def split_evenly(total: int, parts: int) -> list[int]:
+    """``total`` split into ``parts`` integers that sum to it (remainder to the first)."""
+    base, extra = divmod(total, parts)
+    return [base + (1 if i < extra else 0) for i in range(parts)]
 
-    provider = "http"
+
+def _import_sdk(module: str, model: str) -> ModuleType:
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise InputError(
+            None,
+            f"the {module} judge needs the {module!r} package: pip install 'toolkit[{module}]'",
+            field="--judge",
+            value=f"{module}:{model}",
+        ) from exc
+
+
+class _SdkJudge:
+    """Shared machinery: prompt, double-check turn, usage shares, fail-open."""
+
+    provider = ""
     key_env = ""
-    default_base_url = ""
 
     def __init__(
         self,
@@ -46,71 +70,79 @@ class _HttpJudge:
         api_key: str | None = None,
         base_url: str | None = None,
         timeout: float = 60.0,
-        retries: int = 2,
-        backoff: float = 1.0,
+        max_retries: int = 2,
         max_tokens: int = 1024,
     ) -> None:
+        self._sdk = _import_sdk(self.provider, model)
         key = api_key if api_key is not None else os.environ.get(self.key_env)
-        if not key:
+        if not key and base_url is None:
             raise InputError(
                 None, f"the {self.provider} judge needs an API key", field=self.key_env, value=None
             )
         self.model = model
-        self.api_key = key
-        self.base_url = (base_url or self.default_base_url).rstrip("/")
+        self.base_url = base_url
         self.timeout = timeout
-        self.retries = retries
-        self.backoff = backoff
+        self.max_retries = max_retries
         self.max_tokens = max_tokens
         self.name = f"{self.provider}:{model}"
+        # A self-hosted OpenAI-compatible server often needs no key; the SDK wants one.
+        self._client = self._make_client(key or "unused")
 
     # -- provider specifics -------------------------------------------------
-    def _endpoint(self) -> str:
+    def _make_client(self, key: str) -> Any:
         raise NotImplementedError
 
-    def _headers(self) -> dict[str, str]:
+    def _complete(self, system: str, turns: list[dict[str, str]]) -> tuple[str, Any]:
+        """The reply text and the usage object (``None`` when the server sent none)."""
         raise NotImplementedError
 
-    def _payload(self, system: str, turns: list[dict[str, str]]) -> dict[str, Any]:
+    def _tokens(self, usage: Any) -> tuple[int, int] | None:
         raise NotImplementedError
 
-    def _text(self, body: Any) -> str:
-        raise NotImplementedError
+    # -- accounting ---------------------------------------------------------
+    def _estimate_call(self, system: str, turns: list[dict[str, str]]) -> Estimate:
+        size = len(system.encode("utf-8")) + _MESSAGE_OVERHEAD
+        size += sum(len(t["content"].encode("utf-8")) + _MESSAGE_OVERHEAD for t in turns)
+        return Estimate(size, self.max_tokens)
+
+    def estimate(self, requests: Sequence[JudgeRequest], *, double_check: bool = False) -> Estimate:
+        """An upper bound on the tokens :meth:`judge` will use for ``requests``.
+
+        Input tokens are bounded by the prompt's UTF-8 bytes (a byte-level BPE token
+        holds at least one byte) plus a framing allowance per message; output tokens by
+        ``max_tokens`` per call.
+        """
+        system, user = build_prompt(requests)
+        first = self._estimate_call(system, [{"role": "user", "content": user}])
+        if not double_check:
+            return first
+        # The second call resends the prompt, the first reply and the revision request.
+        again = first.input_tokens + first.output_tokens
+        again += len(DOUBLE_CHECK_PROMPT.encode("utf-8")) + 2 * _MESSAGE_OVERHEAD
+        return Estimate(first.input_tokens + again, 2 * first.output_tokens)
 
     # -- transport ----------------------------------------------------------
-    def _call(self, system: str, turns: list[dict[str, str]]) -> str:
-        data = json.dumps(self._payload(system, turns)).encode("utf-8")
-        last = "no attempt made"
-        for attempt in range(self.retries + 1):
-            if attempt:
-                time.sleep(self.backoff * 2 ** (attempt - 1))
-            request = urllib.request.Request(
-                self._endpoint(),
-                data=data,
-                headers={"content-type": "application/json", **self._headers()},
-                method="POST",
-            )
-            try:
-                with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                    body = json.loads(response.read().decode("utf-8"))
-                return self._text(body)
-            except urllib.error.HTTPError as exc:
-                last = f"HTTP {exc.code}"
-                if exc.code != 429 and exc.code < 500:
-                    break
-            except TimeoutError:
-                last = f"timed out after {self.timeout:g}s"
-            except urllib.error.URLError as exc:
-                reason = exc.reason
-                last = (
-                    f"timed out after {self.timeout:g}s"
-                    if isinstance(reason, TimeoutError)
-                    else f"connection failed ({reason})"
-                )
-            except (ValueError, KeyError, IndexError, TypeError) as exc:
-                last = f"unexpected response body ({exc})"
-                break
-        raise _Unavailable(f"{last} ({attempt + 1} attempt{'s' if attempt else ''})")
+    def _call(self, system: str, turns: list[dict[str, str]]) -> tuple[str, int, int]:
+        sdk = self._sdk
+        try:
+            text, usage = self._complete(system, turns)
+        except sdk.APITimeoutError as exc:
+            raise _Unavailable(
+                f"timed out after {self.timeout:g}s (max_retries={self.max_retries})"
+            ) from exc
+        except sdk.APIConnectionError as exc:
+            cause = exc.__cause__ or exc
+            raise _Unavailable(f"connection failed ({cause})") from exc
+        except sdk.APIStatusError as exc:
+            raise _Unavailable(f"HTTP {exc.status_code}") from exc
+        except (sdk.APIError, ValueError) as exc:
+            raise _Unavailable(f"unexpected response ({exc.__class__.__name__})") from exc
+        tokens = self._tokens(usage)
+        if tokens is None:
+            # The server reported no usage: count the call at its conservative estimate.
+            bound = self._estimate_call(system, turns)
+            tokens = (bound.input_tokens, bound.output_tokens)
+        return text, tokens[0], tokens[1]
 
     def judge(
         self, requests: Sequence[JudgeRequest], *, double_check: bool = False
@@ -118,70 +150,99 @@ class _HttpJudge:
         """Ask the API about ``requests`` (one call, two with ``double_check``)."""
         if not requests:
             return []
+        n = len(requests)
         kind = requests[0].kind
         system, user = build_prompt(requests)
         turns = [{"role": "user", "content": user}]
+        spent_in = spent_out = 0
         try:
-            reply = self._call(system, turns)
+            reply, used_in, used_out = self._call(system, turns)
+            spent_in, spent_out = used_in, used_out
             if double_check:
                 turns += [
                     {"role": "assistant", "content": reply},
                     {"role": "user", "content": DOUBLE_CHECK_PROMPT},
                 ]
-                reply = self._call(system, turns)
+                reply, used_in, used_out = self._call(system, turns)
+                spent_in, spent_out = spent_in + used_in, spent_out + used_out
         except _Unavailable as exc:
-            return [
-                JudgeResult(None, "", error=f"judge unavailable: {exc}", raw=None) for _ in requests
+            results = [
+                JudgeResult(None, "", error=f"judge unavailable: {exc}", transient=True)
+                for _ in requests
             ]
-        return parse_batch_reply(reply, len(requests), kind)
+        else:
+            results = parse_batch_reply(reply, n, kind)
+        shares = zip(split_evenly(spent_in, n), split_evenly(spent_out, n), strict=True)
+        return [
+            replace(r, input_tokens=i, output_tokens=o)
+            for r, (i, o) in zip(results, shares, strict=True)
+        ]
 
 
-class AnthropicJudge(_HttpJudge):
-    """A judge calling the Anthropic Messages API (key in ``ANTHROPIC_API_KEY``)."""
+class AnthropicJudge(_SdkJudge):
+    """A judge on the Anthropic Messages API (key in ``ANTHROPIC_API_KEY``).
+
+    ``base_url`` is the server root (the SDK adds ``/v1/messages``). No temperature is
+    sent: the SDK this project is tested with (2.x) has no such parameter, so the
+    model's default sampling applies.
+    """
 
     provider = "anthropic"
     key_env = "ANTHROPIC_API_KEY"
-    default_base_url = "https://api.anthropic.com"
 
-    def _endpoint(self) -> str:
-        return f"{self.base_url}/v1/messages"
+    def _make_client(self, key: str) -> Any:
+        return self._sdk.Anthropic(
+            api_key=key, base_url=self.base_url, timeout=self.timeout, max_retries=self.max_retries
+        )
 
-    def _headers(self) -> dict[str, str]:
-        return {"x-api-key": self.api_key, "anthropic-version": "2023-06-01"}
+    def _complete(self, system: str, turns: list[dict[str, str]]) -> tuple[str, Any]:
+        message = self._client.messages.create(
+            model=self.model,
+            max_tokens=self.max_tokens,
+            system=system,
+            messages=turns,
+        )
+        try:
+            text = "".join(b.text for b in message.content if getattr(b, "type", None) == "text")
+        except (AttributeError, TypeError) as exc:
+            raise _Unavailable("unexpected response body (no text content)") from exc
+        return text, getattr(message, "usage", None)
 
-    def _payload(self, system: str, turns: list[dict[str, str]]) -> dict[str, Any]:
-        return {
-            "model": self.model,
-            "max_tokens": self.max_tokens,
-            "temperature": 0,
-            "system": system,
-            "messages": turns,
-        }
-
-    def _text(self, body: Any) -> str:
-        return "".join(block["text"] for block in body["content"] if block.get("type") == "text")
+    def _tokens(self, usage: Any) -> tuple[int, int] | None:
+        i, o = getattr(usage, "input_tokens", None), getattr(usage, "output_tokens", None)
+        return (i, o) if isinstance(i, int) and isinstance(o, int) else None
 
 
-class OpenAIJudge(_HttpJudge):
-    """A judge calling the OpenAI Chat Completions API (key in ``OPENAI_API_KEY``)."""
+class OpenAIJudge(_SdkJudge):
+    """A judge on the OpenAI Chat Completions API (key in ``OPENAI_API_KEY``).
+
+    ``base_url`` reaches any OpenAI-compatible server and includes the API prefix, as the
+    SDK expects (``http://localhost:8000/v1``); with a base URL the key may be omitted.
+    """
 
     provider = "openai"
     key_env = "OPENAI_API_KEY"
-    default_base_url = "https://api.openai.com"
 
-    def _endpoint(self) -> str:
-        return f"{self.base_url}/v1/chat/completions"
+    def _make_client(self, key: str) -> Any:
+        return self._sdk.OpenAI(
+            api_key=key, base_url=self.base_url, timeout=self.timeout, max_retries=self.max_retries
+        )
 
-    def _headers(self) -> dict[str, str]:
-        return {"authorization": f"Bearer {self.api_key}"}
+    def _complete(self, system: str, turns: list[dict[str, str]]) -> tuple[str, Any]:
+        completion = self._client.chat.completions.create(
+            model=self.model,
+            max_tokens=self.max_tokens,
+            temperature=0,
+            messages=[{"role": "system", "content": system}, *turns],
+        )
+        try:
+            content = completion.choices[0].message.content
+        except (AttributeError, TypeError, IndexError) as exc:
+            raise _Unavailable("unexpected response body (no choices)") from exc
+        if not isinstance(content, str):
+            raise _Unavailable("unexpected response body (no message content)")
+        return content, getattr(completion, "usage", None)
 
-    def _payload(self, system: str, turns: list[dict[str, str]]) -> dict[str, Any]:
-        return {
-            "model": self.model,
-            "max_tokens": self.max_tokens,
-            "temperature": 0,
-            "messages": [{"role": "system", "content": system}, *turns],
-        }
-
-    def _text(self, body: Any) -> str:
-        return str(body["choices"][0]["message"]["content"])
+    def _tokens(self, usage: Any) -> tuple[int, int] | None:
+        i, o = getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None)
+        return (i, o) if isinstance(i, int) and isinstance(o, int) else None

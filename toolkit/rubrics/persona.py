@@ -26,7 +26,19 @@ from toolkit.frames import (
     PERSONA_DIMENSIONS_SCHEMA,
     PERSONA_SCORES_SCHEMA,
 )
-from toolkit.judge import MAX_BATCH, Judge, JudgeRequest, JudgeResult
+from toolkit.judge import (
+    DEFAULT_CONCURRENCY,
+    MAX_BATCH,
+    Judge,
+    JudgeRequest,
+    JudgeResult,
+    JudgeUsage,
+    PriceTable,
+    budget_for,
+    judge_usage,
+    load_prices,
+    run_batches,
+)
 from toolkit.load.persona import (
     Baseline,
     ChatRun,
@@ -275,13 +287,12 @@ def _score_window(
     messages: pl.DataFrame,
     window: int,
     propositions: PropositionSet,
-    judge: Judge,
     rubric: PersonaRubric,
-    double_check: bool,
+    pending: list[_Pending],
     warnings: list[str],
 ) -> list[dict[str, Any]]:
+    """The window's proposition rows; the judge requests they need go to ``pending``."""
     rows: list[dict[str, Any]] = []
-    pending: list[_Pending] = []
     speakers = set(messages.filter(pl.col("kind") == "action")["agent_id"].to_list())
     for dimension in propositions.dimensions:
         target = propositions.target_of(dimension)
@@ -307,7 +318,6 @@ def _score_window(
                     pending,
                     warnings,
                 )
-    _ask(judge, pending, rubric.batch_size, double_check)
     return rows
 
 
@@ -386,28 +396,59 @@ def _file_rows(
     return out
 
 
-def _ask(judge: Judge, pending: list[_Pending], batch_size: int, double_check: bool) -> None:
-    groups: dict[tuple[str, str | None, str], list[_Pending]] = {}
+def _ask(
+    judge: Judge,
+    pending: list[_Pending],
+    rubric: PersonaRubric,
+    *,
+    double_check: bool,
+    concurrency: int,
+    max_cost: float | None,
+    prices: PriceTable | str | Path | None,
+    progress: bool | None,
+) -> JudgeUsage:
+    """Batch the pending requests (same window, trajectory, persona, kind), run the
+    batches (concurrently, under the cost cap), fill each row, and account for it."""
+    groups: dict[tuple[int, str, str | None, str], list[_Pending]] = {}
     for item in pending:
-        key = (item.request.trajectory, item.request.persona, item.request.kind)
+        request = item.request
+        key = (item.row["window"], request.trajectory, request.persona, request.kind)
         groups.setdefault(key, []).append(item)
-    for items in groups.values():
-        for start in range(0, len(items), batch_size):
-            chunk = items[start : start + batch_size]
-            results = judge.judge([c.request for c in chunk], double_check=double_check)
-            if len(results) != len(chunk):
-                raise InputError(
-                    None,
-                    f"the judge returned {len(results)} results for {len(chunk)} requests",
-                    field="judge",
-                    value=judge.name,
-                )
-            for item, result in zip(chunk, results, strict=True):
-                _apply(item.row, result, item.request.kind)
+    chunks = [
+        items[start : start + rubric.batch_size]
+        for items in groups.values()
+        for start in range(0, len(items), rubric.batch_size)
+    ]
+    table: PriceTable | None = None
+    if isinstance(prices, PriceTable):
+        table = prices
+    elif prices is not None or max_cost is not None or getattr(judge, "model", None):
+        table = load_prices(*([] if prices is None else [prices]))
+    budget = None
+    if max_cost is not None and table is not None:
+        budget = budget_for(judge, max_cost, table)
+    outcome = run_batches(
+        judge,
+        [[c.request for c in chunk] for chunk in chunks],
+        double_check=double_check,
+        concurrency=concurrency,
+        budget=budget,
+        progress=progress,
+    )
+    entries: list[tuple[str, str, JudgeResult]] = []
+    for chunk, results in zip(chunks, outcome.results, strict=True):
+        for item, result in zip(chunk, results, strict=True):
+            _apply(item.row, result, item.request.kind, outcome.cap_reason)
+            entries.append((item.request.dimension, item.request.subject, result))
+    return judge_usage(judge, entries, outcome, prices=table, max_cost=max_cost)
 
 
-def _apply(row: dict[str, Any], result: JudgeResult, kind: str) -> None:
-    if result.value is not None and (result.value < 0 or (kind == "score" and result.value > 9)):
+def _apply(
+    row: dict[str, Any], result: JudgeResult, kind: str, cap_reason: str | None = None
+) -> None:
+    if result.transient and result.error is not None and result.error == cap_reason:
+        row.update(source="absent", absent_reason=result.error, reasoning="")
+    elif result.value is not None and (result.value < 0 or (kind == "score" and result.value > 9)):
         row.update(
             source="absent",
             absent_reason=f"judge value {result.value} is outside "
@@ -511,6 +552,7 @@ class PersonaResult:
             or ``None`` without baselines.
         evidence: the algorithmic evidence.
         warnings: what the reader must know.
+        usage: the judge calls' account (tokens, cost, per dimension and agent).
     """
 
     run: str
@@ -522,6 +564,7 @@ class PersonaResult:
     comparison: pl.DataFrame | None
     evidence: PersonaEvidence
     warnings: tuple[str, ...] = field(default=())
+    usage: JudgeUsage | None = None
 
     @property
     def regressions(self) -> pl.DataFrame:
@@ -557,6 +600,10 @@ def score_persona(
     baselines: Mapping[str, Baseline] | None = None,
     windows: int | None = None,
     double_check: bool = False,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    max_cost: float | None = None,
+    prices: PriceTable | str | Path | None = None,
+    progress: bool | None = None,
 ) -> PersonaResult:
     """Score a chat run on every dimension of ``propositions`` with ``judge``.
 
@@ -569,15 +616,24 @@ def score_persona(
         windows: when given, also score each successive window of this many messages
             (drift over the run); those rows have ``window`` 1, 2, ...
         double_check: ask the judge to revise each answer once.
+        concurrency: judge calls in flight at once (results do not depend on it).
+        max_cost: a cap in US dollars: no call is sent whose conservative estimate
+            would pass it; the propositions left are absent, naming the cap.
+        prices: a price table, or a YAML file laid over the built-in one
+            (:func:`toolkit.judge.load_prices`), for the cost estimate.
+        progress: a progress bar over judge calls; ``None``: in notebooks and on a
+            terminal only.
 
     Raises:
         InputError: an unknown precondition, a claim variable with no value, a judge
-            miss (a cassette without that request).
+            miss (a cassette without that request), a cost cap for a model without a
+            price.
     """
     _check_preconditions(propositions)
     warnings: list[str] = [*run.warnings, *propositions.warnings]
     messages = run.messages.select(list(CHAT_MESSAGES_SCHEMA))
-    rows = _score_window(run, messages, 0, propositions, judge, rubric, double_check, warnings)
+    pending: list[_Pending] = []
+    rows = _score_window(run, messages, 0, propositions, rubric, pending, warnings)
     if windows is not None:
         if windows < 1:
             raise InputError(
@@ -585,7 +641,19 @@ def score_persona(
             )
         for k, start in enumerate(range(0, messages.height, windows), start=1):
             part = messages.slice(start, windows)
-            rows += _score_window(run, part, k, propositions, judge, rubric, double_check, [])
+            rows += _score_window(run, part, k, propositions, rubric, pending, [])
+    usage = _ask(
+        judge,
+        pending,
+        rubric,
+        double_check=double_check,
+        concurrency=concurrency,
+        max_cost=max_cost,
+        prices=prices,
+        progress=progress,
+    )
+    if usage.not_judged:
+        warnings.append(f"{usage.not_judged} proposition(s) {usage.cap_reason}")
     scores = score_rows(pl.DataFrame(rows, schema=PERSONA_SCORES_SCHEMA), rubric)
     dims = dimension_scores(scores)
     evidence = persona_evidence(
@@ -626,6 +694,7 @@ def score_persona(
         comparison=comparison,
         evidence=evidence,
         warnings=tuple(dict.fromkeys(warnings)),
+        usage=usage,
     )
 
 

@@ -34,6 +34,9 @@ _markdown_cell: Callable[[str], NotebookNode] = nbformat.v4.new_markdown_cell
 TEMPLATES_DIR = Path(__file__).resolve().parent / "templates"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 HEADER_TAG = "report-header"
+#: Cells tagged so are for the notebook only (how to change its parameters, demonstrations
+#: driven from code): ``toolkit report`` neither runs nor shows them.
+NOTEBOOK_ONLY_TAG = "notebook-only"
 #: Exceptions a notebook raises on purpose for bad input: their message is surfaced alone.
 INPUT_ERRORS = frozenset({"InputError", "RubricError", "ToolkitError", "CassetteMiss"})
 
@@ -125,6 +128,11 @@ def prepare(
     absolute = [_absolute(i) for i in inputs]
     parameters: dict[str, Any] = {}
     if spec is not None:
+        for key, value in spec.report_params.items():
+            if key not in declared:
+                raise InputError(source, f"template {spec.name!r} sets {key!r}, which the "
+                                 "notebook does not declare")  # fmt: skip
+            parameters[key] = value
         if absolute:
             parameters[spec.input_parameter] = spec.bind_inputs(absolute)
     elif absolute:
@@ -175,6 +183,7 @@ def execute(prepared: Prepared, timeout: int = 600) -> NotebookNode:
     from papermill.parameterize import parameterize_notebook
 
     nb: NotebookNode = load_notebook_node(str(prepared.source))  # with papermill's metadata
+    nb.cells = [c for c in nb.cells if NOTEBOOK_ONLY_TAG not in c.metadata.get("tags", [])]
     if prepared.parameters:
         nb = parameterize_notebook(
             nb, prepared.parameters, kernel_name="python3", language="python"

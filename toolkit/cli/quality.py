@@ -12,6 +12,7 @@ from toolkit.rubrics.simulation import (
     SimulationRubric,
     load_simulation_rubric,
     score_universe,
+    scored_window,
 )
 from toolkit.scorecard import OK
 from toolkit.views.fleet import render_fleet_json, render_fleet_text
@@ -21,12 +22,11 @@ from toolkit.views.text import render_json, render_text
 
 def _positive(text: str) -> int:
     try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--window must be a whole number, not {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"--window must be at least 1, not {value}")
-    return value
+        return scored_window(int(text))  # the rubric's one rule for W
+    except (ValueError, InputError):
+        raise argparse.ArgumentTypeError(
+            f"--window must be at least 1 (a whole number of ticks), not {text!r}"
+        ) from None
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -64,11 +64,7 @@ def run(args: argparse.Namespace) -> int:
     rubric = load_simulation_rubric(args.rubric) if args.rubric else DEFAULT_RUBRIC
     if args.all_dir is not None:
         return _fleet(args, rubric)
-    universe = load_universe(args.run_dir, cache=args.cache)
-    if not universe.loadable:
-        if universe.issues.height:
-            raise InputError(None, f"nothing loadable: {universe.issues['reason'][0]}")
-        raise InputError(args.run_dir, "nothing loadable: no tick files and no batch records")
+    universe = load_universe(args.run_dir, cache=args.cache)  # refuses what is not a run
     card = score_universe(universe, rubric, args.window)[0]
     if args.format == "json":
         print(render_json(card))

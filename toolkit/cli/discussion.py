@@ -11,6 +11,7 @@ import argparse
 import sys
 from typing import Any
 
+from toolkit.cli import help_text
 from toolkit.load.discussion import load_discussions
 from toolkit.load.ratings import RatingSource, open_rating_source
 from toolkit.rubrics.discussion import score_discussion
@@ -24,7 +25,7 @@ def register(sub: Any) -> None:
     parser: argparse.ArgumentParser = sub.add_parser(
         "discussion",
         help="score LLM Mafia discussions against the discussion rubric",
-        description=__doc__,
+        description=help_text(__doc__),
     )
     parser.add_argument(
         "paths", nargs="+", metavar="PATH", help="transcript, export, .db or folder"

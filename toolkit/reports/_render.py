@@ -8,6 +8,7 @@ it into a page that needs nothing from the network.
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
@@ -88,14 +89,32 @@ def parse_param(text: str) -> tuple[str, Any]:
 
 
 def _notebook_parameters(path: Path) -> dict[str, Any]:
-    """The parameters a notebook declares (its cell tagged ``parameters``), by name."""
-    from papermill.translators import PythonTranslator
+    """The parameters a notebook declares (the names its cell tagged ``parameters``
+    assigns at top level, in order), with their default values where those are literals.
 
+    Read with :mod:`ast`, without a kernel, so a misspelt ``--param`` is refused at once;
+    multi-line values (a list over several lines) are read whole.
+    """
     nb: NotebookNode = _read_notebook(path, as_version=4)
     cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
     if not cells:
         raise InputError(path, "the notebook has no cell tagged 'parameters'")
-    return {p.name: p.default for p in PythonTranslator.inspect(cells[0])}
+    try:
+        tree = ast.parse(cells[0].source)
+    except SyntaxError as exc:
+        raise InputError(path, f"the parameters cell is not valid Python ({exc.msg})",
+                         line=exc.lineno) from None  # fmt: skip
+    declared: dict[str, Any] = {}
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+        value = getattr(node, "value", None)
+        for target in targets:
+            if isinstance(target, ast.Name):
+                try:
+                    declared[target.id] = ast.literal_eval(value) if value else None
+                except (ValueError, TypeError, SyntaxError, RecursionError):
+                    declared[target.id] = None  # an expression: set in the kernel
+    return declared
 
 
 def prepare(

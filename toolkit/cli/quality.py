@@ -17,7 +17,7 @@ from toolkit.rubrics.simulation import (
 from toolkit.scorecard import OK
 from toolkit.views.fleet import render_fleet_json, render_fleet_text
 from toolkit.views.html import render_html_page
-from toolkit.views.text import render_json, render_text
+from toolkit.views.text import render_json, render_text, terminal_style
 
 
 def _positive(text: str) -> int:
@@ -71,7 +71,8 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "html":
         print(render_html_page(card))
     else:
-        print(render_text(card))
+        width, colour = terminal_style()
+        print(render_text(card, width=width, colour=colour))
     if args.gate:
         statuses = set(card.dimensions["status"].to_list())
         return 0 if statuses == {OK} else 1
@@ -86,7 +87,11 @@ def _fleet(args: argparse.Namespace, rubric: SimulationRubric) -> int:
         raise InputError(None, "--format html shows one run; use table or json with --all")
     universe = load_universes(folder / "*", cache=args.cache, progress=None)
     cards = score_universe(universe, rubric, args.window, series=False)
-    print(render_fleet_json(cards) if args.format == "json" else render_fleet_text(cards))
+    if args.format == "json":
+        print(render_fleet_json(cards))
+    else:
+        width, colour = terminal_style()
+        print(render_fleet_text(cards, width=width, colour=colour))
     if args.gate:
         return 0 if all(set(c.dimensions["status"]) == {OK} for c in cards) else 1
     return 0

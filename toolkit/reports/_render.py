@@ -250,13 +250,43 @@ def _static_widgets(nb: NotebookNode) -> bool:
     return charts
 
 
+#: Where the Vega bundle is kept between reports (default: ``$XDG_CACHE_HOME/toolkit``,
+#: else ``~/.cache/toolkit``); building it costs about 2-3 s of CPU per process.
+CACHE_ENV = "TOOLKIT_CACHE_DIR"
+
+
+def _cache_dir() -> Path:
+    explicit = os.environ.get(CACHE_ENV)
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "toolkit"
+
+
 def _vega_bundle() -> str:
-    """vega-embed with the Vega-Lite version Altair writes its specs for."""
+    """vega-embed with the Vega-Lite version Altair writes its specs for.
+
+    Built once per (vl-convert, Vega-Lite) version pair and kept in :func:`_cache_dir`
+    (written atomically; an unwritable cache only costs the rebuild).
+    """
     import vl_convert
     from altair.utils._importers import vl_version_for_vl_convert
 
+    vl_version = vl_version_for_vl_convert()
+    version = getattr(vl_convert, "__version__", "unknown")
+    cached = _cache_dir() / f"vega-bundle-{version}-{vl_version}.js"
+    try:
+        return cached.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        pass
     bundle: Callable[..., str] = vl_convert.javascript_bundle
-    return bundle(None, vl_version=vl_version_for_vl_convert())
+    text = bundle(None, vl_version=vl_version)
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(cached, text, durable=False)
+    except OSError:
+        pass
+    return text
 
 
 def export_html(nb: NotebookNode, *, title: str, show_code: bool = False) -> str:

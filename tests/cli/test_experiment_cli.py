@@ -175,3 +175,16 @@ def test_table1_reproduces_from_the_command_line(
     # Δ% = -49.3: the authors' own percent_change for this cell is -49.26
     assert row[0].split()[2:10] == ["96/96", "3.22", "(1.45)", "6.34", "(1.35)", "-3.13",
                                     "-49.3%", "<0.001*"]  # fmt: skip
+
+
+def test_a_folder_is_named_as_a_folder_not_a_missing_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from toolkit.cli import main
+
+    assert main(["experiment", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"toolkit experiment: error: {tmp_path}: is a folder: name the results files in it "
+        "(e.g. FOLDER/*.json FOLDER/*.csv)\n"
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import socket
 import sqlite3
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -68,7 +69,7 @@ def test_rate_uses_the_named_store_and_rater(
     env = launched[0][1]
     assert env["TOOLKIT_RATE_STORE"] == str(store.resolve())
     assert env["TOOLKIT_RATE_RATER"] == "ana"
-    assert "--port=8866" in launched[0][0]
+    assert any(a.startswith("--port=") for a in launched[0][0])
     assert is_rating_store(store)
     assert not (games / "ratings.db").exists()
 
@@ -127,3 +128,62 @@ def test_the_discussion_command_reads_ratings_and_labels_from_a_store(
     assert set(by_id) == {"game-over-budget", "game-pass", "game-role-repetition"}
     engagement = next(m for m in by_id["game-pass"]["metrics"] if m["key"] == "engagement")
     assert engagement["score"] == 3.5
+
+
+def _listening() -> socket.socket:
+    held = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    held.bind(("127.0.0.1", 0))
+    held.listen()
+    return held
+
+
+def test_a_taken_port_given_explicitly_is_one_line_exit_2(
+    games: Path,
+    launched: list[tuple[list[str], dict[str, str]]],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with _listening() as held:
+        port = held.getsockname()[1]
+        assert main(["rate", str(games), "--port", str(port)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"toolkit rate: error: --port={port}: port {port} on 127.0.0.1 is in use: " + (
+        "choose another\n"
+    )
+    assert launched == []
+
+
+def test_without_port_the_address_printed_is_the_free_one_served(
+    games: Path,
+    launched: list[tuple[list[str], dict[str, str]]],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with _listening() as held:
+        busy = held.getsockname()[1]
+        monkeypatch.setattr(rate_cli, "DEFAULT_PORT", busy)
+        assert main(["rate", str(games)]) == 0
+    command = launched[0][0]
+    served = next(int(a.split("=")[1]) for a in command if a.startswith("--port="))
+    assert served != busy
+    assert "--Voila.port_retries=0" in command  # Voilà serves that port or none
+    assert f"serving http://127.0.0.1:{served}/" in capsys.readouterr().err
+
+
+def test_rate_and_discussion_help_show_no_rst_markup(capsys: pytest.CaptureFixture[str]) -> None:
+    for command in ("rate", "discussion"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        out = capsys.readouterr().out
+        assert "``" not in out and ":func:" not in out
+        assert max(len(line) for line in out.splitlines()) <= 80
+
+
+def test_an_unknown_flag_prints_the_subcommands_usage(
+    games: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["rate", str(games), "--bogus"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: toolkit rate ")
+    assert "toolkit rate: error: unrecognized arguments: --bogus" in err

@@ -51,3 +51,17 @@ def test_report_cli_unknown_template_or_param_exits_2(
     assert main(["report", "fleet", "x", "--param", "bogus=1"]) == 2
     assert "not a parameter of this notebook" in capsys.readouterr().err
     assert not (tmp_path / "a.html").exists()
+
+
+def test_report_of_a_folder_of_runs_is_refused_like_quality_refuses_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fleet = Path(__file__).resolve().parents[2] / "sample_runs" / "fleet"
+    assert main(["quality", str(fleet)]) == 2
+    quality_err = capsys.readouterr().err
+    assert "a folder of" in quality_err and "runs, not a run" in quality_err
+    monkeypatch.chdir(tmp_path)
+    assert main(["report", "simulation", str(fleet)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and quality_err.split(": error: ")[1] in err
+    assert list(tmp_path.iterdir()) == []

@@ -209,3 +209,15 @@ def test_a_tick_file_larger_than_one_read_loads_whole(tmp_path: Path) -> None:
     u = load_universe(write_run(tmp_path / "r", [tick_v1(1, observation_text=long_text)]))
     assert u.issues.height == 0
     assert len(u.ticks["observation_text"][0]) == 5 << 20
+
+
+def test_a_folder_of_runs_or_a_folder_without_ticks_is_not_a_run(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match=r"a folder of \d+ runs, not a run: load it with"):
+        load_universe(SAMPLE_RUNS / "fleet")
+    (tmp_path / "plain").mkdir()
+    with pytest.raises(InputError, match="not a run folder: it has no tick_summaries/"):
+        load_universe(tmp_path / "plain")
+    empty = tmp_path / "empty"
+    (empty / "tick_summaries" / "ticks").mkdir(parents=True)
+    with pytest.raises(InputError, match="nothing loadable: no tick files and no batch records"):
+        load_universe(empty)

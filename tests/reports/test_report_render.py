@@ -194,3 +194,29 @@ def test_every_template_notebook_carries_the_family_header_and_footer() -> None:
         )
         assert "report-footer" in tags[-1], template.name
         assert (ROOT / template.doc).is_file()
+
+
+def test_parameters_are_read_from_the_cell_without_a_kernel_even_multiline(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    from toolkit.reports import prepare
+
+    prepared = prepare("experiment", ["a.csv"], {"alpha": 0.01})
+    assert set(prepared.parameters) == {"files", "alpha"}
+    out, err = capfd.readouterr()
+    assert "Unable to parse" not in out + err  # the multi-line `files = [...]` is read whole
+    with pytest.raises(InputError, match="it has: files, reference, alpha, rename"):
+        prepare("experiment", ["a.csv"], {"typo": 1})
+
+
+def test_the_vega_bundle_is_built_once_and_read_back_from_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolkit.reports import _render
+
+    monkeypatch.setenv("TOOLKIT_CACHE_DIR", str(tmp_path / "cache"))
+    built = _render._vega_bundle()
+    (cached,) = (tmp_path / "cache").glob("vega-bundle-*.js")
+    assert cached.read_text(encoding="utf-8") == built and "vegaEmbed" in built
+    cached.write_text("// kept", encoding="utf-8")
+    assert _render._vega_bundle() == "// kept"  # read back, not rebuilt

@@ -137,3 +137,40 @@ def test_failed_run_report_shows_seven_coloured_cells_in_chromium(
     assert screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert screenshot.stat().st_size > 5_000
     assert [u for u in requests if not u.startswith("file://")] == []
+
+
+def _notebook_only_sentences(template: ReportTemplate) -> list[str]:
+    nb = json.loads(template.path.read_text(encoding="utf-8"))
+    return [
+        "".join(cell["source"]).split(". ")[0]
+        for cell in nb["cells"]
+        if cell["cell_type"] == "markdown" and "notebook-only" in cell["metadata"].get("tags", [])
+    ]
+
+
+@pytest.mark.parametrize(("template", "index"), PAIRS)
+def test_reports_leave_out_the_notebook_only_sentences(
+    template: ReportTemplate, index: int, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    text = page_text(rendered(template, index, tmp_path_factory).read_text(encoding="utf-8"))
+    assert "parameters cell" not in text
+    for sentence in _notebook_only_sentences(template):
+        assert sentence not in text
+
+
+def test_notebooks_that_tell_you_to_change_a_parameter_tag_it_notebook_only() -> None:
+    tagged = [t.name for t in TEMPLATES.values() if _notebook_only_sentences(t)]
+    assert {"simulation", "discussion", "outcome", "fleet", "experiment"} <= set(tagged)
+    assert "rating-agreement" in tagged
+
+
+def test_the_rating_agreement_report_adds_no_demonstration_data(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    template = TEMPLATES["rating-agreement"]
+    assert template.report_params == {"DEMO": False}
+    for index in range(len(template.samples)):
+        text = page_text(rendered(template, index, tmp_path_factory).read_text("utf-8"))
+        assert "reviewer labels overrode" not in text  # no invented label override
+        assert "'you'" not in text and "rater you" not in text  # no rating by "you"
+        assert "rating events saved" in text

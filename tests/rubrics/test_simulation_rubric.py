@@ -453,3 +453,20 @@ def test_scores_accept_a_lazy_scan_and_the_streaming_engine(tmp_path: Path) -> N
     )
     assert streamed.equals(eager)
     assert eager["refused"][0] == 4  # ticks 45, 50, 55, 60 of the last 20
+
+
+@pytest.mark.parametrize("window", [0, -3, 2.5, True, "50"])
+def test_a_window_that_is_not_a_positive_whole_number_is_refused(window: Any) -> None:
+    from toolkit.errors import InputError
+
+    universe = make_universe([tick_v1(i) for i in range(1, 11)])
+    with pytest.raises(InputError, match=r"window=.*must be a whole number of ticks, at least 1"):
+        score_universe(universe, window=window)
+
+
+def test_a_window_longer_than_the_run_titles_what_was_scored() -> None:
+    universe = make_universe([tick_v1(i) for i in range(1, 65)])
+    card = score_universe(universe, window=100_000)[0]
+    assert card.title.endswith("· all 64 ticks (window 100000)")
+    assert "100000 ticks" not in card.title.replace("window 100000", "")
+    assert score_universe(universe, window=64)[0].title.endswith("· last 64 ticks")

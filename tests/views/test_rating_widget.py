@@ -247,3 +247,88 @@ def test_the_ratings_chart_puts_a_dot_per_rater_and_a_mean_tick(store: RatingSto
 def test_the_session_repr_is_one_short_line(games: Discussion, store: RatingStore) -> None:
     app = rating_session(games, store=store, rater="ana")
     assert repr(app) == "RatingSession(rater='ana', 0 of 3 rated, showing 'game-over-budget')"
+
+
+def test_run_all_order_a_deleted_store_never_reveals_roles_or_keeps_a_score(
+    games: Discussion, tmp_path: Path
+) -> None:
+    """engagement_rating.ipynb in Run-All order: the session is shown, driven (a rating
+    saved), then its store disappears; the rater then clicks Next, Save, Reveal roles."""
+    folder = tmp_path / "temp-store"
+    store = RatingStore(folder / "ratings.db")
+    app = rating_session(games, store=store, rater="you")
+    _rate(app, 4, yes=2)
+    assert not app.roles_button.disabled  # saved: the roles may be revealed
+    for leftover in folder.iterdir():
+        leftover.unlink()
+    folder.rmdir()
+
+    app.next_button.click()
+    assert app.game_id == "game-pass"
+    assert app.scale.value is None  # the previous transcript's score is not carried over
+    assert all(q.value is None for q in app.questions.values())
+    assert app.roles_button.disabled
+    assert "Cannot read the ratings store" in app.status.value
+    app.scale.value = 3
+    app.save_button.click()
+    assert "Not saved:" in app.status.value
+    assert app.roles_button.disabled
+    app.roles_button.click()
+    app.reveal_roles()
+    assert app.roles.value == ""
+    app.previous_button.click()  # the rated one cannot be read back either
+    assert app.roles_button.disabled and app.scale.value is None
+
+
+def test_a_refused_save_after_a_saved_one_hides_the_roles_again(
+    games: Discussion, store: RatingStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = rating_session(games, store=store, rater="ana")
+    _rate(app, 2)
+    app.roles_button.click()
+    assert "<b>MAFIA</b>" in app.roles.value
+
+    def refuse(*_a: object, **_k: object) -> int:
+        raise InputError(str(store.path), "ratings store error (disk I/O error)")
+
+    monkeypatch.setattr(store, "save_rating", refuse)
+    app.scale.value = 5
+    app.save_button.click()
+    assert "Not saved:" in app.status.value
+    assert app.roles_button.disabled and app.roles.value == ""
+
+
+def test_rater_names_match_ignoring_case_and_keep_the_first_spelling(
+    games: Discussion, store: RatingStore
+) -> None:
+    first = rating_session(games, store=store, rater="Ana")
+    _rate(first, 3)
+    again = rating_session(games, store=store, rater="  ana ")
+    assert again.rater == "Ana"
+    assert again.progress_text() == "1 of 3 rated"
+    _rate(again, 4)
+    assert sorted(set(store.events()["rater"].to_list())) == ["Ana"]
+
+
+def test_rating_every_transcript_says_all_done(games: Discussion, store: RatingStore) -> None:
+    app = rating_session(games, store=store, rater="ana")
+    for score in (2, 3):
+        _rate(app, score)
+        assert "All done" not in app.status.value
+        app.skip_button.click()
+    _rate(app, 4)
+    assert app.all_done
+    assert app.progress_text() == "all 3 rated"
+    assert "All done: you have rated all 3 transcripts." in app.status.value
+    assert "✓ all 3 rated" in app.progress.value
+    back = rating_session(games, store=store, rater="ana")  # coming back when done
+    assert "All done" in back.status.value
+
+
+def test_enter_in_the_name_box_starts_the_session(games: Discussion, store: RatingStore) -> None:
+    page = rater_page(games, store)
+    name = page.children[1].children[0]
+    assert name.continuous_update is False  # the value arrives on Enter (or leaving the box)
+    name.value = "ben"  # what the front end sends on Enter
+    session = page.children[1]
+    assert isinstance(session, RatingSession) and session.rater == "ben"

@@ -42,10 +42,34 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _subparser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
+    """The parser of subcommand ``command``."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            found: argparse.ArgumentParser = action.choices[command]
+            return found
+    return parser
+
+
+def help_text(doc: str | None) -> str:
+    """A module docstring as ``--help`` text: no rst markup (````x````, ``:func:`x```), and
+    without a first paragraph that only repeats the usage line."""
+    import re
+
+    paragraphs = (doc or "").strip().split("\n\n")
+    if paragraphs and paragraphs[0].startswith("``toolkit "):
+        paragraphs = paragraphs[1:]
+    text = "\n\n".join(paragraphs)
+    text = re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", text)
+    return text.replace("``", "")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (also used as the console script)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # with the subcommand's usage, not the top-level one
+        _subparser(parser, args.command).error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
         code = int(args.func(args))
     except ToolkitError as exc:

@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from toolkit.cli import help_text
+
 if TYPE_CHECKING:
     from toolkit.load.ratings import RatingSource
     from toolkit.rubrics.discussion import DiscussionReport
@@ -26,7 +28,7 @@ def register(sub: Any) -> None:
     parser: argparse.ArgumentParser = sub.add_parser(
         "discussion",
         help="score LLM Mafia discussions against the discussion rubric",
-        description=__doc__,
+        description=help_text(__doc__),
     )
     parser.add_argument(
         "paths", nargs="+", metavar="PATH", help="transcript, export, .db or folder"

@@ -13,13 +13,14 @@ if TYPE_CHECKING:
 
 
 def _positive(text: str) -> int:
+    from toolkit.rubrics.simulation import scored_window
+
     try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--window must be a whole number, not {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"--window must be at least 1, not {value}")
-    return value
+        return scored_window(int(text))  # the rubric's one rule for W
+    except (ValueError, InputError):
+        raise argparse.ArgumentTypeError(
+            f"--window must be at least 1 (a whole number of ticks), not {text!r}"
+        ) from None
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -56,25 +57,22 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.rubrics.simulation import DEFAULT_RUBRIC, load_simulation_rubric, score_universe
     from toolkit.scorecard import OK
     from toolkit.views.html import render_html_page
-    from toolkit.views.text import render_json, render_text
+    from toolkit.views.text import render_json, render_text, terminal_style
 
     if (args.run_dir is None) == (args.all_dir is None):
         raise InputError(None, "give either RUN_DIR or --all DIR (one of them)")
     rubric = load_simulation_rubric(args.rubric) if args.rubric else DEFAULT_RUBRIC
     if args.all_dir is not None:
         return _fleet(args, rubric)
-    universe = load_universe(args.run_dir, cache=args.cache)
-    if not universe.loadable:
-        if universe.issues.height:
-            raise InputError(None, f"nothing loadable: {universe.issues['reason'][0]}")
-        raise InputError(args.run_dir, "nothing loadable: no tick files and no batch records")
+    universe = load_universe(args.run_dir, cache=args.cache)  # refuses what is not a run
     card = score_universe(universe, rubric, args.window)[0]
     if args.format == "json":
         print(render_json(card))
     elif args.format == "html":
         print(render_html_page(card))
     else:
-        print(render_text(card))
+        width, colour = terminal_style()
+        print(render_text(card, width=width, colour=colour))
     if args.gate:
         statuses = set(card.dimensions["status"].to_list())
         return 0 if statuses == {OK} else 1
@@ -86,6 +84,7 @@ def _fleet(args: argparse.Namespace, rubric: SimulationRubric) -> int:
     from toolkit.rubrics.simulation import score_universe
     from toolkit.scorecard import OK
     from toolkit.views.fleet import render_fleet_json, render_fleet_text
+    from toolkit.views.text import terminal_style
 
     folder = Path(args.all_dir)
     if not folder.is_dir():
@@ -94,7 +93,11 @@ def _fleet(args: argparse.Namespace, rubric: SimulationRubric) -> int:
         raise InputError(None, "--format html shows one run; use table or json with --all")
     universe = load_universes(folder / "*", cache=args.cache, progress=None)
     cards = score_universe(universe, rubric, args.window, series=False)
-    print(render_fleet_json(cards) if args.format == "json" else render_fleet_text(cards))
+    if args.format == "json":
+        print(render_fleet_json(cards))
+    else:
+        width, colour = terminal_style()
+        print(render_fleet_text(cards, width=width, colour=colour))
     if args.gate:
         return 0 if all(set(c.dimensions["status"]) == {OK} for c in cards) else 1
     return 0

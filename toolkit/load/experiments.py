@@ -555,6 +555,10 @@ def load_experiment(
             naming the file, the field and the value.
     """
     p = Path(path)
+    if p.is_dir():
+        raise InputError(
+            p, "is a folder: name the results files in it (e.g. FOLDER/*.json FOLDER/*.csv)"
+        )
     if not p.is_file():
         raise InputError(p, "no such file")
     name = experiment or p.stem

@@ -567,7 +567,10 @@ def load_universe(
         source_file), sorted by tick number.
 
     Raises:
-        InputError: the folder does not exist or is not a folder.
+        InputError: the folder does not exist, is not a folder, is not a run (no
+            ``tick_summaries/``; a folder of runs is named as such) or holds nothing
+            loadable (no tick file or batch record could be read). Every face (API,
+            reports, CLI) meets this one rule.
     """
     root = Path(path)
     if not root.exists():
@@ -576,7 +579,21 @@ def load_universe(
         raise InputError(root, "a run must be a folder (the universe's slug)")
     if root.name in ("", ".", ".."):
         root = root.resolve()
-    return _load([root], cache, progress)[0]
+    if not (root / "tick_summaries").is_dir():
+        runs = _run_dirs([root / "*"])
+        if runs:
+            raise InputError(
+                root,
+                f"a folder of {len(runs)} runs, not a run: load it with load_universes "
+                "(toolkit quality --all, toolkit report fleet)",
+            )
+        raise InputError(root, "not a run folder: it has no tick_summaries/")
+    universe = _load([root], cache, progress)[0]
+    if not universe.loadable:
+        if universe.issues.height:
+            raise InputError(None, f"nothing loadable: {universe.issues['reason'][0]}")
+        raise InputError(root, "nothing loadable: no tick files and no batch records")
+    return universe
 
 
 def combine(universes: Sequence[Universe]) -> Universe:

@@ -372,6 +372,21 @@ class RatingStore:
             ).fetchall()
         return _frame(rows, RATING_EVENTS_SCHEMA)
 
+    def rater_name(self, name: str) -> str:
+        """The name ``name`` is saved under: rater names match ignoring case (``ana`` is
+        ``Ana``), and the spelling of that rater's first saved rating is kept.
+
+        Returns:
+            The stored spelling, or ``name`` stripped when this rater has saved nothing.
+        """
+        wanted = name.strip()
+        with self._connect() as con:
+            raters = con.execute(
+                "SELECT rater FROM rating_events GROUP BY rater ORDER BY min(event_id)"
+            ).fetchall()
+        key = wanted.casefold()
+        return next((str(r) for (r,) in raters if str(r).casefold() == key), wanted)
+
     def ratings(self, game_ids: Sequence[str] | None = None) -> pl.DataFrame:
         """The ratings that count, as the discussion rubric reads them.
 

@@ -98,6 +98,8 @@ class ReportTemplate:
         bind: turns the (absolute) inputs into the parameter's value; default: one path,
             or a list when ``many``.
         samples: sample inputs the test matrix renders it with.
+        report_params: parameter values every report of this template is rendered with
+            (e.g. a notebook's demonstration steps turned off); ``--param`` overrides them.
     """
 
     name: str
@@ -111,6 +113,7 @@ class ReportTemplate:
     path_parameters: tuple[str, ...] = ()
     bind: Callable[[list[str]], Any] | None = None
     samples: tuple[Sample, ...] = ()
+    report_params: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def path(self) -> Path:
@@ -270,10 +273,16 @@ _ENTRIES = (
         ),
         input_parameter="RATINGS",
         path_parameters=("GAMES",),
+        report_params={"DEMO": False},
         samples=(
             Sample(
                 ("sample_runs/discussions/rating_events.csv",),
                 expect=("rating events saved", "alpha"),
+            ),
+            Sample(
+                ("sample_runs/discussions/rating_events.csv",),
+                params={"GAMES": ["sample_runs/discussions/baseline"]},
+                expect=("rating events saved", "base-7-1"),
             ),
         ),
     ),

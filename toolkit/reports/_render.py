@@ -8,6 +8,7 @@ it into a page that needs nothing from the network.
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
@@ -30,6 +31,9 @@ NotebookNode = Any
 TEMPLATES_DIR = Path(__file__).resolve().parent / "templates"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 HEADER_TAG = "report-header"
+#: Cells tagged so are for the notebook only (how to change its parameters, demonstrations
+#: driven from code): ``toolkit report`` neither runs nor shows them.
+NOTEBOOK_ONLY_TAG = "notebook-only"
 #: Exceptions a notebook raises on purpose for bad input: their message is surfaced alone.
 INPUT_ERRORS = frozenset({"InputError", "RubricError", "ToolkitError", "CassetteMiss"})
 
@@ -81,16 +85,35 @@ def parse_param(text: str) -> tuple[str, Any]:
 
 
 def _notebook_parameters(path: Path) -> dict[str, Any]:
-    """The parameters a notebook declares (its cell tagged ``parameters``), by name."""
+    """The parameters a notebook declares (the names its cell tagged ``parameters``
+    assigns at top level, in order), with their default values where those are literals.
+
+    Read with :mod:`ast`, without a kernel, so a misspelt ``--param`` is refused at once;
+    multi-line values (a list over several lines) are read whole.
+    """
     import nbformat
-    from papermill.translators import PythonTranslator
 
     read: Callable[..., NotebookNode] = nbformat.read  # untyped
     nb: NotebookNode = read(path, as_version=4)
     cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
     if not cells:
         raise InputError(path, "the notebook has no cell tagged 'parameters'")
-    return {p.name: p.default for p in PythonTranslator.inspect(cells[0])}
+    try:
+        tree = ast.parse(cells[0].source)
+    except SyntaxError as exc:
+        raise InputError(path, f"the parameters cell is not valid Python ({exc.msg})",
+                         line=exc.lineno) from None  # fmt: skip
+    declared: dict[str, Any] = {}
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+        value = getattr(node, "value", None)
+        for target in targets:
+            if isinstance(target, ast.Name):
+                try:
+                    declared[target.id] = ast.literal_eval(value) if value else None
+                except (ValueError, TypeError, SyntaxError, RecursionError):
+                    declared[target.id] = None  # an expression: set in the kernel
+    return declared
 
 
 def prepare(
@@ -123,6 +146,11 @@ def prepare(
     absolute = [_absolute(i) for i in inputs]
     parameters: dict[str, Any] = {}
     if spec is not None:
+        for key, value in spec.report_params.items():
+            if key not in declared:
+                raise InputError(source, f"template {spec.name!r} sets {key!r}, which the "
+                                 "notebook does not declare")  # fmt: skip
+            parameters[key] = value
         if absolute:
             parameters[spec.input_parameter] = spec.bind_inputs(absolute)
     elif absolute:
@@ -176,6 +204,7 @@ def execute(prepared: Prepared, timeout: int = 600) -> NotebookNode:
     from papermill.parameterize import parameterize_notebook
 
     nb: NotebookNode = load_notebook_node(str(prepared.source))  # with papermill's metadata
+    nb.cells = [c for c in nb.cells if NOTEBOOK_ONLY_TAG not in c.metadata.get("tags", [])]
     if prepared.parameters:
         nb = parameterize_notebook(
             nb, prepared.parameters, kernel_name="python3", language="python"
@@ -223,13 +252,43 @@ def _static_widgets(nb: NotebookNode) -> bool:
     return charts
 
 
+#: Where the Vega bundle is kept between reports (default: ``$XDG_CACHE_HOME/toolkit``,
+#: else ``~/.cache/toolkit``); building it costs about 2-3 s of CPU per process.
+CACHE_ENV = "TOOLKIT_CACHE_DIR"
+
+
+def _cache_dir() -> Path:
+    explicit = os.environ.get(CACHE_ENV)
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "toolkit"
+
+
 def _vega_bundle() -> str:
-    """vega-embed with the Vega-Lite version Altair writes its specs for."""
+    """vega-embed with the Vega-Lite version Altair writes its specs for.
+
+    Built once per (vl-convert, Vega-Lite) version pair and kept in :func:`_cache_dir`
+    (written atomically; an unwritable cache only costs the rebuild).
+    """
     import vl_convert
     from altair.utils._importers import vl_version_for_vl_convert
 
+    vl_version = vl_version_for_vl_convert()
+    version = getattr(vl_convert, "__version__", "unknown")
+    cached = _cache_dir() / f"vega-bundle-{version}-{vl_version}.js"
+    try:
+        return cached.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        pass
     bundle: Callable[..., str] = vl_convert.javascript_bundle
-    return bundle(None, vl_version=vl_version_for_vl_convert())
+    text = bundle(None, vl_version=vl_version)
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(cached, text, durable=False)
+    except OSError:
+        pass
+    return text
 
 
 def export_html(nb: NotebookNode, *, title: str, show_code: bool = False) -> str:

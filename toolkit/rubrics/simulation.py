@@ -15,6 +15,7 @@ from typing import Any, Literal
 import polars as pl
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, model_validator
 
+from toolkit.errors import InputError
 from toolkit.load.universe import CONTINUATION_MECHANIC, Universe
 from toolkit.rubrics._spec import RubricSpec, load_spec
 from toolkit.scorecard import FAIL, NA, OK, WARN, Dimension, Scorecard
@@ -345,6 +346,24 @@ def _with_statuses(lf: pl.LazyFrame, rubric: SimulationRubric) -> pl.LazyFrame:
     )
 
 
+def scored_window(window: int | None, rubric: SimulationRubric = DEFAULT_RUBRIC) -> int:
+    """W, the number of most recent ticks scored: ``window``, or the rubric's when None.
+
+    The one rule every face (API, reports, CLI) meets.
+
+    Raises:
+        InputError: ``window`` is not a whole number of at least 1 (0 is refused, never
+            read as "the default").
+    """
+    if window is None:
+        return rubric.window
+    if isinstance(window, bool) or not isinstance(window, int) or window < 1:
+        raise InputError(
+            None, "must be a whole number of ticks, at least 1", field="window", value=window
+        )
+    return window
+
+
 def window_series(
     ticks: pl.LazyFrame | pl.DataFrame,
     rubric: SimulationRubric = DEFAULT_RUBRIC,
@@ -359,7 +378,7 @@ def window_series(
     ``classified``, ``novel``, ``vocab_rate``, ``stagnant``, ``rollbacks``, ``drift``,
     and a ``status_<dimension>`` column for each. One rolling pass over every run.
     """
-    w = window or rubric.window
+    w = scored_window(window, rubric)
     feats = tick_features(ticks, rubric, history)
     series = feats.rolling(index_column="pos", period=f"{w}i", group_by="slug").agg(**_WINDOW_AGGS)
     return _with_statuses(series, rubric).drop("pos").sort("slug", "tick")
@@ -377,7 +396,7 @@ def window_scores(
     one ``group_by`` pass, so a fleet (or a larger-than-memory scan, with the streaming
     engine) is scored without materialising per-tick windows.
     """
-    w = window or rubric.window
+    w = scored_window(window, rubric)
     feats = tick_features(ticks, rubric, history, window=w)
     scores = feats.group_by("slug", maintain_order=True).agg(**_WINDOW_AGGS)
     return _with_statuses(scores, rubric)
@@ -647,6 +666,13 @@ def _verdict(dims: list[Dimension], has_ticks: bool) -> tuple[str, str]:
     return verdict, "; ".join(parts)
 
 
+def _scored_span(ticks: int, window: int) -> str:
+    """What a card scored: ``last 50 ticks``, or ``all 64 ticks (window 100000)``."""
+    if ticks >= window:
+        return f"last {window} ticks"
+    return f"all {ticks} tick{'' if ticks == 1 else 's'} (window {window})"
+
+
 def score_universe(
     universe: Universe,
     rubric: SimulationRubric = DEFAULT_RUBRIC,
@@ -667,9 +693,7 @@ def score_universe(
         series: attach each run's per-tick series to its card (for charts); a fleet
             overview that needs only the cards can skip it.
     """
-    w = window or rubric.window
-    if w < 1:
-        raise ValueError("window must be at least 1")
+    w = scored_window(window, rubric)
     history = _history(universe, rubric)
     last = (
         window_scores(universe.ticks, rubric, w, history).collect()
@@ -798,7 +822,7 @@ def _card(
         rubric=rubric.rubric,
         rubric_version=rubric.version,
         subject=slug,
-        title=f"{name} · last {w} ticks",
+        title=f"{name} · {_scored_span(row['n'] if row else 0, w)}",
         verdict=verdict,
         verdict_reason=reason,
         dimensions=Scorecard.dimensions_frame(slug, dims),
@@ -815,7 +839,7 @@ def _card(
 
 def _window(universe: Universe, rubric: SimulationRubric, window: int | None) -> pl.LazyFrame:
     return tick_features(
-        universe.ticks, rubric, _history(universe, rubric), window=window or rubric.window
+        universe.ticks, rubric, _history(universe, rubric), window=scored_window(window, rubric)
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import textwrap
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -73,8 +74,19 @@ def fleet_frame(cards: Sequence[Scorecard]) -> pl.DataFrame:
     )
 
 
-def render_fleet_text(cards: Sequence[Scorecard]) -> str:
-    """The fleet as a fixed-width table: slug, ticks, verdict and the seven statuses."""
+def render_fleet_text(
+    cards: Sequence[Scorecard], *, width: int | None = None, colour: bool = False
+) -> str:
+    """The fleet as a fixed-width table: slug, ticks, verdict and the seven statuses.
+
+    Args:
+        cards: one scorecard per run.
+        width: fit this many columns (narrower columns, long slugs shortened with "…");
+            None: the full layout, never shortened (as piped output is).
+        colour: colour the statuses and verdicts with ANSI codes.
+    """
+    from toolkit.views.text import paint
+
     frame = fleet_frame(cards)
     if frame.height == 0:
         return "no runs"
@@ -82,11 +94,27 @@ def render_fleet_text(cards: Sequence[Scorecard]) -> str:
     names = dict(cards[0].dimensions.select("dimension", "name").iter_rows())
     heads = [names[k].split()[0][:6].lower() for k in keys]
     slug_w = max(4, *(len(s) for s in frame["slug"]))
-    header = f"{'run':<{slug_w}}  {'ticks':>5}  {'verdict':<17}" + "".join(f"{h:>8}" for h in heads)
+    verdict_w, cell_w = 17, 8
+    if width is not None:  # fit: the verdicts present, seven-wide cells, then the slug
+        verdict_w = max(7, *(len(v) for v in frame["verdict"]))
+        cell_w = 7
+        slug_w = max(4, min(slug_w, width - (2 + 5 + 2 + verdict_w + cell_w * len(keys))))
+
+    def cut(slug: str) -> str:
+        return slug if len(slug) <= slug_w else slug[: slug_w - 1] + "…"
+
+    header = f"{'run':<{slug_w}}  {'ticks':>5}  {'verdict':<{verdict_w}}" + "".join(
+        f"{h:>{cell_w}}" for h in heads
+    )
     lines = [header]
     for r in frame.iter_rows(named=True):
-        cells = "".join(f"{_SHORT.get(r[k], r[k]):>8}" for k in keys)
-        lines.append(f"{r['slug']:<{slug_w}}  {r['ticks'] or 0:>5}  {r['verdict']:<17}{cells}")
+        cells = "".join(
+            " " * (cell_w - len(_SHORT.get(r[k], r[k])))
+            + paint(_SHORT.get(r[k], r[k]), r[k], colour)
+            for k in keys
+        )
+        verdict = paint(r["verdict"], r["verdict"], colour) + " " * (verdict_w - len(r["verdict"]))
+        lines.append(f"{cut(r['slug']):<{slug_w}}  {r['ticks'] or 0:>5}  {verdict}{cells}")
     counts = frame.group_by("verdict").len()
     summary = ", ".join(
         f"{n} {v}"
@@ -96,7 +124,8 @@ def render_fleet_text(cards: Sequence[Scorecard]) -> str:
         )
     )
     version = cards[0].rubric_version
-    lines.append(f"{frame.height} runs: {summary} (rubric {cards[0].rubric} {version})")
+    total = f"{frame.height} runs: {summary} (rubric {cards[0].rubric} {version})"
+    lines.extend([total] if width is None else textwrap.wrap(total, width, subsequent_indent="  "))
     return "\n".join(lines)
 
 

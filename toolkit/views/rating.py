@@ -7,8 +7,11 @@ and saves each rater's 1-5 rating into the ratings store.
 * :func:`ratings_chart`: every rater's score per transcript, with the mean.
 
 Roles are hidden while the rater reads (they should wonder who the Mafia are) and can be
-revealed once this rater's rating of the transcript is saved. The scale, its labels and
-descriptions, the evaluation questions and the hint are rubric data
+revealed once this rater's rating of the transcript is saved, never while the store cannot
+be read or refused the rating. Rater names match ignoring case (``ana`` is ``Ana``): the
+spelling of the rater's first saved rating is kept (:meth:`RatingStore.rater_name`).
+The scale, its labels and descriptions, the evaluation questions and the hint are rubric
+data
 (:class:`~toolkit.rubrics.discussion_spec.EngagementScale`).
 """
 
@@ -121,7 +124,7 @@ class RatingSession(widgets.VBox):  # type: ignore[misc]
             raise ToolkitError("a rating session needs the rater's name")
         self.discussion = transcripts
         self.store = store
-        self.rater = rater.strip()
+        self.rater = self._stored_name(store, rater)
         self.spec_scale = scale
         self.game_ids = transcripts.game_ids
         self.index = 0
@@ -209,17 +212,40 @@ class RatingSession(widgets.VBox):  # type: ignore[misc]
 
     # -- state -------------------------------------------------------------
 
+    @staticmethod
+    def _stored_name(store: RatingStore, rater: str) -> str:
+        try:
+            return store.rater_name(rater)
+        except ToolkitError:
+            return rater.strip()  # the store's own error shows as soon as it is read
+
     def rated_ids(self) -> set[str]:
-        """The transcripts this rater has a saved rating of."""
+        """The transcripts this rater has a saved rating of.
+
+        Raises:
+            InputError: the ratings store cannot be read.
+        """
         latest = self.store.latest(self.rater)
         return set(latest["transcript_id"].to_list()) & set(self.game_ids)
 
+    def _rated_or_none(self) -> set[str] | None:
+        try:
+            return self.rated_ids()
+        except ToolkitError:
+            return None
+
     def _resume_index(self) -> int:
-        rated = self.rated_ids()
+        rated = self._rated_or_none() or set()
         for i, gid in enumerate(self.game_ids):
             if gid not in rated:
                 return i
         return 0
+
+    @property
+    def all_done(self) -> bool:
+        """True when this rater has a saved rating of every transcript."""
+        rated = self._rated_or_none()
+        return rated is not None and len(rated) == len(self.game_ids)
 
     @property
     def game_id(self) -> str:
@@ -227,8 +253,20 @@ class RatingSession(widgets.VBox):  # type: ignore[misc]
         return self.game_ids[self.index]
 
     def progress_text(self) -> str:
-        """``"7 of 20 rated"``: this rater's saved ratings of these transcripts."""
-        return f"{len(self.rated_ids())} of {len(self.game_ids)} rated"
+        """``"7 of 20 rated"``: this rater's saved ratings of these transcripts
+        (``"all 20 rated"`` when done)."""
+        rated = self._rated_or_none()
+        if rated is None:
+            return "progress unknown (the ratings store cannot be read)"
+        if len(rated) == len(self.game_ids):
+            return f"all {len(self.game_ids)} rated"
+        return f"{len(rated)} of {len(self.game_ids)} rated"
+
+    def _done_text(self) -> str:
+        return (
+            f"All done: you have rated all {len(self.game_ids)} transcripts. Thank you! "
+            "You can still go back and change a rating."
+        )
 
     def answers(self) -> dict[str, bool | None]:
         """The yes/no answers on the form (None = unanswered)."""
@@ -273,9 +311,24 @@ class RatingSession(widgets.VBox):  # type: ignore[misc]
             f"{escape(gid)}</h3>"
         )
         self.transcript.value = transcript_html(game)
+        # Start from an empty form with the roles hidden; only a rating read back from the
+        # store fills it in and allows the roles.
         self.roles.value = ""
-        latest = self.store.latest(self.rater).filter(pl.col("transcript_id") == gid)
+        self.roles_button.disabled = True
         self._saved_form = None
+        self.scale.value = None
+        for choice in self.questions.values():
+            choice.value = None
+        self.notes.value = ""
+        self.previous_button.disabled = self.index == 0
+        self.next_button.disabled = self.index >= len(self.game_ids) - 1
+        self.progress.value = self._progress_html()
+        try:
+            latest = self.store.latest(self.rater).filter(pl.col("transcript_id") == gid)
+        except ToolkitError as exc:
+            self._changed()
+            self.status.value = _status(f"Cannot read the ratings store: {exc}", _ERR)
+            return
         if latest.height:
             row = latest.row(0, named=True)
             saved = json.loads(row["answers"])
@@ -291,22 +344,16 @@ class RatingSession(widgets.VBox):  # type: ignore[misc]
                 "You can change it and save again.",
                 _OK,
             )
+            if self.all_done:
+                self.status.value += _status(self._done_text(), _OK)
         else:
-            self.scale.value = None
-            for choice in self.questions.values():
-                choice.value = None
-            self.notes.value = ""
-            self.roles_button.disabled = True
             self.status.value = _status("Not rated yet.", "#57606a")
-        self.previous_button.disabled = self.index == 0
-        self.next_button.disabled = self.index >= len(self.game_ids) - 1
-        self.progress.value = self._progress_html()
         self._changed()
 
     def skip(self) -> None:
         """Leave this transcript unrated and go to the next one this rater has not rated
         (wrapping around); stays when there is none."""
-        rated = self.rated_ids()
+        rated = self._rated_or_none() or set()
         n = len(self.game_ids)
         for step in range(1, n):
             i = (self.index + step) % n
@@ -319,7 +366,9 @@ class RatingSession(widgets.VBox):  # type: ignore[misc]
         return f"{score} {self.spec_scale.level(score).label}"
 
     def _progress_html(self) -> str:
-        return f"<div style='font-size:1.1em;padding-top:6px'><b>{self.progress_text()}</b></div>"
+        text = escape(self.progress_text())
+        mark = "✓ " if self.all_done else ""
+        return f"<div style='font-size:1.1em;padding-top:6px'><b>{mark}{text}</b></div>"
 
     # -- saving ------------------------------------------------------------
 
@@ -338,6 +387,9 @@ class RatingSession(widgets.VBox):  # type: ignore[misc]
                 self.rater, self.game_id, int(self.scale.value), self.answers(), self.notes.value
             )
         except ToolkitError as exc:
+            self._saved_form = None  # what is on the form is not what the store holds
+            self.roles.value = ""
+            self.roles_button.disabled = True
             self.status.value = _status(f"Not saved: {exc}", _ERR)
             return None
         self._saved_form = self._form()
@@ -348,6 +400,8 @@ class RatingSession(widgets.VBox):  # type: ignore[misc]
             f"(rating #{event_id}). {self.progress_text()}.",
             _OK,
         )
+        if self.all_done:
+            self.status.value += _status(self._done_text(), _OK)
         return event_id
 
     def __repr__(self) -> str:
@@ -396,7 +450,7 @@ def rater_page(
         "<h2 style='margin:4px 0'>Engagement rating</h2>"
         f"<p>{len(transcripts.game_ids)} transcript(s) of LLM Mafia games. Read each one and "
         "rate how worth watching it is, from 1 to 5. Your ratings are saved as you go; come "
-        "back with the same name to carry on where you left off.</p>"
+        "back with the same name (capitals do not matter) to carry on where you left off.</p>"
     )
     if rater:
         page.children = [intro, RatingSession(transcripts, store, rater, scale)]
@@ -406,12 +460,16 @@ def rater_page(
     message = widgets.HTML()
 
     def begin(_b: Any = None) -> None:
+        if isinstance(page.children[-1], RatingSession):
+            return  # already started (Enter, then a click on Start)
         if not name.value.strip():
             message.value = _status("Type your name first.", _ERR)
             return
         page.children = [intro, RatingSession(transcripts, store, name.value.strip(), scale)]
 
     start.on_click(begin)
+    name.continuous_update = False  # Enter in the box (or leaving it) proceeds, as Start does
+    name.observe(lambda change: begin() if change["new"].strip() else None, names="value")
     page.children = [intro, widgets.HBox([name, start]), message]
     return page
 

@@ -1,12 +1,77 @@
-"""Plain-text and JSON renderings of scorecards."""
+"""Plain-text and JSON renderings of scorecards.
+
+Text fits a terminal when given its width (:func:`terminal_style`): a line too long has
+its detail wrapped under it, indented. Without a width (output piped to a file or another
+program) lines are never wrapped, so the text stays one line per dimension for ``grep``
+and ``diff``. Statuses are coloured (ANSI) only on a terminal and only while ``NO_COLOR``
+is unset (https://no-color.org).
+"""
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import textwrap
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TextIO
 
-from toolkit.scorecard import Scorecard
+from toolkit.scorecard import FAIL, NA, OK, WARN, Scorecard
+
+#: ANSI colours of statuses and verdicts on a terminal (bold red, yellow, green, dim).
+_ANSI = {
+    FAIL: "1;31",
+    "FAILED": "1;31",
+    WARN: "33",
+    "DEGRADED": "33",
+    OK: "32",
+    "HEALTHY": "32",
+    NA: "2",
+}
+
+
+def terminal_style(stream: TextIO | None = None) -> tuple[int | None, bool]:
+    """``(width, colour)`` for text written to ``stream`` (default: standard output).
+
+    On a terminal: its width (``shutil.get_terminal_size``, which honours ``COLUMNS``)
+    and colour unless ``NO_COLOR`` is set or ``TERM=dumb``. Otherwise ``(None, False)``:
+    no wrapping and no colour, so piped output is the same bytes whatever the terminal.
+    """
+    import sys
+
+    out = stream if stream is not None else sys.stdout
+    try:
+        tty = out.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    if not tty:
+        return None, False
+    colour = not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
+    return shutil.get_terminal_size().columns, colour
+
+
+def paint(text: str, status: str, colour: bool) -> str:
+    """``text`` in the colour of ``status`` when ``colour`` (else unchanged)."""
+    code = _ANSI.get(status)
+    return f"\x1b[{code}m{text}\x1b[0m" if colour and code else text
+
+
+def wrap_line(head: str, detail: str, width: int | None, indent: int) -> list[str]:
+    """``head`` + ``detail`` on one line, or, past ``width``, the detail wrapped onto the
+    following lines indented by ``indent`` spaces (the head itself is never cut)."""
+    if width is None:
+        return [f"{head}{detail}"]
+    line = f"{head}{detail}".rstrip()
+    if len(line) <= width:
+        return [line]
+    room = width - len(head)
+    if room >= 24:  # the detail keeps its column
+        first, *rest = textwrap.wrap(detail, room) or [""]
+        pad = " " * len(head)
+        return [f"{head}{first}".rstrip(), *(pad + r for r in rest)]
+    pad = " " * indent
+    return [head.rstrip(), *textwrap.wrap(detail, max(width - indent, 20), initial_indent=pad,
+                                          subsequent_indent=pad)]  # fmt: skip
 
 
 def format_value(value: float | None) -> str:
@@ -18,8 +83,13 @@ def format_value(value: float | None) -> str:
     return f"{value:.3f}"
 
 
-def render_text(card: Scorecard) -> str:
+def render_text(card: Scorecard, *, width: int | None = None, colour: bool = False) -> str:
     """The scorecard as lines of text: header, one ``[STATUS]`` line per dimension, verdict.
+
+    Args:
+        card: the scorecard.
+        width: wrap to this many columns (details under their line); None: never wrap.
+        colour: colour the statuses and the verdict with ANSI codes.
 
     Example::
 
@@ -28,23 +98,31 @@ def render_text(card: Scorecard) -> str:
           ...
         Verdict: HEALTHY
     """
-    lines = [card.title]
+    lines = wrap_line("", card.title, width, 2)
     name_width = max([len(n) for n in card.dimensions["name"].to_list()] + [10])
     # "[PENDING]" and other long statuses widen the tag column (7 fits "[WARN] ").
     tag_width = max([len(s) + 3 for s in card.dimensions["status"].to_list()] + [7])
     for row in card.dimensions.iter_rows(named=True):
         tag = f"[{row['status']}]"
-        lines.append(
-            f"  {tag:<{tag_width}}{row['name']:<{name_width + 2}}{format_value(row['value']):>7}  "
-            f"{row['detail']}"
-        )
+        value = format_value(row["value"])
+        head = f"  {tag:<{tag_width}}{row['name']:<{name_width + 2}}{value:>7}  "
+        wrapped = wrap_line(head, str(row["detail"]), width, 6)
+        wrapped[0] = wrapped[0].replace(tag, paint(tag, row["status"], colour), 1)
+        lines.extend(wrapped)
     verdict = f"Verdict: {card.verdict}"
     if card.verdict_reason:
         verdict += f" ({card.verdict_reason})"
-    lines.append(verdict)
+    wrapped = [verdict] if width is None else textwrap.wrap(verdict, width, subsequent_indent="  ")
+    wrapped[0] = wrapped[0].replace(card.verdict, paint(card.verdict, card.verdict, colour), 1)
+    lines.extend(wrapped)
     if card.warnings:
         lines.append("Warnings:")
-        lines.extend(f"  - {w}" for w in card.warnings)
+        for w in card.warnings:
+            lines.extend(
+                [f"  - {w}"]
+                if width is None
+                else textwrap.wrap(w, width, initial_indent="  - ", subsequent_indent="    ")
+            )
     return "\n".join(lines)
 
 

@@ -828,6 +828,11 @@ def _load_remote_patterns(
         except Exception as exc:
             raise source.error(exc, what="list the folder") from exc
         dirs = sorted(str(k).rstrip("/") for k, v in hits.items() if v.get("type") == "directory")
+        if not dirs:  # say so when the bucket itself is missing
+            try:
+                source.fs.ls(source.root.split("/")[0])
+            except Exception as exc:
+                raise source.error(exc, what="list the bucket") from exc
         listed.extend(list_remote_runs(source, dirs))
     if not listed or first is None:
         shown = ", ".join(str(p) for p in patterns)

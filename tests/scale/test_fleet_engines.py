@@ -110,3 +110,31 @@ def test_a_glob_over_s3_picks_the_matching_runs(s3: S3, s3_sample_fleet: str) ->
         f"{s3_sample_fleet}/run-000[12]", storage_options={"endpoint_url": s3.endpoint}
     )
     assert both.slugs == ["run-0001", "run-0002"]
+
+
+def test_a_local_cache_of_runs_in_s3_is_never_stale(
+    s3: S3, tmp_path: Path, generated_fleet: Path
+) -> None:
+    """The cache is keyed on each object's name, size and ETag: rewriting one tick object
+    in place (same name, same size) is seen on the next load."""
+    url = s3.upload(generated_fleet / "run-0001", "cached/run-0001")
+    options = {"endpoint_url": s3.endpoint}
+    first = tk.load_universe(url, cache=tmp_path, storage_options=options)
+    assert len(list(tmp_path.glob("run-0001-*/manifest.json"))) == 1
+    again = tk.load_universe(url, cache=tmp_path, storage_options=options)
+    assert again.ticks.equals(first.ticks)
+    key = "cached/run-0001/tick_summaries/ticks/tick_60.json"
+    body = s3.client.get_object(Bucket="sweeps", Key=key)["Body"].read()
+    old = json.loads(body)["action_text"]
+    assert old
+    same_size = body.replace(json.dumps(old).encode(), json.dumps("X" * len(old)).encode(), 1)
+    assert len(same_size) == len(body) and same_size != body
+    s3.client.put_object(Bucket="sweeps", Key=key, Body=same_size)
+    changed = tk.load_universe(url, cache=tmp_path, storage_options=options)
+    assert changed.ticks.filter(changed.ticks["tick"] == 60)["action_text"][0] == "X" * len(old)
+
+
+def test_a_cache_url_is_refused_rather_than_written_as_a_local_folder(tmp_path: Path) -> None:
+    with pytest.raises(tk.InputError, match="cache in object storage is not supported yet"):
+        tk.load_universe(SAMPLE_FLEET / "run-0001", cache="s3://sweeps/cache")
+    assert not Path("s3:").exists()

@@ -644,7 +644,12 @@ def _load_listed(
     listings: Sequence[Listing], cache: bool | str | Path, progress: bool | None
 ) -> list[Universe]:
     from toolkit.load._cache import RunCache
+    from toolkit.load._source import scheme_of
 
+    if isinstance(cache, str) and scheme_of(cache) is not None:
+        raise InputError(
+            cache, "a cache in object storage is not supported yet: name a local cache folder"
+        )
     store = RunCache(cache) if cache else None
     found: dict[int, Universe] = store.get_many(listings) if store is not None else {}
     stale = [i for i in range(len(listings)) if i not in found]

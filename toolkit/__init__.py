@@ -7,6 +7,7 @@ the resulting :class:`Scorecard` as text, JSON, HTML, charts and widgets.
 
 from __future__ import annotations
 
+from toolkit.engine import FleetScores, score_fleet
 from toolkit.errors import InputError, RubricError, ToolkitError
 from toolkit.judge import (
     CassetteMiss,
@@ -174,6 +175,7 @@ __all__ = [
     "ExperimentRubric",
     "ExperimentScores",
     "FileRatings",
+    "FleetScores",
     "GitRepo",
     "InputError",
     "IterationLog",
@@ -290,6 +292,7 @@ __all__ = [
     "report_footer",
     "report_header",
     "score_discussion",
+    "score_fleet",
     "score_outcome",
     "score_persona",
     "score_universe",

@@ -217,6 +217,11 @@ def scale(fleet: Path, args: argparse.Namespace, local_cards: Any) -> dict[str, 
     t, local = best_of(args.repeat, lambda: score_fleet(fleet))
     out["local_disk_s"] = t
     client = cluster = proc = None
+    # Credentials for moto, set before the cluster starts so its workers inherit them
+    # (the usual chain: the environment).
+    os.environ.update(
+        AWS_ACCESS_KEY_ID="bench", AWS_SECRET_ACCESS_KEY="bench", AWS_DEFAULT_REGION="us-east-1"
+    )
     try:
         if args.engine == "dask":
             import logging
@@ -238,17 +243,13 @@ def scale(fleet: Path, args: argparse.Namespace, local_cards: Any) -> dict[str, 
                     ),
                 )
                 out[f"dask_disk_p{size}_s"] = t
-                out["dask_agrees"] = {c.subject: c.verdict for c in got.cards} == want
+                out["dask_agrees"] = got.ok and {c.subject: c.verdict for c in got.cards} == want
         if args.source == "s3":
             import boto3
 
             with socket.socket() as sock:
                 sock.bind(("127.0.0.1", 0))
                 port = sock.getsockname()[1]
-            os.environ.update(
-                AWS_ACCESS_KEY_ID="bench", AWS_SECRET_ACCESS_KEY="bench",
-                AWS_DEFAULT_REGION="us-east-1",
-            )  # fmt: skip
             proc = _moto(port)
             endpoint = f"http://127.0.0.1:{port}"
             s3 = boto3.client("s3", endpoint_url=endpoint)
@@ -297,7 +298,8 @@ def scale(fleet: Path, args: argparse.Namespace, local_cards: Any) -> dict[str, 
                     ),
                 )  # fmt: skip
                 out["dask_s3_s"] = t
-                out["dask_s3_agrees"] = {c.subject: c.verdict for c in got.cards} == want
+                out["dask_s3_failures"] = [str(f) for f in got.failures]
+                out["dask_s3_agrees"] = got.ok and {c.subject: c.verdict for c in got.cards} == want
     finally:
         if client is not None:
             client.close()
@@ -315,7 +317,7 @@ def scale(fleet: Path, args: argparse.Namespace, local_cards: Any) -> dict[str, 
 def scale_report(r: dict[str, Any], load_score_s: float) -> str:
     rows = [("local engine, disk (score_fleet)", r["local_disk_s"])]
     rows += [
-        (f"Dask LocalCluster 2x1, disk, partitions of {k[6:-2].lstrip('p')} runs", v)
+        (f"Dask LocalCluster 2x1, disk, partitions of {k.split('_p')[1][:-2]} runs", v)
         for k, v in r.items()
         if k.startswith("dask_disk_p")
     ]
@@ -336,7 +338,8 @@ def scale_report(r: dict[str, Any], load_score_s: float) -> str:
         *(f"| {name} | {secs:.2f} |" for name, secs in rows),
         "",
         "Same verdicts as the local engine: "
-        + ", ".join(f"{k}={v}" for k, v in r.items() if k.endswith("agrees")),
+        + ", ".join(f"{k}={v}" for k, v in r.items() if k.endswith("agrees"))
+        + "".join(f"\nfailed: {f}" for f in r.get("dask_s3_failures", [])),
         f"(load + score in the main table: {load_score_s:.2f} s)",
     ]
     return "\n".join(lines)

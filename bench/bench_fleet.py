@@ -4,6 +4,11 @@ naive reference, all measured in one process run.
 Usage (the recorded run; about 10 minutes the first time, most of it generating data):
     python bench/bench_fleet.py --runs 1000 --ticks 300
 
+Scale (issue 17), beside the local numbers in the same run:
+    python bench/bench_fleet.py --runs 40 --ticks 100 --engine dask --source s3
+--engine dask also scores the fleet on a LocalCluster (2 worker processes, 1 thread each);
+--source s3 uploads the fleet to moto's S3 server on 127.0.0.1 and reads it from there.
+
 Prints a Markdown table and writes bench/out/results-<runs>x<ticks>.json. Data is
 generated once into bench/out/ (git-ignored) by bench/make_fleet.py and reused.
 Timings are the best of --repeat runs (the naive reference runs once: it is slow and its
@@ -118,6 +123,8 @@ def main(argv: list[str]) -> int:
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out", type=Path, default=HERE / "out")
+    p.add_argument("--engine", choices=("local", "dask"), default="local")
+    p.add_argument("--source", choices=("disk", "s3"), default="disk")
     args = p.parse_args(argv)
 
     fleet = args.out / f"fleet-{args.runs}x{args.ticks}-seed{args.seed}"
@@ -175,11 +182,167 @@ def main(argv: list[str]) -> int:
     naive_runs = None
     results["parent_peak_kib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
+    if args.engine == "dask" or args.source == "s3":
+        results["scale"] = scale(fleet, args, local_cards=cards)
+
     args.out.mkdir(parents=True, exist_ok=True)
     target = args.out / f"results-{args.runs}x{args.ticks}.json"
     target.write_text(json.dumps(results, indent=2))
     print(report(results))
+    if "scale" in results:
+        print()
+        print(scale_report(results["scale"], results["load_score_s"]))
     return 0
+
+
+def _moto(port: int) -> subprocess.Popen[bytes]:
+    code = (
+        "import logging; logging.getLogger('werkzeug').setLevel(logging.ERROR)\n"
+        f"from moto.server import main; main(['-H', '127.0.0.1', '-p', '{port}'])\n"
+    )
+    return subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+
+
+def scale(fleet: Path, args: argparse.Namespace, local_cards: Any) -> dict[str, Any]:
+    """The engines and sources of issue 17, on the same fleet: Dask on a LocalCluster
+    (2 workers x 1 thread) and reading from moto's S3 server on loopback."""
+    import socket
+
+    from toolkit.engine import score_fleet
+
+    out: dict[str, Any] = {}
+    want = {c.subject: c.verdict for c in local_cards}
+    t, local = best_of(args.repeat, lambda: score_fleet(fleet))
+    out["local_disk_s"] = t
+    client = cluster = proc = None
+    # Credentials for moto, set before the cluster starts so its workers inherit them
+    # (the usual chain: the environment).
+    os.environ.update(
+        AWS_ACCESS_KEY_ID="bench", AWS_SECRET_ACCESS_KEY="bench", AWS_DEFAULT_REGION="us-east-1"
+    )
+    try:
+        if args.engine == "dask":
+            import logging
+
+            from distributed import Client, LocalCluster
+
+            t0 = time.perf_counter()
+            cluster = LocalCluster(
+                n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                dashboard_address=None, silence_logs=logging.ERROR,
+            )  # fmt: skip
+            client = Client(cluster)
+            out["cluster_start_s"] = time.perf_counter() - t0
+            for size in (args.runs // 4, args.runs // 2):
+                t, got = best_of(
+                    args.repeat,
+                    lambda size=size: score_fleet(
+                        fleet, engine="dask", client=client, partition_size=max(1, size)
+                    ),
+                )
+                out[f"dask_disk_p{size}_s"] = t
+                out["dask_agrees"] = got.ok and {c.subject: c.verdict for c in got.cards} == want
+        if args.source == "s3":
+            import boto3
+
+            with socket.socket() as sock:
+                sock.bind(("127.0.0.1", 0))
+                port = sock.getsockname()[1]
+            proc = _moto(port)
+            endpoint = f"http://127.0.0.1:{port}"
+            s3 = boto3.client("s3", endpoint_url=endpoint)
+            for _ in range(300):
+                try:
+                    s3.list_buckets()
+                    break
+                except Exception:
+                    time.sleep(0.2)
+            s3.create_bucket(Bucket="bench")
+            files = [p for p in sorted(fleet.rglob("*")) if p.is_file() and p.name != ".complete"]
+            t0 = time.perf_counter()
+            with ThreadPoolExecutor(8) as pool:
+                list(
+                    pool.map(
+                        lambda p: s3.upload_file(
+                            str(p), "bench", f"fleet/{p.relative_to(fleet).as_posix()}"
+                        ),
+                        files,
+                    )
+                )
+            out["s3_upload_s"] = time.perf_counter() - t0
+            out["s3_objects"] = len(files)
+            options = {"endpoint_url": endpoint}
+            url = "s3://bench/fleet"
+
+            def s3_floor() -> int:
+                import fsspec
+
+                fs = fsspec.filesystem("s3", **options)
+                fs.invalidate_cache()
+                names = [n for n in fs.find("bench/fleet") if "/ticks/tick_" in n]
+                return sum(len(b) for b in fs.cat(names).values())
+
+            t, _ = best_of(1, s3_floor)
+            out["s3_floor_s"] = t
+            t, got = best_of(1, lambda: score_fleet(url, storage_options=options))
+            out["local_s3_s"] = t
+            out["s3_agrees"] = {c.subject: c.verdict for c in got.cards} == want
+            if client is not None:
+                t, got = best_of(
+                    1,
+                    lambda: score_fleet(
+                        url, engine="dask", client=client, storage_options=options,
+                        partition_size=max(1, args.runs // 4),
+                    ),
+                )  # fmt: skip
+                out["dask_s3_s"] = t
+                out["dask_s3_failures"] = [str(f) for f in got.failures]
+                out["dask_s3_agrees"] = got.ok and {c.subject: c.verdict for c in got.cards} == want
+    finally:
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+        if proc is not None:
+            proc.terminate()
+            proc.wait()
+    out["runs"] = args.runs
+    out["ticks_per_run"] = args.ticks
+    out["local_engine_runs"] = len(local.cards)
+    return out
+
+
+def scale_report(r: dict[str, Any], load_score_s: float) -> str:
+    rows = [("local engine, disk (score_fleet)", r["local_disk_s"])]
+    rows += [
+        (f"Dask LocalCluster 2x1, disk, partitions of {k.split('_p')[1][:-2]} runs", v)
+        for k, v in r.items()
+        if k.startswith("dask_disk_p")
+    ]
+    for key, name in (
+        ("cluster_start_s", "starting the LocalCluster (not in the rows above)"),
+        ("s3_upload_s", f"uploading {r.get('s3_objects', 0)} objects to moto (boto3, 8 threads)"),
+        ("s3_floor_s", "S3 floor: list + batched cat of every tick object"),
+        ("local_s3_s", "local engine, S3 (moto on loopback)"),
+        ("dask_s3_s", "Dask LocalCluster 2x1, S3"),
+    ):
+        if key in r:
+            rows.append((name, r[key]))
+    lines = [
+        f"Scale: {r['runs']} runs x {r['ticks_per_run']} ticks (load + score, best of runs)",
+        "",
+        "| step | seconds |",
+        "|---|---:|",
+        *(f"| {name} | {secs:.2f} |" for name, secs in rows),
+        "",
+        "Same verdicts as the local engine: "
+        + ", ".join(f"{k}={v}" for k, v in r.items() if k.endswith("agrees"))
+        + "".join(f"\nfailed: {f}" for f in r.get("dask_s3_failures", [])),
+        f"(load + score in the main table: {load_score_s:.2f} s)",
+    ]
+    return "\n".join(lines)
 
 
 def report(r: dict[str, Any]) -> str:

@@ -66,6 +66,8 @@ _LAZY: dict[str, str] = {
     "Transcripts": "toolkit.load.transcripts",
     "load_transcripts": "toolkit.load.transcripts",
     "Universe": "toolkit.load.universe",
+    "FleetScores": "toolkit.engine",
+    "score_fleet": "toolkit.engine",
     "load_universe": "toolkit.load.universe",
     "load_universes": "toolkit.load.universe",
     "Agreement": "toolkit.ratings.agreement",
@@ -180,6 +182,8 @@ _LAZY: dict[str, str] = {
 __all__ = ["__version__", *_LAZY]
 
 if TYPE_CHECKING:
+    from toolkit.engine import FleetScores as FleetScores
+    from toolkit.engine import score_fleet as score_fleet
     from toolkit.errors import InputError as InputError
     from toolkit.errors import RubricError as RubricError
     from toolkit.errors import ToolkitError as ToolkitError

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING, Any
 
+from toolkit.cli._scale import add_scale_arguments
 from toolkit.errors import InputError
+
+if TYPE_CHECKING:
+    from toolkit.rubrics.outcome import OutcomeResult, OutcomeRubric
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -45,11 +50,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument("--format", choices=("table", "json"), default="table")
     parser.add_argument("--rubric", metavar="FILE", help="a YAML rubric merged over 2.1.0")
+    add_scale_arguments(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Load -> evidence -> score -> (write) -> print."""
+    from toolkit.load._source import is_remote
     from toolkit.load.iterlog import load_iteration_log
     from toolkit.load.outcome_evidence import collect_outcome_evidence
     from toolkit.rubrics.outcome import load_outcome_rubric, score_outcome
@@ -69,22 +76,29 @@ def run(args: argparse.Namespace) -> int:
 
     if (args.log_dir is None) == (args.all_dir is None):
         raise InputError(None, "give either LOG_DIR or --all DIR (one of them)")
+    where = args.all_dir if args.all_dir is not None else args.log_dir
+    if is_remote(where):
+        raise InputError(
+            where, "iteration logs are read from local folders only (copy the logs down first)"
+        )
     rubric = load_outcome_rubric(args.rubric)
     if args.all_dir is not None:
         if args.iteration is not None or args.write:
             raise InputError(None, "--iteration and --write work on one log, not with --all")
-        results = score_outcome_logs(
-            find_iteration_logs(args.all_dir),
-            rubric,
-            repo=args.repo,
-            transcripts=args.transcripts,
-        )
+        logs = find_iteration_logs(args.all_dir)
+        failures: list[Any] = []
+        if args.engine == "dask":
+            results, failures = _on_dask(args, [str(p) for p in logs], rubric)
+        else:
+            results = score_outcome_logs(logs, rubric, repo=args.repo, transcripts=args.transcripts)
         fleet = outcome_fleet(results, rubric)
         if args.format == "json":
             print(render_outcome_fleet_json(fleet, rubric.version))
         else:
             print(render_outcome_fleet_text(fleet, rubric.version))
-        return 0
+        for failure in failures:
+            print(f"toolkit outcome: error: {failure}", file=sys.stderr)
+        return 2 if failures else 0
     log = load_iteration_log(args.log_dir)
     if log.iterations.is_empty():
         first = log.issue_lines()[:1]
@@ -118,3 +132,25 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(render_outcome_table(shown, title=f"Outcome scores of {log.root}"))
     return 0
+
+
+def _on_dask(
+    args: argparse.Namespace, logs: list[str], rubric: OutcomeRubric
+) -> tuple[dict[str, tuple[OutcomeResult, int]], list[Any]]:
+    """The same per-log scoring, a partition of logs per Dask task."""
+    from toolkit.engine import default_partition_size, map_partitions, partitions
+    from toolkit.rubrics.outcome_fleet import score_log_partition
+
+    size = args.partition_size or default_partition_size(len(logs))
+    done, failures = map_partitions(
+        score_log_partition,
+        partitions(logs, size),
+        rubric,
+        args.repo,
+        tuple(args.transcripts),
+        engine="dask",
+        scheduler=args.scheduler,
+        progress=None,
+        desc="scoring iteration logs",
+    )
+    return dict(done), failures

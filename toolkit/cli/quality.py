@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
+import sys
 from typing import TYPE_CHECKING
 
+from toolkit.cli._scale import add_scale_arguments, storage_options
 from toolkit.errors import InputError
 
 if TYPE_CHECKING:
@@ -34,8 +35,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "--gate, exit 1 unless every dimension of every run is OK; exit 2 on bad input."
         ),
     )
-    p.add_argument("run_dir", metavar="RUN_DIR", nargs="?", help="the run folder (its slug)")
-    p.add_argument("--all", metavar="DIR", dest="all_dir", help="score every run folder in DIR")
+    p.add_argument(
+        "run_dir", metavar="RUN_DIR", nargs="?", help="the run folder (its slug), or its URL"
+    )
+    p.add_argument(
+        "--all",
+        metavar="DIR",
+        dest="all_dir",
+        help="score every run folder in DIR (a path, or a URL such as s3://bucket/sweep)",
+    )
     p.add_argument("--window", type=_positive, help="ticks to score (default: the rubric's, 50)")
     p.add_argument("--format", choices=("table", "json", "html"), default="table")
     p.add_argument("--gate", action="store_true", help="exit 1 unless every dimension is OK")
@@ -48,6 +56,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="DIR",
         help="keep loaded runs as Parquet (beside each run, or in DIR) for fast reloads",
     )
+    add_scale_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -64,7 +73,9 @@ def run(args: argparse.Namespace) -> int:
     rubric = load_simulation_rubric(args.rubric) if args.rubric else DEFAULT_RUBRIC
     if args.all_dir is not None:
         return _fleet(args, rubric)
-    universe = load_universe(args.run_dir, cache=args.cache)  # refuses what is not a run
+    universe = load_universe(  # refuses what is not a run
+        args.run_dir, cache=args.cache, storage_options=storage_options(args)
+    )
     card = score_universe(universe, rubric, args.window)[0]
     if args.format == "json":
         print(render_json(card))
@@ -80,24 +91,33 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _fleet(args: argparse.Namespace, rubric: SimulationRubric) -> int:
-    from toolkit.load.universe import load_universes
-    from toolkit.rubrics.simulation import score_universe
+    from toolkit.engine import score_fleet
     from toolkit.scorecard import OK
     from toolkit.views.fleet import render_fleet_json, render_fleet_text
     from toolkit.views.text import terminal_style
 
-    folder = Path(args.all_dir)
-    if not folder.is_dir():
-        raise InputError(folder, "no such folder of runs")
     if args.format == "html":
         raise InputError(None, "--format html shows one run; use table or json with --all")
-    universe = load_universes(folder / "*", cache=args.cache, progress=None)
-    cards = score_universe(universe, rubric, args.window, series=False)
+    fleet = score_fleet(
+        args.all_dir,
+        engine=args.engine,
+        scheduler=args.scheduler,
+        partition_size=args.partition_size,
+        rubric=rubric,
+        window=args.window,
+        cache=args.cache,
+        storage_options=storage_options(args),
+    )
+    cards = fleet.cards
     if args.format == "json":
         print(render_fleet_json(cards))
     else:
         width, colour = terminal_style()
         print(render_fleet_text(cards, width=width, colour=colour))
+    for failure in fleet.failures:
+        print(f"toolkit quality: error: {failure}", file=sys.stderr)
+    if fleet.failures:
+        return 2
     if args.gate:
         return 0 if all(set(c.dimensions["status"]) == {OK} for c in cards) else 1
     return 0

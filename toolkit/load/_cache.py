@@ -59,7 +59,12 @@ class RunCache:
         """The cache folder of one run."""
         if self.location is None:
             return listing.root / FOLDER_NAME
-        where = hashlib.sha256(str(listing.root.resolve()).encode()).hexdigest()[:12]
+        ident = (
+            listing.source.url(str(listing.root))
+            if listing.source is not None
+            else str(listing.root.resolve())
+        )
+        where = hashlib.sha256(ident.encode()).hexdigest()[:12]
         return self.location / f"{listing.slug}-{where}"
 
     def _entry(self, listing: Listing) -> tuple[Path, dict[str, pl.DataFrame], Any] | None:

@@ -18,10 +18,10 @@ import json
 import os
 import re
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 import yaml
@@ -34,7 +34,7 @@ from toolkit.frames import (
     LOAD_ISSUES_SCHEMA,
     TICKS_SCHEMA,
 )
-from toolkit.load._common import read_json, validation_problem
+from toolkit.load._common import parse_json_bytes, read_json, validation_problem
 from toolkit.load._ticks import (
     CONTINUATION_MECHANIC,
     CONTINUATION_TEXT,
@@ -42,6 +42,9 @@ from toolkit.load._ticks import (
     parse_ticks,
     tick_number,
 )
+
+if TYPE_CHECKING:
+    from toolkit.load._source import RemoteSource
 
 __all__ = [
     "CONTINUATION_MECHANIC",
@@ -230,6 +233,8 @@ class Listing:
 
     ``key`` names every source file with its size and modification time (ns): two
     listings with the same key hold the same bytes, as far as a cache can know.
+    A run in object storage has a ``source``; its paths are fsspec paths
+    (``bucket/key``) and its key holds each object's version mark (ETag) for the mtime.
     """
 
     root: Path
@@ -237,6 +242,8 @@ class Listing:
     compressed: tuple[tuple[str, Path], ...]
     extras: tuple[Path, ...]
     key: tuple[tuple[str, int, int], ...]
+    source: RemoteSource | None = None
+    summaries: bool = True
 
     @property
     def slug(self) -> str:
@@ -283,6 +290,71 @@ def list_run(root: Path, *, stat: bool = True) -> Listing:
         extras=tuple(sorted(extras)),
         key=tuple(sorted(key)),
     )
+
+
+def list_remote_runs(
+    source: RemoteSource, roots: Sequence[str], *, only_runs: bool = True
+) -> list[Listing]:
+    """List runs in object storage (one concurrent listing of every run's objects).
+
+    With ``only_runs``, a folder without ``tick_summaries/`` is not a run and is left
+    out; otherwise it is kept when it holds anything at all."""
+    from toolkit.load._source import version_mark
+
+    out: list[Listing] = []
+    for root, objects in zip(roots, source.find_many(roots), strict=True):
+        ticks: list[tuple[int, str]] = []
+        compressed: list[tuple[str, int, Path]] = []
+        extras: list[Path] = []
+        key: list[tuple[str, int, int]] = []
+        for rel, info in objects.items():
+            parent, _, name = rel.rpartition("/")
+            mark = (int(info.get("size") or 0), version_mark(info))
+            if parent == "tick_summaries/ticks" and (m := _TICK_FILE.match(name)):
+                ticks.append((int(m.group(1)), f"{root}/{rel}"))
+                key.append((f"ticks/{name}", *mark))
+            elif parent == "tick_summaries" and (m := _COMPRESSED_FILE.match(name)):
+                compressed.append((m.group(1), int(m.group(2)), Path(f"{root}/{rel}")))
+                key.append((name, *mark))
+            elif not parent and name in ("universe.db", "universe.yaml", "conservation.yaml"):
+                extras.append(Path(f"{root}/{rel}"))
+                key.append((name, *mark))
+        summaries = any(rel.startswith("tick_summaries/") for rel in objects)
+        if not objects or (only_runs and not summaries):
+            continue
+        out.append(
+            Listing(
+                root=Path(root),
+                ticks=tuple(p for _, p in sorted(ticks)),
+                compressed=tuple((k, p) for k, _, p in sorted(compressed)),
+                extras=tuple(sorted(extras)),
+                key=tuple(sorted(key)),
+                source=source,
+                summaries=summaries,
+            )
+        )
+    return out
+
+
+def _fetch(listings: Sequence[Listing], ticks: bool) -> dict[str, bytes | OSError] | None:
+    """The bytes of remote runs' tick files (``ticks``) or other files, in one batched
+    request per source; ``None`` for runs on the local disk (read where parsed)."""
+    remote = [listing for listing in listings if listing.source is not None]
+    if not remote:
+        return None
+    out: dict[str, bytes | OSError] = {}
+    by_source: dict[RemoteSource, list[str]] = {}
+    for listing in remote:
+        assert listing.source is not None
+        names = (
+            list(listing.ticks)
+            if ticks
+            else [str(p) for _, p in listing.compressed] + [str(p) for p in listing.extras]
+        )
+        by_source.setdefault(listing.source, []).extend(names)
+    for source, names in by_source.items():
+        out.update(source.cat_many(names))
+    return out
 
 
 _READ_SIZE = 1 << 22
@@ -333,9 +405,12 @@ def _batch_row(slug: str, path: Path, data: Any, kind: str) -> dict[str, Any]:
     }
 
 
-def _checkpoints(slug: str, db: Path) -> pl.DataFrame:
-    uri = f"file:{db}?mode=ro"
-    conn = sqlite3.connect(uri, uri=True)
+def _checkpoints(slug: str, db: Path, blob: bytes | None = None) -> pl.DataFrame:
+    if blob is None:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    else:  # fetched from object storage: the same query over an in-memory copy
+        conn = sqlite3.connect(":memory:")
+        conn.deserialize(blob)
     try:
         rows = conn.execute(
             "SELECT tick_id, node_count, edge_count FROM graph_snapshots"
@@ -350,11 +425,20 @@ def _checkpoints(slug: str, db: Path) -> pl.DataFrame:
     return frame.filter(pl.col("tick").is_not_null()).sort("tick")
 
 
-def _read_yaml(path: Path) -> Any:
+def _read_yaml(path: Path, blobs: Mapping[str, bytes | OSError] | None = None) -> Any:
     try:
-        return yaml.load(path.read_text(encoding="utf-8"), Loader=_YAML_LOADER)
-    except (OSError, yaml.YAMLError) as exc:
+        text = path.read_text(encoding="utf-8") if blobs is None else _fetched(path, blobs)
+        return yaml.load(text, Loader=_YAML_LOADER)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise InputError(path, f"not readable YAML ({type(exc).__name__})") from exc
+
+
+def _fetched(path: Path, blobs: Mapping[str, bytes | OSError]) -> str:
+    """The text of a file fetched from object storage (raises what reading it raised)."""
+    blob = blobs.get(str(path), OSError("not fetched"))
+    if isinstance(blob, OSError):
+        raise blob
+    return blob.decode("utf-8")
 
 
 _YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -364,8 +448,12 @@ def _issue(err: InputError) -> dict[str, Any]:
     return {"path": err.path, "line": err.line, "reason": str(err)}
 
 
-def _run_parts(listing: Listing) -> tuple[Universe, list[dict[str, Any]]]:
-    """Everything of a run except its tick files: config, batches, checkpoints."""
+def _run_parts(
+    listing: Listing, blobs: Mapping[str, bytes | OSError] | None = None
+) -> tuple[Universe, list[dict[str, Any]]]:
+    """Everything of a run except its tick files: config, batches, checkpoints.
+
+    ``blobs`` holds the files' bytes when the run lives in object storage."""
     root, slug = listing.root, listing.slug
     issues: list[dict[str, Any]] = []
     warnings: list[str] = []
@@ -374,32 +462,36 @@ def _run_parts(listing: Listing) -> tuple[Universe, list[dict[str, Any]]]:
     extras = {p.name: p for p in listing.extras}
     if "universe.yaml" in extras:
         try:
-            config = _read_yaml(extras["universe.yaml"])
+            config = _read_yaml(extras["universe.yaml"], blobs)
             if isinstance(config, dict) and isinstance(config.get("name"), str):
                 name = config["name"]
         except InputError as err:
             issues.append(_issue(err))
     if "conservation.yaml" in extras:
         try:
-            cons = _read_yaml(extras["conservation.yaml"])
+            cons = _read_yaml(extras["conservation.yaml"], blobs)
             props = cons.get("conserved_properties") if isinstance(cons, dict) else None
             if isinstance(props, list):
                 conserved = tuple(str(p) for p in props)
         except InputError as err:
             issues.append(_issue(err))
-    if not (root / "tick_summaries").is_dir():
+    if not (listing.summaries if blobs is not None else (root / "tick_summaries").is_dir()):
         warnings.append(f"{slug}: no tick_summaries/ folder")
     batch_rows: list[dict[str, Any]] = []
     for kind, path in listing.compressed:
         try:
-            batch_rows.append(_batch_row(slug, path, read_json(path), kind))
+            data = read_json(path) if blobs is None else _json_blob(path, blobs)
+            batch_rows.append(_batch_row(slug, path, data, kind))
         except InputError as err:
             issues.append(_issue(err))
     checkpoints = pl.DataFrame(schema=CHECKPOINTS_SCHEMA)
     if "universe.db" in extras:
         db = extras["universe.db"]
         try:
-            checkpoints = _checkpoints(slug, db)
+            blob = None if blobs is None else blobs.get(str(db), OSError("not fetched"))
+            if isinstance(blob, OSError):
+                raise sqlite3.DatabaseError(f"cannot read it: {blob}")
+            checkpoints = _checkpoints(slug, db, blob)
         except sqlite3.Error as exc:
             issues.append(
                 {"path": str(db), "line": None, "reason": f"{db}: unreadable database ({exc})"}
@@ -417,6 +509,13 @@ def _run_parts(listing: Listing) -> tuple[Universe, list[dict[str, Any]]]:
         conserved={slug: conserved},
     )
     return part, issues
+
+
+def _json_blob(path: Path, blobs: Mapping[str, bytes | OSError]) -> Any:
+    blob = blobs.get(str(path), OSError("not fetched"))
+    if isinstance(blob, OSError):
+        raise InputError(path, f"cannot read file ({blob})")
+    return parse_json_bytes(path, blob)
 
 
 #: Tick files parsed per bulk read: bounds the raw bytes and parse buffers held at once.
@@ -443,9 +542,14 @@ def _parse_group(
     files: list[str] = []
     blobs: list[bytes] = []
     tick_issues: dict[str, list[dict[str, Any]]] = {}
+    fetched = _fetch(group, ticks=True)
     for listing in group:
         for path in listing.ticks:
-            blob = _read_bytes(path)
+            blob = (
+                fetched[path]
+                if fetched is not None and listing.source is not None
+                else _read_bytes(path)
+            )
             bar.update()
             if isinstance(blob, OSError):
                 err = InputError(path, f"cannot read file ({blob})")
@@ -510,8 +614,21 @@ def _build(listings: Sequence[Listing], progress: bool | None) -> list[Universe]
         offsets[slug] = (start, count)
         start += count
     out: list[Universe] = []
-    for listing in listings:
-        part, issues = _run_parts(listing)
+    for group in _chunks(listings):
+        out.extend(_assemble(group, ticks, offsets, tick_issues))
+    return out
+
+
+def _assemble(
+    group: Sequence[Listing],
+    ticks: pl.DataFrame,
+    offsets: Mapping[str, tuple[int, int]],
+    tick_issues: Mapping[str, list[dict[str, Any]]],
+) -> list[Universe]:
+    blobs = _fetch(group, ticks=False)
+    out: list[Universe] = []
+    for listing in group:
+        part, issues = _run_parts(listing, blobs if listing.source is not None else None)
         issues = tick_issues.get(listing.slug, []) + issues
         offset, length = offsets.get(listing.slug, (0, 0))
         out.append(
@@ -530,10 +647,21 @@ def _build(listings: Sequence[Listing], progress: bool | None) -> list[Universe]
 
 
 def _load(roots: Sequence[Path], cache: bool | str | Path, progress: bool | None) -> list[Universe]:
-    from toolkit.load._cache import RunCache
+    listings = [list_run(r, stat=bool(cache)) for r in roots]
+    return _load_listed(listings, cache, progress)
 
+
+def _load_listed(
+    listings: Sequence[Listing], cache: bool | str | Path, progress: bool | None
+) -> list[Universe]:
+    from toolkit.load._cache import RunCache
+    from toolkit.load._source import scheme_of
+
+    if isinstance(cache, str) and scheme_of(cache) is not None:
+        raise InputError(
+            cache, "a cache in object storage is not supported yet: name a local cache folder"
+        )
     store = RunCache(cache) if cache else None
-    listings = [list_run(r, stat=store is not None) for r in roots]
     found: dict[int, Universe] = store.get_many(listings) if store is not None else {}
     stale = [i for i in range(len(listings)) if i not in found]
     if stale:
@@ -546,7 +674,11 @@ def _load(roots: Sequence[Path], cache: bool | str | Path, progress: bool | None
 
 
 def load_universe(
-    path: str | Path, *, cache: bool | str | Path = False, progress: bool | None = False
+    path: str | Path,
+    *,
+    cache: bool | str | Path = False,
+    progress: bool | None = False,
+    storage_options: Mapping[str, Any] | None = None,
 ) -> Universe:
     """Load one universe folder.
 
@@ -557,6 +689,7 @@ def load_universe(
             A cache entry is used only while every source file has the name, size and
             modification time it was built from.
         progress: show a progress bar (``None``: only on a terminal or in a notebook).
+        storage_options: fsspec options when ``path`` is a URL (``s3://bucket/run``).
 
     Returns:
         A :class:`Universe` whose ``ticks`` frame has the columns of
@@ -572,7 +705,15 @@ def load_universe(
             loadable (no tick file or batch record could be read). Every face (API,
             reports, CLI) meets this one rule.
     """
-    root = Path(path)
+    from toolkit.load._source import is_remote, local_path, open_remote
+
+    if is_remote(path):
+        source = open_remote(str(path), storage_options)
+        listed = list_remote_runs(source, [source.root], only_runs=False)
+        if not listed:
+            raise InputError(source.url(), "no such run folder (no objects under it)")
+        return _load_listed(listed, _remote_cache(cache, source), progress)[0]
+    root = local_path(path)
     if not root.exists():
         raise InputError(root, "no such run folder")
     if not root.is_dir():
@@ -628,7 +769,10 @@ def _run_dirs(patterns: Iterable[str | Path]) -> list[Path]:
 
 
 def load_universes(
-    *patterns: str | Path, cache: bool | str | Path = False, progress: bool | None = None
+    *patterns: str | Path,
+    cache: bool | str | Path = False,
+    progress: bool | None = None,
+    storage_options: Mapping[str, Any] | None = None,
 ) -> Universe:
     """Load every run folder matching the glob ``patterns`` into one set of frames.
 
@@ -637,14 +781,19 @@ def load_universes(
     files of all runs not served by the cache are parsed in one bulk read.
 
     Args:
-        patterns: globs such as ``"runs/*"``.
+        patterns: globs such as ``"runs/*"``, or URLs such as ``"s3://bucket/sweep/*"``.
         cache: as for :func:`load_universe`.
         progress: show a progress bar (``None``: only on a terminal or in a notebook).
+        storage_options: fsspec options for URL patterns (e.g. ``endpoint_url``).
 
     Raises:
         InputError: no run folder matches, or two runs share a slug.
     """
-    dirs = _run_dirs(patterns)
+    from toolkit.load._source import is_remote, local_path
+
+    if any(is_remote(p) for p in patterns):
+        return _load_remote_patterns(patterns, cache, progress, storage_options)
+    dirs = _run_dirs(local_path(p) for p in patterns)
     if not dirs:
         shown = ", ".join(str(p) for p in patterns)
         raise InputError(shown, "no run folders (with tick_summaries/) match")
@@ -654,3 +803,79 @@ def load_universes(
             raise InputError(d, f"two runs share the slug {d.name!r} (also {seen[d.name]})")
         seen[d.name] = d
     return combine(_load(dirs, cache, progress))
+
+
+def _remote_cache(cache: bool | str | Path, source: RemoteSource) -> bool | str | Path:
+    if cache is True:
+        raise InputError(
+            source.url(), "runs in object storage keep no cache beside them: name a cache DIR"
+        )
+    return cache
+
+
+def load_runs(
+    runs: Sequence[str | Path],
+    *,
+    cache: bool | str | Path = False,
+    progress: bool | None = False,
+    storage_options: Mapping[str, Any] | None = None,
+) -> Universe:
+    """Load the given run folders (paths, or URLs of one storage) into one set of frames.
+
+    The unit of work of a fleet engine (:func:`toolkit.engine.score_fleet`): a folder
+    without ``tick_summaries/`` is not a run and is left out, as in
+    :func:`load_universes`.
+    """
+    from toolkit.load._source import is_remote, local_path, open_remote
+
+    if not runs:
+        return combine([])
+    if not is_remote(runs[0]):
+        local = [local_path(r) for r in runs]
+        return combine(
+            _load([r for r in local if (r / "tick_summaries").is_dir()], cache, progress)
+        )
+    first = open_remote(str(runs[0]), storage_options)
+    listed = list_remote_runs(first, [open_remote(str(r), storage_options).root for r in runs])
+    return combine(_load_listed(listed, _remote_cache(cache, first), progress))
+
+
+def _load_remote_patterns(
+    patterns: Sequence[str | Path],
+    cache: bool | str | Path,
+    progress: bool | None,
+    storage_options: Mapping[str, Any] | None,
+) -> Universe:
+    from toolkit.load._source import is_remote, open_remote
+
+    listed: list[Listing] = []
+    first = None
+    for pattern in patterns:
+        if not is_remote(pattern):
+            raise InputError(pattern, "mix of local paths and URLs: load them separately")
+        source = open_remote(str(pattern), storage_options)
+        if first is None:
+            first = source
+        try:
+            hits = source.fs.glob(source.root, detail=True)
+        except Exception as exc:
+            raise source.error(exc, what="list the folder") from exc
+        dirs = sorted(str(k).rstrip("/") for k, v in hits.items() if v.get("type") == "directory")
+        if not dirs:  # say so when the bucket itself is missing
+            try:
+                source.fs.ls(source.root.split("/")[0])
+            except Exception as exc:
+                raise source.error(exc, what="list the bucket") from exc
+        listed.extend(list_remote_runs(source, dirs))
+    if not listed or first is None:
+        shown = ", ".join(str(p) for p in patterns)
+        raise InputError(shown, "no run folders (with tick_summaries/) match")
+    seen: dict[str, Path] = {}
+    for listing in listed:
+        if listing.slug in seen:
+            raise InputError(
+                listing.root,
+                f"two runs share the slug {listing.slug!r} (also {seen[listing.slug]})",
+            )
+        seen[listing.slug] = listing.root
+    return combine(_load_listed(listed, _remote_cache(cache, first), progress))

@@ -129,6 +129,20 @@ def score_outcome_logs(
     return {str(p): r for p, r in zip(jobs, done, strict=True)}
 
 
+def score_log_partition(
+    paths: Sequence[str],
+    rubric: OutcomeRubric | None = None,
+    repo: str | None = None,
+    transcripts: Sequence[str] = (),
+) -> list[tuple[str, tuple[OutcomeResult, int]]]:
+    """Score a partition of logs in one process: the unit of work of the Dask engine
+    (:func:`toolkit.engine.map_partitions`), the same per-log function as above."""
+    done = score_outcome_logs(
+        paths, rubric, repo=repo, transcripts=transcripts, workers=1, progress=False
+    )
+    return list(done.items())
+
+
 def outcome_fleet(
     results: Mapping[str, tuple[OutcomeResult, int]], rubric: OutcomeRubric | None = None
 ) -> pl.DataFrame:

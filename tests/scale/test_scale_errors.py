@@ -1,0 +1,126 @@
+"""Bad sources and unreachable clusters: exit 2 and one line naming the source and what
+to do, never a traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import pytest
+from conftest import ROOT, S3, SAMPLE_FLEET, free_port
+
+import toolkit as tk
+from toolkit.cli import main
+from toolkit.errors import InputError
+from toolkit.load._source import parse_storage_options
+
+
+def cli_error(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    code = main(args)
+    out, err = capsys.readouterr()
+    assert code == 2, (out, err)
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def test_a_bucket_that_does_not_exist_is_named(s3: S3, capsys: pytest.CaptureFixture[str]) -> None:
+    line = cli_error(
+        ["quality", "--all", "s3://no-such-bucket-i17/sweep", "--storage-option", s3.option],
+        capsys,
+    )
+    assert line.startswith("toolkit quality: error: s3://no-such-bucket-i17/sweep: ")
+    assert "no such bucket" in line
+
+
+def test_a_glob_in_a_missing_bucket_says_the_bucket_is_missing(s3: S3) -> None:
+    with pytest.raises(InputError, match=r"s3://no-such-bucket-i17/x/\*: no such bucket"):
+        tk.load_universes(
+            "s3://no-such-bucket-i17/x/*", storage_options={"endpoint_url": s3.endpoint}
+        )
+
+
+def test_a_single_run_url_with_nothing_under_it(s3: S3, capsys: pytest.CaptureFixture[str]) -> None:
+    line = cli_error(["quality", "s3://sweeps/nothing-here", "--storage-option", s3.option], capsys)
+    assert "s3://sweeps/nothing-here: no such run folder" in line
+
+
+def test_an_unknown_scheme_is_named(capsys: pytest.CaptureFixture[str]) -> None:
+    line = cli_error(["quality", "--all", "xyz://bucket/sweep"], capsys)
+    assert "xyz://bucket/sweep: unknown storage scheme 'xyz'" in line
+
+
+def test_a_missing_extra_says_what_to_install() -> None:
+    # s3fs made unimportable in a fresh interpreter, as when `toolkit[s3]` is not installed
+    code = (
+        "import sys; sys.modules['s3fs'] = None\n"
+        "from toolkit.cli import main\n"
+        "sys.exit(main(['quality', '--all', 's3://sweeps/sample']))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert lines == [
+        "toolkit quality: error: s3://sweeps/sample: reading s3:// needs s3fs: "
+        "pip install 'toolkit[s3]'"
+    ]
+
+
+def test_a_scheduler_that_does_not_answer_gives_up_in_bounded_time(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    address = f"tcp://127.0.0.1:{free_port()}"  # nothing listens there
+    started = time.monotonic()
+    line = cli_error(
+        ["quality", "--all", str(SAMPLE_FLEET), "--engine", "dask", "--scheduler", address],
+        capsys,
+    )
+    assert time.monotonic() - started < 60
+    assert line.startswith(f"toolkit quality: error: {address}: no Dask scheduler answered")
+
+
+def test_a_storage_option_without_a_value(capsys: pytest.CaptureFixture[str]) -> None:
+    line = cli_error(
+        ["quality", "--all", "s3://sweeps/x", "--storage-option", "endpoint_url"], capsys
+    )
+    assert "--storage-option='endpoint_url': must be key=value" in line
+
+
+def test_storage_options_nest_dotted_keys_and_read_json_values() -> None:
+    got = parse_storage_options(
+        ["endpoint_url=http://127.0.0.1:9000", "client_kwargs.region_name=eu-west-1",
+         "anon=true", "default_block_size=1024"]
+    )  # fmt: skip
+    assert got == {
+        "endpoint_url": "http://127.0.0.1:9000",
+        "client_kwargs": {"region_name": "eu-west-1"},
+        "anon": True,
+        "default_block_size": 1024,
+    }
+
+
+def test_a_cache_beside_runs_in_object_storage_is_refused(s3: S3, s3_sample_fleet: str) -> None:
+    with pytest.raises(InputError, match="name a cache DIR"):
+        tk.load_universe(
+            f"{s3_sample_fleet}/run-0001", cache=True, storage_options={"endpoint_url": s3.endpoint}
+        )
+
+
+def test_quality_imports_no_dask_or_storage_backend_unless_asked() -> None:
+    code = (
+        "import sys\n"
+        "from toolkit.cli import main\n"
+        f"main(['quality', {str(SAMPLE_FLEET / 'run-0000')!r}, '--format', 'json'])\n"
+        f"main(['quality', '--all', {str(SAMPLE_FLEET)!r}, '--format', 'json'])\n"
+        "heavy = sorted(m for m in ('dask', 'distributed', 's3fs', 'boto3') if m in sys.modules)\n"
+        "print('HEAVY', heavy, file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert "HEAVY []" in done.stderr

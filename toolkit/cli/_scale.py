@@ -1,0 +1,51 @@
+"""The options every fleet command shares for object storage and the Dask engine."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def add_scale_arguments(p: argparse.ArgumentParser) -> None:
+    """``--engine``, ``--scheduler``, ``--partition-size`` and ``--storage-option``."""
+    p.add_argument(
+        "--engine",
+        choices=("local", "dask"),
+        default="local",
+        help="with --all: score here (local, default) or on a Dask cluster (dask)",
+    )
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="with --engine dask: a running Dask scheduler (default: start a local cluster)",
+    )
+    p.add_argument(
+        "--partition-size",
+        metavar="N",
+        type=_positive,
+        help="with --engine dask: runs per task (default: about two tasks per worker)",
+    )
+    p.add_argument(
+        "--storage-option",
+        metavar="KEY=VALUE",
+        action="append",
+        default=[],
+        help="an fsspec option for URL sources, repeatable (e.g. endpoint_url=http://host:9000)",
+    )
+
+
+def storage_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The parsed ``--storage-option`` values."""
+    from toolkit.load._source import parse_storage_options
+
+    return parse_storage_options(args.storage_option)

@@ -250,6 +250,23 @@ def read_bytes_fast(path: str, limit: int) -> bytes | InputError:
         os.close(fd)
 
 
+def shown(value: Any) -> str:
+    """``repr`` of a value for a one-line message, cut at 60 characters."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def sqlite_problem(path: str | Path, exc: Exception) -> InputError:
+    """The one-line error for an SQLite file that cannot be read: what SQLite said, and
+    the command that checks the file."""
+    said = " ".join(str(exc).split()) or type(exc).__name__
+    return InputError(
+        path,
+        f"damaged or unreadable SQLite database ({said}); check it with: "
+        f'sqlite3 {path} "PRAGMA integrity_check"',
+    )
+
+
 # ---------------------------------------------------------------------------
 # Text
 # ---------------------------------------------------------------------------

@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 import polars as pl
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from toolkit.errors import InputError
@@ -33,6 +32,7 @@ from toolkit.frames import (
     LOAD_ISSUES_SCHEMA,
     TICKS_SCHEMA,
 )
+from toolkit.load import _edge
 from toolkit.load._common import read_json, validation_problem
 from toolkit.load._ticks import (
     CONTINUATION_MECHANIC,
@@ -229,6 +229,9 @@ class Listing:
 
     ``key`` names every source file with its size and modification time (ns): two
     listings with the same key hold the same bytes, as far as a cache can know.
+    ``skipped`` holds the entries named like source files that cannot be read as one
+    (a FIFO, a folder, a dangling or looping symlink, a link out of the run, a tick
+    number beyond 64 bits), each with its reason; they are issues of the load.
     """
 
     root: Path
@@ -236,6 +239,7 @@ class Listing:
     compressed: tuple[tuple[str, Path], ...]
     extras: tuple[Path, ...]
     key: tuple[tuple[str, int, int], ...]
+    skipped: tuple[tuple[str, str], ...] = ()
 
     @property
     def slug(self) -> str:
@@ -243,17 +247,36 @@ class Listing:
         return self.root.name
 
 
-def _scan(folder: Path) -> list[os.DirEntry[str]]:
-    try:
-        with os.scandir(folder) as entries:
-            return [e for e in entries if e.is_file()]
-    except (FileNotFoundError, NotADirectoryError):
-        return []
+#: The largest tick or batch number a frame can hold (Int64).
+MAX_NUMBER = 2**63 - 1
 
 
 def list_run(root: Path, *, stat: bool = True) -> Listing:
-    """List a run folder's source files, with their sizes and mtimes when ``stat``."""
+    """List a run folder's source files, with their sizes and mtimes when ``stat``.
+
+    An entry named like a source file that is not a readable regular file inside the run
+    (see :func:`toolkit.load._edge.entry_problem`) is listed in ``skipped``, never
+    dropped silently; so is a folder that cannot be listed.
+    """
     key: list[tuple[str, int, int]] = []
+    skipped: list[tuple[str, str]] = []
+
+    def _scan(folder: Path) -> list[os.DirEntry[str]]:
+        entries, problem = _edge.scan_folder(folder)
+        if problem is not None:
+            skipped.append((str(folder), problem))
+            key.append((str(folder), -1, 0))
+        return entries
+
+    def usable(entry: os.DirEntry[str], rel: str, number: int | None = None) -> bool:
+        problem = _edge.entry_problem(entry, root)
+        if problem is None and number is not None and number > MAX_NUMBER:
+            problem = "its number is beyond 64 bits"
+        if problem is None:
+            return True
+        skipped.append((entry.path, f"skipped: {problem}"))
+        key.append((rel, -1, 0))  # a cached load is rebuilt when this entry changes
+        return False
 
     def note(entry: os.DirEntry[str], rel: str) -> None:
         if stat:
@@ -262,17 +285,17 @@ def list_run(root: Path, *, stat: bool = True) -> Listing:
 
     ticks: list[tuple[int, str]] = []
     for e in _scan(root / "tick_summaries" / "ticks"):
-        if m := _TICK_FILE.match(e.name):
+        if (m := _TICK_FILE.match(e.name)) and usable(e, f"ticks/{e.name}", int(m.group(1))):
             ticks.append((int(m.group(1)), e.path))
             note(e, f"ticks/{e.name}")
     compressed: list[tuple[str, int, Path]] = []
     for e in _scan(root / "tick_summaries"):
-        if m := _COMPRESSED_FILE.match(e.name):
+        if (m := _COMPRESSED_FILE.match(e.name)) and usable(e, e.name, int(m.group(2))):
             compressed.append((m.group(1), int(m.group(2)), Path(e.path)))
             note(e, e.name)
     extras: list[Path] = []
     for e in _scan(root):
-        if e.name in ("universe.db", "universe.yaml", "conservation.yaml"):
+        if e.name in ("universe.db", "universe.yaml", "conservation.yaml") and usable(e, e.name):
             extras.append(Path(e.path))
             note(e, e.name)
     return Listing(
@@ -281,30 +304,8 @@ def list_run(root: Path, *, stat: bool = True) -> Listing:
         compressed=tuple((k, p) for k, _, p in sorted(compressed)),
         extras=tuple(sorted(extras)),
         key=tuple(sorted(key)),
+        skipped=tuple(sorted(skipped)),
     )
-
-
-_READ_SIZE = 1 << 22
-
-
-def _read_bytes(path: str | Path) -> bytes | OSError:
-    """A file's bytes with as few syscalls as possible (one read for a tick file)."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError as exc:
-        return exc
-    try:
-        first = os.read(fd, _READ_SIZE)
-        if len(first) < _READ_SIZE:
-            return first
-        chunks = [first]
-        while chunk := os.read(fd, _READ_SIZE):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    except OSError as exc:
-        return exc
-    finally:
-        os.close(fd)
 
 
 def _batch_row(slug: str, path: Path, data: Any, kind: str) -> dict[str, Any]:
@@ -332,31 +333,57 @@ def _batch_row(slug: str, path: Path, data: Any, kind: str) -> dict[str, Any]:
     }
 
 
-def _checkpoints(slug: str, db: Path) -> pl.DataFrame:
+def _checkpoints(slug: str, db: Path) -> tuple[pl.DataFrame, list[dict[str, Any]]]:
+    """The graph snapshots' counts, and an issue per snapshot row that cannot be used
+    (a tick id that is no tick number, a count that is no whole number; SQLite cells
+    hold whatever a writer put there)."""
     uri = f"file:{db}?mode=ro"
     conn = sqlite3.connect(uri, uri=True)
+    conn.text_factory = bytes
     try:
         rows = conn.execute(
             "SELECT tick_id, node_count, edge_count FROM graph_snapshots"
         ).fetchall()
     finally:
         conn.close()
-    parsed = [
-        {"slug": slug, "tick": tick_number(str(t)), "node_count": n, "edge_count": e}
-        for t, n, e in rows
-    ]
+    parsed: list[dict[str, Any]] = []
+    issues: list[dict[str, Any]] = []
+    for index, (t, n, e) in enumerate(rows, start=1):
+        tick = _cell_number(t)
+        problem = None
+        if tick is None:
+            problem = f"tick_id={_edge.shown(t)} is not a tick number"
+        else:
+            for column, value in (("node_count", n), ("edge_count", e)):
+                if _cell_number(value) is None:
+                    problem = f"{column}={_edge.shown(value)} is not a whole number"
+                    break
+        if problem is not None:
+            reason = f"{db}: graph_snapshots row {index}: {problem}; the snapshot was skipped"
+            issues.append({"path": str(db), "line": None, "reason": reason})
+            continue
+        parsed.append({"slug": slug, "tick": tick, "node_count": n, "edge_count": e})
     frame = pl.DataFrame(parsed, schema=CHECKPOINTS_SCHEMA)
-    return frame.filter(pl.col("tick").is_not_null()).sort("tick")
+    return frame.sort("tick"), issues
+
+
+def _cell_number(value: Any) -> int | None:
+    """A non-negative whole number that fits 64 bits, from an SQLite cell (integer, or
+    the text of a tick id such as ``"42"`` / ``"tick_42"``); else ``None``."""
+    if isinstance(value, bytes):
+        try:
+            value = value.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    if isinstance(value, str):
+        value = tick_number(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        return None
+    return value if 0 <= value <= MAX_NUMBER else None
 
 
 def _read_yaml(path: Path) -> Any:
-    try:
-        return yaml.load(path.read_text(encoding="utf-8"), Loader=_YAML_LOADER)
-    except (OSError, yaml.YAMLError) as exc:
-        raise InputError(path, f"not readable YAML ({type(exc).__name__})") from exc
-
-
-_YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return _edge.read_yaml(path, within=path.parent)
 
 
 def _issue(err: InputError) -> dict[str, Any]:
@@ -391,18 +418,17 @@ def _run_parts(listing: Listing) -> tuple[Universe, list[dict[str, Any]]]:
     batch_rows: list[dict[str, Any]] = []
     for kind, path in listing.compressed:
         try:
-            batch_rows.append(_batch_row(slug, path, read_json(path), kind))
+            batch_rows.append(_batch_row(slug, path, read_json(path, within=root), kind))
         except InputError as err:
             issues.append(_issue(err))
     checkpoints = pl.DataFrame(schema=CHECKPOINTS_SCHEMA)
     if "universe.db" in extras:
         db = extras["universe.db"]
         try:
-            checkpoints = _checkpoints(slug, db)
+            checkpoints, bad_rows = _checkpoints(slug, db)
+            issues.extend(bad_rows)
         except sqlite3.Error as exc:
-            issues.append(
-                {"path": str(db), "line": None, "reason": f"{db}: unreadable database ({exc})"}
-            )
+            issues.append(_issue(_edge.sqlite_problem(db, exc)))
     else:
         warnings.append(f"{slug}: no universe.db, so graph fan-out has no checkpoints")
     part = Universe(
@@ -442,13 +468,13 @@ def _parse_group(
     files: list[str] = []
     blobs: list[bytes] = []
     tick_issues: dict[str, list[dict[str, Any]]] = {}
+    limit = _edge.limits().max_file_bytes
     for listing in group:
         for path in listing.ticks:
-            blob = _read_bytes(path)
+            blob = _edge.read_bytes_fast(path, limit)
             bar.update()
-            if isinstance(blob, OSError):
-                err = InputError(path, f"cannot read file ({blob})")
-                tick_issues.setdefault(listing.slug, []).append(_issue(err))
+            if isinstance(blob, InputError):
+                tick_issues.setdefault(listing.slug, []).append(_issue(blob))
                 continue
             slugs.append(listing.slug)
             files.append(path)
@@ -501,7 +527,8 @@ def _build(listings: Sequence[Listing], progress: bool | None) -> list[Universe]
     out: list[Universe] = []
     for listing in listings:
         part, issues = _run_parts(listing)
-        issues = tick_issues.get(listing.slug, []) + issues
+        skipped = [{"path": p, "line": None, "reason": f"{p}: {r}"} for p, r in listing.skipped]
+        issues = skipped + tick_issues.get(listing.slug, []) + issues
         offset, length = offsets.get(listing.slug, (0, 0))
         out.append(
             Universe(

@@ -162,8 +162,8 @@ def _open_error(path: str, exc: OSError) -> str:
     if exc.errno == errno.ENOENT and os.path.islink(path):
         return "a dangling symlink"
     if exc.errno == errno.ENOENT:
-        return "no such file"
-    return f"cannot read the file ({exc.strerror or exc})"
+        return f"cannot read file ({exc.strerror})"
+    return f"cannot read file ({exc.strerror or exc})"
 
 
 _FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -185,7 +185,7 @@ def read_bytes(path: str | Path, *, within: str | Path | None = None) -> bytes:
     if within is not None and os.path.islink(name):
         problem = _link_problem(name, within)
         if problem is not None:
-            raise InputError(name, f"skipped: {problem}")
+            raise InputError(name, problem)
     try:
         fd = os.open(name, _FLAGS)
     except OSError as exc:
@@ -193,13 +193,13 @@ def read_bytes(path: str | Path, *, within: str | Path | None = None) -> bytes:
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise InputError(name, f"skipped: {describe_mode(info.st_mode)}")
+            raise InputError(name, describe_mode(info.st_mode))
         limit = limits().max_file_bytes
         if info.st_size > limit:
             raise InputError(name, _too_big(info.st_size, limit))
         return _read_all(fd, limit, name)
     except OSError as exc:
-        raise InputError(name, f"cannot read the file ({exc.strerror or exc})") from exc
+        raise InputError(name, f"cannot read file ({exc.strerror or exc})") from exc
     finally:
         os.close(fd)
 
@@ -245,7 +245,7 @@ def read_bytes_fast(path: str, limit: int) -> bytes | InputError:
     except InputError as err:
         return err
     except OSError as exc:
-        return InputError(path, f"cannot read the file ({exc.strerror or exc})")
+        return InputError(path, f"cannot read file ({exc.strerror or exc})")
     finally:
         os.close(fd)
 
@@ -430,7 +430,7 @@ def parse_json(blob: bytes, name: Name) -> Any:
 
 def iter_json_lines(text: str, name: Name) -> Iterator[tuple[int, Any | InputError]]:
     """``(line number, value or the problem of that line)`` per non-blank line."""
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:

@@ -8,7 +8,6 @@ leaves the previous file whole. The loader never reads them as iterations.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -16,12 +15,11 @@ from typing import Any
 import polars as pl
 import yaml
 
-from toolkit._atomic import write_text_atomic
+from toolkit._atomic import safe_file_name, write_text_atomic
 from toolkit.errors import InputError
 from toolkit.rubrics.outcome import OutcomeResult
 
 SIDECAR_SCHEMA_VERSION = 1
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 
 def iteration_sidecar_path(log_dir: str | Path, iteration: int) -> Path:
@@ -32,8 +30,7 @@ def iteration_sidecar_path(log_dir: str | Path, iteration: int) -> Path:
 def session_sidecar_path(log_dir: str | Path, session_id: str) -> Path:
     """``<log_dir>/session-<id>.score.yaml``; characters other than letters, digits,
     ``.``, ``_`` and ``-`` in the id become ``_`` (an id can never leave the folder)."""
-    safe = _UNSAFE.sub("_", session_id).lstrip(".") or "_"
-    return Path(log_dir) / f"session-{safe}.score.yaml"
+    return Path(log_dir) / f"session-{safe_file_name(session_id)}.score.yaml"
 
 
 def _header(result: OutcomeResult) -> dict[str, Any]:

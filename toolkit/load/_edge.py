@@ -204,6 +204,33 @@ def read_bytes(path: str | Path, *, within: str | Path | None = None) -> bytes:
         os.close(fd)
 
 
+def read_head(path: str | Path, size: int, *, within: str | Path | None = None) -> bytes:
+    """The first ``size`` bytes of the regular file ``path`` (a magic-number check), with
+    the checks of :func:`read_bytes` except the size limit.
+
+    Raises:
+        InputError: as :func:`read_bytes`.
+    """
+    name = os.fspath(path)
+    if within is not None and os.path.islink(name):
+        problem = _link_problem(name, within)
+        if problem is not None:
+            raise InputError(name, problem)
+    try:
+        fd = os.open(name, _FLAGS)
+    except OSError as exc:
+        raise InputError(name, _open_error(name, exc)) from exc
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise InputError(name, describe_mode(mode))
+        return os.read(fd, size)
+    except OSError as exc:
+        raise InputError(name, f"cannot read file ({exc.strerror or exc})") from exc
+    finally:
+        os.close(fd)
+
+
 def _too_big(size: int, limit: int) -> str:
     return (
         f"the file is {size:,} bytes, over the limit of {limit:,} "

@@ -118,10 +118,11 @@ def default_store_path(transcripts_dir: str | Path) -> Path:
 def is_rating_store(path: str | Path) -> bool:
     """Whether ``path`` is a SQLite file marked as a toolkit ratings store (read from its
     header; never opens the database)."""
+    from toolkit.load._edge import read_head
+
     try:
-        with Path(path).open("rb") as handle:
-            head = handle.read(72)
-    except OSError:
+        head = read_head(path, 72)
+    except InputError:
         return False
     return (
         len(head) == 72

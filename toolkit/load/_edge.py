@@ -24,6 +24,7 @@ See ``docs/formats/limits.md``.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -292,6 +293,52 @@ def sqlite_problem(path: str | Path, exc: Exception) -> InputError:
         f"damaged or unreadable SQLite database ({said}); check it with: "
         f'sqlite3 {path} "PRAGMA integrity_check"',
     )
+
+
+def read_frame(blob: bytes, name: Name, kind: str) -> Any:
+    """A Polars frame from CSV (every column as text) or Parquet bytes.
+
+    Raises:
+        InputError: the bytes are not a readable file of that kind (Polars' own error,
+            or a panic inside it, on one line).
+    """
+    import io
+
+    import polars as pl
+
+    try:
+        if kind == "csv":
+            return pl.read_csv(io.BytesIO(blob), infer_schema=False)
+        return pl.read_parquet(io.BytesIO(blob))
+    except (OSError, ValueError, pl.exceptions.PolarsError, pl.exceptions.PanicException) as exc:
+        said = " ".join(str(exc).split())[:200]
+        raise InputError(name, f"not a readable {kind.upper()} file ({said})") from exc
+
+
+@contextlib.contextmanager
+def csv_cells() -> Iterator[int]:
+    """Let the ``csv`` module read cells up to the cell limit (restored afterwards);
+    yields the limit."""
+    import csv
+
+    limit = limits().max_cell_bytes
+    before = csv.field_size_limit(limit)
+    try:
+        yield limit
+    finally:
+        csv.field_size_limit(before)
+
+
+def csv_problem(name: Name, exc: Exception, line: int | None) -> InputError:
+    """A ``csv.Error`` as a one-line :class:`InputError` (an oversized cell names the
+    limit and how to raise it)."""
+    said = " ".join(str(exc).split())
+    if "field larger than field limit" in said:
+        said = (
+            f"a cell is larger than {limits().max_cell_bytes:,} characters "
+            f"(raise {_variable('max_cell_bytes')} to read it)"
+        )
+    return InputError(name, f"not readable CSV: {said}", line=line)
 
 
 # ---------------------------------------------------------------------------

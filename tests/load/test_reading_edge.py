@@ -410,3 +410,12 @@ def test_write_baseline_keeps_agent_ids_inside_the_folder(tmp_path: Path) -> Non
         "ok-id.json",
     ]
     assert not (tmp_path / "escape.json").exists()
+
+
+def test_batch_record_numbers_beyond_64_bits_are_an_issue(tmp_path: Path) -> None:
+    # Found by tests/fuzz: a batch's first_tick of 10**23 reached the batches frame.
+    batch = {"kind": "batch", "batch_id": 0, "first_tick": 10**23, "last_tick": 100}
+    root = write_run(tmp_path / "r", [tick_v1(101)], batches=[batch])
+    u = load_universe(root)
+    assert u.batches.height == 0
+    assert u.issues["reason"].str.contains("first_tick=").any()

@@ -20,7 +20,7 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import polars as pl
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -131,17 +131,21 @@ class TickV2(_TickBase):
     cost_usd: float | None = None
 
 
+#: A tick number or count of a batch record: whole, non-negative, within 64 bits.
+Tick = Annotated[int, Field(ge=0, le=2**63 - 1)]
+
+
 class CompressedRecord(_Model):
     """A ``batch_<n>.json`` or ``epoch_<n>.json`` record."""
 
     kind: str | None = None
     batch_id: str | int | None = None
-    first_tick: int | None = None
-    last_tick: int | None = None
-    tick_count: int | None = None
+    first_tick: Tick | None = None
+    last_tick: Tick | None = None
+    tick_count: Tick | None = None
     key_events: list[Any] = []
     mechanic_ids_used: list[str] = []
-    total_mutations: int | None = None
+    total_mutations: Tick | None = None
     agent_id: str | None = None
 
     @field_validator("first_tick", "last_tick", mode="before")

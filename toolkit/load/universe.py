@@ -273,9 +273,12 @@ def list_run(root: Path, *, stat: bool = True) -> Listing:
         return entries
 
     def usable(entry: os.DirEntry[str], rel: str, number: int | None = None) -> bool:
-        problem = _edge.entry_problem(entry, root)
-        if problem is None and number is not None and number > MAX_NUMBER:
-            problem = "its number is beyond 64 bits"
+        if number is not None and number > MAX_NUMBER:
+            problem: str | None = "its number is beyond 64 bits"
+        elif entry.is_file(follow_symlinks=False):  # a regular file: the scan's type says so
+            return True
+        else:
+            problem = _edge.entry_problem(entry, root)
         if problem is None:
             return True
         skipped.append((entry.path, f"skipped: {problem}"))

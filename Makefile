@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck lab samples notebooks bench clean
+.PHONY: demo test fuzz lint typecheck lab samples notebooks bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -33,6 +33,9 @@ demo: $(STAMP)
 
 test: $(STAMP) lint typecheck
 	$(BIN)/python -m pytest
+
+fuzz: $(STAMP)
+	TOOLKIT_FUZZ_PROFILE=fuzz $(BIN)/python -m pytest tests/fuzz tests/load/test_reading_edge.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check toolkit tests bench sample_runs notebooks/refresh.py

@@ -4,8 +4,18 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import tempfile
 from pathlib import Path
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def safe_file_name(text: str) -> str:
+    """A file name made from ``text`` taken from data: characters other than letters,
+    digits, ``.``, ``_`` and ``-`` become ``_`` and leading dots are dropped, so the name
+    can never leave its folder (no ``/``, no ``..``) nor hide itself."""
+    return _UNSAFE.sub("_", text).lstrip(".") or "_"
 
 
 def write_text_atomic(

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -21,12 +20,11 @@ from typing import Any
 import polars as pl
 import yaml
 
-from toolkit._atomic import write_text_atomic
+from toolkit._atomic import safe_file_name, write_text_atomic
 from toolkit.errors import InputError
 from toolkit.rubrics.outcome import OutcomeResult
 
 SIDECAR_SCHEMA_VERSION = 1
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 
 def iteration_sidecar_path(log_dir: str | Path, iteration: int) -> Path:
@@ -37,8 +35,7 @@ def iteration_sidecar_path(log_dir: str | Path, iteration: int) -> Path:
 def session_sidecar_path(log_dir: str | Path, session_id: str) -> Path:
     """``<log_dir>/session-<id>.score.yaml``; characters other than letters, digits,
     ``.``, ``_`` and ``-`` in the id become ``_`` (an id can never leave the folder)."""
-    safe = _UNSAFE.sub("_", session_id).lstrip(".") or "_"
-    return Path(log_dir) / f"session-{safe}.score.yaml"
+    return Path(log_dir) / f"session-{safe_file_name(session_id)}.score.yaml"
 
 
 def _header(result: OutcomeResult) -> dict[str, Any]:
@@ -113,7 +110,7 @@ DISCUSSION_SIDECAR_FOLDER = "evaluations"
 def _safe_part(text: str, limit: int = 80) -> str:
     """``text`` as one file-name part: unsafe characters -> ``_``, no leading dot, capped
     (a capped or rewritten part keeps a short hash of the original, so two ids stay two)."""
-    safe = _UNSAFE.sub("_", text).lstrip(".") or "_"
+    safe = safe_file_name(text)
     if safe != text or len(safe) > limit:
         digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
         safe = f"{safe[: limit - 9]}-{digest}"

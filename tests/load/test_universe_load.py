@@ -116,7 +116,8 @@ def test_unreadable_database_is_reported(tmp_path: Path) -> None:
     root = write_run(tmp_path / "r", [tick_v1(1)])
     (root / "universe.db").write_text("not a database")
     u = load_universe(root)
-    assert u.issues["reason"].str.contains("unreadable database").any()
+    assert u.issues["reason"].str.contains("unreadable SQLite database").any()
+    assert u.issues["reason"].str.contains("PRAGMA integrity_check", literal=True).any()
 
 
 def test_malformed_tick_files_are_reported_with_path_and_line(tmp_path: Path) -> None:

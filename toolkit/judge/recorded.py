@@ -21,12 +21,9 @@ class CassetteMiss(InputError):
 
 
 def _read_cassette(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(path, f"cannot read cassette ({exc.strerror or exc})") from exc
-    except json.JSONDecodeError as exc:
-        raise InputError(path, f"not valid JSON ({exc.msg})", line=exc.lineno) from exc
+    from toolkit.load._common import read_json
+
+    data = read_json(path)
     if not isinstance(data, dict) or data.get("format") != CASSETTE_FORMAT:
         raise InputError(
             path,
@@ -46,10 +43,11 @@ def _read_cassette(path: Path) -> dict[str, Any]:
         raise InputError(path, "recordings must be an object", field="recordings", value=recordings)
     for key, entry in recordings.items():
         value = entry.get("value") if isinstance(entry, dict) else None
-        if not isinstance(entry, dict) or not (value is None or type(value) is int):
+        whole = type(value) is int and 0 <= value <= 2**63 - 1
+        if not isinstance(entry, dict) or not (value is None or whole):
             raise InputError(
                 path,
-                "a recording needs an integer (or null) value",
+                "a recording needs a non-negative whole number (or null) value",
                 field=f"recordings.{key}.value",
                 value=value,
             )

@@ -12,6 +12,11 @@ entry or the new one, whole. An entry is used only when its key equals the curre
 listing, its frames have today's schemas, and everything reads; otherwise the run is
 loaded from its files again and the entry rewritten. The tick files of every fresh entry
 are read in one multi-file Parquet read.
+
+The cache never reaches outside its folder: a cache folder that is a symlink is neither
+read nor written, the manifest may only name a ``ticks-<digest>.parquet`` regular file
+beside it, and the only file ever deleted is the Parquet file the previous manifest
+named (never a symlink, never a file the cache did not write).
 """
 
 from __future__ import annotations
@@ -21,6 +26,9 @@ import hashlib
 import io
 import json
 import os
+import re
+import stat
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,7 +36,9 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from toolkit._atomic import write_text_atomic
+from toolkit.errors import InputError
 from toolkit.frames import BATCHES_SCHEMA, CHECKPOINTS_SCHEMA, LOAD_ISSUES_SCHEMA, TICKS_SCHEMA
+from toolkit.load import _edge
 
 if TYPE_CHECKING:
     from toolkit.load.universe import Listing, Universe
@@ -41,7 +51,17 @@ _SMALL: dict[str, dict[str, pl.DataType]] = {
     "checkpoints": CHECKPOINTS_SCHEMA,
     "issues": LOAD_ISSUES_SCHEMA,
 }
-_ERRORS = (OSError, ValueError, KeyError, TypeError, pl.exceptions.PolarsError)
+_ERRORS = (
+    OSError,
+    ValueError,
+    KeyError,
+    TypeError,
+    AttributeError,
+    InputError,
+    pl.exceptions.PolarsError,
+)
+#: The only files an entry holds besides its manifest (so the only ones it may delete).
+_TICKS_FILE = re.compile(r"^ticks-[0-9a-f]{16}\.parquet$")
 
 
 def _digest(listing: Listing) -> str:
@@ -67,11 +87,32 @@ class RunCache:
         where = hashlib.sha256(ident.encode()).hexdigest()[:12]
         return self.location / f"{listing.slug}-{where}"
 
+    def _manifest(self, folder: Path) -> dict[str, Any] | None:
+        """The entry's manifest when it is sound (a dict naming a ticks file of its own)."""
+        if os.path.islink(folder):
+            return None
+        try:
+            manifest = _edge.parse_json(_edge.read_bytes(folder / "manifest.json"), folder)
+        except _ERRORS:
+            return None
+        if not isinstance(manifest, dict) or not _TICKS_FILE.match(str(manifest.get("ticks"))):
+            return None
+        return manifest
+
     def _entry(self, listing: Listing) -> tuple[Path, dict[str, pl.DataFrame], Any] | None:
         folder = self.folder(listing)
+        manifest = self._manifest(folder)
+        if manifest is None:
+            return None
         try:
-            manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
             if manifest.get("format") != CACHE_FORMAT:
+                return None
+            ticks = folder / manifest["ticks"]
+            if not stat.S_ISREG(os.lstat(ticks).st_mode):
+                return None
+            if not isinstance(manifest["name"], str) or not all(
+                isinstance(manifest[k], list) for k in ("warnings", "conserved")
+            ):
                 return None
             if [tuple(k) for k in manifest["key"]] != list(listing.key):
                 return None
@@ -79,7 +120,7 @@ class RunCache:
                 part: pl.read_json(io.StringIO(manifest[part]), schema=schema)
                 for part, schema in _SMALL.items()
             }
-            return folder / manifest["ticks"], small, manifest
+            return ticks, small, manifest
         except _ERRORS:
             return None  # corrupt or half-written: rebuilt by the caller
 
@@ -132,11 +173,20 @@ class RunCache:
         digest = _digest(listing)
         slug = listing.slug
         name = f"ticks-{digest}.parquet"
+        if os.path.islink(folder):
+            return  # a cache folder that leads elsewhere is never written (nor cleaned)
+        old = self._manifest(folder)
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            tmp = folder / f".{name}.{os.getpid()}.tmp"
-            universe.ticks.write_parquet(tmp, statistics=False)
-            os.replace(tmp, folder / name)
+            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+            os.close(fd)
+            try:
+                universe.ticks.write_parquet(tmp, statistics=False)
+                os.replace(tmp, folder / name)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+                raise
             manifest: dict[str, Any] = {
                 "format": CACHE_FORMAT,
                 "key": [list(k) for k in listing.key],
@@ -151,7 +201,9 @@ class RunCache:
             write_text_atomic(folder / "manifest.json", json.dumps(manifest), durable=False)
         except OSError:
             return
-        for old in folder.glob("*.parquet"):
-            if old.name != name:
-                with contextlib.suppress(OSError):
-                    old.unlink()
+        previous = None if old is None else str(old["ticks"])
+        if previous is not None and previous != name:
+            stale = folder / previous
+            with contextlib.suppress(OSError):
+                if stat.S_ISREG(os.lstat(stale).st_mode):
+                    stale.unlink()

@@ -1,69 +1,51 @@
-"""Helpers shared by the loaders: reading JSON/YAML files into (value, problem) pairs."""
+"""Helpers shared by the loaders; reading goes through :mod:`toolkit.load._edge`."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from toolkit.errors import InputError
+from toolkit.load import _edge
 
 
-def read_json(path: Path) -> Any:
-    """Parse a JSON file.
+def read_json(path: Path, *, within: Path | None = None) -> Any:
+    """Read and parse a JSON file through the reading edge (:mod:`toolkit.load._edge`).
 
     Raises:
-        InputError: naming the file and the line of the syntax error.
+        InputError: not a regular file, too big, not UTF-8, too deep, or not valid JSON
+            (naming the line of the syntax error).
     """
-    try:
-        blob = path.read_bytes()
-    except OSError as exc:
-        raise InputError(path, f"cannot read file ({exc.strerror or exc})") from exc
-    return parse_json_bytes(path, blob)
+    return _edge.parse_json(_edge.read_bytes(path, within=within), path)
 
 
 def parse_json_bytes(path: Path, blob: bytes) -> Any:
-    """Parse the bytes of the JSON file ``path``.
+    """Parse the bytes of the JSON file ``path`` (see :func:`toolkit.load._edge.parse_json`).
 
     Raises:
-        InputError: not UTF-8, or not valid JSON (with the line of the error).
+        InputError: not UTF-8, too deep, or not valid JSON (with the line of the error).
     """
-    try:
-        text = blob.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(path, "not UTF-8 text") from exc
-    return parse_json_text(path, text)
+    return _edge.parse_json(blob, path)
 
 
 def parse_json_text(path: str | Path | None, text: str) -> Any:
-    """Parse JSON text read from ``path``.
+    """Parse JSON text read from ``path`` (depth-checked before parsing).
 
     Raises:
-        InputError: not valid JSON, naming the line of the error.
+        InputError: too deep, or not valid JSON, naming the line of the error.
     """
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(path, f"not valid JSON ({exc.msg})", line=exc.lineno) from exc
+    return _edge.parse_json_text(text, path)
 
 
 def parse_json_lines(path: str | Path | None, text: str) -> list[tuple[int, Any]]:
     """Parse JSON Lines text: ``(line number, value)`` per non-blank line.
 
     Raises:
-        InputError: a line that is not valid JSON, naming its line number.
+        InputError: a line that is not valid JSON (or too deep), naming its line number.
     """
-    rows: list[tuple[int, Any]] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            rows.append((number, json.loads(line)))
-        except json.JSONDecodeError as exc:
-            raise InputError(path, f"not valid JSON ({exc.msg})", line=number) from exc
-    return rows
+    return _edge.parse_json_lines(text, path)
 
 
 def validation_problem(path: Path, exc: ValidationError) -> InputError:

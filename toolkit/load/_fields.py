@@ -10,7 +10,7 @@ import datetime as dt
 import math
 from typing import Annotated, Any
 
-from pydantic import BeforeValidator
+from pydantic import BeforeValidator, Field
 
 #: Words accepted for a tri-state flag, lower-cased.
 TRUE_WORDS = frozenset({"true", "yes", "y", "on", "pass", "passed"})
@@ -41,24 +41,37 @@ def tristate(value: Any) -> bool | None:
     raise ValueError(f"not a flag (got a {type(value).__name__})")
 
 
+#: The range of a whole number in a frame (Int64).
+MIN_INT64, MAX_INT64 = -(2**63), 2**63 - 1
+
+
+def _int64(number: int) -> int:
+    if not MIN_INT64 <= number <= MAX_INT64:
+        raise ValueError("a whole number beyond 64 bits")
+    return number
+
+
 def count(value: Any) -> int | None:
-    """A whole number: int, an integral float or a digit string; null or empty -> None."""
+    """A whole number that fits 64 bits: int, an integral float or a digit string; null
+    or empty -> None."""
     if value is None:
         return None
     if isinstance(value, bool):
         raise ValueError("not a whole number (got a boolean)")
     if isinstance(value, int):
-        return value
+        return _int64(value)
     if isinstance(value, float) and value.is_integer():
-        return int(value)
+        return _int64(int(value))
     if isinstance(value, str):
         text = value.strip()
         if not text:
             return None
         try:
-            return int(text)
+            number = int(text)
         except ValueError:
             pass
+        else:
+            return _int64(number)
     raise ValueError("not a whole number")
 
 
@@ -130,6 +143,8 @@ def timestamp(value: Any) -> dt.datetime | None:
 
 TriState = Annotated[bool | None, BeforeValidator(tristate)]
 Count = Annotated[int | None, BeforeValidator(count)]
+#: A required whole number that fits the frames' Int64 columns.
+Int64 = Annotated[int, Field(ge=MIN_INT64, le=MAX_INT64)]
 Rate = Annotated[float | None, BeforeValidator(rate)]
 Text = Annotated[str | None, BeforeValidator(text)]
 Date = Annotated[dt.date | None, BeforeValidator(date)]

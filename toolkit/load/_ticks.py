@@ -31,6 +31,8 @@ TICK_ID_PATTERN = r"^(?:tick_)?(\d+)$"
 _TICK_ID = re.compile(TICK_ID_PATTERN)
 _CHANGES = pl.List(pl.List(pl.String()))
 _STAGES = ("classifier", "observer")
+#: The largest tick number the ticks frame holds (Int64).
+MAX_TICK = 2**63 - 1
 
 #: What the NDJSON reader is asked for: the union of tick schema v1 and v2. Scalars inside
 #: mutation and claim lists arrive as text (numbers as digits, objects as JSON).
@@ -94,8 +96,14 @@ def validate_tick(path: Path, data: Any) -> dict[str, Any]:
         tick = model.model_validate(data)
     except ValidationError as exc:
         raise validation_problem(path, exc) from exc
-    if tick.tick_id is not None and tick_number(tick.tick_id) is None:
+    number = tick_number(tick.tick_id) if tick.tick_id is not None else None
+    if tick.tick_id is not None and number is None:
         raise InputError(path, "tick id is not a tick number", field="tick_id", value=tick.tick_id)
+    if number is not None and not 0 <= number <= MAX_TICK:
+        raise InputError(path, "tick id is beyond 64 bits", field="tick_id", value=tick.tick_id)
+    count = tick.mutations.count
+    if count is not None and not -MAX_TICK - 1 <= count <= MAX_TICK:
+        raise InputError(path, "a count beyond 64 bits", field="mutations.count", value=count)
     if tick.tick_id is None and not re.match(r"^tick_\d+\.json$", path.name):
         raise InputError(path, "no tick id, and none in the file name", field="tick_id")
     canonical = tick.model_dump(mode="json", by_alias=True)
@@ -115,6 +123,7 @@ def _problems(raw: pl.DataFrame, files: pl.Series) -> pl.Series:
     """Rows the column-wise check rejects (the pydantic models would reject them too)."""
     version = pl.col("schema_version").fill_null(1)
     name_number = files.str.extract(r"(?:^|/)tick_(\d+)\.json$", 1)
+    id_digits = pl.col("tick_id").str.strip_chars().str.extract(TICK_ID_PATTERN, 1)
     bad = (
         version.is_in([1, 2]).not_()
         | ((version == 2) & pl.col("kind").is_in(["execute", "yield", "refuse"]).not_())
@@ -129,6 +138,9 @@ def _problems(raw: pl.DataFrame, files: pl.Series) -> pl.Series:
             & pl.col("tick_id").str.strip_chars().str.contains(TICK_ID_PATTERN).not_()
         )
         | (pl.col("tick_id").is_null() & pl.lit(name_number).is_null())
+        # a number beyond 64 bits: the slow path names it
+        | (id_digits.is_not_null() & id_digits.cast(pl.Int64, strict=False).is_null())
+        | (pl.col("tick_id").is_null() & pl.lit(name_number).cast(pl.Int64, strict=False).is_null())
     )
     return raw.select(bad.fill_null(True)).to_series()
 

@@ -88,6 +88,10 @@ class YamlProblem(Exception):
         self.line = line
 
 
+class YamlRefused(YamlProblem):
+    """Valid YAML, refused by the reading edge (too deep, an alias bomb)."""
+
+
 def _index(node: yaml.Node | None, prefix: Path_, lines: dict[Path_, int]) -> None:
     if node is None:
         return
@@ -106,9 +110,19 @@ def _index(node: yaml.Node | None, prefix: Path_, lines: dict[Path_, int]) -> No
 def parse_yaml(text: str, verbatim: Collection[str] = ()) -> ParsedYaml:
     """Parse one YAML document.
 
+    The text first passes the reading edge's YAML check
+    (:func:`toolkit.load._edge.yaml_problem`): nesting depth and alias expansion are
+    bounded before anything is composed.
+
     Raises:
-        YamlProblem: the text is not valid YAML (the reason and line of the first problem).
+        YamlProblem: the text is not valid YAML (the reason and line of the first problem),
+            or is nested too deeply, or its aliases expand past the budget.
     """
+    from toolkit.load._edge import yaml_problem
+
+    refused = yaml_problem(text)
+    if refused is not None:
+        raise YamlRefused(*refused)
     loader = _Loader(text)
     loader.verbatim = frozenset(verbatim)
     try:

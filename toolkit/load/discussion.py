@@ -17,7 +17,6 @@ missing metadata); so is this loader, and it says so in :attr:`Discussion.warnin
 
 from __future__ import annotations
 
-import contextlib
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,7 +34,9 @@ from toolkit.frames import (
     DISCUSSION_PLAYERS_SCHEMA,
     DISCUSSION_VOTES_SCHEMA,
 )
+from toolkit.load import _edge
 from toolkit.load._common import parse_json_text
+from toolkit.load._fields import Int64
 from toolkit.ratings.store import is_rating_store
 
 __all__ = ["Discussion", "load_discussion", "load_discussions"]
@@ -199,18 +200,18 @@ def _check_names(b: _Builder, game_id: str, names: set[str], used: Iterable[str 
 
 class _Cost(_Lenient):
     totalCost: float | None = None
-    totalInputTokens: int | None = None
-    totalCachedTokens: int | None = None
-    totalOutputTokens: int | None = None
+    totalInputTokens: Int64 | None = None
+    totalCachedTokens: Int64 | None = None
+    totalOutputTokens: Int64 | None = None
     cacheHitRate: float | str | None = None
     avgCostPerTurn: float | None = None
 
 
 class _Metadata(_Lenient):
-    playerCount: int | None = None
-    mafiaCount: int | None = None
-    villagerCount: int | None = None
-    totalTurns: int | None = None
+    playerCount: Int64 | None = None
+    mafiaCount: Int64 | None = None
+    villagerCount: Int64 | None = None
+    totalTurns: Int64 | None = None
     durationSeconds: float | None = None
     avgMessageLength: float | None = None
     cost: _Cost | None = None
@@ -221,13 +222,13 @@ class _TPlayer(_Role):
     role: str
     personality: str | None = None
     isAlive: bool = True
-    position: int | None = None
+    position: Int64 | None = None
 
 
 class _TMessage(_Lenient):
     id: str | None = None
-    turn: int
-    roundNumber: int
+    turn: Int64
+    roundNumber: Int64
     playerName: str = Field(min_length=1)
     message: str
     timestamp: str | int | None = None
@@ -236,7 +237,7 @@ class _TMessage(_Lenient):
 
 
 class _TVote(_Lenient):
-    roundNumber: int
+    roundNumber: Int64
     voterName: str = Field(min_length=1)
     targetName: str | None = None
     justification: str | None = None
@@ -255,7 +256,7 @@ class _Transcript(_Lenient):
 def _time(value: Any, path: str, where: str) -> datetime | None:
     try:
         return _parse_time(value)
-    except ValueError as exc:
+    except (ValueError, OverflowError, OSError) as exc:  # e.g. epoch ms beyond year 9999
         raise InputError(path, "not an ISO-8601 timestamp", field=where, value=value) from exc
 
 
@@ -358,21 +359,21 @@ class _DPlayer(_Role):
     role: str
     personality: str | None = None
     isAlive: bool = True
-    position: int | None = None
+    position: Int64 | None = None
 
 
 class _DMessage(_Lenient):
     id: str = Field(min_length=1)
-    roundNumber: int
+    roundNumber: Int64
     playerId: str
     message: str
     inReplyToId: str | None = None
     timestamp: str | int | None = None
-    turn: int
+    turn: Int64
 
 
 class _DVote(_Lenient):
-    roundNumber: int
+    roundNumber: Int64
     voterId: str
     targetId: str | None = None
     justification: str | None = None
@@ -382,8 +383,8 @@ class _DVote(_Lenient):
 class _DGame(_Lenient):
     id: str = Field(min_length=1)
     status: str | None = None
-    roundNumber: int | None = None
-    playerCount: int | None = None
+    roundNumber: Int64 | None = None
+    playerCount: Int64 | None = None
     createdAt: str | int | None = None
     players: list[_DPlayer] = Field(default_factory=list)
     discussionMessages: list[_DMessage] = Field(default_factory=list)
@@ -480,17 +481,27 @@ _SQL_TABLES = ("Game", "Player", "DiscussionMessage", "Vote")
 
 def _read_sqlite(b: _Builder, path: Path) -> None:
     try:
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    except sqlite3.Error as exc:
-        raise InputError(b.path, f"cannot open SQLite database ({exc})") from exc
+        _read_sqlite_tables(b, path)
+    except sqlite3.Error as exc:  # a damaged file can fail at any query
+        raise _edge.sqlite_problem(b.path, exc) from exc
+
+
+def _read_sqlite_tables(b: _Builder, path: Path) -> None:
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     con.row_factory = sqlite3.Row
-    try:
+    undecodable = 0
+
+    def text(raw: bytes) -> str:
+        nonlocal undecodable
         try:
-            tables = {
-                r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")
-            }
-        except sqlite3.DatabaseError as exc:
-            raise InputError(b.path, f"not a readable SQLite database ({exc})") from exc
+            return raw.decode("utf-8")
+        except UnicodeDecodeError:
+            undecodable += 1
+            return raw.decode("utf-8", errors="replace")
+
+    con.text_factory = text
+    try:
+        tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         for table in ("Game", "Player", "DiscussionMessage"):
             if table not in tables:
                 raise InputError(
@@ -502,12 +513,7 @@ def _read_sqlite(b: _Builder, path: Path) -> None:
         def rows(table: str) -> list[dict[str, Any]]:
             if table not in tables:
                 return []
-            try:
-                cur = con.execute(f'SELECT * FROM "{table}"')  # names from a fixed list
-            except sqlite3.DatabaseError as exc:
-                raise InputError(
-                    b.path, f"cannot read table ({exc})", field="table", value=table
-                ) from exc
+            cur = con.execute(f'SELECT * FROM "{table}"')  # names from a fixed list
             return [dict(r) for r in cur]
 
         games = rows("Game")
@@ -533,6 +539,11 @@ def _read_sqlite(b: _Builder, path: Path) -> None:
                 nested[gid][key].append(r)
     finally:
         con.close()
+    if undecodable:
+        b.warnings.append(
+            f"{b.path}: {undecodable} text cell(s) are not UTF-8; read with the bad bytes "
+            "replaced (U+FFFD)"
+        )
     for i, (gid, raw) in enumerate(nested.items()):
         raw["discussionMessages"].sort(key=lambda m: m.get("turn") or 0)
         game: _DGame = _validate(_DGame, raw, b.path, f"Game[{gid}]")
@@ -553,24 +564,12 @@ def _no_cost_warning(b: _Builder) -> None:
 # ---------------------------------------------------------------------------
 
 
-def _is_sqlite(path: Path) -> bool:
-    if path.suffix.lower() in SQLITE_SUFFIXES:
-        return True
-    with contextlib.suppress(OSError), path.open("rb") as handle:
-        return handle.read(16) == _SQLITE_MAGIC
-    return False
-
-
-def _read_file(b: _Builder, path: Path) -> None:
-    if _is_sqlite(path):
+def _read_file(b: _Builder, path: Path, within: Path | None = None) -> None:
+    head = _edge.read_head(path, 16, within=within)  # refuses FIFOs, devices, folders
+    if path.suffix.lower() in SQLITE_SUFFIXES or head == _SQLITE_MAGIC:
         _read_sqlite(b, path)
         return
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(b.path, f"cannot read file ({exc.strerror})") from exc
-    except UnicodeDecodeError as exc:
-        raise InputError(b.path, "not UTF-8 text") from exc
+    text = _edge.read_text(path, within=within)
     data = parse_json_text(b.path, text)
     if isinstance(data, Mapping) and "games" in data:
         _read_export(b, data)
@@ -586,15 +585,22 @@ def _read_file(b: _Builder, path: Path) -> None:
         )
 
 
-def _files(path: Path) -> list[Path]:
+def _files(path: Path, warnings: list[str]) -> list[Path]:
+    """The game files of ``path``; in a folder, an entry with a game file's suffix that is
+    not a readable regular file inside it is skipped with a warning (never silently)."""
     if path.is_dir():
-        found = sorted(
-            p
-            for p in path.iterdir()
-            if p.is_file()
-            and p.suffix.lower() in (".json", *SQLITE_SUFFIXES)
-            and not is_rating_store(p)  # the ratings store kept beside the transcripts
-        )
+        entries, problem = _edge.scan_folder(path)
+        if problem is not None:
+            raise InputError(path, problem)
+        found: list[Path] = []
+        for entry in sorted(entries, key=lambda e: e.name):
+            if Path(entry.name).suffix.lower() not in (".json", *SQLITE_SUFFIXES):
+                continue
+            skipped = _edge.entry_problem(entry, path)
+            if skipped is not None:
+                warnings.append(f"{entry.path}: skipped: {skipped}")
+            elif not is_rating_store(entry.path):  # the ratings store kept beside them
+                found.append(Path(entry.path))
         if not found:
             raise InputError(path, "no transcript (.json) or game database (.db) in this folder")
         return found
@@ -629,10 +635,12 @@ def load_discussions(paths: Sequence[str | Path]) -> Discussion:
     """
     parts: list[Discussion] = []
     seen: dict[str, str] = {}
+    skipped: list[str] = []
     for raw in paths:
-        for file in _files(Path(raw)):
+        folder = Path(raw) if Path(raw).is_dir() else None
+        for file in _files(Path(raw), skipped):
             b = _Builder(str(file))
-            _read_file(b, file)
+            _read_file(b, file, folder)
             for g in b.games:
                 if g["game_id"] in seen:
                     raise InputError(
@@ -650,5 +658,5 @@ def load_discussions(paths: Sequence[str | Path]) -> Discussion:
         players=pl.concat([p.players for p in parts]),
         messages=pl.concat([p.messages for p in parts]),
         votes=pl.concat([p.votes for p in parts]),
-        warnings=tuple(w for p in parts for w in p.warnings),
+        warnings=(*skipped, *(w for p in parts for w in p.warnings)),
     )

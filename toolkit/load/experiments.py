@@ -39,7 +39,9 @@ from toolkit.frames import (
     EXPERIMENT_REPORTED_SCHEMA,
     EXPERIMENT_SCORES_SCHEMA,
 )
+from toolkit.load import _edge
 from toolkit.load._common import parse_json_lines, read_json, validation_problem
+from toolkit.load._fields import Int64
 
 GROUPS = ("treatment", "control")
 
@@ -79,8 +81,8 @@ class ReportedTest(_Model):
     confidence_level: float | None = None
     significant: bool | None = None
     degrees_of_freedom: float | None = None
-    control_sample_size: int | None = None
-    treatment_sample_size: int | None = None
+    control_sample_size: Int64 | None = None
+    treatment_sample_size: Int64 | None = None
     control_std: float | None = None
     treatment_std: float | None = None
     effect_size: float | None = None
@@ -320,23 +322,15 @@ def _column_map(path: Path, columns: Sequence[str]) -> dict[str, str]:
 def _read_tidy(path: Path) -> tuple[list[dict[str, Any]], int]:
     """The rows of a tidy table as dicts of raw values, and the line number of row 0."""
     suffix = path.suffix.lower()
+    blob = _edge.read_bytes(path)
     if suffix == ".csv":
-        try:
-            frame = pl.read_csv(path, infer_schema=False)
-        except (OSError, pl.exceptions.PolarsError) as exc:
-            raise InputError(path, f"not a readable CSV file ({exc})") from exc
+        frame = _edge.read_frame(blob, path, "csv")
         return frame.to_dicts(), 2
     if suffix == ".parquet":
-        try:
-            frame = pl.read_parquet(path)
-        except (OSError, pl.exceptions.PolarsError) as exc:
-            raise InputError(path, f"not a readable Parquet file ({exc})") from exc
+        frame = _edge.read_frame(blob, path, "parquet")
         return frame.to_dicts(), 1
     rows: list[dict[str, Any]] = []
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(path, f"cannot read file ({exc})") from exc
+    text = _edge.decode_text(blob, path)
     first = 0
     for number, obj in parse_json_lines(path, text):
         if not isinstance(obj, dict):
@@ -559,7 +553,7 @@ def load_experiment(
         raise InputError(
             p, "is a folder: name the results files in it (e.g. FOLDER/*.json FOLDER/*.csv)"
         )
-    if not p.is_file():
+    if not p.exists():
         raise InputError(p, "no such file")
     name = experiment or p.stem
     suffix = p.suffix.lower()

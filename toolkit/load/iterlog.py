@@ -30,8 +30,9 @@ from toolkit.frames import (
     LOAD_ISSUES_SCHEMA,
     VERIFIERS_SCHEMA,
 )
-from toolkit.load._fields import Count, Date, Rate, Text, Timestamp, TriState
-from toolkit.load._yaml import ParsedYaml, YamlProblem, parse_yaml
+from toolkit.load import _edge
+from toolkit.load._fields import MAX_INT64, Count, Date, Rate, Text, Timestamp, TriState
+from toolkit.load._yaml import ParsedYaml, YamlProblem, YamlRefused, parse_yaml
 
 ITER_FILE = re.compile(r"^iter-(\d+)\.yaml$")
 HOOK_FILE = re.compile(r"^iter-(\d+)\.hook-outcomes\.yaml$")
@@ -344,13 +345,15 @@ class _Rows:
 
 def _read(path: Path, rows: _Rows) -> ParsedYaml | None:
     try:
-        content = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        rows.issue(path, None, f"cannot read the file ({reason})")
+        content = _edge.read_text(path, within=path.parent)
+    except InputError as err:
+        rows.issue(path, None, f"{err.reason}; the file was skipped")
         return None
     try:
         return parse_yaml(content, VERBATIM_KEYS)
+    except YamlRefused as exc:
+        rows.issue(path, exc.line, f"{exc.reason}; the file was skipped")
+        return None
     except YamlProblem as exc:
         rows.issue(path, exc.line, f"not valid YAML: {exc.reason}; the file was skipped")
         return None
@@ -584,7 +587,10 @@ def load_iteration_log(path: str | Path) -> IterationLog:
         raise InputError(root, f"cannot list the folder ({exc.strerror})") from exc
 
     for file, iter_match, hook_match in listing:
-        if iter_match:
+        number = iter_match or hook_match
+        if number and int(number.group(1)) > MAX_INT64:
+            rows.issue(file, None, "the iteration number is beyond 64 bits; the file was skipped")
+        elif iter_match:
             parsed = _read(file, rows)
             if parsed is not None:
                 _load_entry(

@@ -20,12 +20,14 @@ from typing import Any
 
 import polars as pl
 
+from toolkit.errors import InputError
 from toolkit.frames import (
     LOAD_ISSUES_SCHEMA,
     OUTCOME_EVIDENCE_SCHEMA,
     TRANSCRIPT_EVENTS_SCHEMA,
     VERIFIER_EVIDENCE_SCHEMA,
 )
+from toolkit.load import _edge
 from toolkit.load._fields import count, text
 from toolkit.load._yaml import YamlProblem, parse_yaml
 from toolkit.load.git import GitRepo
@@ -152,8 +154,8 @@ def _read_artifact(ref: str, root: Path, git: GitRepo | None) -> tuple[Any, str 
     for candidate in candidates:
         if candidate.is_file():
             try:
-                content = candidate.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
+                content = _edge.read_text(candidate)
+            except InputError:
                 continue
             where = str(candidate)
             break

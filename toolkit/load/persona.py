@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 import polars as pl
-import yaml
 from pydantic import (
     AliasChoices,
     BaseModel,
@@ -37,7 +36,7 @@ from pydantic import (
     field_validator,
 )
 
-from toolkit._atomic import write_text_atomic
+from toolkit._atomic import safe_file_name, write_text_atomic
 from toolkit.errors import InputError
 from toolkit.frames import (
     CHAT_MESSAGES_SCHEMA,
@@ -45,7 +44,9 @@ from toolkit.frames import (
     PERSONAS_SCHEMA,
     PROPOSITIONS_SCHEMA,
 )
+from toolkit.load import _edge
 from toolkit.load._common import parse_json_lines, parse_json_text
+from toolkit.load._fields import MAX_INT64, Int64
 
 #: The persona dimensions in the order they are shown.
 PERSONA_DIMENSIONS: tuple[str, ...] = (
@@ -140,7 +141,7 @@ class _PersonaLine(_Lenient):
 
 class _MessageLine(_Lenient):
     type: Literal["message"]
-    step: int | None = None
+    step: Int64 | None = None
     channel: str = "general"
     agent_id: str | None = Field(default=None, validation_alias=AliasChoices("agent_id", "agentId"))
     kind: Literal["action", "stimulus"] = "action"
@@ -174,11 +175,8 @@ class _PersonaEntry(_Lenient):
     )
 
 
-def _read_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(path, f"cannot read file ({exc.strerror or exc})") from exc
+def _read_text(path: Path, within: Path | None = None) -> str:
+    return _edge.read_text(path, within=within)
 
 
 def load_chat(path: str | Path, personas: str | Path | None = None) -> ChatRun:
@@ -207,8 +205,8 @@ def load_chat(path: str | Path, personas: str | Path | None = None) -> ChatRun:
         return _chat_from_export(source, parse_json_text(source, text), extra)
     first = stripped.splitlines()[0]
     try:
-        head = json.loads(first)
-    except json.JSONDecodeError:
+        head = _edge.parse_json_text(first, source)
+    except InputError:
         head = None
     if isinstance(head, dict) and "type" in head:
         return _chat_from_jsonl(source, parse_json_lines(source, text), extra)
@@ -252,11 +250,7 @@ def load_personas(path: str | Path) -> pl.DataFrame:
 
 
 def _load_personas_file(path: Path) -> dict[str, _PersonaEntry]:
-    text = _read_text(path)
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise InputError(path, "not valid YAML or JSON") from exc
+    data = _edge.parse_yaml_text(_read_text(path), path)
     items: list[tuple[str, Any]]
     if isinstance(data, Mapping):
         items = [
@@ -425,11 +419,11 @@ def _chat_from_export(source: Path, data: Any, extra: dict[str, _PersonaEntry]) 
         tool_input = row.tool_input
         if isinstance(tool_input, str):
             try:
-                tool_input = json.loads(tool_input)
-            except json.JSONDecodeError as exc:
+                tool_input = _edge.parse_json_text(tool_input, source)
+            except InputError as exc:
                 raise InputError(
                     source,
-                    "tool_input is a string but not JSON",
+                    f"tool_input is a string but not JSON ({exc.reason})",
                     field=f"[{index}].tool_input",
                     value=row.tool_input,
                 ) from exc
@@ -519,8 +513,8 @@ class PropositionFileModel(BaseModel):
     include_personas: bool = True
     hard: bool = False
     target_type: Literal["agent", "environment"] = "agent"
-    first_n: int | None = Field(default=None, ge=0)
-    last_n: int | None = Field(default=None, ge=0)
+    first_n: int | None = Field(default=None, ge=0, le=MAX_INT64)
+    last_n: int | None = Field(default=None, ge=0, le=MAX_INT64)
     propositions: list[PropositionModel] = Field(min_length=1)
 
     @field_validator("propositions")
@@ -611,20 +605,16 @@ class PropositionSet:
         return pl.DataFrame(rows, schema=PROPOSITIONS_SCHEMA)
 
 
-def load_proposition_file(path: str | Path) -> tuple[PropositionFile, list[str]]:
+def load_proposition_file(
+    path: str | Path, *, within: Path | None = None
+) -> tuple[PropositionFile, list[str]]:
     """Parse one proposition YAML file; returns it and any warnings.
 
     Raises:
         InputError: naming the file, the field (e.g. ``propositions.2.weight``) and value.
     """
     source = Path(path)
-    text = _read_text(source)
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = None if mark is None else int(mark.line) + 1
-        raise InputError(source, "not valid YAML", line=line) from exc
+    data = _edge.parse_yaml_text(_read_text(source, within), source)
     if not isinstance(data, Mapping):
         raise InputError(source, "a proposition file must be a mapping", value=data)
     try:
@@ -693,7 +683,7 @@ def load_propositions(path: str | Path) -> PropositionSet:
     seen: dict[tuple[str, str | None], str] = {}
     targets: dict[str, str] = {}
     for p in paths:
-        parsed, notes = load_proposition_file(p)
+        parsed, notes = load_proposition_file(p, within=root if root.is_dir() else None)
         warnings.extend(notes)
         key = (parsed.spec.dimension, parsed.agent_id)
         if key in seen:
@@ -770,6 +760,14 @@ class Baseline(BaseModel):
     dimensions: dict[str, float]
     proposition_scores: dict[str, float] = Field(default_factory=dict, alias="propositionScores")
 
+    @field_validator("dimensions", "proposition_scores")
+    @classmethod
+    def _on_the_scale(cls, value: dict[str, float]) -> dict[str, float]:
+        for key, score in value.items():
+            if not 0.0 <= score <= 9.0:  # also refuses NaN and infinities
+                raise ValueError(f"score {key!r} = {score!r} is not a number from 0 to 9")
+        return value
+
     def to_json(self) -> str:
         """The baseline in its file form (2-space indented JSON)."""
         scores = {
@@ -787,14 +785,14 @@ class Baseline(BaseModel):
         return json.dumps(payload, indent=2) + "\n"
 
 
-def load_baseline(path: str | Path) -> Baseline:
-    """Read one golden baseline JSON file.
+def load_baseline(path: str | Path, *, within: Path | None = None) -> Baseline:
+    """Read one golden baseline JSON file (scores on the judge's 0-9 scale).
 
     Raises:
         InputError: naming the file, the field and the value.
     """
     source = Path(path)
-    data = parse_json_text(source, _read_text(source))
+    data = parse_json_text(source, _read_text(source, within))
     if not isinstance(data, dict):
         raise InputError(source, "a baseline must be a JSON object", value=data)
     try:
@@ -815,7 +813,7 @@ def load_baselines(path: str | Path) -> dict[str, Baseline]:
         raise InputError(root, "no such baseline file or folder")
     out: dict[str, Baseline] = {}
     for p in paths:
-        baseline = load_baseline(p)
+        baseline = load_baseline(p, within=root if root.is_dir() else None)
         if baseline.agent_id in out:
             raise InputError(
                 p, "a second baseline for this agent", field="agentId", value=baseline.agent_id
@@ -825,8 +823,29 @@ def load_baselines(path: str | Path) -> dict[str, Baseline]:
 
 
 def write_baselines(baselines: Iterable[Baseline], folder: str | Path) -> list[Path]:
-    """Write each baseline atomically to ``<folder>/<agent_id>.json``; returns the paths."""
-    return [write_text_atomic(Path(folder) / f"{b.agent_id}.json", b.to_json()) for b in baselines]
+    """Write each baseline atomically to ``<folder>/<agent_id>.json``; returns the paths.
+
+    The agent id comes from the data, so it is made a safe file name first
+    (:func:`toolkit._atomic.safe_file_name`): a baseline is never written outside
+    ``folder``.
+
+    Raises:
+        InputError: two agent ids give the same file name.
+    """
+    chosen: dict[str, str] = {}
+    planned: list[tuple[Path, Baseline]] = []
+    for b in baselines:
+        name = f"{safe_file_name(b.agent_id)}.json"
+        if name in chosen and chosen[name] != b.agent_id:
+            raise InputError(
+                Path(folder) / name,
+                f"agent ids {chosen[name]!r} and {b.agent_id!r} give the same file name",
+                field="agentId",
+                value=b.agent_id,
+            )
+        chosen[name] = b.agent_id
+        planned.append((Path(folder) / name, b))
+    return [write_text_atomic(target, b.to_json()) for target, b in planned]
 
 
 # ---------------------------------------------------------------------------
@@ -839,12 +858,22 @@ class _CorrectionRow(_Lenient):
     action_id: str | int | None = Field(
         default=None, validation_alias=AliasChoices("action_id", "actionId", "message_id")
     )
-    attempt: int = Field(ge=1, validation_alias=AliasChoices("attempt", "attempt_number"))
+    attempt: int = Field(
+        ge=1, le=MAX_INT64, validation_alias=AliasChoices("attempt", "attempt_number")
+    )
     outcome: Literal[
         "passed", "corrected", "passed_after_retry", "forced_through", "timeout_pass_through"
     ]
     scores: dict[str, float | None] = Field(default_factory=dict)
     similarity: float | None = Field(default=None, ge=0.0, le=1.0)
+
+    @field_validator("scores")
+    @classmethod
+    def _on_the_scale(cls, value: dict[str, float | None]) -> dict[str, float | None]:
+        for key, score in value.items():
+            if score is not None and not 0.0 <= score <= 9.0:
+                raise ValueError(f"score {key!r} = {score!r} is not a number from 0 to 9")
+        return value
 
 
 def load_correction_log(path: str | Path) -> pl.DataFrame:

@@ -23,6 +23,7 @@ import polars as pl
 
 from toolkit.errors import InputError
 from toolkit.frames import DISCUSSION_RATINGS_SCHEMA
+from toolkit.load import _edge
 from toolkit.load._common import parse_json_text
 
 __all__ = ["FileRatings", "LabelSource", "RatingSource", "load_ratings", "open_rating_source"]
@@ -82,7 +83,15 @@ def _score(path: str, value: Any, line: int | None, where: str) -> float:
 
 
 def _rows_csv(path: str, text: str) -> list[dict[str, Any]]:
-    reader = csv.DictReader(io.StringIO(text))
+    with _edge.csv_cells():
+        reader = csv.DictReader(io.StringIO(text))
+        try:
+            return _rows_of(path, reader)
+        except csv.Error as exc:
+            raise _edge.csv_problem(path, exc, reader.line_num or None) from exc
+
+
+def _rows_of(path: str, reader: csv.DictReader[str]) -> list[dict[str, Any]]:
     header = reader.fieldnames or []
     missing = [f for f in _FIELDS if f not in header]
     if missing:
@@ -148,14 +157,9 @@ def load_ratings(path: str | Path) -> FileRatings:
         InputError: one line naming the file, the line or field, and the value.
     """
     name = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise InputError(name, "no such ratings file") from exc
-    except OSError as exc:
-        raise InputError(name, f"cannot read ratings file ({exc.strerror})") from exc
-    except UnicodeDecodeError as exc:
-        raise InputError(name, "not UTF-8 text") from exc
+    if not Path(path).exists():
+        raise InputError(name, "no such ratings file")
+    text = _edge.read_text(path)
     stripped = text.lstrip()
     is_json = name.lower().endswith(".json") or stripped.startswith(("[", "{"))
     rows = _rows_json(name, text) if is_json else _rows_csv(name, text)
@@ -174,13 +178,9 @@ def open_rating_source(path: str | Path) -> RatingSource:
     Raises:
         InputError: for a file that is no rating source this toolkit can read.
     """
-    try:
-        with Path(path).open("rb") as handle:
-            head = handle.read(16)
-    except FileNotFoundError as exc:
-        raise InputError(str(path), "no such ratings file") from exc
-    except OSError as exc:
-        raise InputError(str(path), f"cannot read ratings file ({exc.strerror})") from exc
+    if not Path(path).exists():
+        raise InputError(str(path), "no such ratings file")
+    head = _edge.read_head(path, 16)
     if head == b"SQLite format 3\x00":
         from toolkit.ratings.store import RatingStore, is_rating_store
 

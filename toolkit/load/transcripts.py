@@ -10,7 +10,6 @@ results are counted once per tool-use id.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +19,8 @@ import polars as pl
 
 from toolkit.errors import InputError
 from toolkit.frames import LOAD_ISSUES_SCHEMA, TRANSCRIPT_EVENTS_SCHEMA
-from toolkit.load._fields import timestamp
+from toolkit.load import _edge
+from toolkit.load._fields import MAX_INT64, timestamp
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,11 @@ class Transcripts:
 
 
 def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+    if not isinstance(value, int) or isinstance(value, bool):
+        return 0
+    if not 0 <= value <= MAX_INT64:
+        raise ValueError(f"a token count of {value} is negative or beyond 64 bits")
+    return value
 
 
 def _content(message: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -66,44 +70,46 @@ def load_transcripts(folders: Iterable[str | Path]) -> Transcripts:
     seen_messages: set[str] = set()
     seen_calls: set[str] = set()
     seen_results: set[str] = set()
-    files: list[Path] = []
+    files: list[tuple[Path, Path]] = []
     for folder in folders:
         root = Path(folder)
         if not root.is_dir():
             raise InputError(root, "no such folder (--transcripts)")
-        files.extend(sorted(root.rglob("*.jsonl")))
-    for path in files:
+        files.extend((root, f) for f in sorted(root.rglob("*.jsonl")))
+    for root, path in files:
         try:
-            handle = path.open(encoding="utf-8", errors="replace")
-        except OSError as exc:
-            issues.append({"path": str(path), "line": None, "reason": f"cannot read ({exc})"})
+            blob = _edge.read_bytes(path, within=root)
+        except InputError as err:
+            issues.append({"path": str(path), "line": None, "reason": err.reason})
             continue
-        with handle:
-            for number, raw in enumerate(handle, start=1):
-                if not raw.strip():
-                    continue
-                try:
-                    line = json.loads(raw)
-                except json.JSONDecodeError as exc:
-                    issues.append(
-                        {"path": str(path), "line": number, "reason": f"not JSON ({exc.msg})"}
-                    )
-                    continue
-                if not isinstance(line, Mapping):
-                    issues.append(
-                        {"path": str(path), "line": number, "reason": "not a JSON object"}
-                    )
-                    continue
-                try:
-                    when = timestamp(line.get("timestamp"))
-                except ValueError:
-                    when = None
-                message = line.get("message")
-                if when is None or not isinstance(message, Mapping):
-                    continue
+        try:
+            content = _edge.decode_text(blob, path)
+        except InputError as err:
+            # Lenient, and said so: the lines are read with the bad bytes replaced.
+            reason = f"{err.reason}; read with the bad bytes replaced"
+            issues.append({"path": str(path), "line": None, "reason": reason})
+            content = blob.decode("utf-8", errors="replace")
+        for number, line in _edge.iter_json_lines(content, path):
+            if isinstance(line, InputError):
+                issues.append({"path": str(path), "line": number, "reason": line.reason})
+                continue
+            if not isinstance(line, Mapping):
+                issues.append({"path": str(path), "line": number, "reason": "not a JSON object"})
+                continue
+            try:
+                when = timestamp(line.get("timestamp"))
+            except ValueError:
+                when = None
+            message = line.get("message")
+            if when is None or not isinstance(message, Mapping):
+                continue
+            try:
                 row = _event(message, seen_messages, seen_calls, seen_results)
-                if row is not None:
-                    rows.append({"source_file": str(path), "line": number, "timestamp": when} | row)
+            except ValueError as exc:
+                issues.append({"path": str(path), "line": number, "reason": f"{exc}; skipped"})
+                continue
+            if row is not None:
+                rows.append({"source_file": str(path), "line": number, "timestamp": when} | row)
     return Transcripts(
         events=pl.DataFrame(rows, schema=TRANSCRIPT_EVENTS_SCHEMA),
         issues=pl.DataFrame(issues, schema=LOAD_ISSUES_SCHEMA),

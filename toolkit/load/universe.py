@@ -21,10 +21,9 @@ import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import polars as pl
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from toolkit.errors import InputError
@@ -34,6 +33,7 @@ from toolkit.frames import (
     LOAD_ISSUES_SCHEMA,
     TICKS_SCHEMA,
 )
+from toolkit.load import _edge
 from toolkit.load._common import parse_json_bytes, read_json, validation_problem
 from toolkit.load._ticks import (
     CONTINUATION_MECHANIC,
@@ -135,17 +135,21 @@ class TickV2(_TickBase):
     cost_usd: float | None = None
 
 
+#: A tick number or count of a batch record: whole, non-negative, within 64 bits.
+Tick = Annotated[int, Field(ge=0, le=2**63 - 1)]
+
+
 class CompressedRecord(_Model):
     """A ``batch_<n>.json`` or ``epoch_<n>.json`` record."""
 
     kind: str | None = None
     batch_id: str | int | None = None
-    first_tick: int | None = None
-    last_tick: int | None = None
-    tick_count: int | None = None
+    first_tick: Tick | None = None
+    last_tick: Tick | None = None
+    tick_count: Tick | None = None
     key_events: list[Any] = []
     mechanic_ids_used: list[str] = []
-    total_mutations: int | None = None
+    total_mutations: Tick | None = None
     agent_id: str | None = None
 
     @field_validator("first_tick", "last_tick", mode="before")
@@ -235,6 +239,9 @@ class Listing:
     listings with the same key hold the same bytes, as far as a cache can know.
     A run in object storage has a ``source``; its paths are fsspec paths
     (``bucket/key``) and its key holds each object's version mark (ETag) for the mtime.
+    ``skipped`` holds the entries named like source files that cannot be read as one
+    (a FIFO, a folder, a dangling or looping symlink, a link out of the run, a tick
+    number beyond 64 bits), each with its reason; they are issues of the load.
     """
 
     root: Path
@@ -244,6 +251,7 @@ class Listing:
     key: tuple[tuple[str, int, int], ...]
     source: RemoteSource | None = None
     summaries: bool = True
+    skipped: tuple[tuple[str, str], ...] = ()
 
     @property
     def slug(self) -> str:
@@ -251,17 +259,39 @@ class Listing:
         return self.root.name
 
 
-def _scan(folder: Path) -> list[os.DirEntry[str]]:
-    try:
-        with os.scandir(folder) as entries:
-            return [e for e in entries if e.is_file()]
-    except (FileNotFoundError, NotADirectoryError):
-        return []
+#: The largest tick or batch number a frame can hold (Int64).
+MAX_NUMBER = 2**63 - 1
 
 
 def list_run(root: Path, *, stat: bool = True) -> Listing:
-    """List a run folder's source files, with their sizes and mtimes when ``stat``."""
+    """List a run folder's source files, with their sizes and mtimes when ``stat``.
+
+    An entry named like a source file that is not a readable regular file inside the run
+    (see :func:`toolkit.load._edge.entry_problem`) is listed in ``skipped``, never
+    dropped silently; so is a folder that cannot be listed.
+    """
     key: list[tuple[str, int, int]] = []
+    skipped: list[tuple[str, str]] = []
+
+    def _scan(folder: Path) -> list[os.DirEntry[str]]:
+        entries, problem = _edge.scan_folder(folder)
+        if problem is not None:
+            skipped.append((str(folder), problem))
+            key.append((str(folder), -1, 0))
+        return entries
+
+    def usable(entry: os.DirEntry[str], rel: str, number: int | None = None) -> bool:
+        if number is not None and number > MAX_NUMBER:
+            problem: str | None = "its number is beyond 64 bits"
+        elif entry.is_file(follow_symlinks=False):  # a regular file: the scan's type says so
+            return True
+        else:
+            problem = _edge.entry_problem(entry, root)
+        if problem is None:
+            return True
+        skipped.append((entry.path, f"skipped: {problem}"))
+        key.append((rel, -1, 0))  # a cached load is rebuilt when this entry changes
+        return False
 
     def note(entry: os.DirEntry[str], rel: str) -> None:
         if stat:
@@ -270,17 +300,17 @@ def list_run(root: Path, *, stat: bool = True) -> Listing:
 
     ticks: list[tuple[int, str]] = []
     for e in _scan(root / "tick_summaries" / "ticks"):
-        if m := _TICK_FILE.match(e.name):
+        if (m := _TICK_FILE.match(e.name)) and usable(e, f"ticks/{e.name}", int(m.group(1))):
             ticks.append((int(m.group(1)), e.path))
             note(e, f"ticks/{e.name}")
     compressed: list[tuple[str, int, Path]] = []
     for e in _scan(root / "tick_summaries"):
-        if m := _COMPRESSED_FILE.match(e.name):
+        if (m := _COMPRESSED_FILE.match(e.name)) and usable(e, e.name, int(m.group(2))):
             compressed.append((m.group(1), int(m.group(2)), Path(e.path)))
             note(e, e.name)
     extras: list[Path] = []
     for e in _scan(root):
-        if e.name in ("universe.db", "universe.yaml", "conservation.yaml"):
+        if e.name in ("universe.db", "universe.yaml", "conservation.yaml") and usable(e, e.name):
             extras.append(Path(e.path))
             note(e, e.name)
     return Listing(
@@ -289,6 +319,7 @@ def list_run(root: Path, *, stat: bool = True) -> Listing:
         compressed=tuple((k, p) for k, _, p in sorted(compressed)),
         extras=tuple(sorted(extras)),
         key=tuple(sorted(key)),
+        skipped=tuple(sorted(skipped)),
     )
 
 
@@ -357,29 +388,6 @@ def _fetch(listings: Sequence[Listing], ticks: bool) -> dict[str, bytes | OSErro
     return out
 
 
-_READ_SIZE = 1 << 22
-
-
-def _read_bytes(path: str | Path) -> bytes | OSError:
-    """A file's bytes with as few syscalls as possible (one read for a tick file)."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError as exc:
-        return exc
-    try:
-        first = os.read(fd, _READ_SIZE)
-        if len(first) < _READ_SIZE:
-            return first
-        chunks = [first]
-        while chunk := os.read(fd, _READ_SIZE):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    except OSError as exc:
-        return exc
-    finally:
-        os.close(fd)
-
-
 def _batch_row(slug: str, path: Path, data: Any, kind: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise InputError(path, "a batch record must be a JSON object", field="(top level)")
@@ -405,43 +413,70 @@ def _batch_row(slug: str, path: Path, data: Any, kind: str) -> dict[str, Any]:
     }
 
 
-def _checkpoints(slug: str, db: Path, blob: bytes | None = None) -> pl.DataFrame:
+def _checkpoints(
+    slug: str, db: Path, blob: bytes | None = None
+) -> tuple[pl.DataFrame, list[dict[str, Any]]]:
+    """The graph snapshots' counts, and an issue per snapshot row that cannot be used
+    (a tick id that is no tick number, a count that is no whole number; SQLite cells
+    hold whatever a writer put there). ``blob`` is the database's bytes when it was
+    fetched from object storage: the same query runs over an in-memory copy."""
     if blob is None:
         conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    else:  # fetched from object storage: the same query over an in-memory copy
+    else:
         conn = sqlite3.connect(":memory:")
         conn.deserialize(blob)
+    conn.text_factory = bytes
     try:
         rows = conn.execute(
             "SELECT tick_id, node_count, edge_count FROM graph_snapshots"
         ).fetchall()
     finally:
         conn.close()
-    parsed = [
-        {"slug": slug, "tick": tick_number(str(t)), "node_count": n, "edge_count": e}
-        for t, n, e in rows
-    ]
+    parsed: list[dict[str, Any]] = []
+    issues: list[dict[str, Any]] = []
+    for index, (t, n, e) in enumerate(rows, start=1):
+        tick = _cell_number(t)
+        problem = None
+        if tick is None:
+            problem = f"tick_id={_edge.shown(t)} is not a tick number"
+        else:
+            for column, value in (("node_count", n), ("edge_count", e)):
+                if _cell_number(value) is None:
+                    problem = f"{column}={_edge.shown(value)} is not a whole number"
+                    break
+        if problem is not None:
+            reason = f"{db}: graph_snapshots row {index}: {problem}; the snapshot was skipped"
+            issues.append({"path": str(db), "line": None, "reason": reason})
+            continue
+        parsed.append({"slug": slug, "tick": tick, "node_count": n, "edge_count": e})
     frame = pl.DataFrame(parsed, schema=CHECKPOINTS_SCHEMA)
-    return frame.filter(pl.col("tick").is_not_null()).sort("tick")
+    return frame.sort("tick"), issues
+
+
+def _cell_number(value: Any) -> int | None:
+    """A non-negative whole number that fits 64 bits, from an SQLite cell (integer, or
+    the text of a tick id such as ``"42"`` / ``"tick_42"``); else ``None``."""
+    if isinstance(value, bytes):
+        try:
+            value = value.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    if isinstance(value, str):
+        value = tick_number(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        return None
+    return value if 0 <= value <= MAX_NUMBER else None
 
 
 def _read_yaml(path: Path, blobs: Mapping[str, bytes | OSError] | None = None) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8") if blobs is None else _fetched(path, blobs)
-        return yaml.load(text, Loader=_YAML_LOADER)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise InputError(path, f"not readable YAML ({type(exc).__name__})") from exc
-
-
-def _fetched(path: Path, blobs: Mapping[str, bytes | OSError]) -> str:
-    """The text of a file fetched from object storage (raises what reading it raised)."""
+    """A run's YAML file through the reading edge; from ``blobs`` when the run was fetched
+    from object storage (the same decoding and YAML checks)."""
+    if blobs is None:
+        return _edge.read_yaml(path, within=path.parent)
     blob = blobs.get(str(path), OSError("not fetched"))
     if isinstance(blob, OSError):
-        raise blob
-    return blob.decode("utf-8")
-
-
-_YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        raise InputError(path, f"cannot read file ({blob})")
+    return _edge.parse_yaml_text(_edge.decode_text(blob, path), path)
 
 
 def _issue(err: InputError) -> dict[str, Any]:
@@ -480,7 +515,7 @@ def _run_parts(
     batch_rows: list[dict[str, Any]] = []
     for kind, path in listing.compressed:
         try:
-            data = read_json(path) if blobs is None else _json_blob(path, blobs)
+            data = read_json(path, within=root) if blobs is None else _json_blob(path, blobs)
             batch_rows.append(_batch_row(slug, path, data, kind))
         except InputError as err:
             issues.append(_issue(err))
@@ -491,11 +526,10 @@ def _run_parts(
             blob = None if blobs is None else blobs.get(str(db), OSError("not fetched"))
             if isinstance(blob, OSError):
                 raise sqlite3.DatabaseError(f"cannot read it: {blob}")
-            checkpoints = _checkpoints(slug, db, blob)
+            checkpoints, bad_rows = _checkpoints(slug, db, blob)
+            issues.extend(bad_rows)
         except sqlite3.Error as exc:
-            issues.append(
-                {"path": str(db), "line": None, "reason": f"{db}: unreadable database ({exc})"}
-            )
+            issues.append(_issue(_edge.sqlite_problem(db, exc)))
     else:
         warnings.append(f"{slug}: no universe.db, so graph fan-out has no checkpoints")
     part = Universe(
@@ -543,17 +577,16 @@ def _parse_group(
     blobs: list[bytes] = []
     tick_issues: dict[str, list[dict[str, Any]]] = {}
     fetched = _fetch(group, ticks=True)
+    limit = _edge.limits().max_file_bytes
     for listing in group:
         for path in listing.ticks:
-            blob = (
-                fetched[path]
-                if fetched is not None and listing.source is not None
-                else _read_bytes(path)
-            )
+            if fetched is not None and listing.source is not None:
+                blob = _edge.checked_blob(fetched[path], path, limit)
+            else:
+                blob = _edge.read_bytes_fast(path, limit)
             bar.update()
-            if isinstance(blob, OSError):
-                err = InputError(path, f"cannot read file ({blob})")
-                tick_issues.setdefault(listing.slug, []).append(_issue(err))
+            if isinstance(blob, InputError):
+                tick_issues.setdefault(listing.slug, []).append(_issue(blob))
                 continue
             slugs.append(listing.slug)
             files.append(path)
@@ -629,7 +662,8 @@ def _assemble(
     out: list[Universe] = []
     for listing in group:
         part, issues = _run_parts(listing, blobs if listing.source is not None else None)
-        issues = tick_issues.get(listing.slug, []) + issues
+        skipped = [{"path": p, "line": None, "reason": f"{p}: {r}"} for p, r in listing.skipped]
+        issues = skipped + tick_issues.get(listing.slug, []) + issues
         offset, length = offsets.get(listing.slug, (0, 0))
         out.append(
             Universe(

@@ -118,10 +118,11 @@ def default_store_path(transcripts_dir: str | Path) -> Path:
 def is_rating_store(path: str | Path) -> bool:
     """Whether ``path`` is a SQLite file marked as a toolkit ratings store (read from its
     header; never opens the database)."""
+    from toolkit.load._edge import read_head
+
     try:
-        with Path(path).open("rb") as handle:
-            head = handle.read(72)
-    except OSError:
+        head = read_head(path, 72)
+    except InputError:
         return False
     return (
         len(head) == 72
@@ -197,6 +198,7 @@ class RatingStore:
             raise InputError(self._name, "no such ratings store")
         if exists:
             self._check_file()
+            self._check_integrity()
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         self._migrate()
@@ -206,11 +208,9 @@ class RatingStore:
     def _check_file(self) -> None:
         if self.path.is_dir():
             raise InputError(self._name, "is a folder, not a ratings store")
-        try:
-            with self.path.open("rb") as handle:
-                head = handle.read(100)
-        except OSError as exc:
-            raise InputError(self._name, f"cannot read ratings store ({exc.strerror})") from exc
+        from toolkit.load._edge import read_head
+
+        head = read_head(self.path, 100)
         if not head:
             return  # an empty file becomes a new store
         if head[:16] != _SQLITE_MAGIC:
@@ -226,19 +226,39 @@ class RatingStore:
                 value=app_id,
             )
 
+    def _check_integrity(self) -> None:
+        """Refuse a damaged store before anything is written to it (``quick_check``, read
+        only)."""
+        from toolkit.load._edge import sqlite_problem
+
+        if self.path.stat().st_size == 0:
+            return
+        try:
+            con = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_MS / 1000)
+            try:
+                found = [r[0] for r in con.execute("PRAGMA quick_check").fetchall()]
+            finally:
+                con.close()
+        except sqlite3.Error as exc:
+            raise sqlite_problem(self._name, exc) from exc
+        if found != ["ok"]:
+            raise sqlite_problem(self._name, RuntimeError(str(found[0]) if found else "damaged"))
+
     @contextlib.contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
+        from toolkit.load._edge import sqlite_problem
+
         try:
             con = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_MS / 1000, isolation_level=None)
         except sqlite3.Error as exc:
-            raise InputError(self._name, f"cannot open ratings store ({exc})") from exc
+            raise sqlite_problem(self._name, exc) from exc
         try:
             con.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
             con.execute("PRAGMA journal_mode = WAL")
             con.execute("PRAGMA synchronous = FULL")
             yield con
         except sqlite3.DatabaseError as exc:
-            raise InputError(self._name, f"ratings store error ({exc})") from exc
+            raise sqlite_problem(self._name, exc) from exc
         finally:
             con.close()
 
@@ -508,16 +528,11 @@ class RatingStore:
         name = str(path)
         target = Path(path)
         fmt = _format_of(target)
-        try:
-            raw = (
-                pl.read_parquet(target)
-                if fmt == "parquet"
-                else pl.read_csv(target, infer_schema=False)
-            )
-        except FileNotFoundError as exc:
-            raise InputError(name, "no such export file") from exc
-        except (OSError, pl.exceptions.PolarsError) as exc:
-            raise InputError(name, f"cannot read export ({exc})") from exc
+        from toolkit.load import _edge
+
+        if not target.exists():
+            raise InputError(name, "no such export file")
+        raw = _edge.read_frame(_edge.read_bytes(target), name, fmt)
         needed = [c for c in schema if c != "event_id"]
         missing = [c for c in needed if c not in raw.columns]
         if missing:

@@ -9,10 +9,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
-import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from toolkit.errors import RubricError
+from toolkit.errors import InputError, RubricError
 
 
 class RubricSpec(BaseModel):
@@ -69,15 +68,13 @@ def load_spec(
         data: Any = source
     else:
         path = str(source)
+        from toolkit.load._edge import read_yaml
+
         try:
-            data = yaml.safe_load(Path(source).read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise RubricError(path, f"cannot read rubric file ({exc.strerror})") from exc
-        except yaml.YAMLError as exc:
-            line = getattr(getattr(exc, "problem_mark", None), "line", None)
-            raise RubricError(
-                path, "not valid YAML", line=None if line is None else line + 1
-            ) from exc
+            data = read_yaml(path)
+        except InputError as exc:
+            reason = exc.reason.replace("cannot read file", "cannot read rubric file")
+            raise RubricError(path, reason, line=exc.line) from exc
     if not isinstance(data, Mapping):
         raise RubricError(path, "a rubric file must be a mapping", field="(top level)", value=data)
     merged = _deep_merge(default.model_dump(mode="json"), data)

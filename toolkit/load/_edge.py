@@ -1,0 +1,637 @@
+"""The reading edge: every byte a loader reads passes these helpers.
+
+Two layers, so that bytes from elsewhere (an fsspec URL) can pass the same checks:
+
+* **files** — :func:`read_bytes` opens a path only when it is a regular file (a FIFO,
+  socket or device is refused *before* anything could block: the file is opened with
+  ``O_NONBLOCK`` and checked with ``fstat``), follows a symlink only when it resolves
+  inside the folder being read, and refuses a file over the size limit.
+  :func:`entry_problem` says the same of a directory-scan entry from its cached type,
+  so the bulk tick reader needs no extra system call for an ordinary file.
+* **bytes** — :func:`decode_text` (UTF-8, BOM-aware, errors name the byte offset),
+  :func:`parse_json` / :func:`parse_json_lines` (nesting depth checked without recursion
+  *before* :func:`json.loads`), and :func:`check_yaml` (nesting depth and alias
+  expansion checked on libyaml's event stream, before anything is composed).
+
+Every refusal is an :class:`~toolkit.errors.InputError` whose message is one line that
+names the file. The limits (:class:`Limits`) are read from environment variables at call
+time, so a user can raise them for one command::
+
+    TOOLKIT_MAX_FILE_BYTES=2000000000 toolkit discussion big-export.json
+
+See ``docs/formats/limits.md``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import re
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from toolkit.errors import InputError
+
+Name = str | Path | None
+
+# ---------------------------------------------------------------------------
+# Limits
+# ---------------------------------------------------------------------------
+
+#: Environment variable -> (Limits field, default).
+LIMIT_VARIABLES: dict[str, tuple[str, int]] = {
+    "TOOLKIT_MAX_FILE_BYTES": ("max_file_bytes", 256 * 1024 * 1024),
+    "TOOLKIT_MAX_DEPTH": ("max_depth", 100),
+    "TOOLKIT_MAX_YAML_ALIAS_NODES": ("max_yaml_alias_nodes", 10_000),
+    "TOOLKIT_MAX_CELL_BYTES": ("max_cell_bytes", 1024 * 1024),
+}
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What the reading edge accepts.
+
+    Attributes:
+        max_file_bytes: the largest file read (``TOOLKIT_MAX_FILE_BYTES``, 256 MiB).
+        max_depth: the deepest nesting of JSON or YAML values (``TOOLKIT_MAX_DEPTH``, 100).
+        max_yaml_alias_nodes: how many nodes YAML aliases may add to a document by
+            repeating anchored values (``TOOLKIT_MAX_YAML_ALIAS_NODES``, 10,000).
+        max_cell_bytes: the largest CSV cell (``TOOLKIT_MAX_CELL_BYTES``, 1 MiB).
+    """
+
+    max_file_bytes: int
+    max_depth: int
+    max_yaml_alias_nodes: int
+    max_cell_bytes: int
+
+
+def limits() -> Limits:
+    """The limits in force: the defaults, raised or lowered by the environment variables
+    of :data:`LIMIT_VARIABLES` (a value that is not a positive whole number is ignored)."""
+    values: dict[str, int] = {}
+    for variable, (name, default) in LIMIT_VARIABLES.items():
+        raw = os.environ.get(variable)
+        value = default
+        if raw is not None and raw.strip().isdigit() and int(raw) > 0:
+            value = int(raw)
+        values[name] = value
+    return Limits(**values)
+
+
+def _variable(field: str) -> str:
+    return next(v for v, (f, _) in LIMIT_VARIABLES.items() if f == field)
+
+
+# ---------------------------------------------------------------------------
+# Files
+# ---------------------------------------------------------------------------
+
+
+def describe_mode(mode: int) -> str:
+    """What a non-regular file is, in words."""
+    if stat.S_ISDIR(mode):
+        return "a folder, not a file"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO), not a regular file"
+    if stat.S_ISSOCK(mode):
+        return "a socket, not a regular file"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device, not a regular file"
+    return "not a regular file"
+
+
+def _inside(real: str, root_real: str) -> bool:
+    return real == root_real or real.startswith(root_real.rstrip(os.sep) + os.sep)
+
+
+def _link_problem(path: str, within: str | Path) -> str | None:
+    """Why the symlink ``path`` may not be followed (``None``: it may)."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "a symlink loop"
+        if exc.errno == errno.ENOENT:
+            return f"a dangling symlink (to {os.readlink(path)!s})"
+        return f"cannot follow the symlink ({exc.strerror or exc})"
+    real = os.path.realpath(path)
+    if not _inside(real, os.path.realpath(within)):
+        return f"a symlink to {real}, outside the folder being read"
+    return None
+
+
+def entry_problem(entry: os.DirEntry[str], within: str | Path) -> str | None:
+    """Why the directory-scan ``entry`` cannot be read as a file (``None``: it can).
+
+    Uses the type cached by the scan; only a symlink costs a ``stat`` (and a
+    ``realpath`` to check that it stays inside ``within``).
+    """
+    try:
+        if entry.is_symlink():
+            problem = _link_problem(entry.path, within)
+            if problem is not None:
+                return problem
+            mode = entry.stat().st_mode
+            return None if stat.S_ISREG(mode) else describe_mode(mode)
+        if entry.is_file(follow_symlinks=False):
+            return None
+        return describe_mode(entry.stat(follow_symlinks=False).st_mode)
+    except OSError as exc:
+        return f"cannot read the folder entry ({exc.strerror or exc})"
+
+
+def scan_folder(folder: str | Path) -> tuple[list[os.DirEntry[str]], str | None]:
+    """The entries of ``folder`` and, when it cannot be listed, why (a missing folder is
+    no problem: it lists as empty)."""
+    try:
+        with os.scandir(folder) as entries:
+            return list(entries), None
+    except (FileNotFoundError, NotADirectoryError):
+        return [], None
+    except OSError as exc:
+        return [], f"cannot list the folder ({exc.strerror or exc})"
+
+
+def _open_error(path: str, exc: OSError) -> str:
+    if exc.errno == errno.ELOOP:
+        return "a symlink loop"
+    if exc.errno == errno.ENOENT and os.path.islink(path):
+        return "a dangling symlink"
+    if exc.errno == errno.ENOENT:
+        return f"cannot read file ({exc.strerror})"
+    return f"cannot read file ({exc.strerror or exc})"
+
+
+_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def read_bytes(path: str | Path, *, within: str | Path | None = None) -> bytes:
+    """The bytes of the regular file ``path``.
+
+    Args:
+        path: the file.
+        within: the folder being read; a symlink must resolve inside it.
+
+    Raises:
+        InputError: not a regular file (checked before a read could block), a symlink
+            loop, a dangling symlink or one leading out of ``within``, over the size
+            limit, or unreadable.
+    """
+    name = os.fspath(path)
+    if within is not None and os.path.islink(name):
+        problem = _link_problem(name, within)
+        if problem is not None:
+            raise InputError(name, problem)
+    try:
+        fd = os.open(name, _FLAGS)
+    except OSError as exc:
+        raise InputError(name, _open_error(name, exc)) from exc
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError(name, describe_mode(info.st_mode))
+        limit = limits().max_file_bytes
+        if info.st_size > limit:
+            raise InputError(name, _too_big(info.st_size, limit))
+        return _read_all(fd, limit, name)
+    except OSError as exc:
+        raise InputError(name, f"cannot read file ({exc.strerror or exc})") from exc
+    finally:
+        os.close(fd)
+
+
+def read_head(path: str | Path, size: int, *, within: str | Path | None = None) -> bytes:
+    """The first ``size`` bytes of the regular file ``path`` (a magic-number check), with
+    the checks of :func:`read_bytes` except the size limit.
+
+    Raises:
+        InputError: as :func:`read_bytes`.
+    """
+    name = os.fspath(path)
+    if within is not None and os.path.islink(name):
+        problem = _link_problem(name, within)
+        if problem is not None:
+            raise InputError(name, problem)
+    try:
+        fd = os.open(name, _FLAGS)
+    except OSError as exc:
+        raise InputError(name, _open_error(name, exc)) from exc
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise InputError(name, describe_mode(mode))
+        return os.read(fd, size)
+    except OSError as exc:
+        raise InputError(name, f"cannot read file ({exc.strerror or exc})") from exc
+    finally:
+        os.close(fd)
+
+
+def _too_big(size: int, limit: int) -> str:
+    return (
+        f"the file is {size:,} bytes, over the limit of {limit:,} "
+        f"(raise {_variable('max_file_bytes')} to read it)"
+    )
+
+
+_READ_SIZE = 1 << 22
+
+
+def _read_all(fd: int, limit: int, name: str) -> bytes:
+    first = os.read(fd, min(_READ_SIZE, limit + 1))
+    if len(first) < _READ_SIZE:
+        if len(first) > limit:
+            raise InputError(name, _too_big(len(first), limit))
+        return first
+    chunks = [first]
+    total = len(first)
+    while chunk := os.read(fd, _READ_SIZE):
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > limit:
+            raise InputError(name, _too_big(total, limit))
+    return b"".join(chunks)
+
+
+def read_bytes_fast(path: str, limit: int) -> bytes | InputError:
+    """:func:`read_bytes` for a file already vetted by :func:`entry_problem`: one
+    ``open`` and (for a small file) one ``read``; a problem is returned, not raised.
+
+    ``O_NONBLOCK`` keeps a file swapped for a FIFO since the scan from blocking (it then
+    reads as empty and fails to parse, with an issue row)."""
+    try:
+        fd = os.open(path, _FLAGS)
+    except OSError as exc:
+        return InputError(path, _open_error(path, exc))
+    try:
+        return _read_all(fd, limit, path)
+    except InputError as err:
+        return err
+    except OSError as exc:
+        return InputError(path, f"cannot read file ({exc.strerror or exc})")
+    finally:
+        os.close(fd)
+
+
+def checked_blob(got: bytes | OSError, name: str, limit: int) -> bytes | InputError:
+    """Bytes fetched from object storage, held to the limits a local read is held to
+    (:func:`read_bytes_fast`'s contract: a problem is returned, not raised)."""
+    if isinstance(got, OSError):
+        return InputError(name, f"cannot read file ({got})")
+    if len(got) > limit:
+        return InputError(name, _too_big(len(got), limit))
+    return got
+
+
+def shown(value: Any) -> str:
+    """``repr`` of a value for a one-line message, cut at 60 characters."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def sqlite_problem(path: str | Path, exc: Exception) -> InputError:
+    """The one-line error for an SQLite file that cannot be read: what SQLite said, and
+    the command that checks the file."""
+    said = " ".join(str(exc).split()) or type(exc).__name__
+    return InputError(
+        path,
+        f"damaged or unreadable SQLite database ({said}); check it with: "
+        f'sqlite3 {path} "PRAGMA integrity_check"',
+    )
+
+
+def read_frame(blob: bytes, name: Name, kind: str) -> Any:
+    """A Polars frame from CSV (every column as text) or Parquet bytes.
+
+    Raises:
+        InputError: the bytes are not a readable file of that kind (Polars' own error,
+            or a panic inside it, on one line).
+    """
+    import io
+
+    import polars as pl
+
+    try:
+        if kind == "csv":
+            return pl.read_csv(io.BytesIO(blob), infer_schema=False)
+        return pl.read_parquet(io.BytesIO(blob))
+    except (OSError, ValueError, pl.exceptions.PolarsError, pl.exceptions.PanicException) as exc:
+        said = " ".join(str(exc).split())[:200]
+        raise InputError(name, f"not a readable {kind.upper()} file ({said})") from exc
+
+
+@contextlib.contextmanager
+def csv_cells() -> Iterator[int]:
+    """Let the ``csv`` module read cells up to the cell limit (restored afterwards);
+    yields the limit."""
+    import csv
+
+    limit = limits().max_cell_bytes
+    before = csv.field_size_limit(limit)
+    try:
+        yield limit
+    finally:
+        csv.field_size_limit(before)
+
+
+def csv_problem(name: Name, exc: Exception, line: int | None) -> InputError:
+    """A ``csv.Error`` as a one-line :class:`InputError` (an oversized cell names the
+    limit and how to raise it)."""
+    said = " ".join(str(exc).split())
+    if "field larger than field limit" in said:
+        said = (
+            f"a cell is larger than {limits().max_cell_bytes:,} characters "
+            f"(raise {_variable('max_cell_bytes')} to read it)"
+        )
+    return InputError(name, f"not readable CSV: {said}", line=line)
+
+
+# ---------------------------------------------------------------------------
+# Text
+# ---------------------------------------------------------------------------
+
+_BOMS: tuple[tuple[bytes, str], ...] = (
+    (b"\x00\x00\xfe\xff", "UTF-32 (big-endian)"),
+    (b"\xff\xfe\x00\x00", "UTF-32 (little-endian)"),
+    (b"\xfe\xff", "UTF-16 (big-endian)"),
+    (b"\xff\xfe", "UTF-16 (little-endian)"),
+)
+
+
+def decode_text(blob: bytes, name: Name) -> str:
+    """UTF-8 text of ``blob`` (a UTF-8 byte-order mark is dropped).
+
+    Raises:
+        InputError: UTF-16/32 text (by its byte-order mark) or bytes that are not UTF-8,
+            naming the byte offset of the first bad byte.
+    """
+    if blob.startswith(b"\xef\xbb\xbf"):
+        blob = blob[3:]
+    else:
+        for bom, encoding in _BOMS:
+            if blob.startswith(bom):
+                raise InputError(
+                    name, f"the text is {encoding} (byte-order mark at byte 0); save it as UTF-8"
+                )
+    try:
+        return blob.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad = blob[exc.start : exc.start + 1].hex()
+        raise InputError(
+            name, f"not UTF-8 text: {exc.reason} (byte 0x{bad} at byte offset {exc.start})"
+        ) from exc
+
+
+def read_text(path: str | Path, *, within: str | Path | None = None) -> str:
+    """:func:`read_bytes` then :func:`decode_text`."""
+    return decode_text(read_bytes(path, within=within), path)
+
+
+# ---------------------------------------------------------------------------
+# JSON
+# ---------------------------------------------------------------------------
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_BRACKETS = re.compile(r"[\[\]{}]")
+_LONE_SURROGATE = re.compile(
+    r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+)
+
+
+def _max_depth(text: str) -> int:
+    """The deepest bracket nesting of JSON text (strings skipped), without recursion."""
+    if text.count("[") + text.count("{") <= 1:
+        return text.count("[") + text.count("{")
+    depth = deepest = 0
+    for bracket in _BRACKETS.findall(_STRING.sub("", text)):
+        if bracket in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+        else:
+            depth -= 1
+    return deepest
+
+
+def _json_path(text: str, limit: int) -> str:
+    """The JSON path (``$.a[0]...``) to the first value nested deeper than ``limit``."""
+    path: list[str] = []
+    stack: list[list[Any]] = []  # per open container: [kind, index or key]
+    i, n = 0, len(text)
+    pending_key: str | None = None
+    while i < n:
+        c = text[i]
+        if c == '"':
+            m = _STRING.match(text, i)
+            end = m.end() if m else n
+            if stack and stack[-1][0] == "{":
+                rest = text[end:].lstrip()
+                if rest.startswith(":"):
+                    try:
+                        pending_key = json.loads(text[i:end])
+                    except ValueError:
+                        pending_key = "?"
+            i = end
+            continue
+        if c in "[{":
+            if stack:
+                top = stack[-1]
+                path.append(f"[{top[1]}]" if top[0] == "[" else f".{pending_key}")
+            stack.append([c, 0])
+            if len(stack) > limit:
+                return "$" + _compress(path)
+        elif c in "]}":
+            if stack:
+                stack.pop()
+            if path:
+                path.pop()
+        elif c == "," and stack and stack[-1][0] == "[":
+            stack[-1][1] += 1
+        i += 1
+    return "$" + _compress(path)
+
+
+def _compress(parts: list[str]) -> str:
+    """``[0][0][0]`` -> ``[0]×3``: a path 100 levels deep on one line."""
+    out: list[str] = []
+    i = 0
+    while i < len(parts):
+        j = i
+        while j < len(parts) and parts[j] == parts[i]:
+            j += 1
+        out.append(parts[i] if j - i < 3 else f"{parts[i]}×{j - i}")
+        i = j
+    return "".join(out)
+
+
+def check_json_text(text: str, name: Name, *, line: int | None = None) -> None:
+    """Refuse JSON text nested deeper than the limit, or holding a lone surrogate escape.
+
+    Raises:
+        InputError: naming the file (and ``line``) and the JSON path to the deep value.
+    """
+    limit = limits().max_depth
+    if _max_depth(text) > limit:
+        raise InputError(
+            name,
+            f"nested deeper than {limit} levels at {_json_path(text, limit)} "
+            f"(raise {_variable('max_depth')} to read it)",
+            line=line,
+        )
+    if "\\u" in text and (m := _LONE_SURROGATE.search(text)):
+        raise InputError(
+            name,
+            f"a lone UTF-16 surrogate escape {m.group(0)} at character {m.start()} is not text",
+            line=line,
+        )
+
+
+def parse_json_text(text: str, name: Name) -> Any:
+    """Parse JSON text with the depth check.
+
+    Raises:
+        InputError: too deep, or not valid JSON (with the line of the error).
+    """
+    check_json_text(text, name)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(name, f"not valid JSON ({exc.msg})", line=exc.lineno) from exc
+    except RecursionError as exc:  # pragma: no cover - the depth check comes first
+        raise InputError(name, "nested too deeply") from exc
+
+
+def parse_json(blob: bytes, name: Name) -> Any:
+    """Decode and parse JSON bytes (see :func:`decode_text`, :func:`parse_json_text`)."""
+    return parse_json_text(decode_text(blob, name), name)
+
+
+def iter_json_lines(text: str, name: Name) -> Iterator[tuple[int, Any | InputError]]:
+    """``(line number, value or the problem of that line)`` per non-blank line."""
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            check_json_text(line, name, line=number)
+            yield number, json.loads(line)
+        except InputError as err:
+            yield number, err
+        except json.JSONDecodeError as exc:
+            yield number, InputError(name, f"not valid JSON ({exc.msg})", line=number)
+
+
+def parse_json_lines(text: str, name: Name) -> list[tuple[int, Any]]:
+    """Parse JSON Lines text: ``(line number, value)`` per non-blank line.
+
+    Raises:
+        InputError: the first line that is not valid JSON, or too deep.
+    """
+    rows: list[tuple[int, Any]] = []
+    for number, value in iter_json_lines(text, name):
+        if isinstance(value, InputError):
+            raise value
+        rows.append((number, value))
+    return rows
+
+
+# ---------------------------------------------------------------------------
+# YAML
+# ---------------------------------------------------------------------------
+
+
+def yaml_problem(text: str) -> tuple[str, int | None] | None:
+    """Why YAML ``text`` must not be composed: nested past the depth limit, a recursive
+    alias, or aliases expanding the document past the alias budget. ``None`` when it is
+    safe. Checked on libyaml's event stream (iterative), before any node is built.
+
+    A syntax error is left for the parser to report; ``(reason, line)`` otherwise.
+    """
+    limit = limits()
+    cheap = (
+        text.count("\n") + text.count("[") + text.count("{") + text.count("- ")
+        + text.count("? ") + 1
+    )  # fmt: skip
+    if cheap <= limit.max_depth and "&" not in text:
+        return None  # too few nesting marks to reach the limit, and no anchors
+    import yaml
+
+    loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    sizes: dict[str, int] = {}
+    stack: list[list[Any]] = []  # [anchor, expanded size so far]
+    events = 0
+    expanded = 0
+    try:
+        for event in yaml.parse(text, Loader=loader):
+            line = event.start_mark.line + 1 if event.start_mark is not None else None
+            if isinstance(event, yaml.CollectionStartEvent):
+                events += 1
+                stack.append([event.anchor, 1])
+                if len(stack) > limit.max_depth:
+                    return (
+                        f"nested deeper than {limit.max_depth} levels "
+                        f"(raise {_variable('max_depth')} to read it)",
+                        line,
+                    )
+            elif isinstance(event, yaml.CollectionEndEvent):
+                anchor, size = stack.pop()
+                if anchor is not None:
+                    sizes[anchor] = size
+                if stack:
+                    stack[-1][1] += size
+                else:
+                    expanded += size
+            elif isinstance(event, yaml.ScalarEvent | yaml.AliasEvent):
+                size = 1
+                if isinstance(event, yaml.AliasEvent):
+                    if event.anchor not in sizes:
+                        if any(frame[0] == event.anchor for frame in stack):
+                            return f"the alias *{event.anchor} refers to itself", line
+                        continue  # undefined: the parser reports it
+                    size = sizes[event.anchor]
+                else:
+                    events += 1
+                    if event.anchor is not None:
+                        sizes[event.anchor] = 1
+                if stack:
+                    stack[-1][1] += size
+                else:
+                    expanded += size
+                total = expanded + sum(frame[1] for frame in stack)
+                if total - events > limit.max_yaml_alias_nodes:
+                    return (
+                        f"aliases expand the document by more than "
+                        f"{limit.max_yaml_alias_nodes:,} nodes "
+                        f"(raise {_variable('max_yaml_alias_nodes')} to read it)",
+                        line,
+                    )
+    except yaml.YAMLError:
+        return None  # a syntax error: the parser names it with its line
+    return None
+
+
+def parse_yaml_text(text: str, name: Name) -> Any:
+    """Parse one YAML document (checked by :func:`yaml_problem` first) into plain data.
+
+    A timestamp-looking scalar that is not a real date stays text.
+
+    Raises:
+        InputError: not valid YAML, too deep, or an alias bomb; naming the file and line.
+    """
+    from toolkit.load._yaml import YamlProblem, YamlRefused, parse_yaml
+
+    try:
+        return parse_yaml(text).data
+    except YamlProblem as exc:
+        reason = exc.reason if isinstance(exc, YamlRefused) else f"not valid YAML: {exc.reason}"
+        raise InputError(name, reason, line=exc.line) from exc
+
+
+def read_yaml(path: str | Path, *, within: str | Path | None = None) -> Any:
+    """:func:`read_text` then :func:`parse_yaml_text`."""
+    return parse_yaml_text(read_text(path, within=within), path)

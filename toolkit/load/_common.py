@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from toolkit.errors import InputError
+from toolkit.load import _duplicates
 
 
 def read_json(path: Path) -> Any:
@@ -25,7 +26,19 @@ def read_json(path: Path) -> Any:
 
 
 def parse_json_bytes(path: Path, blob: bytes) -> Any:
-    """Parse the bytes of the JSON file ``path``.
+    """Parse the bytes of the JSON file ``path`` (repeated keys as in :func:`parse_json_text`).
+
+    Raises:
+        InputError: not UTF-8, or not valid JSON (with the line of the error).
+    """
+    value, dupes = load_json_bytes(path, blob)
+    _duplicates.warn(path, dupes)
+    return value
+
+
+def load_json_bytes(path: Path, blob: bytes) -> tuple[Any, list[_duplicates.DuplicateKey]]:
+    """Parse the bytes of the JSON file ``path``: the value (the last of repeated keys
+    wins) and the repeated keys, for a caller that reports them itself (no warning).
 
     Raises:
         InputError: not UTF-8, or not valid JSON (with the line of the error).
@@ -34,23 +47,31 @@ def parse_json_bytes(path: Path, blob: bytes) -> Any:
         text = blob.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(path, "not UTF-8 text") from exc
-    return parse_json_text(path, text)
+    return _loads(path, text)
 
 
-def parse_json_text(path: str | Path | None, text: str) -> Any:
-    """Parse JSON text read from ``path``.
-
-    Raises:
-        InputError: not valid JSON, naming the line of the error.
-    """
+def _loads(path: str | Path | None, text: str) -> tuple[Any, list[_duplicates.DuplicateKey]]:
     try:
-        return json.loads(text)
+        return _duplicates.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(path, f"not valid JSON ({exc.msg})", line=exc.lineno) from exc
 
 
+def parse_json_text(path: str | Path | None, text: str) -> Any:
+    """Parse JSON text read from ``path``; a repeated key keeps its last value, with a
+    :class:`~toolkit.errors.DuplicateKeyWarning` naming the file, the key and the line.
+
+    Raises:
+        InputError: not valid JSON, naming the line of the error.
+    """
+    value, dupes = _loads(path, text)
+    _duplicates.warn(path, dupes)
+    return value
+
+
 def parse_json_lines(path: str | Path | None, text: str) -> list[tuple[int, Any]]:
-    """Parse JSON Lines text: ``(line number, value)`` per non-blank line.
+    """Parse JSON Lines text: ``(line number, value)`` per non-blank line (repeated keys as
+    in :func:`parse_json_text`).
 
     Raises:
         InputError: a line that is not valid JSON, naming its line number.
@@ -60,9 +81,11 @@ def parse_json_lines(path: str | Path | None, text: str) -> list[tuple[int, Any]
         if not line.strip():
             continue
         try:
-            rows.append((number, json.loads(line)))
+            value, dupes = _duplicates.loads(line)
         except json.JSONDecodeError as exc:
             raise InputError(path, f"not valid JSON ({exc.msg})", line=number) from exc
+        _duplicates.warn(path, dupes, line=number)
+        rows.append((number, value))
     return rows
 
 

@@ -435,7 +435,7 @@ def _chunks(listings: Sequence[Listing]) -> list[list[Listing]]:
 
 
 def _parse_group(
-    group: Sequence[Listing], bar: Any
+    group: Sequence[Listing], bar: Any, notes: list[str]
 ) -> tuple[pl.DataFrame, dict[str, list[dict[str, Any]]]]:
     """Read and parse the tick files of a group of runs in one bulk read."""
     slugs: list[str] = []
@@ -453,9 +453,11 @@ def _parse_group(
             slugs.append(listing.slug)
             files.append(path)
             blobs.append(blob)
-    ticks, errors = parse_ticks(slugs, files, blobs)
+    found: list[tuple[str, str]] = []
+    ticks, errors = parse_ticks(slugs, files, blobs, found)
     del blobs
     by_path = dict(zip(files, slugs, strict=True))
+    notes.extend(f"{by_path[path]}: {note}" for path, note in found)
     for err in errors:
         tick_issues.setdefault(by_path.get(err.path or "", ""), []).append(_issue(err))
     return ticks, tick_issues
@@ -467,6 +469,7 @@ def _build(listings: Sequence[Listing], progress: bool | None) -> list[Universe]
 
     frames: list[pl.DataFrame] = []
     tick_issues: dict[str, list[dict[str, Any]]] = {}
+    notes: list[str] = []
     with tqdm(
         total=sum(len(listing.ticks) for listing in listings),
         desc="reading tick files",
@@ -476,7 +479,7 @@ def _build(listings: Sequence[Listing], progress: bool | None) -> list[Universe]
         miniters=1000,
     ) as bar:
         for group in _chunks(listings):
-            frame, group_issues = _parse_group(group, bar)
+            frame, group_issues = _parse_group(group, bar, notes)
             frames.append(frame)
             for slug, found in group_issues.items():
                 tick_issues.setdefault(slug, []).extend(found)
@@ -509,7 +512,8 @@ def _build(listings: Sequence[Listing], progress: bool | None) -> list[Universe]
                 batches=part.batches,
                 checkpoints=part.checkpoints,
                 issues=pl.DataFrame(issues, schema=LOAD_ISSUES_SCHEMA),
-                warnings=part.warnings,
+                warnings=part.warnings
+                + tuple(n for n in notes if n.startswith(f"{listing.slug}: ")),
                 names=part.names,
                 paths=part.paths,
                 conserved=part.conserved,

@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
+from toolkit.cli import main
 from toolkit.errors import DuplicateKeyWarning
 from toolkit.load import _ticks
 from toolkit.load._common import parse_json_lines, parse_json_text
@@ -209,3 +210,31 @@ def test_generated_hostile_runs_load_the_same_both_ways(
         warnings.simplefilter("ignore")
         bulk, per_file = _load_both(lambda: load_universe(root), monkeypatch)
     _assert_same(bulk, per_file)
+
+
+def test_the_cli_prints_a_repeated_key_as_one_warning_line_and_scores_the_last_value(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = (SAMPLE_RUNS / "discussions" / "game-over-budget.json").read_text(encoding="utf-8")
+    assert '"totalCost": 3.42,' in text
+    game = tmp_path / "game.json"  # a cheaper cost written again after the real one
+    game.write_text(text.replace('"totalCost": 3.42,', '"totalCost": 3.42, "totalCost": 1.0,'))
+    line = 1 + text[: text.index('"totalCost"')].count("\n")
+    code = main(["discussion", str(game), "--format", "json"])
+    out, err = capsys.readouterr()
+    assert code == 0
+    assert err.splitlines() == [
+        f"toolkit discussion: warning: {game}:{line}: duplicate key 'totalCost': "
+        "the last value is used"
+    ]
+    assert "1.0" in out and "3.42" not in out
+
+
+def test_tick_warnings_reach_the_scorecard_text_of_the_cli(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = write_run(tmp_path / "run", [tick_v1(1), tick_v1(2)])
+    (run / "tick_summaries" / "ticks" / "tick_3.json").write_text(REPEATED_REFUSAL)
+    assert main(["quality", str(run)]) == 0
+    out, _ = capsys.readouterr()
+    assert "duplicate key 'refused': the last value is used" in out

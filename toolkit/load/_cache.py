@@ -20,21 +20,20 @@ import contextlib
 import hashlib
 import io
 import json
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from toolkit._atomic import write_text_atomic
+from toolkit._atomic import atomic_path, remove_leftovers, write_text_atomic
 from toolkit.frames import BATCHES_SCHEMA, CHECKPOINTS_SCHEMA, LOAD_ISSUES_SCHEMA, TICKS_SCHEMA
 
 if TYPE_CHECKING:
     from toolkit.load.universe import Listing, Universe
 
 #: Bump when the cached frames' meaning changes: every older entry is then rebuilt.
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 FOLDER_NAME = ".toolkit_cache"
 _SMALL: dict[str, dict[str, pl.DataType]] = {
     "batches": BATCHES_SCHEMA,
@@ -129,9 +128,9 @@ class RunCache:
         name = f"ticks-{digest}.parquet"
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            tmp = folder / f".{name}.{os.getpid()}.tmp"
-            universe.ticks.write_parquet(tmp, statistics=False)
-            os.replace(tmp, folder / name)
+            remove_leftovers(folder)
+            with atomic_path(folder / name, durable=False) as tmp:
+                universe.ticks.write_parquet(tmp, statistics=False)
             manifest: dict[str, Any] = {
                 "format": CACHE_FORMAT,
                 "key": [list(k) for k in listing.key],

@@ -238,3 +238,20 @@ def test_tick_warnings_reach_the_scorecard_text_of_the_cli(
     assert main(["quality", str(run)]) == 0
     out, _ = capsys.readouterr()
     assert "duplicate key 'refused': the last value is used" in out
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_a_warm_load_from_the_cache_answers_as_the_cold_load(
+    tmp_path: Path, broken: bool
+) -> None:
+    """The cache is the other fast path: it must keep the cold load's answer, warnings
+    included (a repeated key, and a broken file sending the run down the per-file path)."""
+    run = write_run(tmp_path / "run", [tick_v1(1), tick_v1(2), tick_v2(4)])
+    (run / "tick_summaries" / "ticks" / "tick_3.json").write_text(REPEATED_REFUSAL)
+    if broken:
+        (run / "tick_summaries" / "ticks" / "tick_2.json").write_text("{")
+    cold = load_universe(run, cache=tmp_path / "cache")
+    warm = load_universe(run, cache=tmp_path / "cache")
+    assert any("duplicate key 'refused'" in w for w in cold.warnings)
+    assert cold.issues.height == int(broken)
+    _assert_same(cold, warm)

@@ -9,14 +9,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from toolkit.load.discussion import load_discussions
-from toolkit.load.ratings import RatingSource, open_rating_source
-from toolkit.rubrics.discussion import score_discussion
-from toolkit.rubrics.discussion_iterations import compare, success_check
-from toolkit.rubrics.discussion_spec import DEFAULT_DISCUSSION_SPEC, load_discussion_spec
-from toolkit.views.discussion import render_discussion_json, render_discussion_text
+if TYPE_CHECKING:
+    from toolkit.load.ratings import RatingSource
 
 
 def register(sub: Any) -> None:
@@ -44,6 +40,13 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Load -> score -> print. Returns 0 (bad input raises, which the CLI turns into 2)."""
+    from toolkit.load.discussion import load_discussions
+    from toolkit.load.ratings import open_rating_source
+    from toolkit.rubrics.discussion import score_discussion
+    from toolkit.rubrics.discussion_iterations import compare, success_check
+    from toolkit.rubrics.discussion_spec import DEFAULT_DISCUSSION_SPEC, load_discussion_spec
+    from toolkit.views.discussion import render_discussion_json, render_discussion_text
+
     spec = load_discussion_spec(args.rubric) if args.rubric else DEFAULT_DISCUSSION_SPEC
     ratings: RatingSource | None = open_rating_source(args.ratings) if args.ratings else None
     report = score_discussion(load_discussions(args.paths), ratings=ratings, spec=spec)

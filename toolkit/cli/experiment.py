@@ -5,19 +5,6 @@ from __future__ import annotations
 import argparse
 
 from toolkit.errors import InputError
-from toolkit.load.experiments import load_experiments, load_reference_table
-from toolkit.rubrics.experiment import (
-    DEFAULT_RUBRIC,
-    compare_to_reference,
-    experiment_stats,
-    load_experiment_rubric,
-)
-from toolkit.views.experiment import (
-    render_experiment_html,
-    render_experiment_json,
-    render_experiment_latex,
-    render_experiment_text,
-)
 
 
 def _alpha(text: str) -> float:
@@ -78,6 +65,20 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Load, test and print; the exit code follows the module docstring of toolkit.cli."""
+    from toolkit.load.experiments import load_experiments, load_reference_table
+    from toolkit.rubrics.experiment import (
+        DEFAULT_RUBRIC,
+        compare_to_reference,
+        experiment_stats,
+        load_experiment_rubric,
+    )
+    from toolkit.views.experiment import (
+        render_experiment_html,
+        render_experiment_json,
+        render_experiment_latex,
+        render_experiment_text,
+    )
+
     rubric = load_experiment_rubric(args.rubric) if args.rubric else DEFAULT_RUBRIC
     groups = {}
     if args.treatment_run:

@@ -6,18 +6,6 @@ import argparse
 import sys
 
 from toolkit.errors import InputError
-from toolkit.load.iterlog import load_iteration_log
-from toolkit.load.outcome_evidence import collect_outcome_evidence
-from toolkit.rubrics.outcome import load_outcome_rubric, score_outcome
-from toolkit.rubrics.outcome_fleet import find_iteration_logs, outcome_fleet, score_outcome_logs
-from toolkit.sidecars import write_score_sidecars
-from toolkit.views.outcome import (
-    render_outcome_fleet_json,
-    render_outcome_fleet_text,
-    render_outcome_iteration,
-    render_outcome_json,
-    render_outcome_table,
-)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -62,6 +50,23 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Load -> evidence -> score -> (write) -> print."""
+    from toolkit.load.iterlog import load_iteration_log
+    from toolkit.load.outcome_evidence import collect_outcome_evidence
+    from toolkit.rubrics.outcome import load_outcome_rubric, score_outcome
+    from toolkit.rubrics.outcome_fleet import (
+        find_iteration_logs,
+        outcome_fleet,
+        score_outcome_logs,
+    )
+    from toolkit.sidecars import write_score_sidecars
+    from toolkit.views.outcome import (
+        render_outcome_fleet_json,
+        render_outcome_fleet_text,
+        render_outcome_iteration,
+        render_outcome_json,
+        render_outcome_table,
+    )
+
     if (args.log_dir is None) == (args.all_dir is None):
         raise InputError(None, "give either LOG_DIR or --all DIR (one of them)")
     rubric = load_outcome_rubric(args.rubric)

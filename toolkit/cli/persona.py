@@ -10,17 +10,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from toolkit.judge import judge_from_spec
-from toolkit.load.persona import load_baselines, load_chat, load_propositions, write_baselines
-from toolkit.rubrics.persona import (
-    DEFAULT_PERSONA_RUBRIC,
-    baselines_from,
-    load_persona_rubric,
-    score_persona,
-)
-from toolkit.views.persona import persona_table, render_persona_table
-from toolkit.views.text import render_json
-
 EXIT_OK, EXIT_REGRESSION = 0, 1
 
 
@@ -59,6 +48,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     """Load -> score -> print; returns the exit code."""
+    from toolkit.judge import judge_from_spec
+    from toolkit.load.persona import load_baselines, load_chat, load_propositions, write_baselines
+    from toolkit.rubrics.persona import (
+        DEFAULT_PERSONA_RUBRIC,
+        baselines_from,
+        load_persona_rubric,
+        score_persona,
+    )
+    from toolkit.views.persona import persona_table, render_persona_table
+    from toolkit.views.text import render_json
+
     rubric = load_persona_rubric(args.rubric) if args.rubric else DEFAULT_PERSONA_RUBRIC
     chat = load_chat(args.run, personas=args.personas)
     propositions = load_propositions(args.propositions)

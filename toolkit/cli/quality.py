@@ -4,19 +4,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from toolkit.errors import InputError
-from toolkit.load.universe import load_universe, load_universes
-from toolkit.rubrics.simulation import (
-    DEFAULT_RUBRIC,
-    SimulationRubric,
-    load_simulation_rubric,
-    score_universe,
-)
-from toolkit.scorecard import OK
-from toolkit.views.fleet import render_fleet_json, render_fleet_text
-from toolkit.views.html import render_html_page
-from toolkit.views.text import render_json, render_text
+
+if TYPE_CHECKING:
+    from toolkit.rubrics.simulation import SimulationRubric
 
 
 def _positive(text: str) -> int:
@@ -59,6 +52,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Load, score and print; the exit code follows the module docstring."""
+    from toolkit.load.universe import load_universe
+    from toolkit.rubrics.simulation import DEFAULT_RUBRIC, load_simulation_rubric, score_universe
+    from toolkit.scorecard import OK
+    from toolkit.views.html import render_html_page
+    from toolkit.views.text import render_json, render_text
+
     if (args.run_dir is None) == (args.all_dir is None):
         raise InputError(None, "give either RUN_DIR or --all DIR (one of them)")
     rubric = load_simulation_rubric(args.rubric) if args.rubric else DEFAULT_RUBRIC
@@ -83,6 +82,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _fleet(args: argparse.Namespace, rubric: SimulationRubric) -> int:
+    from toolkit.load.universe import load_universes
+    from toolkit.rubrics.simulation import score_universe
+    from toolkit.scorecard import OK
+    from toolkit.views.fleet import render_fleet_json, render_fleet_text
+
     folder = Path(args.all_dir)
     if not folder.is_dir():
         raise InputError(folder, "no such folder of runs")

@@ -16,8 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.apps import RATER_APP
-from toolkit.load.discussion import load_discussion
-from toolkit.ratings.store import RatingStore, default_store_path
 
 HOST = "127.0.0.1"
 DEFAULT_PORT = 8866
@@ -70,6 +68,9 @@ def _exec(command: Sequence[str], env: Mapping[str, str]) -> int:  # pragma: no 
 
 def run(args: argparse.Namespace) -> int:
     """Check the transcripts and the store, then hand over to the page server."""
+    from toolkit.load.discussion import load_discussion
+    from toolkit.ratings.store import RatingStore, default_store_path
+
     transcripts = Path(args.dir)
     games = load_discussion(transcripts)  # bad input stops here, exit 2
     store = RatingStore(args.store or default_store_path(transcripts))

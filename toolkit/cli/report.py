@@ -5,14 +5,33 @@ from __future__ import annotations
 import argparse
 import sys
 
-from toolkit.reports import TEMPLATES, parse_param, render_report
+#: Stands for the template names in the help texts below: they are filled in when the help
+#: is printed, so building the parser (every ``toolkit`` call) need not read the registry.
+_NAMES = "{template names}"
+
+
+def _template_names() -> str:
+    from toolkit.reports import TEMPLATES
+
+    return ", ".join(TEMPLATES)
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, with :data:`_NAMES` replaced before the text is wrapped."""
+
+    def _format_text(self, text: str) -> str:
+        return super()._format_text(text.replace(_NAMES, _template_names()))
+
+    def _expand_help(self, action: argparse.Action) -> str:
+        return super()._expand_help(action).replace(_NAMES, _template_names())
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``report`` subcommand."""
-    names = ", ".join(TEMPLATES)
+    names = _NAMES
     p = sub.add_parser(
         "report",
+        formatter_class=_HelpFormatter,
         help="render a notebook template for a run into one standalone, offline HTML report",
         description=(
             f"Execute a report template ({names}, or the path of any notebook with a "
@@ -42,6 +61,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Render the report and print where it was written."""
+    from toolkit.reports import parse_param, render_report
+
     params = dict(parse_param(p) for p in args.param)
     path = render_report(
         args.template,

@@ -18,13 +18,14 @@ score, ...). The discussion rubric's engagement metric is the ``mean`` of
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import krippendorff
-import numpy as np
 import polars as pl
 
 from toolkit.frames import PAIRWISE_AGREEMENT_SCHEMA, TRANSCRIPT_AGREEMENT_SCHEMA
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = [
     "DISAGREEMENT_SPREAD",
@@ -82,6 +83,8 @@ def transcript_agreement(ratings: pl.DataFrame) -> pl.DataFrame:
 
 
 def _matrix(long: pl.DataFrame) -> tuple[list[str], list[str], np.ndarray]:
+    import numpy as np
+
     raters = sorted(set(long["rater"].to_list()))
     units = sorted(set(long["transcript_id"].to_list()))
     data = np.full((len(raters), len(units)), np.nan)
@@ -113,6 +116,8 @@ def krippendorff_alpha(ratings: pl.DataFrame, level: Level = "ordinal") -> float
     long = long.filter(pl.col("transcript_id").is_in(pairable.to_list()))
     if long.height < 2 or long["score"].n_unique() < 2:
         return None
+    import krippendorff
+
     _, _, data = _matrix(long)
     return float(
         krippendorff.alpha(

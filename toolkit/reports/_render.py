@@ -16,7 +16,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import nbformat
 import yaml
 
 from toolkit._atomic import write_text_atomic
@@ -27,9 +26,6 @@ from toolkit.views.notebook import RENDERER_ENV, SPEC_CLASS
 
 #: nbformat is untyped: a notebook (or cell) node.
 NotebookNode = Any
-
-_read_notebook: Callable[..., NotebookNode] = nbformat.read
-_markdown_cell: Callable[[str], NotebookNode] = nbformat.v4.new_markdown_cell
 
 TEMPLATES_DIR = Path(__file__).resolve().parent / "templates"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -86,9 +82,11 @@ def parse_param(text: str) -> tuple[str, Any]:
 
 def _notebook_parameters(path: Path) -> dict[str, Any]:
     """The parameters a notebook declares (its cell tagged ``parameters``), by name."""
+    import nbformat
     from papermill.translators import PythonTranslator
 
-    nb: NotebookNode = _read_notebook(path, as_version=4)
+    read: Callable[..., NotebookNode] = nbformat.read  # untyped
+    nb: NotebookNode = read(path, as_version=4)
     cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
     if not cells:
         raise InputError(path, "the notebook has no cell tagged 'parameters'")
@@ -145,6 +143,8 @@ def prepare(
 
 def _header_cell(prepared: Prepared) -> NotebookNode:
     """A header for a notebook that has none of its own (a notebook given by path)."""
+    import nbformat
+
     from toolkit import __version__
 
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -153,7 +153,8 @@ def _header_cell(prepared: Prepared) -> NotebookNode:
         f"**Report of `{prepared.source.name}`** · input `{shown}` · rubric: see the "
         f"notebook · toolkit {__version__} · rendered {when}"
     )
-    cell: NotebookNode = _markdown_cell(text)
+    new_cell: Callable[[str], NotebookNode] = nbformat.v4.new_markdown_cell  # untyped
+    cell: NotebookNode = new_cell(text)
     cell.metadata["tags"] = [HEADER_TAG]
     return cell
 

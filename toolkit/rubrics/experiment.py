@@ -19,16 +19,17 @@ import re
 from collections.abc import Mapping
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import numpy as np
 import polars as pl
 from pydantic import Field, model_validator
-from scipy import stats as sps
 
 from toolkit.frames import EXPERIMENT_STATS_SCHEMA
 from toolkit.rubrics._spec import RubricSpec, load_spec
 from toolkit.scorecard import FAIL, NA, OK, WARN, Dimension, Scorecard
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: A difference is rounded to this many decimals before its sign is taken, so float noise
 #: around zero (1e-16) does not count as a direction.
@@ -205,6 +206,9 @@ def experiment_stats(
         for delta; ``significant`` = p < alpha; ``absent_reason`` why the test (or more)
         is missing, null when everything is there.
     """
+    import numpy as np
+    from scipy import stats as sps
+
     level = rubric.alpha if alpha is None else alpha
     if not 0 < level < 1:
         raise ValueError(f"alpha must lie strictly between 0 and 1, not {level}")
@@ -585,6 +589,9 @@ def group_intervals(
         :data:`INTERVALS_SCHEMA`: experiment, metric, group, n (non-null scores), mean,
         sd, ci_low, ci_high (null with fewer than two scores).
     """
+    import numpy as np
+    from scipy import stats as sps
+
     level = rubric.alpha if alpha is None else alpha
     summaries = _group_summaries(scores)
     n = summaries["n"].cast(pl.Float64).to_numpy()

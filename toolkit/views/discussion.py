@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import altair as alt
 import polars as pl
 
 from toolkit.rubrics.discussion import DiscussionReport
 from toolkit.rubrics.discussion_iterations import Comparison, SuccessCheck
 from toolkit.scorecard import Scorecard
 from toolkit.views.text import format_value, render_text
+
+if TYPE_CHECKING:
+    import altair as alt
 
 __all__ = [
     "comparison_chart",
@@ -140,6 +142,8 @@ def repeated_phrases(report: DiscussionReport, game_id: str, top: int = 10) -> p
 
 def similarity_heatmap(report: DiscussionReport, game_id: str) -> alt.LayerChart:
     """Speaker-by-speaker text similarity of one game, the threshold marked in the title."""
+    import altair as alt
+
     thr = report.spec.similarity_threshold
     data = report.evidence.similarity.filter(pl.col("game_id") == game_id).select(
         "speaker", "other", pl.col("similarity").round(3)
@@ -166,6 +170,8 @@ def similarity_heatmap(report: DiscussionReport, game_id: str) -> alt.LayerChart
 
 def comparison_chart(comparison: Comparison) -> alt.LayerChart:
     """Baseline vs candidate mean per metric, relative to each metric's threshold (1.0)."""
+    import altair as alt
+
     long = comparison.metrics.unpivot(
         index=["key", "name", "threshold"],
         on=["baseline_mean", "candidate_mean"],

@@ -13,9 +13,8 @@ import json
 import math
 from collections.abc import Sequence
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import altair as alt
 import polars as pl
 
 from toolkit.rubrics.experiment import (
@@ -24,6 +23,9 @@ from toolkit.rubrics.experiment import (
     format_number,
     format_p,
 )
+
+if TYPE_CHECKING:
+    import altair as alt
 
 #: Columns of :func:`table1_frame` (all strings, ready to print).
 TABLE1_COLUMNS = ("experiment", "metric", "n", "treatment", "control", "delta", "p")
@@ -392,6 +394,8 @@ def distribution_chart(
         experiment: which experiment to draw.
         width: panel width in pixels.
     """
+    import altair as alt
+
     counts = (
         scores.filter((pl.col("experiment") == experiment) & pl.col("score").is_not_null())
         .group_by("metric", "group", "score", maintain_order=True)

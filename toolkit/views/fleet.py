@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-import altair as alt
-import ipywidgets as widgets
 import polars as pl
 
 from toolkit.scorecard import FAIL, NA, OK, WARN, Scorecard
-from toolkit.views.html import STATUS_COLOURS, VERDICT_COLOURS, render_html
+from toolkit.views.html import STATUS_COLOURS, VERDICT_COLOURS
+
+if TYPE_CHECKING:
+    import altair as alt
 
 #: Verdicts from worst to best (sort order of the fleet table).
 VERDICT_ORDER = ["FAILED", "DEGRADED", "INSUFFICIENT_DATA", "HEALTHY"]
@@ -130,6 +131,8 @@ def verdict_chart(fleet: pl.DataFrame) -> alt.Chart:
     Args:
         fleet: the frame of :func:`fleet_frame`.
     """
+    import altair as alt
+
     counts = fleet.group_by("verdict").len().rename({"len": "runs"})
     order = [v for v in VERDICT_ORDER if v in counts["verdict"].to_list()]
     chart: alt.Chart = (
@@ -172,6 +175,8 @@ def failing_dimensions(fleet: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame
 
 def failing_dimensions_chart(fleet: pl.DataFrame, keys: Sequence[str]) -> alt.Chart:
     """Stacked bars: for each dimension, the runs in each status."""
+    import altair as alt
+
     long = fleet.select(list(keys)).unpivot(variable_name="dimension", value_name="status")
     order = failing_dimensions(fleet, keys)["dimension"].to_list()
     statuses = [FAIL, WARN, OK, NA]
@@ -195,6 +200,8 @@ def failing_dimensions_chart(fleet: pl.DataFrame, keys: Sequence[str]) -> alt.Ch
 
 def trend_chart(fleet: pl.DataFrame) -> alt.Chart:
     """Runs per night by verdict (run date = the day of its last tick), to spot a change."""
+    import altair as alt
+
     daily = (
         fleet.drop_nulls("ended")
         .with_columns(night=pl.col("ended").dt.date())
@@ -220,37 +227,3 @@ def trend_chart(fleet: pl.DataFrame) -> alt.Chart:
         .properties(title="Verdicts by run date", width=500)
     )
     return chart
-
-
-class Drilldown(widgets.VBox):  # type: ignore[misc]
-    """Pick a run from the fleet and see its full scorecard and quality panel.
-
-    ``score_one`` turns a slug into that run's scorecard (with its series), e.g.
-    ``lambda slug: score_universe(fleet.run(slug))[0]``; the widget itself reads nothing.
-    """
-
-    def __init__(self, slugs: Sequence[str], score_one: Callable[[str], Scorecard]) -> None:
-        self._score_one = score_one
-        self.picker = widgets.Dropdown(options=list(slugs), description="run")
-        self.scorecard = widgets.HTML()
-        self.chart = widgets.Output()
-        self.card: Scorecard | None = None
-        self.picker.observe(self._on_pick, names="value")
-        super().__init__([self.picker, self.scorecard, self.chart])
-        if slugs:
-            self.show(slugs[0])
-
-    def show(self, slug: str) -> Scorecard:
-        """Score and show ``slug``."""
-        from toolkit.views.simulation import quality_panel
-
-        card = self._score_one(slug)
-        self.card = card
-        self.scorecard.value = render_html(card)
-        self.chart.outputs = ()
-        self.chart.append_display_data(quality_panel(card))
-        return card
-
-    def _on_pick(self, change: dict[str, Any]) -> None:
-        if change["new"] is not None:
-            self.show(change["new"])

@@ -7,9 +7,6 @@ import json
 import os
 from typing import Any, Literal
 
-import altair as alt
-import polars as pl
-
 #: Environment variable that picks the chart renderer when ``setup_notebook`` is not told.
 RENDERER_ENV = "TOOLKIT_NOTEBOOK_RENDERER"
 #: The Altair renderer registered for reports (see :func:`report_chart_html`).
@@ -58,9 +55,6 @@ def _report_renderer(spec: dict[str, Any], **_: Any) -> dict[str, str]:
     return {"text/html": report_chart_html(spec), "text/plain": plain}
 
 
-alt.renderers.register(REPORT_RENDERER, _report_renderer)
-
-
 def setup_notebook(renderer: Renderer | None = None) -> None:
     """Configure Altair and Polars for the curated notebooks.
 
@@ -76,6 +70,10 @@ def setup_notebook(renderer: Renderer | None = None) -> None:
 
     Polars tables show wide text columns in full enough to read evidence.
     """
+    import altair as alt
+    import polars as pl
+
+    alt.renderers.register(REPORT_RENDERER, _report_renderer)
     chosen = renderer or os.environ.get(RENDERER_ENV) or "jupyter"
     if chosen == "report":
         alt.renderers.enable(REPORT_RENDERER)

@@ -4,14 +4,16 @@ iteration explorer widget. Views never open a file."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import altair as alt
 import polars as pl
 
 from toolkit.rubrics.outcome import ABSENT, UNSCORED, OutcomeResult
 from toolkit.views.html import render_html, status_colour
 from toolkit.views.text import format_value, render_text
+
+if TYPE_CHECKING:
+    import altair as alt
 
 #: Short column headers for the signals in the CLI table.
 SHORT: dict[str, str] = {
@@ -101,12 +103,16 @@ def render_outcome_json(result: OutcomeResult) -> str:
 
 
 def _band_scale(result: OutcomeResult) -> alt.Scale:
+    import altair as alt
+
     names = [b.band for b in result.rubric.bands] + [UNSCORED]
     return alt.Scale(domain=names, range=[status_colour(n) for n in names])
 
 
 def outcome_scores_chart(result: OutcomeResult) -> alt.Chart:
     """Bars of the score per iteration, coloured by band (unscored iterations at 0)."""
+    import altair as alt
+
     data = result.scores.with_columns(
         pl.col("value").fill_null(0.0).alias("shown"),
         pl.col("session_id").fill_null("-"),
@@ -127,6 +133,8 @@ def outcome_scores_chart(result: OutcomeResult) -> alt.Chart:
 def outcome_breakdown_chart(result: OutcomeResult, iteration: int) -> alt.Chart:
     """One iteration's contributions per signal (they sum to its score); absent signals
     are listed with no bar."""
+    import altair as alt
+
     rows = result.breakdown.filter(pl.col("iteration") == iteration)
     status = pl.when(pl.col("present")).then(result.rubric.band_expr(pl.col("sub_score")))
     data = rows.with_columns(status.otherwise(pl.lit(ABSENT)).alias("status"))
@@ -159,6 +167,8 @@ def outcome_breakdown_chart(result: OutcomeResult, iteration: int) -> alt.Chart:
 def integrity_chart(result: OutcomeResult) -> alt.LayerChart:
     """Integrity deltas as a heat map: one row per signal and role, one column per
     iteration; over-claims (negative deltas) in red, under-claims in blue."""
+    import altair as alt
+
     data = result.integrity.filter(pl.col("delta").is_not_null()).with_columns(
         pl.format("{} · {}", "signal", "role").alias("pair")
     )
@@ -179,6 +189,8 @@ def integrity_chart(result: OutcomeResult) -> alt.LayerChart:
 
 def sessions_chart(result: OutcomeResult) -> alt.Chart:
     """Bars of each session's score (the mean of its scored iterations), by band."""
+    import altair as alt
+
     data = result.sessions.drop("iterations").with_columns(
         pl.col("value").fill_null(0.0).alias("shown")
     )

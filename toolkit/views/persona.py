@@ -6,14 +6,16 @@ none opens a file.
 
 from __future__ import annotations
 
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
-import altair as alt
 import polars as pl
 
 from toolkit.rubrics.persona import ENVIRONMENT, PersonaResult
 from toolkit.views.html import STATUS_COLOURS
 from toolkit.views.text import format_value
+
+if TYPE_CHECKING:
+    import altair as alt
 
 REGRESSION = "REGRESSION"
 
@@ -123,6 +125,8 @@ def render_persona_table(result: PersonaResult) -> str:
 
 def persona_heatmap(result: PersonaResult) -> alt.LayerChart:
     """Agents x dimensions heatmap of the whole-run 0-9 scores (counts left out)."""
+    import altair as alt
+
     data = persona_table(result).filter(
         ~pl.col("dimension").is_in(list(result.rubric.count_dimensions))
     )
@@ -150,6 +154,8 @@ def persona_heatmap(result: PersonaResult) -> alt.LayerChart:
 
 def drift_chart(result: PersonaResult) -> alt.FacetChart:
     """Dimension scores over successive message windows (window >= 1), one line per agent."""
+    import altair as alt
+
     data = result.dimensions.filter(
         (pl.col("window") >= 1) & ~pl.col("dimension").is_in(list(result.rubric.count_dimensions))
     ).with_columns(pl.col("agent_id").fill_null(ENVIRONMENT))
@@ -171,6 +177,8 @@ def drift_chart(result: PersonaResult) -> alt.FacetChart:
 
 def baseline_chart(result: PersonaResult) -> alt.FacetChart:
     """Score against baseline per agent and dimension; regressions in red."""
+    import altair as alt
+
     if result.comparison is None:
         raise ValueError("the result has no baseline comparison")
     data = result.comparison.filter(pl.col("baseline").is_not_null())
@@ -197,6 +205,8 @@ def baseline_chart(result: PersonaResult) -> alt.FacetChart:
 
 def similarity_chart(result: PersonaResult) -> alt.LayerChart:
     """Each message's highest Jaccard similarity with the agent's previous five."""
+    import altair as alt
+
     data = result.evidence.messages.filter(pl.col("max_jaccard_prev5").is_not_null())
     flag = result.rubric.similarity_flag_above
     points = (

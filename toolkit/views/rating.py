@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import json
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import altair as alt
 import ipywidgets as widgets
 import polars as pl
 
@@ -26,6 +25,9 @@ from toolkit.errors import ToolkitError
 from toolkit.load.discussion import Discussion
 from toolkit.ratings.store import RatingStore
 from toolkit.rubrics.discussion_spec import DEFAULT_DISCUSSION_SPEC, EngagementScale
+
+if TYPE_CHECKING:
+    import altair as alt
 
 __all__ = ["RatingSession", "rater_page", "rating_session", "ratings_chart"]
 
@@ -422,6 +424,8 @@ def ratings_chart(ratings: pl.DataFrame, width: int = 520) -> alt.LayerChart:
             frame (transcript_id, rater, score, ...).
         width: chart width in pixels.
     """
+    import altair as alt
+
     tid = "transcript_id" if "transcript_id" in ratings.columns else "game_id"
     data = ratings.select(
         pl.col(tid).alias("transcript"), "rater", pl.col("score").cast(pl.Float64)

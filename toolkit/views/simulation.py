@@ -4,25 +4,29 @@
   that dimension's trailing-window time series underneath.
 * :func:`fanout_chart`: graph fan-out at each checkpoint.
 * :func:`highlight_markers`: character breaks as an HTML table with the marker marked.
-* :class:`LivePanel`: the panel refreshed every few seconds while a run is still writing.
+* :class:`toolkit.views.panels.LivePanel` (a widget) refreshes the panel while a run writes.
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING
 
-import altair as alt
-import ipywidgets as widgets
 import polars as pl
 
 from toolkit.scorecard import FAIL, NA, OK, WARN, Scorecard
-from toolkit.views.html import STATUS_COLOURS, VERDICT_COLOURS, render_html
+from toolkit.views.html import STATUS_COLOURS, VERDICT_COLOURS
+
+if TYPE_CHECKING:
+    import altair as alt
 
 STATUS_ORDER = [OK, WARN, FAIL, NA]
-_STATUS_SCALE = alt.Scale(domain=STATUS_ORDER, range=[STATUS_COLOURS[s] for s in STATUS_ORDER])
+
+
+def _status_scale() -> alt.Scale:
+    import altair as alt
+
+    return alt.Scale(domain=STATUS_ORDER, range=[STATUS_COLOURS[s] for s in STATUS_ORDER])
 
 
 def _cells(card: Scorecard) -> pl.DataFrame:
@@ -42,6 +46,8 @@ def quality_panel(card: Scorecard, width: int = 700) -> alt.VConcatChart:
             (slug, tick, dimension, name, value, status).
         width: chart width in pixels.
     """
+    import altair as alt
+
     cells = _cells(card)
     pick = alt.selection_point(
         name="pick",
@@ -62,7 +68,7 @@ def quality_panel(card: Scorecard, width: int = 700) -> alt.VConcatChart:
         ],
     )
     rects = base.mark_rect(stroke="#222", cornerRadius=4).encode(
-        color=alt.Color("status:N", scale=_STATUS_SCALE, legend=alt.Legend(title="status")),
+        color=alt.Color("status:N", scale=_status_scale(), legend=alt.Legend(title="status")),
         strokeWidth=alt.condition(pick, alt.value(3), alt.value(0)),
     )
     text = base.mark_text(color="white", fontWeight="bold", fontSize=13).encode(
@@ -92,7 +98,7 @@ def quality_panel(card: Scorecard, width: int = 700) -> alt.VConcatChart:
     points = line_base.mark_circle(size=30).encode(
         x="tick:Q",
         y="value:Q",
-        color=alt.Color("status:N", scale=_STATUS_SCALE, legend=None),
+        color=alt.Color("status:N", scale=_status_scale(), legend=None),
         tooltip=["tick:Q", "name:N", "value:Q", "status:N"],
     )
     bottom = alt.LayerChart(
@@ -113,6 +119,8 @@ def fanout_chart(fanout: pl.DataFrame, width: int = 700) -> alt.LayerChart:
         fanout: the frame of :func:`toolkit.rubrics.simulation.fanout_series` (collected):
             slug, tick, fan_out, slope, status_graph_fanout, ...
     """
+    import altair as alt
+
     data = fanout.select(
         "slug", "tick", "fan_out", "slope", pl.col("status_graph_fanout").alias("status")
     )
@@ -123,7 +131,7 @@ def fanout_chart(fanout: pl.DataFrame, width: int = 700) -> alt.LayerChart:
     )
     points = base.mark_circle(size=60).encode(
         y="fan_out:Q",
-        color=alt.Color("status:N", scale=_STATUS_SCALE),
+        color=alt.Color("status:N", scale=_status_scale()),
         tooltip=["slug:N", "tick:Q", "fan_out:Q", "slope:Q", "status:N"],
     )
     return alt.LayerChart(layer=[line, points], width=width, height=200, title="Graph fan-out")
@@ -159,85 +167,3 @@ def highlight_markers(breaks: pl.DataFrame) -> str:
         "<table class='tk-card'><thead><tr><th>tick</th><th>actor</th><th>marker</th>"
         "<th>action text</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
     )
-
-
-class LivePanel(widgets.VBox):  # type: ignore[misc]
-    """A scorecard panel that re-scores a run every ``interval`` seconds.
-
-    The panel never reads files itself: ``rescore`` is a callable that returns a fresh
-    :class:`Scorecard` (typically ``lambda: score_universe(load_universe(path))[0]``).
-    Call :meth:`start` to refresh in a background thread and :meth:`stop` to end it;
-    :meth:`refresh` updates once, now.
-    """
-
-    def __init__(self, rescore: Callable[[], Scorecard], interval: float = 10.0) -> None:
-        self._rescore = rescore
-        self.interval = interval
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self.card: Scorecard | None = None
-        self.refreshes = 0
-        self.status = widgets.HTML()
-        self.scorecard = widgets.HTML()
-        self.chart = widgets.Output()
-        self.toggle = widgets.ToggleButton(value=False, description="live", icon="refresh")
-        self.toggle.observe(self._on_toggle, names="value")
-        super().__init__([widgets.HBox([self.toggle, self.status]), self.scorecard, self.chart])
-        self.refresh()
-
-    def refresh(self) -> Scorecard:
-        """Re-score now and redraw the panel."""
-        try:
-            card = self._rescore()
-        except Exception as exc:  # keep the last good panel, say what went wrong
-            self.status.value = (
-                f"<span style='color:#c62828'>refresh failed: {escape(str(exc))}</span>"
-            )
-            raise
-        self.card = card
-        self.refreshes += 1
-        self.scorecard.value = render_html(card)
-        last = card.meta.get("last_tick")
-        self.status.value = (
-            f"refresh #{self.refreshes}: last tick {last}, verdict <b>{escape(card.verdict)}</b>"
-        )
-        self.chart.outputs = ()
-        self.chart.append_display_data(quality_panel(card))
-        return card
-
-    def _loop(self) -> None:
-        while not self._stop.wait(self.interval):
-            try:
-                self.refresh()
-            except Exception:
-                continue
-
-    def start(self) -> None:
-        """Refresh every ``interval`` seconds in a background thread until :meth:`stop`."""
-        if self._thread and self._thread.is_alive():
-            return
-        self._stop.clear()
-        self._thread = threading.Thread(target=self._loop, name="toolkit-live", daemon=True)
-        self._thread.start()
-        if not self.toggle.value:
-            self.toggle.value = True
-
-    def stop(self) -> None:
-        """Stop refreshing."""
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=self.interval + 5)
-        self._thread = None
-        if self.toggle.value:
-            self.toggle.value = False
-
-    @property
-    def running(self) -> bool:
-        """Whether the background refresh is on."""
-        return self._thread is not None and self._thread.is_alive()
-
-    def _on_toggle(self, change: dict[str, Any]) -> None:
-        if change["new"]:
-            self.start()
-        else:
-            self.stop()

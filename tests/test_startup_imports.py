@@ -1,0 +1,269 @@
+"""What starting the toolkit imports: `import toolkit` and each CLI command stay light.
+
+Each command runs in a fresh Python process on a sample input; the process then reports
+the modules it imported, which must include none of the heavy libraries (charts, widgets,
+statistics, notebook machinery) unless the command needs them. Structural, not timed:
+the times are in bench/bench_startup.py and docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, SAMPLE_RUNS
+
+import toolkit
+import toolkit.reports
+
+#: Top-level packages that no light path may import (altair pulls jsonschema, whose
+#: rfc3987 backend alone costs seconds; the notebook machinery is as slow).
+HEAVY = frozenset(
+    {
+        "altair",
+        "vega",
+        "vegafusion",
+        "vl_convert",
+        "ipywidgets",
+        "anywidget",
+        "jsonschema",
+        "scipy",
+        "nbclient",
+        "nbconvert",
+        "papermill",
+        "voila",
+    }
+)
+
+#: Runs the CLI, then writes its exit code and sorted(sys.modules) to the file argv[1].
+CLI_WRAPPER = """
+import json, sys
+from toolkit.cli import main
+try:
+    code = main(sys.argv[2:])
+except SystemExit as exc:  # --help and argument errors exit from argparse
+    code = exc.code
+with open(sys.argv[1], "w", encoding="utf-8") as out:
+    json.dump({"code": code, "modules": sorted(sys.modules)}, out)
+"""
+
+UNIVERSES = SAMPLE_RUNS / "universes"
+RUN = UNIVERSES / "ashfall"
+LOG = SAMPLE_RUNS / "iteration_logs" / "tally-loop"
+GAMES = SAMPLE_RUNS / "discussions"
+PERSONA = SAMPLE_RUNS / "persona"
+
+
+def _env() -> dict[str, str]:
+    """This checkout's toolkit first on the path of the child process."""
+    here = str(Path(toolkit.__file__).resolve().parents[1])
+    path = os.environ.get("PYTHONPATH")
+    return {**os.environ, "PYTHONPATH": here + (os.pathsep + path if path else "")}
+
+
+def _imported(code: str, *args: str, tmp_path: Path) -> tuple[object, set[str]]:
+    """Run ``code`` in a fresh interpreter; its exit code and the top-level modules it
+    imported (read from the file it writes)."""
+    out = tmp_path / "modules.json"
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(out), *args],
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert out.exists(), f"the child process failed:\n{done.stderr[-3000:]}"
+    report = json.loads(out.read_text(encoding="utf-8"))
+    return report["code"], {name.partition(".")[0] for name in report["modules"]}
+
+
+#: (test id, CLI arguments, expected exit code)
+LIGHT_COMMANDS = [
+    ("help", ["--help"], 0),
+    ("quality-help", ["quality", "--help"], 0),
+    ("quality-table", ["quality", str(RUN)], 0),
+    ("quality-json", ["quality", str(RUN), "--format", "json"], 0),
+    ("quality-html", ["quality", str(RUN), "--format", "html"], 0),
+    ("quality-gate", ["quality", str(RUN), "--gate"], 1),
+    ("quality-all", ["quality", "--all", str(UNIVERSES)], 0),
+    ("quality-all-json", ["quality", "--all", str(UNIVERSES), "--format", "json"], 0),
+    ("quality-bad-input", ["quality", str(ROOT / "no-such-run")], 2),
+    ("outcome-table", ["outcome", str(LOG)], 0),
+    ("outcome-json", ["outcome", str(LOG), "--format", "json"], 0),
+    ("outcome-iteration", ["outcome", str(LOG), "--iteration", "2"], 0),
+    ("outcome-all", ["outcome", "--all", str(LOG.parent)], 0),
+    ("discussion-table", ["discussion", str(GAMES)], 0),
+    (
+        "discussion-ratings-baseline-json",
+        [
+            "discussion",
+            str(GAMES),
+            "--ratings",
+            str(GAMES / "ratings.csv"),
+            "--baseline",
+            str(GAMES / "baseline"),
+            "--format",
+            "json",
+        ],
+        0,
+    ),
+    (
+        "persona-recorded-judge",
+        [
+            "persona",
+            str(PERSONA / "radio-week2.jsonl"),
+            "--propositions",
+            str(PERSONA / "propositions"),
+            "--judge",
+            f"recorded:{PERSONA / 'cassette.json'}",
+            "--baseline",
+            str(PERSONA / "baselines"),
+        ],
+        1,  # week 2 regresses against week 1's baselines, as the sample is meant to show
+    ),
+    # The commands that may import heavy parts do so only after parsing their arguments.
+    ("experiment-help", ["experiment", "--help"], 0),
+    ("report-help", ["report", "--help"], 0),
+    ("report-argument-error", ["report", "simulation"], 2),
+    ("rate-help", ["rate", "--help"], 0),
+    ("rate-argument-error", ["rate", str(GAMES), "--port", "0"], 2),
+]
+
+
+@pytest.mark.parametrize(
+    ("args", "exit_code"),
+    [pytest.param(args, code, id=name) for name, args, code in LIGHT_COMMANDS],
+)
+def test_light_commands_import_no_heavy_library(
+    args: list[str], exit_code: int, tmp_path: Path
+) -> None:
+    code, modules = _imported(CLI_WRAPPER, *args, tmp_path=tmp_path)
+    assert code == exit_code
+    assert "toolkit" in modules
+    assert modules & HEAVY == set()
+
+
+def test_experiment_imports_scipy_but_no_chart_or_notebook_library(tmp_path: Path) -> None:
+    results = SAMPLE_RUNS / "experiments" / "orchard_variety.csv"
+    code, modules = _imported(CLI_WRAPPER, "experiment", str(results), tmp_path=tmp_path)
+    assert code == 0
+    assert "scipy" in modules  # the t-distribution look-ups
+    assert modules & HEAVY == {"scipy"}
+
+
+IMPORT_ONLY = """
+import json, sys
+import toolkit
+with open(sys.argv[1], "w", encoding="utf-8") as out:
+    json.dump({"code": 0, "modules": sorted(sys.modules)}, out)
+"""
+
+
+def test_import_toolkit_imports_no_heavy_library(tmp_path: Path) -> None:
+    _, modules = _imported(IMPORT_ONLY, tmp_path=tmp_path)
+    assert "toolkit" in modules
+    assert modules & HEAVY == set()
+
+
+def test_a_chart_imports_altair_on_first_use(tmp_path: Path) -> None:
+    panel = f"tk.quality_panel(tk.score_universe(tk.load_universe({str(RUN)!r}))[0])"
+    code = IMPORT_ONLY.replace("import toolkit\n", f"import toolkit as tk\n{panel}\n")
+    _, modules = _imported(code, tmp_path=tmp_path)
+    assert "altair" in modules  # (which itself imports anywidget and ipywidgets)
+    assert modules & {"scipy", "nbclient", "nbconvert", "papermill", "voila"} == set()
+
+
+# ---------------------------------------------------------------------------
+# The lazy table of public names
+# ---------------------------------------------------------------------------
+
+
+def _static_imports(package_file: str) -> dict[str, str]:
+    """Name -> "module" (or "module:attribute") of the TYPE_CHECKING imports of a package."""
+    tree = ast.parse(Path(package_file).read_text(encoding="utf-8"))
+    found: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+            for stmt in node.body:
+                if isinstance(stmt, ast.ImportFrom):
+                    assert stmt.module is not None
+                    for alias in stmt.names:
+                        name = alias.asname or alias.name
+                        found[name] = stmt.module + ("" if name == alias.name else f":{alias.name}")
+    return found
+
+
+@pytest.mark.parametrize("package", [toolkit, toolkit.reports], ids=lambda p: p.__name__)
+def test_the_static_imports_name_the_same_modules_as_the_lazy_table(package: object) -> None:
+    table: dict[str, str] = package._LAZY  # type: ignore[attr-defined]
+    assert _static_imports(package.__file__) == table  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("package", [toolkit, toolkit.reports], ids=lambda p: p.__name__)
+def test_every_public_name_resolves_and_is_listed_by_dir(package: object) -> None:
+    public = package.__all__  # type: ignore[attr-defined]
+    assert len(public) == len(set(public))
+    listed = dir(package)
+    for name in public:
+        assert name in listed
+        assert getattr(package, name) is not None, name
+
+
+def test_each_public_name_is_the_object_its_module_defines() -> None:
+    import importlib
+
+    for name, target in toolkit._LAZY.items():
+        module, _, attribute = target.partition(":")
+        assert getattr(toolkit, name) is getattr(importlib.import_module(module), attribute or name)
+    assert toolkit.compare_discussions.__name__ == "compare"
+    assert toolkit.__version__ == "0.1.0"
+
+
+def test_a_mistyped_name_raises_the_usual_attribute_error() -> None:
+    with pytest.raises(AttributeError) as caught:
+        toolkit.load_univers  # noqa: B018
+    assert str(caught.value) == "module 'toolkit' has no attribute 'load_univers'"
+    assert caught.value.name == "load_univers"
+    assert caught.value.obj is toolkit
+    assert not hasattr(toolkit, "no_such_name")
+    with pytest.raises(ImportError, match="cannot import name 'load_univers' from 'toolkit'"):
+        from toolkit import load_univers  # type: ignore[attr-defined]  # noqa: F401
+
+
+def test_the_hint_for_a_mistyped_name_is_pythons_did_you_mean() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", "import toolkit; toolkit.load_univers"],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    last = done.stderr.strip().splitlines()[-1]
+    assert done.returncode == 1
+    assert last == (
+        "AttributeError: module 'toolkit' has no attribute 'load_univers'. "
+        "Did you mean: 'load_universe'?"
+    )
+
+
+def test_report_help_names_every_template_though_the_parser_does_not_read_them(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from toolkit.cli import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["report", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())  # unwrapped
+    assert done.value.code == 0
+    names = ", ".join(toolkit.reports.TEMPLATES)
+    assert f"Execute a report template ({names}, or the path of any notebook" in shown
+    assert f"TEMPLATE {names}, or a notebook path" in shown
+    assert "{template names}" not in shown

@@ -1,4 +1,13 @@
-"""Atomic file writes: a reader sees the old file or the new one, never half of either."""
+"""Atomic file writes: a reader sees the old file or the new one, never half of either.
+
+Every writer of the toolkit (score sidecars, baselines, cassettes, reports, ratings
+exports, the Parquet cache) writes through :func:`atomic_path`: the new bytes go to a
+temporary file beside the target, named ``.<target>.<pid>.<random>.toolkit-tmp``, which
+is renamed over the target when complete. A writer that is killed mid-write leaves that
+temporary file behind; the next writer of the same target removes such leftovers first
+(:func:`remove_leftovers`), and loaders never take them as input (:func:`is_temp_file`:
+the names start with a dot and end in ``.toolkit-tmp``, which no input pattern matches).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +15,8 @@ import contextlib
 import os
 import re
 import tempfile
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
@@ -18,37 +29,113 @@ def safe_file_name(text: str) -> str:
     return _UNSAFE.sub("_", text).lstrip(".") or "_"
 
 
-def write_text_atomic(
-    path: str | Path, text: str, encoding: str = "utf-8", *, durable: bool = True
-) -> Path:
-    """Write ``text`` to ``path`` through a temporary file in the same folder and a rename.
+#: The ending of every temporary file the toolkit writes.
+TEMP_SUFFIX = ".toolkit-tmp"
 
-    The temporary file is flushed and (when ``durable``) fsynced before ``os.replace``, so
-    a crash at any point leaves either the previous file whole or the new one whole. Two
-    writers racing each leave a complete file; the last rename wins. ``durable=False``
-    skips the fsyncs: still atomic for readers, but a power cut may lose the new file
-    (right for caches, which are rebuilt, never for scores or ratings).
-    """
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+#: When this process loaded the toolkit: a leftover must be older than that.
+_STARTED = time.time()
+
+
+def is_temp_file(name: str) -> bool:
+    """Whether ``name`` (a file name) is one of the toolkit's temporary files."""
+    return name.startswith(".") and name.endswith(TEMP_SUFFIX)
+
+
+def _alive(pid: int) -> bool:
     try:
-        with os.fdopen(fd, "w", encoding=encoding) as handle:
-            handle.write(text)
-            handle.flush()
-            if durable:
-                os.fsync(handle.fileno())
-        os.replace(tmp_name, target)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp_name)
-        raise
-    if not durable:
-        return target
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, owned by someone else
+        return True
+    return True
+
+
+def remove_leftovers(folder: Path, target: str | None = None) -> list[Path]:
+    """Remove the temporary files that interrupted earlier writers left in ``folder``: of
+    the file named ``target``, or (``None``, for a folder the toolkit owns, like the
+    cache's) of any file.
+
+    A file counts as a leftover only when its name is ``.<target>.<pid>.<random>.toolkit-tmp``,
+    it is a regular file (never a link), the process ``pid`` no longer runs, and it was
+    last written before this process started, so a concurrent writer's file is never
+    touched. Returns what was removed.
+    """
+    prefix = "." if target is None else f".{target}."
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    for entry in entries:
+        name = entry.name
+        if not (name.startswith(prefix) and name.endswith(TEMP_SUFFIX)):
+            continue
+        pid_text = name.removesuffix(TEMP_SUFFIX).rsplit(".", 2)[-2]
+        try:
+            info = entry.stat(follow_symlinks=False)
+            if not entry.is_file(follow_symlinks=False) or info.st_mtime >= _STARTED:
+                continue
+            if pid_text.isdigit() and _alive(int(pid_text)):
+                continue
+            os.unlink(entry.path)
+        except OSError:
+            continue
+        removed.append(Path(entry.path))
+    return removed
+
+
+def _fsync_folder(folder: Path) -> None:
     with contextlib.suppress(OSError):
-        dir_fd = os.open(target.parent, os.O_RDONLY)
+        dir_fd = os.open(folder, os.O_RDONLY)
         try:
             os.fsync(dir_fd)
         finally:
             os.close(dir_fd)
-    return target
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | Path, *, durable: bool = True) -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; when the block ends without an exception,
+    it replaces ``path`` (else it is removed).
+
+    Leftovers of earlier interrupted writers of ``path`` are removed first. With
+    ``durable``, the new file and the folder are fsynced, so a power cut keeps the old
+    file or the new one; ``durable=False`` is still atomic for readers (right for caches,
+    which are rebuilt, never for scores or ratings).
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    remove_leftovers(target.parent, target.name)
+    fd, tmp_name = tempfile.mkstemp(
+        prefix=f".{target.name}.{os.getpid()}.", suffix=TEMP_SUFFIX, dir=target.parent
+    )
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        yield tmp
+        if durable:
+            fd = os.open(tmp, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    if durable:
+        _fsync_folder(target.parent)
+
+
+def write_text_atomic(
+    path: str | Path, text: str, encoding: str = "utf-8", *, durable: bool = True
+) -> Path:
+    """Write ``text`` to ``path`` atomically (see :func:`atomic_path`).
+
+    Two writers racing each leave a complete file; the last rename wins.
+    """
+    with atomic_path(path, durable=durable) as tmp:
+        tmp.write_text(text, encoding=encoding)
+    return Path(path)

@@ -48,3 +48,11 @@ class InputError(ToolkitError):
 
 class RubricError(InputError):
     """A rubric definition that is invalid (bad numbers, a changed rubric without a new version)."""
+
+
+class InputWarning(UserWarning):
+    """Input that was used, with a leniency the reader should know of (one line)."""
+
+
+class DuplicateKeyWarning(InputWarning):
+    """A JSON object or YAML mapping repeats a key; the last value was used."""

@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from toolkit import InputError, collect_outcome_evidence, load_iteration_log, score_outcome
+from toolkit._atomic import is_temp_file
 from toolkit.cli import main
 from toolkit.rubrics.outcome import SIGNALS as SIGNAL_ORDER
 from toolkit.sidecars import session_sidecar_path, write_score_sidecars
@@ -152,7 +153,7 @@ def test_a_crash_mid_write_leaves_the_old_sidecar_whole(
     with pytest.raises(InputError, match="cannot write the score sidecar"):
         write_score_sidecars(result, log_copy, iterations=[1], sessions=False)
     assert target.read_text() == "old: whole\n"
-    assert [p.name for p in log_copy.iterdir() if p.name.endswith(".tmp")] == []
+    assert [p.name for p in log_copy.iterdir() if is_temp_file(p.name)] == []
 
 
 def test_session_ids_cannot_leave_the_folder(tmp_path: Path) -> None:

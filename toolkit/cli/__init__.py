@@ -11,9 +11,11 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import warnings
 from collections.abc import Sequence
+from typing import Any, TextIO
 
-from toolkit.errors import ToolkitError
+from toolkit.errors import InputWarning, ToolkitError
 
 COMMANDS: tuple[str, ...] = (
     "toolkit.cli.quality",
@@ -64,6 +66,26 @@ def help_text(doc: str | None) -> str:
     return text.replace("``", "")
 
 
+def _warning_line(command: str) -> Any:
+    """``warnings.showwarning`` for the CLI: an input warning is one line on stderr."""
+    shown = warnings.showwarning
+
+    def show(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
+        if issubclass(category, InputWarning):
+            print(f"toolkit {command}: warning: {message}", file=sys.stderr)
+        else:
+            shown(message, category, filename, lineno, file, line)
+
+    return show
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (also used as the console script)."""
     parser = build_parser()
@@ -71,7 +93,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:  # with the subcommand's usage, not the top-level one
         _subparser(parser, args.command).error(f"unrecognized arguments: {' '.join(unknown)}")
     try:
-        code = int(args.func(args))
+        with warnings.catch_warnings():
+            warnings.simplefilter("default", InputWarning)
+            warnings.showwarning = _warning_line(args.command)
+            code = int(args.func(args))
     except ToolkitError as exc:
         print(f"toolkit {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_INPUT

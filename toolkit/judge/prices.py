@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from toolkit.errors import InputError
 
 PRICES_FORMAT = "toolkit-judge-prices"
@@ -59,16 +57,11 @@ class PriceTable:
 
 
 def _read(path: Path) -> dict[str, Any]:
-    try:
-        if path.stat().st_size > MAX_PRICES_BYTES:
-            raise InputError(path, f"price file larger than {MAX_PRICES_BYTES} bytes")
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(path, f"cannot read price file ({exc.strerror or exc})") from exc
-    except UnicodeDecodeError as exc:
-        raise InputError(path, "price file is not UTF-8 text") from exc
-    except yaml.YAMLError as exc:
-        raise InputError(path, f"not valid YAML ({exc.__class__.__name__})") from exc
+    from toolkit.load import _edge
+
+    if path.is_file() and path.stat().st_size > MAX_PRICES_BYTES:
+        raise InputError(path, f"price file larger than {MAX_PRICES_BYTES} bytes")
+    data = _edge.read_yaml(path)  # the reading edge: regular file, UTF-8, YAML limits
     if not isinstance(data, dict) or data.get("format") != PRICES_FORMAT:
         raise InputError(
             path,

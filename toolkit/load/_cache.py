@@ -28,14 +28,13 @@ import json
 import os
 import re
 import stat
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from toolkit._atomic import write_text_atomic
+from toolkit._atomic import atomic_path, remove_leftovers, write_text_atomic
 from toolkit.errors import InputError
 from toolkit.frames import BATCHES_SCHEMA, CHECKPOINTS_SCHEMA, LOAD_ISSUES_SCHEMA, TICKS_SCHEMA
 from toolkit.load import _edge
@@ -44,7 +43,7 @@ if TYPE_CHECKING:
     from toolkit.load.universe import Listing, Universe
 
 #: Bump when the cached frames' meaning changes: every older entry is then rebuilt.
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 FOLDER_NAME = ".toolkit_cache"
 _SMALL: dict[str, dict[str, pl.DataType]] = {
     "batches": BATCHES_SCHEMA,
@@ -178,15 +177,9 @@ class RunCache:
         old = self._manifest(folder)
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
-            os.close(fd)
-            try:
+            remove_leftovers(folder)
+            with atomic_path(folder / name, durable=False) as tmp:
                 universe.ticks.write_parquet(tmp, statistics=False)
-                os.replace(tmp, folder / name)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-                raise
             manifest: dict[str, Any] = {
                 "format": CACHE_FORMAT,
                 "key": [list(k) for k in listing.key],

@@ -9,6 +9,7 @@ from pydantic import ValidationError
 
 from toolkit.errors import InputError
 from toolkit.load import _edge
+from toolkit.load._duplicates import DuplicateKey
 
 
 def read_json(path: Path, *, within: Path | None = None) -> Any:
@@ -22,12 +23,23 @@ def read_json(path: Path, *, within: Path | None = None) -> Any:
 
 
 def parse_json_bytes(path: Path, blob: bytes) -> Any:
-    """Parse the bytes of the JSON file ``path`` (see :func:`toolkit.load._edge.parse_json`).
+    """Parse the bytes of the JSON file ``path`` (see :func:`toolkit.load._edge.parse_json`;
+    a repeated key keeps its last value, with a warning).
 
     Raises:
         InputError: not UTF-8, too deep, or not valid JSON (with the line of the error).
     """
     return _edge.parse_json(blob, path)
+
+
+def load_json_bytes(path: Path, blob: bytes) -> tuple[Any, list[DuplicateKey]]:
+    """Parse the bytes of the JSON file ``path``: the value (the last of repeated keys
+    wins) and the repeated keys, for a caller that reports them itself (no warning).
+
+    Raises:
+        InputError: not UTF-8, too deep, or not valid JSON (with the line of the error).
+    """
+    return _edge.load_json(blob, path)
 
 
 def parse_json_text(path: str | Path | None, text: str) -> Any:

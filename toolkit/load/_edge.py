@@ -36,6 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.errors import InputError
+from toolkit.load import _duplicates
+from toolkit.load._duplicates import DuplicateKey
 
 Name = str | Path | None
 
@@ -492,19 +494,37 @@ def check_json_text(text: str, name: Name, *, line: int | None = None) -> None:
         )
 
 
-def parse_json_text(text: str, name: Name) -> Any:
-    """Parse JSON text with the depth check.
+def load_json_text(text: str, name: Name) -> tuple[Any, list[DuplicateKey]]:
+    """Parse JSON text with the depth check: the value (of a repeated key, the last value
+    wins) and the repeated keys, for a caller that reports them itself.
 
     Raises:
         InputError: too deep, or not valid JSON (with the line of the error).
     """
     check_json_text(text, name)
     try:
-        return json.loads(text)
+        return _duplicates.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(name, f"not valid JSON ({exc.msg})", line=exc.lineno) from exc
     except RecursionError as exc:  # pragma: no cover - the depth check comes first
         raise InputError(name, "nested too deeply") from exc
+
+
+def parse_json_text(text: str, name: Name) -> Any:
+    """Parse JSON text with the depth check; each repeated key is a
+    :class:`~toolkit.errors.DuplicateKeyWarning` (file, key, line) and keeps its last value.
+
+    Raises:
+        InputError: too deep, or not valid JSON (with the line of the error).
+    """
+    value, dupes = load_json_text(text, name)
+    _duplicates.warn(name, dupes)
+    return value
+
+
+def load_json(blob: bytes, name: Name) -> tuple[Any, list[DuplicateKey]]:
+    """Decode and parse JSON bytes: the value and the repeated keys (no warning)."""
+    return load_json_text(decode_text(blob, name), name)
 
 
 def parse_json(blob: bytes, name: Name) -> Any:
@@ -513,17 +533,22 @@ def parse_json(blob: bytes, name: Name) -> Any:
 
 
 def iter_json_lines(text: str, name: Name) -> Iterator[tuple[int, Any | InputError]]:
-    """``(line number, value or the problem of that line)`` per non-blank line."""
+    """``(line number, value or the problem of that line)`` per non-blank line; a repeated
+    key is warned of with the line of its record."""
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:
             check_json_text(line, name, line=number)
-            yield number, json.loads(line)
+            value, dupes = _duplicates.loads(line)
         except InputError as err:
             yield number, err
+            continue
         except json.JSONDecodeError as exc:
             yield number, InputError(name, f"not valid JSON ({exc.msg})", line=number)
+            continue
+        _duplicates.warn(name, dupes, line=number)
+        yield number, value
 
 
 def parse_json_lines(text: str, name: Name) -> list[tuple[int, Any]]:
@@ -626,7 +651,7 @@ def parse_yaml_text(text: str, name: Name) -> Any:
     from toolkit.load._yaml import YamlProblem, YamlRefused, parse_yaml
 
     try:
-        return parse_yaml(text).data
+        return parse_yaml(text, source=None if name is None else str(name)).data
     except YamlProblem as exc:
         reason = exc.reason if isinstance(exc, YamlRefused) else f"not valid YAML: {exc.reason}"
         raise InputError(name, reason, line=exc.line) from exc

@@ -7,6 +7,14 @@ when the bulk read fails, or some rows fail the check, are the files concerned l
 one by one with the pydantic models, which name the file, the field and the value. A
 file that passes there is re-serialised in canonical form and joins the bulk read, so
 there is exactly one normaliser, :func:`normalise`.
+
+The same bytes give the same frame whichever path a file takes (the differential tests
+load every sample both ways). Polars' reader keeps the *first* of repeated keys and
+coerces mistyped scalars (``false`` as the text ``"false"``), where the rule of
+:mod:`toolkit.load._duplicates` is that the last value wins, with a warning, and the
+models refuse or coerce a mistyped field. So every file of a bulk read is also parsed by
+Python's ``json`` (:func:`_needs_own_read`), and one that repeats a key or holds a field
+of a type the bulk reader would coerce (:func:`_canonical`) is read on the per-file path.
 """
 
 from __future__ import annotations
@@ -23,7 +31,8 @@ from pydantic import ValidationError
 
 from toolkit.errors import InputError
 from toolkit.frames import TICKS_SCHEMA
-from toolkit.load._common import parse_json_bytes
+from toolkit.load._common import load_json_bytes
+from toolkit.load._duplicates import loads
 
 CONTINUATION_TEXT = "[long_running_continuation]"
 CONTINUATION_MECHANIC = "continue_long_action"
@@ -61,6 +70,12 @@ RAW_TICK_SCHEMA: dict[str, pl.DataType] = {
     "observation": pl.Struct({"text": pl.String(), "claimed_changes": _CHANGES}),
     "cost_usd": pl.Float64(),
 }
+
+
+#: Whether :func:`parse_ticks` tries the bulk read first. Off, every file takes the
+#: per-file path: the reference the bulk path must agree with (the differential tests
+#: switch it off; nothing else should).
+BULK_READ = True
 
 
 def tick_number(value: str | int | None) -> int | None:
@@ -119,6 +134,95 @@ def _read(lines: Sequence[bytes]) -> pl.DataFrame:
     return pl.read_ndjson(io.BytesIO(b"\n".join(lines)), schema=RAW_TICK_SCHEMA)
 
 
+_TEXT = (str, type(None))
+_NUMBER = (int, float, type(None))
+_TOP_TEXT = (
+    "timestamp_iso", "action_text", "matched_mechanic_id", "refusal_reason",
+    "observation_text", "actor_id", "kind", "conservation_verdict",
+)  # fmt: skip
+_TOP_NUMBER = ("duration_ms", "cost_usd")
+
+
+def _numbers(value: Any) -> bool:
+    return isinstance(value, _NUMBER) and not isinstance(value, bool)
+
+
+def _lists_of_lists(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(item, list) for item in value)
+
+
+def _canonical(data: Any) -> bool:
+    """Whether every field the bulk reader takes has the JSON type it expects.
+
+    For such a record the bulk reader's values and the pydantic models' are the same;
+    any other type (``"refused": "yes"``, ``"action_text": false``, ``"count": 2.0``)
+    is left to the models, which coerce it or refuse the file with a reason, so both
+    paths answer alike. Mirrors :data:`RAW_TICK_SCHEMA`.
+    """
+    if not isinstance(data, dict):
+        return False
+    get = data.get
+    version = get("schema_version", 1)
+    if type(version) is not int or type(get("tick_id", "")) not in (str, int):
+        return False
+    if not all(isinstance(get(k), _TEXT) for k in _TOP_TEXT):
+        return False
+    if not all(_numbers(get(k)) for k in _TOP_NUMBER):
+        return False
+    if version == 1 and not (type(get("yielded", False)) is bool is type(get("refused", False))):
+        return False
+    action = get("classified_action")
+    if action is not None and not (
+        isinstance(action, dict) and all(isinstance(action.get(k), _TEXT) for k in _ACTION)
+    ):
+        return False
+    mutations = get("mutations")
+    if mutations is not None and not (
+        isinstance(mutations, dict)
+        and type(mutations.get("count", 0)) in (int, type(None))
+        and _lists_of_lists(mutations.get("list", []))
+    ):
+        return False
+    observation = get("observation")
+    if observation is not None and not (
+        isinstance(observation, dict)
+        and isinstance(observation.get("text"), _TEXT)
+        and (observation.get("claimed_changes") is None
+             or _lists_of_lists(observation["claimed_changes"]))
+    ):  # fmt: skip
+        return False
+    tokens = get("llm_tokens_by_stage")
+    if tokens is not None and not (
+        isinstance(tokens, dict)
+        and all(
+            (stage := tokens.get(s)) is None
+            or (
+                isinstance(stage, dict) and _numbers(stage.get("in")) and _numbers(stage.get("out"))
+            )
+            for s in _STAGES
+        )
+    ):
+        return False
+    costs = get("llm_cost_usd_by_stage")
+    return costs is None or (
+        isinstance(costs, dict) and all(_numbers(costs.get(s)) for s in _STAGES)
+    )
+
+
+_ACTION = ("verb", "actor", "target")
+
+
+def _needs_own_read(blob: bytes) -> bool:
+    """Whether a file must go the per-file way although the bulk read took it: it repeats
+    a key (the bulk reader would keep the first value), a field has a JSON type the bulk
+    reader would coerce (:func:`_canonical`), or Python's parser refuses it."""
+    try:
+        data, dupes = loads(blob.decode("utf-8"))
+    except (ValueError, RecursionError):  # not UTF-8, not JSON, too deep: the edge says so
+        return True
+    return bool(dupes) or not _canonical(data)
+
+
 def _problems(raw: pl.DataFrame, files: pl.Series) -> pl.Series:
     """Rows the column-wise check rejects (the pydantic models would reject them too)."""
     version = pl.col("schema_version").fill_null(1)
@@ -146,7 +250,10 @@ def _problems(raw: pl.DataFrame, files: pl.Series) -> pl.Series:
 
 
 def parse_ticks(
-    slugs: Sequence[str], files: Sequence[str | Path], blobs: Sequence[bytes]
+    slugs: Sequence[str],
+    files: Sequence[str | Path],
+    blobs: Sequence[bytes],
+    notes: list[tuple[str, str]] | None = None,
 ) -> tuple[pl.DataFrame, list[InputError]]:
     """Parse tick files' bytes (of one run or many) into the ticks frame.
 
@@ -154,6 +261,8 @@ def parse_ticks(
         slugs: the run slug of each file.
         files: the tick files, in the same order.
         blobs: each file's bytes.
+        notes: when given, ``(file, warning)`` is appended to it for each repeated key
+            (``path:line: duplicate key 'k': the last value is used``).
 
     Returns:
         The ticks frame (:data:`toolkit.frames.TICKS_SCHEMA`) sorted by slug and tick,
@@ -165,15 +274,15 @@ def parse_ticks(
     errors: list[InputError] = []
     raw: pl.DataFrame | None = None
     try:
-        raw = _read([_one_line(b) for b in blobs]) if count else None
+        raw = _read([_one_line(b) for b in blobs]) if count and BULK_READ else None
     except pl.exceptions.PolarsError:
         raw = None
     if raw is not None and raw.height == count:
-        bad = _problems(raw, names)
+        bad = _problems(raw, names) | pl.Series([_needs_own_read(b) for b in blobs])
         if not bad.any():
             return normalise(raw, slug_col, names), errors
         redo = set(bad.arg_true().to_list())
-    elif len(set(slugs)) > 1:
+    elif len(set(slugs)) > 1 and BULK_READ:
         # One broken file must not send a whole fleet down the slow path: retry run by run.
         frames: list[pl.DataFrame] = []
         by_run: dict[str, list[int]] = {}
@@ -181,7 +290,7 @@ def parse_ticks(
             by_run.setdefault(s, []).append(i)
         for run, idx in by_run.items():
             frame, errs = parse_ticks(
-                [run] * len(idx), [files[i] for i in idx], [blobs[i] for i in idx]
+                [run] * len(idx), [files[i] for i in idx], [blobs[i] for i in idx], notes
             )
             frames.append(frame)
             errors.extend(errs)
@@ -199,10 +308,13 @@ def parse_ticks(
             keep_slugs.append(slugs[i])
             continue
         try:
-            canonical = validate_tick(Path(path), parse_json_bytes(Path(path), blob))
+            data, dupes = load_json_bytes(Path(path), blob)
+            canonical = validate_tick(Path(path), data)
         except InputError as err:
             errors.append(err)
             continue
+        if notes is not None:
+            notes.extend((str(path), d.describe(path)) for d in dupes)
         keep_lines.append(json.dumps(canonical).encode())
         keep_files.append(str(path))
         keep_slugs.append(slugs[i])

@@ -4,6 +4,10 @@
 into a float; identifiers must stay the text that was written. :func:`parse_yaml` keeps
 the scalar text of the keys named in ``verbatim`` and records, for every key and list
 item, the line it starts on, so a problem can be reported as ``path:line``.
+
+A mapping that repeats a key keeps the last value, as YAML 1.1 loaders do (the rule of
+:mod:`toolkit.load._duplicates`); each repeat is recorded with its line and, when the
+caller names the source, issued as a :class:`~toolkit.errors.DuplicateKeyWarning`.
 """
 
 from __future__ import annotations
@@ -13,6 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import yaml
+
+from toolkit.load._duplicates import DuplicateKey
+from toolkit.load._duplicates import warn as warn_duplicates
 
 Path_ = tuple[str | int, ...]
 
@@ -27,6 +34,7 @@ class _Loader(_BASE):  # type: ignore[misc]
     """A safe loader that keeps the written text of selected keys' scalar values."""
 
     verbatim: Collection[str] = frozenset()
+    duplicates: list[DuplicateKey]
 
 
 def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> dict[Any, Any]:
@@ -38,6 +46,8 @@ def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> dict[Any, Any
             raise yaml.constructor.ConstructorError(
                 None, None, "found an unhashable mapping key", key_node.start_mark
             )
+        if key in out:
+            loader.duplicates.append(DuplicateKey(str(key), key_node.start_mark.line + 1))
         if (
             isinstance(key, str)
             and key in loader.verbatim
@@ -68,6 +78,7 @@ class ParsedYaml:
 
     data: Any
     lines: Mapping[Path_, int]
+    duplicates: tuple[DuplicateKey, ...] = ()
 
     def line_of(self, path: Sequence[str | int], default: int | None = None) -> int | None:
         """The line of the deepest known prefix of ``path`` (``default`` when none)."""
@@ -107,8 +118,9 @@ def _index(node: yaml.Node | None, prefix: Path_, lines: dict[Path_, int]) -> No
             _index(item, (*prefix, i), lines)
 
 
-def parse_yaml(text: str, verbatim: Collection[str] = ()) -> ParsedYaml:
-    """Parse one YAML document.
+def parse_yaml(text: str, verbatim: Collection[str] = (), source: str | None = None) -> ParsedYaml:
+    """Parse one YAML document; ``source`` (a path or ``repo@ref:path``) names it in the
+    duplicate-key warnings (none are issued when it is ``None``: see ``duplicates``).
 
     The text first passes the reading edge's YAML check
     (:func:`toolkit.load._edge.yaml_problem`): nesting depth and alias expansion are
@@ -125,6 +137,7 @@ def parse_yaml(text: str, verbatim: Collection[str] = ()) -> ParsedYaml:
         raise YamlRefused(*refused)
     loader = _Loader(text)
     loader.verbatim = frozenset(verbatim)
+    loader.duplicates = []
     try:
         node = loader.get_single_node()
         data = None if node is None else loader.construct_document(node)
@@ -140,4 +153,6 @@ def parse_yaml(text: str, verbatim: Collection[str] = ()) -> ParsedYaml:
         loader.dispose()
     lines: dict[Path_, int] = {}
     _index(node, (), lines)
-    return ParsedYaml(data, lines)
+    if source is not None:
+        warn_duplicates(source, loader.duplicates)
+    return ParsedYaml(data, lines, tuple(loader.duplicates))

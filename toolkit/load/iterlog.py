@@ -350,7 +350,7 @@ def _read(path: Path, rows: _Rows) -> ParsedYaml | None:
         rows.issue(path, None, f"{err.reason}; the file was skipped")
         return None
     try:
-        return parse_yaml(content, VERBATIM_KEYS)
+        return parse_yaml(content, VERBATIM_KEYS, source=str(path))
     except YamlRefused as exc:
         rows.issue(path, exc.line, f"{exc.reason}; the file was skipped")
         return None

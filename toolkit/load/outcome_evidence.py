@@ -98,7 +98,7 @@ def _task_plans(git: GitRepo, issues: list[dict[str, Any]]) -> dict[str, list[_T
         where = f"{git.path}/{path}@{trunk}"
         content = git.show(trunk, path) or ""
         try:
-            data = parse_yaml(content).data
+            data = parse_yaml(content, source=where).data
         except YamlProblem as exc:
             reason = f"not valid YAML: {exc.reason}"
             issues.append({"path": where, "line": exc.line, "reason": reason})
@@ -166,7 +166,7 @@ def _read_artifact(ref: str, root: Path, git: GitRepo | None) -> tuple[Any, str 
         places = "the log folder" + (", the repository" if git is not None else "")
         return None, None, f"{ref} not found in {places}"
     try:
-        data = parse_yaml(content).data
+        data = parse_yaml(content, source=where or ref).data
     except YamlProblem as exc:
         return None, where, f"{ref} is not valid YAML ({exc.reason})"
     if not isinstance(data, Mapping):

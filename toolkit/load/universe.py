@@ -569,7 +569,7 @@ def _chunks(listings: Sequence[Listing]) -> list[list[Listing]]:
 
 
 def _parse_group(
-    group: Sequence[Listing], bar: Any
+    group: Sequence[Listing], bar: Any, notes: list[str]
 ) -> tuple[pl.DataFrame, dict[str, list[dict[str, Any]]]]:
     """Read and parse the tick files of a group of runs in one bulk read."""
     slugs: list[str] = []
@@ -591,9 +591,11 @@ def _parse_group(
             slugs.append(listing.slug)
             files.append(path)
             blobs.append(blob)
-    ticks, errors = parse_ticks(slugs, files, blobs)
+    found: list[tuple[str, str]] = []
+    ticks, errors = parse_ticks(slugs, files, blobs, found)
     del blobs
     by_path = dict(zip(files, slugs, strict=True))
+    notes.extend(f"{by_path[path]}: {note}" for path, note in found)
     for err in errors:
         tick_issues.setdefault(by_path.get(err.path or "", ""), []).append(_issue(err))
     return ticks, tick_issues
@@ -610,6 +612,7 @@ def _build(listings: Sequence[Listing], progress: bool | None) -> list[Universe]
     """Load runs from their files: tick files parsed in bulk, a chunk of runs at a time."""
     frames: list[pl.DataFrame] = []
     tick_issues: dict[str, list[dict[str, Any]]] = {}
+    notes: list[str] = []
     bar: Any = _NoBar()
     if progress is not False:
         from tqdm.auto import tqdm
@@ -624,7 +627,7 @@ def _build(listings: Sequence[Listing], progress: bool | None) -> list[Universe]
         )
     with bar:
         for group in _chunks(listings):
-            frame, group_issues = _parse_group(group, bar)
+            frame, group_issues = _parse_group(group, bar, notes)
             frames.append(frame)
             for slug, found in group_issues.items():
                 tick_issues.setdefault(slug, []).extend(found)
@@ -648,7 +651,7 @@ def _build(listings: Sequence[Listing], progress: bool | None) -> list[Universe]
         start += count
     out: list[Universe] = []
     for group in _chunks(listings):
-        out.extend(_assemble(group, ticks, offsets, tick_issues))
+        out.extend(_assemble(group, ticks, offsets, tick_issues, notes))
     return out
 
 
@@ -657,6 +660,7 @@ def _assemble(
     ticks: pl.DataFrame,
     offsets: Mapping[str, tuple[int, int]],
     tick_issues: Mapping[str, list[dict[str, Any]]],
+    notes: Sequence[str],
 ) -> list[Universe]:
     blobs = _fetch(group, ticks=False)
     out: list[Universe] = []
@@ -671,7 +675,8 @@ def _assemble(
                 batches=part.batches,
                 checkpoints=part.checkpoints,
                 issues=pl.DataFrame(issues, schema=LOAD_ISSUES_SCHEMA),
-                warnings=part.warnings,
+                warnings=part.warnings
+                + tuple(n for n in notes if n.startswith(f"{listing.slug}: ")),
                 names=part.names,
                 paths=part.paths,
                 conserved=part.conserved,

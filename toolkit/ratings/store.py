@@ -20,9 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import sqlite3
-import tempfile
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
@@ -31,6 +29,7 @@ from typing import Any
 
 import polars as pl
 
+from toolkit._atomic import atomic_path
 from toolkit.errors import InputError
 from toolkit.frames import (
     DISCUSSION_LABELS_SCHEMA,
@@ -501,19 +500,11 @@ class RatingStore:
         frame = self._events_of(what)
         target = Path(path)
         fmt = _format_of(target)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        os.close(fd)
-        try:
+        with atomic_path(target) as tmp:
             if fmt == "parquet":
                 frame.write_parquet(tmp)
             else:
                 frame.write_csv(tmp)
-            os.replace(tmp, target)
-        except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
-            raise
         return target
 
     def import_events(self, path: str | Path, *, what: str = "ratings") -> int:

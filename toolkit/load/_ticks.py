@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -42,6 +43,47 @@ _CHANGES = pl.List(pl.List(pl.String()))
 _STAGES = ("classifier", "observer")
 #: The largest tick number the ticks frame holds (Int64).
 MAX_TICK = 2**63 - 1
+#: A duration must stay below this magnitude to fit the frame's 64-bit integer column, and
+#: a stage's token count below half of it (two stages are summed). Numbers must be finite.
+_DURATION_BOUND = 2.0**63
+_TOKENS_BOUND = 2.0**62
+
+
+def _number_problem(tick: Any) -> tuple[str, Any] | None:
+    """The first number of a validated tick that the frame cannot hold: ``(field, value)``."""
+    checks: list[tuple[str, Any, float]] = [("duration_ms", tick.duration_ms, _DURATION_BOUND)]
+    for stage, counts in (tick.llm_tokens_by_stage or {}).items():
+        for key, value in (counts or {}).items():
+            checks.append((f"llm_tokens_by_stage.{stage}.{key}", value, _TOKENS_BOUND))
+    costs = getattr(tick, "llm_cost_usd_by_stage", None) or {}
+    checks += [(f"llm_cost_usd_by_stage.{k}", v, math.inf) for k, v in costs.items()]
+    checks.append(("cost_usd", getattr(tick, "cost_usd", None), math.inf))
+    for field, value, bound in checks:
+        if value is not None and not (math.isfinite(value) and abs(value) < bound):
+            return field, value
+    return None
+
+
+def _numbers_unfit() -> pl.Expr:
+    """Column-wise :func:`_number_problem`: rows with a number the frame cannot hold."""
+
+    def unfit(x: pl.Expr, bound: float) -> pl.Expr:
+        return x.is_not_null() & (x.is_finite().not_() | (x.abs() >= bound))
+
+    tokens = pl.col("llm_tokens_by_stage")
+    costs = pl.col("llm_cost_usd_by_stage")
+    parts = [
+        unfit(pl.col("duration_ms"), _DURATION_BOUND),
+        unfit(pl.col("cost_usd"), math.inf),
+        *(unfit(costs.struct.field(s), math.inf) for s in _STAGES),
+        *(
+            unfit(tokens.struct.field(s).struct.field(k), _TOKENS_BOUND)
+            for s in _STAGES
+            for k in ("in", "out")
+        ),
+    ]
+    return pl.any_horizontal([p.fill_null(False) for p in parts])
+
 
 #: What the NDJSON reader is asked for: the union of tick schema v1 and v2. Scalars inside
 #: mutation and claim lists arrive as text (numbers as digits, objects as JSON).
@@ -121,6 +163,11 @@ def validate_tick(path: Path, data: Any) -> dict[str, Any]:
         raise InputError(path, "a count beyond 64 bits", field="mutations.count", value=count)
     if tick.tick_id is None and not re.match(r"^tick_\d+\.json$", path.name):
         raise InputError(path, "no tick id, and none in the file name", field="tick_id")
+    if (unfit := _number_problem(tick)) is not None:
+        raise InputError(
+            path, "a number the frame cannot hold (too large, or not finite)",
+            field=unfit[0], value=unfit[1],
+        )  # fmt: skip
     canonical = tick.model_dump(mode="json", by_alias=True)
     canonical["schema_version"] = version
     return canonical
@@ -246,6 +293,7 @@ def _problems(raw: pl.DataFrame, files: pl.Series) -> pl.Series:
         | (id_digits.is_not_null() & id_digits.cast(pl.Int64, strict=False).is_null())
         | (pl.col("tick_id").is_null() & pl.lit(name_number).cast(pl.Int64, strict=False).is_null())
     )
+    bad = bad | _numbers_unfit()
     return raw.select(bad.fill_null(True)).to_series()
 
 

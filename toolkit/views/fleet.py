@@ -11,7 +11,9 @@ import ipywidgets as widgets
 import polars as pl
 
 from toolkit.scorecard import FAIL, NA, OK, WARN, Scorecard
-from toolkit.views.html import STATUS_COLOURS, VERDICT_COLOURS, render_html
+from toolkit.views.html import VERDICT_COLOURS, render_html
+from toolkit.views.notebook import StaticFallback, static_chart_html
+from toolkit.views.palette import STATUS_ORDER
 
 #: Verdicts from worst to best (sort order of the fleet table).
 VERDICT_ORDER = ["FAILED", "DEGRADED", "INSUFFICIENT_DATA", "HEALTHY"]
@@ -171,21 +173,29 @@ def failing_dimensions(fleet: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame
 
 
 def failing_dimensions_chart(fleet: pl.DataFrame, keys: Sequence[str]) -> alt.Chart:
-    """Stacked bars: for each dimension, the runs in each status."""
-    long = fleet.select(list(keys)).unpivot(variable_name="dimension", value_name="status")
+    """Stacked bars: for each dimension, the runs in each status, stacked (and listed in
+    the legend) in the palette's order OK, WARN, FAIL, N/A; most failing dimension first."""
+    from toolkit.views.simulation import status_scale
+
+    statuses = list(STATUS_ORDER)
+    long = (
+        fleet.select(list(keys))
+        .unpivot(variable_name="dimension", value_name="status")
+        .with_columns(
+            rank=pl.col("status").replace_strict(
+                {s: i for i, s in enumerate(statuses)}, default=len(statuses)
+            )
+        )
+    )
     order = failing_dimensions(fleet, keys)["dimension"].to_list()
-    statuses = [FAIL, WARN, OK, NA]
     chart: alt.Chart = (
         alt.Chart(long)
         .mark_bar()
         .encode(
             y=alt.Y("dimension:N", sort=order, title=None),
             x=alt.X("count():Q", title="runs"),
-            color=alt.Color(
-                "status:N",
-                scale=alt.Scale(domain=statuses, range=[STATUS_COLOURS[s] for s in statuses]),
-            ),
-            order=alt.Order("status:N"),
+            color=alt.Color("status:N", scale=status_scale(statuses=statuses)),
+            order=alt.Order("rank:Q", sort="ascending"),
             tooltip=["dimension:N", "status:N", "count():Q"],
         )
         .properties(title="Which dimensions fail most", width=400)
@@ -222,7 +232,7 @@ def trend_chart(fleet: pl.DataFrame) -> alt.Chart:
     return chart
 
 
-class Drilldown(widgets.VBox):  # type: ignore[misc]
+class Drilldown(StaticFallback, widgets.VBox):  # type: ignore[misc]
     """Pick a run from the fleet and see its full scorecard and quality panel.
 
     ``score_one`` turns a slug into that run's scorecard (with its series), e.g.
@@ -254,3 +264,11 @@ class Drilldown(widgets.VBox):  # type: ignore[misc]
     def _on_pick(self, change: dict[str, Any]) -> None:
         if change["new"] is not None:
             self.show(change["new"])
+
+    def _static_html(self) -> str:
+        """The run shown now: its scorecard and a picture of its quality panel."""
+        from toolkit.views.simulation import quality_panel
+
+        if self.card is None:
+            return "<p>no runs</p>"
+        return self.scorecard.value + static_chart_html(quality_panel(self.card))  # type: ignore[no-any-return]

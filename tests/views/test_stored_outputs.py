@@ -38,6 +38,8 @@ def test_a_chart_is_stored_as_spec_plus_png(stored: None, card: tk.Scorecard) ->
     assert alt.renderers.active == STORED_RENDERER
     bundle, meta = tk.quality_panel(card)._repr_mimebundle_()
     spec_key = next(k for k in bundle if k.startswith("application/vnd.vegalite"))
+    assert spec_key == "application/vnd.vegalite.v6+json"  # nbformat validates "+json" only
+    nbformat.validate(_notebook_with(bundle))
     assert bundle[spec_key]["vconcat"][0]["title"]["text"].startswith("Ashfall")
     png = base64.b64decode(bundle["image/png"])
     assert png.startswith(PNG_MAGIC)
@@ -48,6 +50,14 @@ def test_a_chart_is_stored_as_spec_plus_png(stored: None, card: tk.Scorecard) ->
     again, _ = tk.quality_panel(card)._repr_mimebundle_()
     assert again["image/png"] == bundle["image/png"]
     assert "altair-viz-" not in str(bundle[spec_key])
+
+
+def _notebook_with(bundle: dict[str, object]) -> nbformat.NotebookNode:
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("chart")
+    cell.outputs = [nbformat.v4.new_output("display_data", data=bundle)]
+    nb.cells = [cell]
+    return nb
 
 
 def test_widgets_carry_a_static_picture_when_stored(stored: None, card: tk.Scorecard) -> None:

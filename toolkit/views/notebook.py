@@ -22,6 +22,11 @@ STORED_RENDERER = "toolkit-stored"
 
 Renderer = Literal["jupyter", "report", "stored"]
 
+#: The MIME type of a Vega-Lite 6 spec in a notebook. Altair 6 names it
+#: ``application/vnd.vegalite.v6.json``, which nbformat does not take for JSON (its
+#: schema wants ``+json``), so a stored notebook with it would not validate.
+VEGA_LITE_MIME = f"application/vnd.vegalite.v{alt.VEGALITE_VERSION.split('.')[0]}+json"
+
 #: How much finer than its CSS size a stored chart's PNG is drawn (1: about 100 KB for the
 #: largest chart; 2 is sharper on hi-dpi screens and three times the size).
 STORED_PNG_SCALE = 1.0
@@ -97,16 +102,14 @@ def chart_png(spec: dict[str, Any]) -> tuple[str, int, int]:
 
 def stored_chart_bundle(spec: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """One chart as a static mimebundle, for notebooks stored with their outputs: the
-    Vega-Lite spec (Altair's own MIME type), a PNG of it (what GitHub, nbviewer and a
+    Vega-Lite spec (:data:`VEGA_LITE_MIME`), a PNG of it (what GitHub, nbviewer and a
     JupyterLab without a Vega-Lite 6 renderer show), and a one-line text form.
 
     Deterministic: the same spec gives the same bytes (no random ids), so stored
     notebooks diff quietly.
     """
-    from altair.vegalite.v6.display import VEGALITE_MIME_TYPE
-
     png, width, height = chart_png(spec)
-    bundle = {VEGALITE_MIME_TYPE: spec, "image/png": png, "text/plain": _plain(spec)}
+    bundle = {VEGA_LITE_MIME: spec, "image/png": png, "text/plain": _plain(spec)}
     return bundle, {"image/png": {"width": width, "height": height}}
 
 

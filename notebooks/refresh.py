@@ -3,13 +3,19 @@
 Usage: python notebooks/refresh.py [NOTEBOOK ...]   (default: every notebook here)
 
 Each notebook runs in this interpreter's kernel with the notebooks folder as its working
-directory. Widget state (which would embed the offline Vega bundle once per chart, about
-a megabyte each) is dropped from the stored file: the outputs keep their text fallback
-and every chart reappears when the notebook is run.
+directory, with ``TOOLKIT_NOTEBOOK_RENDERER=stored``: every chart is stored as a static
+mimebundle (its Vega-Lite spec and a PNG drawn by vl-convert) and our widgets add a static
+HTML picture of what they show, so a stored notebook reads on GitHub and nbviewer.
+Widget state (which would embed the offline Vega bundle once per chart, about a megabyte
+each) is dropped from the stored file; where a widget output has a static picture, its
+widget view is dropped too (without its state it would only show an error), and
+interactive charts and widgets come back when the notebook is run. Everything stored is
+deterministic: no random ids, no memory addresses, no execution timestamps.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from pathlib import Path
@@ -20,23 +26,39 @@ from nbclient import NotebookClient
 HERE = Path(__file__).resolve().parent
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 ADDRESS = re.compile(r" at 0x[0-9a-f]+")
+#: What a widget output shows when its view cannot be drawn (stored without state).
+STATIC = ("text/html", "image/png", "image/svg+xml")
 
 
-def refresh(path: Path) -> None:
-    nb = nbformat.read(path, as_version=4)
-    NotebookClient(
-        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(HERE)}}
-    ).execute()
+def tidy(nb: nbformat.NotebookNode) -> None:
+    """Make an executed notebook deterministic and readable without a kernel: no widget
+    state, no execution timestamps, no memory addresses; a widget output that carries a
+    static picture keeps only that (its view would only show an error without state),
+    the others get a stable model id."""
     nb.metadata.pop("widgets", None)
     for index, cell in enumerate(nb.cells):
         cell.metadata.pop("execution", None)
         for number, output in enumerate(cell.get("outputs", [])):
-            view = output.get("data", {}).get(WIDGET_VIEW)
-            if view is not None:  # the state is gone, so a stable id keeps diffs quiet
+            data = output.get("data", {})
+            text = data.get("text/plain")
+            if isinstance(text, str):
+                data["text/plain"] = ADDRESS.sub("", text)
+            view = data.get(WIDGET_VIEW)
+            if view is None:
+                continue
+            if any(kind in data for kind in STATIC):
+                del data[WIDGET_VIEW]  # the static picture is what a reader sees
+            else:  # the state is gone, so a stable id keeps diffs quiet
                 view["model_id"] = f"cell{index}-output{number}"
-                text = output["data"].get("text/plain")
-                if isinstance(text, str):
-                    output["data"]["text/plain"] = ADDRESS.sub("", text)
+
+
+def refresh(path: Path) -> None:
+    nb = nbformat.read(path, as_version=4)
+    os.environ["TOOLKIT_NOTEBOOK_RENDERER"] = "stored"  # the kernel inherits it
+    NotebookClient(
+        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(HERE)}}
+    ).execute()
+    tidy(nb)
     nbformat.write(nb, path)
     print(f"refreshed {path.relative_to(HERE.parent)}")
 

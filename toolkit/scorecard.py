@@ -29,7 +29,7 @@ class Dimension:
     red: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Scorecard:
     """What a rubric says about one subject (a run, an iteration, a game).
 
@@ -57,6 +57,25 @@ class Scorecard:
     warnings: tuple[str, ...] = ()
     meta: Mapping[str, Any] = field(default_factory=dict)
     series: pl.DataFrame | None = None
+
+    def __repr__(self) -> str:
+        """Two lines: subject, rubric and verdict; then the status counts and the reason."""
+        counts = self.dimensions.group_by("status", maintain_order=True).len().rows()
+        tally = ", ".join(f"{n} {status}" for status, n in counts)
+        reason = f" — {self.verdict_reason}" if self.verdict_reason else ""
+        second = f"  {tally}{reason}"
+        if len(second) > 100:
+            second = second[:99] + "…"
+        return (
+            f"Scorecard: {self.title} · {self.verdict} (rubric {self.rubric} "
+            f"{self.rubric_version})\n{second}"
+        )
+
+    def _repr_html_(self) -> str:
+        """The HTML scorecard (:func:`toolkit.views.html.render_html`)."""
+        from toolkit.views.html import render_html
+
+        return render_html(self)
 
     @staticmethod
     def dimensions_frame(subject: str, dims: Iterable[Dimension]) -> pl.DataFrame:

@@ -111,7 +111,8 @@ def test_html_report(stats: pl.DataFrame) -> None:
     html = render_experiment_html(stats)
     assert html.count("<tr>") + html.count("<tr class='absent'>") == 4  # header + 3 rows
     assert "<tr class='absent'>" in html
-    assert "<th>T mean (sd)</th>" in html and "&lt;0.001*" in html
+    assert "<th class='num'>T mean (sd)</th>" in html and "&lt;0.001*" in html
+    assert "<th>experiment</th>" in html and "<td>exp_a</td>" in html  # text left
 
 
 def test_latex_report(stats: pl.DataFrame) -> None:

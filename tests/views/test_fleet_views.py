@@ -47,6 +47,17 @@ def test_fleet_charts_encode_what_they_claim(cards: list[tk.Scorecard]) -> None:
     assert {r["verdict"]: r["runs"] for r in rows} == {"FAILED": 1, "DEGRADED": 1, "HEALTHY": 1}
     dims = failing_dimensions_chart(frame, keys).to_dict()
     assert dims["encoding"]["y"]["sort"][0] == "graph_fanout"
+    # statuses stack and list OK, WARN, FAIL, N/A (not alphabetically: WARN after OK)
+    assert dims["encoding"]["color"]["scale"]["domain"] == ["OK", "WARN", "FAIL", "N/A"]
+    assert dims["encoding"]["order"] == {
+        "field": "rank",
+        "sort": "ascending",
+        "type": "quantitative",
+    }
+    ranks = {r["status"]: r["rank"] for r in dims["datasets"][dims["data"]["name"]]}
+    assert [s for s, _ in sorted(ranks.items(), key=lambda sr: sr[1])] == [
+        s for s in ["OK", "WARN", "FAIL", "N/A"] if s in ranks
+    ]
     trend = trend_chart(frame).to_dict()
     assert trend["encoding"]["y"]["stack"] == "normalize"
     vlc = pytest.importorskip("vl_convert")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -26,6 +27,7 @@ from toolkit import (
     sessions_chart,
 )
 from toolkit.frames import SCORECARD_SCHEMA
+from toolkit.views.palette import contrast_ratio
 
 
 @pytest.fixture
@@ -103,11 +105,55 @@ def test_charts_encode_what_the_notebook_shows(result: OutcomeResult) -> None:
     assert breakdown["encoding"]["x"]["field"] == "contribution"
     values = next(iter(breakdown["datasets"].values()))
     assert sum(v["contribution"] for v in values) == pytest.approx(0.7696, abs=1e-12)
-    integrity = integrity_chart(result).to_dict()
-    rect = integrity["layer"][0]
-    assert rect["mark"]["type"] == "rect"
-    assert rect["encoding"]["color"]["scale"] == {"scheme": "redblue", "domain": [-1, 1]}
     assert sessions_chart(result).to_dict()["encoding"]["y"]["field"] == "session_id"
+
+
+def _rows(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    return spec["datasets"][spec["data"]["name"]]  # type: ignore[no-any-return]
+
+
+def test_integrity_heat_map_is_worst_first_with_few_wide_cells(result: OutcomeResult) -> None:
+    spec = integrity_chart(result).to_dict()
+    cells, labels = spec["layer"]
+    rows = _rows(spec)
+    # iteration 6 agrees everywhere: left out, and the subtitle says so
+    assert {r["iteration"] for r in rows} == {1, 2, 4, 5}
+    assert spec["title"]["subtitle"].startswith("1 iteration(s) where every claim matched")
+    # rows: worst first (5 has two -1.00 over-claims; 2 one, then +0.50/+1.00)
+    assert cells["encoding"]["y"]["sort"] == [5, 2, 4, 1]
+    # columns: pairs (five), worst first; wide cells, horizontal labels
+    assert cells["encoding"]["x"]["sort"][:2] == ["landed · impl", "tests · impl"]
+    assert spec["width"] == {"step": 120} and spec["height"] == {"step": 28}
+    assert cells["encoding"]["x"]["axis"]["labelAngle"] == 0
+    # labels: signed, two decimals, and "0" for agreement
+    by_cell = {(r["iteration"], r["pair"]): r["label"] for r in rows}
+    assert by_cell[(5, "landed · impl")] == "-1.00"
+    assert by_cell[(2, "scope · impl")] == "+0.50"
+    assert by_cell[(5, "scope · impl")] == "0"
+    # tooltips round, on cells and labels alike (one base encoding)
+    tips = {t["field"]: t.get("format") for t in cells["encoding"]["tooltip"]}
+    assert tips["delta"] == "+.2f" and tips["claimed"] == ".2f"
+    assert labels["encoding"]["tooltip"] == cells["encoding"]["tooltip"]
+
+
+def test_integrity_labels_keep_aa_contrast_on_their_cells(result: OutcomeResult) -> None:
+    spec = integrity_chart(result).to_dict()
+    cells, labels = spec["layer"]
+    fill = cells["encoding"]["color"]["scale"]
+    ink = labels["encoding"]["fill"]["scale"]
+    assert fill["domain"] == ink["domain"]
+    for step, background, text in zip(fill["domain"], fill["range"], ink["range"], strict=True):
+        assert contrast_ratio(background, text) >= 4.5, step
+    # each row's step is the bin of its delta
+    steps = {r["delta"]: r["step"] for r in _rows(spec)}
+    assert steps[-1.0] == "over-claim ≥ 0.5" and steps[0.0] == "agrees"
+    assert steps[-0.25] == "over-claim < 0.5" and steps[1.0] == "under-claim ≥ 0.5"
+
+
+def test_integrity_heat_map_caps_its_rows(result: OutcomeResult) -> None:
+    spec = integrity_chart(result, max_rows=2).to_dict()
+    assert {r["iteration"] for r in _rows(spec)} == {5, 2}
+    assert "2 more with mismatches beyond the worst 2" in spec["title"]["subtitle"]
 
 
 def test_a_chart_draws(result: OutcomeResult) -> None:

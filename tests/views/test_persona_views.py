@@ -8,6 +8,7 @@ import pytest
 import vl_convert
 
 import toolkit as tk
+from toolkit.views.palette import contrast_ratio, swatch
 from toolkit.views.persona import (
     baseline_chart,
     drift_chart,
@@ -61,8 +62,8 @@ def test_heatmap_spec_and_render(week2: tk.PersonaResult) -> None:
     spec = persona_heatmap(week2).to_dict()
     rect, text = spec["layer"]
     assert rect["mark"]["type"] == "rect"
-    assert rect["encoding"]["color"]["scale"]["domain"] == [0, 9]
-    assert text["encoding"]["text"]["field"] == "score"
+    assert rect["encoding"]["color"]["field"] == "status"
+    assert text["encoding"]["text"]["field"] == "label"
     values = spec["datasets"][next(iter(spec["datasets"]))]
     # counts (ideas_quantity) are not on the 0-9 heatmap
     assert {v["dimension"] for v in values} == {
@@ -89,6 +90,47 @@ def test_baseline_and_similarity_charts_draw(week2: tk.PersonaResult) -> None:
     sim = similarity_chart(week2).to_dict()
     assert sim["layer"][1]["mark"]["type"] == "rule"
     assert vl_convert.vegalite_to_svg(sim).startswith("<svg")
+
+
+def test_baseline_chart_draws_each_agent_only_in_its_own_panel(week2: tk.PersonaResult) -> None:
+    spec = baseline_chart(week2).to_dict()
+    # the layers carry no data of their own: the facet splits the one dataset by agent
+    assert all("data" not in layer for layer in spec["spec"]["layer"])
+    rows = spec["datasets"][spec["data"]["name"]]
+    per_agent: dict[str, list[str]] = {}
+    for r in rows:
+        per_agent.setdefault(r["agent_id"], []).append(r["dimension"])
+    # four dimensions with a baseline per agent (counts have none), none twice
+    assert {a: sorted(d) for a, d in per_agent.items()} == {
+        a: ["adherence", "consistency", "convergence", "fluency"]
+        for a in ("mags", "otis", "priya", "lenny")
+    }
+    # bars are not stacked and stay on the 0-9 axis
+    bars, ticks, labels = spec["spec"]["layer"]
+    assert bars["encoding"]["x"]["stack"] is None
+    for layer in (bars, ticks, labels):
+        assert layer["encoding"]["x"]["scale"]["domain"] == [0, 9]
+    # Lenny's regression: 1.04 against 9, red, marked in its label
+    lenny = next(r for r in rows if r["agent_id"] == "lenny" and r["dimension"] == "adherence")
+    assert lenny["score"] == pytest.approx(1.042857, abs=1e-6) and lenny["baseline"] == 9.0
+    assert lenny["state"] == "regression" and lenny["label"] == "1.0 ▼"
+    colour = bars["encoding"]["color"]["scale"]
+    assert dict(zip(colour["domain"], colour["range"], strict=True))["regression"] == (
+        swatch("REGRESSION").fill
+    )
+
+
+def test_heatmap_colours_by_status_with_readable_labels(week2: tk.PersonaResult) -> None:
+    spec = persona_heatmap(week2).to_dict()
+    rect, text = spec["layer"]
+    fill = rect["encoding"]["color"]["scale"]
+    ink = text["encoding"]["fill"]["scale"]
+    assert fill["domain"] == ink["domain"] and "REGRESSION" in fill["domain"]
+    for status, background, label in zip(fill["domain"], fill["range"], ink["range"], strict=True):
+        assert contrast_ratio(background, label) >= 4.5, status
+    values = spec["datasets"][next(iter(spec["datasets"]))]
+    lenny = next(v for v in values if v["agent_id"] == "lenny" and v["dimension"] == "adherence")
+    assert lenny["status"] == "REGRESSION" and lenny["label"] == "1.0 ▼"
 
 
 def test_baseline_chart_needs_baselines() -> None:

@@ -43,7 +43,8 @@ def test_clicking_a_cell_filters_the_time_series(failed_card: tk.Scorecard) -> N
     params = spec["params"]
     pick = next(p for p in params if p["name"] == "pick")
     assert pick["select"]["type"] == "point" and pick["select"]["fields"] == ["dimension"]
-    assert pick["value"] == [{"dimension": "groundedness"}]
+    # it opens on the worst dimension: the first FAIL (groundedness is OK here)
+    assert pick["value"] == [{"dimension": "character_stability"}]
     bottom = spec["vconcat"][1]
     line = bottom["layer"][0]
     assert line["transform"] == [{"filter": {"param": "pick", "empty": False}}]
@@ -51,6 +52,51 @@ def test_clicking_a_cell_filters_the_time_series(failed_card: tk.Scorecard) -> N
     # Every dimension has a value at every tick file of the run (ticks 101..164).
     assert len(series) == 7 * 64
     assert {r["dimension"] for r in series} == set(failed_card.dimensions["dimension"])
+
+
+def test_panel_opens_on_the_worst_dimension() -> None:
+    degraded = tk.score_universe(tk.load_universe(SAMPLE_RUNS / "universes" / "harbor-town"))[0]
+    statuses = dict(degraded.dimensions.select("dimension", "status").iter_rows())
+    assert "FAIL" not in statuses.values()
+    first_warn = next(k for k, v in statuses.items() if v == "WARN")
+    assert tk.views.simulation.worst_dimension(degraded) == first_warn
+    spec = tk.quality_panel(degraded).to_dict()
+    pick = next(p for p in spec["params"] if p["name"] == "pick")
+    assert pick["value"] == [{"dimension": first_warn}]
+
+
+def test_series_chart_names_the_selected_dimension_and_rounds(failed_card: tk.Scorecard) -> None:
+    spec = tk.quality_panel(failed_card).to_dict()
+    bottom = spec["vconcat"][1]
+    title = bottom["title"]["text"]["expr"]
+    assert "pick.dimension[0]" in title and '"character_stability": "Character stability"' in title
+    tips = {t["field"]: t.get("format") for t in bottom["layer"][1]["encoding"]["tooltip"]}
+    assert tips["value"] == ".3f"
+    # the title the browser computes for the opening selection names it
+    vlc = pytest.importorskip("vl_convert")
+    assert "Trailing-window value of Character stability" in vlc.vegalite_to_svg(spec)
+
+
+def test_status_text_is_readable_on_every_cell(failed_card: tk.Scorecard) -> None:
+    from toolkit.views.palette import contrast_ratio
+
+    top = tk.quality_panel(failed_card).to_dict()["vconcat"][0]
+    fill = top["layer"][0]["encoding"]["color"]["scale"]
+    for text in top["layer"][1:]:
+        ink = text["encoding"]["fill"]["scale"]
+        assert ink["domain"] == fill["domain"]
+        for a, b in zip(fill["range"], ink["range"], strict=True):
+            assert contrast_ratio(a, b) >= 4.5
+
+
+def test_dots_keep_clear_of_the_chart_edges(failed_card: tk.Scorecard) -> None:
+    u = tk.load_universe(SAMPLE_RUNS / "universes" / "ashfall")
+    fan = tk.fanout_chart(tk.fanout_series(u.checkpoints).collect()).to_dict()
+    bottom = tk.quality_panel(failed_card).to_dict()["vconcat"][1]
+    for x in (fan["layer"][0]["encoding"]["x"], bottom["layer"][0]["encoding"]["x"]):
+        assert x["scale"]["padding"] >= 8 and x["scale"]["nice"] is False
+    assert fan["layer"][0]["encoding"]["y"]["scale"]["padding"] >= 8
+    assert fan["layer"][0]["encoding"]["y"]["title"] == "fan-out (edges / nodes)"
 
 
 def test_fanout_chart_plots_each_checkpoint() -> None:
@@ -89,8 +135,8 @@ def test_highlight_markers_marks_the_marker_and_escapes_text() -> None:
 
 def test_html_scorecard_has_a_coloured_cell_per_dimension(failed_card: tk.Scorecard) -> None:
     html = tk.render_html(failed_card)
-    assert html.count("class='tk-status'") == 7
-    assert html.count(f"background:{STATUS_COLOURS['FAIL']}") == 6
+    assert html.count("class='tk-status'") == 7 + 1  # and the verdict
+    assert html.count(f"background:{STATUS_COLOURS['FAIL']}") == 6 + 1
     assert "data-verdict='FAILED'" in html
 
 

@@ -27,6 +27,7 @@ from typing import Any
 import polars as pl
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from toolkit._show import Shows, Summary, plural
 from toolkit.errors import InputError
 from toolkit.frames import (
     DISCUSSION_GAMES_SCHEMA,
@@ -50,8 +51,8 @@ _SQLITE_MAGIC = b"SQLite format 3\x00"
 # ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Discussion:
+@dataclass(frozen=True, repr=False)
+class Discussion(Shows):
     """Games of LLM Mafia as typed frames.
 
     Attributes:
@@ -74,6 +75,21 @@ class Discussion:
     messages: pl.DataFrame
     votes: pl.DataFrame
     warnings: tuple[str, ...] = ()
+
+    def _summary(self) -> Summary:
+        ids = self.game_ids
+        shown = ", ".join(ids[:3]) + (f", … {len(ids) - 3} more" if len(ids) > 3 else "")
+        return Summary(
+            "Discussion",
+            f"{plural(len(ids), 'game')} ({shown or 'none'})",
+            (
+                ("players", self.players.height),
+                ("messages", self.messages.height),
+                ("votes", self.votes.height),
+            ),
+            notes=self.warnings,
+            notes_title="warnings",
+        )
 
     @property
     def game_ids(self) -> list[str]:

@@ -33,6 +33,7 @@ from typing import Any
 import polars as pl
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from toolkit._show import Shows, Summary, plural
 from toolkit.errors import InputError
 from toolkit.frames import (
     EXPERIMENT_REFERENCE_SCHEMA,
@@ -106,8 +107,8 @@ class ResultsFile(_Model):
 # ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class ExperimentScores:
+@dataclass(frozen=True, repr=False)
+class ExperimentScores(Shows):
     """Scores of one or more treatment-vs-control experiments.
 
     Attributes:
@@ -123,6 +124,22 @@ class ExperimentScores:
     reported: pl.DataFrame
     warnings: tuple[str, ...] = ()
     sources: Mapping[str, str] | None = None
+
+    def _summary(self) -> Summary:
+        names = self.experiments
+        shown = ", ".join(names[:3]) + (f", … {len(names) - 3} more" if len(names) > 3 else "")
+        return Summary(
+            "ExperimentScores",
+            f"{plural(len(names), 'experiment')} ({shown or 'none'})",
+            (
+                ("scores", self.scores.height),
+                ("metrics", self.scores["metric"].n_unique()),
+                ("null scores", self.scores["score"].null_count()),
+                ("reported tests", self.reported.height),
+            ),
+            notes=self.warnings,
+            notes_title="warnings",
+        )
 
     @property
     def experiments(self) -> list[str]:

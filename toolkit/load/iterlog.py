@@ -23,6 +23,7 @@ from typing import Annotated, Any, Literal, TypeVar
 import polars as pl
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, field_validator
 
+from toolkit._show import Shows, Summary, issue_notes
 from toolkit.errors import InputError
 from toolkit.frames import (
     HOOK_OUTCOMES_SCHEMA,
@@ -228,8 +229,8 @@ class HookRecord(_Lenient):
 # ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class IterationLog:
+@dataclass(frozen=True, repr=False)
+class IterationLog(Shows):
     """A loaded iteration log.
 
     Attributes:
@@ -250,6 +251,19 @@ class IterationLog:
     verifiers: pl.DataFrame
     hook_outcomes: pl.DataFrame
     issues: pl.DataFrame
+
+    def _summary(self) -> Summary:
+        return Summary(
+            "IterationLog",
+            str(self.root),
+            (
+                ("iterations", self.iterations.height),
+                ("verifiers", self.verifiers.height),
+                ("hook outcomes", self.hook_outcomes.height),
+                ("issues", self.issues.height),
+            ),
+            notes=issue_notes(self.issues.iter_rows(named=True)),
+        )
 
     def issue_lines(self) -> list[str]:
         """The issues as ``path[:line]: reason`` lines."""

@@ -20,6 +20,7 @@ from typing import Any
 
 import polars as pl
 
+from toolkit._show import Shows, Summary, issue_notes
 from toolkit.errors import InputError
 from toolkit.frames import (
     LOAD_ISSUES_SCHEMA,
@@ -41,8 +42,8 @@ _TASKS_FILE = re.compile(rf"^{re.escape(PLANS_FOLDER)}/([^/]+)/TASKS\.yaml$")
 REVERT_MIN_HEX = 7
 
 
-@dataclass(frozen=True)
-class OutcomeEvidence:
+@dataclass(frozen=True, repr=False)
+class OutcomeEvidence(Shows):
     """Facts gathered for the outcome rubric.
 
     Attributes:
@@ -66,6 +67,19 @@ class OutcomeEvidence:
     issues: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=LOAD_ISSUES_SCHEMA))
     repo: str | None = None
     trunk: str | None = None
+
+    def _summary(self) -> Summary:
+        return Summary(
+            "OutcomeEvidence",
+            f"repository {self.repo or '(none)'}",
+            (
+                ("iterations", self.commits.height),
+                ("verifier artifacts", self.verifier_artifacts.height),
+                ("transcript events", self.transcript_events.height),
+                ("issues", self.issues.height),
+            ),
+            notes=issue_notes(self.issues.iter_rows(named=True)),
+        )
 
     def issue_lines(self) -> list[str]:
         """The issues as ``path[:line]: reason`` lines."""

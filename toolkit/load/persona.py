@@ -37,6 +37,7 @@ from pydantic import (
 )
 
 from toolkit._atomic import safe_file_name, write_text_atomic
+from toolkit._show import Shows, Summary
 from toolkit.errors import InputError
 from toolkit.frames import (
     CHAT_MESSAGES_SCHEMA,
@@ -82,8 +83,8 @@ def _utc(value: datetime | None) -> datetime | None:
 # ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class ChatRun:
+@dataclass(frozen=True, repr=False)
+class ChatRun(Shows):
     """A chat run as frames.
 
     Attributes:
@@ -103,6 +104,15 @@ class ChatRun:
     source: str
     form: str
     warnings: tuple[str, ...] = ()
+
+    def _summary(self) -> Summary:
+        return Summary(
+            "ChatRun",
+            f"{self.run} ({self.form}, from {self.source})",
+            (("messages", self.messages.height), ("agents", self.personas.height)),
+            notes=self.warnings,
+            notes_title="warnings",
+        )
 
     @property
     def agent_ids(self) -> list[str]:
@@ -540,8 +550,8 @@ class PropositionFile:
         return self.spec.agent_id
 
 
-@dataclass(frozen=True)
-class PropositionSet:
+@dataclass(frozen=True, repr=False)
+class PropositionSet(Shows):
     """Every proposition file of a folder.
 
     For an agent, a dimension's propositions are its ``_default`` file's followed by the
@@ -551,6 +561,15 @@ class PropositionSet:
 
     files: tuple[PropositionFile, ...]
     warnings: tuple[str, ...] = ()
+
+    def _summary(self) -> Summary:
+        return Summary(
+            "PropositionSet",
+            ", ".join(self.dimensions) or "no dimensions",
+            (("files", len(self.files)),),
+            notes=self.warnings,
+            notes_title="warnings",
+        )
 
     @property
     def dimensions(self) -> list[str]:

@@ -21,6 +21,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import polars as pl
 
+from toolkit._show import Shows, Summary
 from toolkit.errors import InputError
 from toolkit.frames import DISCUSSION_RATINGS_SCHEMA
 from toolkit.load import _edge
@@ -52,12 +53,19 @@ class LabelSource(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class FileRatings:
+@dataclass(frozen=True, repr=False)
+class FileRatings(Shows):
     """Ratings read from a CSV or JSON file (see the module docs for the format)."""
 
     path: str
     frame: pl.DataFrame
+
+    def _summary(self) -> Summary:
+        return Summary(
+            "FileRatings",
+            self.path,
+            (("ratings", self.frame.height), ("games", self.frame["game_id"].n_unique())),
+        )
 
     def ratings(self, game_ids: Sequence[str]) -> pl.DataFrame:
         """The ratings of ``game_ids`` (game_id, rater, score)."""

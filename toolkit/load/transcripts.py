@@ -17,14 +17,15 @@ from typing import Any
 
 import polars as pl
 
+from toolkit._show import Shows, Summary, issue_notes, plural
 from toolkit.errors import InputError
 from toolkit.frames import LOAD_ISSUES_SCHEMA, TRANSCRIPT_EVENTS_SCHEMA
 from toolkit.load import _edge
 from toolkit.load._fields import MAX_INT64, timestamp
 
 
-@dataclass(frozen=True)
-class Transcripts:
+@dataclass(frozen=True, repr=False)
+class Transcripts(Shows):
     """Loaded transcripts.
 
     Attributes:
@@ -39,6 +40,14 @@ class Transcripts:
     events: pl.DataFrame
     issues: pl.DataFrame
     files: int
+
+    def _summary(self) -> Summary:
+        return Summary(
+            "Transcripts",
+            plural(self.files, "file"),
+            (("events", self.events.height), ("issues", self.issues.height)),
+            notes=issue_notes(self.issues.iter_rows(named=True)),
+        )
 
 
 def _int(value: Any) -> int:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 import polars as pl
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from toolkit._show import Shows, Summary, issue_notes, plural
 from toolkit.errors import InputError
 from toolkit.frames import (
     BATCHES_SCHEMA,
@@ -165,8 +166,8 @@ class CompressedRecord(_Model):
 # ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Universe:
+@dataclass(frozen=True, repr=False)
+class Universe(Shows):
     """One or more loaded runs.
 
     Attributes:
@@ -189,6 +190,23 @@ class Universe:
     names: dict[str, str] = field(default_factory=dict)
     paths: dict[str, Path] = field(default_factory=dict)
     conserved: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def _summary(self) -> Summary:
+        slugs = self.slugs
+        shown = ", ".join(slugs[:3]) + (f", … {len(slugs) - 3} more" if len(slugs) > 3 else "")
+        return Summary(
+            "Universe",
+            f"{plural(len(slugs), 'run')} ({shown or 'nothing loaded'})",
+            (
+                ("ticks", self.ticks.height),
+                ("compressed records", self.batches.height),
+                ("checkpoints", self.checkpoints.height),
+                ("issues", self.issues.height),
+                ("warnings", len(self.warnings)),
+            ),
+            notes=issue_notes(self.issues.iter_rows(named=True)) + self.warnings,
+            notes_title="issues and warnings",
+        )
 
     @property
     def slugs(self) -> list[str]:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Literal
 
 import polars as pl
 
+from toolkit._show import Shows, Summary, plural
 from toolkit.frames import PAIRWISE_AGREEMENT_SCHEMA, TRANSCRIPT_AGREEMENT_SCHEMA
 
 if TYPE_CHECKING:
@@ -188,8 +189,8 @@ def disagreements(ratings: pl.DataFrame, min_spread: int = DISAGREEMENT_SPREAD) 
     )
 
 
-@dataclass(frozen=True)
-class Agreement:
+@dataclass(frozen=True, repr=False)
+class Agreement(Shows):
     """Rater agreement of one session.
 
     Attributes:
@@ -209,6 +210,20 @@ class Agreement:
     disagreements: pl.DataFrame
     raters: int
     min_spread: int = DISAGREEMENT_SPREAD
+
+    def _summary(self) -> Summary:
+        def show(value: float | None) -> str:
+            return "undefined" if value is None else f"{value:.3f}"
+
+        return Summary(
+            "Agreement",
+            f"{plural(self.raters, 'rater')}, {plural(self.per_transcript.height, 'transcript')}",
+            (
+                ("alpha ordinal:", show(self.alpha_ordinal)),
+                ("alpha interval:", show(self.alpha_interval)),
+                ("to discuss", self.disagreements.height),
+            ),
+        )
 
     def summary(self) -> str:
         """A few lines of text: raters, transcripts, both alphas, what to discuss."""

@@ -19,6 +19,7 @@ from typing import Any
 
 import polars as pl
 
+from toolkit._show import Shows, Summary, plural
 from toolkit.frames import DISCUSSION_LABELS_SCHEMA, DISCUSSION_RATINGS_SCHEMA
 from toolkit.load.discussion import Discussion
 from toolkit.load.ratings import LabelSource, RatingSource
@@ -819,8 +820,8 @@ class DiscussionEvidence:
     ratings: pl.DataFrame
 
 
-@dataclass(frozen=True)
-class DiscussionReport:
+@dataclass(frozen=True, repr=False)
+class DiscussionReport(Shows):
     """The result of :func:`score_discussion` over a set of games.
 
     Attributes:
@@ -834,6 +835,22 @@ class DiscussionReport:
     metrics: pl.DataFrame
     evidence: DiscussionEvidence
     spec: DiscussionSpec = field(default=DEFAULT_DISCUSSION_SPEC)
+
+    def _summary(self) -> Summary:
+        verdicts: dict[str, int] = {}
+        for card in self.scorecards:
+            verdicts[card.verdict] = verdicts.get(card.verdict, 0) + 1
+        return Summary(
+            "DiscussionReport",
+            f"{plural(len(self.scorecards), 'game')}, rubric {self.spec.rubric} "
+            f"{self.spec.version}",
+            tuple((f"{v}:", n) for v, n in verdicts.items()),
+            columns=("game", "verdict", "passed"),
+            rows=tuple(
+                (c.subject, c.verdict, f"{c.meta.get('passed_count')}/{c.dimensions.height}")
+                for c in self.scorecards
+            ),
+        )
 
     def scorecard(self, game_id: str) -> Scorecard:
         """The scorecard of one game."""

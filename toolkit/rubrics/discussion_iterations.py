@@ -14,6 +14,7 @@ from typing import Any
 
 import polars as pl
 
+from toolkit._show import Shows, Summary
 from toolkit.rubrics.discussion import DiscussionReport
 from toolkit.rubrics.discussion_spec import DEFAULT_DISCUSSION_SPEC, METRIC_KEYS, DiscussionSpec
 from toolkit.scorecard import Scorecard
@@ -65,8 +66,8 @@ def _metric_means(cards: Sequence[Scorecard]) -> pl.DataFrame:
     )
 
 
-@dataclass(frozen=True)
-class Comparison:
+@dataclass(frozen=True, repr=False)
+class Comparison(Shows):
     """Baseline vs candidate.
 
     Attributes:
@@ -90,6 +91,19 @@ class Comparison:
     recommendation: str
     reason: str
     warnings: tuple[str, ...] = ()
+
+    def _summary(self) -> Summary:
+        return Summary(
+            "Comparison",
+            f"{self.recommendation}: {self.reason}",
+            (
+                ("baseline games", len(self.baseline_games)),
+                ("candidate games", len(self.candidate_games)),
+                ("weakest:", self.lowest or "-"),
+            ),
+            notes=self.warnings,
+            notes_title="warnings",
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -190,8 +204,8 @@ def compare(
     )
 
 
-@dataclass(frozen=True)
-class SuccessCheck:
+@dataclass(frozen=True, repr=False)
+class SuccessCheck(Shows):
     """The rubric's success check over a series of tests.
 
     Attributes:
@@ -205,6 +219,13 @@ class SuccessCheck:
     best_streak: int
     tests: pl.DataFrame
     reason: str
+
+    def _summary(self) -> Summary:
+        return Summary(
+            "SuccessCheck",
+            f"{'met' if self.met else 'not met'}: {self.reason}",
+            (("tests", self.tests.height), ("best streak", self.best_streak)),
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""

@@ -30,6 +30,7 @@ import polars as pl
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from toolkit._show import Shows, Summary, plural
 from toolkit.errors import RubricError
 from toolkit.frames import (
     INTEGRITY_SCHEMA,
@@ -255,8 +256,8 @@ def load_outcome_rubric(source: str | Path | Mapping[str, Any] | None = None) ->
 # ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class OutcomeResult:
+@dataclass(frozen=True, repr=False)
+class OutcomeResult(Shows):
     """Outcome scores of an iteration log.
 
     Attributes:
@@ -279,6 +280,26 @@ class OutcomeResult:
     integrity: pl.DataFrame
     sessions: pl.DataFrame
     warnings: tuple[str, ...] = ()
+
+    def _summary(self) -> Summary:
+        bands = self.scores.group_by("band", maintain_order=True).len().rows()
+        worst = self.scores.drop_nulls("value").sort("value").head(1)
+        facts: list[tuple[str, object]] = [
+            ("iterations", self.scores.height),
+            ("scored", self.scores.filter(pl.col("scored")).height),
+            *((f"{band}:", n) for band, n in bands),
+            ("over-claims", self.integrity.filter(pl.col("delta") < 0).height),
+        ]
+        if worst.height:
+            facts.append(("worst:", f"#{worst['iteration'][0]} {worst['value'][0]:.3f}"))
+        return Summary(
+            "OutcomeResult",
+            f"rubric {self.rubric.rubric} {self.rubric.version}, "
+            f"{plural(self.sessions.height, 'session')}",
+            tuple(facts),
+            notes=self.warnings,
+            notes_title="warnings",
+        )
 
     @property
     def rubric_version(self) -> str:

@@ -19,6 +19,7 @@ from typing import Any, Literal
 import polars as pl
 from pydantic import Field, model_validator
 
+from toolkit._show import Shows, Summary, plural
 from toolkit.errors import InputError
 from toolkit.frames import (
     CHAT_MESSAGES_SCHEMA,
@@ -532,8 +533,8 @@ def dimension_scores(scores: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-@dataclass(frozen=True)
-class PersonaResult:
+@dataclass(frozen=True, repr=False)
+class PersonaResult(Shows):
     """Everything a persona evaluation produced.
 
     Attributes:
@@ -565,6 +566,29 @@ class PersonaResult:
     evidence: PersonaEvidence
     warnings: tuple[str, ...] = field(default=())
     usage: JudgeUsage | None = None
+
+    def _summary(self) -> Summary:
+        agents = [a for a in self.scorecards if a != ENVIRONMENT]
+        regressions = self.regressions
+        return Summary(
+            "PersonaResult",
+            f"run {self.run}, judge {self.judge}, rubric {self.rubric.rubric} "
+            f"{self.rubric.version}",
+            (
+                ("agents", len(agents)),
+                ("dimensions", self.dimensions["dimension"].n_unique()),
+                ("scores", self.scores.height),
+                ("regressions", regressions.height if self.comparison is not None else "-"),
+            ),
+            notes=tuple(
+                f"regression: {a} {d} ({s:.2f} against baseline {b:.2f})"
+                for a, d, s, b in regressions.select(
+                    "agent_id", "dimension", "score", "baseline"
+                ).rows()
+            )
+            + self.warnings,
+            notes_title="regressions and warnings",
+        )
 
     @property
     def regressions(self) -> pl.DataFrame:
@@ -913,8 +937,8 @@ def _scorecards(
 # ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class CorrectionReport:
+@dataclass(frozen=True, repr=False)
+class CorrectionReport(Shows):
     """What an action-gate correction log says.
 
     Attributes:
@@ -928,6 +952,17 @@ class CorrectionReport:
     outcomes: pl.DataFrame
     dimensions: pl.DataFrame
     mean_similarity: float | None
+
+    def _summary(self) -> Summary:
+        mean = "-" if self.mean_similarity is None else f"{self.mean_similarity:.3f}"
+        return Summary(
+            "CorrectionReport",
+            f"{plural(int(self.outcomes['actions'].sum()), 'action')}",
+            (
+                *((f"{o}:", n) for o, n in self.outcomes.select("outcome", "actions").rows()),
+                ("mean similarity:", mean),
+            ),
+        )
 
 
 def correction_report(

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from toolkit._show import Shows, Summary, plural
 from toolkit.frames import (
     PERSONA_AGENT_EVIDENCE_SCHEMA,
     PERSONA_MESSAGE_EVIDENCE_SCHEMA,
@@ -19,8 +20,8 @@ from toolkit.frames import (
 _WORD = r"[a-z0-9']+"
 
 
-@dataclass(frozen=True)
-class PersonaEvidence:
+@dataclass(frozen=True, repr=False)
+class PersonaEvidence(Shows):
     """Supplementary evidence shown beside the judge's scores.
 
     Attributes:
@@ -38,6 +39,14 @@ class PersonaEvidence:
     messages: pl.DataFrame
     agents: pl.DataFrame
     overlap: pl.DataFrame
+
+    def _summary(self) -> Summary:
+        flagged = self.messages["similar_flag"].fill_null(False).sum()
+        return Summary(
+            "PersonaEvidence",
+            plural(self.agents.height, "agent"),
+            (("messages", self.messages.height), ("flagged similar", flagged)),
+        )
 
 
 def _actions(messages: pl.DataFrame) -> pl.DataFrame:

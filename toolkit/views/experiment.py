@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from html import escape
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -24,6 +23,8 @@ from toolkit.rubrics.experiment import (
     format_number,
     format_p,
 )
+from toolkit.views.html import text, wrap
+from toolkit.views.palette import swatch
 
 if TYPE_CHECKING:
     import altair as alt
@@ -279,12 +280,8 @@ def render_anova_json(anova: pl.DataFrame, rubric: ExperimentRubric = DEFAULT_RU
 
 _STYLE = (
     "<style>"
-    ".tk-exp{font-family:system-ui,sans-serif;border-collapse:collapse;margin:.5em 0}"
-    ".tk-exp th,.tk-exp td{padding:3px 10px;border-bottom:1px solid #ddd}"
-    ".tk-exp td.num{text-align:right;font-variant-numeric:tabular-nums}"
-    ".tk-exp tr.absent td{color:#757575}"
-    ".tk-exp td.differs{color:#c62828;font-weight:600}"
-    ".tk-exp-cap{font-family:system-ui,sans-serif;font-size:.85em;color:#555}"
+    ".tk-html table.tk-table tr.absent td{color:#616161}"
+    f".tk-html table.tk-table td.differs{{color:{swatch('FAIL').on_white};font-weight:600}}"
     "</style>"
 )
 
@@ -294,9 +291,13 @@ def render_experiment_html(
     rubric: ExperimentRubric = DEFAULT_RUBRIC,
     direction: pl.DataFrame | None = None,
 ) -> str:
-    """The Table-1 report as an HTML fragment (absent rows greyed, disagreements red)."""
+    """The Table-1 report as an HTML fragment (text left, numbers right; absent rows
+    greyed, disagreements red and written ``DIFFERS``)."""
     frame = table1_frame(stats, rubric, direction)
-    head = "".join(f"<th>{escape(_HEADERS[c])}</th>" for c in frame.columns)
+    num = " class='num'"
+    head = "".join(
+        f"<th{num if c in _RIGHT else ''}>{text(_HEADERS[c])}</th>" for c in frame.columns
+    )
     body = []
     for row in frame.iter_rows(named=True):
         absent = " class='absent'" if row["p"] == "-" else ""
@@ -306,12 +307,12 @@ def render_experiment_html(
             if c == "check" and row[c] == CHECK_MARKS[False]:
                 classes.append("differs")
             cls = f" class='{' '.join(classes)}'" if classes else ""
-            cells.append(f"<td{cls}>{escape(row[c])}</td>")
+            cells.append(f"<td{cls}>{text(row[c])}</td>")
         body.append(f"<tr{absent}>{''.join(cells)}</tr>")
-    return (
-        f"{_STYLE}<table class='tk-exp'><thead><tr>{head}</tr></thead>"
+    return wrap(
+        f"{_STYLE}<table class='tk-table tk-exp'><thead><tr>{head}</tr></thead>"
         f"<tbody>{''.join(body)}</tbody></table>"
-        f"<p class='tk-exp-cap'>{escape(_caption(stats, rubric))}</p>"
+        f"<p class='tk-muted'>{text(_caption(stats, rubric))}</p>"
     )
 
 

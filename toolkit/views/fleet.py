@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from toolkit.scorecard import FAIL, NA, OK, WARN, Scorecard
-from toolkit.views.html import STATUS_COLOURS, VERDICT_COLOURS
+from toolkit.views.html import VERDICT_COLOURS
+from toolkit.views.palette import STATUS_ORDER
 
 if TYPE_CHECKING:
     import altair as alt
@@ -203,23 +204,31 @@ def failing_dimensions(fleet: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame
 
 
 def failing_dimensions_chart(fleet: pl.DataFrame, keys: Sequence[str]) -> alt.Chart:
-    """Stacked bars: for each dimension, the runs in each status."""
+    """Stacked bars: for each dimension, the runs in each status, stacked (and listed in
+    the legend) in the palette's order OK, WARN, FAIL, N/A; most failing dimension first."""
     import altair as alt
 
-    long = fleet.select(list(keys)).unpivot(variable_name="dimension", value_name="status")
+    from toolkit.views.simulation import status_scale
+
+    statuses = list(STATUS_ORDER)
+    long = (
+        fleet.select(list(keys))
+        .unpivot(variable_name="dimension", value_name="status")
+        .with_columns(
+            rank=pl.col("status").replace_strict(
+                {s: i for i, s in enumerate(statuses)}, default=len(statuses)
+            )
+        )
+    )
     order = failing_dimensions(fleet, keys)["dimension"].to_list()
-    statuses = [FAIL, WARN, OK, NA]
     chart: alt.Chart = (
         alt.Chart(long)
         .mark_bar()
         .encode(
             y=alt.Y("dimension:N", sort=order, title=None),
             x=alt.X("count():Q", title="runs"),
-            color=alt.Color(
-                "status:N",
-                scale=alt.Scale(domain=statuses, range=[STATUS_COLOURS[s] for s in statuses]),
-            ),
-            order=alt.Order("status:N"),
+            color=alt.Color("status:N", scale=status_scale(statuses=statuses)),
+            order=alt.Order("rank:Q", sort="ascending"),
             tooltip=["dimension:N", "status:N", "count():Q"],
         )
         .properties(title="Which dimensions fail most", width=400)

@@ -164,26 +164,123 @@ def outcome_breakdown_chart(result: OutcomeResult, iteration: int) -> alt.Chart:
     return chart
 
 
-def integrity_chart(result: OutcomeResult) -> alt.LayerChart:
-    """Integrity deltas as a heat map: one row per signal and role, one column per
-    iteration; over-claims (negative deltas) in red, under-claims in blue."""
-    import altair as alt
+def integrity_table(result: OutcomeResult) -> pl.DataFrame:
+    """The integrity deltas laid out for the heat map, worst first.
+
+    Returns:
+        Columns iteration, signal, role, pair (``"signal · role"``), claimed, observed,
+        delta, label (the delta as ``+0.50``/``-1.00``/``0``), row_rank and pair_rank (0 =
+        worst), mismatched (whether the iteration has any non-zero delta). Iterations
+        sort by their lowest delta, then their sum, then number; pairs by their lowest
+        delta, then how many over-claims they hold.
+    """
+    from toolkit.views.palette import DELTA_BINS, DELTA_STRONG, DELTA_ZERO
 
     data = result.integrity.filter(pl.col("delta").is_not_null()).with_columns(
-        pl.format("{} · {}", "signal", "role").alias("pair")
+        pair=pl.format("{} · {}", "signal", "role"),
+        step=pl.when(pl.col("delta") <= -DELTA_STRONG)
+        .then(pl.lit(DELTA_BINS[0].label))
+        .when(pl.col("delta") <= -DELTA_ZERO)
+        .then(pl.lit(DELTA_BINS[1].label))
+        .when(pl.col("delta") < DELTA_ZERO)
+        .then(pl.lit(DELTA_BINS[2].label))
+        .when(pl.col("delta") < DELTA_STRONG)
+        .then(pl.lit(DELTA_BINS[3].label))
+        .otherwise(pl.lit(DELTA_BINS[4].label)),
+        label=pl.when(pl.col("delta").abs() < DELTA_ZERO)
+        .then(pl.lit("0"))
+        .otherwise(pl.col("delta").map_elements(lambda d: f"{d:+.2f}", return_dtype=pl.String)),
     )
-    base = alt.Chart(data, title="Integrity: observed - claimed").encode(
-        x=alt.X("iteration:O", title="iteration"),
-        y=alt.Y("pair:N", title="signal · role"),
+    rows = (
+        data.group_by("iteration")
+        .agg(
+            low=pl.col("delta").min(),
+            total=pl.col("delta").sum(),
+            mismatched=(pl.col("delta").abs() >= DELTA_ZERO).any(),
+        )
+        .sort(~pl.col("mismatched"), "low", "total", "iteration")
+        .with_row_index("row_rank")
     )
-    cells = base.mark_rect().encode(
-        color=alt.Color(
-            "delta:Q", scale=alt.Scale(scheme="redblue", domain=[-1, 1]), title="delta"
+    pairs = (
+        data.group_by("pair")
+        .agg(low=pl.col("delta").min(), over=(pl.col("delta") <= -DELTA_ZERO).sum())
+        .sort(["low", "over", "pair"], descending=[False, True, False])
+        .with_row_index("pair_rank")
+    )
+    return (
+        data.join(rows.select("iteration", "row_rank", "mismatched"), on="iteration")
+        .join(pairs.select("pair", "pair_rank"), on="pair")
+        .sort("row_rank", "pair_rank")
+    )
+
+
+def integrity_chart(result: OutcomeResult, max_rows: int = 25) -> alt.LayerChart:
+    """Integrity deltas (observed - claimed) as a heat map: one column per signal and role,
+    one row per iteration whose claims and evidence disagree somewhere, worst first.
+
+    Over-claims (negative deltas) are red, under-claims blue, agreement near white; each
+    cell is labelled with its delta in the palette's text colour for its step (contrast
+    checked), and a tooltip shows claimed, observed and delta. Iterations where every
+    claim matched, and rows beyond ``max_rows``, are counted in the subtitle.
+    """
+    import altair as alt
+
+    from toolkit.views.palette import DELTA_BINS
+
+    table = integrity_table(result)
+    iterations = table["iteration"].unique()
+    shown_rows = table.filter(pl.col("mismatched")).select("iteration").unique()
+    kept = shown_rows.height if shown_rows.height <= max_rows else max_rows
+    data = table.filter(pl.col("mismatched") & (pl.col("row_rank") < kept))
+    notes = []
+    if (agreed := iterations.len() - shown_rows.height) > 0:
+        notes.append(f"{agreed} iteration(s) where every claim matched the evidence not shown")
+    if shown_rows.height > kept:
+        notes.append(f"{shown_rows.height - kept} more with mismatches beyond the worst {kept}")
+    steps = [b.label for b in DELTA_BINS]
+    order = data.sort("pair_rank")["pair"].unique(maintain_order=True).to_list()
+    rows = data.sort("row_rank")["iteration"].unique(maintain_order=True).to_list()
+    base = alt.Chart(data.with_columns(label_step=pl.col("step"))).encode(
+        x=alt.X(
+            "pair:N",
+            sort=order,
+            title=None,
+            axis=alt.Axis(orient="top", labelAngle=0, labelLimit=150),
         ),
-        tooltip=["iteration:O", "signal:N", "role:N", "claimed:Q", "observed:Q", "delta:Q"],
+        y=alt.Y("iteration:O", sort=rows, title="iteration (worst first)"),
+        tooltip=[
+            alt.Tooltip("iteration:O"),
+            alt.Tooltip("signal:N"),
+            alt.Tooltip("role:N"),
+            alt.Tooltip("claimed:Q", format=".2f"),
+            alt.Tooltip("observed:Q", format=".2f"),
+            alt.Tooltip("delta:Q", format="+.2f", title="observed - claimed"),
+        ],
     )
-    labels = base.mark_text(fontSize=10).encode(text=alt.Text("delta:Q", format=".2f"))
-    chart: alt.LayerChart = cells + labels
+    cells = base.mark_rect(stroke="white", strokeWidth=2).encode(
+        color=alt.Color(
+            "step:N",
+            scale=alt.Scale(domain=steps, range=[b.fill for b in DELTA_BINS]),
+            legend=alt.Legend(title="observed - claimed", symbolStrokeColor="#999"),
+        ),
+    )
+    labels = base.mark_text(fontSize=12).encode(
+        text=alt.Text("label:N"),
+        fill=alt.Fill(
+            "label_step:N",
+            scale=alt.Scale(domain=steps, range=[b.text for b in DELTA_BINS]),
+            legend=None,
+        ),
+    )
+    chart = alt.LayerChart(layer=[cells, labels]).properties(
+        title=alt.TitleParams(
+            "Integrity: observed - claimed (red = over-claim)",
+            subtitle="; ".join(notes) or "every iteration shown",
+            anchor="start",
+        ),
+        width=alt.Step(120),
+        height=alt.Step(28),
+    )
     return chart
 
 
@@ -211,10 +308,20 @@ def outcome_explorer(result: OutcomeResult, iteration: int | None = None) -> Any
     """A widget: pick an iteration, see its scorecard (HTML) and its contribution chart.
 
     Returns:
-        An ``ipywidgets.VBox`` of (the iteration picker, the scorecard, the chart output).
+        An ``ipywidgets.VBox`` of (the iteration picker, the scorecard, the chart output);
+        in a stored notebook it also carries a static picture of the iteration shown.
     """
     import ipywidgets as widgets
     from IPython.display import display
+
+    from toolkit.views.notebook import StaticFallback, static_chart_html
+
+    class OutcomeExplorer(StaticFallback, widgets.VBox):  # type: ignore[misc]
+        def _static_html(self) -> str:
+            if picker.value is None:
+                return card.value  # type: ignore[no-any-return]
+            chart_html = static_chart_html(outcome_breakdown_chart(result, picker.value))
+            return f"{card.value}{chart_html}"
 
     options = result.scores["iteration"].to_list()
     picker = widgets.Dropdown(
@@ -236,7 +343,7 @@ def outcome_explorer(result: OutcomeResult, iteration: int | None = None) -> Any
 
     picker.observe(show, names="value")
     show()
-    return widgets.VBox([picker, card, chart])
+    return OutcomeExplorer([picker, card, chart])
 
 
 def render_outcome_fleet_text(fleet: pl.DataFrame, rubric_version: str) -> str:

@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from html import escape
 from typing import Any
 
 import ipywidgets as widgets
 
-from toolkit.scorecard import Scorecard
-from toolkit.views.html import render_html
+from toolkit.scorecard import FAIL, Scorecard
+from toolkit.views.html import badge, render_html, text
+from toolkit.views.notebook import StaticFallback, static_chart_html
+from toolkit.views.palette import swatch
 from toolkit.views.simulation import quality_panel
 
 
-class LivePanel(widgets.VBox):  # type: ignore[misc]
+class LivePanel(StaticFallback, widgets.VBox):  # type: ignore[misc]
     """A scorecard panel that re-scores a run every ``interval`` seconds.
 
     The panel never reads files itself: ``rescore`` is a callable that returns a fresh
@@ -49,7 +50,7 @@ class LivePanel(widgets.VBox):  # type: ignore[misc]
             card = self._rescore()
         except Exception as exc:  # keep the last good panel, say what went wrong
             self.status.value = (
-                f"<span style='color:#c62828'>refresh failed: {escape(str(exc))}</span>"
+                f"<span style='color:{swatch(FAIL).on_white}'>refresh failed: {text(exc)}</span>"
             )
             raise
         self.card = card
@@ -57,7 +58,7 @@ class LivePanel(widgets.VBox):  # type: ignore[misc]
         self.scorecard.value = render_html(card)
         last = card.meta.get("last_tick")
         self.status.value = (
-            f"refresh #{self.refreshes}: last tick {last}, verdict <b>{escape(card.verdict)}</b>"
+            f"refresh #{self.refreshes}: last tick {last}, verdict {badge(card.verdict)}"
         )
         self.chart.outputs = ()
         self.chart.append_display_data(quality_panel(card))
@@ -89,6 +90,14 @@ class LivePanel(widgets.VBox):  # type: ignore[misc]
         if self.toggle.value:
             self.toggle.value = False
 
+    def _static_html(self) -> str:
+        """The last refresh: status line, scorecard and a picture of the quality panel."""
+        if self.card is None:
+            return str(self.status.value)
+        return f"<p>{self.status.value}</p>{self.scorecard.value}" + static_chart_html(
+            quality_panel(self.card)
+        )
+
     @property
     def running(self) -> bool:
         """Whether the background refresh is on."""
@@ -101,7 +110,7 @@ class LivePanel(widgets.VBox):  # type: ignore[misc]
             self.stop()
 
 
-class Drilldown(widgets.VBox):  # type: ignore[misc]
+class Drilldown(StaticFallback, widgets.VBox):  # type: ignore[misc]
     """Pick a run from the fleet and see its full scorecard and quality panel.
 
     ``score_one`` turns a slug into that run's scorecard (with its series), e.g.
@@ -121,6 +130,8 @@ class Drilldown(widgets.VBox):  # type: ignore[misc]
 
     def show(self, slug: str) -> Scorecard:
         """Score and show ``slug``."""
+        from toolkit.views.simulation import quality_panel
+
         card = self._score_one(slug)
         self.card = card
         self.scorecard.value = render_html(card)
@@ -131,3 +142,11 @@ class Drilldown(widgets.VBox):  # type: ignore[misc]
     def _on_pick(self, change: dict[str, Any]) -> None:
         if change["new"] is not None:
             self.show(change["new"])
+
+    def _static_html(self) -> str:
+        """The run shown now: its scorecard and a picture of its quality panel."""
+        from toolkit.views.simulation import quality_panel
+
+        if self.card is None:
+            return "<p>no runs</p>"
+        return self.scorecard.value + static_chart_html(quality_panel(self.card))  # type: ignore[no-any-return]

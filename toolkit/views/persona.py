@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, cast
 import polars as pl
 
 from toolkit.rubrics.persona import ENVIRONMENT, PersonaResult
-from toolkit.views.html import STATUS_COLOURS
+from toolkit.views.palette import INK, swatch
 from toolkit.views.text import format_value
 
 if TYPE_CHECKING:
@@ -123,32 +123,69 @@ def render_persona_table(result: PersonaResult) -> str:
     return "\n".join(lines)
 
 
+#: Statuses of the persona table, in legend order.
+HEATMAP_STATUSES = ["OK", "WARN", "FAIL", REGRESSION, "N/A"]
+
+
+def _label(score: pl.Expr, status: pl.Expr) -> pl.Expr:
+    """The score to one decimal, with the regression symbol after a regressed one."""
+    text = score.round(1).cast(pl.String)
+    return (
+        pl.when(status == REGRESSION)
+        .then(pl.concat_str(text, pl.lit(" " + swatch(REGRESSION).symbol)))
+        .otherwise(text)
+        .fill_null("-")
+    )
+
+
 def persona_heatmap(result: PersonaResult) -> alt.LayerChart:
-    """Agents x dimensions heatmap of the whole-run 0-9 scores (counts left out)."""
+    """Agents x dimensions of the whole-run 0-9 scores (counts left out), each cell coloured
+    by its status (regressions apart, marked ▼), its label in the palette's text colour
+    for that status."""
     import altair as alt
 
-    data = persona_table(result).filter(
-        ~pl.col("dimension").is_in(list(result.rubric.count_dimensions))
+    from toolkit.views.simulation import status_scale
+
+    data = (
+        persona_table(result)
+        .filter(~pl.col("dimension").is_in(list(result.rubric.count_dimensions)))
+        .with_columns(
+            label=_label(pl.col("score"), pl.col("status")),
+            # a second name for status: the label colours need no legend of their own
+            label_status=pl.col("status"),
+        )
     )
     base = alt.Chart(_records(data)).encode(
-        x=alt.X("dimension:N", title=None, sort=None),
-        y=alt.Y("agent_id:N", title=None),
+        x=alt.X("dimension:N", title=None, sort=None, axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("agent_id:N", title=None, sort=None),
+        tooltip=[
+            alt.Tooltip("agent_id:N", title="agent"),
+            alt.Tooltip("dimension:N"),
+            alt.Tooltip("score:Q", format=".2f"),
+            alt.Tooltip("baseline:Q", format=".2f"),
+            alt.Tooltip("delta:Q", format="+.2f"),
+            alt.Tooltip("status:N"),
+        ],
     )
-    rect = base.mark_rect().encode(
+    rect = base.mark_rect(stroke="white", strokeWidth=2).encode(
         color=alt.Color(
-            "score:Q",
-            scale=alt.Scale(domain=[0, 9], scheme="redyellowgreen"),
-            title="score (0-9)",
-        ),
-        tooltip=["agent_id:N", "dimension:N", "score:Q", "baseline:Q", "delta:Q", "status:N"],
-    )
-    text = base.mark_text(fontSize=12).encode(
-        text=alt.Text("score:Q", format=".1f"),
-        color=alt.condition(
-            alt.datum.status == REGRESSION, alt.value("#b71c1c"), alt.value("black")
+            "status:N",
+            scale=status_scale(statuses=HEATMAP_STATUSES),
+            legend=alt.Legend(title="status"),  # explicit: the label fill would hide it
         ),
     )
-    chart = (rect + text).properties(title=f"{result.run}: persona scores", width=320)
+    text = base.mark_text(fontSize=13, fontWeight="bold").encode(
+        text=alt.Text("label:N"),
+        fill=alt.Fill("label_status:N", scale=status_scale("text", HEATMAP_STATUSES), legend=None),
+    )
+    chart = (rect + text).properties(
+        title=alt.TitleParams(
+            f"{result.run}: persona scores (0-9)",
+            subtitle=f"{swatch(REGRESSION).symbol} = regression against the baseline",
+        ),
+        width=alt.Step(110),
+        height=alt.Step(36),
+    )
     return cast(alt.LayerChart, chart)
 
 
@@ -176,28 +213,59 @@ def drift_chart(result: PersonaResult) -> alt.FacetChart:
 
 
 def baseline_chart(result: PersonaResult) -> alt.FacetChart:
-    """Score against baseline per agent and dimension; regressions in red."""
+    """Score against baseline, one panel per agent holding only that agent's dimensions:
+    a bar for the score on the 0-9 axis, a black tick at the baseline, the score written
+    after the bar; regressions in red and marked ▼.
+
+    The layers carry no data of their own: the facet's data is split by agent and each
+    panel draws only its rows (layers with their own data would draw every agent's rows
+    in every panel).
+    """
     import altair as alt
 
     if result.comparison is None:
         raise ValueError("the result has no baseline comparison")
-    data = result.comparison.filter(pl.col("baseline").is_not_null())
-    base = alt.Chart(_records(data)).encode(
-        y=alt.Y("dimension:N", title=None), x=alt.X("score:Q", scale=alt.Scale(domain=[0, 9]))
-    )
-    bars = base.mark_bar().encode(
-        color=alt.condition(
-            alt.datum.regression,
-            alt.value(STATUS_COLOURS["FAIL"]),
-            alt.value(STATUS_COLOURS["OK"]),
+    data = result.comparison.filter(pl.col("baseline").is_not_null()).with_columns(
+        state=pl.when(pl.col("regression"))
+        .then(pl.lit("regression"))
+        .otherwise(pl.lit("within tolerance")),
+        label=_label(
+            pl.col("score"),
+            pl.when(pl.col("regression")).then(pl.lit(REGRESSION)).otherwise(pl.lit("")),
         ),
-        tooltip=["agent_id:N", "dimension:N", "baseline:Q", "score:Q", "delta:Q", "note:N"],
     )
-    ticks = base.mark_tick(color="black", thickness=2, size=18).encode(x="baseline:Q")
+    states = ["within tolerance", "regression"]
+    axis = alt.Scale(domain=[0, 9], nice=False, clamp=True)
+    base = alt.Chart().encode(
+        y=alt.Y("dimension:N", title=None, sort=None),
+        tooltip=[
+            alt.Tooltip("agent_id:N", title="agent"),
+            alt.Tooltip("dimension:N"),
+            alt.Tooltip("baseline:Q", format=".2f"),
+            alt.Tooltip("score:Q", format=".2f"),
+            alt.Tooltip("delta:Q", format="+.2f"),
+            alt.Tooltip("note:N"),
+        ],
+    )
+    bars = base.mark_bar(height=16).encode(
+        x=alt.X("score:Q", scale=axis, stack=None, title="score (0-9)"),
+        color=alt.Color(
+            "state:N",
+            scale=alt.Scale(domain=states, range=[swatch("OK").fill, swatch(REGRESSION).fill]),
+            title=None,
+            legend=alt.Legend(orient="top"),
+        ),
+    )
+    ticks = base.mark_tick(color="black", thickness=3, size=22).encode(
+        x=alt.X("baseline:Q", scale=axis)
+    )
+    labels = base.mark_text(align="left", dx=4, fontSize=11, color=INK).encode(
+        x=alt.X("score:Q", scale=axis), text="label:N"
+    )
     chart = (
-        alt.layer(bars, ticks, data=_records(data))
-        .properties(width=220, height=90)
-        .facet(row=alt.Row("agent_id:N", title=None))
+        alt.layer(bars, ticks, labels, data=_records(data))
+        .properties(width=300, height=alt.Step(24))
+        .facet(row=alt.Row("agent_id:N", title=None, sort=None, header=alt.Header(labelAngle=0)))
         .properties(title="score (bar) against baseline (tick)")
     )
     return cast(alt.FacetChart, chart)
@@ -221,7 +289,7 @@ def similarity_chart(result: PersonaResult) -> alt.LayerChart:
     )
     rule = (
         alt.Chart(_records(pl.DataFrame({"flag": [flag]})))
-        .mark_rule(strokeDash=[4, 4], color="#c62828")
+        .mark_rule(strokeDash=[4, 4], color=swatch("FAIL").fill)
         .encode(y="flag:Q")
     )
     chart = (points + rule).properties(

@@ -9,24 +9,41 @@
 
 from __future__ import annotations
 
-from html import escape
 from typing import TYPE_CHECKING
 
 import polars as pl
 
-from toolkit.scorecard import FAIL, NA, OK, WARN, Scorecard
-from toolkit.views.html import STATUS_COLOURS, VERDICT_COLOURS
+from toolkit.scorecard import FAIL, NA, OK, STATUS_SEVERITY, WARN, Scorecard
+from toolkit.views.html import table, text, wrap
+from toolkit.views.palette import swatch
 
 if TYPE_CHECKING:
     import altair as alt
 
 STATUS_ORDER = [OK, WARN, FAIL, NA]
 
+#: Room (in pixels) kept between the outermost dots and the chart's edges.
+EDGE_PADDING = 10
 
-def _status_scale() -> alt.Scale:
+
+def status_scale(channel: str = "fill", statuses: list[str] | None = None) -> alt.Scale:
+    """The palette as an Altair scale over ``statuses`` (default OK, WARN, FAIL, N/A):
+    ``channel`` ``"fill"`` (colour of a mark), ``"text"`` (text drawn on that fill) or
+    ``"shape"`` (point shape, so no status is told by colour alone)."""
     import altair as alt
 
-    return alt.Scale(domain=STATUS_ORDER, range=[STATUS_COLOURS[s] for s in STATUS_ORDER])
+    domain = statuses or STATUS_ORDER
+    return alt.Scale(domain=domain, range=[getattr(swatch(s), channel) for s in domain])
+
+
+def worst_dimension(card: Scorecard) -> str:
+    """The key of the card's worst dimension (FAIL before WARN before N/A before OK; the
+    first in the card's order among equals)."""
+    ranked = card.dimensions.with_row_index("order").sort(
+        pl.col("status").replace_strict(STATUS_SEVERITY, default=len(STATUS_SEVERITY)),
+        "order",
+    )
+    return str(ranked["dimension"][0])
 
 
 def _cells(card: Scorecard) -> pl.DataFrame:
@@ -41,6 +58,9 @@ def _cells(card: Scorecard) -> pl.DataFrame:
 def quality_panel(card: Scorecard, width: int = 700) -> alt.VConcatChart:
     """The scorecard as seven coloured cells; click a cell to see its time series.
 
+    The panel opens on the worst dimension (see :func:`worst_dimension`); the series
+    chart's title names the dimension shown.
+
     Args:
         card: a simulation scorecard whose ``series`` holds the long-form per-tick series
             (slug, tick, dimension, name, value, status).
@@ -49,34 +69,36 @@ def quality_panel(card: Scorecard, width: int = 700) -> alt.VConcatChart:
     import altair as alt
 
     cells = _cells(card)
+    first = worst_dimension(card) if cells.height else None
     pick = alt.selection_point(
         name="pick",
         fields=["dimension"],
-        value=[{"dimension": cells["dimension"][0]}],
+        value=[{"dimension": first}],
         empty=False,
         clear=False,
     )
-    verdict_colour = VERDICT_COLOURS.get(card.verdict, STATUS_COLOURS[NA])
     base = alt.Chart(cells).encode(
         x=alt.X("name:N", sort=alt.SortField("order"), title=None, axis=alt.Axis(labelAngle=0)),
         tooltip=[
             alt.Tooltip("name:N", title="dimension"),
             alt.Tooltip("status:N"),
+            alt.Tooltip("value:Q", format=".3f"),
             alt.Tooltip("detail:N"),
             alt.Tooltip("green:N", title="OK when"),
             alt.Tooltip("red:N", title="FAIL when"),
         ],
     )
     rects = base.mark_rect(stroke="#222", cornerRadius=4).encode(
-        color=alt.Color("status:N", scale=_status_scale(), legend=alt.Legend(title="status")),
+        color=alt.Color("status:N", scale=status_scale(), legend=alt.Legend(title="status")),
         strokeWidth=alt.condition(pick, alt.value(3), alt.value(0)),
     )
-    text = base.mark_text(color="white", fontWeight="bold", fontSize=13).encode(
-        text=alt.Text("status:N")
+    on_fill = alt.Fill("status:N", scale=status_scale("text"), legend=None)
+    words = base.mark_text(fontWeight="bold", fontSize=13).encode(
+        text=alt.Text("status:N"), fill=on_fill
     )
-    values = base.mark_text(color="white", dy=16, fontSize=11).encode(text="label:N")
+    values = base.mark_text(dy=16, fontSize=11).encode(text="label:N", fill=on_fill)
     top = (
-        alt.layer(rects, text, values)
+        alt.layer(rects, words, values)
         .add_params(pick)
         .properties(
             width=width,
@@ -84,36 +106,53 @@ def quality_panel(card: Scorecard, width: int = 700) -> alt.VConcatChart:
             title=alt.TitleParams(
                 text=f"{card.title} — {card.verdict}",
                 subtitle=card.verdict_reason or "all dimensions OK",
-                color=verdict_colour,
+                color=swatch(card.verdict).on_white,
                 anchor="start",
             ),
         )
     )
     series = card.series if card.series is not None else pl.DataFrame(schema={"tick": pl.Int64})
-    line_base = alt.Chart(series.drop("slug", strict=False)).transform_filter(pick)
-    line = line_base.mark_line(color="#555").encode(
-        x=alt.X("tick:Q", title="tick"),
-        y=alt.Y("value:Q", title="trailing-window value"),
+    names = dict(card.dimensions.select("dimension", "name").iter_rows())
+    shown = (
+        "'Trailing-window value of ' + (isValid(pick) && isArray(pick.dimension) ? "
+        f"({_json(names)})[pick.dimension[0]] : '(click a cell above)') + ' at every tick'"
     )
-    points = line_base.mark_circle(size=30).encode(
+    line_base = alt.Chart(series.drop("slug", strict=False)).transform_filter(pick)
+    x = alt.X("tick:Q", title="tick", scale=alt.Scale(padding=EDGE_PADDING, nice=False))
+    y = alt.Y("value:Q", title="trailing-window value", scale=alt.Scale(padding=EDGE_PADDING))
+    line = line_base.mark_line(color="#555").encode(x=x, y=y)
+    points = line_base.mark_point(size=40, filled=True).encode(
         x="tick:Q",
         y="value:Q",
-        color=alt.Color("status:N", scale=_status_scale(), legend=None),
-        tooltip=["tick:Q", "name:N", "value:Q", "status:N"],
+        color=alt.Color("status:N", scale=status_scale(), legend=None),
+        shape=alt.Shape("status:N", scale=status_scale("shape"), legend=None),
+        tooltip=[
+            alt.Tooltip("tick:Q"),
+            alt.Tooltip("name:N", title="dimension"),
+            alt.Tooltip("value:Q", format=".3f"),
+            alt.Tooltip("status:N"),
+        ],
     )
     bottom = alt.LayerChart(
         layer=[line, points],
         width=width,
         height=180,
-        title="click a cell above: its value at every tick",
+        title=alt.TitleParams(text=alt.ExprRef(shown), anchor="start"),
     )
     panel = alt.VConcatChart(vconcat=[top, bottom])
     panel.resolve = alt.Resolve(scale=alt.ScaleResolveMap(color="shared"))
     return panel
 
 
+def _json(value: object) -> str:
+    import json
+
+    return json.dumps(value, ensure_ascii=False)
+
+
 def fanout_chart(fanout: pl.DataFrame, width: int = 700) -> alt.LayerChart:
-    """Graph fan-out (edges / nodes) at each checkpoint, coloured by its status then.
+    """Graph fan-out (edges / nodes) at each checkpoint, coloured (and shaped) by its status
+    then.
 
     Args:
         fanout: the frame of :func:`toolkit.rubrics.simulation.fanout_series` (collected):
@@ -124,17 +163,37 @@ def fanout_chart(fanout: pl.DataFrame, width: int = 700) -> alt.LayerChart:
     data = fanout.select(
         "slug", "tick", "fan_out", "slope", pl.col("status_graph_fanout").alias("status")
     )
-    base = alt.Chart(data).encode(x=alt.X("tick:Q", title="tick"))
+    base = alt.Chart(data).encode(
+        x=alt.X("tick:Q", title="tick", scale=alt.Scale(padding=EDGE_PADDING, nice=False))
+    )
     line = base.mark_line(color="#555").encode(
-        y=alt.Y("fan_out:Q", title="edges / nodes", scale=alt.Scale(zero=False)),
+        y=alt.Y(
+            "fan_out:Q",
+            title="fan-out (edges / nodes)",
+            scale=alt.Scale(zero=False, padding=EDGE_PADDING),
+            axis=alt.Axis(titlePadding=8),
+        ),
         detail="slug:N",
     )
-    points = base.mark_circle(size=60).encode(
+    points = base.mark_point(size=70, filled=True).encode(
         y="fan_out:Q",
-        color=alt.Color("status:N", scale=_status_scale()),
-        tooltip=["slug:N", "tick:Q", "fan_out:Q", "slope:Q", "status:N"],
+        color=alt.Color("status:N", scale=status_scale(), title="status"),
+        shape=alt.Shape("status:N", scale=status_scale("shape"), title="status"),
+        tooltip=[
+            "slug:N",
+            "tick:Q",
+            alt.Tooltip("fan_out:Q", format=".3f", title="fan-out"),
+            alt.Tooltip("slope:Q", format=".4f"),
+            "status:N",
+        ],
     )
-    return alt.LayerChart(layer=[line, points], width=width, height=200, title="Graph fan-out")
+    return alt.LayerChart(
+        layer=[line, points],
+        width=width,
+        height=200,
+        title="Graph fan-out",
+        padding={"left": 10, "top": 5, "right": 5, "bottom": 5},
+    )
 
 
 def highlight_markers(breaks: pl.DataFrame) -> str:
@@ -145,25 +204,19 @@ def highlight_markers(breaks: pl.DataFrame) -> str:
             (slug, tick, actor, marker, action_text).
     """
     if breaks.height == 0:
-        return "<p>No character breaks in the window.</p>"
+        return wrap("<p>No character breaks in the window.</p>")
     rows = []
     for r in breaks.iter_rows(named=True):
-        text = r["action_text"] or ""
-        start = text.lower().find(r["marker"])
+        action = r["action_text"] or ""
+        start = action.lower().find(r["marker"])
         if start >= 0:
             end = start + len(r["marker"])
             shown = (
-                escape(text[:start])
-                + f"<mark>{escape(text[start:end])}</mark>"
-                + escape(text[end:])
+                text(action[:start])
+                + f"<mark>{text(action[start:end])}</mark>"
+                + text(action[end:])
             )
         else:
-            shown = escape(text)
-        rows.append(
-            f"<tr><td>{r['tick']}</td><td>{escape(r['actor'] or '')}</td>"
-            f"<td>{escape(r['marker'])}</td><td>{shown}</td></tr>"
-        )
-    return (
-        "<table class='tk-card'><thead><tr><th>tick</th><th>actor</th><th>marker</th>"
-        "<th>action text</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>"
-    )
+            shown = text(action)
+        rows.append([text(r["tick"]), text(r["actor"] or ""), text(r["marker"]), shown])
+    return wrap(table(["tick", "actor", "marker", "action text"], rows, frozenset({0})))

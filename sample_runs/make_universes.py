@@ -319,26 +319,68 @@ def write_run(plan: Plan, out: Path, *, compress: bool = True) -> None:
     _write_db(root / "universe.db", snapshots, world, plan.start)
 
 
+#: The tables of universe.db as token-world's engine declares them (see
+#: docs/formats/universe.md): samples are written with exactly these column types.
+ENGINE_DDL = """
+CREATE TABLE graph_state (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    graph_json TEXT NOT NULL,
+    current_tick INTEGER NOT NULL DEFAULT 0,
+    node_count INTEGER NOT NULL DEFAULT 0,
+    edge_count INTEGER NOT NULL DEFAULT 0,
+    updated_at TEXT NOT NULL DEFAULT (datetime('now'))
+);
+CREATE TABLE graph_events (
+    event_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    tick_id INTEGER NOT NULL,
+    event_type TEXT NOT NULL,
+    target_id TEXT NOT NULL,
+    property_name TEXT,
+    old_value_json TEXT,
+    new_value_json TEXT,
+    created_at TEXT NOT NULL DEFAULT (datetime('now'))
+);
+CREATE TABLE graph_snapshots (
+    snapshot_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    tick_id INTEGER NOT NULL,
+    summary TEXT NOT NULL DEFAULT '',
+    graph_json TEXT NOT NULL,
+    node_count INTEGER NOT NULL,
+    edge_count INTEGER NOT NULL,
+    created_at TEXT NOT NULL DEFAULT (datetime('now')),
+    UNIQUE(tick_id)
+);
+CREATE INDEX idx_snapshots_tick ON graph_snapshots(tick_id);
+"""
+
+
 def _write_db(
     db: Path, snapshots: list[tuple[int, str, int, int]], world: World, start: datetime
 ) -> None:
     with sqlite3.connect(db) as conn:
-        conn.execute(
-            "CREATE TABLE graph_snapshots (snapshot_id INTEGER PRIMARY KEY, tick_id TEXT UNIQUE,"
-            " summary TEXT, graph_json TEXT, node_count INTEGER, edge_count INTEGER,"
-            " created_at TEXT)"
+        conn.executescript(ENGINE_DDL)
+        kept = snapshots[-SNAPSHOTS_KEPT:]
+        conn.executemany(
+            "INSERT INTO graph_snapshots"
+            " (tick_id, summary, graph_json, node_count, edge_count, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (n, f"before tick {n}", graph, nodes, edges, _stamp(n, start))
+                for n, graph, nodes, edges in kept
+            ],
         )
+        last_tick = kept[-1][0] if kept else 0
         conn.execute(
-            "CREATE TABLE graph_state (id INTEGER PRIMARY KEY, node_count INTEGER,"
-            " edge_count INTEGER)"
-        )
-        for sid, (n, graph, nodes, edges) in enumerate(snapshots[-SNAPSHOTS_KEPT:], start=1):
-            conn.execute(
-                "INSERT INTO graph_snapshots VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (sid, str(n), f"before tick {n}", graph, nodes, edges, _stamp(n, start)),
-            )
-        conn.execute(
-            "INSERT INTO graph_state VALUES (1, ?, ?)", (len(world.nodes), len(world.edges))
+            "INSERT INTO graph_state"
+            " (id, graph_json, current_tick, node_count, edge_count, updated_at)"
+            " VALUES (1, ?, ?, ?, ?, ?)",
+            (
+                world.graph_json(),
+                last_tick,
+                len(world.nodes),
+                len(world.edges),
+                _stamp(last_tick, start),
+            ),
         )
     conn.close()
 

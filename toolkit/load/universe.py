@@ -332,21 +332,39 @@ def _batch_row(slug: str, path: Path, data: Any, kind: str) -> dict[str, Any]:
     }
 
 
-def _checkpoints(slug: str, db: Path) -> pl.DataFrame:
+def _checkpoints(slug: str, db: Path) -> tuple[pl.DataFrame, list[str]]:
+    """The snapshots' counts, and a warning for each leniency applied to them.
+
+    token-world declares ``tick_id INTEGER``; older or hand-made files hold text ids
+    (``"42"``, ``"tick_42"``), which are read as tick numbers, with a warning.
+    """
     uri = f"file:{db}?mode=ro"
     conn = sqlite3.connect(uri, uri=True)
     try:
         rows = conn.execute(
-            "SELECT tick_id, node_count, edge_count FROM graph_snapshots"
+            "SELECT tick_id, typeof(tick_id), node_count, edge_count FROM graph_snapshots"
         ).fetchall()
     finally:
         conn.close()
     parsed = [
         {"slug": slug, "tick": tick_number(str(t)), "node_count": n, "edge_count": e}
-        for t, n, e in rows
+        for t, _, n, e in rows
     ]
+    warnings: list[str] = []
+    texts = [t for t, kind, _, _ in rows if kind == "text"]
+    if texts:
+        warnings.append(
+            f"{slug}: {db}: graph_snapshots.tick_id holds text in {len(texts)} rows"
+            f" (e.g. {texts[0]!r}), read as tick numbers; token-world writes INTEGER"
+        )
+    unusable = [t for t, row in zip(rows, parsed, strict=True) if row["tick"] is None]
+    if unusable:
+        warnings.append(
+            f"{slug}: {db}: {len(unusable)} snapshots skipped: tick_id={unusable[0][0]!r}"
+            " is not a tick number"
+        )
     frame = pl.DataFrame(parsed, schema=CHECKPOINTS_SCHEMA)
-    return frame.filter(pl.col("tick").is_not_null()).sort("tick")
+    return frame.filter(pl.col("tick").is_not_null()).sort("tick"), warnings
 
 
 def _read_yaml(path: Path) -> Any:
@@ -398,7 +416,8 @@ def _run_parts(listing: Listing) -> tuple[Universe, list[dict[str, Any]]]:
     if "universe.db" in extras:
         db = extras["universe.db"]
         try:
-            checkpoints = _checkpoints(slug, db)
+            checkpoints, db_warnings = _checkpoints(slug, db)
+            warnings.extend(db_warnings)
         except sqlite3.Error as exc:
             issues.append(
                 {"path": str(db), "line": None, "reason": f"{db}: unreadable database ({exc})"}

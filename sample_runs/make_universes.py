@@ -96,17 +96,18 @@ class Plan:
     shrink_rate: float = 0.0  # edges shed per executed tick from shrink_from on
     start: datetime = START  # when the run's first tick happened
     verbs_from: int = BATCH_SIZE  # new verbs appear only after this tick
+    subtype_every: int = 0  # every N ticks an executed tick sets an item's subtype (0: never)
 
 
 PLANS = [
     Plan(
         slug="willowbrook", name="Willowbrook", seed=7, ticks=183, schema=1,
-        refuse_p=0.02, ungrounded_p=0.01, new_verb_every=8, edge_trend=0.35,
+        refuse_p=0.02, ungrounded_p=0.01, new_verb_every=8, edge_trend=0.35, subtype_every=6,
     ),
     Plan(
         slug="harbor-town", name="Harbor Town", seed=11, ticks=176, schema=2,
         refuse_p=0.16, ungrounded_p=0.07, new_verb_every=9, edge_trend=0.2,
-        legacy_ids_until=110, shrink_from=120, shrink_rate=0.08,
+        legacy_ids_until=110, shrink_from=120, shrink_rate=0.08, subtype_every=13,
     ),
     Plan(
         slug="ashfall", name="Ashfall", seed=23, ticks=164, schema=1,
@@ -152,10 +153,14 @@ class World:
         return changes
 
     def graph_json(self) -> str:
+        """The graph as the engine stores it: networkx node-link JSON of a DiGraph."""
         return json.dumps(
             {
-                "nodes": {k: v for k, v in sorted(self.nodes.items())},
-                "edges": [list(e) for e in sorted(self.edges)],
+                "directed": True,
+                "multigraph": False,
+                "graph": {},
+                "nodes": [{"id": k, **v} for k, v in sorted(self.nodes.items())],
+                "edges": [{"source": a, "target": b} for a, b in sorted(self.edges)],
             },
             sort_keys=True,
         )
@@ -208,6 +213,11 @@ def _tick(plan: Plan, rng: random.Random, world: World, n: int, known: list[str]
         mutations += world.grow(trend)
         if rng.random() < plan.ungrounded_p and plan.schema == 1:
             mutations = []  # executed with nothing to show for it: ungrounded by proxy
+        if plan.subtype_every and mutations and n % plan.subtype_every == 0:
+            props = world.nodes[item]["properties"]
+            kind = f"{verb}ed {ITEMS[item_i]}"  # e.g. "baked bread": a new kind of thing
+            mutations.append([item, "subtype", props.get("subtype"), kind])
+            props["subtype"] = kind
     tokens = {
         "classifier": {"in": 900 + rng.randrange(200), "out": 60 + rng.randrange(30)},
         "observer": {"in": 1400 + rng.randrange(300), "out": 120 + rng.randrange(60)},

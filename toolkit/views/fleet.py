@@ -19,18 +19,28 @@ VERDICT_ORDER = ["FAILED", "DEGRADED", "INSUFFICIENT_DATA", "HEALTHY"]
 _SHORT = {OK: "ok", WARN: "WARN", FAIL: "FAIL", NA: "n/a"}
 
 
-def fleet_frame(cards: Sequence[Scorecard]) -> pl.DataFrame:
-    """One row per run, worst first.
+#: How :func:`fleet_frame` can order runs (``verdict``: worst first, the default).
+FLEET_SORTS: dict[str, tuple[list[str], list[bool]]] = {
+    "verdict": (["_rank", "fails", "warns", "slug"], [False, True, True, False]),
+    "slug": (["slug"], [False]),
+    "ticks": (["ticks", "slug"], [True, False]),
+    "ended": (["ended", "slug"], [True, False]),
+}
+
+
+def fleet_frame(cards: Sequence[Scorecard], sort_by: str = "verdict") -> pl.DataFrame:
+    """One row per run, worst first (or by ``sort_by``, a key of :data:`FLEET_SORTS`).
 
     Returns:
         Columns slug, name, ticks (ticks in window), ticks_loaded, started, ended,
         verdict, fails, warns, then one status column per dimension key; sorted by
         verdict (FAILED, DEGRADED, INSUFFICIENT_DATA, HEALTHY), then more FAILs, more
-        WARNs, then slug.
+        WARNs, then slug. Informational dimensions are not counted in fails and warns.
     """
     if not cards:
         return pl.DataFrame(schema={"slug": pl.String, "verdict": pl.String})
     keys = cards[0].dimensions["dimension"].to_list()
+    counted = [k for k in keys if k not in cards[0].meta.get("informational", ())]
     rows: list[dict[str, Any]] = []
     for card in cards:
         statuses = dict(card.dimensions.select("dimension", "status").iter_rows())
@@ -48,14 +58,15 @@ def fleet_frame(cards: Sequence[Scorecard]) -> pl.DataFrame:
         )
     frame = pl.DataFrame(rows).with_columns(
         pl.col("started", "ended").str.to_datetime("%Y-%m-%dT%H:%M:%SZ", time_zone="UTC"),
-        fails=pl.sum_horizontal([(pl.col(k) == FAIL).cast(pl.Int64) for k in keys]),
-        warns=pl.sum_horizontal([(pl.col(k) == WARN).cast(pl.Int64) for k in keys]),
+        fails=pl.sum_horizontal([(pl.col(k) == FAIL).cast(pl.Int64) for k in counted]),
+        warns=pl.sum_horizontal([(pl.col(k) == WARN).cast(pl.Int64) for k in counted]),
         _rank=pl.col("verdict").replace_strict(
             {v: i for i, v in enumerate(VERDICT_ORDER)}, default=len(VERDICT_ORDER)
         ),
     )
+    by, descending = FLEET_SORTS[sort_by]
     return (
-        frame.sort(["_rank", "fails", "warns", "slug"], descending=[False, True, True, False])
+        frame.sort(by, descending=descending, nulls_last=True)
         .drop("_rank")
         .select(
             "slug",
@@ -72,9 +83,9 @@ def fleet_frame(cards: Sequence[Scorecard]) -> pl.DataFrame:
     )
 
 
-def render_fleet_text(cards: Sequence[Scorecard]) -> str:
-    """The fleet as a fixed-width table: slug, ticks, verdict and the seven statuses."""
-    frame = fleet_frame(cards)
+def render_fleet_text(cards: Sequence[Scorecard], sort_by: str = "verdict") -> str:
+    """The fleet as a fixed-width table: slug, ticks, verdict and each dimension's status."""
+    frame = fleet_frame(cards, sort_by)
     if frame.height == 0:
         return "no runs"
     keys = cards[0].dimensions["dimension"].to_list()
@@ -99,9 +110,10 @@ def render_fleet_text(cards: Sequence[Scorecard]) -> str:
     return "\n".join(lines)
 
 
-def render_fleet_json(cards: Sequence[Scorecard]) -> str:
-    """The fleet as JSON: rubric version, window, and one object per run, worst first."""
-    frame = fleet_frame(cards)
+def render_fleet_json(cards: Sequence[Scorecard], sort_by: str = "verdict") -> str:
+    """The fleet as JSON: rubric version, window, and one object per run, worst first
+    (or by ``sort_by``)."""
+    frame = fleet_frame(cards, sort_by)
     keys = cards[0].dimensions["dimension"].to_list() if cards else []
     runs = [
         {

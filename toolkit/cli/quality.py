@@ -95,7 +95,7 @@ SORT_KEYS = ("verdict", "slug", "ticks", "ended")
 def _check_options(args: argparse.Namespace) -> None:
     """Bad values of the newer options: one line naming the option and the value."""
     if args.gate is not None and args.gate not in GATE_MODES:
-        if args.run_dir is None and args.all_dir is None and args.diff is None:
+        if args.run_dir is None and args.all_dir is None:
             # `--gate RUN_DIR`: the run folder was taken as the gate's mode.
             args.run_dir, args.gate = args.gate, "strict"
         else:

@@ -59,12 +59,12 @@ def plans(runs: int, ticks: int, nights: int, seed: int) -> list[object]:
         elif draw < 0.25:  # degraded
             plan = engine.Plan(
                 **base, schema=2, refuse_p=0.15, ungrounded_p=0.06, new_verb_every=9,
-                edge_trend=0.2, shrink_from=ticks - 55, shrink_rate=0.08,
+                edge_trend=0.2, shrink_from=ticks - 55, shrink_rate=0.08, subtype_every=13,
             )  # fmt: skip
         else:  # healthy
             plan = engine.Plan(
                 **base, schema=1 if i % 2 else 2, refuse_p=0.02, ungrounded_p=0.01,
-                new_verb_every=8, edge_trend=0.35,
+                new_verb_every=8, edge_trend=0.35, subtype_every=6,
             )  # fmt: skip
         out.append(plan)
     return out

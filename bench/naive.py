@@ -62,11 +62,21 @@ def _band(value: float, ok: bool, fail: bool) -> str:
 
 
 def score_run(run: dict[str, Any], window: int = 50) -> dict[str, str]:
-    """The seven statuses of one run's last ``window`` ticks."""
+    """The eight statuses of one run's last ``window`` ticks."""
     ticks = sorted(run["ticks"], key=lambda t: int(str(t["tick_id"]).removeprefix("tick_")))
     seen: set[str] = set()
     novel: list[bool] = []
+    kinds: set[str] = set()
+    new_kinds: list[int] = []  # subtype values each tick writes first (refused ticks: none)
     for t in ticks:
+        fresh = 0
+        if _status(t) != "refused":
+            for m in (t.get("mutations") or {}).get("list", []):
+                if len(m) >= 3 and m[1] == "subtype" and m[-1] is not None:
+                    value = m[-1] if isinstance(m[-1], str) else json.dumps(m[-1])
+                    fresh += value not in kinds
+                    kinds.add(value)
+        new_kinds.append(fresh)
         verb = ((t.get("classified_action") or {}).get("verb") or "").strip().lower()
         novel.append(bool(verb) and verb not in seen)
         if verb:
@@ -132,6 +142,8 @@ def score_run(run: dict[str, Any], window: int = 50) -> dict[str, str]:
         ]
         collapsing = slope < -0.02 and len(steps) == 3 and all(s < -0.02 for s in steps)
         out["graph_fanout"] = _band(slope, slope >= 0, collapsing)
+    subtype_rate = sum(new_kinds[-window:]) / (n / 10)
+    out["novel_subtype_rate"] = "WARN" if subtype_rate == 0 and n >= 30 else "OK"
     return out
 
 

@@ -96,17 +96,18 @@ class Plan:
     shrink_rate: float = 0.0  # edges shed per executed tick from shrink_from on
     start: datetime = START  # when the run's first tick happened
     verbs_from: int = BATCH_SIZE  # new verbs appear only after this tick
+    subtype_every: int = 0  # every N ticks an executed tick sets an item's subtype (0: never)
 
 
 PLANS = [
     Plan(
         slug="willowbrook", name="Willowbrook", seed=7, ticks=183, schema=1,
-        refuse_p=0.02, ungrounded_p=0.01, new_verb_every=8, edge_trend=0.35,
+        refuse_p=0.02, ungrounded_p=0.01, new_verb_every=8, edge_trend=0.35, subtype_every=6,
     ),
     Plan(
         slug="harbor-town", name="Harbor Town", seed=11, ticks=176, schema=2,
         refuse_p=0.16, ungrounded_p=0.07, new_verb_every=9, edge_trend=0.2,
-        legacy_ids_until=110, shrink_from=120, shrink_rate=0.08,
+        legacy_ids_until=110, shrink_from=120, shrink_rate=0.08, subtype_every=13,
     ),
     Plan(
         slug="ashfall", name="Ashfall", seed=23, ticks=164, schema=1,
@@ -152,10 +153,14 @@ class World:
         return changes
 
     def graph_json(self) -> str:
+        """The graph as the engine stores it: networkx node-link JSON of a DiGraph."""
         return json.dumps(
             {
-                "nodes": {k: v for k, v in sorted(self.nodes.items())},
-                "edges": [list(e) for e in sorted(self.edges)],
+                "directed": True,
+                "multigraph": False,
+                "graph": {},
+                "nodes": [{"id": k, **v} for k, v in sorted(self.nodes.items())],
+                "edges": [{"source": a, "target": b} for a, b in sorted(self.edges)],
             },
             sort_keys=True,
         )
@@ -208,6 +213,11 @@ def _tick(plan: Plan, rng: random.Random, world: World, n: int, known: list[str]
         mutations += world.grow(trend)
         if rng.random() < plan.ungrounded_p and plan.schema == 1:
             mutations = []  # executed with nothing to show for it: ungrounded by proxy
+        if plan.subtype_every and mutations and n % plan.subtype_every == 0:
+            props = world.nodes[item]["properties"]
+            kind = f"{verb}ed {ITEMS[item_i]}"  # e.g. "baked bread": a new kind of thing
+            mutations.append([item, "subtype", props.get("subtype"), kind])
+            props["subtype"] = kind
     tokens = {
         "classifier": {"in": 900 + rng.randrange(200), "out": 60 + rng.randrange(30)},
         "observer": {"in": 1400 + rng.randrange(300), "out": 120 + rng.randrange(60)},
@@ -319,26 +329,68 @@ def write_run(plan: Plan, out: Path, *, compress: bool = True) -> None:
     _write_db(root / "universe.db", snapshots, world, plan.start)
 
 
+#: The tables of universe.db as token-world's engine declares them (see
+#: docs/formats/universe.md): samples are written with exactly these column types.
+ENGINE_DDL = """
+CREATE TABLE graph_state (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    graph_json TEXT NOT NULL,
+    current_tick INTEGER NOT NULL DEFAULT 0,
+    node_count INTEGER NOT NULL DEFAULT 0,
+    edge_count INTEGER NOT NULL DEFAULT 0,
+    updated_at TEXT NOT NULL DEFAULT (datetime('now'))
+);
+CREATE TABLE graph_events (
+    event_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    tick_id INTEGER NOT NULL,
+    event_type TEXT NOT NULL,
+    target_id TEXT NOT NULL,
+    property_name TEXT,
+    old_value_json TEXT,
+    new_value_json TEXT,
+    created_at TEXT NOT NULL DEFAULT (datetime('now'))
+);
+CREATE TABLE graph_snapshots (
+    snapshot_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    tick_id INTEGER NOT NULL,
+    summary TEXT NOT NULL DEFAULT '',
+    graph_json TEXT NOT NULL,
+    node_count INTEGER NOT NULL,
+    edge_count INTEGER NOT NULL,
+    created_at TEXT NOT NULL DEFAULT (datetime('now')),
+    UNIQUE(tick_id)
+);
+CREATE INDEX idx_snapshots_tick ON graph_snapshots(tick_id);
+"""
+
+
 def _write_db(
     db: Path, snapshots: list[tuple[int, str, int, int]], world: World, start: datetime
 ) -> None:
     with sqlite3.connect(db) as conn:
-        conn.execute(
-            "CREATE TABLE graph_snapshots (snapshot_id INTEGER PRIMARY KEY, tick_id TEXT UNIQUE,"
-            " summary TEXT, graph_json TEXT, node_count INTEGER, edge_count INTEGER,"
-            " created_at TEXT)"
+        conn.executescript(ENGINE_DDL)
+        kept = snapshots[-SNAPSHOTS_KEPT:]
+        conn.executemany(
+            "INSERT INTO graph_snapshots"
+            " (tick_id, summary, graph_json, node_count, edge_count, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (n, f"before tick {n}", graph, nodes, edges, _stamp(n, start))
+                for n, graph, nodes, edges in kept
+            ],
         )
+        last_tick = kept[-1][0] if kept else 0
         conn.execute(
-            "CREATE TABLE graph_state (id INTEGER PRIMARY KEY, node_count INTEGER,"
-            " edge_count INTEGER)"
-        )
-        for sid, (n, graph, nodes, edges) in enumerate(snapshots[-SNAPSHOTS_KEPT:], start=1):
-            conn.execute(
-                "INSERT INTO graph_snapshots VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (sid, str(n), f"before tick {n}", graph, nodes, edges, _stamp(n, start)),
-            )
-        conn.execute(
-            "INSERT INTO graph_state VALUES (1, ?, ?)", (len(world.nodes), len(world.edges))
+            "INSERT INTO graph_state"
+            " (id, graph_json, current_tick, node_count, edge_count, updated_at)"
+            " VALUES (1, ?, ?, ?, ?, ?)",
+            (
+                world.graph_json(),
+                last_tick,
+                len(world.nodes),
+                len(world.edges),
+                _stamp(last_tick, start),
+            ),
         )
     conn.close()
 

@@ -117,6 +117,22 @@ def refused_v1(n: int, reason: str = "no_viable_action") -> dict[str, Any]:
     )  # fmt: skip
 
 
+#: graph_snapshots as token-world's engine declares it (docs/formats/universe.md).
+SNAPSHOTS_DDL = """
+CREATE TABLE graph_snapshots (
+    snapshot_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    tick_id INTEGER NOT NULL,
+    summary TEXT NOT NULL DEFAULT '',
+    graph_json TEXT NOT NULL,
+    node_count INTEGER NOT NULL,
+    edge_count INTEGER NOT NULL,
+    created_at TEXT NOT NULL DEFAULT (datetime('now')),
+    UNIQUE(tick_id)
+);
+CREATE INDEX idx_snapshots_tick ON graph_snapshots(tick_id);
+"""
+
+
 def write_run(
     root: Path,
     ticks: list[dict[str, Any]],
@@ -134,16 +150,12 @@ def write_run(
         (root / "tick_summaries" / f"batch_{i}.json").write_text(json.dumps(b))
     if snapshots is not None:
         with sqlite3.connect(root / "universe.db") as conn:
-            conn.execute(
-                "CREATE TABLE graph_snapshots (snapshot_id INTEGER PRIMARY KEY, tick_id TEXT "
-                "UNIQUE, summary TEXT, graph_json TEXT, node_count INTEGER, edge_count INTEGER, "
-                "created_at TEXT)"
+            conn.executescript(SNAPSHOTS_DDL)
+            conn.executemany(
+                "INSERT INTO graph_snapshots (tick_id, graph_json, node_count, edge_count)"
+                " VALUES (?, '{}', ?, ?)",
+                snapshots,
             )
-            for i, (tick, nodes, edges) in enumerate(snapshots):
-                conn.execute(
-                    "INSERT INTO graph_snapshots VALUES (?, ?, '', '{}', ?, ?, '')",
-                    (i, str(tick), nodes, edges),
-                )
         conn.close()
     return root
 

@@ -46,6 +46,11 @@ class InputError(ToolkitError):
         return ": ".join(parts)
 
 
+class NothingLoadable(InputError):
+    """A run folder with nothing to score: no tick file or batch record could be read
+    (token-world's scorer calls such a run INSUFFICIENT_DATA)."""
+
+
 class RubricError(InputError):
     """A rubric definition that is invalid (bad numbers, a changed rubric without a new version)."""
 

@@ -54,6 +54,7 @@ TICKS_SCHEMA: dict[str, pl.DataType] = {
     "rollback": pl.Boolean(),
     "continuation": pl.Boolean(),
     "mutation_count": pl.Int64(),
+    "subtypes": pl.List(pl.String()),  # values written to a `subtype` property
     "claimed_count": pl.Int64(),
     "unsupported_claims": pl.String(),
     "grounded": pl.Boolean(),

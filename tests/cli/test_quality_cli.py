@@ -27,7 +27,7 @@ def test_table_output_is_the_scorecard(capsys: pytest.CaptureFixture[str]) -> No
     lines = out.splitlines()
     assert code == 0
     assert lines[0] == "Willowbrook · last 50 ticks"
-    assert sum(1 for line in lines if line.startswith("  [")) == 7
+    assert sum(1 for line in lines if line.startswith("  [")) == 8  # rubric 1.1.0
     assert "Verdict: HEALTHY" in lines
 
 
@@ -56,7 +56,7 @@ def test_window_option(capsys: pytest.CaptureFixture[str]) -> None:
     assert data["window"] == 20 and data["first_tick"] == data["last_tick"] - 19
 
 
-def test_gate_passes_only_when_all_seven_are_ok(
+def test_gate_passes_only_when_every_counted_dimension_is_ok(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert run_cli(["quality", str(HEALTHY), "--gate"], capsys)[0] == 0
@@ -111,7 +111,7 @@ def test_changed_rubric_without_new_version_exits_2(
     f = tmp_path / "rubric.yaml"
     f.write_text("refusal_cluster:\n  fail_min: 3\n")
     code, _, err = run_cli(["quality", str(HEALTHY), "--rubric", str(f)], capsys)
-    assert code == 2 and "version='1.0.0'" in err and str(f) in err
+    assert code == 2 and "version='1.1.0'" in err and str(f) in err
 
 
 def test_custom_rubric_changes_the_status(
@@ -153,7 +153,7 @@ def test_all_prints_one_line_per_run_worst_first(capsys: pytest.CaptureFixture[s
     assert code == 0
     assert [line.split()[0] for line in lines[1:4]] == ["ashfall", "harbor-town", "willowbrook"]
     assert lines[1].split()[2] == "FAILED" and lines[3].split()[2] == "HEALTHY"
-    assert lines[1].split()[3:] == ["ok", "FAIL", "FAIL", "FAIL", "FAIL", "FAIL", "FAIL"]
+    assert lines[1].split()[3:] == ["ok", "FAIL", "FAIL", "FAIL", "FAIL", "FAIL", "FAIL", "WARN"]
     assert lines[-1].startswith("3 runs: 1 FAILED, 1 DEGRADED, 1 HEALTHY")
 
 

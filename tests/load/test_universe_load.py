@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import polars as pl
@@ -104,6 +105,82 @@ def test_checkpoints_come_from_graph_snapshots(tmp_path: Path) -> None:
         (10, 4, 6),
         (20, 5, 9),
     ]
+
+
+# graph_snapshots as token-world's engine creates it (column types from its DDL).
+ENGINE_SNAPSHOTS = """
+CREATE TABLE graph_snapshots (snapshot_id INTEGER PRIMARY KEY AUTOINCREMENT,
+  tick_id INTEGER NOT NULL, summary TEXT NOT NULL DEFAULT '', graph_json TEXT NOT NULL,
+  node_count INTEGER NOT NULL, edge_count INTEGER NOT NULL,
+  created_at TEXT NOT NULL DEFAULT (datetime('now')), UNIQUE(tick_id));
+CREATE INDEX idx_snapshots_tick ON graph_snapshots(tick_id);
+"""
+
+
+def _engine_db(
+    root: Path, rows: list[tuple[object, int, int]], ddl: str = ENGINE_SNAPSHOTS
+) -> None:
+    with sqlite3.connect(root / "universe.db") as conn:
+        conn.executescript(ddl)
+        conn.executemany(
+            "INSERT INTO graph_snapshots (tick_id, graph_json, node_count, edge_count)"
+            " VALUES (?, '{}', ?, ?)",
+            rows,
+        )
+    conn.close()
+
+
+def test_a_database_with_the_engines_ddl_loads_without_warnings(tmp_path: Path) -> None:
+    root = write_run(tmp_path / "r", [tick_v1(1)])
+    _engine_db(root, [(10, 4, 6), (20, 5, 9)])
+    u = load_universe(root)
+    assert u.checkpoints.select("tick", "node_count", "edge_count").rows() == [
+        (10, 4, 6),
+        (20, 5, 9),
+    ]
+    assert not any("universe.db" in w for w in u.warnings)
+    assert u.issues.height == 0
+
+
+def test_text_tick_ids_are_read_leniently_with_a_warning(tmp_path: Path) -> None:
+    root = write_run(tmp_path / "r", [tick_v1(1)])
+    text_ids = ENGINE_SNAPSHOTS.replace("tick_id INTEGER NOT NULL", "tick_id TEXT NOT NULL")
+    _engine_db(root, [("tick_10", 4, 6), ("20", 5, 9), ("soon", 1, 1)], ddl=text_ids)
+    u = load_universe(root)
+    assert u.checkpoints.select("tick", "node_count", "edge_count").rows() == [
+        (10, 4, 6),
+        (20, 5, 9),
+    ]
+    (text,) = [w for w in u.warnings if "holds text" in w]
+    assert "graph_snapshots.tick_id holds text in 3 rows (e.g. 'tick_10')" in text
+    # a row that is no tick at all is skipped, and reported as an issue of the load
+    (skipped,) = u.issues["reason"].to_list()
+    assert "graph_snapshots row 3: tick_id='soon' is not a tick number" in skipped
+
+
+def test_sample_databases_use_the_engines_column_types() -> None:
+    dbs = sorted(SAMPLE_RUNS.glob("universes/*/universe.db")) + sorted(
+        SAMPLE_RUNS.glob("fleet/*/universe.db")
+    )
+    assert len(dbs) == 19
+    for db in dbs:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+            columns = {
+                row[1]: (row[2], row[3], row[5])  # type, not null, primary key
+                for row in conn.execute("PRAGMA table_info(graph_snapshots)")
+            }
+            kinds = conn.execute("SELECT DISTINCT typeof(tick_id) FROM graph_snapshots").fetchall()
+        conn.close()
+        assert columns == {
+            "snapshot_id": ("INTEGER", 0, 1),
+            "tick_id": ("INTEGER", 1, 0),
+            "summary": ("TEXT", 1, 0),
+            "graph_json": ("TEXT", 1, 0),
+            "node_count": ("INTEGER", 1, 0),
+            "edge_count": ("INTEGER", 1, 0),
+            "created_at": ("TEXT", 1, 0),
+        }, db
+        assert kinds == [("integer",)], db
 
 
 def test_missing_database_is_a_warning_not_an_error(tmp_path: Path) -> None:

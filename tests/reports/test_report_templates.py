@@ -83,7 +83,7 @@ def test_template_renders_each_sample_run_into_one_offline_page(
     assert "application/vnd.jupyter.widget-view+json" not in page
 
 
-def test_failed_run_report_shows_seven_coloured_cells_in_chromium(
+def test_failed_run_report_shows_eight_coloured_cells_in_chromium(
     tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
 ) -> None:
     if not CHROMIUM.exists():
@@ -131,10 +131,11 @@ def test_failed_run_report_shows_seven_coloured_cells_in_chromium(
             )
         finally:
             browser.close()
-    assert len(fills) == 7
-    green, red = "rgb(46, 125, 50)", "rgb(198, 40, 40)"
-    assert sorted(fills) == sorted([green] + [red] * 6), fills
-    assert labels.count("FAIL") == 6 and labels.count("OK") == 1
+    # Rubric 1.1.0: seven counted dimensions plus the informational novel subtype rate.
+    assert len(fills) == 8
+    green, red, amber = "rgb(46, 125, 50)", "rgb(198, 40, 40)", "rgb(249, 168, 37)"
+    assert sorted(fills) == sorted([green] + [red] * 6 + [amber]), fills
+    assert labels.count("FAIL") == 6 and labels.count("OK") == 1 and labels.count("WARN") == 1
     assert screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert screenshot.stat().st_size > 5_000
     assert [u for u in requests if not u.startswith("file://")] == []

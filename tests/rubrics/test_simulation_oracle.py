@@ -1,4 +1,4 @@
-"""An independent, loop-by-loop implementation of the seven rules (bench/naive.py) agrees
+"""An independent, loop-by-loop implementation of the eight rules (bench/naive.py) agrees
 with the column-wise rubric on every sample run."""
 
 from __future__ import annotations

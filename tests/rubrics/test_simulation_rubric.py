@@ -1,4 +1,4 @@
-"""The seven dimensions of the simulation rubric at their exact boundaries."""
+"""The eight dimensions of the simulation rubric at their exact boundaries."""
 
 from __future__ import annotations
 
@@ -349,6 +349,99 @@ def test_fanout_needs_two_checkpoints() -> None:
 # --- Window, verdict, series ------------------------------------------------------------
 
 
+# --- 8. Novel subtype rate (informational) -----------------------------------------------
+
+
+def subtype_tick(n: int, *values: object, **fields: Any) -> dict[str, Any]:
+    """An executed tick that also writes each of ``values`` to an item's subtype."""
+    changes = [["mara", "location", "home", "well"]]
+    changes += [[f"item{i}", "subtype", None, v] for i, v in enumerate(values)]
+    return tick_v1(n, mutations={"count": len(changes), "list": changes}, **fields)
+
+
+def test_subtype_rate_counts_distinct_values_first_written_in_the_run() -> None:
+    # Window = ticks 11..30 (20 ticks). "oak" was written before the window: not new.
+    # In the window: "elm" twice (one new), "ash" and 7 (a number) new, None ignored.
+    ticks = [subtype_tick(n) for n in range(1, 31)]
+    ticks[4] = subtype_tick(5, "oak")
+    ticks[11] = subtype_tick(12, "oak", "elm")
+    ticks[14] = subtype_tick(15, "elm", None)
+    ticks[19] = subtype_tick(20, "ash", 7)
+    r = row(card(ticks, window=20), "novel_subtype_rate")
+    assert r["value"] == pytest.approx(3 / 2)  # 3 new values / (20 ticks / 10)
+    assert r["status"] == "OK"
+    assert r["detail"] == "3 new subtype values in 20 ticks (informational)"
+
+
+def test_other_properties_and_refused_ticks_write_no_subtype() -> None:
+    other = tick_v1(
+        3, mutations={"count": 1, "list": [["bread_1", "subtypes", None, "rye"]]}
+    )  # a different property name
+    rolled_back = subtype_tick(
+        4, "forged nail", refused=True, refusal_reason="conservation_violation"
+    )
+    ticks = [tick_v1(1), tick_v1(2), other, rolled_back, subtype_tick(5)]
+    r = row(card(ticks, window=5), "novel_subtype_rate")
+    assert (r["value"], r["status"]) == (0.0, "OK")  # zero, but fewer than 30 ticks
+    # The value the rollback never kept is new when a later tick writes it.
+    ticks.append(subtype_tick(6, "forged nail"))
+    assert row(card(ticks, window=6), "novel_subtype_rate")["value"] == pytest.approx(10 / 6)
+
+
+@pytest.mark.parametrize(("n_ticks", "status"), [(29, "OK"), (30, "WARN"), (50, "WARN")])
+def test_zero_new_subtypes_warns_from_30_ticks_and_never_fails(n_ticks: int, status: str) -> None:
+    c = card([tick_v1(n) for n in range(1, n_ticks + 1)], window=50)
+    assert row(c, "novel_subtype_rate")["status"] == status
+    assert "novel subtype rate" not in c.verdict_reason
+
+
+def test_novel_subtype_rate_is_informational_by_default_and_the_rubric_can_count_it() -> None:
+    ticks = novel_verbs(40, set(range(1, 41, 5)))  # every other dimension OK
+    cps = [(10, 10, 10), (20, 10, 11), (30, 10, 12), (40, 10, 13)]
+    informational = score_universe(make_universe(ticks, checkpoints=cps), window=40)[0]
+    assert informational.status_of("novel_subtype_rate") == "WARN"
+    assert informational.verdict == "HEALTHY"
+    assert informational.meta["informational"] == ["novel_subtype_rate"]
+    counted_rubric = load_simulation_rubric(
+        {"version": "1.1.0-counted", "novel_subtype_rate": {"verdict": True}}
+    )
+    counted = score_universe(make_universe(ticks, checkpoints=cps), counted_rubric, 40)[0]
+    assert counted.verdict == "DEGRADED"
+    assert counted.verdict_reason == "warn: novel subtype rate"
+    assert counted.meta["informational"] == []
+
+
+def test_novel_subtype_rate_has_a_per_tick_series() -> None:
+    ticks = [subtype_tick(n, f"kind{n}") if n in (3, 4) else tick_v1(n) for n in range(1, 13)]
+    s = dimension_series(make_universe(ticks), window=5).filter(
+        pl.col("dimension") == "novel_subtype_rate"
+    )
+    values = dict(zip(s["tick"].to_list(), s["value"].to_list(), strict=True))
+    # The window ending at t holds ticks max(1, t-4)..t; new values at ticks 3 and 4.
+    assert [values[t] for t in (2, 3, 4, 7, 8, 9)] == [
+        0.0,
+        pytest.approx(10 / 3),  # 1 new in 3 ticks
+        5.0,  # 2 in 4
+        4.0,  # 2 in 5 (ticks 3-7)
+        2.0,  # 1 in 5 (ticks 4-8)
+        0.0,
+    ]
+
+
+def test_rubric_100_is_still_loadable_and_scores_seven_dimensions() -> None:
+    old = load_simulation_rubric({"version": "1.0.0"})
+    assert old.novel_subtype_rate is None
+    c = score_universe(make_universe([tick_v1(n) for n in range(1, 41)]), old)[0]
+    assert c.rubric_version == "1.0.0"
+    assert "novel_subtype_rate" not in c.dimensions["dimension"].to_list()
+    assert c.dimensions.height == 7
+    s = dimension_series(make_universe([tick_v1(1)]), old)
+    assert "novel_subtype_rate" not in s["dimension"].to_list()
+    # 1.0.0 with a changed number is still refused.
+    with pytest.raises(RubricError, match="bump its version"):
+        load_simulation_rubric({"version": "1.0.0", "window": 60})
+
+
 def test_window_shorter_than_available_ticks_is_scored_and_warned() -> None:
     c = card([tick_v1(n) for n in range(1, 8)])
     assert c.meta["tick_count"] == 7
@@ -404,8 +497,11 @@ def test_fleet_scoring_gives_each_run_its_own_card() -> None:
 # --- The rubric as data -----------------------------------------------------------------
 
 
-def test_default_rubric_is_version_100_with_the_published_numbers() -> None:
-    assert DEFAULT_RUBRIC.version == "1.0.0"
+def test_default_rubric_is_version_110_with_the_published_numbers() -> None:
+    assert DEFAULT_RUBRIC.version == "1.1.0"
+    assert DEFAULT_RUBRIC.novel_subtype_rate is not None
+    assert DEFAULT_RUBRIC.novel_subtype_rate.warn_zero_min_ticks == 30
+    assert DEFAULT_RUBRIC.novel_subtype_rate.verdict is False
     assert DEFAULT_RUBRIC.window == 50
     assert DEFAULT_RUBRIC.groundedness.ok_min == 0.95
 
@@ -415,7 +511,10 @@ def test_changing_a_number_without_a_new_version_is_rejected(tmp_path: Path) -> 
     f.write_text("groundedness:\n  ok_min: 0.9\n")
     with pytest.raises(RubricError, match="bump its version"):
         load_simulation_rubric(f)
-    f.write_text("version: 1.1.0\ngroundedness:\n  ok_min: 0.9\n")
+    f.write_text("version: 1.1.0\ngroundedness:\n  ok_min: 0.9\n")  # 1.1.0 is published
+    with pytest.raises(RubricError, match=r"differs from published version 1\.1\.0"):
+        load_simulation_rubric(f)
+    f.write_text("version: 1.2.0\ngroundedness:\n  ok_min: 0.9\n")
     assert load_simulation_rubric(f).groundedness.ok_min == 0.9
 
 

@@ -23,6 +23,8 @@ def cards() -> list[tk.Scorecard]:
 def test_fleet_frame_sorts_worst_first_and_counts_statuses(cards: list[tk.Scorecard]) -> None:
     frame = fleet_frame(cards)
     assert frame["slug"].to_list() == ["ashfall", "harbor-town", "willowbrook"]
+    # ashfall's informational WARN (novel subtype rate) is not counted.
+    assert frame["novel_subtype_rate"].to_list() == ["WARN", "OK", "OK"]
     assert frame.select("fails", "warns").rows() == [(6, 0), (0, 2), (0, 0)]
     assert frame["graph_fanout"].to_list() == ["FAIL", "WARN", "OK"]
     assert frame["ended"].dt.year().to_list() == [2026, 2026, 2026]

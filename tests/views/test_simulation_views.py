@@ -24,18 +24,22 @@ def _dataset(spec: dict[str, Any], view: dict[str, Any]) -> list[dict[str, Any]]
     return spec["datasets"][view["data"]["name"]]  # type: ignore[no-any-return]
 
 
-def test_panel_has_seven_cells_coloured_by_status(failed_card: tk.Scorecard) -> None:
+def test_panel_has_eight_cells_coloured_by_status(failed_card: tk.Scorecard) -> None:
     spec = tk.quality_panel(failed_card).to_dict()
     top = spec["vconcat"][0]
     cells = _dataset(spec, top)
     assert cells[0]["name"] == "Groundedness"
-    assert len(cells) == 7
+    assert len(cells) == 8  # rubric 1.1.0: seven counted, novel subtype rate informational
+    assert cells[-1]["name"] == "Novel subtype rate" and cells[-1]["status"] == "WARN"
     assert {c["dimension"]: c["status"] for c in cells}["refusal_cluster"] == "FAIL"
     rect = top["layer"][0]
     assert rect["mark"]["type"] == "rect"
     scale = rect["encoding"]["color"]["scale"]
     assert dict(zip(scale["domain"], scale["range"], strict=True))["FAIL"] == STATUS_COLOURS["FAIL"]
     assert top["title"]["text"] == "Ashfall · last 50 ticks — FAILED"
+    assert top["title"]["subtitle"].endswith(
+        "informational, not in the verdict: novel subtype rate"
+    )
 
 
 def test_clicking_a_cell_filters_the_time_series(failed_card: tk.Scorecard) -> None:
@@ -50,7 +54,7 @@ def test_clicking_a_cell_filters_the_time_series(failed_card: tk.Scorecard) -> N
     assert line["transform"] == [{"filter": {"param": "pick", "empty": False}}]
     series = _dataset(spec, bottom)
     # Every dimension has a value at every tick file of the run (ticks 101..164).
-    assert len(series) == 7 * 64
+    assert len(series) == 8 * 64
     assert {r["dimension"] for r in series} == set(failed_card.dimensions["dimension"])
 
 
@@ -135,14 +139,15 @@ def test_highlight_markers_marks_the_marker_and_escapes_text() -> None:
 
 def test_html_scorecard_has_a_coloured_cell_per_dimension(failed_card: tk.Scorecard) -> None:
     html = tk.render_html(failed_card)
-    assert html.count("class='tk-status'") == 7 + 1  # and the verdict
+    assert html.count("class='tk-status'") == 8 + 1  # eight dimensions and the verdict
     assert html.count(f"background:{STATUS_COLOURS['FAIL']}") == 6 + 1
     assert "data-verdict='FAILED'" in html
 
 
 def test_json_rendering_round_trips(failed_card: tk.Scorecard) -> None:
     data = json.loads(tk.render_json(failed_card))
-    assert data["verdict"] == "FAILED" and len(data["dimensions"]) == 7
+    assert data["verdict"] == "FAILED" and len(data["dimensions"]) == 8
+    assert data["informational"] == ["novel_subtype_rate"]
 
 
 def test_live_panel_picks_up_new_ticks(tmp_path: Path) -> None:

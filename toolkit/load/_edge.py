@@ -291,7 +291,11 @@ def checked_blob(got: bytes | OSError, name: str, limit: int) -> bytes | InputEr
 
 
 def shown(value: Any) -> str:
-    """``repr`` of a value for a one-line message, cut at 60 characters."""
+    """``repr`` of a value for a one-line message, cut at 60 characters (bytes that are
+    UTF-8 text, as SQLite cells are read, are shown as that text)."""
+    if isinstance(value, bytes):
+        with contextlib.suppress(UnicodeDecodeError):
+            value = value.decode("utf-8")
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 

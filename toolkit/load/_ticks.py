@@ -413,6 +413,17 @@ def _unsupported_claims(frame: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def _subtypes(changes: pl.Expr) -> pl.Expr:
+    """The new values (last part) of the changes ``[target, "subtype", ..., new]``."""
+    written = changes.list.eval(
+        pl.when(
+            (pl.element().list.len() >= 3)
+            & (pl.element().list.get(1, null_on_oob=True) == "subtype")
+        ).then(pl.element().list.last())
+    )
+    return written.list.drop_nulls().fill_null(pl.lit([], dtype=pl.List(pl.String())))
+
+
 def normalise(raw: pl.DataFrame, slugs: pl.Series, files: pl.Series) -> pl.DataFrame:
     """Turn raw tick records (:data:`RAW_TICK_SCHEMA`) into the ticks frame.
 
@@ -514,6 +525,7 @@ def normalise(raw: pl.DataFrame, slugs: pl.Series, files: pl.Series) -> pl.DataF
             .fill_null(False),
             continuation="continuation",
             mutation_count="mutation_count",
+            subtypes=_subtypes(mutations.struct.field("list")),
             claimed_count=pl.col("_claimed").list.len(),
             unsupported_claims="unsupported_claims",
             grounded="grounded",

@@ -27,7 +27,7 @@ import polars as pl
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from toolkit._show import Shows, Summary, issue_notes, plural
-from toolkit.errors import InputError
+from toolkit.errors import InputError, NothingLoadable
 from toolkit.frames import (
     BATCHES_SCHEMA,
     CHECKPOINTS_SCHEMA,
@@ -433,11 +433,15 @@ def _batch_row(slug: str, path: Path, data: Any, kind: str) -> dict[str, Any]:
 
 def _checkpoints(
     slug: str, db: Path, blob: bytes | None = None
-) -> tuple[pl.DataFrame, list[dict[str, Any]]]:
-    """The graph snapshots' counts, and an issue per snapshot row that cannot be used
-    (a tick id that is no tick number, a count that is no whole number; SQLite cells
-    hold whatever a writer put there). ``blob`` is the database's bytes when it was
-    fetched from object storage: the same query runs over an in-memory copy."""
+) -> tuple[pl.DataFrame, list[dict[str, Any]], list[str]]:
+    """The graph snapshots' counts, an issue per snapshot row that cannot be used (a tick
+    id that is no tick number, a count that is no whole number; SQLite cells hold whatever
+    a writer put there), and a warning for each leniency applied.
+
+    token-world declares ``tick_id INTEGER``; older or hand-made files hold text ids
+    (``"42"``, ``"tick_42"``), which are read as tick numbers, with a warning. ``blob`` is
+    the database's bytes when it was fetched from object storage: the same query runs
+    over an in-memory copy."""
     if blob is None:
         conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     else:
@@ -446,13 +450,13 @@ def _checkpoints(
     conn.text_factory = bytes
     try:
         rows = conn.execute(
-            "SELECT tick_id, node_count, edge_count FROM graph_snapshots"
+            "SELECT tick_id, typeof(tick_id), node_count, edge_count FROM graph_snapshots"
         ).fetchall()
     finally:
         conn.close()
     parsed: list[dict[str, Any]] = []
     issues: list[dict[str, Any]] = []
-    for index, (t, n, e) in enumerate(rows, start=1):
+    for index, (t, _, n, e) in enumerate(rows, start=1):
         tick = _cell_number(t)
         problem = None
         if tick is None:
@@ -467,8 +471,16 @@ def _checkpoints(
             issues.append({"path": str(db), "line": None, "reason": reason})
             continue
         parsed.append({"slug": slug, "tick": tick, "node_count": n, "edge_count": e})
+    warnings: list[str] = []
+    texts = [t for t, kind, _, _ in rows if kind in ("text", b"text")]
+    if texts:
+        first = texts[0].decode("utf-8", "replace") if isinstance(texts[0], bytes) else texts[0]
+        warnings.append(
+            f"{slug}: {db}: graph_snapshots.tick_id holds text in {len(texts)} rows"
+            f" (e.g. {first!r}), read as tick numbers; token-world writes INTEGER"
+        )
     frame = pl.DataFrame(parsed, schema=CHECKPOINTS_SCHEMA)
-    return frame.sort("tick"), issues
+    return frame.sort("tick"), issues, warnings
 
 
 def _cell_number(value: Any) -> int | None:
@@ -544,8 +556,9 @@ def _run_parts(
             blob = None if blobs is None else blobs.get(str(db), OSError("not fetched"))
             if isinstance(blob, OSError):
                 raise sqlite3.DatabaseError(f"cannot read it: {blob}")
-            checkpoints, bad_rows = _checkpoints(slug, db, blob)
+            checkpoints, bad_rows, db_warnings = _checkpoints(slug, db, blob)
             issues.extend(bad_rows)
+            warnings.extend(db_warnings)
         except sqlite3.Error as exc:
             issues.append(_issue(_edge.sqlite_problem(db, exc)))
     else:
@@ -785,12 +798,12 @@ def load_universe(
                 f"a folder of {len(runs)} runs, not a run: load it with load_universes "
                 "(toolkit quality --all, toolkit report fleet)",
             )
-        raise InputError(root, "not a run folder: it has no tick_summaries/")
+        raise NothingLoadable(root, "not a run folder: it has no tick_summaries/")
     universe = _load([root], cache, progress)[0]
     if not universe.loadable:
         if universe.issues.height:
-            raise InputError(None, f"nothing loadable: {universe.issues['reason'][0]}")
-        raise InputError(root, "nothing loadable: no tick files and no batch records")
+            raise NothingLoadable(None, f"nothing loadable: {universe.issues['reason'][0]}")
+        raise NothingLoadable(root, "nothing loadable: no tick files and no batch records")
     return universe
 
 

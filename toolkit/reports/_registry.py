@@ -148,7 +148,8 @@ _ENTRIES = (
         rubric="simulation",
         doc="docs/rubrics/simulation.md",
         meaning=(
-            f"Seven dimensions over the last W ticks of the run, {_STATUSES} "
+            "Eight dimensions over the last W ticks of the run (seven decide the verdict), "
+            f"{_STATUSES} "
             "The verdict is HEALTHY, DEGRADED (a WARN) or FAILED (a FAIL)."
         ),
         input_parameter="run",
@@ -250,7 +251,7 @@ _ENTRIES = (
         rubric="simulation",
         doc="docs/rubrics/simulation.md",
         meaning=(
-            f"Every run scored on the simulation rubric's seven dimensions, {_STATUSES} "
+            f"Every run scored on the simulation rubric's eight dimensions, {_STATUSES} "
             "Runs are listed worst first."
         ),
         input_parameter="runs",

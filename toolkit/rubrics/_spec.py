@@ -56,7 +56,8 @@ def load_spec(
 ) -> SpecT:
     """Load a rubric from YAML (a path) or a mapping, merged over ``default``.
 
-    Only the keys that change need to be given. The result is validated by ``cls``;
+    Only the keys that change need to be given; they are merged over the published
+    version the file names, else over ``default``. The result is validated by ``cls``;
     when its version is a published one but its content differs from that version's,
     it is rejected: changing a number means bumping the version.
 
@@ -77,7 +78,10 @@ def load_spec(
             raise RubricError(path, reason, line=exc.line) from exc
     if not isinstance(data, Mapping):
         raise RubricError(path, "a rubric file must be a mapping", field="(top level)", value=data)
-    merged = _deep_merge(default.model_dump(mode="json"), data)
+    # A file naming a published version is read over that version (an older rubric stays
+    # loadable after the default moves on); any other version is read over the default.
+    base = published.get(str(data.get("version")), default)
+    merged = _deep_merge(base.model_dump(mode="json"), data)
     try:
         spec = cls.model_validate(merged)
     except ValidationError as exc:

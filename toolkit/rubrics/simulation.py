@@ -1,4 +1,7 @@
-"""The simulation health rubric: seven dimensions over the last W ticks of a run.
+"""The simulation health rubric: eight dimensions over the last W ticks of a run.
+
+Seven decide the verdict; the eighth, novel subtype rate, is informational by default
+(``novel_subtype_rate.verdict: false``): it is scored and shown, never counted.
 
 Everything is computed column-wise: per-tick features, then one rolling pass over the
 ticks (``LazyFrame.rolling`` with a window of W rows, grouped by run) that yields the
@@ -35,7 +38,11 @@ DIMENSIONS: dict[str, str] = {
     "vocabulary_growth": "Vocabulary growth",
     "conservation_drift": "Conservation drift",
     "graph_fanout": "Graph fan-out",
+    "novel_subtype_rate": "Novel subtype rate",
 }
+
+#: The mutation property whose new values :data:`DIMENSIONS` ``novel_subtype_rate`` counts.
+SUBTYPE_PROPERTY = "subtype"
 
 
 #: Columns of :func:`dimension_series`.
@@ -152,11 +159,27 @@ class FanoutSpec(_Part):
         return self
 
 
+class SubtypeSpec(_Part):
+    """Novel subtype rate: distinct new ``subtype`` values written per 10 ticks.
+
+    WARN when no new value appears over a window of at least ``warn_zero_min_ticks``
+    ticks; never FAIL. ``verdict: false`` keeps it out of the verdict and the gate.
+    """
+
+    warn_zero_min_ticks: PositiveInt = 30
+    per_ticks: PositiveInt = 10
+    verdict: bool = False
+
+
 class SimulationRubric(RubricSpec):
-    """Every number of the simulation health rubric (version 1.0.0 by default)."""
+    """Every number of the simulation health rubric (version 1.1.0 by default).
+
+    Version 1.0.0 is the same rubric without ``novel_subtype_rate`` (``None``: the
+    dimension is not scored).
+    """
 
     rubric: Literal["simulation"] = "simulation"
-    version: str = "1.0.0"
+    version: str = "1.1.0"
     window: PositiveInt = 50
     groundedness: RatioBand = RatioBand(ok_min=0.95, fail_below=0.85)
     character_stability: CharacterSpec = CharacterSpec(
@@ -173,14 +196,29 @@ class SimulationRubric(RubricSpec):
     )
     conservation_drift: DriftSpec = DriftSpec(ok_max=0.02, fail_min=0.10)
     graph_fanout: FanoutSpec = FanoutSpec()
+    novel_subtype_rate: SubtypeSpec | None = SubtypeSpec()
+
+    def dimension_keys(self) -> list[str]:
+        """The dimensions this rubric scores, in scorecard order."""
+        return [k for k in DIMENSIONS if k != "novel_subtype_rate" or self.novel_subtype_rate]
+
+    def informational(self) -> list[str]:
+        """Dimensions scored and shown but kept out of the verdict and the gate."""
+        sub = self.novel_subtype_rate
+        return ["novel_subtype_rate"] if sub is not None and not sub.verdict else []
 
 
 DEFAULT_RUBRIC = SimulationRubric()
-PUBLISHED: dict[str, SimulationRubric] = {DEFAULT_RUBRIC.version: DEFAULT_RUBRIC}
+RUBRIC_1_0_0 = SimulationRubric(version="1.0.0", novel_subtype_rate=None)
+PUBLISHED: dict[str, SimulationRubric] = {
+    RUBRIC_1_0_0.version: RUBRIC_1_0_0,
+    DEFAULT_RUBRIC.version: DEFAULT_RUBRIC,
+}
 
 
 def load_simulation_rubric(source: str | Path | Mapping[str, Any]) -> SimulationRubric:
-    """A simulation rubric from YAML (only changed keys needed), merged over 1.0.0.
+    """A simulation rubric from YAML (only changed keys needed), merged over 1.1.0, or
+    over 1.0.0 when the file names ``version: 1.0.0``.
 
     Raises:
         RubricError: invalid numbers, or numbers changed without a new ``version``.
@@ -246,6 +284,7 @@ def tick_features(
         )
     else:
         lf = lf.with_columns(novel=first_use)
+    lf = _with_new_subtypes(lf)
     if window is not None:
         lf = lf.filter(pl.col("pos") >= pl.len().over("slug").cast(pl.Int64) - window)
     # Text features only for the ticks kept: the marker search is the costly part.
@@ -261,6 +300,28 @@ def tick_features(
         break_marker=pl.when(turn).then(first_marker),
         refused=pl.col("status") == "refused",
     ).with_columns(is_break=pl.col("break_marker").is_not_null())
+
+
+def _with_new_subtypes(lf: pl.LazyFrame) -> pl.LazyFrame:
+    """Add ``new_subtypes``: how many subtype values the tick writes first in its run.
+
+    Values written by refused ticks (rollbacks included) were never kept, so they count
+    neither as new nor as seen.
+    """
+    written = (
+        lf.filter(pl.col("status") != "refused")
+        .select("slug", "tick", value=pl.col("subtypes"))
+        .explode("value")
+        .drop_nulls("value")
+        .filter(pl.col("value").is_first_distinct().over("slug"))
+        .group_by("slug", "tick")
+        .agg(new_subtypes=pl.len().cast(pl.Int64))
+    )
+    return (
+        lf.join(written, on=["slug", "tick"], how="left")
+        .with_columns(pl.col("new_subtypes").fill_null(0))
+        .sort("slug", "tick")
+    )
 
 
 def _status(value: pl.Expr, *, fail: pl.Expr, ok: pl.Expr) -> pl.Expr:
@@ -290,8 +351,9 @@ _WINDOW_AGGS: dict[str, pl.Expr] = {
     "novel": pl.col("novel").sum().cast(pl.Int64),
     "stagnant": _longest_run(pl.col("novel").not_()),
     "rollbacks": pl.col("rollback").sum().cast(pl.Int64),
+    "new_subtypes": pl.col("new_subtypes").sum().cast(pl.Int64),
 }
-"""What the six tick-based dimensions are built from, aggregated over one window. The
+"""What the tick-based dimensions are built from, aggregated over one window. The
 same expressions serve the per-tick rolling series and the one-row-per-run scores."""
 
 
@@ -300,6 +362,7 @@ def _with_statuses(lf: pl.LazyFrame, rubric: SimulationRubric) -> pl.LazyFrame:
     g, c = rubric.groundedness, rubric.character_stability
     coh, vocab = rubric.action_coherence, rubric.vocabulary_growth
     cl, d = rubric.refusal_cluster, rubric.conservation_drift
+    sub = rubric.novel_subtype_rate or SubtypeSpec()
     return lf.with_columns(
         groundedness=pl.col("grounded") / pl.col("n"),
         character_stability=pl.when(pl.col("turns") > 0).then(
@@ -310,6 +373,7 @@ def _with_statuses(lf: pl.LazyFrame, rubric: SimulationRubric) -> pl.LazyFrame:
             pl.col("novel") / (pl.col("n") / vocab.per_ticks)
         ),
         drift=pl.col("rollbacks") / pl.col("n"),
+        subtype_rate=pl.col("new_subtypes") / (pl.col("n") / sub.per_ticks),
     ).with_columns(
         status_groundedness=_status(
             pl.col("groundedness"),
@@ -343,6 +407,11 @@ def _with_statuses(lf: pl.LazyFrame, rubric: SimulationRubric) -> pl.LazyFrame:
             fail=pl.col("drift") >= d.fail_min,
             ok=pl.col("drift") <= d.ok_max,
         ),
+        status_novel_subtype_rate=_status(
+            pl.col("subtype_rate"),
+            fail=pl.lit(False),
+            ok=(pl.col("subtype_rate") > 0) | (pl.col("n") < sub.warn_zero_min_ticks),
+        ),
     )
 
 
@@ -370,13 +439,14 @@ def window_series(
     window: int | None = None,
     history: pl.LazyFrame | pl.DataFrame | None = None,
 ) -> pl.LazyFrame:
-    """The trailing-window value and status of the six tick-based dimensions, per tick.
+    """The trailing-window value and status of the seven tick-based dimensions, per tick.
 
     One row per tick (slug, tick) holding the dimensions over the W ticks ending there:
     ``n``, ``first_tick``, ``grounded``, ``groundedness``, ``turns``, ``breaks``,
     ``character_stability``, ``refused``, ``streak``, ``refuse_rate``, ``cluster``,
     ``classified``, ``novel``, ``vocab_rate``, ``stagnant``, ``rollbacks``, ``drift``,
-    and a ``status_<dimension>`` column for each. One rolling pass over every run.
+    ``new_subtypes``, ``subtype_rate``, and a ``status_<dimension>`` column for each. One
+    rolling pass over every run.
     """
     w = scored_window(window, rubric)
     feats = tick_features(ticks, rubric, history)
@@ -390,7 +460,7 @@ def window_scores(
     window: int | None = None,
     history: pl.LazyFrame | pl.DataFrame | None = None,
 ) -> pl.LazyFrame:
-    """The six tick-based dimensions over each run's last W ticks: one row per run.
+    """The seven tick-based dimensions over each run's last W ticks: one row per run.
 
     The same columns as :func:`window_series` (the last row of each run's series), from
     one ``group_by`` pass, so a fleet (or a larger-than-memory scan, with the streaming
@@ -509,7 +579,9 @@ def dimension_series(
         "vocabulary_growth": "vocab_rate",
         "conservation_drift": "drift",
         "graph_fanout": "slope",
+        "novel_subtype_rate": "subtype_rate",
     }
+    keys = rubric.dimension_keys()
     parts = [
         wide.select(
             "slug",
@@ -520,6 +592,7 @@ def dimension_series(
             pl.col(f"status_{key}").fill_null(NA).alias("status"),
         )
         for key, col in values.items()
+        if key in keys
     ]
     return pl.concat(parts).sort("slug", "dimension", "tick").cast(SERIES_SCHEMA)  # type: ignore[arg-type]
 
@@ -541,6 +614,7 @@ def _ranges(rubric: SimulationRubric) -> dict[str, tuple[str, str]]:
         rubric.conservation_drift,
         rubric.graph_fanout,
     )
+    sub = rubric.novel_subtype_rate
     return {
         "groundedness": (f">= {g.ok_min}", f"< {g.fail_below}"),
         "character_stability": (f">= {c.ok_min}", f"< {c.fail_below}"),
@@ -557,6 +631,10 @@ def _ranges(rubric: SimulationRubric) -> dict[str, tuple[str, str]]:
         "graph_fanout": (
             f"slope >= {f.ok_slope_min}",
             f"slope < {f.fail_slope_below} and last {f.recent_steps} steps < {f.fail_slope_below}",
+        ),
+        "novel_subtype_rate": (
+            "rate > 0" if sub is None else f"rate > 0 or ticks < {sub.warn_zero_min_ticks}",
+            "never",
         ),
     }
 
@@ -579,6 +657,17 @@ def _dimensions(
         dims = [dim(k, None, NA, "no ticks in window") for k in DIMENSIONS if k != "graph_fanout"]
     else:
         n = row["n"]
+        new = row["new_subtypes"]
+        informational = "novel_subtype_rate" in rubric.informational()
+        dims.append(
+            dim(
+                "novel_subtype_rate",
+                row["subtype_rate"],
+                row["status_novel_subtype_rate"],
+                f"{new} new {SUBTYPE_PROPERTY} value{'s' if new != 1 else ''} in {n} ticks"
+                + (" (informational)" if informational else ""),
+            )
+        )
         dims.append(
             dim(
                 "groundedness",
@@ -649,14 +738,16 @@ def _dimensions(
                 f"ticks {fan['first_cp_tick']}-{fan['tick']})",
             )
         )
-    return dims
+    keys = rubric.dimension_keys()
+    return sorted((d for d in dims if d.key in keys), key=lambda d: keys.index(d.key))
 
 
-def _verdict(dims: list[Dimension], has_ticks: bool) -> tuple[str, str]:
+def _verdict(dims: list[Dimension], has_ticks: bool, informational: list[str]) -> tuple[str, str]:
     if not has_ticks:
         return INSUFFICIENT, "no ticks to score"
-    fails = [d.name.lower() for d in dims if d.status == FAIL]
-    warns = [d.name.lower() for d in dims if d.status == WARN]
+    counted = [d for d in dims if d.key not in informational]
+    fails = [d.name.lower() for d in counted if d.status == FAIL]
+    warns = [d.name.lower() for d in counted if d.status == WARN]
     parts = []
     if fails:
         parts.append("fail: " + ", ".join(fails))
@@ -789,7 +880,7 @@ def _card(
     else:
         grounded_source = "observer claims where present, else proxy"
     dims = _dimensions(row, fan, rubric, grounded_source)
-    verdict, reason = _verdict(dims, row is not None)
+    verdict, reason = _verdict(dims, row is not None, rubric.informational())
 
     warnings = [f"skipped {issue['reason']}" for issue in issues] + load_warnings
     if row is not None and row["n"] < w:
@@ -817,6 +908,7 @@ def _card(
         "ticks_in_batches": batched,
         "grounded_source": grounded_source,
         "skipped_files": [issue["path"] for issue in issues],
+        "informational": rubric.informational(),
     }
     return Scorecard(
         rubric=rubric.rubric,
@@ -830,6 +922,27 @@ def _card(
         meta=meta,
         series=series,
     )
+
+
+#: ``--gate`` modes: ``strict`` passes only when every counted dimension is OK (N/A
+#: fails it); ``fail-only`` fails only on a counted FAIL (WARN, N/A and no data pass).
+GATE_MODES: tuple[str, ...] = ("strict", "fail-only")
+
+
+def passes_gate(card: Scorecard, mode: str = "strict") -> bool:
+    """Whether ``card`` passes the gate ``mode`` (see :data:`GATE_MODES`).
+
+    Informational dimensions (``card.meta["informational"]``) never decide a gate.
+    """
+    if mode not in GATE_MODES:
+        raise ValueError(f"unknown gate mode {mode!r}")
+    skip = set(card.meta.get("informational", ()))
+    statuses = [
+        s for k, s in card.dimensions.select("dimension", "status").iter_rows() if k not in skip
+    ]
+    if mode == "fail-only":
+        return FAIL not in statuses
+    return card.verdict != INSUFFICIENT and all(s == OK for s in statuses)
 
 
 # ---------------------------------------------------------------------------

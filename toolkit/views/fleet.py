@@ -22,18 +22,28 @@ VERDICT_ORDER = ["FAILED", "DEGRADED", "INSUFFICIENT_DATA", "HEALTHY"]
 _SHORT = {OK: "ok", WARN: "WARN", FAIL: "FAIL", NA: "n/a"}
 
 
-def fleet_frame(cards: Sequence[Scorecard]) -> pl.DataFrame:
-    """One row per run, worst first.
+#: How :func:`fleet_frame` can order runs (``verdict``: worst first, the default).
+FLEET_SORTS: dict[str, tuple[list[str], list[bool]]] = {
+    "verdict": (["_rank", "fails", "warns", "slug"], [False, True, True, False]),
+    "slug": (["slug"], [False]),
+    "ticks": (["ticks", "slug"], [True, False]),
+    "ended": (["ended", "slug"], [True, False]),
+}
+
+
+def fleet_frame(cards: Sequence[Scorecard], sort_by: str = "verdict") -> pl.DataFrame:
+    """One row per run, worst first (or by ``sort_by``, a key of :data:`FLEET_SORTS`).
 
     Returns:
         Columns slug, name, ticks (ticks in window), ticks_loaded, started, ended,
         verdict, fails, warns, then one status column per dimension key; sorted by
         verdict (FAILED, DEGRADED, INSUFFICIENT_DATA, HEALTHY), then more FAILs, more
-        WARNs, then slug.
+        WARNs, then slug. Informational dimensions are not counted in fails and warns.
     """
     if not cards:
         return pl.DataFrame(schema={"slug": pl.String, "verdict": pl.String})
     keys = cards[0].dimensions["dimension"].to_list()
+    counted = [k for k in keys if k not in cards[0].meta.get("informational", ())]
     rows: list[dict[str, Any]] = []
     for card in cards:
         statuses = dict(card.dimensions.select("dimension", "status").iter_rows())
@@ -51,14 +61,15 @@ def fleet_frame(cards: Sequence[Scorecard]) -> pl.DataFrame:
         )
     frame = pl.DataFrame(rows).with_columns(
         pl.col("started", "ended").str.to_datetime("%Y-%m-%dT%H:%M:%SZ", time_zone="UTC"),
-        fails=pl.sum_horizontal([(pl.col(k) == FAIL).cast(pl.Int64) for k in keys]),
-        warns=pl.sum_horizontal([(pl.col(k) == WARN).cast(pl.Int64) for k in keys]),
+        fails=pl.sum_horizontal([(pl.col(k) == FAIL).cast(pl.Int64) for k in counted]),
+        warns=pl.sum_horizontal([(pl.col(k) == WARN).cast(pl.Int64) for k in counted]),
         _rank=pl.col("verdict").replace_strict(
             {v: i for i, v in enumerate(VERDICT_ORDER)}, default=len(VERDICT_ORDER)
         ),
     )
+    by, descending = FLEET_SORTS[sort_by]
     return (
-        frame.sort(["_rank", "fails", "warns", "slug"], descending=[False, True, True, False])
+        frame.sort(by, descending=descending, nulls_last=True)
         .drop("_rank")
         .select(
             "slug",
@@ -76,35 +87,41 @@ def fleet_frame(cards: Sequence[Scorecard]) -> pl.DataFrame:
 
 
 def render_fleet_text(
-    cards: Sequence[Scorecard], *, width: int | None = None, colour: bool = False
+    cards: Sequence[Scorecard],
+    sort_by: str = "verdict",
+    *,
+    width: int | None = None,
+    colour: bool = False,
 ) -> str:
-    """The fleet as a fixed-width table: slug, ticks, verdict and the seven statuses.
+    """The fleet as a fixed-width table: slug, ticks, verdict and each dimension's status.
 
     Args:
         cards: one scorecard per run.
+        sort_by: the row order (see :func:`fleet_frame`; worst verdict first by default).
         width: fit this many columns (narrower columns, long slugs shortened with "…");
             None: the full layout, never shortened (as piped output is).
         colour: colour the statuses and verdicts with ANSI codes.
     """
     from toolkit.views.text import paint
 
-    frame = fleet_frame(cards)
+    frame = fleet_frame(cards, sort_by)
     if frame.height == 0:
         return "no runs"
     keys = cards[0].dimensions["dimension"].to_list()
     names = dict(cards[0].dimensions.select("dimension", "name").iter_rows())
     heads = [names[k].split()[0][:6].lower() for k in keys]
     slug_w = max(4, *(len(s) for s in frame["slug"]))
-    verdict_w, cell_w = 17, 8
-    if width is not None:  # fit: the verdicts present, seven-wide cells, then the slug
+    verdict_w, cell_w, gap = 17, 8, "  "
+    if width is not None:  # fit: the verdicts present, seven-wide cells, one-space gaps
         verdict_w = max(7, *(len(v) for v in frame["verdict"]))
-        cell_w = 7
-        slug_w = max(4, min(slug_w, width - (2 + 5 + 2 + verdict_w + cell_w * len(keys))))
+        cell_w, gap = 7, " "
+        fixed = 2 * len(gap) + 5 + verdict_w + cell_w * len(keys)
+        slug_w = max(4, min(slug_w, width - fixed))
 
     def cut(slug: str) -> str:
         return slug if len(slug) <= slug_w else slug[: slug_w - 1] + "…"
 
-    header = f"{'run':<{slug_w}}  {'ticks':>5}  {'verdict':<{verdict_w}}" + "".join(
+    header = f"{'run':<{slug_w}}{gap}{'ticks':>5}{gap}{'verdict':<{verdict_w}}" + "".join(
         f"{h:>{cell_w}}" for h in heads
     )
     lines = [header]
@@ -115,7 +132,7 @@ def render_fleet_text(
             for k in keys
         )
         verdict = paint(r["verdict"], r["verdict"], colour) + " " * (verdict_w - len(r["verdict"]))
-        lines.append(f"{cut(r['slug']):<{slug_w}}  {r['ticks'] or 0:>5}  {verdict}{cells}")
+        lines.append(f"{cut(r['slug']):<{slug_w}}{gap}{r['ticks'] or 0:>5}{gap}{verdict}{cells}")
     counts = frame.group_by("verdict").len()
     summary = ", ".join(
         f"{n} {v}"
@@ -130,9 +147,10 @@ def render_fleet_text(
     return "\n".join(lines)
 
 
-def render_fleet_json(cards: Sequence[Scorecard]) -> str:
-    """The fleet as JSON: rubric version, window, and one object per run, worst first."""
-    frame = fleet_frame(cards)
+def render_fleet_json(cards: Sequence[Scorecard], sort_by: str = "verdict") -> str:
+    """The fleet as JSON: rubric version, window, and one object per run, worst first
+    (or by ``sort_by``)."""
+    frame = fleet_frame(cards, sort_by)
     keys = cards[0].dimensions["dimension"].to_list() if cards else []
     runs = [
         {

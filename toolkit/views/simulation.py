@@ -1,6 +1,6 @@
 """Charts and widgets for the simulation scorecard.
 
-* :func:`quality_panel`: seven coloured cells plus the verdict; clicking a cell shows
+* :func:`quality_panel`: one coloured cell per dimension plus the verdict; clicking a cell shows
   that dimension's trailing-window time series underneath.
 * :func:`fanout_chart`: graph fan-out at each checkpoint.
 * :func:`highlight_markers`: character breaks as an HTML table with the marker marked.
@@ -56,7 +56,8 @@ def _cells(card: Scorecard) -> pl.DataFrame:
 
 
 def quality_panel(card: Scorecard, width: int = 700) -> alt.VConcatChart:
-    """The scorecard as seven coloured cells; click a cell to see its time series.
+    """The scorecard as one coloured cell per dimension (eight for rubric 1.1.0); click a
+    cell to see its time series. Informational dimensions are named in the subtitle.
 
     The panel opens on the worst dimension (see :func:`worst_dimension`); the series
     chart's title names the dimension shown.
@@ -77,6 +78,10 @@ def quality_panel(card: Scorecard, width: int = 700) -> alt.VConcatChart:
         empty=False,
         clear=False,
     )
+    subtitle = card.verdict_reason or "all dimensions OK"
+    info = cells.filter(pl.col("dimension").is_in(list(card.meta.get("informational", ()))))
+    if info.height:
+        subtitle += f"  ·  informational, not in the verdict: {', '.join(info['name']).lower()}"
     base = alt.Chart(cells).encode(
         x=alt.X("name:N", sort=alt.SortField("order"), title=None, axis=alt.Axis(labelAngle=0)),
         tooltip=[
@@ -105,7 +110,7 @@ def quality_panel(card: Scorecard, width: int = 700) -> alt.VConcatChart:
             height=70,
             title=alt.TitleParams(
                 text=f"{card.title} — {card.verdict}",
-                subtitle=card.verdict_reason or "all dimensions OK",
+                subtitle=subtitle,
                 color=swatch(card.verdict).on_white,
                 anchor="start",
             ),

@@ -1,0 +1,71 @@
+"""``toolkit quality RUN_A --diff RUN_B``: two runs' scorecards and graph changes."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from toolkit.errors import InputError
+from toolkit.load.snapshots import GraphChange, read_snapshots, snapshot_ticks
+from toolkit.load.universe import load_universe
+from toolkit.rubrics.simulation import SimulationRubric, passes_gate, score_universe
+from toolkit.scorecard import Scorecard
+
+
+def _window_ticks(card: Scorecard, ticks: list[int]) -> tuple[int, int] | None:
+    """The first and last snapshot inside the card's window (else the nearest kept)."""
+    first, last = card.meta.get("first_tick"), card.meta.get("last_tick")
+    if first is None or last is None:
+        return None
+    inside = [t for t in ticks if first <= t <= last]
+    if len(inside) < 2:
+        return None
+    return inside[0], inside[-1]
+
+
+def diff_runs(args: argparse.Namespace, rubric: SimulationRubric) -> int:
+    """Score both runs, read their snapshots, print both side by side."""
+    from toolkit.views.diff import render_diff_json, render_diff_text
+
+    cards: list[Scorecard] = []
+    roots: list[Path] = []
+    for path in (args.run_dir, args.diff):
+        universe = load_universe(path, cache=args.cache)
+        if not universe.loadable:
+            raise InputError(path, "nothing loadable: no tick files and no batch records")
+        cards.append(score_universe(universe, rubric, args.window, series=False)[0])
+        roots.append(universe.paths[universe.slug])
+    changes: dict[str, GraphChange | None] = {}
+    reasons: dict[str, str] = {}
+    lasts: list[int | None] = []
+    for key, card, root in zip(("a", "b"), cards, roots, strict=True):
+        db = root / "universe.db"
+        changes[key] = None
+        lasts.append(None)
+        if not db.is_file():
+            reasons[key] = "no universe.db"
+            continue
+        ticks = snapshot_ticks(db)
+        if ticks:
+            lasts[-1] = ticks[-1]
+        span = _window_ticks(card, ticks)
+        if span is None:
+            reasons[key] = "fewer than two snapshots in the window"
+            continue
+        graphs = read_snapshots(db, span)
+        changes[key] = GraphChange(graphs[span[0]], graphs[span[1]])
+    changes["a_to_b"] = None
+    if lasts[0] is None or lasts[1] is None:
+        reasons["a_to_b"] = "a run has no snapshots"
+    else:
+        before = read_snapshots(roots[0] / "universe.db", [lasts[0]])[lasts[0]]
+        after = read_snapshots(roots[1] / "universe.db", [lasts[1]])[lasts[1]]
+        changes["a_to_b"] = GraphChange(before, after)
+    a, b = cards
+    if args.format == "json":
+        print(render_diff_json(a, b, changes, reasons))
+    else:
+        print(render_diff_text(a, b, changes, reasons))
+    if args.gate:
+        return 0 if all(passes_gate(c, args.gate) for c in cards) else 1
+    return 0

@@ -1,0 +1,70 @@
+"""Scorecards in the JSON shape token-world's own ``quality --format json`` prints.
+
+Used by ``toolkit quality RUN --format json --compat token-world``, for CI scripts and
+dashboards written against token-world. The shape is token-world's: ``slug, window,
+tick_count, verdict, dimensions[{name, status, score, detail}]`` and nothing else. Two
+conventions differ from the toolkit's own JSON:
+
+* every ``score`` is a number: a dimension without evidence (our ``N/A``, score
+  ``null``) is ``UNKNOWN`` with score ``0.0``; its ``detail`` keeps the reason;
+* the status vocabulary is token-world's ``OK | WARN | FAIL | UNKNOWN``.
+
+A run with no ticks to score is ``{verdict: INSUFFICIENT_DATA, tick_count: 0,
+dimensions: []}``. The verdict itself is the toolkit's (informational dimensions do not
+count; see ``docs/rubrics/simulation.md``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from toolkit.scorecard import FAIL, NA, OK, WARN, Scorecard
+
+#: Our status → token-world's status.
+TOKEN_WORLD_STATUS: dict[str, str] = {OK: "OK", WARN: "WARN", FAIL: "FAIL", NA: "UNKNOWN"}
+
+#: The score token-world reports where there is no evidence.
+UNKNOWN_SCORE = 0.0
+
+INSUFFICIENT_DATA = "INSUFFICIENT_DATA"
+
+
+def insufficient_data(slug: str, window: int) -> dict[str, Any]:
+    """The document token-world prints for a run with nothing to score."""
+    return {
+        "slug": slug,
+        "window": window,
+        "tick_count": 0,
+        "verdict": INSUFFICIENT_DATA,
+        "dimensions": [],
+    }
+
+
+def token_world_dict(card: Scorecard) -> dict[str, Any]:
+    """A simulation scorecard as token-world's JSON object."""
+    slug = str(card.meta.get("slug", card.subject))
+    window = int(card.meta.get("window") or 0)
+    if card.verdict == INSUFFICIENT_DATA:
+        return insufficient_data(slug, window)
+    return {
+        "slug": slug,
+        "window": window,
+        "tick_count": int(card.meta.get("tick_count") or 0),
+        "verdict": card.verdict,
+        "dimensions": [
+            {
+                "name": row["name"],
+                "status": TOKEN_WORLD_STATUS.get(row["status"], "UNKNOWN"),
+                "score": UNKNOWN_SCORE if row["value"] is None else float(row["value"]),
+                "detail": row["detail"],
+            }
+            for row in card.dimensions.iter_rows(named=True)
+        ],
+    }
+
+
+def render_token_world_json(card: Scorecard | dict[str, Any]) -> str:
+    """token-world's JSON text for ``card`` (or for a document already built)."""
+    data = card if isinstance(card, dict) else token_world_dict(card)
+    return json.dumps(data, indent=2)

@@ -1,0 +1,119 @@
+"""Two simulation scorecards side by side, with the graph changes behind them."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from toolkit.load.snapshots import GraphChange
+from toolkit.scorecard import Scorecard
+from toolkit.views.text import format_value
+
+#: Names listed per kind of graph change in the text view (JSON lists them all).
+SHOWN_NAMES = 4
+
+
+def _cell(row: Mapping[str, Any] | None) -> str:
+    if row is None:
+        return "-"
+    return f"{row['status']:<5}{format_value(row['value']):>8}"
+
+
+def _names(label: str, names: list[str]) -> str:
+    if not names:
+        return ""
+    shown = ", ".join(names[:SHOWN_NAMES])
+    more = f" (+{len(names) - SHOWN_NAMES} more)" if len(names) > SHOWN_NAMES else ""
+    return f"    {label}: {shown}{more}"
+
+
+def _change_lines(title: str, change: GraphChange | None, reason: str) -> list[str]:
+    if change is None:
+        return [f"  {title}: {reason}"]
+    c = change
+    lines = [
+        f"  {title}: ticks {c.before.tick} -> {c.after.tick}: nodes +{len(c.nodes_added)}"
+        f" -{len(c.nodes_removed)}, edges +{len(c.edges_added)} -{len(c.edges_removed)}"
+    ]
+    for label, names in (
+        ("nodes added", c.nodes_added),
+        ("nodes removed", c.nodes_removed),
+        ("edges added", c.edges_added),
+        ("edges removed", c.edges_removed),
+    ):
+        if line := _names(label, names):
+            lines.append(line)
+    return lines
+
+
+def render_diff_text(
+    a: Scorecard,
+    b: Scorecard,
+    changes: Mapping[str, GraphChange | None],
+    reasons: Mapping[str, str],
+) -> str:
+    """Both scorecards as one table (status and value per run), the dimensions whose
+    status differs, then each run's graph change over its window and the change from
+    A's last snapshot to B's.
+
+    Args:
+        a, b: the two runs' scorecards.
+        changes: ``"a"``, ``"b"`` (each run's first to last snapshot in its window) and
+            ``"a_to_b"``; ``None`` where there is no such pair of snapshots.
+        reasons: why a change is ``None``, by the same keys.
+    """
+    rows_a = {r["dimension"]: r for r in a.dimensions.iter_rows(named=True)}
+    rows_b = {r["dimension"]: r for r in b.dimensions.iter_rows(named=True)}
+    keys = list(rows_a) + [k for k in rows_b if k not in rows_a]
+    names = {k: (rows_a.get(k) or rows_b[k])["name"] for k in keys}
+    name_w = max(len(n) for n in [*names.values(), "dimension"])
+    col = max(13, len(a.subject), len(b.subject))
+    lines = [
+        f"{a.subject} vs {b.subject}  (last {a.meta.get('window')} ticks; "
+        f"rubric {a.rubric} {a.rubric_version})",
+        f"  {'dimension':<{name_w}}  {a.subject:<{col}}  {b.subject:<{col}}",
+    ]
+    changed: list[str] = []
+    for k in keys:
+        ra, rb = rows_a.get(k), rows_b.get(k)
+        lines.append(f"  {names[k]:<{name_w}}  {_cell(ra):<{col}}  {_cell(rb):<{col}}")
+        sa, sb = (ra or {}).get("status", "-"), (rb or {}).get("status", "-")
+        if sa != sb:
+            changed.append(f"  {names[k]}: {sa} -> {sb}")
+    lines.append(f"  {'verdict':<{name_w}}  {a.verdict:<{col}}  {b.verdict:<{col}}")
+    lines.append("Status changes:" + ("" if changed else " none"))
+    lines += changed
+    lines.append("Graph (graph_snapshots in universe.db):")
+    lines += _change_lines(a.subject, changes.get("a"), reasons.get("a", ""))
+    lines += _change_lines(b.subject, changes.get("b"), reasons.get("b", ""))
+    lines += _change_lines(
+        f"{a.subject} -> {b.subject}", changes.get("a_to_b"), reasons.get("a_to_b", "")
+    )
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def render_diff_json(
+    a: Scorecard,
+    b: Scorecard,
+    changes: Mapping[str, GraphChange | None],
+    reasons: Mapping[str, str],
+) -> str:
+    """``{a: scorecard, b: scorecard, status_changes: [...], graph: {a, b, a_to_b}}``;
+    a graph entry without snapshots is ``{reason}``."""
+    rows_a = dict(a.dimensions.select("dimension", "status").iter_rows())
+    rows_b = dict(b.dimensions.select("dimension", "status").iter_rows())
+    status_changes = [
+        {"key": k, "a": rows_a.get(k), "b": rows_b.get(k)}
+        for k in [*rows_a, *(k for k in rows_b if k not in rows_a)]
+        if rows_a.get(k) != rows_b.get(k)
+    ]
+    graph = {
+        key: (c.to_dict() if (c := changes.get(key)) is not None else {"reason": reasons[key]})
+        for key in ("a", "b", "a_to_b")
+    }
+    return json.dumps(
+        {"a": a.to_dict(), "b": b.to_dict(), "status_changes": status_changes, "graph": graph},
+        indent=2,
+        default=str,
+    )

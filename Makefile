@@ -57,6 +57,8 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_fleet.py --runs 1000 --ticks 300
 	$(BIN)/python bench/bench_iterlogs.py --logs 200 --iterations 50
 	$(BIN)/python bench/bench_startup.py --repeat 7
+	$(BIN)/python bench/bench_reports.py
+	$(BIN)/python bench/bench_judge.py
 
 notebooks: $(STAMP)
 	$(BIN)/python notebooks/refresh.py

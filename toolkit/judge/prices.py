@@ -58,24 +58,14 @@ class PriceTable:
 
 def _read(path: Path) -> dict[str, Any]:
     from toolkit.load import _edge
+    from toolkit.load._common import check_document_header
 
     if path.is_file() and path.stat().st_size > MAX_PRICES_BYTES:
         raise InputError(path, f"price file larger than {MAX_PRICES_BYTES} bytes")
-    data = _edge.read_yaml(path)  # the reading edge: regular file, UTF-8, YAML limits
-    if not isinstance(data, dict) or data.get("format") != PRICES_FORMAT:
-        raise InputError(
-            path,
-            f"not a judge price table (expected format {PRICES_FORMAT!r})",
-            field="format",
-            value=data.get("format") if isinstance(data, dict) else data,
-        )
-    if data.get("version") != PRICES_VERSION:
-        raise InputError(
-            path,
-            f"unsupported price table version (this toolkit reads {PRICES_VERSION})",
-            field="version",
-            value=data.get("version"),
-        )
+    data = check_document_header(  # read through the edge: regular file, UTF-8, YAML limits
+        path, _edge.read_yaml(path), what="judge price table", fmt=PRICES_FORMAT,
+        version=PRICES_VERSION,
+    )  # fmt: skip
     models = data.get("models")
     if not isinstance(models, dict):
         raise InputError(path, "models must be a mapping", field="models", value=models)

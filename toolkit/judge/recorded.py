@@ -21,23 +21,11 @@ class CassetteMiss(InputError):
 
 
 def _read_cassette(path: Path) -> dict[str, Any]:
-    from toolkit.load._common import read_json
+    from toolkit.load._common import check_document_header, read_json
 
-    data = read_json(path)
-    if not isinstance(data, dict) or data.get("format") != CASSETTE_FORMAT:
-        raise InputError(
-            path,
-            f"not a judge cassette (expected format {CASSETTE_FORMAT!r})",
-            field="format",
-            value=data.get("format") if isinstance(data, dict) else data,
-        )
-    if data.get("version") != CASSETTE_VERSION:
-        raise InputError(
-            path,
-            f"unsupported cassette version (this toolkit reads {CASSETTE_VERSION})",
-            field="version",
-            value=data.get("version"),
-        )
+    data = check_document_header(
+        path, read_json(path), what="judge cassette", fmt=CASSETTE_FORMAT, version=CASSETTE_VERSION
+    )
     recordings = data.get("recordings")
     if not isinstance(recordings, dict):
         raise InputError(path, "recordings must be an object", field="recordings", value=recordings)

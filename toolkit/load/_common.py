@@ -60,6 +60,32 @@ def parse_json_lines(path: str | Path | None, text: str) -> list[tuple[int, Any]
     return _edge.parse_json_lines(text, path)
 
 
+def check_document_header(
+    path: str | Path, data: Any, *, what: str, fmt: str, version: int | str
+) -> dict[str, Any]:
+    """``data`` as a document of the toolkit's own versioned kind ``what`` (``format`` and
+    ``version`` keys, as cassettes and price tables carry).
+
+    Raises:
+        InputError: not a mapping with that ``format``, or another ``version``.
+    """
+    if not isinstance(data, dict) or data.get("format") != fmt:
+        raise InputError(
+            path,
+            f"not a {what} (expected format {fmt!r})",
+            field="format",
+            value=data.get("format") if isinstance(data, dict) else data,
+        )
+    if data.get("version") != version:
+        raise InputError(
+            path,
+            f"unsupported {what} version (this toolkit reads {version})",
+            field="version",
+            value=data.get("version"),
+        )
+    return data
+
+
 def validation_problem(path: Path, exc: ValidationError) -> InputError:
     """The first pydantic error of ``exc`` as a one-line :class:`InputError`."""
     err = exc.errors()[0]

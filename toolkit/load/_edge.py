@@ -184,6 +184,31 @@ def read_bytes(path: str | Path, *, within: str | Path | None = None) -> bytes:
             loop, a dangling symlink or one leading out of ``within``, over the size
             limit, or unreadable.
     """
+    with _regular_file(path, within) as (fd, name, info):
+        limit = limits().max_file_bytes
+        if info.st_size > limit:
+            raise InputError(name, _too_big(info.st_size, limit))
+        return _read_all(fd, limit, name)
+
+
+def read_head(path: str | Path, size: int, *, within: str | Path | None = None) -> bytes:
+    """The first ``size`` bytes of the regular file ``path`` (a magic-number check), with
+    the checks of :func:`read_bytes` except the size limit.
+
+    Raises:
+        InputError: as :func:`read_bytes`.
+    """
+    with _regular_file(path, within) as (fd, _, _):
+        return os.read(fd, size)
+
+
+@contextlib.contextmanager
+def _regular_file(
+    path: str | Path, within: str | Path | None
+) -> Iterator[tuple[int, str, os.stat_result]]:
+    """Open ``path`` without blocking and yield ``(fd, name, stat)`` once it is known to be
+    a regular file (a link must resolve inside ``within``); every failure, then or while
+    the caller reads, is a one-line :class:`InputError`."""
     name = os.fspath(path)
     if within is not None and os.path.islink(name):
         problem = _link_problem(name, within)
@@ -197,37 +222,7 @@ def read_bytes(path: str | Path, *, within: str | Path | None = None) -> bytes:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise InputError(name, describe_mode(info.st_mode))
-        limit = limits().max_file_bytes
-        if info.st_size > limit:
-            raise InputError(name, _too_big(info.st_size, limit))
-        return _read_all(fd, limit, name)
-    except OSError as exc:
-        raise InputError(name, f"cannot read file ({exc.strerror or exc})") from exc
-    finally:
-        os.close(fd)
-
-
-def read_head(path: str | Path, size: int, *, within: str | Path | None = None) -> bytes:
-    """The first ``size`` bytes of the regular file ``path`` (a magic-number check), with
-    the checks of :func:`read_bytes` except the size limit.
-
-    Raises:
-        InputError: as :func:`read_bytes`.
-    """
-    name = os.fspath(path)
-    if within is not None and os.path.islink(name):
-        problem = _link_problem(name, within)
-        if problem is not None:
-            raise InputError(name, problem)
-    try:
-        fd = os.open(name, _FLAGS)
-    except OSError as exc:
-        raise InputError(name, _open_error(name, exc)) from exc
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise InputError(name, describe_mode(mode))
-        return os.read(fd, size)
+        yield fd, name, info
     except OSError as exc:
         raise InputError(name, f"cannot read file ({exc.strerror or exc})") from exc
     finally:

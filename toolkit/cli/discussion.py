@@ -84,7 +84,10 @@ def run(args: argparse.Namespace) -> int:
             print(f"toolkit discussion: warning: {warning}", file=sys.stderr)
         print(render_discussion_json(report, comparison, success))
     else:
-        print(render_discussion_text(report, comparison, success))
+        from toolkit.views.text import terminal_style
+
+        width, colour = terminal_style()
+        print(render_discussion_text(report, comparison, success, width=width, colour=colour))
     if args.write:
         for path in _write_scorecards(report, kinds):
             print(f"toolkit discussion: wrote {path}", file=sys.stderr)

@@ -73,7 +73,9 @@ def run(args: argparse.Namespace) -> int:
         render_outcome_json,
         render_outcome_table,
     )
+    from toolkit.views.text import terminal_style
 
+    width, colour = terminal_style()
     if (args.log_dir is None) == (args.all_dir is None):
         raise InputError(None, "give either LOG_DIR or --all DIR (one of them)")
     where = args.all_dir if args.all_dir is not None else args.log_dir
@@ -95,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
         if args.format == "json":
             print(render_outcome_fleet_json(fleet, rubric.version))
         else:
-            print(render_outcome_fleet_text(fleet, rubric.version))
+            print(render_outcome_fleet_text(fleet, rubric.version, width=width, colour=colour))
         for failure in failures:
             print(f"toolkit outcome: error: {failure}", file=sys.stderr)
         return 2 if failures else 0
@@ -128,9 +130,13 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(render_outcome_json(shown))
     elif args.iteration is not None:
-        print(render_outcome_iteration(shown, args.iteration))
+        print(render_outcome_iteration(shown, args.iteration, width=width, colour=colour))
     else:
-        print(render_outcome_table(shown, title=f"Outcome scores of {log.root}"))
+        print(
+            render_outcome_table(
+                shown, title=f"Outcome scores of {log.root}", width=width, colour=colour
+            )
+        )
     return 0
 
 

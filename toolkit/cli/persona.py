@@ -140,7 +140,10 @@ def run(args: argparse.Namespace) -> int:
             )
         )
     else:
-        print(render_persona_table(result))
+        from toolkit.views.text import terminal_style
+
+        width, colour = terminal_style()
+        print(render_persona_table(result, width=width, colour=colour))
         if usage is not None and usage.model is not None:
             print("\n".join(usage.lines()))
     if args.write_baseline:

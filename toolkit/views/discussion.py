@@ -10,7 +10,7 @@ import polars as pl
 from toolkit.rubrics.discussion import DiscussionReport
 from toolkit.rubrics.discussion_iterations import Comparison, SuccessCheck
 from toolkit.scorecard import Scorecard
-from toolkit.views.text import format_value, render_text
+from toolkit.views.text import format_value, paint, render_text, wrap_item
 
 if TYPE_CHECKING:
     import altair as alt
@@ -115,16 +115,22 @@ def render_discussion_text(
     report: DiscussionReport,
     comparison: Comparison | None = None,
     success: SuccessCheck | None = None,
+    *,
+    width: int | None = None,
+    colour: bool = False,
 ) -> str:
     """Every game's scorecard as text, a one-line-per-game summary, then the comparison.
 
     With a single game, the text ends with one advice line per failed metric
-    (:func:`advice_lines`).
+    (:func:`advice_lines`). ``width`` and ``colour`` are those of
+    :func:`~toolkit.views.text.render_text` (a terminal's, from
+    :func:`~toolkit.views.text.terminal_style`); without a width nothing is wrapped.
     """
-    blocks = [render_text(c) for c in report.scorecards]
+    blocks = [render_text(c, width=width, colour=colour) for c in report.scorecards]
     summary = [f"Rubric discussion {report.spec.version}: {len(report.scorecards)} game(s)"]
     for c in report.scorecards:
-        summary.append(f"  {c.verdict:<15}{c.meta.get('passed_count')}/7  {c.subject}")
+        line = f"  {c.verdict:<15}{c.meta.get('passed_count')}/7  {c.subject}"
+        summary.append(line.replace(c.verdict, paint(c.verdict, c.verdict, colour), 1))
     blocks.append("\n".join(summary))
     if comparison is not None:
         lines = ["Baseline vs candidate"]
@@ -136,19 +142,22 @@ def render_discussion_text(
                 f"{format_value(row['candidate_mean']):>10}"
                 f"{('-' if delta is None else f'{delta:+.3f}'):>8}"
             )
+        said = []
         if comparison.lowest is not None:
-            lines.append(f"  Weakest: {comparison.lowest}: {comparison.advice}")
-        lines.append(f"  Recommendation: {comparison.recommendation} ({comparison.reason})")
-        lines.extend(f"  Warning: {w}" for w in comparison.warnings)
+            said.append(f"Weakest: {comparison.lowest}: {comparison.advice}")
+        said.append(f"Recommendation: {comparison.recommendation} ({comparison.reason})")
+        said.extend(f"Warning: {w}" for w in comparison.warnings)
         if success is not None:
-            lines.append(
-                f"  Success check: {'met' if success.met else 'not met'} ({success.reason})"
-            )
+            said.append(f"Success check: {'met' if success.met else 'not met'} ({success.reason})")
+        for text in said:
+            lines.extend(wrap_item(text, width, bullet="  "))
         blocks.append("\n".join(lines))
     if len(report.scorecards) == 1:
         advice = advice_lines(report, report.scorecards[0])
         if advice:
-            blocks.append("\n".join(advice))
+            blocks.append(
+                "\n".join(line for text in advice for line in wrap_item(text, width, bullet=""))
+            )
     return "\n\n".join(blocks)
 
 

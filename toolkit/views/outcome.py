@@ -10,7 +10,7 @@ import polars as pl
 
 from toolkit.rubrics.outcome import ABSENT, UNSCORED, OutcomeResult
 from toolkit.views.html import render_html, status_colour
-from toolkit.views.text import format_value, render_text
+from toolkit.views.text import format_value, paint, render_text, wrap_item, wrap_line
 
 if TYPE_CHECKING:
     import altair as alt
@@ -31,34 +31,65 @@ def _fixed(value: float | None, places: int = 2) -> str:
     return "-" if value is None else f"{value:.{places}f}"
 
 
-def render_outcome_table(result: OutcomeResult, title: str = "Outcome scores") -> str:
+def render_outcome_table(
+    result: OutcomeResult,
+    title: str = "Outcome scores",
+    *,
+    width: int | None = None,
+    colour: bool = False,
+) -> str:
     """Scores per iteration (value, band, each signal's sub-score; ``-`` = absent), then
-    sessions, over-claims (negative integrity deltas) and warnings, as plain text."""
+    sessions, over-claims (negative integrity deltas) and warnings, as plain text.
+
+    ``width`` (a terminal's, see :func:`~toolkit.views.text.terminal_style`): when the
+    table is wider, its columns close up (session ids cut to 8 characters) and long
+    lines wrap under themselves; without a width nothing is cut or wrapped. ``colour``
+    colours each band.
+    """
     signals = list(result.rubric.weights())
     decimals = result.rubric.decimals
-    lines = [
+    lines = wrap_line(
+        "",
         f"{title} · rubric {result.rubric.rubric} {result.rubric.version} · "
-        f"{result.scores.height} iteration(s)"
-    ]
+        f"{result.scores.height} iteration(s)",
+        width,
+        2,
+    )
     wide = result.breakdown.pivot(on="signal", index="iteration", values="sub_score")
     table = result.scores.join(wide, on="iteration", how="left").sort("iteration")
-    header = f"{'iter':>5}  {'session':<10} {'value':>7}  {'band':<10}" + "".join(
-        f"{SHORT.get(s, s[:6]):>8}" for s in signals
+    # (iteration, session, value, band, each signal) widths and the gap between columns
+    full = (5, 10, 7, 10, 8)
+    compact = (4, 8, decimals + 2, 9, 7)
+    needed = full[0] + 2 + full[1] + 1 + full[2] + 2 + full[3] + full[4] * len(signals)
+    fits = width is None or needed <= width
+    it_w, ses_w, val_w, band_w, sig_w = full if fits else compact
+    gap = "  " if fits else " "
+    lines.append(
+        f"{'iter':>{it_w}}{gap}{'session':<{ses_w}} {'value':>{val_w}}{gap}{'band':<{band_w}}"
+        + "".join(f"{SHORT.get(s, s[:6]):>{sig_w}}" for s in signals)
     )
-    lines.append(header)
     for row in table.iter_rows(named=True):
-        session = (row["session_id"] or "-")[:10]
+        session = (row["session_id"] or "-")[:ses_w]
         value = _fixed(row["value"], decimals)
-        cells = "".join(f"{_fixed(row.get(s)):>8}" for s in signals)
-        lines.append(f"{row['iteration']:>5}  {session:<10} {value:>7}  {row['band']:<10}{cells}")
+        band = paint(f"{row['band']:<{band_w}}", row["band"], colour)
+        cells = "".join(f"{_fixed(row.get(s)):>{sig_w}}" for s in signals)
+        lines.append(
+            f"{row['iteration']:>{it_w}}{gap}{session:<{ses_w}} {value:>{val_w}}{gap}{band}{cells}"
+        )
     if result.sessions.height:
         lines.append("Sessions")
         for s in result.sessions.iter_rows(named=True):
             members = ", ".join(str(n) for n in s["iterations"])
-            lines.append(
-                f"  {s['session_id']}  iterations {members}: {s['scored_iterations']} scored  "
-                f"{_fixed(s['value'], decimals)} {s['band']}"
+            wrapped = wrap_line(
+                f"  {s['session_id']}  ",
+                f"iterations {members}: {s['scored_iterations']} scored  "
+                f"{_fixed(s['value'], decimals)} {s['band']}",
+                width,
+                4,
             )
+            band = str(s["band"])  # the line's last word: painted after wrapping
+            wrapped[-1] = wrapped[-1][: -len(band)] + paint(band, band, colour)
+            lines.extend(wrapped)
     over = result.over_claims()
     if over.height:
         lines.append("Over-claims (observed - claimed < 0)")
@@ -70,14 +101,17 @@ def render_outcome_table(result: OutcomeResult, title: str = "Outcome scores") -
             )
     if result.warnings:
         lines.append("Warnings")
-        lines.extend(f"  - {w}" for w in result.warnings)
+        for w in result.warnings:
+            lines.extend(wrap_item(w, width))
     return "\n".join(lines)
 
 
-def render_outcome_iteration(result: OutcomeResult, iteration: int) -> str:
+def render_outcome_iteration(
+    result: OutcomeResult, iteration: int, *, width: int | None = None, colour: bool = False
+) -> str:
     """One iteration as the generic text scorecard, followed by its breakdown weights and
-    integrity pairs."""
-    lines = [render_text(result.scorecard(iteration))]
+    integrity pairs (``width``, ``colour``: as :func:`render_outcome_table`)."""
+    lines = [render_text(result.scorecard(iteration), width=width, colour=colour)]
     rows = result.breakdown.filter(pl.col("iteration") == iteration)
     lines.append("Breakdown (weight -> effective weight x sub-score = contribution)")
     for r in rows.iter_rows(named=True):
@@ -346,26 +380,35 @@ def outcome_explorer(result: OutcomeResult, iteration: int | None = None) -> Any
     return OutcomeExplorer([picker, card, chart])
 
 
-def render_outcome_fleet_text(fleet: pl.DataFrame, rubric_version: str) -> str:
+def render_outcome_fleet_text(
+    fleet: pl.DataFrame, rubric_version: str, *, width: int | None = None, colour: bool = False
+) -> str:
     """Many logs as a fixed-width table, worst mean first (the frame of
-    :func:`toolkit.rubrics.outcome_fleet.outcome_fleet`)."""
+    :func:`toolkit.rubrics.outcome_fleet.outcome_fleet`).
+
+    With a ``width`` too narrow for the log names, each log's name gets a line of its own
+    above its numbers (names are never cut); ``colour`` colours each band.
+    """
     if fleet.height == 0:
         return "no iteration logs"
-    width = max(3, *(len(s) for s in fleet["log"]))
-    lines = [
-        f"{'log':<{width}}  {'iters':>5}  {'scored':>6}  {'mean':>6}  {'band':<9}  "
-        f"{'worst':>12}  {'poor':>4}  {'over-claims':>11}  {'issues':>6}"
-    ]
+    numbers = (
+        f"{'iters':>5}  {'scored':>6}  {'mean':>6}  {'band':<9}  {'worst':>12}  {'poor':>4}  "
+        f"{'over-claims':>11}  {'issues':>6}"
+    )
+    name_w = max(3, *(len(s) for s in fleet["log"]))
+    stacked = width is not None and name_w + 2 + len(numbers) > width
+    lines = [f"log\n  {numbers}" if stacked else f"{'log':<{name_w}}  {numbers}"]
     for r in fleet.iter_rows(named=True):
         mean = "-" if r["mean"] is None else f"{r['mean']:.3f}"
         worst = (
             "-" if r["worst_value"] is None else f"#{r['worst_iteration']} {r['worst_value']:.3f}"
         )
-        lines.append(
-            f"{r['log']:<{width}}  {r['iterations']:>5}  {r['scored']:>6}  {mean:>6}  "
-            f"{r['band']:<9}  {worst:>12}  {r['poor']:>4}  {r['over_claims']:>11}  "
-            f"{r['issues']:>6}"
+        band = paint(f"{r['band']:<9}", r["band"], colour)
+        cells = (
+            f"{r['iterations']:>5}  {r['scored']:>6}  {mean:>6}  {band}  {worst:>12}  "
+            f"{r['poor']:>4}  {r['over_claims']:>11}  {r['issues']:>6}"
         )
+        lines.append(f"{r['log']}\n  {cells}" if stacked else f"{r['log']:<{name_w}}  {cells}")
     lines.append(f"{fleet.height} logs, worst mean first (rubric outcome {rubric_version})")
     return "\n".join(lines)
 

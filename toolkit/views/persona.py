@@ -12,7 +12,7 @@ import polars as pl
 
 from toolkit.rubrics.persona import ENVIRONMENT, PersonaResult
 from toolkit.views.palette import INK, swatch
-from toolkit.views.text import format_value
+from toolkit.views.text import format_value, paint, wrap_item, wrap_line
 
 if TYPE_CHECKING:
     import altair as alt
@@ -83,8 +83,14 @@ def persona_table(result: PersonaResult) -> pl.DataFrame:
     )
 
 
-def render_persona_table(result: PersonaResult) -> str:
-    """The table of :func:`persona_table` as text, with a header and a regression line."""
+def render_persona_table(
+    result: PersonaResult, *, width: int | None = None, colour: bool = False
+) -> str:
+    """The table of :func:`persona_table` as text, with a header and a regression line.
+
+    ``width`` (a terminal's, see :func:`~toolkit.views.text.terminal_style`) wraps the
+    header, the regression line and the warnings; ``colour`` colours the statuses.
+    """
     table = persona_table(result)
     header = (
         f"{result.run} · judge {result.judge} · rubric {result.rubric.rubric} "
@@ -95,7 +101,7 @@ def render_persona_table(result: PersonaResult) -> str:
         max([len("dimension"), *(len(d) for d in table["dimension"])]),
     )
     lines = [
-        header,
+        *wrap_line("", header, width, 2),
         f"{'agent':<{widths[0]}}  {'dimension':<{widths[1]}}  {'baseline':>8}  {'score':>7}  "
         f"{'delta':>7}  status",
     ]
@@ -104,22 +110,24 @@ def render_persona_table(result: PersonaResult) -> str:
         lines.append(
             f"{row['agent_id']:<{widths[0]}}  {row['dimension']:<{widths[1]}}  "
             f"{format_value(row['baseline']):>8}  {format_value(row['score']):>7}  {delta:>7}  "
-            f"{row['status']}"
+            + paint(row["status"], row["status"], colour)
         )
     regressions = result.regressions
     if result.comparison is None:
-        lines.append("No baseline given: no regression check.")
+        verdict = "No baseline given: no regression check."
     elif regressions.height:
-        lines.append(
+        verdict = (
             f"{regressions.height} regression(s), more than "
             f"{format_value(result.rubric.regression_tolerance)} below baseline: "
             + ", ".join(f"{a} {d}" for a, d in regressions.select("agent_id", "dimension").rows())
         )
     else:
-        lines.append("No regression against the baselines.")
+        verdict = "No regression against the baselines."
+    lines.extend(wrap_item(verdict, width, bullet="", indent=2))
     if result.warnings:
         lines.append("Warnings:")
-        lines.extend(f"  - {w}" for w in result.warnings)
+        for w in result.warnings:
+            lines.extend(wrap_item(w, width))
     return "\n".join(lines)
 
 

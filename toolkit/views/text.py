@@ -18,15 +18,24 @@ from typing import Any, TextIO
 
 from toolkit.scorecard import FAIL, NA, OK, WARN, Scorecard
 
-#: ANSI colours of statuses and verdicts on a terminal (bold red, yellow, green, dim).
+#: ANSI colours of statuses and verdicts on a terminal (bold red, yellow, green, dim),
+#: for every rubric's words (discussion PASS/PENDING, persona REGRESSION, outcome bands).
 _ANSI = {
     FAIL: "1;31",
     "FAILED": "1;31",
+    "REGRESSION": "1;31",
+    "poor": "1;31",
     WARN: "33",
     "DEGRADED": "33",
+    "fair": "33",
     OK: "32",
+    "PASS": "32",
     "HEALTHY": "32",
+    "good": "32",
+    "excellent": "32",
     NA: "2",
+    "PENDING": "2",
+    "PENDING_RATING": "33",
 }
 
 
@@ -66,12 +75,27 @@ def wrap_line(head: str, detail: str, width: int | None, indent: int) -> list[st
         return [line]
     room = width - len(head)
     if room >= 24:  # the detail keeps its column
-        first, *rest = textwrap.wrap(detail, room) or [""]
+        first, *rest = textwrap.wrap(detail, room, break_on_hyphens=False) or [""]
         pad = " " * len(head)
         return [f"{head}{first}".rstrip(), *(pad + r for r in rest)]
     pad = " " * indent
     return [head.rstrip(), *textwrap.wrap(detail, max(width - indent, 20), initial_indent=pad,
-                                          subsequent_indent=pad)]  # fmt: skip
+                                          subsequent_indent=pad,
+                                          break_on_hyphens=False)]  # fmt: skip
+
+
+def wrap_item(text: str, width: int | None, *, bullet: str = "  - ", indent: int = 4) -> list[str]:
+    """One list item (a warning, an advice line): a single line when ``width`` is None,
+    else wrapped to ``width`` with its continuation lines indented under the text."""
+    if width is None:
+        return [f"{bullet}{text}"]
+    return textwrap.wrap(
+        text,
+        max(width, 20),
+        initial_indent=bullet,
+        subsequent_indent=" " * indent,
+        break_on_hyphens=False,  # file names such as game-role-repetition.json stay whole
+    ) or [bullet.rstrip()]
 
 
 def format_value(value: float | None) -> str:
@@ -118,11 +142,7 @@ def render_text(card: Scorecard, *, width: int | None = None, colour: bool = Fal
     if card.warnings:
         lines.append("Warnings:")
         for w in card.warnings:
-            lines.extend(
-                [f"  - {w}"]
-                if width is None
-                else textwrap.wrap(w, width, initial_indent="  - ", subsequent_indent="    ")
-            )
+            lines.extend(wrap_item(w, width))
     return "\n".join(lines)
 
 

@@ -132,6 +132,8 @@ LIGHT_COMMANDS = [
     ("experiment-help", ["experiment", "--help"], 0),
     ("report-help", ["report", "--help"], 0),
     ("report-argument-error", ["report", "simulation"], 2),
+    # A misspelt --param is refused from the notebook's JSON, before nbformat or a kernel.
+    ("report-param-typo", ["report", "simulation", str(RUN), "--param", "windw=5"], 2),
     ("rate-help", ["rate", "--help"], 0),
     ("rate-argument-error", ["rate", str(GAMES), "--port", "0"], 2),
 ]

@@ -84,6 +84,33 @@ def parse_param(text: str) -> tuple[str, Any]:
     return key, value
 
 
+def _parameters_source(path: Path) -> str:
+    """The source of the notebook's cell tagged ``parameters``.
+
+    An nbformat-4 notebook is read as the JSON it is, through the reading edge (nbformat
+    itself imports jsonschema, which costs seconds before a typo could be refused); an
+    older notebook goes through ``nbformat.read``, which converts it.
+    """
+    from toolkit.load import _edge
+
+    data = _edge.parse_json(_edge.read_bytes(path), path)
+    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
+        raise InputError(path, "not a Jupyter notebook (no list of cells)")
+    cells: list[Any] = data["cells"]
+    if data.get("nbformat") != 4:
+        import nbformat
+
+        read: Callable[..., NotebookNode] = nbformat.read  # untyped
+        cells = [{"metadata": c.metadata, "source": c.source} for c in read(path, 4).cells]
+    for cell in cells:
+        meta = cell.get("metadata") if isinstance(cell, dict) else None
+        tags = meta.get("tags") if isinstance(meta, dict) else None
+        if isinstance(tags, list) and "parameters" in tags:
+            text = cell.get("source", "")
+            return "".join(text) if isinstance(text, list) else str(text)
+    raise InputError(path, "the notebook has no cell tagged 'parameters'")
+
+
 def _notebook_parameters(path: Path) -> dict[str, Any]:
     """The parameters a notebook declares (the names its cell tagged ``parameters``
     assigns at top level, in order), with their default values where those are literals.
@@ -91,15 +118,9 @@ def _notebook_parameters(path: Path) -> dict[str, Any]:
     Read with :mod:`ast`, without a kernel, so a misspelt ``--param`` is refused at once;
     multi-line values (a list over several lines) are read whole.
     """
-    import nbformat
-
-    read: Callable[..., NotebookNode] = nbformat.read  # untyped
-    nb: NotebookNode = read(path, as_version=4)
-    cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
-    if not cells:
-        raise InputError(path, "the notebook has no cell tagged 'parameters'")
+    source = _parameters_source(path)
     try:
-        tree = ast.parse(cells[0].source)
+        tree = ast.parse(source)
     except SyntaxError as exc:
         raise InputError(path, f"the parameters cell is not valid Python ({exc.msg})",
                          line=exc.lineno) from None  # fmt: skip

@@ -50,6 +50,21 @@ def sample_runs() -> Path:
     return SAMPLE_RUNS
 
 
+@pytest.fixture(scope="session")
+def persona_week2() -> Any:
+    """The persona sample's week 2 scored by its recorded judge against week 1's
+    baselines (Lenny drifts; everybody's convergence drops)."""
+    import toolkit as tk
+
+    folder = SAMPLE_RUNS / "persona"
+    return tk.score_persona(
+        tk.load_chat(folder / "radio-week2.jsonl"),
+        tk.load_propositions(folder / "propositions"),
+        tk.RecordedJudge(folder / "cassette.json"),
+        baselines=tk.load_baselines(folder / "baselines"),
+    )
+
+
 # ---------------------------------------------------------------------------
 # Building token-world runs for tests
 # ---------------------------------------------------------------------------

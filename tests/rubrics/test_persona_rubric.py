@@ -639,14 +639,8 @@ def test_correction_report_rates_failures_and_means(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------
 
 
-def test_sample_week2_catches_lennys_drift(sample_runs: Path) -> None:
-    folder = sample_runs / "persona"
-    result = tk.score_persona(
-        tk.load_chat(folder / "radio-week2.jsonl"),
-        tk.load_propositions(folder / "propositions"),
-        tk.RecordedJudge(folder / "cassette.json"),
-        baselines=tk.load_baselines(folder / "baselines"),
-    )
+def test_sample_week2_catches_lennys_drift(persona_week2: tk.PersonaResult) -> None:
+    result = persona_week2
     regressed = set(result.regressions.select("agent_id", "dimension").iter_rows())
     assert {("lenny", "adherence"), ("lenny", "consistency"), ("lenny", "fluency")} <= regressed
     assert not {d for a, d in regressed if a != "lenny" and d != "convergence"}

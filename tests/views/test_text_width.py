@@ -196,14 +196,8 @@ def test_discussion_text_fits_80_columns_and_loses_no_word(
     assert not ANSI.search(piped)
 
 
-def test_persona_table_fits_and_colours_regressions() -> None:
-    folder = SAMPLE_RUNS / "persona"
-    result = tk.score_persona(
-        tk.load_chat(folder / "radio-week2.jsonl"),
-        tk.load_propositions(folder / "propositions"),
-        tk.RecordedJudge(folder / "cassette.json"),
-        baselines=tk.load_baselines(folder / "baselines"),
-    )
+def test_persona_table_fits_and_colours_regressions(persona_week2: tk.PersonaResult) -> None:
+    result = persona_week2
     piped = render_persona_table(result)
     narrow = render_persona_table(result, width=80, colour=True)
     assert not _fits(piped, 80) and _fits(narrow, 80)

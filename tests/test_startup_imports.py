@@ -269,3 +269,29 @@ def test_report_help_names_every_template_though_the_parser_does_not_read_them(
     assert f"Execute a report template ({names}, or the path of any notebook" in shown
     assert f"TEMPLATE {names}, or a notebook path" in shown
     assert "{template names}" not in shown
+
+
+def test_report_process_skips_jsonschemas_iri_parsers_and_still_validates_notebooks(
+    tmp_path: Path,
+) -> None:
+    code = """
+import json, sys
+from toolkit.cli.report import _without_iri_parsers
+_without_iri_parsers()
+import nbformat
+nb = nbformat.read(sys.argv[2], as_version=4)
+nbformat.validate(nb)
+broken = nbformat.from_dict(json.loads(json.dumps(nb)))
+broken.cells[0].cell_type = "nonsense"
+try:
+    nbformat.validate(broken)
+    caught = False
+except nbformat.ValidationError:
+    caught = True
+with open(sys.argv[1], "w", encoding="utf-8") as out:
+    json.dump({"code": caught, "modules": sorted(k for k, v in sys.modules.items() if v)}, out)
+"""
+    notebook = ROOT / "notebooks" / "simulation_postmortem.ipynb"
+    caught, modules = _imported(code, str(notebook), tmp_path=tmp_path)
+    assert caught is True  # nbformat's schema validation still works without it
+    assert "jsonschema" in modules and "rfc3987_syntax" not in modules

@@ -61,6 +61,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Render the report and print where it was written."""
+    _without_iri_parsers()
     from toolkit.reports import parse_param, render_report
 
     params = dict(parse_param(p) for p in args.param)
@@ -74,3 +75,17 @@ def run(args: argparse.Namespace) -> int:
     )
     print(path, file=sys.stdout)
     return 0
+
+
+def _without_iri_parsers() -> None:
+    """Spare this process jsonschema's "iri" format parsers.
+
+    When the optional ``rfc3987_syntax`` is installed (Jupyter's event schemas ask for
+    it), importing jsonschema builds dozens of Lark parsers for that one format: about
+    2 s of CPU in every report (python-jsonschema/jsonschema#1428). nbformat's notebook
+    schema never uses the format, so the CLI's own process (never a user's kernel, never
+    the notebook being run) hides the module before nbformat imports jsonschema, which
+    then leaves that format unchecked.
+    """
+    if "jsonschema" not in sys.modules:
+        sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]

@@ -4,6 +4,7 @@ and the HTML export (without a kernel where one is not needed)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 from datetime import UTC, datetime
 from pathlib import Path
@@ -220,3 +221,23 @@ def test_the_vega_bundle_is_built_once_and_read_back_from_the_cache(
     assert cached.read_text(encoding="utf-8") == built and "vegaEmbed" in built
     cached.write_text("// kept", encoding="utf-8")
     assert _render._vega_bundle() == "// kept"  # read back, not rebuilt
+
+
+def test_a_cached_vega_bundle_is_read_without_importing_altair(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    env = {**os.environ, "TOOLKIT_CACHE_DIR": str(tmp_path / "cache")}
+    code = (
+        "import sys; from toolkit.reports import _render; text = _render._vega_bundle(); "
+        "print('altair' in sys.modules, 'vegaEmbed' in text)"
+    )
+
+    def fresh() -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        )
+        return done.stdout.split()
+
+    assert fresh() == ["True", "True"]  # built: Altair names the Vega-Lite version
+    assert fresh() == ["False", "True"]  # read back: no Altair import

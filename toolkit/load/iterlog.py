@@ -667,7 +667,7 @@ def load_iteration_log(
     from toolkit.load._source import is_remote, local_path
 
     if is_remote(path):
-        return _load_remote_log(str(path), storage_options)
+        return load_iteration_logs([path], storage_options=storage_options)[0]
     root = local_path(path)
     if not root.exists():
         raise InputError(root, "no such folder")
@@ -688,35 +688,73 @@ def load_iteration_log(
     return _log_frames(root, _parse_log(wanted, lambda name: root / name, read))
 
 
-def _load_remote_log(url: str, storage_options: Mapping[str, Any] | None) -> IterationLog:
-    """A log in object storage: one listing, one batched fetch, then :func:`_parse_log`."""
-    from toolkit.load._source import open_remote
+def load_iteration_logs(
+    paths: Sequence[str | Path], *, storage_options: Mapping[str, Any] | None = None
+) -> list[IterationLog]:
+    """Load many iteration logs, in the order given (see :func:`load_iteration_log`).
 
-    source = open_remote(url, storage_options)
-    objects = source.find_many([source.root])[0]
-    if not objects:  # (a missing bucket is named by the listing itself)
-        raise InputError(source.url(), "no such log folder (no objects under it)")
-    names: list[str] = []
-    folders: set[str] = set()
-    for rel in objects:
-        first, slash, _ = rel.partition("/")
-        if slash and _wanted(first):
-            folders.add(first)  # a "folder" named like a file of the log
-        elif not slash and _wanted(rel):
-            names.append(rel)
-    names.sort()
-    keys = {n: f"{source.root}/{n}" for n in names if not _beyond_64_bits(n)}
-    got = source.cat_many(list(keys.values()))
+    Logs in object storage are listed concurrently and all their files fetched in one
+    batched request per storage scheme, not one request per log.
+
+    Raises:
+        InputError: as :func:`load_iteration_log`, for the first log that cannot be read.
+    """
+    from toolkit.load._source import is_remote, open_remote
+
+    out: dict[int, IterationLog] = {}
+    remote: dict[str, list[int]] = {}
+    sources: dict[int, RemoteSource] = {}
+    for i, path in enumerate(paths):
+        if is_remote(path):
+            sources[i] = open_remote(str(path), storage_options)
+            remote.setdefault(sources[i].protocol, []).append(i)
+        else:
+            out[i] = load_iteration_log(path)
+    for group in remote.values():
+        logs = _load_remote_logs([sources[i] for i in group])
+        out.update(zip(group, logs, strict=True))
+    return [out[i] for i in range(len(paths))]
+
+
+def _load_remote_logs(sources: Sequence[RemoteSource]) -> list[IterationLog]:
+    """Logs in object storage (one scheme, one set of options): one concurrent listing,
+    one batched fetch of every log's files, then :func:`_parse_log` for each."""
+    fetcher = sources[0]
+    listings = fetcher.find_many([s.root for s in sources])
+    plans: list[tuple[list[str], set[str]]] = []
+    keys: list[str] = []
+    for source, objects in zip(sources, listings, strict=True):
+        if not objects:  # (a missing bucket is named by the listing itself)
+            raise InputError(source.url(), "no such log folder (no objects under it)")
+        names: list[str] = []
+        folders: set[str] = set()
+        for rel in objects:
+            first, slash, _ = rel.partition("/")
+            if slash and _wanted(first):
+                folders.add(first)  # a "folder" named like a file of the log
+            elif not slash and _wanted(rel):
+                names.append(rel)
+        plans.append((names, folders))
+        keys.extend(f"{source.root}/{n}" for n in names if not _beyond_64_bits(n))
+    got = fetcher.cat_many(keys)
     limit = _edge.limits().max_file_bytes
-    blobs: dict[str, Blob] = {n: _edge.checked_blob(got[k], k, limit) for n, k in keys.items()}
-    for name in folders:
-        blobs[name] = InputError(f"{source.root}/{name}", _edge.describe_mode(stat.S_IFDIR))
-    rows = _parse_log(
-        sorted([*names, *folders]),
-        lambda name: PurePosixPath(f"{source.root}/{name}"),
-        lambda name: blobs[name],
-    )
-    return _log_frames(Path(source.root), rows, source)
+    logs: list[IterationLog] = []
+    for source, (names, folders) in zip(sources, plans, strict=True):
+        root = source.root
+        blobs: dict[str, Blob] = {
+            n: _edge.checked_blob(got[f"{root}/{n}"], f"{root}/{n}", limit)
+            for n in names
+            if not _beyond_64_bits(n)
+        }
+        for name in folders:
+            blobs[name] = InputError(f"{root}/{name}", _edge.describe_mode(stat.S_IFDIR))
+        rows = _parse_log(
+            sorted([*names, *folders]),
+            PurePosixPath(root).joinpath,
+            blobs.__getitem__,
+        )
+        logs.append(_log_frames(Path(root), rows, source))
+    return logs
 
 
 def _beyond_64_bits(name: str) -> bool:

@@ -212,9 +212,7 @@ def _fetch_beside(log: IterationLog, refs: Iterable[str]) -> dict[str, Found]:
     for ref, key in keys.items():
         blob = got[key]
         out[ref] = (
-            None
-            if isinstance(blob, FileNotFoundError)
-            else _edge.checked_blob(blob, log.source.url(key), limit)
+            None if isinstance(blob, FileNotFoundError) else _edge.checked_blob(blob, key, limit)
         )
     return out
 

@@ -16,9 +16,12 @@ import pytest
 from conftest import BUCKET, ITERATION_LOGS, ROOT, S3
 
 from toolkit.cli import main
+from toolkit.errors import InputError
 from toolkit.load.iterlog import IterationLog, load_iteration_log, load_iteration_logs
 from toolkit.load.outcome_evidence import collect_outcome_evidence
+from toolkit.rubrics.outcome import score_outcome
 from toolkit.rubrics.outcome_fleet import find_iteration_logs
+from toolkit.sidecars import write_score_sidecars
 
 TALLY = ITERATION_LOGS / "tally-loop"
 FRAMES = ("iterations", "verifiers", "hook_outcomes", "issues")
@@ -258,6 +261,14 @@ def test_write_beside_a_log_in_s3_is_refused(
     )
     after = {o["Key"] for o in s3.client.list_objects_v2(Bucket=BUCKET)["Contents"]}
     assert after == before
+    assert not Path("s3:").exists()
+
+
+def test_score_sidecars_for_a_url_are_refused_in_python_too(s3: S3, s3_tally: str) -> None:
+    log = load_iteration_log(s3_tally, storage_options={"endpoint_url": s3.endpoint})
+    result = score_outcome(log, collect_outcome_evidence(log))
+    with pytest.raises(InputError, match="written only into a local log folder, not a URL"):
+        write_score_sidecars(result, log.where)
     assert not Path("s3:").exists()
 
 

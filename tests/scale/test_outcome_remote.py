@@ -6,6 +6,7 @@ the same log on disk; files the edge refuses are the same issues; bad sources, a
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -316,6 +317,31 @@ def test_a_url_for_repo_or_transcripts_is_refused(
         capsys,
     )
     assert line == f"toolkit outcome: error: s3://sweeps/elsewhere: {says}"
+    # before any log is read or any cluster started, for a fleet too
+    line = one_error(
+        ["outcome", "--all", "s3://no-such-bucket-i17logs/x", flag, "s3://sweeps/elsewhere",
+         "--engine", "dask", "--scheduler", "tcp://127.0.0.1:9"],
+        capsys,
+    )  # fmt: skip
+    assert line == f"toolkit outcome: error: s3://sweeps/elsewhere: {says}"
+    with pytest.raises(InputError, match=re.escape(f"gs://b/x: {says}")):
+        if flag == "--repo":
+            collect_outcome_evidence(load_iteration_log(TALLY), repo="gs://b/x")
+        else:
+            collect_outcome_evidence(load_iteration_log(TALLY), transcripts=["gs://b/x"])
+
+
+def test_a_file_url_fleet_is_the_local_fleet(
+    generated_logs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, local, _ = run_cli(["outcome", "--all", str(generated_logs), "--format", "json"], capsys)
+    assert code == 0
+    code, by_url, err = run_cli(
+        ["outcome", "--all", f"file://{generated_logs}", "--format", "json"], capsys
+    )
+    assert code == 0, err
+    assert by_url == local
+    assert [r["log"] for r in json.loads(local)["logs"]][:1] != [str(generated_logs)]
 
 
 def test_a_file_url_is_the_local_log(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

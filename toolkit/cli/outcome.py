@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.cli._scale import storage_options
     from toolkit.load._source import is_remote
     from toolkit.load.iterlog import load_iteration_log
-    from toolkit.load.outcome_evidence import collect_outcome_evidence
+    from toolkit.load.outcome_evidence import check_local_evidence, collect_outcome_evidence
     from toolkit.rubrics.outcome import load_outcome_rubric, score_outcome
     from toolkit.rubrics.outcome_fleet import (
         find_iteration_logs,
@@ -85,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
     if (args.log_dir is None) == (args.all_dir is None):
         raise InputError(None, "give either LOG_DIR or --all DIR (one of them)")
     options = storage_options(args)
+    check_local_evidence(args.repo, args.transcripts)
     rubric = load_outcome_rubric(args.rubric)
     if args.all_dir is not None:
         if args.iteration is not None or args.write:

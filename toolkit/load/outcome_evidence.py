@@ -273,6 +273,28 @@ def _corrections(data: Mapping[str, Any]) -> tuple[int, int]:
     return corrections, in_loop
 
 
+def check_local_evidence(
+    repo: str | Path | GitRepo | None, transcripts: Iterable[str | Path]
+) -> None:
+    """The repository and the transcript folders are read on this machine: refuse a URL
+    for either, with one line (checked before any log is read).
+
+    Raises:
+        InputError: ``repo`` or a transcript folder is a URL.
+    """
+    from toolkit.load._source import is_remote
+
+    if repo is not None and not isinstance(repo, GitRepo) and is_remote(repo):
+        raise InputError(
+            repo, "a git repository is read from a local folder, not a URL (clone it first)"
+        )
+    for folder in transcripts:
+        if is_remote(folder):
+            raise InputError(
+                folder, "transcripts are read from local folders, not URLs (copy them first)"
+            )
+
+
 def collect_outcome_evidence(
     log: IterationLog,
     repo: str | Path | GitRepo | None = None,
@@ -293,18 +315,8 @@ def collect_outcome_evidence(
         InputError: ``repo`` is not a git repository, or a transcript folder is missing;
             either is a URL (they are read from local folders only).
     """
-    from toolkit.load._source import is_remote
-
     folders = list(transcripts)
-    if repo is not None and not isinstance(repo, GitRepo) and is_remote(repo):
-        raise InputError(
-            repo, "a git repository is read from a local folder, not a URL (clone it first)"
-        )
-    for folder in folders:
-        if is_remote(folder):
-            raise InputError(
-                folder, "transcripts are read from local folders, not URLs (copy them first)"
-            )
+    check_local_evidence(repo, folders)
     git = repo if isinstance(repo, GitRepo) or repo is None else GitRepo(repo)
     issues: list[dict[str, Any]] = []
     plans = _task_plans(git, issues) if git is not None else {}

@@ -46,6 +46,7 @@ _LAZY: dict[str, str] = {
     "GitRepo": "toolkit.load.git",
     "IterationLog": "toolkit.load.iterlog",
     "load_iteration_log": "toolkit.load.iterlog",
+    "load_iteration_logs": "toolkit.load.iterlog",
     "OutcomeEvidence": "toolkit.load.outcome_evidence",
     "collect_outcome_evidence": "toolkit.load.outcome_evidence",
     "Baseline": "toolkit.load.persona",
@@ -207,6 +208,7 @@ if TYPE_CHECKING:
     from toolkit.load.git import GitRepo as GitRepo
     from toolkit.load.iterlog import IterationLog as IterationLog
     from toolkit.load.iterlog import load_iteration_log as load_iteration_log
+    from toolkit.load.iterlog import load_iteration_logs as load_iteration_logs
     from toolkit.load.outcome_evidence import OutcomeEvidence as OutcomeEvidence
     from toolkit.load.outcome_evidence import collect_outcome_evidence as collect_outcome_evidence
     from toolkit.load.persona import Baseline as Baseline

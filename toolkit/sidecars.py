@@ -77,8 +77,15 @@ def write_score_sidecars(
         The paths written.
 
     Raises:
-        InputError: a sidecar could not be written.
+        InputError: a sidecar could not be written, or ``log_dir`` is a URL (sidecars
+            are written only into a local folder).
     """
+    from toolkit.load._source import is_remote
+
+    if is_remote(log_dir):
+        raise InputError(
+            log_dir, "score sidecars are written only into a local log folder, not a URL"
+        )
     wanted = result.scores["iteration"].to_list() if iterations is None else list(iterations)
     written: list[Path] = []
     integrity = result.integrity

@@ -108,3 +108,14 @@ def test_cli_all_bad_input_exits_2(
 def test_cli_all_refuses_write(logs: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["outcome", "--all", str(logs), "--write"]) == 2
     assert "--write work on one log" in capsys.readouterr().err
+
+
+def test_fleet_rows_are_named_by_their_path_under_the_folder(
+    logs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["outcome", "--all", str(logs), "--format", "json"]) == 0
+    names = [r["log"] for r in json.loads(capsys.readouterr().out)["logs"]]
+    assert names == ["team-b/breach", "team-a/on-target"]
+    # a folder that is itself a log is named by its own name
+    assert main(["outcome", "--all", str(logs / "team-b" / "breach"), "--format", "json"]) == 0
+    assert [r["log"] for r in json.loads(capsys.readouterr().out)["logs"]] == ["breach"]

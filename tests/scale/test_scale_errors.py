@@ -3,12 +3,14 @@ to do, never a traceback."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
-from conftest import ROOT, S3, SAMPLE_FLEET, free_port
+from conftest import BUCKET, ROOT, S3, SAMPLE_FLEET, free_port, tick_v1, write_run
 
 import toolkit as tk
 from toolkit.cli import main
@@ -124,3 +126,28 @@ def test_quality_imports_no_dask_or_storage_backend_unless_asked() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "HEAVY []" in done.stderr
+
+
+def test_run_files_fetched_from_s3_are_held_to_the_size_limit_as_on_disk(
+    s3: S3, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """universe.yaml and batch records, not only tick files, pass the size limit when
+    fetched from object storage: the same issues as from the disk."""
+    monkeypatch.setenv("TOOLKIT_MAX_FILE_BYTES", "1500")
+    run = write_run(tmp_path / "big-extras", [tick_v1(n) for n in range(1, 4)])
+    (run / "universe.yaml").write_text("name: Big\nnote: " + "x" * 2000 + "\n")
+    (run / "tick_summaries" / "batch_0.json").write_text(json.dumps({"pad": "y" * 2000}))
+    url = s3.upload(run, "limits/big-extras")
+    local = tk.load_universe(run)
+    remote = tk.load_universe(url, storage_options={"endpoint_url": s3.endpoint})
+    want = [
+        (Path(r["path"]).name, r["reason"].replace(str(run), "RUN"))
+        for r in local.issues.to_dicts()
+    ]
+    got = [
+        (Path(r["path"]).name, r["reason"].replace(f"{BUCKET}/limits/big-extras", "RUN"))
+        for r in remote.issues.to_dicts()
+    ]
+    assert sorted(got) == sorted(want)
+    assert {name for name, _ in want} == {"universe.yaml", "batch_0.json"}
+    assert all("over the limit of 1,500" in reason for _, reason in want)

@@ -21,18 +21,24 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description=(
             "Score each iteration of LOG_DIR (iter-N.yaml files, schema v1 or v2) and each "
             "agent session with the outcome rubric, and pair what each role claimed with "
-            "what was observed. Exit 0 when printed, 2 on bad input."
+            "what was observed. LOG_DIR and --all take a local folder or an fsspec URL "
+            "(s3://, gs://, az://); --repo and --transcripts are local folders. "
+            "Exit 0 when printed, 2 on bad input."
         ),
     )
-    parser.add_argument("log_dir", metavar="LOG_DIR", nargs="?", help="the iteration log folder")
+    parser.add_argument(
+        "log_dir", metavar="LOG_DIR", nargs="?", help="the iteration log folder, or its URL"
+    )
     parser.add_argument(
         "--all",
         metavar="DIR",
         dest="all_dir",
-        help="score every iteration log under DIR: one line per log, worst mean first",
+        help="score every iteration log under DIR (or a URL): one line per log, worst mean first",
     )
     parser.add_argument(
-        "--repo", metavar="DIR", help="the git repository of the log's commits (bare or not)"
+        "--repo",
+        metavar="DIR",
+        help="the git repository of the log's commits (a local folder, bare or not)",
     )
     parser.add_argument(
         "--transcripts",
@@ -40,13 +46,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         nargs="+",
         action="extend",
         default=[],
-        help="folders of Claude Code *.jsonl transcripts (token and tool-error backfill)",
+        help="local folders of Claude Code *.jsonl transcripts (token and tool-error backfill)",
     )
     parser.add_argument("--iteration", metavar="N", type=int, help="score and show only N")
     parser.add_argument(
         "--write",
         action="store_true",
-        help="write iter-N.score.yaml (and session-<id>.score.yaml) beside the log",
+        help="write iter-N.score.yaml (and session-<id>.score.yaml) beside a local log",
     )
     parser.add_argument("--format", choices=("table", "json"), default="table")
     parser.add_argument("--rubric", metavar="FILE", help="a YAML rubric merged over 2.1.0")
@@ -56,12 +62,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Load -> evidence -> score -> (write) -> print."""
+    from toolkit.cli._scale import storage_options
     from toolkit.load._source import is_remote
     from toolkit.load.iterlog import load_iteration_log
-    from toolkit.load.outcome_evidence import collect_outcome_evidence
+    from toolkit.load.outcome_evidence import check_local_evidence, collect_outcome_evidence
     from toolkit.rubrics.outcome import load_outcome_rubric, score_outcome
     from toolkit.rubrics.outcome_fleet import (
         find_iteration_logs,
+        fleet_log_names,
         outcome_fleet,
         score_outcome_logs,
     )
@@ -78,22 +86,28 @@ def run(args: argparse.Namespace) -> int:
     width, colour = terminal_style()
     if (args.log_dir is None) == (args.all_dir is None):
         raise InputError(None, "give either LOG_DIR or --all DIR (one of them)")
-    where = args.all_dir if args.all_dir is not None else args.log_dir
-    if is_remote(where):
-        raise InputError(
-            where, "iteration logs are read from local folders only (copy the logs down first)"
-        )
+    options = storage_options(args)
+    check_local_evidence(args.repo, args.transcripts)
     rubric = load_outcome_rubric(args.rubric)
     if args.all_dir is not None:
         if args.iteration is not None or args.write:
             raise InputError(None, "--iteration and --write work on one log, not with --all")
-        logs = find_iteration_logs(args.all_dir)
+        logs = [str(p) for p in find_iteration_logs(args.all_dir, storage_options=options)]
         failures: list[Any] = []
         if args.engine == "dask":
-            results, failures = _on_dask(args, [str(p) for p in logs], rubric)
+            results, failures = _on_dask(args, logs, rubric, options)
         else:
-            results = score_outcome_logs(logs, rubric, repo=args.repo, transcripts=args.transcripts)
-        fleet = outcome_fleet(results, rubric)
+            results = score_outcome_logs(
+                logs,
+                rubric,
+                repo=args.repo,
+                transcripts=args.transcripts,
+                storage_options=options,
+            )
+        # Each log is named by its path under --all, the same wherever the logs live.
+        labels = fleet_log_names(args.all_dir, logs, storage_options=options)
+        names = dict(zip(logs, labels, strict=True))
+        fleet = outcome_fleet({names[k]: v for k, v in results.items()}, rubric)
         if args.format == "json":
             print(render_outcome_fleet_json(fleet, rubric.version))
         else:
@@ -101,7 +115,13 @@ def run(args: argparse.Namespace) -> int:
         for failure in failures:
             print(f"toolkit outcome: error: {failure}", file=sys.stderr)
         return 2 if failures else 0
-    log = load_iteration_log(args.log_dir)
+    if args.write and is_remote(args.log_dir):
+        raise InputError(
+            args.log_dir,
+            "--write writes score sidecars only into a local log folder; this log is in "
+            "object storage (score it without --write, or copy it down first)",
+        )
+    log = load_iteration_log(args.log_dir, storage_options=options)
     if log.iterations.is_empty():
         first = log.issue_lines()[:1]
         reason = "no iteration could be loaded (no iter-N.yaml or historical.yaml entry)"
@@ -134,16 +154,17 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(
             render_outcome_table(
-                shown, title=f"Outcome scores of {log.root}", width=width, colour=colour
+                shown, title=f"Outcome scores of {log.where}", width=width, colour=colour
             )
         )
     return 0
 
 
 def _on_dask(
-    args: argparse.Namespace, logs: list[str], rubric: OutcomeRubric
+    args: argparse.Namespace, logs: list[str], rubric: OutcomeRubric, options: dict[str, Any]
 ) -> tuple[dict[str, tuple[OutcomeResult, int]], list[Any]]:
-    """The same per-log scoring, a partition of logs per Dask task."""
+    """The same per-log scoring, a partition of logs per Dask task (each task gets the
+    logs' paths or URLs and the storage options, and reads the logs itself)."""
     from toolkit.engine import default_partition_size, map_partitions, partitions
     from toolkit.rubrics.outcome_fleet import score_log_partition
 
@@ -154,6 +175,7 @@ def _on_dask(
         rubric,
         args.repo,
         tuple(args.transcripts),
+        options,
         engine="dask",
         scheduler=args.scheduler,
         progress=None,

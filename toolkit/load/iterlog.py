@@ -1,6 +1,7 @@
 """Agent iteration logs (dot-agents): ``iter-N.yaml`` files in schema v1 or v2.
 
-A log is a folder of ``iter-<N>.yaml`` files, an optional ``historical.yaml`` whose
+A log is a folder (on the disk, or in object storage named by an fsspec URL) of
+``iter-<N>.yaml`` files, an optional ``historical.yaml`` whose
 ``iterations:`` list fills in iterations that have no dedicated file, and sidecars that
 are never iterations: ``iter-N.hook-outcomes.yaml`` (read here), ``iter-N.score.yaml``
 and ``session-<id>.score.yaml`` (written by :mod:`toolkit.sidecars`).
@@ -8,17 +9,20 @@ and ``session-<id>.score.yaml`` (written by :mod:`toolkit.sidecars`).
 :func:`load_iteration_log` normalises both schema versions into typed frames. A file
 that cannot be used (not YAML, an unknown ``schema_version``, a field with a value of
 the wrong kind) is reported in :attr:`IterationLog.issues` with its path, line and
-reason, and the rest of the log still loads.
+reason, and the rest of the log still loads. A log in object storage is listed once and
+its files fetched in one batched request; the bytes then pass the same checks (size
+limit, decoding, YAML limits) and the same parsing as bytes read from the disk.
 """
 
 from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Callable, Iterator, Mapping
+import stat
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from pathlib import Path, PurePath, PurePosixPath
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 import polars as pl
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, field_validator
@@ -34,6 +38,9 @@ from toolkit.frames import (
 from toolkit.load import _edge
 from toolkit.load._fields import MAX_INT64, Count, Date, Rate, Text, Timestamp, TriState
 from toolkit.load._yaml import ParsedYaml, YamlProblem, YamlRefused, parse_yaml
+
+if TYPE_CHECKING:
+    from toolkit.load._source import RemoteSource
 
 ITER_FILE = re.compile(r"^iter-(\d+)\.yaml$")
 HOOK_FILE = re.compile(r"^iter-(\d+)\.hook-outcomes\.yaml$")
@@ -234,7 +241,8 @@ class IterationLog(Shows):
     """A loaded iteration log.
 
     Attributes:
-        root: the log folder.
+        root: the log folder (for a log in object storage, its fsspec path
+            ``bucket/key``, as files of remote runs are named).
         iterations: one row per iteration, :data:`toolkit.frames.ITERATIONS_SCHEMA`
             (iteration, schema_version, source, source_file, date, wave, task_id, commit,
             files/lines changed, checkpoint_at, agent_*, token counts, cache_hit_rate,
@@ -244,6 +252,8 @@ class IterationLog(Shows):
             :data:`toolkit.frames.HOOK_OUTCOMES_SCHEMA`.
         issues: what could not be used, :data:`toolkit.frames.LOAD_ISSUES_SCHEMA`
             (path, line, reason).
+        source: where a log in object storage lives (``None`` for a local folder);
+            evidence beside the log is fetched from it.
     """
 
     root: Path
@@ -251,11 +261,17 @@ class IterationLog(Shows):
     verifiers: pl.DataFrame
     hook_outcomes: pl.DataFrame
     issues: pl.DataFrame
+    source: RemoteSource | None = None
+
+    @property
+    def where(self) -> str:
+        """The log's folder as the user names it: its URL, or its local path."""
+        return str(self.root) if self.source is None else self.source.url(str(self.root))
 
     def _summary(self) -> Summary:
         return Summary(
             "IterationLog",
-            str(self.root),
+            self.where,
             (
                 ("iterations", self.iterations.height),
                 ("verifiers", self.verifiers.height),
@@ -353,13 +369,21 @@ class _Rows:
     hook_files: dict[int, str]
     issues: list[dict[str, Any]]
 
-    def issue(self, path: Path, line: int | None, reason: str) -> None:
+    def issue(self, path: PurePath, line: int | None, reason: str) -> None:
         self.issues.append({"path": str(path), "line": line, "reason": " ".join(reason.split())})
 
 
-def _read(path: Path, rows: _Rows) -> ParsedYaml | None:
+#: The bytes of one file of a log, or why it could not be read (from the reading edge).
+Blob = bytes | InputError
+
+
+def _parse(path: PurePath, blob: Blob, rows: _Rows) -> ParsedYaml | None:
+    """Decode and parse one file of the log, wherever its bytes came from; a problem is
+    an issue row and ``None``."""
     try:
-        content = _edge.read_text(path, within=path.parent)
+        if isinstance(blob, InputError):
+            raise blob
+        content = _edge.decode_text(blob, str(path))
     except InputError as err:
         rows.issue(path, None, f"{err.reason}; the file was skipped")
         return None
@@ -374,7 +398,7 @@ def _read(path: Path, rows: _Rows) -> ParsedYaml | None:
 
 
 def _entry_rows(
-    entry: V1Entry | V2Entry, iteration: int, source: str, path: Path
+    entry: V1Entry | V2Entry, iteration: int, source: str, path: PurePath
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     row: dict[str, Any] = {
         "iteration": iteration,
@@ -468,7 +492,7 @@ def _load_entry(
     data: Any,
     parsed: ParsedYaml,
     prefix: tuple[Any, ...],
-    path: Path,
+    path: PurePath,
     rows: _Rows,
     *,
     file_iteration: int | None,
@@ -516,8 +540,8 @@ def _load_entry(
     rows.verifiers[iteration] = verifiers
 
 
-def _load_hook_sidecar(path: Path, iteration: int, rows: _Rows) -> None:
-    parsed = _read(path, rows)
+def _load_hook_sidecar(path: PurePath, blob: Blob, iteration: int, rows: _Rows) -> None:
+    parsed = _parse(path, blob, rows)
     if parsed is None:
         return
     data = parsed.data
@@ -562,61 +586,37 @@ def _load_hook_sidecar(path: Path, iteration: int, rows: _Rows) -> None:
         )
 
 
-def _files(root: Path) -> Iterator[tuple[Path, re.Match[str] | None, re.Match[str] | None]]:
-    for path in sorted(root.iterdir()):
-        yield path, ITER_FILE.match(path.name), HOOK_FILE.match(path.name)
+def _wanted(name: str) -> bool:
+    """Whether a file of the log's folder is read (iterations, hook sidecars, history)."""
+    return bool(ITER_FILE.match(name) or HOOK_FILE.match(name)) or name == HISTORICAL_FILE
 
 
-def load_iteration_log(path: str | Path) -> IterationLog:
-    """Load an iteration log folder into typed frames.
-
-    ``iter-N.yaml`` files are iterations; ``historical.yaml`` entries fill in iterations
-    with no dedicated file (a dedicated file wins); ``iter-N.hook-outcomes.yaml`` sidecars
-    give the hook-outcome records; score sidecars and other files are ignored. Tri-state
-    test flags stay null when unreported. Problems are collected, not raised: see
-    :attr:`IterationLog.issues`.
-
-    Args:
-        path: the log folder.
-
-    Returns:
-        The :class:`IterationLog`, iterations sorted by number.
-
-    Raises:
-        InputError: ``path`` is not a readable folder.
-
-    Example:
-        >>> log = load_iteration_log("sample_runs/iteration_logs/tally-loop")  # doctest: +SKIP
-        >>> log.iterations.select("iteration", "schema_version", "commit")  # doctest: +SKIP
-    """
-    root = Path(path)
-    if not root.exists():
-        raise InputError(root, "no such folder")
-    if not root.is_dir():
-        raise InputError(root, "not a folder (an iteration log is a folder of iter-N.yaml files)")
+def _parse_log(
+    names: Sequence[str], path_of: Callable[[str], PurePath], read: Callable[[str], Blob]
+) -> _Rows:
+    """The one parsing path of a log, on the disk or in object storage: ``names`` are the
+    file names in the log's folder (sorted), ``path_of`` names a file in frames and
+    messages and ``read`` gives its bytes (or the reading edge's problem)."""
     rows = _Rows({}, {}, [], {}, [])
-    try:
-        listing = list(_files(root))
-    except OSError as exc:
-        raise InputError(root, f"cannot list the folder ({exc.strerror})") from exc
-
-    for file, iter_match, hook_match in listing:
-        number = iter_match or hook_match
-        if number and int(number.group(1)) > MAX_INT64:
-            rows.issue(file, None, "the iteration number is beyond 64 bits; the file was skipped")
+    for name in names:
+        iter_match, hook_match = ITER_FILE.match(name), HOOK_FILE.match(name)
+        path = path_of(name)
+        if _beyond_64_bits(name):
+            rows.issue(path, None, "the iteration number is beyond 64 bits; the file was skipped")
         elif iter_match:
-            parsed = _read(file, rows)
+            parsed = _parse(path, read(name), rows)
             if parsed is not None:
                 _load_entry(
-                    parsed.data, parsed, (), file, rows, file_iteration=int(iter_match.group(1))
+                    parsed.data, parsed, (), path, rows, file_iteration=int(iter_match.group(1))
                 )
         elif hook_match:
-            _load_hook_sidecar(file, int(hook_match.group(1)), rows)
+            _load_hook_sidecar(path, read(name), int(hook_match.group(1)), rows)
+    if HISTORICAL_FILE in names:
+        _load_historical(path_of(HISTORICAL_FILE), read(HISTORICAL_FILE), rows)
+    return rows
 
-    historical = root / HISTORICAL_FILE
-    if historical.exists():
-        _load_historical(historical, rows)
 
+def _log_frames(root: Path, rows: _Rows, source: RemoteSource | None = None) -> IterationLog:
     iteration_rows = [
         row | {"hook_outcomes_file": rows.hook_files.get(n)}
         for n, row in sorted(rows.iterations.items())
@@ -630,11 +630,140 @@ def load_iteration_log(path: str | Path) -> IterationLog:
         issues=pl.DataFrame(rows.issues, schema=LOAD_ISSUES_SCHEMA).sort(
             "path", "line", nulls_last=False, maintain_order=True
         ),
+        source=source,
     )
 
 
-def _load_historical(path: Path, rows: _Rows) -> None:
-    parsed = _read(path, rows)
+def load_iteration_log(
+    path: str | Path, *, storage_options: Mapping[str, Any] | None = None
+) -> IterationLog:
+    """Load an iteration log folder into typed frames.
+
+    ``iter-N.yaml`` files are iterations; ``historical.yaml`` entries fill in iterations
+    with no dedicated file (a dedicated file wins); ``iter-N.hook-outcomes.yaml`` sidecars
+    give the hook-outcome records; score sidecars and other files are ignored. Tri-state
+    test flags stay null when unreported. Problems are collected, not raised: see
+    :attr:`IterationLog.issues`.
+
+    Args:
+        path: the log folder, or its fsspec URL (``s3://bucket/logs/run-1``, ``gs://…``,
+            ``az://…``; ``file://`` URLs are the local disk). A log in object storage
+            loads the same frames as the same log on the disk, its files named by their
+            fsspec path ``bucket/key``.
+        storage_options: fsspec options when ``path`` is a URL (e.g. ``endpoint_url``).
+
+    Returns:
+        The :class:`IterationLog`, iterations sorted by number.
+
+    Raises:
+        InputError: ``path`` is not a readable folder (no objects under the URL, a
+            bucket that does not exist, an unknown scheme, a storage back-end that is
+            not installed).
+
+    Example:
+        >>> log = load_iteration_log("sample_runs/iteration_logs/tally-loop")  # doctest: +SKIP
+        >>> log.iterations.select("iteration", "schema_version", "commit")  # doctest: +SKIP
+    """
+    from toolkit.load._source import is_remote, local_path
+
+    if is_remote(path):
+        return load_iteration_logs([path], storage_options=storage_options)[0]
+    root = local_path(path)
+    if not root.exists():
+        raise InputError(root, "no such folder")
+    if not root.is_dir():
+        raise InputError(root, "not a folder (an iteration log is a folder of iter-N.yaml files)")
+    try:
+        names = sorted(entry.name for entry in root.iterdir())
+    except OSError as exc:
+        raise InputError(root, f"cannot list the folder ({exc.strerror})") from exc
+
+    def read(name: str) -> Blob:
+        try:
+            return _edge.read_bytes(root / name, within=root)
+        except InputError as err:
+            return err
+
+    wanted = [n for n in names if _wanted(n)]
+    return _log_frames(root, _parse_log(wanted, lambda name: root / name, read))
+
+
+def load_iteration_logs(
+    paths: Sequence[str | Path], *, storage_options: Mapping[str, Any] | None = None
+) -> list[IterationLog]:
+    """Load many iteration logs, in the order given (see :func:`load_iteration_log`).
+
+    Logs in object storage are listed concurrently and all their files fetched in one
+    batched request per storage scheme, not one request per log.
+
+    Raises:
+        InputError: as :func:`load_iteration_log`, for the first log that cannot be read.
+    """
+    from toolkit.load._source import is_remote, open_remote
+
+    out: dict[int, IterationLog] = {}
+    remote: dict[str, list[int]] = {}
+    sources: dict[int, RemoteSource] = {}
+    for i, path in enumerate(paths):
+        if is_remote(path):
+            sources[i] = open_remote(str(path), storage_options)
+            remote.setdefault(sources[i].protocol, []).append(i)
+        else:
+            out[i] = load_iteration_log(path)
+    for group in remote.values():
+        logs = _load_remote_logs([sources[i] for i in group])
+        out.update(zip(group, logs, strict=True))
+    return [out[i] for i in range(len(paths))]
+
+
+def _load_remote_logs(sources: Sequence[RemoteSource]) -> list[IterationLog]:
+    """Logs in object storage (one scheme, one set of options): one concurrent listing,
+    one batched fetch of every log's files, then :func:`_parse_log` for each."""
+    fetcher = sources[0]
+    listings = fetcher.find_many([s.root for s in sources])
+    plans: list[tuple[list[str], set[str]]] = []
+    keys: list[str] = []
+    for source, objects in zip(sources, listings, strict=True):
+        if not objects:  # (a missing bucket is named by the listing itself)
+            raise InputError(source.url(), "no such log folder (no objects under it)")
+        names: list[str] = []
+        folders: set[str] = set()
+        for rel in objects:
+            first, slash, _ = rel.partition("/")
+            if slash and _wanted(first):
+                folders.add(first)  # a "folder" named like a file of the log
+            elif not slash and _wanted(rel):
+                names.append(rel)
+        plans.append((names, folders))
+        keys.extend(f"{source.root}/{n}" for n in names if not _beyond_64_bits(n))
+    got = fetcher.cat_many(keys)
+    limit = _edge.limits().max_file_bytes
+    logs: list[IterationLog] = []
+    for source, (names, folders) in zip(sources, plans, strict=True):
+        root = source.root
+        blobs: dict[str, Blob] = {
+            n: _edge.checked_blob(got[f"{root}/{n}"], f"{root}/{n}", limit)
+            for n in names
+            if not _beyond_64_bits(n)
+        }
+        for name in folders:
+            blobs[name] = InputError(f"{root}/{name}", _edge.describe_mode(stat.S_IFDIR))
+        rows = _parse_log(
+            sorted([*names, *folders]),
+            PurePosixPath(root).joinpath,
+            blobs.__getitem__,
+        )
+        logs.append(_log_frames(Path(root), rows, source))
+    return logs
+
+
+def _beyond_64_bits(name: str) -> bool:
+    number = ITER_FILE.match(name) or HOOK_FILE.match(name)
+    return number is not None and int(number.group(1)) > MAX_INT64
+
+
+def _load_historical(path: PurePath, blob: Blob, rows: _Rows) -> None:
+    parsed = _parse(path, blob, rows)
     if parsed is None:
         return
     data = parsed.data

@@ -8,10 +8,14 @@ correction counts, each verifier's result-artifact status, and agent transcript 
 
 Artifact paths in logs are repository-relative; they are looked up in the log folder,
 then the repository's working tree, then on its trunk (so bare repositories work too).
+For a log in object storage the log folder is where it lives: its artifacts are fetched
+from there, all in one batched request. The repository, the transcript folders and an
+absolute artifact path are on this machine (a URL for either is refused with one line).
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -153,30 +157,92 @@ def _write_scope(
     return task.plan, list(task.write_scope), None
 
 
-def _read_artifact(ref: str, root: Path, git: GitRepo | None) -> tuple[Any, str | None, str | None]:
-    """(data, where it was found, reason when it could not be used)."""
-    candidates: list[Path] = []
+#: The bytes of a file or object, or why it could not be read; ``None``: it is not there.
+Found = bytes | InputError | None
+
+
+def _artifact_candidates(
+    ref: str, log: IterationLog, git: GitRepo | None, beside: Mapping[str, Found]
+) -> list[tuple[str, Found]]:
+    """Where ``ref`` may be, in lookup order, each with what is there: the log folder
+    (fetched from object storage for a remote log, see :func:`_fetch_beside`), then the
+    repository's working tree. An absolute ref is a path on this machine."""
     as_path = Path(ref)
     if as_path.is_absolute():
-        candidates.append(as_path)
+        return [(str(as_path), _read_local(as_path))]
+    if log.source is not None:
+        out: list[tuple[str, Found]] = [(_beside_key(log, ref) or ref, beside.get(ref))]
     else:
-        candidates.append(root / as_path)
-        if git is not None and git.worktree is not None:
-            candidates.append(git.worktree / as_path)
+        out = [(str(log.root / as_path), _read_local(log.root / as_path))]
+    if git is not None and git.worktree is not None:
+        out.append((str(git.worktree / as_path), _read_local(git.worktree / as_path)))
+    return out
+
+
+def _read_local(path: Path) -> Found:
+    if not path.is_file():
+        return None
+    try:
+        return _edge.read_bytes(path)
+    except InputError as err:
+        return err
+
+
+def _beside_key(log: IterationLog, ref: str) -> str | None:
+    """The fsspec path of ``ref`` resolved against a remote log's folder, or ``None``
+    when ``..`` parts lead out of the bucket."""
+    key = posixpath.normpath(f"{log.root.as_posix()}/{ref}")
+    bucket = log.root.parts[0]
+    return key if key.startswith(bucket + "/") else None
+
+
+def _fetch_beside(log: IterationLog, refs: Iterable[str]) -> dict[str, Found]:
+    """For a log in object storage: the relative artifact refs looked up beside it, all
+    fetched in one batched request (``None``: no such object)."""
+    if log.source is None:
+        return {}
+    keys = {
+        ref: key
+        for ref in sorted(set(refs))
+        if not Path(ref).is_absolute() and (key := _beside_key(log, ref)) is not None
+    }
+    got = log.source.cat_many(sorted(set(keys.values())))
+    limit = _edge.limits().max_file_bytes
+    out: dict[str, Found] = {}
+    for ref, key in keys.items():
+        blob = got[key]
+        out[ref] = (
+            None if isinstance(blob, FileNotFoundError) else _edge.checked_blob(blob, key, limit)
+        )
+    return out
+
+
+def _read_artifact(
+    ref: str, log: IterationLog, git: GitRepo | None, beside: Mapping[str, Found]
+) -> tuple[Any, str | None, str | None]:
+    """(data, where it was found, reason when it could not be used)."""
     content: str | None = None
     where: str | None = None
-    for candidate in candidates:
-        if candidate.is_file():
-            try:
-                content = _edge.read_text(candidate)
-            except InputError:
-                continue
-            where = str(candidate)
-            break
+    problem: InputError | None = None
+    for candidate, found in _artifact_candidates(ref, log, git, beside):
+        if found is None:
+            continue
+        try:
+            if isinstance(found, InputError):
+                raise found
+            content = _edge.decode_text(found, candidate)
+        except InputError as err:
+            problem = problem or err
+            continue
+        where = candidate
+        break
+    as_path = Path(ref)
     if content is None and git is not None and git.trunk is not None and not as_path.is_absolute():
         content = git.show(git.trunk, ref)
         where = f"{git.trunk}:{ref}" if content is not None else None
     if content is None:
+        if problem is not None:
+            return None, None, f"{ref} could not be read ({problem})"
         places = "the log folder" + (", the repository" if git is not None else "")
         return None, None, f"{ref} not found in {places}"
     try:
@@ -207,6 +273,28 @@ def _corrections(data: Mapping[str, Any]) -> tuple[int, int]:
     return corrections, in_loop
 
 
+def check_local_evidence(
+    repo: str | Path | GitRepo | None, transcripts: Iterable[str | Path]
+) -> None:
+    """The repository and the transcript folders are read on this machine: refuse a URL
+    for either, with one line (checked before any log is read).
+
+    Raises:
+        InputError: ``repo`` or a transcript folder is a URL.
+    """
+    from toolkit.load._source import is_remote
+
+    if repo is not None and not isinstance(repo, GitRepo) and is_remote(repo):
+        raise InputError(
+            repo, "a git repository is read from a local folder, not a URL (clone it first)"
+        )
+    for folder in transcripts:
+        if is_remote(folder):
+            raise InputError(
+                folder, "transcripts are read from local folders, not URLs (copy them first)"
+            )
+
+
 def collect_outcome_evidence(
     log: IterationLog,
     repo: str | Path | GitRepo | None = None,
@@ -216,26 +304,35 @@ def collect_outcome_evidence(
 
     Args:
         log: the loaded iteration log.
-        repo: the repository the log's commits live in (bare or not); without it the
-            git facts are missing and say so.
-        transcripts: folders of Claude Code ``*.jsonl`` transcripts.
+        repo: the repository the log's commits live in (bare or not, a local folder);
+            without it the git facts are missing and say so.
+        transcripts: local folders of Claude Code ``*.jsonl`` transcripts.
 
     Returns:
         The :class:`OutcomeEvidence`.
 
     Raises:
-        InputError: ``repo`` is not a git repository, or a transcript folder is missing.
+        InputError: ``repo`` is not a git repository, or a transcript folder is missing;
+            either is a URL (they are read from local folders only).
     """
+    folders = list(transcripts)
+    check_local_evidence(repo, folders)
     git = repo if isinstance(repo, GitRepo) or repo is None else GitRepo(repo)
     issues: list[dict[str, Any]] = []
     plans = _task_plans(git, issues) if git is not None else {}
+    with_artifact = log.verifiers.filter(pl.col("result_artifact").is_not_null())
+    refs = [
+        *with_artifact["result_artifact"],
+        *log.iterations["review_decision_artifact"].drop_nulls(),
+    ]
+    beside = _fetch_beside(log, [r for r in refs if r])
     rows: list[dict[str, Any]] = []
     for it in log.iterations.iter_rows(named=True):
-        rows.append(_iteration_facts(it, git, plans, log.root))
+        rows.append(_iteration_facts(it, git, plans, log, beside))
 
     artifact_rows: list[dict[str, Any]] = []
-    for v in log.verifiers.filter(pl.col("result_artifact").is_not_null()).iter_rows(named=True):
-        data, where, reason = _read_artifact(v["result_artifact"], log.root, git)
+    for v in with_artifact.iter_rows(named=True):
+        data, where, reason = _read_artifact(v["result_artifact"], log, git, beside)
         status = None
         if data is not None:
             try:
@@ -254,7 +351,6 @@ def collect_outcome_evidence(
             }
         )
 
-    folders = list(transcripts)
     events = pl.DataFrame(schema=TRANSCRIPT_EVENTS_SCHEMA)
     if folders:
         loaded = load_transcripts(folders)
@@ -272,7 +368,11 @@ def collect_outcome_evidence(
 
 
 def _iteration_facts(
-    it: Mapping[str, Any], git: GitRepo | None, plans: dict[str, list[_Task]], root: Path
+    it: Mapping[str, Any],
+    git: GitRepo | None,
+    plans: dict[str, list[_Task]],
+    log: IterationLog,
+    beside: Mapping[str, Found],
 ) -> dict[str, Any]:
     row: dict[str, Any] = {"iteration": it["iteration"]}
     logged = it["commit"]
@@ -315,7 +415,7 @@ def _iteration_facts(
     if not ref:
         row["decision_artifact_reason"] = "no review decision_artifact in the log"
     else:
-        data, where, reason = _read_artifact(ref, root, git)
+        data, where, reason = _read_artifact(ref, log, git, beside)
         row["decision_artifact_path"] = where
         row["decision_artifact_reason"] = reason
         if data is not None:

@@ -503,10 +503,17 @@ def _read_yaml(path: Path, blobs: Mapping[str, bytes | OSError] | None = None) -
     from object storage (the same decoding and YAML checks)."""
     if blobs is None:
         return _edge.read_yaml(path, within=path.parent)
-    blob = blobs.get(str(path), OSError("not fetched"))
-    if isinstance(blob, OSError):
-        raise InputError(path, f"cannot read file ({blob})")
+    blob = _fetched(path, blobs)
     return _edge.parse_yaml_text(_edge.decode_text(blob, path), path)
+
+
+def _fetched(path: Path, blobs: Mapping[str, bytes | OSError]) -> bytes:
+    """A fetched object's bytes, held to the size limit a local read is held to."""
+    got = blobs.get(str(path), OSError("not fetched"))
+    blob = _edge.checked_blob(got, str(path), _edge.limits().max_file_bytes)
+    if isinstance(blob, InputError):
+        raise blob
+    return blob
 
 
 def _issue(err: InputError) -> dict[str, Any]:
@@ -577,10 +584,7 @@ def _run_parts(
 
 
 def _json_blob(path: Path, blobs: Mapping[str, bytes | OSError]) -> Any:
-    blob = blobs.get(str(path), OSError("not fetched"))
-    if isinstance(blob, OSError):
-        raise InputError(path, f"cannot read file ({blob})")
-    return parse_json_bytes(path, blob)
+    return parse_json_bytes(path, _fetched(path, blobs))
 
 
 #: Tick files parsed per bulk read: bounds the raw bytes and parse buffers held at once.

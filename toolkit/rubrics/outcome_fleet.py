@@ -8,11 +8,12 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
 from toolkit.errors import InputError
-from toolkit.load.iterlog import ITER_FILE, load_iteration_log
+from toolkit.load.iterlog import ITER_FILE, load_iteration_logs
 from toolkit.load.outcome_evidence import collect_outcome_evidence
 from toolkit.rubrics.outcome import OutcomeResult, OutcomeRubric, default_outcome_rubric
 
@@ -34,13 +35,25 @@ OUTCOME_FLEET_SCHEMA: dict[str, pl.DataType] = {
 }
 
 
-def find_iteration_logs(folder: str | Path) -> list[Path]:
+def find_iteration_logs(
+    folder: str | Path, *, storage_options: Mapping[str, Any] | None = None
+) -> list[Path] | list[str]:
     """Every folder under ``folder`` (itself included) holding ``iter-N.yaml`` files.
+
+    Args:
+        folder: a local folder, or an fsspec URL (``s3://bucket/logs``): then every
+            object under it is listed in one recursive listing, and the logs are
+            returned as URLs.
+        storage_options: fsspec options when ``folder`` is a URL.
 
     Raises:
         InputError: ``folder`` is not a folder, or holds no iteration log.
     """
-    root = Path(folder)
+    from toolkit.load._source import is_remote, local_path
+
+    if is_remote(folder):
+        return _find_remote_logs(str(folder), storage_options)
+    root = local_path(folder)
     if not root.is_dir():
         raise InputError(root, "no such folder of iteration logs")
     found = sorted(
@@ -55,14 +68,70 @@ def find_iteration_logs(folder: str | Path) -> list[Path]:
     return found
 
 
-def _score_one(
-    path: Path, rubric: OutcomeRubric, repo: str | None, transcripts: tuple[str, ...]
-) -> tuple[OutcomeResult, int]:
-    log = load_iteration_log(path)
-    evidence = collect_outcome_evidence(log, repo=repo, transcripts=transcripts)
+def _find_remote_logs(url: str, storage_options: Mapping[str, Any] | None) -> list[str]:
+    from toolkit.load._source import open_remote
+
+    source = open_remote(url, storage_options)
+    objects = source.find_many([source.root])[0]
+    parents = sorted(
+        {rel.rpartition("/")[0] for rel in objects if ITER_FILE.match(rel.rpartition("/")[2])}
+    )
+    if not parents:
+        raise InputError(
+            source.url(), "no iteration logs (folders with iter-N.yaml objects) under it"
+        )
+    return [source.url(f"{source.root}/{p}" if p else source.root) for p in parents]
+
+
+def fleet_log_names(
+    folder: str | Path,
+    logs: Sequence[str | Path],
+    *,
+    storage_options: Mapping[str, Any] | None = None,
+) -> list[str]:
+    """What each log of :func:`find_iteration_logs` is called in a fleet table: its path
+    under ``folder`` (the folder's own name when it is a log itself), so a fleet reads
+    the same wherever it lives."""
+    from toolkit.load._source import is_remote, local_path, open_remote
+
+    if is_remote(folder):
+        source = open_remote(str(folder), storage_options)
+        top, base = source.url(), source.root.rpartition("/")[2]
+    else:
+        root = local_path(folder)
+        top, base = str(root), (root.name or root.resolve().name)
+    names: list[str] = []
+    for log in logs:
+        shown = str(log)
+        if shown == top:
+            names.append(base)
+        elif shown.startswith(top.rstrip("/") + "/"):
+            names.append(shown[len(top.rstrip("/")) + 1 :])
+        else:
+            names.append(shown)
+    return names
+
+
+def _score_chunk(
+    paths: Sequence[str],
+    rubric: OutcomeRubric,
+    repo: str | None,
+    transcripts: tuple[str, ...],
+    storage_options: Mapping[str, Any] | None = None,
+) -> list[tuple[OutcomeResult, int]]:
+    """Load a chunk of logs (those in object storage in one batched fetch), gather each
+    one's evidence and score it."""
     from toolkit.rubrics.outcome import score_outcome
 
-    return score_outcome(log, evidence, rubric), log.issues.height
+    done = []
+    for log in load_iteration_logs(paths, storage_options=storage_options):
+        evidence = collect_outcome_evidence(log, repo=repo, transcripts=transcripts)
+        done.append((score_outcome(log, evidence, rubric), log.issues.height))
+    return done
+
+
+#: Logs loaded together (in object storage: listed and fetched in one batch) when scoring.
+CHUNK_LOGS = 100
 
 
 def score_outcome_logs(
@@ -73,17 +142,20 @@ def score_outcome_logs(
     transcripts: Iterable[str | Path] = (),
     workers: int | None = None,
     progress: bool | None = None,
+    storage_options: Mapping[str, Any] | None = None,
 ) -> dict[str, tuple[OutcomeResult, int]]:
-    """Score many iteration logs; each log is loaded and scored in a worker process.
+    """Score many iteration logs; chunks of logs are loaded and scored in worker processes.
 
     Args:
-        paths: the log folders.
+        paths: the log folders, or their URLs (``s3://bucket/logs/run-1``): the logs of a
+            chunk in object storage are listed and fetched together.
         rubric: the outcome rubric (default 2.1.0).
-        repo: a git repository all the logs' commits live in (optional).
-        transcripts: transcript folders for token backfill (optional).
+        repo: a git repository all the logs' commits live in (optional, a local folder).
+        transcripts: local transcript folders for token backfill (optional).
         workers: worker processes; default: the machine's cores for
             :data:`PROCESS_MIN_LOGS` logs or more, else this process alone.
         progress: show a progress bar (``None``: only on a terminal or in a notebook).
+        storage_options: fsspec options for URLs (e.g. ``endpoint_url``).
 
     Returns:
         ``{log folder: (result, number of load issues)}`` in the order of ``paths``.
@@ -91,7 +163,10 @@ def score_outcome_logs(
     rule = rubric or default_outcome_rubric()
     repo_s = None if repo is None else str(repo)
     extra = tuple(str(t) for t in transcripts)
-    jobs = [Path(p) for p in paths]
+    options = dict(storage_options or {})
+    from toolkit.load._source import is_remote
+
+    jobs = [str(p) if is_remote(p) else str(Path(p)) for p in paths]
     if workers is None:
         n = (os.cpu_count() or 1) if len(jobs) >= PROCESS_MIN_LOGS else 1
     else:
@@ -105,28 +180,34 @@ def score_outcome_logs(
         disable=(not progress) if progress is not None else None,
         leave=False,
     )
-    if n <= 1 or len(jobs) < 2:
-        done = []
-        for p in jobs:
-            done.append(_score_one(p, rule, repo_s, extra))
-            bar.update()
+    pooled = n > 1 and len(jobs) >= 2
+    size = max(1, min(CHUNK_LOGS, len(jobs) // (n * 4))) if pooled else CHUNK_LOGS
+    chunks = [jobs[i : i + size] for i in range(0, len(jobs), size)]
+    done: list[tuple[OutcomeResult, int]] = []
+    if not pooled:
+        for chunk in chunks:
+            done.extend(_score_chunk(chunk, rule, repo_s, extra, options))
+            bar.update(len(chunk))
     else:
         # "spawn", not "fork": forking a process whose Polars thread pool is running can
         # deadlock the child.
         with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn")) as pool:
-            done = []
-            for result in pool.map(
-                _score_one,
-                jobs,
-                [rule] * len(jobs),
-                [repo_s] * len(jobs),
-                [extra] * len(jobs),
-                chunksize=max(1, len(jobs) // (n * 4)),
+            for chunk, result in zip(
+                chunks,
+                pool.map(
+                    _score_chunk,
+                    chunks,
+                    [rule] * len(chunks),
+                    [repo_s] * len(chunks),
+                    [extra] * len(chunks),
+                    [options] * len(chunks),
+                ),
+                strict=True,
             ):
-                done.append(result)
-                bar.update()
+                done.extend(result)
+                bar.update(len(chunk))
     bar.close()
-    return {str(p): r for p, r in zip(jobs, done, strict=True)}
+    return dict(zip(jobs, done, strict=True))
 
 
 def score_log_partition(
@@ -134,11 +215,20 @@ def score_log_partition(
     rubric: OutcomeRubric | None = None,
     repo: str | None = None,
     transcripts: Sequence[str] = (),
+    storage_options: Mapping[str, Any] | None = None,
 ) -> list[tuple[str, tuple[OutcomeResult, int]]]:
     """Score a partition of logs in one process: the unit of work of the Dask engine
-    (:func:`toolkit.engine.map_partitions`), the same per-log function as above."""
+    (:func:`toolkit.engine.map_partitions`), the same per-log function as above. Only
+    the paths or URLs and the storage options travel to the worker, which reads the
+    logs itself."""
     done = score_outcome_logs(
-        paths, rubric, repo=repo, transcripts=transcripts, workers=1, progress=False
+        paths,
+        rubric,
+        repo=repo,
+        transcripts=transcripts,
+        workers=1,
+        progress=False,
+        storage_options=storage_options,
     )
     return list(done.items())
 

@@ -53,8 +53,13 @@ class Prepared:
 
 
 def _absolute(value: str) -> str:
-    """A relative path (or glob) read from the current folder, made absolute."""
-    return value if os.path.isabs(value) else str(Path.cwd() / value)
+    """A relative path (or glob) read from the current folder, made absolute; a URL
+    (``s3://bucket/run``) is passed on as it is, for the notebook's loader to read."""
+    from toolkit.load._source import scheme_of
+
+    if os.path.isabs(value) or scheme_of(value) is not None:
+        return value
+    return str(Path.cwd() / value)
 
 
 def _absolute_value(value: Any) -> Any:

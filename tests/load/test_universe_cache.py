@@ -15,6 +15,7 @@ import pytest
 from conftest import BUCKET, S3, tick_v1, write_run
 
 import toolkit.load.universe as universe_mod
+from toolkit.errors import CacheWarning
 from toolkit.load._cache import CACHE_FORMAT, FOLDER_NAME
 from toolkit.load.universe import load_universe, load_universes
 
@@ -293,3 +294,20 @@ def test_one_broken_file_in_a_fleet_is_isolated(tmp_path: Path) -> None:
     u = load_universes(root / "*")
     assert u.ticks.group_by("slug").len().sort("slug").rows() == [("a", 5), ("b", 5)]
     assert u.run("b").issues.height == 1 and u.run("a").issues.height == 0
+
+
+def test_a_run_whose_cache_cannot_be_written_warns_and_the_others_are_cached(
+    tmp_path: Path, builds: list[list[str]]
+) -> None:
+    """Beside each run, one run's unwritable cache (here a file where its cache folder
+    would be) costs one CacheWarning; the other runs are still cached, the answer whole."""
+    root = fleet(tmp_path / "runs")
+    (root / "a" / FOLDER_NAME).write_text("not a folder")
+    with pytest.warns(CacheWarning, match=r"runs/a/\.toolkit_cache: cannot write the run cache"):
+        first = load_universes(root / "*", cache=True)
+    assert first.ticks.height == 10
+    assert (root / "b" / FOLDER_NAME / "manifest.json").is_file()
+    with pytest.warns(CacheWarning):
+        again = load_universes(root / "*", cache=True)
+    assert builds[-1] == ["a"] and again.ticks.equals(first.ticks)
+    assert (root / "a" / FOLDER_NAME).read_text() == "not a folder"

@@ -107,15 +107,16 @@ class _Store(Protocol):
         """The bytes of each file, within the reading edge's size limit; ``None`` for a
         file that is missing, unreadable, too big or not a regular file."""
 
-    def write(self, folder: str, name: str, data: bytes) -> None:
-        """Replace the file ``name`` of ``folder`` atomically.
+    def write_many(self, files: Sequence[tuple[str, str, bytes]]) -> None:
+        """Replace each file ``(folder, name, bytes)`` atomically (object storage: in one
+        concurrent request); every file is written before this returns.
 
         Raises:
-            OSError | InputError: it cannot be written (the message says why).
+            OSError | InputError: a file cannot be written (the message says why).
         """
 
-    def delete(self, folder: str, name: str) -> None:
-        """Remove the file ``name`` of ``folder`` if it is there (best effort)."""
+    def delete_many(self, files: Sequence[tuple[str, str]]) -> None:
+        """Remove each file ``(folder, name)`` that is there (best effort)."""
 
 
 class _Disk:
@@ -141,17 +142,19 @@ class _Disk:
                 out[path] = None
         return out
 
-    def write(self, folder: str, name: str, data: bytes) -> None:
-        os.makedirs(folder, exist_ok=True)
-        remove_leftovers(Path(folder))  # the cache owns its folder: any interrupted write
-        with atomic_path(os.path.join(folder, name), durable=False) as tmp:
-            tmp.write_bytes(data)
+    def write_many(self, files: Sequence[tuple[str, str, bytes]]) -> None:
+        for folder, name, data in files:
+            os.makedirs(folder, exist_ok=True)
+            remove_leftovers(Path(folder))  # the cache owns its folder: any interrupted write
+            with atomic_path(os.path.join(folder, name), durable=False) as tmp:
+                tmp.write_bytes(data)
 
-    def delete(self, folder: str, name: str) -> None:
-        path = os.path.join(folder, name)
-        with contextlib.suppress(OSError):
-            if stat.S_ISREG(os.lstat(path).st_mode):
-                os.unlink(path)
+    def delete_many(self, files: Sequence[tuple[str, str]]) -> None:
+        for folder, name in files:
+            path = os.path.join(folder, name)
+            with contextlib.suppress(OSError):
+                if stat.S_ISREG(os.lstat(path).st_mode):
+                    os.unlink(path)
 
 
 class _Objects:
@@ -181,16 +184,18 @@ class _Objects:
             out[path] = None if isinstance(blob, InputError) else blob
         return out
 
-    def write(self, folder: str, name: str, data: bytes) -> None:
-        path = self.join(folder, name)
-        try:
-            self.source.fs.pipe_file(path, data)
+    def write_many(self, files: Sequence[tuple[str, str, bytes]]) -> None:
+        if not files:
+            return
+        try:  # concurrent PUTs (fsspec's batched pipe)
+            self.source.fs.pipe({self.join(f, name): data for f, name, data in files})
         except Exception as exc:  # any back-end's failure becomes one line
-            raise self.source.error(exc, path, what="write") from exc
+            raise self.source.error(exc, what="write") from exc
 
-    def delete(self, folder: str, name: str) -> None:
-        with contextlib.suppress(Exception):
-            self.source.fs.rm_file(self.join(folder, name))
+    def delete_many(self, files: Sequence[tuple[str, str]]) -> None:
+        if files:
+            with contextlib.suppress(Exception):
+                self.source.fs.rm([self.join(folder, name) for folder, name in files])
 
 
 # ---------------------------------------------------------------------------
@@ -341,43 +346,43 @@ class RunCache:
             offset += count
         return out
 
-    def put(self, listing: Listing, universe: Universe) -> None:
-        """Store a freshly loaded run (best effort: see the module's docstring)."""
+    def put_many(self, loaded: Sequence[tuple[Listing, Universe]]) -> None:
+        """Store freshly loaded runs (best effort: see the module's docstring).
+
+        Every entry's Parquet file is written before any manifest that names it (in object
+        storage: one concurrent request for the Parquet objects, then one for the
+        manifests); then the Parquet files the replaced manifests named are deleted."""
         if self.failure is not None and self.store.one_place:
             return
-        folder = self.folder(listing)
-        if not self.store.usable(folder):
-            return  # a cache folder that leads elsewhere is never written (nor cleaned)
-        if folder in self._seen:
-            old = self._seen.pop(folder)
-        else:
-            got = self.store.read_many([self.store.join(folder, MANIFEST)])
-            old = self._manifest(got[self.store.join(folder, MANIFEST)], folder)
-        slug = listing.slug
-        name = f"ticks-{_digest(listing)}.parquet"
-        buffer = io.BytesIO()
-        universe.ticks.write_parquet(buffer, statistics=False)
-        manifest: dict[str, Any] = {
-            "format": CACHE_FORMAT,
-            "key": [list(k) for k in listing.key],
-            "ticks": name,
-            "rows": universe.ticks.height,
-            "batches": universe.batches.write_json(),
-            "checkpoints": universe.checkpoints.write_json(),
-            "issues": universe.issues.write_json(),
-            "name": universe.names[slug],
-            "conserved": list(universe.conserved.get(slug, ())),
-            "warnings": list(universe.warnings),
-        }
-        try:
-            self.store.write(folder, name, buffer.getvalue())
-            self.store.write(folder, MANIFEST, json.dumps(manifest).encode())
-        except (OSError, InputError) as exc:
-            self._failed(folder, exc)
-            return
-        previous = None if old is None else str(old["ticks"])  # matched _TICKS_FILE
-        if previous is not None and previous != name:
-            self.store.delete(folder, previous)
+        entries: list[tuple[str, str, bytes, bytes]] = []
+        for listing, universe in loaded:
+            folder = self.folder(listing)
+            if not self.store.usable(folder):
+                continue  # a cache folder that leads elsewhere is never written (nor cleaned)
+            name = f"ticks-{_digest(listing)}.parquet"
+            manifest = _manifest_bytes(listing, name, universe)
+            entries.append((folder, name, _parquet(universe.ticks), manifest))
+        unseen = {self.store.join(f, MANIFEST): f for f, *_ in entries if f not in self._seen}
+        got = self.store.read_many(list(unseen))  # the manifests about to be replaced
+        for path, folder in unseen.items():
+            self._seen[folder] = self._manifest(got[path], folder)
+        # In one place, all entries at once; beside each run, one entry at a time (one
+        # read-only run folder must not keep the others from their cache).
+        groups = [entries] if self.store.one_place else [[e] for e in entries]
+        for group in groups:
+            try:
+                self.store.write_many([(f, name, ticks) for f, name, ticks, _ in group])
+                self.store.write_many([(f, MANIFEST, manifest) for f, _, _, manifest in group])
+            except (OSError, InputError) as exc:
+                self._failed(group[0][0], exc)
+                continue
+            stale: list[tuple[str, str]] = []
+            for folder, name, _, _ in group:
+                old = self._seen.pop(folder, None)
+                previous = None if old is None else str(old["ticks"])  # matched _TICKS_FILE
+                if previous is not None and previous != name:
+                    stale.append((folder, previous))
+            self.store.delete_many(stale)
 
     def _failed(self, folder: str, exc: OSError | InputError) -> None:
         if self.failure is not None:
@@ -392,6 +397,30 @@ class RunCache:
             "not cached are read from their files again next time)"
         )
         _warn(self.failure)
+
+
+def _parquet(ticks: pl.DataFrame) -> bytes:
+    buffer = io.BytesIO()
+    ticks.write_parquet(buffer, statistics=False)
+    return buffer.getvalue()
+
+
+def _manifest_bytes(listing: Listing, ticks: str, universe: Universe) -> bytes:
+    """The manifest of a run's entry whose ticks frame is in the file ``ticks``."""
+    slug = listing.slug
+    manifest: dict[str, Any] = {
+        "format": CACHE_FORMAT,
+        "key": [list(k) for k in listing.key],
+        "ticks": ticks,
+        "rows": universe.ticks.height,
+        "batches": universe.batches.write_json(),
+        "checkpoints": universe.checkpoints.write_json(),
+        "issues": universe.issues.write_json(),
+        "name": universe.names[slug],
+        "conserved": list(universe.conserved.get(slug, ())),
+        "warnings": list(universe.warnings),
+    }
+    return json.dumps(manifest).encode()
 
 
 def _warn(text: str) -> None:

@@ -741,10 +741,9 @@ def _load_listed(
     stale = [i for i in range(len(listings)) if i not in found]
     if stale:
         built = _build([listings[i] for i in stale], progress)
-        for i, universe in zip(stale, built, strict=True):
-            found[i] = universe
-            if store is not None:
-                store.put(listings[i], universe)
+        found.update(zip(stale, built, strict=True))
+        if store is not None:
+            store.put_many([(listings[i], found[i]) for i in stale])
     return [found[i] for i in range(len(listings))]
 
 

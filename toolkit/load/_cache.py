@@ -193,9 +193,26 @@ class _Objects:
             raise self.source.error(exc, what="write") from exc
 
     def delete_many(self, files: Sequence[tuple[str, str]]) -> None:
-        if files:
-            with contextlib.suppress(Exception):
-                self.source.fs.rm([self.join(folder, name) for folder, name in files])
+        # One DELETE per exact key (``rm`` would expand a glob character in the cache's
+        # URL into other keys), concurrently on asynchronous back-ends.
+        paths = [self.join(folder, name) for folder, name in files]
+        fs = self.source.fs
+        with contextlib.suppress(Exception):
+            if getattr(fs, "async_impl", False):
+                import asyncio
+
+                from fsspec.asyn import sync
+
+                async def _all() -> list[Any]:
+                    return await asyncio.gather(
+                        *(fs._rm_file(p) for p in paths), return_exceptions=True
+                    )
+
+                sync(fs.loop, _all)
+            else:
+                for path in paths:
+                    with contextlib.suppress(Exception):
+                        fs.rm_file(path)
 
 
 # ---------------------------------------------------------------------------

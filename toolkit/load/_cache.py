@@ -11,6 +11,8 @@ One run's entry (``<run>/.toolkit_cache/``, ``<cache dir>/<slug>-<hash>/`` or
 The Parquet file carries the digest of the listing it was built from and the manifest
 names it; the manifest is written last (renamed into place on disk; one PUT in object
 storage, which is atomic), so a reader sees either the old entry or the new one, whole.
+A load writes the Parquet files of all its rebuilt runs first, then their manifests (in
+object storage, one concurrent request each).
 An entry is used only when its key equals the current listing, its frames have today's
 schemas and row count, and everything reads; otherwise the run is loaded from its files
 again and the entry rewritten. The manifests of all runs are fetched at once (one batched

@@ -7,7 +7,8 @@ Usage (the recorded run; about 10 minutes the first time, most of it generating 
 Scale (issue 17), beside the local numbers in the same run:
     python bench/bench_fleet.py --runs 40 --ticks 100 --engine dask --source s3
 --engine dask also scores the fleet on a LocalCluster (2 worker processes, 1 thread each);
---source s3 uploads the fleet to moto's S3 server on 127.0.0.1 and reads it from there.
+--source s3 uploads the fleet to moto's S3 server on 127.0.0.1 and reads it from there,
+also with the run cache in a local folder and in S3 (cold, writing it; then warm).
 
 Prints a Markdown table and writes bench/out/results-<runs>x<ticks>.json. Data is
 generated once into bench/out/ (git-ignored) by bench/make_fleet.py and reused.
@@ -289,6 +290,21 @@ def scale(fleet: Path, args: argparse.Namespace, local_cards: Any) -> dict[str, 
             t, got = best_of(1, lambda: score_fleet(url, storage_options=options))
             out["local_s3_s"] = t
             out["s3_agrees"] = {c.subject: c.verdict for c in got.cards} == want
+            # The run cache for runs in S3: in a local folder and in S3 itself. The cold
+            # call reads every object and writes the cache; the warm calls list the runs
+            # and read the cache (two objects a run in S3), no tick object.
+            with tempfile.TemporaryDirectory() as folder:
+                for where, cache in (("local", folder), ("s3", "s3://bench/cache")):
+                    t0 = time.perf_counter()
+                    score_fleet(url, storage_options=options, cache=cache)
+                    out[f"cache_{where}_cold_s3_s"] = time.perf_counter() - t0
+                    t, got = best_of(
+                        args.repeat,
+                        lambda cache=cache: score_fleet(url, storage_options=options, cache=cache),
+                    )
+                    out[f"cache_{where}_warm_s3_s"] = t
+                    agrees = {c.subject: c.verdict for c in got.cards} == want
+                    out[f"cache_{where}_agrees"] = agrees
             if client is not None:
                 t, got = best_of(
                     1,
@@ -326,6 +342,10 @@ def scale_report(r: dict[str, Any], load_score_s: float) -> str:
         ("s3_upload_s", f"uploading {r.get('s3_objects', 0)} objects to moto (boto3, 8 threads)"),
         ("s3_floor_s", "S3 floor: list + batched cat of every tick object"),
         ("local_s3_s", "local engine, S3 (moto on loopback)"),
+        ("cache_local_cold_s3_s", "local engine, S3, writing a cache in a local folder"),
+        ("cache_local_warm_s3_s", "local engine, S3, warm cache in a local folder"),
+        ("cache_s3_cold_s3_s", "local engine, S3, writing a cache in S3"),
+        ("cache_s3_warm_s3_s", "local engine, S3, warm cache in S3"),
         ("dask_s3_s", "Dask LocalCluster 2x1, S3"),
     ):
         if key in r:

@@ -293,8 +293,10 @@ def score_fleet(
             thread, at most :data:`MAX_PARTITION`).
         rubric: the simulation rubric (default 1.0.0).
         window: the ticks scored per run (default: the rubric's).
-        cache: a folder (or ``True``: beside each local run) for the Parquet cache.
-        storage_options: fsspec options for a URL (e.g. ``{"endpoint_url": …}``).
+        cache: a folder or a URL (or ``True``: beside each local run) for the Parquet
+            cache; the workers read and write it themselves.
+        storage_options: fsspec options for a URL, of the runs and of the cache alike
+            (e.g. ``{"endpoint_url": …}``).
         progress: a progress bar over completed partitions (``None``: on a terminal).
 
     Returns:

@@ -61,3 +61,8 @@ class InputWarning(UserWarning):
 
 class DuplicateKeyWarning(InputWarning):
     """A JSON object or YAML mapping repeats a key; the last value was used."""
+
+
+class CacheWarning(InputWarning):
+    """The run cache could not be written (one line): the answer is complete, only the
+    next load is not faster."""

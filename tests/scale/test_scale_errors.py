@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import BUCKET, ROOT, S3, SAMPLE_FLEET, free_port, tick_v1, write_run
@@ -151,3 +152,31 @@ def test_run_files_fetched_from_s3_are_held_to_the_size_limit_as_on_disk(
     assert sorted(got) == sorted(want)
     assert {name for name, _ in want} == {"universe.yaml", "batch_0.json"}
     assert all("over the limit of 1,500" in reason for _, reason in want)
+
+
+@pytest.mark.parametrize("engine", ["local", "dask"])
+def test_a_cache_bucket_that_does_not_exist_costs_a_warning_not_the_scores(
+    s3: S3, s3_sample_fleet: str, dask_client: Any, capsys: pytest.CaptureFixture[str], engine: str
+) -> None:
+    """A CI job whose cache cannot be written still gets its scores and its exit code:
+    one warning line on stderr names the cache and why (from Dask workers too)."""
+    args = ["quality", "--all", s3_sample_fleet, "--format", "json", "--storage-option", s3.option]
+    assert main(args) == 0
+    plain = capsys.readouterr().out
+    if engine == "dask":
+        args += ["--engine", "dask", "--scheduler", dask_client.scheduler.address]
+    assert main([*args, "--cache", "s3://no-such-bucket-i17/cache"]) == 0
+    out, err = capsys.readouterr()
+    assert out == plain
+    assert err.strip().splitlines() == [
+        "toolkit quality: warning: s3://no-such-bucket-i17/cache: cannot write the run cache: "
+        "no such bucket or folder (check the URL and the region); the scores are complete "
+        "(runs not cached are read from their files again next time)"
+    ]
+
+
+def test_a_cache_url_with_an_unknown_scheme_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    line = cli_error(
+        ["quality", str(SAMPLE_FLEET / "run-0001"), "--cache", "xyz://bucket/cache"], capsys
+    )
+    assert "xyz://bucket/cache: unknown storage scheme 'xyz'" in line

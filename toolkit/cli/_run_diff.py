@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from toolkit.cli._scale import storage_options
 from toolkit.errors import InputError
 from toolkit.load.snapshots import GraphChange, read_snapshots, snapshot_ticks
 from toolkit.load.universe import load_universe
@@ -30,7 +31,7 @@ def diff_runs(args: argparse.Namespace, rubric: SimulationRubric) -> int:
     cards: list[Scorecard] = []
     roots: list[Path] = []
     for path in (args.run_dir, args.diff):
-        universe = load_universe(path, cache=args.cache)
+        universe = load_universe(path, cache=args.cache, storage_options=storage_options(args))
         if not universe.loadable:
             raise InputError(path, "nothing loadable: no tick files and no batch records")
         cards.append(score_universe(universe, rubric, args.window, series=False)[0])

@@ -84,7 +84,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         const=True,
         default=False,
         metavar="DIR",
-        help="keep loaded runs as Parquet (beside each run, or in DIR) for fast reloads",
+        help="keep loaded runs as Parquet (beside each run, or in DIR: a folder or a URL "
+        "such as s3://bucket/cache, reached with the same --storage-option) for fast reloads",
     )
     add_scale_arguments(p)
     p.set_defaults(func=run)

@@ -1,22 +1,37 @@
-"""A Parquet cache of loaded runs, keyed on the source files' names, sizes and mtimes.
+"""A Parquet cache of loaded runs, keyed on the source files' names, sizes and mtimes
+(ETags for objects), on the local disk or in object storage.
 
-One run's entry (``<run>/.toolkit_cache/`` or ``<cache dir>/<slug>-<hash>/``)::
+One run's entry (``<run>/.toolkit_cache/``, ``<cache dir>/<slug>-<hash>/`` or
+``<cache url>/<slug>-<hash>/``)::
 
     manifest.json              {"format", "key": [[file, size, mtime_ns]...], "ticks": file,
-                                "batches"/"checkpoints"/"issues": the small frames, ...}
+                                "rows", "batches"/"checkpoints"/"issues": the small frames, ...}
     ticks-<digest>.parquet     the ticks frame
 
 The Parquet file carries the digest of the listing it was built from and the manifest
-names it; the manifest is replaced last and atomically, so a reader sees either the old
-entry or the new one, whole. An entry is used only when its key equals the current
-listing, its frames have today's schemas, and everything reads; otherwise the run is
-loaded from its files again and the entry rewritten. The tick files of every fresh entry
-are read in one multi-file Parquet read.
+names it; the manifest is written last (renamed into place on disk; one PUT in object
+storage, which is atomic), so a reader sees either the old entry or the new one, whole.
+A load writes the Parquet files of all its rebuilt runs first, then their manifests (in
+object storage, one concurrent request each).
+An entry is used only when its key equals the current listing, its frames have today's
+schemas and row count, and everything reads; otherwise the run is loaded from its files
+again and the entry rewritten. The manifests of all runs are fetched at once (one batched
+request in object storage), then the tick files of every fresh entry, read by Polars in
+one multi-file read from their bytes; every byte passes the reading edge's size check.
 
 The cache never reaches outside its folder: a cache folder that is a symlink is neither
-read nor written, the manifest may only name a ``ticks-<digest>.parquet`` regular file
-beside it, and the only file ever deleted is the Parquet file the previous manifest
-named (never a symlink, never a file the cache did not write).
+read nor written, the manifest may only name a ``ticks-<digest>.parquet`` file beside it
+(a regular file on disk), and the only file ever deleted is the Parquet file the previous
+manifest named (never a symlink, never a file the cache did not write).
+
+Writing is best effort: a cache that cannot be written (a read-only folder, a missing
+bucket, no permission) never costs the load its answer. The first failure of a load is
+reported once as a :class:`~toolkit.errors.CacheWarning` (one line on the CLI's stderr;
+forwarded to the client when the load runs on a Dask worker), and a cache in one place
+is not tried again for the rest of that load.
+
+Only the bytes' storage differs between the disk and object storage (:class:`_Disk`,
+:class:`_Objects`); validation, keys and decoding are :class:`RunCache`'s alone.
 """
 
 from __future__ import annotations
@@ -28,23 +43,27 @@ import json
 import os
 import re
 import stat
-from collections.abc import Sequence
+import sys
+import warnings
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import polars as pl
 
-from toolkit._atomic import atomic_path, remove_leftovers, write_text_atomic
-from toolkit.errors import InputError
+from toolkit._atomic import atomic_path, remove_leftovers, safe_file_name
+from toolkit.errors import CacheWarning, InputError
 from toolkit.frames import BATCHES_SCHEMA, CHECKPOINTS_SCHEMA, LOAD_ISSUES_SCHEMA, TICKS_SCHEMA
 from toolkit.load import _edge
 
 if TYPE_CHECKING:
+    from toolkit.load._source import RemoteSource
     from toolkit.load.universe import Listing, Universe
 
 #: Bump when the cached frames' meaning changes: every older entry is then rebuilt.
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4
 FOLDER_NAME = ".toolkit_cache"
+MANIFEST = "manifest.json"
 _SMALL: dict[str, dict[str, pl.DataType]] = {
     "batches": BATCHES_SCHEMA,
     "checkpoints": CHECKPOINTS_SCHEMA,
@@ -58,6 +77,7 @@ _ERRORS = (
     AttributeError,
     InputError,
     pl.exceptions.PolarsError,
+    pl.exceptions.PanicException,  # Polars' reader on some damaged files
 )
 #: The only files an entry holds besides its manifest (so the only ones it may delete).
 _TICKS_FILE = re.compile(r"^ticks-[0-9a-f]{16}\.parquet$")
@@ -68,86 +88,254 @@ def _digest(listing: Listing) -> str:
     return hashlib.sha256(blob).hexdigest()[:16]
 
 
+# ---------------------------------------------------------------------------
+# Where the bytes live
+# ---------------------------------------------------------------------------
+
+
+class _Store(Protocol):
+    """The bytes of cache entries: one folder (or prefix) per run."""
+
+    #: Whether every entry lives in one place (so one failed write says the rest fail too).
+    one_place: bool
+
+    def join(self, folder: str, name: str) -> str:
+        """The path of the file ``name`` in the entry ``folder``."""
+
+    def usable(self, folder: str) -> bool:
+        """Whether the entry ``folder`` may be read and written at all."""
+
+    def read_many(self, paths: Sequence[str]) -> dict[str, bytes | None]:
+        """The bytes of each file, within the reading edge's size limit; ``None`` for a
+        file that is missing, unreadable, too big or not a regular file."""
+
+    def write_many(self, files: Sequence[tuple[str, str, bytes]]) -> None:
+        """Replace each file ``(folder, name, bytes)`` atomically (object storage: in one
+        concurrent request); every file is written before this returns.
+
+        Raises:
+            OSError | InputError: a file cannot be written (the message says why).
+        """
+
+    def delete_many(self, files: Sequence[tuple[str, str]]) -> None:
+        """Remove each file ``(folder, name)`` that is there (best effort)."""
+
+
+class _Disk:
+    """Entries in folders on the local disk."""
+
+    one_place = True
+
+    def __init__(self, one_place: bool) -> None:
+        self.one_place = one_place
+
+    def join(self, folder: str, name: str) -> str:
+        return os.path.join(folder, name)
+
+    def usable(self, folder: str) -> bool:
+        return not os.path.islink(folder)  # a cache folder leading elsewhere is left alone
+
+    def read_many(self, paths: Sequence[str]) -> dict[str, bytes | None]:
+        out: dict[str, bytes | None] = {}
+        for path in paths:
+            try:  # a regular file (never a symlink), within the size limit
+                out[path] = None if os.path.islink(path) else _edge.read_bytes(path)
+            except InputError:
+                out[path] = None
+        return out
+
+    def write_many(self, files: Sequence[tuple[str, str, bytes]]) -> None:
+        for folder, name, data in files:
+            os.makedirs(folder, exist_ok=True)
+            remove_leftovers(Path(folder))  # the cache owns its folder: any interrupted write
+            with atomic_path(os.path.join(folder, name), durable=False) as tmp:
+                tmp.write_bytes(data)
+
+    def delete_many(self, files: Sequence[tuple[str, str]]) -> None:
+        for folder, name in files:
+            path = os.path.join(folder, name)
+            with contextlib.suppress(OSError):
+                if stat.S_ISREG(os.lstat(path).st_mode):
+                    os.unlink(path)
+
+
+class _Objects:
+    """Entries under prefixes in object storage (fsspec): a PUT replaces an object
+    whole, so no temporary object is needed."""
+
+    one_place = True
+
+    def __init__(self, source: RemoteSource) -> None:
+        self.source = source
+
+    def join(self, folder: str, name: str) -> str:
+        return f"{folder}/{name}"
+
+    def usable(self, folder: str) -> bool:
+        return True
+
+    def read_many(self, paths: Sequence[str]) -> dict[str, bytes | None]:
+        try:
+            got = self.source.cat_many(paths)  # one batched, concurrent request
+        except InputError:
+            return dict.fromkeys(paths)  # storage out of reach: every entry is a miss
+        limit = _edge.limits().max_file_bytes
+        out: dict[str, bytes | None] = {}
+        for path in paths:
+            blob = _edge.checked_blob(got[path], path, limit)
+            out[path] = None if isinstance(blob, InputError) else blob
+        return out
+
+    def write_many(self, files: Sequence[tuple[str, str, bytes]]) -> None:
+        if not files:
+            return
+        try:  # concurrent PUTs (fsspec's batched pipe)
+            self.source.fs.pipe({self.join(f, name): data for f, name, data in files})
+        except Exception as exc:  # any back-end's failure becomes one line
+            raise self.source.error(exc, what="write") from exc
+
+    def delete_many(self, files: Sequence[tuple[str, str]]) -> None:
+        # One DELETE per exact key (``rm`` would expand a glob character in the cache's
+        # URL into other keys), concurrently on asynchronous back-ends.
+        paths = [self.join(folder, name) for folder, name in files]
+        fs = self.source.fs
+        with contextlib.suppress(Exception):
+            if getattr(fs, "async_impl", False):
+                import asyncio
+
+                from fsspec.asyn import sync
+
+                async def _all() -> list[Any]:
+                    return await asyncio.gather(
+                        *(fs._rm_file(p) for p in paths), return_exceptions=True
+                    )
+
+                sync(fs.loop, _all)
+            else:
+                for path in paths:
+                    with contextlib.suppress(Exception):
+                        fs.rm_file(path)
+
+
+# ---------------------------------------------------------------------------
+# The cache
+# ---------------------------------------------------------------------------
+
+
 class RunCache:
-    """Where cached runs live: beside each run (``True``) or under one folder."""
+    """Where cached runs live: beside each local run (``True``), under one local folder,
+    or under one URL (``s3://bucket/cache``, ``gs://…``, ``az://…``; ``file://`` is the
+    local disk) reached with ``storage_options``.
 
-    def __init__(self, location: bool | str | Path) -> None:
-        self.location = None if isinstance(location, bool) else Path(location)
+    Raises:
+        InputError: a URL with an unknown scheme, or whose back-end is not installed.
+    """
 
-    def folder(self, listing: Listing) -> Path:
-        """The cache folder of one run."""
-        if self.location is None:
-            return listing.root / FOLDER_NAME
+    def __init__(
+        self, location: bool | str | Path, storage_options: Mapping[str, Any] | None = None
+    ) -> None:
+        from toolkit.load._source import is_remote, local_path, open_remote
+
+        self.root: str | None = None
+        self.store: _Store
+        self.where: str
+        if isinstance(location, bool):
+            self.store = _Disk(one_place=False)
+            self.where = FOLDER_NAME
+        elif is_remote(location):
+            source = open_remote(str(location), storage_options)
+            self.root = source.root
+            self.store = _Objects(source)
+            self.where = source.url()
+        else:
+            self.root = os.fspath(local_path(location))
+            self.store = _Disk(one_place=True)
+            self.where = self.root
+        #: The first write that failed in this cache's life (one warning, then no retries
+        #: when the cache is in one place).
+        self.failure: str | None = None
+        #: The manifests read by :meth:`get_many`, by entry folder (so a miss is rewritten
+        #: without fetching its manifest again).
+        self._seen: dict[str, dict[str, Any] | None] = {}
+
+    def folder(self, listing: Listing) -> str:
+        """The cache folder (or prefix) of one run."""
+        if self.root is None:
+            return os.path.join(listing.root, FOLDER_NAME)
         ident = (
             listing.source.url(str(listing.root))
             if listing.source is not None
             else str(listing.root.resolve())
         )
         where = hashlib.sha256(ident.encode()).hexdigest()[:12]
-        return self.location / f"{listing.slug}-{where}"
+        return self.store.join(self.root, f"{safe_file_name(listing.slug)}-{where}")
 
-    def _manifest(self, folder: Path) -> dict[str, Any] | None:
+    @staticmethod
+    def _manifest(blob: bytes | None, where: str) -> dict[str, Any] | None:
         """The entry's manifest when it is sound (a dict naming a ticks file of its own)."""
-        if os.path.islink(folder):
+        if blob is None:
             return None
         try:
-            manifest = _edge.parse_json(_edge.read_bytes(folder / "manifest.json"), folder)
+            manifest = _edge.parse_json(blob, where)
         except _ERRORS:
             return None
         if not isinstance(manifest, dict) or not _TICKS_FILE.match(str(manifest.get("ticks"))):
             return None
         return manifest
 
-    def _entry(self, listing: Listing) -> tuple[Path, dict[str, pl.DataFrame], Any] | None:
-        folder = self.folder(listing)
-        manifest = self._manifest(folder)
-        if manifest is None:
-            return None
+    @staticmethod
+    def _fresh(manifest: dict[str, Any], listing: Listing) -> dict[str, pl.DataFrame] | None:
+        """The small frames of an entry of today's format built from ``listing``'s files;
+        ``None`` when anything differs or does not read (corrupt or half-written)."""
         try:
             if manifest.get("format") != CACHE_FORMAT:
-                return None
-            ticks = folder / manifest["ticks"]
-            if not stat.S_ISREG(os.lstat(ticks).st_mode):
                 return None
             if not isinstance(manifest["name"], str) or not all(
                 isinstance(manifest[k], list) for k in ("warnings", "conserved")
             ):
                 return None
+            rows = manifest["rows"]
+            if isinstance(rows, bool) or not isinstance(rows, int) or rows < 0:
+                return None
             if [tuple(k) for k in manifest["key"]] != list(listing.key):
                 return None
-            small = {
+            return {
                 part: pl.read_json(io.StringIO(manifest[part]), schema=schema)
                 for part, schema in _SMALL.items()
             }
-            return ticks, small, manifest
         except _ERRORS:
-            return None  # corrupt or half-written: rebuilt by the caller
+            return None
 
     def get_many(self, listings: Sequence[Listing]) -> dict[int, Universe]:
         """The fresh cached runs among ``listings``, by index; the rest are misses."""
         from toolkit.load.universe import Universe
 
-        entries = {i: e for i, listing in enumerate(listings) if (e := self._entry(listing))}
+        folders = {i: self.folder(listing) for i, listing in enumerate(listings)}
+        folders = {i: f for i, f in folders.items() if self.store.usable(f)}
+        blobs = self.store.read_many([self.store.join(f, MANIFEST) for f in folders.values()])
+        entries: dict[int, tuple[str, dict[str, pl.DataFrame], dict[str, Any]]] = {}
+        for i, folder in folders.items():
+            manifest = self._manifest(blobs[self.store.join(folder, MANIFEST)], folder)
+            self._seen[folder] = manifest
+            small = None if manifest is None else self._fresh(manifest, listings[i])
+            if manifest is not None and small is not None:
+                entries[i] = (self.store.join(folder, manifest["ticks"]), small, manifest)
         if not entries:
             return {}
-        ticks = self._read_ticks([e[0] for e in entries.values()])
-        if ticks is None:  # some file is bad: find it the slow way, keep the good ones
-            good = {}
-            for i, entry in entries.items():
-                if self._read_ticks([entry[0]]) is not None:
-                    good[i] = entry
-            entries = good
-            ticks = self._read_ticks([e[0] for e in entries.values()]) if entries else None
-        per_run = (
-            ticks.partition_by("slug", as_dict=True, maintain_order=True)
-            if ticks is not None
-            else {}
-        )
+        got = self.store.read_many([path for path, _, _ in entries.values()])
+        parquet = {i: blob for i, (path, _, _) in entries.items() if (blob := got[path])}
+        entries = {i: e for i, e in entries.items() if i in parquet}
+        rows = {i: manifest["rows"] for i, (_, _, manifest) in entries.items()}
+        frames = self._decode(list(parquet.values()), list(rows.values()))
+        if frames is None:  # some file is bad: decode one at a time, keep the good ones
+            single = {i: self._decode([parquet[i]], [rows[i]]) for i in entries}
+            entries = {i: e for i, e in entries.items() if single[i] is not None}
+            frames = [frame for i in entries for frame in single[i] or ()]
         out: dict[int, Universe] = {}
-        for i, (_, small, manifest) in entries.items():
+        for (i, (_, small, manifest)), frame in zip(entries.items(), frames, strict=True):
             slug = listings[i].slug
             out[i] = Universe(
-                ticks=per_run.get((slug,), pl.DataFrame(schema=TICKS_SCHEMA)),
+                ticks=frame,
                 batches=small["batches"],
                 checkpoints=small["checkpoints"],
                 issues=small["issues"],
@@ -159,44 +347,112 @@ class RunCache:
         return out
 
     @staticmethod
-    def _read_ticks(files: Sequence[Path]) -> pl.DataFrame | None:
+    def _decode(blobs: Sequence[bytes], rows: Sequence[int]) -> list[pl.DataFrame] | None:
+        """The ticks frames of Parquet files in one multi-file read, each the number of
+        rows its manifest names; ``None`` when any does not read or does not fit."""
+        if not blobs:
+            return []
         try:
-            frame = pl.read_parquet(list(files))
+            frame = pl.read_parquet(list(blobs))
         except _ERRORS:
             return None
-        return frame if frame.schema == pl.Schema(TICKS_SCHEMA) else None
+        if frame.schema != pl.Schema(TICKS_SCHEMA) or frame.height != sum(rows):
+            return None
+        out: list[pl.DataFrame] = []
+        offset = 0
+        for count in rows:
+            out.append(frame.slice(offset, count))
+            offset += count
+        return out
 
-    def put(self, listing: Listing, universe: Universe) -> None:
-        """Store a freshly loaded run (best effort: a read-only folder just skips it)."""
-        folder = self.folder(listing)
-        digest = _digest(listing)
-        slug = listing.slug
-        name = f"ticks-{digest}.parquet"
-        if os.path.islink(folder):
-            return  # a cache folder that leads elsewhere is never written (nor cleaned)
-        old = self._manifest(folder)
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            remove_leftovers(folder)
-            with atomic_path(folder / name, durable=False) as tmp:
-                universe.ticks.write_parquet(tmp, statistics=False)
-            manifest: dict[str, Any] = {
-                "format": CACHE_FORMAT,
-                "key": [list(k) for k in listing.key],
-                "ticks": name,
-                "batches": universe.batches.write_json(),
-                "checkpoints": universe.checkpoints.write_json(),
-                "issues": universe.issues.write_json(),
-                "name": universe.names[slug],
-                "conserved": list(universe.conserved.get(slug, ())),
-                "warnings": list(universe.warnings),
-            }
-            write_text_atomic(folder / "manifest.json", json.dumps(manifest), durable=False)
-        except OSError:
+    def put_many(self, loaded: Sequence[tuple[Listing, Universe]]) -> None:
+        """Store freshly loaded runs (best effort: see the module's docstring).
+
+        Every entry's Parquet file is written before any manifest that names it (in object
+        storage: one concurrent request for the Parquet objects, then one for the
+        manifests); then the Parquet files the replaced manifests named are deleted."""
+        if self.failure is not None and self.store.one_place:
             return
-        previous = None if old is None else str(old["ticks"])
-        if previous is not None and previous != name:
-            stale = folder / previous
-            with contextlib.suppress(OSError):
-                if stat.S_ISREG(os.lstat(stale).st_mode):
-                    stale.unlink()
+        entries: list[tuple[str, str, bytes, bytes]] = []
+        for listing, universe in loaded:
+            folder = self.folder(listing)
+            if not self.store.usable(folder):
+                continue  # a cache folder that leads elsewhere is never written (nor cleaned)
+            name = f"ticks-{_digest(listing)}.parquet"
+            manifest = _manifest_bytes(listing, name, universe)
+            entries.append((folder, name, _parquet(universe.ticks), manifest))
+        unseen = {self.store.join(f, MANIFEST): f for f, *_ in entries if f not in self._seen}
+        got = self.store.read_many(list(unseen))  # the manifests about to be replaced
+        for path, folder in unseen.items():
+            self._seen[folder] = self._manifest(got[path], folder)
+        # In one place, all entries at once; beside each run, one entry at a time (one
+        # read-only run folder must not keep the others from their cache).
+        groups = [entries] if self.store.one_place else [[e] for e in entries]
+        for group in groups:
+            try:
+                self.store.write_many([(f, name, ticks) for f, name, ticks, _ in group])
+                self.store.write_many([(f, MANIFEST, manifest) for f, _, _, manifest in group])
+            except (OSError, InputError) as exc:
+                self._failed(group[0][0], exc)
+                continue
+            stale: list[tuple[str, str]] = []
+            for folder, name, _, _ in group:
+                old = self._seen.pop(folder, None)
+                previous = None if old is None else str(old["ticks"])  # matched _TICKS_FILE
+                if previous is not None and previous != name:
+                    stale.append((folder, previous))
+            self.store.delete_many(stale)
+
+    def _failed(self, folder: str, exc: OSError | InputError) -> None:
+        if self.failure is not None:
+            return
+        if isinstance(exc, InputError):
+            why = exc.reason
+        else:
+            why = exc.strerror or " ".join(str(exc).split()) or type(exc).__name__
+        where = folder if self.root is None else self.where
+        self.failure = (
+            f"{where}: cannot write the run cache: {why}; the scores are complete (runs "
+            "not cached are read from their files again next time)"
+        )
+        _warn(self.failure)
+
+
+def _parquet(ticks: pl.DataFrame) -> bytes:
+    buffer = io.BytesIO()
+    ticks.write_parquet(buffer, statistics=False)
+    return buffer.getvalue()
+
+
+def _manifest_bytes(listing: Listing, ticks: str, universe: Universe) -> bytes:
+    """The manifest of a run's entry whose ticks frame is in the file ``ticks``."""
+    slug = listing.slug
+    manifest: dict[str, Any] = {
+        "format": CACHE_FORMAT,
+        "key": [list(k) for k in listing.key],
+        "ticks": ticks,
+        "rows": universe.ticks.height,
+        "batches": universe.batches.write_json(),
+        "checkpoints": universe.checkpoints.write_json(),
+        "issues": universe.issues.write_json(),
+        "name": universe.names[slug],
+        "conserved": list(universe.conserved.get(slug, ())),
+        "warnings": list(universe.warnings),
+    }
+    return json.dumps(manifest).encode()
+
+
+def _warn(text: str) -> None:
+    """Warn here, or (on a Dask worker) at the client that submitted the task."""
+    dist = sys.modules.get("distributed")
+    if dist is not None:
+        try:
+            dist.get_worker()
+        except ValueError:
+            pass
+        else:
+            with warnings.catch_warnings():  # the worker's own stderr is not the user's
+                warnings.simplefilter("ignore", CacheWarning)
+                dist.warn(text, CacheWarning)
+            return
+    warnings.warn(text, CacheWarning, stacklevel=4)

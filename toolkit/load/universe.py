@@ -720,30 +720,34 @@ def _assemble(
     return out
 
 
-def _load(roots: Sequence[Path], cache: bool | str | Path, progress: bool | None) -> list[Universe]:
+def _load(
+    roots: Sequence[Path],
+    cache: bool | str | Path,
+    progress: bool | None,
+    storage_options: Mapping[str, Any] | None = None,
+) -> list[Universe]:
     listings = [list_run(r, stat=bool(cache)) for r in roots]
-    return _load_listed(listings, cache, progress)
+    return _load_listed(listings, cache, progress, storage_options)
 
 
 def _load_listed(
-    listings: Sequence[Listing], cache: bool | str | Path, progress: bool | None
+    listings: Sequence[Listing],
+    cache: bool | str | Path,
+    progress: bool | None,
+    storage_options: Mapping[str, Any] | None = None,
 ) -> list[Universe]:
+    """Load listed runs: fresh cache entries from the cache (a folder, or a URL reached
+    with ``storage_options``), the rest from their files, then cached."""
     from toolkit.load._cache import RunCache
-    from toolkit.load._source import scheme_of
 
-    if isinstance(cache, str) and scheme_of(cache) is not None:
-        raise InputError(
-            cache, "a cache in object storage is not supported yet: name a local cache folder"
-        )
-    store = RunCache(cache) if cache else None
+    store = RunCache(cache, storage_options) if cache else None
     found: dict[int, Universe] = store.get_many(listings) if store is not None else {}
     stale = [i for i in range(len(listings)) if i not in found]
     if stale:
         built = _build([listings[i] for i in stale], progress)
-        for i, universe in zip(stale, built, strict=True):
-            found[i] = universe
-            if store is not None:
-                store.put(listings[i], universe)
+        found.update(zip(stale, built, strict=True))
+        if store is not None:
+            store.put_many([(listings[i], found[i]) for i in stale])
     return [found[i] for i in range(len(listings))]
 
 
@@ -759,11 +763,14 @@ def load_universe(
     Args:
         path: the run folder (its name is the slug).
         cache: ``True`` keeps normalised frames as Parquet in ``<run>/.toolkit_cache/``;
-            a folder path keeps them there instead; ``False`` (default) reads the files.
-            A cache entry is used only while every source file has the name, size and
-            modification time it was built from.
+            a folder path keeps them there instead, and a URL (``s3://bucket/cache``)
+            in object storage; ``False`` (default) reads the files. A cache entry is
+            used only while every source file has the name, size and modification time
+            (ETag for an object) it was built from. A cache that cannot be written
+            costs only speed: a :class:`~toolkit.errors.CacheWarning` says so.
         progress: show a progress bar (``None``: only on a terminal or in a notebook).
-        storage_options: fsspec options when ``path`` is a URL (``s3://bucket/run``).
+        storage_options: fsspec options when ``path`` or ``cache`` is a URL
+            (``s3://bucket/run``): the same options serve both.
 
     Returns:
         A :class:`Universe` whose ``ticks`` frame has the columns of
@@ -786,7 +793,7 @@ def load_universe(
         listed = list_remote_runs(source, [source.root], only_runs=False)
         if not listed:
             raise InputError(source.url(), "no such run folder (no objects under it)")
-        return _load_listed(listed, _remote_cache(cache, source), progress)[0]
+        return _load_listed(listed, _remote_cache(cache, source), progress, storage_options)[0]
     root = local_path(path)
     if not root.exists():
         raise InputError(root, "no such run folder")
@@ -803,7 +810,7 @@ def load_universe(
                 "(toolkit quality --all, toolkit report fleet)",
             )
         raise NothingLoadable(root, "not a run folder: it has no tick_summaries/")
-    universe = _load([root], cache, progress)[0]
+    universe = _load([root], cache, progress, storage_options)[0]
     if not universe.loadable:
         if universe.issues.height:
             raise NothingLoadable(None, f"nothing loadable: {universe.issues['reason'][0]}")
@@ -876,13 +883,14 @@ def load_universes(
         if d.name in seen:
             raise InputError(d, f"two runs share the slug {d.name!r} (also {seen[d.name]})")
         seen[d.name] = d
-    return combine(_load(dirs, cache, progress))
+    return combine(_load(dirs, cache, progress, storage_options))
 
 
 def _remote_cache(cache: bool | str | Path, source: RemoteSource) -> bool | str | Path:
     if cache is True:
         raise InputError(
-            source.url(), "runs in object storage keep no cache beside them: name a cache DIR"
+            source.url(),
+            "runs in object storage keep no cache beside them: name a cache DIR or URL",
         )
     return cache
 
@@ -907,11 +915,16 @@ def load_runs(
     if not is_remote(runs[0]):
         local = [local_path(r) for r in runs]
         return combine(
-            _load([r for r in local if (r / "tick_summaries").is_dir()], cache, progress)
+            _load(
+                [r for r in local if (r / "tick_summaries").is_dir()],
+                cache,
+                progress,
+                storage_options,
+            )
         )
     first = open_remote(str(runs[0]), storage_options)
     listed = list_remote_runs(first, [open_remote(str(r), storage_options).root for r in runs])
-    return combine(_load_listed(listed, _remote_cache(cache, first), progress))
+    return combine(_load_listed(listed, _remote_cache(cache, first), progress, storage_options))
 
 
 def _load_remote_patterns(
@@ -952,4 +965,4 @@ def _load_remote_patterns(
                 f"two runs share the slug {listing.slug!r} (also {seen[listing.slug]})",
             )
         seen[listing.slug] = listing.root
-    return combine(_load_listed(listed, _remote_cache(cache, first), progress))
+    return combine(_load_listed(listed, _remote_cache(cache, first), progress, storage_options))

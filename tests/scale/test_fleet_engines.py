@@ -114,6 +114,21 @@ def test_a_glob_over_s3_picks_the_matching_runs(s3: S3, s3_sample_fleet: str) ->
     assert both.slugs == ["run-0001", "run-0002"]
 
 
+def test_keys_with_glob_characters_are_read_as_the_objects_they_name(
+    s3: S3, tmp_path: Path
+) -> None:
+    """A run named ``run[1]*?`` is fetched object by object, never expanded as a pattern
+    (which would read nothing, or another run's files)."""
+    odd = tmp_path / "run[1]*?"
+    shutil.copytree(SAMPLE_FLEET / "run-0001", odd)
+    url = s3.upload(odd, "globs/run[1]*?")
+    s3.upload(SAMPLE_FLEET / "run-0002", "globs/run1x")  # what run[1]*? would match
+    remote = tk.load_universe(url, storage_options={"endpoint_url": s3.endpoint})
+    local = tk.load_universe(odd)
+    assert remote.issues.height == 0
+    assert remote.ticks.drop("source_file").equals(local.ticks.drop("source_file"))
+
+
 @pytest.mark.parametrize("where", ["folder", "s3"])
 def test_a_cache_of_runs_in_s3_is_never_stale(
     s3: S3, tmp_path: Path, generated_fleet: Path, where: str

@@ -176,7 +176,7 @@ class _Objects:
 
     def read_many(self, paths: Sequence[str]) -> dict[str, bytes | None]:
         try:
-            got = self.source.cat_many(paths)  # one batched, concurrent request
+            got = self.source.cat_many(paths)  # concurrent requests, one call
         except InputError:
             return dict.fromkeys(paths)  # storage out of reach: every entry is a miss
         limit = _edge.limits().max_file_bytes

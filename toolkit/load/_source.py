@@ -4,8 +4,8 @@
 back-ends are optional extras (``pip install 'toolkit[s3]'``, ``[gcs]``, ``[azure]``).
 ``file://`` URLs and plain paths are the local disk and take the loaders' local path,
 untouched. Everything about URLs lives here: resolving a source, listing folders, and
-fetching many small objects concurrently with fsspec's batched ``cat`` (never one
-blocking GET at a time), returned as bytes keyed by name, which the format modules then
+fetching many small objects concurrently on fsspec's event loop (never one blocking
+GET at a time, never a key expanded as a glob), returned as bytes keyed by name, which the format modules then
 parse exactly as they parse bytes read from the disk.
 
 Inside the toolkit a remote file is named by its fsspec path, ``bucket/key`` (a URL
@@ -27,6 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.errors import InputError
+
+#: How many object GETs :meth:`RemoteSource.cat_many` keeps in flight at once.
+CONCURRENT_GETS = 64
 
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://(.*)$")
 
@@ -204,23 +207,46 @@ class RemoteSource:
         return out
 
     def cat_many(self, paths: Sequence[str]) -> dict[str, bytes | OSError]:
-        """The bytes of many objects at once (fsspec's batched, concurrent ``cat``).
+        """The bytes of many objects at once (concurrent requests on fsspec's event loop).
 
-        A path that cannot be read maps to an :class:`OSError` saying why; a failure of
-        the whole request (no endpoint, no credentials) raises.
+        Each path is fetched as the one object it names: never expanded as a glob, so a
+        key holding ``[``, ``*`` or ``?`` is read as it is (fsspec's batched ``cat``
+        would expand it). At most :data:`CONCURRENT_GETS` requests are in flight.
+        A path that cannot be read maps to an :class:`OSError` saying why.
 
         Raises:
             InputError: the storage could not be reached at all.
         """
         if not paths:
             return {}
+        fs = self.fs
         try:
-            got = self.fs.cat(list(paths), on_error="return")
+            if getattr(fs, "async_impl", False):
+                import asyncio
+
+                from fsspec.asyn import sync
+
+                async def _all() -> list[Any]:
+                    gate = asyncio.Semaphore(CONCURRENT_GETS)
+
+                    async def one(path: str) -> Any:
+                        async with gate:
+                            return await fs._cat_file(path)
+
+                    return await asyncio.gather(*(one(p) for p in paths), return_exceptions=True)
+
+                got = sync(fs.loop, _all)
+            else:
+                got = []
+                for path in paths:
+                    try:
+                        got.append(fs.cat_file(path))
+                    except Exception as exc:  # reported per path below
+                        got.append(exc)
         except Exception as exc:
             raise self.error(exc, paths[0]) from exc
         out: dict[str, bytes | OSError] = {}
-        for path in paths:
-            blob = got.get(path)
+        for path, blob in zip(paths, got, strict=True):
             if isinstance(blob, bytes | OSError):
                 out[path] = blob
             else:

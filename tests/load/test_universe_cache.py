@@ -193,7 +193,7 @@ def _manifest(place: Place, slug: str) -> dict[str, Any]:
 @pytest.mark.parametrize(
     "damage",
     ["truncated parquet", "half a manifest", "another format", "rows do not match",
-     "garbage manifest", "names a path outside"],
+     "garbage manifest", "names a path outside", "warnings that are not text"],
 )  # fmt: skip
 def test_a_damaged_entry_is_rebuilt_never_trusted(
     place: Place, builds: list[list[str]], damage: str
@@ -215,6 +215,10 @@ def test_a_damaged_entry_is_rebuilt_never_trusted(
         place.write("a", "manifest.json", json.dumps({**manifest, "rows": 4}).encode())
     elif damage == "garbage manifest":
         place.write("a", "manifest.json", b"\x00\xff[1, 2]")
+    elif damage == "warnings that are not text":
+        place.write(
+            "a", "manifest.json", json.dumps({**manifest, "warnings": [{"x": 1}, 3]}).encode()
+        )
     else:
         place.write(
             "a", "manifest.json", json.dumps({**manifest, "ticks": "../b/" + ticks}).encode()
@@ -223,6 +227,28 @@ def test_a_damaged_entry_is_rebuilt_never_trusted(
     assert builds[-1] == ["a"]
     assert again.ticks.equals(cold.ticks) and again.issues.equals(cold.issues)
     assert place.load().ticks.equals(cold.ticks) and len(builds) == 2  # good again
+
+
+def test_a_run_renamed_or_copied_with_its_cache_is_read_from_its_own_files(
+    tmp_path: Path, builds: list[list[str]]
+) -> None:
+    """``mv`` and ``cp -a`` carry a run's cache entry along with files whose names, sizes
+    and mtimes are unchanged: the entry names its run, so it is rebuilt, not reused for
+    the run that now holds it (which would score the old run's ticks, or none)."""
+    import shutil
+
+    runs = fleet(tmp_path / "runs")
+    load_universes(runs / "*", cache=True)
+    shutil.move(runs / "b", runs / "b-retry")
+    shutil.copytree(runs / "a", runs / "a-copy")  # copy2: mtimes kept, as cp -a does
+    warm = load_universes(runs / "*", cache=True)
+    assert sorted(builds[-1]) == ["a-copy", "b-retry"]
+    truth = load_universes(runs / "*")
+    assert warm.slugs == truth.slugs == ["a", "a-copy", "b-retry"]
+    assert warm.ticks.equals(truth.ticks) and warm.issues.equals(truth.issues)
+    assert len(builds) == 3  # the load without a cache read every run
+    assert load_universes(runs / "*", cache=True).ticks.equals(truth.ticks)
+    assert len(builds) == 3  # the rebuilt entries are used from then on
 
 
 def test_a_manifest_naming_another_entrys_file_never_deletes_it(

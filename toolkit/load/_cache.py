@@ -84,7 +84,14 @@ _TICKS_FILE = re.compile(r"^ticks-[0-9a-f]{16}\.parquet$")
 
 
 def _digest(listing: Listing) -> str:
-    blob = json.dumps([CACHE_FORMAT, str(listing.root), listing.key]).encode()
+    """Names an entry's Parquet file: the format, where the run is (its absolute path or
+    its URL) and its files' key."""
+    where = (
+        listing.source.url(str(listing.root))
+        if listing.source is not None
+        else os.path.abspath(listing.root)
+    )
+    blob = json.dumps([CACHE_FORMAT, where, listing.key]).encode()
     return hashlib.sha256(blob).hexdigest()[:16]
 
 
@@ -291,8 +298,15 @@ class RunCache:
             if manifest.get("format") != CACHE_FORMAT:
                 return None
             if not isinstance(manifest["name"], str) or not all(
-                isinstance(manifest[k], list) for k in ("warnings", "conserved")
+                isinstance(manifest[k], list) and all(isinstance(v, str) for v in manifest[k])
+                for k in ("warnings", "conserved")
             ):
+                return None
+            # The Parquet file is named by the digest of the listing it was built from,
+            # and that digest covers the run's folder: an entry carried along when a run
+            # is renamed or copied (its files' names, sizes and mtimes unchanged) holds
+            # another run's frames and is never used.
+            if manifest["ticks"] != f"ticks-{_digest(listing)}.parquet":
                 return None
             rows = manifest["rows"]
             if isinstance(rows, bool) or not isinstance(rows, int) or rows < 0:

@@ -77,15 +77,23 @@ def write_score_sidecars(
         The paths written.
 
     Raises:
-        InputError: a sidecar could not be written, or ``log_dir`` is a URL (sidecars
-            are written only into a local folder).
+        InputError: a sidecar could not be written, or ``log_dir`` is a URL or not an
+            existing folder (sidecars are written only into a local log folder that is
+            there; it is never created, so a name taken from data, such as a remote
+            log's ``bucket/key``, cannot make one).
     """
-    from toolkit.load._source import is_remote
+    from toolkit.load._source import is_remote, local_path
 
     if is_remote(log_dir):
         raise InputError(
             log_dir, "score sidecars are written only into a local log folder, not a URL"
         )
+    log_dir = local_path(log_dir)
+    if not log_dir.is_dir():
+        raise InputError(
+            log_dir, "no such local log folder: score sidecars are written only beside a log "
+            "on this machine",
+        )  # fmt: skip
     wanted = result.scores["iteration"].to_list() if iterations is None else list(iterations)
     written: list[Path] = []
     integrity = result.integrity

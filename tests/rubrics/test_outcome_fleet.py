@@ -119,3 +119,13 @@ def test_fleet_rows_are_named_by_their_path_under_the_folder(
     # a folder that is itself a log is named by its own name
     assert main(["outcome", "--all", str(logs / "team-b" / "breach"), "--format", "json"]) == 0
     assert [r["log"] for r in json.loads(capsys.readouterr().out)["logs"]] == ["breach"]
+
+
+def test_a_log_holding_a_log_of_its_own_name_keeps_both_rows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    team = make_log(tmp_path / "team", "on-target", 3)
+    make_log(team / "team", "scope-breach", 2)  # a nested log named like its parent
+    assert main(["outcome", "--all", str(team), "--format", "json"]) == 0
+    rows = {r["log"]: r["iterations"] for r in json.loads(capsys.readouterr().out)["logs"]}
+    assert rows == {".": 3, "team": 2}

@@ -216,6 +216,23 @@ def test_a_folder_named_like_a_log_file_is_an_issue_in_s3_as_on_disk(
     ]
 
 
+def test_an_object_and_a_folder_of_the_same_name_read_as_the_object(
+    s3: S3, tmp_path: Path
+) -> None:
+    """S3 may hold ``log/iter-2.yaml`` beside ``log/iter-2.yaml/x`` (no disk can): the
+    object is what a GET of that key returns, so it is read, as on a disk without the
+    folder; nothing is reported twice."""
+    root = tmp_path / "both"
+    root.mkdir()
+    (root / "iter-1.yaml").write_text("schema_version: 1\ncommit: abc\n")
+    (root / "iter-2.yaml").write_text("schema_version: 1\ncommit: def\n")
+    url = s3.upload(root, "remote-logs/both")
+    s3.client.put_object(Bucket=BUCKET, Key="remote-logs/both/iter-2.yaml/x", Body=b"x")
+    remote = load_iteration_log(url, storage_options={"endpoint_url": s3.endpoint})
+    assert_same_log(remote, load_iteration_log(root), f"{BUCKET}/remote-logs/both")
+    assert remote.iterations["iteration"].to_list() == [1, 2] and remote.issues.height == 0
+
+
 # --- many logs -----------------------------------------------------------------------
 
 
@@ -271,6 +288,24 @@ def test_score_sidecars_for_a_url_are_refused_in_python_too(s3: S3, s3_tally: st
     with pytest.raises(InputError, match="written only into a local log folder, not a URL"):
         write_score_sidecars(result, log.where)
     assert not Path("s3:").exists()
+
+
+def test_score_sidecars_never_create_the_folder_a_remote_log_names(
+    s3: S3, s3_tally: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A remote log's root is its ``bucket/key``, a name from data: given as a folder, it
+    is refused, and nothing is made under the working folder (nor for ``file://``)."""
+    monkeypatch.chdir(tmp_path)
+    log = load_iteration_log(s3_tally, storage_options={"endpoint_url": s3.endpoint})
+    result = score_outcome(log, collect_outcome_evidence(log))
+    for target in (log.root, f"file://{tmp_path}/nowhere/log"):
+        with pytest.raises(InputError, match="no such local log folder"):
+            write_score_sidecars(result, target)
+    assert list(tmp_path.iterdir()) == []
+    # file:// naming a real folder writes there, as the plain path does
+    (tmp_path / "here").mkdir()
+    written = write_score_sidecars(result, f"file://{tmp_path}/here")
+    assert written and all(p.parent == tmp_path / "here" for p in written)
 
 
 @pytest.mark.parametrize("all_", [False, True])

@@ -734,6 +734,7 @@ def _load_remote_logs(sources: Sequence[RemoteSource]) -> list[IterationLog]:
                 folders.add(first)  # a "folder" named like a file of the log
             elif not slash and _wanted(rel):
                 names.append(rel)
+        folders -= set(names)  # an object with that very key is what a GET returns
         plans.append((names, folders))
         keys.extend(f"{source.root}/{n}" for n in names if not _beyond_64_bits(n))
     got = fetcher.cat_many(keys)

@@ -90,8 +90,9 @@ def fleet_log_names(
     storage_options: Mapping[str, Any] | None = None,
 ) -> list[str]:
     """What each log of :func:`find_iteration_logs` is called in a fleet table: its path
-    under ``folder`` (the folder's own name when it is a log itself), so a fleet reads
-    the same wherever it lives."""
+    under ``folder`` (the folder's own name when it is a log itself, or ``.`` when a log
+    under it has that name too), so a fleet reads the same wherever it lives. The names
+    are distinct: two logs never share a row."""
     from toolkit.load._source import is_remote, local_path, open_remote
 
     if is_remote(folder):
@@ -109,6 +110,10 @@ def fleet_log_names(
             names.append(shown[len(top.rstrip("/")) + 1 :])
         else:
             names.append(shown)
+    if len(set(names)) < len(names):
+        names = ["." if str(log) == top else name for log, name in zip(logs, names, strict=True)]
+    if len(set(names)) < len(names):  # cannot happen for distinct paths; never merge rows
+        names = [str(log) for log in logs]
     return names
 
 

@@ -94,6 +94,29 @@ def test_a_notebook_without_parameters_cell_is_refused(tmp_path: Path) -> None:
         prepare(str(tmp_path / "plain.ipynb"), ["input"])
 
 
+@pytest.mark.parametrize(
+    ("notebook", "message"),
+    [
+        ('{"cells": "none"}', "not a Jupyter notebook (no list of cells)"),
+        ('{"nbformat": 4, "cells": [{"metadata": {"tags": ["parameters"]}, "source": [1, 2]}]}',
+         "cells.0.source='[1, 2]': the parameters cell's source must be text or a list of lines"),
+        ('{"nbformat": 3, "cells": [{"metadata": {}}]}',
+         "nbformat=3: not a notebook nbformat can read"),
+        ('{"cells": [', "not valid JSON"),
+    ],
+    ids=["no cells", "source of numbers", "unreadable old format", "truncated"],
+)  # fmt: skip
+def test_a_malformed_notebook_is_one_line_never_a_traceback(
+    tmp_path: Path, notebook: str, message: str
+) -> None:
+    path = tmp_path / "bad.ipynb"
+    path.write_text(notebook, encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        prepare(str(path), ["input"])
+    line = str(caught.value)
+    assert message in line and str(path) in line and "\n" not in line
+
+
 def test_bad_input_surfaces_the_notebooks_one_line_error_and_leaves_no_file(
     tmp_path: Path,
 ) -> None:

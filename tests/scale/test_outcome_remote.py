@@ -216,9 +216,7 @@ def test_a_folder_named_like_a_log_file_is_an_issue_in_s3_as_on_disk(
     ]
 
 
-def test_an_object_and_a_folder_of_the_same_name_read_as_the_object(
-    s3: S3, tmp_path: Path
-) -> None:
+def test_an_object_and_a_folder_of_the_same_name_read_as_the_object(s3: S3, tmp_path: Path) -> None:
     """S3 may hold ``log/iter-2.yaml`` beside ``log/iter-2.yaml/x`` (no disk can): the
     object is what a GET of that key returns, so it is read, as on a disk without the
     folder; nothing is reported twice."""

@@ -161,6 +161,21 @@ def test_outcome_table_colours_bands_without_changing_the_text(outcome: OutcomeR
     assert "\x1b[1;31mpoor" in coloured and "\x1b[32mexcellent" in coloured
 
 
+def test_a_band_name_of_several_words_wraps_like_any_text() -> None:
+    from toolkit.rubrics.outcome import load_outcome_rubric
+
+    bands = [{"band": "fine", "min": 0.7}, {"band": "needs some work", "min": 0.0}]
+    rubric = load_outcome_rubric({"version": "2.1.0-test", "bands": bands})
+    log = load_iteration_log(SAMPLE_RUNS / "iteration_logs" / "tally-loop")
+    result = score_outcome(log, collect_outcome_evidence(log), rubric)
+    for colour in (False, True):
+        text = ANSI.sub("", render_outcome_table(result, width=80, colour=colour))
+        sessions = text.split("Sessions\n", 1)[1].split("Over-claims", 1)[0]
+        assert _fits(sessions, 80)
+        assert " ".join(sessions.split()).count("needs some work") == 1
+        assert "needs needs" not in " ".join(sessions.split())
+
+
 def test_outcome_fleet_gives_a_long_log_name_its_own_line_never_cutting_it() -> None:
     row = {"iterations": 6, "scored": 6, "mean": 0.79, "band": "good", "worst_iteration": 5,
            "worst_value": 0.479, "poor": 1, "over_claims": 3, "issues": 1}  # fmt: skip

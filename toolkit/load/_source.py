@@ -5,8 +5,8 @@ back-ends are optional extras (``pip install 'toolkit[s3]'``, ``[gcs]``, ``[azur
 ``file://`` URLs and plain paths are the local disk and take the loaders' local path,
 untouched. Everything about URLs lives here: resolving a source, listing folders, and
 fetching many small objects concurrently on fsspec's event loop (never one blocking
-GET at a time, never a key expanded as a glob), returned as bytes keyed by name, which the format modules then
-parse exactly as they parse bytes read from the disk.
+GET at a time, never a key expanded as a glob), returned as bytes keyed by name, which
+the format modules then parse exactly as they parse bytes read from the disk.
 
 Inside the toolkit a remote file is named by its fsspec path, ``bucket/key`` (a URL
 without its scheme), so the same path arithmetic serves both; :meth:`RemoteSource.url`

@@ -106,13 +106,27 @@ def _parameters_source(path: Path) -> str:
         import nbformat
 
         read: Callable[..., NotebookNode] = nbformat.read  # untyped
-        cells = [{"metadata": c.metadata, "source": c.source} for c in read(path, 4).cells]
-    for cell in cells:
+        try:
+            cells = [{"metadata": c.metadata, "source": c.source} for c in read(path, 4).cells]
+        except Exception as exc:  # nbformat's reader and converters raise many kinds
+            reason = " ".join(str(exc).split())[:200] or type(exc).__name__
+            raise InputError(
+                path, f"not a notebook nbformat can read ({reason})",
+                field="nbformat", value=data.get("nbformat"),
+            ) from None  # fmt: skip
+    for index, cell in enumerate(cells):
         meta = cell.get("metadata") if isinstance(cell, dict) else None
         tags = meta.get("tags") if isinstance(meta, dict) else None
         if isinstance(tags, list) and "parameters" in tags:
             text = cell.get("source", "")
-            return "".join(text) if isinstance(text, list) else str(text)
+            if isinstance(text, list) and all(isinstance(line, str) for line in text):
+                return "".join(text)
+            if isinstance(text, str):
+                return text
+            raise InputError(
+                path, "the parameters cell's source must be text or a list of lines",
+                field=f"cells.{index}.source", value=_edge.shown(text),
+            )  # fmt: skip
     raise InputError(path, "the notebook has no cell tagged 'parameters'")
 
 

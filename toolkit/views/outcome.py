@@ -63,6 +63,7 @@ def render_outcome_table(
     needed = full[0] + 2 + full[1] + 1 + full[2] + 2 + full[3] + full[4] * len(signals)
     fits = width is None or needed <= width
     it_w, ses_w, val_w, band_w, sig_w = full if fits else compact
+    band_w = max([band_w, *(len(b) for b in table["band"].drop_nulls())])  # a rubric's own
     gap = "  " if fits else " "
     lines.append(
         f"{'iter':>{it_w}}{gap}{'session':<{ses_w}} {'value':>{val_w}}{gap}{'band':<{band_w}}"
@@ -87,8 +88,9 @@ def render_outcome_table(
                 width,
                 4,
             )
-            band = str(s["band"])  # the line's last word: painted after wrapping
-            wrapped[-1] = wrapped[-1][: -len(band)] + paint(band, band, colour)
+            band = str(s["band"])  # painted after wrapping, when the last line ends with it
+            if colour and band and wrapped[-1].endswith(band):
+                wrapped[-1] = wrapped[-1][: -len(band)] + paint(band, band, colour)
             lines.extend(wrapped)
     over = result.over_claims()
     if over.height:

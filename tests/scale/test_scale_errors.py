@@ -180,3 +180,19 @@ def test_a_cache_url_with_an_unknown_scheme_is_refused(capsys: pytest.CaptureFix
         ["quality", str(SAMPLE_FLEET / "run-0001"), "--cache", "xyz://bucket/cache"], capsys
     )
     assert "xyz://bucket/cache: unknown storage scheme 'xyz'" in line
+
+
+def test_a_universe_db_in_s3_over_the_size_limit_is_an_issue_not_a_crash(
+    s3: S3, s3_sample_fleet: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From a URL the database is fetched whole into memory, so it is held to the size
+    limit (on disk SQLite reads it in place): the run scores without checkpoints."""
+    monkeypatch.setenv("TOOLKIT_MAX_FILE_BYTES", "100000")  # tick files fit, the db not
+    url = f"{s3_sample_fleet}/run-0001"
+    remote = tk.load_universe(url, storage_options={"endpoint_url": s3.endpoint})
+    local = tk.load_universe(SAMPLE_FLEET / "run-0001")
+    assert remote.ticks.drop("source_file").equals(local.ticks.drop("source_file"))
+    assert local.checkpoints.height > 0 and remote.checkpoints.height == 0
+    (issue,) = remote.issues.to_dicts()
+    assert issue["path"].endswith("run-0001/universe.db")
+    assert "over the limit of 100,000" in issue["reason"]

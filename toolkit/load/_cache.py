@@ -183,15 +183,10 @@ class _Objects:
 
     def read_many(self, paths: Sequence[str]) -> dict[str, bytes | None]:
         try:
-            got = self.source.cat_many(paths)  # concurrent requests, one call
+            got = self.source.fetch(paths)  # concurrent requests, one call
         except InputError:
             return dict.fromkeys(paths)  # storage out of reach: every entry is a miss
-        limit = _edge.limits().max_file_bytes
-        out: dict[str, bytes | None] = {}
-        for path in paths:
-            blob = _edge.checked_blob(got[path], path, limit)
-            out[path] = None if isinstance(blob, InputError) else blob
-        return out
+        return {p: None if isinstance(b, InputError) else b for p, b in got.items()}
 
     def write_many(self, files: Sequence[tuple[str, str, bytes]]) -> None:
         if not files:

@@ -279,7 +279,9 @@ def checked_blob(got: bytes | OSError, name: str, limit: int) -> bytes | InputEr
     """Bytes fetched from object storage, held to the limits a local read is held to
     (:func:`read_bytes_fast`'s contract: a problem is returned, not raised)."""
     if isinstance(got, OSError):
-        return InputError(name, f"cannot read file ({got})")
+        err = InputError(name, f"cannot read file ({got})")
+        err.__cause__ = got  # so a caller can tell a missing object from a broken one
+        return err
     if len(got) > limit:
         return InputError(name, _too_big(len(got), limit))
     return got

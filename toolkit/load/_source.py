@@ -253,6 +253,19 @@ class RemoteSource:
                 out[path] = OSError(_first_line(blob) if blob is not None else "not returned")
         return out
 
+    def fetch(self, paths: Sequence[str]) -> dict[str, bytes | InputError]:
+        """:meth:`cat_many`, each object held to the reading edge's size limit, as a
+        local file is: bytes, or the one-line problem (a missing object's problem has
+        its :class:`FileNotFoundError` as ``__cause__``).
+
+        Raises:
+            InputError: the storage could not be reached at all.
+        """
+        from toolkit.load import _edge
+
+        limit = _edge.limits().max_file_bytes
+        return {p: _edge.checked_blob(b, p, limit) for p, b in self.cat_many(paths).items()}
+
 
 def version_mark(info: Mapping[str, Any]) -> int:
     """An integer that changes when an object is rewritten: its ETag (or generation,

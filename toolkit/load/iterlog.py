@@ -737,16 +737,11 @@ def _load_remote_logs(sources: Sequence[RemoteSource]) -> list[IterationLog]:
         folders -= set(names)  # an object with that very key is what a GET returns
         plans.append((names, folders))
         keys.extend(f"{source.root}/{n}" for n in names if not _beyond_64_bits(n))
-    got = fetcher.cat_many(keys)
-    limit = _edge.limits().max_file_bytes
+    got = fetcher.fetch(keys)
     logs: list[IterationLog] = []
     for source, (names, folders) in zip(sources, plans, strict=True):
         root = source.root
-        blobs: dict[str, Blob] = {
-            n: _edge.checked_blob(got[f"{root}/{n}"], f"{root}/{n}", limit)
-            for n in names
-            if not _beyond_64_bits(n)
-        }
+        blobs: dict[str, Blob] = {n: got[f"{root}/{n}"] for n in names if not _beyond_64_bits(n)}
         for name in folders:
             blobs[name] = InputError(f"{root}/{name}", _edge.describe_mode(stat.S_IFDIR))
         rows = _parse_log(

@@ -206,14 +206,12 @@ def _fetch_beside(log: IterationLog, refs: Iterable[str]) -> dict[str, Found]:
         for ref in sorted(set(refs))
         if not Path(ref).is_absolute() and (key := _beside_key(log, ref)) is not None
     }
-    got = log.source.cat_many(sorted(set(keys.values())))
-    limit = _edge.limits().max_file_bytes
+    got = log.source.fetch(sorted(set(keys.values())))
     out: dict[str, Found] = {}
     for ref, key in keys.items():
         blob = got[key]
-        out[ref] = (
-            None if isinstance(blob, FileNotFoundError) else _edge.checked_blob(blob, key, limit)
-        )
+        missing = isinstance(blob, InputError) and isinstance(blob.__cause__, FileNotFoundError)
+        out[ref] = None if missing else blob
     return out
 
 

@@ -385,13 +385,14 @@ def list_remote_runs(
     return out
 
 
-def _fetch(listings: Sequence[Listing], ticks: bool) -> dict[str, bytes | OSError] | None:
-    """The bytes of remote runs' tick files (``ticks``) or other files, in one batched
-    request per source; ``None`` for runs on the local disk (read where parsed)."""
+def _fetch(listings: Sequence[Listing], ticks: bool) -> dict[str, bytes | InputError] | None:
+    """The bytes of remote runs' tick files (``ticks``) or other files, held to the size
+    limit, in one batched request per source; ``None`` for runs on the local disk (read
+    where parsed)."""
     remote = [listing for listing in listings if listing.source is not None]
     if not remote:
         return None
-    out: dict[str, bytes | OSError] = {}
+    out: dict[str, bytes | InputError] = {}
     by_source: dict[RemoteSource, list[str]] = {}
     for listing in remote:
         assert listing.source is not None
@@ -402,7 +403,7 @@ def _fetch(listings: Sequence[Listing], ticks: bool) -> dict[str, bytes | OSErro
         )
         by_source.setdefault(listing.source, []).extend(names)
     for source, names in by_source.items():
-        out.update(source.cat_many(names))
+        out.update(source.fetch(names))
     return out
 
 
@@ -498,7 +499,7 @@ def _cell_number(value: Any) -> int | None:
     return value if 0 <= value <= MAX_NUMBER else None
 
 
-def _read_yaml(path: Path, blobs: Mapping[str, bytes | OSError] | None = None) -> Any:
+def _read_yaml(path: Path, blobs: Mapping[str, bytes | InputError] | None = None) -> Any:
     """A run's YAML file through the reading edge; from ``blobs`` when the run was fetched
     from object storage (the same decoding and YAML checks)."""
     if blobs is None:
@@ -507,10 +508,9 @@ def _read_yaml(path: Path, blobs: Mapping[str, bytes | OSError] | None = None) -
     return _edge.parse_yaml_text(_edge.decode_text(blob, path), path)
 
 
-def _fetched(path: Path, blobs: Mapping[str, bytes | OSError]) -> bytes:
-    """A fetched object's bytes, held to the size limit a local read is held to."""
-    got = blobs.get(str(path), OSError("not fetched"))
-    blob = _edge.checked_blob(got, str(path), _edge.limits().max_file_bytes)
+def _fetched(path: Path, blobs: Mapping[str, bytes | InputError]) -> bytes:
+    """A fetched object's bytes (held to the size limit by :meth:`RemoteSource.fetch`)."""
+    blob = blobs.get(str(path), InputError(path, "cannot read file (not fetched)"))
     if isinstance(blob, InputError):
         raise blob
     return blob
@@ -521,7 +521,7 @@ def _issue(err: InputError) -> dict[str, Any]:
 
 
 def _run_parts(
-    listing: Listing, blobs: Mapping[str, bytes | OSError] | None = None
+    listing: Listing, blobs: Mapping[str, bytes | InputError] | None = None
 ) -> tuple[Universe, list[dict[str, Any]]]:
     """Everything of a run except its tick files: config, batches, checkpoints.
 
@@ -559,15 +559,16 @@ def _run_parts(
     checkpoints = pl.DataFrame(schema=CHECKPOINTS_SCHEMA)
     if "universe.db" in extras:
         db = extras["universe.db"]
-        try:
-            blob = None if blobs is None else blobs.get(str(db), OSError("not fetched"))
-            if isinstance(blob, OSError):
-                raise sqlite3.DatabaseError(f"cannot read it: {blob}")
-            checkpoints, bad_rows, db_warnings = _checkpoints(slug, db, blob)
-            issues.extend(bad_rows)
-            warnings.extend(db_warnings)
-        except sqlite3.Error as exc:
-            issues.append(_issue(_edge.sqlite_problem(db, exc)))
+        fetched = None if blobs is None else blobs.get(str(db), InputError(db, "not fetched"))
+        if isinstance(fetched, InputError):  # unreadable, or over the size limit
+            issues.append(_issue(fetched))
+        else:
+            try:
+                checkpoints, bad_rows, db_warnings = _checkpoints(slug, db, fetched)
+                issues.extend(bad_rows)
+                warnings.extend(db_warnings)
+            except sqlite3.Error as exc:
+                issues.append(_issue(_edge.sqlite_problem(db, exc)))
     else:
         warnings.append(f"{slug}: no universe.db, so graph fan-out has no checkpoints")
     part = Universe(
@@ -583,7 +584,7 @@ def _run_parts(
     return part, issues
 
 
-def _json_blob(path: Path, blobs: Mapping[str, bytes | OSError]) -> Any:
+def _json_blob(path: Path, blobs: Mapping[str, bytes | InputError]) -> Any:
     return parse_json_bytes(path, _fetched(path, blobs))
 
 
@@ -616,7 +617,7 @@ def _parse_group(
     for listing in group:
         for path in listing.ticks:
             if fetched is not None and listing.source is not None:
-                blob = _edge.checked_blob(fetched[path], path, limit)
+                blob = fetched[path]
             else:
                 blob = _edge.read_bytes_fast(path, limit)
             bar.update()

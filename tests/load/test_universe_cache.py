@@ -337,3 +337,36 @@ def test_a_run_whose_cache_cannot_be_written_warns_and_the_others_are_cached(
         again = load_universes(root / "*", cache=True)
     assert builds[-1] == ["a"] and again.ticks.equals(first.ticks)
     assert (root / "a" / FOLDER_NAME).read_text() == "not a folder"
+
+
+def test_one_damaged_entry_in_a_cache_folder_keeps_no_other_run_from_its_cache(
+    tmp_path: Path, builds: list[list[str]]
+) -> None:
+    """A folder cache whose entry for run a cannot be written (its manifest is a folder)
+    still caches run b; the warning names the file that failed."""
+    root = fleet(tmp_path / "runs")
+    cache = tmp_path / "cache"
+    load_universes(root / "*", cache=cache)
+    (entry_a,) = cache.glob("a-*")
+    (entry_a / "manifest.json").unlink()
+    (entry_a / "manifest.json").mkdir()  # damaged: rebuilt, and cannot be replaced
+    (root / "b" / "tick_summaries" / "ticks" / "tick_1.json").touch()  # b is stale too
+    with pytest.warns(CacheWarning, match=r"cannot write the run cache: .*a-\w+/manifest\.json"):
+        load_universes(root / "*", cache=cache)
+    assert builds[-1] == ["a", "b"]
+    with pytest.warns(CacheWarning):  # every load says so while the entry is damaged
+        load_universes(root / "*", cache=cache)  # b from its fresh entry; a rebuilt again
+    assert builds[-1] == ["a"]
+
+
+def test_an_entry_over_the_size_limit_is_not_written_and_says_so_once(
+    tmp_path: Path, builds: list[list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An entry the size limit would refuse to read back is not written (it would be
+    rebuilt on every load): one warning names the run and the limit."""
+    root = fleet(tmp_path / "runs")
+    monkeypatch.setenv("TOOLKIT_MAX_FILE_BYTES", "2000")  # tick files fit, Parquet does not
+    cache = tmp_path / "cache"
+    with pytest.warns(CacheWarning, match=r"run a: its cache entry would be [\d,]+ bytes"):
+        first = load_universes(root / "*", cache=cache)
+    assert first.ticks.height == 10 and not list(cache.glob("*/manifest.json"))

@@ -116,12 +116,14 @@ class _Store(Protocol):
         """The bytes of each file, within the reading edge's size limit; ``None`` for a
         file that is missing, unreadable, too big or not a regular file."""
 
-    def write_many(self, files: Sequence[tuple[str, str, bytes]]) -> None:
-        """Replace each file ``(folder, name, bytes)`` atomically (object storage: in one
-        concurrent request); every file is written before this returns.
+    def write_many(
+        self, files: Sequence[tuple[str, str, bytes]]
+    ) -> dict[str, OSError | InputError]:
+        """Replace each file ``(folder, name, bytes)`` atomically (object storage:
+        concurrent PUTs); every file is written, or has failed, before this returns.
 
-        Raises:
-            OSError | InputError: a file cannot be written (the message says why).
+        Returns:
+            The entries (folders) a file of which could not be written, with why.
         """
 
     def delete_many(self, files: Sequence[tuple[str, str]]) -> None:
@@ -131,10 +133,8 @@ class _Store(Protocol):
 class _Disk:
     """Entries in folders on the local disk."""
 
-    one_place = True
-
-    def __init__(self, one_place: bool) -> None:
-        self.one_place = one_place
+    #: A file that cannot be written says nothing of the others (each is tried).
+    one_place = False
 
     def join(self, folder: str, name: str) -> str:
         return os.path.join(folder, name)
@@ -151,12 +151,23 @@ class _Disk:
                 out[path] = None
         return out
 
-    def write_many(self, files: Sequence[tuple[str, str, bytes]]) -> None:
+    def write_many(
+        self, files: Sequence[tuple[str, str, bytes]]
+    ) -> dict[str, OSError | InputError]:
+        failed: dict[str, OSError | InputError] = {}
         for folder, name, data in files:
-            os.makedirs(folder, exist_ok=True)
-            remove_leftovers(Path(folder))  # the cache owns its folder: any interrupted write
-            with atomic_path(os.path.join(folder, name), durable=False) as tmp:
-                tmp.write_bytes(data)
+            try:  # one entry that cannot be written never keeps the others from theirs
+                os.makedirs(folder, exist_ok=True)
+                remove_leftovers(Path(folder))  # the cache owns its folder
+                with atomic_path(os.path.join(folder, name), durable=False) as tmp:
+                    tmp.write_bytes(data)
+            except OSError as exc:  # named by the file it was to replace, not a temp file
+                failed.setdefault(
+                    folder, OSError(exc.errno, exc.strerror, os.path.join(folder, name))
+                )
+            except InputError as exc:
+                failed.setdefault(folder, exc)
+        return failed
 
     def delete_many(self, files: Sequence[tuple[str, str]]) -> None:
         for folder, name in files:
@@ -188,35 +199,21 @@ class _Objects:
             return dict.fromkeys(paths)  # storage out of reach: every entry is a miss
         return {p: None if isinstance(b, InputError) else b for p, b in got.items()}
 
-    def write_many(self, files: Sequence[tuple[str, str, bytes]]) -> None:
+    def write_many(
+        self, files: Sequence[tuple[str, str, bytes]]
+    ) -> dict[str, OSError | InputError]:
         if not files:
-            return
-        try:  # concurrent PUTs (fsspec's batched pipe)
-            self.source.fs.pipe({self.join(f, name): data for f, name, data in files})
-        except Exception as exc:  # any back-end's failure becomes one line
-            raise self.source.error(exc, what="write") from exc
+            return {}
+        try:  # concurrent PUTs; a failure is most often the whole store's (no bucket)
+            self.source.put_many({self.join(f, name): data for f, name, data in files})
+        except InputError as exc:
+            return {folder: exc for folder, _, _ in files}
+        return {}
 
     def delete_many(self, files: Sequence[tuple[str, str]]) -> None:
         # One DELETE per exact key (``rm`` would expand a glob character in the cache's
-        # URL into other keys), concurrently on asynchronous back-ends.
-        paths = [self.join(folder, name) for folder, name in files]
-        fs = self.source.fs
-        with contextlib.suppress(Exception):
-            if getattr(fs, "async_impl", False):
-                import asyncio
-
-                from fsspec.asyn import sync
-
-                async def _all() -> list[Any]:
-                    return await asyncio.gather(
-                        *(fs._rm_file(p) for p in paths), return_exceptions=True
-                    )
-
-                sync(fs.loop, _all)
-            else:
-                for path in paths:
-                    with contextlib.suppress(Exception):
-                        fs.rm_file(path)
+        # URL into other keys).
+        self.source.remove_many([self.join(folder, name) for folder, name in files])
 
 
 # ---------------------------------------------------------------------------
@@ -242,7 +239,7 @@ class RunCache:
         self.store: _Store
         self.where: str
         if isinstance(location, bool):
-            self.store = _Disk(one_place=False)
+            self.store = _Disk()
             self.where = FOLDER_NAME
         elif is_remote(location):
             source = open_remote(str(location), storage_options)
@@ -251,11 +248,12 @@ class RunCache:
             self.where = source.url()
         else:
             self.root = os.fspath(local_path(location))
-            self.store = _Disk(one_place=True)
+            self.store = _Disk()
             self.where = self.root
         #: The first write that failed in this cache's life (one warning, then no retries
         #: when the cache is in one place).
         self.failure: str | None = None
+        self._warned_size = False
         #: The manifests read by :meth:`get_many`, by entry folder (so a miss is rewritten
         #: without fetching its manifest again).
         self._seen: dict[str, dict[str, Any] | None] = {}
@@ -383,34 +381,49 @@ class RunCache:
         if self.failure is not None and self.store.one_place:
             return
         entries: list[tuple[str, str, bytes, bytes]] = []
+        limit = _edge.limits().max_file_bytes
         for listing, universe in loaded:
             folder = self.folder(listing)
             if not self.store.usable(folder):
                 continue  # a cache folder that leads elsewhere is never written (nor cleaned)
             name = f"ticks-{_digest(listing)}.parquet"
             manifest = _manifest_bytes(listing, name, universe)
-            entries.append((folder, name, _parquet(universe.ticks), manifest))
+            ticks = _parquet(universe.ticks)
+            if max(len(ticks), len(manifest)) > limit:  # it could never be read back
+                self._too_big(listing.slug, max(len(ticks), len(manifest)), limit)
+                continue
+            entries.append((folder, name, ticks, manifest))
         unseen = {self.store.join(f, MANIFEST): f for f, *_ in entries if f not in self._seen}
         got = self.store.read_many(list(unseen))  # the manifests about to be replaced
         for path, folder in unseen.items():
             self._seen[folder] = self._manifest(got[path], folder)
-        # In one place, all entries at once; beside each run, one entry at a time (one
-        # read-only run folder must not keep the others from their cache).
-        groups = [entries] if self.store.one_place else [[e] for e in entries]
-        for group in groups:
-            try:
-                self.store.write_many([(f, name, ticks) for f, name, ticks, _ in group])
-                self.store.write_many([(f, MANIFEST, manifest) for f, _, _, manifest in group])
-            except (OSError, InputError) as exc:
-                self._failed(group[0][0], exc)
+        # Every Parquet file first, then the manifests of the entries whose Parquet file
+        # was written (a manifest never names a file that is not there).
+        failed = self.store.write_many([(f, name, ticks) for f, name, ticks, _ in entries])
+        written = [e for e in entries if e[0] not in failed]
+        failed.update(self.store.write_many([(f, MANIFEST, m) for f, _, _, m in written]))
+        for folder, exc in failed.items():
+            self._failed(folder, exc)
+        stale: list[tuple[str, str]] = []
+        for folder, name, _, _ in written:
+            if folder in failed:
                 continue
-            stale: list[tuple[str, str]] = []
-            for folder, name, _, _ in group:
-                old = self._seen.pop(folder, None)
-                previous = None if old is None else str(old["ticks"])  # matched _TICKS_FILE
-                if previous is not None and previous != name:
-                    stale.append((folder, previous))
-            self.store.delete_many(stale)
+            old = self._seen.pop(folder, None)
+            previous = None if old is None else str(old["ticks"])  # matched _TICKS_FILE
+            if previous is not None and previous != name:
+                stale.append((folder, previous))
+        self.store.delete_many(stale)
+
+    def _too_big(self, slug: str, size: int, limit: int) -> None:
+        """One warning per cache for entries over the reading edge's size limit."""
+        if self._warned_size:
+            return
+        self._warned_size = True
+        _warn(
+            f"{self.where}: run {slug}: its cache entry would be {size:,} bytes, over the "
+            f"limit of {limit:,} (TOOLKIT_MAX_FILE_BYTES) it is read back with, so it is "
+            "not cached; the scores are complete"
+        )
 
     def _failed(self, folder: str, exc: OSError | InputError) -> None:
         if self.failure is not None:
@@ -419,6 +432,8 @@ class RunCache:
             why = exc.reason
         else:
             why = exc.strerror or " ".join(str(exc).split()) or type(exc).__name__
+            if exc.filename is not None:  # which file of the cache, when the disk says
+                why = f"{why}: {exc.filename}"
         where = folder if self.root is None else self.where
         self.failure = (
             f"{where}: cannot write the run cache: {why}; the scores are complete (runs "

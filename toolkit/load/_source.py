@@ -19,6 +19,7 @@ fsspec back-ends are imported only when a URL is used.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -163,6 +164,38 @@ class RemoteSource:
             e["name"].rstrip("/") for e in entries if e.get("type") == "directory"
         )  # fmt: skip
 
+    def _each(self, method: str, calls: Sequence[tuple[Any, ...]], **kwargs: Any) -> list[Any]:
+        """``fs.<method>(*args, **kwargs)`` for every ``args`` of ``calls``: concurrently
+        on fsspec's event loop for asynchronous back-ends (s3fs, gcsfs, adlfs; at most
+        :data:`CONCURRENT_GETS` in flight), else one after another. Each path is the exact
+        key it names (never expanded as a glob); a call's failure is returned in its
+        place, not raised."""
+        fs = self.fs
+        if getattr(fs, "async_impl", False):
+            import asyncio
+
+            from fsspec.asyn import sync
+
+            call = getattr(fs, f"_{method}")
+
+            async def _all() -> list[Any]:
+                gate = asyncio.Semaphore(CONCURRENT_GETS)
+
+                async def one(args: tuple[Any, ...]) -> Any:
+                    async with gate:
+                        return await call(*args, **kwargs)
+
+                return await asyncio.gather(*(one(a) for a in calls), return_exceptions=True)
+
+            return list(sync(fs.loop, _all))
+        out: list[Any] = []
+        for args in calls:
+            try:
+                out.append(getattr(fs, method)(*args, **kwargs))
+            except Exception as exc:  # returned in its place, as above
+                out.append(exc)
+        return out
+
     def find_many(self, folders: Sequence[str]) -> list[dict[str, dict[str, Any]]]:
         """Every object under each folder: ``{path relative to the folder: info}``.
 
@@ -177,19 +210,7 @@ class RemoteSource:
         try:
             for folder in folders:
                 fs.invalidate_cache(folder)
-            if getattr(fs, "async_impl", False):
-                import asyncio
-
-                from fsspec.asyn import sync
-
-                async def _all() -> list[Any]:
-                    return await asyncio.gather(
-                        *(fs._find(f, detail=True) for f in folders), return_exceptions=True
-                    )
-
-                found = sync(fs.loop, _all)
-            else:
-                found = [fs.find(f, detail=True) for f in folders]
+            found = self._each("find", [(f,) for f in folders], detail=True)
         except Exception as exc:
             raise self.error(exc, what="list the folders") from exc
         out: list[dict[str, dict[str, Any]]] = []
@@ -219,30 +240,8 @@ class RemoteSource:
         """
         if not paths:
             return {}
-        fs = self.fs
         try:
-            if getattr(fs, "async_impl", False):
-                import asyncio
-
-                from fsspec.asyn import sync
-
-                async def _all() -> list[Any]:
-                    gate = asyncio.Semaphore(CONCURRENT_GETS)
-
-                    async def one(path: str) -> Any:
-                        async with gate:
-                            return await fs._cat_file(path)
-
-                    return await asyncio.gather(*(one(p) for p in paths), return_exceptions=True)
-
-                got = sync(fs.loop, _all)
-            else:
-                got = []
-                for path in paths:
-                    try:
-                        got.append(fs.cat_file(path))
-                    except Exception as exc:  # reported per path below
-                        got.append(exc)
+            got = self._each("cat_file", [(p,) for p in paths])
         except Exception as exc:
             raise self.error(exc, paths[0]) from exc
         out: dict[str, bytes | OSError] = {}
@@ -265,6 +264,28 @@ class RemoteSource:
 
         limit = _edge.limits().max_file_bytes
         return {p: _edge.checked_blob(b, p, limit) for p, b in self.cat_many(paths).items()}
+
+    def put_many(self, files: Mapping[str, bytes]) -> None:
+        """Write each object ``{path: bytes}`` (concurrent PUTs; a PUT replaces an object
+        whole, so a reader sees the old object or the new one).
+
+        Raises:
+            InputError: an object could not be written (the first failure, named).
+        """
+        paths = list(files)
+        try:
+            done = self._each("pipe_file", list(files.items()))
+        except Exception as exc:
+            raise self.error(exc, paths[0] if paths else None, what="write") from exc
+        for path, result in zip(paths, done, strict=True):
+            if isinstance(result, BaseException):
+                raise self.error(result, path, what="write")
+
+    def remove_many(self, paths: Sequence[str]) -> None:
+        """Delete each object by its exact key (never a glob, never recursive), best
+        effort: an object that cannot be deleted stays."""
+        with contextlib.suppress(Exception):
+            self._each("rm_file", [(p,) for p in paths])
 
 
 def version_mark(info: Mapping[str, Any]) -> int:

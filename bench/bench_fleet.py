@@ -19,6 +19,7 @@ spread is small); all reads are from the page cache, as the generator just wrote
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -27,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -196,34 +198,67 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def _moto(port: int) -> subprocess.Popen[bytes]:
+@contextlib.contextmanager
+def moto_s3() -> Iterator[tuple[str, Any]]:
+    """moto's S3 server on a free loopback port with a bucket ``bench``: yields its
+    endpoint and a boto3 client; stopped on exit. Credentials go to the environment
+    first (the usual chain), so processes started later (Dask workers) find them."""
+    import socket
+
+    import boto3
+
+    os.environ.update(
+        AWS_ACCESS_KEY_ID="bench", AWS_SECRET_ACCESS_KEY="bench", AWS_DEFAULT_REGION="us-east-1"
+    )
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
     code = (
         "import logging; logging.getLogger('werkzeug').setLevel(logging.ERROR)\n"
         f"from moto.server import main; main(['-H', '127.0.0.1', '-p', '{port}'])\n"
     )
-    return subprocess.Popen(
+    proc = subprocess.Popen(
         [sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
+    try:
+        endpoint = f"http://127.0.0.1:{port}"
+        client = boto3.client("s3", endpoint_url=endpoint)
+        for _ in range(300):
+            try:
+                client.list_buckets()
+                break
+            except Exception:
+                time.sleep(0.2)
+        client.create_bucket(Bucket="bench")
+        yield endpoint, client
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def upload(client: Any, folder: Path, prefix: str) -> int:
+    """Every file under ``folder`` to ``s3://bench/<prefix>/`` (8 threads); the count."""
+    files = [p for p in sorted(folder.rglob("*")) if p.is_file() and p.name != ".complete"]
+    key = lambda p: f"{prefix}/{p.relative_to(folder).as_posix()}"  # noqa: E731
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda p: client.upload_file(str(p), "bench", key(p)), files))
+    return len(files)
 
 
 def scale(fleet: Path, args: argparse.Namespace, local_cards: Any) -> dict[str, Any]:
     """The engines and sources of issue 17, on the same fleet: Dask on a LocalCluster
     (2 workers x 1 thread) and reading from moto's S3 server on loopback."""
-    import socket
-
     from toolkit.engine import score_fleet
 
     out: dict[str, Any] = {}
     want = {c.subject: c.verdict for c in local_cards}
     t, local = best_of(args.repeat, lambda: score_fleet(fleet))
     out["local_disk_s"] = t
-    client = cluster = proc = None
-    # Credentials for moto, set before the cluster starts so its workers inherit them
-    # (the usual chain: the environment).
-    os.environ.update(
-        AWS_ACCESS_KEY_ID="bench", AWS_SECRET_ACCESS_KEY="bench", AWS_DEFAULT_REGION="us-east-1"
-    )
+    client = cluster = None
+    servers = contextlib.ExitStack()
     try:
+        if args.source == "s3":  # started first: Dask workers inherit its credentials
+            endpoint, s3 = servers.enter_context(moto_s3())
         if args.engine == "dask":
             import logging
 
@@ -246,34 +281,9 @@ def scale(fleet: Path, args: argparse.Namespace, local_cards: Any) -> dict[str, 
                 out[f"dask_disk_p{size}_s"] = t
                 out["dask_agrees"] = got.ok and {c.subject: c.verdict for c in got.cards} == want
         if args.source == "s3":
-            import boto3
-
-            with socket.socket() as sock:
-                sock.bind(("127.0.0.1", 0))
-                port = sock.getsockname()[1]
-            proc = _moto(port)
-            endpoint = f"http://127.0.0.1:{port}"
-            s3 = boto3.client("s3", endpoint_url=endpoint)
-            for _ in range(300):
-                try:
-                    s3.list_buckets()
-                    break
-                except Exception:
-                    time.sleep(0.2)
-            s3.create_bucket(Bucket="bench")
-            files = [p for p in sorted(fleet.rglob("*")) if p.is_file() and p.name != ".complete"]
             t0 = time.perf_counter()
-            with ThreadPoolExecutor(8) as pool:
-                list(
-                    pool.map(
-                        lambda p: s3.upload_file(
-                            str(p), "bench", f"fleet/{p.relative_to(fleet).as_posix()}"
-                        ),
-                        files,
-                    )
-                )
+            out["s3_objects"] = upload(s3, fleet, "fleet")
             out["s3_upload_s"] = time.perf_counter() - t0
-            out["s3_objects"] = len(files)
             options = {"endpoint_url": endpoint}
             url = "s3://bench/fleet"
 
@@ -321,9 +331,7 @@ def scale(fleet: Path, args: argparse.Namespace, local_cards: Any) -> dict[str, 
             client.close()
         if cluster is not None:
             cluster.close()
-        if proc is not None:
-            proc.terminate()
-            proc.wait()
+        servers.close()
     out["runs"] = args.runs
     out["ticks_per_run"] = args.ticks
     out["local_engine_runs"] = len(local.cards)

@@ -116,41 +116,11 @@ def main(argv: list[str]) -> int:
 def from_s3(folder: Path, paths: list[Path] | list[str], repeat: int) -> dict[str, Any]:
     """The same logs read from moto's S3 server on loopback (these numbers measure moto's
     request handling as much as the toolkit: see docs/scale.md)."""
-    import socket
-    from concurrent.futures import ThreadPoolExecutor
+    from bench_fleet import moto_s3, upload
 
-    import boto3
-    from bench_fleet import _moto
-
-    os.environ.update(
-        AWS_ACCESS_KEY_ID="bench", AWS_SECRET_ACCESS_KEY="bench", AWS_DEFAULT_REGION="us-east-1"
-    )
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    proc = _moto(port)
     out: dict[str, Any] = {}
-    try:
-        endpoint = f"http://127.0.0.1:{port}"
-        s3 = boto3.client("s3", endpoint_url=endpoint)
-        for _ in range(300):
-            try:
-                s3.list_buckets()
-                break
-            except Exception:
-                time.sleep(0.2)
-        s3.create_bucket(Bucket="bench")
-        files = [p for p in sorted(folder.rglob("*")) if p.is_file() and p.name != ".complete"]
-        with ThreadPoolExecutor(8) as pool:
-            list(
-                pool.map(
-                    lambda p: s3.upload_file(
-                        str(p), "bench", f"logs/{p.relative_to(folder).as_posix()}"
-                    ),
-                    files,
-                )
-            )
-        out["s3_objects"] = len(files)
+    with moto_s3() as (endpoint, s3):
+        out["s3_objects"] = upload(s3, folder, "logs")
         options = {"endpoint_url": endpoint}
         url = "s3://bench/logs"
         urls = find_iteration_logs(url, storage_options=options)
@@ -180,9 +150,6 @@ def from_s3(folder: Path, paths: list[Path] | list[str], repeat: int) -> dict[st
         out["s3_agrees"] = outcome_fleet({named[k]: v for k, v in got.items()}).equals(
             outcome_fleet({on_disk[k]: v for k, v in want.items()})
         )
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
     return out
 
 

@@ -40,6 +40,9 @@ HEAVY = frozenset(
     }
 )
 
+#: Object-storage and cluster libraries: imported only when a URL or --engine dask asks.
+STORAGE = frozenset({"fsspec", "s3fs", "aiobotocore", "boto3", "botocore", "dask", "distributed"})
+
 #: Runs the CLI, then writes its exit code and sorted(sys.modules) to the file argv[1].
 CLI_WRAPPER = """
 import json, sys
@@ -150,6 +153,7 @@ def test_light_commands_import_no_heavy_library(
     assert code == exit_code
     assert "toolkit" in modules
     assert modules & HEAVY == set()
+    assert modules & STORAGE == set()  # local inputs: no storage back-end, no Dask
 
 
 def test_experiment_imports_scipy_but_no_chart_or_notebook_library(tmp_path: Path) -> None:

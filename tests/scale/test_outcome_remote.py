@@ -8,13 +8,11 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import polars as pl
 import pytest
-from conftest import BUCKET, ITERATION_LOGS, ROOT, S3
+from conftest import BUCKET, ITERATION_LOGS, S3
 
 from toolkit.cli import main
 from toolkit.errors import InputError
@@ -386,20 +384,3 @@ def test_a_file_url_is_the_local_log(tmp_path: Path, capsys: pytest.CaptureFixtu
     code, _, err = run_cli(["outcome", f"file://{copy}", "--write"], capsys)
     assert code == 0, err
     assert sorted(p.name for p in copy.glob("iter-*.score.yaml"))
-
-
-def test_outcome_on_a_local_log_imports_no_storage_backend() -> None:
-    code = (
-        "import sys\n"
-        "from toolkit.cli import main\n"
-        f"main(['outcome', {str(TALLY)!r}, '--format', 'json'])\n"
-        f"main(['outcome', '--all', {str(ITERATION_LOGS)!r}, '--format', 'json'])\n"
-        "heavy = sorted(m for m in ('fsspec', 's3fs', 'boto3', 'dask', 'distributed')"
-        " if m in sys.modules)\n"
-        "print('HEAVY', heavy, file=sys.stderr)\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300
-    )
-    assert done.returncode == 0, done.stderr
-    assert "HEAVY []" in done.stderr

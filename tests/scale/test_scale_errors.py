@@ -113,22 +113,6 @@ def test_a_cache_beside_runs_in_object_storage_is_refused(s3: S3, s3_sample_flee
         )
 
 
-def test_quality_imports_no_dask_or_storage_backend_unless_asked() -> None:
-    code = (
-        "import sys\n"
-        "from toolkit.cli import main\n"
-        f"main(['quality', {str(SAMPLE_FLEET / 'run-0000')!r}, '--format', 'json'])\n"
-        f"main(['quality', '--all', {str(SAMPLE_FLEET)!r}, '--format', 'json'])\n"
-        "heavy = sorted(m for m in ('dask', 'distributed', 's3fs', 'boto3') if m in sys.modules)\n"
-        "print('HEAVY', heavy, file=sys.stderr)\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300
-    )
-    assert done.returncode == 0, done.stderr
-    assert "HEAVY []" in done.stderr
-
-
 def test_run_files_fetched_from_s3_are_held_to_the_size_limit_as_on_disk(
     s3: S3, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -59,7 +59,7 @@ def render_outcome_table(
     table = result.scores.join(wide, on="iteration", how="left").sort("iteration")
     # (iteration, session, value, band, each signal) widths and the gap between columns
     full = (5, 10, 7, 10, 8)
-    compact = (4, 8, decimals + 2, 9, 7)
+    compact = (4, 8, max(5, decimals + 2), 9, 7)
     needed = full[0] + 2 + full[1] + 1 + full[2] + 2 + full[3] + full[4] * len(signals)
     fits = width is None or needed <= width
     it_w, ses_w, val_w, band_w, sig_w = full if fits else compact

@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLE_RUNS, refused_v1, tick_v1, write_run
+from conftest import SAMPLE_RUNS, SNAPSHOTS_DDL, refused_v1, tick_v1, write_run
 
 from toolkit.cli import main
 
@@ -209,14 +209,6 @@ def test_bad_fleet_options_exit_2_naming_option_and_value(
 # --- --diff RUN_B -----------------------------------------------------------------------
 
 
-ENGINE_SNAPSHOTS = """
-CREATE TABLE graph_snapshots (snapshot_id INTEGER PRIMARY KEY AUTOINCREMENT,
-  tick_id INTEGER NOT NULL, summary TEXT NOT NULL DEFAULT '', graph_json TEXT NOT NULL,
-  node_count INTEGER NOT NULL, edge_count INTEGER NOT NULL,
-  created_at TEXT NOT NULL DEFAULT (datetime('now')), UNIQUE(tick_id));
-"""
-
-
 def node_link(nodes: list[str], edges: list[tuple[str, str]]) -> str:
     """A graph as networkx's node-link JSON (the engine's graph_json)."""
     return json.dumps(
@@ -233,7 +225,7 @@ def node_link(nodes: list[str], edges: list[tuple[str, str]]) -> str:
 def run_with_graphs(root: Path, n_ticks: int, graphs: dict[int, str]) -> Path:
     write_run(root, [tick_v1(n) for n in range(1, n_ticks + 1)])
     with sqlite3.connect(root / "universe.db") as conn:
-        conn.executescript(ENGINE_SNAPSHOTS)
+        conn.executescript(SNAPSHOTS_DDL)
         for tick, graph in graphs.items():
             conn.execute(
                 "INSERT INTO graph_snapshots (tick_id, graph_json, node_count, edge_count)"

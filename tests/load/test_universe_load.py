@@ -8,7 +8,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from conftest import SAMPLE_RUNS, refused_v1, tick_v1, tick_v2, write_run
+from conftest import SAMPLE_RUNS, SNAPSHOTS_DDL, refused_v1, tick_v1, tick_v2, write_run
 
 from toolkit.errors import InputError
 from toolkit.frames import BATCHES_SCHEMA, CHECKPOINTS_SCHEMA, TICKS_SCHEMA
@@ -107,19 +107,7 @@ def test_checkpoints_come_from_graph_snapshots(tmp_path: Path) -> None:
     ]
 
 
-# graph_snapshots as token-world's engine creates it (column types from its DDL).
-ENGINE_SNAPSHOTS = """
-CREATE TABLE graph_snapshots (snapshot_id INTEGER PRIMARY KEY AUTOINCREMENT,
-  tick_id INTEGER NOT NULL, summary TEXT NOT NULL DEFAULT '', graph_json TEXT NOT NULL,
-  node_count INTEGER NOT NULL, edge_count INTEGER NOT NULL,
-  created_at TEXT NOT NULL DEFAULT (datetime('now')), UNIQUE(tick_id));
-CREATE INDEX idx_snapshots_tick ON graph_snapshots(tick_id);
-"""
-
-
-def _engine_db(
-    root: Path, rows: list[tuple[object, int, int]], ddl: str = ENGINE_SNAPSHOTS
-) -> None:
+def _engine_db(root: Path, rows: list[tuple[object, int, int]], ddl: str = SNAPSHOTS_DDL) -> None:
     with sqlite3.connect(root / "universe.db") as conn:
         conn.executescript(ddl)
         conn.executemany(
@@ -144,7 +132,7 @@ def test_a_database_with_the_engines_ddl_loads_without_warnings(tmp_path: Path) 
 
 def test_text_tick_ids_are_read_leniently_with_a_warning(tmp_path: Path) -> None:
     root = write_run(tmp_path / "r", [tick_v1(1)])
-    text_ids = ENGINE_SNAPSHOTS.replace("tick_id INTEGER NOT NULL", "tick_id TEXT NOT NULL")
+    text_ids = SNAPSHOTS_DDL.replace("tick_id INTEGER NOT NULL", "tick_id TEXT NOT NULL")
     _engine_db(root, [("tick_10", 4, 6), ("20", 5, 9), ("soon", 1, 1)], ddl=text_ids)
     u = load_universe(root)
     assert u.checkpoints.select("tick", "node_count", "edge_count").rows() == [

@@ -65,6 +65,33 @@ def persona_week2() -> Any:
     )
 
 
+def experiment_scores(
+    treatment: list[float | None],
+    control: list[float | None],
+    metric: str = "m",
+    experiment: str = "e",
+) -> Any:
+    """An experiment scores frame (one unit per value) for the statistics tests."""
+    import polars as pl
+
+    from toolkit.frames import EXPERIMENT_SCORES_SCHEMA
+
+    rows = [
+        {"experiment": experiment, "group": g, "metric": metric, "unit": str(i), "score": s,
+         "source_file": "mem"}
+        for g, values in (("treatment", treatment), ("control", control))
+        for i, s in enumerate(values)
+    ]  # fmt: skip
+    return pl.DataFrame(rows, schema=EXPERIMENT_SCORES_SCHEMA)
+
+
+def only_row(frame: Any) -> dict[str, Any]:
+    """The one row of a one-row frame, by column name."""
+    assert frame.height == 1
+    row: dict[str, Any] = frame.row(0, named=True)
+    return row
+
+
 # ---------------------------------------------------------------------------
 # Building token-world runs for tests
 # ---------------------------------------------------------------------------

@@ -14,6 +14,8 @@ from typing import Any
 
 import polars as pl
 import pytest
+from conftest import experiment_scores as scores
+from conftest import only_row as one
 
 from toolkit.errors import RubricError
 from toolkit.frames import (
@@ -44,26 +46,6 @@ from toolkit.scorecard import FAIL, NA, OK, WARN
 # ---------------------------------------------------------------------------
 # Helpers
 # ---------------------------------------------------------------------------
-
-
-def scores(
-    treatment: list[float | None],
-    control: list[float | None],
-    metric: str = "m",
-    experiment: str = "e",
-) -> pl.DataFrame:
-    rows = [
-        {"experiment": experiment, "group": g, "metric": metric, "unit": str(i), "score": s,
-         "source_file": "mem"}
-        for g, values in (("treatment", treatment), ("control", control))
-        for i, s in enumerate(values)
-    ]  # fmt: skip
-    return pl.DataFrame(rows, schema=EXPERIMENT_SCORES_SCHEMA)
-
-
-def one(frame: pl.DataFrame) -> dict[str, Any]:
-    assert frame.height == 1
-    return frame.row(0, named=True)
 
 
 def t_pdf(x: float, df: float) -> float:

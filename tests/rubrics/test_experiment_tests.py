@@ -12,9 +12,10 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from conftest import experiment_scores as scores
+from conftest import only_row as one
 from scipy import stats as sps
 
-from toolkit.frames import EXPERIMENT_SCORES_SCHEMA
 from toolkit.load.experiments import load_experiments
 from toolkit.rubrics.experiment import (
     ASSUMPTIONS_SCHEMA,
@@ -23,22 +24,6 @@ from toolkit.rubrics.experiment import (
     compare_to_reported,
     experiment_stats,
 )
-
-
-def scores(treatment: list[float | None], control: list[float | None]) -> pl.DataFrame:
-    rows = [
-        {"experiment": "e", "group": g, "metric": "m", "unit": str(i), "score": s,
-         "source_file": "mem"}
-        for g, values in (("treatment", treatment), ("control", control))
-        for i, s in enumerate(values)
-    ]  # fmt: skip
-    return pl.DataFrame(rows, schema=EXPERIMENT_SCORES_SCHEMA)
-
-
-def one(frame: pl.DataFrame) -> dict[str, object]:
-    assert frame.height == 1
-    return frame.row(0, named=True)
-
 
 T = [6.0, 7.0, 7.0, 8.0, 9.0, 5.0, 7.0, 8.0]
 C = [5.0, 6.0, 4.0, 6.0, 7.0, 5.0, 6.0, 3.0, 5.0]

@@ -6,7 +6,8 @@ reference, in a :class:`DiscussionEvidence`. The numbers and cue lists come from
 :class:`~toolkit.rubrics.discussion_spec.DiscussionSpec` (rubric 1.0.0 by default).
 
 Verdict per game: ``PASS`` when at least ``min_passed`` (5) of the seven metrics pass,
-engagement >= 3.0 and the metadata cost <= $3.00; ``PENDING_RATING`` when only the
+engagement >= 3.0 and the metadata cost is not over $3.00 (an unknown cost is shown as
+unknown and does not decide, unless ``require_cost``); ``PENDING_RATING`` when only the
 rating is missing to decide; ``FAIL`` otherwise, naming each reason.
 """
 
@@ -738,6 +739,8 @@ def decide_verdict(
     cost: float | None,
     spec: DiscussionSpec = DEFAULT_DISCUSSION_SPEC,
     names: Mapping[str, str] | None = None,
+    *,
+    require_cost: bool = False,
 ) -> tuple[str, list[str], int]:
     """The verdict of one game from its metric statuses, engagement and cost.
 
@@ -745,12 +748,18 @@ def decide_verdict(
         statuses: metric key -> ``PASS`` / ``FAIL`` / ``PENDING`` / ``N/A``.
         engagement: the mean rating, or None when no rating exists.
         cost: the metadata cost in dollars, or None when unknown.
+        spec: the rubric data.
+        names: metric key -> display name (the spec's names by default).
+        require_cost: an unknown cost fails the game (``--require-cost``); by default
+            it is reported as unknown and does not decide the verdict.
 
     Returns:
         ``(verdict, reasons, passed_count)``. FAIL names each reason; engagement below
         its threshold fails whatever else passed; cost over the budget fails as
-        "caching broken"; an unknown cost cannot pass (FAIL, "cost unknown").
-        PENDING_RATING when the game could still pass and only the rating is missing.
+        "caching broken". An unknown cost is not over the budget: the reasons say
+        "cost unknown" and the verdict follows the other rules, unless
+        ``require_cost``, where it fails. PENDING_RATING when the game could still
+        pass and only the rating is missing.
     """
     names = names or {k: spec.metrics[k].name for k in spec.metrics}
     passed = sum(1 for s in statuses.values() if s == PASS)
@@ -761,9 +770,9 @@ def decide_verdict(
     absent = [names.get(k, k) for k, s in statuses.items() if s == NA]
     budget = f"${spec.max_cost_usd:.2f}"
     fails: list[str] = []
-    if cost is None:
-        fails.append(f"cost unknown: the {budget} budget cannot be checked")
-    elif cost > spec.max_cost_usd:
+    if cost is None and require_cost:
+        fails.append(f"cost unknown: the {budget} budget cannot be checked (cost required)")
+    elif cost is not None and cost > spec.max_cost_usd:
         fails.append(f"cost ${cost:.2f} over {budget}: caching broken")
     if engagement is not None and engagement < eng_thr:
         fails.append(f"engagement {engagement:.2f} below {eng_thr:.1f}")
@@ -778,8 +787,11 @@ def decide_verdict(
         if absent:
             fails.append("no evidence: " + ", ".join(absent))
         return FAIL, fails, passed
-    assert cost is not None
-    within = f"cost ${cost:.2f} <= {budget}"
+    within = (
+        f"cost unknown: the {budget} budget not checked"
+        if cost is None
+        else f"cost ${cost:.2f} <= {budget}"
+    )
     if engagement is None:
         reasons = ["no engagement rating yet", f"{passed}/{total} metrics passed so far", within]
     else:
@@ -898,6 +910,7 @@ def score_discussion(
     ratings: RatingSource | pl.DataFrame | None = None,
     spec: DiscussionSpec = DEFAULT_DISCUSSION_SPEC,
     labels: pl.DataFrame | None = None,
+    require_cost: bool = False,
 ) -> DiscussionReport:
     """Score every game of ``discussion`` against the discussion rubric.
 
@@ -910,6 +923,8 @@ def score_discussion(
             kind ``memory`` (item = reference id; True = accurate), ``strategic`` (item
             = message id; True = strategic), ``role`` (True = role-consistent). When not
             given and ``ratings`` is also a label source (the ratings store), its labels.
+        require_cost: a game whose cost is unknown (the database forms record none)
+            FAILs; by default its cost is shown as unknown and does not decide.
 
     Returns:
         A :class:`DiscussionReport`: a scorecard per game, the metrics frame (game_id,
@@ -1155,7 +1170,7 @@ def score_discussion(
         .drop("_g", "_k")
         .cast(METRIC_SCHEMA)  # type: ignore[arg-type]
     )
-    cards = [_card(gid, long, table, discussion, spec) for gid in game_ids]
+    cards = [_card(gid, long, table, discussion, spec, require_cost) for gid in game_ids]
     evidence = DiscussionEvidence(
         messages=ev, references=refs, similarity=sim, phrases=phrases, ratings=rating_rows
     )
@@ -1168,13 +1183,16 @@ def _card(
     table: pl.DataFrame,
     discussion: Discussion,
     spec: DiscussionSpec,
+    require_cost: bool = False,
 ) -> Scorecard:
     rows = metrics.filter(pl.col("game_id") == gid)
     facts: dict[str, Any] = table.filter(pl.col("game_id") == gid).row(0, named=True)
     statuses = {r["key"]: r["status"] for r in rows.iter_rows(named=True)}
     engagement = facts["engagement"]
     cost = facts["cost_usd"]
-    verdict, reasons, passed = decide_verdict(statuses, engagement, cost, spec)
+    verdict, reasons, passed = decide_verdict(
+        statuses, engagement, cost, spec, require_cost=require_cost
+    )
     if facts["messages"] == 0:
         reasons.insert(0, "no discussion messages: nothing to score")
     dims = [
@@ -1215,6 +1233,7 @@ def _card(
             "passed_count": passed,
             "reasons": reasons,
             "cost": cost,
+            "cost_required": require_cost,
             "cache_hit_rate": facts["cache_hit_rate"],
             "engagement": engagement,
             "ratings": facts["ratings"],

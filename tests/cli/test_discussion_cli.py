@@ -35,7 +35,7 @@ def test_json_follows_the_issue_shape(
     assert code == 0
     doc = json.loads(out)
     assert list(doc) == ["rubric_version", "games", "comparison"]
-    assert doc["rubric_version"] == "1.0.0"
+    assert doc["rubric_version"] == "1.1.0"
     assert doc["comparison"] is None
     (game,) = doc["games"]
     assert list(game) == ["game_id", "verdict", "reasons", "passed_count", "cost", "metrics"]

@@ -54,8 +54,8 @@ def test_scorecards_have_the_one_shape_and_stamp_the_version(sample_runs: Path) 
             "engagement",
         ]
         assert set(card.dimensions["status"]) <= {"PASS", "FAIL", "PENDING", "N/A"}
-        assert card.rubric_version == "1.0.0"
-        assert card.to_dict()["rubric_version"] == "1.0.0"
+        assert card.rubric_version == "1.1.0"
+        assert card.to_dict()["rubric_version"] == "1.1.0"
 
 
 def test_sqlite_baseline_ratings_are_read(sample_runs: Path) -> None:
@@ -79,9 +79,10 @@ def test_real_export_scores_every_game(real_runs: Path) -> None:
         assert card.verdict == "FAIL"
         assert card.meta["reasons"][0] == "no discussion messages: nothing to score"
     big = report.scorecard("cmgo31art0000d036btjje97q")
-    # 40 of its 41 messages reply to another (inReplyToId): coherence is decided by that.
+    # 40 of its 41 messages reply to another (inReplyToId): coherence is decided by that;
+    # the first counts in the denominator, as in the rubric's formula.
     assert big.dimensions.filter(pl.col("dimension") == "coherence")["detail"][0].startswith(
-        "40/40"
+        "40/41"
     )
     assert big.status_of("engagement") == "PENDING"
     # the database holds no cost: unknown is not over the budget (issue 23 item 6), so

@@ -8,6 +8,7 @@ from toolkit.errors import RubricError
 from toolkit.rubrics.discussion import decide_verdict
 from toolkit.rubrics.discussion_spec import (
     DEFAULT_DISCUSSION_SPEC,
+    DISCUSSION_SPEC_1_0_0,
     METRIC_KEYS,
     load_discussion_spec,
 )
@@ -113,9 +114,9 @@ def test_absent_metrics_do_not_count_as_passed() -> None:
 # --- the rubric as data -----------------------------------------------------------------
 
 
-def test_rubric_1_0_0_holds_the_issue_numbers() -> None:
+def test_rubric_1_1_0_holds_the_issue_numbers() -> None:
     spec = DEFAULT_DISCUSSION_SPEC
-    assert spec.version == "1.0.0"
+    assert spec.version == "1.1.0"
     assert {k: spec.threshold(k) for k in METRIC_KEYS} == {
         "memory_accuracy": 0.80,
         "strategic_depth": 0.60,
@@ -127,6 +128,16 @@ def test_rubric_1_0_0_holds_the_issue_numbers() -> None:
     }
     assert (spec.min_passed, spec.max_cost_usd, spec.baseline_games) == (5, 3.00, 3)
     assert spec.similarity_threshold == 0.70
+
+
+def test_rubric_1_0_0_stays_loadable_with_its_own_rules() -> None:
+    old = load_discussion_spec({"version": "1.0.0"})
+    assert old == DISCUSSION_SPEC_1_0_0
+    assert (old.coherence_counts_first, old.phrase_names) == (False, "exclude")
+    assert "too hasty" not in old.role.deflection
+    assert old.fingerprint() != DEFAULT_DISCUSSION_SPEC.fingerprint()
+    with pytest.raises(RubricError, match="bump its version"):
+        load_discussion_spec({"version": "1.0.0", "phrase_names": "placeholder"})
 
 
 def test_changed_threshold_without_new_version_is_rejected() -> None:

@@ -3,7 +3,7 @@
 Every metric is computed column-wise over the frames of a :class:`~toolkit.load.
 discussion.Discussion` and keeps the evidence that decided it, per message or per
 reference, in a :class:`DiscussionEvidence`. The numbers and cue lists come from a
-:class:`~toolkit.rubrics.discussion_spec.DiscussionSpec` (rubric 1.0.0 by default).
+:class:`~toolkit.rubrics.discussion_spec.DiscussionSpec` (rubric 1.1.0 by default).
 
 Verdict per game: ``PASS`` when at least ``min_passed`` (5) of the seven metrics pass,
 engagement >= 3.0 and the metadata cost is not over $3.00 (an unknown cost is shown as
@@ -201,9 +201,12 @@ def coherence_evidence(messages: pl.DataFrame, spec: DiscussionSpec) -> pl.DataF
     a speaker of one of the previous messages, or shares ``coherence_min_shared_words``
     or more words of ``coherence_min_word_length`` or more letters with one of them.
 
+    A game's first message has nothing before it to link to: with
+    ``spec.coherence_counts_first`` (the rubric's formula, coherent / all messages) it
+    counts as not coherent; without (rubric 1.0.0) it is left out (null).
+
     Returns:
-        messages with ``coherent`` (null for a game's first message) and
-        ``coherence_reason``.
+        messages with ``coherent`` and ``coherence_reason``.
     """
     n = spec.coherence_window
     min_len = spec.coherence_min_word_length
@@ -241,13 +244,20 @@ def coherence_evidence(messages: pl.DataFrame, spec: DiscussionSpec) -> pl.DataF
         pl.format("replies to {}", pl.coalesce("in_reply_to_player", "in_reply_to"))
     )
     reason = pl.coalesce(reply, *named, *shared)
+    first = spec.coherence_counts_first
     return frame.with_columns(
         pl.when(pl.col("_pos") == 0)
-        .then(pl.lit(None, dtype=pl.Boolean()))
+        .then(pl.lit(False if first else None, dtype=pl.Boolean()))
         .otherwise(reason.is_not_null())
         .alias("coherent"),
         pl.when(pl.col("_pos") == 0)
-        .then(pl.lit("first message (not counted)"))
+        .then(
+            pl.lit(
+                "first message: nothing before it to link to"
+                if first
+                else "first message (not counted)"
+            )
+        )
         .otherwise(reason.fill_null(f"no link to the previous {n} messages"))
         .alias("coherence_reason"),
     ).drop("_words", "_pos")
@@ -266,6 +276,10 @@ def role_evidence(
     Mafia: accusing a fellow Mafia (a sentence naming a partner and an accusation cue),
     over-aggressive certainty, or revealing the role. Villager: deflecting, defending or
     accusing with no reason cue in the message. Cue lists: ``spec.role``.
+
+    A stated absence of a reason (``spec.role.no_reason``: "we don't have solid
+    evidence") is not a reason; with ``spec.role.questions_in_role`` a Villager's
+    questions are left out of the Villager cues (questioning suspects is in role).
 
     Returns:
         messages with ``role`` (from players), ``role_break`` and ``role_break_reason``.
@@ -330,14 +344,22 @@ def role_evidence(
         ),
     ]
     reasons = pl.concat_list([p.fill_null(pl.lit(None)) for p in parts]).list.drop_nulls()
+    villager_text = pl.col("text")
+    if cues.questions_in_role:
+        villager_text = villager_text.str.replace_all(r"[^.!?\n]*\?", " ")
+    reason_text = pl.col("text")
+    if cues.no_reason:
+        absent = "(?i)(?:" + "|".join(f"(?:{p})" for p in cues.no_reason) + ")"
+        reason_text = reason_text.str.replace_all(absent, " ")
     return (
-        framed.with_columns(
+        framed.with_columns(villager_text.alias("_vtext"), reason_text.alias("_rtext"))
+        .with_columns(
             _cues("text", cues.mafia_over_certainty).alias("_certain"),
             _cues("text", cues.mafia_reveal).alias("_reveal"),
-            _cues("text", cues.deflection).alias("_deflect"),
-            _cues("text", cues.defence).alias("_defend"),
-            _cues("text", cues.accusation).alias("_accuse"),
-            _cues("text", cues.reason).alias("_reason"),
+            _cues("_vtext", cues.deflection).alias("_deflect"),
+            _cues("_vtext", cues.defence).alias("_defend"),
+            _cues("_vtext", cues.accusation).alias("_accuse"),
+            _cues("_rtext", cues.reason).alias("_reason"),
         )
         .with_columns(reasons.alias("_breaks"))
         .with_columns(
@@ -356,6 +378,7 @@ def role_evidence(
             .alias("role_break")
         )
         .drop("_certain", "_reveal", "_deflect", "_defend", "_accuse", "_reason", "_breaks")
+        .drop("_vtext", "_rtext")
         .drop("_accused_partners")
     )
 
@@ -670,8 +693,11 @@ def phrase_uses(
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Uses of each ``phrase_words``-word phrase per speaker.
 
-    Words are lower-cased tokens; a phrase holding a player-name word or a game term
-    (``spec.game_terms``, with inflections) is left out.
+    Words are lower-cased tokens; a phrase holding a game term (``spec.game_terms``,
+    with inflections) is left out. A player's name becomes the placeholder ``<name>``
+    (``spec.phrase_names == "placeholder"``, a name of several words one placeholder),
+    so "I think [name] is suspicious" said fifteen times is fifteen uses of the same
+    phrases whoever is named; rubric 1.0.0 (``"exclude"``) left such phrases out.
 
     Returns:
         ``(phrases, counts)``: :data:`PHRASE_SCHEMA` rows (game_id, speaker, phrase,
@@ -698,13 +724,19 @@ def phrase_uses(
         )
         .explode("_w")
         .drop_nulls("_w")
-        .join(name_words, on=["game_id", "_w"], how="left")
-        .with_columns(
-            (pl.col("_is_name").fill_null(False) | pl.col("_w").str.contains(term_re)).alias(
-                "_excluded"
-            )
-        )
+        .join(name_words, on=["game_id", "_w"], how="left", maintain_order="left")
+        .with_columns(pl.col("_is_name").fill_null(False))
     )
+    if spec.phrase_names == "placeholder":
+        prev_name = pl.col("_is_name").shift(1).over("game_id", "message_id").fill_null(False)
+        tokens = tokens.filter(~(pl.col("_is_name") & prev_name)).with_columns(
+            pl.when(pl.col("_is_name")).then(pl.lit("<name>")).otherwise("_w").alias("_w"),
+            (~pl.col("_is_name") & pl.col("_w").str.contains(term_re)).alias("_excluded"),
+        )
+    else:
+        tokens = tokens.with_columns(
+            (pl.col("_is_name") | pl.col("_w").str.contains(term_re)).alias("_excluded")
+        )
     window = [pl.col("_w").shift(-i).over("game_id", "message_id") for i in range(k)]
     excluded = [pl.col("_excluded").shift(-i).over("game_id", "message_id") for i in range(k)]
     grams = (
@@ -918,7 +950,7 @@ def score_discussion(
         discussion: the loaded games (see :func:`toolkit.load_discussion`).
         ratings: engagement ratings (game_id, rater, score 1-5): a frame or any
             :class:`~toolkit.load.ratings.RatingSource` (a ratings file, later a store).
-        spec: the rubric data; rubric 1.0.0 by default.
+        spec: the rubric data; rubric 1.1.0 by default.
         labels: reviewer labels (game_id, kind, item_id, label) over the automatic ones:
             kind ``memory`` (item = reference id; True = accurate), ``strategic`` (item
             = message id; True = strategic), ``role`` (True = role-consistent). When not
@@ -1079,9 +1111,14 @@ def score_discussion(
                 pl.when(c("coherence_n") > 0)
                 .then(
                     pl.format(
-                        "{}/{} messages after the first link to the previous {}",
+                        "{}/{} messages {} the previous {}",
                         s(c("coherent")),
                         s(c("coherence_n")),
+                        pl.lit(
+                            "link to one of"
+                            if spec.coherence_counts_first
+                            else "after the first link to"
+                        ),
                         pl.lit(str(spec.coherence_window)),
                     )
                 )

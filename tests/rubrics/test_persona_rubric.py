@@ -326,6 +326,42 @@ def test_requests_carry_windowed_trajectory_rendered_claim_and_persona(tmp_path:
     assert by_id["f"].trajectory.count("Rosa acts:") == 6
 
 
+def test_file_without_a_window_uses_the_first_10_and_last_100(tmp_path: Path) -> None:
+    # Issue 23 item 14: the-office's defaults, not the whole trajectory.
+    run = make_run(tmp_path, [msg(i, "rosa", f"m{i}") for i in range(1, 131)])
+    props = make_props(
+        tmp_path, {"adherence/_default.yaml": prop_file("adherence", [("a", 1, False)])}
+    )
+    judge = DictJudge({"a": 5})
+    tk.score_persona(run, props, judge)
+    (request,) = [r for call in judge.calls for r in call]
+    lines = request.trajectory.splitlines()
+    assert lines[:10] == [f"Rosa acts: m{i}" for i in range(1, 11)]
+    assert lines[10] == "(... 20 entries omitted ...)"
+    assert lines[11:] == [f"Rosa acts: m{i}" for i in range(31, 131)]
+    assert request.claim == "Rosa does a"  # {{action}}-free claim: the window's last
+    # Rubric 1.0 judged the whole trajectory; an explicit null in the file still does.
+    judge_old = DictJudge({"a": 5})
+    tk.score_persona(run, props, judge_old, rubric=tk.load_persona_rubric({"version": "1.0"}))
+    assert judge_old.calls[0][0].trajectory.count("Rosa acts:") == 130
+    whole = prop_file("adherence", [("a", 1, False)], first_n=None, last_n=None)
+    judge_null = DictJudge({"a": 5})
+    tk.score_persona(
+        run, make_props(tmp_path / "n", {"adherence/_default.yaml": whole}), judge_null
+    )
+    assert judge_null.calls[0][0].trajectory.count("Rosa acts:") == 130
+
+
+def test_file_setting_only_first_n_gets_the_default_last_100(tmp_path: Path) -> None:
+    run = make_run(tmp_path, [msg(i, "rosa", f"m{i}") for i in range(1, 131)])
+    body = prop_file("adherence", [("a", 1, False)], first_n=2)
+    judge = DictJudge({"a": 5})
+    tk.score_persona(run, make_props(tmp_path, {"adherence/_default.yaml": body}), judge)
+    lines = judge.calls[0][0].trajectory.splitlines()
+    assert lines[:3] == ["Rosa acts: m1", "Rosa acts: m2", "(... 28 entries omitted ...)"]
+    assert len(lines) == 103
+
+
 def test_claim_variable_without_value_is_an_error(tmp_path: Path) -> None:
     run = make_run(tmp_path, TWO_SPEAKERS)
     body = 'dimension: d\npropositions:\n  - {id: a, claim: "{{agent_name}} thanks {{recipient_name}}", weight: 1}\n'  # noqa: E501
@@ -428,7 +464,7 @@ def test_status_boundaries_green_at_7_red_below_5(tmp_path: Path, raw: int, stat
     card = one_prop_result(tmp_path, {"a": raw}).scorecards["rosa"]
     assert card.status_of("adherence") == status
     assert (card.dimensions["green"][0], card.dimensions["red"][0]) == (">= 7", "< 5")
-    assert card.rubric_version == "1.0"
+    assert card.rubric_version == "1.1"
 
 
 def test_regression_is_more_than_one_below_baseline(tmp_path: Path) -> None:

@@ -58,7 +58,11 @@ class PersonaRubric(RubricSpec):
     """The persona rubric's numbers (override from YAML; bump the version on change)."""
 
     rubric: str = "persona"
-    version: str = "1.0"
+    version: str = "1.1"
+    #: the window of a proposition file that sets no ``first_n`` / ``last_n`` (the-office's
+    #: defaults: the first 10 and the last 100 entries); ``None``: no limit.
+    default_first_n: int | None = Field(default=10, ge=0)
+    default_last_n: int | None = Field(default=100, ge=0)
     #: a hard-mode proposition scoring below 9 is multiplied by this.
     hard_multiplier: float = Field(default=0.8, gt=0.0, le=1.0)
     #: a dimension more than this below its baseline is a regression.
@@ -90,7 +94,23 @@ class PersonaRubric(RubricSpec):
 
 
 DEFAULT_PERSONA_RUBRIC = PersonaRubric()
-PUBLISHED_PERSONA_RUBRICS: dict[str, PersonaRubric] = {"1.0": DEFAULT_PERSONA_RUBRIC}
+#: Rubric 1.0: a file without a window judged the whole trajectory.
+PERSONA_RUBRIC_1_0 = PersonaRubric(version="1.0", default_first_n=None, default_last_n=None)
+PUBLISHED_PERSONA_RUBRICS: dict[str, PersonaRubric] = {
+    "1.0": PERSONA_RUBRIC_1_0,
+    "1.1": DEFAULT_PERSONA_RUBRIC,
+}
+
+
+def file_window(pfile: PropositionFile, rubric: PersonaRubric) -> tuple[int | None, int | None]:
+    """``(first_n, last_n)`` of a proposition file: its own values, and the rubric's
+    defaults (first 10, last 100) for a field the file does not set (an explicit
+    ``null`` in the file means no limit)."""
+    spec = pfile.spec
+    given = spec.model_fields_set
+    first = spec.first_n if "first_n" in given else rubric.default_first_n
+    last = spec.last_n if "last_n" in given else rubric.default_last_n
+    return first, last
 
 
 def load_persona_rubric(source: str | Path | Mapping[str, Any]) -> PersonaRubric:
@@ -277,6 +297,29 @@ def _variables(
 # ---------------------------------------------------------------------------
 
 
+def _chosen_agents(run: ChatRun, agents: Sequence[str]) -> list[str]:
+    """``agents`` checked against the run (ids, or names in any case), without repeats."""
+    by_key: dict[str, str] = {}
+    for agent_id in run.agent_ids:
+        by_key.setdefault(agent_id.casefold(), agent_id)
+        by_key.setdefault(run.name_of(agent_id).casefold(), agent_id)
+    chosen: list[str] = []
+    for given in agents:
+        found = by_key.get(given.strip().casefold())
+        if found is None:
+            raise InputError(
+                run.run,
+                f"no such agent in the run (agents: {', '.join(run.agent_ids)})",
+                field="agents",
+                value=given,
+            )
+        if found not in chosen:
+            chosen.append(found)
+    if not chosen:
+        raise InputError(run.run, "name at least one agent", field="agents", value="")
+    return chosen
+
+
 @dataclass
 class _Pending:
     row: dict[str, Any]
@@ -291,22 +334,25 @@ def _score_window(
     rubric: PersonaRubric,
     pending: list[_Pending],
     warnings: list[str],
+    agents: Sequence[str] | None = None,
 ) -> list[dict[str, Any]]:
     """The window's proposition rows; the judge requests they need go to ``pending``."""
     rows: list[dict[str, Any]] = []
+    chosen = list(run.agent_ids) if agents is None else list(agents)
     speakers = set(messages.filter(pl.col("kind") == "action")["agent_id"].to_list())
     for dimension in propositions.dimensions:
         target = propositions.target_of(dimension)
         kind: Literal["score", "count"] = (
             "count" if dimension in rubric.count_dimensions else "score"
         )
-        subjects: list[str | None] = [None] if target == ENVIRONMENT else list(run.agent_ids)
+        subjects: list[str | None] = [None] if target == ENVIRONMENT else list(chosen)
         for agent_id in subjects:
             name = run.name_of(agent_id) if agent_id is not None else ENVIRONMENT
             all_rows = trajectory_rows(messages, agent_id, name)
             for pfile in propositions.files_for(dimension, agent_id):
                 rows += _file_rows(
                     run,
+                    rubric,
                     window,
                     dimension,
                     target,
@@ -324,6 +370,7 @@ def _score_window(
 
 def _file_rows(
     run: ChatRun,
+    rubric: PersonaRubric,
     window: int,
     dimension: str,
     target: str,
@@ -337,8 +384,9 @@ def _file_rows(
     warnings: list[str],
 ) -> list[dict[str, Any]]:
     spec = pfile.spec
-    shown = window_rows(all_rows, spec.first_n, spec.last_n)
-    trajectory = format_trajectory(all_rows, spec.first_n, spec.last_n)
+    first_n, last_n = file_window(pfile, rubric)
+    shown = window_rows(all_rows, first_n, last_n)
+    trajectory = format_trajectory(all_rows, first_n, last_n)
     acts = shown.filter(pl.col("kind") == "action")
     if agent_id is not None:
         acts = acts.filter(pl.col("agent_id") == agent_id)
@@ -628,6 +676,7 @@ def score_persona(
     max_cost: float | None = None,
     prices: PriceTable | str | Path | None = None,
     progress: bool | None = None,
+    agents: Sequence[str] | None = None,
 ) -> PersonaResult:
     """Score a chat run on every dimension of ``propositions`` with ``judge``.
 
@@ -647,6 +696,8 @@ def score_persona(
             (:func:`toolkit.judge.load_prices`), for the cost estimate.
         progress: a progress bar over judge calls; ``None``: in notebooks and on a
             terminal only.
+        agents: score only these agents (ids of the run, in the given order); the
+            environment dimensions still read the whole conversation. ``None``: all.
 
     Raises:
         InputError: an unknown precondition, a claim variable with no value, a judge
@@ -654,10 +705,14 @@ def score_persona(
             price.
     """
     _check_preconditions(propositions)
+    if agents is not None:
+        agents = _chosen_agents(run, agents)
+        if baselines is not None:
+            baselines = {k: v for k, v in baselines.items() if k in agents}
     warnings: list[str] = [*run.warnings, *propositions.warnings]
     messages = run.messages.select(list(CHAT_MESSAGES_SCHEMA))
     pending: list[_Pending] = []
-    rows = _score_window(run, messages, 0, propositions, rubric, pending, warnings)
+    rows = _score_window(run, messages, 0, propositions, rubric, pending, warnings, agents)
     if windows is not None:
         if windows < 1:
             raise InputError(
@@ -665,7 +720,7 @@ def score_persona(
             )
         for k, start in enumerate(range(0, messages.height, windows), start=1):
             part = messages.slice(start, windows)
-            rows += _score_window(run, part, k, propositions, rubric, pending, [])
+            rows += _score_window(run, part, k, propositions, rubric, pending, [], agents)
     usage = _ask(
         judge,
         pending,
@@ -687,6 +742,8 @@ def score_persona(
         similarity_window=rubric.similarity_window,
         flag_above=rubric.similarity_flag_above,
     )
+    if agents is not None:
+        evidence = evidence.only(agents)
     partial = PersonaResult(
         run=run.run,
         rubric=rubric,
@@ -1016,6 +1073,7 @@ __all__: Sequence[str] = [
     "compare_baselines",
     "correction_report",
     "dimension_scores",
+    "file_window",
     "format_trajectory",
     "load_persona_rubric",
     "persona_scores_frame",

@@ -6,6 +6,7 @@ runs of letters, digits and apostrophes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import polars as pl
@@ -39,6 +40,17 @@ class PersonaEvidence(Shows):
     messages: pl.DataFrame
     agents: pl.DataFrame
     overlap: pl.DataFrame
+
+    def only(self, agents: Sequence[str]) -> PersonaEvidence:
+        """The evidence of ``agents`` only (pairs where both are among them)."""
+        keep = list(agents)
+        return PersonaEvidence(
+            messages=self.messages.filter(pl.col("agent_id").is_in(keep)),
+            agents=self.agents.filter(pl.col("agent_id").is_in(keep)),
+            overlap=self.overlap.filter(
+                pl.col("agent_a").is_in(keep) & pl.col("agent_b").is_in(keep)
+            ),
+        )
 
     def _summary(self) -> Summary:
         flagged = self.messages["similar_flag"].fill_null(False).sum()

@@ -668,6 +668,39 @@ def test_correction_report_rates_failures_and_means(tmp_path: Path) -> None:
         ("fluency", 3, 1, pytest.approx(7.0)),
     ]
     assert report.mean_similarity == pytest.approx(0.4)
+    # similarity above 0.6 is a failure, as in the-office's gate statistics: 0.7 only
+    assert (report.similarity_failures, report.similarity_checked) == (1, 3)
+    assert report.mean_total_score is None
+
+
+def test_correction_report_of_the_table_shape_counts_similarity_and_gate_failures(
+    tmp_path: Path,
+) -> None:
+    rows = [
+        {"agent_id": "d", "attempt_number": 1, "outcome": "regeneration_requested",
+         "dimension_scores": [
+             {"dimension": "persona_adherence", "score": 7, "passed": False},
+             {"dimension": "fluency", "score": 5, "passed": True}],
+         "similarity_score": 0.61, "total_score": 12},
+        {"agent_id": "d", "attempt_number": 2, "outcome": "regeneration_success",
+         "dimension_scores": [{"dimension": "persona_adherence", "score": 8},
+                              {"dimension": "fluency", "score": 6}],
+         "similarity_score": 0.6, "total_score": 14},
+    ]  # fmt: skip
+    path = tmp_path / "gate.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    report = tk.correction_report(tk.load_correction_log(path))
+    assert report.outcomes.rows() == [("regeneration_success", 1, 1.0)]
+    # the gate's own verdict where recorded (adherence 7 failed its gate; fluency 5
+    # passed), else below 7: fluency 6 fails
+    assert report.dimensions.rows() == [
+        ("fluency", 2, 1, pytest.approx(5.5)),
+        ("persona_adherence", 2, 1, pytest.approx(7.5)),
+    ]
+    # 0.61 > 0.6 fails; exactly 0.6 does not
+    assert (report.similarity_failures, report.similarity_checked) == (1, 2)
+    assert report.mean_total_score == pytest.approx(13.0)
+    assert "similarity failures: 1/2" in repr(report)
 
 
 # ---------------------------------------------------------------------------

@@ -328,6 +328,38 @@ def test_diversity_with_one_speaker_is_absent() -> None:
     assert m["status"] == "N/A"
 
 
+def test_reviewer_diversity_labels_decide_a_speaker_and_are_counted() -> None:
+    # Issue 23 item 10: the rubric's manual check ("could I identify this agent by their
+    # language style?") as a reviewer label per player, over the similarity measure.
+    twins = [(1, "Cole", "abcdef"), (1, "Dune", "abcdeg")]  # 0.8 alike: neither unique
+    d = game([*twins, (1, "Eve", "qrstuv")])
+    assert metric(d, "personality_diversity")["score"] == pytest.approx(1 / 3)
+    labels = pl.DataFrame(
+        [
+            {"game_id": GID, "kind": "diversity", "item_id": "Cole", "label": True},
+            {"game_id": GID, "kind": "diversity", "item_id": "Eve", "label": True},  # same
+        ],
+        schema=DISCUSSION_LABELS_SCHEMA,
+    )
+    m = metric(d, "personality_diversity", labels=labels)
+    assert m["score"] == pytest.approx(2 / 3)
+    assert m["status"] == "PASS"
+    assert m["detail"] == "2/3 speakers unique (max similarity 0.8); 1 decided by a reviewer"
+    card = score_discussion(d, labels=labels).scorecards[0]
+    assert card.meta["labels_overridden"]["diversity"] == 1
+    assert "reviewer labels overrode 1 speaker(s)' personality diversity" in card.warnings
+
+
+def test_fascinating_sign_off_is_read_from_the_labels() -> None:
+    d = game([(1, "Ash", "Hello.")])
+    assert score_discussion(d).scorecards[0].meta["signed_off"] is None
+    labels = pl.DataFrame(
+        [{"game_id": GID, "kind": "fascinating", "item_id": "game", "label": True}],
+        schema=DISCUSSION_LABELS_SCHEMA,
+    )
+    assert score_discussion(d, labels=labels).scorecards[0].meta["signed_off"] is True
+
+
 # --- 6. anti-repetition (>= 0.90) --------------------------------------------------------
 
 ELEVEN = "one two three four five six seven eight nine ten eleven"

@@ -936,6 +936,20 @@ def _apply_labels(
     return out, counts
 
 
+def _signoffs(labels: pl.DataFrame | None) -> pl.DataFrame:
+    """Per game, the reviewer's "fascinating to watch" sign-off (label kind
+    ``fascinating``, item ``game``): True / False as labelled; no row when none."""
+    schema = {"game_id": pl.String(), "signed_off": pl.Boolean()}
+    if labels is None or labels.height == 0:
+        return pl.DataFrame(schema=schema)
+    return (
+        labels.filter((pl.col("kind") == "fascinating") & (pl.col("item_id") == "game"))
+        .unique(["game_id"], keep="last", maintain_order=True)
+        .select("game_id", pl.col("label").alias("signed_off"))
+        .cast(schema)  # type: ignore[arg-type]
+    )
+
+
 def score_discussion(
     discussion: Discussion,
     *,
@@ -953,8 +967,12 @@ def score_discussion(
         spec: the rubric data; rubric 1.1.0 by default.
         labels: reviewer labels (game_id, kind, item_id, label) over the automatic ones:
             kind ``memory`` (item = reference id; True = accurate), ``strategic`` (item
-            = message id; True = strategic), ``role`` (True = role-consistent). When not
-            given and ``ratings`` is also a label source (the ratings store), its labels.
+            = message id; True = strategic), ``role`` (True = role-consistent),
+            ``diversity`` (item = player name; True = a reviewer can tell the player
+            apart by style, over the similarity measure), ``fascinating`` (item
+            ``game``; the "fascinating to watch" sign-off the success check needs).
+            When not given and ``ratings`` is also a label source (the ratings store),
+            its labels.
         require_cost: a game whose cost is unknown (the database forms record none)
             FAILs; by default its cost is shown as unknown and does not decide.
 
@@ -1003,16 +1021,19 @@ def score_discussion(
         (pl.col("verdict") == NEEDS_REVIEW).sum().alias("review"),
     )
     thr = spec.similarity_threshold
-    div_stats = (
+    speakers = (
         sim.group_by("game_id", "speaker")
         .agg(pl.col("similarity").max().alias("_max"))
-        .group_by("game_id")
-        .agg(
-            pl.len().alias("speakers"),
-            (pl.col("_max") < thr).sum().alias("unique"),
-            pl.col("_max").max().alias("max_similarity"),
-        )
+        .with_columns((pl.col("_max") < thr).alias("_unique"))
+        .rename({"speaker": "message_id"})  # _apply_labels keys items by message_id
     )
+    speakers, div_over = _apply_labels(speakers, labels, "diversity", "_unique", invert=False)
+    div_stats = speakers.group_by("game_id").agg(
+        pl.len().alias("speakers"),
+        pl.col("_unique").sum().alias("unique"),
+        pl.col("_max").max().alias("max_similarity"),
+    )
+    signoffs = _signoffs(labels)
     eng_stats = transcript_agreement(rating_rows).select(
         pl.col("transcript_id").alias("game_id"),
         pl.col("mean").alias("engagement"),
@@ -1027,6 +1048,8 @@ def score_discussion(
         .join(strat_over, on="game_id", how="left")
         .join(role_over, on="game_id", how="left")
         .join(mem_over, on="game_id", how="left")
+        .join(div_over, on="game_id", how="left")
+        .join(signoffs, on="game_id", how="left")
     )
     count_cols = [
         "messages",
@@ -1047,6 +1070,7 @@ def score_discussion(
         "strategic_overridden",
         "role_overridden",
         "memory_overridden",
+        "diversity_overridden",
     ]
     table = table.with_columns(pl.col(c).fill_null(0).cast(pl.Int64) for c in count_cols)
     t = spec.threshold
@@ -1145,10 +1169,13 @@ def score_discussion(
                 pl.when(c("speakers") >= 2)
                 .then(
                     pl.format(
-                        "{}/{} speakers unique (max similarity {})",
+                        "{}/{} speakers unique (max similarity {}){}",
                         s(c("unique")),
                         s(c("speakers")),
                         s(c("max_similarity").round(3)),
+                        pl.when(c("diversity_overridden") > 0)
+                        .then(pl.format("; {} decided by a reviewer", s(c("diversity_overridden"))))
+                        .otherwise(pl.lit("")),
                     )
                 )
                 .otherwise(pl.lit("N/A: fewer than 2 speakers"))
@@ -1254,6 +1281,11 @@ def _card(
         )
     if facts["memory_overridden"]:
         warnings.append(f"reviewer labels decided {facts['memory_overridden']} memory reference(s)")
+    if facts["diversity_overridden"]:
+        warnings.append(
+            f"reviewer labels overrode {facts['diversity_overridden']} speaker(s)' "
+            "personality diversity"
+        )
     cost_text = "cost unknown" if cost is None else f"${cost:.2f}"
     round_word = "round" if rounds == 1 else "rounds"
     return Scorecard(
@@ -1275,8 +1307,9 @@ def _card(
             "engagement": engagement,
             "ratings": facts["ratings"],
             "labels_overridden": {
-                k: facts[f"{k}_overridden"] for k in ("strategic", "role", "memory")
+                k: facts[f"{k}_overridden"] for k in ("strategic", "role", "memory", "diversity")
             },
+            "signed_off": facts["signed_off"],
             "thresholds": {k: spec.threshold(k) for k in METRIC_KEYS},
             "source_file": game["source_file"],
         },

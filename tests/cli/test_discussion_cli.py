@@ -75,6 +75,25 @@ def test_baseline_adds_the_comparison(
     assert comp["recommendation"] in {"keep", "revert"}
     assert len(comp["metrics"]) == 7
     assert comp["success"]["met"] is False
+    # the three sample games are one test (a batch of 3), judged on its averages
+    assert [b["games"] for b in comp["success"]["batches"]] == [
+        ["game-over-budget", "game-pass", "game-role-repetition"]
+    ]
+    assert comp["success"]["proceed"] is False
+    assert comp["success"]["proceed_reason"] == (
+        "do not proceed: no 3 consecutive passing tests yet"
+    )
+    code, out, _ = run(
+        [
+            str(folder),
+            "--baseline",
+            str(folder / "baseline"),
+            "--ratings",
+            str(folder / "ratings.csv"),
+        ],
+        capsys,
+    )
+    assert "Next iteration: do not proceed: no 3 consecutive passing tests yet" in out
 
 
 def test_table_prints_every_scorecard(

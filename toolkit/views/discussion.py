@@ -149,6 +149,7 @@ def render_discussion_text(
         said.extend(f"Warning: {w}" for w in comparison.warnings)
         if success is not None:
             said.append(f"Success check: {'met' if success.met else 'not met'} ({success.reason})")
+            said.append(f"Next iteration: {success.proceed_reason}")
         for text in said:
             lines.extend(wrap_item(text, width, bullet="  "))
         blocks.append("\n".join(lines))

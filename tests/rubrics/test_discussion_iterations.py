@@ -65,7 +65,8 @@ def test_means_deltas_lowest_and_keep() -> None:
     assert eng["delta"] == pytest.approx(1.0)
     # strategic depth 0.55 / 0.60 = 0.917 is the lowest relative to its threshold.
     assert comp.lowest == "strategic_depth"
-    assert comp.advice == DEFAULT_DISCUSSION_SPEC.metrics["strategic_depth"].advice
+    assert comp.advice == DEFAULT_DISCUSSION_SPEC.metrics["strategic_depth"].guidance
+    assert "raise the temperature" in comp.advice  # the guide's fixes come with it
     assert comp.recommendation == "keep"
     assert comp.warnings == ()
 

@@ -271,6 +271,8 @@ RUBRIC_ROLE_EXAMPLES = [
     ("I think Eve is Mafia because she dodged every question.", False, False),
     ("Why did you vote for Eve?", False, False),
     ("I trust Dune's reasoning.", False, False),
+    # A question deflecting is still a deflection.
+    ("Why are you looking at me?", False, True),
 ]
 
 

@@ -279,7 +279,8 @@ def role_evidence(
 
     A stated absence of a reason (``spec.role.no_reason``: "we don't have solid
     evidence") is not a reason; with ``spec.role.questions_in_role`` a Villager's
-    questions are left out of the Villager cues (questioning suspects is in role).
+    questions are left out of the accusation cues (questioning a suspect, "Why did you
+    vote for Y?", is in role; "Why are you looking at me?" still deflects).
 
     Returns:
         messages with ``role`` (from players), ``role_break`` and ``role_break_reason``.
@@ -356,8 +357,8 @@ def role_evidence(
         .with_columns(
             _cues("text", cues.mafia_over_certainty).alias("_certain"),
             _cues("text", cues.mafia_reveal).alias("_reveal"),
-            _cues("_vtext", cues.deflection).alias("_deflect"),
-            _cues("_vtext", cues.defence).alias("_defend"),
+            _cues("text", cues.deflection).alias("_deflect"),
+            _cues("text", cues.defence).alias("_defend"),
             _cues("_vtext", cues.accusation).alias("_accuse"),
             _cues("_rtext", cues.reason).alias("_reason"),
         )

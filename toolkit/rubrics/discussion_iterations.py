@@ -94,7 +94,7 @@ class Comparison(Shows):
             candidate_mean, delta, baseline_n, candidate_n), in rubric order.
         baseline_passed / candidate_passed: mean number of metrics passed per game.
         lowest: the candidate's weakest metric (lowest mean relative to its threshold).
-        advice: the rubric's troubleshooting advice for ``lowest``.
+        advice: the rubric's troubleshooting advice for ``lowest``, with its fixes to try.
         recommendation: ``keep`` or ``revert``.
         reason: why.
         warnings: e.g. a baseline smaller than the rubric's baseline size.
@@ -193,7 +193,7 @@ def compare(
     advice: str | None = None
     if ranked.height:
         lowest = str(ranked.sort("_ratio", maintain_order=True)["key"][0])
-        advice = spec.metrics[lowest].advice
+        advice = spec.metrics[lowest].guidance
     bp, cp = _passed_mean(base), _passed_mean(cand)
     rel = metrics.drop_nulls("delta").select((pl.col("delta") / pl.col("threshold")).sum())
     rel_sum = float(rel.item()) if rel.height else 0.0

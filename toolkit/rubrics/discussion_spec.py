@@ -57,6 +57,13 @@ class Metric(_Part):
     advice: str
     fixes: tuple[str, ...] = ()
 
+    @property
+    def guidance(self) -> str:
+        """The advice followed by the fixes to try, as one line of text."""
+        if not self.fixes:
+            return self.advice
+        return f"{self.advice} Fixes to try: {'; '.join(self.fixes)}."
+
 
 class MemoryCues(_Part):
     """How references to past events are found and checked (metric 1).
@@ -82,8 +89,9 @@ class RoleCues(_Part):
     ``no_reason`` are regular expressions (case-insensitive) of a stated *absence* of a
     reason ("we don't have solid evidence", "without explanation"): they are removed
     before reason cues are looked for. With ``questions_in_role`` a Villager's question
-    ("Why did you vote for Y?") is questioning a suspect, never a break: question
-    sentences are left out of the Villager cues.
+    ("Why did you vote for Y?") is questioning a suspect, not an accusation: question
+    sentences are left out of the accusation cues (deflection and defence cues still
+    read them: "Why are you looking at me?" deflects).
     """
 
     mafia_over_certainty: tuple[str, ...]

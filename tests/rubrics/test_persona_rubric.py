@@ -216,20 +216,22 @@ def test_false_precondition_scores_9_without_asking_the_judge(tmp_path: Path) ->
     judge = DictJudge({"early-late": 4, "anti": 2, "plain": 3})
     result = tk.score_persona(run, props, judge)
     asked = [(r.proposition_id, r.subject) for call in judge.calls for r in call]
-    # Rosa spoke twice: everything judged; Tomas once: only 'plain' is asked
-    assert sorted(asked) == sorted(
-        [("early-late", "rosa"), ("anti", "rosa"), ("plain", "rosa"), ("plain", "tomas")]
-    )
+    # Rosa spoke twice: everything judged; Tomas once: nothing is asked (consistency is
+    # judged on pairs of an earlier and a recent message, and he has no earlier one)
+    assert sorted(asked) == sorted([("early-late", "rosa"), ("anti", "rosa"), ("plain", "rosa")])
     tomas = result.scores.filter(pl.col("agent_id") == "tomas").sort("proposition")
     assert tomas.select("proposition", "source", "raw", "score").rows() == [
         ("anti", "precondition", 9, 9.0),  # trivially true: 9, not inverted to 0
         ("early-late", "precondition", 9, 9.0),
-        ("plain", "judge", 3, 3.0),
+        ("plain", "absent", None, None),
     ]
     assert tomas["reasoning"][0] == "precondition 'agent_spoke_twice' not met: trivially true (9)"
+    assert tomas["absent_reason"][2] == (
+        "1 message by Tomas in this window: no earlier message to compare with"
+    )
     # Rosa: (4 + (9-2) + 3) / 3
     assert dim_row(result, "rosa", "consistency")["score"] == pytest.approx(14 / 3)
-    assert dim_row(result, "tomas", "consistency")["score"] == pytest.approx(21 / 3)
+    assert dim_row(result, "tomas", "consistency")["score"] == pytest.approx(18 / 2)
     assert "(2 precondition not met: 9)" in result.scorecards["tomas"].dimensions["detail"][0]
 
 
@@ -360,6 +362,86 @@ def test_file_setting_only_first_n_gets_the_default_last_100(tmp_path: Path) -> 
     lines = judge.calls[0][0].trajectory.splitlines()
     assert lines[:3] == ["Rosa acts: m1", "Rosa acts: m2", "(... 28 entries omitted ...)"]
     assert len(lines) == 103
+
+
+# Issue 23 item 17: what each dimension's judge sees, as the-office's scorers send it.
+
+
+def test_consistency_is_judged_on_pairs_of_earlier_and_recent_messages(tmp_path: Path) -> None:
+    run = make_run(tmp_path, [msg(i, "rosa", f"m{i}") for i in range(1, 6)])
+    body = prop_file("consistency", [("c", 1, False)], include_personas=False)
+    judge = DictJudge({"c": 8})
+    tk.score_persona(run, make_props(tmp_path, {"consistency/_default.yaml": body}), judge)
+    (request,) = [r for call in judge.calls for r in call]
+    # five messages: m1, m2 are history, m4, m5 current (m3, the middle, in neither)
+    assert request.trajectory == (
+        "Pair 1 of 2:\n[Earlier message] Rosa acts: m1\n[Recent message] Rosa acts: m4\n"
+        "Pair 2 of 2:\n[Earlier message] Rosa acts: m2\n[Recent message] Rosa acts: m5"
+    )
+    assert request.evidence is None
+
+
+def test_consistency_keeps_the_last_pairs_up_to_the_rubrics_count(tmp_path: Path) -> None:
+    run = make_run(tmp_path, [msg(i, "rosa", f"m{i}") for i in range(1, 9)])
+    body = prop_file("consistency", [("c", 1, False)])
+    judge = DictJudge({"c": 8})
+    rubric = tk.load_persona_rubric({"version": "1.1-two-pairs", "consistency_pairs": 2})
+    props = make_props(tmp_path, {"consistency/_default.yaml": body})
+    tk.score_persona(run, props, judge, rubric=rubric)
+    lines = judge.calls[0][0].trajectory.splitlines()
+    assert lines[1:3] == ["[Earlier message] Rosa acts: m3", "[Recent message] Rosa acts: m7"]
+    assert lines[-1] == "[Recent message] Rosa acts: m8"
+
+
+def test_fluency_judge_gets_the_agents_ngram_repetition(tmp_path: Path) -> None:
+    # Rosa: "a b c a b c" -> 3-grams abc bca cab abc: 1 - 3/4 = 0.25; 5-grams abcab
+    # bcabc: none repeats, 0.00. "x y" holds no 3-gram.
+    run = make_run(tmp_path, [msg(1, "rosa", "a b c a b c"), msg(2, "rosa", "x y")])
+    body = prop_file("fluency", [("f", 1, False)])
+    judge = DictJudge({"f": 6})
+    tk.score_persona(run, make_props(tmp_path, {"fluency/_default.yaml": body}), judge)
+    (request,) = [r for call in judge.calls for r in call]
+    assert request.evidence == (
+        "N-gram repetition over Rosa's 2 message(s) in this window (share of word n-grams "
+        "that repeat an earlier one; 0 = none repeats): 3-gram repetition 0.25, "
+        "5-gram repetition 0.00."
+    )
+    assert request.trajectory == "Rosa acts: a b c a b c\nRosa acts: x y"
+
+
+def test_convergence_judge_gets_vocabulary_statistics(tmp_path: Path) -> None:
+    # Rosa: "bread and jam" + "bread" = 4 words, 3 distinct; Tomas: "jam and tea", 3
+    # words, 3 distinct; shared {and, jam} of union {bread, and, jam, tea}: 0.50
+    run = make_run(
+        tmp_path,
+        [msg(1, "rosa", "bread and jam"), msg(2, "tomas", "jam and tea"), msg(3, "rosa", "bread")],
+    )
+    body = prop_file("convergence", [("v", 1, False)], target_type="environment")
+    body = body.replace('"{{agent_name}} does v"', '"voices stay distinct"')
+    judge = DictJudge({"v": 7})
+    tk.score_persona(run, make_props(tmp_path, {"convergence/_default.yaml": body}), judge)
+    (request,) = [r for call in judge.calls for r in call]
+    assert request.evidence == (
+        "Vocabulary per agent in this window:\n"
+        "Rosa: 4 words, 3 distinct (type-token ratio 0.75), 2.0 words per message\n"
+        "Tomas: 3 words, 3 distinct (type-token ratio 1.00), 3.0 words per message\n"
+        "Vocabulary shared between agents (Jaccard of distinct words, 1 = same):\n"
+        "Rosa / Tomas: 0.50"
+    )
+
+
+def test_rubric_1_0_sends_the_trajectory_alone(tmp_path: Path) -> None:
+    run = make_run(tmp_path, [msg(1, "rosa", "a b c a b c"), msg(2, "rosa", "x y")])
+    files = {
+        "fluency/_default.yaml": prop_file("fluency", [("f", 1, False)]),
+        "consistency/_default.yaml": prop_file("consistency", [("c", 1, False)]),
+    }
+    judge = DictJudge({"f": 6, "c": 6})
+    old = tk.load_persona_rubric({"version": "1.0"})
+    tk.score_persona(run, make_props(tmp_path, files), judge, rubric=old)
+    requests = [r for call in judge.calls for r in call]
+    assert {r.evidence for r in requests} == {None}
+    assert {r.trajectory for r in requests} == {"Rosa acts: a b c a b c\nRosa acts: x y"}
 
 
 def test_claim_variable_without_value_is_an_error(tmp_path: Path) -> None:
@@ -731,7 +813,11 @@ def test_real_proposition_files_score_end_to_end(real_runs: Path, tmp_path: Path
     ]
     run = make_run(
         tmp_path,
-        [msg(1, "michael", "Welcome, family!"), msg(2, "dwight", "Fact: bears eat beets.")],
+        [
+            msg(1, "michael", "Welcome, family!"),
+            msg(2, "dwight", "Fact: bears eat beets."),
+            msg(3, "michael", "That's what she said."),  # a second: consistency has a pair
+        ],
         personas,
     )
     props = tk.load_propositions(real_runs / "persona" / "the-office" / "propositions")
@@ -757,6 +843,16 @@ def test_real_proposition_files_score_end_to_end(real_runs: Path, tmp_path: Path
     sent = {r.proposition_id: r for call in judge.calls for r in call if r.subject == "michael"}
     assert sent["adheres-to-persona"].persona == "Regional manager."
     assert sent["consistent-tone"].persona is None  # consistency: include_personas false
+    assert sent["consistent-tone"].trajectory == (
+        "Pair 1 of 1:\n[Earlier message] Michael acts: Welcome, family!\n"
+        "[Recent message] Michael acts: That's what she said."
+    )
+    assert sent["adheres-to-persona"].evidence is None
+    # Dwight spoke once: his consistency is absent, not judged on a single message
+    dwight = result.scores.filter(
+        (pl.col("agent_id") == "dwight") & (pl.col("dimension") == "consistency")
+    )
+    assert set(dwight["source"]) == {"absent"}
     env = {r.proposition_id: r for call in judge.calls for r in call if r.subject == "environment"}
     assert env["enumerate-ideas"].kind == "count"
     assert dim_row(result, None, "ideas_quantity")["score"] == 7.0

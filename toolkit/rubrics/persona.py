@@ -48,10 +48,26 @@ from toolkit.load.persona import (
     render_claim,
 )
 from toolkit.rubrics._spec import RubricSpec, load_spec
-from toolkit.rubrics.persona_evidence import PersonaEvidence, persona_evidence
+from toolkit.rubrics.persona_evidence import (
+    PersonaEvidence,
+    message_pairs,
+    ngram_evidence,
+    persona_evidence,
+    vocabulary_evidence,
+)
 from toolkit.scorecard import FAIL, NA, OK, WARN, Dimension, Scorecard
 
 ENVIRONMENT = "environment"
+
+
+JudgeEvidence = Literal["pairs", "ngrams", "vocabulary"]
+#: the-office's scorers: consistency on message pairs, fluency with n-gram statistics,
+#: convergence with vocabulary statistics.
+_JUDGE_EVIDENCE: dict[str, JudgeEvidence] = {
+    "consistency": "pairs",
+    "fluency": "ngrams",
+    "convergence": "vocabulary",
+}
 
 
 class PersonaRubric(RubricSpec):
@@ -63,6 +79,13 @@ class PersonaRubric(RubricSpec):
     #: defaults: the first 10 and the last 100 entries); ``None``: no limit.
     default_first_n: int | None = Field(default=10, ge=0)
     default_last_n: int | None = Field(default=100, ge=0)
+    #: what a dimension's judge sees besides (or instead of) the trajectory: ``pairs``
+    #: (pairs of an earlier and a recent message of the agent, instead of the
+    #: trajectory), ``ngrams`` (n-gram repetition of the agent's messages) or
+    #: ``vocabulary`` (each agent's vocabulary and the vocabulary shared between them).
+    judge_evidence: dict[str, JudgeEvidence] = Field(default_factory=lambda: dict(_JUDGE_EVIDENCE))
+    #: consistency: at most this many pairs of earlier and recent messages.
+    consistency_pairs: int = Field(default=10, ge=1)
     #: a hard-mode proposition scoring below 9 is multiplied by this.
     hard_multiplier: float = Field(default=0.8, gt=0.0, le=1.0)
     #: a dimension more than this below its baseline is a regression.
@@ -94,8 +117,11 @@ class PersonaRubric(RubricSpec):
 
 
 DEFAULT_PERSONA_RUBRIC = PersonaRubric()
-#: Rubric 1.0: a file without a window judged the whole trajectory.
-PERSONA_RUBRIC_1_0 = PersonaRubric(version="1.0", default_first_n=None, default_last_n=None)
+#: Rubric 1.0: a file without a window judged the whole trajectory; every dimension's
+#: judge saw the trajectory alone.
+PERSONA_RUBRIC_1_0 = PersonaRubric(
+    version="1.0", default_first_n=None, default_last_n=None, judge_evidence={}
+)
 PUBLISHED_PERSONA_RUBRICS: dict[str, PersonaRubric] = {
     "1.0": PERSONA_RUBRIC_1_0,
     "1.1": DEFAULT_PERSONA_RUBRIC,
@@ -392,6 +418,17 @@ def _file_rows(
         acts = acts.filter(pl.col("agent_id") == agent_id)
     persona = run.persona_of(agent_id) if (agent_id is not None and spec.include_personas) else None
     values, reasons = _variables(run, shown, agent_id)
+    evidence: str | None = None
+    no_pairs = False
+    how = rubric.judge_evidence.get(dimension)
+    if how == "pairs" and agent_id is not None:
+        pairs = message_pairs(acts, name, rubric.consistency_pairs)
+        no_pairs = pairs is None
+        trajectory = pairs or trajectory
+    elif how == "ngrams" and agent_id is not None:
+        evidence = ngram_evidence(acts, name)
+    elif how == "vocabulary":
+        evidence = vocabulary_evidence(shown.filter(pl.col("kind") == "action"))
     out: list[dict[str, Any]] = []
     for i, prop in enumerate(spec.propositions):
         row: dict[str, Any] = {
@@ -430,6 +467,11 @@ def _file_rows(
                     reasoning=f"precondition {prop.precondition!r} not met: trivially true (9)",
                 )
                 continue
+        if no_pairs:
+            row["absent_reason"] = (
+                f"1 message by {name} in this window: no earlier message to compare with"
+            )
+            continue
         request = JudgeRequest(
             proposition_id=prop.id,
             dimension=dimension,
@@ -438,6 +480,7 @@ def _file_rows(
             trajectory=trajectory,
             persona=persona,
             kind=kind,
+            evidence=evidence,
         )
         pending.append(_Pending(row, request))
     if agent_id is not None and agent_id not in speakers and window == 0:
@@ -458,10 +501,16 @@ def _ask(
 ) -> JudgeUsage:
     """Batch the pending requests (same window, trajectory, persona, kind), run the
     batches (concurrently, under the cost cap), fill each row, and account for it."""
-    groups: dict[tuple[int, str, str | None, str], list[_Pending]] = {}
+    groups: dict[tuple[int, str, str | None, str, str | None], list[_Pending]] = {}
     for item in pending:
         request = item.request
-        key = (item.row["window"], request.trajectory, request.persona, request.kind)
+        key = (
+            item.row["window"],
+            request.trajectory,
+            request.persona,
+            request.kind,
+            request.evidence,
+        )
         groups.setdefault(key, []).append(item)
     chunks = [
         items[start : start + rubric.batch_size]

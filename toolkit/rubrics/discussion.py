@@ -345,21 +345,21 @@ def role_evidence(
         ),
     ]
     reasons = pl.concat_list([p.fill_null(pl.lit(None)) for p in parts]).list.drop_nulls()
-    villager_text = pl.col("text")
+    accusation_text = pl.col("text")
     if cues.questions_in_role:
-        villager_text = villager_text.str.replace_all(r"[^.!?\n]*\?", " ")
+        accusation_text = accusation_text.str.replace_all(r"[^.!?\n]*\?", " ")
     reason_text = pl.col("text")
     if cues.no_reason:
         absent = "(?i)(?:" + "|".join(f"(?:{p})" for p in cues.no_reason) + ")"
         reason_text = reason_text.str.replace_all(absent, " ")
     return (
-        framed.with_columns(villager_text.alias("_vtext"), reason_text.alias("_rtext"))
+        framed.with_columns(accusation_text.alias("_atext"), reason_text.alias("_rtext"))
         .with_columns(
             _cues("text", cues.mafia_over_certainty).alias("_certain"),
             _cues("text", cues.mafia_reveal).alias("_reveal"),
             _cues("text", cues.deflection).alias("_deflect"),
             _cues("text", cues.defence).alias("_defend"),
-            _cues("_vtext", cues.accusation).alias("_accuse"),
+            _cues("_atext", cues.accusation).alias("_accuse"),
             _cues("_rtext", cues.reason).alias("_reason"),
         )
         .with_columns(reasons.alias("_breaks"))
@@ -379,7 +379,7 @@ def role_evidence(
             .alias("role_break")
         )
         .drop("_certain", "_reveal", "_deflect", "_defend", "_accuse", "_reason", "_breaks")
-        .drop("_vtext", "_rtext")
+        .drop("_atext", "_rtext")
         .drop("_accused_partners")
     )
 

@@ -305,7 +305,17 @@ PERSONA_VOCAB_OVERLAP_SCHEMA: dict[str, pl.DataType] = {
 }
 
 CORRECTION_OUTCOME = pl.Enum(
-    ["passed", "corrected", "passed_after_retry", "forced_through", "timeout_pass_through"]
+    [
+        "passed",
+        "corrected",
+        "passed_after_retry",
+        "forced_through",
+        "timeout_pass_through",
+        # the-office's correction pipeline
+        "regeneration_requested",
+        "regeneration_success",
+        "direct_correction_success",
+    ]
 )
 
 #: Action-gate correction log: one row per (action, attempt, dimension).
@@ -316,7 +326,10 @@ CORRECTION_LOG_SCHEMA: dict[str, pl.DataType] = {
     "outcome": CORRECTION_OUTCOME,
     "dimension": pl.String(),
     "score": pl.Float64(),
+    "reasoning": pl.String(),
+    "passed": pl.Boolean(),
     "similarity": pl.Float64(),
+    "total_score": pl.Float64(),
     "line": pl.Int64(),
 }
 

@@ -528,8 +528,14 @@ class ScriptedJudge:
                 f"{k} of {len(pool)} messages by {name} are in their own voice.",
             )
         if pid in {"same-register", "same-habits", "same-stance"}:
-            half = n // 2
-            early, late = _share(texts[:half], in_voice), _share(texts[half:], in_voice)
+            # consistency is judged on pairs of an earlier and a recent message
+            earlier = [
+                ln.split(" acts: ", 1)[1] for ln in lines if ln.startswith("[Earlier message] ")
+            ]
+            recent = [
+                ln.split(" acts: ", 1)[1] for ln in lines if ln.startswith("[Recent message] ")
+            ]
+            early, late = _share(earlier, in_voice), _share(recent, in_voice)
             value = 9 - round(9 * abs(early - late))
             return JudgeResult(
                 value,

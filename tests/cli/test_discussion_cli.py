@@ -35,7 +35,7 @@ def test_json_follows_the_issue_shape(
     assert code == 0
     doc = json.loads(out)
     assert list(doc) == ["rubric_version", "games", "comparison"]
-    assert doc["rubric_version"] == "1.0.0"
+    assert doc["rubric_version"] == "1.1.0"
     assert doc["comparison"] is None
     (game,) = doc["games"]
     assert list(game) == ["game_id", "verdict", "reasons", "passed_count", "cost", "metrics"]
@@ -75,6 +75,25 @@ def test_baseline_adds_the_comparison(
     assert comp["recommendation"] in {"keep", "revert"}
     assert len(comp["metrics"]) == 7
     assert comp["success"]["met"] is False
+    # the three sample games are one test (a batch of 3), judged on its averages
+    assert [b["games"] for b in comp["success"]["batches"]] == [
+        ["game-over-budget", "game-pass", "game-role-repetition"]
+    ]
+    assert comp["success"]["proceed"] is False
+    assert comp["success"]["proceed_reason"] == (
+        "do not proceed: no 3 consecutive passing tests yet"
+    )
+    code, out, _ = run(
+        [
+            str(folder),
+            "--baseline",
+            str(folder / "baseline"),
+            "--ratings",
+            str(folder / "ratings.csv"),
+        ],
+        capsys,
+    )
+    assert "Next iteration: do not proceed: no 3 consecutive passing tests yet" in out
 
 
 def test_table_prints_every_scorecard(
@@ -147,3 +166,23 @@ def test_json_mode_sends_lenient_reading_warnings_to_stderr(
     assert err.startswith("toolkit discussion: warning: ")
     assert "holds no cost" in err
     assert err.count("\n") == 1  # said once, not once per game
+
+
+def test_unknown_cost_is_shown_and_fails_only_with_require_cost(
+    real_runs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 23 item 6: the real 2L export records no cost; the big game waits for its
+    # rating instead of failing on a budget it cannot be over.
+    export = str(real_runs / "discussions" / "2l-ai-mafia" / "data-backup.json")
+    code, out, _ = run([export, "--format", "json"], capsys)
+    assert code == 0
+    games = {g["game_id"]: g for g in json.loads(out)["games"]}
+    big = games["cmgo31art0000d036btjje97q"]
+    assert big["cost"] is None
+    assert big["verdict"] == "PENDING_RATING"
+    assert "cost unknown: the $3.00 budget not checked" in big["reasons"]
+    code, out, _ = run([export, "--format", "json", "--require-cost"], capsys)
+    assert code == 0
+    verdicts = {g["game_id"]: g["verdict"] for g in json.loads(out)["games"]}
+    assert set(verdicts.values()) == {"FAIL"}
+    assert len(verdicts) == 9

@@ -113,7 +113,7 @@ def test_write_saves_the_scorecard_beside_the_transcript(
     (game,) = json.loads(printed)["games"]
     assert doc == {
         "rubric": "discussion",
-        "rubric_version": "1.0.0",
+        "rubric_version": "1.1.0",
         "source_file": str(source),
         **game,
     }
@@ -228,10 +228,38 @@ def test_single_game_text_ends_with_advice_for_each_failed_metric(
     assert len(failed) >= 2  # this sample fails several metrics
     code, out, _ = run([source], capsys)
     assert code == 0
-    by_name = {m.name: m.advice for m in DEFAULT_DISCUSSION_SPEC.metrics.values()}
-    expected = [f"Advice: {name}: {by_name[name]}" for name in failed]
+    by_name = {m.name: m for m in DEFAULT_DISCUSSION_SPEC.metrics.values()}
+    expected = [
+        f"Advice: {name}: {by_name[name].advice} Fixes to try: {'; '.join(by_name[name].fixes)}."
+        for name in failed
+    ]
     assert out.rstrip("\n").splitlines()[-len(expected) :] == expected
     assert out.count("Advice: ") == len(expected)
+
+
+def test_advice_names_the_troubleshooting_guides_fixes(
+    games: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 23 item 13: the guide's specific fixes (how much context, the temperature,
+    # how far to prune, shuffling turns) are in the advice lines, as rubric data.
+    _, out, _ = run([str(games / "game-role-repetition.json")], capsys)
+    line = next(x for x in out.splitlines() if x.startswith("Advice: Anti-repetition:"))
+    assert "prune the context to the last 20-30 messages" in line
+    assert "shuffle the speaking order between rounds" in line
+
+
+def test_fixes_are_rubric_data_a_team_can_edit(
+    games: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rubric = tmp_path / "rubric.yaml"
+    rubric.write_text(
+        'version: "1.1.1-team"\n'
+        "metrics:\n  anti_repetition:\n    fixes: [use a repetition penalty of 1.2]\n",
+        encoding="utf-8",
+    )
+    _, out, _ = run([str(games / "game-role-repetition.json"), "--rubric", str(rubric)], capsys)
+    line = next(x for x in out.splitlines() if x.startswith("Advice: Anti-repetition:"))
+    assert line.endswith("Fixes to try: use a repetition penalty of 1.2.")
 
 
 def test_no_advice_when_nothing_failed(games: Path, capsys: pytest.CaptureFixture[str]) -> None:

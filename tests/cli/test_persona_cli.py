@@ -74,7 +74,7 @@ def test_json_format(capsys: pytest.CaptureFixture[str]) -> None:
         "radio-week2/lenny",
         "radio-week2/environment",
     ]
-    assert all(c["rubric_version"] == "1.0" for c in data["scorecards"])
+    assert all(c["rubric_version"] == "1.1" for c in data["scorecards"])
     assert len(data["table"]) == 20
     lenny = next(e for e in data["evidence"] if e["agent_id"] == "lenny")
     assert lenny["flagged_similar_messages"] >= 2
@@ -175,3 +175,41 @@ def test_double_check_needs_double_check_recordings(capsys: pytest.CaptureFixtur
     code, _, err = run_cli([str(WEEK1), *COMMON, "--double-check"], capsys)
     assert code == 2
     assert "double-check" in err
+
+
+def test_agents_flag_scores_only_the_named_agents(capsys: pytest.CaptureFixture[str]) -> None:
+    # Issue 23 item 16: `toolkit persona --agents michael,dwight` scores only those agents.
+    code, out, _ = run_cli(
+        [
+            str(WEEK2),
+            *COMMON,
+            "--baseline",
+            str(FOLDER / "baselines"),
+            "--agents",
+            "priya,Otis",  # an id and a display name
+            "--format",
+            "json",
+        ],
+        capsys,
+    )
+    data = json.loads(out)
+    assert [c["subject"] for c in data["scorecards"]] == [
+        "radio-week2/priya",
+        "radio-week2/otis",
+        "radio-week2/environment",
+    ]
+    assert {r["agent_id"] for r in data["table"]} == {"priya", "otis"}
+    assert {e["agent_id"] for e in data["evidence"]} == {"priya", "otis"}
+    # lenny's regressions are not this run's business any more; the shared convergence is
+    assert all(r["agent_id"] in {"priya", "otis", None} for r in data["regressions"])
+    assert not any("lenny" in w for w in data["warnings"])
+    assert code == (1 if data["regressions"] else 0)
+
+
+def test_agents_flag_with_an_unknown_agent_exits_2_naming_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, _, err = run_cli([str(WEEK2), *COMMON, "--agents", "priya,michael"], capsys)
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1
+    assert "agents" in err and "michael" in err

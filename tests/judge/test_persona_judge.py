@@ -67,6 +67,32 @@ def test_request_key_is_stable_and_covers_every_input() -> None:
     assert REQ.key(double_check=True) != key
 
 
+def test_evidence_is_in_the_key_and_a_request_without_it_keeps_its_old_key() -> None:
+    # Recorded cassettes stay valid for requests without evidence: the key of such a
+    # request is the hash of the fields it had before evidence existed.
+    import hashlib
+
+    old = {k: v for k, v in REQ.__dict__.items() if k != "evidence"} | {"double_check": False}
+    blob = json.dumps(old, sort_keys=True, ensure_ascii=False).encode("utf-8")
+    assert REQ.key() == hashlib.sha256(blob).hexdigest()[:32]
+    with_evidence = JudgeRequest(**{**REQ.__dict__, "evidence": "3-gram repetition 0.25"})
+    assert with_evidence.key() != REQ.key()
+
+
+def test_prompt_gives_the_supplementary_evidence_after_the_trajectory() -> None:
+    req = JudgeRequest(**{**REQ.__dict__, "evidence": "3-gram repetition 0.25"})
+    _, user = build_prompt([req])
+    assert (
+        "TRAJECTORY:\nRosa acts: Bread!\n--> Rosa: Tomas: Coffee.\n\n"
+        "SUPPLEMENTARY EVIDENCE (computed from the messages, not a judgement):\n"
+        "3-gram repetition 0.25\n\nReply with"
+    ) in user
+    second = JudgeRequest(**{**req.__dict__, "proposition_id": "p2", "claim": "Rosa is calm"})
+    _, batch = build_prompt([req, second])
+    assert batch.count("3-gram repetition 0.25") == 1
+    assert "SUPPLEMENTARY" not in build_prompt([REQ])[1]
+
+
 def test_prompt_carries_bands_missing_data_rule_and_persona() -> None:
     system, user = build_prompt([REQ])
     assert "0: the claim is certainly false" in system

@@ -468,6 +468,42 @@ def test_correction_log_is_one_row_per_attempt_and_dimension(tmp_path: Path) -> 
     ]
 
 
+def test_correction_log_in_the_table_shape_is_read_whole(tmp_path: Path) -> None:
+    # Issue 23 item 15: the-office's table shape (dimension_scores with score and
+    # reasoning, similarity_score, total_score) was read as an attempt with no scores.
+    rows = [
+        {"agent_id": "dwight", "attempt_number": 1, "outcome": "regeneration_requested",
+         "dimension_scores": [
+             {"dimension": "persona_adherence", "score": 4, "reasoning": "too casual",
+              "passed": False, "threshold": 7},
+             {"dimension": "fluency", "score": 8, "reasoning": "varied", "passed": True},
+         ],
+         "similarity_score": 0.72, "total_score": 12, "stage": "original"},
+        {"agentId": "dwight", "attemptNumber": 2, "outcome": "regeneration_success",
+         "dimensionScores": {"persona_adherence": {"score": 8, "reasoning": "beets"},
+                             "fluency": 7},
+         "similarityScore": 0.3, "totalScore": 15},
+    ]  # fmt: skip
+    log = tk.load_correction_log(write_lines(tmp_path / "gate.jsonl", rows))
+    assert log.schema == pl.Schema(CORRECTION_LOG_SCHEMA)
+    assert log.select(
+        "attempt", "outcome", "dimension", "score", "reasoning", "passed", "similarity",
+        "total_score",
+    ).rows() == [
+        (1, "regeneration_requested", "persona_adherence", 4.0, "too casual", False, 0.72, 12.0),
+        (1, "regeneration_requested", "fluency", 8.0, "varied", True, 0.72, 12.0),
+        (2, "regeneration_success", "persona_adherence", 8.0, "beets", None, 0.3, 15.0),
+        (2, "regeneration_success", "fluency", 7.0, None, None, 0.3, 15.0),
+    ]  # fmt: skip
+
+
+def test_correction_log_table_shape_out_of_scale_names_the_dimension(tmp_path: Path) -> None:
+    rows = [{"agent_id": "a", "attempt": 1, "outcome": "passed",
+             "dimension_scores": {"fluency": 12}}]  # fmt: skip
+    with pytest.raises(tk.InputError, match=r"gate.jsonl:1: dimension_scores.fluency=12"):
+        tk.load_correction_log(write_lines(tmp_path / "gate.jsonl", rows))
+
+
 def test_correction_log_bad_outcome_names_line_and_value(tmp_path: Path) -> None:
     rows = [{"agent_id": "a", "attempt": 1, "outcome": "maybe"}]
     with pytest.raises(tk.InputError, match=r"gate.jsonl:1: outcome='maybe'"):

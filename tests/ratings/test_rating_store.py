@@ -51,7 +51,7 @@ def _run_child(code: str) -> subprocess.Popen[str]:
 
 def test_a_new_store_is_at_the_latest_schema_in_wal_mode_and_marked(tmp_path: Path) -> None:
     store = RatingStore(tmp_path / "sub" / "r.db")
-    assert store.schema_version == SCHEMA_VERSION == 2
+    assert store.schema_version == SCHEMA_VERSION == 3
     con = sqlite3.connect(store.path)
     assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert con.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
@@ -74,11 +74,57 @@ def test_a_version_1_store_is_migrated_and_keeps_its_ratings(tmp_path: Path) -> 
     con.close()
 
     store = RatingStore(path)
-    assert store.schema_version == 2
+    assert store.schema_version == SCHEMA_VERSION
     assert store.ratings().rows() == [("g1", "ana", 4.0)]
     assert store.events()["notes"].to_list() == ["from v1"]
     store.set_label("rev", "g1", "role", "m1", True)  # the v2 table exists now
     assert store.labels().rows() == [("g1", "role", "m1", True)]
+
+
+def test_a_version_2_store_keeps_its_labels_and_takes_the_new_kinds(tmp_path: Path) -> None:
+    # Issue 23 items 10 and 11: label kinds for personality diversity and the
+    # "fascinating to watch" sign-off; a store written before them still opens.
+    path = tmp_path / "v2.db"
+    con = sqlite3.connect(path)
+    con.executescript(MIGRATIONS[0])
+    con.executescript(MIGRATIONS[1])
+    con.execute(
+        "INSERT INTO label_events (uid, reviewer, game_id, kind, item_id, label, created_at) "
+        "VALUES ('u1', 'rev', 'g1', 'role', 'm1', 0, '2026-01-01T10:00:00.000000+00:00')"
+    )
+    with pytest.raises(sqlite3.IntegrityError):  # the v2 table refuses a new kind
+        con.execute(
+            "INSERT INTO label_events (uid, reviewer, game_id, kind, item_id, label, "
+            "created_at) VALUES ('u2', 'rev', 'g1', 'diversity', 'Ash', 1, 'x')"
+        )
+    con.execute("PRAGMA user_version = 2")
+    con.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    con.commit()
+    con.close()
+
+    store = RatingStore(path)
+    assert store.schema_version == 3
+    store.set_label("rev", "g1", "diversity", "Ash", True)
+    store.set_label("rev", "g1", "fascinating", "game", True)
+    assert store.labels().rows() == [
+        ("g1", "diversity", "Ash", True),
+        ("g1", "fascinating", "game", True),
+        ("g1", "role", "m1", False),
+    ]
+    con = sqlite3.connect(path)
+    try:
+        for sql in ("UPDATE label_events SET label = 1", "DELETE FROM label_events"):
+            with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+                con.execute(sql)
+        with pytest.raises(sqlite3.IntegrityError):
+            con.execute(
+                "INSERT INTO label_events (uid, reviewer, game_id, kind, item_id, label, "
+                "created_at) VALUES ('u9', 'rev', 'g1', '', 'm1', 1, 'x')"
+            )
+    finally:
+        con.close()
+    with pytest.raises(InputError, match="kind must be one of"):
+        store.set_label("rev", "g1", "charm", "Ash", True)
 
 
 def test_a_store_from_a_newer_toolkit_is_refused(tmp_path: Path) -> None:
@@ -284,7 +330,12 @@ def test_reviewer_labels_in_the_store_override_the_rubric_and_are_counted(
     report = score_discussion(games, ratings=store)
     card = report.scorecards[0]
     assert "reviewer labels overrode 1 strategic and 1 role label(s)" in card.warnings
-    assert card.meta["labels_overridden"] == {"strategic": 1, "role": 1, "memory": 0}
+    assert card.meta["labels_overridden"] == {
+        "strategic": 1,
+        "role": 1,
+        "memory": 0,
+        "diversity": 0,
+    }
     assert card.meta["engagement"] == 4.0
     before = plain.metrics.filter(pl.col("key") == "strategic_depth")["score"][0]
     after = report.metrics.filter(pl.col("key") == "strategic_depth")["score"][0]

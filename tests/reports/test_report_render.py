@@ -203,7 +203,7 @@ def test_footer_links_the_rubric_page(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TOOLKIT_DOCS_URL", "https://example.org/toolkit/")
     footer = report_footer("persona").html
     assert 'href="https://example.org/toolkit/docs/rubrics/persona.md"' in footer
-    assert "persona rubric 1.0" in footer
+    assert "persona rubric 1.1" in footer
 
 
 def test_every_template_notebook_carries_the_family_header_and_footer() -> None:

@@ -20,6 +20,7 @@ from toolkit.frames import (
 )
 from toolkit.load.discussion import Discussion
 from toolkit.rubrics.discussion import score_discussion
+from toolkit.rubrics.discussion_spec import DISCUSSION_SPEC_1_0_0
 
 GID = "g1"
 PLAYERS = [
@@ -145,16 +146,30 @@ def _coherence_lines(linked: int, unlinked: int) -> list[tuple[Any, ...]]:
 
 
 def test_coherence_seven_of_ten_passes_at_the_threshold() -> None:
-    m = metric(game(_coherence_lines(7, 3)), "coherence")
+    # The rubric's formula: coherent / total messages, the first message included
+    # (issue 23 item 12): 1 opening + 7 linked + 2 lone = 7/10.
+    m = metric(game(_coherence_lines(7, 2)), "coherence")
     assert m["score"] == pytest.approx(0.7)
     assert m["status"] == "PASS"
-    assert m["detail"] == "7/10 messages after the first link to the previous 3"
+    assert m["detail"] == "7/10 messages link to one of the previous 3"
 
 
 def test_coherence_two_of_three_fails() -> None:
-    m = metric(game(_coherence_lines(2, 1)), "coherence")
+    m = metric(game(_coherence_lines(2, 0)), "coherence")
     assert m["score"] == pytest.approx(2 / 3)
     assert m["status"] == "FAIL"
+
+
+def test_coherence_counts_the_first_message_in_the_denominator() -> None:
+    # 1 opening + 7 linked + 3 lone: 7/11 under the formula (FAIL); rubric 1.0.0 left
+    # the first message out (7/10, PASS).
+    lines = _coherence_lines(7, 3)
+    m = metric(game(lines), "coherence")
+    assert m["score"] == pytest.approx(7 / 11)
+    assert m["status"] == "FAIL"
+    old = metric(game(lines), "coherence", spec=DISCUSSION_SPEC_1_0_0)
+    assert old["score"] == pytest.approx(0.7)
+    assert old["detail"] == "7/10 messages after the first link to the previous 3"
 
 
 def test_coherence_rules_naming_window_and_shared_long_words() -> None:
@@ -172,7 +187,7 @@ def test_coherence_rules_naming_window_and_shared_long_words() -> None:
     ]
     ev = score_discussion(game(lines)).evidence.messages
     assert ev["coherent"].to_list() == [
-        None,
+        False,  # the first message: nothing before it to link to
         False,
         False,
         False,
@@ -184,6 +199,7 @@ def test_coherence_rules_naming_window_and_shared_long_words() -> None:
         False,
     ]
     reasons = ev["coherence_reason"].to_list()
+    assert reasons[0] == "first message: nothing before it to link to"
     assert reasons[5] == "names Dune (turn 4)"
     assert reasons[7] == "shares silence, strange with turn 7"
 
@@ -228,6 +244,57 @@ def test_role_break_rules(speaker: str, text: str, broken: bool, why: str) -> No
     assert ev["role_break_reason"][0].startswith(why)
 
 
+# Issue 23 item 8: every example the source rubric gives for metric 4, said by a Mafia
+# (Ash, partner Bay) and by a Villager (Cole): (text, Mafia breaks?, Villager breaks?).
+RUBRIC_ROLE_EXAMPLES = [
+    # Mafia should deflect subtly; a Villager deflecting without a reason breaks role.
+    ("That seems hasty.", False, True),
+    ("Let's not jump to conclusions.", False, True),
+    ("Let's not be too hasty.", False, True),  # the rubric's FAIL (Villager)
+    ("That seems hasty, let us not jump to conclusions.", False, True),
+    # Mafia appear helpful; looking at the evidence is not a Villager break either.
+    ("Let's look at the evidence.", False, False),
+    # Mafia defend allies; a Villager defending without evidence breaks role.
+    ("I think you're being too harsh on Bay.", False, True),
+    # The rubric's PASS (Mafia): a stated lack of evidence is no reason for a Villager.
+    (
+        "I think you're jumping to conclusions about Bay. We don't have solid evidence yet.",
+        False,
+        True,
+    ),
+    # The rubric's PASS (Villager): analyses a vote, builds the case.
+    ("Eve voted for Dune without explanation. That's suspicious.", False, False),
+    # The rubric's FAIL (Mafia): too aggressive; for a Villager, a random accusation.
+    ("I think Eve is definitely Mafia!", True, True),
+    # What Villagers should do: analyse votes, build cases, question, form alliances.
+    ("Dune and Eve voted together.", False, False),
+    ("I think Eve is Mafia because she dodged every question.", False, False),
+    ("Why did you vote for Eve?", False, False),
+    ("I trust Dune's reasoning.", False, False),
+    # A question deflecting is still a deflection.
+    ("Why are you looking at me?", False, True),
+]
+
+
+@pytest.mark.parametrize(("text", "mafia_breaks", "villager_breaks"), RUBRIC_ROLE_EXAMPLES)
+def test_role_rubric_examples_for_both_roles(
+    text: str, mafia_breaks: bool, villager_breaks: bool
+) -> None:
+    ev = score_discussion(game([(1, "Ash", text), (1, "Cole", text)])).evidence.messages
+    assert ev["role_break"].to_list() == [mafia_breaks, villager_breaks], ev[
+        "role_break_reason"
+    ].to_list()
+
+
+def test_villager_deflection_names_the_rubric_cue() -> None:
+    ev = score_discussion(
+        game([(1, "Cole", "That seems hasty, let us not jump to conclusions.")])
+    ).evidence.messages
+    assert ev["role_break_reason"][0] == (
+        "Villager deflects without a reason (seems hasty, jump to conclusions)"
+    )
+
+
 # --- 5. personality diversity (>= 0.50) ----------------------------------------------------
 
 
@@ -263,6 +330,38 @@ def test_diversity_with_one_speaker_is_absent() -> None:
     assert m["status"] == "N/A"
 
 
+def test_reviewer_diversity_labels_decide_a_speaker_and_are_counted() -> None:
+    # Issue 23 item 10: the rubric's manual check ("could I identify this agent by their
+    # language style?") as a reviewer label per player, over the similarity measure.
+    twins = [(1, "Cole", "abcdef"), (1, "Dune", "abcdeg")]  # 0.8 alike: neither unique
+    d = game([*twins, (1, "Eve", "qrstuv")])
+    assert metric(d, "personality_diversity")["score"] == pytest.approx(1 / 3)
+    labels = pl.DataFrame(
+        [
+            {"game_id": GID, "kind": "diversity", "item_id": "Cole", "label": True},
+            {"game_id": GID, "kind": "diversity", "item_id": "Eve", "label": True},  # same
+        ],
+        schema=DISCUSSION_LABELS_SCHEMA,
+    )
+    m = metric(d, "personality_diversity", labels=labels)
+    assert m["score"] == pytest.approx(2 / 3)
+    assert m["status"] == "PASS"
+    assert m["detail"] == "2/3 speakers unique (max similarity 0.8); 1 decided by a reviewer"
+    card = score_discussion(d, labels=labels).scorecards[0]
+    assert card.meta["labels_overridden"]["diversity"] == 1
+    assert "reviewer labels overrode 1 speaker(s)' personality diversity" in card.warnings
+
+
+def test_fascinating_sign_off_is_read_from_the_labels() -> None:
+    d = game([(1, "Ash", "Hello.")])
+    assert score_discussion(d).scorecards[0].meta["signed_off"] is None
+    labels = pl.DataFrame(
+        [{"game_id": GID, "kind": "fascinating", "item_id": "game", "label": True}],
+        schema=DISCUSSION_LABELS_SCHEMA,
+    )
+    assert score_discussion(d, labels=labels).scorecards[0].meta["signed_off"] is True
+
+
 # --- 6. anti-repetition (>= 0.90) --------------------------------------------------------
 
 ELEVEN = "one two three four five six seven eight nine ten eleven"
@@ -291,14 +390,45 @@ def test_same_phrase_from_another_speaker_is_not_a_repeat() -> None:
     assert m["detail"] == "0 repeats in 2 3-word phrases"
 
 
-def test_phrases_with_names_or_game_terms_are_left_out() -> None:
-    # "we voted today" (voted: a game term) and "ask eve now" (a name) are left out.
-    d = game(
-        [(1, "Cole", "we voted today"), (1, "Cole", "we voted today"), (1, "Cole", "ask eve now")]
-    )
+def test_phrases_with_game_terms_are_left_out() -> None:
+    # "we voted today" (voted: a game term) is left out of both counts.
+    d = game([(1, "Cole", "we voted today"), (1, "Cole", "we voted today")])
     m = metric(d, "anti_repetition")
     assert m["score"] is None
     assert m["status"] == "N/A"
+
+
+def test_rubric_example_i_think_name_is_suspicious_fifteen_times_is_repetition() -> None:
+    # Issue 23 item 7, the rubric's own failing example: one agent says "I think [name]
+    # is suspicious" fifteen times. Names become a placeholder, so whoever is named the
+    # three phrases ("i think <name>", "think <name> is", "<name> is suspicious") come
+    # back fifteen times each: 45 uses, 42 repeats.
+    names = ["Ash", "Bay", "Dune", "Eve", "Ash"] * 3
+    d = game([(1, "Cole", f"I think {n} is suspicious.") for n in names])
+    m = metric(d, "anti_repetition")
+    assert m["score"] == pytest.approx(1 - 42 / 45)
+    assert m["status"] == "FAIL"
+    assert m["detail"] == "42 repeats in 45 3-word phrases"
+    phrases = score_discussion(d).evidence.phrases
+    assert sorted(phrases["phrase"].to_list()) == [
+        "<name> is suspicious",
+        "i think <name>",
+        "think <name> is",
+    ]
+    assert phrases["uses"].to_list() == [15, 15, 15]
+    # Rubric 1.0.0 left every phrase holding a name out: no repetition seen at all.
+    assert metric(d, "anti_repetition", spec=DISCUSSION_SPEC_1_0_0)["status"] == "N/A"
+
+
+def test_a_name_of_several_words_is_one_placeholder() -> None:
+    players = [*PLAYERS, ("Mary Ann", "VILLAGER")]
+    d = game(
+        [(1, "Cole", "I trust Mary Ann today."), (1, "Cole", "I trust Mary Ann today.")],
+        players=players,
+    )
+    phrases = score_discussion(d).evidence.phrases
+    assert phrases["phrase"].to_list() == ["i trust <name>", "trust <name> today"]
+    assert phrases["repeats"].to_list() == [1, 1]
 
 
 # --- 1. memory accuracy (>= 0.80) ---------------------------------------------------------

@@ -54,8 +54,8 @@ def test_scorecards_have_the_one_shape_and_stamp_the_version(sample_runs: Path) 
             "engagement",
         ]
         assert set(card.dimensions["status"]) <= {"PASS", "FAIL", "PENDING", "N/A"}
-        assert card.rubric_version == "1.0.0"
-        assert card.to_dict()["rubric_version"] == "1.0.0"
+        assert card.rubric_version == "1.1.0"
+        assert card.to_dict()["rubric_version"] == "1.1.0"
 
 
 def test_sqlite_baseline_ratings_are_read(sample_runs: Path) -> None:
@@ -79,11 +79,23 @@ def test_real_export_scores_every_game(real_runs: Path) -> None:
         assert card.verdict == "FAIL"
         assert card.meta["reasons"][0] == "no discussion messages: nothing to score"
     big = report.scorecard("cmgo31art0000d036btjje97q")
-    # 40 of its 41 messages reply to another (inReplyToId): coherence is decided by that.
+    # 40 of its 41 messages reply to another (inReplyToId): coherence is decided by that;
+    # the first counts in the denominator, as in the rubric's formula.
     assert big.dimensions.filter(pl.col("dimension") == "coherence")["detail"][0].startswith(
-        "40/40"
+        "40/41"
     )
     assert big.status_of("engagement") == "PENDING"
-    # the database holds no cost: whatever its rating, the game cannot pass
-    assert big.verdict == "FAIL"
-    assert big.meta["reasons"][0] == "cost unknown: the $3.00 budget cannot be checked"
+    # the database holds no cost: unknown is not over the budget (issue 23 item 6), so
+    # the verdict rests on the metrics; no game of the export fails on cost alone
+    assert big.meta["cost"] is None
+    assert big.verdict == "PENDING_RATING"
+    assert "cost unknown: the $3.00 budget not checked" in big.meta["reasons"]
+    for card in report.scorecards:
+        assert not any("cannot be checked" in r for r in card.meta["reasons"])
+    required = score_discussion(d, require_cost=True)
+    for card in required.scorecards:
+        assert card.verdict == "FAIL"
+        assert (
+            "cost unknown: the $3.00 budget cannot be checked (cost required)"
+            in (card.meta["reasons"])
+        )

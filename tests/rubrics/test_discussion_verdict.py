@@ -8,6 +8,7 @@ from toolkit.errors import RubricError
 from toolkit.rubrics.discussion import decide_verdict
 from toolkit.rubrics.discussion_spec import (
     DEFAULT_DISCUSSION_SPEC,
+    DISCUSSION_SPEC_1_0_0,
     METRIC_KEYS,
     load_discussion_spec,
 )
@@ -78,10 +79,27 @@ def test_no_rating_and_over_budget_is_already_a_fail() -> None:
     assert reasons == ["cost $3.01 over $3.00: caching broken"]
 
 
-def test_unknown_cost_cannot_pass() -> None:
-    verdict, reasons, _ = decide_verdict(statuses(6, "PASS"), 4.0, None)
+def test_unknown_cost_is_not_over_the_budget() -> None:
+    # Issue 23 item 6: the rubric fails a cost *over* $3.00; an unknown cost is not over it.
+    verdict, reasons, passed = decide_verdict(statuses(6, "PASS"), 4.0, None)
+    assert (verdict, passed) == ("PASS", 7)
+    assert reasons[:3] == [
+        "7/7 metrics passed",
+        "engagement 4.00 >= 3.0",
+        "cost unknown: the $3.00 budget not checked",
+    ]
+
+
+def test_unknown_cost_fails_when_cost_is_required() -> None:
+    verdict, reasons, _ = decide_verdict(statuses(6, "PASS"), 4.0, None, require_cost=True)
     assert verdict == "FAIL"
-    assert reasons[0] == "cost unknown: the $3.00 budget cannot be checked"
+    assert reasons == ["cost unknown: the $3.00 budget cannot be checked (cost required)"]
+
+
+def test_unknown_cost_does_not_decide_a_failing_game_either() -> None:
+    verdict, reasons, _ = decide_verdict(statuses(2, "FAIL"), 2.0, None)
+    assert verdict == "FAIL"
+    assert not any(r.startswith("cost") for r in reasons)
 
 
 def test_absent_metrics_do_not_count_as_passed() -> None:
@@ -96,9 +114,9 @@ def test_absent_metrics_do_not_count_as_passed() -> None:
 # --- the rubric as data -----------------------------------------------------------------
 
 
-def test_rubric_1_0_0_holds_the_issue_numbers() -> None:
+def test_rubric_1_1_0_holds_the_issue_numbers() -> None:
     spec = DEFAULT_DISCUSSION_SPEC
-    assert spec.version == "1.0.0"
+    assert spec.version == "1.1.0"
     assert {k: spec.threshold(k) for k in METRIC_KEYS} == {
         "memory_accuracy": 0.80,
         "strategic_depth": 0.60,
@@ -110,6 +128,16 @@ def test_rubric_1_0_0_holds_the_issue_numbers() -> None:
     }
     assert (spec.min_passed, spec.max_cost_usd, spec.baseline_games) == (5, 3.00, 3)
     assert spec.similarity_threshold == 0.70
+
+
+def test_rubric_1_0_0_stays_loadable_with_its_own_rules() -> None:
+    old = load_discussion_spec({"version": "1.0.0"})
+    assert old == DISCUSSION_SPEC_1_0_0
+    assert (old.coherence_counts_first, old.phrase_names) == (False, "exclude")
+    assert "too hasty" not in old.role.deflection
+    assert old.fingerprint() != DEFAULT_DISCUSSION_SPEC.fingerprint()
+    with pytest.raises(RubricError, match="bump its version"):
+        load_discussion_spec({"version": "1.0.0", "phrase_names": "placeholder"})
 
 
 def test_changed_threshold_without_new_version_is_rejected() -> None:
@@ -136,10 +164,20 @@ def test_bad_rubric_value_names_the_field() -> None:
         load_discussion_spec({"version": "2.0.0", "min_passed": 9})
 
 
-def test_unknown_cost_without_rating_is_already_a_fail() -> None:
+def test_unknown_cost_without_rating_waits_for_the_rating() -> None:
     verdict, reasons, _ = decide_verdict(statuses(6, "PENDING"), None, None)
+    assert verdict == "PENDING_RATING"
+    assert reasons == [
+        "no engagement rating yet",
+        "6/7 metrics passed so far",
+        "cost unknown: the $3.00 budget not checked",
+    ]
+
+
+def test_unknown_cost_without_rating_is_already_a_fail_when_cost_is_required() -> None:
+    verdict, reasons, _ = decide_verdict(statuses(6, "PENDING"), None, None, require_cost=True)
     assert verdict == "FAIL"
-    assert reasons == ["cost unknown: the $3.00 budget cannot be checked"]
+    assert reasons == ["cost unknown: the $3.00 budget cannot be checked (cost required)"]
 
 
 def test_pass_lists_failing_metrics_too() -> None:

@@ -216,20 +216,22 @@ def test_false_precondition_scores_9_without_asking_the_judge(tmp_path: Path) ->
     judge = DictJudge({"early-late": 4, "anti": 2, "plain": 3})
     result = tk.score_persona(run, props, judge)
     asked = [(r.proposition_id, r.subject) for call in judge.calls for r in call]
-    # Rosa spoke twice: everything judged; Tomas once: only 'plain' is asked
-    assert sorted(asked) == sorted(
-        [("early-late", "rosa"), ("anti", "rosa"), ("plain", "rosa"), ("plain", "tomas")]
-    )
+    # Rosa spoke twice: everything judged; Tomas once: nothing is asked (consistency is
+    # judged on pairs of an earlier and a recent message, and he has no earlier one)
+    assert sorted(asked) == sorted([("early-late", "rosa"), ("anti", "rosa"), ("plain", "rosa")])
     tomas = result.scores.filter(pl.col("agent_id") == "tomas").sort("proposition")
     assert tomas.select("proposition", "source", "raw", "score").rows() == [
         ("anti", "precondition", 9, 9.0),  # trivially true: 9, not inverted to 0
         ("early-late", "precondition", 9, 9.0),
-        ("plain", "judge", 3, 3.0),
+        ("plain", "absent", None, None),
     ]
     assert tomas["reasoning"][0] == "precondition 'agent_spoke_twice' not met: trivially true (9)"
+    assert tomas["absent_reason"][2] == (
+        "1 message by Tomas in this window: no earlier message to compare with"
+    )
     # Rosa: (4 + (9-2) + 3) / 3
     assert dim_row(result, "rosa", "consistency")["score"] == pytest.approx(14 / 3)
-    assert dim_row(result, "tomas", "consistency")["score"] == pytest.approx(21 / 3)
+    assert dim_row(result, "tomas", "consistency")["score"] == pytest.approx(18 / 2)
     assert "(2 precondition not met: 9)" in result.scorecards["tomas"].dimensions["detail"][0]
 
 
@@ -324,6 +326,122 @@ def test_requests_carry_windowed_trajectory_rendered_claim_and_persona(tmp_path:
     assert by_id["a"].persona == "A baker."
     assert by_id["f"].persona is None
     assert by_id["f"].trajectory.count("Rosa acts:") == 6
+
+
+def test_file_without_a_window_uses_the_first_10_and_last_100(tmp_path: Path) -> None:
+    # Issue 23 item 14: the-office's defaults, not the whole trajectory.
+    run = make_run(tmp_path, [msg(i, "rosa", f"m{i}") for i in range(1, 131)])
+    props = make_props(
+        tmp_path, {"adherence/_default.yaml": prop_file("adherence", [("a", 1, False)])}
+    )
+    judge = DictJudge({"a": 5})
+    tk.score_persona(run, props, judge)
+    (request,) = [r for call in judge.calls for r in call]
+    lines = request.trajectory.splitlines()
+    assert lines[:10] == [f"Rosa acts: m{i}" for i in range(1, 11)]
+    assert lines[10] == "(... 20 entries omitted ...)"
+    assert lines[11:] == [f"Rosa acts: m{i}" for i in range(31, 131)]
+    assert request.claim == "Rosa does a"  # {{action}}-free claim: the window's last
+    # Rubric 1.0 judged the whole trajectory; an explicit null in the file still does.
+    judge_old = DictJudge({"a": 5})
+    tk.score_persona(run, props, judge_old, rubric=tk.load_persona_rubric({"version": "1.0"}))
+    assert judge_old.calls[0][0].trajectory.count("Rosa acts:") == 130
+    whole = prop_file("adherence", [("a", 1, False)], first_n=None, last_n=None)
+    judge_null = DictJudge({"a": 5})
+    tk.score_persona(
+        run, make_props(tmp_path / "n", {"adherence/_default.yaml": whole}), judge_null
+    )
+    assert judge_null.calls[0][0].trajectory.count("Rosa acts:") == 130
+
+
+def test_file_setting_only_first_n_gets_the_default_last_100(tmp_path: Path) -> None:
+    run = make_run(tmp_path, [msg(i, "rosa", f"m{i}") for i in range(1, 131)])
+    body = prop_file("adherence", [("a", 1, False)], first_n=2)
+    judge = DictJudge({"a": 5})
+    tk.score_persona(run, make_props(tmp_path, {"adherence/_default.yaml": body}), judge)
+    lines = judge.calls[0][0].trajectory.splitlines()
+    assert lines[:3] == ["Rosa acts: m1", "Rosa acts: m2", "(... 28 entries omitted ...)"]
+    assert len(lines) == 103
+
+
+# Issue 23 item 17: what each dimension's judge sees, as the-office's scorers send it.
+
+
+def test_consistency_is_judged_on_pairs_of_earlier_and_recent_messages(tmp_path: Path) -> None:
+    run = make_run(tmp_path, [msg(i, "rosa", f"m{i}") for i in range(1, 6)])
+    body = prop_file("consistency", [("c", 1, False)], include_personas=False)
+    judge = DictJudge({"c": 8})
+    tk.score_persona(run, make_props(tmp_path, {"consistency/_default.yaml": body}), judge)
+    (request,) = [r for call in judge.calls for r in call]
+    # five messages: m1, m2 are history, m4, m5 current (m3, the middle, in neither)
+    assert request.trajectory == (
+        "Pair 1 of 2:\n[Earlier message] Rosa acts: m1\n[Recent message] Rosa acts: m4\n"
+        "Pair 2 of 2:\n[Earlier message] Rosa acts: m2\n[Recent message] Rosa acts: m5"
+    )
+    assert request.evidence is None
+
+
+def test_consistency_keeps_the_last_pairs_up_to_the_rubrics_count(tmp_path: Path) -> None:
+    run = make_run(tmp_path, [msg(i, "rosa", f"m{i}") for i in range(1, 9)])
+    body = prop_file("consistency", [("c", 1, False)])
+    judge = DictJudge({"c": 8})
+    rubric = tk.load_persona_rubric({"version": "1.1-two-pairs", "consistency_pairs": 2})
+    props = make_props(tmp_path, {"consistency/_default.yaml": body})
+    tk.score_persona(run, props, judge, rubric=rubric)
+    lines = judge.calls[0][0].trajectory.splitlines()
+    assert lines[1:3] == ["[Earlier message] Rosa acts: m3", "[Recent message] Rosa acts: m7"]
+    assert lines[-1] == "[Recent message] Rosa acts: m8"
+
+
+def test_fluency_judge_gets_the_agents_ngram_repetition(tmp_path: Path) -> None:
+    # Rosa: "a b c a b c" -> 3-grams abc bca cab abc: 1 - 3/4 = 0.25; 5-grams abcab
+    # bcabc: none repeats, 0.00. "x y" holds no 3-gram.
+    run = make_run(tmp_path, [msg(1, "rosa", "a b c a b c"), msg(2, "rosa", "x y")])
+    body = prop_file("fluency", [("f", 1, False)])
+    judge = DictJudge({"f": 6})
+    tk.score_persona(run, make_props(tmp_path, {"fluency/_default.yaml": body}), judge)
+    (request,) = [r for call in judge.calls for r in call]
+    assert request.evidence == (
+        "N-gram repetition over Rosa's 2 message(s) in this window (share of word n-grams "
+        "that repeat an earlier one; 0 = none repeats): 3-gram repetition 0.25, "
+        "5-gram repetition 0.00."
+    )
+    assert request.trajectory == "Rosa acts: a b c a b c\nRosa acts: x y"
+
+
+def test_convergence_judge_gets_vocabulary_statistics(tmp_path: Path) -> None:
+    # Rosa: "bread and jam" + "bread" = 4 words, 3 distinct; Tomas: "jam and tea", 3
+    # words, 3 distinct; shared {and, jam} of union {bread, and, jam, tea}: 0.50
+    run = make_run(
+        tmp_path,
+        [msg(1, "rosa", "bread and jam"), msg(2, "tomas", "jam and tea"), msg(3, "rosa", "bread")],
+    )
+    body = prop_file("convergence", [("v", 1, False)], target_type="environment")
+    body = body.replace('"{{agent_name}} does v"', '"voices stay distinct"')
+    judge = DictJudge({"v": 7})
+    tk.score_persona(run, make_props(tmp_path, {"convergence/_default.yaml": body}), judge)
+    (request,) = [r for call in judge.calls for r in call]
+    assert request.evidence == (
+        "Vocabulary per agent in this window:\n"
+        "Rosa: 4 words, 3 distinct (type-token ratio 0.75), 2.0 words per message\n"
+        "Tomas: 3 words, 3 distinct (type-token ratio 1.00), 3.0 words per message\n"
+        "Vocabulary shared between agents (Jaccard of distinct words, 1 = same):\n"
+        "Rosa / Tomas: 0.50"
+    )
+
+
+def test_rubric_1_0_sends_the_trajectory_alone(tmp_path: Path) -> None:
+    run = make_run(tmp_path, [msg(1, "rosa", "a b c a b c"), msg(2, "rosa", "x y")])
+    files = {
+        "fluency/_default.yaml": prop_file("fluency", [("f", 1, False)]),
+        "consistency/_default.yaml": prop_file("consistency", [("c", 1, False)]),
+    }
+    judge = DictJudge({"f": 6, "c": 6})
+    old = tk.load_persona_rubric({"version": "1.0"})
+    tk.score_persona(run, make_props(tmp_path, files), judge, rubric=old)
+    requests = [r for call in judge.calls for r in call]
+    assert {r.evidence for r in requests} == {None}
+    assert {r.trajectory for r in requests} == {"Rosa acts: a b c a b c\nRosa acts: x y"}
 
 
 def test_claim_variable_without_value_is_an_error(tmp_path: Path) -> None:
@@ -428,7 +546,7 @@ def test_status_boundaries_green_at_7_red_below_5(tmp_path: Path, raw: int, stat
     card = one_prop_result(tmp_path, {"a": raw}).scorecards["rosa"]
     assert card.status_of("adherence") == status
     assert (card.dimensions["green"][0], card.dimensions["red"][0]) == (">= 7", "< 5")
-    assert card.rubric_version == "1.0"
+    assert card.rubric_version == "1.1"
 
 
 def test_regression_is_more_than_one_below_baseline(tmp_path: Path) -> None:
@@ -632,6 +750,39 @@ def test_correction_report_rates_failures_and_means(tmp_path: Path) -> None:
         ("fluency", 3, 1, pytest.approx(7.0)),
     ]
     assert report.mean_similarity == pytest.approx(0.4)
+    # similarity above 0.6 is a failure, as in the-office's gate statistics: 0.7 only
+    assert (report.similarity_failures, report.similarity_checked) == (1, 3)
+    assert report.mean_total_score is None
+
+
+def test_correction_report_of_the_table_shape_counts_similarity_and_gate_failures(
+    tmp_path: Path,
+) -> None:
+    rows = [
+        {"agent_id": "d", "attempt_number": 1, "outcome": "regeneration_requested",
+         "dimension_scores": [
+             {"dimension": "persona_adherence", "score": 7, "passed": False},
+             {"dimension": "fluency", "score": 5, "passed": True}],
+         "similarity_score": 0.61, "total_score": 12},
+        {"agent_id": "d", "attempt_number": 2, "outcome": "regeneration_success",
+         "dimension_scores": [{"dimension": "persona_adherence", "score": 8},
+                              {"dimension": "fluency", "score": 6}],
+         "similarity_score": 0.6, "total_score": 14},
+    ]  # fmt: skip
+    path = tmp_path / "gate.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    report = tk.correction_report(tk.load_correction_log(path))
+    assert report.outcomes.rows() == [("regeneration_success", 1, 1.0)]
+    # the gate's own verdict where recorded (adherence 7 failed its gate; fluency 5
+    # passed), else below 7: fluency 6 fails
+    assert report.dimensions.rows() == [
+        ("fluency", 2, 1, pytest.approx(5.5)),
+        ("persona_adherence", 2, 1, pytest.approx(7.5)),
+    ]
+    # 0.61 > 0.6 fails; exactly 0.6 does not
+    assert (report.similarity_failures, report.similarity_checked) == (1, 2)
+    assert report.mean_total_score == pytest.approx(13.0)
+    assert "similarity failures: 1/2" in repr(report)
 
 
 # ---------------------------------------------------------------------------
@@ -662,7 +813,11 @@ def test_real_proposition_files_score_end_to_end(real_runs: Path, tmp_path: Path
     ]
     run = make_run(
         tmp_path,
-        [msg(1, "michael", "Welcome, family!"), msg(2, "dwight", "Fact: bears eat beets.")],
+        [
+            msg(1, "michael", "Welcome, family!"),
+            msg(2, "dwight", "Fact: bears eat beets."),
+            msg(3, "michael", "That's what she said."),  # a second: consistency has a pair
+        ],
         personas,
     )
     props = tk.load_propositions(real_runs / "persona" / "the-office" / "propositions")
@@ -688,6 +843,16 @@ def test_real_proposition_files_score_end_to_end(real_runs: Path, tmp_path: Path
     sent = {r.proposition_id: r for call in judge.calls for r in call if r.subject == "michael"}
     assert sent["adheres-to-persona"].persona == "Regional manager."
     assert sent["consistent-tone"].persona is None  # consistency: include_personas false
+    assert sent["consistent-tone"].trajectory == (
+        "Pair 1 of 1:\n[Earlier message] Michael acts: Welcome, family!\n"
+        "[Recent message] Michael acts: That's what she said."
+    )
+    assert sent["adheres-to-persona"].evidence is None
+    # Dwight spoke once: his consistency is absent, not judged on a single message
+    dwight = result.scores.filter(
+        (pl.col("agent_id") == "dwight") & (pl.col("dimension") == "consistency")
+    )
+    assert set(dwight["source"]) == {"absent"}
     env = {r.proposition_id: r for call in judge.calls for r in call if r.subject == "environment"}
     assert env["enumerate-ideas"].kind == "count"
     assert dim_row(result, None, "ideas_quantity")["score"] == 7.0

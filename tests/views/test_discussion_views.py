@@ -41,7 +41,10 @@ def test_evidence_table_says_why(sample_runs: Path) -> None:
     first = table.row(0, named=True)
     assert first["speaker"] == "Kestrel"
     assert first["role_break"] is True
-    assert first["role_break_reason"] == "Mafia over-certain (definitely mafia)"
+    # "Lark is definitely Mafia": Lark is Kestrel's partner, and the rubric's over-certain cue
+    assert first["role_break_reason"] == (
+        "Mafia accuses fellow Mafia (Lark); Mafia over-certain (definitely mafia)"
+    )
 
 
 def test_repeated_phrases_lists_the_worst_first(sample_runs: Path) -> None:
@@ -98,5 +101,5 @@ def test_generic_views_serve_discussion_scorecards(sample_runs: Path) -> None:
     assert "data-verdict='FAIL'" in render_html(card)
     doc = json.loads(render_json(report.scorecards))
     assert [c["verdict"] for c in doc["scorecards"]] == ["FAIL", "PASS", "FAIL"]
-    assert doc["scorecards"][0]["rubric_version"] == "1.0.0"
+    assert doc["scorecards"][0]["rubric_version"] == "1.1.0"
     assert scorecards_frame(report.scorecards).height == 3 * 7

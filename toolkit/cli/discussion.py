@@ -52,6 +52,12 @@ def register(sub: Any) -> None:
         "warning); '--gate strict' also exits 1 on PENDING_RATING. Put it after the paths.",
     )
     parser.add_argument(
+        "--require-cost",
+        action="store_true",
+        help="FAIL a game whose cost is unknown (database exports and SQLite games record "
+        "none); by default an unknown cost is shown as unknown and does not decide",
+    )
+    parser.add_argument(
         "--write",
         action="store_true",
         help="save each game's scorecard JSON in an evaluations/ folder beside its file",
@@ -72,10 +78,13 @@ def run(args: argparse.Namespace) -> int:
     ratings: RatingSource | None = open_rating_source(args.ratings) if args.ratings else None
     discussion = load_discussions(args.paths)
     kinds = dict(zip(discussion.game_ids, discussion.games["source_kind"].to_list(), strict=True))
-    report = score_discussion(discussion, ratings=ratings, spec=spec)
+    require_cost = bool(getattr(args, "require_cost", False))
+    report = score_discussion(discussion, ratings=ratings, spec=spec, require_cost=require_cost)
     comparison = success = None
     if args.baseline:
-        baseline = score_discussion(load_discussions(args.baseline), ratings=ratings, spec=spec)
+        baseline = score_discussion(
+            load_discussions(args.baseline), ratings=ratings, spec=spec, require_cost=require_cost
+        )
         comparison = compare(baseline, report, spec)
         success = success_check(report, spec)
     if args.format == "json":

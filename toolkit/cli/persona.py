@@ -84,6 +84,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--double-check", action="store_true", help="ask the judge to revise each answer once"
     )
+    parser.add_argument(
+        "--agents",
+        metavar="ID,...",
+        help="score only these agents (ids or names, comma-separated), e.g. michael,dwight",
+    )
     parser.add_argument("--format", choices=("table", "json"), default="table")
     parser.set_defaults(func=run)
 
@@ -123,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
         max_cost=args.max_cost,
         prices=args.prices,
         progress=False if args.no_progress else None,
+        agents=_agent_list(getattr(args, "agents", None)),
     )
     usage = result.usage
     if args.format == "json":
@@ -150,3 +156,10 @@ def run(args: argparse.Namespace) -> int:
         written = write_baselines(baselines_from(result), args.write_baseline)
         print(f"wrote {len(written)} baseline(s) to {args.write_baseline}", file=sys.stderr)
     return EXIT_REGRESSION if result.regressions.height else EXIT_OK
+
+
+def _agent_list(value: str | None) -> list[str] | None:
+    """``--agents a,b`` as a list (``None`` without the flag)."""
+    if value is None:
+        return None
+    return [part.strip() for part in value.split(",") if part.strip()]

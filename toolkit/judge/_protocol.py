@@ -45,6 +45,8 @@ class JudgeRequest:
         trajectory: the windowed trajectory text (``Name acts: ...`` / ``--> Name: ...``).
         persona: the persona spec when the proposition file includes personas.
         kind: ``"score"`` (an integer 0-9) or ``"count"`` (a non-negative integer).
+        evidence: supplementary evidence computed from the messages (n-gram repetition,
+            vocabulary statistics), shown to the judge after the trajectory.
     """
 
     proposition_id: str
@@ -54,10 +56,14 @@ class JudgeRequest:
     trajectory: str
     persona: str | None = None
     kind: Literal["score", "count"] = "score"
+    evidence: str | None = None
 
     def key(self, *, double_check: bool = False) -> str:
-        """A stable hash of everything that decides the answer (for cassettes)."""
+        """A stable hash of everything that decides the answer (for cassettes); a request
+        without evidence hashes as it did before evidence existed."""
         payload = {**asdict(self), "double_check": double_check}
+        if payload["evidence"] is None:
+            del payload["evidence"]
         blob = json.dumps(payload, sort_keys=True, ensure_ascii=False).encode("utf-8")
         return hashlib.sha256(blob).hexdigest()[:32]
 
@@ -118,7 +124,8 @@ def build_prompt(requests: Sequence[JudgeRequest]) -> tuple[str, str]:
     """The (system, user) prompt for a batch of requests sharing a trajectory.
 
     The system prompt carries the 0-9 bands, the missing-data rule and, when given, the
-    persona spec; the user prompt numbers the claims and gives the trajectory.
+    persona spec; the user prompt numbers the claims and gives the trajectory, then the
+    supplementary evidence when there is some.
     """
     if not requests:
         raise ValueError("no requests")
@@ -136,17 +143,23 @@ def build_prompt(requests: Sequence[JudgeRequest]) -> tuple[str, str]:
         )
     if first.persona:
         system += "\n\nThe agent being evaluated has this persona specification:\n" + first.persona
+    evidence = (
+        "\n\nSUPPLEMENTARY EVIDENCE (computed from the messages, not a judgement):\n"
+        + first.evidence
+        if first.evidence
+        else ""
+    )
     if len(requests) == 1:
         instruction = (
             "Reply with the integer count first, then your reasoning."
             if first.kind == "count"
             else "Reply with the integer score 0-9 first, then your reasoning."
         )
-        user = f"CLAIM: {first.claim}\n\nTRAJECTORY:\n{first.trajectory}\n\n{instruction}"
+        user = f"CLAIM: {first.claim}\n\nTRAJECTORY:\n{first.trajectory}{evidence}\n\n{instruction}"
     else:
         claims = "\n".join(f"[{i}] {r.claim}" for i, r in enumerate(requests, start=1))
         user = (
-            f"CLAIMS:\n{claims}\n\nTRAJECTORY:\n{first.trajectory}\n\n"
+            f"CLAIMS:\n{claims}\n\nTRAJECTORY:\n{first.trajectory}{evidence}\n\n"
             "Reply with one block per claim, in order. Each block starts with the claim's "
             "number in brackets and the integer score 0-9, then your reasoning, e.g. "
             "`[1] 7 The agent ...`."

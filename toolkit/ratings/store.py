@@ -55,8 +55,10 @@ APPLICATION_ID = 0x546B5274
 #: The file a session uses when no store is named, beside the transcripts.
 DEFAULT_STORE_NAME = "ratings.db"
 #: Label kinds and what ``True`` means: the message is strategic / role-consistent, the
-#: memory reference is accurate.
-LABEL_KINDS: tuple[str, ...] = ("strategic", "role", "memory")
+#: memory reference is accurate; ``diversity``: a reviewer can tell this speaker (item =
+#: the player's name) apart by style; ``fascinating``: the game (item ``game``) is
+#: signed off as "fascinating to watch".
+LABEL_KINDS: tuple[str, ...] = ("strategic", "role", "memory", "diversity", "fascinating")
 MIN_SCORE, MAX_SCORE = 1, 5
 
 _APPEND_ONLY = """
@@ -95,6 +97,25 @@ MIGRATIONS: tuple[str, ...] = (
         label INTEGER NOT NULL CHECK (label IN (0, 1)),
         created_at TEXT NOT NULL
     );
+    CREATE INDEX label_events_latest ON label_events (game_id, kind, item_id, created_at);
+    """
+    + _APPEND_ONLY.format(table="label_events"),
+    # 3: label kinds are checked by LABEL_KINDS, not by the table (new kinds need no
+    # migration); rows, index and append-only triggers carried over.
+    """
+    ALTER TABLE label_events RENAME TO label_events_2;
+    CREATE TABLE label_events (
+        event_id INTEGER PRIMARY KEY AUTOINCREMENT,
+        uid TEXT NOT NULL UNIQUE,
+        reviewer TEXT NOT NULL CHECK (length(trim(reviewer)) > 0),
+        game_id TEXT NOT NULL CHECK (length(game_id) > 0),
+        kind TEXT NOT NULL CHECK (length(kind) > 0),
+        item_id TEXT NOT NULL CHECK (length(item_id) > 0),
+        label INTEGER NOT NULL CHECK (label IN (0, 1)),
+        created_at TEXT NOT NULL
+    );
+    INSERT INTO label_events SELECT * FROM label_events_2;
+    DROP TABLE label_events_2;
     CREATE INDEX label_events_latest ON label_events (game_id, kind, item_id, created_at);
     """
     + _APPEND_ONLY.format(table="label_events"),
@@ -428,8 +449,10 @@ class RatingStore:
             reviewer: who decided.
             game_id: the game.
             kind: ``strategic`` (item = message id; True = strategic), ``role`` (message
-                id; True = role-consistent) or ``memory`` (reference id; True = accurate).
-            item_id: the message or reference id.
+                id; True = role-consistent), ``memory`` (reference id; True = accurate),
+                ``diversity`` (item = player name; True = recognisable by style) or
+                ``fascinating`` (item ``game``; True = signed off as fascinating to watch).
+            item_id: the message or reference id, the player's name, or ``game``.
             label: the reviewer's yes/no.
 
         Raises:

@@ -3,10 +3,11 @@
 Every metric is computed column-wise over the frames of a :class:`~toolkit.load.
 discussion.Discussion` and keeps the evidence that decided it, per message or per
 reference, in a :class:`DiscussionEvidence`. The numbers and cue lists come from a
-:class:`~toolkit.rubrics.discussion_spec.DiscussionSpec` (rubric 1.0.0 by default).
+:class:`~toolkit.rubrics.discussion_spec.DiscussionSpec` (rubric 1.1.0 by default).
 
 Verdict per game: ``PASS`` when at least ``min_passed`` (5) of the seven metrics pass,
-engagement >= 3.0 and the metadata cost <= $3.00; ``PENDING_RATING`` when only the
+engagement >= 3.0 and the metadata cost is not over $3.00 (an unknown cost is shown as
+unknown and does not decide, unless ``require_cost``); ``PENDING_RATING`` when only the
 rating is missing to decide; ``FAIL`` otherwise, naming each reason.
 """
 
@@ -200,9 +201,12 @@ def coherence_evidence(messages: pl.DataFrame, spec: DiscussionSpec) -> pl.DataF
     a speaker of one of the previous messages, or shares ``coherence_min_shared_words``
     or more words of ``coherence_min_word_length`` or more letters with one of them.
 
+    A game's first message has nothing before it to link to: with
+    ``spec.coherence_counts_first`` (the rubric's formula, coherent / all messages) it
+    counts as not coherent; without (rubric 1.0.0) it is left out (null).
+
     Returns:
-        messages with ``coherent`` (null for a game's first message) and
-        ``coherence_reason``.
+        messages with ``coherent`` and ``coherence_reason``.
     """
     n = spec.coherence_window
     min_len = spec.coherence_min_word_length
@@ -240,13 +244,20 @@ def coherence_evidence(messages: pl.DataFrame, spec: DiscussionSpec) -> pl.DataF
         pl.format("replies to {}", pl.coalesce("in_reply_to_player", "in_reply_to"))
     )
     reason = pl.coalesce(reply, *named, *shared)
+    first = spec.coherence_counts_first
     return frame.with_columns(
         pl.when(pl.col("_pos") == 0)
-        .then(pl.lit(None, dtype=pl.Boolean()))
+        .then(pl.lit(False if first else None, dtype=pl.Boolean()))
         .otherwise(reason.is_not_null())
         .alias("coherent"),
         pl.when(pl.col("_pos") == 0)
-        .then(pl.lit("first message (not counted)"))
+        .then(
+            pl.lit(
+                "first message: nothing before it to link to"
+                if first
+                else "first message (not counted)"
+            )
+        )
         .otherwise(reason.fill_null(f"no link to the previous {n} messages"))
         .alias("coherence_reason"),
     ).drop("_words", "_pos")
@@ -265,6 +276,11 @@ def role_evidence(
     Mafia: accusing a fellow Mafia (a sentence naming a partner and an accusation cue),
     over-aggressive certainty, or revealing the role. Villager: deflecting, defending or
     accusing with no reason cue in the message. Cue lists: ``spec.role``.
+
+    A stated absence of a reason (``spec.role.no_reason``: "we don't have solid
+    evidence") is not a reason; with ``spec.role.questions_in_role`` a Villager's
+    questions are left out of the accusation cues (questioning a suspect, "Why did you
+    vote for Y?", is in role; "Why are you looking at me?" still deflects).
 
     Returns:
         messages with ``role`` (from players), ``role_break`` and ``role_break_reason``.
@@ -329,14 +345,22 @@ def role_evidence(
         ),
     ]
     reasons = pl.concat_list([p.fill_null(pl.lit(None)) for p in parts]).list.drop_nulls()
+    accusation_text = pl.col("text")
+    if cues.questions_in_role:
+        accusation_text = accusation_text.str.replace_all(r"[^.!?\n]*\?", " ")
+    reason_text = pl.col("text")
+    if cues.no_reason:
+        absent = "(?i)(?:" + "|".join(f"(?:{p})" for p in cues.no_reason) + ")"
+        reason_text = reason_text.str.replace_all(absent, " ")
     return (
-        framed.with_columns(
+        framed.with_columns(accusation_text.alias("_atext"), reason_text.alias("_rtext"))
+        .with_columns(
             _cues("text", cues.mafia_over_certainty).alias("_certain"),
             _cues("text", cues.mafia_reveal).alias("_reveal"),
             _cues("text", cues.deflection).alias("_deflect"),
             _cues("text", cues.defence).alias("_defend"),
-            _cues("text", cues.accusation).alias("_accuse"),
-            _cues("text", cues.reason).alias("_reason"),
+            _cues("_atext", cues.accusation).alias("_accuse"),
+            _cues("_rtext", cues.reason).alias("_reason"),
         )
         .with_columns(reasons.alias("_breaks"))
         .with_columns(
@@ -355,6 +379,7 @@ def role_evidence(
             .alias("role_break")
         )
         .drop("_certain", "_reveal", "_deflect", "_defend", "_accuse", "_reason", "_breaks")
+        .drop("_atext", "_rtext")
         .drop("_accused_partners")
     )
 
@@ -669,8 +694,11 @@ def phrase_uses(
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Uses of each ``phrase_words``-word phrase per speaker.
 
-    Words are lower-cased tokens; a phrase holding a player-name word or a game term
-    (``spec.game_terms``, with inflections) is left out.
+    Words are lower-cased tokens; a phrase holding a game term (``spec.game_terms``,
+    with inflections) is left out. A player's name becomes the placeholder ``<name>``
+    (``spec.phrase_names == "placeholder"``, a name of several words one placeholder),
+    so "I think [name] is suspicious" said fifteen times is fifteen uses of the same
+    phrases whoever is named; rubric 1.0.0 (``"exclude"``) left such phrases out.
 
     Returns:
         ``(phrases, counts)``: :data:`PHRASE_SCHEMA` rows (game_id, speaker, phrase,
@@ -697,13 +725,19 @@ def phrase_uses(
         )
         .explode("_w")
         .drop_nulls("_w")
-        .join(name_words, on=["game_id", "_w"], how="left")
-        .with_columns(
-            (pl.col("_is_name").fill_null(False) | pl.col("_w").str.contains(term_re)).alias(
-                "_excluded"
-            )
-        )
+        .join(name_words, on=["game_id", "_w"], how="left", maintain_order="left")
+        .with_columns(pl.col("_is_name").fill_null(False))
     )
+    if spec.phrase_names == "placeholder":
+        prev_name = pl.col("_is_name").shift(1).over("game_id", "message_id").fill_null(False)
+        tokens = tokens.filter(~(pl.col("_is_name") & prev_name)).with_columns(
+            pl.when(pl.col("_is_name")).then(pl.lit("<name>")).otherwise("_w").alias("_w"),
+            (~pl.col("_is_name") & pl.col("_w").str.contains(term_re)).alias("_excluded"),
+        )
+    else:
+        tokens = tokens.with_columns(
+            (pl.col("_is_name") | pl.col("_w").str.contains(term_re)).alias("_excluded")
+        )
     window = [pl.col("_w").shift(-i).over("game_id", "message_id") for i in range(k)]
     excluded = [pl.col("_excluded").shift(-i).over("game_id", "message_id") for i in range(k)]
     grams = (
@@ -738,6 +772,8 @@ def decide_verdict(
     cost: float | None,
     spec: DiscussionSpec = DEFAULT_DISCUSSION_SPEC,
     names: Mapping[str, str] | None = None,
+    *,
+    require_cost: bool = False,
 ) -> tuple[str, list[str], int]:
     """The verdict of one game from its metric statuses, engagement and cost.
 
@@ -745,12 +781,18 @@ def decide_verdict(
         statuses: metric key -> ``PASS`` / ``FAIL`` / ``PENDING`` / ``N/A``.
         engagement: the mean rating, or None when no rating exists.
         cost: the metadata cost in dollars, or None when unknown.
+        spec: the rubric data.
+        names: metric key -> display name (the spec's names by default).
+        require_cost: an unknown cost fails the game (``--require-cost``); by default
+            it is reported as unknown and does not decide the verdict.
 
     Returns:
         ``(verdict, reasons, passed_count)``. FAIL names each reason; engagement below
         its threshold fails whatever else passed; cost over the budget fails as
-        "caching broken"; an unknown cost cannot pass (FAIL, "cost unknown").
-        PENDING_RATING when the game could still pass and only the rating is missing.
+        "caching broken". An unknown cost is not over the budget: the reasons say
+        "cost unknown" and the verdict follows the other rules, unless
+        ``require_cost``, where it fails. PENDING_RATING when the game could still
+        pass and only the rating is missing.
     """
     names = names or {k: spec.metrics[k].name for k in spec.metrics}
     passed = sum(1 for s in statuses.values() if s == PASS)
@@ -761,9 +803,9 @@ def decide_verdict(
     absent = [names.get(k, k) for k, s in statuses.items() if s == NA]
     budget = f"${spec.max_cost_usd:.2f}"
     fails: list[str] = []
-    if cost is None:
-        fails.append(f"cost unknown: the {budget} budget cannot be checked")
-    elif cost > spec.max_cost_usd:
+    if cost is None and require_cost:
+        fails.append(f"cost unknown: the {budget} budget cannot be checked (cost required)")
+    elif cost is not None and cost > spec.max_cost_usd:
         fails.append(f"cost ${cost:.2f} over {budget}: caching broken")
     if engagement is not None and engagement < eng_thr:
         fails.append(f"engagement {engagement:.2f} below {eng_thr:.1f}")
@@ -778,8 +820,11 @@ def decide_verdict(
         if absent:
             fails.append("no evidence: " + ", ".join(absent))
         return FAIL, fails, passed
-    assert cost is not None
-    within = f"cost ${cost:.2f} <= {budget}"
+    within = (
+        f"cost unknown: the {budget} budget not checked"
+        if cost is None
+        else f"cost ${cost:.2f} <= {budget}"
+    )
     if engagement is None:
         reasons = ["no engagement rating yet", f"{passed}/{total} metrics passed so far", within]
     else:
@@ -892,12 +937,27 @@ def _apply_labels(
     return out, counts
 
 
+def _signoffs(labels: pl.DataFrame | None) -> pl.DataFrame:
+    """Per game, the reviewer's "fascinating to watch" sign-off (label kind
+    ``fascinating``, item ``game``): True / False as labelled; no row when none."""
+    schema = {"game_id": pl.String(), "signed_off": pl.Boolean()}
+    if labels is None or labels.height == 0:
+        return pl.DataFrame(schema=schema)
+    return (
+        labels.filter((pl.col("kind") == "fascinating") & (pl.col("item_id") == "game"))
+        .unique(["game_id"], keep="last", maintain_order=True)
+        .select("game_id", pl.col("label").alias("signed_off"))
+        .cast(schema)  # type: ignore[arg-type]
+    )
+
+
 def score_discussion(
     discussion: Discussion,
     *,
     ratings: RatingSource | pl.DataFrame | None = None,
     spec: DiscussionSpec = DEFAULT_DISCUSSION_SPEC,
     labels: pl.DataFrame | None = None,
+    require_cost: bool = False,
 ) -> DiscussionReport:
     """Score every game of ``discussion`` against the discussion rubric.
 
@@ -905,11 +965,17 @@ def score_discussion(
         discussion: the loaded games (see :func:`toolkit.load_discussion`).
         ratings: engagement ratings (game_id, rater, score 1-5): a frame or any
             :class:`~toolkit.load.ratings.RatingSource` (a ratings file, later a store).
-        spec: the rubric data; rubric 1.0.0 by default.
+        spec: the rubric data; rubric 1.1.0 by default.
         labels: reviewer labels (game_id, kind, item_id, label) over the automatic ones:
             kind ``memory`` (item = reference id; True = accurate), ``strategic`` (item
-            = message id; True = strategic), ``role`` (True = role-consistent). When not
-            given and ``ratings`` is also a label source (the ratings store), its labels.
+            = message id; True = strategic), ``role`` (True = role-consistent),
+            ``diversity`` (item = player name; True = a reviewer can tell the player
+            apart by style, over the similarity measure), ``fascinating`` (item
+            ``game``; the "fascinating to watch" sign-off the success check needs).
+            When not given and ``ratings`` is also a label source (the ratings store),
+            its labels.
+        require_cost: a game whose cost is unknown (the database forms record none)
+            FAILs; by default its cost is shown as unknown and does not decide.
 
     Returns:
         A :class:`DiscussionReport`: a scorecard per game, the metrics frame (game_id,
@@ -956,16 +1022,19 @@ def score_discussion(
         (pl.col("verdict") == NEEDS_REVIEW).sum().alias("review"),
     )
     thr = spec.similarity_threshold
-    div_stats = (
+    speakers = (
         sim.group_by("game_id", "speaker")
         .agg(pl.col("similarity").max().alias("_max"))
-        .group_by("game_id")
-        .agg(
-            pl.len().alias("speakers"),
-            (pl.col("_max") < thr).sum().alias("unique"),
-            pl.col("_max").max().alias("max_similarity"),
-        )
+        .with_columns((pl.col("_max") < thr).alias("_unique"))
+        .rename({"speaker": "message_id"})  # _apply_labels keys items by message_id
     )
+    speakers, div_over = _apply_labels(speakers, labels, "diversity", "_unique", invert=False)
+    div_stats = speakers.group_by("game_id").agg(
+        pl.len().alias("speakers"),
+        pl.col("_unique").sum().alias("unique"),
+        pl.col("_max").max().alias("max_similarity"),
+    )
+    signoffs = _signoffs(labels)
     eng_stats = transcript_agreement(rating_rows).select(
         pl.col("transcript_id").alias("game_id"),
         pl.col("mean").alias("engagement"),
@@ -980,6 +1049,8 @@ def score_discussion(
         .join(strat_over, on="game_id", how="left")
         .join(role_over, on="game_id", how="left")
         .join(mem_over, on="game_id", how="left")
+        .join(div_over, on="game_id", how="left")
+        .join(signoffs, on="game_id", how="left")
     )
     count_cols = [
         "messages",
@@ -1000,6 +1071,7 @@ def score_discussion(
         "strategic_overridden",
         "role_overridden",
         "memory_overridden",
+        "diversity_overridden",
     ]
     table = table.with_columns(pl.col(c).fill_null(0).cast(pl.Int64) for c in count_cols)
     t = spec.threshold
@@ -1064,9 +1136,14 @@ def score_discussion(
                 pl.when(c("coherence_n") > 0)
                 .then(
                     pl.format(
-                        "{}/{} messages after the first link to the previous {}",
+                        "{}/{} messages {} the previous {}",
                         s(c("coherent")),
                         s(c("coherence_n")),
+                        pl.lit(
+                            "link to one of"
+                            if spec.coherence_counts_first
+                            else "after the first link to"
+                        ),
                         pl.lit(str(spec.coherence_window)),
                     )
                 )
@@ -1093,10 +1170,13 @@ def score_discussion(
                 pl.when(c("speakers") >= 2)
                 .then(
                     pl.format(
-                        "{}/{} speakers unique (max similarity {})",
+                        "{}/{} speakers unique (max similarity {}){}",
                         s(c("unique")),
                         s(c("speakers")),
                         s(c("max_similarity").round(3)),
+                        pl.when(c("diversity_overridden") > 0)
+                        .then(pl.format("; {} decided by a reviewer", s(c("diversity_overridden"))))
+                        .otherwise(pl.lit("")),
                     )
                 )
                 .otherwise(pl.lit("N/A: fewer than 2 speakers"))
@@ -1155,7 +1235,7 @@ def score_discussion(
         .drop("_g", "_k")
         .cast(METRIC_SCHEMA)  # type: ignore[arg-type]
     )
-    cards = [_card(gid, long, table, discussion, spec) for gid in game_ids]
+    cards = [_card(gid, long, table, discussion, spec, require_cost) for gid in game_ids]
     evidence = DiscussionEvidence(
         messages=ev, references=refs, similarity=sim, phrases=phrases, ratings=rating_rows
     )
@@ -1168,13 +1248,16 @@ def _card(
     table: pl.DataFrame,
     discussion: Discussion,
     spec: DiscussionSpec,
+    require_cost: bool = False,
 ) -> Scorecard:
     rows = metrics.filter(pl.col("game_id") == gid)
     facts: dict[str, Any] = table.filter(pl.col("game_id") == gid).row(0, named=True)
     statuses = {r["key"]: r["status"] for r in rows.iter_rows(named=True)}
     engagement = facts["engagement"]
     cost = facts["cost_usd"]
-    verdict, reasons, passed = decide_verdict(statuses, engagement, cost, spec)
+    verdict, reasons, passed = decide_verdict(
+        statuses, engagement, cost, spec, require_cost=require_cost
+    )
     if facts["messages"] == 0:
         reasons.insert(0, "no discussion messages: nothing to score")
     dims = [
@@ -1199,6 +1282,11 @@ def _card(
         )
     if facts["memory_overridden"]:
         warnings.append(f"reviewer labels decided {facts['memory_overridden']} memory reference(s)")
+    if facts["diversity_overridden"]:
+        warnings.append(
+            f"reviewer labels overrode {facts['diversity_overridden']} speaker(s)' "
+            "personality diversity"
+        )
     cost_text = "cost unknown" if cost is None else f"${cost:.2f}"
     round_word = "round" if rounds == 1 else "rounds"
     return Scorecard(
@@ -1215,12 +1303,14 @@ def _card(
             "passed_count": passed,
             "reasons": reasons,
             "cost": cost,
+            "cost_required": require_cost,
             "cache_hit_rate": facts["cache_hit_rate"],
             "engagement": engagement,
             "ratings": facts["ratings"],
             "labels_overridden": {
-                k: facts[f"{k}_overridden"] for k in ("strategic", "role", "memory")
+                k: facts[f"{k}_overridden"] for k in ("strategic", "role", "memory", "diversity")
             },
+            "signed_off": facts["signed_off"],
             "thresholds": {k: spec.threshold(k) for k in METRIC_KEYS},
             "source_file": game["source_file"],
         },

@@ -1,4 +1,4 @@
-"""The discussion rubric's data: thresholds, cue lists and advice, versioned (1.0.0).
+"""The discussion rubric's data: thresholds, cue lists and advice, versioned (1.1.0).
 
 Every number and every word list the discussion rubric uses lives here, in one
 :class:`DiscussionSpec`. A team can override any part from YAML with
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -19,6 +19,7 @@ from toolkit.rubrics._spec import RubricSpec, load_spec
 __all__ = [
     "DEFAULT_DISCUSSION_SPEC",
     "DEFAULT_ENGAGEMENT_SCALE",
+    "DISCUSSION_SPEC_1_0_0",
     "METRIC_KEYS",
     "DiscussionSpec",
     "EngagementQuestion",
@@ -44,11 +45,24 @@ class _Part(BaseModel):
 
 
 class Metric(_Part):
-    """One metric: its display name, pass threshold (score >= threshold passes), advice."""
+    """One metric: its display name, pass threshold (score >= threshold passes), advice.
+
+    ``fixes`` are the troubleshooting guide's specific changes to try when the metric
+    fails (how much history, which temperature, how far to prune...), shown after the
+    advice; a team rewrites them in its rubric YAML.
+    """
 
     name: str
     threshold: float
     advice: str
+    fixes: tuple[str, ...] = ()
+
+    @property
+    def guidance(self) -> str:
+        """The advice followed by the fixes to try, as one line of text."""
+        if not self.fixes:
+            return self.advice
+        return f"{self.advice} Fixes to try: {'; '.join(self.fixes)}."
 
 
 class MemoryCues(_Part):
@@ -70,7 +84,15 @@ class MemoryCues(_Part):
 
 
 class RoleCues(_Part):
-    """Cue phrases (case-insensitive substrings) of role-breaking messages (metric 4)."""
+    """Cue phrases (case-insensitive substrings) of role-breaking messages (metric 4).
+
+    ``no_reason`` are regular expressions (case-insensitive) of a stated *absence* of a
+    reason ("we don't have solid evidence", "without explanation"): they are removed
+    before reason cues are looked for. With ``questions_in_role`` a Villager's question
+    ("Why did you vote for Y?") is questioning a suspect, not an accusation: question
+    sentences are left out of the accusation cues (deflection and defence cues still
+    read them: "Why are you looking at me?" deflects).
+    """
 
     mafia_over_certainty: tuple[str, ...]
     mafia_reveal: tuple[str, ...]
@@ -78,16 +100,29 @@ class RoleCues(_Part):
     deflection: tuple[str, ...]
     defence: tuple[str, ...]
     reason: tuple[str, ...]
+    no_reason: tuple[str, ...] = ()
+    questions_in_role: bool = False
 
 
 class Success(_Part):
-    """The success check over a series of tests (games in order)."""
+    """The success check over a series of tests (games in run order).
+
+    A test is a batch of ``batch_size`` games; a batch passes when the means of its
+    games' metric scores pass ``min_passed`` of 7, every game's engagement is at least
+    ``min_engagement`` and every game's cost is under ``max_cost_usd``. The check is
+    met after ``consecutive`` passing batches in a row. Going on to the next iteration
+    ("proceed") also needs the streak's mean cache hit rate above
+    ``min_cache_hit_rate`` and, with ``require_signoff``, a reviewer's recorded
+    "fascinating to watch" sign-off on a game of the streak.
+    """
 
     consecutive: int = Field(ge=1)
     min_passed: int = Field(ge=0, le=7)
     min_engagement: float
     max_cost_usd: float
     min_cache_hit_rate: float
+    batch_size: int = Field(default=1, ge=1)
+    require_signoff: bool = False
 
 
 class ScaleLevel(_Part):
@@ -196,7 +231,9 @@ class DiscussionSpec(RubricSpec):
     coherence_min_shared_words: int = Field(ge=1)
     coherence_min_word_length: int = Field(ge=1)
     similarity_threshold: float = Field(gt=0, le=1)
+    coherence_counts_first: bool = False
     phrase_words: int = Field(ge=1)
+    phrase_names: Literal["exclude", "placeholder"] = "exclude"
     game_terms: tuple[str, ...]
     memory: MemoryCues
     role: RoleCues
@@ -207,7 +244,8 @@ class DiscussionSpec(RubricSpec):
         return self.metrics[key].threshold
 
 
-DEFAULT_DISCUSSION_SPEC = DiscussionSpec(
+#: Rubric 1.0.0, as first published (kept loadable: ``version: 1.0.0`` in a YAML).
+DISCUSSION_SPEC_1_0_0 = DiscussionSpec(
     rubric="discussion",
     version="1.0.0",
     metrics={
@@ -432,8 +470,103 @@ DEFAULT_DISCUSSION_SPEC = DiscussionSpec(
     ),
 )
 
+
+def _fixes(**by_metric: tuple[str, ...]) -> dict[str, Metric]:
+    return {
+        k: m.model_copy(update={"fixes": by_metric.get(k, ())})
+        for k, m in DISCUSSION_SPEC_1_0_0.metrics.items()
+    }
+
+
+_ROLE_1_0_0 = DISCUSSION_SPEC_1_0_0.role
+
+#: Rubric 1.1.0 (the default): the source rubric's own examples (issue 23, items 7, 8,
+#: 11, 12, 13). See docs/rubrics/discussion.md, "Changes in 1.1.0".
+DEFAULT_DISCUSSION_SPEC = DISCUSSION_SPEC_1_0_0.model_copy(
+    update={
+        "version": "1.1.0",
+        # 12: the formula's denominator is all messages; the first cannot link back.
+        "coherence_counts_first": True,
+        # 7: "I think [name] is suspicious" x 15 is repetition: names become a placeholder.
+        "phrase_names": "placeholder",
+        # 8: the rubric's deflection examples, its over-certain accusation, its
+        # defence without evidence; a stated lack of evidence is not a reason.
+        "role": _ROLE_1_0_0.model_copy(
+            update={
+                "accusation": (*_ROLE_1_0_0.accusation, "definitely mafia", "is definitely"),
+                "deflection": (
+                    *_ROLE_1_0_0.deflection,
+                    "too hasty",
+                    "seems hasty",
+                    "be hasty",
+                    "being hasty",
+                    "jump to conclusions",
+                    "jumping to conclusions",
+                    "slow down",
+                    "calm down",
+                ),
+                "defence": (*_ROLE_1_0_0.defence, "too harsh on", "being harsh on"),
+                "no_reason": (
+                    r"\b(?:no|without|lack of|lacking)\s+(?:\w+\s+){0,2}?"
+                    r"(?:evidence|reason|reasons|proof|explanation)\b",
+                    r"\b(?:don[’']?t|do not|doesn[’']?t|does not|didn[’']?t|did not)\s+"
+                    r"(?:have|has|see|give|gave|show)\s+(?:\w+\s+){0,3}?"
+                    r"(?:evidence|reason|reasons|proof|explanation)\b",
+                ),
+                "questions_in_role": True,
+            }
+        ),
+        # 11: a test is a batch of 3 games; going on needs the sign-off.
+        "success": DISCUSSION_SPEC_1_0_0.success.model_copy(
+            update={"batch_size": 3, "require_signoff": True}
+        ),
+        # 13: the troubleshooting guide's specific fixes per failed metric.
+        "metrics": _fixes(
+            memory_accuracy=(
+                "add more of the game's history to each agent's context (every vote, per round)",
+                "ask agents to cite specific rounds",
+                "or shrink the context window, which can sharpen focus",
+            ),
+            strategic_depth=(
+                "instruct agents to build cases with evidence",
+                "put example strategic statements in the prompt",
+                "raise the temperature for more inventive reasoning",
+            ),
+            coherence=(
+                "give each turn the last 5-10 messages, not 3",
+                "add threading hints to the prompt",
+                "ask agents to name who they answer",
+            ),
+            role_consistency=(
+                "strengthen each role's strategy section in the prompt",
+                "add an explicit 'do not' list per role",
+                "try the prompts by role-playing them by hand first",
+            ),
+            personality_diversity=(
+                "write longer personality descriptions with their own phrases",
+                "give each agent a different personality (not drawn at random)",
+                "raise the temperature to 0.9",
+            ),
+            anti_repetition=(
+                "tell agents to vary their wording",
+                "prune the context to the last 20-30 messages to cut the echo",
+                "shuffle the speaking order between rounds",
+            ),
+            engagement=(
+                "rework the prompts as a whole: this is the hardest metric to move",
+                "offer more dramatic and emotional wording",
+                "raise the stakes for more tension",
+                "read transcripts for the statements that bore",
+            ),
+        ),
+    }
+)
+
 #: Published versions and their exact content.
-PUBLISHED: dict[str, DiscussionSpec] = {"1.0.0": DEFAULT_DISCUSSION_SPEC}
+PUBLISHED: dict[str, DiscussionSpec] = {
+    "1.0.0": DISCUSSION_SPEC_1_0_0,
+    "1.1.0": DEFAULT_DISCUSSION_SPEC,
+}
 
 
 def load_discussion_spec(source: str | Path | Mapping[str, Any]) -> DiscussionSpec:

@@ -48,17 +48,44 @@ from toolkit.load.persona import (
     render_claim,
 )
 from toolkit.rubrics._spec import RubricSpec, load_spec
-from toolkit.rubrics.persona_evidence import PersonaEvidence, persona_evidence
+from toolkit.rubrics.persona_evidence import (
+    PersonaEvidence,
+    message_pairs,
+    ngram_evidence,
+    persona_evidence,
+    vocabulary_evidence,
+)
 from toolkit.scorecard import FAIL, NA, OK, WARN, Dimension, Scorecard
 
 ENVIRONMENT = "environment"
+
+
+JudgeEvidence = Literal["pairs", "ngrams", "vocabulary"]
+#: the-office's scorers: consistency on message pairs, fluency with n-gram statistics,
+#: convergence with vocabulary statistics.
+_JUDGE_EVIDENCE: dict[str, JudgeEvidence] = {
+    "consistency": "pairs",
+    "fluency": "ngrams",
+    "convergence": "vocabulary",
+}
 
 
 class PersonaRubric(RubricSpec):
     """The persona rubric's numbers (override from YAML; bump the version on change)."""
 
     rubric: str = "persona"
-    version: str = "1.0"
+    version: str = "1.1"
+    #: the window of a proposition file that sets no ``first_n`` / ``last_n`` (the-office's
+    #: defaults: the first 10 and the last 100 entries); ``None``: no limit.
+    default_first_n: int | None = Field(default=10, ge=0)
+    default_last_n: int | None = Field(default=100, ge=0)
+    #: what a dimension's judge sees besides (or instead of) the trajectory: ``pairs``
+    #: (pairs of an earlier and a recent message of the agent, instead of the
+    #: trajectory), ``ngrams`` (n-gram repetition of the agent's messages) or
+    #: ``vocabulary`` (each agent's vocabulary and the vocabulary shared between them).
+    judge_evidence: dict[str, JudgeEvidence] = Field(default_factory=lambda: dict(_JUDGE_EVIDENCE))
+    #: consistency: at most this many pairs of earlier and recent messages.
+    consistency_pairs: int = Field(default=10, ge=1)
     #: a hard-mode proposition scoring below 9 is multiplied by this.
     hard_multiplier: float = Field(default=0.8, gt=0.0, le=1.0)
     #: a dimension more than this below its baseline is a regression.
@@ -90,7 +117,26 @@ class PersonaRubric(RubricSpec):
 
 
 DEFAULT_PERSONA_RUBRIC = PersonaRubric()
-PUBLISHED_PERSONA_RUBRICS: dict[str, PersonaRubric] = {"1.0": DEFAULT_PERSONA_RUBRIC}
+#: Rubric 1.0: a file without a window judged the whole trajectory; every dimension's
+#: judge saw the trajectory alone.
+PERSONA_RUBRIC_1_0 = PersonaRubric(
+    version="1.0", default_first_n=None, default_last_n=None, judge_evidence={}
+)
+PUBLISHED_PERSONA_RUBRICS: dict[str, PersonaRubric] = {
+    "1.0": PERSONA_RUBRIC_1_0,
+    "1.1": DEFAULT_PERSONA_RUBRIC,
+}
+
+
+def file_window(pfile: PropositionFile, rubric: PersonaRubric) -> tuple[int | None, int | None]:
+    """``(first_n, last_n)`` of a proposition file: its own values, and the rubric's
+    defaults (first 10, last 100) for a field the file does not set (an explicit
+    ``null`` in the file means no limit)."""
+    spec = pfile.spec
+    given = spec.model_fields_set
+    first = spec.first_n if "first_n" in given else rubric.default_first_n
+    last = spec.last_n if "last_n" in given else rubric.default_last_n
+    return first, last
 
 
 def load_persona_rubric(source: str | Path | Mapping[str, Any]) -> PersonaRubric:
@@ -277,6 +323,29 @@ def _variables(
 # ---------------------------------------------------------------------------
 
 
+def _chosen_agents(run: ChatRun, agents: Sequence[str]) -> list[str]:
+    """``agents`` checked against the run (ids, or names in any case), without repeats."""
+    by_key: dict[str, str] = {}
+    for agent_id in run.agent_ids:
+        by_key.setdefault(agent_id.casefold(), agent_id)
+        by_key.setdefault(run.name_of(agent_id).casefold(), agent_id)
+    chosen: list[str] = []
+    for given in agents:
+        found = by_key.get(given.strip().casefold())
+        if found is None:
+            raise InputError(
+                run.run,
+                f"no such agent in the run (agents: {', '.join(run.agent_ids)})",
+                field="agents",
+                value=given,
+            )
+        if found not in chosen:
+            chosen.append(found)
+    if not chosen:
+        raise InputError(run.run, "name at least one agent", field="agents", value="")
+    return chosen
+
+
 @dataclass
 class _Pending:
     row: dict[str, Any]
@@ -291,22 +360,25 @@ def _score_window(
     rubric: PersonaRubric,
     pending: list[_Pending],
     warnings: list[str],
+    agents: Sequence[str] | None = None,
 ) -> list[dict[str, Any]]:
     """The window's proposition rows; the judge requests they need go to ``pending``."""
     rows: list[dict[str, Any]] = []
+    chosen = list(run.agent_ids) if agents is None else list(agents)
     speakers = set(messages.filter(pl.col("kind") == "action")["agent_id"].to_list())
     for dimension in propositions.dimensions:
         target = propositions.target_of(dimension)
         kind: Literal["score", "count"] = (
             "count" if dimension in rubric.count_dimensions else "score"
         )
-        subjects: list[str | None] = [None] if target == ENVIRONMENT else list(run.agent_ids)
+        subjects: list[str | None] = [None] if target == ENVIRONMENT else list(chosen)
         for agent_id in subjects:
             name = run.name_of(agent_id) if agent_id is not None else ENVIRONMENT
             all_rows = trajectory_rows(messages, agent_id, name)
             for pfile in propositions.files_for(dimension, agent_id):
                 rows += _file_rows(
                     run,
+                    rubric,
                     window,
                     dimension,
                     target,
@@ -324,6 +396,7 @@ def _score_window(
 
 def _file_rows(
     run: ChatRun,
+    rubric: PersonaRubric,
     window: int,
     dimension: str,
     target: str,
@@ -337,13 +410,25 @@ def _file_rows(
     warnings: list[str],
 ) -> list[dict[str, Any]]:
     spec = pfile.spec
-    shown = window_rows(all_rows, spec.first_n, spec.last_n)
-    trajectory = format_trajectory(all_rows, spec.first_n, spec.last_n)
+    first_n, last_n = file_window(pfile, rubric)
+    shown = window_rows(all_rows, first_n, last_n)
+    trajectory = format_trajectory(all_rows, first_n, last_n)
     acts = shown.filter(pl.col("kind") == "action")
     if agent_id is not None:
         acts = acts.filter(pl.col("agent_id") == agent_id)
     persona = run.persona_of(agent_id) if (agent_id is not None and spec.include_personas) else None
     values, reasons = _variables(run, shown, agent_id)
+    evidence: str | None = None
+    no_pairs = False
+    how = rubric.judge_evidence.get(dimension)
+    if how == "pairs" and agent_id is not None:
+        pairs = message_pairs(acts, name, rubric.consistency_pairs)
+        no_pairs = pairs is None
+        trajectory = pairs or trajectory
+    elif how == "ngrams" and agent_id is not None:
+        evidence = ngram_evidence(acts, name)
+    elif how == "vocabulary":
+        evidence = vocabulary_evidence(shown.filter(pl.col("kind") == "action"))
     out: list[dict[str, Any]] = []
     for i, prop in enumerate(spec.propositions):
         row: dict[str, Any] = {
@@ -382,6 +467,11 @@ def _file_rows(
                     reasoning=f"precondition {prop.precondition!r} not met: trivially true (9)",
                 )
                 continue
+        if no_pairs:
+            row["absent_reason"] = (
+                f"1 message by {name} in this window: no earlier message to compare with"
+            )
+            continue
         request = JudgeRequest(
             proposition_id=prop.id,
             dimension=dimension,
@@ -390,6 +480,7 @@ def _file_rows(
             trajectory=trajectory,
             persona=persona,
             kind=kind,
+            evidence=evidence,
         )
         pending.append(_Pending(row, request))
     if agent_id is not None and agent_id not in speakers and window == 0:
@@ -410,10 +501,16 @@ def _ask(
 ) -> JudgeUsage:
     """Batch the pending requests (same window, trajectory, persona, kind), run the
     batches (concurrently, under the cost cap), fill each row, and account for it."""
-    groups: dict[tuple[int, str, str | None, str], list[_Pending]] = {}
+    groups: dict[tuple[int, str, str | None, str, str | None], list[_Pending]] = {}
     for item in pending:
         request = item.request
-        key = (item.row["window"], request.trajectory, request.persona, request.kind)
+        key = (
+            item.row["window"],
+            request.trajectory,
+            request.persona,
+            request.kind,
+            request.evidence,
+        )
         groups.setdefault(key, []).append(item)
     chunks = [
         items[start : start + rubric.batch_size]
@@ -628,6 +725,7 @@ def score_persona(
     max_cost: float | None = None,
     prices: PriceTable | str | Path | None = None,
     progress: bool | None = None,
+    agents: Sequence[str] | None = None,
 ) -> PersonaResult:
     """Score a chat run on every dimension of ``propositions`` with ``judge``.
 
@@ -647,6 +745,8 @@ def score_persona(
             (:func:`toolkit.judge.load_prices`), for the cost estimate.
         progress: a progress bar over judge calls; ``None``: in notebooks and on a
             terminal only.
+        agents: score only these agents (ids of the run, in the given order); the
+            environment dimensions still read the whole conversation. ``None``: all.
 
     Raises:
         InputError: an unknown precondition, a claim variable with no value, a judge
@@ -654,10 +754,14 @@ def score_persona(
             price.
     """
     _check_preconditions(propositions)
+    if agents is not None:
+        agents = _chosen_agents(run, agents)
+        if baselines is not None:
+            baselines = {k: v for k, v in baselines.items() if k in agents}
     warnings: list[str] = [*run.warnings, *propositions.warnings]
     messages = run.messages.select(list(CHAT_MESSAGES_SCHEMA))
     pending: list[_Pending] = []
-    rows = _score_window(run, messages, 0, propositions, rubric, pending, warnings)
+    rows = _score_window(run, messages, 0, propositions, rubric, pending, warnings, agents)
     if windows is not None:
         if windows < 1:
             raise InputError(
@@ -665,7 +769,7 @@ def score_persona(
             )
         for k, start in enumerate(range(0, messages.height, windows), start=1):
             part = messages.slice(start, windows)
-            rows += _score_window(run, part, k, propositions, rubric, pending, [])
+            rows += _score_window(run, part, k, propositions, rubric, pending, [], agents)
     usage = _ask(
         judge,
         pending,
@@ -687,6 +791,8 @@ def score_persona(
         similarity_window=rubric.similarity_window,
         flag_above=rubric.similarity_flag_above,
     )
+    if agents is not None:
+        evidence = evidence.only(agents)
     partial = PersonaResult(
         run=run.run,
         rubric=rubric,
@@ -944,14 +1050,22 @@ class CorrectionReport(Shows):
     Attributes:
         outcomes: outcome, actions, rate — each action counted once, by the outcome of
             its last attempt; rates sum to 1.
-        dimensions: dimension, scored, failures (scores below the gate threshold),
-            mean_score — over every attempt.
+        dimensions: dimension, scored, failures (the gate's own ``passed: false`` where
+            the log records it, else a score below the gate threshold), mean_score —
+            over every attempt.
         mean_similarity: the mean similarity over attempts that report one (None if none).
+        similarity_failures: attempts whose similarity to recent messages is above
+            ``similarity_flag_above`` (0.6), as the-office's gate statistics count them.
+        similarity_checked: attempts that report a similarity.
+        mean_total_score: the mean ``total_score`` over attempts that report one.
     """
 
     outcomes: pl.DataFrame
     dimensions: pl.DataFrame
     mean_similarity: float | None
+    similarity_failures: int = 0
+    similarity_checked: int = 0
+    mean_total_score: float | None = None
 
     def _summary(self) -> Summary:
         mean = "-" if self.mean_similarity is None else f"{self.mean_similarity:.3f}"
@@ -961,6 +1075,7 @@ class CorrectionReport(Shows):
             (
                 *((f"{o}:", n) for o, n in self.outcomes.select("outcome", "actions").rows()),
                 ("mean similarity:", mean),
+                ("similarity failures:", f"{self.similarity_failures}/{self.similarity_checked}"),
             ),
         )
 
@@ -984,16 +1099,23 @@ def correction_report(
         .group_by("dimension")
         .agg(
             pl.col("score").is_not_null().sum().cast(pl.Int64).alias("scored"),
-            (pl.col("score") < rubric.gate_threshold).sum().cast(pl.Int64).alias("failures"),
+            pl.coalesce(~pl.col("passed"), pl.col("score") < rubric.gate_threshold)
+            .sum()
+            .cast(pl.Int64)
+            .alias("failures"),
             pl.col("score").mean().alias("mean_score"),
         )
         .sort("dimension")
     )
     sim = attempts["similarity"].drop_nulls()
+    total = attempts["total_score"].drop_nulls()
     return CorrectionReport(
         outcomes=outcomes,
         dimensions=dims,
         mean_similarity=float(sim.mean()) if sim.len() else None,  # type: ignore[arg-type]
+        similarity_failures=int((sim > rubric.similarity_flag_above).sum()),
+        similarity_checked=int(sim.len()),
+        mean_total_score=float(total.mean()) if total.len() else None,  # type: ignore[arg-type]
     )
 
 
@@ -1016,6 +1138,7 @@ __all__: Sequence[str] = [
     "compare_baselines",
     "correction_report",
     "dimension_scores",
+    "file_window",
     "format_trajectory",
     "load_persona_rubric",
     "persona_scores_frame",

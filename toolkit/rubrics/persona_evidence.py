@@ -6,6 +6,7 @@ runs of letters, digits and apostrophes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import polars as pl
@@ -39,6 +40,17 @@ class PersonaEvidence(Shows):
     messages: pl.DataFrame
     agents: pl.DataFrame
     overlap: pl.DataFrame
+
+    def only(self, agents: Sequence[str]) -> PersonaEvidence:
+        """The evidence of ``agents`` only (pairs where both are among them)."""
+        keep = list(agents)
+        return PersonaEvidence(
+            messages=self.messages.filter(pl.col("agent_id").is_in(keep)),
+            agents=self.agents.filter(pl.col("agent_id").is_in(keep)),
+            overlap=self.overlap.filter(
+                pl.col("agent_a").is_in(keep) & pl.col("agent_b").is_in(keep)
+            ),
+        )
 
     def _summary(self) -> Summary:
         flagged = self.messages["similar_flag"].fill_null(False).sum()
@@ -235,3 +247,94 @@ def persona_evidence(
         .sort("agent_id")
     )
     return PersonaEvidence(messages=message_evidence, agents=agents, overlap=overlap)
+
+
+# ---------------------------------------------------------------------------
+# Supplementary evidence sent to the judge (the-office's fluency and convergence
+# scorers) and consistency's pairs of earlier and recent messages
+# ---------------------------------------------------------------------------
+
+
+def ngram_repetition(texts: pl.Series, n: int) -> float | None:
+    """The share of word n-grams (within one message) that repeat an earlier one:
+    ``1 - distinct / total`` over ``texts``; None when the texts hold no n-gram."""
+    frame = (
+        pl.DataFrame({"text": texts.cast(pl.String)})
+        .with_row_index("m")
+        .with_columns(pl.col("text").str.to_lowercase().str.extract_all(_WORD).alias("w"))
+        .explode("w")
+        .drop_nulls("w")
+        .with_columns(
+            pl.concat_str([pl.col("w").shift(-k).over("m") for k in range(n)], separator=" ").alias(
+                "gram"
+            )
+        )
+        .drop_nulls("gram")
+    )
+    if frame.height == 0:
+        return None
+    return 1.0 - frame["gram"].n_unique() / frame.height
+
+
+def ngram_evidence(actions: pl.DataFrame, agent_name: str, ns: tuple[int, ...] = (3, 5)) -> str:
+    """The fluency judge's supplementary evidence: n-gram repetition of one agent's
+    messages (``actions``: the agent's action rows in the window)."""
+    parts = []
+    for n in ns:
+        share = ngram_repetition(actions["text"], n)
+        parts.append(f"{n}-gram repetition {'-' if share is None else f'{share:.2f}'}")
+    return (
+        f"N-gram repetition over {agent_name}'s {actions.height} message(s) in this window "
+        f"(share of word n-grams that repeat an earlier one; 0 = none repeats): "
+        + ", ".join(parts)
+        + "."
+    )
+
+
+def vocabulary_evidence(actions: pl.DataFrame) -> str:
+    """The convergence judge's supplementary evidence: each agent's vocabulary and the
+    vocabulary shared between agents (``actions``: every action row in the window)."""
+    ev = persona_evidence(actions)
+    names = dict(
+        actions.select("agent_id", "agent_name").unique("agent_id", keep="first").iter_rows()
+    )
+    lines = ["Vocabulary per agent in this window:"]
+    for row in ev.agents.iter_rows(named=True):
+        ttr, per = row["type_token_ratio"], row["mean_tokens_per_message"]
+        lines.append(
+            f"{names.get(row['agent_id']) or row['agent_id']}: {row['tokens']} words, "
+            f"{row['distinct_tokens']} distinct (type-token ratio "
+            f"{'-' if ttr is None else f'{ttr:.2f}'}), "
+            f"{'-' if per is None else f'{per:.1f}'} words per message"
+        )
+    if ev.overlap.height:
+        lines.append("Vocabulary shared between agents (Jaccard of distinct words, 1 = same):")
+        lines.extend(
+            f"{names.get(a) or a} / {names.get(b) or b}: {'-' if j is None else f'{j:.2f}'}"
+            for a, b, j in ev.overlap.select("agent_a", "agent_b", "jaccard").iter_rows()
+        )
+    return "\n".join(lines)
+
+
+def message_pairs(actions: pl.DataFrame, agent_name: str, max_pairs: int) -> str | None:
+    """Consistency's trajectory: pairs of an earlier and a recent message of one agent.
+
+    The agent's messages in the window (``actions``, in order) are split in half: the
+    earlier half is history, the later half current (the middle message of an odd count
+    is in neither); the k-th historical message is paired with the k-th current one, so
+    every pair spans the same distance, and the last ``max_pairs`` pairs are kept. None
+    with fewer than two messages (nothing earlier to compare with).
+    """
+    texts = actions.sort("step")["text"].to_list()
+    half = len(texts) // 2
+    if half == 0:
+        return None
+    pairs = list(zip(texts[:half], texts[len(texts) - half :], strict=True))[-max_pairs:]
+    lines: list[str] = []
+    for k, (earlier, recent) in enumerate(pairs, start=1):
+        lines += [
+            f"Pair {k} of {len(pairs)}:",
+            f"[Earlier message] {agent_name} acts: {earlier}",
+            f"[Recent message] {agent_name} acts: {recent}",
+        ]
+    return "\n".join(lines)

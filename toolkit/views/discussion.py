@@ -66,14 +66,15 @@ def game_document(card: Scorecard, rubric_version: str) -> dict[str, Any]:
 
 
 def advice_lines(report: DiscussionReport, card: Scorecard) -> list[str]:
-    """One line per failed metric of ``card``: the metric's name and the rubric's advice.
+    """One line per failed metric of ``card``: the metric's name, the rubric's advice and
+    the troubleshooting guide's fixes to try.
 
     Only metrics whose status is FAIL get a line (N/A and PENDING have no evidence to act
-    on); the advice text is rubric data (``DiscussionSpec.metrics[key].advice``).
+    on); the text is rubric data (``DiscussionSpec.metrics[key].advice`` and ``.fixes``).
     """
     metrics = report.spec.metrics
     return [
-        f"Advice: {row['name']}: {metrics[row['dimension']].advice}"
+        f"Advice: {row['name']}: {metrics[row['dimension']].guidance}"
         for row in card.dimensions.iter_rows(named=True)
         if row["status"] == "FAIL" and row["dimension"] in metrics
     ]
@@ -149,6 +150,7 @@ def render_discussion_text(
         said.extend(f"Warning: {w}" for w in comparison.warnings)
         if success is not None:
             said.append(f"Success check: {'met' if success.met else 'not met'} ({success.reason})")
+            said.append(f"Next iteration: {success.proceed_reason}")
         for text in said:
             lines.extend(wrap_item(text, width, bullet="  "))
         blocks.append("\n".join(lines))

@@ -27,7 +27,7 @@ def test_table_output_is_the_scorecard(capsys: pytest.CaptureFixture[str]) -> No
     lines = out.splitlines()
     assert code == 0
     assert lines[0] == "Willowbrook · last 50 ticks"
-    assert sum(1 for line in lines if line.startswith("  [")) == 8  # rubric 1.1.0
+    assert sum(1 for line in lines if line.startswith("  [")) == 8  # rubric 1.2.0
     assert "Verdict: HEALTHY" in lines
 
 
@@ -111,7 +111,7 @@ def test_changed_rubric_without_new_version_exits_2(
     f = tmp_path / "rubric.yaml"
     f.write_text("refusal_cluster:\n  fail_min: 3\n")
     code, _, err = run_cli(["quality", str(HEALTHY), "--rubric", str(f)], capsys)
-    assert code == 2 and "version='1.1.0'" in err and str(f) in err
+    assert code == 2 and "version='1.2.0'" in err and str(f) in err
 
 
 def test_custom_rubric_changes_the_status(

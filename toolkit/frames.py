@@ -31,6 +31,16 @@ SCORECARD_SCHEMA: dict[str, pl.DataType] = {
     "red": pl.String(),
 }
 
+#: A scorecard's secondary measures (:attr:`toolkit.scorecard.Scorecard.measures`): one
+#: row per number a dimension reports beside its value (e.g. action coherence's
+#: ``refuse_rate_10tick``, vocabulary growth's ``stagnant``); null when not measured.
+MEASURES_SCHEMA: dict[str, pl.DataType] = {
+    "subject": pl.String(),
+    "dimension": pl.String(),
+    "measure": pl.String(),
+    "value": pl.Float64(),
+}
+
 # ---------------------------------------------------------------------------
 # Simulation runs (token-world universes)
 # ---------------------------------------------------------------------------

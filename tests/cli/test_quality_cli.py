@@ -42,7 +42,11 @@ def test_json_is_a_superset_of_token_worlds_output(capsys: pytest.CaptureFixture
     assert data["window"] == 50 and data["tick_count"] == 50 and data["last_tick"] == 164
     assert [d["key"] for d in data["dimensions"]][:2] == ["groundedness", "character_stability"]
     assert set(data["dimensions"][0]) == {"key", "name", "status", "score", "detail", "green",
-                                          "red"}  # fmt: skip
+                                          "red", "measures"}  # fmt: skip
+    coherence = next(d for d in data["dimensions"] if d["key"] == "action_coherence")
+    assert coherence["measures"]["refuse_rate_10tick"] == 4.8  # ashfall: 24 refused in 50
+    vocabulary = next(d for d in data["dimensions"] if d["key"] == "vocabulary_growth")
+    assert vocabulary["measures"]["stagnant"] == 50
 
 
 def test_html_output_is_a_page(capsys: pytest.CaptureFixture[str]) -> None:

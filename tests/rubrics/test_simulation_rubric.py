@@ -621,3 +621,57 @@ def test_a_window_longer_than_the_run_titles_what_was_scored() -> None:
     assert card.title.endswith("· all 64 ticks (window 100000)")
     assert "100000 ticks" not in card.title.replace("window 100000", "")
     assert score_universe(universe, window=64)[0].title.endswith("· last 64 ticks")
+
+
+# --- Secondary measures (issue 23, item 3) ------------------------------------------------
+
+
+def test_refuse_rate_and_stagnant_are_numbers_not_only_detail_text() -> None:
+    # 20 ticks, refused at 16, 17, 18: 3 refusals x 10 / 20 ticks = 1.5 per 10 ticks.
+    c = card(with_refusals(20, {16, 17, 18}))
+    coherence = c.measures_of("action_coherence")
+    assert coherence == {"refuse_rate_10tick": 1.5, "refused": 3.0}
+    assert c.measures_of("refusal_cluster") == {"refused": 3.0}
+    # Novel verbs at ticks 1 and 2 of 40: ticks 3..40 introduce nothing, 38 in a row.
+    vocab = card(novel_verbs(40, {1, 2}), window=40).measures_of("vocabulary_growth")
+    assert vocab == {"novel": 2.0, "stagnant": 38.0, "classified": 40.0}
+
+
+def test_every_dimension_reports_its_measures_in_the_json_and_the_frame() -> None:
+    pts = [(60, 2.20), (70, 2.10), (80, 2.05), (90, 2.04), (100, 2.00)]
+    ticks = [tick_v1(n) for n in range(81, 101)]
+    c = card(ticks, checkpoints=[(t, 100, round(f * 100)) for t, f in pts])
+    fan = c.measures_of("graph_fanout")
+    assert fan["fan_out"] == 2.0 and fan["checkpoints"] == 5.0
+    assert (fan["first_checkpoint_tick"], fan["last_checkpoint_tick"]) == (60.0, 100.0)
+    # Slopes at 80, 90, 100: -0.075, -0.0533, -0.05; the highest of the three is -0.05.
+    assert fan["sustained_checkpoints"] == 3.0
+    assert fan["sustained_max_slope"] == pytest.approx(-0.05)
+    data = c.to_dict()
+    measured = {d["key"] for d in data["dimensions"] if d["measures"]}
+    assert measured == set(DEFAULT_RUBRIC.dimension_keys())
+    grounded = next(d for d in data["dimensions"] if d["key"] == "groundedness")
+    assert grounded["measures"] == {"grounded": 20.0, "ticks": 20.0, "observer_ticks": 0.0}
+    assert c.measures.schema == pl.Schema(
+        {"subject": pl.String, "dimension": pl.String, "measure": pl.String, "value": pl.Float64}
+    )
+
+
+def test_measures_of_an_unmeasured_dimension_are_null_not_zero() -> None:
+    c = card([tick_v1(n) for n in range(1, 21)])  # no checkpoints
+    assert set(c.measures_of("graph_fanout").values()) == {None}
+    assert c.measures_of("graph_fanout").keys() >= {"fan_out", "sustained_max_slope"}
+
+
+def test_measures_frame_stacks_a_fleet_long_and_wide() -> None:
+    from toolkit.load.universe import combine
+    from toolkit.scorecard import measures_frame
+
+    a = make_universe(with_refusals(20, set(range(1, 11))), slug="a")
+    b = make_universe([tick_v1(n) for n in range(1, 21)], slug="b")
+    cards = score_universe(combine([a, b]), window=20)
+    long = measures_frame(cards)
+    assert long.height == sum(c.measures.height for c in cards)
+    wide = measures_frame(cards, wide=True)
+    rates = dict(zip(wide["subject"], wide["action_coherence.refuse_rate_10tick"], strict=True))
+    assert rates == {"a": 5.0, "b": 0.0}  # 10 refusals in 20 ticks; none

@@ -660,6 +660,38 @@ def _ranges(rubric: SimulationRubric) -> dict[str, tuple[str, str]]:
     }
 
 
+#: Each dimension's secondary measures (:attr:`toolkit.scorecard.Scorecard.measures`):
+#: measure name -> the window-score column (or ``fan.`` + the fan-out column) it reads.
+MEASURES: dict[str, dict[str, str]] = {
+    "groundedness": {"grounded": "grounded", "ticks": "n", "observer_ticks": "observer_n"},
+    "character_stability": {"breaks": "breaks", "turns": "turns"},
+    "action_coherence": {"refuse_rate_10tick": "refuse_rate", "refused": "refused"},
+    "refusal_cluster": {"refused": "refused"},
+    "vocabulary_growth": {"novel": "novel", "stagnant": "stagnant", "classified": "classified"},
+    "conservation_drift": {"rollbacks": "rollbacks", "ticks": "n"},
+    "graph_fanout": {
+        "fan_out": "fan.fan_out",
+        "checkpoints": "fan.n_checkpoints",
+        "first_checkpoint_tick": "fan.first_cp_tick",
+        "last_checkpoint_tick": "fan.tick",
+        "sustained_checkpoints": "fan.sustained_n",
+        "sustained_max_slope": "fan.sustained_max",
+    },
+    "novel_subtype_rate": {"new_values": "new_subtypes", "ticks": "n"},
+}
+
+
+def _measures(
+    key: str, row: dict[str, Any] | None, fan: dict[str, Any] | None
+) -> dict[str, float | None]:
+    out: dict[str, float | None] = {}
+    for name, column in MEASURES[key].items():
+        source, col = (fan, column[4:]) if column.startswith("fan.") else (row, column)
+        value = None if source is None else source.get(col)
+        out[name] = None if value is None else float(value)
+    return out
+
+
 def _dimensions(
     row: dict[str, Any] | None,
     fan: dict[str, Any] | None,
@@ -668,10 +700,13 @@ def _dimensions(
 ) -> list[Dimension]:
     ranges = _ranges(rubric)
     unit = "novel-verbs" if rubric.vocabulary_growth.unit == "verb" else "novel-mechanics"
+    if fan is not None and fan["slope"] is None:
+        fan = None
 
     def dim(key: str, value: float | None, status: str, detail: str) -> Dimension:
         green, red = ranges[key]
-        return Dimension(key, DIMENSIONS[key], value, status, detail, green, red)
+        measures = _measures(key, row, fan)
+        return Dimension(key, DIMENSIONS[key], value, status, detail, green, red, measures)
 
     dims: list[Dimension] = []
     if row is None:
@@ -745,7 +780,7 @@ def _dimensions(
                 f"({row['rollbacks']}/{n} rollbacks)",
             )
         )
-    if fan is None or fan["slope"] is None:
+    if fan is None:
         dims.append(dim("graph_fanout", None, NA, "insufficient history (< 2 checkpoints)"))
     else:
         slope = fan["slope"]
@@ -942,6 +977,7 @@ def _card(
         warnings=tuple(warnings),
         meta=meta,
         series=series,
+        measures=Scorecard.measures_frame(slug, dims),
     )
 
 

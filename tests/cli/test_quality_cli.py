@@ -209,3 +209,86 @@ def test_all_with_cache_dir_reuses_the_cache(
     assert any(store.iterdir())
     second = run_cli(["quality", "--all", str(runs), "--cache", str(store)], capsys)[1]
     assert first == second
+
+
+# --- A run named by its slug under a universes root (issue 23, item 4) ---------------------
+
+UNIVERSES = SAMPLE_RUNS / "universes"
+
+
+def test_a_slug_resolves_under_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no folder named willowbrook here
+    monkeypatch.delenv("TOOLKIT_UNIVERSES_ROOT", raising=False)
+    code, out, _ = run_cli(["quality", "willowbrook", "--root", str(UNIVERSES)], capsys)
+    assert code == 0 and out.splitlines()[0] == "Willowbrook · last 50 ticks"
+
+
+def test_a_slug_resolves_under_the_environment_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TOOLKIT_UNIVERSES_ROOT", str(UNIVERSES))
+    code, out, _ = run_cli(["quality", "ashfall", "--format", "json"], capsys)
+    assert code == 0 and json.loads(out)["slug"] == "ashfall"
+    code, out, _ = run_cli(["quality", "ashfall", "--diff", "willowbrook"], capsys)
+    assert code == 0 and out.startswith("ashfall vs willowbrook")
+
+
+def test_root_flag_wins_over_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TOOLKIT_UNIVERSES_ROOT", str(tmp_path / "elsewhere"))
+    code, out, _ = run_cli(["quality", "ashfall", "--root", str(UNIVERSES)], capsys)
+    assert code == 0 and out.startswith("Ashfall")
+
+
+def test_a_folder_given_as_such_is_used_without_a_root(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("TOOLKIT_UNIVERSES_ROOT", "/no/such/root")
+    code, out, _ = run_cli(["quality", str(HEALTHY)], capsys)
+    assert code == 0 and out.startswith("Willowbrook")
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "expected"),
+    [
+        (["willowbrook"], None, "willowbrook: no such run folder (to name a run by its slug, "
+         "give --root DIR or set TOOLKIT_UNIVERSES_ROOT)"),
+        (["nope", "--root", "<ROOT>"], None, "nope: no such run folder here, and no run 'nope' "
+         "under <ROOT> (--root)"),
+        (["nope"], "<ROOT>", "nope: no such run folder here, and no run 'nope' under <ROOT> "
+         "(TOOLKIT_UNIVERSES_ROOT)"),
+        (["willowbrook", "--root", "<MISSING>"], None, "<MISSING>: the universes root (--root) is "
+         "not an existing folder"),
+        (["x/../../etc", "--root", "<ROOT>"], None, "x/../../etc: no such run folder, and not a "
+         "slug to look up under <ROOT> (--root)"),
+    ],
+)  # fmt: skip
+def test_neither_a_folder_nor_a_slug_under_the_root_is_one_line_exit_2(
+    args: list[str],
+    env: str | None,
+    expected: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    places = {"<ROOT>": str(UNIVERSES), "<MISSING>": str(tmp_path / "missing")}
+    if env is None:
+        monkeypatch.delenv("TOOLKIT_UNIVERSES_ROOT", raising=False)
+    else:
+        monkeypatch.setenv("TOOLKIT_UNIVERSES_ROOT", places[env])
+    code, out, err = run_cli(["quality", *(places.get(a, a) for a in args)], capsys)
+    for key, value in places.items():
+        expected = expected.replace(key, value)
+    assert (code, out) == (2, "")
+    assert err == f"toolkit quality: error: {expected}\n"
+
+
+def test_root_with_all_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli(["quality", "--all", str(UNIVERSES), "--root", str(UNIVERSES)], capsys)
+    assert code == 2 and "--root" in err and len(err.splitlines()) == 1

@@ -472,6 +472,7 @@ ITERATIONS_SCHEMA: dict[str, pl.DataType] = {
     "review_decision_artifact": pl.String(),
     "verifier_count": pl.Int64(),
     "hook_outcomes_file": pl.String(),
+    "hook_outcomes_problem": pl.String(),
 }
 
 LINKED_TRACE = pl.Struct({"trace_ref": pl.String(), "outcome_ref": pl.String()})
@@ -579,6 +580,7 @@ OUTCOME_SCORES_SCHEMA: dict[str, pl.DataType] = {
 OUTCOME_BREAKDOWN_SCHEMA: dict[str, pl.DataType] = {
     "iteration": pl.Int64(),
     "signal": pl.String(),
+    "label": pl.String(),
     "present": pl.Boolean(),
     "sub_score": pl.Float64(),
     "detail": pl.String(),

@@ -41,7 +41,7 @@ def test_each_iteration_is_a_scorecard_with_one_dimension_per_signal(
     result: OutcomeResult,
 ) -> None:
     card = result.scorecard(6)
-    assert (card.rubric, card.rubric_version, card.subject) == ("outcome", "2.1.0", "iter-6")
+    assert (card.rubric, card.rubric_version, card.subject) == ("outcome", "2.2.0", "iter-6")
     assert (card.verdict, card.title) == (
         "excellent",
         "Iteration 6 · session 9e0b5c37-1a2d-4f6e-8b90-c4d5e6f7a8b9",

@@ -1,12 +1,13 @@
 """The outcome rubric: an explainable quality score per agent iteration and session.
 
-The rubric is data (``outcome.yaml`` beside this module, version 2.1.0): seven signals
-with weights, score bands, and the small mappings the sub-scores use. Scoring is
+The rubric is data (``outcome.yaml`` beside this module, version 2.2.0): seven signals
+with weights, the combination method, score bands, and the small mappings the sub-scores
+use. Scoring is
 column-wise over the frames of an :class:`~toolkit.load.iterlog.IterationLog` and its
 :class:`~toolkit.load.outcome_evidence.OutcomeEvidence`:
 
-* each signal gets a sub-score in [0, 1] per iteration, or is *absent* (null) with the
-  reason in its ``detail``;
+* each signal gets a sub-score in [0, 1] per iteration (one outside is clamped, and the
+  detail and the warnings say so), or is *absent* (null) with the reason in its ``detail``;
 * the value is the weighted mean over the present signals (absent ones drop out of the
   numerator and the denominator); nothing present -> unscored;
 * every iteration has a breakdown row per signal whose contributions sum to the value;
@@ -24,7 +25,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import polars as pl
 import yaml
@@ -82,7 +83,10 @@ MEANING: dict[str, tuple[str, str]] = {
 
 #: Published versions and the fingerprint of their content (see :meth:`fingerprint`).
 #: A packaged rubric whose content changed without a new version fails to load.
-PUBLISHED_FINGERPRINTS: dict[str, str] = {"2.1.0": "25bb8005d10f518b"}
+PUBLISHED_FINGERPRINTS: dict[str, str] = {
+    "2.1.0": "25bb8005d10f518b",
+    "2.2.0": "9d0848336a42aa31",
+}
 
 _RUBRIC_FILE = "outcome.yaml"
 
@@ -125,6 +129,7 @@ class OutcomeRubric(RubricSpec):
     in [0, 1].
     """
 
+    combination: Literal["weighted_mean_renormalized"]
     signals: tuple[SignalWeight, ...]
     bands: tuple[Band, ...]
     decimals: int = Field(ge=0, le=9)
@@ -227,7 +232,7 @@ def _parse_packaged(content: str, where: str) -> OutcomeRubric:
 
 @lru_cache(maxsize=1)
 def default_outcome_rubric() -> OutcomeRubric:
-    """The packaged rubric (version 2.1.0), checked against its published fingerprint.
+    """The packaged rubric (version 2.2.0), checked against its published fingerprint.
 
     Raises:
         RubricError: the packaged file was changed without a version bump.
@@ -248,7 +253,18 @@ def load_outcome_rubric(source: str | Path | Mapping[str, Any] | None = None) ->
     default = default_outcome_rubric()
     if source is None:
         return default
-    return load_spec(OutcomeRubric, source, default, {default.version: default})
+    spec = load_spec(OutcomeRubric, source, default, {default.version: default})
+    pinned = PUBLISHED_FINGERPRINTS.get(spec.version)
+    if pinned is not None and pinned != spec.fingerprint():
+        # An older published version (2.1.0): its numbers are not packaged any more, so a
+        # file naming it cannot be what it says.
+        raise RubricError(
+            None if isinstance(source, Mapping) else str(source),
+            f"the rubric differs from published version {spec.version}; bump its version",
+            field="version",
+            value=spec.version,
+        )
+    return spec
 
 
 # ---------------------------------------------------------------------------
@@ -265,8 +281,8 @@ class OutcomeResult(Shows):
         scores: one row per iteration, :data:`toolkit.frames.OUTCOME_SCORES_SCHEMA`
             (iteration, session_id, scored, value, band, signals_present).
         breakdown: one row per iteration and signal,
-            :data:`toolkit.frames.OUTCOME_BREAKDOWN_SCHEMA` (iteration, signal, present,
-            sub_score, detail, nominal_weight, effective_weight, contribution).
+            :data:`toolkit.frames.OUTCOME_BREAKDOWN_SCHEMA` (iteration, signal, label,
+            present, sub_score, detail, nominal_weight, effective_weight, contribution).
         integrity: :data:`toolkit.frames.INTEGRITY_SCHEMA` (iteration, signal, role,
             claimed, observed, delta).
         sessions: :data:`toolkit.frames.SESSION_SCORES_SCHEMA` (session_id, iterations,
@@ -784,6 +800,8 @@ def _hook_outcomes(rubric: OutcomeRubric) -> Signal:
                 "h_collapsed",
             )
         )
+        .when(pl.col("hook_outcomes_problem").is_not_null())
+        .then(pl.col("hook_outcomes_problem"))
         .when(pl.col("hook_outcomes_file").is_null())
         .then(pl.lit("no hook-outcome sidecar"))
         .otherwise(
@@ -862,7 +880,8 @@ def combine(long: pl.DataFrame, rubric: OutcomeRubric) -> pl.DataFrame:
         rubric: gives the weights and the decimals.
 
     Returns:
-        :data:`toolkit.frames.OUTCOME_BREAKDOWN_SCHEMA`. The effective weight of a present
+        :data:`toolkit.frames.OUTCOME_BREAKDOWN_SCHEMA` (each row with the signal's
+        ``label`` from the rubric). The effective weight of a present
         signal is its weight over the sum of present weights (0 when absent). The value is
         the sum of effective weight x sub-score, rounded to ``rubric.decimals``; the
         contributions are rounded by largest remainder so they sum to it exactly.
@@ -871,10 +890,16 @@ def combine(long: pl.DataFrame, rubric: OutcomeRubric) -> pl.DataFrame:
     weights = pl.DataFrame(
         {
             "signal": list(rubric.weights()),
+            "label": list(rubric.labels().values()),
             "nominal_weight": list(rubric.weights().values()),
             "_order": list(order.values()),
         },
-        schema={"signal": pl.String(), "nominal_weight": pl.Float64(), "_order": pl.Int64()},
+        schema={
+            "signal": pl.String(),
+            "label": pl.String(),
+            "nominal_weight": pl.Float64(),
+            "_order": pl.Int64(),
+        },
     )
     scale = 10.0**rubric.decimals
     present = pl.col("sub_score").is_not_null()
@@ -1026,6 +1051,35 @@ def _sessions(scores: pl.DataFrame, rubric: OutcomeRubric) -> pl.DataFrame:
     )
 
 
+def _clamped(long: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
+    """Sub-scores clamped to [0, 1], as dot-agents clamps them; each clamp is said in the
+    signal's detail and as a warning (an out-of-range input is kept, not dropped)."""
+    raw = pl.col("sub_score")
+    out = (~raw.is_between(0.0, 1.0)) & raw.is_not_null()
+    flagged = long.with_columns(_out=out, _raw=raw)
+    clamped = flagged.with_columns(
+        pl.when("_out").then(raw.clip(0.0, 1.0)).otherwise(raw).alias("sub_score"),
+    ).with_columns(
+        pl.when("_out")
+        .then(
+            pl.format(
+                "{} (sub-score {} is outside [0, 1]: clamped to {})",
+                "detail",
+                pl.col("_raw").round(6).cast(pl.String),
+                pl.col("sub_score").cast(pl.String),
+            )
+        )
+        .otherwise(pl.col("detail"))
+        .alias("detail")
+    )
+    warnings = [
+        f"iteration {n}: the {signal} sub-score {value:g} is outside [0, 1]; clamped to "
+        f"{min(max(value, 0.0), 1.0):g}"
+        for n, signal, value in flagged.filter("_out").select("iteration", "signal", "_raw").rows()
+    ]
+    return clamped.drop("_out", "_raw"), warnings
+
+
 def score_outcome(
     log: IterationLog, evidence: OutcomeEvidence, rubric: OutcomeRubric | None = None
 ) -> OutcomeResult:
@@ -1060,10 +1114,10 @@ def score_outcome(
         )
         for name in rubric.weights()
     ]
-    long = pl.concat(frames)
+    long, clamped = _clamped(pl.concat(frames))
     breakdown = combine(long, rubric)
     scores = _scores(inputs, breakdown, rubric)
-    warnings = [*log.issue_lines(), *evidence.issue_lines()]
+    warnings = [*log.issue_lines(), *evidence.issue_lines(), *clamped]
     return OutcomeResult(
         rubric=rubric,
         scores=scores,

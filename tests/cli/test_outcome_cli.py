@@ -48,7 +48,24 @@ def test_json_follows_the_documented_shape(
     assert doc["rubric_version"] == "2.2.0"
     assert [i["iteration"] for i in doc["iterations"]] == [1, 2, 3, 4, 5, 6]
     it5 = doc["iterations"][4]
-    assert list(it5) == ["iteration", "scored", "value", "band", "breakdown"]
+    assert list(it5) == [
+        "iteration",
+        "scored",
+        "value",
+        "band",
+        "breakdown",
+        "objectives",
+        "linked_traces_to_outcomes",
+    ]
+    # Iteration 5 in the sample transcript: `git checkout -b spike/streaming`, then
+    # `pytest -q`, and no Read of loop-state.md; its verifier lists no linked traces.
+    assert [(o["objective"], o["value"]) for o in it5["objectives"]] == [
+        ("ran_cli_command", 1),
+        ("ran_tests_before_commit", 1),
+        ("read_loop_state", 0),
+        ("tests_added_by_kind_in_diff", None),
+    ]
+    assert it5["linked_traces_to_outcomes"] is False
     assert (it5["scored"], it5["value"], it5["band"]) == (True, 0.3723, "poor")
     assert list(it5["breakdown"][0]) == [
         "signal",

@@ -73,6 +73,19 @@ def test_the_generic_views_render_an_outcome_scorecard(result: OutcomeResult) ->
     assert [d["key"] for d in doc["dimensions"]][-1] == "token_efficiency"
 
 
+def test_iteration_text_lists_the_objectives_after_the_score(result: OutcomeResult) -> None:
+    from toolkit.views.outcome import render_outcome_iteration
+
+    text = render_outcome_iteration(result, 4, width=80)
+    head, _, objectives = text.partition("Objectives (checked, beside the score and not in it")
+    assert "Breakdown" in head and "Integrity" in head
+    lines = objectives.splitlines()[1:]
+    assert lines[0].split()[:3] == ["ran_cli_command", "1", "3"]
+    assert any(line.split()[:2] == ["read_loop_state", "0"] for line in lines)
+    assert lines[-1].split()[:2] == ["tests_added_by_kind_in_diff", "-"]
+    assert max(len(line) for line in lines) <= 80
+
+
 def test_unscored_iteration_scorecard(tmp_path: Path) -> None:
     (tmp_path / "iter-1.yaml").write_text("schema_version: 2\niteration: 1\n")
     log = load_iteration_log(tmp_path)

@@ -104,7 +104,8 @@ def load_transcripts(folders: Iterable[str | Path]) -> Transcripts:
     """
     rows: list[dict[str, Any]] = []
     uses: list[dict[str, Any]] = []
-    turns: list[dict[str, Any]] = []
+    turn_files: list[str] = []
+    turn_times: list[Any] = []
     issues: list[dict[str, Any]] = []
     seen_messages: set[str] = set()
     seen_uses: set[str] = set()
@@ -142,7 +143,8 @@ def load_transcripts(folders: Iterable[str | Path]) -> Transcripts:
                 when = None
             if when is None:
                 continue
-            turns.append({"source_file": str(path), "timestamp": when})
+            turn_files.append(str(path))
+            turn_times.append(when)
             where = {"source_file": str(path), "line": number, "timestamp": when}
             codex = _codex_use(line, seen_uses)
             if codex is not None:
@@ -164,7 +166,9 @@ def load_transcripts(folders: Iterable[str | Path]) -> Transcripts:
         issues=pl.DataFrame(issues, schema=LOAD_ISSUES_SCHEMA),
         files=len(files),
         tool_uses=pl.DataFrame(uses, schema=TOOL_USES_SCHEMA),
-        turns=pl.DataFrame(turns, schema=TRANSCRIPT_TURNS_SCHEMA),
+        turns=pl.DataFrame(
+            {"source_file": turn_files, "timestamp": turn_times}, schema=TRANSCRIPT_TURNS_SCHEMA
+        ),
     )
 
 

@@ -86,7 +86,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="RUN_B",
         help="show RUN_DIR and RUN_B side by side: scorecards and graph changes",
     )
-    p.add_argument("--rubric", metavar="FILE", help="a rubric YAML overriding version 1.0.0")
+    p.add_argument("--rubric", metavar="FILE", help="a rubric YAML merged over version 1.2.0")
     p.add_argument(
         "--cache",
         nargs="?",

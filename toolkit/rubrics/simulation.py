@@ -835,7 +835,7 @@ def score_universe(
 
     Args:
         universe: one or more loaded runs.
-        rubric: the rubric data (default: version 1.0.0).
+        rubric: the rubric data (default: version 1.2.0).
         window: W, the number of most recent ticks scored (default: ``rubric.window``).
         series: attach each run's per-tick series to its card (for charts); a fleet
             overview that needs only the cards can skip it.

@@ -7,7 +7,6 @@ baseline, and as an independent check that the toolkit's verdicts are right.
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import sqlite3
@@ -130,17 +129,23 @@ def score_run(run: dict[str, Any], window: int = 50) -> dict[str, str]:
     d = rollbacks / n
     out["conservation_drift"] = _band(d, d <= 0.02, d >= 0.10)
     last_tick = int(str(win[-1]["tick_id"]).removeprefix("tick_"))
-    cps = sorted(s for s in run["snapshots"] if s[0] % 10 == 0 and s[0] <= last_tick and s[1])
-    cps = cps[-5:]
-    if len(cps) < 2:
+    every_cp = sorted(s for s in run["snapshots"] if s[0] % 10 == 0 and s[0] <= last_tick and s[1])
+
+    def slope_at(end: int) -> float | None:
+        """The slope over the (up to) 5 checkpoints ending at checkpoint ``end``."""
+        cps = every_cp[max(0, end - 4) : end + 1]
+        if len(cps) < 2:
+            return None
+        fan = [(t, e / nn) for t, nn, e in cps]
+        return round((fan[-1][1] - fan[0][1]) / (fan[-1][0] - fan[0][0]) * 10, 9)
+
+    slope = slope_at(len(every_cp) - 1) if every_cp else None
+    if slope is None:
         out["graph_fanout"] = "N/A"
     else:
-        fan = [(t, e / nn) for t, nn, e in cps]
-        slope = round((fan[-1][1] - fan[0][1]) / (fan[-1][0] - fan[0][0]) * 10, 9)
-        steps = [round((b[1] - a[1]) / (b[0] - a[0]) * 10, 9) for a, b in itertools.pairwise(fan)][
-            -3:
-        ]
-        collapsing = slope < -0.02 and len(steps) == 3 and all(s < -0.02 for s in steps)
+        # Sustained: the 5-checkpoint slope is below -0.02 at each of the last 3 checkpoints.
+        recent = [slope_at(i) for i in range(len(every_cp) - 3, len(every_cp)) if i >= 0]
+        collapsing = len(recent) == 3 and all(s is not None and s < -0.02 for s in recent)
         out["graph_fanout"] = _band(slope, slope >= 0, collapsing)
     subtype_rate = sum(new_kinds[-window:]) / (n / 10)
     out["novel_subtype_rate"] = "WARN" if subtype_rate == 0 and n >= 30 else "OK"

@@ -8,7 +8,8 @@ graph snapshots:
 
 * ``willowbrook``: a healthy village run (tick schema v1).
 * ``harbor-town``: a degraded port run (tick schema v2, with observer claims): some
-  ungrounded claims, a refusal rate and streak in the warning band, a flat graph.
+  ungrounded claims, and a graph that has only just started to shed edges (its fan-out
+  slope is below the red line at the last checkpoint only: WARN, not yet sustained).
 * ``ashfall``: a failed run (tick schema v1): the agent breaks character, conservation
   rollbacks pile up, its vocabulary stagnates, the graph sheds edges and it ends in a
   refusal wedge.
@@ -107,7 +108,7 @@ PLANS = [
     Plan(
         slug="harbor-town", name="Harbor Town", seed=11, ticks=176, schema=2,
         refuse_p=0.16, ungrounded_p=0.07, new_verb_every=9, edge_trend=0.2,
-        legacy_ids_until=110, shrink_from=120, shrink_rate=0.08, subtype_every=13,
+        legacy_ids_until=110, shrink_from=135, shrink_rate=0.06, subtype_every=13,
     ),
     Plan(
         slug="ashfall", name="Ashfall", seed=23, ticks=164, schema=1,

@@ -130,6 +130,7 @@ _LAZY: dict[str, str] = {
     "score_universe": "toolkit.rubrics.simulation",
     "ungrounded_ticks": "toolkit.rubrics.simulation",
     "Scorecard": "toolkit.scorecard",
+    "measures_frame": "toolkit.scorecard",
     "scorecards_frame": "toolkit.scorecard",
     "write_score_sidecars": "toolkit.sidecars",
     "comparison_chart": "toolkit.views.discussion",
@@ -290,6 +291,7 @@ if TYPE_CHECKING:
     from toolkit.rubrics.simulation import score_universe as score_universe
     from toolkit.rubrics.simulation import ungrounded_ticks as ungrounded_ticks
     from toolkit.scorecard import Scorecard as Scorecard
+    from toolkit.scorecard import measures_frame as measures_frame
     from toolkit.scorecard import scorecards_frame as scorecards_frame
     from toolkit.sidecars import write_score_sidecars as write_score_sidecars
     from toolkit.views.discussion import comparison_chart as comparison_chart

@@ -31,6 +31,16 @@ SCORECARD_SCHEMA: dict[str, pl.DataType] = {
     "red": pl.String(),
 }
 
+#: A scorecard's secondary measures (:attr:`toolkit.scorecard.Scorecard.measures`): one
+#: row per number a dimension reports beside its value (e.g. action coherence's
+#: ``refuse_rate_10tick``, vocabulary growth's ``stagnant``); null when not measured.
+MEASURES_SCHEMA: dict[str, pl.DataType] = {
+    "subject": pl.String(),
+    "dimension": pl.String(),
+    "measure": pl.String(),
+    "value": pl.Float64(),
+}
+
 # ---------------------------------------------------------------------------
 # Simulation runs (token-world universes)
 # ---------------------------------------------------------------------------
@@ -475,6 +485,7 @@ ITERATIONS_SCHEMA: dict[str, pl.DataType] = {
     "review_decision_artifact": pl.String(),
     "verifier_count": pl.Int64(),
     "hook_outcomes_file": pl.String(),
+    "hook_outcomes_problem": pl.String(),
 }
 
 LINKED_TRACE = pl.Struct({"trace_ref": pl.String(), "outcome_ref": pl.String()})
@@ -532,6 +543,28 @@ TRANSCRIPT_EVENTS_SCHEMA: dict[str, pl.DataType] = {
     "tool_errors": pl.Int64(),
 }
 
+#: One row per tool call an agent made, from Claude Code transcripts (``tool_use`` items)
+#: and Codex session logs (``function_call`` / ``local_shell_call`` response items):
+#: ``harness`` ``claude-code`` or ``codex``; ``tool`` the tool's name; ``command`` the
+#: shell command it ran (Claude Code's ``Bash``, Codex's shell tools; null for other
+#: tools); ``path`` the file a Claude Code ``Read`` named (null otherwise).
+TOOL_USES_SCHEMA: dict[str, pl.DataType] = {
+    "source_file": pl.String(),
+    "line": pl.Int64(),
+    "timestamp": pl.Datetime("us", "UTC"),
+    "harness": pl.String(),
+    "tool": pl.String(),
+    "command": pl.String(),
+    "path": pl.String(),
+}
+
+#: Every timestamped line of a transcript or session log: the times it covers (a window
+#: with none of them was not observed, which is not the same as nothing happening).
+TRANSCRIPT_TURNS_SCHEMA: dict[str, pl.DataType] = {
+    "source_file": pl.String(),
+    "timestamp": pl.Datetime("us", "UTC"),
+}
+
 COMMIT_VIA = pl.Enum(["sha", "summary"])
 
 #: Git and artifact facts per iteration, gathered for the outcome rubric. ``git_reason``
@@ -567,7 +600,8 @@ VERIFIER_EVIDENCE_SCHEMA: dict[str, pl.DataType] = {
 }
 
 #: One row per iteration: the outcome score (null and band ``unscored`` when no signal
-#: is present).
+#: is present). ``linked_traces_to_outcomes`` is dot-agents' derived marker: true when a
+#: verifier lists at least one ``linked_traces`` pair.
 OUTCOME_SCORES_SCHEMA: dict[str, pl.DataType] = {
     "iteration": pl.Int64(),
     "session_id": pl.String(),
@@ -575,6 +609,17 @@ OUTCOME_SCORES_SCHEMA: dict[str, pl.DataType] = {
     "value": pl.Float64(),
     "band": pl.String(),
     "signals_present": pl.Int64(),
+    "linked_traces_to_outcomes": pl.Boolean(),
+}
+
+#: Objectives per iteration, checked from transcripts and the commit's diff and reported
+#: beside the score (never in it): ``value`` 1 (done) or 0 (not done), null when it could
+#: not be checked, ``detail`` the evidence or the reason.
+OUTCOME_OBJECTIVES_SCHEMA: dict[str, pl.DataType] = {
+    "iteration": pl.Int64(),
+    "objective": pl.String(),
+    "value": pl.Int64(),
+    "detail": pl.String(),
 }
 
 #: One row per iteration and rubric signal; for each iteration the ``contribution``
@@ -582,6 +627,7 @@ OUTCOME_SCORES_SCHEMA: dict[str, pl.DataType] = {
 OUTCOME_BREAKDOWN_SCHEMA: dict[str, pl.DataType] = {
     "iteration": pl.Int64(),
     "signal": pl.String(),
+    "label": pl.String(),
     "present": pl.Boolean(),
     "sub_score": pl.Float64(),
     "detail": pl.String(),

@@ -8,7 +8,7 @@ from typing import Any
 
 import polars as pl
 
-from toolkit.frames import SCORECARD_SCHEMA
+from toolkit.frames import MEASURES_SCHEMA, SCORECARD_SCHEMA
 
 OK, WARN, FAIL, NA = "OK", "WARN", "FAIL", "N/A"
 
@@ -18,7 +18,11 @@ STATUS_SEVERITY: dict[str, int] = {FAIL: 0, WARN: 1, NA: 2, OK: 3}
 
 @dataclass(frozen=True)
 class Dimension:
-    """One scored dimension before it becomes a scorecard row."""
+    """One scored dimension before it becomes a scorecard row.
+
+    ``measures`` are its secondary numbers (name -> value, ``None`` when not measured),
+    which become rows of :attr:`Scorecard.measures`.
+    """
 
     key: str
     name: str
@@ -27,6 +31,7 @@ class Dimension:
     detail: str
     green: str
     red: str
+    measures: Mapping[str, float | None] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, repr=False)
@@ -45,6 +50,10 @@ class Scorecard:
         warnings: things the reader must know (skipped files, proxies used).
         meta: rubric-specific header facts, JSON-serialisable (window, tick counts...).
         series: optional per-tick (or per-item) time series for charts.
+        measures: each dimension's secondary numbers, long form, schema
+            :data:`toolkit.frames.MEASURES_SCHEMA` (subject, dimension, measure, value);
+            empty for a rubric that reports none. In JSON they are each dimension's
+            ``measures`` object.
     """
 
     rubric: str
@@ -57,6 +66,7 @@ class Scorecard:
     warnings: tuple[str, ...] = ()
     meta: Mapping[str, Any] = field(default_factory=dict)
     series: pl.DataFrame | None = None
+    measures: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=MEASURES_SCHEMA))
 
     def __repr__(self) -> str:
         """Two lines: subject, rubric and verdict; then the status counts and the reason."""
@@ -95,6 +105,27 @@ class Scorecard:
         ]
         return pl.DataFrame(rows, schema=SCORECARD_SCHEMA)
 
+    @staticmethod
+    def measures_frame(subject: str, dims: Iterable[Dimension]) -> pl.DataFrame:
+        """The :attr:`measures` frame for ``subject`` from :class:`Dimension` records
+        (schema :data:`toolkit.frames.MEASURES_SCHEMA`), in dimension order."""
+        rows = [
+            {
+                "subject": subject,
+                "dimension": d.key,
+                "measure": name,
+                "value": None if value is None else float(value),
+            }
+            for d in dims
+            for name, value in d.measures.items()
+        ]
+        return pl.DataFrame(rows, schema=MEASURES_SCHEMA)
+
+    def measures_of(self, key: str) -> dict[str, float | None]:
+        """Dimension ``key``'s secondary measures, name -> value (empty when none)."""
+        rows = self.measures.filter(pl.col("dimension") == key)
+        return dict(rows.select("measure", "value").iter_rows())
+
     def status_of(self, key: str) -> str:
         """The status of dimension ``key``."""
         row = self.dimensions.filter(pl.col("dimension") == key)
@@ -103,7 +134,11 @@ class Scorecard:
         return str(row["status"][0])
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict: the ``meta`` facts, then the rubric, verdict and dimensions."""
+        """A JSON-ready dict: the ``meta`` facts, then the rubric, verdict and dimensions
+        (each with its ``measures``: name -> number, or null when not measured)."""
+        measures: dict[str, dict[str, float | None]] = {}
+        for dim, name, value in self.measures.select("dimension", "measure", "value").iter_rows():
+            measures.setdefault(dim, {})[name] = value
         return {
             **dict(self.meta),
             "rubric": self.rubric,
@@ -120,6 +155,7 @@ class Scorecard:
                     "detail": row["detail"],
                     "green": row["green"],
                     "red": row["red"],
+                    "measures": measures.get(row["dimension"], {}),
                 }
                 for row in self.dimensions.iter_rows(named=True)
             ],
@@ -133,3 +169,27 @@ def scorecards_frame(cards: Iterable[Scorecard]) -> pl.DataFrame:
     if not frames:
         return pl.DataFrame(schema=SCORECARD_SCHEMA)
     return pl.concat(frames, how="vertical")
+
+
+def measures_frame(cards: Iterable[Scorecard], *, wide: bool = False) -> pl.DataFrame:
+    """Stack the secondary measures of many scorecards.
+
+    Args:
+        cards: scorecards of one rubric (or several).
+        wide: one row per subject with a ``<dimension>.<measure>`` column per measure
+            (for charts and gates over a fleet) instead of the long form.
+
+    Returns:
+        Long form: :data:`toolkit.frames.MEASURES_SCHEMA` (subject, dimension, measure,
+        value). Wide: ``subject`` then one Float64 column per measure, in first-seen order.
+    """
+    frames = [c.measures for c in cards]
+    long = pl.concat(frames, how="vertical") if frames else pl.DataFrame(schema=MEASURES_SCHEMA)
+    if not wide:
+        return long
+    if long.height == 0:
+        return pl.DataFrame(schema={"subject": pl.String()})
+    keyed = long.with_columns(column=pl.format("{}.{}", "dimension", "measure"))
+    order = keyed["column"].unique(maintain_order=True).to_list()
+    out = keyed.pivot(on="column", index="subject", values="value", aggregate_function="first")
+    return out.select("subject", *order)

@@ -1,9 +1,12 @@
 """Score sidecars written beside an iteration log.
 
-``iter-N.score.yaml`` holds one iteration's score and breakdown; ``session-<id>.score.yaml``
-holds a session's mean. Each is stamped with the rubric and its version, and written
-atomically (a temporary file in the same folder, then a rename): a crash mid-write
-leaves the previous file whole. The loader never reads them as iterations.
+``iter-N.score.yaml`` holds one iteration's score and breakdown (each row with its
+``label``), the objectives checked beside the score, its integrity rows and, when a
+verifier links traces to outcomes, dot-agents' derived ``linked_traces_to_outcomes:
+true`` marker; ``session-<id>.score.yaml`` holds a session's mean. Each is stamped with
+the rubric and its version, and written atomically (a temporary file in the same folder,
+then a rename): a crash mid-write leaves the previous file whole. The loader never reads
+them as iterations.
 
 ``toolkit discussion --write`` saves each game's scorecard JSON in an ``evaluations/``
 folder beside the game's source file, the same way (see :func:`discussion_sidecar_path`).
@@ -103,6 +106,9 @@ def write_score_sidecars(
             **result.iteration_dict(n),
             "integrity": integrity.filter(pl.col("iteration") == n).drop("iteration").to_dicts(),
         }
+        if not data["linked_traces_to_outcomes"]:
+            # dot-agents writes the derived marker only when it is true (omitempty).
+            del data["linked_traces_to_outcomes"]
         written.append(_write(iteration_sidecar_path(log_dir, n), data))
     if sessions:
         per_iteration = result.scores.select("iteration", "scored", "value", "band")

@@ -45,13 +45,31 @@ def test_json_follows_the_documented_shape(
     assert code == 0
     doc = json.loads(out)
     assert list(doc) == ["rubric_version", "iterations", "sessions", "integrity", "warnings"]
-    assert doc["rubric_version"] == "2.1.0"
+    assert doc["rubric_version"] == "2.2.0"
     assert [i["iteration"] for i in doc["iterations"]] == [1, 2, 3, 4, 5, 6]
     it5 = doc["iterations"][4]
-    assert list(it5) == ["iteration", "scored", "value", "band", "breakdown"]
+    assert list(it5) == [
+        "iteration",
+        "scored",
+        "value",
+        "band",
+        "breakdown",
+        "objectives",
+        "linked_traces_to_outcomes",
+    ]
+    # Iteration 5 in the sample transcript: `git checkout -b spike/streaming`, then
+    # `pytest -q`, and no Read of loop-state.md; its verifier lists no linked traces.
+    assert [(o["objective"], o["value"]) for o in it5["objectives"]] == [
+        ("ran_cli_command", 1),
+        ("ran_tests_before_commit", 1),
+        ("read_loop_state", 0),
+        ("tests_added_by_kind_in_diff", None),
+    ]
+    assert it5["linked_traces_to_outcomes"] is False
     assert (it5["scored"], it5["value"], it5["band"]) == (True, 0.3723, "poor")
     assert list(it5["breakdown"][0]) == [
         "signal",
+        "label",
         "present",
         "sub_score",
         "detail",
@@ -101,7 +119,7 @@ def test_write_persists_stamped_sidecars(
     code, _, err = run(capsys, str(log_copy), "--repo", str(tally_repo), "--write")
     assert code == 0 and "wrote 8 score sidecar(s)" in err
     it2 = yaml.safe_load((log_copy / "iter-2.score.yaml").read_text())
-    assert (it2["rubric"], it2["rubric_version"], it2["iteration"]) == ("outcome", "2.1.0", 2)
+    assert (it2["rubric"], it2["rubric_version"], it2["iteration"]) == ("outcome", "2.2.0", 2)
     assert (it2["value"], it2["band"]) == (0.7531, "good")
     assert [b["signal"] for b in it2["breakdown"]][:2] == ["landed", "verifier"]
     assert it2["integrity"][0] == {
@@ -115,7 +133,7 @@ def test_write_persists_stamped_sidecars(
         session_sidecar_path(log_copy, "9e0b5c37-1a2d-4f6e-8b90-c4d5e6f7a8b9").read_text()
     )
     assert (session["rubric_version"], session["iterations"], session["value"]) == (
-        "2.1.0",
+        "2.2.0",
         [6],
         0.8901,
     )
@@ -189,7 +207,7 @@ def test_exit_2_on_bad_options(
     err = one_line_error(capsys, str(tally_log), "--iteration", "9")
     assert "--iteration=9: no such iteration in the log (it has 1..6)" in err
     bad = tmp_path / "rubric.yaml"
-    bad.write_text("version: 2.1.0\ntool_error_weight: 5\n")
+    bad.write_text("version: 2.2.0\ntool_error_weight: 5\n")
     err = one_line_error(capsys, str(tally_log), "--rubric", str(bad))
     assert "bump its version" in err
 

@@ -27,7 +27,7 @@ def test_table_output_is_the_scorecard(capsys: pytest.CaptureFixture[str]) -> No
     lines = out.splitlines()
     assert code == 0
     assert lines[0] == "Willowbrook · last 50 ticks"
-    assert sum(1 for line in lines if line.startswith("  [")) == 8  # rubric 1.1.0
+    assert sum(1 for line in lines if line.startswith("  [")) == 8  # rubric 1.2.0
     assert "Verdict: HEALTHY" in lines
 
 
@@ -42,7 +42,11 @@ def test_json_is_a_superset_of_token_worlds_output(capsys: pytest.CaptureFixture
     assert data["window"] == 50 and data["tick_count"] == 50 and data["last_tick"] == 164
     assert [d["key"] for d in data["dimensions"]][:2] == ["groundedness", "character_stability"]
     assert set(data["dimensions"][0]) == {"key", "name", "status", "score", "detail", "green",
-                                          "red"}  # fmt: skip
+                                          "red", "measures"}  # fmt: skip
+    coherence = next(d for d in data["dimensions"] if d["key"] == "action_coherence")
+    assert coherence["measures"]["refuse_rate_10tick"] == 4.8  # ashfall: 24 refused in 50
+    vocabulary = next(d for d in data["dimensions"] if d["key"] == "vocabulary_growth")
+    assert vocabulary["measures"]["stagnant"] == 50
 
 
 def test_html_output_is_a_page(capsys: pytest.CaptureFixture[str]) -> None:
@@ -111,7 +115,7 @@ def test_changed_rubric_without_new_version_exits_2(
     f = tmp_path / "rubric.yaml"
     f.write_text("refusal_cluster:\n  fail_min: 3\n")
     code, _, err = run_cli(["quality", str(HEALTHY), "--rubric", str(f)], capsys)
-    assert code == 2 and "version='1.1.0'" in err and str(f) in err
+    assert code == 2 and "version='1.2.0'" in err and str(f) in err
 
 
 def test_custom_rubric_changes_the_status(
@@ -205,3 +209,86 @@ def test_all_with_cache_dir_reuses_the_cache(
     assert any(store.iterdir())
     second = run_cli(["quality", "--all", str(runs), "--cache", str(store)], capsys)[1]
     assert first == second
+
+
+# --- A run named by its slug under a universes root (issue 23, item 4) ---------------------
+
+UNIVERSES = SAMPLE_RUNS / "universes"
+
+
+def test_a_slug_resolves_under_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no folder named willowbrook here
+    monkeypatch.delenv("TOOLKIT_UNIVERSES_ROOT", raising=False)
+    code, out, _ = run_cli(["quality", "willowbrook", "--root", str(UNIVERSES)], capsys)
+    assert code == 0 and out.splitlines()[0] == "Willowbrook · last 50 ticks"
+
+
+def test_a_slug_resolves_under_the_environment_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TOOLKIT_UNIVERSES_ROOT", str(UNIVERSES))
+    code, out, _ = run_cli(["quality", "ashfall", "--format", "json"], capsys)
+    assert code == 0 and json.loads(out)["slug"] == "ashfall"
+    code, out, _ = run_cli(["quality", "ashfall", "--diff", "willowbrook"], capsys)
+    assert code == 0 and out.startswith("ashfall vs willowbrook")
+
+
+def test_root_flag_wins_over_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TOOLKIT_UNIVERSES_ROOT", str(tmp_path / "elsewhere"))
+    code, out, _ = run_cli(["quality", "ashfall", "--root", str(UNIVERSES)], capsys)
+    assert code == 0 and out.startswith("Ashfall")
+
+
+def test_a_folder_given_as_such_is_used_without_a_root(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("TOOLKIT_UNIVERSES_ROOT", "/no/such/root")
+    code, out, _ = run_cli(["quality", str(HEALTHY)], capsys)
+    assert code == 0 and out.startswith("Willowbrook")
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "expected"),
+    [
+        (["willowbrook"], None, "willowbrook: no such run folder (to name a run by its slug, "
+         "give --root DIR or set TOOLKIT_UNIVERSES_ROOT)"),
+        (["nope", "--root", "<ROOT>"], None, "nope: no such run folder here, and no run 'nope' "
+         "under <ROOT> (--root)"),
+        (["nope"], "<ROOT>", "nope: no such run folder here, and no run 'nope' under <ROOT> "
+         "(TOOLKIT_UNIVERSES_ROOT)"),
+        (["willowbrook", "--root", "<MISSING>"], None, "<MISSING>: the universes root (--root) is "
+         "not an existing folder"),
+        (["x/../../etc", "--root", "<ROOT>"], None, "x/../../etc: no such run folder, and not a "
+         "slug to look up under <ROOT> (--root)"),
+    ],
+)  # fmt: skip
+def test_neither_a_folder_nor_a_slug_under_the_root_is_one_line_exit_2(
+    args: list[str],
+    env: str | None,
+    expected: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    places = {"<ROOT>": str(UNIVERSES), "<MISSING>": str(tmp_path / "missing")}
+    if env is None:
+        monkeypatch.delenv("TOOLKIT_UNIVERSES_ROOT", raising=False)
+    else:
+        monkeypatch.setenv("TOOLKIT_UNIVERSES_ROOT", places[env])
+    code, out, err = run_cli(["quality", *(places.get(a, a) for a in args)], capsys)
+    for key, value in places.items():
+        expected = expected.replace(key, value)
+    assert (code, out) == (2, "")
+    assert err == f"toolkit quality: error: {expected}\n"
+
+
+def test_root_with_all_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli(["quality", "--all", str(UNIVERSES), "--root", str(UNIVERSES)], capsys)
+    assert code == 2 and "--root" in err and len(err.splitlines()) == 1

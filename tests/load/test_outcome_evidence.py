@@ -201,3 +201,48 @@ def test_bad_transcript_lines_are_reported(tmp_path: Path) -> None:
 def test_a_missing_transcript_folder_is_an_input_error(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="no such folder"):
         load_transcripts([tmp_path / "missing"])
+
+
+def test_tool_uses_from_claude_code_and_codex_alike(tmp_path: Path) -> None:
+    claude = {
+        "type": "assistant",
+        "timestamp": "2026-03-05T12:00:00Z",
+        "message": {
+            "id": "m1",
+            "content": [
+                {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}},
+                {"type": "tool_use", "id": "toolu_2", "name": "Read", "input": {"file_path": "a"}},
+            ],
+        },
+    }
+    repeated = claude | {"timestamp": "2026-03-05T12:00:01Z"}  # the same ids again
+    codex_dir = tmp_path / "sessions" / "2026" / "03" / "05"
+    codex_dir.mkdir(parents=True)
+    call = {"type": "function_call", "name": "shell", "call_id": "c1"}
+    codex = [
+        {"timestamp": "2026-03-05T13:00:00Z", "type": "session_meta", "payload": {"id": "x"}},
+        {"timestamp": "2026-03-05T13:00:01Z", "type": "response_item",
+         "payload": call | {"arguments": json.dumps({"command": ["bash", "-lc", "go test"]})}},
+        {"timestamp": "2026-03-05T13:00:02Z", "type": "response_item",
+         "payload": call | {"arguments": "{not json"}},  # the same call id: counted once
+        {"timestamp": "2026-03-05T13:00:03Z", "type": "response_item",
+         "payload": {"type": "local_shell_call", "call_id": "c2",
+                     "action": {"type": "exec", "command": ["cat", "loop-state.md"]}}},
+        {"timestamp": "2026-03-05T13:00:04Z", "type": "response_item",
+         "payload": {"type": "function_call", "name": "apply_patch", "call_id": "c3",
+                     "arguments": "{}"}},
+    ]  # fmt: skip
+    (tmp_path / "claude.jsonl").write_text(json.dumps(claude) + "\n" + json.dumps(repeated) + "\n")
+    (codex_dir / "rollout-2026-03-05T13-00-00-x.jsonl").write_text(
+        "".join(json.dumps(line) + "\n" for line in codex)
+    )
+    t = load_transcripts([tmp_path])
+    uses = t.tool_uses.sort("timestamp").select("harness", "tool", "command", "path").rows()
+    assert uses == [
+        ("claude-code", "Bash", "ls", None),
+        ("claude-code", "Read", None, "a"),
+        ("codex", "shell", "bash -lc go test", None),
+        ("codex", "local_shell", "cat loop-state.md", None),
+        ("codex", "apply_patch", None, None),
+    ]
+    assert t.turns.height == 2 + len(codex) and t.files == 2

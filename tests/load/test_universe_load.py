@@ -287,3 +287,13 @@ def test_a_folder_of_runs_or_a_folder_without_ticks_is_not_a_run(tmp_path: Path)
     (empty / "tick_summaries" / "ticks").mkdir(parents=True)
     with pytest.raises(InputError, match="nothing loadable: no tick files and no batch records"):
         load_universe(empty)
+
+
+def test_resolve_run_joins_a_slug_to_a_url_root_and_keeps_paths_and_urls() -> None:
+    from toolkit.load.universe import resolve_run
+
+    env = {"TOOLKIT_UNIVERSES_ROOT": "s3://bucket/universes/"}
+    assert resolve_run("willowbrook", env=env) == "s3://bucket/universes/willowbrook"
+    assert resolve_run("s3://other/run", env=env) == "s3://other/run"
+    here = SAMPLE_RUNS / "universes" / "ashfall"
+    assert resolve_run(here, root="s3://bucket/universes") == here

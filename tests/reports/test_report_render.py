@@ -189,7 +189,7 @@ def test_export_embeds_the_vega_bundle_once_and_only_with_charts() -> None:
 def test_header_names_input_versions_and_time() -> None:
     block = report_header("simulation", "runs/ashfall", now=datetime(2026, 1, 2, 3, 4, tzinfo=UTC))
     assert "runs/ashfall" in block.html
-    assert "simulation 1.1.0" in block.html
+    assert "simulation 1.2.0" in block.html
     assert "2026-01-02 03:04 UTC" in block.html
     assert repr(block).startswith("Simulation post-mortem report")
 

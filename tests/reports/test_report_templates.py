@@ -131,7 +131,7 @@ def test_failed_run_report_shows_eight_coloured_cells_in_chromium(
             )
         finally:
             browser.close()
-    # Rubric 1.1.0: seven counted dimensions plus the informational novel subtype rate.
+    # Rubric 1.2.0: seven counted dimensions plus the informational novel subtype rate.
     assert len(fills) == 8
     green, red, amber = "rgb(46, 125, 50)", "rgb(198, 40, 40)", "rgb(249, 168, 37)"
     assert sorted(fills) == sorted([green] + [red] * 6 + [amber]), fills

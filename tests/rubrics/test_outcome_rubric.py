@@ -1,4 +1,4 @@
-"""The outcome rubric 2.1.0: data validation, sub-score mappings, combination, integrity,
+"""The outcome rubric 2.2.0: data validation, sub-score mappings, combination, integrity,
 sessions. Expected numbers are worked out by hand from the inputs."""
 
 from __future__ import annotations
@@ -57,8 +57,9 @@ def write_entry(folder: Path, n: int, entry: dict[str, Any]) -> None:
 # --- the rubric as data ------------------------------------------------------------
 
 
-def test_the_packaged_rubric_is_version_2_1_0_with_the_issue_weights() -> None:
-    assert RUBRIC.version == "2.1.0"
+def test_the_packaged_rubric_is_version_2_2_0_with_the_issue_weights() -> None:
+    assert RUBRIC.version == "2.2.0"
+    assert RUBRIC.combination == "weighted_mean_renormalized"  # dot-agents' name for it
     assert RUBRIC.weights() == {
         "landed": 0.20,
         "verifier": 0.18,
@@ -74,7 +75,7 @@ def test_the_packaged_rubric_is_version_2_1_0_with_the_issue_weights() -> None:
         ("fair", 0.50),
         ("poor", 0.0),
     ]
-    assert PUBLISHED_FINGERPRINTS["2.1.0"] == RUBRIC.fingerprint()
+    assert PUBLISHED_FINGERPRINTS["2.2.0"] == RUBRIC.fingerprint()
 
 
 @pytest.mark.parametrize(
@@ -106,8 +107,19 @@ def test_a_changed_weight_without_a_version_bump_is_an_error() -> None:
     changed = signals_with(landed=0.21, token_efficiency=0.08)
     with pytest.raises(RubricError, match="bump its version"):
         load_outcome_rubric({"signals": changed})
-    bumped = load_outcome_rubric({"signals": changed, "version": "2.2.0"})
+    bumped = load_outcome_rubric({"signals": changed, "version": "2.3.0-team"})
     assert bumped.weights()["landed"] == 0.21
+    with pytest.raises(RubricError, match=r"differs from published version 2\.1\.0"):
+        load_outcome_rubric({"version": "2.1.0"})  # superseded: its numbers are not packaged
+
+
+def test_the_rubric_file_names_its_combination_method() -> None:
+    packaged = yaml.safe_load(
+        (Path(__file__).parents[2] / "toolkit" / "rubrics" / "outcome.yaml").read_text()
+    )
+    assert packaged["combination"] == "weighted_mean_renormalized"
+    with pytest.raises(RubricError, match="combination"):
+        load_outcome_rubric({"version": "2.3.0-team", "combination": "geometric_mean"})
 
 
 def test_the_packaged_file_is_guarded_by_its_published_fingerprint() -> None:
@@ -349,6 +361,49 @@ def test_hook_sidecar_without_gate_records_is_absent(tmp_path: Path) -> None:
     value, detail = sub(result, 1, "hook_outcomes")
     assert value is None and detail.startswith("sidecar has 1 record(s), none of class")
     assert sub(result, 2, "hook_outcomes")[0] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("sidecar", "why"),
+    [
+        ("schema_version: 1\nrecords: [\n", "unreadable (line 3): not valid YAML"),
+        ("schema_version: 7\nrecords: []\n", "unreadable (line 1): schema_version=7"),
+        ("- just\n- a list\n", "unreadable (line 1): a hook-outcome sidecar must be a mapping"),
+    ],
+)  # fmt: skip
+def test_an_unreadable_hook_sidecar_says_why_not_no_sidecar(
+    tmp_path: Path, sidecar: str, why: str
+) -> None:
+    write_entry(tmp_path, 1, {"schema_version": 2})
+    (tmp_path / "iter-1.hook-outcomes.yaml").write_text(sidecar)
+    value, detail = sub(score_dir(tmp_path), 1, "hook_outcomes")
+    assert value is None
+    assert detail.startswith(f"iter-1.hook-outcomes.yaml {why}")
+
+
+def test_an_out_of_range_sub_score_is_clamped_and_reported_not_dropped(tmp_path: Path) -> None:
+    # A cache hit rate of 82 (a percentage where a fraction belongs) and one of -0.5.
+    write_entry(tmp_path, 1, {"schema_version": 2, "session_tokens": {"cache_hit_rate": 82}})
+    write_entry(tmp_path, 2, {"schema_version": 2, "session_tokens": {"cache_hit_rate": -0.5}})
+    result = score_dir(tmp_path)
+    high, high_detail = sub(result, 1, "token_efficiency")
+    low, low_detail = sub(result, 2, "token_efficiency")
+    assert (high, low) == (1.0, 0.0)
+    assert "sub-score 82.0 is outside [0, 1]: clamped to 1.0" in high_detail
+    assert "sub-score -0.5 is outside [0, 1]: clamped to 0.0" in low_detail
+    # The only present signal: the value is the clamped sub-score, not unscored.
+    assert result.scores["value"].to_list() == [1.0, 0.0]
+    assert [w for w in result.warnings if "clamped" in w] == [
+        "iteration 1: the token_efficiency sub-score 82 is outside [0, 1]; clamped to 1",
+        "iteration 2: the token_efficiency sub-score -0.5 is outside [0, 1]; clamped to 0",
+    ]
+
+
+def test_breakdown_rows_carry_the_signal_label(tmp_path: Path) -> None:
+    write_entry(tmp_path, 1, {"schema_version": 2, "verifiers": [{"status": "pass"}]})
+    rows = score_dir(tmp_path).breakdown.select("signal", "label").rows()
+    assert rows == [(s.signal, s.label) for s in RUBRIC.signals]
+    assert ("verifier", "Verifier results") in rows
 
 
 # --- integrity ------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from toolkit.load._ticks import parse_ticks
 from toolkit.load.universe import Universe
 from toolkit.rubrics.simulation import (
     DEFAULT_RUBRIC,
+    RUBRIC_1_1_0,
     dimension_series,
     load_simulation_rubric,
     score_universe,
@@ -326,11 +327,52 @@ def test_fanout_fails_when_slope_and_last_three_steps_fall_below_minus_002() -> 
     assert r["status"] == "FAIL"
 
 
-def test_fanout_warns_when_one_recent_step_is_not_steep() -> None:
+def test_fanout_fails_on_the_5_checkpoint_slope_not_on_each_step() -> None:
+    # The slope over up to 5 checkpoints at 80, 90 and 100 is -0.075, -0.053 and -0.05:
+    # sustained below -0.02 although the single step 80 -> 90 is only -0.01.
     pts = [(60, 2.20), (70, 2.10), (80, 2.05), (90, 2.04), (100, 2.00)]
     r = fanout_card(pts)
     assert r["value"] == pytest.approx(-0.05)
-    assert r["status"] == "WARN"  # the step 80 -> 90 is only -0.01
+    assert r["status"] == "FAIL"
+
+
+def test_fanout_shrinking_five_times_faster_than_the_red_line_fails() -> None:
+    # Issue 23, item 1, first example: a staircase that falls 0.2 every other checkpoint,
+    # so its 5-checkpoint slope is -0.1 (five times -0.02) at 80, 90 and 100, while every
+    # other step is flat. Rubric 1.1.0 (each step below -0.02) called it WARN.
+    pts = [(40, 2.6), (50, 2.4), (60, 2.4), (70, 2.2), (80, 2.2), (90, 2.0), (100, 2.0)]
+    r = fanout_card(pts)
+    assert r["value"] == pytest.approx(-0.1)
+    assert r["status"] == "FAIL"
+    ticks = [tick_v1(n) for n in range(81, 101)]
+    cps = [(t, 100, round(f * 100)) for t, f in pts]
+    old = score_universe(make_universe(ticks, checkpoints=cps), RUBRIC_1_1_0, window=20)[0]
+    assert old.status_of("graph_fanout") == "WARN"
+
+
+def test_fanout_slope_held_at_minus_0025_over_three_checkpoints_fails() -> None:
+    # Issue 23, item 1, second example: fan-out 2.4 2.4 2.4 2.3 2.3 2.3 2.3 at 40..100:
+    # the slope over the last 5 checkpoints is (2.3 - 2.4) / 40 * 10 = -0.025 at 80, at 90
+    # and at 100, with a single step of -0.1 among flat ones.
+    pts = [(40, 2.4), (50, 2.4), (60, 2.4), (70, 2.3), (80, 2.3), (90, 2.3), (100, 2.3)]
+    r = fanout_card(pts)
+    assert r["value"] == pytest.approx(-0.025)
+    assert r["status"] == "FAIL"
+
+
+def test_fanout_below_the_red_line_at_only_two_checkpoints_is_warn() -> None:
+    # The slope at 80 (over 40..80) is 0: only 90 and 100 are below -0.02.
+    pts = [(40, 2.0), (50, 2.0), (60, 2.0), (70, 2.0), (80, 2.0), (90, 1.9), (100, 1.8)]
+    r = fanout_card(pts)
+    assert r["value"] == pytest.approx(-0.05)
+    assert r["status"] == "WARN"
+
+
+def test_fanout_needs_three_measured_slopes_to_fail() -> None:
+    # Three checkpoints falling fast give only two slopes (at 90 and 100): not yet sustained.
+    r = fanout_card([(80, 2.4), (90, 2.2), (100, 2.0)])
+    assert r["value"] == pytest.approx(-0.2)
+    assert r["status"] == "WARN"
 
 
 def test_fanout_slope_of_exactly_minus_002_is_warn() -> None:
@@ -497,8 +539,10 @@ def test_fleet_scoring_gives_each_run_its_own_card() -> None:
 # --- The rubric as data -----------------------------------------------------------------
 
 
-def test_default_rubric_is_version_110_with_the_published_numbers() -> None:
-    assert DEFAULT_RUBRIC.version == "1.1.0"
+def test_default_rubric_is_version_120_with_the_published_numbers() -> None:
+    assert DEFAULT_RUBRIC.version == "1.2.0"
+    assert DEFAULT_RUBRIC.graph_fanout.sustained == "slope"
+    assert RUBRIC_1_1_0.graph_fanout.sustained == "steps"
     assert DEFAULT_RUBRIC.novel_subtype_rate is not None
     assert DEFAULT_RUBRIC.novel_subtype_rate.warn_zero_min_ticks == 30
     assert DEFAULT_RUBRIC.novel_subtype_rate.verdict is False
@@ -514,8 +558,16 @@ def test_changing_a_number_without_a_new_version_is_rejected(tmp_path: Path) -> 
     f.write_text("version: 1.1.0\ngroundedness:\n  ok_min: 0.9\n")  # 1.1.0 is published
     with pytest.raises(RubricError, match=r"differs from published version 1\.1\.0"):
         load_simulation_rubric(f)
-    f.write_text("version: 1.2.0\ngroundedness:\n  ok_min: 0.9\n")
+    f.write_text("version: 1.3.0-ours\ngroundedness:\n  ok_min: 0.9\n")
     assert load_simulation_rubric(f).groundedness.ok_min == 0.9
+
+
+def test_a_file_naming_110_keeps_its_fanout_rule(tmp_path: Path) -> None:
+    f = tmp_path / "r.yaml"
+    f.write_text("version: 1.1.0\n")
+    assert load_simulation_rubric(f) == RUBRIC_1_1_0
+    f.write_text("version: 1.1.0-ours\nwindow: 60\n")  # merged over the default, 1.2.0
+    assert load_simulation_rubric(f).graph_fanout.sustained == "slope"
 
 
 def test_invalid_rubric_numbers_name_the_field(tmp_path: Path) -> None:
@@ -569,3 +621,57 @@ def test_a_window_longer_than_the_run_titles_what_was_scored() -> None:
     assert card.title.endswith("· all 64 ticks (window 100000)")
     assert "100000 ticks" not in card.title.replace("window 100000", "")
     assert score_universe(universe, window=64)[0].title.endswith("· last 64 ticks")
+
+
+# --- Secondary measures (issue 23, item 3) ------------------------------------------------
+
+
+def test_refuse_rate_and_stagnant_are_numbers_not_only_detail_text() -> None:
+    # 20 ticks, refused at 16, 17, 18: 3 refusals x 10 / 20 ticks = 1.5 per 10 ticks.
+    c = card(with_refusals(20, {16, 17, 18}))
+    coherence = c.measures_of("action_coherence")
+    assert coherence == {"refuse_rate_10tick": 1.5, "refused": 3.0}
+    assert c.measures_of("refusal_cluster") == {"refused": 3.0}
+    # Novel verbs at ticks 1 and 2 of 40: ticks 3..40 introduce nothing, 38 in a row.
+    vocab = card(novel_verbs(40, {1, 2}), window=40).measures_of("vocabulary_growth")
+    assert vocab == {"novel": 2.0, "stagnant": 38.0, "classified": 40.0}
+
+
+def test_every_dimension_reports_its_measures_in_the_json_and_the_frame() -> None:
+    pts = [(60, 2.20), (70, 2.10), (80, 2.05), (90, 2.04), (100, 2.00)]
+    ticks = [tick_v1(n) for n in range(81, 101)]
+    c = card(ticks, checkpoints=[(t, 100, round(f * 100)) for t, f in pts])
+    fan = c.measures_of("graph_fanout")
+    assert fan["fan_out"] == 2.0 and fan["checkpoints"] == 5.0
+    assert (fan["first_checkpoint_tick"], fan["last_checkpoint_tick"]) == (60.0, 100.0)
+    # Slopes at 80, 90, 100: -0.075, -0.0533, -0.05; the highest of the three is -0.05.
+    assert fan["sustained_checkpoints"] == 3.0
+    assert fan["sustained_max_slope"] == pytest.approx(-0.05)
+    data = c.to_dict()
+    measured = {d["key"] for d in data["dimensions"] if d["measures"]}
+    assert measured == set(DEFAULT_RUBRIC.dimension_keys())
+    grounded = next(d for d in data["dimensions"] if d["key"] == "groundedness")
+    assert grounded["measures"] == {"grounded": 20.0, "ticks": 20.0, "observer_ticks": 0.0}
+    assert c.measures.schema == pl.Schema(
+        {"subject": pl.String, "dimension": pl.String, "measure": pl.String, "value": pl.Float64}
+    )
+
+
+def test_measures_of_an_unmeasured_dimension_are_null_not_zero() -> None:
+    c = card([tick_v1(n) for n in range(1, 21)])  # no checkpoints
+    assert set(c.measures_of("graph_fanout").values()) == {None}
+    assert c.measures_of("graph_fanout").keys() >= {"fan_out", "sustained_max_slope"}
+
+
+def test_measures_frame_stacks_a_fleet_long_and_wide() -> None:
+    from toolkit.load.universe import combine
+    from toolkit.scorecard import measures_frame
+
+    a = make_universe(with_refusals(20, set(range(1, 11))), slug="a")
+    b = make_universe([tick_v1(n) for n in range(1, 21)], slug="b")
+    cards = score_universe(combine([a, b]), window=20)
+    long = measures_frame(cards)
+    assert long.height == sum(c.measures.height for c in cards)
+    wide = measures_frame(cards, wide=True)
+    rates = dict(zip(wide["subject"], wide["action_coherence.refuse_rate_10tick"], strict=True))
+    assert rates == {"a": 5.0, "b": 0.0}  # 10 refusals in 20 ticks; none

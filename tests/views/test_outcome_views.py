@@ -41,7 +41,7 @@ def test_each_iteration_is_a_scorecard_with_one_dimension_per_signal(
     result: OutcomeResult,
 ) -> None:
     card = result.scorecard(6)
-    assert (card.rubric, card.rubric_version, card.subject) == ("outcome", "2.1.0", "iter-6")
+    assert (card.rubric, card.rubric_version, card.subject) == ("outcome", "2.2.0", "iter-6")
     assert (card.verdict, card.title) == (
         "excellent",
         "Iteration 6 · session 9e0b5c37-1a2d-4f6e-8b90-c4d5e6f7a8b9",
@@ -71,6 +71,19 @@ def test_the_generic_views_render_an_outcome_scorecard(result: OutcomeResult) ->
     doc = json.loads(render_json(card))
     assert (doc["iteration"], doc["band"], doc["value"]) == (4, "good", 0.7696)
     assert [d["key"] for d in doc["dimensions"]][-1] == "token_efficiency"
+
+
+def test_iteration_text_lists_the_objectives_after_the_score(result: OutcomeResult) -> None:
+    from toolkit.views.outcome import render_outcome_iteration
+
+    text = render_outcome_iteration(result, 4, width=80)
+    head, _, objectives = text.partition("Objectives (checked, beside the score and not in it")
+    assert "Breakdown" in head and "Integrity" in head
+    lines = objectives.splitlines()[1:]
+    assert lines[0].split()[:3] == ["ran_cli_command", "1", "3"]
+    assert any(line.split()[:2] == ["read_loop_state", "0"] for line in lines)
+    assert lines[-1].split()[:2] == ["tests_added_by_kind_in_diff", "-"]
+    assert max(len(line) for line in lines) <= 80
 
 
 def test_unscored_iteration_scorecard(tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ def test_panel_has_eight_cells_coloured_by_status(failed_card: tk.Scorecard) -> 
     top = spec["vconcat"][0]
     cells = _dataset(spec, top)
     assert cells[0]["name"] == "Groundedness"
-    assert len(cells) == 8  # rubric 1.1.0: seven counted, novel subtype rate informational
+    assert len(cells) == 8  # rubric 1.2.0: seven counted, novel subtype rate informational
     assert cells[-1]["name"] == "Novel subtype rate" and cells[-1]["status"] == "WARN"
     assert {c["dimension"]: c["status"] for c in cells}["refusal_cluster"] == "FAIL"
     rect = top["layer"][0]

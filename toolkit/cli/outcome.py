@@ -55,7 +55,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="write iter-N.score.yaml (and session-<id>.score.yaml) beside a local log",
     )
     parser.add_argument("--format", choices=("table", "json"), default="table")
-    parser.add_argument("--rubric", metavar="FILE", help="a YAML rubric merged over 2.1.0")
+    parser.add_argument("--rubric", metavar="FILE", help="a YAML rubric merged over 2.2.0")
     add_scale_arguments(parser)
     parser.set_defaults(func=run)
 

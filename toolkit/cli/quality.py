@@ -38,7 +38,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         ),
     )
     p.add_argument(
-        "run_dir", metavar="RUN_DIR", nargs="?", help="the run folder (its slug), or its URL"
+        "run_dir",
+        metavar="RUN_DIR",
+        nargs="?",
+        help="the run folder or its URL, or its slug under --root / $TOOLKIT_UNIVERSES_ROOT",
+    )
+    p.add_argument(
+        "--root",
+        metavar="DIR",
+        help="the universes root where RUN_DIR (and --diff RUN_B) may be named by slug "
+        "(default: $TOOLKIT_UNIVERSES_ROOT); a folder or URL given as such wins",
     )
     p.add_argument(
         "--all",
@@ -77,7 +86,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="RUN_B",
         help="show RUN_DIR and RUN_B side by side: scorecards and graph changes",
     )
-    p.add_argument("--rubric", metavar="FILE", help="a rubric YAML overriding version 1.0.0")
+    p.add_argument("--rubric", metavar="FILE", help="a rubric YAML merged over version 1.2.0")
     p.add_argument(
         "--cache",
         nargs="?",
@@ -115,6 +124,11 @@ def _check_options(args: argparse.Namespace) -> None:
                 None, "token-world's shape is JSON of one run: use it with --format json",
                 field="--compat", value=args.compat,
             )  # fmt: skip
+    if args.all_dir is not None and args.root is not None:
+        raise InputError(
+            None, "names one run by slug: give RUN_DIR, not --all DIR",
+            field="--root", value=args.root,
+        )  # fmt: skip
     if args.all_dir is None:
         for option in ("only", "sort"):
             if getattr(args, option) is not None:
@@ -161,6 +175,11 @@ def run(args: argparse.Namespace) -> int:
     rubric = load_simulation_rubric(args.rubric) if args.rubric else DEFAULT_RUBRIC
     if args.all_dir is not None:
         return _fleet(args, rubric)
+    from toolkit.load.universe import resolve_run
+
+    args.run_dir = resolve_run(args.run_dir, args.root)
+    if args.diff is not None:
+        args.diff = resolve_run(args.diff, args.root)
     if args.diff is not None:
         from toolkit.cli._run_diff import diff_runs
 

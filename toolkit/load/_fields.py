@@ -90,6 +90,22 @@ def rate(value: Any) -> float | None:
     return number
 
 
+def number(value: Any) -> float | None:
+    """A finite number of any size (a rubric decides what is in range); null or empty ->
+    None."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, bool):
+        raise ValueError("not a number (got a boolean)")
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        raise ValueError("not a number") from None
+    if not math.isfinite(out):
+        raise ValueError("not a finite number")
+    return out
+
+
 def text(value: Any) -> str | None:
     """Text, stripped; null or blank -> None. Scalars of other types become their text."""
     if value is None:
@@ -146,6 +162,7 @@ Count = Annotated[int | None, BeforeValidator(count)]
 #: A required whole number that fits the frames' Int64 columns.
 Int64 = Annotated[int, Field(ge=MIN_INT64, le=MAX_INT64)]
 Rate = Annotated[float | None, BeforeValidator(rate)]
+Number = Annotated[float | None, BeforeValidator(number)]
 Text = Annotated[str | None, BeforeValidator(text)]
 Date = Annotated[dt.date | None, BeforeValidator(date)]
 Timestamp = Annotated[dt.datetime | None, BeforeValidator(timestamp)]

@@ -167,6 +167,15 @@ class GitRepo:
         )  # fmt: skip
         return sorted({p for p in out.split("\0") if p})
 
+    def added_lines(self, sha: str) -> str:
+        """The lines the commit added (against its first parent), one per line, without
+        their ``+``; file names of added files included as ``+++ b/<path>`` lines."""
+        out = self._try(
+            "diff-tree", "-p", "--no-commit-id", "--root", "-m", "--first-parent",
+            "--unified=0", "--no-color", "--no-ext-diff", sha,
+        )  # fmt: skip
+        return "\n".join(line[1:] for line in (out or "").splitlines() if line.startswith("+"))
+
     def show(self, rev: str, path: str) -> str | None:
         """The text of ``path`` at ``rev``, or ``None`` when it does not exist there."""
         return self._try("show", f"{rev}:{path.lstrip('/')}")

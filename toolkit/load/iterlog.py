@@ -36,7 +36,7 @@ from toolkit.frames import (
     VERIFIERS_SCHEMA,
 )
 from toolkit.load import _edge
-from toolkit.load._fields import MAX_INT64, Count, Date, Rate, Text, Timestamp, TriState
+from toolkit.load._fields import MAX_INT64, Count, Date, Number, Text, Timestamp, TriState
 from toolkit.load._yaml import ParsedYaml, YamlProblem, YamlRefused, parse_yaml
 
 if TYPE_CHECKING:
@@ -136,7 +136,8 @@ class SessionTokens(_Lenient):
     output_tokens: Count = None
     cache_read_tokens: Count = None
     cache_creation_tokens: Count = None
-    cache_hit_rate: Rate = None
+    # Read as any finite number: the outcome rubric clamps one outside [0, 1] and says so.
+    cache_hit_rate: Number = None
 
 
 class Impl(_Lenient):
@@ -246,7 +247,8 @@ class IterationLog(Shows):
         iterations: one row per iteration, :data:`toolkit.frames.ITERATIONS_SCHEMA`
             (iteration, schema_version, source, source_file, date, wave, task_id, commit,
             files/lines changed, checkpoint_at, agent_*, token counts, cache_hit_rate,
-            impl_* fields, review_* fields, verifier_count, hook_outcomes_file).
+            impl_* fields, review_* fields, verifier_count, hook_outcomes_file,
+            hook_outcomes_problem: why a sidecar that exists could not be used).
         verifiers: one row per verifier, :data:`toolkit.frames.VERIFIERS_SCHEMA`.
         hook_outcomes: one row per hook-outcome record,
             :data:`toolkit.frames.HOOK_OUTCOMES_SCHEMA`.
@@ -368,6 +370,7 @@ class _Rows:
     hooks: list[dict[str, Any]]
     hook_files: dict[int, str]
     issues: list[dict[str, Any]]
+    hook_problems: dict[int, str]
 
     def issue(self, path: PurePath, line: int | None, reason: str) -> None:
         self.issues.append({"path": str(path), "line": line, "reason": " ".join(reason.split())})
@@ -541,6 +544,17 @@ def _load_entry(
 
 
 def _load_hook_sidecar(path: PurePath, blob: Blob, iteration: int, rows: _Rows) -> None:
+    known = len(rows.issues)
+    _read_hook_sidecar(path, blob, iteration, rows)
+    if iteration not in rows.hook_files and len(rows.issues) > known:
+        # The whole sidecar was unusable: the signal's detail says why (not "no sidecar").
+        problem = rows.issues[known]
+        line = "" if problem["line"] is None else f" (line {problem['line']})"
+        reason = str(problem["reason"]).removesuffix("; the file was skipped")
+        rows.hook_problems[iteration] = f"{path.name} unreadable{line}: {reason}"
+
+
+def _read_hook_sidecar(path: PurePath, blob: Blob, iteration: int, rows: _Rows) -> None:
     parsed = _parse(path, blob, rows)
     if parsed is None:
         return
@@ -597,7 +611,7 @@ def _parse_log(
     """The one parsing path of a log, on the disk or in object storage: ``names`` are the
     file names in the log's folder (sorted), ``path_of`` names a file in frames and
     messages and ``read`` gives its bytes (or the reading edge's problem)."""
-    rows = _Rows({}, {}, [], {}, [])
+    rows = _Rows({}, {}, [], {}, [], {})
     for name in names:
         iter_match, hook_match = ITER_FILE.match(name), HOOK_FILE.match(name)
         path = path_of(name)
@@ -618,7 +632,11 @@ def _parse_log(
 
 def _log_frames(root: Path, rows: _Rows, source: RemoteSource | None = None) -> IterationLog:
     iteration_rows = [
-        row | {"hook_outcomes_file": rows.hook_files.get(n)}
+        row
+        | {
+            "hook_outcomes_file": rows.hook_files.get(n),
+            "hook_outcomes_problem": rows.hook_problems.get(n),
+        }
         for n, row in sorted(rows.iterations.items())
     ]
     verifier_rows = [v for n in sorted(rows.verifiers) for v in rows.verifiers[n]]

@@ -29,7 +29,9 @@ from toolkit.errors import InputError
 from toolkit.frames import (
     LOAD_ISSUES_SCHEMA,
     OUTCOME_EVIDENCE_SCHEMA,
+    TOOL_USES_SCHEMA,
     TRANSCRIPT_EVENTS_SCHEMA,
+    TRANSCRIPT_TURNS_SCHEMA,
     VERIFIER_EVIDENCE_SCHEMA,
 )
 from toolkit.load import _edge
@@ -62,6 +64,13 @@ class OutcomeEvidence(Shows):
             :data:`toolkit.frames.LOAD_ISSUES_SCHEMA`.
         repo: the repository path, when one was given.
         trunk: the trunk branch used for git facts.
+        tool_uses: every tool call in the transcripts (Claude Code and Codex),
+            :data:`toolkit.frames.TOOL_USES_SCHEMA`.
+        transcript_turns: every timestamped transcript line,
+            :data:`toolkit.frames.TRANSCRIPT_TURNS_SCHEMA`.
+        added_lines: per iteration whose commit was found, the text its commit added
+            (the ``+`` lines of its diff against the first parent), for checking the
+            test names a verifier claims it added.
     """
 
     commits: pl.DataFrame
@@ -71,6 +80,11 @@ class OutcomeEvidence(Shows):
     issues: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=LOAD_ISSUES_SCHEMA))
     repo: str | None = None
     trunk: str | None = None
+    tool_uses: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=TOOL_USES_SCHEMA))
+    transcript_turns: pl.DataFrame = field(
+        default_factory=lambda: pl.DataFrame(schema=TRANSCRIPT_TURNS_SCHEMA)
+    )
+    added_lines: Mapping[int, str] = field(default_factory=dict)
 
     def _summary(self) -> Summary:
         return Summary(
@@ -304,7 +318,8 @@ def collect_outcome_evidence(
         log: the loaded iteration log.
         repo: the repository the log's commits live in (bare or not, a local folder);
             without it the git facts are missing and say so.
-        transcripts: local folders of Claude Code ``*.jsonl`` transcripts.
+        transcripts: local folders of ``*.jsonl`` transcripts, read recursively: Claude
+            Code project folders and Codex session folders (``~/.codex/sessions``) alike.
 
     Returns:
         The :class:`OutcomeEvidence`.
@@ -350,10 +365,19 @@ def collect_outcome_evidence(
         )
 
     events = pl.DataFrame(schema=TRANSCRIPT_EVENTS_SCHEMA)
+    uses = pl.DataFrame(schema=TOOL_USES_SCHEMA)
+    turns = pl.DataFrame(schema=TRANSCRIPT_TURNS_SCHEMA)
     if folders:
         loaded = load_transcripts(folders)
-        events = loaded.events
+        events, uses, turns = loaded.events, loaded.tool_uses, loaded.turns
         issues.extend(loaded.issues.to_dicts())
+    added: dict[int, str] = {}
+    if git is not None:
+        claimed = log.verifiers.filter(pl.col("tests_added_by_kind").list.len() > 0)
+        wanted = set(claimed["iteration"].to_list())
+        for row in rows:
+            if row["iteration"] in wanted and row.get("commit_sha"):
+                added[row["iteration"]] = git.added_lines(row["commit_sha"])
     return OutcomeEvidence(
         commits=pl.DataFrame(rows, schema=OUTCOME_EVIDENCE_SCHEMA),
         verifier_artifacts=pl.DataFrame(artifact_rows, schema=VERIFIER_EVIDENCE_SCHEMA),
@@ -362,6 +386,9 @@ def collect_outcome_evidence(
         issues=pl.DataFrame(issues, schema=LOAD_ISSUES_SCHEMA),
         repo=None if git is None else str(git.path),
         trunk=None if git is None else git.trunk,
+        tool_uses=uses,
+        transcript_turns=turns,
+        added_lines=added,
     )
 
 

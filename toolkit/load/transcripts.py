@@ -1,17 +1,27 @@
-"""Agent transcripts (Claude Code JSONL) as token and tool-call events.
+"""Agent transcripts (Claude Code JSONL, Codex session logs) as token, tool-call and
+tool-use events.
 
-One JSON object per line, each with a ``timestamp``. Assistant lines carry
-``message.usage`` (input, output, cache-read and cache-creation tokens) and
-``message.content[]`` items of type ``tool_use``; user lines carry ``tool_result`` items
-with ``is_error``. Claude Code writes one line per content block and repeats the
-message's ``usage`` on each, so usage is counted once per ``message.id``; tool calls and
-results are counted once per tool-use id.
+**Claude Code**: one JSON object per line, each with a ``timestamp``. Assistant lines
+carry ``message.usage`` (input, output, cache-read and cache-creation tokens) and
+``message.content[]`` items of type ``tool_use`` (``name``, ``input``); user lines carry
+``tool_result`` items with ``is_error``. Claude Code writes one line per content block and
+repeats the message's ``usage`` on each, so usage is counted once per ``message.id``; tool
+calls and results are counted once per tool-use id.
+
+**Codex** (``~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl``): one
+``{timestamp, type, payload}`` object per line (``session_meta``, ``turn_context``,
+``response_item``, ``event_msg``). A ``response_item`` whose payload is a
+``function_call`` (``name`` such as ``shell`` or ``exec_command``, ``arguments`` a JSON
+string holding ``command`` as a list or ``cmd`` as text) or a ``local_shell_call``
+(``action.command``) is a shell command the agent ran. Codex lines feed the tool uses and
+the covered times; their token counts and tool errors are not read (yet).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +29,12 @@ import polars as pl
 
 from toolkit._show import Shows, Summary, issue_notes, plural
 from toolkit.errors import InputError
-from toolkit.frames import LOAD_ISSUES_SCHEMA, TRANSCRIPT_EVENTS_SCHEMA
+from toolkit.frames import (
+    LOAD_ISSUES_SCHEMA,
+    TOOL_USES_SCHEMA,
+    TRANSCRIPT_EVENTS_SCHEMA,
+    TRANSCRIPT_TURNS_SCHEMA,
+)
 from toolkit.load import _edge
 from toolkit.load._fields import MAX_INT64, timestamp
 
@@ -35,17 +50,30 @@ class Transcripts(Shows):
             tool_errors).
         issues: lines that are not JSON objects, :data:`toolkit.frames.LOAD_ISSUES_SCHEMA`.
         files: how many ``*.jsonl`` files were read.
+        tool_uses: one row per tool call (Claude Code and Codex),
+            :data:`toolkit.frames.TOOL_USES_SCHEMA` (source_file, line, timestamp,
+            harness, tool, command, path).
+        turns: every timestamped line, :data:`toolkit.frames.TRANSCRIPT_TURNS_SCHEMA`
+            (source_file, timestamp): the times the transcripts cover.
     """
 
     events: pl.DataFrame
     issues: pl.DataFrame
     files: int
+    tool_uses: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=TOOL_USES_SCHEMA))
+    turns: pl.DataFrame = field(
+        default_factory=lambda: pl.DataFrame(schema=TRANSCRIPT_TURNS_SCHEMA)
+    )
 
     def _summary(self) -> Summary:
         return Summary(
             "Transcripts",
             plural(self.files, "file"),
-            (("events", self.events.height), ("issues", self.issues.height)),
+            (
+                ("events", self.events.height),
+                ("tool uses", self.tool_uses.height),
+                ("issues", self.issues.height),
+            ),
             notes=issue_notes(self.issues.iter_rows(named=True)),
         )
 
@@ -75,8 +103,12 @@ def load_transcripts(folders: Iterable[str | Path]) -> Transcripts:
         InputError: a folder does not exist.
     """
     rows: list[dict[str, Any]] = []
+    uses: list[dict[str, Any]] = []
+    turn_files: list[str] = []
+    turn_times: list[Any] = []
     issues: list[dict[str, Any]] = []
     seen_messages: set[str] = set()
+    seen_uses: set[str] = set()
     seen_calls: set[str] = set()
     seen_results: set[str] = set()
     files: list[tuple[Path, Path]] = []
@@ -109,9 +141,19 @@ def load_transcripts(folders: Iterable[str | Path]) -> Transcripts:
                 when = timestamp(line.get("timestamp"))
             except ValueError:
                 when = None
-            message = line.get("message")
-            if when is None or not isinstance(message, Mapping):
+            if when is None:
                 continue
+            turn_files.append(str(path))
+            turn_times.append(when)
+            where = {"source_file": str(path), "line": number, "timestamp": when}
+            codex = _codex_use(line, seen_uses)
+            if codex is not None:
+                uses.append(where | codex)
+                continue
+            message = line.get("message")
+            if not isinstance(message, Mapping):
+                continue
+            uses.extend(where | use for use in _claude_uses(message, seen_uses))
             try:
                 row = _event(message, seen_messages, seen_calls, seen_results)
             except ValueError as exc:
@@ -123,7 +165,84 @@ def load_transcripts(folders: Iterable[str | Path]) -> Transcripts:
         events=pl.DataFrame(rows, schema=TRANSCRIPT_EVENTS_SCHEMA),
         issues=pl.DataFrame(issues, schema=LOAD_ISSUES_SCHEMA),
         files=len(files),
+        tool_uses=pl.DataFrame(uses, schema=TOOL_USES_SCHEMA),
+        turns=pl.DataFrame(
+            {"source_file": turn_files, "timestamp": turn_times}, schema=TRANSCRIPT_TURNS_SCHEMA
+        ),
     )
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def _claude_uses(message: Mapping[str, Any], seen: set[str]) -> list[dict[str, Any]]:
+    """Claude Code ``tool_use`` items: ``Bash`` runs ``input.command``, ``Read`` reads
+    ``input.file_path``; each tool-use id once."""
+    out: list[dict[str, Any]] = []
+    for item in _content(message):
+        if item.get("type") != "tool_use":
+            continue
+        key = item.get("id")
+        if isinstance(key, str):
+            if key in seen:
+                continue
+            seen.add(key)
+        name = item.get("name") if isinstance(item.get("name"), str) else None
+        raw = item.get("input")
+        args: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+        out.append(
+            {
+                "harness": "claude-code",
+                "tool": name,
+                "command": _text_or_none(args.get("command")) if name == "Bash" else None,
+                "path": _text_or_none(args.get("file_path")) if name == "Read" else None,
+            }
+        )
+    return out
+
+
+#: Codex ``function_call`` names that run a shell command.
+CODEX_SHELL_TOOLS = frozenset({"shell", "exec_command", "container.exec", "local_shell"})
+
+
+def _shell_text(command: Any) -> str | None:
+    """A Codex command as one line: a list (``["bash", "-lc", "pytest -q"]``) joined with
+    spaces, text as it is."""
+    if isinstance(command, list) and all(isinstance(part, str) for part in command):
+        return _text_or_none(" ".join(command))
+    return _text_or_none(command)
+
+
+def _codex_use(line: Mapping[str, Any], seen: set[str]) -> dict[str, Any] | None:
+    """A Codex ``response_item`` that ran a shell command, else ``None``."""
+    payload = line.get("payload")
+    if line.get("type") != "response_item" or not isinstance(payload, Mapping):
+        return None
+    kind = payload.get("type")
+    key = payload.get("call_id")
+    if isinstance(key, str) and key in seen:
+        return None
+    if kind == "local_shell_call":
+        action = payload.get("action")
+        command = _shell_text(action.get("command")) if isinstance(action, Mapping) else None
+        name = "local_shell"
+    elif kind == "function_call" and isinstance(payload.get("name"), str):
+        name = payload["name"]
+        raw = payload.get("arguments")
+        try:
+            args = json.loads(raw) if isinstance(raw, str) else raw
+        except ValueError:
+            args = None
+        if not isinstance(args, Mapping) or name not in CODEX_SHELL_TOOLS:
+            command = None
+        else:
+            command = _shell_text(args.get("command", args.get("cmd")))
+    else:
+        return None
+    if isinstance(key, str):
+        seen.add(key)
+    return {"harness": "codex", "tool": name, "command": command, "path": None}
 
 
 def _event(

@@ -752,6 +752,67 @@ def _load_listed(
     return [found[i] for i in range(len(listings))]
 
 
+#: The environment variable naming the folder (or URL) that holds runs by slug, as
+#: token-world keeps its universes; ``--root`` overrides it.
+UNIVERSES_ROOT_ENV = "TOOLKIT_UNIVERSES_ROOT"
+
+_SLUG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+def resolve_run(
+    name: str | Path, root: str | Path | None = None, env: Mapping[str, str] | None = None
+) -> str | Path:
+    """Where the run ``name`` lives: a folder or URL as given, or a slug under a root.
+
+    token-world names a run by its slug (``quality willowbrook``). ``name`` is used as it
+    is when it is a URL or an existing path; otherwise, when it is a plain slug (letters,
+    digits, ``.``, ``_``, ``-``; no folder parts, so it cannot leave the root) and a
+    universes root is known, it is ``<root>/<slug>``. The root is ``root`` (``--root``),
+    else the ``TOOLKIT_UNIVERSES_ROOT`` environment variable; a URL root is joined and
+    left for the loader to check.
+
+    Args:
+        name: a run folder, a run URL, or a slug.
+        root: the universes root (a folder or URL); ``None`` reads the environment.
+        env: the environment to read (default: ``os.environ``).
+
+    Returns:
+        The path or URL to load.
+
+    Raises:
+        InputError: neither a folder nor a run of that slug under the root exists (one
+            line naming both places), or the root itself does not exist.
+    """
+    from toolkit.load._source import is_remote, local_path
+
+    if is_remote(name) or local_path(name).exists():
+        return name
+    environ = os.environ if env is None else env
+    where = "--root"
+    if root is None or str(root) == "":
+        root, where = environ.get(UNIVERSES_ROOT_ENV) or None, UNIVERSES_ROOT_ENV
+    text = str(name)
+    if root is None:
+        hint = f" (to name a run by its slug, give --root DIR or set {UNIVERSES_ROOT_ENV})"
+        raise InputError(local_path(name), "no such run folder" + (hint * bool(_SLUG.match(text))))
+    if not _SLUG.match(text) or text in (".", ".."):
+        raise InputError(
+            local_path(name),
+            f"no such run folder, and not a slug to look up under {root} ({where})",
+        )
+    if is_remote(root):
+        return f"{str(root).rstrip('/')}/{text}"
+    base = local_path(root)
+    if not base.is_dir():
+        raise InputError(base, f"the universes root ({where}) is not an existing folder")
+    candidate = base / text
+    if not candidate.exists():
+        raise InputError(
+            text, f"no such run folder here, and no run {text!r} under {base} ({where})"
+        )
+    return candidate
+
+
 def load_universe(
     path: str | Path,
     *,

@@ -1,12 +1,13 @@
 """The outcome rubric: an explainable quality score per agent iteration and session.
 
-The rubric is data (``outcome.yaml`` beside this module, version 2.1.0): seven signals
-with weights, score bands, and the small mappings the sub-scores use. Scoring is
+The rubric is data (``outcome.yaml`` beside this module, version 2.2.0): seven signals
+with weights, the combination method, score bands, and the small mappings the sub-scores
+use. Scoring is
 column-wise over the frames of an :class:`~toolkit.load.iterlog.IterationLog` and its
 :class:`~toolkit.load.outcome_evidence.OutcomeEvidence`:
 
-* each signal gets a sub-score in [0, 1] per iteration, or is *absent* (null) with the
-  reason in its ``detail``;
+* each signal gets a sub-score in [0, 1] per iteration (one outside is clamped, and the
+  detail and the warnings say so), or is *absent* (null) with the reason in its ``detail``;
 * the value is the weighted mean over the present signals (absent ones drop out of the
   numerator and the denominator); nothing present -> unscored;
 * every iteration has a breakdown row per signal whose contributions sum to the value;
@@ -20,11 +21,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import polars as pl
 import yaml
@@ -35,6 +36,7 @@ from toolkit.errors import RubricError
 from toolkit.frames import (
     INTEGRITY_SCHEMA,
     OUTCOME_BREAKDOWN_SCHEMA,
+    OUTCOME_OBJECTIVES_SCHEMA,
     OUTCOME_SCORES_SCHEMA,
     SESSION_SCORES_SCHEMA,
 )
@@ -82,7 +84,10 @@ MEANING: dict[str, tuple[str, str]] = {
 
 #: Published versions and the fingerprint of their content (see :meth:`fingerprint`).
 #: A packaged rubric whose content changed without a new version fails to load.
-PUBLISHED_FINGERPRINTS: dict[str, str] = {"2.1.0": "25bb8005d10f518b"}
+PUBLISHED_FINGERPRINTS: dict[str, str] = {
+    "2.1.0": "25bb8005d10f518b",
+    "2.2.0": "c6af00b5797991b0",
+}
 
 _RUBRIC_FILE = "outcome.yaml"
 
@@ -125,6 +130,7 @@ class OutcomeRubric(RubricSpec):
     in [0, 1].
     """
 
+    combination: Literal["weighted_mean_renormalized"]
     signals: tuple[SignalWeight, ...]
     bands: tuple[Band, ...]
     decimals: int = Field(ge=0, le=9)
@@ -135,6 +141,8 @@ class OutcomeRubric(RubricSpec):
     hook_result_scores: dict[str, float]
     tool_error_weight: float = Field(ge=0)
     review_decision_claims: dict[str, float]
+    test_command_patterns: tuple[str, ...] = Field(min_length=1)
+    loop_state_file: str = Field(min_length=1)
 
     @model_validator(mode="after")
     def _check(self) -> OutcomeRubric:
@@ -227,7 +235,7 @@ def _parse_packaged(content: str, where: str) -> OutcomeRubric:
 
 @lru_cache(maxsize=1)
 def default_outcome_rubric() -> OutcomeRubric:
-    """The packaged rubric (version 2.1.0), checked against its published fingerprint.
+    """The packaged rubric (version 2.2.0), checked against its published fingerprint.
 
     Raises:
         RubricError: the packaged file was changed without a version bump.
@@ -248,7 +256,18 @@ def load_outcome_rubric(source: str | Path | Mapping[str, Any] | None = None) ->
     default = default_outcome_rubric()
     if source is None:
         return default
-    return load_spec(OutcomeRubric, source, default, {default.version: default})
+    spec = load_spec(OutcomeRubric, source, default, {default.version: default})
+    pinned = PUBLISHED_FINGERPRINTS.get(spec.version)
+    if pinned is not None and pinned != spec.fingerprint():
+        # An older published version (2.1.0): its numbers are not packaged any more, so a
+        # file naming it cannot be what it says.
+        raise RubricError(
+            None if isinstance(source, Mapping) else str(source),
+            f"the rubric differs from published version {spec.version}; bump its version",
+            field="version",
+            value=spec.version,
+        )
+    return spec
 
 
 # ---------------------------------------------------------------------------
@@ -265,13 +284,16 @@ class OutcomeResult(Shows):
         scores: one row per iteration, :data:`toolkit.frames.OUTCOME_SCORES_SCHEMA`
             (iteration, session_id, scored, value, band, signals_present).
         breakdown: one row per iteration and signal,
-            :data:`toolkit.frames.OUTCOME_BREAKDOWN_SCHEMA` (iteration, signal, present,
-            sub_score, detail, nominal_weight, effective_weight, contribution).
+            :data:`toolkit.frames.OUTCOME_BREAKDOWN_SCHEMA` (iteration, signal, label,
+            present, sub_score, detail, nominal_weight, effective_weight, contribution).
         integrity: :data:`toolkit.frames.INTEGRITY_SCHEMA` (iteration, signal, role,
             claimed, observed, delta).
         sessions: :data:`toolkit.frames.SESSION_SCORES_SCHEMA` (session_id, iterations,
             scored_iterations, scored, value, band).
         warnings: load problems and missing evidence the reader must know about.
+        objectives: :data:`toolkit.frames.OUTCOME_OBJECTIVES_SCHEMA` (iteration,
+            objective, value, detail): what each iteration did, checked from transcripts
+            and its diff (:data:`OBJECTIVES`), beside the score and never in it.
     """
 
     rubric: OutcomeRubric
@@ -280,6 +302,9 @@ class OutcomeResult(Shows):
     integrity: pl.DataFrame
     sessions: pl.DataFrame
     warnings: tuple[str, ...] = ()
+    objectives: pl.DataFrame = field(
+        default_factory=lambda: pl.DataFrame(schema=OUTCOME_OBJECTIVES_SCHEMA)
+    )
 
     def _summary(self) -> Summary:
         bands = self.scores.group_by("band", maintain_order=True).len().rows()
@@ -317,6 +342,7 @@ class OutcomeResult(Shows):
             breakdown=self.breakdown.filter(pl.col("iteration").is_in(keep)),
             integrity=self.integrity.filter(pl.col("iteration").is_in(keep)),
             sessions=self.sessions.filter(pl.col("session_id").is_in(session_ids)),
+            objectives=self.objectives.filter(pl.col("iteration").is_in(keep)),
         )
 
     def over_claims(self, limit: int | None = None) -> pl.DataFrame:
@@ -327,15 +353,19 @@ class OutcomeResult(Shows):
 
     def iteration_dict(self, iteration: int) -> dict[str, Any]:
         """One iteration's score as a JSON-ready dict (iteration, scored, value, band,
-        breakdown)."""
+        breakdown), then what is reported beside it: ``objectives`` and the derived
+        ``linked_traces_to_outcomes`` marker."""
         row = self.scores.filter(pl.col("iteration") == iteration).row(0, named=True)
         breakdown = self.breakdown.filter(pl.col("iteration") == iteration).drop("iteration")
+        objectives = self.objectives.filter(pl.col("iteration") == iteration).drop("iteration")
         return {
             "iteration": iteration,
             "scored": row["scored"],
             "value": row["value"],
             "band": row["band"],
             "breakdown": breakdown.to_dicts(),
+            "objectives": objectives.to_dicts(),
+            "linked_traces_to_outcomes": bool(row["linked_traces_to_outcomes"]),
         }
 
     def to_dict(self) -> dict[str, Any]:
@@ -444,6 +474,7 @@ def _verifier_facts(log: IterationLog, ev: OutcomeEvidence, rubric: OutcomeRubri
             (has_traces | pl.col("linked_traces_to_outcomes").is_not_null())
             .any()
             .alias("v_linked_reported"),
+            has_traces.any().alias("v_traces"),
         )
     )
 
@@ -784,6 +815,8 @@ def _hook_outcomes(rubric: OutcomeRubric) -> Signal:
                 "h_collapsed",
             )
         )
+        .when(pl.col("hook_outcomes_problem").is_not_null())
+        .then(pl.col("hook_outcomes_problem"))
         .when(pl.col("hook_outcomes_file").is_null())
         .then(pl.lit("no hook-outcome sidecar"))
         .otherwise(
@@ -862,7 +895,8 @@ def combine(long: pl.DataFrame, rubric: OutcomeRubric) -> pl.DataFrame:
         rubric: gives the weights and the decimals.
 
     Returns:
-        :data:`toolkit.frames.OUTCOME_BREAKDOWN_SCHEMA`. The effective weight of a present
+        :data:`toolkit.frames.OUTCOME_BREAKDOWN_SCHEMA` (each row with the signal's
+        ``label`` from the rubric). The effective weight of a present
         signal is its weight over the sum of present weights (0 when absent). The value is
         the sum of effective weight x sub-score, rounded to ``rubric.decimals``; the
         contributions are rounded by largest remainder so they sum to it exactly.
@@ -871,10 +905,16 @@ def combine(long: pl.DataFrame, rubric: OutcomeRubric) -> pl.DataFrame:
     weights = pl.DataFrame(
         {
             "signal": list(rubric.weights()),
+            "label": list(rubric.labels().values()),
             "nominal_weight": list(rubric.weights().values()),
             "_order": list(order.values()),
         },
-        schema={"signal": pl.String(), "nominal_weight": pl.Float64(), "_order": pl.Int64()},
+        schema={
+            "signal": pl.String(),
+            "label": pl.String(),
+            "nominal_weight": pl.Float64(),
+            "_order": pl.Int64(),
+        },
     )
     scale = 10.0**rubric.decimals
     present = pl.col("sub_score").is_not_null()
@@ -928,7 +968,11 @@ def _scores(inputs: pl.DataFrame, breakdown: pl.DataFrame, rubric: OutcomeRubric
     )
     value = pl.when(pl.col("signals_present") > 0).then(pl.col("_sum").round(rubric.decimals))
     return (
-        inputs.select("iteration", pl.col("agent_session_id").alias("session_id"))
+        inputs.select(
+            "iteration",
+            pl.col("agent_session_id").alias("session_id"),
+            pl.col("v_traces").fill_null(False).alias("linked_traces_to_outcomes"),
+        )
         .join(totals, on="iteration", how="left")
         .with_columns(value.alias("value"))
         .with_columns(
@@ -1026,6 +1070,245 @@ def _sessions(scores: pl.DataFrame, rubric: OutcomeRubric) -> pl.DataFrame:
     )
 
 
+# ---------------------------------------------------------------------------
+# Objectives: beside the score, never in it
+# ---------------------------------------------------------------------------
+
+#: The objectives reported per iteration, in order, with what 1 means.
+OBJECTIVES: dict[str, str] = {
+    "ran_cli_command": "a shell command was run in the iteration's window",
+    "ran_tests_before_commit": "a test command ran in the window, before the commit",
+    "read_loop_state": "the loop-state file was read in the window",
+    "tests_added_by_kind_in_diff": "every test named in tests_added_by_kind is in the diff",
+}
+
+_STAMP = "%Y-%m-%dT%H:%M:%SZ"
+
+
+def _transcript_objectives(
+    inputs: pl.DataFrame, ev: OutcomeEvidence, rubric: OutcomeRubric
+) -> pl.DataFrame:
+    """The three transcript checks, one row per iteration and objective."""
+    spans = inputs.select(
+        "iteration",
+        "git_reason",
+        pl.col("window_start").fill_null(_EPOCH).alias("w_start"),
+        pl.col("commit_time").alias("w_end"),
+        pl.format(
+            "({}, {}]",
+            pl.coalesce(pl.col("window_start").dt.strftime(_STAMP), pl.lit("the start")),
+            pl.col("commit_time").dt.strftime(_STAMP),
+        ).alias("window"),
+    )
+    timed = spans.filter(pl.col("w_end").is_not_null())
+    inside = [pl.col("timestamp") > pl.col("w_start"), pl.col("timestamp") <= pl.col("w_end")]
+    covered = (
+        timed.join_where(ev.transcript_turns, *inside)
+        .group_by("iteration")
+        .agg(pl.len().alias("t_lines"))
+    )
+    command = pl.col("command")
+    is_test = pl.any_horizontal(
+        [command.str.contains(p, literal=True) for p in rubric.test_command_patterns]
+    ).fill_null(False)
+    name = rubric.loop_state_file
+    is_read = pl.col("path").str.ends_with(name).fill_null(False) | (
+        (pl.col("harness") == "codex") & command.str.contains(name, literal=True).fill_null(False)
+    )
+    used = (
+        timed.join_where(ev.tool_uses, *inside)
+        .sort("timestamp")
+        .group_by("iteration")
+        .agg(
+            command.is_not_null().sum().alias("n_cmd"),
+            command.drop_nulls().first().alias("first_cmd"),
+            is_test.sum().alias("n_test"),
+            command.filter(is_test).first().alias("first_test"),
+            is_read.sum().alias("n_read"),
+            pl.coalesce("path", "command").filter(is_read).first().alias("first_read"),
+        )
+    )
+    x = spans.join(covered, on="iteration", how="left").join(used, on="iteration", how="left")
+    given = ev.transcripts_given
+    reason = (
+        pl.when(pl.lit(not given))
+        .then(pl.lit("no transcripts given (--transcripts)"))
+        .when(pl.col("w_end").is_null())
+        .then(pl.format("no commit time to window transcripts ({})", "git_reason"))
+        .when(pl.col("t_lines").fill_null(0) == 0)
+        .then(pl.format("no transcript coverage in {}", "window"))
+    )
+
+    def check(key: str, n: str, first: str, what: str, no: str) -> pl.DataFrame:
+        done = pl.col(n).fill_null(0) > 0
+        detail = (
+            pl.when(reason.is_not_null())
+            .then(reason)
+            .when(done)
+            .then(pl.format("{} " + what + " in {}; the first: {}", n, "window", first))
+            .otherwise(pl.format(no + " in {} ({} transcript lines)", "window", "t_lines"))
+        )
+        return x.select(
+            "iteration",
+            pl.lit(key).alias("objective"),
+            pl.when(reason.is_null()).then(done.cast(pl.Int64)).alias("value"),
+            detail.alias("detail"),
+        )
+
+    return pl.concat(
+        [
+            check("ran_cli_command", "n_cmd", "first_cmd", "shell command(s)", "no shell command"),
+            check(
+                "ran_tests_before_commit",
+                "n_test",
+                "first_test",
+                "test command(s) before the commit",
+                "no test command",
+            ),
+            check(
+                "read_loop_state",
+                "n_read",
+                "first_read",
+                f"read(s) of {name}",
+                f"no read of {name}",
+            ),
+        ]
+    )
+
+
+def _tests_in_diff(log: IterationLog, inputs: pl.DataFrame, ev: OutcomeEvidence) -> pl.DataFrame:
+    """``tests_added_by_kind_in_diff``: each named test must appear in the lines the
+    commit added (a ``file::test`` name also by its last part)."""
+    names = (
+        log.verifiers.select("iteration", pl.col("tests_added_by_kind").alias("t"))
+        .explode("t")
+        .drop_nulls("t")
+        .select("iteration", pl.col("t").struct.field("name").alias("name"))
+        .drop_nulls("name")
+        .unique(maintain_order=True)
+    )
+    added = pl.DataFrame(
+        {"iteration": list(ev.added_lines), "added": list(ev.added_lines.values())},
+        schema={"iteration": pl.Int64(), "added": pl.String()},
+    )
+    short = pl.col("name").str.split("::").list.last()
+    checked = (
+        names.join(added, on="iteration", how="left")
+        .with_columns(
+            (
+                pl.col("added").str.contains(pl.col("name"), literal=True)
+                | pl.col("added").str.contains(short, literal=True)
+            ).alias("found")
+        )
+        .group_by("iteration", maintain_order=True)
+        .agg(
+            pl.len().alias("named"),
+            pl.col("found").sum().alias("found"),
+            pl.col("added").is_not_null().any().alias("has_diff"),
+            pl.col("name").filter(~pl.col("found").fill_null(False)).str.join(", ").alias("miss"),
+        )
+    )
+    x = inputs.select("iteration", "git_reason", "commit_sha").join(
+        checked, on="iteration", how="left"
+    )
+    sha = pl.col("commit_sha").str.slice(0, 12)
+    reason = (
+        pl.when(pl.col("named").is_null())
+        .then(pl.lit("no tests_added_by_kind named by a verifier"))
+        .when(pl.col("commit_sha").is_null())
+        .then(pl.format("no commit to check the names against ({})", "git_reason"))
+        .when(~pl.col("has_diff"))
+        .then(pl.format("the diff of {} could not be read", sha))
+    )
+    all_found = pl.col("found") == pl.col("named")
+    detail = (
+        pl.when(reason.is_not_null())
+        .then(reason)
+        .when(all_found)
+        .then(pl.format("{}/{} named tests found in the diff of {}", "found", "named", sha))
+        .otherwise(
+            pl.format(
+                "{}/{} named tests found in the diff of {}; missing: {}",
+                "found",
+                "named",
+                sha,
+                "miss",
+            )
+        )
+    )
+    return x.select(
+        "iteration",
+        pl.lit("tests_added_by_kind_in_diff").alias("objective"),
+        pl.when(reason.is_null()).then(all_found.cast(pl.Int64)).alias("value"),
+        detail.alias("detail"),
+    )
+
+
+def objectives(
+    log: IterationLog,
+    evidence: OutcomeEvidence,
+    rubric: OutcomeRubric | None = None,
+    inputs: pl.DataFrame | None = None,
+) -> pl.DataFrame:
+    """What each iteration did, checked rather than claimed (:data:`OBJECTIVES`).
+
+    Reported beside the score, never in it: ``ran_cli_command``,
+    ``ran_tests_before_commit`` and ``read_loop_state`` from the Claude Code transcripts
+    and Codex session logs in the iteration's window (the same window as token backfill:
+    after the previous resolved commit, up to this commit's time), and
+    ``tests_added_by_kind_in_diff`` from the commit's diff.
+
+    Returns:
+        :data:`toolkit.frames.OUTCOME_OBJECTIVES_SCHEMA`: value 1 or 0, or null with the
+        reason in ``detail`` (no transcripts, no commit time, no transcript line in the
+        window, no test names, no commit).
+    """
+    rubric = rubric or load_outcome_rubric()
+    if inputs is None:
+        inputs = _inputs(log, evidence, rubric)
+    order = {key: i for i, key in enumerate(OBJECTIVES)}
+    return (
+        pl.concat(
+            [
+                _transcript_objectives(inputs, evidence, rubric),
+                _tests_in_diff(log, inputs, evidence),
+            ]
+        )
+        .sort("iteration", pl.col("objective").replace_strict(order, return_dtype=pl.Int64))
+        .select(list(OUTCOME_OBJECTIVES_SCHEMA))
+        .cast(OUTCOME_OBJECTIVES_SCHEMA)  # type: ignore[arg-type]
+    )
+
+
+def _clamped(long: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
+    """Sub-scores clamped to [0, 1], as dot-agents clamps them; each clamp is said in the
+    signal's detail and as a warning (an out-of-range input is kept, not dropped)."""
+    raw = pl.col("sub_score")
+    out = (~raw.is_between(0.0, 1.0)) & raw.is_not_null()
+    flagged = long.with_columns(_out=out, _raw=raw)
+    clamped = flagged.with_columns(
+        pl.when("_out").then(raw.clip(0.0, 1.0)).otherwise(raw).alias("sub_score"),
+    ).with_columns(
+        pl.when("_out")
+        .then(
+            pl.format(
+                "{} (sub-score {} is outside [0, 1]: clamped to {})",
+                "detail",
+                pl.col("_raw").round(6).cast(pl.String),
+                pl.col("sub_score").cast(pl.String),
+            )
+        )
+        .otherwise(pl.col("detail"))
+        .alias("detail")
+    )
+    warnings = [
+        f"iteration {n}: the {signal} sub-score {value:g} is outside [0, 1]; clamped to "
+        f"{min(max(value, 0.0), 1.0):g}"
+        for n, signal, value in flagged.filter("_out").select("iteration", "signal", "_raw").rows()
+    ]
+    return clamped.drop("_out", "_raw"), warnings
+
+
 def score_outcome(
     log: IterationLog, evidence: OutcomeEvidence, rubric: OutcomeRubric | None = None
 ) -> OutcomeResult:
@@ -1060,10 +1343,10 @@ def score_outcome(
         )
         for name in rubric.weights()
     ]
-    long = pl.concat(frames)
+    long, clamped = _clamped(pl.concat(frames))
     breakdown = combine(long, rubric)
     scores = _scores(inputs, breakdown, rubric)
-    warnings = [*log.issue_lines(), *evidence.issue_lines()]
+    warnings = [*log.issue_lines(), *evidence.issue_lines(), *clamped]
     return OutcomeResult(
         rubric=rubric,
         scores=scores,
@@ -1071,4 +1354,5 @@ def score_outcome(
         integrity=_integrity(inputs, long, rubric),
         sessions=_sessions(scores, rubric),
         warnings=tuple(warnings),
+        objectives=objectives(log, evidence, rubric, inputs),
     )

@@ -143,7 +143,14 @@ class DriftSpec(_Part):
 
 
 class FanoutSpec(_Part):
-    """Graph fan-out: the slope of edges/nodes over the last checkpoints."""
+    """Graph fan-out: the slope of edges/nodes over the last checkpoints.
+
+    FAIL needs the fall to be sustained. With ``sustained: slope`` (1.2.0 on, token-world's
+    rubric text) the slope over the last ``checkpoints`` checkpoints, measured at each of
+    ``recent_steps`` successive checkpoints, stays below ``fail_slope_below``. With
+    ``sustained: steps`` (1.0.0 and 1.1.0) the slope and each of the last ``recent_steps``
+    steps between consecutive checkpoints must be below it.
+    """
 
     checkpoint_every: PositiveInt = 10
     checkpoints: int = Field(default=5, ge=2)
@@ -151,6 +158,7 @@ class FanoutSpec(_Part):
     fail_slope_below: float = -0.02
     recent_steps: PositiveInt = 3
     per_ticks: PositiveInt = 10
+    sustained: Literal["slope", "steps"] = "slope"
 
     @model_validator(mode="after")
     def _ordered(self) -> FanoutSpec:
@@ -172,14 +180,15 @@ class SubtypeSpec(_Part):
 
 
 class SimulationRubric(RubricSpec):
-    """Every number of the simulation health rubric (version 1.1.0 by default).
+    """Every number of the simulation health rubric (version 1.2.0 by default).
 
-    Version 1.0.0 is the same rubric without ``novel_subtype_rate`` (``None``: the
-    dimension is not scored).
+    Version 1.1.0 is the same rubric with the older graph fan-out FAIL rule
+    (``graph_fanout.sustained: steps``); 1.0.0 is 1.1.0 without ``novel_subtype_rate``
+    (``None``: the dimension is not scored).
     """
 
     rubric: Literal["simulation"] = "simulation"
-    version: str = "1.1.0"
+    version: str = "1.2.0"
     window: PositiveInt = 50
     groundedness: RatioBand = RatioBand(ok_min=0.95, fail_below=0.85)
     character_stability: CharacterSpec = CharacterSpec(
@@ -209,16 +218,18 @@ class SimulationRubric(RubricSpec):
 
 
 DEFAULT_RUBRIC = SimulationRubric()
-RUBRIC_1_0_0 = SimulationRubric(version="1.0.0", novel_subtype_rate=None)
+RUBRIC_1_1_0 = SimulationRubric(version="1.1.0", graph_fanout=FanoutSpec(sustained="steps"))
+RUBRIC_1_0_0 = RUBRIC_1_1_0.model_copy(update={"version": "1.0.0", "novel_subtype_rate": None})
 PUBLISHED: dict[str, SimulationRubric] = {
     RUBRIC_1_0_0.version: RUBRIC_1_0_0,
+    RUBRIC_1_1_0.version: RUBRIC_1_1_0,
     DEFAULT_RUBRIC.version: DEFAULT_RUBRIC,
 }
 
 
 def load_simulation_rubric(source: str | Path | Mapping[str, Any]) -> SimulationRubric:
-    """A simulation rubric from YAML (only changed keys needed), merged over 1.1.0, or
-    over 1.0.0 when the file names ``version: 1.0.0``.
+    """A simulation rubric from YAML (only changed keys needed), merged over 1.2.0, or
+    over the published version the file names (``1.1.0``, ``1.0.0``).
 
     Raises:
         RubricError: invalid numbers, or numbers changed without a new ``version``.
@@ -480,8 +491,10 @@ def fanout_series(
     One row per checkpoint: slug, tick, node_count, edge_count, ``fan_out``
     (edges / nodes), ``n_checkpoints`` (how many of the last ``checkpoints`` exist),
     ``first_cp_tick``, ``slope`` (fan-out change per 10 ticks over those checkpoints),
-    ``step_slope`` (from the previous checkpoint), ``steps`` and ``recent_max_step``
-    (the largest of the last ``recent_steps`` step slopes), and ``status_graph_fanout``.
+    ``step_slope`` (from the previous checkpoint), ``sustained_n`` (how many of the last
+    ``recent_steps`` measures exist: slopes, or steps under ``sustained: steps``),
+    ``sustained_max`` (the largest of them) and ``status_graph_fanout``. FAIL: the slope
+    is below ``fail_slope_below`` and so is every one of those ``recent_steps`` measures.
     """
     f = rubric.graph_fanout
     cps = (
@@ -517,17 +530,22 @@ def fanout_series(
             .round(SLOPE_DECIMALS)
             .over("slug"),
         )
+        .with_columns(_measure=pl.col("slope" if f.sustained == "slope" else "step_slope"))
         .with_columns(
-            steps=(pl.col("n_checkpoints") - 1).clip(upper_bound=f.recent_steps),
-            recent_max_step=pl.col("step_slope")
+            sustained_n=pl.col("_measure")
+            .is_not_null()
+            .cast(pl.Int64)
+            .rolling_sum(window_size=f.recent_steps, min_samples=1)
+            .over("slug"),
+            sustained_max=pl.col("_measure")
             .rolling_max(window_size=f.recent_steps, min_samples=1)
             .over("slug"),
         )
     )
     collapsing = (
         (pl.col("slope") < f.fail_slope_below)
-        & (pl.col("steps") >= f.recent_steps)
-        & (pl.col("recent_max_step") < f.fail_slope_below)
+        & (pl.col("sustained_n") >= f.recent_steps)
+        & (pl.col("sustained_max") < f.fail_slope_below)
     )
     return (
         out.with_columns(
@@ -535,7 +553,7 @@ def fanout_series(
                 pl.col("slope"), fail=collapsing, ok=pl.col("slope") >= f.ok_slope_min
             )
         )
-        .drop("pos", "first_fan_out")
+        .drop("pos", "first_fan_out", "_measure")
         .sort("slug", "tick")
     )
 
@@ -630,13 +648,48 @@ def _ranges(rubric: SimulationRubric) -> dict[str, tuple[str, str]]:
         "conservation_drift": (f"<= {d.ok_max}", f">= {d.fail_min}"),
         "graph_fanout": (
             f"slope >= {f.ok_slope_min}",
-            f"slope < {f.fail_slope_below} and last {f.recent_steps} steps < {f.fail_slope_below}",
+            f"slope < {f.fail_slope_below} at each of the last {f.recent_steps} checkpoints"
+            if f.sustained == "slope"
+            else f"slope < {f.fail_slope_below} and last {f.recent_steps} steps "
+            f"< {f.fail_slope_below}",
         ),
         "novel_subtype_rate": (
             "rate > 0" if sub is None else f"rate > 0 or ticks < {sub.warn_zero_min_ticks}",
             "never",
         ),
     }
+
+
+#: Each dimension's secondary measures (:attr:`toolkit.scorecard.Scorecard.measures`):
+#: measure name -> the window-score column (or ``fan.`` + the fan-out column) it reads.
+MEASURES: dict[str, dict[str, str]] = {
+    "groundedness": {"grounded": "grounded", "ticks": "n", "observer_ticks": "observer_n"},
+    "character_stability": {"breaks": "breaks", "turns": "turns"},
+    "action_coherence": {"refuse_rate_10tick": "refuse_rate", "refused": "refused"},
+    "refusal_cluster": {"refused": "refused"},
+    "vocabulary_growth": {"novel": "novel", "stagnant": "stagnant", "classified": "classified"},
+    "conservation_drift": {"rollbacks": "rollbacks", "ticks": "n"},
+    "graph_fanout": {
+        "fan_out": "fan.fan_out",
+        "checkpoints": "fan.n_checkpoints",
+        "first_checkpoint_tick": "fan.first_cp_tick",
+        "last_checkpoint_tick": "fan.tick",
+        "sustained_checkpoints": "fan.sustained_n",
+        "sustained_max_slope": "fan.sustained_max",
+    },
+    "novel_subtype_rate": {"new_values": "new_subtypes", "ticks": "n"},
+}
+
+
+def _measures(
+    key: str, row: dict[str, Any] | None, fan: dict[str, Any] | None
+) -> dict[str, float | None]:
+    out: dict[str, float | None] = {}
+    for name, column in MEASURES[key].items():
+        source, col = (fan, column[4:]) if column.startswith("fan.") else (row, column)
+        value = None if source is None else source.get(col)
+        out[name] = None if value is None else float(value)
+    return out
 
 
 def _dimensions(
@@ -647,10 +700,13 @@ def _dimensions(
 ) -> list[Dimension]:
     ranges = _ranges(rubric)
     unit = "novel-verbs" if rubric.vocabulary_growth.unit == "verb" else "novel-mechanics"
+    if fan is not None and fan["slope"] is None:
+        fan = None
 
     def dim(key: str, value: float | None, status: str, detail: str) -> Dimension:
         green, red = ranges[key]
-        return Dimension(key, DIMENSIONS[key], value, status, detail, green, red)
+        measures = _measures(key, row, fan)
+        return Dimension(key, DIMENSIONS[key], value, status, detail, green, red, measures)
 
     dims: list[Dimension] = []
     if row is None:
@@ -724,7 +780,7 @@ def _dimensions(
                 f"({row['rollbacks']}/{n} rollbacks)",
             )
         )
-    if fan is None or fan["slope"] is None:
+    if fan is None:
         dims.append(dim("graph_fanout", None, NA, "insufficient history (< 2 checkpoints)"))
     else:
         slope = fan["slope"]
@@ -779,7 +835,7 @@ def score_universe(
 
     Args:
         universe: one or more loaded runs.
-        rubric: the rubric data (default: version 1.0.0).
+        rubric: the rubric data (default: version 1.2.0).
         window: W, the number of most recent ticks scored (default: ``rubric.window``).
         series: attach each run's per-tick series to its card (for charts); a fleet
             overview that needs only the cards can skip it.
@@ -921,6 +977,7 @@ def _card(
         warnings=tuple(warnings),
         meta=meta,
         series=series,
+        measures=Scorecard.measures_frame(slug, dims),
     )
 
 

@@ -130,6 +130,12 @@ def render_outcome_iteration(
                 f"  {r['signal']:<9} {r['role']:<9} claimed {_fixed(r['claimed'])}  "
                 f"observed {_fixed(r['observed'])}  delta {_fixed(r['delta'])}"
             )
+    done = result.objectives.filter(pl.col("iteration") == iteration)
+    if done.height:
+        lines.append("Objectives (checked, beside the score and not in it; - = not checked)")
+        for r in done.iter_rows(named=True):
+            mark = "-" if r["value"] is None else str(r["value"])
+            lines.extend(wrap_line(f"  {r['objective']:<28} {mark}  ", r["detail"], width, 6))
     return "\n".join(lines)
 
 

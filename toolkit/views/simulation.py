@@ -56,7 +56,7 @@ def _cells(card: Scorecard) -> pl.DataFrame:
 
 
 def quality_panel(card: Scorecard, width: int = 700) -> alt.VConcatChart:
-    """The scorecard as one coloured cell per dimension (eight for rubric 1.1.0); click a
+    """The scorecard as one coloured cell per dimension (eight from rubric 1.1.0 on); click a
     cell to see its time series. Informational dimensions are named in the subtitle.
 
     The panel opens on the worst dimension (see :func:`worst_dimension`); the series

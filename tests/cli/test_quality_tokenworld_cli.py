@@ -146,7 +146,7 @@ def test_gate_before_the_run_folder_still_means_strict(capsys: pytest.CaptureFix
 
 def test_bad_gate_mode_exits_2_naming_it(capsys: pytest.CaptureFixture[str]) -> None:
     line = one_line_error(*run_cli(["quality", str(HEALTHY), "--gate", "warn"], capsys))
-    assert "--gate='warn': must be one of strict, fail-only" in line
+    assert "--gate='warn': must be one of strict, fail-only, regression, none" in line
 
 
 def test_fleet_fail_only_gate(capsys: pytest.CaptureFixture[str]) -> None:

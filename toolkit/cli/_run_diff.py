@@ -9,7 +9,7 @@ from toolkit.cli._scale import storage_options
 from toolkit.errors import InputError
 from toolkit.load.snapshots import GraphChange, read_snapshots, snapshot_ticks
 from toolkit.load.universe import load_universe
-from toolkit.rubrics.simulation import SimulationRubric, passes_gate, score_universe
+from toolkit.rubrics.simulation import SimulationRubric, score_universe
 from toolkit.scorecard import Scorecard
 
 
@@ -67,6 +67,7 @@ def diff_runs(args: argparse.Namespace, rubric: SimulationRubric) -> int:
         print(render_diff_json(a, b, changes, reasons))
     else:
         print(render_diff_text(a, b, changes, reasons))
-    if args.gate:
-        return 0 if all(passes_gate(c, args.gate) for c in cards) else 1
-    return 0
+    from toolkit.cli._gate import finish
+    from toolkit.gate import checks_of
+
+    return finish(args, "quality", cards, [c for card in cards for c in checks_of(card)])

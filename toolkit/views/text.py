@@ -107,13 +107,21 @@ def format_value(value: float | None) -> str:
     return f"{value:.3f}"
 
 
-def render_text(card: Scorecard, *, width: int | None = None, colour: bool = False) -> str:
+def render_text(
+    card: Scorecard,
+    *,
+    width: int | None = None,
+    colour: bool = False,
+    thresholds: bool = False,
+) -> str:
     """The scorecard as lines of text: header, one ``[STATUS]`` line per dimension, verdict.
 
     Args:
         card: the scorecard.
         width: wrap to this many columns (details under their line); None: never wrap.
         colour: colour the statuses and the verdict with ANSI codes.
+        thresholds: also name the rubric and its version under the title and end with
+            each dimension's OK and FAIL ranges (what the command line prints).
 
     Example::
 
@@ -123,6 +131,8 @@ def render_text(card: Scorecard, *, width: int | None = None, colour: bool = Fal
         Verdict: HEALTHY
     """
     lines = wrap_line("", card.title, width, 2)
+    if thresholds:
+        lines.append(f"rubric {card.rubric} {card.rubric_version}")
     name_width = max([len(n) for n in card.dimensions["name"].to_list()] + [10])
     # "[PENDING]" and other long statuses widen the tag column (7 fits "[WARN] ").
     tag_width = max([len(s) + 3 for s in card.dimensions["status"].to_list()] + [7])
@@ -139,11 +149,30 @@ def render_text(card: Scorecard, *, width: int | None = None, colour: bool = Fal
     wrapped = [verdict] if width is None else textwrap.wrap(verdict, width, subsequent_indent="  ")
     wrapped[0] = wrapped[0].replace(card.verdict, paint(card.verdict, card.verdict, colour), 1)
     lines.extend(wrapped)
+    if thresholds:
+        lines.extend(threshold_lines(card, width))
     if card.warnings:
         lines.append("Warnings:")
         for w in card.warnings:
             lines.extend(wrap_item(w, width))
     return "\n".join(lines)
+
+
+def threshold_lines(card: Scorecard, width: int | None = None) -> list[str]:
+    """``Thresholds (OK | FAIL):`` and one line per dimension with its ranges, wrapped to
+    ``width`` at spaces only (no range is cut mid-number)."""
+    rows = [
+        (r["name"], r["green"] or "-", r["red"] or "-")
+        for r in card.dimensions.iter_rows(named=True)
+        if r["green"] or r["red"]
+    ]
+    if not rows:
+        return []
+    name_width = max(len(n) for n, _, _ in rows)
+    lines = ["Thresholds (OK | FAIL):"]
+    for name, green, red in rows:
+        lines.extend(wrap_line(f"  {name:<{name_width}}  ", f"{green} | {red}", width, 6))
+    return lines
 
 
 def render_json(cards: Scorecard | Sequence[Scorecard], **extra: Any) -> str:

@@ -108,7 +108,9 @@ class Check:
     counted: bool = True
 
 
-def checks_of(card: Scorecard, *, kinds: Mapping[str, str] | None = None) -> list[Check]:
+def checks_of(
+    card: Scorecard, *, kinds: Mapping[str, str] | None = None, by_verdict: bool = False
+) -> list[Check]:
     """The checks of one scorecard: one per dimension row.
 
     A card with no dimension rows (nothing to score) gives one check named ``verdict``
@@ -117,8 +119,13 @@ def checks_of(card: Scorecard, *, kinds: Mapping[str, str] | None = None) -> lis
     Args:
         card: the scorecard.
         kinds: overrides by dimension key (e.g. ``{"adherence": "regression"}``).
+        by_verdict: the rubric's verdict decides, not each dimension (a discussion game
+            passes with 5 of 7 metrics; an iteration's band is its weighted score): the
+            dimensions are checks that never decide, and a ``verdict`` check is added.
     """
     skip = set(card.meta.get("informational", ()))
+    if by_verdict:
+        skip |= set(card.dimensions["dimension"].to_list())
     kinds = kinds or {}
     out = [
         Check(
@@ -135,7 +142,7 @@ def checks_of(card: Scorecard, *, kinds: Mapping[str, str] | None = None) -> lis
         )
         for row in card.dimensions.iter_rows(named=True)
     ]
-    if not out:
+    if by_verdict or not out:
         out.append(
             Check(
                 subject=card.subject,

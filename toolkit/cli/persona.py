@@ -1,7 +1,8 @@
 """``toolkit persona``: score a chat run's persona drift and gate on regressions.
 
-Exit codes: 0 scored (no regression); 1 a dimension regressed more than the tolerance
-below its baseline; 2 bad input (one line on stderr).
+Exit codes: 0 scored and the gate passed; 1 the gate failed (by default, ``--gate
+regression``: a dimension regressed more than the tolerance below its baseline); 2 bad
+input (one line on stderr).
 """
 
 from __future__ import annotations
@@ -9,8 +10,19 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from toolkit.cli._gate import add_gate_arguments
+
+if TYPE_CHECKING:
+    from toolkit.gate import Check
+    from toolkit.rubrics.persona import PersonaResult
 
 EXIT_OK, EXIT_REGRESSION = 0, 1
+
+#: Without ``--gate`` persona gates on regressions against ``--baseline``, as it always
+#: did; ``--gate none`` prints without gating, ``--gate`` alone is strict.
+DEFAULT_GATE = "regression"
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -20,8 +32,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="score persona drift of a chat run with an LLM judge (recorded in CI)",
         description=(
             "Score each agent's adherence, consistency and fluency and the group's "
-            "convergence and ideas with proposition files and a judge. Exit 1 on a "
-            "regression against --baseline, 2 on bad input."
+            "convergence and ideas with proposition files and a judge. Exit 1 when the "
+            "gate fails (by default on a regression against --baseline; --gate none "
+            "never), 2 on bad input."
         ),
     )
     parser.add_argument("run", type=Path, help="chat run: toolkit JSONL or run_messages export")
@@ -84,7 +97,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--double-check", action="store_true", help="ask the judge to revise each answer once"
     )
-    parser.add_argument("--format", choices=("table", "json"), default="table")
+    parser.add_argument("--format", choices=("table", "json", "markdown"), default="table")
+    add_gate_arguments(parser, bare="strict", default=DEFAULT_GATE, what="agent")
     parser.set_defaults(func=run)
 
 
@@ -125,7 +139,12 @@ def run(args: argparse.Namespace) -> int:
         progress=False if args.no_progress else None,
     )
     usage = result.usage
-    if args.format == "json":
+    cards, checks = list(result.scorecards.values()), _checks(result)
+    if args.format == "markdown":
+        from toolkit.cli._gate import markdown
+
+        print(markdown(args, "persona", cards, checks), end="")
+    elif args.format == "json":
         table = persona_table(result)
         print(
             render_json(
@@ -149,4 +168,19 @@ def run(args: argparse.Namespace) -> int:
     if args.write_baseline:
         written = write_baselines(baselines_from(result), args.write_baseline)
         print(f"wrote {len(written)} baseline(s) to {args.write_baseline}", file=sys.stderr)
-    return EXIT_REGRESSION if result.regressions.height else EXIT_OK
+    from toolkit.cli._gate import finish
+
+    return finish(args, "persona", cards, checks)
+
+
+def _checks(result: PersonaResult) -> list[Check]:
+    """Every agent's and the environment's dimensions; a regression against the baseline
+    is a ``regression`` (what the default gate fails on), not a plain FAIL."""
+    from toolkit.gate import REGRESSION_KIND, checks_of
+
+    regressed = result.regressions.select("agent_id", "dimension").rows()
+    out: list[Check] = []
+    for key, card in result.scorecards.items():
+        kinds = {d: REGRESSION_KIND for a, d in regressed if a == key}
+        out += checks_of(card, kinds=kinds)
+    return out

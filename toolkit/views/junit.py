@@ -3,10 +3,11 @@
 One ``<testcase>`` per subject x dimension (``classname`` = the subject, ``name`` = the
 dimension): a check that fails the gate is a ``<failure>`` whose message is the status
 and whose text is the detail and the thresholds; a dimension not measured that the gate
-accepts, or an informational one, is ``<skipped>`` with the reason; the rest pass, with
-their detail in ``<system-out>``. The suite's ``<properties>`` name the rubric, its
-version and the gate mode. Built with :mod:`xml.etree.ElementTree`, so every value is
-escaped.
+accepts is ``<skipped>`` with the reason; the rest pass, with their detail in
+``<system-out>`` (which says so when the finding does not decide the gate: informational
+dimensions, and the metrics of a rubric whose verdict decides). The suite's
+``<properties>`` name the rubric, its version and the gate mode. Built with
+:mod:`xml.etree.ElementTree`, so every value is escaped.
 """
 
 from __future__ import annotations
@@ -61,12 +62,14 @@ def render_junit(
                 case, "failure", message=f"{check.name}: {word}", type=check.kind
             )
             failure.text = _text(check)
-        elif check.kind == NA_KIND or not check.counted or check.kind == INFO_KIND:
+        elif check.kind == NA_KIND:
             skipped += 1
-            why = "not measured" if check.kind == NA_KIND else "informational"
-            ET.SubElement(case, "skipped", message=f"{why}: {check.detail or check.status}")
+            ET.SubElement(case, "skipped", message=f"not measured: {check.detail or check.status}")
         else:
-            ET.SubElement(case, "system-out").text = _text(check)
+            note = (
+                "" if check.counted and check.kind != INFO_KIND else "\n(does not decide the gate)"
+            )
+            ET.SubElement(case, "system-out").text = _text(check) + note
     for element in (root, node):
         element.set("tests", str(len(checks)))
         element.set("failures", str(failures))

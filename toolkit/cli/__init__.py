@@ -75,7 +75,7 @@ def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespa
         if close:
             parser.error(f"unknown command {command!r} (did you mean {close[0]}?)")
     sub = _subparser(parser, command) if command is not None else parser
-    if sub is parser or argv.index(command) != 0:  # top-level options, or none given
+    if command is None or sub is parser or argv[0] != command:  # top-level options first
         args, unknown = parser.parse_known_args(argv)
         sub = _subparser(parser, args.command)
     else:

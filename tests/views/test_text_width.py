@@ -82,7 +82,12 @@ def test_the_fleet_table_fits_80_columns_and_stays_aligned(fleet: list[Scorecard
     coloured = render_fleet_text(fleet, width=80, colour=True)
     assert ANSI.sub("", coloured) == "\n".join(lines)
     assert "\x1b[33mWARN\x1b[0m" in coloured
-    assert len({len(line) for line in lines[:-1]}) == 1  # every row as wide as the header
+    rows = lines[: len(fleet) + 1]
+    assert len({len(line) for line in rows}) == 1  # every row as wide as the header
+    assert lines[0].split()[3:] == ["Gr", "CS", "AC", "RC", "VG", "CD", "GF", "NS"]
+    legend = " ".join(lines[len(fleet) + 2 :])  # after the total: the full names
+    assert legend.startswith("Columns: Gr Groundedness · CS Character stability · ")
+    assert "GF Graph fan-out · NS Novel subtype rate" in legend
 
 
 def test_a_long_slug_is_shortened_to_fit(fleet: list[Scorecard]) -> None:

@@ -196,9 +196,13 @@ def finish(
     if mode is None:
         return 0
     bad = {s: c for s, c in failing.items() if c}
+    from toolkit.views.text import terminal_style, wrap_item
+
+    width, _ = terminal_style(sys.stderr)  # a terminal: wrapped between words
     for subject, failed in bad.items():
-        line = f"toolkit {command}: gate {mode}: {subject} failed: {reason(failed)}"
-        print(line, file=sys.stderr)
+        line = f"gate {mode}: {subject} failed: {reason(failed)}"
+        for part in wrap_item(line, width, bullet=f"toolkit {command}: ", indent=2):
+            print(part, file=sys.stderr)
     return 1 if bad else 0
 
 

@@ -95,6 +95,7 @@ def wrap_item(text: str, width: int | None, *, bullet: str = "  - ", indent: int
         initial_indent=bullet,
         subsequent_indent=" " * indent,
         break_on_hyphens=False,  # file names such as game-role-repetition.json stay whole
+        break_long_words=False,  # a path longer than the line runs over, never cut
     ) or [bullet.rstrip()]
 
 

@@ -139,7 +139,12 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "html":
         print(render_experiment_html(stats, rubric, direction))
     else:
-        print(render_experiment_text(stats, rubric, direction, loaded.warnings, checks))
+        from toolkit.views.text import terminal_style
+
+        width, _ = terminal_style()
+        print(
+            render_experiment_text(stats, rubric, direction, loaded.warnings, checks, width=width)
+        )
     return finish(args, "experiment", cards, gate_checks)
 
 
@@ -161,9 +166,11 @@ def _anova(args: argparse.Namespace, scores: pl.DataFrame, rubric: ExperimentRub
             field="--reference", value=args.reference,
         )  # fmt: skip
     anova = anova_stats(scores, rubric, args.alpha)
+    from toolkit.views.text import terminal_style
+
     print(
         render_anova_json(anova, rubric)
         if args.format == "json"
-        else render_anova_text(anova, rubric)
+        else render_anova_text(anova, rubric, width=terminal_style()[0])
     )
     return 0

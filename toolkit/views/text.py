@@ -13,7 +13,7 @@ import json
 import os
 import shutil
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any, TextIO
 
 from toolkit.scorecard import FAIL, NA, OK, WARN, Scorecard
@@ -97,6 +97,60 @@ def wrap_item(text: str, width: int | None, *, bullet: str = "  - ", indent: int
         break_on_hyphens=False,  # file names such as game-role-repetition.json stay whole
         break_long_words=False,  # a path longer than the line runs over, never cut
     ) or [bullet.rstrip()]
+
+
+def fit_table(
+    rows: Sequence[Sequence[str]],
+    *,
+    right: Collection[int] = (),
+    width: int | None = None,
+    keys: int = 1,
+) -> list[str]:
+    """Rows of cells (the first row the header) as aligned columns, two spaces apart.
+
+    When a line would be wider than ``width``, the columns after the first ``keys`` are
+    split into blocks that fit, each block printed as its own table that repeats the key
+    columns, with a blank line between blocks: no cell is ever cut or wrapped.
+
+    Args:
+        rows: the header, then one row per line; every row as long as the header.
+        right: indexes of right-aligned (numeric) columns.
+        width: the terminal's width; None: one table whatever its width.
+        keys: how many leading columns name a row (repeated in every block).
+    """
+    if not rows:
+        return []
+    n = len(rows[0])
+    widths = [max(len(r[i]) for r in rows) for i in range(n)]
+
+    def block(cols: Sequence[int]) -> list[str]:
+        return [
+            "  ".join(
+                r[i].rjust(widths[i]) if i in right else r[i].ljust(widths[i]) for i in cols
+            ).rstrip()
+            for r in rows
+        ]
+
+    key_cols = list(range(min(keys, n)))
+    rest = list(range(len(key_cols), n))
+    total = sum(widths) + 2 * (n - 1)
+    if width is None or total <= width or not rest:
+        return block(range(n))
+    base = sum(widths[i] for i in key_cols) + 2 * len(key_cols)
+    blocks: list[list[int]] = [[]]
+    used = base
+    for i in rest:
+        if blocks[-1] and used + widths[i] > width:
+            blocks.append([])
+            used = base
+        blocks[-1].append(i)
+        used += widths[i] + 2
+    out: list[str] = []
+    for k, cols in enumerate(blocks):
+        if k:
+            out.append("")
+        out.extend(block([*key_cols, *cols]))
+    return out
 
 
 def format_value(value: float | None) -> str:

@@ -65,12 +65,12 @@ def diff_ticks(args: argparse.Namespace, first: int, last: int) -> int:
 def diff_runs(args: argparse.Namespace, rubric: SimulationRubric) -> int:
     """Score both runs, read their snapshots, print both side by side (or, with
     ``--diff A:B``, two ticks of one run)."""
-    span = TICK_SPAN.match(args.diff)
-    if span is not None and not Path(args.diff).exists():
+    asked = TICK_SPAN.match(args.diff)
+    if asked is not None and not Path(args.diff).exists():
         if args.gate is not None or args.junit:
             raise InputError(None, "a diff of two ticks is not scored: no --gate or --junit",
                              field="--diff", value=args.diff)  # fmt: skip
-        return diff_ticks(args, int(span.group(1)), int(span.group(2)))
+        return diff_ticks(args, int(asked.group(1)), int(asked.group(2)))
     from toolkit.views.diff import render_diff_json, render_diff_text
 
     cards: list[Scorecard] = []

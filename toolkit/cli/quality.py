@@ -140,9 +140,7 @@ def _check_options(args: argparse.Namespace) -> None:
             None, f"must be one of {', '.join(SORT_KEYS)}", field="--sort", value=args.sort
         )
     if args.diff is not None and args.format in ("html", "markdown"):
-        raise InputError(
-            None, "--diff prints table or json", field="--format", value=args.format
-        )
+        raise InputError(None, "--diff prints table or json", field="--format", value=args.format)
     if args.watch and (args.all_dir is not None or args.diff is not None or args.gate):
         raise InputError(
             None, "--watch reprints one run's card until stopped (no --all, --diff or --gate)",

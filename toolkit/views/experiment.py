@@ -271,8 +271,8 @@ def render_anova_text(
         # too wide: the groups leave the table for lines of their own, wrapped
         lines = fit_table([r[:2] + r[3:] for r in cells], right={2, 3, 4}, width=width, keys=2)
         lines.append("Groups (n, mean):")
-        for r in cells[1:]:
-            lines.extend(wrap_item(f"{r[0]} / {r[1]}: {r[2]}", width, bullet="  ", indent=4))
+        for row in cells[1:]:
+            lines.extend(wrap_item(f"{row[0]} / {row[1]}: {row[2]}", width, bullet="  ", indent=4))
     alpha = anova["alpha"][0] if anova.height else rubric.alpha
     caption = (
         f"* p < {alpha:g} (one-way ANOVA over the control and every treatment of a family; "

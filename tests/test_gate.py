@@ -78,7 +78,7 @@ def test_unknown_mode_is_refused() -> None:
 
 def test_reason_names_the_dimension_status_and_detail() -> None:
     c = Check("run", "graph_fanout", "Graph fan-out", "N/A", "na", detail="no universe.db")
-    assert reason([c]) == "Graph fan-out not measured (no universe.db)"
+    assert reason([c]) == "Graph fan-out not measured: no universe.db"
 
 
 def test_checks_of_marks_informational_and_by_verdict() -> None:
@@ -149,7 +149,7 @@ def test_markdown_names_rubric_gate_and_each_failing_reason() -> None:
     lines = text.splitlines()
     assert lines[0] == "### toolkit quality · rubric simulation 9.9.9 · gate strict: 1 of 2 failed"
     assert "| a | **HEALTHY** | pass |   |" in lines
-    assert "| b\\|c | **FAILED** | **fail** | X FAIL (x detail <&>) |" in lines
+    assert "| b\\|c | **FAILED** | **fail** | X FAIL: x detail <&> |" in lines
     assert "| X | FAIL | 0.500 | x detail <&> | >= 0.9 | < 0.5 |" in lines
     assert text.count("<details>") == 2 and text.count("</details>") == 2
 

@@ -187,7 +187,8 @@ def reason(failing: Sequence[Check]) -> str:
     """One line saying why a subject failed: each failing check's name, status and detail."""
     parts = []
     for c in failing:
-        word = "not measured" if c.kind == NA_KIND else c.status
-        detail = f" ({c.detail})" if c.detail else ""
+        word = {NA_KIND: "not measured", REGRESSION_KIND: "REGRESSION"}.get(c.kind, c.status)
+        text = " ".join(c.detail.split()).removeprefix("REGRESSION: ")
+        detail = f": {text}" if text else ""
         parts.append(f"{c.name} {word}{detail}")
     return "; ".join(parts)

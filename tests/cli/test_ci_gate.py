@@ -62,7 +62,7 @@ def test_failed_quality_gate_names_each_failing_dimension_on_stderr(
     assert code == 1
     (line,) = err.strip().splitlines()[-1:]
     assert line.startswith("toolkit quality: gate strict: ashfall failed: ")
-    assert "Character stability FAIL ((10 breaks in 48 turns))" in line
+    assert "Character stability FAIL: (10 breaks in 48 turns)" in line
 
 
 def test_fleet_gate_prints_one_line_per_failing_run(capsys: pytest.CaptureFixture[str]) -> None:
@@ -119,7 +119,7 @@ def test_persona_default_gate_is_regression_and_none_opts_out(
 ) -> None:
     code, _, err = run_cli(["persona", *PERSONA_ARGS], capsys)
     assert code == 1
-    assert "gate regression: radio-week2/lenny failed: adherence FAIL (REGRESSION:" in err
+    assert "gate regression: radio-week2/lenny failed: adherence REGRESSION: weighted mean" in err
     code, _, err = run_cli(["persona", *PERSONA_ARGS, "--gate", "none"], capsys)
     assert code == 0 and "failed" not in err
 
@@ -131,7 +131,7 @@ def test_outcome_gate_fails_on_a_poor_iteration(capsys: pytest.CaptureFixture[st
     assert run_cli(["outcome", str(LOG)], capsys)[0] == 0  # no gate, no failure
     code, _, err = run_cli(["outcome", str(LOG), "--gate", "fail-only"], capsys)
     assert code == 1
-    assert "gate fail-only: iter-5 failed: verdict poor" in err
+    assert "gate fail-only: iter-5 failed: verdict poor: value 0.4789" in err
 
 
 def test_experiment_gate_fails_on_a_conclusion_that_differs_from_the_reference(
@@ -156,7 +156,7 @@ def test_unmeasured_dimension_is_named_in_the_verdict_and_fails_the_default_gate
     assert code == 0 and data["verdict"] == "HEALTHY"
     assert data["verdict_reason"] == "not measured: graph fan-out"
     code, _, err = run_cli(["quality", str(nodb), "--gate"], capsys)
-    assert code == 1 and "Graph fan-out not measured (insufficient history" in err
+    assert code == 1 and "Graph fan-out not measured: insufficient history" in err
 
 
 def test_allow_na_accepts_the_named_dimension_only(
@@ -320,5 +320,5 @@ def test_empty_run_under_a_gate_is_insufficient_data_in_table_format(
     assert "Verdict: INSUFFICIENT_DATA (no ticks to score)" in out
     assert "nothing loadable" in err
     code, _, err = run_cli(["quality", str(empty), "--gate"], capsys)
-    assert code == 1 and "empty failed: verdict not measured (no ticks to score)" in err
+    assert code == 1 and "empty failed: verdict not measured: no ticks to score" in err
     assert run_cli(["quality", str(empty)], capsys)[0] == 2  # no gate: still bad input

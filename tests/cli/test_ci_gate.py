@@ -322,3 +322,20 @@ def test_empty_run_under_a_gate_is_insufficient_data_in_table_format(
     code, _, err = run_cli(["quality", str(empty), "--gate"], capsys)
     assert code == 1 and "empty failed: verdict not measured: no ticks to score" in err
     assert run_cli(["quality", str(empty)], capsys)[0] == 2  # no gate: still bad input
+
+
+def test_persona_group_regression_alone_still_fails_the_default_gate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Only mags's baseline: mags is within tolerance everywhere except convergence, a
+    group dimension (it lives on the environment's scorecard): exit 1 as before."""
+    import shutil
+
+    baselines = tmp_path / "baselines"
+    baselines.mkdir()
+    shutil.copy(PERSONA / "baselines" / "mags.json", baselines / "mags.json")
+    args = [*PERSONA_ARGS[:-1], str(baselines)]
+    code, _, err = run_cli(["persona", *args], capsys)
+    assert code == 1
+    assert "radio-week2/environment failed: convergence REGRESSION: 0.59 against the" in err
+    assert "radio-week2/mags failed" not in err

@@ -122,9 +122,13 @@ def _gate(args: argparse.Namespace, report: DiscussionReport) -> int:
     code = finish(args, "discussion", report.scorecards, _checks(report))
     pending = sum(c.verdict == PENDING_RATING for c in report.scorecards)
     if args.gate == "fail-only" and pending:
-        print(
-            f"toolkit discussion: warning: {pending} game(s) wait for an engagement rating "
-            "and pass the gate unrated ('--gate strict' fails them)",
-            file=sys.stderr,
+        from toolkit.views.text import terminal_style, wrap_item
+
+        warning = (
+            f"warning: {pending} game(s) wait for an engagement rating and pass the gate "
+            "unrated ('--gate strict' fails them)"
         )
+        width, _ = terminal_style(sys.stderr)
+        for line in wrap_item(warning, width, bullet="toolkit discussion: ", indent=2):
+            print(line, file=sys.stderr)
     return code

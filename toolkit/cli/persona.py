@@ -175,12 +175,25 @@ def run(args: argparse.Namespace) -> int:
 
 def _checks(result: PersonaResult) -> list[Check]:
     """Every agent's and the environment's dimensions; a regression against the baseline
-    is a ``regression`` (what the default gate fails on), not a plain FAIL."""
-    from toolkit.gate import REGRESSION_KIND, checks_of
+    is a ``regression`` (what the default gate fails on), not a plain FAIL. A group
+    dimension (convergence) that regressed is the environment's regression, once, with
+    the agents whose baselines it fell below."""
+    from dataclasses import replace
 
-    regressed = result.regressions.select("agent_id", "dimension").rows()
+    from toolkit.gate import REGRESSION_KIND, checks_of
+    from toolkit.rubrics.persona import ENVIRONMENT
+
+    rows = result.regressions.select("agent_id", "dimension", "score", "baseline").rows()
     out: list[Check] = []
     for key, card in result.scorecards.items():
-        kinds = {d: REGRESSION_KIND for a, d in regressed if a == key}
-        out += checks_of(card, kinds=kinds)
+        kinds = {d: REGRESSION_KIND for a, d, _, _ in rows if a == key}
+        checks = checks_of(card, kinds=kinds)
+        if key == ENVIRONMENT:
+            for i, check in enumerate(checks):
+                below = [(a, s, b) for a, d, s, b in rows if d == check.key]
+                if below and check.value is not None:
+                    agents = ", ".join(f"{a} {b:.2f}" for a, _, b in below)
+                    why = f"{check.value:.2f} against the baselines of {agents}"
+                    checks[i] = replace(check, kind=REGRESSION_KIND, detail=why)
+        out += checks
     return out

@@ -339,3 +339,16 @@ def test_persona_group_regression_alone_still_fails_the_default_gate(
     assert code == 1
     assert "radio-week2/environment failed: convergence REGRESSION: 0.59 against the" in err
     assert "radio-week2/mags failed" not in err
+
+
+def test_outcome_fleet_gates_each_log_on_its_mean_band(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    junit = tmp_path / "logs.xml"
+    args = ["outcome", "--all", str(LOG.parent), "--gate", "--junit", str(junit)]
+    code, _, err = run_cli(args, capsys)
+    assert code == 0 and "failed" not in err  # tally-loop's mean 0.79 is good
+    (case,) = ET.parse(junit).getroot().iter("testcase")
+    assert (case.get("classname"), case.get("name")) == ("tally-loop", "Mean score")
+    _, out, _ = run_cli([*args[:4], "--format", "markdown"], capsys)
+    assert "| tally-loop | **good** | pass |" in out

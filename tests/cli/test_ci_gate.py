@@ -36,11 +36,6 @@ def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, s
     return code, out, err
 
 
-@pytest.fixture(autouse=True)
-def _no_step_summary(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
-
-
 @pytest.fixture
 def nodb(tmp_path: Path) -> Path:
     """A run without universe.db: every dimension OK but graph fan-out N/A (a new verb

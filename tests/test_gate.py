@@ -149,8 +149,13 @@ def test_markdown_names_rubric_gate_and_each_failing_reason() -> None:
     lines = text.splitlines()
     assert lines[0] == "### toolkit quality · rubric simulation 9.9.9 · gate strict: 1 of 2 failed"
     assert "| a | **HEALTHY** | pass |   |" in lines
-    assert "| b\\|c | **FAILED** | **fail** | X FAIL: x detail <&> |" in lines
-    assert "| X | FAIL | 0.500 | x detail <&> | >= 0.9 | < 0.5 |" in lines
+    assert "| b\\|c | **FAILED** | **fail** | X FAIL: x detail &lt;&amp;&gt; |" in lines
+    two = [card("d", {"x": "FAIL", "y": "WARN"})]
+    both = render_markdown(
+        two, command="c", mode="strict", failing=decide(checks_of(two[0]), "strict")
+    )
+    assert "| **fail** | X FAIL: x detail &lt;&amp;&gt;<br>Y WARN: y detail &lt;&amp;&gt; |" in both
+    assert "| X | FAIL | 0.500 | x detail &lt;&amp;&gt; | &gt;= 0.9 | &lt; 0.5 |" in lines
     assert text.count("<details>") == 2 and text.count("</details>") == 2
 
 

@@ -8,6 +8,7 @@ FAIL thresholds) in a collapsed ``<details>`` block, so a fleet stays one screen
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping, Sequence
 
 from toolkit.gate import Check, reason
@@ -16,8 +17,10 @@ from toolkit.views.text import format_value
 
 
 def _cell(text: object) -> str:
-    """A table cell: pipes escaped, line breaks flattened."""
-    return " ".join(str(text).split()).replace("|", "\\|") or " "
+    """A table cell: ``&``, ``<`` and ``>`` as entities (data never becomes HTML), pipes
+    escaped, line breaks flattened."""
+    flat = html.escape(" ".join(str(text).split()), quote=False)
+    return flat.replace("|", "\\|") or " "
 
 
 def render_markdown(
@@ -60,7 +63,8 @@ def render_markdown(
         row = [_cell(card.subject), f"**{_cell(card.verdict)}**"]
         if mode is not None:
             bad = failing.get(card.subject) or []
-            row += ["**fail**" if bad else "pass", _cell(reason(bad) if bad else "")]
+            why = "<br>".join(_cell(reason([c])) for c in bad) or " "  # one line per check
+            row += ["**fail**" if bad else "pass", why]
         else:
             row.append(_cell(card.verdict_reason))
         lines.append("| " + " | ".join(row) + " |")

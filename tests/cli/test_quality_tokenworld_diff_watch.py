@@ -83,11 +83,13 @@ def test_tick_diff_text_lists_every_change_and_runs_forward(
 ) -> None:
     code, out, _ = run_cli(["quality", str(run), "--diff", "10:1"], capsys)  # swapped
     assert code == 0
-    assert "vale: ticks 1 -> 10: nodes +1 -1, edges +1 -1, properties 1 changed" in out
-    assert "    of which with a removed node: mara->well" in out
-    assert "    properties: mara.mood: 'calm' -> 'angry'" in out
+    lines = out.splitlines()
+    assert lines[0].startswith("vale · ticks 1 -> 10 (the net change between their")
+    assert "  nodes +1 -1, edges +1 -1, properties 1 changed" in lines
+    assert "  of which with a removed node: mara->well" in lines
+    assert lines[-2:] == ["  properties:", "    mara.mood: 'calm' -> 'angry'"]
     _, inside, _ = run_cli(["quality", str(run), "--diff", "1..5"], capsys)
-    assert "    edges added: mara->mill" in inside  # inside the span it is a change
+    assert "  edges added: mara->mill" in inside.splitlines()  # inside the span: a change
 
 
 def test_tick_diff_without_that_snapshot_names_the_ticks_kept(

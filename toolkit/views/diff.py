@@ -38,10 +38,9 @@ def _change_lines(
     change: GraphChange | None,
     reason: str,
     width: int | None = None,
-    shown: int | None = SHOWN_NAMES,
 ) -> list[str]:
-    """One run's (or span's) graph change: the counts, then each list, ``shown`` names of
-    each (None: all), wrapped to ``width`` between names."""
+    """One run's graph change: the counts, then :data:`SHOWN_NAMES` names of each list,
+    wrapped to ``width`` between names."""
     if change is None:
         return wrap_item(f"{title}: {reason}", width, bullet="  ", indent=4)
     c = change
@@ -58,11 +57,8 @@ def _change_lines(
         ("edges added", c.edges_added),
         ("edges removed", c.edges_removed),
         ("of which with a removed node", c.edges_removed_with_nodes),
-        # every property change for two ticks of one run; between runs, the count (JSON
-        # has the list)
-        ("properties", [str(p) for p in props] if shown is None else []),
-    ):
-        lines += _names(label, names, width, shown)
+    ):  # between runs, property changes are counted (the JSON lists them)
+        lines += _names(label, names, width)
     return lines
 
 
@@ -121,8 +117,31 @@ def render_diff_text(
 def render_tick_diff_text(slug: str, change: GraphChange, *, width: int | None = None) -> str:
     """Two ticks of one run (``toolkit quality RUN --diff A:B``, token-world's ``diff``):
     the net change between their snapshots, every name listed."""
-    lines = [f"{slug}: graph_snapshots in universe.db, net change (token-world's diff)"]
-    lines += _change_lines(slug, change, "", width, shown=None)
+    c = change
+    title = (
+        f"{slug} · ticks {c.before.tick} -> {c.after.tick} (the net change between their "
+        "snapshots in universe.db)"
+    )
+    lines = wrap_item(title, width, bullet="", indent=2)
+    props = c.property_changes
+    lines.append(
+        f"  nodes +{len(c.nodes_added)} -{len(c.nodes_removed)}, edges +{len(c.edges_added)}"
+        f" -{len(c.edges_removed)}, properties {len(props)} changed"
+    )
+    for label, names in (
+        ("nodes added", c.nodes_added),
+        ("nodes removed", c.nodes_removed),
+        ("edges added", c.edges_added),
+        ("edges removed", c.edges_removed),
+        ("of which with a removed node", c.edges_removed_with_nodes),
+    ):
+        lines += (
+            wrap_item(f"{label}: {', '.join(names)}", width, bullet="  ", indent=4) if names else []
+        )
+    if props:
+        lines.append("  properties:")
+        for p in props:  # one per line, as token-world lists them
+            lines += wrap_item(str(p), width, bullet="    ", indent=6)
     return "\n".join(line.rstrip() for line in lines)
 
 

@@ -70,7 +70,7 @@ def watch_run(args: argparse.Namespace, rubric: SimulationRubric) -> int:
                 except NothingLoadable as err:
                     text = f"{root.name}: waiting for ticks ({err})"
                 clock = time.strftime("%H:%M:%S")
-                footer = f"watching {root} since {clock}; Ctrl-C stops"
+                footer = f"watching {root}, updated {clock}; Ctrl-C stops"
                 print(f"{_CLEAR if width is not None else ''}{text}\n{footer}", flush=True)
             if deadline is not None:
                 left = deadline - time.monotonic()

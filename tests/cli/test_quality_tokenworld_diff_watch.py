@@ -133,3 +133,30 @@ def test_watch_refuses_a_gate(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     root = write_run(tmp_path / "r", [tick_v1(1)])
     code, _, err = run_cli(["quality", str(root), "--watch", "--gate"], capsys)
     assert code == 2 and "--watch=True: --watch reprints one run's card" in err
+
+
+def test_watch_stops_cleanly_on_ctrl_c(tmp_path: Path) -> None:
+    import signal
+
+    root = write_run(tmp_path / "r", [tick_v1(n) for n in range(1, 4)])
+    code = "import sys; from toolkit.cli import main; sys.exit(main())"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, "quality", str(root), "--watch", "--interval", "0.2"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert proc.stdout is not None
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:  # until the first card is out
+            if "Ctrl-C stops" in proc.stdout.readline():
+                break
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0
+    assert "Traceback" not in err

@@ -316,6 +316,7 @@ def _piped(args: list[str]) -> str:
 def test_at_80_columns_no_number_or_word_is_cut(args: list[str]) -> None:
     shown = ANSI.sub("", _on_a_terminal(args, 80))
     assert _fits(shown, 80)
+
     # every word on the terminal is a whole word of the unwrapped output: nothing was
     # cut mid-number or mid-word (a table split in blocks and wrapped prose keep words)
     def words(text: str) -> set[str]:

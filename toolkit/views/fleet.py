@@ -197,6 +197,7 @@ def render_fleet_json(cards: Sequence[Scorecard], sort_by: str = "verdict") -> s
     warnings = [f"{c.subject}: {w}" for c in cards for w in c.warnings if w.startswith("skipped")]
     return json.dumps(
         {
+            "rubric": cards[0].rubric if cards else None,
             "rubric_version": cards[0].rubric_version if cards else None,
             "window": cards[0].meta.get("window") if cards else None,
             "runs": runs,

@@ -35,8 +35,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "Score the last N ticks of a token-world run, or with --all DIR of every run "
             "folder in DIR (one line per run, worst first). Exit 0 when printed; with "
             "--gate (strict), exit 1 unless every dimension that counts toward the verdict "
-            "is OK for every run; with --gate fail-only, exit 1 only when one is FAIL; "
-            "exit 2 on bad input."
+            "is OK for every run (N/A too, unless --allow-na names it); with --gate "
+            "fail-only, exit 1 only when one is FAIL; stderr says why. Exit 2 on bad "
+            "input. --junit FILE and --format markdown serve CI (docs/ci.md)."
         ),
     )
     p.add_argument(

@@ -145,8 +145,14 @@ def render_fleet_text(
     version = cards[0].rubric_version
     total = f"{frame.height} runs: {summary} (rubric {cards[0].rubric} {version})"
     lines.extend([total] if width is None else textwrap.wrap(total, width, subsequent_indent="  "))
-    lines.extend(legend_lines([f"{codes[names[k]]} {names[k]}" for k in keys], width))
+    # the legend is prose, not rows: wrapped even when piped (a notebook shows it too)
+    items = [f"{codes[names[k]]} {names[k]}" for k in keys]
+    lines.extend(legend_lines(items, width if width is not None else LEGEND_WIDTH))
     return "\n".join(lines)
+
+
+#: The legend's width when the table is not fitted to a terminal (piped, a notebook).
+LEGEND_WIDTH = 100
 
 
 def dimension_codes(names: Sequence[str]) -> dict[str, str]:

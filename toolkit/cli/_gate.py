@@ -70,6 +70,7 @@ def add_gate_arguments(
     default: str | None = None,
     allow_na: bool = False,
     what: str = "subject",
+    unit: str = "dimension",
 ) -> None:
     """Add ``--gate [MODE]``, ``--junit FILE`` (and ``--allow-na DIM,...``) to ``parser``.
 
@@ -79,23 +80,26 @@ def add_gate_arguments(
         default: the mode without ``--gate`` (None: no gate, exit 0 when printed).
         allow_na: also add ``--allow-na``.
         what: what one subject is, for the help text (``run``, ``game``, ``iteration``).
+        unit: what one of its dimensions is (``dimension``; ``metric`` for experiments).
     """
     ci = parser.add_argument_group("CI")
     default_text = f"; without --gate: {default}" if default else ""
+    article = "an" if what[:1] in "aeiou" else "a"
     ci.add_argument(
         GATE_FLAG,
         nargs="?",
         const=bare,
         default=default,
         metavar="MODE",
-        help=f"exit 1 when a {what} fails the gate, naming why on stderr: strict (anything "
+        help=f"exit 1 when {article} {what} fails the gate, naming why on stderr: strict "
+        "(anything "
         "not green, N/A included), fail-only (a FAIL or a regression), regression (a "
         f"regression against a baseline), none; bare --gate is {bare}{default_text}",
     )
     ci.add_argument(
         "--junit",
         metavar="FILE",
-        help=f"write a JUnit XML report: one test case per {what} and dimension",
+        help=f"write a JUnit XML report: one test case per {what} and {unit}",
     )
     if allow_na:
         ci.add_argument(

@@ -85,7 +85,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--rubric", metavar="FILE", help="a rubric YAML merged over the default rubric version"
     )
-    add_gate_arguments(p, bare="strict", what="experiment's metric")
+    add_gate_arguments(p, bare="strict", what="experiment", unit="metric")
     p.set_defaults(func=run)
 
 

@@ -386,3 +386,10 @@ def generated_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("logs")
     module.write_logs(out, logs=6, iterations=8, seed=5)
     return out
+
+
+@pytest.fixture(autouse=True)
+def _no_github_step_summary(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The suite itself may run in GitHub Actions: no command a test runs appends to the
+    job's real step summary (tests that want one set ``GITHUB_STEP_SUMMARY`` themselves)."""
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)

@@ -34,7 +34,7 @@ def test_json_follows_the_issue_shape(
     )
     assert code == 0
     doc = json.loads(out)
-    assert list(doc) == ["rubric_version", "games", "comparison"]
+    assert list(doc) == ["rubric", "rubric_version", "games", "comparison"]
     assert doc["rubric_version"] == "1.1.0"
     assert doc["comparison"] is None
     (game,) = doc["games"]

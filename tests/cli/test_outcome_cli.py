@@ -44,7 +44,14 @@ def test_json_follows_the_documented_shape(
     )
     assert code == 0
     doc = json.loads(out)
-    assert list(doc) == ["rubric_version", "iterations", "sessions", "integrity", "warnings"]
+    assert list(doc) == [
+        "rubric",
+        "rubric_version",
+        "iterations",
+        "sessions",
+        "integrity",
+        "warnings",
+    ]
     assert doc["rubric_version"] == "2.2.0"
     assert [i["iteration"] for i in doc["iterations"]] == [1, 2, 3, 4, 5, 6]
     it5 = doc["iterations"][4]

@@ -158,7 +158,8 @@ def test_all_prints_one_line_per_run_worst_first(capsys: pytest.CaptureFixture[s
     assert [line.split()[0] for line in lines[1:4]] == ["ashfall", "harbor-town", "willowbrook"]
     assert lines[1].split()[2] == "FAILED" and lines[3].split()[2] == "HEALTHY"
     assert lines[1].split()[3:] == ["ok", "FAIL", "FAIL", "FAIL", "FAIL", "FAIL", "FAIL", "WARN"]
-    assert lines[-1].startswith("3 runs: 1 FAILED, 1 DEGRADED, 1 HEALTHY")
+    assert lines[4].startswith("3 runs: 1 FAILED, 1 DEGRADED, 1 HEALTHY")
+    assert lines[5].startswith("Columns: Gr Groundedness · CS Character stability")
 
 
 def test_all_json_lists_runs_with_their_statuses(

@@ -146,7 +146,7 @@ def test_gate_before_the_run_folder_still_means_strict(capsys: pytest.CaptureFix
 
 def test_bad_gate_mode_exits_2_naming_it(capsys: pytest.CaptureFixture[str]) -> None:
     line = one_line_error(*run_cli(["quality", str(HEALTHY), "--gate", "warn"], capsys))
-    assert "--gate='warn': must be one of strict, fail-only" in line
+    assert "--gate='warn': must be one of strict, fail-only, regression, none" in line
 
 
 def test_fleet_fail_only_gate(capsys: pytest.CaptureFixture[str]) -> None:
@@ -161,7 +161,8 @@ def test_fleet_fail_only_gate(capsys: pytest.CaptureFixture[str]) -> None:
 
 def _slugs(out: str) -> list[str]:
     lines = out.splitlines()
-    return [line.split()[0] for line in lines[1:-1]]
+    end = next(i for i, line in enumerate(lines) if " runs: " in line or " run: " in line)
+    return [line.split()[0] for line in lines[1:end]]
 
 
 def test_only_keeps_the_runs_with_those_verdicts(capsys: pytest.CaptureFixture[str]) -> None:
@@ -266,9 +267,12 @@ def test_diff_shows_both_scorecards_and_the_graph_changes(
         "nodes_removed": [],
         "edges_added": ["mara->well"],
         "edges_removed": [],
+        "edges_removed_with_nodes": [],
+        "property_changes": [],
     }
     assert data["graph"]["b"]["edges_added"] == ["mara->mill", "mill->mara"]
     assert data["graph"]["b"]["edges_removed"] == ["mara->well"]
+    assert data["graph"]["b"]["edges_removed_with_nodes"] == ["mara->well"]  # well is gone
     assert data["graph"]["b"]["nodes_removed"] == ["well"]
     # A's last snapshot (tick 20) to B's last (tick 10).
     assert data["graph"]["a_to_b"]["from_tick"] == 20 and data["graph"]["a_to_b"]["to_tick"] == 10

@@ -278,8 +278,10 @@ def test_a_tick_file_larger_than_one_read_loads_whole(tmp_path: Path) -> None:
 
 
 def test_a_folder_of_runs_or_a_folder_without_ticks_is_not_a_run(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match=r"a folder of \d+ runs, not a run: load it with"):
+    with pytest.raises(InputError, match=r"a folder of \d+ runs, not a run: score them as a") as e:
         load_universe(SAMPLE_RUNS / "fleet")
+    assert f"toolkit quality --all {SAMPLE_RUNS / 'fleet'}" in str(e.value)
+    assert "load_universes" not in str(e.value)  # the hint names a command, no function
     (tmp_path / "plain").mkdir()
     with pytest.raises(InputError, match="not a run folder: it has no tick_summaries/"):
         load_universe(tmp_path / "plain")

@@ -264,3 +264,23 @@ def test_a_cached_vega_bundle_is_read_without_importing_altair(tmp_path: Path) -
 
     assert fresh() == ["True", "True"]  # built: Altair names the Vega-Lite version
     assert fresh() == ["False", "True"]  # read back: no Altair import
+
+
+def test_every_toolkit_error_is_shown_by_its_message_alone() -> None:
+    """A report's one-line error never names an internal class (``NothingLoadable: ...``):
+    every ToolkitError a notebook can raise is surfaced by its message."""
+    import importlib
+    import pkgutil
+
+    import toolkit
+    from toolkit.errors import ToolkitError
+    from toolkit.reports._render import INPUT_ERRORS
+
+    for module in pkgutil.walk_packages(toolkit.__path__, "toolkit."):
+        importlib.import_module(module.name)
+
+    def walk(cls: type) -> list[type]:
+        return [s for sub in cls.__subclasses__() for s in (sub, *walk(sub))]
+
+    raised_in_notebooks = {c.__name__ for c in walk(ToolkitError)} - {"ReportError"}
+    assert raised_in_notebooks - INPUT_ERRORS == set()

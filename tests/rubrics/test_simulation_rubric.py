@@ -498,10 +498,14 @@ def test_window_is_the_last_w_ticks_by_number_not_by_file_order() -> None:
 
 def test_verdicts() -> None:
     healthy = card([tick_v1(n) for n in range(1, 21)], checkpoints=[(10, 10, 10), (20, 10, 11)])
-    assert healthy.verdict == "HEALTHY"
+    assert healthy.verdict == "HEALTHY" and healthy.verdict_reason == ""
+    unmeasured = card([tick_v1(n) for n in range(1, 21)])  # every dimension OK but fan-out
+    assert unmeasured.verdict == "HEALTHY"
+    assert unmeasured.verdict_reason == "not measured: graph fan-out"
     degraded = card(with_refusals(20, {18, 19, 20}))
     assert degraded.verdict == "DEGRADED"
-    assert degraded.verdict_reason == "warn: refusal cluster"
+    # no universe.db: fan-out is N/A, and the verdict line says it was not measured
+    assert degraded.verdict_reason == "warn: refusal cluster; not measured: graph fan-out"
     failed = card(with_refusals(20, set(range(1, 11))))
     assert failed.verdict == "FAILED"
     assert failed.verdict_reason.startswith("fail: action coherence, refusal cluster")

@@ -82,7 +82,12 @@ def test_the_fleet_table_fits_80_columns_and_stays_aligned(fleet: list[Scorecard
     coloured = render_fleet_text(fleet, width=80, colour=True)
     assert ANSI.sub("", coloured) == "\n".join(lines)
     assert "\x1b[33mWARN\x1b[0m" in coloured
-    assert len({len(line) for line in lines[:-1]}) == 1  # every row as wide as the header
+    rows = lines[: len(fleet) + 1]
+    assert len({len(line) for line in rows}) == 1  # every row as wide as the header
+    assert lines[0].split()[3:] == ["Gr", "CS", "AC", "RC", "VG", "CD", "GF", "NS"]
+    legend = " ".join(lines[len(fleet) + 2 :])  # after the total: the full names
+    assert legend.startswith("Columns: Gr Groundedness · CS Character stability · ")
+    assert "GF Graph fan-out · NS Novel subtype rate" in legend
 
 
 def test_a_long_slug_is_shortened_to_fit(fleet: list[Scorecard]) -> None:
@@ -271,3 +276,51 @@ def test_each_command_fits_an_80_column_terminal_in_colour(args: list[str]) -> N
     shown = _on_a_terminal(args, 80)
     assert shown.strip() and ANSI.search(shown)
     assert _fits(shown, 80)
+
+
+def _piped(args: list[str]) -> str:
+    """What ``toolkit ARGS`` prints into a pipe (never wrapped), stdout and stderr."""
+    import subprocess
+    import sys
+
+    code = "import sys; from toolkit.cli import main; sys.exit(main())"
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True,
+        cwd=SAMPLE_RUNS.parent, timeout=120, check=False,
+    )  # fmt: skip
+    return done.stdout + done.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["quality", "sample_runs/universes/ashfall", "--gate"],
+        ["quality", "--all", "sample_runs/universes"],
+        ["quality", "sample_runs/universes/ashfall", "--diff", "sample_runs/universes/harbor-town"],
+        [
+            "experiment",
+            "sample_runs/experiments/harbour_council_gate.json",
+            "sample_runs/experiments/lantern_fair_arms.json",
+            "sample_runs/experiments/orchard_variety.csv",
+        ],
+        [
+            "experiment",
+            "sample_runs/experiments/harbour_council_gate.json",
+            "--reference",
+            "sample_runs/experiments/harbour_council_reference.json",
+        ],
+        ["experiment", "sample_runs/experiments/lantern_fair_arms.json", "--test", "anova"],
+    ],
+    ids=["quality-gate", "quality-fleet", "quality-diff", "experiment", "experiment-ref", "anova"],
+)
+def test_at_80_columns_no_number_or_word_is_cut(args: list[str]) -> None:
+    shown = ANSI.sub("", _on_a_terminal(args, 80))
+    assert _fits(shown, 80)
+
+    # every word on the terminal is a whole word of the unwrapped output: nothing was
+    # cut mid-number or mid-word (a table split in blocks and wrapped prose keep words)
+    def words(text: str) -> set[str]:
+        return {w.strip(",;:()") for w in text.split()} - {"/", "Groups"}  # ANOVA's groups
+
+    whole = words(_piped(args))
+    assert {w for w in words(shown) if w not in whole} == set()

@@ -48,9 +48,56 @@ def _subparser(parser: argparse.ArgumentParser, command: str) -> argparse.Argume
     """The parser of subcommand ``command``."""
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
-            found: argparse.ArgumentParser = action.choices[command]
+            found: argparse.ArgumentParser = action.choices.get(command, parser)
             return found
     return parser
+
+
+def _commands(parser: argparse.ArgumentParser) -> list[str]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return list(action.choices)
+    return []
+
+
+def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """Parse ``argv``: a subcommand's options and paths in any order (``--gate`` too, see
+    :func:`toolkit.cli._gate.normalize_argv`); an unknown option is refused with the
+    subcommand's usage and the closest option it may have meant."""
+    from toolkit.cli._gate import normalize_argv
+
+    argv = normalize_argv(argv)
+    command = next((a for a in argv if not a.startswith("-")), None)
+    if command is not None and command not in _commands(parser):
+        import difflib
+
+        close = difflib.get_close_matches(command, _commands(parser), n=1)
+        if close:
+            parser.error(f"unknown command {command!r} (did you mean {close[0]}?)")
+    sub = _subparser(parser, command) if command is not None else parser
+    if command is None or sub is parser or argv[0] != command:  # top-level options first
+        args, unknown = parser.parse_known_args(argv)
+        sub = _subparser(parser, args.command)
+    else:
+        args, unknown = sub.parse_known_intermixed_args(argv[1:])
+        args.command = command
+    if unknown:  # with the subcommand's usage, not the top-level one
+        sub.error(f"unrecognized arguments: {' '.join(unknown)}{_did_you_mean(sub, unknown)}")
+    return args
+
+
+def _did_you_mean(parser: argparse.ArgumentParser, unknown: list[str]) -> str:
+    """`` (did you mean --window?)`` for the first unknown option close to a real one."""
+    import difflib
+
+    options = [o for a in parser._actions for o in a.option_strings if o.startswith("--")]
+    for word in unknown:
+        if word.startswith("-"):
+            flag = word.split("=", 1)[0]
+            close = difflib.get_close_matches(flag, options, n=1, cutoff=0.6)
+            if close:
+                return f" (did you mean {close[0]}?)"
+    return ""
 
 
 def help_text(doc: str | None) -> str:
@@ -89,13 +136,14 @@ def _warning_line(command: str) -> Any:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code (also used as the console script)."""
     parser = build_parser()
-    args, unknown = parser.parse_known_args(argv)
-    if unknown:  # with the subcommand's usage, not the top-level one
-        _subparser(parser, args.command).error(f"unrecognized arguments: {' '.join(unknown)}")
+    args = _parse(parser, list(sys.argv[1:] if argv is None else argv))
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("default", InputWarning)
             warnings.showwarning = _warning_line(args.command)
+            from toolkit.cli._gate import resolve
+
+            resolve(args)
             code = int(args.func(args))
     except ToolkitError as exc:
         print(f"toolkit {args.command}: error: {exc}", file=sys.stderr)

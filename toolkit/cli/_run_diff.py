@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 
 from toolkit.cli._scale import storage_options
 from toolkit.errors import InputError
 from toolkit.load.snapshots import GraphChange, read_snapshots, snapshot_ticks
 from toolkit.load.universe import load_universe
-from toolkit.rubrics.simulation import SimulationRubric, passes_gate, score_universe
+from toolkit.rubrics.simulation import SimulationRubric, score_universe
 from toolkit.scorecard import Scorecard
 
 
@@ -24,8 +25,52 @@ def _window_ticks(card: Scorecard, ticks: list[int]) -> tuple[int, int] | None:
     return inside[0], inside[-1]
 
 
+#: ``--diff A:B``: two ticks of RUN_DIR, not a second run.
+TICK_SPAN = re.compile(r"^(\d+)(?::|\.\.)(\d+)$")
+
+
+def diff_ticks(args: argparse.Namespace, first: int, last: int) -> int:
+    """Two ticks of one run (token-world's ``diff SLUG A B``): the net graph change between
+    the snapshots taken before ticks ``first`` and ``last``."""
+    import json
+
+    from toolkit.load._source import is_remote
+    from toolkit.views.diff import render_tick_diff_text
+    from toolkit.views.text import terminal_style
+
+    if is_remote(args.run_dir):
+        raise InputError(args.run_dir, "--diff A:B reads universe.db of a local run folder")
+    first, last = min(first, last), max(first, last)  # as token-world: always forward
+    root = Path(args.run_dir)
+    db = root / "universe.db"
+    if not db.is_file():
+        raise InputError(root, "no universe.db: no graph snapshots to compare ticks with")
+    ticks = snapshot_ticks(db)
+    for tick in (first, last):
+        if tick not in ticks:
+            kept = f"{ticks[0]}..{ticks[-1]}" if ticks else "none"
+            raise InputError(
+                db, f"no snapshot at tick {tick} (snapshots kept: {kept})",
+                field="--diff", value=args.diff,
+            )  # fmt: skip
+    graphs = read_snapshots(db, [first, last])
+    change = GraphChange(graphs[first], graphs[last])
+    if args.format == "json":
+        print(json.dumps({"slug": root.name, **change.to_dict()}, indent=2, default=str))
+    else:
+        print(render_tick_diff_text(root.name, change, width=terminal_style()[0]))
+    return 0
+
+
 def diff_runs(args: argparse.Namespace, rubric: SimulationRubric) -> int:
-    """Score both runs, read their snapshots, print both side by side."""
+    """Score both runs, read their snapshots, print both side by side (or, with
+    ``--diff A:B``, two ticks of one run)."""
+    asked = TICK_SPAN.match(args.diff)
+    if asked is not None and not Path(args.diff).exists():
+        if args.gate is not None or args.junit:
+            raise InputError(None, "a diff of two ticks is not scored: no --gate or --junit",
+                             field="--diff", value=args.diff)  # fmt: skip
+        return diff_ticks(args, int(asked.group(1)), int(asked.group(2)))
     from toolkit.views.diff import render_diff_json, render_diff_text
 
     cards: list[Scorecard] = []
@@ -66,7 +111,10 @@ def diff_runs(args: argparse.Namespace, rubric: SimulationRubric) -> int:
     if args.format == "json":
         print(render_diff_json(a, b, changes, reasons))
     else:
-        print(render_diff_text(a, b, changes, reasons))
-    if args.gate:
-        return 0 if all(passes_gate(c, args.gate) for c in cards) else 1
-    return 0
+        from toolkit.views.text import terminal_style
+
+        print(render_diff_text(a, b, changes, reasons, width=terminal_style()[0]))
+    from toolkit.cli._gate import finish
+    from toolkit.gate import checks_of
+
+    return finish(args, "quality", cards, [c for card in cards for c in checks_of(card)])

@@ -13,14 +13,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkit.cli import help_text
+from toolkit.cli._gate import add_gate_arguments
 
 if TYPE_CHECKING:
+    from toolkit.gate import Check
     from toolkit.load.ratings import RatingSource
     from toolkit.rubrics.discussion import DiscussionReport
-
-#: ``--gate`` modes: ``fail`` (the default) exits 1 when a game FAILs and lets a game that
-#: waits for its rating pass with a warning; ``strict`` also exits 1 on PENDING_RATING.
-GATE_MODES = ("fail", "strict")
 
 
 def register(sub: Any) -> None:
@@ -41,16 +39,8 @@ def register(sub: Any) -> None:
     parser.add_argument(
         "--baseline", nargs="+", metavar="PATH", help="baseline games to compare against"
     )
-    parser.add_argument("--format", choices=("table", "json"), default="table")
+    parser.add_argument("--format", choices=("table", "json", "markdown"), default="table")
     parser.add_argument("--rubric", metavar="YAML", help="rubric overrides (YAML)")
-    parser.add_argument(
-        "--gate",
-        nargs="?",
-        const="fail",
-        choices=GATE_MODES,
-        help="exit 1 when a game FAILs (a game still waiting for its rating passes, with a "
-        "warning); '--gate strict' also exits 1 on PENDING_RATING. Put it after the paths.",
-    )
     parser.add_argument(
         "--require-cost",
         action="store_true",
@@ -62,6 +52,9 @@ def register(sub: Any) -> None:
         action="store_true",
         help="save each game's scorecard JSON in an evaluations/ folder beside its file",
     )
+    # A game's verdict decides (PASS with 5 of 7 metrics); bare --gate is fail-only (a
+    # game waiting for its rating passes, with a warning), as before; strict fails it.
+    add_gate_arguments(parser, bare="fail-only", what="game")
     parser.set_defaults(func=run)
 
 
@@ -87,7 +80,11 @@ def run(args: argparse.Namespace) -> int:
         )
         comparison = compare(baseline, report, spec)
         success = success_check(report, spec)
-    if args.format == "json":
+    if args.format == "markdown":
+        from toolkit.cli._gate import markdown
+
+        print(markdown(args, "discussion", report.scorecards, _checks(report)), end="")
+    elif args.format == "json":
         # The JSON keeps the documented shape; what was read leniently goes to stderr.
         for warning in dict.fromkeys(w for c in report.scorecards for w in c.warnings):
             print(f"toolkit discussion: warning: {warning}", file=sys.stderr)
@@ -100,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
     if args.write:
         for path in _write_scorecards(report, kinds):
             print(f"toolkit discussion: wrote {path}", file=sys.stderr)
-    return _gate(report, args.gate)
+    return _gate(args, report)
 
 
 def _write_scorecards(report: DiscussionReport, kinds: dict[str, str]) -> list[Path]:
@@ -118,22 +115,29 @@ def _write_scorecards(report: DiscussionReport, kinds: dict[str, str]) -> list[P
     return written
 
 
-def _gate(report: DiscussionReport, mode: str | None) -> int:
-    """The exit code of ``--gate MODE`` (0 without a gate)."""
-    from toolkit.rubrics.discussion import FAIL, PENDING_RATING
+def _checks(report: DiscussionReport) -> list[Check]:
+    """Each game's metrics (shown, never deciding) and its verdict (deciding)."""
+    from toolkit.gate import checks_of
 
-    if mode is None:
-        return 0
-    verdicts = [c.verdict for c in report.scorecards]
-    pending = verdicts.count(PENDING_RATING)
-    if FAIL in verdicts:
-        return 1
-    if pending and mode == "strict":
-        return 1
-    if pending:
-        print(
-            f"toolkit discussion: warning: {pending} game(s) wait for an engagement rating "
-            "and pass the gate unrated ('--gate strict' fails them)",
-            file=sys.stderr,
+    return [c for card in report.scorecards for c in checks_of(card, by_verdict=True)]
+
+
+def _gate(args: argparse.Namespace, report: DiscussionReport) -> int:
+    """The gate's exit code (0 without a gate); under fail-only a game still waiting for
+    its rating passes, and stderr says how many did."""
+    from toolkit.cli._gate import finish
+    from toolkit.rubrics.discussion import PENDING_RATING
+
+    code = finish(args, "discussion", report.scorecards, _checks(report))
+    pending = sum(c.verdict == PENDING_RATING for c in report.scorecards)
+    if args.gate == "fail-only" and pending:
+        from toolkit.views.text import terminal_style, wrap_item
+
+        warning = (
+            f"warning: {pending} game(s) wait for an engagement rating and pass the gate "
+            "unrated ('--gate strict' fails them)"
         )
-    return 0
+        width, _ = terminal_style(sys.stderr)
+        for line in wrap_item(warning, width, bullet="toolkit discussion: ", indent=2):
+            print(line, file=sys.stderr)
+    return code

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from toolkit.cli._gate import add_gate_arguments, finish
 from toolkit.errors import InputError
 
 if TYPE_CHECKING:
@@ -43,8 +44,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "Compare treatment and control scores with Welch's two-sided t-test and print a "
             "Table-1 style report (mean (sd) per group, difference, p with * when "
             "significant). FILE is a TinyTroupe results JSON or a tidy score table (.csv, "
-            ".jsonl, .parquet); NAME=FILE names the experiment. Exit 0 when printed; exit 2 "
-            "on bad input."
+            ".jsonl, .parquet); NAME=FILE names the experiment. Exit 0 when printed; with "
+            "--gate, exit 1 when a metric fails it (with --reference: a conclusion that "
+            "differs, FAIL, or cannot be decided, WARN under strict; a test that could not "
+            "run, N/A, fails strict); exit 2 on bad input."
         ),
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="[NAME=]results file")
@@ -76,18 +79,25 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "print the Shapiro-Wilk and Levene assumption checks); anova: one-way ANOVA over "
         "the control and every treatment of a file with 2+ treatment groups",
     )
-    p.add_argument("--format", choices=("table", "json", "latex", "html"), default="table")
-    p.add_argument("--rubric", metavar="FILE", help="a rubric YAML overriding version 1.0.0")
+    p.add_argument(
+        "--format", choices=("table", "json", "latex", "html", "markdown"), default="table"
+    )
+    p.add_argument(
+        "--rubric", metavar="FILE", help="a rubric YAML merged over the default rubric version"
+    )
+    add_gate_arguments(p, bare="strict", what="experiment", unit="metric")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Load, test and print; the exit code follows the module docstring of toolkit.cli."""
+    from toolkit.gate import checks_of
     from toolkit.load.experiments import load_experiments, load_reference_table
     from toolkit.rubrics.experiment import (
         DEFAULT_RUBRIC,
         assumption_checks,
         compare_to_reference,
+        experiment_scorecards,
         experiment_stats,
         load_experiment_rubric,
     )
@@ -116,15 +126,26 @@ def run(args: argparse.Namespace) -> int:
     direction = None
     if args.reference:
         direction = compare_to_reference(stats, load_reference_table(args.reference), rubric)
-    if args.format == "json":
+    cards = experiment_scorecards(stats, rubric, direction)
+    gate_checks = [c for card in cards for c in checks_of(card)]
+    if args.format == "markdown":
+        from toolkit.cli._gate import markdown
+
+        print(markdown(args, "experiment", cards, gate_checks, notes=loaded.warnings), end="")
+    elif args.format == "json":
         print(render_experiment_json(stats, rubric, direction, loaded.warnings, checks))
     elif args.format == "latex":
         print(render_experiment_latex(stats, rubric, direction))
     elif args.format == "html":
         print(render_experiment_html(stats, rubric, direction))
     else:
-        print(render_experiment_text(stats, rubric, direction, loaded.warnings, checks))
-    return 0
+        from toolkit.views.text import terminal_style
+
+        width, _ = terminal_style()
+        print(
+            render_experiment_text(stats, rubric, direction, loaded.warnings, checks, width=width)
+        )
+    return finish(args, "experiment", cards, gate_checks)
 
 
 def _anova(args: argparse.Namespace, scores: pl.DataFrame, rubric: ExperimentRubric) -> int:
@@ -134,15 +155,22 @@ def _anova(args: argparse.Namespace, scores: pl.DataFrame, rubric: ExperimentRub
     if args.format not in ("table", "json"):
         raise InputError(None, "--test anova prints a table or JSON", field="--format",
                          value=args.format)  # fmt: skip
+    if args.gate is not None or args.junit:
+        raise InputError(
+            None, "the gate judges two-group tests (treatment vs control), not --test anova",
+            field="--gate" if args.gate is not None else "--junit", value=args.gate or args.junit,
+        )  # fmt: skip
     if args.reference:
         raise InputError(
             args.reference, "the directional check compares two groups; not with --test anova",
             field="--reference", value=args.reference,
         )  # fmt: skip
     anova = anova_stats(scores, rubric, args.alpha)
+    from toolkit.views.text import terminal_style
+
     print(
         render_anova_json(anova, rubric)
         if args.format == "json"
-        else render_anova_text(anova, rubric)
+        else render_anova_text(anova, rubric, width=terminal_style()[0])
     )
     return 0

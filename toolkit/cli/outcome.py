@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from toolkit.cli._gate import add_gate_arguments, finish
 from toolkit.cli._scale import add_scale_arguments
 from toolkit.errors import InputError
 
@@ -23,7 +24,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "agent session with the outcome rubric, and pair what each role claimed with "
             "what was observed. LOG_DIR and --all take a local folder or an fsspec URL "
             "(s3://, gs://, az://); --repo and --transcripts are local folders. "
-            "Exit 0 when printed, 2 on bad input."
+            "Exit 0 when printed; with --gate, 1 when an iteration's band (with --all, a "
+            "log's mean band) fails it: poor fails every gate, fair and unscored fail "
+            "strict; 2 on bad input."
         ),
     )
     parser.add_argument(
@@ -54,15 +57,20 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="write iter-N.score.yaml (and session-<id>.score.yaml) beside a local log",
     )
-    parser.add_argument("--format", choices=("table", "json"), default="table")
-    parser.add_argument("--rubric", metavar="FILE", help="a YAML rubric merged over 2.2.0")
+    parser.add_argument("--format", choices=("table", "json", "markdown"), default="table")
+    parser.add_argument(
+        "--rubric", metavar="FILE", help="a YAML rubric merged over the default rubric version"
+    )
     add_scale_arguments(parser)
+    add_gate_arguments(parser, bare="strict", what="iteration")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Load -> evidence -> score -> (write) -> print."""
+    from toolkit.cli._gate import markdown
     from toolkit.cli._scale import storage_options
+    from toolkit.gate import checks_of
     from toolkit.load._source import is_remote
     from toolkit.load.iterlog import load_iteration_log
     from toolkit.load.outcome_evidence import check_local_evidence, collect_outcome_evidence
@@ -70,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.rubrics.outcome_fleet import (
         find_iteration_logs,
         fleet_log_names,
+        fleet_scorecards,
         outcome_fleet,
         score_outcome_logs,
     )
@@ -108,13 +117,18 @@ def run(args: argparse.Namespace) -> int:
         labels = fleet_log_names(args.all_dir, logs, storage_options=options)
         names = dict(zip(logs, labels, strict=True))
         fleet = outcome_fleet({names[k]: v for k, v in results.items()}, rubric)
-        if args.format == "json":
+        cards = fleet_scorecards(fleet, rubric)
+        checks = [c for card in cards for c in checks_of(card)]
+        if args.format == "markdown":
+            print(markdown(args, "outcome", cards, checks), end="")
+        elif args.format == "json":
             print(render_outcome_fleet_json(fleet, rubric.version))
         else:
             print(render_outcome_fleet_text(fleet, rubric.version, width=width, colour=colour))
+        code = finish(args, "outcome", cards, checks)
         for failure in failures:
             print(f"toolkit outcome: error: {failure}", file=sys.stderr)
-        return 2 if failures else 0
+        return 2 if failures else code
     if args.write and is_remote(args.log_dir):
         raise InputError(
             args.log_dir,
@@ -147,7 +161,11 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"toolkit outcome: wrote {len(written)} score sidecar(s) in {log.root}", file=sys.stderr
         )
-    if args.format == "json":
+    cards = shown.scorecards()
+    checks = [c for card in cards for c in checks_of(card, by_verdict=True)]
+    if args.format == "markdown":
+        print(markdown(args, "outcome", cards, checks), end="")
+    elif args.format == "json":
         print(render_outcome_json(shown))
     elif args.iteration is not None:
         print(render_outcome_iteration(shown, args.iteration, width=width, colour=colour))
@@ -157,7 +175,7 @@ def run(args: argparse.Namespace) -> int:
                 shown, title=f"Outcome scores of {log.where}", width=width, colour=colour
             )
         )
-    return 0
+    return finish(args, "outcome", cards, checks)
 
 
 def _on_dask(

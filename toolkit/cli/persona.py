@@ -1,7 +1,8 @@
 """``toolkit persona``: score a chat run's persona drift and gate on regressions.
 
-Exit codes: 0 scored (no regression); 1 a dimension regressed more than the tolerance
-below its baseline; 2 bad input (one line on stderr).
+Exit codes: 0 scored and the gate passed; 1 the gate failed (by default, ``--gate
+regression``: a dimension regressed more than the tolerance below its baseline); 2 bad
+input (one line on stderr).
 """
 
 from __future__ import annotations
@@ -9,8 +10,19 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from toolkit.cli._gate import add_gate_arguments
+
+if TYPE_CHECKING:
+    from toolkit.gate import Check
+    from toolkit.rubrics.persona import PersonaResult
 
 EXIT_OK, EXIT_REGRESSION = 0, 1
+
+#: Without ``--gate`` persona gates on regressions against ``--baseline``, as it always
+#: did; ``--gate none`` prints without gating, ``--gate`` alone is strict.
+DEFAULT_GATE = "regression"
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -20,8 +32,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="score persona drift of a chat run with an LLM judge (recorded in CI)",
         description=(
             "Score each agent's adherence, consistency and fluency and the group's "
-            "convergence and ideas with proposition files and a judge. Exit 1 on a "
-            "regression against --baseline, 2 on bad input."
+            "convergence and ideas with proposition files and a judge. Exit 1 when the "
+            "gate fails (by default on a regression against --baseline; --gate none "
+            "never), 2 on bad input."
         ),
     )
     parser.add_argument("run", type=Path, help="chat run: toolkit JSONL or run_messages export")
@@ -89,7 +102,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="ID,...",
         help="score only these agents (ids or names, comma-separated), e.g. michael,dwight",
     )
-    parser.add_argument("--format", choices=("table", "json"), default="table")
+    parser.add_argument("--format", choices=("table", "json", "markdown"), default="table")
+    add_gate_arguments(parser, bare="strict", default=DEFAULT_GATE, what="agent")
     parser.set_defaults(func=run)
 
 
@@ -131,7 +145,12 @@ def run(args: argparse.Namespace) -> int:
         agents=_agent_list(getattr(args, "agents", None)),
     )
     usage = result.usage
-    if args.format == "json":
+    cards, checks = list(result.scorecards.values()), _checks(result)
+    if args.format == "markdown":
+        from toolkit.cli._gate import markdown
+
+        print(markdown(args, "persona", cards, checks), end="")
+    elif args.format == "json":
         table = persona_table(result)
         print(
             render_json(
@@ -155,7 +174,35 @@ def run(args: argparse.Namespace) -> int:
     if args.write_baseline:
         written = write_baselines(baselines_from(result), args.write_baseline)
         print(f"wrote {len(written)} baseline(s) to {args.write_baseline}", file=sys.stderr)
-    return EXIT_REGRESSION if result.regressions.height else EXIT_OK
+    from toolkit.cli._gate import finish
+
+    return finish(args, "persona", cards, checks)
+
+
+def _checks(result: PersonaResult) -> list[Check]:
+    """Every agent's and the environment's dimensions; a regression against the baseline
+    is a ``regression`` (what the default gate fails on), not a plain FAIL. A group
+    dimension (convergence) that regressed is the environment's regression, once, with
+    the agents whose baselines it fell below."""
+    from dataclasses import replace
+
+    from toolkit.gate import REGRESSION_KIND, checks_of
+    from toolkit.rubrics.persona import ENVIRONMENT
+
+    rows = result.regressions.select("agent_id", "dimension", "score", "baseline").rows()
+    out: list[Check] = []
+    for key, card in result.scorecards.items():
+        kinds = {d: REGRESSION_KIND for a, d, _, _ in rows if a == key}
+        checks = checks_of(card, kinds=kinds)
+        if key == ENVIRONMENT:
+            for i, check in enumerate(checks):
+                below = [(a, s, b) for a, d, s, b in rows if d == check.key]
+                if below and check.value is not None:
+                    agents = ", ".join(f"{a} {b:.2f}" for a, _, b in below)
+                    why = f"{check.value:.2f} against the baselines of {agents}"
+                    checks[i] = replace(check, kind=REGRESSION_KIND, detail=why)
+        out += checks
+    return out
 
 
 def _agent_list(value: str | None) -> list[str] | None:

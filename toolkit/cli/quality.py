@@ -6,11 +6,13 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
+from toolkit.cli._gate import add_gate_arguments, finish
 from toolkit.cli._scale import add_scale_arguments, storage_options
 from toolkit.errors import InputError, NothingLoadable
 
 if TYPE_CHECKING:
     from toolkit.rubrics.simulation import SimulationRubric
+    from toolkit.scorecard import Scorecard
 
 
 def _positive(text: str) -> int:
@@ -33,8 +35,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "Score the last N ticks of a token-world run, or with --all DIR of every run "
             "folder in DIR (one line per run, worst first). Exit 0 when printed; with "
             "--gate (strict), exit 1 unless every dimension that counts toward the verdict "
-            "is OK for every run; with --gate fail-only, exit 1 only when one is FAIL; "
-            "exit 2 on bad input."
+            "is OK for every run (N/A too, unless --allow-na names it); with --gate "
+            "fail-only, exit 1 only when one is FAIL; stderr says why. Exit 2 on bad "
+            "input. --junit FILE and --format markdown serve CI (docs/ci.md)."
         ),
     )
     p.add_argument(
@@ -55,20 +58,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         dest="all_dir",
         help="score every run folder in DIR (a path, or a URL such as s3://bucket/sweep)",
     )
-    p.add_argument("--window", type=_positive, help="ticks to score (default: the rubric's, 50)")
-    p.add_argument("--format", choices=("table", "json", "html"), default="table")
     p.add_argument(
-        "--gate",
-        nargs="?",
-        const="strict",
-        metavar="MODE",
-        help="strict (the default when no MODE is given): exit 1 unless every counted "
-        "dimension is OK; fail-only: exit 1 only on FAIL (WARN and INSUFFICIENT_DATA pass)",
+        "--window",
+        "--last",
+        dest="window",
+        type=_positive,
+        help="ticks to score (default: the rubric's, 50); --last N is token-world's spelling",
     )
+    p.add_argument("--format", choices=("table", "json", "html", "markdown"), default="table")
     p.add_argument(
         "--compat",
         metavar="SYSTEM",
-        help="token-world: with --format json, print token-world's own JSON shape",
+        help="token-world: with --format json, print token-world's own JSON shape; "
+        "its gate reading too (all eight dimensions count, N/A passes)",
     )
     p.add_argument(
         "--only",
@@ -84,9 +86,30 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--diff",
         metavar="RUN_B",
-        help="show RUN_DIR and RUN_B side by side: scorecards and graph changes",
+        help="show RUN_DIR and RUN_B side by side: scorecards and graph changes; "
+        "--diff A:B compares ticks A and B of RUN_DIR (token-world's diff)",
     )
-    p.add_argument("--rubric", metavar="FILE", help="a rubric YAML merged over version 1.2.0")
+    p.add_argument(
+        "--watch",
+        action="store_true",
+        help="reprint the scorecard whenever new ticks arrive (Ctrl-C stops)",
+    )
+    p.add_argument(
+        "--interval",
+        type=float,
+        default=2.0,
+        metavar="S",
+        help="with --watch: seconds between looks at the run folder (default 2)",
+    )
+    p.add_argument(
+        "--watch-for",
+        type=float,
+        metavar="S",
+        help="with --watch: stop after S seconds (default: until Ctrl-C)",
+    )
+    p.add_argument(
+        "--rubric", metavar="FILE", help="a rubric YAML merged over the default rubric version"
+    )
     p.add_argument(
         "--cache",
         nargs="?",
@@ -97,6 +120,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "such as s3://bucket/cache, reached with the same --storage-option) for fast reloads",
     )
     add_scale_arguments(p)
+    add_gate_arguments(p, bare="strict", allow_na=True, what="run")
     p.set_defaults(func=run)
 
 
@@ -106,16 +130,6 @@ SORT_KEYS = ("verdict", "slug", "ticks", "ended")
 
 def _check_options(args: argparse.Namespace) -> None:
     """Bad values of the newer options: one line naming the option and the value."""
-    from toolkit.rubrics.simulation import GATE_MODES
-
-    if args.gate is not None and args.gate not in GATE_MODES:
-        if args.run_dir is None and args.all_dir is None:
-            # `--gate RUN_DIR`: the run folder was taken as the gate's mode.
-            args.run_dir, args.gate = args.gate, "strict"
-        else:
-            raise InputError(
-                None, f"must be one of {', '.join(GATE_MODES)}", field="--gate", value=args.gate
-            )
     if args.compat is not None:
         if args.compat not in COMPAT:
             raise InputError(None, "must be token-world", field="--compat", value=args.compat)
@@ -140,8 +154,13 @@ def _check_options(args: argparse.Namespace) -> None:
         raise InputError(
             None, f"must be one of {', '.join(SORT_KEYS)}", field="--sort", value=args.sort
         )
-    if args.diff is not None and args.format == "html":
-        raise InputError(None, "--diff prints table or json", field="--format", value="html")
+    if args.diff is not None and args.format in ("html", "markdown"):
+        raise InputError(None, "--diff prints table or json", field="--format", value=args.format)
+    if args.watch and (args.all_dir is not None or args.diff is not None or args.gate):
+        raise InputError(
+            None, "--watch reprints one run's card until stopped (no --all, --diff or --gate)",
+            field="--watch", value=True,
+        )  # fmt: skip
 
 
 def _verdicts(text: str) -> list[str]:
@@ -159,15 +178,7 @@ def _verdicts(text: str) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     """Load, score and print; the exit code follows the module docstring."""
-    from toolkit.load.universe import load_universe
-    from toolkit.rubrics.simulation import (
-        DEFAULT_RUBRIC,
-        load_simulation_rubric,
-        passes_gate,
-        score_universe,
-    )
-    from toolkit.views.html import render_html_page
-    from toolkit.views.text import render_json, render_text, terminal_style
+    from toolkit.rubrics.simulation import DEFAULT_RUBRIC, load_simulation_rubric
 
     _check_options(args)
     if (args.run_dir is None) == (args.all_dir is None):
@@ -184,37 +195,87 @@ def run(args: argparse.Namespace) -> int:
         from toolkit.cli._run_diff import diff_runs
 
         return diff_runs(args, rubric)
+    if args.watch:
+        from toolkit.cli._watch import watch_run
+
+        return watch_run(args, rubric)
     try:  # refuses what is not a run (one rule for every face)
-        universe = load_universe(
-            args.run_dir, cache=args.cache, storage_options=storage_options(args)
-        )
+        card = score_one(args, rubric)
     except NothingLoadable as err:
-        if args.compat != "token-world":
+        if args.compat != "token-world" and args.gate is None:
             raise
-        from pathlib import Path
+        card = _insufficient(args, rubric, err)
+    return _show(args, card)
 
-        from toolkit.views.compat import insufficient_data, render_token_world_json
 
-        _warn_stderr([str(err)])  # token-world: an empty run is INSUFFICIENT_DATA, exit 0
-        doc = insufficient_data(Path(args.run_dir).name, args.window or rubric.window)
-        print(render_token_world_json(doc))
-        return 0 if args.gate != "strict" else 1
-    card = score_universe(universe, rubric, args.window)[0]
-    if args.compat == "token-world":
+def score_one(args: argparse.Namespace, rubric: SimulationRubric) -> Scorecard:
+    """The scorecard of ``args.run_dir`` (raises :class:`NothingLoadable` when empty)."""
+    from toolkit.load.universe import load_universe
+    from toolkit.rubrics.simulation import score_universe
+
+    universe = load_universe(args.run_dir, cache=args.cache, storage_options=storage_options(args))
+    return score_universe(universe, rubric, args.window)[0]
+
+
+def card_text(card: Scorecard, width: int | None, colour: bool) -> str:
+    """The text card the command prints (rubric version and thresholds included)."""
+    from toolkit.views.text import render_text
+
+    return render_text(card, width=width, colour=colour, thresholds=True)
+
+
+def _insufficient(args: argparse.Namespace, rubric: SimulationRubric, err: Exception) -> Scorecard:
+    """An empty run as an INSUFFICIENT_DATA card (token-world's reading), when a gate or
+    ``--compat`` asked what to do with it; its reason goes to stderr."""
+    from pathlib import Path
+
+    from toolkit.rubrics.simulation import INSUFFICIENT
+    from toolkit.scorecard import Scorecard
+
+    _warn_stderr([str(err)])
+    slug = Path(str(args.run_dir).rstrip("/")).name
+    window = args.window or rubric.window
+    return Scorecard(
+        rubric=rubric.rubric,
+        rubric_version=rubric.version,
+        subject=slug,
+        title=f"{slug} · no ticks to score",
+        verdict=INSUFFICIENT,
+        verdict_reason="no ticks to score",
+        dimensions=Scorecard.dimensions_frame(slug, []),
+        meta={"slug": slug, "window": window, "tick_count": 0},
+    )
+
+
+def _show(args: argparse.Namespace, card: Scorecard) -> int:
+    """Print ``card`` in the asked format; the gate's exit code."""
+    from toolkit.gate import checks_of
+    from toolkit.views.html import render_html_page
+    from toolkit.views.text import render_json, terminal_style
+
+    checks = checks_of(card)
+    allow: tuple[str, ...] = ()
+    if args.compat == "token-world":  # token-world's reading: all eight count, N/A is OK
+        from dataclasses import replace
+
         from toolkit.views.compat import render_token_world_json
 
+        checks = [replace(c, counted=True) for c in checks]
+        allow = tuple(c.key for c in checks if c.key != "verdict")
         _warn_stderr(list(card.warnings))
         print(render_token_world_json(card))
     elif args.format == "json":
         print(render_json(card))
     elif args.format == "html":
         print(render_html_page(card))
+    elif args.format == "markdown":
+        from toolkit.cli._gate import markdown
+
+        print(markdown(args, "quality", [card], checks, allow_na=allow), end="")
     else:
         width, colour = terminal_style()
-        print(render_text(card, width=width, colour=colour))
-    if args.gate:
-        return 0 if passes_gate(card, args.gate) else 1
-    return 0
+        print(card_text(card, width, colour))
+    return finish(args, "quality", [card], checks, allow_na=allow)
 
 
 def _warn_stderr(warnings: list[str]) -> None:
@@ -225,7 +286,7 @@ def _warn_stderr(warnings: list[str]) -> None:
 
 def _fleet(args: argparse.Namespace, rubric: SimulationRubric) -> int:
     from toolkit.engine import score_fleet
-    from toolkit.rubrics.simulation import passes_gate
+    from toolkit.gate import checks_of
     from toolkit.views.fleet import render_fleet_json, render_fleet_text
     from toolkit.views.text import terminal_style
 
@@ -243,17 +304,22 @@ def _fleet(args: argparse.Namespace, rubric: SimulationRubric) -> int:
         storage_options=storage_options(args),
     )
     cards = fleet.cards
-    gated = all(passes_gate(c, args.gate) for c in cards) if args.gate else True
-    if only is not None:  # the gate still judges every run
+    checks = [c for card in cards for c in checks_of(card)]  # the gate judges every run
+    if only is not None:
         cards = [c for c in cards if c.verdict in only]
     sort_by = args.sort or "verdict"
     if args.format == "json":
         print(render_fleet_json(cards, sort_by=sort_by))
+    elif args.format == "markdown":
+        from toolkit.cli._gate import markdown
+
+        print(markdown(args, "quality", cards, checks), end="")
     else:
         width, colour = terminal_style()
         print(render_fleet_text(cards, sort_by=sort_by, width=width, colour=colour))
+    code = finish(args, "quality", fleet.cards, checks)
     for failure in fleet.failures:
         print(f"toolkit quality: error: {failure}", file=sys.stderr)
     if fleet.failures:
         return 2
-    return 0 if gated else 1
+    return code

@@ -868,8 +868,8 @@ def load_universe(
         if runs:
             raise InputError(
                 root,
-                f"a folder of {len(runs)} runs, not a run: load it with load_universes "
-                "(toolkit quality --all, toolkit report fleet)",
+                f"a folder of {len(runs)} runs, not a run: score them as a fleet with "
+                f"toolkit quality --all {path} (or toolkit report fleet {path})",
             )
         raise NothingLoadable(root, "not a run folder: it has no tick_summaries/")
     universe = _load([root], cache, progress, storage_options)[0]

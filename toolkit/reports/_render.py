@@ -35,7 +35,9 @@ HEADER_TAG = "report-header"
 #: driven from code): ``toolkit report`` neither runs nor shows them.
 NOTEBOOK_ONLY_TAG = "notebook-only"
 #: Exceptions a notebook raises on purpose for bad input: their message is surfaced alone.
-INPUT_ERRORS = frozenset({"InputError", "RubricError", "ToolkitError", "CassetteMiss"})
+INPUT_ERRORS = frozenset(
+    {"InputError", "RubricError", "ToolkitError", "CassetteMiss", "NothingLoadable"}
+)
 
 
 class ReportError(ToolkitError):

@@ -372,6 +372,7 @@ class OutcomeResult(Shows):
         """The JSON shape of ``toolkit outcome --format json``: rubric_version, iterations
         (each with its breakdown), sessions, integrity, warnings."""
         return {
+            "rubric": self.rubric.rubric,
             "rubric_version": self.rubric.version,
             "iterations": [self.iteration_dict(n) for n in self.scores["iteration"].to_list()],
             "sessions": self.sessions.to_dicts(),

@@ -16,6 +16,7 @@ from toolkit.errors import InputError
 from toolkit.load.iterlog import ITER_FILE, load_iteration_logs
 from toolkit.load.outcome_evidence import collect_outcome_evidence
 from toolkit.rubrics.outcome import OutcomeResult, OutcomeRubric, default_outcome_rubric
+from toolkit.scorecard import Dimension, Scorecard
 
 #: Below this many logs (when ``workers`` is not given) one process is faster: a spawned
 #: worker takes seconds to import Polars and the toolkit, a log about 30 ms to score.
@@ -281,3 +282,34 @@ def outcome_fleet(
     )
     ordered = summary.select(list(OUTCOME_FLEET_SCHEMA)).cast(pl.Schema(OUTCOME_FLEET_SCHEMA))
     return ordered.sort(["mean", "log"], nulls_last=True)
+
+
+def fleet_scorecards(fleet: pl.DataFrame, rubric: OutcomeRubric | None = None) -> list[Scorecard]:
+    """One :class:`~toolkit.scorecard.Scorecard` per row of :func:`outcome_fleet`: the log's
+    mean score as its one dimension, whose status and the verdict are the mean's band
+    (``unscored`` when no iteration was scored).
+    """
+    rule = rubric or default_outcome_rubric()
+    floors = ", ".join(f"{b.band} >= {b.min:g}" for b in rule.bands)
+    cards: list[Scorecard] = []
+    for row in fleet.iter_rows(named=True):
+        band = row["band"] if row["mean"] is not None else "unscored"
+        worst = (
+            f"; worst #{row['worst_iteration']} {row['worst_value']:.3f}"
+            if row["worst_value"] is not None
+            else ""
+        )
+        detail = f"{row['scored']}/{row['iterations']} iterations scored{worst}"
+        dim = Dimension("mean", "Mean score", row["mean"], band, detail, floors, "")
+        cards.append(
+            Scorecard(
+                rubric=rule.rubric,
+                rubric_version=rule.version,
+                subject=row["log"],
+                title=f"{row['log']} · {row['iterations']} iterations",
+                verdict=band,
+                verdict_reason=detail,
+                dimensions=Scorecard.dimensions_frame(row["log"], [dim]),
+            )
+        )
+    return cards

@@ -804,11 +804,14 @@ def _verdict(dims: list[Dimension], has_ticks: bool, informational: list[str]) -
     counted = [d for d in dims if d.key not in informational]
     fails = [d.name.lower() for d in counted if d.status == FAIL]
     warns = [d.name.lower() for d in counted if d.status == WARN]
+    unmeasured = [d.name.lower() for d in counted if d.status == NA]
     parts = []
     if fails:
         parts.append("fail: " + ", ".join(fails))
     if warns:
         parts.append("warn: " + ", ".join(warns))
+    if unmeasured:  # not measured is not green: the verdict says which were not
+        parts.append("not measured: " + ", ".join(unmeasured))
     verdict = FAILED if fails else (DEGRADED if warns else HEALTHY)
     return verdict, "; ".join(parts)
 

@@ -10,8 +10,11 @@ conventions differ from the toolkit's own JSON:
 * the status vocabulary is token-world's ``OK | WARN | FAIL | UNKNOWN``.
 
 A run with no ticks to score is ``{verdict: INSUFFICIENT_DATA, tick_count: 0,
-dimensions: []}``. The verdict itself is the toolkit's (informational dimensions do not
-count; see ``docs/rubrics/simulation.md``).
+dimensions: []}``. The verdict follows token-world's own rule over the statuses printed
+beside it, so it always follows from them: any ``FAIL`` is ``FAILED``, else any ``WARN``
+(informational dimensions included, as token-world counts all eight) is ``DEGRADED``,
+else ``HEALTHY`` (``UNKNOWN`` does not degrade: token-world scores a dimension without
+evidence ``OK``).
 """
 
 from __future__ import annotations
@@ -47,21 +50,31 @@ def token_world_dict(card: Scorecard) -> dict[str, Any]:
     window = int(card.meta.get("window") or 0)
     if card.verdict == INSUFFICIENT_DATA:
         return insufficient_data(slug, window)
+    dimensions = [
+        {
+            "name": row["name"],
+            "status": TOKEN_WORLD_STATUS.get(row["status"], "UNKNOWN"),
+            "score": UNKNOWN_SCORE if row["value"] is None else float(row["value"]),
+            "detail": row["detail"],
+        }
+        for row in card.dimensions.iter_rows(named=True)
+    ]
     return {
         "slug": slug,
         "window": window,
         "tick_count": int(card.meta.get("tick_count") or 0),
-        "verdict": card.verdict,
-        "dimensions": [
-            {
-                "name": row["name"],
-                "status": TOKEN_WORLD_STATUS.get(row["status"], "UNKNOWN"),
-                "score": UNKNOWN_SCORE if row["value"] is None else float(row["value"]),
-                "detail": row["detail"],
-            }
-            for row in card.dimensions.iter_rows(named=True)
-        ],
+        "verdict": token_world_verdict([d["status"] for d in dimensions]),
+        "dimensions": dimensions,
     }
+
+
+def token_world_verdict(statuses: list[str]) -> str:
+    """token-world's verdict rule: any FAIL is FAILED, any WARN DEGRADED, else HEALTHY."""
+    if "FAIL" in statuses:
+        return "FAILED"
+    if "WARN" in statuses:
+        return "DEGRADED"
+    return "HEALTHY"
 
 
 def render_token_world_json(card: Scorecard | dict[str, Any]) -> str:

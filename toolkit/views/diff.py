@@ -8,7 +8,7 @@ from typing import Any
 
 from toolkit.load.snapshots import GraphChange
 from toolkit.scorecard import Scorecard
-from toolkit.views.text import format_value
+from toolkit.views.text import format_value, wrap_item
 
 #: Names listed per kind of graph change in the text view (JSON lists them all).
 SHOWN_NAMES = 4
@@ -20,30 +20,45 @@ def _cell(row: Mapping[str, Any] | None) -> str:
     return f"{row['status']:<5}{format_value(row['value']):>8}"
 
 
-def _names(label: str, names: list[str]) -> str:
+def _names(
+    label: str, names: list[str], width: int | None = None, limit: int | None = SHOWN_NAMES
+) -> list[str]:
+    """``    label: a, b, c (+N more)``, wrapped to ``width`` between names (never inside
+    one); ``limit`` names at most (None: all)."""
     if not names:
-        return ""
-    shown = ", ".join(names[:SHOWN_NAMES])
-    more = f" (+{len(names) - SHOWN_NAMES} more)" if len(names) > SHOWN_NAMES else ""
-    return f"    {label}: {shown}{more}"
+        return []
+    cut = len(names) if limit is None else limit
+    shown = ", ".join(names[:cut])
+    more = f" (+{len(names) - cut} more)" if len(names) > cut else ""
+    return wrap_item(f"{label}: {shown}{more}", width, bullet="    ", indent=6)
 
 
-def _change_lines(title: str, change: GraphChange | None, reason: str) -> list[str]:
+def _change_lines(
+    title: str,
+    change: GraphChange | None,
+    reason: str,
+    width: int | None = None,
+) -> list[str]:
+    """One run's graph change: the counts, then :data:`SHOWN_NAMES` names of each list,
+    wrapped to ``width`` between names."""
     if change is None:
-        return [f"  {title}: {reason}"]
+        return wrap_item(f"{title}: {reason}", width, bullet="  ", indent=4)
     c = change
-    lines = [
-        f"  {title}: ticks {c.before.tick} -> {c.after.tick}: nodes +{len(c.nodes_added)}"
-        f" -{len(c.nodes_removed)}, edges +{len(c.edges_added)} -{len(c.edges_removed)}"
-    ]
+    props = c.property_changes
+    head = (
+        f"{title}: ticks {c.before.tick} -> {c.after.tick}: nodes +{len(c.nodes_added)}"
+        f" -{len(c.nodes_removed)}, edges +{len(c.edges_added)} -{len(c.edges_removed)},"
+        f" properties {len(props)} changed"
+    )
+    lines = wrap_item(head, width, bullet="  ", indent=4)
     for label, names in (
         ("nodes added", c.nodes_added),
         ("nodes removed", c.nodes_removed),
         ("edges added", c.edges_added),
         ("edges removed", c.edges_removed),
-    ):
-        if line := _names(label, names):
-            lines.append(line)
+        ("of which with a removed node", c.edges_removed_with_nodes),
+    ):  # between runs, property changes are counted (the JSON lists them)
+        lines += _names(label, names, width)
     return lines
 
 
@@ -52,6 +67,8 @@ def render_diff_text(
     b: Scorecard,
     changes: Mapping[str, GraphChange | None],
     reasons: Mapping[str, str],
+    *,
+    width: int | None = None,
 ) -> str:
     """Both scorecards as one table (status and value per run), the dimensions whose
     status differs, then each run's graph change over its window and the change from
@@ -62,6 +79,7 @@ def render_diff_text(
         changes: ``"a"``, ``"b"`` (each run's first to last snapshot in its window) and
             ``"a_to_b"``; ``None`` where there is no such pair of snapshots.
         reasons: why a change is ``None``, by the same keys.
+        width: wrap the title and the name lists to this many columns, between words.
     """
     rows_a = {r["dimension"]: r for r in a.dimensions.iter_rows(named=True)}
     rows_b = {r["dimension"]: r for r in b.dimensions.iter_rows(named=True)}
@@ -69,9 +87,12 @@ def render_diff_text(
     names = {k: (rows_a.get(k) or rows_b[k])["name"] for k in keys}
     name_w = max(len(n) for n in [*names.values(), "dimension"])
     col = max(13, len(a.subject), len(b.subject))
-    lines = [
+    title = (
         f"{a.subject} vs {b.subject}  (last {a.meta.get('window')} ticks; "
-        f"rubric {a.rubric} {a.rubric_version})",
+        f"rubric {a.rubric} {a.rubric_version})"
+    )
+    lines = [
+        *wrap_item(title, width, bullet="", indent=2),
         f"  {'dimension':<{name_w}}  {a.subject:<{col}}  {b.subject:<{col}}",
     ]
     changed: list[str] = []
@@ -85,11 +106,42 @@ def render_diff_text(
     lines.append("Status changes:" + ("" if changed else " none"))
     lines += changed
     lines.append("Graph (graph_snapshots in universe.db):")
-    lines += _change_lines(a.subject, changes.get("a"), reasons.get("a", ""))
-    lines += _change_lines(b.subject, changes.get("b"), reasons.get("b", ""))
+    lines += _change_lines(a.subject, changes.get("a"), reasons.get("a", ""), width)
+    lines += _change_lines(b.subject, changes.get("b"), reasons.get("b", ""), width)
     lines += _change_lines(
-        f"{a.subject} -> {b.subject}", changes.get("a_to_b"), reasons.get("a_to_b", "")
+        f"{a.subject} -> {b.subject}", changes.get("a_to_b"), reasons.get("a_to_b", ""), width
     )
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def render_tick_diff_text(slug: str, change: GraphChange, *, width: int | None = None) -> str:
+    """Two ticks of one run (``toolkit quality RUN --diff A:B``, token-world's ``diff``):
+    the net change between their snapshots, every name listed."""
+    c = change
+    title = (
+        f"{slug} · ticks {c.before.tick} -> {c.after.tick} (the net change between their "
+        "snapshots in universe.db)"
+    )
+    lines = wrap_item(title, width, bullet="", indent=2)
+    props = c.property_changes
+    lines.append(
+        f"  nodes +{len(c.nodes_added)} -{len(c.nodes_removed)}, edges +{len(c.edges_added)}"
+        f" -{len(c.edges_removed)}, properties {len(props)} changed"
+    )
+    for label, names in (
+        ("nodes added", c.nodes_added),
+        ("nodes removed", c.nodes_removed),
+        ("edges added", c.edges_added),
+        ("edges removed", c.edges_removed),
+        ("of which with a removed node", c.edges_removed_with_nodes),
+    ):
+        lines += (
+            wrap_item(f"{label}: {', '.join(names)}", width, bullet="  ", indent=4) if names else []
+        )
+    if props:
+        lines.append("  properties:")
+        for p in props:  # one per line, as token-world lists them
+            lines += wrap_item(str(p), width, bullet="    ", indent=6)
     return "\n".join(line.rstrip() for line in lines)
 
 

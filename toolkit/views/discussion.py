@@ -87,7 +87,7 @@ def discussion_json(
 ) -> dict[str, Any]:
     """The CLI's JSON document.
 
-    Shape: ``{"rubric_version", "games": [{"game_id", "verdict", "reasons",
+    Shape: ``{"rubric", "rubric_version", "games": [{"game_id", "verdict", "reasons",
     "passed_count", "cost", "metrics": [{"key", "name", "score", "threshold", "passed",
     "detail"}]}], "comparison": null | {...comparison, "success": {...}}}``.
     """
@@ -97,6 +97,7 @@ def discussion_json(
         if success is not None:
             comp["success"] = success.to_dict()
     return {
+        "rubric": report.spec.rubric,
         "rubric_version": report.spec.version,
         "games": [_game_dict(c) for c in report.scorecards],
         "comparison": comp,

@@ -180,9 +180,16 @@ def render_experiment_text(
     direction: pl.DataFrame | None = None,
     warnings: Sequence[str] = (),
     assumptions: pl.DataFrame | None = None,
+    *,
+    width: int | None = None,
 ) -> str:
     """The Table-1 report as aligned plain text (a header, one line per row, a caption),
     then notes, the directional check and the assumption checks when given.
+
+    With ``width`` (a terminal's), nothing runs past it and no number or word is cut: a
+    table too wide is printed per experiment (the experiment named above its rows) and,
+    if still too wide, in blocks of columns that repeat the metric; prose lines wrap
+    between words.
 
     Example::
 
@@ -190,43 +197,56 @@ def render_experiment_text(
         exp_1       persona_adherence  200/200  5.81 (1.66)  6.72 (1.50)  -0.92  <0.001*
         * p < 0.05 (Welch's two-sided t-test; Δ = treatment − control; rubric ...)
     """
+    from toolkit.views.text import fit_table, wrap_item
+
     frame = table1_frame(stats, rubric, direction)
     columns = [c for c in frame.columns if c != "note"]
+    right = {i for i, c in enumerate(columns) if c in _RIGHT}
     cells = [[_HEADERS[c] for c in columns]] + [
         [row[c] for c in columns] for row in frame.iter_rows(named=True)
     ]
-    widths = [max(len(line[i]) for line in cells) for i in range(len(columns))]
-    lines = []
-    for line in cells:
-        parts = [
-            cell.rjust(w) if col in _RIGHT else cell.ljust(w)
-            for col, cell, w in zip(columns, line, widths, strict=True)
-        ]
-        lines.append("  ".join(parts).rstrip())
-    lines.append(_caption(stats, rubric))
+    lines = fit_table(cells, right=right)
+    if width is not None and max(len(line) for line in lines) > width:
+        lines = []  # one table per experiment, under its name, keyed by the metric
+        for (experiment,), part in frame.group_by("experiment", maintain_order=True):
+            sub = [[_HEADERS[c] for c in columns[1:]]] + [
+                [row[c] for c in columns[1:]] for row in part.iter_rows(named=True)
+            ]
+            lines += [*([""] if lines else []), f"{experiment}:"]
+            lines += fit_table(sub, right={i - 1 for i in right}, width=width, keys=1)
+    lines.extend(wrap_item(_caption(stats, rubric), width, bullet="", indent=2))
     notes = [
-        f"  {row['experiment']} / {row['metric']}: {row['note']}"
+        f"{row['experiment']} / {row['metric']}: {row['note']}"
         for row in frame.iter_rows(named=True)
         if row["note"]
     ]
     if notes:
         lines.append("Notes:")
-        lines.extend(notes)
+        for note in notes:
+            lines.extend(wrap_item(note, width, bullet="  ", indent=4))
     if direction is not None:
         decided = direction.filter(pl.col("agrees").is_not_null())
         agree = decided.filter(pl.col("agrees")).height
         lines.append(f"Directional check: {agree}/{decided.height} rows agree with the reference")
     if assumptions is not None:
-        lines.extend(assumption_lines(assumptions, rubric))
+        for line in assumption_lines(assumptions, rubric):
+            if line.startswith("  "):
+                lines.extend(wrap_item(line[2:], width, bullet="  ", indent=4))
+            else:
+                lines.extend(wrap_item(line, width, bullet="", indent=2))
     if warnings:
         lines.append("Warnings:")
-        lines.extend(f"  - {w}" for w in warnings)
+        for w in warnings:
+            lines.extend(wrap_item(w, width))
     return "\n".join(lines)
 
 
-def render_anova_text(anova: pl.DataFrame, rubric: ExperimentRubric = DEFAULT_RUBRIC) -> str:
+def render_anova_text(
+    anova: pl.DataFrame, rubric: ExperimentRubric = DEFAULT_RUBRIC, *, width: int | None = None
+) -> str:
     """One-way ANOVA per family x metric as aligned text: each group's n and mean, F
-    (df between, df within), eta squared and p (``*`` when significant), then notes.
+    (df between, df within), eta squared and p (``*`` when significant), then notes;
+    fitted to ``width`` as :func:`render_experiment_text` is.
     """
     d = rubric.decimals
     header = ["family", "metric", "groups: n mean", "F (df)", "eta2", "p"]
@@ -244,21 +264,25 @@ def render_anova_text(anova: pl.DataFrame, rubric: ExperimentRubric = DEFAULT_RU
         cells.append([r["family"], r["metric"], groups, f, format_number(r["eta_squared"], d), p])
         if r["absent_reason"]:
             notes.append(f"  {r['family']} / {r['metric']}: {r['absent_reason']}")
-    widths = [max(len(line[i]) for line in cells) for i in range(len(header))]
-    lines = [
-        "  ".join(
-            c.rjust(w) if i >= 3 else c.ljust(w)
-            for i, (c, w) in enumerate(zip(line, widths, strict=True))
-        ).rstrip()
-        for line in cells
-    ]
+    from toolkit.views.text import fit_table, wrap_item
+
+    lines = fit_table(cells, right={3, 4, 5})
+    if width is not None and max(len(line) for line in lines) > width:
+        # too wide: the groups leave the table for lines of their own, wrapped
+        lines = fit_table([r[:2] + r[3:] for r in cells], right={2, 3, 4}, width=width, keys=2)
+        lines.append("Groups (n, mean):")
+        for row in cells[1:]:
+            lines.extend(wrap_item(f"{row[0]} / {row[1]}: {row[2]}", width, bullet="  ", indent=4))
     alpha = anova["alpha"][0] if anova.height else rubric.alpha
-    lines.append(
+    caption = (
         f"* p < {alpha:g} (one-way ANOVA over the control and every treatment of a family; "
         f"rubric {rubric.rubric} {rubric.version})"
     )
+    lines.extend(wrap_item(caption, width, bullet="", indent=2))
     if notes:
-        lines += ["Notes:", *notes]
+        lines.append("Notes:")
+        for note in notes:
+            lines.extend(wrap_item(note.strip(), width, bullet="  ", indent=4))
     return "\n".join(lines)
 
 

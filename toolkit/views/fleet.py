@@ -109,12 +109,13 @@ def render_fleet_text(
         return "no runs"
     keys = cards[0].dimensions["dimension"].to_list()
     names = dict(cards[0].dimensions.select("dimension", "name").iter_rows())
-    heads = [names[k].split()[0][:6].lower() for k in keys]
+    codes = dimension_codes([names[k] for k in keys])
+    heads = [codes[names[k]] for k in keys]
     slug_w = max(4, *(len(s) for s in frame["slug"]))
     verdict_w, cell_w, gap = 17, 8, "  "
-    if width is not None:  # fit: the verdicts present, seven-wide cells, one-space gaps
+    if width is not None:  # fit: the verdicts present, six-wide cells, one-space gaps
         verdict_w = max(7, *(len(v) for v in frame["verdict"]))
-        cell_w, gap = 7, " "
+        cell_w, gap = 6, " "
         fixed = 2 * len(gap) + 5 + verdict_w + cell_w * len(keys)
         slug_w = max(4, min(slug_w, width - fixed))
 
@@ -144,7 +145,45 @@ def render_fleet_text(
     version = cards[0].rubric_version
     total = f"{frame.height} runs: {summary} (rubric {cards[0].rubric} {version})"
     lines.extend([total] if width is None else textwrap.wrap(total, width, subsequent_indent="  "))
+    # the legend is prose, not rows: wrapped even when piped (a notebook shows it too)
+    items = [f"{codes[names[k]]} {names[k]}" for k in keys]
+    lines.extend(legend_lines(items, width if width is not None else LEGEND_WIDTH))
     return "\n".join(lines)
+
+
+#: The legend's width when the table is not fitted to a terminal (piped, a notebook).
+LEGEND_WIDTH = 100
+
+
+def dimension_codes(names: Sequence[str]) -> dict[str, str]:
+    """A short column code per dimension name: the initials of its first two words
+    (``Character stability`` → ``CS``), or the first two letters of a one-word name
+    (``Gr``); a digit is added where two names would share a code."""
+    codes: dict[str, str] = {}
+    for name in names:
+        words = name.replace("-", " ").split()
+        code = (words[0][0] + words[1][0]).upper() if len(words) > 1 else name[:2].capitalize()
+        base, n = code, 2
+        while code in codes.values():
+            code, n = f"{base}{n}", n + 1
+        codes[name] = code
+    return codes
+
+
+def legend_lines(items: Sequence[str], width: int | None) -> list[str]:
+    """``Columns: Gr Groundedness · CS Character stability · ...``, wrapped to ``width``
+    between items (never inside one); one line when ``width`` is None."""
+    lines: list[str] = []
+    line = "Columns:"
+    for item in items:
+        candidate = f"{line}{' ' if line.endswith(':') else ' · '}{item}"
+        if width is not None and len(candidate) > width and line.strip() != "Columns:":
+            lines.append(line)
+            line = f"  {item}"
+        else:
+            line = candidate
+    lines.append(line)
+    return lines
 
 
 def render_fleet_json(cards: Sequence[Scorecard], sort_by: str = "verdict") -> str:
@@ -164,6 +203,7 @@ def render_fleet_json(cards: Sequence[Scorecard], sort_by: str = "verdict") -> s
     warnings = [f"{c.subject}: {w}" for c in cards for w in c.warnings if w.startswith("skipped")]
     return json.dumps(
         {
+            "rubric": cards[0].rubric if cards else None,
             "rubric_version": cards[0].rubric_version if cards else None,
             "window": cards[0].meta.get("window") if cards else None,
             "runs": runs,

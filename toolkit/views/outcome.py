@@ -422,5 +422,7 @@ def render_outcome_fleet_text(
 
 
 def render_outcome_fleet_json(fleet: pl.DataFrame, rubric_version: str) -> str:
-    """Many logs as JSON: ``{"rubric_version", "logs": [...]}``, worst mean first."""
-    return json.dumps({"rubric_version": rubric_version, "logs": fleet.to_dicts()}, indent=2)
+    """Many logs as JSON: ``{"rubric", "rubric_version", "logs": [...]}``, worst mean
+    first."""
+    doc = {"rubric": "outcome", "rubric_version": rubric_version, "logs": fleet.to_dicts()}
+    return json.dumps(doc, indent=2)

@@ -13,7 +13,7 @@ import json
 import os
 import shutil
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any, TextIO
 
 from toolkit.scorecard import FAIL, NA, OK, WARN, Scorecard
@@ -95,7 +95,62 @@ def wrap_item(text: str, width: int | None, *, bullet: str = "  - ", indent: int
         initial_indent=bullet,
         subsequent_indent=" " * indent,
         break_on_hyphens=False,  # file names such as game-role-repetition.json stay whole
+        break_long_words=False,  # a path longer than the line runs over, never cut
     ) or [bullet.rstrip()]
+
+
+def fit_table(
+    rows: Sequence[Sequence[str]],
+    *,
+    right: Collection[int] = (),
+    width: int | None = None,
+    keys: int = 1,
+) -> list[str]:
+    """Rows of cells (the first row the header) as aligned columns, two spaces apart.
+
+    When a line would be wider than ``width``, the columns after the first ``keys`` are
+    split into blocks that fit, each block printed as its own table that repeats the key
+    columns, with a blank line between blocks: no cell is ever cut or wrapped.
+
+    Args:
+        rows: the header, then one row per line; every row as long as the header.
+        right: indexes of right-aligned (numeric) columns.
+        width: the terminal's width; None: one table whatever its width.
+        keys: how many leading columns name a row (repeated in every block).
+    """
+    if not rows:
+        return []
+    n = len(rows[0])
+    widths = [max(len(r[i]) for r in rows) for i in range(n)]
+
+    def block(cols: Sequence[int]) -> list[str]:
+        return [
+            "  ".join(
+                r[i].rjust(widths[i]) if i in right else r[i].ljust(widths[i]) for i in cols
+            ).rstrip()
+            for r in rows
+        ]
+
+    key_cols = list(range(min(keys, n)))
+    rest = list(range(len(key_cols), n))
+    total = sum(widths) + 2 * (n - 1)
+    if width is None or total <= width or not rest:
+        return block(range(n))
+    base = sum(widths[i] for i in key_cols) + 2 * len(key_cols)
+    blocks: list[list[int]] = [[]]
+    used = base
+    for i in rest:
+        if blocks[-1] and used + widths[i] > width:
+            blocks.append([])
+            used = base
+        blocks[-1].append(i)
+        used += widths[i] + 2
+    out: list[str] = []
+    for k, cols in enumerate(blocks):
+        if k:
+            out.append("")
+        out.extend(block([*key_cols, *cols]))
+    return out
 
 
 def format_value(value: float | None) -> str:
@@ -107,13 +162,21 @@ def format_value(value: float | None) -> str:
     return f"{value:.3f}"
 
 
-def render_text(card: Scorecard, *, width: int | None = None, colour: bool = False) -> str:
+def render_text(
+    card: Scorecard,
+    *,
+    width: int | None = None,
+    colour: bool = False,
+    thresholds: bool = False,
+) -> str:
     """The scorecard as lines of text: header, one ``[STATUS]`` line per dimension, verdict.
 
     Args:
         card: the scorecard.
         width: wrap to this many columns (details under their line); None: never wrap.
         colour: colour the statuses and the verdict with ANSI codes.
+        thresholds: also name the rubric and its version under the title and end with
+            each dimension's OK and FAIL ranges (what the command line prints).
 
     Example::
 
@@ -123,6 +186,8 @@ def render_text(card: Scorecard, *, width: int | None = None, colour: bool = Fal
         Verdict: HEALTHY
     """
     lines = wrap_line("", card.title, width, 2)
+    if thresholds:
+        lines.append(f"rubric {card.rubric} {card.rubric_version}")
     name_width = max([len(n) for n in card.dimensions["name"].to_list()] + [10])
     # "[PENDING]" and other long statuses widen the tag column (7 fits "[WARN] ").
     tag_width = max([len(s) + 3 for s in card.dimensions["status"].to_list()] + [7])
@@ -139,11 +204,30 @@ def render_text(card: Scorecard, *, width: int | None = None, colour: bool = Fal
     wrapped = [verdict] if width is None else textwrap.wrap(verdict, width, subsequent_indent="  ")
     wrapped[0] = wrapped[0].replace(card.verdict, paint(card.verdict, card.verdict, colour), 1)
     lines.extend(wrapped)
+    if thresholds:
+        lines.extend(threshold_lines(card, width))
     if card.warnings:
         lines.append("Warnings:")
         for w in card.warnings:
             lines.extend(wrap_item(w, width))
     return "\n".join(lines)
+
+
+def threshold_lines(card: Scorecard, width: int | None = None) -> list[str]:
+    """``Thresholds (OK | FAIL):`` and one line per dimension with its ranges, wrapped to
+    ``width`` at spaces only (no range is cut mid-number)."""
+    rows = [
+        (r["name"], r["green"] or "-", r["red"] or "-")
+        for r in card.dimensions.iter_rows(named=True)
+        if r["green"] or r["red"]
+    ]
+    if not rows:
+        return []
+    name_width = max(len(n) for n, _, _ in rows)
+    lines = ["Thresholds (OK | FAIL):"]
+    for name, green, red in rows:
+        lines.extend(wrap_line(f"  {name:<{name_width}}  ", f"{green} | {red}", width, 6))
+    return lines
 
 
 def render_json(cards: Scorecard | Sequence[Scorecard], **extra: Any) -> str:

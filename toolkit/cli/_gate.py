@@ -1,0 +1,261 @@
+"""The CI options every scoring command shares: ``--gate``, ``--junit``, ``--allow-na``.
+
+One helper, so that every command gates with the same words and reports the same way.
+The API, in the order a command uses it:
+
+* :func:`add_gate_arguments` (in the command's ``register``): ``--gate [MODE]``
+  (modes and aliases: :mod:`toolkit.gate`), ``--junit FILE`` and, when the rubric has
+  dimensions that can go unmeasured, ``--allow-na DIM,...``. ``bare`` is the mode of a
+  ``--gate`` given without one, ``default`` the mode without any ``--gate``.
+* :func:`gate_mode` (in ``run``): the mode asked for, aliases resolved, or None.
+* :func:`finish` (last in ``run``): decides every subject, writes the JUnit file
+  (atomically), appends the Markdown summary to ``$GITHUB_STEP_SUMMARY`` when that is set,
+  prints one stderr line per failing subject naming why, and returns the exit code.
+
+``--gate`` may stand anywhere in the argument list, before or after the paths:
+:func:`normalize_argv` (called by :func:`toolkit.cli.main`) moves a bare ``--gate`` that
+is followed by a path to the end, so argparse cannot take the path for the mode.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from toolkit.errors import InputError
+from toolkit.gate import ALIASES, MODES, Check, decide, reason
+
+if TYPE_CHECKING:
+    from toolkit.scorecard import Scorecard
+
+#: The flag's names, as they appear on the command line.
+GATE_FLAG = "--gate"
+
+_MODE_WORDS = frozenset(MODES) | frozenset(ALIASES)
+
+
+def _mode(text: str) -> str:
+    """A ``--gate`` word as the canonical mode.
+
+    Raises:
+        InputError: not a mode nor an alias (one line naming the value and the modes).
+    """
+    mode = ALIASES.get(text, text)
+    if mode not in MODES:
+        import difflib
+
+        close = difflib.get_close_matches(text, sorted(_MODE_WORDS), n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise InputError(
+            None, f"must be one of {', '.join(MODES)}{hint}", field="--gate", value=text
+        )
+    return mode
+
+
+def resolve(args: argparse.Namespace) -> None:
+    """Check ``args.gate`` and replace an alias by its mode (called by the CLI's main
+    before the command runs, so a bad mode stops before any scoring)."""
+    if getattr(args, "gate", None) is not None:
+        args.gate = _mode(args.gate)
+
+
+def add_gate_arguments(
+    parser: argparse.ArgumentParser,
+    *,
+    bare: str = "strict",
+    default: str | None = None,
+    allow_na: bool = False,
+    what: str = "subject",
+    unit: str = "dimension",
+) -> None:
+    """Add ``--gate [MODE]``, ``--junit FILE`` (and ``--allow-na DIM,...``) to ``parser``.
+
+    Args:
+        parser: the command's parser.
+        bare: the mode of ``--gate`` given without a mode.
+        default: the mode without ``--gate`` (None: no gate, exit 0 when printed).
+        allow_na: also add ``--allow-na``.
+        what: what one subject is, for the help text (``run``, ``game``, ``iteration``).
+        unit: what one of its dimensions is (``dimension``; ``metric`` for experiments).
+    """
+    ci = parser.add_argument_group("CI")
+    default_text = f"; without --gate: {default}" if default else ""
+    article = "an" if what[:1] in "aeiou" else "a"
+    ci.add_argument(
+        GATE_FLAG,
+        nargs="?",
+        const=bare,
+        default=default,
+        metavar="MODE",
+        help=f"exit 1 when {article} {what} fails the gate, naming why on stderr: strict "
+        "(anything "
+        "not green, N/A included), fail-only (a FAIL or a regression), regression (a "
+        f"regression against a baseline), none; bare --gate is {bare}{default_text}",
+    )
+    ci.add_argument(
+        "--junit",
+        metavar="FILE",
+        help=f"write a JUnit XML report: one test case per {what} and {unit}",
+    )
+    if allow_na:
+        ci.add_argument(
+            "--allow-na",
+            metavar="DIM,...",
+            help="dimensions (keys, e.g. graph_fanout) whose N/A passes the gate",
+        )
+
+
+def gate_mode(args: argparse.Namespace) -> str | None:
+    """The gate mode asked for (canonical), or None without a gate."""
+    mode: str | None = getattr(args, "gate", None)
+    return mode
+
+
+def allowed_na(args: argparse.Namespace, checks: Sequence[Check]) -> tuple[str, ...]:
+    """``--allow-na``'s dimension keys, each checked against the dimensions scored.
+
+    Raises:
+        InputError: a key that names no dimension (the known keys are listed).
+    """
+    text = getattr(args, "allow_na", None)
+    if not text:
+        return ()
+    keys = tuple(k.strip() for k in text.split(",") if k.strip())
+    known = list(dict.fromkeys(c.key for c in checks))
+    names = {c.name.lower(): c.key for c in checks}
+    out: list[str] = []
+    for key in keys:
+        if key in known or key == "*":
+            out.append(key)
+        elif key.lower() in names:
+            out.append(names[key.lower()])
+        elif checks:
+            raise InputError(
+                None, f"no such dimension; the dimensions are {', '.join(known)}",
+                field="--allow-na", value=key,
+            )  # fmt: skip
+    return tuple(out)
+
+
+def finish(
+    args: argparse.Namespace,
+    command: str,
+    cards: Sequence[Scorecard],
+    checks: Sequence[Check],
+    *,
+    allow_na: Sequence[str] = (),
+    notes: Sequence[str] = (),
+) -> int:
+    """Decide the gate, write the CI outputs, say why on stderr; the exit code.
+
+    Args:
+        args: the parsed arguments (``gate``, ``junit``, ``allow_na``).
+        command: the subcommand's name (``quality``).
+        cards: the scorecards shown (for the step summary).
+        checks: their checks (:func:`toolkit.gate.checks_of`, with the command's
+            overrides).
+        allow_na: dimension keys whose N/A passes, beyond ``--allow-na``.
+        notes: lines for the step summary's heading.
+
+    Returns:
+        0 when there is no gate or every subject passes it, else 1.
+    """
+    mode = gate_mode(args)
+    accepted = (*allowed_na(args, checks), *allow_na)
+    failing = decide(checks, mode or "none", accepted)
+    if getattr(args, "junit", None):
+        from toolkit._atomic import write_text_atomic
+        from toolkit.views.junit import render_junit
+
+        rubric, version = _rubric(cards)
+        xml = render_junit(
+            checks,
+            suite=f"toolkit {command}",
+            rubric=rubric,
+            rubric_version=version,
+            mode=mode or "none",
+            allow_na=accepted,
+        )
+        try:
+            write_text_atomic(Path(args.junit), xml)
+        except OSError as exc:
+            why = f"cannot write the JUnit report ({exc.strerror})"
+            raise InputError(args.junit, why) from None
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        from toolkit.views.markdown import render_markdown
+
+        text = render_markdown(
+            cards, command=f"toolkit {command}", mode=mode, failing=failing, notes=notes
+        )
+        try:  # one write in append mode: two steps appending cannot interleave lines
+            with open(summary, "a", encoding="utf-8") as fh:
+                fh.write(text + "\n")
+        except OSError as exc:
+            raise InputError(summary, f"cannot append the step summary ({exc.strerror})") from None
+    if mode is None:
+        return 0
+    bad = {s: c for s, c in failing.items() if c}
+    from toolkit.views.text import terminal_style, wrap_item
+
+    width, _ = terminal_style(sys.stderr)  # a terminal: wrapped between words
+    for subject, failed in bad.items():
+        line = f"gate {mode}: {subject} failed: {reason(failed)}"
+        for part in wrap_item(line, width, bullet=f"toolkit {command}: ", indent=2):
+            print(part, file=sys.stderr)
+    return 1 if bad else 0
+
+
+def markdown(
+    args: argparse.Namespace,
+    command: str,
+    cards: Sequence[Scorecard],
+    checks: Sequence[Check],
+    *,
+    allow_na: Sequence[str] = (),
+    notes: Sequence[str] = (),
+) -> str:
+    """``--format markdown``: the same document the step summary gets."""
+    from toolkit.views.markdown import render_markdown
+
+    mode = gate_mode(args)
+    accepted = (*allowed_na(args, checks), *allow_na)
+    failing = decide(checks, mode or "none", accepted)
+    return render_markdown(
+        cards, command=f"toolkit {command}", mode=mode, failing=failing, notes=notes
+    )
+
+
+def _rubric(cards: Sequence[Scorecard]) -> tuple[str, str]:
+    if not cards:
+        return "", ""
+    return cards[0].rubric, cards[0].rubric_version
+
+
+def normalize_argv(argv: Sequence[str]) -> list[str]:
+    """``argv`` with every bare ``--gate`` that precedes a non-mode word moved to the end.
+
+    ``toolkit discussion --gate game.json`` then means ``discussion game.json --gate``.
+    A word after ``--gate`` stays its mode when it is a mode or alias, or when it looks
+    like neither a path nor a URL (so ``--gate sometimes`` is still refused by name).
+    """
+    out = list(argv)
+    moved = 0
+    i = 0
+    while i < len(out) - moved:
+        if out[i] == GATE_FLAG and i + 1 < len(out):
+            nxt = out[i + 1]
+            if not nxt.startswith("-") and nxt not in _MODE_WORDS and _looks_like_path(nxt):
+                out.append(out.pop(i))
+                moved += 1
+                continue
+        i += 1
+    return out
+
+
+def _looks_like_path(word: str) -> bool:
+    return "/" in word or "://" in word or "." in word or os.path.exists(word)

@@ -1,0 +1,84 @@
+"""``toolkit quality RUN --watch``: reprint the scorecard as ticks arrive.
+
+token-world's ``watch`` tails a run in a terminal; this is its scorecard form. The run
+folder is looked at every ``--interval`` seconds (only file names, sizes and times, so a
+look is cheap); when its tick files or batch records changed, the run is loaded and scored
+again and the card reprinted (on a terminal, over the previous one). Ctrl-C stops, as does
+``--watch-for S``; both exit 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from toolkit.errors import InputError, NothingLoadable
+
+if TYPE_CHECKING:
+    from toolkit.rubrics.simulation import SimulationRubric
+
+#: What a terminal gets before each card: cursor home, clear the screen.
+_CLEAR = "\x1b[H\x1b[2J"
+
+
+def tick_stamp(root: Path) -> tuple[tuple[str, int, int], ...]:
+    """Name, size and modification time of every file under ``tick_summaries/`` (one
+    level of subfolders): changes whenever a tick file or batch record is written."""
+    entries: list[tuple[str, int, int]] = []
+    base = root / "tick_summaries"
+    for folder in (base, base / "ticks"):
+        try:
+            with os.scandir(folder) as it:
+                for e in it:
+                    if e.is_file(follow_symlinks=False):
+                        st = e.stat(follow_symlinks=False)
+                        entries.append((f"{folder.name}/{e.name}", st.st_size, st.st_mtime_ns))
+        except OSError:
+            continue
+    return tuple(sorted(entries))
+
+
+def watch_run(args: argparse.Namespace, rubric: SimulationRubric) -> int:
+    """Print the card now and again whenever the run changes, until Ctrl-C or
+    ``--watch-for`` seconds; returns 0."""
+    from toolkit.cli.quality import card_text, score_one
+    from toolkit.load._source import is_remote
+    from toolkit.views.text import terminal_style
+
+    if is_remote(args.run_dir):
+        raise InputError(args.run_dir, "--watch follows a local run folder, not a URL")
+    root = Path(args.run_dir)
+    if not root.is_dir():
+        raise InputError(root, "not a folder")
+    if args.interval <= 0:
+        why = "must be more than 0 seconds"
+        raise InputError(None, why, field="--interval", value=args.interval)
+    width, colour = terminal_style()
+    deadline = None if args.watch_for is None else time.monotonic() + args.watch_for
+    seen: tuple[tuple[str, int, int], ...] | None = None
+    try:
+        while True:
+            stamp = tick_stamp(root)
+            if stamp != seen:
+                seen = stamp
+                try:
+                    text = card_text(score_one(args, rubric), width, colour)
+                except NothingLoadable as err:
+                    text = f"{root.name}: waiting for ticks ({err})"
+                clock = time.strftime("%H:%M:%S")
+                footer = f"watching {root}, updated {clock}; Ctrl-C stops"
+                print(f"{_CLEAR if width is not None else ''}{text}\n{footer}", flush=True)
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                time.sleep(min(args.interval, left))
+            else:
+                time.sleep(args.interval)
+    except KeyboardInterrupt:
+        print(file=sys.stderr)
+    return 0

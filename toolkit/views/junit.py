@@ -1,0 +1,79 @@
+"""Gate checks as JUnit XML, the test-report format every CI system reads.
+
+One ``<testcase>`` per subject x dimension (``classname`` = the subject, ``name`` = the
+dimension): a check that fails the gate is a ``<failure>`` whose message is the status
+and whose text is the detail and the thresholds; a dimension not measured that the gate
+accepts is ``<skipped>`` with the reason; the rest pass, with their detail in
+``<system-out>`` (which says so when the finding does not decide the gate: informational
+dimensions, and the metrics of a rubric whose verdict decides). The suite's
+``<properties>`` name the rubric, its version and the gate mode. Built with
+:mod:`xml.etree.ElementTree`, so every value is escaped.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Sequence
+
+from toolkit.gate import INFO_KIND, NA_KIND, Check, fails
+from toolkit.views.text import format_value
+
+
+def _text(check: Check) -> str:
+    lines = [f"{check.name}: {check.status}, value {format_value(check.value)}"]
+    if check.detail:
+        lines.append(check.detail)
+    if check.green or check.red:
+        lines.append(f"thresholds: OK {check.green or '-'}; FAIL {check.red or '-'}")
+    return "\n".join(lines)
+
+
+def render_junit(
+    checks: Sequence[Check],
+    *,
+    suite: str,
+    rubric: str,
+    rubric_version: str,
+    mode: str,
+    allow_na: Iterable[str] = (),
+) -> str:
+    """The checks as a JUnit XML document (one ``<testsuite>`` named ``suite``).
+
+    Args:
+        checks: every subject x dimension check of the command's output.
+        suite: the suite's name, e.g. ``toolkit quality``.
+        rubric, rubric_version: stamped into the suite's properties.
+        mode: the gate mode deciding which checks are failures (``none``: none are).
+        allow_na: dimension keys whose N/A the gate accepts.
+    """
+    allowed = tuple(allow_na)
+    root = ET.Element("testsuites", name="toolkit")
+    node = ET.SubElement(root, "testsuite", name=suite)
+    props = ET.SubElement(node, "properties")
+    for name, value in (("rubric", rubric), ("rubric_version", rubric_version), ("gate", mode)):
+        ET.SubElement(props, "property", name=name, value=value)
+    failures = skipped = 0
+    for check in checks:
+        case = ET.SubElement(node, "testcase", classname=check.subject, name=check.name)
+        if fails(check, mode, allowed):
+            failures += 1
+            word = "not measured" if check.kind == NA_KIND else check.status
+            failure = ET.SubElement(
+                case, "failure", message=f"{check.name}: {word}", type=check.kind
+            )
+            failure.text = _text(check)
+        elif check.kind == NA_KIND:
+            skipped += 1
+            ET.SubElement(case, "skipped", message=f"not measured: {check.detail or check.status}")
+        else:
+            note = (
+                "" if check.counted and check.kind != INFO_KIND else "\n(does not decide the gate)"
+            )
+            ET.SubElement(case, "system-out").text = _text(check) + note
+    for element in (root, node):
+        element.set("tests", str(len(checks)))
+        element.set("failures", str(failures))
+        element.set("errors", "0")
+        element.set("skipped", str(skipped))
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"

@@ -226,9 +226,9 @@ def test_every_scoring_command_writes_junit(
 @pytest.mark.parametrize(
     ("args", "heading"),
     [
-        (["quality", str(FAILED)], "### toolkit quality · rubric simulation 1.1.0"),
+        (["quality", str(FAILED)], "### toolkit quality · rubric simulation 1.2.0"),
         (["discussion", str(GAMES / "game-pass.json")], "### toolkit discussion · rubric"),
-        (["outcome", str(LOG)], "### toolkit outcome · rubric outcome 2.1.0"),
+        (["outcome", str(LOG)], "### toolkit outcome · rubric outcome 2.2.0"),
         (["experiment", str(EXPERIMENTS / "harbour_council_gate.json")], "### toolkit experiment"),
         (["persona", *PERSONA_ARGS], "### toolkit persona · rubric persona"),
     ],
@@ -252,7 +252,7 @@ def test_step_summary_is_appended_when_set(
     run_cli(["quality", str(HEALTHY)], capsys)
     text = summary.read_text()
     assert text.startswith("earlier step\n")
-    assert text.count("### toolkit quality · rubric simulation 1.1.0") == 2
+    assert text.count("### toolkit quality · rubric simulation 1.2.0") == 2
     assert "· gate strict: 1 of 1 failed" in text
     assert "| ashfall | **FAILED** | **fail** | " in text
 
@@ -265,7 +265,7 @@ def test_text_card_names_the_rubric_and_every_threshold(
 ) -> None:
     _, out, _ = run_cli(["quality", str(HEALTHY)], capsys)
     lines = out.splitlines()
-    assert lines[1] == "rubric simulation 1.1.0"
+    assert lines[1] == "rubric simulation 1.2.0"
     start = lines.index("Thresholds (OK | FAIL):")
     assert lines[start + 1].split() == ["Groundedness", ">=", "0.95", "|", "<", "0.85"]
     assert "Refusal cluster" in lines[start + 4] and "<= 2 | >= 5" in lines[start + 4]

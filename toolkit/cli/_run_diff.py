@@ -62,11 +62,17 @@ def diff_ticks(args: argparse.Namespace, first: int, last: int) -> int:
     return 0
 
 
+def is_tick_span(value: str | Path) -> bool:
+    """Whether ``--diff VALUE`` names two ticks of one run (``A:B``), not a run: it has that
+    shape and no folder of that name exists."""
+    return TICK_SPAN.match(str(value)) is not None and not Path(value).exists()
+
+
 def diff_runs(args: argparse.Namespace, rubric: SimulationRubric) -> int:
     """Score both runs, read their snapshots, print both side by side (or, with
     ``--diff A:B``, two ticks of one run)."""
-    asked = TICK_SPAN.match(args.diff)
-    if asked is not None and not Path(args.diff).exists():
+    asked = TICK_SPAN.match(str(args.diff))
+    if asked is not None and is_tick_span(args.diff):
         if args.gate is not None or args.junit:
             raise InputError(None, "a diff of two ticks is not scored: no --gate or --junit",
                              field="--diff", value=args.diff)  # fmt: skip

@@ -190,10 +190,10 @@ def run(args: argparse.Namespace) -> int:
 
     args.run_dir = resolve_run(args.run_dir, args.root)
     if args.diff is not None:
-        args.diff = resolve_run(args.diff, args.root)
-    if args.diff is not None:
-        from toolkit.cli._run_diff import diff_runs
+        from toolkit.cli._run_diff import diff_runs, is_tick_span
 
+        if not is_tick_span(args.diff):  # --diff A:B is two ticks of RUN_DIR, not a run
+            args.diff = resolve_run(args.diff, args.root)
         return diff_runs(args, rubric)
     if args.watch:
         from toolkit.cli._watch import watch_run

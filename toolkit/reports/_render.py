@@ -210,19 +210,31 @@ def prepare(
 
 
 def _header_cell(prepared: Prepared) -> NotebookNode:
-    """A header for a notebook that has none of its own (a notebook given by path)."""
+    """A header for a notebook that has none of its own (a notebook given by path).
+
+    The notebook's name and the inputs come from the user (a folder's name can carry
+    anything), so the cell is one line of HTML with every such value escaped: Markdown
+    leaves an HTML block alone, so neither a tag nor a backtick, a link or a blank line in
+    an input becomes live HTML or Markdown.
+    """
+    import html
+
     import nbformat
 
     from toolkit import __version__
 
+    def text(value: str) -> str:
+        return html.escape(" ".join(value.split()), quote=True)
+
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     shown = ", ".join(prepared.inputs) or "(default parameters)"
-    text = (
-        f"**Report of `{prepared.source.name}`** · input `{shown}` · rubric: see the "
-        f"notebook · toolkit {__version__} · rendered {when}"
+    line = (
+        '<div class="toolkit-report-header"><b>Report of '
+        f"<code>{text(prepared.source.name)}</code></b> · input <code>{text(shown)}</code>"
+        f" · rubric: see the notebook · toolkit {text(__version__)} · rendered {when}</div>"
     )
     new_cell: Callable[[str], NotebookNode] = nbformat.v4.new_markdown_cell  # untyped
-    cell: NotebookNode = new_cell(text)
+    cell: NotebookNode = new_cell(line)
     cell.metadata["tags"] = [HEADER_TAG]
     return cell
 

@@ -29,6 +29,7 @@ import errno
 import json
 import os
 import re
+import sqlite3
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -295,6 +296,23 @@ def shown(value: Any) -> str:
             value = value.decode("utf-8")
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def sqlite_readonly(path: str | Path) -> sqlite3.Connection:
+    """Open an SQLite file read-only, from exactly that path: the one place a ``file:`` URI
+    is built.
+
+    The path is made absolute and percent-encoded (``pathlib``'s ``as_uri``), so ``?``,
+    ``#``, ``%``, ``&`` and spaces in a folder's name are part of the path, never the
+    URI's query or fragment: ``run #1`` never opens ``run `` and ``run%41`` never opens
+    ``runA``. ``mode=ro`` never creates a missing file.
+
+    Raises:
+        sqlite3.Error: the file cannot be opened (callers turn it into
+            :func:`sqlite_problem`).
+    """
+    uri = Path(os.path.abspath(path)).as_uri()
+    return sqlite3.connect(f"{uri}?mode=ro", uri=True)
 
 
 def sqlite_problem(path: str | Path, exc: Exception) -> InputError:

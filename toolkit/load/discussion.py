@@ -503,7 +503,7 @@ def _read_sqlite(b: _Builder, path: Path) -> None:
 
 
 def _read_sqlite_tables(b: _Builder, path: Path) -> None:
-    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    con = _edge.sqlite_readonly(path)
     con.row_factory = sqlite3.Row
     undecodable = 0
 

@@ -444,7 +444,7 @@ def _checkpoints(
     the database's bytes when it was fetched from object storage: the same query runs
     over an in-memory copy."""
     if blob is None:
-        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        conn = _edge.sqlite_readonly(db)
     else:
         conn = sqlite3.connect(":memory:")
         conn.deserialize(blob)

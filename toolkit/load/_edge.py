@@ -31,12 +31,13 @@ import os
 import re
 import sqlite3
 import stat
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolkit.errors import InputError
+from toolkit.errors import InputError, SkippedInputWarning
 from toolkit.load import _duplicates
 from toolkit.load._duplicates import DuplicateKey
 
@@ -146,6 +147,17 @@ def entry_problem(entry: os.DirEntry[str], within: str | Path) -> str | None:
         return describe_mode(entry.stat(follow_symlinks=False).st_mode)
     except OSError as exc:
         return f"cannot read the folder entry ({exc.strerror or exc})"
+
+
+def skipped_input(path: str | os.PathLike[str], reason: str) -> str:
+    """Say that an input is skipped: the one line ``PATH: skipped: REASON``, also raised as
+    a :class:`~toolkit.errors.SkippedInputWarning` so that it never vanishes silently (the
+    command line prints every one on stderr; a notebook shows it). Loaders record the
+    returned line on their result as well.
+    """
+    line = f"{os.fspath(path)}: skipped: {reason}"
+    warnings.warn(line, SkippedInputWarning, stacklevel=2)
+    return line
 
 
 def scan_folder(folder: str | Path) -> tuple[list[os.DirEntry[str]], str | None]:

@@ -614,7 +614,7 @@ def _files(path: Path, warnings: list[str]) -> list[Path]:
                 continue
             skipped = _edge.entry_problem(entry, path)
             if skipped is not None:
-                warnings.append(f"{entry.path}: skipped: {skipped}")
+                warnings.append(_edge.skipped_input(entry.path, skipped))
             elif not is_rating_store(entry.path):  # the ratings store kept beside them
                 found.append(Path(entry.path))
         if not found:

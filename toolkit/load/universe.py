@@ -294,6 +294,7 @@ def list_run(root: Path, *, stat: bool = True) -> Listing:
     def _scan(folder: Path) -> list[os.DirEntry[str]]:
         entries, problem = _edge.scan_folder(folder)
         if problem is not None:
+            _edge.skipped_input(folder, problem)
             skipped.append((str(folder), problem))
             key.append((str(folder), -1, 0))
         return entries
@@ -307,6 +308,7 @@ def list_run(root: Path, *, stat: bool = True) -> Listing:
             problem = _edge.entry_problem(entry, root)
         if problem is None:
             return True
+        _edge.skipped_input(entry.path, problem)
         skipped.append((entry.path, f"skipped: {problem}"))
         key.append((rel, -1, 0))  # a cached load is rebuilt when this entry changes
         return False

@@ -45,6 +45,18 @@ def split_evenly(total: int, parts: int) -> list[int]:
     return [base + (1 if i < extra else 0) for i in range(parts)]
 
 
+def believable_usage(reported: tuple[object, object], bound: Estimate) -> bool:
+    """Whether a server's token counts can be believed: whole numbers (not booleans)
+    between 0 and the request's maximum (``bound``: the prompt's bytes plus framing in,
+    ``max_tokens`` out). A negative count would lower the spend a cost cap checks; an
+    absurd one is no count at all."""
+    limits = (bound.input_tokens, bound.output_tokens)
+    return all(
+        isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= limit
+        for n, limit in zip(reported, limits, strict=True)
+    )
+
+
 def _import_sdk(module: str, model: str) -> ModuleType:
     try:
         return importlib.import_module(module)
@@ -96,7 +108,8 @@ class _SdkJudge:
         """The reply text and the usage object (``None`` when the server sent none)."""
         raise NotImplementedError
 
-    def _tokens(self, usage: Any) -> tuple[int, int] | None:
+    def _tokens(self, usage: Any) -> tuple[object, object] | None:
+        """The input and output counts the server reported, as sent (``None``: no usage)."""
         raise NotImplementedError
 
     # -- accounting ---------------------------------------------------------
@@ -122,7 +135,7 @@ class _SdkJudge:
         return Estimate(first.input_tokens + again, 2 * first.output_tokens)
 
     # -- transport ----------------------------------------------------------
-    def _call(self, system: str, turns: list[dict[str, str]]) -> tuple[str, int, int]:
+    def _call(self, system: str, turns: list[dict[str, str]]) -> tuple[str, int, int, bool]:
         sdk = self._sdk
         try:
             text, usage = self._complete(system, turns)
@@ -137,12 +150,13 @@ class _SdkJudge:
             raise _Unavailable(f"HTTP {exc.status_code}") from exc
         except (sdk.APIError, ValueError) as exc:
             raise _Unavailable(f"unexpected response ({exc.__class__.__name__})") from exc
-        tokens = self._tokens(usage)
-        if tokens is None:
-            # The server reported no usage: count the call at its conservative estimate.
-            bound = self._estimate_call(system, turns)
-            tokens = (bound.input_tokens, bound.output_tokens)
-        return text, tokens[0], tokens[1]
+        bound = self._estimate_call(system, turns)
+        reported = self._tokens(usage)
+        if reported is not None and believable_usage(reported, bound):
+            return text, int(reported[0]), int(reported[1]), False  # type: ignore[call-overload]
+        # No usage, or none to believe (negative, not whole, beyond the request's maximum):
+        # the call counts at that maximum, so a cost cap holds whatever the server says.
+        return text, bound.input_tokens, bound.output_tokens, True
 
     def judge(
         self, requests: Sequence[JudgeRequest], *, double_check: bool = False
@@ -155,16 +169,18 @@ class _SdkJudge:
         system, user = build_prompt(requests)
         turns = [{"role": "user", "content": user}]
         spent_in = spent_out = 0
+        estimated = False
         try:
-            reply, used_in, used_out = self._call(system, turns)
+            reply, used_in, used_out, estimated = self._call(system, turns)
             spent_in, spent_out = used_in, used_out
             if double_check:
                 turns += [
                     {"role": "assistant", "content": reply},
                     {"role": "user", "content": DOUBLE_CHECK_PROMPT},
                 ]
-                reply, used_in, used_out = self._call(system, turns)
+                reply, used_in, used_out, again = self._call(system, turns)
                 spent_in, spent_out = spent_in + used_in, spent_out + used_out
+                estimated = estimated or again
         except _Unavailable as exc:
             results = [
                 JudgeResult(None, "", error=f"judge unavailable: {exc}", transient=True)
@@ -174,7 +190,7 @@ class _SdkJudge:
             results = parse_batch_reply(reply, n, kind)
         shares = zip(split_evenly(spent_in, n), split_evenly(spent_out, n), strict=True)
         return [
-            replace(r, input_tokens=i, output_tokens=o)
+            replace(r, input_tokens=i, output_tokens=o, usage_estimated=estimated)
             for r, (i, o) in zip(results, shares, strict=True)
         ]
 
@@ -208,9 +224,10 @@ class AnthropicJudge(_SdkJudge):
             raise _Unavailable("unexpected response body (no text content)") from exc
         return text, getattr(message, "usage", None)
 
-    def _tokens(self, usage: Any) -> tuple[int, int] | None:
-        i, o = getattr(usage, "input_tokens", None), getattr(usage, "output_tokens", None)
-        return (i, o) if isinstance(i, int) and isinstance(o, int) else None
+    def _tokens(self, usage: Any) -> tuple[object, object] | None:
+        if usage is None:
+            return None
+        return getattr(usage, "input_tokens", None), getattr(usage, "output_tokens", None)
 
 
 class OpenAIJudge(_SdkJudge):
@@ -243,6 +260,7 @@ class OpenAIJudge(_SdkJudge):
             raise _Unavailable("unexpected response body (no message content)")
         return content, getattr(completion, "usage", None)
 
-    def _tokens(self, usage: Any) -> tuple[int, int] | None:
-        i, o = getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None)
-        return (i, o) if isinstance(i, int) and isinstance(o, int) else None
+    def _tokens(self, usage: Any) -> tuple[object, object] | None:
+        if usage is None:
+            return None
+        return getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None)

@@ -105,3 +105,22 @@ def test_usage_is_believed_only_as_whole_numbers_within_the_request(
     reported: tuple[object, object], believed: bool
 ) -> None:
     assert believable_usage(reported, Estimate(10, 20)) is believed
+
+
+@pytest.mark.parametrize("api", ["anthropic", "openai"])
+def test_a_deeply_nested_reply_body_fails_open_not_a_traceback(api: str) -> None:
+    from fake_llm import Reply
+
+    from toolkit.judge import JudgeRequest
+
+    for server in serve(1, 1):
+        server.scripted.append(Reply(raw=b'{"content": ' + b"[" * 200_000 + b"]" * 200_000 + b"}"))
+        if api == "anthropic":
+            judge: Any = AnthropicJudge("m", api_key="k", base_url=server.root, max_retries=0)
+        else:
+            judge = OpenAIJudge("m", api_key="k", base_url=server.openai_url, max_retries=0)
+        (result,) = judge.judge([JudgeRequest("p", "adherence", "rosa", "c", "t")])
+        assert (result.value, result.transient) == (None, True)
+        assert result.error is not None and result.error.startswith(
+            "judge unavailable: unexpected response"
+        )

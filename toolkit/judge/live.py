@@ -21,6 +21,7 @@ from dataclasses import replace
 from types import ModuleType
 from typing import Any
 
+from toolkit._network import JUDGE_TIMEOUT, deadlines, judge_timeout
 from toolkit.errors import InputError
 from toolkit.judge._protocol import (
     DOUBLE_CHECK_PROMPT,
@@ -81,7 +82,7 @@ class _SdkJudge:
         *,
         api_key: str | None = None,
         base_url: str | None = None,
-        timeout: float = 60.0,
+        timeout: float = JUDGE_TIMEOUT,
         max_retries: int = 2,
         max_tokens: int = 1024,
     ) -> None:
@@ -141,14 +142,16 @@ class _SdkJudge:
             text, usage = self._complete(system, turns)
         except sdk.APITimeoutError as exc:
             raise _Unavailable(
-                f"timed out after {self.timeout:g}s (max_retries={self.max_retries})"
+                f"no answer in time: deadlines read {self.timeout:g}s (--judge-timeout), "
+                f"connect {min(self.timeout, deadlines().connect):g}s "
+                f"(TOOLKIT_CONNECT_TIMEOUT), {self.max_retries} retries (--judge-retries)"
             ) from exc
         except sdk.APIConnectionError as exc:
             cause = exc.__cause__ or exc
             raise _Unavailable(f"connection failed ({cause})") from exc
         except sdk.APIStatusError as exc:
             raise _Unavailable(f"HTTP {exc.status_code}") from exc
-        except (sdk.APIError, ValueError) as exc:
+        except (sdk.APIError, ValueError, RecursionError) as exc:  # a deeply nested body
             raise _Unavailable(f"unexpected response ({exc.__class__.__name__})") from exc
         bound = self._estimate_call(system, turns)
         reported = self._tokens(usage)
@@ -208,7 +211,10 @@ class AnthropicJudge(_SdkJudge):
 
     def _make_client(self, key: str) -> Any:
         return self._sdk.Anthropic(
-            api_key=key, base_url=self.base_url, timeout=self.timeout, max_retries=self.max_retries
+            api_key=key,
+            base_url=self.base_url,
+            timeout=judge_timeout(self.timeout, self._sdk.Timeout),
+            max_retries=self.max_retries,
         )
 
     def _complete(self, system: str, turns: list[dict[str, str]]) -> tuple[str, Any]:
@@ -242,7 +248,10 @@ class OpenAIJudge(_SdkJudge):
 
     def _make_client(self, key: str) -> Any:
         return self._sdk.OpenAI(
-            api_key=key, base_url=self.base_url, timeout=self.timeout, max_retries=self.max_retries
+            api_key=key,
+            base_url=self.base_url,
+            timeout=judge_timeout(self.timeout, self._sdk.Timeout),
+            max_retries=self.max_retries,
         )
 
     def _complete(self, system: str, turns: list[dict[str, str]]) -> tuple[str, Any]:

@@ -78,7 +78,8 @@ def parse_storage_options(items: Iterable[str]) -> dict[str, Any]:
     parses (``true``, ``3``, ``{"a": 1}``), else kept as text.
 
     Raises:
-        InputError: an item without ``=``.
+        InputError: an item without ``=``, or a JSON value nested deeper than the reading
+            edge allows.
     """
     out: dict[str, Any] = {}
     for item in items:
@@ -88,10 +89,16 @@ def parse_storage_options(items: Iterable[str]) -> dict[str, Any]:
                 None, "must be key=value (e.g. endpoint_url=http://127.0.0.1:9000)",
                 field="--storage-option", value=item,
             )  # fmt: skip
-        try:
-            value: Any = json.loads(text)
-        except ValueError:
-            value = text
+        value: Any = text
+        if text.lstrip()[:1] in ("[", "{"):  # nested: held to the reading edge's depth
+            from toolkit.load import _edge
+
+            try:
+                _edge.check_json_text(text, None)
+            except InputError as err:
+                raise InputError(None, err.reason, field="--storage-option", value=key) from None
+        with contextlib.suppress(ValueError):  # not JSON: kept as text
+            value = json.loads(text)
         where = out
         *parents, leaf = key.strip().split(".")
         for part in parents:
@@ -126,10 +133,15 @@ class RemoteSource:
 
     @property
     def fs(self) -> Any:
-        """The fsspec filesystem (fsspec caches instances, so this is cheap)."""
-        import fsspec
+        """The fsspec filesystem (fsspec caches instances, so this is cheap), with the
+        network deadlines of :mod:`toolkit._network`.
 
-        return fsspec.filesystem(self.protocol, **dict(self.storage_options))
+        Raises:
+            InputError: the back-end refuses the storage options.
+        """
+        from toolkit._network import filesystem
+
+        return filesystem(self.protocol, self.storage_options)
 
     def url(self, path: str | None = None) -> str:
         """``protocol://path`` of a path inside this source (the root by default)."""
@@ -140,6 +152,13 @@ class RemoteSource:
         where = self.url(path)
         if isinstance(exc, FileNotFoundError):
             return InputError(where, "no such bucket or folder (check the URL and the region)")
+        from toolkit._network import deadlines, is_timeout
+
+        if is_timeout(exc):
+            return InputError(
+                where, f"cannot {what}: no answer in time ({_first_line(exc)}; "
+                f"{deadlines().said()})",
+            )  # fmt: skip
         if isinstance(exc, PermissionError):
             return InputError(
                 where,

@@ -17,9 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from toolkit._atomic import write_text_atomic
+from toolkit._atomic import check_target, write_text_atomic
 from toolkit.errors import InputError, ToolkitError
 from toolkit.reports._family import INPUTS_ENV
 from toolkit.reports._registry import ReportTemplate, get_template
@@ -74,19 +72,33 @@ def parse_param(text: str) -> tuple[str, Any]:
     """``KEY=VALUE`` with VALUE read as YAML (``10``, ``true``, ``null``, ``[a, b]``; else
     text).
 
+    VALUE passes the reading edge's YAML rules (nesting depth, alias budget, recursive
+    aliases) before anything is built, as a YAML file would; text that is not valid YAML,
+    or a date that does not exist (``2026-02-30``), stays text.
+
     Raises:
-        InputError: no ``=`` or an empty key.
+        InputError: no ``=`` or an empty key; a value nested too deeply or an alias bomb.
     """
+    from toolkit.load._yaml import YamlProblem, YamlRefused, parse_yaml
+
     key, sep, raw = text.partition("=")
     key = key.strip()
     if not sep or not key.isidentifier():
         raise InputError(None, "expected KEY=VALUE with KEY a parameter name", field="--param",
-                         value=text)  # fmt: skip
+                         value=_shown_param(text))  # fmt: skip
+    if not raw.strip():
+        return key, ""
     try:
-        value = yaml.safe_load(raw) if raw.strip() else ""
-    except yaml.YAMLError:
+        value = parse_yaml(raw).data
+    except YamlRefused as exc:
+        raise InputError(None, exc.reason, field="--param", value=key) from None
+    except YamlProblem:
         value = raw
     return key, value
+
+
+def _shown_param(text: str) -> str:
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _parameters_source(path: Path) -> str:
@@ -425,7 +437,7 @@ def render_report(
         ReportError: the notebook failed; the message is its one-line error.
     """
     prepared = prepare(template, inputs, params)
-    target = Path(output) if output is not None else default_output(prepared)
+    target = check_target(Path(output) if output is not None else default_output(prepared))
     nb = execute(prepared, timeout=timeout)
     title = prepared.template.title if prepared.template else prepared.source.stem
     shown = ", ".join(Path(i).name or i for i in prepared.inputs)

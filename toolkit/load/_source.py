@@ -319,6 +319,17 @@ def version_mark(info: Mapping[str, Any]) -> int:
     return 0
 
 
+def file_mark(st: Any) -> int:
+    """An integer that changes when a local file is rewritten, for a cache key: its
+    modification time, change time and inode, hashed. The change time cannot be set back
+    (``os.utime``, ``touch -d`` and ``cp -p`` set it to now), so a same-size edit with the
+    old modification time restored still changes the mark; a file replaced by another
+    (a rename over it) changes the inode. Python's hash of a tuple of integers is the
+    same in every process (integers are not salted), and costs no more than the ``stat``
+    a warm load makes anyway."""
+    return hash((st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
+
+
 def open_remote(url: str, storage_options: Mapping[str, Any] | None = None) -> RemoteSource:
     """Resolve a remote URL to a :class:`RemoteSource`, checking that its back-end exists.
 

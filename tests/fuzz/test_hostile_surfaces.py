@@ -30,7 +30,8 @@ pytestmark = pytest.mark.timeout(600)
 #: Text an attacker or a careless user might type: markup, URI and YAML syntax, controls.
 _NASTY = st.sampled_from(
     ["`", "``", "<img src=x onerror=alert(1)>", "<script>alert(2)</script>", "[a](javascript:x)",
-     "&", "&amp;", "?", "#", "%41", "%", " ", "\n\n", "\r", "\t", "*", "_", "!!python/name:os.system",
+     "&", "&amp;", "?", "#", "%41", "%", " ", "\n\n", "\r", "\t", "*", "_",
+     "!!python/name:os.system",
      "&a [*a]", "*a", "{", "[", "]", "}", ":", "- ", "2026-02-30", "9" * 30, "-1", "NaN", ".inf",
      "\u202e", "\ud7ff", "é", "😀", "\x00", "..", "/", "\\"]
 )  # fmt: skip
@@ -189,11 +190,10 @@ _SAFE_NAME = NASTY_TEXT.map(lambda t: t.replace("/", "_").replace("\x00", "_")[:
 @given(name=_SAFE_NAME, inputs=st.lists(NASTY_TEXT, max_size=3))
 def test_report_header_inputs_and_names(name: str, inputs: list[str]) -> None:
     import nbformat
+    from html_hazards import live_hazards
 
     from toolkit.reports import export_html
     from toolkit.reports._render import Prepared, _header_cell
-
-    from html_hazards import live_hazards
 
     prepared = Prepared(Path(f"/nb/{name}.ipynb"), {}, None, tuple(inputs))
     nb = nbformat.v4.new_notebook()
@@ -207,7 +207,7 @@ def test_report_header_inputs_and_names(name: str, inputs: list[str]) -> None:
 # ---------------------------------------------------------------------------
 
 _FOLDER = st.text(
-    st.sampled_from(list("ab?#%&=;:@ +41'\"[]*") + ["é", "\t"]), min_size=1, max_size=12
+    st.sampled_from([*list("ab?#%&=;:@ +41'\"[]*"), "é", "\t"]), min_size=1, max_size=12
 )
 
 

@@ -22,15 +22,33 @@ from pathlib import Path
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 
+#: The longest name :func:`safe_file_name` returns: with a suffix (``.score.yaml``) and
+#: the temporary file's decoration (:func:`atomic_path`) it stays within the 255 bytes
+#: file systems allow.
+MAX_NAME = 120
+
+
 def safe_file_name(text: str) -> str:
     """A file name made from ``text`` taken from data: characters other than letters,
     digits, ``.``, ``_`` and ``-`` become ``_`` and leading dots are dropped, so the name
-    can never leave its folder (no ``/``, no ``..``) nor hide itself."""
-    return _UNSAFE.sub("_", text).lstrip(".") or "_"
+    can never leave its folder (no ``/``, no ``..``) nor hide itself. A name longer than
+    :data:`MAX_NAME` keeps its start and ends in a digest of the whole text, so two long
+    ids that share a start still get two names."""
+    name = _UNSAFE.sub("_", text).lstrip(".") or "_"
+    if len(name) <= MAX_NAME:
+        return name
+    import hashlib
+
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"{name[: MAX_NAME - 17]}-{digest}"
 
 
 #: The ending of every temporary file the toolkit writes.
 TEMP_SUFFIX = ".toolkit-tmp"
+
+#: The longest target name :func:`atomic_path` takes: its temporary file adds a dot, the
+#: process id, 8 random characters and :data:`TEMP_SUFFIX` (up to 32 bytes) within 255.
+_LONGEST_TARGET = 220
 
 #: When this process loaded the toolkit: a leftover must be older than that.
 _STARTED = time.time()
@@ -94,22 +112,53 @@ def _fsync_folder(folder: Path) -> None:
             os.close(dir_fd)
 
 
+def check_target(path: str | Path) -> Path:
+    """``path`` as a file :func:`atomic_path` can write, checked before any work is done
+    for it (a report checks its ``-o`` before running its notebook).
+
+    Raises:
+        InputError: the path is a folder, or its name is too long for the temporary file
+            beside it.
+    """
+    from toolkit.errors import InputError
+
+    target = Path(path)
+    if target.is_dir():
+        raise InputError(target, "is a folder: name the file to write")
+    if len(os.fsencode(target.name)) > _LONGEST_TARGET:
+        raise InputError(
+            target, f"the file name is longer than {_LONGEST_TARGET} bytes (with the "
+            "temporary file's name beside it, more than the file system allows)",
+        )  # fmt: skip
+    return target
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | Path, *, durable: bool = True) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; when the block ends without an exception,
     it replaces ``path`` (else it is removed).
 
-    Leftovers of earlier interrupted writers of ``path`` are removed first. With
+    Leftovers of earlier interrupted writers of ``path`` are removed first. A target that
+    is a folder, a name too long for its temporary file, or a folder that cannot be
+    written is an :class:`~toolkit.errors.InputError` before anything is written. With
     ``durable``, the new file and the folder are fsynced, so a power cut keeps the old
     file or the new one; ``durable=False`` is still atomic for readers (right for caches,
     which are rebuilt, never for scores or ratings).
     """
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    from toolkit.errors import InputError
+
+    target = check_target(path)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(target.parent, f"cannot make the folder ({exc.strerror or exc})") from None
     remove_leftovers(target.parent, target.name)
-    fd, tmp_name = tempfile.mkstemp(
-        prefix=f".{target.name}.{os.getpid()}.", suffix=TEMP_SUFFIX, dir=target.parent
-    )
+    try:
+        fd, tmp_name = tempfile.mkstemp(
+            prefix=f".{target.name}.{os.getpid()}.", suffix=TEMP_SUFFIX, dir=target.parent
+        )
+    except OSError as exc:
+        raise InputError(target, f"cannot write here ({exc.strerror or exc})") from None
     os.close(fd)
     tmp = Path(tmp_name)
     try:

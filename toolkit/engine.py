@@ -180,6 +180,12 @@ def _connect(scheduler: str | None) -> tuple[Any, Any]:
     if scheduler:
         try:
             client = dist.Client(scheduler, timeout=CONNECT_TIMEOUT_S)
+        except (ValueError, TypeError) as exc:  # distributed's own address parser
+            said = " ".join(str(exc).split())[:120] or type(exc).__name__
+            raise InputError(
+                None, f"not a scheduler address ({said}); e.g. tcp://127.0.0.1:8786",
+                field="--scheduler", value=scheduler,
+            ) from None  # fmt: skip
         except (OSError, TimeoutError) as exc:
             raise InputError(
                 scheduler,

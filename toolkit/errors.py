@@ -59,6 +59,12 @@ class InputWarning(UserWarning):
     """Input that was used, with a leniency the reader should know of (one line)."""
 
 
+class SkippedInputWarning(InputWarning):
+    """An input that was not read (a folder entry that is no regular file, a symlink out of
+    the folder being read, a file the reading edge refused): the message names it and why.
+    The command line prints each one on stderr; the loader's result records it too."""
+
+
 class DuplicateKeyWarning(InputWarning):
     """A JSON object or YAML mapping repeats a key; the last value was used."""
 

@@ -189,7 +189,10 @@ def test_timeout_fails_open_after_the_retries(fake_llm: FakeLLM) -> None:
     fake_llm.scripted += [Reply(body=anthropic_body("7 late"), delay=1.0) for _ in range(2)]
     (result,) = anthropic(fake_llm, timeout=0.2, max_retries=1).judge([REQ])
     assert result.value is None  # absent: never a 9 or a 0
-    assert result.error == "judge unavailable: timed out after 0.2s (max_retries=1)"
+    assert result.error == (
+        "judge unavailable: no answer in time: deadlines read 0.2s (--judge-timeout), "
+        "connect 0.2s (TOOLKIT_CONNECT_TIMEOUT), 1 retries (--judge-retries)"
+    )
     assert result.transient
     assert len(fake_llm.seen) == 2
 

@@ -61,7 +61,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="judge calls in flight at once (default 4)",
     )
     live.add_argument(
-        "--judge-timeout", type=float, default=60.0, metavar="S", help="seconds per call"
+        "--judge-timeout",
+        type=float,
+        default=30.0,
+        metavar="S",
+        help="seconds a call waits for its answer (default 30)",
     )
     live.add_argument(
         "--judge-retries",

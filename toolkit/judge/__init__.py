@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from toolkit._network import JUDGE_TIMEOUT
 from toolkit.errors import InputError
 from toolkit.judge._protocol import (
     MAX_BATCH,
@@ -49,7 +50,7 @@ def judge_from_spec(
     *,
     base_url: str | None = None,
     record: str | Path | None = None,
-    timeout: float = 60.0,
+    timeout: float = JUDGE_TIMEOUT,
     max_retries: int = 2,
 ) -> Judge:
     """Build a judge from ``recorded:PATH``, ``anthropic:MODEL`` or ``openai:MODEL``.
@@ -60,13 +61,21 @@ def judge_from_spec(
             vendor's); for ``openai`` it includes the API prefix (``http://host:8000/v1``).
         record: a cassette a live judge records into and resumes from (see
             :class:`RecordingJudge`).
-        timeout: seconds per live call before the SDK retries it.
+        timeout: seconds a live call waits for its answer before the SDK retries it
+            (the network policy of :mod:`toolkit._network`).
         max_retries: the SDK's retries on timeouts, connection errors, 429 and 5xx.
 
     Raises:
         InputError: for an unknown kind, a live judge without an API key or without its
-            SDK (naming the extra to install), ``record`` with a recorded judge.
+            SDK (naming the extra to install), ``record`` with a recorded judge, a
+            timeout or retry count out of range.
     """
+    if not 0 < timeout <= 3600:  # also refuses NaN
+        raise InputError(None, "a number of seconds above 0 and at most 3600",
+                         field="--judge-timeout", value=timeout)  # fmt: skip
+    if not 0 <= max_retries <= 10:
+        raise InputError(None, "a whole number of retries from 0 to 10",
+                         field="--judge-retries", value=max_retries)  # fmt: skip
     kind, _, arg = spec.partition(":")
     if not arg:
         raise InputError(

@@ -80,7 +80,8 @@ class JudgeResult:
     remainder going to the first ones, so shares add up to the call's usage); 0 for an
     answer replayed from a cassette. ``transient`` marks a result that is no answer at
     all (the API could not be reached, the cost cap stopped the call): it is never
-    recorded, so a resumed run asks again.
+    recorded, so a resumed run asks again. ``usage_estimated`` marks a share of a call
+    whose server reported no believable usage: it was counted at the call's maximum.
     """
 
     value: int | None
@@ -90,6 +91,7 @@ class JudgeResult:
     input_tokens: int = 0
     output_tokens: int = 0
     transient: bool = False
+    usage_estimated: bool = False
 
 
 @dataclass(frozen=True)

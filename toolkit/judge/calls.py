@@ -224,6 +224,8 @@ class JudgeUsage:
         by_dimension: tokens and cost per dimension.
         by_agent: tokens and cost per agent id (``environment`` for the group).
         max_cost: the cost cap, if any; ``cap_reason`` says why calls were skipped.
+        estimated_calls: calls whose server reported no believable usage (none, negative,
+            not whole, or beyond the request's maximum): each counted at that maximum.
     """
 
     judge: str
@@ -239,6 +241,7 @@ class JudgeUsage:
     by_agent: dict[str, Tokens] = field(default_factory=dict)
     max_cost: float | None = None
     cap_reason: str | None = None
+    estimated_calls: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready mapping (for ``--format json``)."""
@@ -255,6 +258,7 @@ class JudgeUsage:
             "not_judged": self.not_judged,
             "max_cost_usd": self.max_cost,
             "cap_reason": self.cap_reason,
+            "estimated_calls": self.estimated_calls,
             "total": self.total.to_dict(),
             "by_dimension": {k: v.to_dict() for k, v in self.by_dimension.items()},
             "by_agent": {k: v.to_dict() for k, v in self.by_agent.items()},
@@ -282,6 +286,11 @@ class JudgeUsage:
                     + ("" if v.cost is None else f" ({_money(v.cost)})")
                     for k, v in self.by_agent.items()
                 )
+            )
+        if self.estimated_calls:
+            parts.append(
+                f"usage: {self.estimated_calls} call(s) reported no believable token counts "
+                "and were counted at the request's maximum"
             )
         if self.cap_reason is not None:
             parts.append(f"cost cap reached: {self.not_judged} proposition(s) {self.cap_reason}")
@@ -374,4 +383,7 @@ def judge_usage(
         by_agent={k: _tokens(v, price) for k, v in by_agent.items()},
         max_cost=max_cost,
         cap_reason=cap,
+        estimated_calls=sum(
+            1 for batch in outcome.results if any(r.usage_estimated for r in batch)
+        ),
     )

@@ -21,6 +21,7 @@ from dataclasses import replace
 from types import ModuleType
 from typing import Any
 
+from toolkit._network import JUDGE_TIMEOUT, deadlines, judge_timeout
 from toolkit.errors import InputError
 from toolkit.judge._protocol import (
     DOUBLE_CHECK_PROMPT,
@@ -43,6 +44,18 @@ def split_evenly(total: int, parts: int) -> list[int]:
     """``total`` split into ``parts`` integers that sum to it (remainder to the first)."""
     base, extra = divmod(total, parts)
     return [base + (1 if i < extra else 0) for i in range(parts)]
+
+
+def believable_usage(reported: tuple[object, object], bound: Estimate) -> bool:
+    """Whether a server's token counts can be believed: whole numbers (not booleans)
+    between 0 and the request's maximum (``bound``: the prompt's bytes plus framing in,
+    ``max_tokens`` out). A negative count would lower the spend a cost cap checks; an
+    absurd one is no count at all."""
+    limits = (bound.input_tokens, bound.output_tokens)
+    return all(
+        isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= limit
+        for n, limit in zip(reported, limits, strict=True)
+    )
 
 
 def _import_sdk(module: str, model: str) -> ModuleType:
@@ -69,7 +82,7 @@ class _SdkJudge:
         *,
         api_key: str | None = None,
         base_url: str | None = None,
-        timeout: float = 60.0,
+        timeout: float = JUDGE_TIMEOUT,
         max_retries: int = 2,
         max_tokens: int = 1024,
     ) -> None:
@@ -96,7 +109,8 @@ class _SdkJudge:
         """The reply text and the usage object (``None`` when the server sent none)."""
         raise NotImplementedError
 
-    def _tokens(self, usage: Any) -> tuple[int, int] | None:
+    def _tokens(self, usage: Any) -> tuple[object, object] | None:
+        """The input and output counts the server reported, as sent (``None``: no usage)."""
         raise NotImplementedError
 
     # -- accounting ---------------------------------------------------------
@@ -122,27 +136,30 @@ class _SdkJudge:
         return Estimate(first.input_tokens + again, 2 * first.output_tokens)
 
     # -- transport ----------------------------------------------------------
-    def _call(self, system: str, turns: list[dict[str, str]]) -> tuple[str, int, int]:
+    def _call(self, system: str, turns: list[dict[str, str]]) -> tuple[str, int, int, bool]:
         sdk = self._sdk
         try:
             text, usage = self._complete(system, turns)
         except sdk.APITimeoutError as exc:
             raise _Unavailable(
-                f"timed out after {self.timeout:g}s (max_retries={self.max_retries})"
+                f"no answer in time: deadlines read {self.timeout:g}s (--judge-timeout), "
+                f"connect {min(self.timeout, deadlines().connect):g}s "
+                f"(TOOLKIT_CONNECT_TIMEOUT), {self.max_retries} retries (--judge-retries)"
             ) from exc
         except sdk.APIConnectionError as exc:
             cause = exc.__cause__ or exc
             raise _Unavailable(f"connection failed ({cause})") from exc
         except sdk.APIStatusError as exc:
             raise _Unavailable(f"HTTP {exc.status_code}") from exc
-        except (sdk.APIError, ValueError) as exc:
+        except (sdk.APIError, ValueError, RecursionError) as exc:  # a deeply nested body
             raise _Unavailable(f"unexpected response ({exc.__class__.__name__})") from exc
-        tokens = self._tokens(usage)
-        if tokens is None:
-            # The server reported no usage: count the call at its conservative estimate.
-            bound = self._estimate_call(system, turns)
-            tokens = (bound.input_tokens, bound.output_tokens)
-        return text, tokens[0], tokens[1]
+        bound = self._estimate_call(system, turns)
+        reported = self._tokens(usage)
+        if reported is not None and believable_usage(reported, bound):
+            return text, int(reported[0]), int(reported[1]), False  # type: ignore[call-overload]
+        # No usage, or none to believe (negative, not whole, beyond the request's maximum):
+        # the call counts at that maximum, so a cost cap holds whatever the server says.
+        return text, bound.input_tokens, bound.output_tokens, True
 
     def judge(
         self, requests: Sequence[JudgeRequest], *, double_check: bool = False
@@ -155,16 +172,18 @@ class _SdkJudge:
         system, user = build_prompt(requests)
         turns = [{"role": "user", "content": user}]
         spent_in = spent_out = 0
+        estimated = False
         try:
-            reply, used_in, used_out = self._call(system, turns)
+            reply, used_in, used_out, estimated = self._call(system, turns)
             spent_in, spent_out = used_in, used_out
             if double_check:
                 turns += [
                     {"role": "assistant", "content": reply},
                     {"role": "user", "content": DOUBLE_CHECK_PROMPT},
                 ]
-                reply, used_in, used_out = self._call(system, turns)
+                reply, used_in, used_out, again = self._call(system, turns)
                 spent_in, spent_out = spent_in + used_in, spent_out + used_out
+                estimated = estimated or again
         except _Unavailable as exc:
             results = [
                 JudgeResult(None, "", error=f"judge unavailable: {exc}", transient=True)
@@ -174,7 +193,7 @@ class _SdkJudge:
             results = parse_batch_reply(reply, n, kind)
         shares = zip(split_evenly(spent_in, n), split_evenly(spent_out, n), strict=True)
         return [
-            replace(r, input_tokens=i, output_tokens=o)
+            replace(r, input_tokens=i, output_tokens=o, usage_estimated=estimated)
             for r, (i, o) in zip(results, shares, strict=True)
         ]
 
@@ -192,7 +211,10 @@ class AnthropicJudge(_SdkJudge):
 
     def _make_client(self, key: str) -> Any:
         return self._sdk.Anthropic(
-            api_key=key, base_url=self.base_url, timeout=self.timeout, max_retries=self.max_retries
+            api_key=key,
+            base_url=self.base_url,
+            timeout=judge_timeout(self.timeout, self._sdk.Timeout),
+            max_retries=self.max_retries,
         )
 
     def _complete(self, system: str, turns: list[dict[str, str]]) -> tuple[str, Any]:
@@ -208,9 +230,10 @@ class AnthropicJudge(_SdkJudge):
             raise _Unavailable("unexpected response body (no text content)") from exc
         return text, getattr(message, "usage", None)
 
-    def _tokens(self, usage: Any) -> tuple[int, int] | None:
-        i, o = getattr(usage, "input_tokens", None), getattr(usage, "output_tokens", None)
-        return (i, o) if isinstance(i, int) and isinstance(o, int) else None
+    def _tokens(self, usage: Any) -> tuple[object, object] | None:
+        if usage is None:
+            return None
+        return getattr(usage, "input_tokens", None), getattr(usage, "output_tokens", None)
 
 
 class OpenAIJudge(_SdkJudge):
@@ -225,7 +248,10 @@ class OpenAIJudge(_SdkJudge):
 
     def _make_client(self, key: str) -> Any:
         return self._sdk.OpenAI(
-            api_key=key, base_url=self.base_url, timeout=self.timeout, max_retries=self.max_retries
+            api_key=key,
+            base_url=self.base_url,
+            timeout=judge_timeout(self.timeout, self._sdk.Timeout),
+            max_retries=self.max_retries,
         )
 
     def _complete(self, system: str, turns: list[dict[str, str]]) -> tuple[str, Any]:
@@ -243,6 +269,7 @@ class OpenAIJudge(_SdkJudge):
             raise _Unavailable("unexpected response body (no message content)")
         return content, getattr(completion, "usage", None)
 
-    def _tokens(self, usage: Any) -> tuple[int, int] | None:
-        i, o = getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None)
-        return (i, o) if isinstance(i, int) and isinstance(o, int) else None
+    def _tokens(self, usage: Any) -> tuple[object, object] | None:
+        if usage is None:
+            return None
+        return getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None)

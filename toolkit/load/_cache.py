@@ -1,10 +1,11 @@
-"""A Parquet cache of loaded runs, keyed on the source files' names, sizes and mtimes
-(ETags for objects), on the local disk or in object storage.
+"""A Parquet cache of loaded runs, keyed on the source files' names, sizes and change
+marks (:func:`toolkit.load._source.file_mark`; ETags for objects), on the local disk or
+in object storage.
 
 One run's entry (``<run>/.toolkit_cache/``, ``<cache dir>/<slug>-<hash>/`` or
 ``<cache url>/<slug>-<hash>/``)::
 
-    manifest.json              {"format", "key": [[file, size, mtime_ns]...], "ticks": file,
+    manifest.json              {"format", "key": [[file, size, mark]...], "ticks": file,
                                 "rows", "batches"/"checkpoints"/"issues": the small frames, ...}
     ticks-<digest>.parquet     the ticks frame
 
@@ -430,6 +431,8 @@ class RunCache:
             return
         if isinstance(exc, InputError):
             why = exc.reason
+            if exc.path is not None and "://" not in exc.path:  # a file of a cache on disk
+                why = f"{why}: {exc.path}"
         else:
             why = exc.strerror or " ".join(str(exc).split()) or type(exc).__name__
             if exc.filename is not None:  # which file of the cache, when the disk says

@@ -29,13 +29,15 @@ import errno
 import json
 import os
 import re
+import sqlite3
 import stat
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolkit.errors import InputError
+from toolkit.errors import InputError, SkippedInputWarning
 from toolkit.load import _duplicates
 from toolkit.load._duplicates import DuplicateKey
 
@@ -145,6 +147,17 @@ def entry_problem(entry: os.DirEntry[str], within: str | Path) -> str | None:
         return describe_mode(entry.stat(follow_symlinks=False).st_mode)
     except OSError as exc:
         return f"cannot read the folder entry ({exc.strerror or exc})"
+
+
+def skipped_input(path: str | os.PathLike[str], reason: str) -> str:
+    """Say that an input is skipped: the one line ``PATH: skipped: REASON``, also raised as
+    a :class:`~toolkit.errors.SkippedInputWarning` so that it never vanishes silently (the
+    command line prints every one on stderr; a notebook shows it). Loaders record the
+    returned line on their result as well.
+    """
+    line = f"{os.fspath(path)}: skipped: {reason}"
+    warnings.warn(line, SkippedInputWarning, stacklevel=2)
+    return line
 
 
 def scan_folder(folder: str | Path) -> tuple[list[os.DirEntry[str]], str | None]:
@@ -295,6 +308,23 @@ def shown(value: Any) -> str:
             value = value.decode("utf-8")
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def sqlite_readonly(path: str | Path) -> sqlite3.Connection:
+    """Open an SQLite file read-only, from exactly that path: the one place a ``file:`` URI
+    is built.
+
+    The path is made absolute and percent-encoded (``pathlib``'s ``as_uri``), so ``?``,
+    ``#``, ``%``, ``&`` and spaces in a folder's name are part of the path, never the
+    URI's query or fragment: ``run #1`` never opens ``run `` and ``run%41`` never opens
+    ``runA``. ``mode=ro`` never creates a missing file.
+
+    Raises:
+        sqlite3.Error: the file cannot be opened (callers turn it into
+            :func:`sqlite_problem`).
+    """
+    uri = Path(os.path.abspath(path)).as_uri()
+    return sqlite3.connect(f"{uri}?mode=ro", uri=True)
 
 
 def sqlite_problem(path: str | Path, exc: Exception) -> InputError:

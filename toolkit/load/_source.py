@@ -78,7 +78,8 @@ def parse_storage_options(items: Iterable[str]) -> dict[str, Any]:
     parses (``true``, ``3``, ``{"a": 1}``), else kept as text.
 
     Raises:
-        InputError: an item without ``=``.
+        InputError: an item without ``=``, or a JSON value nested deeper than the reading
+            edge allows.
     """
     out: dict[str, Any] = {}
     for item in items:
@@ -88,10 +89,16 @@ def parse_storage_options(items: Iterable[str]) -> dict[str, Any]:
                 None, "must be key=value (e.g. endpoint_url=http://127.0.0.1:9000)",
                 field="--storage-option", value=item,
             )  # fmt: skip
-        try:
-            value: Any = json.loads(text)
-        except ValueError:
-            value = text
+        value: Any = text
+        if text.lstrip()[:1] in ("[", "{"):  # nested: held to the reading edge's depth
+            from toolkit.load import _edge
+
+            try:
+                _edge.check_json_text(text, None)
+            except InputError as err:
+                raise InputError(None, err.reason, field="--storage-option", value=key) from None
+        with contextlib.suppress(ValueError):  # not JSON: kept as text
+            value = json.loads(text)
         where = out
         *parents, leaf = key.strip().split(".")
         for part in parents:
@@ -126,10 +133,15 @@ class RemoteSource:
 
     @property
     def fs(self) -> Any:
-        """The fsspec filesystem (fsspec caches instances, so this is cheap)."""
-        import fsspec
+        """The fsspec filesystem (fsspec caches instances, so this is cheap), with the
+        network deadlines of :mod:`toolkit._network`.
 
-        return fsspec.filesystem(self.protocol, **dict(self.storage_options))
+        Raises:
+            InputError: the back-end refuses the storage options.
+        """
+        from toolkit._network import filesystem
+
+        return filesystem(self.protocol, self.storage_options)
 
     def url(self, path: str | None = None) -> str:
         """``protocol://path`` of a path inside this source (the root by default)."""
@@ -140,6 +152,13 @@ class RemoteSource:
         where = self.url(path)
         if isinstance(exc, FileNotFoundError):
             return InputError(where, "no such bucket or folder (check the URL and the region)")
+        from toolkit._network import deadlines, is_timeout
+
+        if is_timeout(exc):
+            return InputError(
+                where, f"cannot {what}: no answer in time ({_first_line(exc)}; "
+                f"{deadlines().said()})",
+            )  # fmt: skip
         if isinstance(exc, PermissionError):
             return InputError(
                 where,
@@ -298,6 +317,17 @@ def version_mark(info: Mapping[str, Any]) -> int:
             digest = hashlib.sha256(str(info[key]).encode()).hexdigest()[:15]
             return int(digest, 16)
     return 0
+
+
+def file_mark(st: Any) -> int:
+    """An integer that changes when a local file is rewritten, for a cache key: its
+    modification time, change time and inode, hashed. The change time cannot be set back
+    (``os.utime``, ``touch -d`` and ``cp -p`` set it to now), so a same-size edit with the
+    old modification time restored still changes the mark; a file replaced by another
+    (a rename over it) changes the inode. Python's hash of a tuple of integers is the
+    same in every process (integers are not salted), and costs no more than the ``stat``
+    a warm load makes anyway."""
+    return hash((st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
 
 
 def open_remote(url: str, storage_options: Mapping[str, Any] | None = None) -> RemoteSource:

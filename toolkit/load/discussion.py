@@ -503,7 +503,7 @@ def _read_sqlite(b: _Builder, path: Path) -> None:
 
 
 def _read_sqlite_tables(b: _Builder, path: Path) -> None:
-    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    con = _edge.sqlite_readonly(path)
     con.row_factory = sqlite3.Row
     undecodable = 0
 
@@ -614,7 +614,7 @@ def _files(path: Path, warnings: list[str]) -> list[Path]:
                 continue
             skipped = _edge.entry_problem(entry, path)
             if skipped is not None:
-                warnings.append(f"{entry.path}: skipped: {skipped}")
+                warnings.append(_edge.skipped_input(entry.path, skipped))
             elif not is_rating_store(entry.path):  # the ratings store kept beside them
                 found.append(Path(entry.path))
         if not found:

@@ -388,6 +388,7 @@ def _parse(path: PurePath, blob: Blob, rows: _Rows) -> ParsedYaml | None:
             raise blob
         content = _edge.decode_text(blob, str(path))
     except InputError as err:
+        _edge.skipped_input(path, err.reason)
         rows.issue(path, None, f"{err.reason}; the file was skipped")
         return None
     try:

@@ -121,6 +121,7 @@ def load_transcripts(folders: Iterable[str | Path]) -> Transcripts:
         try:
             blob = _edge.read_bytes(path, within=root)
         except InputError as err:
+            _edge.skipped_input(path, err.reason)
             issues.append({"path": str(path), "line": None, "reason": err.reason})
             continue
         try:

@@ -253,10 +253,11 @@ parse_tick_number = tick_number
 class Listing:
     """What a run folder holds, found without reading any file.
 
-    ``key`` names every source file with its size and modification time (ns): two
-    listings with the same key hold the same bytes, as far as a cache can know.
+    ``key`` names every source file with its size and a mark of its modification and
+    change times and inode (:func:`toolkit.load._source.file_mark`): two listings with
+    the same key hold the same bytes, as far as a cache can know.
     A run in object storage has a ``source``; its paths are fsspec paths
-    (``bucket/key``) and its key holds each object's version mark (ETag) for the mtime.
+    (``bucket/key``) and its key holds each object's version mark (ETag) instead.
     ``skipped`` holds the entries named like source files that cannot be read as one
     (a FIFO, a folder, a dangling or looping symlink, a link out of the run, a tick
     number beyond 64 bits), each with its reason; they are issues of the load.
@@ -282,18 +283,21 @@ MAX_NUMBER = 2**63 - 1
 
 
 def list_run(root: Path, *, stat: bool = True) -> Listing:
-    """List a run folder's source files, with their sizes and mtimes when ``stat``.
+    """List a run folder's source files, with their sizes and change marks when ``stat``.
 
     An entry named like a source file that is not a readable regular file inside the run
     (see :func:`toolkit.load._edge.entry_problem`) is listed in ``skipped``, never
     dropped silently; so is a folder that cannot be listed.
     """
+    from toolkit.load._source import file_mark
+
     key: list[tuple[str, int, int]] = []
     skipped: list[tuple[str, str]] = []
 
     def _scan(folder: Path) -> list[os.DirEntry[str]]:
         entries, problem = _edge.scan_folder(folder)
         if problem is not None:
+            _edge.skipped_input(folder, problem)
             skipped.append((str(folder), problem))
             key.append((str(folder), -1, 0))
         return entries
@@ -307,6 +311,7 @@ def list_run(root: Path, *, stat: bool = True) -> Listing:
             problem = _edge.entry_problem(entry, root)
         if problem is None:
             return True
+        _edge.skipped_input(entry.path, problem)
         skipped.append((entry.path, f"skipped: {problem}"))
         key.append((rel, -1, 0))  # a cached load is rebuilt when this entry changes
         return False
@@ -314,7 +319,7 @@ def list_run(root: Path, *, stat: bool = True) -> Listing:
     def note(entry: os.DirEntry[str], rel: str) -> None:
         if stat:
             st = entry.stat()
-            key.append((rel, st.st_size, st.st_mtime_ns))
+            key.append((rel, st.st_size, file_mark(st)))
 
     ticks: list[tuple[int, str]] = []
     for e in _scan(root / "tick_summaries" / "ticks"):
@@ -444,7 +449,7 @@ def _checkpoints(
     the database's bytes when it was fetched from object storage: the same query runs
     over an in-memory copy."""
     if blob is None:
-        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        conn = _edge.sqlite_readonly(db)
     else:
         conn = sqlite3.connect(":memory:")
         conn.deserialize(blob)

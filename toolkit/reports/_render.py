@@ -17,9 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from toolkit._atomic import write_text_atomic
+from toolkit._atomic import check_target, write_text_atomic
 from toolkit.errors import InputError, ToolkitError
 from toolkit.reports._family import INPUTS_ENV
 from toolkit.reports._registry import ReportTemplate, get_template
@@ -76,19 +74,33 @@ def parse_param(text: str) -> tuple[str, Any]:
     """``KEY=VALUE`` with VALUE read as YAML (``10``, ``true``, ``null``, ``[a, b]``; else
     text).
 
+    VALUE passes the reading edge's YAML rules (nesting depth, alias budget, recursive
+    aliases) before anything is built, as a YAML file would; text that is not valid YAML,
+    or a date that does not exist (``2026-02-30``), stays text.
+
     Raises:
-        InputError: no ``=`` or an empty key.
+        InputError: no ``=`` or an empty key; a value nested too deeply or an alias bomb.
     """
+    from toolkit.load._yaml import YamlProblem, YamlRefused, parse_yaml
+
     key, sep, raw = text.partition("=")
     key = key.strip()
     if not sep or not key.isidentifier():
         raise InputError(None, "expected KEY=VALUE with KEY a parameter name", field="--param",
-                         value=text)  # fmt: skip
+                         value=_shown_param(text))  # fmt: skip
+    if not raw.strip():
+        return key, ""
     try:
-        value = yaml.safe_load(raw) if raw.strip() else ""
-    except yaml.YAMLError:
+        value = parse_yaml(raw).data
+    except YamlRefused as exc:
+        raise InputError(None, exc.reason, field="--param", value=key) from None
+    except YamlProblem:
         value = raw
     return key, value
+
+
+def _shown_param(text: str) -> str:
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _parameters_source(path: Path) -> str:
@@ -212,19 +224,31 @@ def prepare(
 
 
 def _header_cell(prepared: Prepared) -> NotebookNode:
-    """A header for a notebook that has none of its own (a notebook given by path)."""
+    """A header for a notebook that has none of its own (a notebook given by path).
+
+    The notebook's name and the inputs come from the user (a folder's name can carry
+    anything), so the cell is one line of HTML with every such value escaped: Markdown
+    leaves an HTML block alone, so neither a tag nor a backtick, a link or a blank line in
+    an input becomes live HTML or Markdown.
+    """
+    import html
+
     import nbformat
 
     from toolkit import __version__
 
+    def text(value: str) -> str:
+        return html.escape(" ".join(value.split()), quote=True)
+
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     shown = ", ".join(prepared.inputs) or "(default parameters)"
-    text = (
-        f"**Report of `{prepared.source.name}`** · input `{shown}` · rubric: see the "
-        f"notebook · toolkit {__version__} · rendered {when}"
+    line = (
+        '<div class="toolkit-report-header"><b>Report of '
+        f"<code>{text(prepared.source.name)}</code></b> · input <code>{text(shown)}</code>"
+        f" · rubric: see the notebook · toolkit {text(__version__)} · rendered {when}</div>"
     )
     new_cell: Callable[[str], NotebookNode] = nbformat.v4.new_markdown_cell  # untyped
-    cell: NotebookNode = new_cell(text)
+    cell: NotebookNode = new_cell(line)
     cell.metadata["tags"] = [HEADER_TAG]
     return cell
 
@@ -415,7 +439,7 @@ def render_report(
         ReportError: the notebook failed; the message is its one-line error.
     """
     prepared = prepare(template, inputs, params)
-    target = Path(output) if output is not None else default_output(prepared)
+    target = check_target(Path(output) if output is not None else default_output(prepared))
     nb = execute(prepared, timeout=timeout)
     title = prepared.template.title if prepared.template else prepared.source.stem
     shown = ", ".join(Path(i).name or i for i in prepared.inputs)

@@ -883,6 +883,17 @@ def compare_baselines(
     )
 
 
+#: Decimals a baseline score keeps: a weighted mean of whole 0-9 answers can land a float
+#: step off the scale (weights 0.1 and 0.7, both answered 9, give 9.000000000000002).
+BASELINE_DECIMALS = 6
+
+
+def _on_scale(keys: pl.Series, scores: pl.Series) -> dict[str, float]:
+    """Scores for a baseline file, rounded to :data:`BASELINE_DECIMALS` so float noise at
+    the scale's ends (0 and 9) never makes a score the baseline format refuses."""
+    return {k: round(float(v), BASELINE_DECIMALS) for k, v in zip(keys, scores, strict=True)}
+
+
 def baselines_from(result: PersonaResult, captured_at: datetime | None = None) -> list[Baseline]:
     """Golden baselines from a result: per agent, its 0-9 dimension scores (environment
     dimensions included) and the scores of every proposition it was judged on."""
@@ -905,8 +916,8 @@ def baselines_from(result: PersonaResult, captured_at: datetime | None = None) -
             Baseline(
                 agent_id=agent_id,
                 captured_at=stamp,
-                dimensions=dict(zip(dims["dimension"], dims["score"], strict=True)),
-                proposition_scores=dict(zip(props["proposition"], props["score"], strict=True)),
+                dimensions=_on_scale(dims["dimension"], dims["score"]),
+                proposition_scores=_on_scale(props["proposition"], props["score"]),
             )
         )
     return out

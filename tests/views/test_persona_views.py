@@ -40,17 +40,46 @@ def test_table_is_agents_by_dimensions_in_order(week2: tk.PersonaResult) -> None
         "otis",
         "priya",
         "lenny",
+        "environment",
     ]
-    assert table["dimension"].head(5).to_list() == [
-        "adherence",
-        "consistency",
-        "fluency",
-        "convergence",
-        "ideas_quantity",
-    ]
+    assert table["dimension"].head(3).to_list() == ["adherence", "consistency", "fluency"]
     lenny = table.filter(table["agent_id"] == "lenny").row(0, named=True)
     assert lenny["status"] == "REGRESSION"
     assert lenny["delta"] == pytest.approx(lenny["score"] - lenny["baseline"])
+
+
+def test_a_group_metric_is_shown_and_counted_once_as_the_groups(
+    week2: tk.PersonaResult,
+) -> None:
+    """Convergence is one number for the whole chat: one row (the environment's), one
+    regression, not a REGRESSION on each of four agents."""
+    table = persona_table(week2)
+    convergence = table.filter(table["dimension"] == "convergence")
+    assert convergence["agent_id"].to_list() == ["environment"]
+    assert convergence["status"].to_list() == ["REGRESSION"]
+    regressions = week2.regressions.select("agent_id", "dimension").rows()
+    assert sorted(regressions, key=str) == sorted(
+        [("lenny", "adherence"), ("lenny", "consistency"), ("lenny", "fluency"),
+         (None, "convergence")],
+        key=str,
+    )  # fmt: skip
+    assert "4 regression(s)" in render_persona_table(week2)
+    # the table's statuses are the scorecards' (a regression is the card's FAIL)
+    for key, card in week2.scorecards.items():
+        rows = table.filter(table["agent_id"] == key)
+        assert rows["dimension"].to_list() == card.dimensions["dimension"].to_list()
+        for (status,), card_status, detail in zip(
+            rows.select("status").rows(), card.dimensions["status"], card.dimensions["detail"],
+            strict=True,
+        ):  # fmt: skip
+            assert status == card_status or (
+                status == "REGRESSION" and card_status == "FAIL" and "REGRESSION" in detail
+            )
+    # mags, otis and priya are HEALTHY on their cards and have no regression here
+    for agent in ("mags", "otis", "priya"):
+        assert week2.scorecards[agent].verdict == "HEALTHY"
+        assert "REGRESSION" not in table.filter(table["agent_id"] == agent)["status"].to_list()
+    assert "REGRESSION" in week2.scorecards["environment"].dimensions["detail"][0]
 
 
 def test_text_table_lists_regressions_last(week2: tk.PersonaResult) -> None:
@@ -100,10 +129,11 @@ def test_baseline_chart_draws_each_agent_only_in_its_own_panel(week2: tk.Persona
     per_agent: dict[str, list[str]] = {}
     for r in rows:
         per_agent.setdefault(r["agent_id"], []).append(r["dimension"])
-    # four dimensions with a baseline per agent (counts have none), none twice
+    # three dimensions with a baseline per agent (counts have none), none twice; the
+    # group's convergence once, in the environment's panel
     assert {a: sorted(d) for a, d in per_agent.items()} == {
-        a: ["adherence", "consistency", "convergence", "fluency"]
-        for a in ("mags", "otis", "priya", "lenny")
+        **{a: ["adherence", "consistency", "fluency"] for a in ("mags", "otis", "priya", "lenny")},
+        "environment": ["convergence"],
     }
     # bars are not stacked and stay on the 0-9 axis
     bars, ticks, labels = spec["spec"]["layer"]

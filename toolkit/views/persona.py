@@ -32,36 +32,42 @@ TABLE_SCHEMA: dict[str, pl.DataType] = {
 def persona_table(result: PersonaResult) -> pl.DataFrame:
     """Agents x dimensions with baseline, score, delta and status.
 
-    Environment dimensions are repeated for each agent (a baseline holds them per agent).
-    ``status`` is the scorecard status, or ``REGRESSION`` for a regressed dimension.
+    Each agent's own dimensions, then the environment (group) dimensions once, on rows
+    whose ``agent_id`` is ``"environment"``: convergence is one number for the whole chat,
+    so it is shown (and can regress) once, as the group's, as on the environment
+    scorecard. ``status`` is the scorecard status, or ``REGRESSION`` for a regressed
+    dimension.
 
     Returns:
         Columns agent_id, dimension, baseline, score, delta, status.
     """
-    view = result.agent_view()
+    whole = result.dimensions.filter(pl.col("window") == 0)
+    view = whole.select(
+        pl.when(pl.col("target_type") == ENVIRONMENT)
+        .then(pl.lit(ENVIRONMENT))
+        .otherwise(pl.col("agent_id"))
+        .alias("agent_id"),
+        "dimension",
+        "score",
+    )
     statuses = pl.concat(
         [
             card.dimensions.select(
-                pl.lit(None if key == ENVIRONMENT else key, pl.String()).alias("agent_id"),
-                "dimension",
-                "status",
+                pl.lit(key, pl.String()).alias("agent_id"), "dimension", "status"
             )
             for key, card in result.scorecards.items()
         ]
     )
-    agent_status = statuses.filter(pl.col("agent_id").is_not_null())
-    env_status = statuses.filter(pl.col("agent_id").is_null()).drop("agent_id")
-    table = (
-        view.join(agent_status, on=["agent_id", "dimension"], how="left")
-        .join(env_status, on="dimension", how="left", suffix="_env")
-        .with_columns(pl.coalesce("status", "status_env").alias("status"))
-    )
+    table = view.join(statuses, on=["agent_id", "dimension"], how="left")
     if result.comparison is not None:
-        table = table.join(
-            result.comparison.select("agent_id", "dimension", "baseline", "delta", "regression"),
-            on=["agent_id", "dimension"],
-            how="left",
-        ).with_columns(
+        compared = result.comparison.select(
+            pl.col("agent_id").fill_null(ENVIRONMENT),
+            "dimension",
+            "baseline",
+            "delta",
+            "regression",
+        )
+        table = table.join(compared, on=["agent_id", "dimension"], how="left").with_columns(
             pl.when(pl.col("regression").fill_null(False))
             .then(pl.lit(REGRESSION))
             .otherwise(pl.col("status"))
@@ -71,7 +77,7 @@ def persona_table(result: PersonaResult) -> pl.DataFrame:
         table = table.with_columns(
             pl.lit(None, pl.Float64()).alias("baseline"), pl.lit(None, pl.Float64()).alias("delta")
         )
-    agents = [a for a in result.scorecards if a != ENVIRONMENT]
+    agents = [*(a for a in result.scorecards if a != ENVIRONMENT), ENVIRONMENT]
     dims = result.dimensions["dimension"].unique(maintain_order=True).to_list()
     return (
         table.sort(
@@ -119,7 +125,10 @@ def render_persona_table(
         verdict = (
             f"{regressions.height} regression(s), more than "
             f"{format_value(result.rubric.regression_tolerance)} below baseline: "
-            + ", ".join(f"{a} {d}" for a, d in regressions.select("agent_id", "dimension").rows())
+            + ", ".join(
+                f"{a or ENVIRONMENT} {d}"
+                for a, d in regressions.select("agent_id", "dimension").rows()
+            )
         )
     else:
         verdict = "No regression against the baselines."
@@ -234,6 +243,7 @@ def baseline_chart(result: PersonaResult) -> alt.FacetChart:
     if result.comparison is None:
         raise ValueError("the result has no baseline comparison")
     data = result.comparison.filter(pl.col("baseline").is_not_null()).with_columns(
+        pl.col("agent_id").fill_null(ENVIRONMENT),
         state=pl.when(pl.col("regression"))
         .then(pl.lit("regression"))
         .otherwise(pl.lit("within tolerance")),

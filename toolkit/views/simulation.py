@@ -20,6 +20,8 @@ from toolkit.views.palette import swatch
 if TYPE_CHECKING:
     import altair as alt
 
+    from toolkit.rubrics.simulation import SimulationRubric
+
 STATUS_ORDER = [OK, WARN, FAIL, NA]
 
 #: Room (in pixels) kept between the outermost dots and the chart's edges.
@@ -55,7 +57,16 @@ def _cells(card: Scorecard) -> pl.DataFrame:
     )
 
 
-def quality_panel(card: Scorecard, width: int = 700) -> alt.VConcatChart:
+def _rubric_of(card: Scorecard) -> SimulationRubric | None:
+    """The packaged simulation rubric of the card's version (``None`` for another)."""
+    from toolkit.rubrics.simulation import PUBLISHED
+
+    return PUBLISHED.get(card.rubric_version) if card.rubric == "simulation" else None
+
+
+def quality_panel(
+    card: Scorecard, width: int = 700, rubric: SimulationRubric | None = None
+) -> alt.VConcatChart:
     """The scorecard as one coloured cell per dimension (eight for rubric 1.1.0); click a
     cell to see its time series. Informational dimensions are named in the subtitle.
 
@@ -66,8 +77,14 @@ def quality_panel(card: Scorecard, width: int = 700) -> alt.VConcatChart:
         card: a simulation scorecard whose ``series`` holds the long-form per-tick series
             (slug, tick, dimension, name, value, status).
         width: chart width in pixels.
+        rubric: the rubric that scored the card, whose OK and FAIL edges are drawn as
+            dashed lines on the series (default: the packaged rubric of the card's
+            version; a card of another version gets no lines).
     """
     import altair as alt
+
+    from toolkit.rubrics.simulation import series_thresholds
+    from toolkit.views.charts import threshold_lines
 
     cells = _cells(card)
     first = worst_dimension(card) if cells.height else None
@@ -138,8 +155,11 @@ def quality_panel(card: Scorecard, width: int = 700) -> alt.VConcatChart:
             alt.Tooltip("status:N"),
         ],
     )
+    chosen = rubric or _rubric_of(card)
+    edges = series_thresholds(chosen) if chosen is not None else None
+    rules = threshold_lines(edges, where=pick) if edges is not None and edges.height else []
     bottom = alt.LayerChart(
-        layer=[line, points],
+        layer=[line, points, *rules],
         width=width,
         height=180,
         title=alt.TitleParams(text=alt.ExprRef(shown), anchor="start"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 import vl_convert
@@ -106,10 +107,26 @@ def test_heatmap_spec_and_render(week2: tk.PersonaResult) -> None:
 
 def test_drift_chart_uses_windows_only(week2: tk.PersonaResult) -> None:
     spec = drift_chart(week2).to_dict()
-    values = spec["datasets"][next(iter(spec["datasets"]))]
+    values = spec["datasets"][spec["data"]["name"]]
     assert {v["window"] for v in values} == {1, 2, 3, 4}
-    assert spec["spec"]["encoding"]["x"]["field"] == "window"
+    lines, *rules = spec["spec"]["layer"]
+    assert lines["encoding"]["x"]["field"] == "window"
+    # the group's convergence is one line, the environment's
+    assert {v["agent_id"] for v in values if v["dimension"] == "convergence"} == {"environment"}
+    _assert_band_rules(spec, rules, "y")
     assert vl_convert.vegalite_to_svg(spec).startswith("<svg")
+
+
+def _assert_band_rules(spec: dict[str, Any], rules: list[dict[str, Any]], axis: str) -> None:
+    """Dashed rules at the rubric's OK (7, green) and FAIL (5, red) edges, in every panel."""
+    assert [r["mark"]["type"] for r in rules] == ["rule", "rule"]
+    drawn = {
+        row["status"]: (row["value"], rule["mark"]["color"])
+        for rule in rules
+        for row in spec["datasets"][rule["data"]["name"]]
+    }
+    assert drawn == {"OK": (7.0, swatch("OK").on_white), "FAIL": (5.0, swatch("FAIL").on_white)}
+    assert all(r["encoding"][axis]["field"] == "value" and r["mark"]["strokeDash"] for r in rules)
 
 
 def test_baseline_and_similarity_charts_draw(week2: tk.PersonaResult) -> None:
@@ -123,8 +140,11 @@ def test_baseline_and_similarity_charts_draw(week2: tk.PersonaResult) -> None:
 
 def test_baseline_chart_draws_each_agent_only_in_its_own_panel(week2: tk.PersonaResult) -> None:
     spec = baseline_chart(week2).to_dict()
-    # the layers carry no data of their own: the facet splits the one dataset by agent
-    assert all("data" not in layer for layer in spec["spec"]["layer"])
+    # the data layers carry no data of their own: the facet splits the one dataset by
+    # agent; the threshold rules have theirs, so each panel draws them
+    bars, ticks, labels, *rules = spec["spec"]["layer"]
+    assert all("data" not in layer for layer in (bars, ticks, labels))
+    _assert_band_rules(spec, rules, "x")
     rows = spec["datasets"][spec["data"]["name"]]
     per_agent: dict[str, list[str]] = {}
     for r in rows:
@@ -136,7 +156,6 @@ def test_baseline_chart_draws_each_agent_only_in_its_own_panel(week2: tk.Persona
         "environment": ["convergence"],
     }
     # bars are not stacked and stay on the 0-9 axis
-    bars, ticks, labels = spec["spec"]["layer"]
     assert bars["encoding"]["x"]["stack"] is None
     for layer in (bars, ticks, labels):
         assert layer["encoding"]["x"]["scale"]["domain"] == [0, 9]

@@ -206,15 +206,32 @@ def persona_heatmap(result: PersonaResult) -> alt.LayerChart:
     return cast(alt.LayerChart, chart)
 
 
+def _band_lines(result: PersonaResult) -> pl.DataFrame:
+    """The rubric's OK and FAIL edges on the 0-9 scale, for threshold lines."""
+    rubric = result.rubric
+    return pl.DataFrame(
+        {
+            "value": [rubric.green_at, rubric.red_below],
+            "status": ["OK", "FAIL"],
+            "label": [f"OK >= {rubric.green_at:g}", f"FAIL < {rubric.red_below:g}"],
+        }
+    )
+
+
 def drift_chart(result: PersonaResult) -> alt.FacetChart:
-    """Dimension scores over successive message windows (window >= 1), one line per agent."""
+    """Dimension scores over successive message windows (window >= 1), one line per agent,
+    with the rubric's OK and FAIL edges dashed in every panel.
+
+    A group (environment) dimension is one line, the environment's."""
     import altair as alt
+
+    from toolkit.views.charts import threshold_lines
 
     data = result.dimensions.filter(
         (pl.col("window") >= 1) & ~pl.col("dimension").is_in(list(result.rubric.count_dimensions))
     ).with_columns(pl.col("agent_id").fill_null(ENVIRONMENT))
-    chart = (
-        alt.Chart(_records(data))
+    lines = (
+        alt.Chart()
         .mark_line(point=True)
         .encode(
             x=alt.X("window:O", title="message window"),
@@ -222,9 +239,20 @@ def drift_chart(result: PersonaResult) -> alt.FacetChart:
             color=alt.Color("agent_id:N", title="agent"),
             tooltip=["agent_id:N", "dimension:N", "window:O", "score:Q", "lowest_proposition:N"],
         )
+    )
+    chart = (
+        alt.layer(lines, *threshold_lines(_band_lines(result), label=False), data=_records(data))
         .properties(width=180, height=140)
         .facet(facet=alt.Facet("dimension:N", title=None), columns=4)
-        .properties(title=f"{result.run}: drift over the run")
+        .properties(
+            title=alt.TitleParams(
+                f"{result.run}: drift over the run",
+                subtitle=(
+                    f"dashed: OK at or above {result.rubric.green_at:g} (green), "
+                    f"FAIL below {result.rubric.red_below:g} (red)"
+                ),
+            )
+        )
     )
     return cast(alt.FacetChart, chart)
 
@@ -239,6 +267,8 @@ def baseline_chart(result: PersonaResult) -> alt.FacetChart:
     in every panel).
     """
     import altair as alt
+
+    from toolkit.views.charts import threshold_lines
 
     if result.comparison is None:
         raise ValueError("the result has no baseline comparison")
@@ -280,11 +310,24 @@ def baseline_chart(result: PersonaResult) -> alt.FacetChart:
     labels = base.mark_text(align="left", dx=4, fontSize=11, color=INK).encode(
         x=alt.X("score:Q", scale=axis), text="label:N"
     )
+    rules = threshold_lines(_band_lines(result), axis="x", label=False)
+    order = data["agent_id"].unique(maintain_order=True).to_list()
     chart = (
-        alt.layer(bars, ticks, labels, data=_records(data))
+        alt.layer(bars, ticks, labels, *rules, data=_records(data))
         .properties(width=300, height=alt.Step(24))
-        .facet(row=alt.Row("agent_id:N", title=None, sort=None, header=alt.Header(labelAngle=0)))
-        .properties(title="score (bar) against baseline (tick)")
+        .facet(row=alt.Row("agent_id:N", title=None, sort=order, header=alt.Header(labelAngle=0)))
+        .resolve_scale(y="independent")  # each panel lists only its own dimensions
+        .properties(
+            title=alt.TitleParams(
+                "score (bar) against baseline (tick)",
+                subtitle=(
+                    f"dashed: OK at or above {result.rubric.green_at:g} (green), "
+                    f"FAIL below {result.rubric.red_below:g} (red); "
+                    f"{swatch(REGRESSION).symbol} regression: more than "
+                    f"{result.rubric.regression_tolerance:g} below baseline"
+                ),
+            )
+        )
     )
     return cast(alt.FacetChart, chart)
 

@@ -27,7 +27,7 @@ from toolkit import (
     sessions_chart,
 )
 from toolkit.frames import SCORECARD_SCHEMA
-from toolkit.views.palette import contrast_ratio
+from toolkit.views.palette import contrast_ratio, swatch
 
 
 @pytest.fixture
@@ -91,8 +91,20 @@ def test_table_lists_over_claims_worst_first(result: OutcomeResult) -> None:
 
 
 def test_charts_encode_what_the_notebook_shows(result: OutcomeResult) -> None:
-    scores = outcome_scores_chart(result).to_dict()
+    chart = outcome_scores_chart(result).to_dict()
+    scores, *edges = chart["layer"]
     assert scores["mark"]["type"] == "bar"
+    # each band's lower edge (but 0) dashed in the band's colour, from the rubric's data
+    rules = [e for e in edges if e["mark"]["type"] == "rule"]
+    drawn = {
+        row["status"]: row["value"] for e in rules for row in chart["datasets"][e["data"]["name"]]
+    }
+    assert drawn == {b.band: b.min for b in result.rubric.bands if b.min > 0}
+    assert drawn == {"excellent": 0.85, "good": 0.70, "fair": 0.50}
+    for rule in rules:
+        (band,) = {row["status"] for row in chart["datasets"][rule["data"]["name"]]}
+        assert rule["mark"]["color"] == swatch(band).on_white and rule["mark"]["strokeDash"]
+    assert scores["encoding"]["y"]["title"] == "outcome score (0-1)"
     assert scores["encoding"]["color"]["field"] == "band"
     assert scores["encoding"]["color"]["scale"]["domain"] == [
         "excellent",

@@ -37,7 +37,8 @@ def threshold_lines(
         axis: ``"y"`` for horizontal rules across a series chart, ``"x"`` for vertical
             rules across a distribution or bar chart.
         where: an Altair predicate (e.g. a selection) the rules are filtered by.
-        label: write each rule's label beside it.
+        label: write each rule's label beside it (right of the plot for a horizontal
+            rule, where no data is drawn; at the top for a vertical one).
 
     Returns:
         Layers to add to a :func:`altair.layer` (rules first, then their labels).
@@ -60,7 +61,7 @@ def threshold_lines(
         if label:
             if axis == "y":
                 text = base.mark_text(
-                    align="right", baseline="bottom", dy=-2, fontSize=10, color=colour
+                    align="left", baseline="middle", dx=4, fontSize=10, color=colour
                 ).encode(y=alt.Y("value:Q"), x={"value": {"expr": "width"}}, text="label:N")
             else:
                 text = base.mark_text(

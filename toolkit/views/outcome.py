@@ -185,8 +185,10 @@ def outcome_scores_chart(result: OutcomeResult) -> alt.LayerChart:
         },
         schema={"value": pl.Float64, "status": pl.String, "label": pl.String},
     )
-    return alt.layer(bars, *threshold_lines(edges)).properties(
-        title="Outcome score per iteration", width=alt.Step(40)
+    return alt.LayerChart(
+        layer=[bars, *threshold_lines(edges)],
+        title="Outcome score per iteration",
+        width=alt.Step(40),
     )
 
 

@@ -152,10 +152,17 @@ def test_distribution_chart_layers(stats: pl.DataFrame) -> None:
     spec = chart.to_dict()
     assert len(spec["vconcat"]) == 2
     layers = spec["vconcat"][0]["layer"]
-    assert [layer["mark"]["type"] for layer in layers] == ["circle", "rule", "point"]
-    dots = layers[0]["data"].get("values", None)
+    assert [layer["mark"]["type"] for layer in layers] == ["rect", "circle", "rule", "point"]
+    # the control's interval shaded across the panel: the band the treatment is read against
+    band = layers[0]
+    assert band["transform"] == [{"filter": "(datum.group === 'control')"}]
+    assert (
+        band["encoding"]["x"]["field"] == "ci_low" and band["encoding"]["x2"]["field"] == "ci_high"
+    )
+    assert "y" not in band["encoding"]  # the whole height
+    dots = layers[1]["data"].get("values", None)
     if dots is None:  # data sets are hoisted to the top level
-        dots = spec["datasets"][layers[0]["data"]["name"]]
+        dots = spec["datasets"][layers[1]["data"]["name"]]
     assert {(d["group"], d["score"], d["count"]) for d in dots} == {
         ("treatment", 1.0, 1), ("treatment", 2.0, 2), ("control", 3.0, 2), ("control", 4.0, 1)
     }  # fmt: skip

@@ -503,7 +503,9 @@ def distribution_chart(
 
     Each metric is one panel: a circle per distinct score, sized by how many units got
     it (treatment and control on separate rows), and over it the group mean (black
-    diamond) with its 1 - alpha interval (black bar).
+    diamond) with its 1 - alpha interval (black bar). The control's interval is shaded
+    across the whole panel: the band the treatment is read against (a treatment mean
+    outside it is at least a visible change; whether it is significant is the test's).
 
     Args:
         scores: the long scores frame (experiment, group, metric, unit, score).
@@ -541,6 +543,11 @@ def distribution_chart(
             )
         )
         summary = alt.Chart(means.filter(pl.col("metric") == metric))
+        band = (
+            summary.transform_filter(alt.datum.group == "control")
+            .mark_rect(color=_GROUP_COLOURS["control"], opacity=0.12)
+            .encode(x="ci_low:Q", x2="ci_high:Q")
+        )
         bars = summary.mark_rule(strokeWidth=2, color="black").encode(
             x="ci_low:Q", x2="ci_high:Q", y=y
         )
@@ -556,10 +563,13 @@ def distribution_chart(
                 alt.Tooltip("ci_high:Q", format=".2f", title="interval high"),
             ],
         )
-        panels.append(alt.layer(dots, bars, diamonds).properties(width=width, height=70))
+        panels.append(alt.layer(band, dots, bars, diamonds).properties(width=width, height=70))
     return alt.vconcat(*panels).properties(
         title=alt.TitleParams(
             text=f"{experiment}: scores per group",
-            subtitle="circle size = units with that score; diamond = mean, bar = interval",
+            subtitle=(
+                "circle size = units with that score; diamond = mean, bar = interval; "
+                "shaded = the control's interval"
+            ),
         )
     )

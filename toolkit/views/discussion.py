@@ -144,7 +144,7 @@ def render_discussion_text(
             )
         said = []
         if comparison.lowest is not None:
-            said.append(f"Weakest: {comparison.lowest}: {comparison.advice}")
+            said.append(f"Weakest: {comparison.lowest_name}: {comparison.advice}")
         said.append(f"Recommendation: {comparison.recommendation} ({comparison.reason})")
         said.extend(f"Warning: {w}" for w in comparison.warnings)
         if success is not None:

@@ -167,3 +167,23 @@ def test_distribution_chart_layers(stats: pl.DataFrame) -> None:
         ("treatment", 1.0, 1), ("treatment", 2.0, 2), ("control", 3.0, 2), ("control", 4.0, 1)
     }  # fmt: skip
     assert vlc.vegalite_to_svg(spec).startswith("<svg")
+
+
+def test_pages_show_one_display_name_for_the_ideas_count_and_json_keeps_the_key() -> None:
+    """TinyTroupe writes ``ideas_qty`` beside display names, the persona export
+    ``ideas_quantity``: one report showed both keys; pages show "Ideas quantity"."""
+    from toolkit import load_experiments
+
+    root = Path(__file__).resolve().parents[2] / "sample_runs" / "experiments"
+    loaded = load_experiments([root / "harbour_council_gate.json", root / "orchard_variety.csv"])
+    stats = experiment_stats(loaded.scores)
+    text = render_experiment_text(stats)
+    assert "ideas_qty" not in text and "ideas_quantity" not in text
+    assert text.count("Ideas quantity") >= 2
+    first = distribution_chart(
+        loaded.scores, group_intervals(loaded.scores), "harbour_council_gate"
+    )
+    titles = [p["layer"][1]["encoding"]["x"]["title"] for p in first.to_dict()["vconcat"]]
+    assert "Ideas quantity" in titles and "ideas_qty" not in titles
+    metrics = json.loads(render_experiment_json(stats))["experiments"]["harbour_council_gate"]
+    assert "ideas_qty" in metrics["metrics"]  # the key as the file wrote it

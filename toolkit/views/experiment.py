@@ -37,6 +37,17 @@ CHECK_MARKS = {True: "agrees", False: "DIFFERS", None: "?"}
 
 _GROUP_COLOURS = {"treatment": "#c2185b", "control": "#1565c0"}
 
+#: Metric keys the source systems write where a reader expects a name: TinyTroupe's
+#: results name the ideas count ``ideas_qty`` beside display names ("Persona Adherence"),
+#: and the persona rubric's tidy export names it ``ideas_quantity``; pages show one name.
+#: JSON keeps the key as the file wrote it.
+METRIC_LABELS: dict[str, str] = {"ideas_qty": "Ideas quantity", "ideas_quantity": "Ideas quantity"}
+
+
+def metric_label(metric: str) -> str:
+    """The name a page shows for ``metric`` (:data:`METRIC_LABELS`, else as written)."""
+    return METRIC_LABELS.get(metric, metric)
+
 
 def _mean_sd(mean: float | None, sd: float | None, decimals: int) -> str:
     if mean is None:
@@ -86,7 +97,7 @@ def table1_frame(
             note = f"{note}; {dropped}" if note else dropped
         row = {
             "experiment": r["experiment"],
-            "metric": r["metric"],
+            "metric": metric_label(r["metric"]),
             "n": f"{r['t_n']}/{r['c_n']}",
             "treatment": _mean_sd(r["t_mean"], r["t_sd"], d),
             "control": _mean_sd(r["c_mean"], r["c_sd"], d),
@@ -535,7 +546,7 @@ def distribution_chart(
             alt.Chart(counts.filter(pl.col("metric") == metric))
             .mark_circle(opacity=0.55)
             .encode(
-                x=alt.X("score:Q", title=metric, scale=alt.Scale(zero=False)),
+                x=alt.X("score:Q", title=metric_label(metric), scale=alt.Scale(zero=False)),
                 y=y,
                 size=alt.Size("count:Q", legend=None, scale=alt.Scale(range=[20, 600])),
                 color=colour,

@@ -187,3 +187,27 @@ def test_pages_show_one_display_name_for_the_ideas_count_and_json_keeps_the_key(
     assert "Ideas quantity" in titles and "ideas_qty" not in titles
     metrics = json.loads(render_experiment_json(stats))["experiments"]["harbour_council_gate"]
     assert "ideas_qty" in metrics["metrics"]  # the key as the file wrote it
+
+
+def test_an_infinite_percent_change_reads_as_infinity_in_text_and_json() -> None:
+    import math
+
+    frame = scores([("e", "m", "treatment", [2, 4]), ("e", "m", "control", [0, 0])])
+    stats = experiment_stats(frame)
+    assert stats["percent_change"][0] == math.inf
+    row = table1_frame(stats).row(0, named=True)
+    assert row["pct"] == "∞"
+    doc = json.loads(render_experiment_json(stats))  # strict JSON: no bare Infinity
+    cell = doc["experiments"]["e"]["metrics"]["m"]
+    assert cell["percent_change"] == "Infinity"
+    assert float(cell["percent_change"]) == math.inf
+
+
+def test_rank_and_chi_square_rows_name_their_effect_sizes() -> None:
+    frame = scores([("e", "m", "treatment", [3, 4, 5]), ("e", "m", "control", [1, 2, 6])])
+    text = render_experiment_text(experiment_stats(frame, test="mannwhitney"))
+    assert "e / m: P(T > C) 0.67; median Δ 2.00" in text
+    frame = scores([("e", "m", "treatment", [1, 1, 1, 2]), ("e", "m", "control", [1, 2, 2, 2])])
+    text = render_experiment_text(experiment_stats(frame, test="chisquare"))
+    assert "e / m: Cramér's V 0.25" in text
+    assert "Cramér" not in render_experiment_text(experiment_stats(frame))  # Welch: none

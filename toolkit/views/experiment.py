@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -56,8 +56,36 @@ def _mean_sd(mean: float | None, sd: float | None, decimals: int) -> str:
 
 
 def _percent(value: float | None) -> str:
+    if value is not None and math.isinf(value):
+        return "∞" if value > 0 else "-∞"  # from a control mean of 0, as TinyTroupe's
     text = format_number(value, 1)
     return text if text == "-" else f"{text}%"
+
+
+#: JSON has no infinity: a percent change from a control mean of 0 is written as this
+#: string (with a leading ``-`` when negative), which Python's ``float()`` and
+#: JavaScript's ``Number()`` both read back as infinity.
+JSON_INFINITY = "Infinity"
+
+
+def _json_percent(value: Any) -> Any:
+    if isinstance(value, float) and math.isinf(value):
+        return JSON_INFINITY if value > 0 else f"-{JSON_INFINITY}"
+    return _json_number(value)
+
+
+def effect_note(row: Mapping[str, Any], decimals: int = 2) -> str | None:
+    """The effect sizes a rank or chi-square test adds (TinyTroupe reports them too):
+    ``P(T > C) 0.67; median Δ 2.00`` for Mann-Whitney, ``Cramér's V 0.25`` for
+    chi-square; ``None`` for a row without them."""
+    parts = []
+    if row.get("prob_superiority") is not None:
+        parts.append(f"P(T > C) {row['prob_superiority']:.{decimals}f}")
+    if row.get("median_delta") is not None:
+        parts.append(f"median Δ {format_number(row['median_delta'], decimals)}")
+    if row.get("cramers_v") is not None:
+        parts.append(f"Cramér's V {row['cramers_v']:.{decimals}f}")
+    return "; ".join(parts) or None
 
 
 def table1_frame(
@@ -117,6 +145,9 @@ def table1_frame(
                 )
             if check is not None and check["agrees"] is not True and check["ref_delta"] is not None:
                 note = f"{note}; {check['detail']}" if note else check["detail"]
+        effect = effect_note(r, d)
+        if effect:
+            note = f"{effect}; {note}" if note else effect
         row["note"] = note
         rows.append(row)
     columns = [*TABLE1_COLUMNS, *(CHECK_COLUMNS if direction is not None else ()), "note"]
@@ -177,7 +208,8 @@ def assumption_lines(
             quiet += 1
             continue
         lines.append(
-            f"  {r['experiment']} / {r['metric']}: normal p T {p(r['t_shapiro_p'])}, "
+            f"  {r['experiment']} / {metric_label(r['metric'])}: normal p T "
+            f"{p(r['t_shapiro_p'])}, "
             f"C {p(r['c_shapiro_p'])}; Levene p {p(r['levene_p'])}: {r['hint']}"
         )
     if quiet:
@@ -252,9 +284,18 @@ def render_anova_text(anova: pl.DataFrame, rubric: ExperimentRubric = DEFAULT_RU
         if r["f_stat"] is not None:
             f = f"{format_number(r['f_stat'], d)} ({r['df_between']:g}, {r['df_within']:g})"
         p = format_p(r["p_value"], rubric.p_floor, d + 1) + ("*" if r["significant"] else "")
-        cells.append([r["family"], r["metric"], groups, f, format_number(r["eta_squared"], d), p])
+        cells.append(
+            [
+                r["family"],
+                metric_label(r["metric"]),
+                groups,
+                f,
+                format_number(r["eta_squared"], d),
+                p,
+            ]
+        )
         if r["absent_reason"]:
-            notes.append(f"  {r['family']} / {r['metric']}: {r['absent_reason']}")
+            notes.append(f"  {r['family']} / {metric_label(r['metric'])}: {r['absent_reason']}")
     widths = [max(len(line[i]) for line in cells) for i in range(len(header))]
     lines = [
         "  ".join(
@@ -457,6 +498,7 @@ def experiment_report_dict(
     experiments: dict[str, Any] = {}
     for r in stats.iter_rows(named=True):
         cell = {k: _json_number(v) for k, v in r.items() if k not in ("experiment", "metric")}
+        cell["percent_change"] = _json_percent(r["percent_change"])
         cell["p_display"] = format_p(r["p_value"], rubric.p_floor, rubric.decimals + 1)
         check = checks.get((r["experiment"], r["metric"]))
         if check is not None:

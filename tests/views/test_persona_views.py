@@ -61,7 +61,7 @@ def test_a_group_metric_is_shown_and_counted_once_as_the_groups(
     regressions = week2.regressions.select("agent_id", "dimension").rows()
     assert sorted(regressions, key=str) == sorted(
         [("lenny", "adherence"), ("lenny", "consistency"), ("lenny", "fluency"),
-         (None, "convergence")],
+         ("environment", "convergence")],
         key=str,
     )  # fmt: skip
     assert "4 regression(s)" in render_persona_table(week2)

@@ -581,7 +581,7 @@ class PersonaResult(Shows):
                 ("regressions", regressions.height if self.comparison is not None else "-"),
             ),
             notes=tuple(
-                f"regression: {a or ENVIRONMENT} {d} ({s:.2f} against baseline {b:.2f})"
+                f"regression: {a} {d} ({s:.2f} against baseline {b:.2f})"
                 for a, d, s, b in regressions.select(
                     "agent_id", "dimension", "score", "baseline"
                 ).rows()
@@ -704,7 +704,7 @@ def score_persona(
             named=True
         ):
             warnings.append(
-                f"{row['agent_id'] or ENVIRONMENT}: {row['dimension']} has a baseline but no score "
+                f"{row['agent_id']}: {row['dimension']} has a baseline but no score "
                 "(cannot tell whether it regressed)"
             )
     cards = _scorecards(partial, comparison, rubric)
@@ -738,15 +738,16 @@ def compare_baselines(
     baseline (``delta < -tolerance``; exactly the tolerance below is not one).
 
     An environment (group) dimension such as convergence is one number for the whole chat:
-    it is compared once, on a row whose ``agent_id`` is null, against the mean of the
-    agents' baselines for it (a baseline file holds it per agent, as captured), never
-    once per agent, so one group problem counts as one regression.
+    it is compared once, on a row whose ``agent_id`` is ``"environment"`` (the key of the
+    environment's scorecard), against the mean of the agents' baselines for it (a
+    baseline file holds it per agent, as captured), never once per agent, so one group
+    problem counts as one regression.
 
     Returns:
         :data:`toolkit.frames.PERSONA_BASELINE_SCHEMA`: agent_id, dimension, baseline,
         score, delta, regression, note — one row per (agent, dimension) in the scores
         of agents that have a baseline, or in a baseline, then one row per environment
-        dimension (agent_id null).
+        dimension (agent_id ``"environment"``).
     """
     whole = result.dimensions.filter(pl.col("window") == 0)
     group_dims = whole.filter(pl.col("target_type") == ENVIRONMENT)["dimension"].to_list()
@@ -767,7 +768,7 @@ def compare_baselines(
     )
     group = (
         whole.filter(pl.col("target_type") == ENVIRONMENT)
-        .select(pl.lit(None, pl.String()).alias("agent_id"), "dimension", "score")
+        .select(pl.lit(ENVIRONMENT, pl.String()).alias("agent_id"), "dimension", "score")
         .join(
             base.filter(in_group).group_by("dimension").agg(pl.col("baseline").mean()),
             on="dimension",
@@ -902,11 +903,7 @@ def _scorecards(
             green = f">= {_fmt(rubric.count_green_at if count else rubric.green_at)}"
             red = f"< {_fmt(rubric.count_red_below if count else rubric.red_below)}"
             if comparison is not None:
-                whose = (
-                    pl.col("agent_id") == agent_id
-                    if agent_id is not None
-                    else pl.col("agent_id").is_null()
-                )
+                whose = pl.col("agent_id") == (agent_id if agent_id is not None else ENVIRONMENT)
                 cmp = comparison.filter(whose & (pl.col("dimension") == row["dimension"]))
                 if cmp.height and cmp["baseline"][0] is not None and value is not None:
                     detail += f"; baseline {_fmt(cmp['baseline'][0])}, delta {cmp['delta'][0]:+.2f}"

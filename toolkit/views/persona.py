@@ -273,7 +273,6 @@ def baseline_chart(result: PersonaResult) -> alt.FacetChart:
     if result.comparison is None:
         raise ValueError("the result has no baseline comparison")
     data = result.comparison.filter(pl.col("baseline").is_not_null()).with_columns(
-        pl.col("agent_id").fill_null(ENVIRONMENT),
         state=pl.when(pl.col("regression"))
         .then(pl.lit("regression"))
         .otherwise(pl.lit("within tolerance")),

@@ -63,6 +63,8 @@ def test_prose_wraps_in_a_wide_column_and_is_escaped() -> None:
     assert prose_columns(FRAME) == ["reason"]
     html = show_table(FRAME).html
     assert all("white-space: normal" in tag for tag in _cell_tags(html, "reason"))
+    # short text (ids, words) never breaks across lines: only prose wraps
+    assert all("white-space: nowrap" in tag for tag in _cell_tags(html, "dimension"))
     assert "&lt;b&gt;cost&lt;/b&gt;" in html and "<b>cost</b>" not in html
     assert "mathjax_ignore" in html  # "$3.42" is not typeset as maths
 

@@ -150,6 +150,11 @@ def table_gt(
     numeric = [c for c, t in plain.schema.items() if t.is_numeric()]
     if numeric:
         table = table.cols_align("right", columns=numeric)
+    short = [c for c in text_columns if c not in prose]
+    if short:  # an id or a word is never broken across lines; only prose wraps
+        table = table.tab_style(
+            style=style.css("white-space: nowrap"), locations=loc.body(columns=short)
+        )
     if prose:
         table = table.cols_width({c: PROSE_WIDTH for c in prose}).tab_style(
             style=style.css("white-space: normal; overflow-wrap: anywhere"),

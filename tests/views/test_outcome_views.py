@@ -117,7 +117,16 @@ def test_charts_encode_what_the_notebook_shows(result: OutcomeResult) -> None:
     assert breakdown["encoding"]["x"]["field"] == "contribution"
     values = next(iter(breakdown["datasets"].values()))
     assert sum(v["contribution"] for v in values) == pytest.approx(0.7696, abs=1e-12)
-    assert sessions_chart(result).to_dict()["encoding"]["y"]["field"] == "session_id"
+    sessions = sessions_chart(result).to_dict()
+    bars, *session_rules = sessions["layer"]
+    assert bars["encoding"]["y"]["field"] == "session_id"
+    assert {
+        row["status"]: row["value"]
+        for rule in session_rules
+        for row in sessions["datasets"][rule["data"]["name"]]
+    } == {"excellent": 0.85, "good": 0.70, "fair": 0.50}
+    assert all(r["encoding"]["x"]["field"] == "value" for r in session_rules)
+    assert sessions["title"]["subtitle"] == "dashed: excellent >= 0.85, good >= 0.7, fair >= 0.5"
 
 
 def _rows(spec: dict[str, Any]) -> list[dict[str, Any]]:

@@ -147,6 +147,11 @@ def test_fanout_chart_plots_each_checkpoint() -> None:
         else _dataset(spec, spec["layer"][0])
     )
     assert [r["tick"] for r in data] == [120, 130, 140, 150, 160]
+    # the status is the slope's, so its edges are named, not drawn on the level axis
+    assert spec["title"]["subtitle"] == (
+        "status from the slope per 10 ticks over the last 5 checkpoints: OK >= 0; "
+        "FAIL < -0.02 with each of the last 3 steps < -0.02"
+    )
     assert data[-1]["status"] == "FAIL"
     assert data[0]["fan_out"] == pytest.approx(47 / 20)
 

@@ -175,15 +175,28 @@ def _json(value: object) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def fanout_chart(fanout: pl.DataFrame, width: int = 700) -> alt.LayerChart:
+def fanout_chart(
+    fanout: pl.DataFrame, width: int = 700, rubric: SimulationRubric | None = None
+) -> alt.LayerChart:
     """Graph fan-out (edges / nodes) at each checkpoint, coloured (and shaped) by its status
-    then.
+    then. The status comes from the slope of fan-out, not its level, so no line on this
+    axis marks it: the subtitle says the slope's OK and FAIL edges.
 
     Args:
         fanout: the frame of :func:`toolkit.rubrics.simulation.fanout_series` (collected):
             slug, tick, fan_out, slope, status_graph_fanout, ...
+        rubric: the rubric whose edges the subtitle names (default: the packaged one).
     """
     import altair as alt
+
+    from toolkit.rubrics.simulation import DEFAULT_RUBRIC
+
+    spec = (rubric or DEFAULT_RUBRIC).graph_fanout
+    subtitle = (
+        f"status from the slope per {spec.per_ticks} ticks over the last {spec.checkpoints} "
+        f"checkpoints: OK >= {spec.ok_slope_min:g}; FAIL < {spec.fail_slope_below:g} "
+        f"with each of the last {spec.recent_steps} steps < {spec.fail_slope_below:g}"
+    )
 
     data = fanout.select(
         "slug", "tick", "fan_out", "slope", pl.col("status_graph_fanout").alias("status")
@@ -216,7 +229,7 @@ def fanout_chart(fanout: pl.DataFrame, width: int = 700) -> alt.LayerChart:
         layer=[line, points],
         width=width,
         height=200,
-        title="Graph fan-out",
+        title=alt.TitleParams("Graph fan-out", subtitle=subtitle),
         padding={"left": 10, "top": 5, "right": 5, "bottom": 5},
     )
 

@@ -99,3 +99,10 @@ def test_regression_is_told_apart_from_fail_by_hue_symbol_and_shape() -> None:
     assert min(gap, 360 - gap) >= 45  # two reds ("#c62828" and "#b71c1c") were 1 degree apart
     assert fail.symbol != regression.symbol and fail.shape != regression.shape
     assert contrast_ratio(regression.fill, regression.text) >= AA_TEXT
+
+
+def test_a_terminal_paints_regression_apart_from_fail() -> None:
+    from toolkit.views.text import paint
+
+    assert paint("REGRESSION", "REGRESSION", True) == "\x1b[1;35mREGRESSION\x1b[0m"
+    assert paint("FAIL", "FAIL", True) == "\x1b[1;31mFAIL\x1b[0m"

@@ -37,6 +37,7 @@ HEAVY = frozenset(
         "nbconvert",
         "papermill",
         "voila",
+        "great_tables",
     }
 )
 

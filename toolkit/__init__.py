@@ -177,6 +177,8 @@ _LAZY: dict[str, str] = {
     "fanout_chart": "toolkit.views.simulation",
     "highlight_markers": "toolkit.views.simulation",
     "quality_panel": "toolkit.views.simulation",
+    "Table": "toolkit.views.table",
+    "show_table": "toolkit.views.table",
     "render_json": "toolkit.views.text",
     "render_text": "toolkit.views.text",
 }
@@ -338,6 +340,8 @@ if TYPE_CHECKING:
     from toolkit.views.simulation import fanout_chart as fanout_chart
     from toolkit.views.simulation import highlight_markers as highlight_markers
     from toolkit.views.simulation import quality_panel as quality_panel
+    from toolkit.views.table import Table as Table
+    from toolkit.views.table import show_table as show_table
     from toolkit.views.text import render_json as render_json
     from toolkit.views.text import render_text as render_text
 

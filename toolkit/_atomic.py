@@ -179,12 +179,21 @@ def atomic_path(path: str | Path, *, durable: bool = True) -> Iterator[Path]:
 
 
 def write_text_atomic(
-    path: str | Path, text: str, encoding: str = "utf-8", *, durable: bool = True
+    path: str | Path,
+    text: str,
+    encoding: str = "utf-8",
+    *,
+    durable: bool = True,
+    mode: int | None = None,
 ) -> Path:
     """Write ``text`` to ``path`` atomically (see :func:`atomic_path`).
 
-    Two writers racing each leave a complete file; the last rename wins.
+    Two writers racing each leave a complete file; the last rename wins. ``mode`` (e.g.
+    ``0o644``) is set on the new file before it replaces ``path``; without it the file
+    keeps the private mode of its temporary file (0600).
     """
     with atomic_path(path, durable=durable) as tmp:
         tmp.write_text(text, encoding=encoding)
+        if mode is not None:
+            tmp.chmod(mode)
     return Path(path)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -153,12 +154,28 @@ def discussion_sidecar_path(source_file: str | Path, game_id: str, *, per_game: 
     return source.parent / DISCUSSION_SIDECAR_FOLDER / f"{name}.score.json"
 
 
-def write_json_sidecar(path: Path, document: Mapping[str, Any]) -> Path:
+def two_l_evaluation_path(source_file: str | Path, game_id: str, *, per_game: bool) -> Path:
+    """Where ``--write --compat 2l`` saves one game's evaluation, named as 2L's evaluate
+    script names it: ``<folder>/evaluations/<transcript stem>-evaluation.json``; for each
+    game of a database export or SQLite database (which 2L's script does not read),
+    ``<folder>/evaluations/<file stem>.<game id>-evaluation.json``."""
+    source = Path(source_file)
+    name = _safe_part(source.stem)
+    if per_game:
+        name = f"{name}.{_safe_part(game_id)}"
+    return source.parent / DISCUSSION_SIDECAR_FOLDER / f"{name}-evaluation.json"
+
+
+def write_json_sidecar(path: Path, document: Mapping[str, Any], *, compat_2l: bool = False) -> Path:
     """Write ``document`` as indented JSON to ``path`` atomically, inside its folder only.
 
     ``path`` is ``<folder>/<sidecar folder>/<file>``; the sidecar folder is created when
     missing and refused when it is a link or not a folder, so a planted link cannot carry
     the write outside ``<folder>``.
+
+    With ``compat_2l`` the file is written as 2L's evaluate script writes its own (two-space
+    indented, no trailing newline, non-ASCII kept, and the usual mode for a new file,
+    0644 under the common umask 022, not a temporary file's 0600); still atomically.
 
     Raises:
         InputError: the sidecar folder is unusable or the file cannot be written.
@@ -170,6 +187,11 @@ def write_json_sidecar(path: Path, document: Mapping[str, Any]) -> Path:
         folder.mkdir(exist_ok=True)
         if folder.resolve().parent != folder.parent.resolve():
             raise InputError(folder, "refusing to write scorecards outside the input's folder")
+        if compat_2l:  # as 2L writes it: JSON.stringify(result, null, 2), the usual mode
+            text = json.dumps(document, indent=2, ensure_ascii=False)
+            umask = os.umask(0)
+            os.umask(umask)
+            return write_text_atomic(path, text, mode=0o666 & ~umask)
         text = json.dumps(document, indent=2, default=str) + "\n"
         return write_text_atomic(path, text)
     except OSError as exc:

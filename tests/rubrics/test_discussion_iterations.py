@@ -65,10 +65,30 @@ def test_means_deltas_lowest_and_keep() -> None:
     assert eng["delta"] == pytest.approx(1.0)
     # strategic depth 0.55 / 0.60 = 0.917 is the lowest relative to its threshold.
     assert comp.lowest == "strategic_depth"
+    assert comp.lowest_name == "Strategic depth"  # what a page shows, not the key
     assert comp.advice == DEFAULT_DISCUSSION_SPEC.metrics["strategic_depth"].guidance
     assert "raise the temperature" in comp.advice  # the guide's fixes come with it
-    assert comp.recommendation == "keep"
+    # more metrics pass per game, but strategic depth fell from 1.0 to 0.55, below its
+    # 0.6 threshold: not a plain "keep"
+    assert comp.recommendation == "review"
+    assert comp.reason.endswith(
+        "but below its threshold now: Strategic depth 1.00 -> 0.55 (-45%, threshold 0.6)"
+    )
     assert comp.warnings == ()
+
+
+def test_keep_only_when_no_metric_that_met_its_threshold_now_misses_it() -> None:
+    base = [card(f"b{i}", GOOD | {"role_consistency": 0.97}, 5) for i in range(3)]
+    better = [card(f"c{i}", GOOD | {"role_consistency": 0.85}, 6) for i in range(3)]
+    assert compare(base, better).recommendation == "keep"  # fell, but still meets 0.8
+    # the sample's case: one more metric passes per game, but role consistency fell by a
+    # quarter (0.97 -> 0.73) and now misses its 0.8 threshold
+    broke = [card(f"c{i}", GOOD | {"role_consistency": 0.73}, 6) for i in range(3)]
+    comp = compare(base, broke)
+    assert comp.recommendation == "review"
+    assert "Role consistency 0.97 -> 0.73 (-25%, threshold 0.8)" in comp.reason
+    assert "role_consistency" not in comp.reason
+    assert comp.to_dict()["lowest_metric_name"] == "Role consistency"
 
 
 def test_fewer_passed_metrics_recommends_revert_and_small_baseline_warns() -> None:

@@ -500,7 +500,8 @@ def test_no_references_scores_one_and_says_so() -> None:
     m = metric(game([(1, "Ash", "Hello.")]), "memory_accuracy")
     assert m["score"] == 1.0
     assert m["status"] == "PASS"
-    assert m["detail"].startswith("N/A")
+    # a PASS never says N/A beside it ("[PASS] ... N/A (scored 1.0)" read as a contradiction)
+    assert m["detail"] == "1.0 by 2L's rule: no checkable references to past events"
 
 
 def test_reviewer_label_decides_a_needs_review_reference() -> None:

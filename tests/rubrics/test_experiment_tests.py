@@ -60,6 +60,26 @@ def test_mann_whitney_u_is_the_treatments_u() -> None:
     assert r["t_stat"] is None and r["ci_low"] is None and r["df"] is None
 
 
+def test_mann_whitney_reports_p_t_beats_c_and_the_median_difference() -> None:
+    # Hand-worked: T = 3, 4, 5 vs C = 1, 2, 6: T wins 6 of the 9 pairs -> P(T > C) = 2/3;
+    # medians 4 and 2 -> median difference 2.
+    r = one(experiment_stats(scores([3, 4, 5], [1, 2, 6]), test="mannwhitney"))
+    assert r["prob_superiority"] == pytest.approx(2 / 3)
+    assert r["median_delta"] == 2.0
+    # Ties count as losses (TinyTroupe's count of strict wins): T = 1, 2 vs C = 2, 3 has
+    # one tie (2, 2) and no win -> 0; U_T counts the tie half, so U_T / (2 * 2) = 1/8.
+    r = one(experiment_stats(scores([1, 2], [2, 3]), test="mannwhitney"))
+    assert r["prob_superiority"] == 0.0
+    assert r["statistic"] / 4 == pytest.approx(0.125)
+    assert r["median_delta"] == pytest.approx(1.5 - 2.5)
+    # On the tied sample lists: the share of strict wins, counted here pair by pair
+    wins = sum(1 for x in T for y in C if x > y)
+    r = one(experiment_stats(scores(T, C), test="mannwhitney"))
+    assert r["prob_superiority"] == pytest.approx(wins / (len(T) * len(C)))
+    assert r["median_delta"] == pytest.approx(float(np.median(T) - np.median(C)))
+    assert r["cramers_v"] is None
+
+
 def test_mann_whitney_matches_scipy_on_tied_scores() -> None:
     r = one(experiment_stats(scores(T, C), test="mannwhitney"))
     expected = sps.mannwhitneyu(T, C, alternative="two-sided")
@@ -81,20 +101,38 @@ def test_kolmogorov_smirnov_matches_scipy() -> None:
 
 def test_chi_square_counts_score_values_as_categories() -> None:
     # Hand-worked 2 x 2 table: T = [1, 1, 1, 2] (three 1s, one 2), C = [1, 2, 2, 2].
-    # Expected counts: 2 in every cell; chi2 = 4 * (1^2 / 2) = 2, df 1 (no continuity
-    # correction).
+    # Expected counts: 2 in every cell, |observed - expected| = 1 in every cell. With
+    # Yates' continuity correction (TinyTroupe calls scipy's chi2_contingency with its
+    # default, which applies it to a 2 x 2 table): chi2 = 4 * (1 - 0.5)^2 / 2 = 0.5, df 1
+    # (without it chi2 would be 4 * 1^2 / 2 = 2). Cramer's V = sqrt(0.5 / (8 * 1)) = 0.25.
     r = one(experiment_stats(scores([1, 1, 1, 2], [1, 2, 2, 2]), test="chisquare"))
-    assert r["statistic"] == pytest.approx(2.0)
+    assert r["statistic"] == pytest.approx(0.5)
     assert r["df"] == 1.0
-    assert r["p_value"] == pytest.approx(sps.chi2.sf(2.0, 1))
-    # And against scipy on a 2 x k table of counts.
+    assert r["p_value"] == pytest.approx(sps.chi2.sf(0.5, 1))
+    assert r["cramers_v"] == pytest.approx(0.25)
+    # Against scipy on a 2 x k table of counts (k > 2: no correction applies).
     values = sorted(set(T) | set(C))
     table = np.array([[T.count(v) for v in values], [C.count(v) for v in values]])
-    expected = sps.chi2_contingency(table, correction=False)
+    expected = sps.chi2_contingency(table)
     r = one(experiment_stats(scores(T, C), test="chisquare"))
     assert r["statistic"] == pytest.approx(expected.statistic)
     assert r["p_value"] == pytest.approx(expected.pvalue)
     assert r["df"] == expected.dof
+    v = sps.contingency.association(table, method="cramer")  # scipy's own Cramer's V
+    assert r["cramers_v"] == pytest.approx(v)
+    assert r["prob_superiority"] is None and r["median_delta"] is None
+
+
+def test_chi_square_on_a_two_by_two_table_matches_scipys_yates() -> None:
+    t, c = [1, 1, 1, 1, 1, 2, 2], [1, 2, 2, 2, 2, 2, 2, 2]
+    table = np.array([[t.count(1), t.count(2)], [c.count(1), c.count(2)]])
+    expected = sps.chi2_contingency(table, correction=True)
+    r = one(experiment_stats(scores(t, c), test="chisquare"))
+    assert r["statistic"] == pytest.approx(expected.statistic)
+    assert r["statistic"] < sps.chi2_contingency(table, correction=False).statistic
+    assert r["p_value"] == pytest.approx(expected.pvalue)
+    # TinyTroupe's V uses the corrected chi2: sqrt(chi2 / (n * (2 - 1)))
+    assert r["cramers_v"] == pytest.approx(math.sqrt(expected.statistic / table.sum()))
 
 
 def test_chi_square_with_one_category_is_absent_with_a_reason() -> None:
@@ -118,9 +156,13 @@ def test_an_unknown_test_is_refused() -> None:
 
 
 def test_percent_change_is_the_difference_over_the_control_mean() -> None:
-    # T mean 3, C mean 2 -> +50 %; control mean 0 -> undefined (null), not infinity.
+    # T mean 3, C mean 2 -> +50 %.
     assert one(experiment_stats(scores([2, 4], [1, 3])))["percent_change"] == pytest.approx(50.0)
-    assert one(experiment_stats(scores([2, 4], [-1, 1])))["percent_change"] is None
+    # Control mean 0: infinite, where TinyTroupe's is (float("inf")), with delta's sign.
+    assert one(experiment_stats(scores([2, 4], [-1, 1])))["percent_change"] == math.inf
+    assert one(experiment_stats(scores([-2, -4], [0, 0])))["percent_change"] == -math.inf
+    # 0 / 0 (no change from 0) is not a number: null (TinyTroupe says inf here)
+    assert one(experiment_stats(scores([0, 0], [1, -1])))["percent_change"] is None
 
 
 # ---------------------------------------------------------------------------

@@ -609,7 +609,11 @@ def test_baselines_from_a_result_hold_agent_and_environment_scores(tmp_path: Pat
     # comparing the result with its own baselines finds no regression
     again = tk.compare_baselines(result, made)
     assert not again["regression"].any()
-    assert again["delta"].drop_nulls().to_list() == [0.0] * 4
+    # rosa's and tomas's adherence, and the group's convergence once (not once per agent)
+    assert again["delta"].drop_nulls().to_list() == [0.0] * 3
+    assert again.filter(again["dimension"] == "convergence")["agent_id"].to_list() == [
+        "environment"
+    ]
 
 
 def test_real_michael_baseline_is_the_weighted_mean_of_its_propositions(real_runs: Path) -> None:

@@ -83,6 +83,12 @@ def test_comparison_chart_and_text(sample_runs: Path) -> None:
     comp = compare(baseline, candidate)
     spec = comparison_chart(comp).to_dict()
     assert spec["layer"][0]["encoding"]["y"]["field"] == "relative"
+    rule, label = spec["layer"][1:]  # the threshold, dashed and named
+    assert rule["mark"]["type"] == "rule" and rule["mark"]["strokeDash"]
+    assert spec["datasets"][rule["data"]["name"]] == [
+        {"value": 1.0, "status": "PASS", "label": "threshold"}
+    ]
+    assert label["mark"]["type"] == "text"
     assert vl_convert.vegalite_to_svg(spec).startswith("<svg")
     text = render_discussion_text(candidate, comp)
     assert "Baseline vs candidate" in text

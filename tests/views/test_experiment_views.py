@@ -152,11 +152,62 @@ def test_distribution_chart_layers(stats: pl.DataFrame) -> None:
     spec = chart.to_dict()
     assert len(spec["vconcat"]) == 2
     layers = spec["vconcat"][0]["layer"]
-    assert [layer["mark"]["type"] for layer in layers] == ["circle", "rule", "point"]
-    dots = layers[0]["data"].get("values", None)
+    assert [layer["mark"]["type"] for layer in layers] == ["rect", "circle", "rule", "point"]
+    # the control's interval shaded across the panel: the band the treatment is read against
+    band = layers[0]
+    assert band["transform"] == [{"filter": "(datum.group === 'control')"}]
+    assert (
+        band["encoding"]["x"]["field"] == "ci_low" and band["encoding"]["x2"]["field"] == "ci_high"
+    )
+    assert "y" not in band["encoding"]  # the whole height
+    dots = layers[1]["data"].get("values", None)
     if dots is None:  # data sets are hoisted to the top level
-        dots = spec["datasets"][layers[0]["data"]["name"]]
+        dots = spec["datasets"][layers[1]["data"]["name"]]
     assert {(d["group"], d["score"], d["count"]) for d in dots} == {
         ("treatment", 1.0, 1), ("treatment", 2.0, 2), ("control", 3.0, 2), ("control", 4.0, 1)
     }  # fmt: skip
     assert vlc.vegalite_to_svg(spec).startswith("<svg")
+
+
+def test_pages_show_one_display_name_for_the_ideas_count_and_json_keeps_the_key() -> None:
+    """TinyTroupe writes ``ideas_qty`` beside display names, the persona export
+    ``ideas_quantity``: one report showed both keys; pages show "Ideas quantity"."""
+    from toolkit import load_experiments
+
+    root = Path(__file__).resolve().parents[2] / "sample_runs" / "experiments"
+    loaded = load_experiments([root / "harbour_council_gate.json", root / "orchard_variety.csv"])
+    stats = experiment_stats(loaded.scores)
+    text = render_experiment_text(stats)
+    assert "ideas_qty" not in text and "ideas_quantity" not in text
+    assert text.count("Ideas quantity") >= 2
+    first = distribution_chart(
+        loaded.scores, group_intervals(loaded.scores), "harbour_council_gate"
+    )
+    titles = [p["layer"][1]["encoding"]["x"]["title"] for p in first.to_dict()["vconcat"]]
+    assert "Ideas quantity" in titles and "ideas_qty" not in titles
+    metrics = json.loads(render_experiment_json(stats))["experiments"]["harbour_council_gate"]
+    assert "ideas_qty" in metrics["metrics"]  # the key as the file wrote it
+
+
+def test_an_infinite_percent_change_reads_as_infinity_in_text_and_json() -> None:
+    import math
+
+    frame = scores([("e", "m", "treatment", [2, 4]), ("e", "m", "control", [0, 0])])
+    stats = experiment_stats(frame)
+    assert stats["percent_change"][0] == math.inf
+    row = table1_frame(stats).row(0, named=True)
+    assert row["pct"] == "∞"
+    doc = json.loads(render_experiment_json(stats))  # strict JSON: no bare Infinity
+    cell = doc["experiments"]["e"]["metrics"]["m"]
+    assert cell["percent_change"] == "Infinity"
+    assert float(cell["percent_change"]) == math.inf
+
+
+def test_rank_and_chi_square_rows_name_their_effect_sizes() -> None:
+    frame = scores([("e", "m", "treatment", [3, 4, 5]), ("e", "m", "control", [1, 2, 6])])
+    text = render_experiment_text(experiment_stats(frame, test="mannwhitney"))
+    assert "e / m: P(T > C) 0.67; median Δ 2.00" in text
+    frame = scores([("e", "m", "treatment", [1, 1, 1, 2]), ("e", "m", "control", [1, 2, 2, 2])])
+    text = render_experiment_text(experiment_stats(frame, test="chisquare"))
+    assert "e / m: Cramér's V 0.25" in text
+    assert "Cramér" not in render_experiment_text(experiment_stats(frame))  # Welch: none

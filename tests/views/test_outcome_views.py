@@ -27,7 +27,7 @@ from toolkit import (
     sessions_chart,
 )
 from toolkit.frames import SCORECARD_SCHEMA
-from toolkit.views.palette import contrast_ratio
+from toolkit.views.palette import contrast_ratio, swatch
 
 
 @pytest.fixture
@@ -104,8 +104,20 @@ def test_table_lists_over_claims_worst_first(result: OutcomeResult) -> None:
 
 
 def test_charts_encode_what_the_notebook_shows(result: OutcomeResult) -> None:
-    scores = outcome_scores_chart(result).to_dict()
+    chart = outcome_scores_chart(result).to_dict()
+    scores, *edges = chart["layer"]
     assert scores["mark"]["type"] == "bar"
+    # each band's lower edge (but 0) dashed in the band's colour, from the rubric's data
+    rules = [e for e in edges if e["mark"]["type"] == "rule"]
+    drawn = {
+        row["status"]: row["value"] for e in rules for row in chart["datasets"][e["data"]["name"]]
+    }
+    assert drawn == {b.band: b.min for b in result.rubric.bands if b.min > 0}
+    assert drawn == {"excellent": 0.85, "good": 0.70, "fair": 0.50}
+    for rule in rules:
+        (band,) = {row["status"] for row in chart["datasets"][rule["data"]["name"]]}
+        assert rule["mark"]["color"] == swatch(band).on_white and rule["mark"]["strokeDash"]
+    assert scores["encoding"]["y"]["title"] == "outcome score (0-1)"
     assert scores["encoding"]["color"]["field"] == "band"
     assert scores["encoding"]["color"]["scale"]["domain"] == [
         "excellent",
@@ -118,7 +130,16 @@ def test_charts_encode_what_the_notebook_shows(result: OutcomeResult) -> None:
     assert breakdown["encoding"]["x"]["field"] == "contribution"
     values = next(iter(breakdown["datasets"].values()))
     assert sum(v["contribution"] for v in values) == pytest.approx(0.7696, abs=1e-12)
-    assert sessions_chart(result).to_dict()["encoding"]["y"]["field"] == "session_id"
+    sessions = sessions_chart(result).to_dict()
+    bars, *session_rules = sessions["layer"]
+    assert bars["encoding"]["y"]["field"] == "session_id"
+    assert {
+        row["status"]: row["value"]
+        for rule in session_rules
+        for row in sessions["datasets"][rule["data"]["name"]]
+    } == {"excellent": 0.85, "good": 0.70, "fair": 0.50}
+    assert all(r["encoding"]["x"]["field"] == "value" for r in session_rules)
+    assert sessions["title"]["subtitle"] == "dashed: excellent >= 0.85, good >= 0.7, fair >= 0.5"
 
 
 def _rows(spec: dict[str, Any]) -> list[dict[str, Any]]:

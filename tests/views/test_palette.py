@@ -85,3 +85,24 @@ def test_text_cells_are_left_aligned_above_jupyterlab_specificity() -> None:
     html = wrap("")
     rule = re.search(r"\.tk-html table\.tk-table th,\.tk-html table\.tk-table td\{[^}]*\}", html)
     assert rule is not None and "text-align:left" in rule.group(0)
+
+
+def test_regression_is_told_apart_from_fail_by_hue_symbol_and_shape() -> None:
+    import colorsys
+
+    def hue(colour: str) -> float:
+        rgb = [int(colour.lstrip("#")[i : i + 2], 16) / 255 for i in (0, 2, 4)]
+        return colorsys.rgb_to_hsv(*rgb)[0] * 360
+
+    fail, regression = swatch("FAIL"), swatch("REGRESSION")
+    gap = abs(hue(fail.fill) - hue(regression.fill))
+    assert min(gap, 360 - gap) >= 45  # two reds ("#c62828" and "#b71c1c") were 1 degree apart
+    assert fail.symbol != regression.symbol and fail.shape != regression.shape
+    assert contrast_ratio(regression.fill, regression.text) >= AA_TEXT
+
+
+def test_a_terminal_paints_regression_apart_from_fail() -> None:
+    from toolkit.views.text import paint
+
+    assert paint("REGRESSION", "REGRESSION", True) == "\x1b[1;35mREGRESSION\x1b[0m"
+    assert paint("FAIL", "FAIL", True) == "\x1b[1;31mFAIL\x1b[0m"

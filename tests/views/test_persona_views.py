@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 import vl_convert
@@ -40,17 +41,46 @@ def test_table_is_agents_by_dimensions_in_order(week2: tk.PersonaResult) -> None
         "otis",
         "priya",
         "lenny",
+        "environment",
     ]
-    assert table["dimension"].head(5).to_list() == [
-        "adherence",
-        "consistency",
-        "fluency",
-        "convergence",
-        "ideas_quantity",
-    ]
+    assert table["dimension"].head(3).to_list() == ["adherence", "consistency", "fluency"]
     lenny = table.filter(table["agent_id"] == "lenny").row(0, named=True)
     assert lenny["status"] == "REGRESSION"
     assert lenny["delta"] == pytest.approx(lenny["score"] - lenny["baseline"])
+
+
+def test_a_group_metric_is_shown_and_counted_once_as_the_groups(
+    week2: tk.PersonaResult,
+) -> None:
+    """Convergence is one number for the whole chat: one row (the environment's), one
+    regression, not a REGRESSION on each of four agents."""
+    table = persona_table(week2)
+    convergence = table.filter(table["dimension"] == "convergence")
+    assert convergence["agent_id"].to_list() == ["environment"]
+    assert convergence["status"].to_list() == ["REGRESSION"]
+    regressions = week2.regressions.select("agent_id", "dimension").rows()
+    assert sorted(regressions, key=str) == sorted(
+        [("lenny", "adherence"), ("lenny", "consistency"), ("lenny", "fluency"),
+         ("environment", "convergence")],
+        key=str,
+    )  # fmt: skip
+    assert "4 regression(s)" in render_persona_table(week2)
+    # the table's statuses are the scorecards' (a regression is the card's FAIL)
+    for key, card in week2.scorecards.items():
+        rows = table.filter(table["agent_id"] == key)
+        assert rows["dimension"].to_list() == card.dimensions["dimension"].to_list()
+        for (status,), card_status, detail in zip(
+            rows.select("status").rows(), card.dimensions["status"], card.dimensions["detail"],
+            strict=True,
+        ):  # fmt: skip
+            assert status == card_status or (
+                status == "REGRESSION" and card_status == "FAIL" and "REGRESSION" in detail
+            )
+    # mags, otis and priya are HEALTHY on their cards and have no regression here
+    for agent in ("mags", "otis", "priya"):
+        assert week2.scorecards[agent].verdict == "HEALTHY"
+        assert "REGRESSION" not in table.filter(table["agent_id"] == agent)["status"].to_list()
+    assert "REGRESSION" in week2.scorecards["environment"].dimensions["detail"][0]
 
 
 def test_text_table_lists_regressions_last(week2: tk.PersonaResult) -> None:
@@ -77,10 +107,26 @@ def test_heatmap_spec_and_render(week2: tk.PersonaResult) -> None:
 
 def test_drift_chart_uses_windows_only(week2: tk.PersonaResult) -> None:
     spec = drift_chart(week2).to_dict()
-    values = spec["datasets"][next(iter(spec["datasets"]))]
+    values = spec["datasets"][spec["data"]["name"]]
     assert {v["window"] for v in values} == {1, 2, 3, 4}
-    assert spec["spec"]["encoding"]["x"]["field"] == "window"
+    lines, *rules = spec["spec"]["layer"]
+    assert lines["encoding"]["x"]["field"] == "window"
+    # the group's convergence is one line, the environment's
+    assert {v["agent_id"] for v in values if v["dimension"] == "convergence"} == {"environment"}
+    _assert_band_rules(spec, rules, "y")
     assert vl_convert.vegalite_to_svg(spec).startswith("<svg")
+
+
+def _assert_band_rules(spec: dict[str, Any], rules: list[dict[str, Any]], axis: str) -> None:
+    """Dashed rules at the rubric's OK (7, green) and FAIL (5, red) edges, in every panel."""
+    assert [r["mark"]["type"] for r in rules] == ["rule", "rule"]
+    drawn = {
+        row["status"]: (row["value"], rule["mark"]["color"])
+        for rule in rules
+        for row in spec["datasets"][rule["data"]["name"]]
+    }
+    assert drawn == {"OK": (7.0, swatch("OK").on_white), "FAIL": (5.0, swatch("FAIL").on_white)}
+    assert all(r["encoding"][axis]["field"] == "value" and r["mark"]["strokeDash"] for r in rules)
 
 
 def test_baseline_and_similarity_charts_draw(week2: tk.PersonaResult) -> None:
@@ -94,19 +140,22 @@ def test_baseline_and_similarity_charts_draw(week2: tk.PersonaResult) -> None:
 
 def test_baseline_chart_draws_each_agent_only_in_its_own_panel(week2: tk.PersonaResult) -> None:
     spec = baseline_chart(week2).to_dict()
-    # the layers carry no data of their own: the facet splits the one dataset by agent
-    assert all("data" not in layer for layer in spec["spec"]["layer"])
+    # the data layers carry no data of their own: the facet splits the one dataset by
+    # agent; the threshold rules have theirs, so each panel draws them
+    bars, ticks, labels, *rules = spec["spec"]["layer"]
+    assert all("data" not in layer for layer in (bars, ticks, labels))
+    _assert_band_rules(spec, rules, "x")
     rows = spec["datasets"][spec["data"]["name"]]
     per_agent: dict[str, list[str]] = {}
     for r in rows:
         per_agent.setdefault(r["agent_id"], []).append(r["dimension"])
-    # four dimensions with a baseline per agent (counts have none), none twice
+    # three dimensions with a baseline per agent (counts have none), none twice; the
+    # group's convergence once, in the environment's panel
     assert {a: sorted(d) for a, d in per_agent.items()} == {
-        a: ["adherence", "consistency", "convergence", "fluency"]
-        for a in ("mags", "otis", "priya", "lenny")
+        **{a: ["adherence", "consistency", "fluency"] for a in ("mags", "otis", "priya", "lenny")},
+        "environment": ["convergence"],
     }
     # bars are not stacked and stay on the 0-9 axis
-    bars, ticks, labels = spec["spec"]["layer"]
     assert bars["encoding"]["x"]["stack"] is None
     for layer in (bars, ticks, labels):
         assert layer["encoding"]["x"]["scale"]["domain"] == [0, 9]

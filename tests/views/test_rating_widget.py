@@ -235,13 +235,40 @@ def test_the_ratings_chart_puts_a_dot_per_rater_and_a_mean_tick(store: RatingSto
     store.save_rating("ana", "g1", 2)
     store.save_rating("ben", "g1", 4)
     spec = ratings_chart(store.latest()).to_dict()
-    dots, means = spec["layer"]
+    dots, means = spec["layer"][:2]
     assert dots["mark"]["type"] == "circle"
     assert dots["encoding"]["color"]["field"] == "rater"
     assert means["mark"]["type"] == "tick"
     assert means["encoding"]["x"]["aggregate"] == "mean"
-    rows = next(iter(spec["datasets"].values()))
+    rows = spec["datasets"][dots["data"]["name"]]
     assert sorted((r["rater"], r["score"]) for r in rows) == [("ana", 2.0), ("ben", 4.0)]
+
+
+def test_the_ratings_chart_marks_the_pass_mark_and_keeps_equal_ratings_apart(
+    store: RatingStore,
+) -> None:
+    import vl_convert
+
+    from toolkit.views.rating import ratings_chart
+
+    for rater in ("ana", "ben", "cat"):
+        store.save_rating(rater, "g1", 3)  # three equal ratings: one dot over another before
+    spec = ratings_chart(store.latest()).to_dict()
+    dots, means, rule, label = spec["layer"]
+    assert dots["encoding"]["yOffset"]["field"] == "rater"  # each rater its own offset
+    rows = spec["datasets"][dots["data"]["name"]]
+    assert {r["same"] for r in rows} == {3}  # the tooltip says three raters gave it
+    assert rule["mark"]["type"] == "rule" and rule["encoding"]["x"]["field"] == "value"
+    assert spec["datasets"][rule["data"]["name"]] == [
+        {"value": 3.0, "status": "PASS", "label": "pass mark 3.0"}
+    ]
+    assert label["mark"]["type"] == "text"
+    # one human axis title, not "score, Mean of score"
+    assert dots["encoding"]["x"]["title"] == means["encoding"]["x"]["title"]
+    assert dots["encoding"]["x"]["title"] == "engagement rating (1-5)"
+    other = ratings_chart(store.latest(), pass_mark=3.5).to_dict()
+    assert other["datasets"][other["layer"][2]["data"]["name"]][0]["value"] == 3.5
+    assert vl_convert.vegalite_to_svg(spec).startswith("<svg")
 
 
 def test_the_session_repr_is_one_short_line(games: Discussion, store: RatingStore) -> None:

@@ -52,7 +52,7 @@ def test_clicking_a_cell_filters_the_time_series(failed_card: tk.Scorecard) -> N
     bottom = spec["vconcat"][1]
     line = bottom["layer"][0]
     assert line["transform"] == [{"filter": {"param": "pick", "empty": False}}]
-    series = _dataset(spec, bottom)
+    series = _dataset(spec, line)
     # Every dimension has a value at every tick file of the run (ticks 101..164).
     assert len(series) == 8 * 64
     assert {r["dimension"] for r in series} == set(failed_card.dimensions["dimension"])
@@ -93,6 +93,41 @@ def test_status_text_is_readable_on_every_cell(failed_card: tk.Scorecard) -> Non
             assert contrast_ratio(a, b) >= 4.5
 
 
+def test_the_series_draws_the_picked_dimensions_ok_and_fail_edges(
+    failed_card: tk.Scorecard,
+) -> None:
+    from toolkit.rubrics.simulation import DEFAULT_RUBRIC, load_simulation_rubric
+
+    spec = tk.quality_panel(failed_card).to_dict()
+    bottom = spec["vconcat"][1]
+    rules = [layer for layer in bottom["layer"] if layer["mark"]["type"] == "rule"]
+    assert len(rules) == 2  # one layer per status colour: OK's edges, FAIL's edges
+    lines = [row for rule in rules for row in _dataset(spec, rule)]
+    by_dim = {(r["dimension"], r["status"]): r["value"] for r in lines}
+    # the rubric's own numbers, on the value each series plots
+    assert by_dim[("groundedness", "OK")] == DEFAULT_RUBRIC.groundedness.ok_min == 0.95
+    assert by_dim[("groundedness", "FAIL")] == 0.85
+    assert by_dim[("refusal_cluster", "FAIL")] == 5.0
+    assert by_dim[("action_coherence", "OK")] == 15.0  # the streak the series plots
+    for rule in rules:  # only the picked dimension's lines, dashed, in the palette's colour
+        assert {"filter": {"param": "pick", "empty": False}} in rule["transform"]
+        assert rule["mark"]["strokeDash"]
+    colours = {rule["mark"]["color"] for rule in rules}
+    assert colours == {"#2e7d32", "#c62828"}
+    # a card scored by a tuned rubric draws that rubric's edges
+    tuned = load_simulation_rubric(
+        {"version": "9.0.0", "groundedness": {"ok_min": 0.9, "fail_below": 0.5}}
+    )
+    tuned_spec = tk.quality_panel(failed_card, rubric=tuned).to_dict()
+    rows = [
+        row
+        for layer in tuned_spec["vconcat"][1]["layer"]
+        if layer["mark"]["type"] == "rule"
+        for row in _dataset(tuned_spec, layer)
+    ]
+    assert {(r["dimension"], r["value"]) for r in rows} >= {("groundedness", 0.5)}
+
+
 def test_dots_keep_clear_of_the_chart_edges(failed_card: tk.Scorecard) -> None:
     u = tk.load_universe(SAMPLE_RUNS / "universes" / "ashfall")
     fan = tk.fanout_chart(tk.fanout_series(u.checkpoints).collect()).to_dict()
@@ -112,6 +147,11 @@ def test_fanout_chart_plots_each_checkpoint() -> None:
         else _dataset(spec, spec["layer"][0])
     )
     assert [r["tick"] for r in data] == [120, 130, 140, 150, 160]
+    # the status is the slope's, so its edges are named, not drawn on the level axis
+    assert spec["title"]["subtitle"] == (
+        "status from the slope per 10 ticks over the last 5 checkpoints: OK >= 0; "
+        "FAIL < -0.02 with each of the last 3 steps < -0.02"
+    )
     assert data[-1]["status"] == "FAIL"
     assert data[0]["fan_out"] == pytest.approx(47 / 20)
 

@@ -222,7 +222,7 @@ def test_persona_table_fits_and_colours_regressions(persona_week2: tk.PersonaRes
     narrow = render_persona_table(result, width=80, colour=True)
     assert not _fits(piped, 80) and _fits(narrow, 80)
     assert _words(narrow) == _words(piped)
-    assert narrow.count("\x1b[1;31mREGRESSION\x1b[0m") == result.regressions.height
+    assert narrow.count("\x1b[1;35mREGRESSION\x1b[0m") == result.regressions.height
 
 
 def _on_a_terminal(args: list[str], columns: int) -> str:

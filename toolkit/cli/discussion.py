@@ -52,6 +52,12 @@ def register(sub: Any) -> None:
         action="store_true",
         help="save each game's scorecard JSON in an evaluations/ folder beside its file",
     )
+    parser.add_argument(
+        "--compat",
+        choices=("2l",),
+        help="with --write: save 2L's own evaluation file instead "
+        "(evaluations/<stem>-evaluation.json, 2L's camelCase shape)",
+    )
     # A game's verdict decides (PASS with 5 of 7 metrics); bare --gate is fail-only (a
     # game waiting for its rating passes, with a warning), as before; strict fails it.
     add_gate_arguments(parser, bare="fail-only", what="game")
@@ -94,24 +100,42 @@ def run(args: argparse.Namespace) -> int:
 
         width, colour = terminal_style()
         print(render_discussion_text(report, comparison, success, width=width, colour=colour))
+    if args.compat and not args.write:
+        from toolkit.errors import InputError
+
+        raise InputError(None, "needs --write (it names the file --write saves)",
+                         field="--compat", value=args.compat)  # fmt: skip
     if args.write:
-        for path in _write_scorecards(report, kinds):
+        for path in _write_scorecards(report, kinds, compat=args.compat):
             print(f"toolkit discussion: wrote {path}", file=sys.stderr)
     return _gate(args, report)
 
 
-def _write_scorecards(report: DiscussionReport, kinds: dict[str, str]) -> list[Path]:
-    """Each game's scorecard JSON beside its source file (see :mod:`toolkit.sidecars`)."""
-    from toolkit.sidecars import discussion_sidecar_path, write_json_sidecar
+def _write_scorecards(
+    report: DiscussionReport, kinds: dict[str, str], compat: str | None = None
+) -> list[Path]:
+    """Each game's scorecard JSON beside its source file (see :mod:`toolkit.sidecars`);
+    with ``compat="2l"`` 2L's own evaluation file instead."""
+    from toolkit.sidecars import (
+        discussion_sidecar_path,
+        two_l_evaluation_path,
+        write_json_sidecar,
+    )
+    from toolkit.views.compat import two_l_evaluation
     from toolkit.views.discussion import game_document
 
+    thresholds = {key: metric.threshold for key, metric in report.spec.metrics.items()}
     written: list[Path] = []
     for card in report.scorecards:
         source = str(card.meta["source_file"])
-        path = discussion_sidecar_path(
-            source, card.subject, per_game=kinds.get(card.subject) != "transcript"
-        )
-        written.append(write_json_sidecar(path, game_document(card, report.spec.version)))
+        per_game = kinds.get(card.subject) != "transcript"
+        if compat == "2l":
+            path = two_l_evaluation_path(source, card.subject, per_game=per_game)
+            document = two_l_evaluation(card, thresholds)
+        else:
+            path = discussion_sidecar_path(source, card.subject, per_game=per_game)
+            document = game_document(card, report.spec.version)
+        written.append(write_json_sidecar(path, document, compat_2l=compat == "2l"))
     return written
 
 

@@ -1120,7 +1120,7 @@ def score_discussion(
                 )
                 .otherwise(
                     pl.format(
-                        "N/A: no checkable references to past events (scored 1.0){}",
+                        "1.0 by 2L's rule: no checkable references to past events{}",
                         review.otherwise(pl.lit("")),
                     )
                 )

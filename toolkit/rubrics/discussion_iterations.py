@@ -93,10 +93,13 @@ class Comparison(Shows):
         metrics: :data:`COMPARISON_SCHEMA` (key, name, threshold, baseline_mean,
             candidate_mean, delta, baseline_n, candidate_n), in rubric order.
         baseline_passed / candidate_passed: mean number of metrics passed per game.
-        lowest: the candidate's weakest metric (lowest mean relative to its threshold).
+        lowest: the key of the candidate's weakest metric (lowest mean relative to its
+            threshold), e.g. ``role_consistency``.
         advice: the rubric's troubleshooting advice for ``lowest``, with its fixes to try.
-        recommendation: ``keep`` or ``revert``.
-        reason: why.
+        recommendation: ``keep``, ``review`` or ``revert`` (see :func:`compare`).
+        reason: why, naming the metrics that decided it by their display names.
+        lowest_name: the weakest metric's display name (``Role consistency``), what a
+            page or terminal shows.
         warnings: e.g. a baseline smaller than the rubric's baseline size.
     """
 
@@ -110,6 +113,7 @@ class Comparison(Shows):
     recommendation: str
     reason: str
     warnings: tuple[str, ...] = ()
+    lowest_name: str | None = None
 
     def _summary(self) -> Summary:
         return Summary(
@@ -118,7 +122,7 @@ class Comparison(Shows):
             (
                 ("baseline games", len(self.baseline_games)),
                 ("candidate games", len(self.candidate_games)),
-                ("weakest:", self.lowest or "-"),
+                ("weakest:", self.lowest_name or self.lowest or "-"),
             ),
             notes=self.warnings,
             notes_title="warnings",
@@ -133,6 +137,7 @@ class Comparison(Shows):
             "baseline_passed_mean": self.baseline_passed,
             "candidate_passed_mean": self.candidate_passed,
             "lowest_metric": self.lowest,
+            "lowest_metric_name": self.lowest_name,
             "advice": self.advice,
             "recommendation": self.recommendation,
             "reason": self.reason,
@@ -153,8 +158,11 @@ def compare(
 
     The recommendation is ``keep`` when the candidate passes at least as many metrics
     per game on average as the baseline and its mean score relative to each threshold
-    (delta / threshold, summed over the metrics both sides have) is not lower;
-    otherwise ``revert``.
+    (delta / threshold, summed over the metrics both sides have) is not lower, and no
+    metric whose baseline mean met its threshold has a candidate mean below it;
+    ``review`` when the first two hold but such a metric fell below its threshold (gains
+    elsewhere do not hide a metric that broke: the reason names it and by how much it
+    fell); otherwise ``revert``.
 
     Args:
         baseline: the baseline games' scorecards (or a report).
@@ -197,18 +205,28 @@ def compare(
     bp, cp = _passed_mean(base), _passed_mean(cand)
     rel = metrics.drop_nulls("delta").select((pl.col("delta") / pl.col("threshold")).sum())
     rel_sum = float(rel.item()) if rel.height else 0.0
+    broke = metrics.filter(
+        (pl.col("baseline_mean") >= pl.col("threshold"))
+        & (pl.col("candidate_mean") < pl.col("threshold"))
+    )
     if bp is None or cp is None:
         recommendation, reason = "revert", "nothing to compare: one side has no games"
-    elif cp > bp or (cp == bp and rel_sum >= 0):
-        recommendation = "keep"
-        reason = (
-            f"metrics passed per game {bp:.2f} -> {cp:.2f}; relative score change {rel_sum:+.3f}"
-        )
     else:
-        recommendation = "revert"
         reason = (
             f"metrics passed per game {bp:.2f} -> {cp:.2f}; relative score change {rel_sum:+.3f}"
         )
+        if cp > bp or (cp == bp and rel_sum >= 0):
+            recommendation = "keep"
+            if broke.height:
+                recommendation = "review"
+                fell = "; ".join(
+                    f"{r['name']} {r['baseline_mean']:.2f} -> {r['candidate_mean']:.2f} "
+                    f"({r['delta'] / r['baseline_mean']:+.0%}, threshold {r['threshold']:g})"
+                    for r in broke.iter_rows(named=True)
+                )
+                reason = f"{reason}, but below its threshold now: {fell}"
+        else:
+            recommendation = "revert"
     return Comparison(
         metrics=metrics,
         baseline_games=[x.subject for x in base],
@@ -220,6 +238,7 @@ def compare(
         recommendation=recommendation,
         reason=reason,
         warnings=tuple(warnings),
+        lowest_name=spec.metrics[lowest].name if lowest is not None else None,
     )
 
 

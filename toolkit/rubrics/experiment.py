@@ -263,11 +263,14 @@ def _other_test(
     stat: list[float | None] = []
     pval: list[float | None] = []
     dof: list[float | None] = []
+    median_delta: list[float | None] = []
+    superiority: list[float | None] = []
+    cramers: list[float | None] = []
     for row, run in zip(wide.iter_rows(named=True), ok, strict=True):
         key = (row["experiment"], row["metric"])
         t = np.asarray(lists.get((*key, "treatment"), []), dtype=float)
         c = np.asarray(lists.get((*key, "control"), []), dtype=float)
-        s = p = d = None
+        s = p = d = md = ps = v = None
         if run:
             with np.errstate(all="ignore"), warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -277,6 +280,10 @@ def _other_test(
                 elif test == "mannwhitney":
                     res = stats.mannwhitneyu(t, c, alternative="two-sided")
                     s, p = float(res.statistic), float(res.pvalue)
+                    md = float(np.median(t) - np.median(c))
+                    # TinyTroupe's common-language effect size: the share of (T, C) pairs
+                    # in which the treatment score is higher, ties counted as losses.
+                    ps = float(np.mean(t[:, None] > c[None, :]))
                 elif test == "ks":
                     res = stats.ks_2samp(t, c, alternative="two-sided")
                     s, p = float(res.statistic), float(res.pvalue)
@@ -286,15 +293,25 @@ def _other_test(
                         table = np.array(
                             [[np.sum(t == v) for v in values], [np.sum(c == v) for v in values]]
                         )
-                        res = stats.chi2_contingency(table, correction=False)
+                        # scipy's default, as TinyTroupe calls it: Yates' continuity
+                        # correction when the table has one degree of freedom (2 x 2).
+                        res = stats.chi2_contingency(table, correction=True)
                         s, p, d = float(res.statistic), float(res.pvalue), float(res.dof)
+                        cells = float(table.sum()) * (min(table.shape) - 1)
+                        v = math.sqrt(s / cells) if cells > 0 else None
         stat.append(None if s is None or math.isnan(s) else s)
         pval.append(None if p is None or math.isnan(p) else p)
         dof.append(d)
+        median_delta.append(md)
+        superiority.append(ps)
+        cramers.append(v)
     out = wide.with_columns(
         statistic=pl.Series(stat, dtype=pl.Float64),
         p_value=pl.Series(pval, dtype=pl.Float64),
         df=pl.Series(dof, dtype=pl.Float64),
+        median_delta=pl.Series(median_delta, dtype=pl.Float64),
+        prob_superiority=pl.Series(superiority, dtype=pl.Float64),
+        cramers_v=pl.Series(cramers, dtype=pl.Float64),
     )
     if test == "student":
         t_n, c_n = pl.col("t_n").cast(pl.Float64), pl.col("c_n").cast(pl.Float64)
@@ -337,17 +354,24 @@ def experiment_stats(
         :data:`toolkit.frames.EXPERIMENT_STATS_SCHEMA`: ``t_n``/``c_n`` non-null scores
         and ``t_nulls``/``c_nulls`` null scores dropped per group; ``t_mean``, ``t_sd``,
         ``c_mean``, ``c_sd``; ``delta`` = t_mean - c_mean; ``percent_change`` = 100 *
-        delta / c_mean (null when c_mean is 0); ``se`` its standard error; ``t_stat`` =
+        delta / c_mean (as TinyTroupe: infinite when c_mean is 0, here with delta's
+        sign; null for 0 / 0); ``se`` its standard error; ``t_stat`` =
         delta / se; ``df`` Welch-Satterthwaite; ``test`` the test's key; ``statistic``
         its statistic (:data:`STATISTIC_NAMES`); ``p_value`` two-sided; ``cohens_d`` =
         delta / pooled sd; ``ci_low``/``ci_high`` the 1 - alpha interval for delta;
+        ``median_delta`` = median(T) - median(C) and ``prob_superiority`` = P(T > C), the
+        share of (treatment, control) pairs where the treatment scores higher, ties
+        counted as losses (TinyTroupe's effect size; ``mannwhitney`` only);
+        ``cramers_v`` = sqrt(chi2 / (n (min(rows, columns) - 1))) (``chisquare`` only);
         ``significant`` = p < alpha; ``absent_reason`` why the test (or more) is
         missing, null when everything is there.
 
         With ``test="student"`` se, t_stat, df and the interval are the pooled-variance
         ones (df = n_t + n_c - 2); with ``mannwhitney`` (U of the treatment), ``ks`` (D)
-        and ``chisquare`` (chi2 over a 2 x k table of score counts, df its degrees of
-        freedom) there is no t, se or interval, and the columns are null.
+        and ``chisquare`` (chi2 over a 2 x k table of score counts, with Yates'
+        continuity correction when the table is 2 x 2, as scipy and TinyTroupe apply it;
+        df its degrees of freedom) there is no t, se or interval, and the columns are
+        null.
     """
     import numpy as np
     from scipy import stats as sps
@@ -374,9 +398,16 @@ def experiment_stats(
         delta=pl.when((pl.col("t_n") > 0) & (pl.col("c_n") > 0)).then(
             pl.col("t_mean") - pl.col("c_mean")
         ),
-        percent_change=pl.when(
-            (pl.col("t_n") > 0) & (pl.col("c_n") > 0) & (pl.col("c_mean") != 0)
-        ).then(100.0 * (pl.col("t_mean") - pl.col("c_mean")) / pl.col("c_mean")),
+        # TinyTroupe's rule: infinite when the control mean is 0 (with Δ's sign here;
+        # 0 / 0, no change from 0, stays null).
+        percent_change=pl.when((pl.col("t_n") == 0) | (pl.col("c_n") == 0))
+        .then(None)
+        .when(pl.col("c_mean") != 0)
+        .then(100.0 * (pl.col("t_mean") - pl.col("c_mean")) / pl.col("c_mean"))
+        .when(pl.col("t_mean") > 0)
+        .then(float("inf"))
+        .when(pl.col("t_mean") < 0)
+        .then(float("-inf")),
         se=pl.when(enough).then((v_t + v_c).sqrt()),
         df=pl.when(testable).then((v_t + v_c) ** 2 / (v_t**2 / (t_n - 1) + v_c**2 / (c_n - 1))),
         pooled=pl.when(enough).then(
@@ -395,7 +426,12 @@ def experiment_stats(
             p = 2.0 * sps.t.sf(np.abs(t_values), dfs)
             crit = sps.t.ppf(1.0 - level / 2.0, dfs)
         wide = wide.with_columns(
-            _from_numpy("p_value", p), _from_numpy("crit", crit), statistic=pl.col("t_stat")
+            _from_numpy("p_value", p),
+            _from_numpy("crit", crit),
+            statistic=pl.col("t_stat"),
+            median_delta=pl.lit(None, dtype=pl.Float64),
+            prob_superiority=pl.lit(None, dtype=pl.Float64),
+            cramers_v=pl.lit(None, dtype=pl.Float64),
         )
         undefined = pl.when(~testable).then(
             pl.lit("both groups have sd 0 (all scores equal within each group): t is undefined")
@@ -823,7 +859,10 @@ def compare_to_reported(stats: pl.DataFrame, reported: pl.DataFrame) -> pl.DataF
     if not parts:
         return pl.DataFrame(schema=AGREEMENT_SCHEMA)
     out = pl.concat(parts, how="vertical").with_columns(
-        abs_diff=(pl.col("ours") - pl.col("theirs")).abs()
+        # two equal infinities (a percent change from a control mean of 0) agree
+        abs_diff=pl.when(pl.col("ours") == pl.col("theirs"))
+        .then(0.0)
+        .otherwise((pl.col("ours") - pl.col("theirs")).abs())
     )
     order = joined.select("experiment", "metric").with_row_index("_order")
     return (

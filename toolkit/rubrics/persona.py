@@ -843,12 +843,23 @@ def compare_baselines(
     A regression is a score more than ``rubric.regression_tolerance`` below its
     baseline (``delta < -tolerance``; exactly the tolerance below is not one).
 
+    An environment (group) dimension such as convergence is one number for the whole chat:
+    it is compared once, on a row whose ``agent_id`` is ``"environment"`` (the key of the
+    environment's scorecard), against the mean of the agents' baselines for it (a
+    baseline file holds it per agent, as captured), never once per agent, so one group
+    problem counts as one regression.
+
     Returns:
         :data:`toolkit.frames.PERSONA_BASELINE_SCHEMA`: agent_id, dimension, baseline,
         score, delta, regression, note — one row per (agent, dimension) in the scores
-        of agents that have a baseline, or in a baseline.
+        of agents that have a baseline, or in a baseline, then one row per environment
+        dimension (agent_id ``"environment"``).
     """
-    view = result.agent_view().filter(pl.col("agent_id").is_in(list(baselines)))
+    whole = result.dimensions.filter(pl.col("window") == 0)
+    group_dims = whole.filter(pl.col("target_type") == ENVIRONMENT)["dimension"].to_list()
+    view = result.agent_view().filter(
+        pl.col("agent_id").is_in(list(baselines)) & (pl.col("target_type") != ENVIRONMENT)
+    )
     base = pl.DataFrame(
         [
             {"agent_id": b.agent_id, "dimension": d, "baseline": float(v)}
@@ -857,9 +868,20 @@ def compare_baselines(
         ],
         schema={"agent_id": pl.String(), "dimension": pl.String(), "baseline": pl.Float64()},
     )
+    in_group = pl.col("dimension").is_in(group_dims)
     joined = view.select("agent_id", "dimension", "score").join(
-        base, on=["agent_id", "dimension"], how="full", coalesce=True
+        base.filter(~in_group), on=["agent_id", "dimension"], how="full", coalesce=True
     )
+    group = (
+        whole.filter(pl.col("target_type") == ENVIRONMENT)
+        .select(pl.lit(ENVIRONMENT, pl.String()).alias("agent_id"), "dimension", "score")
+        .join(
+            base.filter(in_group).group_by("dimension").agg(pl.col("baseline").mean()),
+            on="dimension",
+            how="inner",
+        )
+    )
+    joined = pl.concat([joined, group.select(joined.columns)], how="vertical_relaxed")
     delta = pl.col("score") - pl.col("baseline")
     return (
         joined.with_columns(delta.alias("delta"))
@@ -997,16 +1019,16 @@ def _scorecards(
                 )
             green = f">= {_fmt(rubric.count_green_at if count else rubric.green_at)}"
             red = f"< {_fmt(rubric.count_red_below if count else rubric.red_below)}"
-            if comparison is not None and agent_id is not None:
-                cmp = comparison.filter(
-                    (pl.col("agent_id") == agent_id) & (pl.col("dimension") == row["dimension"])
-                )
+            if comparison is not None:
+                whose = pl.col("agent_id") == (agent_id if agent_id is not None else ENVIRONMENT)
+                cmp = comparison.filter(whose & (pl.col("dimension") == row["dimension"]))
                 if cmp.height and cmp["baseline"][0] is not None and value is not None:
                     detail += f"; baseline {_fmt(cmp['baseline'][0])}, delta {cmp['delta'][0]:+.2f}"
                     if cmp["regression"][0]:
                         status = FAIL
                         detail = "REGRESSION: " + detail
-                red += f" or > {_fmt(rubric.regression_tolerance)} below baseline"
+                if agent_id is not None or cmp.height:
+                    red += f" or > {_fmt(rubric.regression_tolerance)} below baseline"
             records.append(
                 Dimension(
                     key=row["dimension"],

@@ -692,6 +692,57 @@ def _measures(
     return out
 
 
+def series_thresholds(rubric: SimulationRubric = DEFAULT_RUBRIC) -> pl.DataFrame:
+    """The rubric's numeric edges on each dimension's series value, for threshold lines.
+
+    Each row is one edge of a range on the value :func:`dimension_series` plots: the OK
+    edge (``status`` OK) and the FAIL edge (``status`` FAIL). Action coherence plots its
+    streak and vocabulary growth its rate, so their edges are the streak's and the rate's;
+    the refusal-rate and stagnation halves of those rules have no line on that axis.
+    Novel subtype rate has no FAIL edge (it is WARN at 0).
+
+    Returns:
+        Columns dimension, status, value, label (e.g. ``"OK >= 0.95"``).
+    """
+    g, c, coh = rubric.groundedness, rubric.character_stability, rubric.action_coherence
+    cl, v, d, f = (
+        rubric.refusal_cluster,
+        rubric.vocabulary_growth,
+        rubric.conservation_drift,
+        rubric.graph_fanout,
+    )
+    edges: list[tuple[str, str, float, str]] = [
+        ("groundedness", OK, g.ok_min, ">="),
+        ("groundedness", FAIL, g.fail_below, "<"),
+        ("character_stability", OK, c.ok_min, ">="),
+        ("character_stability", FAIL, c.fail_below, "<"),
+        ("action_coherence", OK, coh.ok_streak_min, ">="),
+        ("action_coherence", FAIL, coh.fail_streak_below, "<"),
+        ("refusal_cluster", OK, cl.ok_max, "<="),
+        ("refusal_cluster", FAIL, cl.fail_min, ">="),
+        ("vocabulary_growth", OK, v.ok_rate_min, ">="),
+        ("vocabulary_growth", OK, v.ok_rate_max, "<="),
+        ("vocabulary_growth", FAIL, v.fail_rate_above, ">"),
+        ("conservation_drift", OK, d.ok_max, "<="),
+        ("conservation_drift", FAIL, d.fail_min, ">="),
+        ("graph_fanout", OK, f.ok_slope_min, ">="),
+        ("graph_fanout", FAIL, f.fail_slope_below, "<"),
+    ]
+    if rubric.novel_subtype_rate is not None:
+        edges.append(("novel_subtype_rate", OK, 0.0, ">"))
+    keys = rubric.dimension_keys()
+    return pl.DataFrame(
+        [
+            (key, status, float(value), f"{status} {op} {_fmt(float(value))}")
+            for key, status, value, op in edges
+            if key in keys
+        ],
+        schema={"dimension": pl.String, "status": pl.String, "value": pl.Float64,
+                "label": pl.String},
+        orient="row",
+    )  # fmt: skip
+
+
 def _dimensions(
     row: dict[str, Any] | None,
     fan: dict[str, Any] | None,

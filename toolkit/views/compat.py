@@ -20,6 +20,8 @@ evidence ``OK``).
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 from toolkit.scorecard import FAIL, NA, OK, WARN, Scorecard
@@ -81,3 +83,63 @@ def render_token_world_json(card: Scorecard | dict[str, Any]) -> str:
     """token-world's JSON text for ``card`` (or for a document already built)."""
     data = card if isinstance(card, dict) else token_world_dict(card)
     return json.dumps(data, indent=2)
+
+
+# ---------------------------------------------------------------------------
+# 2L's evaluation file (``toolkit discussion --write --compat 2l``)
+# ---------------------------------------------------------------------------
+
+#: Our metric keys -> 2L's (its ``EvaluationResult.metrics`` keys, camelCase).
+TWO_L_METRICS: dict[str, str] = {
+    "memory_accuracy": "memoryAccuracy",
+    "strategic_depth": "strategicDepth",
+    "coherence": "coherence",
+    "role_consistency": "roleConsistency",
+    "personality_diversity": "personalityDiversity",
+    "anti_repetition": "antiRepetition",
+    "engagement": "engagement",
+}
+
+
+def two_l_timestamp(now: datetime | None = None) -> str:
+    """An instant as JavaScript's ``new Date().toISOString()`` writes it
+    (``2026-11-24T08:05:12.345Z``: UTC, milliseconds, ``Z``)."""
+    when = (now or datetime.now(UTC)).astimezone(UTC)
+    return when.strftime("%Y-%m-%dT%H:%M:%S.") + f"{when.microsecond // 1000:03d}Z"
+
+
+def two_l_evaluation(
+    card: Scorecard, thresholds: Mapping[str, float], now: datetime | None = None
+) -> dict[str, Any]:
+    """One game's scorecard in the shape of 2L's ``evaluations/<stem>-evaluation.json``.
+
+    ``{metrics: {memoryAccuracy: {score, threshold, pass}, ...7}, passCount, totalMetrics,
+    overallPass, timestamp}`` and nothing else, so scripts written against 2L's file read
+    it unchanged. The numbers and the verdict are this rubric's (see
+    ``docs/rubrics/discussion.md``): ``pass`` is a metric's PASS; a metric without
+    evidence (N/A, or engagement still waiting for a rating) has ``score`` null and
+    ``pass`` false; ``overallPass`` is the verdict PASS, which also needs engagement and
+    the cost budget (2L's script passes at 5 of 7).
+
+    Args:
+        card: a discussion scorecard.
+        thresholds: each metric's pass threshold (the rubric's, by our metric key).
+        now: when the evaluation was made (default: now).
+    """
+    rows = {r["dimension"]: r for r in card.dimensions.iter_rows(named=True)}
+    metrics: dict[str, Any] = {}
+    for ours, theirs in TWO_L_METRICS.items():
+        row = rows.get(ours, {})
+        metrics[theirs] = {
+            "score": row.get("value"),
+            "threshold": thresholds[ours],
+            "pass": row.get("status") == "PASS",
+        }
+    passed = sum(1 for m in metrics.values() if m["pass"])
+    return {
+        "metrics": metrics,
+        "passCount": passed,
+        "totalMetrics": len(TWO_L_METRICS),
+        "overallPass": card.verdict == "PASS",
+        "timestamp": two_l_timestamp(now),
+    }

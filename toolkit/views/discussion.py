@@ -146,7 +146,7 @@ def render_discussion_text(
             )
         said = []
         if comparison.lowest is not None:
-            said.append(f"Weakest: {comparison.lowest}: {comparison.advice}")
+            said.append(f"Weakest: {comparison.lowest_name}: {comparison.advice}")
         said.append(f"Recommendation: {comparison.recommendation} ({comparison.reason})")
         said.extend(f"Warning: {w}" for w in comparison.warnings)
         if success is not None:
@@ -220,8 +220,11 @@ def similarity_heatmap(report: DiscussionReport, game_id: str) -> alt.LayerChart
 
 
 def comparison_chart(comparison: Comparison) -> alt.LayerChart:
-    """Baseline vs candidate mean per metric, relative to each metric's threshold (1.0)."""
+    """Baseline vs candidate mean per metric, relative to each metric's threshold (1.0),
+    with the threshold dashed and labelled."""
     import altair as alt
+
+    from toolkit.views.charts import threshold_lines
 
     long = comparison.metrics.unpivot(
         index=["key", "name", "threshold"],
@@ -236,15 +239,16 @@ def comparison_chart(comparison: Comparison) -> alt.LayerChart:
         alt.Chart(long)
         .mark_bar()
         .encode(
-            x=alt.X("name:N", title=None, sort=None),
+            x=alt.X("name:N", title=None, sort=None, axis=alt.Axis(labelAngle=-30)),
             xOffset=alt.XOffset("set:N"),
-            y=alt.Y("relative:Q", title="mean / threshold"),
+            y=alt.Y("relative:Q", title="mean / threshold (1 = the threshold)"),
             color=alt.Color("set:N", title=None),
             tooltip=["name:N", "set:N", "mean:Q", "threshold:Q"],
         )
     )
-    rule = alt.Chart(pl.DataFrame({"y": [1.0]})).mark_rule(strokeDash=[4, 3]).encode(y="y:Q")
-    chart: alt.LayerChart = (bars + rule).properties(
+    mark = pl.DataFrame({"value": [1.0], "status": ["PASS"], "label": ["threshold"]})
+    chart: alt.LayerChart = alt.LayerChart(
+        layer=[bars, *threshold_lines(mark)],
         title=f"Baseline vs candidate (recommendation: {comparison.recommendation})",
         width=480,
         height=240,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -37,6 +37,17 @@ CHECK_MARKS = {True: "agrees", False: "DIFFERS", None: "?"}
 
 _GROUP_COLOURS = {"treatment": "#c2185b", "control": "#1565c0"}
 
+#: Metric keys the source systems write where a reader expects a name: TinyTroupe's
+#: results name the ideas count ``ideas_qty`` beside display names ("Persona Adherence"),
+#: and the persona rubric's tidy export names it ``ideas_quantity``; pages show one name.
+#: JSON keeps the key as the file wrote it.
+METRIC_LABELS: dict[str, str] = {"ideas_qty": "Ideas quantity", "ideas_quantity": "Ideas quantity"}
+
+
+def metric_label(metric: str) -> str:
+    """The name a page shows for ``metric`` (:data:`METRIC_LABELS`, else as written)."""
+    return METRIC_LABELS.get(metric, metric)
+
 
 def _mean_sd(mean: float | None, sd: float | None, decimals: int) -> str:
     if mean is None:
@@ -45,8 +56,36 @@ def _mean_sd(mean: float | None, sd: float | None, decimals: int) -> str:
 
 
 def _percent(value: float | None) -> str:
+    if value is not None and math.isinf(value):
+        return "∞" if value > 0 else "-∞"  # from a control mean of 0, as TinyTroupe's
     text = format_number(value, 1)
     return text if text == "-" else f"{text}%"
+
+
+#: JSON has no infinity: a percent change from a control mean of 0 is written as this
+#: string (with a leading ``-`` when negative), which Python's ``float()`` and
+#: JavaScript's ``Number()`` both read back as infinity.
+JSON_INFINITY = "Infinity"
+
+
+def _json_percent(value: Any) -> Any:
+    if isinstance(value, float) and math.isinf(value):
+        return JSON_INFINITY if value > 0 else f"-{JSON_INFINITY}"
+    return _json_number(value)
+
+
+def effect_note(row: Mapping[str, Any], decimals: int = 2) -> str | None:
+    """The effect sizes a rank or chi-square test adds (TinyTroupe reports them too):
+    ``P(T > C) 0.67; median Δ 2.00`` for Mann-Whitney, ``Cramér's V 0.25`` for
+    chi-square; ``None`` for a row without them."""
+    parts = []
+    if row.get("prob_superiority") is not None:
+        parts.append(f"P(T > C) {row['prob_superiority']:.{decimals}f}")
+    if row.get("median_delta") is not None:
+        parts.append(f"median Δ {format_number(row['median_delta'], decimals)}")
+    if row.get("cramers_v") is not None:
+        parts.append(f"Cramér's V {row['cramers_v']:.{decimals}f}")
+    return "; ".join(parts) or None
 
 
 def table1_frame(
@@ -86,7 +125,7 @@ def table1_frame(
             note = f"{note}; {dropped}" if note else dropped
         row = {
             "experiment": r["experiment"],
-            "metric": r["metric"],
+            "metric": metric_label(r["metric"]),
             "n": f"{r['t_n']}/{r['c_n']}",
             "treatment": _mean_sd(r["t_mean"], r["t_sd"], d),
             "control": _mean_sd(r["c_mean"], r["c_sd"], d),
@@ -106,6 +145,9 @@ def table1_frame(
                 )
             if check is not None and check["agrees"] is not True and check["ref_delta"] is not None:
                 note = f"{note}; {check['detail']}" if note else check["detail"]
+        effect = effect_note(r, d)
+        if effect:
+            note = f"{effect}; {note}" if note else effect
         row["note"] = note
         rows.append(row)
     columns = [*TABLE1_COLUMNS, *(CHECK_COLUMNS if direction is not None else ()), "note"]
@@ -166,7 +208,8 @@ def assumption_lines(
             quiet += 1
             continue
         lines.append(
-            f"  {r['experiment']} / {r['metric']}: normal p T {p(r['t_shapiro_p'])}, "
+            f"  {r['experiment']} / {metric_label(r['metric'])}: normal p T "
+            f"{p(r['t_shapiro_p'])}, "
             f"C {p(r['c_shapiro_p'])}; Levene p {p(r['levene_p'])}: {r['hint']}"
         )
     if quiet:
@@ -261,9 +304,18 @@ def render_anova_text(
         if r["f_stat"] is not None:
             f = f"{format_number(r['f_stat'], d)} ({r['df_between']:g}, {r['df_within']:g})"
         p = format_p(r["p_value"], rubric.p_floor, d + 1) + ("*" if r["significant"] else "")
-        cells.append([r["family"], r["metric"], groups, f, format_number(r["eta_squared"], d), p])
+        cells.append(
+            [
+                r["family"],
+                metric_label(r["metric"]),
+                groups,
+                f,
+                format_number(r["eta_squared"], d),
+                p,
+            ]
+        )
         if r["absent_reason"]:
-            notes.append(f"  {r['family']} / {r['metric']}: {r['absent_reason']}")
+            notes.append(f"  {r['family']} / {metric_label(r['metric'])}: {r['absent_reason']}")
     from toolkit.views.text import fit_table, wrap_item
 
     lines = fit_table(cells, right={3, 4, 5})
@@ -470,6 +522,7 @@ def experiment_report_dict(
     experiments: dict[str, Any] = {}
     for r in stats.iter_rows(named=True):
         cell = {k: _json_number(v) for k, v in r.items() if k not in ("experiment", "metric")}
+        cell["percent_change"] = _json_percent(r["percent_change"])
         cell["p_display"] = format_p(r["p_value"], rubric.p_floor, rubric.decimals + 1)
         check = checks.get((r["experiment"], r["metric"]))
         if check is not None:
@@ -527,7 +580,9 @@ def distribution_chart(
 
     Each metric is one panel: a circle per distinct score, sized by how many units got
     it (treatment and control on separate rows), and over it the group mean (black
-    diamond) with its 1 - alpha interval (black bar).
+    diamond) with its 1 - alpha interval (black bar). The control's interval is shaded
+    across the whole panel: the band the treatment is read against (a treatment mean
+    outside it is at least a visible change; whether it is significant is the test's).
 
     Args:
         scores: the long scores frame (experiment, group, metric, unit, score).
@@ -557,7 +612,7 @@ def distribution_chart(
             alt.Chart(counts.filter(pl.col("metric") == metric))
             .mark_circle(opacity=0.55)
             .encode(
-                x=alt.X("score:Q", title=metric, scale=alt.Scale(zero=False)),
+                x=alt.X("score:Q", title=metric_label(metric), scale=alt.Scale(zero=False)),
                 y=y,
                 size=alt.Size("count:Q", legend=None, scale=alt.Scale(range=[20, 600])),
                 color=colour,
@@ -565,6 +620,11 @@ def distribution_chart(
             )
         )
         summary = alt.Chart(means.filter(pl.col("metric") == metric))
+        band = (
+            summary.transform_filter(alt.datum.group == "control")
+            .mark_rect(color=_GROUP_COLOURS["control"], opacity=0.12)
+            .encode(x="ci_low:Q", x2="ci_high:Q")
+        )
         bars = summary.mark_rule(strokeWidth=2, color="black").encode(
             x="ci_low:Q", x2="ci_high:Q", y=y
         )
@@ -580,10 +640,13 @@ def distribution_chart(
                 alt.Tooltip("ci_high:Q", format=".2f", title="interval high"),
             ],
         )
-        panels.append(alt.layer(dots, bars, diamonds).properties(width=width, height=70))
+        panels.append(alt.layer(band, dots, bars, diamonds).properties(width=width, height=70))
     return alt.vconcat(*panels).properties(
         title=alt.TitleParams(
             text=f"{experiment}: scores per group",
-            subtitle="circle size = units with that score; diamond = mean, bar = interval",
+            subtitle=(
+                "circle size = units with that score; diamond = mean, bar = interval; "
+                "shaded = the control's interval"
+            ),
         )
     )

@@ -151,25 +151,57 @@ def _band_scale(result: OutcomeResult) -> alt.Scale:
     return alt.Scale(domain=names, range=[status_colour(n) for n in names])
 
 
-def outcome_scores_chart(result: OutcomeResult) -> alt.Chart:
-    """Bars of the score per iteration, coloured by band (unscored iterations at 0)."""
+def _band_edges(result: OutcomeResult) -> pl.DataFrame:
+    """Each band's lower edge (but 0), for threshold lines: value, status (the band),
+    label."""
+    bands = [b for b in result.rubric.bands if b.min > 0]
+    return pl.DataFrame(
+        {
+            "value": [b.min for b in bands],
+            "status": [b.band for b in bands],
+            "label": [f"{b.band} >= {b.min:g}" for b in bands],
+        },
+        schema={"value": pl.Float64, "status": pl.String, "label": pl.String},
+    )
+
+
+def outcome_scores_chart(result: OutcomeResult) -> alt.LayerChart:
+    """Bars of the score per iteration, coloured by band (unscored iterations at 0), with
+    each band's lower edge dashed across the chart in the band's colour."""
     import altair as alt
+
+    from toolkit.views.charts import threshold_lines
 
     data = result.scores.with_columns(
         pl.col("value").fill_null(0.0).alias("shown"),
         pl.col("session_id").fill_null("-"),
     )
-    chart: alt.Chart = (
-        alt.Chart(data, title="Outcome score per iteration")
+    bars = (
+        alt.Chart(data)
         .mark_bar()
         .encode(
             x=alt.X("iteration:O", title="iteration"),
-            y=alt.Y("shown:Q", title="score", scale=alt.Scale(domain=[0, 1])),
-            color=alt.Color("band:N", scale=_band_scale(result), title="band"),
-            tooltip=["iteration:O", "session_id:N", "value:Q", "band:N", "signals_present:Q"],
+            y=alt.Y("shown:Q", title="outcome score (0-1)", scale=alt.Scale(domain=[0, 1])),
+            color=alt.Color(
+                "band:N",
+                scale=_band_scale(result),
+                title="band",
+                legend=alt.Legend(orient="bottom"),  # the right margin holds the band edges
+            ),
+            tooltip=[
+                "iteration:O",
+                alt.Tooltip("session_id:N", title="session"),
+                alt.Tooltip("value:Q", title="score", format=".3f"),
+                "band:N",
+                alt.Tooltip("signals_present:Q", title="signals with evidence"),
+            ],
         )
     )
-    return chart
+    return alt.LayerChart(
+        layer=[bars, *threshold_lines(_band_edges(result))],
+        title="Outcome score per iteration",
+        width=alt.Step(40),
+    )
 
 
 def outcome_breakdown_chart(result: OutcomeResult, iteration: int) -> alt.Chart:
@@ -326,24 +358,33 @@ def integrity_chart(result: OutcomeResult, max_rows: int = 25) -> alt.LayerChart
     return chart
 
 
-def sessions_chart(result: OutcomeResult) -> alt.Chart:
-    """Bars of each session's score (the mean of its scored iterations), by band."""
+def sessions_chart(result: OutcomeResult) -> alt.LayerChart:
+    """Bars of each session's score (the mean of its scored iterations), by band, with
+    each band's lower edge dashed in the band's colour (named in the subtitle)."""
     import altair as alt
+
+    from toolkit.views.charts import threshold_lines
 
     data = result.sessions.drop("iterations").with_columns(
         pl.col("value").fill_null(0.0).alias("shown")
     )
-    chart: alt.Chart = (
-        alt.Chart(data, title="Session scores")
+    bars = (
+        alt.Chart(data)
         .mark_bar()
         .encode(
             y=alt.Y("session_id:N", title="session"),
-            x=alt.X("shown:Q", title="score", scale=alt.Scale(domain=[0, 1])),
+            x=alt.X("shown:Q", title="session score (0-1)", scale=alt.Scale(domain=[0, 1])),
             color=alt.Color("band:N", scale=_band_scale(result), title="band"),
             tooltip=["session_id:N", "value:Q", "band:N", "scored_iterations:Q"],
         )
     )
-    return chart
+    edges = _band_edges(result)
+    return alt.LayerChart(
+        layer=[bars, *threshold_lines(edges, axis="x", label=False)],
+        title=alt.TitleParams(
+            "Session scores", subtitle="dashed: " + ", ".join(edges["label"].to_list())
+        ),
+    )
 
 
 def outcome_explorer(result: OutcomeResult, iteration: int | None = None) -> Any:

@@ -47,7 +47,9 @@ _BEST = Swatch("#1b5e20", WHITE, "#1b5e20", "★", "circle")
 _FAIR_GOOD = Swatch("#66bb6a", INK, "#2e7d32", "✓", "circle")
 _WARN = Swatch("#f9a825", INK, "#7a5200", "!", "triangle-up")
 _BAD = Swatch("#c62828", WHITE, "#c62828", "✗", "cross")
-_REGRESSED = Swatch("#b71c1c", WHITE, "#b71c1c", "▼", "triangle-down")
+#: A regression against a baseline is not a failed threshold: its own hue (purple, not a
+#: second red), its own symbol and shape.
+_REGRESSED = Swatch("#6a1b9a", WHITE, "#6a1b9a", "▼", "triangle-down")
 _NONE = Swatch("#757575", WHITE, "#616161", "–", "square")
 _ABSENT = Swatch("#e0e0e0", INK, "#616161", "○", "square")
 

@@ -32,36 +32,42 @@ TABLE_SCHEMA: dict[str, pl.DataType] = {
 def persona_table(result: PersonaResult) -> pl.DataFrame:
     """Agents x dimensions with baseline, score, delta and status.
 
-    Environment dimensions are repeated for each agent (a baseline holds them per agent).
-    ``status`` is the scorecard status, or ``REGRESSION`` for a regressed dimension.
+    Each agent's own dimensions, then the environment (group) dimensions once, on rows
+    whose ``agent_id`` is ``"environment"``: convergence is one number for the whole chat,
+    so it is shown (and can regress) once, as the group's, as on the environment
+    scorecard. ``status`` is the scorecard status, or ``REGRESSION`` for a regressed
+    dimension.
 
     Returns:
         Columns agent_id, dimension, baseline, score, delta, status.
     """
-    view = result.agent_view()
+    whole = result.dimensions.filter(pl.col("window") == 0)
+    view = whole.select(
+        pl.when(pl.col("target_type") == ENVIRONMENT)
+        .then(pl.lit(ENVIRONMENT))
+        .otherwise(pl.col("agent_id"))
+        .alias("agent_id"),
+        "dimension",
+        "score",
+    )
     statuses = pl.concat(
         [
             card.dimensions.select(
-                pl.lit(None if key == ENVIRONMENT else key, pl.String()).alias("agent_id"),
-                "dimension",
-                "status",
+                pl.lit(key, pl.String()).alias("agent_id"), "dimension", "status"
             )
             for key, card in result.scorecards.items()
         ]
     )
-    agent_status = statuses.filter(pl.col("agent_id").is_not_null())
-    env_status = statuses.filter(pl.col("agent_id").is_null()).drop("agent_id")
-    table = (
-        view.join(agent_status, on=["agent_id", "dimension"], how="left")
-        .join(env_status, on="dimension", how="left", suffix="_env")
-        .with_columns(pl.coalesce("status", "status_env").alias("status"))
-    )
+    table = view.join(statuses, on=["agent_id", "dimension"], how="left")
     if result.comparison is not None:
-        table = table.join(
-            result.comparison.select("agent_id", "dimension", "baseline", "delta", "regression"),
-            on=["agent_id", "dimension"],
-            how="left",
-        ).with_columns(
+        compared = result.comparison.select(
+            pl.col("agent_id").fill_null(ENVIRONMENT),
+            "dimension",
+            "baseline",
+            "delta",
+            "regression",
+        )
+        table = table.join(compared, on=["agent_id", "dimension"], how="left").with_columns(
             pl.when(pl.col("regression").fill_null(False))
             .then(pl.lit(REGRESSION))
             .otherwise(pl.col("status"))
@@ -71,7 +77,7 @@ def persona_table(result: PersonaResult) -> pl.DataFrame:
         table = table.with_columns(
             pl.lit(None, pl.Float64()).alias("baseline"), pl.lit(None, pl.Float64()).alias("delta")
         )
-    agents = [a for a in result.scorecards if a != ENVIRONMENT]
+    agents = [*(a for a in result.scorecards if a != ENVIRONMENT), ENVIRONMENT]
     dims = result.dimensions["dimension"].unique(maintain_order=True).to_list()
     return (
         table.sort(
@@ -119,7 +125,10 @@ def render_persona_table(
         verdict = (
             f"{regressions.height} regression(s), more than "
             f"{format_value(result.rubric.regression_tolerance)} below baseline: "
-            + ", ".join(f"{a} {d}" for a, d in regressions.select("agent_id", "dimension").rows())
+            + ", ".join(
+                f"{a or ENVIRONMENT} {d}"
+                for a, d in regressions.select("agent_id", "dimension").rows()
+            )
         )
     else:
         verdict = "No regression against the baselines."
@@ -197,15 +206,32 @@ def persona_heatmap(result: PersonaResult) -> alt.LayerChart:
     return cast(alt.LayerChart, chart)
 
 
+def _band_lines(result: PersonaResult) -> pl.DataFrame:
+    """The rubric's OK and FAIL edges on the 0-9 scale, for threshold lines."""
+    rubric = result.rubric
+    return pl.DataFrame(
+        {
+            "value": [rubric.green_at, rubric.red_below],
+            "status": ["OK", "FAIL"],
+            "label": [f"OK >= {rubric.green_at:g}", f"FAIL < {rubric.red_below:g}"],
+        }
+    )
+
+
 def drift_chart(result: PersonaResult) -> alt.FacetChart:
-    """Dimension scores over successive message windows (window >= 1), one line per agent."""
+    """Dimension scores over successive message windows (window >= 1), one line per agent,
+    with the rubric's OK and FAIL edges dashed in every panel.
+
+    A group (environment) dimension is one line, the environment's."""
     import altair as alt
+
+    from toolkit.views.charts import threshold_lines
 
     data = result.dimensions.filter(
         (pl.col("window") >= 1) & ~pl.col("dimension").is_in(list(result.rubric.count_dimensions))
     ).with_columns(pl.col("agent_id").fill_null(ENVIRONMENT))
-    chart = (
-        alt.Chart(_records(data))
+    lines = (
+        alt.Chart()
         .mark_line(point=True)
         .encode(
             x=alt.X("window:O", title="message window"),
@@ -213,9 +239,20 @@ def drift_chart(result: PersonaResult) -> alt.FacetChart:
             color=alt.Color("agent_id:N", title="agent"),
             tooltip=["agent_id:N", "dimension:N", "window:O", "score:Q", "lowest_proposition:N"],
         )
+    )
+    chart = (
+        alt.layer(lines, *threshold_lines(_band_lines(result), label=False), data=_records(data))
         .properties(width=180, height=140)
         .facet(facet=alt.Facet("dimension:N", title=None), columns=4)
-        .properties(title=f"{result.run}: drift over the run")
+        .properties(
+            title=alt.TitleParams(
+                f"{result.run}: drift over the run",
+                subtitle=(
+                    f"dashed: OK at or above {result.rubric.green_at:g} (green), "
+                    f"FAIL below {result.rubric.red_below:g} (red)"
+                ),
+            )
+        )
     )
     return cast(alt.FacetChart, chart)
 
@@ -230,6 +267,8 @@ def baseline_chart(result: PersonaResult) -> alt.FacetChart:
     in every panel).
     """
     import altair as alt
+
+    from toolkit.views.charts import threshold_lines
 
     if result.comparison is None:
         raise ValueError("the result has no baseline comparison")
@@ -270,11 +309,24 @@ def baseline_chart(result: PersonaResult) -> alt.FacetChart:
     labels = base.mark_text(align="left", dx=4, fontSize=11, color=INK).encode(
         x=alt.X("score:Q", scale=axis), text="label:N"
     )
+    rules = threshold_lines(_band_lines(result), axis="x", label=False)
+    order = data["agent_id"].unique(maintain_order=True).to_list()
     chart = (
-        alt.layer(bars, ticks, labels, data=_records(data))
+        alt.layer(bars, ticks, labels, *rules, data=_records(data))
         .properties(width=300, height=alt.Step(24))
-        .facet(row=alt.Row("agent_id:N", title=None, sort=None, header=alt.Header(labelAngle=0)))
-        .properties(title="score (bar) against baseline (tick)")
+        .facet(row=alt.Row("agent_id:N", title=None, sort=order, header=alt.Header(labelAngle=0)))
+        .resolve_scale(y="independent")  # each panel lists only its own dimensions
+        .properties(
+            title=alt.TitleParams(
+                "score (bar) against baseline (tick)",
+                subtitle=(
+                    f"dashed: OK at or above {result.rubric.green_at:g} (green), "
+                    f"FAIL below {result.rubric.red_below:g} (red); "
+                    f"{swatch(REGRESSION).symbol} regression: more than "
+                    f"{result.rubric.regression_tolerance:g} below baseline"
+                ),
+            )
+        )
     )
     return cast(alt.FacetChart, chart)
 

@@ -474,32 +474,74 @@ def rater_page(
     return page
 
 
-def ratings_chart(ratings: pl.DataFrame, width: int = 520) -> alt.LayerChart:
-    """Each rater's score per transcript (a dot per rater) and the transcript's mean (a tick).
+def ratings_chart(
+    ratings: pl.DataFrame, width: int = 520, pass_mark: float | None = None
+) -> alt.LayerChart:
+    """Each rater's score per transcript (a dot per rater) and the transcript's mean (a tick),
+    with the engagement pass mark as a dashed line.
+
+    Raters who gave a transcript the same score do not hide one another: each rater has
+    its own offset within the transcript's row (and its colour), and the tooltip of a dot
+    names how many raters gave that score.
 
     Args:
         ratings: the ratings that count, (game_id, rater, score) or the store's ``latest()``
             frame (transcript_id, rater, score, ...).
         width: chart width in pixels.
+        pass_mark: the engagement a game needs (default: the discussion rubric's
+            engagement threshold, 3.0).
     """
     import altair as alt
 
+    from toolkit.views.charts import threshold_lines
+
+    if pass_mark is None:
+        from toolkit.rubrics.discussion_spec import DEFAULT_DISCUSSION_SPEC
+
+        pass_mark = DEFAULT_DISCUSSION_SPEC.metrics["engagement"].threshold
     tid = "transcript_id" if "transcript_id" in ratings.columns else "game_id"
-    data = ratings.select(
-        pl.col(tid).alias("transcript"), "rater", pl.col("score").cast(pl.Float64)
-    ).sort("transcript", "rater")
+    data = (
+        ratings.select(pl.col(tid).alias("transcript"), "rater", pl.col("score").cast(pl.Float64))
+        .sort("transcript", "rater")
+        .with_columns(same=pl.len().over("transcript", "score"))
+    )
     y = alt.Y("transcript:N", title=None, sort="ascending")
-    x = alt.X("score:Q", scale=alt.Scale(domain=[1, 5]), axis=alt.Axis(tickMinStep=1))
+    x = alt.X(
+        "score:Q",
+        scale=alt.Scale(domain=[1, 5]),
+        axis=alt.Axis(tickMinStep=1),
+        title="engagement rating (1-5)",
+    )
     dots = (
         alt.Chart(data)
-        .mark_circle(size=90, opacity=0.8)
-        .encode(x=x, y=y, color=alt.Color("rater:N"), tooltip=["transcript", "rater", "score"])
+        .mark_circle(size=90, opacity=0.85)
+        .encode(
+            x=x,
+            y=y,
+            yOffset=alt.YOffset("rater:N"),
+            color=alt.Color("rater:N"),
+            tooltip=[
+                "transcript",
+                "rater",
+                "score",
+                alt.Tooltip("same:Q", title="raters with this score"),
+            ],
+        )
     )
     means = (
         alt.Chart(data)
         .mark_tick(color="black", thickness=3, size=22)
-        .encode(x=alt.X("mean(score):Q"), y=y, tooltip=[alt.Tooltip("mean(score):Q", format=".2f")])
+        .encode(
+            x=alt.X("mean(score):Q", title="engagement rating (1-5)"),
+            y=y,
+            tooltip=[alt.Tooltip("mean(score):Q", format=".2f", title="mean rating")],
+        )
     )
-    return alt.LayerChart(layer=[dots, means]).properties(
-        width=width, title="Engagement ratings per transcript (tick: mean)"
+    mark = pl.DataFrame(
+        {"value": [pass_mark], "status": ["PASS"], "label": [f"pass mark {pass_mark:.1f}"]}
+    )
+    return alt.LayerChart(layer=[dots, means, *threshold_lines(mark, axis="x")]).properties(
+        width=width,
+        height=alt.Step(11),
+        title="Engagement ratings per transcript (dot: a rater; tick: mean)",
     )

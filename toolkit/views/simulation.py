@@ -20,6 +20,8 @@ from toolkit.views.palette import swatch
 if TYPE_CHECKING:
     import altair as alt
 
+    from toolkit.rubrics.simulation import SimulationRubric
+
 STATUS_ORDER = [OK, WARN, FAIL, NA]
 
 #: Room (in pixels) kept between the outermost dots and the chart's edges.
@@ -55,7 +57,16 @@ def _cells(card: Scorecard) -> pl.DataFrame:
     )
 
 
-def quality_panel(card: Scorecard, width: int = 700) -> alt.VConcatChart:
+def _rubric_of(card: Scorecard) -> SimulationRubric | None:
+    """The packaged simulation rubric of the card's version (``None`` for another)."""
+    from toolkit.rubrics.simulation import PUBLISHED
+
+    return PUBLISHED.get(card.rubric_version) if card.rubric == "simulation" else None
+
+
+def quality_panel(
+    card: Scorecard, width: int = 700, rubric: SimulationRubric | None = None
+) -> alt.VConcatChart:
     """The scorecard as one coloured cell per dimension (eight from rubric 1.1.0 on); click a
     cell to see its time series. Informational dimensions are named in the subtitle.
 
@@ -66,8 +77,14 @@ def quality_panel(card: Scorecard, width: int = 700) -> alt.VConcatChart:
         card: a simulation scorecard whose ``series`` holds the long-form per-tick series
             (slug, tick, dimension, name, value, status).
         width: chart width in pixels.
+        rubric: the rubric that scored the card, whose OK and FAIL edges are drawn as
+            dashed lines on the series (default: the packaged rubric of the card's
+            version; a card of another version gets no lines).
     """
     import altair as alt
+
+    from toolkit.rubrics.simulation import series_thresholds
+    from toolkit.views.charts import threshold_lines
 
     cells = _cells(card)
     first = worst_dimension(card) if cells.height else None
@@ -138,8 +155,11 @@ def quality_panel(card: Scorecard, width: int = 700) -> alt.VConcatChart:
             alt.Tooltip("status:N"),
         ],
     )
+    chosen = rubric or _rubric_of(card)
+    edges = series_thresholds(chosen) if chosen is not None else None
+    rules = threshold_lines(edges, where=pick) if edges is not None and edges.height else []
     bottom = alt.LayerChart(
-        layer=[line, points],
+        layer=[line, points, *rules],
         width=width,
         height=180,
         title=alt.TitleParams(text=alt.ExprRef(shown), anchor="start"),
@@ -155,15 +175,28 @@ def _json(value: object) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def fanout_chart(fanout: pl.DataFrame, width: int = 700) -> alt.LayerChart:
+def fanout_chart(
+    fanout: pl.DataFrame, width: int = 700, rubric: SimulationRubric | None = None
+) -> alt.LayerChart:
     """Graph fan-out (edges / nodes) at each checkpoint, coloured (and shaped) by its status
-    then.
+    then. The status comes from the slope of fan-out, not its level, so no line on this
+    axis marks it: the subtitle says the slope's OK and FAIL edges.
 
     Args:
         fanout: the frame of :func:`toolkit.rubrics.simulation.fanout_series` (collected):
             slug, tick, fan_out, slope, status_graph_fanout, ...
+        rubric: the rubric whose edges the subtitle names (default: the packaged one).
     """
     import altair as alt
+
+    from toolkit.rubrics.simulation import DEFAULT_RUBRIC
+
+    spec = (rubric or DEFAULT_RUBRIC).graph_fanout
+    subtitle = (
+        f"status from the slope per {spec.per_ticks} ticks over the last {spec.checkpoints} "
+        f"checkpoints: OK >= {spec.ok_slope_min:g}; FAIL < {spec.fail_slope_below:g} "
+        f"with each of the last {spec.recent_steps} steps < {spec.fail_slope_below:g}"
+    )
 
     data = fanout.select(
         "slug", "tick", "fan_out", "slope", pl.col("status_graph_fanout").alias("status")
@@ -196,7 +229,7 @@ def fanout_chart(fanout: pl.DataFrame, width: int = 700) -> alt.LayerChart:
         layer=[line, points],
         width=width,
         height=200,
-        title="Graph fan-out",
+        title=alt.TitleParams("Graph fan-out", subtitle=subtitle),
         padding={"left": 10, "top": 5, "right": 5, "bottom": 5},
     )
 

@@ -18,12 +18,12 @@ from typing import Any, TextIO
 
 from toolkit.scorecard import FAIL, NA, OK, WARN, Scorecard
 
-#: ANSI colours of statuses and verdicts on a terminal (bold red, yellow, green, dim),
+#: ANSI colours of statuses and verdicts on a terminal (bold red, bold magenta, yellow, green, dim),
 #: for every rubric's words (discussion PASS/PENDING, persona REGRESSION, outcome bands).
 _ANSI = {
     FAIL: "1;31",
     "FAILED": "1;31",
-    "REGRESSION": "1;31",
+    "REGRESSION": "1;35",  # purple, as the palette: a regression is not a FAIL
     "poor": "1;31",
     WARN: "33",
     "DEGRADED": "33",

@@ -1,0 +1,138 @@
+"""``toolkit discussion --write --compat 2l``: 2L's own evaluation file beside each game.
+
+2L's evaluate script (``src/cli/evaluate-transcript.ts``) saves
+``evaluations/<transcript stem>-evaluation.json`` with ``JSON.stringify(result, null, 2)``
+(``fs.writeFileSync``: the usual mode, 0644 under umask 022): ``{metrics: {memoryAccuracy:
+{score, threshold, pass}, ...}, passCount, totalMetrics, overallPass, timestamp}``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from toolkit.cli import main
+
+TWO_L_KEYS = [
+    "memoryAccuracy",
+    "strategicDepth",
+    "coherence",
+    "roleConsistency",
+    "personalityDiversity",
+    "antiRepetition",
+    "engagement",
+]
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(["discussion", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def games(sample_runs: Path, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(sample_runs / "discussions", tmp_path / "games"))
+
+
+@pytest.fixture
+def umask_022() -> Iterator[None]:
+    before = os.umask(0o022)
+    yield
+    os.umask(before)
+
+
+def test_write_compat_2l_saves_2ls_file_name_shape_and_mode(
+    games: Path, capsys: pytest.CaptureFixture[str], umask_022: None
+) -> None:
+    source = games / "game-pass.json"
+    code, _, err = run([str(source), "--ratings", str(games / "ratings.csv"), "--write",
+                        "--compat", "2l"], capsys)  # fmt: skip
+    assert code == 0
+    saved = games / "evaluations" / "game-pass-evaluation.json"
+    assert f"wrote {saved}" in err
+    assert sorted(p.name for p in saved.parent.iterdir()) == ["game-pass-evaluation.json"]
+    text = saved.read_text(encoding="utf-8")
+    doc = json.loads(text)
+    assert list(doc) == ["metrics", "passCount", "totalMetrics", "overallPass", "timestamp"]
+    assert list(doc["metrics"]) == TWO_L_KEYS
+    for metric in doc["metrics"].values():
+        assert list(metric) == ["score", "threshold", "pass"]
+    assert doc["metrics"]["memoryAccuracy"] == {"score": 1.0, "threshold": 0.8, "pass": True}
+    assert doc["metrics"]["engagement"]["threshold"] == 3.0
+    assert doc["passCount"] == 7 and doc["totalMetrics"] == 7 and doc["overallPass"] is True
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", doc["timestamp"])
+    assert text.startswith('{\n  "metrics": {\n    "memoryAccuracy": {\n      "score"')
+    assert not text.endswith("\n")  # JSON.stringify(result, null, 2) writes none
+    assert stat.S_IMODE(saved.stat().st_mode) == 0o644  # not a temporary file's 0600
+
+
+def test_a_failed_or_unrated_game_is_not_an_overall_pass(
+    games: Path, capsys: pytest.CaptureFixture[str], umask_022: None
+) -> None:
+    code, _, _ = run([str(games / "game-role-repetition.json"), "--write", "--compat", "2l"],
+                     capsys)  # fmt: skip
+    assert code == 0
+    doc = json.loads(
+        (games / "evaluations" / "game-role-repetition-evaluation.json").read_text("utf-8")
+    )
+    assert doc["overallPass"] is False
+    assert doc["metrics"]["roleConsistency"]["pass"] is False
+    # no rating given: engagement has no score (2L wrote a placeholder 3.0 that passed)
+    assert doc["metrics"]["engagement"] == {"score": None, "threshold": 3.0, "pass": False}
+    assert doc["passCount"] == sum(m["pass"] for m in doc["metrics"].values())
+
+
+def test_a_rewrite_replaces_the_file_whole_and_leaves_no_temporary_file(
+    games: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    saved = games / "evaluations" / "game-pass-evaluation.json"
+    saved.parent.mkdir()
+    saved.write_text("{half a fi", encoding="utf-8")
+    args = [str(games / "game-pass.json"), "--write", "--compat", "2l"]
+    assert run(args, capsys)[0] == 0
+    assert json.loads(saved.read_text(encoding="utf-8"))["totalMetrics"] == 7
+    assert [p.name for p in saved.parent.iterdir()] == [saved.name]
+
+
+def test_a_game_without_messages_is_na_here_where_2l_scores_it_four_of_seven(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """2L's script scores an empty game: strategic depth, role consistency and diversity 0,
+    coherence, anti-repetition and memory 1.0, engagement its placeholder 3.0: 4/7, FAIL,
+    with advice. Here a metric with nothing to measure is N/A: no score, not a pass."""
+    game = {
+        "gameId": "empty", "timestamp": "2026-03-14T19:00:00.000Z",
+        "metadata": {"playerCount": 2, "totalTurns": 0,
+                     "cost": {"totalCost": 0.0, "cacheHitRate": 0.0}},
+        "players": [{"name": "Ada", "role": "MAFIA", "personality": "x"},
+                    {"name": "Bo", "role": "VILLAGER", "personality": "y"}],
+        "messages": [], "votes": [],
+    }  # fmt: skip
+    source = tmp_path / "discussion-empty.json"
+    source.write_text(json.dumps(game), encoding="utf-8")
+    code, out, _ = run([str(source), "--write", "--compat", "2l"], capsys)
+    assert code == 0
+    doc = json.loads(
+        (tmp_path / "evaluations" / "discussion-empty-evaluation.json").read_text("utf-8")
+    )
+    na = [k for k, m in doc["metrics"].items() if m["score"] is None]
+    assert "strategicDepth" in na and "roleConsistency" in na
+    assert doc["overallPass"] is False
+    assert "N/A" in out
+
+
+def test_compat_without_write_is_a_usage_error(
+    games: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run([str(games / "game-pass.json"), "--compat", "2l"], capsys)
+    assert code == 2
+    assert "--compat" in err and "needs --write" in err
+    assert not (games / "evaluations").exists()

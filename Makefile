@@ -52,6 +52,7 @@ samples: $(STAMP)
 	$(BIN)/python bench/make_fleet.py sample_runs/fleet --runs 16 --ticks 60 --nights 8
 	$(BIN)/python sample_runs/make_discussions.py
 	$(BIN)/python sample_runs/persona/make_samples.py
+	$(BIN)/python sample_runs/make_compare.py
 
 bench: $(STAMP)
 	$(BIN)/python bench/bench_fleet.py --runs 1000 --ticks 300

@@ -125,7 +125,7 @@ def render_compare_text(
         if len(name) > name_w:
             name = name[: name_w - 1] + "…"
         ci = (
-            f"[{num(r['ci_low'], 7, True)}, {num(r['ci_high'], 7, True)}]"
+            f"[{num(r['ci_low'], 6, True)}, {num(r['ci_high'], 6, True)}]"
             if r["ci_low"] is not None
             else "-"
         )

@@ -603,12 +603,14 @@ def compare_scores(
             db = db.filter(pl.col("judged") > 0).with_columns(
                 (pl.col("passes") / pl.col("judged")).alias("rate")
             )
-            for arm, frame in (("A", da), ("B", db)):
-                counts = list(
-                    zip(frame["judged"].to_list(), frame["passes"].to_list(), strict=True)
-                )
+            arm_counts = {
+                arm: list(zip(frame["judged"].to_list(), frame["passes"].to_list(), strict=True))
+                for arm, frame in (("A", da), ("B", db))
+            }
+            repeats = any(n >= 2 for counts in arm_counts.values() for n, _ in counts)
+            for arm, counts in arm_counts.items():
                 top = max((n for n, _ in counts), default=0)
-                if top >= 2:
+                if repeats:
                     for k in range(1, top + 1):
                         pass_k.append(
                             {

@@ -44,7 +44,7 @@ def num(value: float | None, width: int = 7, sign: bool = False) -> str:
     needed; ``-`` when absent."""
     if value is None:
         return "-"
-    if value == 0:
+    if abs(value) < 1e-12:  # zero, or a float's rounding left-over (2e-17)
         return "0"
     flag = "+" if sign else ""
     for digits in (3, 2, 1):
@@ -111,13 +111,13 @@ def render_compare_text(
     lines = [*headline(result), ""]
     pct = f"{result.level * 100:g}% CI"
     names = result.dimensions["dimension"].to_list()
-    fixed = 1 + 7 + 1 + 7 + 1 + 7 + 1 + 17 + 1 + 6 + 1 + 12  # the columns after the name
+    fixed = 1 + 6 + 1 + 6 + 1 + 7 + 1 + 16 + 1 + 6 + 1 + 13  # the columns after the name
     name_w = max([len("dimension"), *(len(n) for n in names)])
     if width is not None:
         name_w = max(10, min(name_w, width - fixed))
     head = (
-        f"{'dimension':<{name_w}} {'mean A':>7} {'mean B':>7} {'B - A':>7} "
-        f"{pct:<17} {'p adj':>6} outcome"
+        f"{'dimension':<{name_w}} {'mean A':>6} {'mean B':>6} {'B - A':>7} "
+        f"{pct:<16} {'p adj':>6} outcome"
     )
     lines.append(head)
     for r in result.dimensions.iter_rows(named=True):
@@ -131,8 +131,8 @@ def render_compare_text(
         )
         outcome = paint(r["outcome"], OUTCOME_STATUS.get(r["outcome"], "N/A"), colour)
         lines.append(
-            f"{name:<{name_w}} {num(r['mean_a']):>7} {num(r['mean_b']):>7} "
-            f"{num(r['diff'], sign=True):>7} {ci:<17} {p_text(r['p_adj']):>6} {outcome}"
+            f"{name:<{name_w}} {num(r['mean_a'], 6):>6} {num(r['mean_b'], 6):>6} "
+            f"{num(r['diff'], sign=True):>7} {ci:<16} {p_text(r['p_adj']):>6} {outcome}"
         )
     lines += ["", *wrap_item(verdict_line(result), width, bullet="", indent=0)]
     for f in result.flips.iter_rows(named=True):
@@ -148,6 +148,8 @@ def render_compare_text(
         lines.append(f"  pass^k of {dim} (tau-bench):")
         for arm in ("A", "B"):
             arm_rows = rows.filter(pl.col("arm") == arm)
+            if arm_rows.is_empty():
+                continue
             top = max(arm_rows["units"].to_list(), default=0)
             cells = "  ".join(
                 f"k={k} {v:.2f}" + ("" if units == top else f" ({plural(units, 'unit')})")

@@ -704,10 +704,6 @@ def compare_scores(
         .replace_strict(floors, default=None, return_dtype=pl.Float64)
         .alias("floor")
     )
-    if noise.height:
-        note_list.append(
-            "noise floor from A's repeated runs: a difference below it is 'within noise'"
-        )
     return CompareResult(
         family=fam,
         mode=mode,

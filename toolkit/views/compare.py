@@ -321,16 +321,18 @@ def compare_chart(result: CompareResult) -> alt.LayerChart | alt.FacetChart:
     )
 
 
-def render_compare_html(result: CompareResult) -> str:
+def render_compare_html(result: CompareResult, *, headline_first: bool = True) -> str:
     """The comparison as an HTML fragment: the forest plot (inline SVG, drawn by
-    vl-convert: no script, works offline), the table and the notes."""
+    vl-convert: no script, works offline), the table and the notes (without the first
+    headline line when ``headline_first`` is false: a page's title says it)."""
     import vl_convert
 
     from toolkit.views.html import badge, table, text, wrap
 
     chart = compare_chart(result).to_dict() if result.dimensions.height else None
     svg = vl_convert.vegalite_to_svg(chart) if chart is not None else ""
-    head = "".join(f"<p>{text(line)}</p>" for line in headline(result))
+    lines = headline(result) if headline_first else headline(result)[1:]
+    head = "".join(f"<p>{text(line)}</p>" for line in lines)
     rows = [
         [
             text(r["dimension"]),
@@ -366,6 +368,18 @@ def render_compare_html(result: CompareResult) -> str:
             f"→ fail, {f['fail_to_pass']} fail → pass, {f['both_fail']} both fail "
             f"(McNemar p = {text(p_text(f['p']))})</p>"
         )
+    for dim in dict.fromkeys(result.pass_k["dimension"].to_list()):
+        rows_k = result.pass_k.filter(pl.col("dimension") == dim)
+        cells = "; ".join(
+            f"{arm}: "
+            + ", ".join(
+                f"k={k} {v:.2f}"
+                for k, v in rows_k.filter(pl.col("arm") == arm).select("k", "pass_k").rows()
+            )
+            for arm in ("A", "B")
+            if rows_k.filter(pl.col("arm") == arm).height
+        )
+        extra.append(f"<p>pass^k of {text(dim)} (tau-bench): {text(cells)}</p>")
     if result.only_a or result.only_b:
         extra.append(
             f"<p>Unpaired: {len(result.only_a)} only in A ({text(_units(result.only_a))}), "
@@ -389,7 +403,7 @@ def render_compare_page(result: CompareResult) -> str:
         "<!DOCTYPE html><html><head><meta charset='utf-8'>"
         f"<title>{text(title)}</title></head><body>"
         f"<h1 style='font-family:system-ui,sans-serif;font-size:1.3em'>{text(title)}</h1>"
-        f"{render_compare_html(result)}</body></html>"
+        f"{render_compare_html(result, headline_first=False)}</body></html>"
     )
 
 

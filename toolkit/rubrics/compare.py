@@ -181,7 +181,7 @@ def bootstrap_interval(
     sample (paired differences) or of mean(B) - mean(A) (two independent samples)."""
     from scipy.stats import bootstrap
 
-    if any(s.size < 2 for s in samples):
+    if resamples < 1 or any(s.size < 2 for s in samples):  # 0 resamples: no interval
         return None, None
     if len(samples) == 1:
         d = samples[0]
@@ -523,7 +523,7 @@ def compare_scores(
         alpha: the significance level after correction.
         level: the bootstrap interval's confidence level (and the noise floor's).
         seed: seeds the bootstrap (each dimension its own stream of it).
-        resamples: bootstrap resamples.
+        resamples: bootstrap resamples (0: no interval, e.g. for a calibration loop).
         directions: dimension -> +1/-1/0, over the family's defaults.
         labels: what A and B are called in the output.
         notes: notes from the loading step, shown first.

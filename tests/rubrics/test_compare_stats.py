@@ -292,3 +292,20 @@ def test_bad_options_and_mixed_families_are_one_line_errors() -> None:
     assert parse_gate("no-regression:a, b") == ("a", "b")
     with pytest.raises(InputError, match="--gate"):
         parse_gate("strict")
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("alpha", 0.0), ("alpha", 1.5), ("level", 1.0), ("seed", -1), ("resamples", -5)],
+)
+def test_out_of_range_options_name_the_option(option: str, value: float) -> None:
+    a, b = _planted()
+    with pytest.raises(InputError, match=f"--{option}="):
+        compare_scores(a, b, **{option: value})  # type: ignore[arg-type]
+
+
+def test_nan_is_no_score_like_null() -> None:
+    a = rows("a", {"groundedness": [[1.0], [2.0], [float("nan")], [4.0]]})
+    b = rows("b", {"groundedness": [[1.5], [2.5], [3.5], [4.5]]})
+    row = compare_scores(a, b).dimensions.row(0, named=True)
+    assert row["n"] == 3 and row["diff"] == pytest.approx(0.5, abs=TOL)

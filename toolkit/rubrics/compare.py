@@ -322,7 +322,8 @@ def check_scores(frame: pl.DataFrame, arm: str) -> pl.DataFrame:
         raise InputError(None, f"arm {arm}: no column {missing[0]!r} in the scores frame")
     if frame.is_empty():
         raise InputError(None, f"arm {arm}: nothing was scored")
-    return frame.with_columns([pl.col(c).cast(t) for c, t in COMPARE_SCORES_SCHEMA.items()])
+    cast = frame.with_columns([pl.col(c).cast(t) for c, t in COMPARE_SCORES_SCHEMA.items()])
+    return cast.with_columns(pl.col("value").fill_nan(None))  # NaN is no score, as null
 
 
 def rekey(frame: pl.DataFrame, pair_by: str | None, arm: str) -> pl.DataFrame:
@@ -544,6 +545,14 @@ def compare_scores(
             None, f"must be one of {', '.join(CORRECTIONS)}", field="--correction",
             value=correction,
         )  # fmt: skip
+    for name, value, ok in (
+        ("--alpha", alpha, 0 < alpha < 1),
+        ("--level", level, 0 < level < 1),
+        ("--seed", seed, seed >= 0),
+        ("--resamples", resamples, resamples >= 0),
+    ):
+        if not ok:
+            raise InputError(None, "out of range", field=name, value=value)
     a = rekey(check_scores(a, "A"), pair_by, "A")
     b = rekey(check_scores(b, "B"), pair_by, "B")
     fam = family or str(a["family"][0])

@@ -122,6 +122,8 @@ def test_pair_by_slug_lists_the_unpaired_runs(capsys: pytest.CaptureFixture[str]
         (["--family", "chess"], "--family='chess'"),
         (["--mde", "0.1"], "--mde goes with --plan A"),
         (["--gate", "strict"], "--gate='strict'"),
+        (["--window", "0"], "window=0"),
+        (["--seed", "-3"], "--seed=-3"),
     ],
 )
 def test_bad_options_exit_2_with_one_line(
@@ -203,3 +205,12 @@ def test_persona_week2_against_week1_finds_the_adherence_drop(
         [str(PERSONA / "radio-week1.jsonl"), str(PERSONA / "radio-week2.jsonl")], capsys
     )
     assert code == 2 and "--propositions DIR and --judge SPEC" in err
+
+
+def test_the_result_shows_itself_in_a_few_lines(sample_json: dict[str, object]) -> None:
+    result = compare(A, B, resamples=99)
+    lines = repr(result).splitlines()
+    assert lines[0] == "CompareResult: simulation: b vs a, paired, 12 pairs"
+    assert "better: 2" in lines[1] and "worse: 1" in lines[1]
+    assert all(len(line) <= 100 for line in lines)
+    assert "CompareResult" in result._repr_html_()

@@ -50,7 +50,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "compare",
         help="is version B better than A? paired comparison of two sets of runs",
         description=help_text(__doc__),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("arms", nargs="*", metavar="A B", help="the two folders (or URLs) of runs")
     p.add_argument(

@@ -11,7 +11,7 @@ apart by chance) shows; ``b`` runs each once.
 
 The change, planted on purpose:
 
-* **better** in B: groundedness (half the ungrounded claims) and graph fan-out (edges
+* **better** in B: groundedness (a fifth of the ungrounded claims) and graph fan-out (edges
   grow faster);
 * **worse** in B: character stability (the agent breaks character once or twice near
   the end of each run);

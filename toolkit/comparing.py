@@ -246,11 +246,12 @@ def compare(
     pair_by: str | None = None,
     test: str = "wilcoxon",
     correction: str = "holm",
-    alpha: float = 0.05,
-    level: float = 0.95,
+    alpha: float | None = None,
+    level: float | None = None,
     seed: int = 0,
-    resamples: int = 9999,
+    resamples: int | None = None,
     directions: Mapping[str, int] | None = None,
+    rubric: str | Path | Mapping[str, Any] | None = None,
     engine: str = "local",
     scheduler: str | None = None,
     partition_size: int | None = None,
@@ -274,6 +275,8 @@ def compare(
         pair_by: a pairing key other than the family's (``seed``, ``slug``, ...).
         test, correction, alpha, level, seed, resamples, directions: see
             :func:`~toolkit.rubrics.compare.compare_scores`.
+        rubric: a compare rubric YAML file (or mapping) over version 1.0.0 (alpha,
+            level, resamples, directions).
         engine, scheduler, partition_size, cache, storage_options, window: how
             simulation fleets are loaded and scored (as ``toolkit quality --all``).
         ratings: a discussion ratings file or store.
@@ -288,7 +291,13 @@ def compare(
     Raises:
         InputError: bad input or options, or arms of different families.
     """
-    from toolkit.rubrics.compare import compare_scores
+    from toolkit.rubrics.compare import (
+        DEFAULT_COMPARE_RUBRIC,
+        compare_scores,
+        load_compare_rubric,
+    )
+
+    spec = DEFAULT_COMPARE_RUBRIC if rubric is None else load_compare_rubric(rubric)
 
     kwargs: dict[str, Any] = {
         "engine": engine, "scheduler": scheduler, "partition_size": partition_size,
@@ -306,7 +315,7 @@ def compare(
         arm_a.frame, arm_b.frame, family=arm_a.family, pair_by=pair_by, test=test,
         correction=correction, alpha=alpha, level=level, seed=seed, resamples=resamples,
         directions=directions, labels=(arm_a.label, arm_b.label),
-        notes=(*arm_a.notes, *arm_b.notes),
+        notes=(*arm_a.notes, *arm_b.notes), rubric=spec,
     )  # fmt: skip
 
 

@@ -124,6 +124,7 @@ def test_pair_by_slug_lists_the_unpaired_runs(capsys: pytest.CaptureFixture[str]
         (["--gate", "strict"], "--gate='strict'"),
         (["--window", "0"], "window=0"),
         (["--seed", "-3"], "--seed=-3"),
+        (["--rubric", "/nonexistent/compare.yaml"], "cannot read rubric file"),
     ],
 )
 def test_bad_options_exit_2_with_one_line(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -309,3 +310,26 @@ def test_nan_is_no_score_like_null() -> None:
     b = rows("b", {"groundedness": [[1.5], [2.5], [3.5], [4.5]]})
     row = compare_scores(a, b).dimensions.row(0, named=True)
     assert row["n"] == 3 and row["diff"] == pytest.approx(0.5, abs=TOL)
+
+
+def test_the_rubric_is_data_loaded_from_yaml_with_a_version_guard(tmp_path: Path) -> None:
+    from toolkit.errors import RubricError
+    from toolkit.rubrics.compare import COMPARE_VERSION, load_compare_rubric
+
+    flipped = tmp_path / "flipped.yaml"
+    flipped.write_text("version: 1.1.0\ndirections:\n  simulation:\n    conservation_drift: 1\n")
+    rubric = load_compare_rubric(flipped)
+    assert rubric.directions["simulation"]["groundedness"] == 1  # merged over 1.0.0
+    a, b = _planted()
+    result = compare_scores(a, b, rubric=rubric)
+    assert result.outcome_of("conservation_drift") == "better"  # now higher is better
+    assert result.version == "1.1.0"
+    assert compare_scores(a, b).version == COMPARE_VERSION
+    same = tmp_path / "same.yaml"
+    same.write_text("version: 1.0.0\nalpha: 0.01\n")
+    with pytest.raises(RubricError, match="bump its version"):
+        load_compare_rubric(same)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("version: 2.0.0\ndirections:\n  simulation:\n    graph_fanout: 2\n")
+    with pytest.raises(RubricError, match=r"directions\.simulation\.graph_fanout"):
+        load_compare_rubric(bad)

@@ -59,10 +59,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--pair-by", metavar="FIELD", help="pair by this key instead (e.g. seed, slug)")
     p.add_argument("--seed", type=int, default=0, help="seeds the bootstrap (default 0)")
-    p.add_argument("--resamples", type=int, default=9999, help="bootstrap resamples (9999)")
+    p.add_argument("--resamples", type=int, help="bootstrap resamples (the rubric's: 9999)")
     p.add_argument("--test", default="wilcoxon", help="wilcoxon (default) or t (paired t-test)")
     p.add_argument("--correction", default="holm", help="holm (default) or bh")
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    p.add_argument("--alpha", type=float, help="significance level (the rubric's: 0.05)")
+    p.add_argument(
+        "--rubric", metavar="FILE", help="a compare rubric YAML over 1.0.0 (directions, alpha)"
+    )
     p.add_argument(
         "--gate",
         metavar="no-regression[:DIM,...]",
@@ -118,18 +121,20 @@ def run(args: argparse.Namespace) -> int:
         if args.mde is None:
             raise InputError(None, "--plan needs --mde (the difference to find)")
         mde, standardized = _mde(args.mde)
+        alpha = args.alpha if args.alpha is not None else 0.05
         from toolkit.views.compare import render_plan_text
 
         table = compare_plan(
             args.plan, mde, family=args.family, standardized=standardized, power=args.power,
-            alpha=args.alpha, test=args.test, **_load_options(args),
+            alpha=alpha, test=args.test, **_load_options(args),
         )  # fmt: skip
         if args.format == "json":
             import json
 
             print(json.dumps(table.to_dicts(), indent=2))
         else:
-            print(render_plan_text(table, label=args.plan, power=args.power, alpha=args.alpha,
+            print(render_plan_text(table, label=args.plan, power=args.power,
+                                   alpha=alpha,
                                    test=args.test, width=width))  # fmt: skip
         return 0
     if len(args.arms) != 2:
@@ -140,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
     result = compare(
         args.arms[0], args.arms[1], family=args.family, pair_by=args.pair_by, test=args.test,
         correction=args.correction, alpha=args.alpha, seed=args.seed,
-        resamples=args.resamples, **_load_options(args),
+        resamples=args.resamples, rubric=args.rubric, **_load_options(args),
     )  # fmt: skip
     failures = gate_failures(result, gated) if args.gate else []
     from toolkit.views import compare as views

@@ -30,8 +30,10 @@ folders and hands the frames here.
 * **Gate** (:func:`gate_failures`): the dimensions significantly worse after
   correction, one reason line each with its interval.
 
-The directions (is higher better?) are data: :data:`DIRECTIONS`, versioned with
-:data:`COMPARE_VERSION`. docs/rubrics/compare.md says what every number means.
+The rubric is data (:class:`CompareRubric`, loadable from YAML with
+:func:`load_compare_rubric`): the level alpha, the interval's confidence, the bootstrap
+resamples and the directions (is higher better?) per family and dimension, versioned and
+stamped into every result. docs/rubrics/compare.md says what every number means.
 """
 
 from __future__ import annotations
@@ -39,10 +41,12 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
 
 import numpy as np
 import polars as pl
+from pydantic import Field
 
 from toolkit._show import Shows, Summary, plural
 from toolkit.errors import InputError
@@ -54,6 +58,7 @@ from toolkit.frames import (
     COMPARE_PLAN_SCHEMA,
     COMPARE_SCORES_SCHEMA,
 )
+from toolkit.rubrics._spec import RubricSpec, load_spec
 
 COMPARE_VERSION = "1.0.0"
 FAMILIES: tuple[str, ...] = ("simulation", "outcome", "discussion", "persona")
@@ -65,7 +70,9 @@ VERDICT = "verdict"
 #: Per family: dimension -> +1 (higher is better), -1 (lower is better), 0 (a band: a
 #: change is reported but is neither better nor worse). ``"*"`` is the default of
 #: dimensions not named.
-DIRECTIONS: Mapping[str, Mapping[str, int]] = {
+Direction = Literal[-1, 0, 1]
+
+DIRECTIONS: Mapping[str, Mapping[str, Direction]] = {
     "simulation": {
         "groundedness": 1,
         "character_stability": 1,
@@ -95,12 +102,57 @@ PAIR_KEYS: Mapping[str, tuple[str, ...]] = {
 MAJORITY = 0.5
 
 
+class CompareRubric(RubricSpec):
+    """The compare rubric's data (version 1.0.0 by default; YAML overrides with
+    :func:`load_compare_rubric`, a changed number needs a new version).
+
+    Attributes:
+        alpha: significance level after correction.
+        level: the bootstrap interval's confidence (and the noise floor's).
+        resamples: bootstrap resamples (0: no interval).
+        majority: a unit passes a pass/fail outcome when more than this share of its
+            runs passed.
+        directions: per family, dimension -> +1 / -1 / 0 (``"*"``: the default).
+    """
+
+    rubric: str = "compare"
+    version: str = COMPARE_VERSION
+    alpha: float = Field(default=0.05, gt=0, lt=1)
+    level: float = Field(default=0.95, gt=0, lt=1)
+    resamples: int = Field(default=9999, ge=0)
+    majority: float = Field(default=MAJORITY, ge=0, lt=1)
+    directions: dict[str, dict[str, Direction]] = Field(
+        default_factory=lambda: {f: dict(d) for f, d in DIRECTIONS.items()}
+    )
+
+    def direction_of(
+        self, family: str, dimension: str, overrides: Mapping[str, int] | None = None
+    ) -> int:
+        """+1, -1 or 0 for ``dimension`` of ``family`` (``overrides`` first)."""
+        if overrides and dimension in overrides:
+            return int(overrides[dimension])
+        table = self.directions.get(family, {"*": 0})
+        return int(table.get(dimension, table.get("*", 0)))
+
+
+DEFAULT_COMPARE_RUBRIC = CompareRubric()
+
+
+def load_compare_rubric(source: str | Path | Mapping[str, Any]) -> CompareRubric:
+    """A compare rubric from YAML (a path) or a mapping, merged over version 1.0.0.
+
+    Raises:
+        RubricError: one line naming the file, the field and the value (a changed
+            number under a published version too).
+    """
+    return load_spec(
+        CompareRubric, source, DEFAULT_COMPARE_RUBRIC, {COMPARE_VERSION: DEFAULT_COMPARE_RUBRIC}
+    )
+
+
 def direction_of(family: str, dimension: str, overrides: Mapping[str, int] | None = None) -> int:
-    """+1, -1 or 0 for ``dimension`` of ``family`` (``overrides`` first)."""
-    if overrides and dimension in overrides:
-        return int(overrides[dimension])
-    table = DIRECTIONS.get(family, {"*": 0})
-    return int(table.get(dimension, table.get("*", 0)))
+    """+1, -1 or 0 for ``dimension`` of ``family`` in rubric 1.0.0 (``overrides`` first)."""
+    return DEFAULT_COMPARE_RUBRIC.direction_of(family, dimension, overrides)
 
 
 # ---------------------------------------------------------------------------
@@ -502,13 +554,14 @@ def compare_scores(
     pair_by: str | None = None,
     test: str = "wilcoxon",
     correction: str = "holm",
-    alpha: float = 0.05,
-    level: float = 0.95,
+    alpha: float | None = None,
+    level: float | None = None,
     seed: int = 0,
-    resamples: int = 9999,
+    resamples: int | None = None,
     directions: Mapping[str, int] | None = None,
     labels: tuple[str, str] = ("A", "B"),
     notes: Sequence[str] = (),
+    rubric: CompareRubric = DEFAULT_COMPARE_RUBRIC,
 ) -> CompareResult:
     """Compare the scores of arm B with arm A, dimension by dimension.
 
@@ -521,13 +574,16 @@ def compare_scores(
         test: ``"wilcoxon"`` (signed-rank; Mann-Whitney unpaired) or ``"t"`` (paired
             t; Welch unpaired).
         correction: ``"holm"`` or ``"bh"`` across the dimensions' p-values.
-        alpha: the significance level after correction.
-        level: the bootstrap interval's confidence level (and the noise floor's).
+        alpha: the significance level after correction (default: the rubric's, 0.05).
+        level: the bootstrap interval's confidence level (and the noise floor's;
+            default: the rubric's, 0.95).
         seed: seeds the bootstrap (each dimension its own stream of it).
-        resamples: bootstrap resamples (0: no interval, e.g. for a calibration loop).
-        directions: dimension -> +1/-1/0, over the family's defaults.
+        resamples: bootstrap resamples (0: no interval, e.g. for a calibration loop;
+            default: the rubric's, 9999).
+        directions: dimension -> +1/-1/0, over the rubric's for the family.
         labels: what A and B are called in the output.
         notes: notes from the loading step, shown first.
+        rubric: the rubric data (:class:`CompareRubric`, version 1.0.0 by default).
 
     Returns:
         A :class:`CompareResult`.
@@ -545,6 +601,9 @@ def compare_scores(
             None, f"must be one of {', '.join(CORRECTIONS)}", field="--correction",
             value=correction,
         )  # fmt: skip
+    alpha = rubric.alpha if alpha is None else alpha
+    level = rubric.level if level is None else level
+    resamples = rubric.resamples if resamples is None else resamples
     for name, value, ok in (
         ("--alpha", alpha, 0 < alpha < 1),
         ("--level", level, 0 < level < 1),
@@ -630,7 +689,7 @@ def compare_scores(
                         )  # fmt: skip
         else:
             da, db = da.drop_nulls("value"), db.drop_nulls("value")
-        direction = direction_of(fam, dim, directions)
+        direction = rubric.direction_of(fam, dim, directions)
         row: dict[str, Any] = {"dimension": dim, "kind": kind, "direction": direction}
         note = ""
         floor: float | None = None
@@ -641,7 +700,7 @@ def compare_scores(
             xb = joined[f"{col}_b"].to_numpy().astype(float)
             n = xa.size
             if kind == "pass/fail":
-                pa, pb = xa > MAJORITY, xb > MAJORITY
+                pa, pb = xa > rubric.majority, xb > rubric.majority
                 table = {
                     "both_pass": int(np.sum(pa & pb)),
                     "pass_to_fail": int(np.sum(pa & ~pb)),
@@ -668,7 +727,7 @@ def compare_scores(
             xb = db[col].to_numpy().astype(float)
             n = xa.size + xb.size
             if kind == "pass/fail":
-                na, nb = int(np.sum(xa > MAJORITY)), int(np.sum(xb > MAJORITY))
+                na, nb = int(np.sum(xa > rubric.majority)), int(np.sum(xb > rubric.majority))
                 if xa.size and xb.size:
                     table2 = [[nb, xb.size - nb], [na, xa.size - na]]
                     p = float(fisher_exact(table2).pvalue)
@@ -734,6 +793,7 @@ def compare_scores(
         labels=labels,
         pair_by=pair_by or ", else ".join(PAIR_KEYS.get(fam, ("unit",))),
         notes=tuple(note_list),
+        version=rubric.version,
     )
 
 

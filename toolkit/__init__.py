@@ -135,6 +135,8 @@ _LAZY: dict[str, str] = {
     "compare": "toolkit.comparing",
     "compare_plan": "toolkit.comparing",
     "CompareResult": "toolkit.rubrics.compare",
+    "CompareRubric": "toolkit.rubrics.compare",
+    "load_compare_rubric": "toolkit.rubrics.compare",
     "compare_chart": "toolkit.views.compare",
     "comparison_chart": "toolkit.views.discussion",
     "discussion_json": "toolkit.views.discussion",
@@ -251,6 +253,8 @@ if TYPE_CHECKING:
     from toolkit.reports import report_footer as report_footer
     from toolkit.reports import report_header as report_header
     from toolkit.rubrics.compare import CompareResult as CompareResult
+    from toolkit.rubrics.compare import CompareRubric as CompareRubric
+    from toolkit.rubrics.compare import load_compare_rubric as load_compare_rubric
     from toolkit.rubrics.discussion import DiscussionReport as DiscussionReport
     from toolkit.rubrics.discussion import score_discussion as score_discussion
     from toolkit.rubrics.discussion_iterations import Comparison as Comparison

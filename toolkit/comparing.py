@@ -122,23 +122,56 @@ def _simulation(
     return ArmScores(simulation_scores(cards, by_slug), _label(source), "simulation", tuple(notes))
 
 
-def _outcome(source: str | Path, storage_options: Mapping[str, Any] | None) -> ArmScores:
-    from toolkit.load.iterlog import load_iteration_log
+def outcome_partition(
+    logs: Sequence[str], names: Mapping[str, str], storage_options: Mapping[str, Any] | None
+) -> list[pl.DataFrame]:
+    """The unit of work of an outcome arm on either engine: load the logs ``logs`` (those
+    in object storage in one batched fetch), score each with the outcome rubric 2.1.0 and
+    turn it into compare's long frame, each log named by ``names``."""
+    from toolkit.load.iterlog import load_iteration_logs
     from toolkit.load.outcome_evidence import collect_outcome_evidence
     from toolkit.rubrics.compare import outcome_scores
-    from toolkit.rubrics.outcome import load_outcome_rubric, score_outcome
+    from toolkit.rubrics.outcome import default_outcome_rubric, score_outcome
+
+    rubric = default_outcome_rubric()
+    out = []
+    for path, log in zip(logs, load_iteration_logs(logs, storage_options=storage_options),
+                         strict=True):  # fmt: skip
+        result = score_outcome(log, collect_outcome_evidence(log), rubric)
+        out.append(outcome_scores(names[path], result, log.iterations))
+    return out
+
+
+def _outcome(
+    source: str | Path,
+    storage_options: Mapping[str, Any] | None,
+    *,
+    engine: str,
+    scheduler: str | None,
+    partition_size: int | None,
+) -> ArmScores:
+    from toolkit.engine import default_partition_size, map_partitions, partitions
     from toolkit.rubrics.outcome_fleet import find_iteration_logs, fleet_log_names
 
-    rubric = load_outcome_rubric(None)
     logs = [str(p) for p in find_iteration_logs(source, storage_options=storage_options)]
-    names = fleet_log_names(source, logs, storage_options=storage_options)
-    frames = []
-    for log_path, name in zip(logs, names, strict=True):
-        log = load_iteration_log(log_path, storage_options=storage_options)
-        result = score_outcome(log, collect_outcome_evidence(log), rubric)
-        frames.append(outcome_scores(name, result, log.iterations))
+    names = dict(zip(logs, fleet_log_names(source, logs, storage_options=storage_options),
+                     strict=True))  # fmt: skip
+    notes: list[str] = []
+    if engine == "local":
+        frames = outcome_partition(logs, names, storage_options)
+    else:
+        size = partition_size or default_partition_size(len(logs))
+        frames, failures = map_partitions(
+            outcome_partition, partitions(logs, size), names, dict(storage_options or {}),
+            engine=engine, scheduler=scheduler, progress=False, desc="scoring iteration logs",
+        )  # fmt: skip
+        notes.extend(
+            f"{_label(source)}: {failure} (its logs are missing from this arm)"
+            for failure in failures
+        )
+    if not frames:
+        raise InputError(source, "no iteration log could be scored")
     frame = pl.concat(frames, how="vertical")
-    notes = []
     if frame["task"].null_count():
         untasked = frame.filter(pl.col("task").is_null())["run"].n_unique()
         notes.append(
@@ -228,11 +261,12 @@ def arm_scores(
             source, engine=engine, scheduler=scheduler, partition_size=partition_size,
             cache=cache, storage_options=storage_options, window=window,
         )  # fmt: skip
+    if fam == "outcome":
+        return _outcome(source, storage_options, engine=engine, scheduler=scheduler,
+                        partition_size=partition_size)  # fmt: skip
     if engine != "local":
         raise InputError(None, f"{fam} runs are scored here: --engine dask is for simulation "
-                         "fleets", field="--engine", value=engine)  # fmt: skip
-    if fam == "outcome":
-        return _outcome(source, storage_options)
+                         "fleets and iteration logs", field="--engine", value=engine)  # fmt: skip
     if fam == "discussion":
         return _discussion(source, ratings)
     return _persona(source, propositions, judge, personas)

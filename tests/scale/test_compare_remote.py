@@ -4,6 +4,7 @@ same fleets on disk: the scenario keys come from each run's universe.yaml in the
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -38,3 +39,21 @@ def test_compare_over_s3_on_dask_equals_compare_on_disk(
     assert remote["dimensions"] == local["dimensions"]
     assert remote["noise"] == local["noise"]
     assert (remote["a"], remote["b"]) == ("a", "b")
+
+
+def test_an_outcome_arm_on_dask_over_s3_is_the_arm_on_disk(
+    s3: S3, generated_logs: Path, dask_client: Any
+) -> None:
+    from toolkit.comparing import arm_scores
+
+    url = s3.upload(generated_logs, "compare-logs")
+    local = arm_scores(generated_logs, "auto")
+    remote = arm_scores(
+        url, "outcome", engine="dask", scheduler=dask_client.scheduler.address,
+        partition_size=2, storage_options={"endpoint_url": s3.endpoint},
+    )  # fmt: skip
+    assert local.family == remote.family == "outcome"
+    assert remote.notes == local.notes  # no failed partition
+    key = ["run", "dimension"]
+    assert remote.frame.sort(key).equals(local.frame.sort(key))
+    assert local.frame["task"].n_unique() > 1  # iterations carry tasks to pair by

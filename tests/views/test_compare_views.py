@@ -78,3 +78,15 @@ def test_markdown_escapes_pipes(result: CompareResult) -> None:
 
     odd = replace(result, labels=("v1|old", "v2"))
     assert "v1\\|old" in render_compare_markdown(odd)
+
+
+def test_the_plan_fits_80_columns() -> None:
+    from toolkit.comparing import compare_plan
+    from toolkit.views.compare import render_plan_text
+
+    plan = compare_plan(SAMPLE_RUNS / "compare" / "a", 0.5, standardized=True)
+    text = render_plan_text(
+        plan, label="sample_runs/compare/a", power=0.8, alpha=0.05, test="wilcoxon", width=80
+    )
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert "groundedness" in text and "no SD to plan with" in " ".join(text.split())

@@ -913,7 +913,7 @@ def plan_pairs(
         note = ""
         if sd == 0:
             pairs = None
-            note = "no variation in the pilot: any difference shows"
+            note = "no spread in the pilot: no SD to plan with"
         else:
             dz = mde if standardized else mde / sd
             needed = pairs_for_power(dz, power, alpha)

@@ -411,7 +411,8 @@ def render_plan_text(plan: pl.DataFrame, *, label: str, power: float, alpha: flo
                      test: str, width: int | None = None) -> str:  # fmt: skip
     """``--plan``: pairs per arm for each dimension, with where the spread came from."""
     lines = [
-        f"plan · pilot {label} · {power * 100:g}% power, two-sided alpha {alpha:g}, "
+        f"plan · pilot {label}",
+        f"pairs per arm for {power * 100:g}% power, two-sided alpha {alpha:g}, "
         f"{TEST_NAMES.get(test, test)}",
         "",
     ]

@@ -59,6 +59,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_iterlogs.py --logs 200 --iterations 50
 	$(BIN)/python bench/bench_startup.py --repeat 7
 	$(BIN)/python bench/bench_reports.py
+	$(BIN)/python bench/bench_compare.py --scenarios 50 --splits 1000
 	$(BIN)/python bench/bench_judge.py
 
 notebooks: $(STAMP)

@@ -123,6 +123,15 @@ def test_wilcoxon_p_is_the_exact_signed_rank_distribution() -> None:
     assert got.effect == pytest.approx(d.mean() / d.std(ddof=1), abs=TOL)
 
 
+def test_wilcoxon_with_ties_and_zeros_is_the_exact_permutation_p() -> None:
+    # coarse scores: tied absolute differences and zero differences (dropped)
+    d = np.array([0.1, -0.1, 0.2, 0.2, 0.0, 0.3, -0.2, 0.1, 0.0, 0.4, 0.1])
+    a = np.linspace(0.0, 1.0, d.size)
+    got = paired_test(a, a + d, "wilcoxon")  # (a + d) - a is d up to float noise
+    assert got.p == pytest.approx(_exact_wilcoxon(d[d != 0]), abs=TOL)
+    assert got.note == "ties: exact permutation p"
+
+
 def test_paired_t_is_the_textbook_statistic() -> None:
     a = np.array([3.0, 4.5, 2.0, 5.5, 4.0, 3.5])
     b = np.array([3.4, 4.4, 2.9, 6.1, 4.6, 3.6])

@@ -309,7 +309,7 @@ def paired_test(
     difference over its standard deviation) and the rank-biserial correlation."""
     from scipy import stats
 
-    d = np.round(b - a, 12)  # 0.94 - 0.92 and 0.96 - 0.94 are one tie, not two ranks
+    d = np.round(b - a, 12).astype(np.float64)  # 0.94 - 0.92 and 0.96 - 0.94: one tie
     n = d.size
     sd = float(np.std(d, ddof=1)) if n >= 2 else 0.0
     dz = float(np.mean(d)) / sd if sd > 0 else None

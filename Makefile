@@ -52,12 +52,14 @@ samples: $(STAMP)
 	$(BIN)/python bench/make_fleet.py sample_runs/fleet --runs 16 --ticks 60 --nights 8
 	$(BIN)/python sample_runs/make_discussions.py
 	$(BIN)/python sample_runs/persona/make_samples.py
+	$(BIN)/python sample_runs/make_compare.py
 
 bench: $(STAMP)
 	$(BIN)/python bench/bench_fleet.py --runs 1000 --ticks 300
 	$(BIN)/python bench/bench_iterlogs.py --logs 200 --iterations 50
 	$(BIN)/python bench/bench_startup.py --repeat 7
 	$(BIN)/python bench/bench_reports.py
+	$(BIN)/python bench/bench_compare.py --scenarios 50 --splits 1000
 	$(BIN)/python bench/bench_judge.py
 
 notebooks: $(STAMP)

@@ -133,6 +133,12 @@ _LAZY: dict[str, str] = {
     "measures_frame": "toolkit.scorecard",
     "scorecards_frame": "toolkit.scorecard",
     "write_score_sidecars": "toolkit.sidecars",
+    "compare": "toolkit.comparing",
+    "compare_plan": "toolkit.comparing",
+    "CompareResult": "toolkit.rubrics.compare",
+    "CompareRubric": "toolkit.rubrics.compare",
+    "load_compare_rubric": "toolkit.rubrics.compare",
+    "compare_chart": "toolkit.views.compare",
     "comparison_chart": "toolkit.views.discussion",
     "discussion_json": "toolkit.views.discussion",
     "evidence_table": "toolkit.views.discussion",
@@ -186,6 +192,8 @@ _LAZY: dict[str, str] = {
 __all__ = ["__version__", *_LAZY]
 
 if TYPE_CHECKING:
+    from toolkit.comparing import compare as compare
+    from toolkit.comparing import compare_plan as compare_plan
     from toolkit.engine import FleetScores as FleetScores
     from toolkit.engine import score_fleet as score_fleet
     from toolkit.errors import InputError as InputError
@@ -247,6 +255,9 @@ if TYPE_CHECKING:
     from toolkit.reports import render_report as render_report
     from toolkit.reports import report_footer as report_footer
     from toolkit.reports import report_header as report_header
+    from toolkit.rubrics.compare import CompareResult as CompareResult
+    from toolkit.rubrics.compare import CompareRubric as CompareRubric
+    from toolkit.rubrics.compare import load_compare_rubric as load_compare_rubric
     from toolkit.rubrics.discussion import DiscussionReport as DiscussionReport
     from toolkit.rubrics.discussion import score_discussion as score_discussion
     from toolkit.rubrics.discussion_iterations import Comparison as Comparison
@@ -296,6 +307,7 @@ if TYPE_CHECKING:
     from toolkit.scorecard import measures_frame as measures_frame
     from toolkit.scorecard import scorecards_frame as scorecards_frame
     from toolkit.sidecars import write_score_sidecars as write_score_sidecars
+    from toolkit.views.compare import compare_chart as compare_chart
     from toolkit.views.discussion import comparison_chart as comparison_chart
     from toolkit.views.discussion import discussion_json as discussion_json
     from toolkit.views.discussion import evidence_table as evidence_table

@@ -712,3 +712,82 @@ PAIRWISE_AGREEMENT_SCHEMA: dict[str, pl.DataType] = {
     "within_one": pl.Float64(),
     "mean_abs_diff": pl.Float64(),
 }
+
+# ---------------------------------------------------------------------------
+# compare: two sets of runs, paired by unit
+# ---------------------------------------------------------------------------
+
+#: What ``compare`` reads from each arm: one row per run and dimension. ``unit`` is the
+#: pairing key (a scenario, a task, a game, proposition x agent); several rows of one
+#: unit and dimension are repeated runs. ``passed`` is set on pass/fail outcomes (a
+#: verdict) and null on numeric dimensions. Further String columns (``seed``,
+#: ``scenario``, ``slug``...) are keys ``--pair-by`` can choose instead of ``unit``.
+COMPARE_SCORES_SCHEMA: dict[str, pl.DataType] = {
+    "family": pl.String(),
+    "unit": pl.String(),
+    "run": pl.String(),
+    "dimension": pl.String(),
+    "value": pl.Float64(),
+    "passed": pl.Boolean(),
+}
+
+#: One row per dimension of a comparison (see docs/rubrics/compare.md for each column).
+COMPARE_DIMENSIONS_SCHEMA: dict[str, pl.DataType] = {
+    "dimension": pl.String(),
+    "kind": pl.String(),  # numeric | pass/fail
+    "direction": pl.Int64(),  # +1 higher is better, -1 lower is better, 0 neither
+    "n": pl.Int64(),  # pairs (paired) or units in A + B (unpaired)
+    "mean_a": pl.Float64(),
+    "mean_b": pl.Float64(),
+    "diff": pl.Float64(),  # B - A
+    "ci_low": pl.Float64(),
+    "ci_high": pl.Float64(),
+    "test": pl.String(),
+    "statistic": pl.Float64(),
+    "p": pl.Float64(),
+    "p_adj": pl.Float64(),
+    "effect": pl.Float64(),  # d_z (paired) / Cohen's d (unpaired); risk difference for pass/fail
+    "rank_biserial": pl.Float64(),
+    "noise_floor": pl.Float64(),
+    "outcome": pl.String(),  # better | worse | changed | within noise | no difference | n/a
+    "note": pl.String(),
+}
+
+#: Pass/fail outcomes of paired units: the flip table and McNemar's exact test.
+COMPARE_FLIPS_SCHEMA: dict[str, pl.DataType] = {
+    "dimension": pl.String(),
+    "both_pass": pl.Int64(),
+    "pass_to_fail": pl.Int64(),
+    "fail_to_pass": pl.Int64(),
+    "both_fail": pl.Int64(),
+    "p": pl.Float64(),
+}
+
+#: pass^k (tau-bench): per unit C(c, k) / C(n, k), averaged over units, per arm and k.
+COMPARE_PASS_K_SCHEMA: dict[str, pl.DataType] = {
+    "dimension": pl.String(),
+    "arm": pl.String(),
+    "k": pl.Int64(),
+    "units": pl.Int64(),
+    "pass_k": pl.Float64(),
+}
+
+#: How far two single runs of the same unit land apart by chance, from A's repeats.
+COMPARE_NOISE_SCHEMA: dict[str, pl.DataType] = {
+    "dimension": pl.String(),
+    "units": pl.Int64(),  # units of A with at least two runs
+    "df": pl.Int64(),  # sum over those units of (runs - 1)
+    "within_sd": pl.Float64(),
+    "run_spread": pl.Float64(),  # z * sqrt(2) * within_sd: two single runs
+    "floor": pl.Float64(),  # the same for this comparison's mean difference
+}
+
+#: ``--plan``: pairs per arm for the wanted power at a minimum detectable effect.
+COMPARE_PLAN_SCHEMA: dict[str, pl.DataType] = {
+    "dimension": pl.String(),
+    "mde": pl.Float64(),
+    "sd_diff": pl.Float64(),
+    "source": pl.String(),
+    "pairs": pl.Int64(),
+    "note": pl.String(),
+}

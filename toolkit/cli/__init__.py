@@ -25,6 +25,7 @@ COMMANDS: tuple[str, ...] = (
     "toolkit.cli.outcome",
     "toolkit.cli.rate",
     "toolkit.cli.report",
+    "toolkit.cli.compare",
 )
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT = 0, 1, 2

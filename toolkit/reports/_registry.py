@@ -47,6 +47,10 @@ def _rubric_version(name: str) -> str:
         from toolkit.rubrics.experiment import DEFAULT_RUBRIC as EXPERIMENT_RUBRIC
 
         return EXPERIMENT_RUBRIC.version
+    if name == "compare":
+        from toolkit.rubrics.compare import COMPARE_VERSION
+
+        return COMPARE_VERSION
     raise KeyError(name)
 
 
@@ -54,6 +58,13 @@ def _one(template: str, inputs: list[str]) -> str:
     if len(inputs) != 1:
         raise InputError(None, f"template {template!r} takes one input, got {len(inputs)}")
     return inputs[0]
+
+
+def _two(inputs: list[str]) -> list[str]:
+    """A comparison takes two inputs: A (before) and B (after)."""
+    if len(inputs) != 2:
+        raise InputError(None, f"template 'compare' takes two inputs, A and B, got {len(inputs)}")
+    return list(inputs)
 
 
 def _fleet_glob(inputs: list[str]) -> str:
@@ -284,6 +295,28 @@ _ENTRIES = (
                 ("sample_runs/discussions/rating_events.csv",),
                 params={"GAMES": ["sample_runs/discussions/baseline"]},
                 expect=("rating events saved", "base-7-1"),
+            ),
+        ),
+    ),
+    ReportTemplate(
+        name="compare",
+        notebook="compare_versions.ipynb",
+        title="Is version B better than A?",
+        rubric="compare",
+        doc="docs/rubrics/compare.md",
+        meaning=(
+            "Per dimension: B − A over paired units with its seeded bootstrap interval, "
+            "Wilcoxon's signed-rank p corrected across dimensions (Holm), the effect size, "
+            "and the noise floor of A's repeated runs: a difference below it is within "
+            "noise whatever its p-value."
+        ),
+        input_parameter="ARMS",
+        many=True,
+        bind=_two,
+        samples=(
+            Sample(
+                ("sample_runs/compare/a", "sample_runs/compare/b"),
+                expect=("worse on character_stability", "character_stability"),
             ),
         ),
     ),

@@ -1,0 +1,163 @@
+"""``toolkit compare A B``: is version B better than A, dimension by dimension?
+
+Scores both folders with their family's rubric (told from the folder, or --family),
+pairs the runs by unit (simulation: the scenario or seed in universe.yaml, else the
+slug; outcome: the iteration's task; discussion: the game id; persona: proposition x
+agent), and prints per dimension both means, B - A with a seeded bootstrap interval,
+Wilcoxon's signed-rank test (or the paired t-test), the effect size and the
+Holm-corrected p-value; pass/fail outcomes get a flip table, McNemar's exact test and
+pass^k. A difference below the noise floor of A's repeated runs is "within noise".
+
+``toolkit compare --plan A --mde 0.05`` tells how many pairs per arm find a difference
+of 0.05 with 80% power, from the pilot set A.
+
+Exit codes: 0 printed; 1 ``--gate no-regression[:DIM,...]`` found a dimension
+significantly worse in B after correction (one stderr line each, with its interval);
+2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from toolkit.cli._scale import add_scale_arguments, storage_options
+from toolkit.errors import InputError
+
+FORMATS = ("table", "json", "html", "markdown")
+
+
+def _mde(text: str) -> tuple[float, bool]:
+    """``0.05`` (the dimension's units) or ``0.5sd`` (standard deviations)."""
+    standardized = text.lower().endswith("sd")
+    try:
+        value = float(text[:-2] if standardized else text)
+    except ValueError:
+        raise InputError(
+            None, "must be a number, or a number of SDs such as 0.5sd", field="--mde", value=text
+        ) from None
+    if not value > 0:
+        raise InputError(None, "must be a positive difference", field="--mde", value=text)
+    return value, standardized
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``compare`` subcommand."""
+    from toolkit.cli import help_text
+
+    p = sub.add_parser(
+        "compare",
+        help="is version B better than A? paired comparison of two sets of runs",
+        description=help_text(__doc__),
+    )
+    p.add_argument("arms", nargs="*", metavar="A B", help="the two folders (or URLs) of runs")
+    p.add_argument(
+        "--family",
+        default="auto",
+        help="auto (default: told from each folder), simulation, outcome, discussion, persona",
+    )
+    p.add_argument("--pair-by", metavar="FIELD", help="pair by this key instead (e.g. seed, slug)")
+    p.add_argument("--seed", type=int, default=0, help="seeds the bootstrap (default 0)")
+    p.add_argument("--resamples", type=int, help="bootstrap resamples (the rubric's: 9999)")
+    p.add_argument("--test", default="wilcoxon", help="wilcoxon (default) or t (paired t-test)")
+    p.add_argument("--correction", default="holm", help="holm (default) or bh")
+    p.add_argument("--alpha", type=float, help="significance level (the rubric's: 0.05)")
+    p.add_argument(
+        "--rubric", metavar="FILE", help="a compare rubric YAML over 1.0.0 (directions, alpha)"
+    )
+    p.add_argument(
+        "--gate",
+        metavar="no-regression[:DIM,...]",
+        help="exit 1 when a dimension (of those named) is significantly worse in B",
+    )
+    p.add_argument("--plan", metavar="A", help="plan a comparison from the pilot set A")
+    p.add_argument("--mde", help="with --plan: the difference to find (e.g. 0.05, or 0.5sd)")
+    p.add_argument("--power", type=float, default=0.8, help="with --plan: the power (0.8)")
+    p.add_argument("--format", choices=FORMATS, default="table")
+    p.add_argument("--window", type=int, help="simulation: ticks scored per run")
+    p.add_argument(
+        "--cache",
+        nargs="?",
+        const=True,
+        default=False,
+        metavar="DIR",
+        help="simulation: keep loaded runs as Parquet (as toolkit quality --cache)",
+    )
+    p.add_argument("--ratings", metavar="FILE", help="discussion: engagement ratings")
+    p.add_argument("--propositions", metavar="DIR", help="persona: the proposition files")
+    p.add_argument("--judge", metavar="SPEC", help="persona: the judge (recorded:CASSETTE, ...)")
+    p.add_argument("--personas", metavar="FILE", help="persona: names and persona specs")
+    add_scale_arguments(p)
+    p.set_defaults(func=run)
+
+
+def _load_options(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "engine": args.engine,
+        "scheduler": args.scheduler,
+        "partition_size": args.partition_size,
+        "cache": args.cache,
+        "storage_options": storage_options(args),
+        "window": args.window,
+        "ratings": args.ratings,
+        "propositions": args.propositions,
+        "judge": args.judge,
+        "personas": args.personas,
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    """Score, compare, print; the gate decides the exit code."""
+    from toolkit.comparing import compare, compare_plan
+    from toolkit.rubrics.compare import gate_failures, parse_gate
+    from toolkit.views.text import terminal_style
+
+    width, colour = terminal_style()
+    if args.plan is not None:
+        if args.arms or args.gate:
+            raise InputError(None, "--plan takes one pilot set and no B (or --gate)",
+                             field="--plan", value=args.plan)  # fmt: skip
+        if args.mde is None:
+            raise InputError(None, "--plan needs --mde (the difference to find)")
+        mde, standardized = _mde(args.mde)
+        alpha = args.alpha if args.alpha is not None else 0.05
+        from toolkit.views.compare import render_plan_text
+
+        table = compare_plan(
+            args.plan, mde, family=args.family, standardized=standardized, power=args.power,
+            alpha=alpha, test=args.test, **_load_options(args),
+        )  # fmt: skip
+        if args.format == "json":
+            import json
+
+            print(json.dumps(table.to_dicts(), indent=2))
+        else:
+            print(render_plan_text(table, label=args.plan, power=args.power,
+                                   alpha=alpha,
+                                   test=args.test, width=width))  # fmt: skip
+        return 0
+    if len(args.arms) != 2:
+        raise InputError(None, f"give two folders, A and B (got {len(args.arms)}), or --plan A")
+    if args.mde is not None:
+        raise InputError(None, "--mde goes with --plan A", field="--mde", value=args.mde)
+    gated = parse_gate(args.gate) if args.gate else None
+    result = compare(
+        args.arms[0], args.arms[1], family=args.family, pair_by=args.pair_by, test=args.test,
+        correction=args.correction, alpha=args.alpha, seed=args.seed,
+        resamples=args.resamples, rubric=args.rubric, **_load_options(args),
+    )  # fmt: skip
+    failures = gate_failures(result, gated) if args.gate else []
+    from toolkit.views import compare as views
+
+    if args.format == "json":
+        print(views.render_compare_json(result))
+    elif args.format == "html":
+        print(views.render_compare_page(result))
+    elif args.format == "markdown":
+        print(views.render_compare_markdown(result))
+    else:
+        print(views.render_compare_text(result, width=width, colour=colour))
+    for line in failures:
+        print(f"toolkit compare: gate: {line}", file=sys.stderr)
+    return 1 if failures else 0

@@ -1,0 +1,385 @@
+"""``tk.compare`` and ``toolkit compare``: score two folders with their family's rubric,
+then compare them (:mod:`toolkit.rubrics.compare`).
+
+This module only wires the existing parts together: the fleet engine (local or Dask,
+cached, local folders or object storage) for simulation runs, the iteration-log,
+discussion and persona loaders and rubrics for the others. Each arm becomes the long
+frame of :data:`toolkit.frames.COMPARE_SCORES_SCHEMA`; the statistics never see a file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from toolkit.errors import InputError
+
+if TYPE_CHECKING:
+    from toolkit.rubrics.compare import CompareResult
+
+AUTO = "auto"
+CHAT_SUFFIXES = (".jsonl", ".run_messages.json")
+
+
+@dataclass(frozen=True)
+class ArmScores:
+    """One arm, scored: the long frame, what it is called, and notes for the reader."""
+
+    frame: pl.DataFrame
+    label: str
+    family: str
+    notes: tuple[str, ...] = ()
+
+
+def _label(source: str | Path) -> str:
+    text = str(source).rstrip("/")
+    return text.rsplit("/", 1)[-1] or text
+
+
+def detect_family(source: str | Path, storage_options: Mapping[str, Any] | None = None) -> str:
+    """The family of the runs in ``source``: ``simulation`` (run folders with
+    tick_summaries/), ``outcome`` (iter-N.yaml files), ``persona`` (chat JSONL files)
+    or ``discussion`` (game transcripts, exports or a game database).
+
+    Raises:
+        InputError: nothing recognisable in ``source`` (name ``--family``).
+    """
+    import os
+
+    from toolkit.load._source import is_remote, local_path
+    from toolkit.load.iterlog import ITER_FILE
+
+    if is_remote(source):
+        from toolkit.rubrics.outcome_fleet import find_iteration_logs
+
+        try:
+            find_iteration_logs(source, storage_options=storage_options)
+            return "outcome"
+        except InputError:
+            return "simulation"
+    path = local_path(source)
+    if not path.exists():
+        raise InputError(path, "no such file or folder")
+    if path.is_file():
+        if path.name.endswith(CHAT_SUFFIXES):
+            return "persona"
+        return "discussion"
+    if (path / "tick_summaries").is_dir() or any(
+        (p / "tick_summaries").is_dir() for p in path.iterdir() if p.is_dir()
+    ):
+        return "simulation"
+    names: list[str] = []
+    for _, _, files in os.walk(path):
+        names.extend(files)
+        if len(names) > 10_000:
+            break
+    if any(ITER_FILE.match(n) for n in names):
+        return "outcome"
+    if any(n.endswith(CHAT_SUFFIXES) for n in names):
+        return "persona"
+    if any(n.endswith((".json", ".db", ".sqlite")) for n in names):
+        return "discussion"
+    raise InputError(
+        path, "cannot tell which runs these are: give --family", field="--family", value=AUTO
+    )
+
+
+def _simulation(
+    source: str | Path,
+    *,
+    engine: str,
+    scheduler: str | None,
+    partition_size: int | None,
+    cache: bool | str,
+    storage_options: Mapping[str, Any] | None,
+    window: int | None,
+) -> ArmScores:
+    from toolkit.engine import score_fleet, score_runs
+    from toolkit.load._source import is_remote, local_path
+    from toolkit.load.pairing import run_pair_keys
+    from toolkit.rubrics.compare import simulation_scores
+
+    notes: list[str] = []
+    options = dict(storage_options or {})
+    single = not is_remote(source) and (local_path(source) / "tick_summaries").is_dir()
+    if single:
+        runs = [str(source)]
+        cards = score_runs(runs, None, window, cache, options)
+    else:
+        fleet = score_fleet(
+            source, engine=engine, scheduler=scheduler, partition_size=partition_size,
+            window=window, cache=cache, storage_options=options, progress=False,
+        )  # fmt: skip
+        runs, cards = list(fleet.runs), fleet.cards
+        notes.extend(f"{_label(source)}: {failure}" for failure in fleet.failures)
+    keys, problems = run_pair_keys(runs, options)
+    notes.extend(problems)
+    by_slug = {_label(run): k for run, k in keys.items()}
+    return ArmScores(simulation_scores(cards, by_slug), _label(source), "simulation", tuple(notes))
+
+
+def outcome_partition(
+    logs: Sequence[str], names: Mapping[str, str], storage_options: Mapping[str, Any] | None
+) -> list[pl.DataFrame]:
+    """The unit of work of an outcome arm on either engine: load the logs ``logs`` (those
+    in object storage in one batched fetch), score each with the outcome rubric 2.1.0 and
+    turn it into compare's long frame, each log named by ``names``."""
+    from toolkit.load.iterlog import load_iteration_logs
+    from toolkit.load.outcome_evidence import collect_outcome_evidence
+    from toolkit.rubrics.compare import outcome_scores
+    from toolkit.rubrics.outcome import default_outcome_rubric, score_outcome
+
+    rubric = default_outcome_rubric()
+    out = []
+    for path, log in zip(logs, load_iteration_logs(logs, storage_options=storage_options),
+                         strict=True):  # fmt: skip
+        result = score_outcome(log, collect_outcome_evidence(log), rubric)
+        out.append(outcome_scores(names[path], result, log.iterations))
+    return out
+
+
+def _outcome(
+    source: str | Path,
+    storage_options: Mapping[str, Any] | None,
+    *,
+    engine: str,
+    scheduler: str | None,
+    partition_size: int | None,
+) -> ArmScores:
+    from toolkit.engine import default_partition_size, map_partitions, partitions
+    from toolkit.rubrics.outcome_fleet import find_iteration_logs, fleet_log_names
+
+    logs = [str(p) for p in find_iteration_logs(source, storage_options=storage_options)]
+    names = dict(zip(logs, fleet_log_names(source, logs, storage_options=storage_options),
+                     strict=True))  # fmt: skip
+    notes: list[str] = []
+    if engine == "local":
+        frames = outcome_partition(logs, names, storage_options)
+    else:
+        size = partition_size or default_partition_size(len(logs))
+        frames, failures = map_partitions(
+            outcome_partition, partitions(logs, size), names, dict(storage_options or {}),
+            engine=engine, scheduler=scheduler, progress=False, desc="scoring iteration logs",
+        )  # fmt: skip
+        notes.extend(
+            f"{_label(source)}: {failure} (its logs are missing from this arm)"
+            for failure in failures
+        )
+    if not frames:
+        raise InputError(source, "no iteration log could be scored")
+    frame = pl.concat(frames, how="vertical")
+    if frame["task"].null_count():
+        untasked = frame.filter(pl.col("task").is_null())["run"].n_unique()
+        notes.append(
+            f"{_label(source)}: {untasked} iteration(s) name no task_id and cannot be paired"
+        )
+    return ArmScores(frame, _label(source), "outcome", tuple(notes))
+
+
+def _discussion(source: str | Path, ratings: str | Path | None) -> ArmScores:
+    from toolkit.load.discussion import load_discussions
+    from toolkit.load.ratings import open_rating_source
+    from toolkit.rubrics.compare import discussion_scores
+    from toolkit.rubrics.discussion import score_discussion
+
+    source_ratings = open_rating_source(ratings) if ratings else None
+    report = score_discussion(load_discussions([source]), ratings=source_ratings)
+    return ArmScores(discussion_scores(report), _label(source), "discussion")
+
+
+def _persona(
+    source: str | Path,
+    propositions: str | Path | None,
+    judge: Any,
+    personas: str | Path | None,
+) -> ArmScores:
+    from toolkit.judge import judge_from_spec
+    from toolkit.load.persona import load_chat, load_propositions
+    from toolkit.rubrics.compare import persona_scores
+    from toolkit.rubrics.persona import score_persona
+
+    if propositions is None or judge is None:
+        raise InputError(
+            source, "persona runs are judged: give --propositions DIR and --judge SPEC",
+            field="--family", value="persona",
+        )  # fmt: skip
+    path = Path(source)
+    files = (
+        sorted(p for p in path.rglob("*") if p.is_file() and p.name.endswith(CHAT_SUFFIXES))
+        if path.is_dir()
+        else [path]
+    )
+    if not files:
+        raise InputError(path, "no chat files (*.jsonl, *.run_messages.json) in it")
+    props = load_propositions(propositions)
+    the_judge = judge_from_spec(judge) if isinstance(judge, str) else judge
+    frames = [
+        persona_scores(score_persona(load_chat(f, personas=personas), props, the_judge,
+                                     progress=False))
+        for f in files
+    ]  # fmt: skip
+    return ArmScores(pl.concat(frames, how="vertical"), _label(source), "persona")
+
+
+def arm_scores(
+    source: str | Path | pl.DataFrame,
+    family: str = AUTO,
+    *,
+    engine: str = "local",
+    scheduler: str | None = None,
+    partition_size: int | None = None,
+    cache: bool | str = False,
+    storage_options: Mapping[str, Any] | None = None,
+    window: int | None = None,
+    ratings: str | Path | None = None,
+    propositions: str | Path | None = None,
+    judge: Any = None,
+    personas: str | Path | None = None,
+) -> ArmScores:
+    """Score one arm: a folder (or URL, or chat file) of ``family`` runs, or an already
+    built :data:`toolkit.frames.COMPARE_SCORES_SCHEMA` frame (returned as it is).
+
+    Raises:
+        InputError: an unknown family, a family that cannot be told, or bad input.
+    """
+    from toolkit.rubrics.compare import FAMILIES
+
+    if isinstance(source, pl.DataFrame):
+        fam = str(source["family"][0]) if source.height else family
+        return ArmScores(source, "frame", fam)
+    if family != AUTO and family not in FAMILIES:
+        raise InputError(
+            None, f"must be auto or one of {', '.join(FAMILIES)}", field="--family", value=family
+        )
+    fam = detect_family(source, storage_options) if family == AUTO else family
+    if fam == "simulation":
+        return _simulation(
+            source, engine=engine, scheduler=scheduler, partition_size=partition_size,
+            cache=cache, storage_options=storage_options, window=window,
+        )  # fmt: skip
+    if fam == "outcome":
+        return _outcome(source, storage_options, engine=engine, scheduler=scheduler,
+                        partition_size=partition_size)  # fmt: skip
+    if engine != "local":
+        raise InputError(None, f"{fam} runs are scored here: --engine dask is for simulation "
+                         "fleets and iteration logs", field="--engine", value=engine)  # fmt: skip
+    if fam == "discussion":
+        return _discussion(source, ratings)
+    return _persona(source, propositions, judge, personas)
+
+
+def compare(
+    a: str | Path | pl.DataFrame,
+    b: str | Path | pl.DataFrame,
+    *,
+    family: str = AUTO,
+    pair_by: str | None = None,
+    test: str = "wilcoxon",
+    correction: str = "holm",
+    alpha: float | None = None,
+    level: float | None = None,
+    seed: int = 0,
+    resamples: int | None = None,
+    directions: Mapping[str, int] | None = None,
+    rubric: str | Path | Mapping[str, Any] | None = None,
+    engine: str = "local",
+    scheduler: str | None = None,
+    partition_size: int | None = None,
+    cache: bool | str = False,
+    storage_options: Mapping[str, Any] | None = None,
+    window: int | None = None,
+    ratings: str | Path | None = None,
+    propositions: str | Path | None = None,
+    judge: Any = None,
+    personas: str | Path | None = None,
+) -> CompareResult:
+    """Is B better than A? Score both folders with their family's rubric and compare them
+    dimension by dimension (see :func:`toolkit.rubrics.compare.compare_scores`).
+
+    Args:
+        a, b: the two sets of runs: folders or URLs (a fleet of simulation runs, a
+            folder of iteration logs, of discussion games, of persona chats), or
+            :data:`toolkit.frames.COMPARE_SCORES_SCHEMA` frames.
+        family: ``auto`` (told from each folder), ``simulation``, ``outcome``,
+            ``discussion`` or ``persona``.
+        pair_by: a pairing key other than the family's (``seed``, ``slug``, ...).
+        test, correction, alpha, level, seed, resamples, directions: see
+            :func:`~toolkit.rubrics.compare.compare_scores`.
+        rubric: a compare rubric YAML file (or mapping) over version 1.0.0 (alpha,
+            level, resamples, directions).
+        engine, scheduler, partition_size, cache, storage_options, window: how
+            simulation fleets are loaded and scored (as ``toolkit quality --all``).
+        ratings: a discussion ratings file or store.
+        propositions, judge, personas: how persona chats are judged.
+
+    Returns:
+        A :class:`~toolkit.rubrics.compare.CompareResult`: per dimension both means,
+        the paired difference with its bootstrap interval, the test, the corrected
+        p-value, the effect size, the noise floor and the outcome (better, worse,
+        within noise, ...); flips, pass^k and the noise floor as frames.
+
+    Raises:
+        InputError: bad input or options, or arms of different families.
+    """
+    from toolkit.rubrics.compare import (
+        DEFAULT_COMPARE_RUBRIC,
+        compare_scores,
+        load_compare_rubric,
+    )
+
+    spec = DEFAULT_COMPARE_RUBRIC if rubric is None else load_compare_rubric(rubric)
+
+    kwargs: dict[str, Any] = {
+        "engine": engine, "scheduler": scheduler, "partition_size": partition_size,
+        "cache": cache, "storage_options": storage_options, "window": window,
+        "ratings": ratings, "propositions": propositions, "judge": judge,
+        "personas": personas,
+    }  # fmt: skip
+    if judge is not None and isinstance(judge, str):
+        from toolkit.judge import judge_from_spec
+
+        kwargs["judge"] = judge_from_spec(judge)
+    arm_a = arm_scores(a, family, **kwargs)
+    arm_b = arm_scores(b, arm_a.family if family == AUTO else family, **kwargs)
+    return compare_scores(
+        arm_a.frame, arm_b.frame, family=arm_a.family, pair_by=pair_by, test=test,
+        correction=correction, alpha=alpha, level=level, seed=seed, resamples=resamples,
+        directions=directions, labels=(arm_a.label, arm_b.label),
+        notes=(*arm_a.notes, *arm_b.notes), rubric=spec,
+    )  # fmt: skip
+
+
+def compare_plan(
+    a: str | Path | pl.DataFrame,
+    mde: float,
+    *,
+    family: str = AUTO,
+    standardized: bool = False,
+    power: float = 0.8,
+    alpha: float = 0.05,
+    test: str = "wilcoxon",
+    **load: Any,
+) -> pl.DataFrame:
+    """Pairs per arm to find a difference of ``mde`` with ``power`` (see
+    :func:`toolkit.rubrics.compare.plan_pairs`), from the pilot set ``a`` (a folder or
+    a scores frame; ``load`` as for :func:`compare`).
+
+    Returns:
+        :data:`toolkit.frames.COMPARE_PLAN_SCHEMA`: dimension, mde, sd_diff, source,
+        pairs, note.
+    """
+    from toolkit.rubrics.compare import plan_pairs
+
+    arm = arm_scores(a, family, **load)
+    return plan_pairs(arm.frame, mde, standardized=standardized, power=power, alpha=alpha,
+                      test=test)  # fmt: skip
+
+
+def scores_of(sources: Sequence[str | Path], family: str = AUTO, **load: Any) -> pl.DataFrame:
+    """Several folders of one family, scored and stacked into one long frame (e.g. to
+    split one fleet into halves for an A/A check)."""
+    return pl.concat([arm_scores(s, family, **load).frame for s in sources], how="vertical")

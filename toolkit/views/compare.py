@@ -1,0 +1,431 @@
+"""Views of a comparison (:class:`toolkit.rubrics.compare.CompareResult`): text that fits
+80 columns, JSON, Markdown for a pull-request comment, an Altair forest plot and a
+standalone offline HTML page (the plot inlined as SVG)."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from toolkit._show import plural
+from toolkit.views.text import paint, wrap_item
+
+if TYPE_CHECKING:
+    import altair as alt
+
+    from toolkit.rubrics.compare import CompareResult
+
+#: The status colour each outcome borrows from the palette.
+OUTCOME_STATUS: dict[str, str] = {
+    "better": "OK",
+    "worse": "FAIL",
+    "changed": "WARN",
+    "within noise": "N/A",
+    "no difference": "N/A",
+    "n/a": "N/A",
+}
+TEST_NAMES = {
+    "wilcoxon": "Wilcoxon signed-rank",
+    "t": "paired t",
+    "mann-whitney": "Mann-Whitney U",
+    "welch": "Welch's t",
+    "mcnemar": "McNemar exact",
+    "fisher": "Fisher exact",
+}
+CORRECTION_NAMES = {"holm": "Holm", "bh": "Benjamini-Hochberg"}
+#: Units named in a list before "… N more".
+SHOWN_UNITS = 6
+
+
+def num(value: float | None, width: int = 7, sign: bool = False) -> str:
+    """``value`` in at most ``width`` characters: three significant digits, fewer when
+    needed; ``-`` when absent."""
+    if value is None:
+        return "-"
+    if abs(value) < 1e-12:  # zero, or a float's rounding left-over (2e-17)
+        return "0"
+    flag = "+" if sign else ""
+    for digits in (3, 2, 1):
+        out = f"{value:{flag}.{digits}g}"
+        if len(out) <= width:
+            return out
+    return f"{value:{flag}.0e}"
+
+
+def p_text(p: float | None) -> str:
+    """A p-value as shown: ``<0.001`` under a thousandth, else three decimals."""
+    if p is None:
+        return "-"
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def _units(units: tuple[str, ...]) -> str:
+    shown = ", ".join(units[:SHOWN_UNITS])
+    more = len(units) - SHOWN_UNITS
+    return shown + (f", … {more} more" if more > 0 else "")
+
+
+def headline(result: CompareResult) -> list[str]:
+    """The first lines: what is compared with what, and how."""
+    a, b = result.labels
+    how = (
+        f"paired by {result.pair_by}: {plural(result.pairs, 'pair')}"
+        if result.mode == "paired"
+        else "UNPAIRED (no unit in both arms)"
+    )
+    test = TEST_NAMES.get(result.test, result.test)
+    if result.mode == "unpaired":
+        test = "Mann-Whitney U" if result.test == "wilcoxon" else "Welch's t"
+    return [
+        f"compare · {result.family} · B={b} vs A={a}",
+        f"{how} ({plural(result.runs_a, 'run')} in A, {result.runs_b} in B)",
+        f"{test}; {CORRECTION_NAMES[result.correction]}-corrected, alpha {result.alpha:g}; "
+        f"{result.level * 100:g}% bootstrap CI (seed {result.seed})",
+    ]
+
+
+def verdict_line(result: CompareResult) -> str:
+    """One sentence: where B is better, worse, within noise."""
+    dims = result.dimensions
+    parts = []
+    for outcome in ("better", "worse", "changed", "within noise"):
+        names = dims.filter(pl.col("outcome") == outcome)["dimension"].to_list()
+        if names:
+            parts.append(f"{outcome} on {', '.join(names)}")
+    rest = dims.filter(pl.col("outcome").is_in(["no difference", "n/a"])).height
+    if not parts:
+        return f"B: no significant difference on any of {dims.height} dimensions."
+    tail = f"; no significant difference on {rest} other(s)" if rest else ""
+    return "B: " + "; ".join(parts) + tail + "."
+
+
+def render_compare_text(
+    result: CompareResult, *, width: int | None = None, colour: bool = False
+) -> str:
+    """The comparison as text: the header, one line per dimension (means, B - A, its
+    interval, the corrected p, the outcome), flips and pass^k of pass/fail outcomes,
+    the noise floor, the unpaired units and notes. With ``width`` (a terminal) the table
+    narrows its dimension column and long lines wrap; without, nothing is cut."""
+    lines = [*headline(result), ""]
+    pct = f"{result.level * 100:g}% CI"
+    names = result.dimensions["dimension"].to_list()
+    fixed = 1 + 6 + 1 + 6 + 1 + 7 + 1 + 16 + 1 + 6 + 1 + 13  # the columns after the name
+    name_w = max([len("dimension"), *(len(n) for n in names)])
+    if width is not None:
+        name_w = max(10, min(name_w, width - fixed))
+    head = (
+        f"{'dimension':<{name_w}} {'mean A':>6} {'mean B':>6} {'B - A':>7} "
+        f"{pct:<16} {'p adj':>6} outcome"
+    )
+    lines.append(head)
+    for r in result.dimensions.iter_rows(named=True):
+        name = r["dimension"]
+        if len(name) > name_w:
+            name = name[: name_w - 1] + "…"
+        ci = (
+            f"[{num(r['ci_low'], 6, True)}, {num(r['ci_high'], 6, True)}]"
+            if r["ci_low"] is not None
+            else "-"
+        )
+        outcome = paint(r["outcome"], OUTCOME_STATUS.get(r["outcome"], "N/A"), colour)
+        lines.append(
+            f"{name:<{name_w}} {num(r['mean_a'], 6):>6} {num(r['mean_b'], 6):>6} "
+            f"{num(r['diff'], sign=True):>7} {ci:<16} {p_text(r['p_adj']):>6} {outcome}"
+        )
+    lines += ["", *wrap_item(verdict_line(result), width, bullet="", indent=0)]
+    for f in result.flips.iter_rows(named=True):
+        lines += [
+            "",
+            f"{f['dimension']} (pass/fail, unit passes when most of its runs pass):",
+            f"  both pass {f['both_pass']}, pass -> fail {f['pass_to_fail']}, "
+            f"fail -> pass {f['fail_to_pass']}, both fail {f['both_fail']}; "
+            f"McNemar p = {p_text(f['p'])}",
+        ]
+    for dim in dict.fromkeys(result.pass_k["dimension"].to_list()):
+        rows = result.pass_k.filter(pl.col("dimension") == dim)
+        lines.append(f"  pass^k of {dim} (tau-bench):")
+        for arm in ("A", "B"):
+            arm_rows = rows.filter(pl.col("arm") == arm)
+            if arm_rows.is_empty():
+                continue
+            top = max(arm_rows["units"].to_list(), default=0)
+            cells = "  ".join(
+                f"k={k} {v:.2f}" + ("" if units == top else f" ({plural(units, 'unit')})")
+                for k, units, v in arm_rows.select("k", "units", "pass_k").rows()
+            )
+            lines += wrap_item(cells, width, bullet=f"    {arm}: ", indent=7)
+    if result.noise.height:
+        lines += [
+            "",
+            "noise floor (A's repeated runs of one unit):",
+            f"  {'dimension':<{name_w}} {'units':>5} {'run sd':>7} {'2 runs':>7} {'floor':>7}",
+        ]
+        for r in result.noise.iter_rows(named=True):
+            name = r["dimension"]
+            if len(name) > name_w:
+                name = name[: name_w - 1] + "…"
+            lines.append(
+                f"  {name:<{name_w}} {r['units']:>5} {num(r['within_sd']):>7} "
+                f"{num(r['run_spread']):>7} {num(r['floor']):>7}"
+            )
+        lines += wrap_item(
+            "2 runs: two single runs of one unit land this far apart or less 95% of the "
+            "time; floor: the same for this comparison's mean difference (below it: "
+            "within noise)",
+            width,
+            bullet="  ",
+            indent=2,
+        )
+    if result.only_a or result.only_b:
+        lines.append("")
+        if result.only_a:
+            lines += wrap_item(
+                f"{len(result.only_a)} only in A: {_units(result.only_a)}", width,
+                bullet="unpaired: ", indent=2,
+            )  # fmt: skip
+        if result.only_b:
+            lines += wrap_item(
+                f"{len(result.only_b)} only in B: {_units(result.only_b)}", width,
+                bullet="unpaired: ", indent=2,
+            )  # fmt: skip
+    if result.notes:
+        lines += ["", "notes:"]
+        for note in result.notes:
+            lines += wrap_item(note, width)
+    lines.append(f"(rubric compare {result.version})")
+    return "\n".join(lines)
+
+
+def render_compare_json(result: CompareResult) -> str:
+    """The comparison as JSON (:meth:`CompareResult.to_dict`), NaN written as null."""
+
+    def clean(value: Any) -> Any:
+        if isinstance(value, float) and value != value:
+            return None
+        if isinstance(value, dict):
+            return {k: clean(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        return value
+
+    return json.dumps(clean(result.to_dict()), indent=2)
+
+
+_MD_MARK = {"better": "✅ better", "worse": "❌ worse", "changed": "⚠️ changed"}
+
+
+def md(value: object) -> str:
+    """``value`` as text inside a Markdown table cell (``|`` escaped)."""
+    return str(value).replace("|", "\\|")
+
+
+def render_compare_markdown(result: CompareResult) -> str:
+    """The comparison as Markdown for a pull-request comment: the header, a table per
+    dimension, the verdict sentence, flips, unpaired units and notes."""
+    pct = f"{result.level * 100:g}% CI"
+    out = [
+        f"### `toolkit compare` · {md(result.family)}: B = `{md(result.labels[1])}` vs "
+        f"A = `{md(result.labels[0])}`",
+        "",
+        " · ".join(headline(result)[1:]),
+        "",
+        f"| dimension | mean A | mean B | B − A | {pct} | p (adj.) | outcome |",
+        "|---|---:|---:|---:|---|---:|---|",
+    ]
+    for r in result.dimensions.iter_rows(named=True):
+        ci = (
+            f"{num(r['ci_low'], 8, True)} … {num(r['ci_high'], 8, True)}"
+            if r["ci_low"] is not None
+            else "–"
+        )
+        outcome = _MD_MARK.get(r["outcome"], r["outcome"])
+        out.append(
+            f"| {md(r['dimension'])} | {num(r['mean_a'])} | {num(r['mean_b'])} | "
+            f"{num(r['diff'], sign=True)} | {ci} | {p_text(r['p_adj'])} | {outcome} |"
+        )
+    out += ["", f"**{verdict_line(result)}**"]
+    for f in result.flips.iter_rows(named=True):
+        out.append(
+            f"\n{md(f['dimension'])}: {f['pass_to_fail']} pass → fail, {f['fail_to_pass']} "
+            f"fail → pass (McNemar p = {p_text(f['p'])})."
+        )
+    if result.only_a or result.only_b:
+        out.append(f"\nUnpaired: {len(result.only_a)} only in A, {len(result.only_b)} only in B.")
+    for note in result.notes:
+        out.append(f"\n> {md(note)}")
+    return "\n".join(out)
+
+
+def forest_frame(result: CompareResult) -> pl.DataFrame:
+    """One row per dimension with a difference: B - A and its interval, also scaled by
+    the interval's half-width of the largest so that all dimensions share an axis when
+    their units differ (``scaled_*``), and the outcome."""
+    frame = result.dimensions.filter(pl.col("diff").is_not_null()).select(
+        "dimension", "diff", "ci_low", "ci_high", "outcome", "p_adj", "noise_floor"
+    )
+    scale = pl.max_horizontal(pl.col("ci_low").abs(), pl.col("ci_high").abs(), pl.col("diff").abs())
+    frame = frame.with_columns(pl.when(scale > 0).then(scale).otherwise(1.0).alias("scale"))
+    return frame.with_columns(
+        (pl.col(c) / pl.col("scale")).alias(f"scaled_{c}") for c in ("diff", "ci_low", "ci_high")
+    )
+
+
+def compare_chart(result: CompareResult) -> alt.LayerChart | alt.FacetChart:
+    """The forest plot: one row per dimension, B - A with its interval (each dimension
+    scaled to its own largest magnitude, so units may differ; the tooltip shows the raw
+    numbers), the zero line, colour by outcome."""
+    import altair as alt
+
+    from toolkit.views.palette import swatch
+
+    frame = forest_frame(result)
+    outcomes = list(OUTCOME_STATUS)
+    colours = [swatch(OUTCOME_STATUS[o]).fill for o in outcomes]
+    base = alt.Chart(frame).encode(
+        y=alt.Y("dimension:N", sort=frame["dimension"].to_list(), title=None),
+        tooltip=[
+            "dimension:N",
+            alt.Tooltip("diff:Q", format="+.4g", title="B - A"),
+            alt.Tooltip("ci_low:Q", format="+.4g", title="CI low"),
+            alt.Tooltip("ci_high:Q", format="+.4g", title="CI high"),
+            alt.Tooltip("p_adj:Q", format=".3g", title="p (adjusted)"),
+            "outcome:N",
+        ],
+    )
+    interval = base.mark_rule(strokeWidth=2).encode(
+        x=alt.X(
+            "scaled_ci_low:Q",
+            title="B - A (each row scaled to its largest magnitude)",
+            scale=alt.Scale(domain=[-1.05, 1.05]),
+        ),
+        x2="scaled_ci_high:Q",
+        color=alt.Color(
+            "outcome:N", scale=alt.Scale(domain=outcomes, range=colours), title="outcome"
+        ),
+    )
+    point = base.mark_point(filled=True, size=70).encode(
+        x="scaled_diff:Q", color=alt.Color("outcome:N", scale=alt.Scale(domain=outcomes,
+                                                                          range=colours)),
+    )  # fmt: skip
+    zero = (
+        alt.Chart(pl.DataFrame({"x": [0.0]}))
+        .mark_rule(color="#444", strokeDash=[4, 3])
+        .encode(x="x:Q")
+    )
+    return alt.layer(zero, interval, point).properties(
+        width=420,
+        height=max(60, 26 * frame.height),
+        title=f"{result.family}: {result.labels[1]} - {result.labels[0]}",
+    )
+
+
+def render_compare_html(result: CompareResult, *, headline_first: bool = True) -> str:
+    """The comparison as an HTML fragment: the forest plot (inline SVG, drawn by
+    vl-convert: no script, works offline), the table and the notes (without the first
+    headline line when ``headline_first`` is false: a page's title says it)."""
+    import vl_convert
+
+    from toolkit.views.html import badge, table, text, wrap
+
+    chart = compare_chart(result).to_dict() if result.dimensions.height else None
+    svg = vl_convert.vegalite_to_svg(chart) if chart is not None else ""
+    lines = headline(result) if headline_first else headline(result)[1:]
+    head = "".join(f"<p>{text(line)}</p>" for line in lines)
+    rows = [
+        [
+            text(r["dimension"]),
+            text(num(r["mean_a"])),
+            text(num(r["mean_b"])),
+            text(num(r["diff"], sign=True)),
+            text(
+                f"{num(r['ci_low'], 8, True)} … {num(r['ci_high'], 8, True)}"
+                if r["ci_low"] is not None
+                else "-"
+            ),
+            text(p_text(r["p_adj"])),
+            text(num(r["effect"], sign=True)),
+            text(num(r["noise_floor"])),
+            badge(OUTCOME_STATUS.get(r["outcome"], "N/A")).replace(
+                text(OUTCOME_STATUS.get(r["outcome"], "N/A")) + "</span>",
+                text(r["outcome"]) + "</span>",
+            ),
+        ]
+        for r in result.dimensions.iter_rows(named=True)
+    ]
+    pct = f"{result.level * 100:g}% CI"
+    body = table(
+        ["dimension", "mean A", "mean B", "B − A", pct, "p (adj.)", "effect", "noise floor",
+         "outcome"],
+        rows,
+        numeric=frozenset({1, 2, 3, 5, 6, 7}),
+    )  # fmt: skip
+    extra = [f"<p><strong>{text(verdict_line(result))}</strong></p>"]
+    for f in result.flips.iter_rows(named=True):
+        extra.append(
+            f"<p>{text(f['dimension'])}: {f['both_pass']} both pass, {f['pass_to_fail']} pass "
+            f"→ fail, {f['fail_to_pass']} fail → pass, {f['both_fail']} both fail "
+            f"(McNemar p = {text(p_text(f['p']))})</p>"
+        )
+    for dim in dict.fromkeys(result.pass_k["dimension"].to_list()):
+        rows_k = result.pass_k.filter(pl.col("dimension") == dim)
+        cells = "; ".join(
+            f"{arm}: "
+            + ", ".join(
+                f"k={k} {v:.2f}"
+                for k, v in rows_k.filter(pl.col("arm") == arm).select("k", "pass_k").rows()
+            )
+            for arm in ("A", "B")
+            if rows_k.filter(pl.col("arm") == arm).height
+        )
+        extra.append(f"<p>pass^k of {text(dim)} (tau-bench): {text(cells)}</p>")
+    if result.only_a or result.only_b:
+        extra.append(
+            f"<p>Unpaired: {len(result.only_a)} only in A ({text(_units(result.only_a))}), "
+            f"{len(result.only_b)} only in B ({text(_units(result.only_b))})</p>"
+        )
+    if result.notes:
+        items = "".join(f"<li>{text(n)}</li>" for n in result.notes)
+        extra.append(f"<ul class='tk-muted'>{items}</ul>")
+    return wrap(
+        f"{head}<figure class='tk-forest'>{svg}</figure>{body}{''.join(extra)}",
+        "tk-compare",
+    )
+
+
+def render_compare_page(result: CompareResult) -> str:
+    """A complete standalone HTML document holding :func:`render_compare_html`."""
+    from toolkit.views.html import text
+
+    title = f"compare · {result.family}: {result.labels[1]} vs {result.labels[0]}"
+    return (
+        "<!DOCTYPE html><html><head><meta charset='utf-8'>"
+        f"<title>{text(title)}</title></head><body>"
+        f"<h1 style='font-family:system-ui,sans-serif;font-size:1.3em'>{text(title)}</h1>"
+        f"{render_compare_html(result, headline_first=False)}</body></html>"
+    )
+
+
+def render_plan_text(plan: pl.DataFrame, *, label: str, power: float, alpha: float,
+                     test: str, width: int | None = None) -> str:  # fmt: skip
+    """``--plan``: pairs per arm for each dimension, with where the spread came from."""
+    lines = [
+        f"plan · pilot {label}",
+        f"pairs per arm for {power * 100:g}% power, two-sided alpha {alpha:g}, "
+        f"{TEST_NAMES.get(test, test)}",
+        "",
+    ]
+    names = plan["dimension"].to_list()
+    name_w = max([len("dimension"), *(len(n) for n in names)])
+    lines.append(f"{'dimension':<{name_w}} {'mde':>8} {'sd diff':>8} {'pairs':>8}  from")
+    for r in plan.iter_rows(named=True):
+        pairs = str(r["pairs"]) if r["pairs"] is not None else "-"
+        source = r["note"] or r["source"]
+        lines += wrap_item(
+            source, width,
+            bullet=f"{r['dimension']:<{name_w}} {num(r['mde'], 8):>8} "
+            f"{num(r['sd_diff'], 8):>8} {pairs:>8}  ",
+            indent=name_w + 29,
+        )  # fmt: skip
+    return "\n".join(lines)

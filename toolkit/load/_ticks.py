@@ -12,9 +12,10 @@ The same bytes give the same frame whichever path a file takes (the differential
 load every sample both ways). Polars' reader keeps the *first* of repeated keys and
 coerces mistyped scalars (``false`` as the text ``"false"``), where the rule of
 :mod:`toolkit.load._duplicates` is that the last value wins, with a warning, and the
-models refuse or coerce a mistyped field. So every file of a bulk read is also parsed by
-Python's ``json`` (:func:`_needs_own_read`), and one that repeats a key or holds a field
-of a type the bulk reader would coerce (:func:`_canonical`) is read on the per-file path.
+models refuse or coerce a mistyped field. So every file of a bulk read is also screened
+(:func:`_needs_own_read`: one msgspec parse, an exact repeated-key count and a strict type
+check), and one that repeats a key or holds a field of a type the bulk reader would
+coerce (:class:`_Screen`) is read on the per-file path.
 """
 
 from __future__ import annotations
@@ -27,13 +28,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import polars as pl
 from pydantic import ValidationError
 
 from toolkit.errors import InputError
 from toolkit.frames import TICKS_SCHEMA
 from toolkit.load._common import load_json_bytes
-from toolkit.load._duplicates import loads
 
 CONTINUATION_TEXT = "[long_running_continuation]"
 CONTINUATION_MECHANIC = "continue_long_action"
@@ -181,93 +182,97 @@ def _read(lines: Sequence[bytes]) -> pl.DataFrame:
     return pl.read_ndjson(io.BytesIO(b"\n".join(lines)), schema=RAW_TICK_SCHEMA)
 
 
-_TEXT = (str, type(None))
-_NUMBER = (int, float, type(None))
-_TOP_TEXT = (
-    "timestamp_iso", "action_text", "matched_mechanic_id", "refusal_reason",
-    "observation_text", "actor_id", "kind", "conservation_verdict",
-)  # fmt: skip
-_TOP_NUMBER = ("duration_ms", "cost_usd")
+class _Action(msgspec.Struct):
+    verb: str | None = None
+    actor: str | None = None
+    target: str | None = None
 
 
-def _numbers(value: Any) -> bool:
-    return isinstance(value, _NUMBER) and not isinstance(value, bool)
+class _Mutations(msgspec.Struct):
+    count: int | None = 0
+    changes: list[list[Any]] = msgspec.field(name="list", default_factory=list)
 
 
-def _lists_of_lists(value: Any) -> bool:
-    return isinstance(value, list) and all(isinstance(item, list) for item in value)
+class _Observation(msgspec.Struct):
+    text: str | None = None
+    claimed_changes: list[list[Any]] | None = None
 
 
-def _canonical(data: Any) -> bool:
-    """Whether every field the bulk reader takes has the JSON type it expects.
+_Number = int | float | None
 
-    For such a record the bulk reader's values and the pydantic models' are the same;
-    any other type (``"refused": "yes"``, ``"action_text": false``, ``"count": 2.0``)
-    is left to the models, which coerce it or refuse the file with a reason, so both
-    paths answer alike. Mirrors :data:`RAW_TICK_SCHEMA`.
+
+class _Tokens(msgspec.Struct):
+    tokens_in: _Number = msgspec.field(name="in", default=None)
+    tokens_out: _Number = msgspec.field(name="out", default=None)
+
+
+class _StageTokens(msgspec.Struct):
+    classifier: _Tokens | None = None
+    observer: _Tokens | None = None
+
+
+class _StageCosts(msgspec.Struct):
+    classifier: _Number = None
+    observer: _Number = None
+
+
+class _Screen(msgspec.Struct):
+    """The JSON types the bulk reader takes each field in (mirrors :data:`RAW_TICK_SCHEMA`).
+
+    For a record of these types the bulk reader's values and the pydantic models' are the
+    same; any other type (``"refused": "yes"``, ``"action_text": false``, ``"count":
+    2.0``) is left to the models, which coerce it or refuse the file with a reason, so
+    both paths answer alike. msgspec checks the types strictly (a ``bool`` is not a
+    number, ``null`` is not a list) and ignores fields the frame does not read.
     """
-    if not isinstance(data, dict):
-        return False
-    get = data.get
-    version = get("schema_version", 1)
-    if type(version) is not int or type(get("tick_id", "")) not in (str, int):
-        return False
-    if not all(isinstance(get(k), _TEXT) for k in _TOP_TEXT):
-        return False
-    if not all(_numbers(get(k)) for k in _TOP_NUMBER):
-        return False
-    if version == 1 and not (type(get("yielded", False)) is bool is type(get("refused", False))):
-        return False
-    action = get("classified_action")
-    if action is not None and not (
-        isinstance(action, dict) and all(isinstance(action.get(k), _TEXT) for k in _ACTION)
-    ):
-        return False
-    mutations = get("mutations")
-    if mutations is not None and not (
-        isinstance(mutations, dict)
-        and type(mutations.get("count", 0)) in (int, type(None))
-        and _lists_of_lists(mutations.get("list", []))
-    ):
-        return False
-    observation = get("observation")
-    if observation is not None and not (
-        isinstance(observation, dict)
-        and isinstance(observation.get("text"), _TEXT)
-        and (observation.get("claimed_changes") is None
-             or _lists_of_lists(observation["claimed_changes"]))
-    ):  # fmt: skip
-        return False
-    tokens = get("llm_tokens_by_stage")
-    if tokens is not None and not (
-        isinstance(tokens, dict)
-        and all(
-            (stage := tokens.get(s)) is None
-            or (
-                isinstance(stage, dict) and _numbers(stage.get("in")) and _numbers(stage.get("out"))
-            )
-            for s in _STAGES
-        )
-    ):
-        return False
-    costs = get("llm_cost_usd_by_stage")
-    return costs is None or (
-        isinstance(costs, dict) and all(_numbers(costs.get(s)) for s in _STAGES)
-    )
+
+    schema_version: int = 1
+    tick_id: str | int = ""
+    timestamp_iso: str | None = None
+    action_text: str | None = None
+    matched_mechanic_id: str | None = None
+    refusal_reason: str | None = None
+    observation_text: str | None = None
+    actor_id: str | None = None
+    kind: str | None = None
+    conservation_verdict: str | None = None
+    duration_ms: _Number = None
+    cost_usd: _Number = None
+    yielded: Any = False  # v1 only: a bool (checked in :func:`_needs_own_read`)
+    refused: Any = False
+    classified_action: _Action | None = None
+    mutations: _Mutations | None = None
+    observation: _Observation | None = None
+    llm_tokens_by_stage: _StageTokens | None = None
+    llm_cost_usd_by_stage: _StageCosts | None = None
 
 
-_ACTION = ("verb", "actor", "target")
+_DECODE = msgspec.json.Decoder().decode
+_ENCODE = msgspec.json.Encoder().encode
 
 
 def _needs_own_read(blob: bytes) -> bool:
     """Whether a file must go the per-file way although the bulk read took it: it repeats
     a key (the bulk reader would keep the first value), a field has a JSON type the bulk
-    reader would coerce (:func:`_canonical`), or Python's parser refuses it."""
+    reader would coerce (:class:`_Screen`), or the parser refuses it.
+
+    One parse (msgspec, C). Repeated keys are found exactly by counting colons: outside
+    strings a colon ends each key, so a file with no repeat has as many colons as its
+    parsed value written back (every key kept, strings unchanged); a repeat drops a key
+    and its colon. A ``\\u003a`` escape (a colon written escaped) would blur the count, so
+    a file holding one is read on the per-file path.
+    """
     try:
-        data, dupes = loads(blob.decode("utf-8"))
-    except (ValueError, RecursionError):  # not UTF-8, not JSON, too deep: the edge says so
+        data = _DECODE(blob)
+    except (msgspec.DecodeError, RecursionError):  # the edge names the problem
         return True
-    return bool(dupes) or not _canonical(data)
+    if blob.count(b":") != _ENCODE(data).count(b":") or b"\\u003" in blob:
+        return True
+    try:
+        tick = msgspec.convert(data, _Screen)
+    except msgspec.ValidationError:
+        return True
+    return tick.schema_version == 1 and not (type(tick.yielded) is bool is type(tick.refused))
 
 
 def _problems(raw: pl.DataFrame, files: pl.Series) -> pl.Series:

@@ -144,6 +144,21 @@ def test_a_minus_zero_or_a_surrogate_escape_leaves_the_file_to_polars(text: str)
     assert _ticks._plain(_ticks._screen(blob), blob) is None
 
 
+@pytest.mark.parametrize(
+    "blob",
+    [b'{"sch\xe9ma_version": 1, "tick_id": "1"}', b'{"tick_id": "1\xff"}', b"[" * 5000],
+)
+def test_bytes_the_parser_refuses_go_the_per_file_way_and_become_an_issue(
+    tmp_path: Path, blob: bytes
+) -> None:
+    assert _ticks._screen(blob) is None
+    run = write_run(tmp_path / "run", [tick_v1(2)])
+    (run / "tick_summaries" / "ticks" / "tick_1.json").write_bytes(blob)
+    universe = load_universe(run)
+    assert universe.ticks["tick"].to_list() == [2]
+    assert universe.issues["path"].to_list() == [str(run / "tick_summaries/ticks/tick_1.json")]
+
+
 # ---------------------------------------------------------------------------
 # Repeated keys: found exactly by the colon count
 # ---------------------------------------------------------------------------

@@ -269,7 +269,7 @@ def _screen(blob: bytes) -> _Screen | None:
     """
     try:
         data = _DECODE(blob)
-    except (msgspec.DecodeError, RecursionError):  # the edge names the problem
+    except (ValueError, RecursionError):  # not JSON, not UTF-8, too deep: the edge says so
         return None
     if blob.count(b":") != _ENCODE(data).count(b":") or b"\\u003" in blob:
         return None

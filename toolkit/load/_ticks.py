@@ -1,21 +1,22 @@
-"""Tick summaries, read in bulk by Polars' NDJSON reader and normalised column-wise.
+"""Tick summaries: one parse per file into typed columns, normalised column-wise.
 
-The fast path joins the tick files' bytes into one NDJSON document (JSON strings cannot
-hold a raw newline, so replacing newlines with spaces keeps every file one valid line)
-and parses it once with an explicit schema. Every row is then checked column-wise; only
-when the bulk read fails, or some rows fail the check, are the files concerned looked at
-one by one with the pydantic models, which name the file, the field and the value. A
-file that passes there is re-serialised in canonical form and joins the bulk read, so
-there is exactly one normaliser, :func:`normalise`.
+The fast path parses each tick file once with msgspec (:func:`_screen`): repeated keys
+are found exactly and the JSON types checked in the same pass, and the typed fields
+become the rows of the raw frame (:func:`_row`, :func:`_columns`). A file holding a value
+whose column form Polars' NDJSON reader decides (a float inside a change list, a number
+beyond 64 bits) is read by that reader instead, in one read for all such files (JSON
+strings cannot hold a raw newline, so replacing newlines with spaces keeps every file
+one NDJSON line). Every row is then checked column-wise; a file the screen or the check
+refuses is looked at alone with the pydantic models, which name the file, the field and
+the value. A file that passes there is re-serialised in canonical form and read by
+Polars' reader, so there is exactly one normaliser, :func:`normalise`.
 
 The same bytes give the same frame whichever path a file takes (the differential tests
 load every sample both ways). Polars' reader keeps the *first* of repeated keys and
 coerces mistyped scalars (``false`` as the text ``"false"``), where the rule of
 :mod:`toolkit.load._duplicates` is that the last value wins, with a warning, and the
-models refuse or coerce a mistyped field. So every file of a bulk read is also screened
-(:func:`_needs_own_read`: one msgspec parse, an exact repeated-key count and a strict type
-check), and one that repeats a key or holds a field of a type the bulk reader would
-coerce (:class:`_Screen`) is read on the per-file path.
+models refuse or coerce a mistyped field: a file that repeats a key or holds a field of
+a type the reader would coerce (:class:`_Screen`) is read on the per-file path.
 """
 
 from __future__ import annotations
@@ -282,11 +283,6 @@ def _screen(blob: bytes) -> _Screen | None:
     ):
         return None
     return tick
-
-
-def _needs_own_read(blob: bytes) -> bool:
-    """Whether :func:`_screen` sends the file the per-file way."""
-    return _screen(blob) is None
 
 
 # ---------------------------------------------------------------------------

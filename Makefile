@@ -55,7 +55,7 @@ samples: $(STAMP)
 	$(BIN)/python sample_runs/make_compare.py
 
 bench: $(STAMP)
-	$(BIN)/python bench/bench_fleet.py --runs 1000 --ticks 300
+	$(BIN)/python bench/bench_fleet.py --runs 300 --ticks 300
 	$(BIN)/python bench/bench_iterlogs.py --logs 200 --iterations 50
 	$(BIN)/python bench/bench_startup.py --repeat 7
 	$(BIN)/python bench/bench_reports.py

@@ -1,8 +1,24 @@
-"""Fleet benchmark: load and score a thousand simulation runs, against the I/O floor and a
-naive reference, all measured in one process run.
+"""Fleet benchmark: load and score a fleet of simulation runs, against the I/O floor, a
+naive reference and DuckDB's ``read_json``, all measured in one process run.
 
-Usage (the recorded run; about 10 minutes the first time, most of it generating data):
-    python bench/bench_fleet.py --runs 1000 --ticks 300
+Usage (the recorded run; generated data goes to --out, keep it outside the repository):
+    python bench/bench_fleet.py --runs 300 --ticks 300 --out /tmp/toolkit-bench
+
+Every step is measured in CPU seconds (user + system, every thread of the process and its
+reaped children) beside wall seconds, min / median / max over --rounds interleaved rounds
+(A B C, A B C, ...: a busy spell of a shared machine falls on every step alike), with the
+machine's load average. Ratios are of medians, CPU first: on a shared machine the wall
+clock measures the neighbours as much as the code.
+
+The I/O floor lists the run folders and reads every tick file whole with one
+``os.read`` of 64 KiB (and, beside it, sized by ``fstat``): the cheapest way to get the
+bytes. The files are in the page cache (the generator wrote them, every round reads
+them), so the floor is the system calls and the copies, not the disk. The floor recorded
+before issue 25 read with a 16 MiB buffer, which glibc maps and unmaps on every read: it
+is still measured (``floor_16mib``) to show how much it inflated the floor.
+
+Also measured: a --small-runs fleet (load + score against naive), the cost per tick
+file of a cold load at each --scaling size, and (in a fresh process) peak memory.
 
 Scale (issue 17), beside the local numbers in the same run:
     python bench/bench_fleet.py --runs 40 --ticks 100 --engine dask --source s3
@@ -10,10 +26,8 @@ Scale (issue 17), beside the local numbers in the same run:
 --source s3 uploads the fleet to moto's S3 server on 127.0.0.1 and reads it from there,
 also with the run cache in a local folder and in S3 (cold, writing it; then warm).
 
-Prints a Markdown table and writes bench/out/results-<runs>x<ticks>.json. Data is
-generated once into bench/out/ (git-ignored) by bench/make_fleet.py and reused.
-Timings are the best of --repeat runs (the naive reference runs once: it is slow and its
-spread is small); all reads are from the page cache, as the generator just wrote them.
+Prints Markdown tables and writes <out>/results-<runs>x<ticks>.json. Data is generated
+once per size into --out by bench/make_fleet.py and reused.
 """
 
 from __future__ import annotations
@@ -39,7 +53,7 @@ sys.path.insert(0, str(HERE))
 
 import make_fleet  # noqa: E402
 import naive  # noqa: E402
-from timing import best_of  # noqa: E402
+from timing import best_of, interleaved, load_average, spread  # noqa: E402
 
 import toolkit as tk  # noqa: E402
 
@@ -55,23 +69,78 @@ def tick_files(fleet: Path) -> list[str]:
     return files
 
 
-def _raw_read(path: str) -> int:
+def _read_with(buffer: int) -> Any:
+    def read(path: str) -> int:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            return len(os.read(fd, buffer))
+        finally:
+            os.close(fd)
+
+    return read
+
+
+def _read_fstat_sized(path: str) -> int:
     fd = os.open(path, os.O_RDONLY)
     try:
-        return len(os.read(fd, 1 << 24))
+        return len(os.read(fd, os.fstat(fd).st_size + 1))
     finally:
         os.close(fd)
 
 
-def io_floor(fleet: Path) -> int:
-    """List the run folders and read every tick file's bytes: raw os.read, nothing else."""
-    return sum(_raw_read(p) for p in tick_files(fleet))
+_raw_read = _read_with(1 << 16)
+
+
+def io_floor(fleet: Path, read: Any = _raw_read) -> int:
+    """List the run folders and read every tick file's bytes (64 KiB ``os.read``)."""
+    return sum(read(p) for p in tick_files(fleet))
 
 
 def io_floor_threaded(fleet: Path) -> int:
     """The same with 8 threads (slower here: small files, the GIL, 2 cores)."""
     with ThreadPoolExecutor(8) as pool:
         return sum(pool.map(_raw_read, tick_files(fleet)))
+
+
+#: DuckDB is asked for the columns the toolkit's bulk reader asks Polars for
+#: (toolkit.load._ticks.RAW_TICK_SCHEMA): the same typed read, without the screen.
+DUCKDB_COLUMNS = {
+    "schema_version": "BIGINT", "tick_id": "VARCHAR", "timestamp_iso": "VARCHAR",
+    "action_text": "VARCHAR",
+    "classified_action": "STRUCT(verb VARCHAR, actor VARCHAR, target VARCHAR)",
+    "matched_mechanic_id": "VARCHAR", "yielded": "BOOLEAN", "refused": "BOOLEAN",
+    "refusal_reason": "VARCHAR", "mutations": "STRUCT(count BIGINT, list VARCHAR[][])",
+    "observation_text": "VARCHAR", "duration_ms": "DOUBLE",
+    "llm_tokens_by_stage": 'STRUCT(classifier STRUCT("in" DOUBLE, "out" DOUBLE), '
+    'observer STRUCT("in" DOUBLE, "out" DOUBLE))',
+    "llm_cost_usd_by_stage": "STRUCT(classifier DOUBLE, observer DOUBLE)",
+    "actor_id": "VARCHAR", "kind": "VARCHAR", "conservation_verdict": "VARCHAR",
+    "observation": "STRUCT(text VARCHAR, claimed_changes VARCHAR[][])", "cost_usd": "DOUBLE",
+}  # fmt: skip
+
+
+def duckdb_reader() -> Any:
+    """A function reading a fleet's tick files with DuckDB's ``read_json`` into a table
+    (``None`` when duckdb is not installed: ``pip install duckdb``, the ``bench`` extra)."""
+    try:
+        import duckdb
+    except ImportError:
+        return None
+    spec = ", ".join(f"'{k}': '{v}'" for k, v in DUCKDB_COLUMNS.items())
+
+    def read(fleet: Path) -> int:
+        con = duckdb.connect()
+        try:
+            glob = f"{fleet}/run-*/tick_summaries/ticks/tick_*.json"
+            con.execute(
+                f"CREATE TABLE ticks AS SELECT * FROM read_json('{glob}', "
+                f"columns={{{spec}}}, format='unstructured', records=true, filename=true)"
+            )
+            return int(con.execute("SELECT count(*) FROM ticks").fetchone()[0])  # type: ignore[index]
+        finally:
+            con.close()
+
+    return read
 
 
 def rss_kib() -> int:
@@ -81,9 +150,15 @@ def rss_kib() -> int:
     return 0
 
 
-def child_peak(fleet: Path, window: int) -> dict[str, int]:
+#: Polars' allocator (jemalloc) returning freed pages at once instead of after 0.5-1 s;
+#: Polars appends this variable to its own settings when it is set before its import.
+RELEASE_AT_ONCE = "dirty_decay_ms:0,muzzy_decay_ms:0"
+
+
+def child_peak(fleet: Path, window: int, allocator: str | None = None) -> dict[str, int]:
     """In a fresh process: RSS before (after a small warm-up load, so imports and thread
-    pools are counted in the base), peak RSS after load+score, and the frames' size."""
+    pools are counted in the base), peak RSS after load+score, and the frames' size.
+    ``allocator``: a ``_RJEM_MALLOC_CONF`` for that process."""
     code = (
         f"import json, resource, sys; sys.path.insert(0, {str(HERE)!r})\n"
         "import bench_fleet as b, toolkit as tk\n"
@@ -95,8 +170,11 @@ def child_peak(fleet: Path, window: int) -> dict[str, int]:
         "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
         "print(json.dumps({'base_kib': base, 'peak_kib': peak, 'frames_bytes': size}))\n"
     )
+    env = dict(os.environ)
+    if allocator is not None:
+        env["_RJEM_MALLOC_CONF"] = allocator
     out = subprocess.run(
-        [sys.executable, "-c", code], check=True, capture_output=True, text=True
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True, env=env
     ).stdout
     return json.loads(out.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
@@ -118,74 +196,160 @@ def machine() -> dict[str, Any]:
     }
 
 
+def fleet_at(out: Path, runs: int, ticks: int, seed: int) -> Path:
+    """The generated fleet of ``runs`` x ``ticks`` (written on first use)."""
+    fleet = out / f"fleet-{runs}x{ticks}-seed{seed}"
+    done = fleet / ".complete"
+    if not done.exists():
+        print(f"generating {fleet} ...", file=sys.stderr)
+        t0 = time.perf_counter()
+        make_fleet.write_fleet(fleet, runs, ticks, nights=10, seed=seed)
+        done.write_text("")
+        print(f"  generated in {time.perf_counter() - t0:.1f}s", file=sys.stderr)
+    return fleet
+
+
+def verdicts(cards: Any) -> dict[str, dict[str, str]]:
+    return {c.subject: dict(c.dimensions.select("dimension", "status").iter_rows()) for c in cards}
+
+
+def measured(times: dict[str, dict[str, list[float]]]) -> dict[str, Any]:
+    """Per step: min / median / max of its CPU and wall seconds, and the raw rounds."""
+    return {
+        step: {"cpu": spread(t["cpu"]), "wall": spread(t["wall"]), "rounds": t}
+        for step, t in times.items()
+    }
+
+
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--runs", type=int, default=1000)
+    p.add_argument("--runs", type=int, default=300)
     p.add_argument("--ticks", type=int, default=300)
+    p.add_argument("--small-runs", type=int, default=30, help="the small fleet (0: skip)")
+    p.add_argument(
+        "--scaling", default="30,300,1000",
+        help="fleet sizes (runs, comma-separated) for the cost per tick file ('' skips)",
+    )  # fmt: skip
+    p.add_argument("--scaling-ticks", type=int, default=None, help="(default: --ticks)")
     p.add_argument("--window", type=int, default=50)
-    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--rounds", "--repeat", dest="rounds", type=int, default=3)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument(
+        "--duckdb-fleet", action="store_true",
+        help="also DuckDB over the main fleet, once (slow; always over the small fleet)",
+    )  # fmt: skip
     p.add_argument("--out", type=Path, default=HERE / "out")
     p.add_argument("--engine", choices=("local", "dask"), default="local")
     p.add_argument("--source", choices=("disk", "s3"), default="disk")
     args = p.parse_args(argv)
 
-    fleet = args.out / f"fleet-{args.runs}x{args.ticks}-seed{args.seed}"
-    done = fleet / ".complete"
-    if not done.exists():
-        print(f"generating {fleet} ...", file=sys.stderr)
-        t0 = time.perf_counter()
-        make_fleet.write_fleet(fleet, args.runs, args.ticks, nights=10, seed=args.seed)
-        done.write_text("")
-        print(f"  generated in {time.perf_counter() - t0:.1f}s", file=sys.stderr)
+    fleet = fleet_at(args.out, args.runs, args.ticks, args.seed)
     pattern = fleet / "run-*"
     results: dict[str, Any] = {"runs": args.runs, "ticks_per_run": args.ticks}
     results["machine"] = machine()
+    results["load_average_start"] = load_average()
     # First, while this process is small: Linux carries a process's peak RSS across
     # fork+exec, so a child started after the naive reference would report ours.
-    results["memory"] = child_peak(fleet, args.window)
+    # Three fresh processes each, alternating: Polars' default allocator settings, and
+    # freed memory released at once (RELEASE_AT_ONCE).
+    peaks: dict[str, list[dict[str, int]]] = {"default": [], "release_at_once": []}
+    for _ in range(args.rounds):
+        peaks["default"].append(child_peak(fleet, args.window))
+        peaks["release_at_once"].append(child_peak(fleet, args.window, RELEASE_AT_ONCE))
+    results["memory_runs"] = peaks
+    results["memory"] = peaks["default"][0]
 
-    t, nbytes = best_of(args.repeat, lambda: io_floor(fleet))
-    results["io_floor_s"] = t
-    results["bytes"] = nbytes
-    results["io_floor_threaded_s"] = best_of(args.repeat, lambda: io_floor_threaded(fleet))[0]
+    def load() -> Any:
+        return tk.load_universes(pattern, progress=False)
 
-    t, universe = best_of(args.repeat, lambda: tk.load_universes(pattern, progress=False))
-    results["cold_load_s"] = t
-    results["ticks"] = universe.ticks.height
+    def load_score() -> Any:
+        return tk.score_universe(load(), window=args.window, series=False)
+
+    def naive_load_score() -> Any:
+        return naive.score_fleet(naive.load_fleet(fleet), args.window)
+
+    steps: dict[str, Any] = {
+        "floor": lambda: io_floor(fleet),
+        "floor_fstat": lambda: io_floor(fleet, _read_fstat_sized),
+        "floor_16mib": lambda: io_floor(fleet, _read_with(1 << 24)),
+        "cold_load": load,
+        "load_score": load_score,
+        "naive_load_score": naive_load_score,
+    }
+    times, last, loads = interleaved(steps, args.rounds)
+    results["steps"] = measured(times)
+    results["load_averages"] = loads
+    results["bytes"] = last["floor"]
+    results["ticks"] = last["cold_load"].ticks.height
+    results["naive_agrees"] = verdicts(last["load_score"]) == last["naive_load_score"]
+    universe = last["cold_load"]
+    last.clear()
+
     with tempfile.TemporaryDirectory() as cache:
         t0 = time.perf_counter()
         tk.load_universes(pattern, cache=cache, progress=False)
         results["cold_load_writing_cache_s"] = time.perf_counter() - t0
-        results["warm_load_s"] = best_of(
-            args.repeat, lambda: tk.load_universes(pattern, cache=cache, progress=False)
-        )[0]
-
-    t, cards = best_of(
-        args.repeat, lambda: tk.score_universe(universe, window=args.window, series=False)
-    )
-    results["score_s"] = t
+        more, _, _ = interleaved(
+            {
+                "warm_load": lambda: tk.load_universes(pattern, cache=cache, progress=False),
+                "score": lambda: tk.score_universe(universe, window=args.window, series=False),
+            },
+            args.rounds,
+        )
+    results["steps"] |= measured(more)
     results["score_with_series_s"] = best_of(
         1, lambda: tk.score_universe(universe, window=args.window, series=True)
     )[0]
-    results["load_score_s"] = best_of(
-        args.repeat,
-        lambda: tk.score_universe(
-            tk.load_universes(pattern, progress=False), window=args.window, series=False
-        ),
-    )[0]
 
-    t, naive_runs = best_of(1, lambda: naive.load_fleet(fleet))
-    results["naive_load_s"] = t
-    t, expected = best_of(1, lambda: naive.score_fleet(naive_runs, args.window))
-    results["naive_score_s"] = t
-    results["naive_total_s"] = results["naive_load_s"] + t
-    got = {c.subject: dict(c.dimensions.select("dimension", "status").iter_rows()) for c in cards}
-    results["naive_agrees"] = got == expected
-    naive_runs = None
+    read_duckdb = duckdb_reader()
+    print("main fleet measured", file=sys.stderr)
+    if read_duckdb is not None and args.duckdb_fleet:  # slow (~1 ms a file): one round
+        once, _, _ = interleaved({"duckdb_read_json": lambda: read_duckdb(fleet)}, 1)
+        results["steps"] |= measured(once)
+
+    if args.small_runs:
+        small = fleet_at(args.out, args.small_runs, args.ticks, args.seed)
+        small_steps: dict[str, Any] = {
+            "load_score": lambda: tk.score_universe(
+                tk.load_universes(small / "run-*", progress=False), window=args.window,
+                series=False,
+            ),
+            "naive_load_score": lambda: naive.score_fleet(naive.load_fleet(small), args.window),
+            "cold_load": lambda: tk.load_universes(small / "run-*", progress=False),
+        }  # fmt: skip
+        if read_duckdb is not None:
+            small_steps["duckdb_read_json"] = lambda: read_duckdb(small)
+        times, last, _ = interleaved(small_steps, args.rounds)
+        results["small"] = {"runs": args.small_runs, "steps": measured(times)}
+        results["small"]["naive_agrees"] = (
+            verdicts(last["load_score"]) == last["naive_load_score"]
+        )  # fmt: skip
+        last.clear()
+        print("small fleet measured", file=sys.stderr)
+
+    sizes = [int(n) for n in args.scaling.split(",") if n.strip()]
+    if sizes:
+        per_ticks = args.scaling_ticks or args.ticks
+        fleets = {n: fleet_at(args.out, n, per_ticks, args.seed) for n in sizes}
+        scaled, _, _ = interleaved(
+            {
+                str(n): (lambda f=f: tk.load_universes(f / "run-*", progress=False).ticks.height)
+                for n, f in fleets.items()
+            },
+            args.rounds,
+        )
+        results["scaling"] = {
+            "ticks_per_run": per_ticks,
+            "files": {str(n): n * per_ticks for n in sizes},
+            "steps": measured(scaled),
+        }
+    results["load_average_end"] = load_average()
     results["parent_peak_kib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
     if args.engine == "dask" or args.source == "s3":
+        cards = tk.score_universe(
+            tk.load_universes(pattern, progress=False), window=args.window, series=False
+        )
         results["scale"] = scale(fleet, args, local_cards=cards)
 
     args.out.mkdir(parents=True, exist_ok=True)
@@ -194,7 +358,7 @@ def main(argv: list[str]) -> int:
     print(report(results))
     if "scale" in results:
         print()
-        print(scale_report(results["scale"], results["load_score_s"]))
+        print(scale_report(results["scale"], results["steps"]["load_score"]["wall"]["min"]))
     return 0
 
 
@@ -373,38 +537,150 @@ def scale_report(r: dict[str, Any], load_score_s: float) -> str:
     return "\n".join(lines)
 
 
+def _ratio(steps: dict[str, Any], over: str, under: str, kind: str) -> float:
+    return float(steps[over][kind]["median"] / steps[under][kind]["median"])
+
+
+def _verdict(value: float, target: float, at_most: bool) -> str:
+    met = value <= target if at_most else value >= target
+    return "met" if met else "**missed**"
+
+
+def _row(name: str, step: dict[str, Any]) -> str:
+    c, w = step["cpu"], step["wall"]
+    return (
+        f"| {name} | {c['min']:.3f} | {c['median']:.3f} | {c['max']:.3f} "
+        f"| {w['min']:.3f} | {w['median']:.3f} | {w['max']:.3f} |"
+    )
+
+
+def _targets(rows: list[tuple[str, float, float, str, float, bool]]) -> list[str]:
+    out = [
+        "| target | CPU | wall | result (CPU) |",
+        "|---|---:|---:|---|",
+    ]
+    for name, cpu, wall, goal, target, at_most in rows:
+        out.append(f"| {name} ({goal}) | {cpu:.2f}× | {wall:.2f}× | "
+                   f"{_verdict(cpu, target, at_most)} |")  # fmt: skip
+    return out
+
+
+def memory_row(label: str, runs: list[dict[str, int]]) -> str:
+    """One allocator setting's peaks: MiB above the base, and as a multiple of the frames."""
+    grown = sorted((m["peak_kib"] - m["base_kib"]) / 1024 for m in runs)
+    times = [g / (runs[0]["frames_bytes"] / 2**20) for g in grown]
+    mid = len(grown) // 2
+    return (
+        f"* {label}: {grown[0]:.0f} / {grown[mid]:.0f} / {grown[-1]:.0f} MiB = "
+        f"{times[0]:.1f}× / {times[mid]:.1f}× / {times[-1]:.1f}×: "
+        f"{_verdict(times[mid], 3.0, True)}"
+    )
+
+
 def report(r: dict[str, Any]) -> str:
+    st = r["steps"]
     mem = r["memory"]
-    grown_mib = (mem["peak_kib"] - mem["base_kib"]) / 1024
     frames_mib = mem["frames_bytes"] / 2**20
-    rows = [
-        ("I/O floor (list + read every tick file)", r["io_floor_s"], ""),
-        ("cold load (files → typed frames)", r["cold_load_s"],
-         f"{r['cold_load_s'] / r['io_floor_s']:.1f}x the floor (target <= 2x)"),
-        ("cold load, writing the cache", r["cold_load_writing_cache_s"], ""),
-        ("warm load (Parquet cache)", r["warm_load_s"],
-         f"{r['cold_load_s'] / r['warm_load_s']:.1f}x faster than cold (target >= 20x)"),
-        ("scoring the fleet (one group_by pass)", r["score_s"],
-         f"{r['naive_score_s'] / r['score_s']:.0f}x faster than naive (target >= 50x)"),
-        ("scoring with per-tick series (rolling)", r["score_with_series_s"], ""),
-        ("load + score", r["load_score_s"],
-         f"{r['naive_total_s'] / r['load_score_s']:.1f}x faster than naive (target >= 3x)"),
-        ("naive load (json.load per file)", r["naive_load_s"], ""),
-        ("naive scoring (Python loops)", r["naive_score_s"], ""),
-        ("naive load + score", r["naive_total_s"], ""),
-    ]  # fmt: skip
+    names = [
+        ("floor", "I/O floor: list + 64 KiB `os.read` of every tick file"),
+        ("floor_fstat", "I/O floor, `fstat`-sized reads"),
+        ("floor_16mib", "the earlier floor: 16 MiB `os.read` buffer (inflated)"),
+        ("cold_load", "cold load (files → typed frames)"),
+        ("warm_load", "warm load (Parquet cache)"),
+        ("score", "scoring the fleet (one `group_by` pass)"),
+        ("load_score", "load + score"),
+        ("naive_load_score", "naive load + score (`json.load` per file, Python loops)"),
+        ("duckdb_read_json", "DuckDB `read_json` of the tick files"),
+    ]
+    head = [
+        "| step | CPU min | CPU median | CPU max | wall min | wall median | wall max |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
     lines = [
         f"{r['runs']} runs, {r['ticks']:,} ticks, {r['bytes'] / 2**20:.0f} MiB of tick files; "
-        f"{r['machine']['cores']} cores, {r['machine']['cpu']}",
+        f"{r['machine']['cores']} cores, {r['machine']['cpu']}; load average "
+        + ", ".join(f"{x:.1f}" for x in r["load_averages"])
+        + f" at the start of each round ({r['load_average_end']:.1f} at the end)",
         "",
-        "| step | seconds | against the target |",
-        "|---|---:|---|",
-        *(f"| {name} | {secs:.3f} | {note} |" for name, secs, note in rows),
+        *head,
+        *(_row(label, st[k]) for k, label in names if k in st),
+        f"| cold load, also writing the cache (once) | | | | | "
+        f"{r['cold_load_writing_cache_s']:.3f} | |",
+        f"| scoring with per-tick series (once) | | | | | {r['score_with_series_s']:.3f} | |",
         "",
-        f"Peak memory of load + score in a fresh process: {grown_mib:.0f} MiB above the "
-        f"interpreter's {mem['base_kib'] / 1024:.0f} MiB; the frames hold {frames_mib:.0f} MiB "
-        f"({grown_mib / frames_mib:.1f}x, target < 3x).",
-        f"Naive reference and toolkit agree on every status of every run: {r['naive_agrees']}.",
+    ]
+
+    def target(
+        steps: dict[str, Any], name: str, over: str, under: str, goal: str, at: float, most: bool
+    ) -> tuple[str, float, float, str, float, bool]:
+        cpu, wall = (_ratio(steps, over, under, kind) for kind in ("cpu", "wall"))
+        return name, cpu, wall, goal, at, most
+
+    targets = [
+        target(st, "cold load ÷ floor", "cold_load", "floor", "≤ 3×", 3.0, True),
+        target(st, f"naive ÷ load + score, {r['runs']} runs", "naive_load_score", "load_score",
+               "≥ 3×", 3.0, False),
+    ]  # fmt: skip
+    if "small" in r:
+        targets.append(
+            target(r["small"]["steps"], f"naive ÷ load + score, {r['small']['runs']} runs",
+                   "naive_load_score", "load_score", "≥ 2×", 2.0, False)
+        )  # fmt: skip
+    small_runs = r.get("small", {}).get("runs")
+    if "small" in r and "duckdb_read_json" in r["small"]["steps"]:
+        targets.append(
+            target(r["small"]["steps"], f"DuckDB `read_json` ÷ cold load, {small_runs} runs",
+                   "duckdb_read_json", "cold_load", "toolkit ahead: > 1×", 1.0, False)
+        )  # fmt: skip
+    if "duckdb_read_json" in st:
+        targets.append(
+            target(st, "DuckDB `read_json` ÷ cold load", "duckdb_read_json", "cold_load",
+                   "toolkit ahead: > 1×", 1.0, False)
+        )  # fmt: skip
+    targets.append(
+        target(st, "warm load, speed-up over cold", "cold_load", "warm_load", "≥ 20×", 20.0, False)
+    )
+    lines += _targets(targets)
+    lines.append(
+        f"\nThe earlier floor (16 MiB buffer) cost "
+        f"{_ratio(st, 'floor_16mib', 'floor', 'cpu'):.1f}× the 64 KiB floor in CPU."
+    )
+    if "small" in r:
+        sm = r["small"]["steps"]
+        lines += ["", f"Small fleet: {r['small']['runs']} runs (same ticks per run)", "", *head]
+        lines += [_row(label, sm[k]) for k, label in names if k in sm]
+    if "scaling" in r:
+        sc = r["scaling"]
+        per = {
+            n: {k: sc["steps"][n][k]["median"] / files * 1e6 for k in ("cpu", "wall")}
+            for n, files in sc["files"].items()
+        }
+        cpus = [v["cpu"] for v in per.values()]
+        lines += [
+            "",
+            f"Cold load, cost per tick file ({sc['ticks_per_run']} ticks a run; medians):",
+            "",
+            "| runs | tick files | CPU µs a file | wall µs a file |",
+            "|---:|---:|---:|---:|",
+            *(
+                f"| {n} | {sc['files'][n]:,} | {v['cpu']:.1f} | {v['wall']:.1f} |"
+                for n, v in per.items()
+            ),
+            "",
+            f"Largest ÷ smallest CPU cost a file: {max(cpus) / min(cpus):.2f}× "
+            f"(flat: ≤ 1.2×, {_verdict(max(cpus) / min(cpus), 1.2, True)}).",
+        ]
+    lines += [
+        "",
+        f"Peak memory of load + score in a fresh process (min / median / max of "
+        f"{len(r['memory_runs']['default'])}), above the interpreter's "
+        f"{mem['base_kib'] / 1024:.0f} MiB, against the frames' {frames_mib:.1f} MiB "
+        "(target ≤ 3×):",
+        "",
+        *(memory_row(label, runs) for label, runs in r["memory_runs"].items()),
+        "",
+        f"Naive reference and toolkit agree on every status of every run: {r['naive_agrees']}"
+        + (f" (small fleet: {r['small']['naive_agrees']})." if "small" in r else "."),
     ]
     return "\n".join(lines)
 

@@ -1,20 +1,22 @@
-"""Tick summaries, read in bulk by Polars' NDJSON reader and normalised column-wise.
+"""Tick summaries: one parse per file into typed columns, normalised column-wise.
 
-The fast path joins the tick files' bytes into one NDJSON document (JSON strings cannot
-hold a raw newline, so replacing newlines with spaces keeps every file one valid line)
-and parses it once with an explicit schema. Every row is then checked column-wise; only
-when the bulk read fails, or some rows fail the check, are the files concerned looked at
-one by one with the pydantic models, which name the file, the field and the value. A
-file that passes there is re-serialised in canonical form and joins the bulk read, so
-there is exactly one normaliser, :func:`normalise`.
+The fast path parses each tick file once with msgspec (:func:`_screen`): repeated keys
+are found exactly and the JSON types checked in the same pass, and the typed fields
+become the rows of the raw frame (:func:`_row`, :func:`_columns`). A file holding a value
+whose column form Polars' NDJSON reader decides (a float inside a change list, a number
+beyond 64 bits) is read by that reader instead, in one read for all such files (JSON
+strings cannot hold a raw newline, so replacing newlines with spaces keeps every file
+one NDJSON line). Every row is then checked column-wise; a file the screen or the check
+refuses is looked at alone with the pydantic models, which name the file, the field and
+the value. A file that passes there is re-serialised in canonical form and read by
+Polars' reader, so there is exactly one normaliser, :func:`normalise`.
 
 The same bytes give the same frame whichever path a file takes (the differential tests
 load every sample both ways). Polars' reader keeps the *first* of repeated keys and
 coerces mistyped scalars (``false`` as the text ``"false"``), where the rule of
 :mod:`toolkit.load._duplicates` is that the last value wins, with a warning, and the
-models refuse or coerce a mistyped field. So every file of a bulk read is also parsed by
-Python's ``json`` (:func:`_needs_own_read`), and one that repeats a key or holds a field
-of a type the bulk reader would coerce (:func:`_canonical`) is read on the per-file path.
+models refuse or coerce a mistyped field: a file that repeats a key or holds a field of
+a type the reader would coerce (:class:`_Screen`) is read on the per-file path.
 """
 
 from __future__ import annotations
@@ -27,13 +29,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import polars as pl
 from pydantic import ValidationError
 
 from toolkit.errors import InputError
 from toolkit.frames import TICKS_SCHEMA
 from toolkit.load._common import load_json_bytes
-from toolkit.load._duplicates import loads
 
 CONTINUATION_TEXT = "[long_running_continuation]"
 CONTINUATION_MECHANIC = "continue_long_action"
@@ -181,93 +183,289 @@ def _read(lines: Sequence[bytes]) -> pl.DataFrame:
     return pl.read_ndjson(io.BytesIO(b"\n".join(lines)), schema=RAW_TICK_SCHEMA)
 
 
-_TEXT = (str, type(None))
-_NUMBER = (int, float, type(None))
-_TOP_TEXT = (
-    "timestamp_iso", "action_text", "matched_mechanic_id", "refusal_reason",
-    "observation_text", "actor_id", "kind", "conservation_verdict",
-)  # fmt: skip
-_TOP_NUMBER = ("duration_ms", "cost_usd")
+_Unset = msgspec.UnsetType
+_UNSET = msgspec.UNSET
 
 
-def _numbers(value: Any) -> bool:
-    return isinstance(value, _NUMBER) and not isinstance(value, bool)
+class _Action(msgspec.Struct):
+    verb: str | None = None
+    actor: str | None = None
+    target: str | None = None
 
 
-def _lists_of_lists(value: Any) -> bool:
-    return isinstance(value, list) and all(isinstance(item, list) for item in value)
+class _Mutations(msgspec.Struct):
+    count: int | _Unset | None = _UNSET
+    changes: list[list[Any]] | _Unset = msgspec.field(name="list", default=_UNSET)
 
 
-def _canonical(data: Any) -> bool:
-    """Whether every field the bulk reader takes has the JSON type it expects.
+class _Observation(msgspec.Struct):
+    text: str | None = None
+    claimed_changes: list[list[Any]] | None = None
 
-    For such a record the bulk reader's values and the pydantic models' are the same;
-    any other type (``"refused": "yes"``, ``"action_text": false``, ``"count": 2.0``)
-    is left to the models, which coerce it or refuse the file with a reason, so both
-    paths answer alike. Mirrors :data:`RAW_TICK_SCHEMA`.
+
+_Number = int | float | None
+
+
+class _Tokens(msgspec.Struct):
+    tokens_in: _Number = msgspec.field(name="in", default=None)
+    tokens_out: _Number = msgspec.field(name="out", default=None)
+
+
+class _StageTokens(msgspec.Struct):
+    classifier: _Tokens | None = None
+    observer: _Tokens | None = None
+
+
+class _StageCosts(msgspec.Struct):
+    classifier: _Number = None
+    observer: _Number = None
+
+
+class _Screen(msgspec.Struct):
+    """The JSON types the bulk reader takes each field in (mirrors :data:`RAW_TICK_SCHEMA`).
+
+    For a record of these types the bulk reader's values and the pydantic models' are the
+    same; any other type (``"refused": "yes"``, ``"action_text": false``, ``"count":
+    2.0``) is left to the models, which coerce it or refuse the file with a reason, so
+    both paths answer alike. msgspec checks the types strictly (a ``bool`` is not a
+    number, ``null`` is not a list) and ignores fields the frame does not read. A field
+    the file does not hold is ``None`` or, where ``null`` is refused, unset.
     """
-    if not isinstance(data, dict):
-        return False
-    get = data.get
-    version = get("schema_version", 1)
-    if type(version) is not int or type(get("tick_id", "")) not in (str, int):
-        return False
-    if not all(isinstance(get(k), _TEXT) for k in _TOP_TEXT):
-        return False
-    if not all(_numbers(get(k)) for k in _TOP_NUMBER):
-        return False
-    if version == 1 and not (type(get("yielded", False)) is bool is type(get("refused", False))):
-        return False
-    action = get("classified_action")
-    if action is not None and not (
-        isinstance(action, dict) and all(isinstance(action.get(k), _TEXT) for k in _ACTION)
+
+    schema_version: int | _Unset = _UNSET
+    tick_id: str | int | _Unset = _UNSET
+    timestamp_iso: str | None = None
+    action_text: str | None = None
+    matched_mechanic_id: str | None = None
+    refusal_reason: str | None = None
+    observation_text: str | None = None
+    actor_id: str | None = None
+    kind: str | None = None
+    conservation_verdict: str | None = None
+    duration_ms: _Number = None
+    cost_usd: _Number = None
+    yielded: Any = _UNSET  # v1: a bool (checked in :func:`_screen`)
+    refused: Any = _UNSET
+    classified_action: _Action | None = None
+    mutations: _Mutations | None = None
+    observation: _Observation | None = None
+    llm_tokens_by_stage: _StageTokens | None = None
+    llm_cost_usd_by_stage: _StageCosts | None = None
+
+
+_DECODE = msgspec.json.Decoder().decode
+_ENCODE = msgspec.json.Encoder().encode
+
+
+def _screen(blob: bytes) -> _Screen | None:
+    """A tick file's fields, typed; ``None`` when the file must go the per-file way: it
+    repeats a key (the bulk reader would keep the first value), a field has a JSON type
+    the bulk reader would coerce (:class:`_Screen`), or the parser refuses it.
+
+    One parse (msgspec, C). Repeated keys are found exactly by counting colons: outside
+    strings a colon ends each key, so a file with no repeat has as many colons as its
+    parsed value written back (every key kept, strings unchanged); a repeat drops a key
+    and its colon. A ``\\u003a`` escape (a colon written escaped) would blur the count, so
+    a file holding one is read on the per-file path.
+    """
+    try:
+        data = _DECODE(blob)
+    except (ValueError, RecursionError):  # not JSON, not UTF-8, too deep: the edge says so
+        return None
+    if blob.count(b":") != _ENCODE(data).count(b":") or b"\\u003" in blob:
+        return None
+    try:
+        tick = msgspec.convert(data, _Screen)
+    except msgspec.ValidationError:
+        return None
+    if tick.schema_version in (1, _UNSET) and not (
+        type(tick.yielded) in (bool, _Unset) and type(tick.refused) in (bool, _Unset)
     ):
-        return False
-    mutations = get("mutations")
-    if mutations is not None and not (
-        isinstance(mutations, dict)
-        and type(mutations.get("count", 0)) in (int, type(None))
-        and _lists_of_lists(mutations.get("list", []))
-    ):
-        return False
-    observation = get("observation")
-    if observation is not None and not (
-        isinstance(observation, dict)
-        and isinstance(observation.get("text"), _TEXT)
-        and (observation.get("claimed_changes") is None
-             or _lists_of_lists(observation["claimed_changes"]))
-    ):  # fmt: skip
-        return False
-    tokens = get("llm_tokens_by_stage")
-    if tokens is not None and not (
-        isinstance(tokens, dict)
-        and all(
-            (stage := tokens.get(s)) is None
-            or (
-                isinstance(stage, dict) and _numbers(stage.get("in")) and _numbers(stage.get("out"))
-            )
-            for s in _STAGES
-        )
-    ):
-        return False
-    costs = get("llm_cost_usd_by_stage")
-    return costs is None or (
-        isinstance(costs, dict) and all(_numbers(costs.get(s)) for s in _STAGES)
+        return None
+    return tick
+
+
+# ---------------------------------------------------------------------------
+# The typed columns, built from the screened fields (no second parse)
+# ---------------------------------------------------------------------------
+
+#: Integers a 64-bit column holds, and floats' exact integers: a number outside these
+#: bounds leaves the file to Polars' reader (whose rounding and refusals are the rule).
+_INT64 = 2**63
+_EXACT = 2**53
+
+
+class _NotPlain(Exception):
+    """A value whose column form is Polars' reader's to decide (see :func:`_row`)."""
+
+
+def _float(value: int | float | None) -> float | None:
+    if value is None or type(value) is float:
+        return value
+    if -_EXACT < value < _EXACT:
+        return float(value)
+    raise _NotPlain
+
+
+def _int(value: Any) -> int | None:
+    if value is None or value is _UNSET:
+        return None
+    if -_INT64 <= value < _INT64:
+        return int(value)
+    raise _NotPlain
+
+
+def _changes(changes: list[list[Any]] | _Unset | None) -> str | None:
+    """A change list as compact JSON for :func:`_columns` to decode into text parts, when
+    each part comes out as the bulk reader gives it: text as is, a whole number as its
+    digits. Anything else (a float, a bool, an object) is left to the reader."""
+    if changes is None or changes is _UNSET:
+        return None
+    for change in changes:
+        for part in change:
+            if not (part is None or type(part) is str or (type(part) is int and _is_int64(part))):
+                raise _NotPlain
+    return _ENCODE(changes).decode()
+
+
+def _is_int64(value: int) -> bool:
+    return -_INT64 <= value < _INT64
+
+
+def _flag(value: Any) -> bool | None:
+    if value is None or value is _UNSET:
+        return None
+    if type(value) is bool:
+        return value
+    raise _NotPlain
+
+
+def _row(tick: _Screen) -> tuple[Any, ...]:
+    """One screened tick as the values of :data:`_FLAT` (raises :class:`_NotPlain`)."""
+    action = tick.classified_action
+    mutations = tick.mutations
+    tokens = tick.llm_tokens_by_stage
+    costs = tick.llm_cost_usd_by_stage
+    seen = tick.observation
+    tick_id = tick.tick_id
+    if type(tick_id) is int:
+        if not _is_int64(tick_id):
+            raise _NotPlain
+        tick_id = str(tick_id)
+    cls = tokens.classifier if tokens is not None else None
+    obs = tokens.observer if tokens is not None else None
+    return (
+        _int(tick.schema_version),
+        None if tick_id is _UNSET else tick_id,
+        tick.timestamp_iso,
+        tick.action_text,
+        action is not None,
+        None if action is None else action.verb,
+        None if action is None else action.actor,
+        None if action is None else action.target,
+        tick.matched_mechanic_id,
+        _flag(tick.yielded),
+        _flag(tick.refused),
+        tick.refusal_reason,
+        mutations is not None,
+        None if mutations is None else _int(mutations.count),
+        None if mutations is None else _changes(mutations.changes),
+        tick.observation_text,
+        _float(tick.duration_ms),
+        tokens is not None,
+        cls is not None,
+        None if cls is None else _float(cls.tokens_in),
+        None if cls is None else _float(cls.tokens_out),
+        obs is not None,
+        None if obs is None else _float(obs.tokens_in),
+        None if obs is None else _float(obs.tokens_out),
+        costs is not None,
+        None if costs is None else _float(costs.classifier),
+        None if costs is None else _float(costs.observer),
+        tick.actor_id,
+        tick.kind,
+        tick.conservation_verdict,
+        seen is not None,
+        None if seen is None else seen.text,
+        None if seen is None else _changes(seen.claimed_changes),
+        _float(tick.cost_usd),
     )
 
 
-_ACTION = ("verb", "actor", "target")
+_S, _F, _B = pl.String(), pl.Float64(), pl.Boolean()
+#: The flat columns :func:`_row` fills; :func:`_columns` nests them as RAW_TICK_SCHEMA.
+_FLAT: dict[str, pl.DataType] = {
+    "schema_version": pl.Int64(), "tick_id": _S, "timestamp_iso": _S, "action_text": _S,
+    "_action": _B, "_verb": _S, "_actor": _S, "_target": _S,
+    "matched_mechanic_id": _S, "yielded": _B, "refused": _B, "refusal_reason": _S,
+    "_mutations": _B, "_count": pl.Int64(), "_list": _S,
+    "observation_text": _S, "duration_ms": _F,
+    "_tokens": _B, "_cls": _B, "_cls_in": _F, "_cls_out": _F,
+    "_obs": _B, "_obs_in": _F, "_obs_out": _F,
+    "_costs": _B, "_cost_cls": _F, "_cost_obs": _F,
+    "actor_id": _S, "kind": _S, "conservation_verdict": _S,
+    "_observation": _B, "_obs_text": _S, "_claimed": _S, "cost_usd": _F,
+}  # fmt: skip
 
 
-def _needs_own_read(blob: bytes) -> bool:
-    """Whether a file must go the per-file way although the bulk read took it: it repeats
-    a key (the bulk reader would keep the first value), a field has a JSON type the bulk
-    reader would coerce (:func:`_canonical`), or Python's parser refuses it."""
+def _columns(rows: Sequence[tuple[Any, ...]]) -> pl.DataFrame:
+    """Rows of :func:`_row` as a frame of :data:`RAW_TICK_SCHEMA`, as Polars' NDJSON
+    reader would give it (a missing object is a null struct, an empty one is not)."""
+    flat = pl.DataFrame(
+        {name: list(values) for name, values in zip(_FLAT, zip(*rows, strict=True), strict=True)}
+        if rows
+        else {name: [] for name in _FLAT},
+        schema=_FLAT,
+    )
+
+    def nested(present: str, **fields: pl.Expr | str) -> pl.Expr:
+        parts = [
+            pl.col(v).alias(k) if isinstance(v, str) else v.alias(k) for k, v in fields.items()
+        ]
+        return pl.when(pl.col(present)).then(pl.struct(parts))
+
+    def changes(column: str) -> pl.Expr:
+        return pl.col(column).str.json_decode(_CHANGES)
+
+    def tokens(present: str, prefix: str) -> pl.Expr:
+        return nested(present, **{"in": pl.col(f"{prefix}_in"), "out": pl.col(f"{prefix}_out")})
+
+    frame = flat.select(
+        "schema_version", "tick_id", "timestamp_iso", "action_text",
+        classified_action=nested("_action", verb="_verb", actor="_actor", target="_target"),
+        matched_mechanic_id="matched_mechanic_id", yielded="yielded", refused="refused",
+        refusal_reason="refusal_reason",
+        mutations=nested("_mutations", count="_count", list=changes("_list")),
+        observation_text="observation_text", duration_ms="duration_ms",
+        llm_tokens_by_stage=nested(
+            "_tokens", classifier=tokens("_cls", "_cls"), observer=tokens("_obs", "_obs")
+        ),
+        llm_cost_usd_by_stage=nested("_costs", classifier="_cost_cls", observer="_cost_obs"),
+        actor_id="actor_id", kind="kind", conservation_verdict="conservation_verdict",
+        observation=nested(
+            "_observation", text="_obs_text", claimed_changes=changes("_claimed")
+        ),
+        cost_usd="cost_usd",
+    )  # fmt: skip
+    return frame.cast(RAW_TICK_SCHEMA)  # type: ignore[arg-type]
+
+
+#: ``\\udxxx`` escapes (a lone surrogate is no text) and a number ``-0`` (its sign would
+#: not survive an integer): a file that may hold either is left to Polars' reader.
+_PLAIN_UNSAFE = (b"\\ud", b"\\uD")
+_MINUS_ZERO = re.compile(rb"[\[,:\s]-0(?![0-9.eE])")
+
+
+def _plain(tick: _Screen | None, blob: bytes) -> tuple[Any, ...] | None:
+    """:func:`_row` of a screened tick, or ``None`` when its columns are Polars' to read."""
+    if tick is None or any(mark in blob for mark in _PLAIN_UNSAFE):
+        return None
+    if b"-0" in blob and _MINUS_ZERO.search(blob):
+        return None
     try:
-        data, dupes = loads(blob.decode("utf-8"))
-    except (ValueError, RecursionError):  # not UTF-8, not JSON, too deep: the edge says so
-        return True
-    return bool(dupes) or not _canonical(data)
+        return _row(tick)
+    except _NotPlain:
+        return None
 
 
 def _problems(raw: pl.DataFrame, files: pl.Series) -> pl.Series:
@@ -297,6 +495,10 @@ def _problems(raw: pl.DataFrame, files: pl.Series) -> pl.Series:
     return raw.select(bad.fill_null(True)).to_series()
 
 
+def _ordered(raw: pl.DataFrame, rows: Sequence[int]) -> pl.DataFrame:
+    return raw.with_columns(pl.Series("_order", rows, dtype=pl.Int64))
+
+
 def parse_ticks(
     slugs: Sequence[str],
     files: Sequence[str | Path],
@@ -304,6 +506,12 @@ def parse_ticks(
     notes: list[tuple[str, str]] | None = None,
 ) -> tuple[pl.DataFrame, list[InputError]]:
     """Parse tick files' bytes (of one run or many) into the ticks frame.
+
+    Each file is parsed once (:func:`_screen`) and its typed fields become the frame's
+    columns (:func:`_columns`); a file whose values are Polars' reader's to decide (a
+    float inside a change list, a number beyond 64 bits) is read by it, in one NDJSON
+    read for all such files. A file the screen or the column-wise check refuses is read
+    on its own and validated by the pydantic models (:func:`validate_tick`).
 
     Args:
         slugs: the run slug of each file.
@@ -316,64 +524,77 @@ def parse_ticks(
         The ticks frame (:data:`toolkit.frames.TICKS_SCHEMA`) sorted by slug and tick,
         and one :class:`InputError` per file that could not be used.
     """
-    names = pl.Series("source_file", [str(f) for f in files], dtype=pl.String)
-    slug_col = pl.Series("slug", list(slugs), dtype=pl.String)
     count = len(blobs)
     errors: list[InputError] = []
-    raw: pl.DataFrame | None = None
-    try:
-        raw = _read([_one_line(b) for b in blobs]) if count and BULK_READ else None
-    except pl.exceptions.PolarsError:
-        raw = None
-    if raw is not None and raw.height == count:
-        bad = _problems(raw, names) | pl.Series([_needs_own_read(b) for b in blobs])
-        if not bad.any():
-            return normalise(raw, slug_col, names), errors
-        redo = set(bad.arg_true().to_list())
-    elif len(set(slugs)) > 1 and BULK_READ:
-        # One broken file must not send a whole fleet down the slow path: retry run by run.
-        frames: list[pl.DataFrame] = []
-        by_run: dict[str, list[int]] = {}
-        for i, s in enumerate(slugs):
-            by_run.setdefault(s, []).append(i)
-        for run, idx in by_run.items():
-            frame, errs = parse_ticks(
-                [run] * len(idx), [files[i] for i in idx], [blobs[i] for i in idx], notes
-            )
-            frames.append(frame)
-            errors.extend(errs)
-        return pl.concat(frames), errors
-    else:
-        redo = set(range(count))
-    # The slow path: only for the files the bulk read could not take.
-    keep_lines: list[bytes] = []
-    keep_files: list[str] = []
-    keep_slugs: list[str] = []
-    for i, (path, blob) in enumerate(zip(files, blobs, strict=True)):
-        if i not in redo:
-            keep_lines.append(_one_line(blobs[i]))
-            keep_files.append(str(path))
-            keep_slugs.append(slugs[i])
-            continue
+    parts: list[pl.DataFrame] = []
+    redo: set[int] = set(range(count))
+    if count and BULK_READ:
+        plain: list[int] = []
+        plain_rows: list[tuple[Any, ...]] = []
+        rest: list[int] = []
+        for i, blob in enumerate(blobs):
+            tick = _screen(blob)
+            if tick is None:
+                continue
+            row = _plain(tick, blob)
+            if row is None:
+                rest.append(i)
+            else:
+                plain.append(i)
+                plain_rows.append(row)
+        if plain:
+            parts.append(_ordered(_columns(plain_rows), plain))
+        del plain_rows
+        if rest:
+            try:
+                read = _read([_one_line(blobs[i]) for i in rest])
+            except pl.exceptions.PolarsError:
+                read = None
+            if read is not None and read.height == len(rest):
+                parts.append(_ordered(read, rest))
+        raw = pl.concat(parts) if len(parts) > 1 else parts[0] if parts else None
+        parts = []
+        if raw is not None:
+            names = pl.Series("source_file", [str(files[i]) for i in raw["_order"]])
+            bad = _problems(raw, names)
+            redo -= set(raw["_order"].filter(bad.not_()).to_list())
+            if not redo:
+                return _normalised(raw, slugs, files), errors
+            parts.append(raw.filter(bad.not_()))
+    # The per-file path: only for the files the bulk read could not take.
+    lines: list[bytes] = []
+    kept: list[int] = []
+    for i in sorted(redo):
+        path = Path(files[i])
         try:
-            data, dupes = load_json_bytes(Path(path), blob)
-            canonical = validate_tick(Path(path), data)
+            data, dupes = load_json_bytes(path, blobs[i])
+            canonical = validate_tick(path, data)
         except InputError as err:
             errors.append(err)
             continue
         if notes is not None:
-            notes.extend((str(path), d.describe(path)) for d in dupes)
-        keep_lines.append(json.dumps(canonical).encode())
-        keep_files.append(str(path))
-        keep_slugs.append(slugs[i])
-    if not keep_lines:
+            notes.extend((str(files[i]), d.describe(files[i])) for d in dupes)
+        lines.append(json.dumps(canonical).encode())
+        kept.append(i)
+    if kept:
+        parts.append(_ordered(_read(lines), kept))
+    if not parts:
         return pl.DataFrame(schema=TICKS_SCHEMA), errors
-    frame = normalise(
-        _read(keep_lines),
-        pl.Series("slug", keep_slugs, dtype=pl.String),
-        pl.Series("source_file", keep_files, dtype=pl.String),
+    return _normalised(pl.concat(parts), slugs, files), errors
+
+
+def _normalised(
+    raw: pl.DataFrame, slugs: Sequence[str], files: Sequence[str | Path]
+) -> pl.DataFrame:
+    """:func:`normalise` of raw rows carrying their file's index (``_order``), in file
+    order (the first of two files with one tick number is the one kept)."""
+    raw = raw.sort("_order")
+    order = raw["_order"].to_list()
+    return normalise(
+        raw.drop("_order"),
+        pl.Series("slug", [slugs[i] for i in order], dtype=pl.String),
+        pl.Series("source_file", [str(files[i]) for i in order], dtype=pl.String),
     )
-    return frame, errors
 
 
 def _change_key(change: pl.Expr, value_index: int) -> pl.Expr:

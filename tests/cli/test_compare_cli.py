@@ -65,6 +65,33 @@ def test_table_text_and_the_gate(capsys: pytest.CaptureFixture[str]) -> None:
     assert "95% CI" in lines[0] and "holm-adjusted p=" in lines[0]
 
 
+def test_junit_and_step_summary_name_the_regressed_dimension(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """compare writes the CI outputs every scoring command writes: a JUnit test case per
+    dimension (the one significantly worse in B fails, the others pass) and the Markdown
+    appended to $GITHUB_STEP_SUMMARY."""
+    import xml.etree.ElementTree as ET
+
+    summary = tmp_path / "summary.md"
+    summary.write_text("earlier step\n", encoding="utf-8")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    junit = tmp_path / "compare.xml"
+    args = [str(A), str(B), "--gate", "no-regression", "--resamples", "999"]
+    code, _, err = run_cli([*args, "--junit", str(junit)], capsys)
+    assert "gate: character_stability is worse" in err
+    assert code == 1
+    suite = ET.parse(junit).getroot().find("testsuite")
+    assert suite is not None
+    cases = {c.get("name"): c for c in suite.iter("testcase")}
+    assert "character_stability" in cases and "groundedness" in cases
+    failed = sorted(n for n, c in cases.items() if c.find("failure") is not None)
+    assert failed == ["character_stability"]
+    text = summary.read_text(encoding="utf-8")
+    assert text.startswith("earlier step\n")  # appended, never overwritten
+    assert "character_stability" in text.split("earlier step\n", 1)[1]
+
+
 def test_the_gate_limited_to_dimensions(capsys: pytest.CaptureFixture[str]) -> None:
     args = [str(A), str(B), "--resamples", "999", "--gate"]
     code, _, err = run_cli([*args, "no-regression:groundedness,graph_fanout"], capsys)

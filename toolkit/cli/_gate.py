@@ -59,7 +59,7 @@ def _mode(text: str) -> str:
 def resolve(args: argparse.Namespace) -> None:
     """Check ``args.gate`` and replace an alias by its mode (called by the CLI's main
     before the command runs, so a bad mode stops before any scoring)."""
-    if getattr(args, "gate", None) is not None:
+    if getattr(args, "shared_gate", False) and getattr(args, "gate", None) is not None:
         args.gate = _mode(args.gate)
 
 
@@ -82,6 +82,9 @@ def add_gate_arguments(
         what: what one subject is, for the help text (``run``, ``game``, ``iteration``).
         unit: what one of its dimensions is (``dimension``; ``metric`` for experiments).
     """
+    # this command speaks the shared vocabulary (`toolkit compare` has its own gate words,
+    # no-regression[:DIM,...], and checks them itself)
+    parser.set_defaults(shared_gate=True)
     ci = parser.add_argument_group("CI")
     default_text = f"; without --gate: {default}" if default else ""
     article = "an" if what[:1] in "aeiou" else "a"

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from toolkit.cli._scale import add_scale_arguments, storage_options
@@ -70,6 +72,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--gate",
         metavar="no-regression[:DIM,...]",
         help="exit 1 when a dimension (of those named) is significantly worse in B",
+    )
+    p.add_argument(
+        "--junit",
+        metavar="FILE",
+        help="write a JUnit XML report: one test case per dimension (a failure: significantly "
+        "worse in B, of the dimensions --gate names)",
     )
     p.add_argument("--plan", metavar="A", help="plan a comparison from the pilot set A")
     p.add_argument("--mde", help="with --plan: the difference to find (e.g. 0.05, or 0.5sd)")
@@ -158,6 +166,49 @@ def run(args: argparse.Namespace) -> int:
         print(views.render_compare_markdown(result))
     else:
         print(views.render_compare_text(result, width=width, colour=colour))
+    _ci_outputs(args, result, gated)
     for line in failures:
         print(f"toolkit compare: gate: {line}", file=sys.stderr)
     return 1 if failures else 0
+
+
+def _ci_outputs(args: argparse.Namespace, result: Any, gated: Sequence[str] | None) -> None:
+    """The CI outputs every scoring command writes (:mod:`toolkit.cli._gate`): ``--junit``
+    (one test case per dimension; a dimension significantly worse in B, of those the gate
+    names, is a ``REGRESSION`` and fails) and the Markdown appended to
+    ``$GITHUB_STEP_SUMMARY`` when that is set."""
+    import os
+
+    from toolkit._atomic import write_text_atomic
+    from toolkit.gate import REGRESSION_KIND, Check, kind_of
+
+    if args.junit:
+        from toolkit.views.junit import render_junit
+
+        subject = f"{result.labels[0]} vs {result.labels[1]}"
+        checks = []
+        for r in result.dimensions.iter_rows(named=True):
+            worse = r["outcome"] == "worse" and (gated is None or r["dimension"] in gated)
+            status = "REGRESSION" if worse else "OK"
+            detail = f"{r['outcome']}: B - A = {r['diff']}, adjusted p = {r['p_adj']}"
+            kind = REGRESSION_KIND if worse else kind_of(status)
+            checks.append(Check(subject, r["dimension"], r["dimension"], status, kind,
+                                r["diff"], detail))  # fmt: skip
+        xml = render_junit(checks, suite="toolkit compare", rubric="compare",
+                           rubric_version=result.version,
+                           mode="regression" if args.gate else "none")  # fmt: skip
+        try:
+            write_text_atomic(Path(args.junit), xml)
+        except OSError as exc:
+            raise InputError(
+                args.junit, f"cannot write the JUnit report ({exc.strerror})"
+            ) from None
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        from toolkit.views.compare import render_compare_markdown
+
+        try:  # one write in append mode, as every scoring command appends
+            with open(summary, "a", encoding="utf-8") as fh:
+                fh.write(render_compare_markdown(result) + "\n")
+        except OSError as exc:
+            raise InputError(summary, f"cannot append the step summary ({exc.strerror})") from None

@@ -816,6 +816,39 @@ class RatingStore:
             )  # fmt: skip
         return Draft(score=score, answers=answers, notes=notes, updated_at=updated)
 
+    def drafts(self) -> pl.DataFrame:
+        """Every rater's latest draft per game, without its answers and notes (what a
+        progress view needs).
+
+        Returns:
+            rater (String), transcript_id (String), score (Int64, null before one is
+            chosen), updated_at (String, UTC ISO 8601); sorted by rater and game.
+        """
+        with self._connect() as con:
+            rows = con.execute(
+                "SELECT rater, transcript_id, score, updated_at FROM drafts "
+                "ORDER BY rater, transcript_id"
+            ).fetchall()
+        schema = {
+            "rater": pl.String(),
+            "transcript_id": pl.String(),
+            "score": pl.Int64(),
+            "updated_at": pl.String(),
+        }
+        for row in rows:
+            score = row[2]
+            if not (
+                isinstance(row[0], str)
+                and isinstance(row[1], str)
+                and isinstance(row[3], str)
+                and (score is None or (type(score) is int and MIN_SCORE <= score <= MAX_SCORE))
+            ):
+                raise InputError(
+                    self._name, "damaged ratings store: a stored draft holds a value it cannot "
+                    "have", field="drafts", value=tuple(row[:2]),
+                )  # fmt: skip
+        return pl.DataFrame(rows, schema=schema, orient="row")
+
     def submit(
         self,
         rater: str,

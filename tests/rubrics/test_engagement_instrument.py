@@ -39,7 +39,7 @@ def test_the_default_instrument_is_the_2l_rubrics_scale_questions_and_hint() -> 
 
 def test_a_changed_label_under_the_published_version_is_refused() -> None:
     text = PACKAGED.read_text(encoding="utf-8").replace("label: Acceptable", "label: Fine")
-    with pytest.raises(RubricError, match="differs from published version 2L-1.0.0; bump"):
+    with pytest.raises(RubricError, match=r"differs from published version 2L-1\.0\.0; bump"):
         load_engagement_scale(text, "team.yaml")
     with pytest.raises(RubricError, match="engagement instrument differs"):
         load_discussion_spec({"version": "9.0.0", "engagement_scale": {"hint_min_yes": 3}})

@@ -156,10 +156,10 @@ def run(args: argparse.Namespace) -> int:
     extra = sorted(set(games.game_ids) - set(session.game_ids))
     err = sys.stderr
     verb = "created" if created else "resumed"
+    print(f"toolkit rate: {verb} the session in {store.path}", file=err)
     print(
-        f"toolkit rate: {verb} the session in {store.path}: {len(session.game_ids)} game(s), "
-        f"{len(session.raters)} rater(s), each game rated by {session.overlap} "
-        f"(seed {session.seed})",
+        f"toolkit rate: {len(session.game_ids)} game(s), {len(session.raters)} rater(s), "
+        f"{session.overlap} per game, seed {session.seed}",
         file=err,
     )
     for gid in missing:

@@ -463,6 +463,11 @@ def index(request: Request) -> Response:
     return _page(request, "index.html", {})
 
 
+def no_icon(request: Request) -> Response:
+    """No icon (an empty answer rather than a 404 in the browser's console)."""
+    return Response(status_code=204)
+
+
 def transcript_css(request: Request) -> Response:
     """The transcript renderer's stylesheet, as a file (the CSP allows no inline style)."""
     return Response(TRANSCRIPT_CSS, media_type="text/css; charset=utf-8")
@@ -525,6 +530,7 @@ def create_app(server: RatingServer) -> Starlette:
     static = Path(str(_HERE.joinpath("static")))
     routes = [
         Route("/", index),
+        Route("/favicon.ico", no_icon),
         Route("/static/transcript.css", transcript_css),
         Mount("/static", StaticFiles(directory=static), name="static"),
         Route("/r/{token}", rater_home),

@@ -57,7 +57,8 @@ def bind_socket(host: str, port: int) -> socket.socket:
 
 
 def serve(app: Starlette, sock: socket.socket) -> None:
-    """Serve ``app`` on ``sock`` with uvicorn (one process) until interrupted."""
+    """Serve ``app`` on ``sock`` with uvicorn (one process) until interrupted (Ctrl-C or
+    SIGTERM: a clean stop, no traceback)."""
     import uvicorn
 
     config = uvicorn.Config(
@@ -68,4 +69,9 @@ def serve(app: Starlette, sock: socket.socket) -> None:
         timeout_graceful_shutdown=5,
         lifespan="off",
     )
-    uvicorn.Server(config).run(sockets=[sock])
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    except KeyboardInterrupt:  # Ctrl-C: uvicorn has shut down cleanly, then re-raised it
+        pass
+    finally:
+        sock.close()

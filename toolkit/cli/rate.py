@@ -42,8 +42,8 @@ def _port(text: str) -> int:
         port = int(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from exc
-    if not 1 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"a port is 1-65535, not {port}")
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0-65535 (0: any free one), not {port}")
     return port
 
 
@@ -93,7 +93,7 @@ def register(sub: Any) -> None:
     parser.add_argument("--seed", type=_seed, help="the assignment's seed (default: random)")
     parser.add_argument("--host", default=HOST, help=f"address to listen on (default {HOST})")
     parser.add_argument(
-        "--port", type=_port, help="the port (default: the first free one from 8866 on)"
+        "--port", type=_port, help="the port (default: the first free one from 8866 on; 0: any)"
     )
     parser.add_argument(
         "--public-url", type=_public_url, metavar="URL",

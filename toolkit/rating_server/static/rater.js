@@ -188,4 +188,5 @@
   const firstOpen = questions.findIndex((q) => !q.querySelector("input:checked"));
   highlight(firstOpen < 0 ? 0 : firstOpen);
   updateHint();
+  form.dataset.ready = "1"; // the keys and the saving are live (tests wait for this)
 })();

@@ -92,11 +92,13 @@ class Server:
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 pytest.fail(f"toolkit rate exited with {self.proc.returncode}:\n{self.text()}")
-            with (
-                contextlib.suppress(OSError),
-                socket.create_connection(("127.0.0.1", self.port), 0.5),
-            ):
-                break
+            printed = out.read_text() if out.exists() else ""
+            if "Organiser:" in printed:  # printed after the bind, just before serving
+                with (
+                    contextlib.suppress(OSError),
+                    socket.create_connection(("127.0.0.1", self.port), 0.5),
+                ):
+                    break
             time.sleep(0.2)
         else:
             pytest.fail(f"the rating server did not listen on {self.port}")

@@ -2,8 +2,8 @@
 and saves each rater's 1-5 rating into the ratings store.
 
 * :func:`rating_session` / :class:`RatingSession`: the session of one rater;
-* :func:`rater_page`: the page served by ``toolkit rate``: asks the rater's name, then
-  shows their session;
+* :func:`rater_page`: a one-page app for a notebook: asks the rater's name, then shows
+  their session (a team rates through ``toolkit rate``, the rating server);
 * :func:`ratings_chart`: every rater's score per transcript, with the mean.
 
 Roles are hidden while the rater reads (they should wonder who the Mafia are) and can be
@@ -400,7 +400,7 @@ def rater_page(
     rater: str | None = None,
     scale: EngagementScale = DEFAULT_DISCUSSION_SPEC.engagement_scale,
 ) -> widgets.VBox:
-    """The page of ``toolkit rate``: asks the rater's name (unless given), then shows
+    """A rating page for a notebook: asks the rater's name (unless given), then shows
     their :class:`RatingSession`."""
     page = widgets.VBox()
     intro = widgets.HTML(

@@ -140,7 +140,8 @@ def run(args: argparse.Namespace) -> int:
     transcripts = Path(args.dir)
     games = load_discussion(transcripts)  # bad input stops here, exit 2
     raters = parse_raters(args.raters) if args.raters is not None else None
-    store = RatingStore(args.store or default_store_path(transcripts))  # refuses before writing
+    # refuses a foreign or damaged file before writing; one connection per server thread
+    store = RatingStore(args.store or default_store_path(transcripts), keep_open=True)
     sock = listen(args.host, args.port)
     try:
         session, created = store.open_session(games.game_ids, raters, args.overlap, args.seed)

@@ -22,6 +22,7 @@ import contextlib
 import json
 import secrets
 import sqlite3
+import threading
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -303,20 +304,29 @@ class RatingStore:
     """A SQLite ratings store (see the module docs).
 
     Every method opens its own short-lived connection, so a store object can be shared
-    by widgets and used from several processes at once.
+    by widgets and used from several processes at once. A server keeps one connection
+    open per thread instead (``keep_open``): closing the last connection to a WAL
+    database checkpoints it, which costs as much as the save itself. Either way the
+    writes of one store object take turns on a lock (threads waiting on SQLite's own busy
+    handler sleep in steps of up to 100 ms), and other processes still take turns through
+    SQLite's locks.
 
     Args:
         path: the SQLite file.
         create: create the file (and its folder) when it does not exist.
+        keep_open: keep one connection per thread open for the store's lifetime.
 
     Raises:
         InputError: the file is missing (``create=False``), is not SQLite, is another
             kind of SQLite database, or was written by a newer toolkit.
     """
 
-    def __init__(self, path: str | Path, *, create: bool = True) -> None:
+    def __init__(self, path: str | Path, *, create: bool = True, keep_open: bool = False) -> None:
         self.path = Path(path)
         self._name = str(path)
+        self._keep_open = keep_open
+        self._local = threading.local()
+        self._write_lock = threading.Lock()
         #: Test hook: called inside a save's transaction, just before COMMIT.
         self._before_commit: Callable[[], None] | None = None
         exists = self.path.exists()
@@ -389,24 +399,36 @@ class RatingStore:
     def _connect(self) -> Iterator[sqlite3.Connection]:
         from toolkit.load._edge import sqlite_problem
 
+        con: sqlite3.Connection | None = getattr(self._local, "con", None)
+        fresh = con is None
+        if con is None:
+            try:
+                con = sqlite3.connect(
+                    self.path, timeout=_BUSY_TIMEOUT_MS / 1000, isolation_level=None
+                )
+            except sqlite3.Error as exc:
+                raise sqlite_problem(self._name, exc) from exc
+        keep = False
         try:
-            con = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-        except sqlite3.Error as exc:
-            raise sqlite_problem(self._name, exc) from exc
-        try:
-            con.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
-            con.execute("PRAGMA journal_mode = WAL")
-            con.execute("PRAGMA synchronous = FULL")
+            if fresh:
+                con.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
+                con.execute("PRAGMA journal_mode = WAL")
+                con.execute("PRAGMA synchronous = FULL")
             yield con
+            keep = self._keep_open
         except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
             raise sqlite_problem(self._name, _readable(exc)) from exc
         finally:
-            con.close()
+            if keep:
+                self._local.con = con
+            else:  # a short-lived connection, or one that just failed: never reused
+                self._local.con = None
+                con.close()
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         """One write transaction (``BEGIN IMMEDIATE``); rolled back on any error."""
-        with self._connect() as con:
+        with self._write_lock, self._connect() as con:
             con.execute("BEGIN IMMEDIATE")
             try:
                 yield con
@@ -447,6 +469,11 @@ class RatingStore:
                 con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             if app_id != APPLICATION_ID:
                 con.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        if version < SCHEMA_VERSION or app_id != APPLICATION_ID:
+            # Into the main file at once: its header is what tells a ratings store apart
+            # (is_rating_store, the discussion loader) while a connection keeps the WAL.
+            with self._connect() as con:
+                con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     @property
     def schema_version(self) -> int:

@@ -176,7 +176,7 @@ def _page(browser: Any, problems: list[str]) -> Any:
     return page
 
 
-def _ready(page: Any, title: str) -> None:
+def _ready(page: Any, title: str | re.Pattern[str]) -> None:
     """Wait for game page ``title`` with its script running (keys and saving live)."""
     from playwright.sync_api import expect
 
@@ -344,4 +344,40 @@ def test_kill_9_mid_session_then_restart_keeps_every_acknowledged_save(
     expect(page.get_by_label("3 Acceptable")).to_be_checked()
     expect(page.locator("#notes")).to_have_value("kill me")
     problems = [p for p in problems if "Failed to fetch" not in p and "ERR_CONNECTION" not in p]
+    assert problems == []
+
+
+def test_both_pages_render_for_a_person_and_their_pictures_are_kept(
+    server: Server, browser: Any, tmp_path: Path
+) -> None:
+    """A rater mid-way and the organiser's page with progress and agreement, as a person
+    sees them; ``TOOLKIT_RATER_SCREENSHOTS=DIR`` keeps the pictures (docs/ratings.md)."""
+    from playwright.sync_api import expect
+
+    problems: list[str] = []
+    for rater, scores in (("ana", "43"), ("ben", "4")):
+        page = _page(browser, problems)
+        page.goto(server.links[rater])
+        for score in scores:
+            _ready(page, re.compile(r"Game \d of 2"))
+            page.keyboard.press(score)
+            _saved(page)
+            page.keyboard.press("Enter")
+    page = _page(browser, problems)
+    page.goto(server.links["chidi"])
+    _ready(page, "Game 1 of 2")
+    for key in ("3", "y", "n", "y"):
+        page.keyboard.press(key)
+    page.locator("#notes").fill("Good accusations in round 1; the vote felt rushed.")
+    _saved(page)
+    page.locator("#notes").blur()
+    pictures = Path(os.environ.get("TOOLKIT_RATER_SCREENSHOTS") or tmp_path)
+    page.screenshot(path=str(pictures / "rating_rater.png"), full_page=True)
+    organiser = _page(browser, problems)
+    organiser.goto(server.links["organiser"])
+    expect(organiser.locator("h1")).to_have_text("Rating session: progress")
+    expect(organiser.locator(".progress")).to_contain_text("3 of 6 ratings submitted")
+    organiser.screenshot(path=str(pictures / "rating_organiser.png"), full_page=True)
+    for name in ("rating_rater.png", "rating_organiser.png"):
+        assert (pictures / name).stat().st_size > 10_000
     assert problems == []

@@ -20,6 +20,7 @@ leaves in a Referer) and ``Cache-Control: no-store``.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import json
@@ -34,6 +35,7 @@ from urllib.parse import urlsplit
 import jinja2
 import polars as pl
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import MutableHeaders
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -45,11 +47,18 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from toolkit.errors import ToolkitError
 from toolkit.load.discussion import Discussion
-from toolkit.ratings.store import Draft, RatingStore, Session
+from toolkit.ratings.store import Draft, RatingStore, Save, Session
 from toolkit.rubrics.discussion_spec import EngagementScale
 from toolkit.views.transcript import TRANSCRIPT_CSS, roles_html, transcript_html
 
-__all__ = ["CSP", "MAX_BODY_BYTES", "MAX_NOTES_CHARS", "RatingServer", "create_app"]
+__all__ = [
+    "CSP",
+    "MAX_BODY_BYTES",
+    "MAX_NOTES_CHARS",
+    "GroupCommit",
+    "RatingServer",
+    "create_app",
+]
 
 #: The Content-Security-Policy of every response: nothing inline, nothing from elsewhere.
 CSP = (
@@ -299,10 +308,10 @@ async def save_draft(request: Request) -> Response:
     queue = server.session.queues.get(rater, ())
     n = _position(request, queue)
     form = await _form(request, server, token)
-    saved_at = await _in_thread(
-        server.store.save_draft, rater, queue[n - 1], form["score"], form["answers"],
-        form["notes"],
-    )  # fmt: skip
+    commits: GroupCommit = request.app.state.commits
+    saved_at = await commits.save(
+        Save(rater, queue[n - 1], form["score"], form["answers"], form["notes"])
+    )
     return JSONResponse({"saved": True, "saved_at": saved_at})
 
 
@@ -314,10 +323,11 @@ async def submit(request: Request) -> Response:
     form = await _form(request, server, token)
     if form["score"] is None:
         raise _Refused(422, "choose a score from 1 to 5 before submitting")
-    event_id = await _in_thread(
-        lambda: server.store.submit(
+    commits: GroupCommit = request.app.state.commits
+    event_id = await commits.save(
+        Save(
             rater, queue[n - 1], form["score"], form["answers"], form["notes"],
-            instrument=server.scale.version,
+            submit=True, instrument=server.scale.version,
         )
     )  # fmt: skip
     done = await _in_thread(_submitted, server, rater)
@@ -327,9 +337,57 @@ async def submit(request: Request) -> Response:
 
 
 async def _in_thread(func: Callable[..., Any], *args: Any) -> Any:
-    from starlette.concurrency import run_in_threadpool
-
     return await run_in_threadpool(func, *args)
+
+
+class GroupCommit:
+    """Saves that arrive while a commit is being written go together in the next one.
+
+    Each save to SQLite ends with a sync to disk (``synchronous=FULL``), and the disk, not
+    the processor, bounds how many saves a second one process can make. Here a request
+    queues its save and waits; one task writes whatever has queued in one transaction
+    (:meth:`~toolkit.ratings.store.RatingStore.save_many`), answers every waiting request,
+    and starts over while anything is queued. A request is answered only once its save
+    is committed. If a batch fails, its saves are retried one by one, so one refused save
+    never fails the others.
+    """
+
+    def __init__(self, store: RatingStore) -> None:
+        self.store = store
+        self._queue: list[tuple[Save, asyncio.Future[int | str]]] = []
+        self._running = False
+        self._task: asyncio.Task[None] | None = None
+
+    async def save(self, save: Save) -> int | str:
+        """Queue ``save`` and wait until it is committed; its event id or time saved."""
+        future: asyncio.Future[int | str] = asyncio.get_running_loop().create_future()
+        self._queue.append((save, future))
+        if not self._running:
+            self._running = True
+            self._task = asyncio.create_task(self._drain())
+        return await asyncio.shield(future)  # a client that leaves does not undo a save
+
+    async def _drain(self) -> None:
+        try:
+            while self._queue:
+                batch, self._queue = self._queue, []
+                try:
+                    results = await run_in_threadpool(
+                        self.store.save_many, [save for save, _ in batch]
+                    )
+                except Exception:  # one by one: each save gets its own answer
+                    for save, future in batch:
+                        try:
+                            (result,) = await run_in_threadpool(self.store.save_many, [save])
+                        except Exception as exc:
+                            future.set_exception(exc)
+                        else:
+                            future.set_result(result)
+                    continue
+                for (_save, future), result in zip(batch, results, strict=True):
+                    future.set_result(result)
+        finally:
+            self._running = False
 
 
 # -- the organiser's page ---------------------------------------------------------------
@@ -549,4 +607,5 @@ def create_app(server: RatingServer) -> Starlette:
     )
     app.state.server = server
     app.state.templates = _templates()
+    app.state.commits = GroupCommit(server.store)
     return app

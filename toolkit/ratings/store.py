@@ -49,6 +49,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "Draft",
     "RatingStore",
+    "Save",
     "Session",
     "default_store_path",
     "is_rating_store",
@@ -149,6 +150,10 @@ _RATING_COLUMNS = (
     "uid", "rater", "transcript_id", "score", "answers", "notes", "created_at", "instrument",
 )  # fmt: skip
 _RATING_SELECT = ", ".join(("event_id", *_RATING_COLUMNS))
+_INSERT_RATING = (
+    f"INSERT INTO rating_events ({', '.join(_RATING_COLUMNS)}) "
+    f"VALUES ({', '.join('?' for _ in _RATING_COLUMNS)})"
+)
 _UPSERT_DRAFT = (
     "INSERT INTO drafts (rater, transcript_id, score, answers, notes, updated_at) "
     "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (rater, transcript_id) DO UPDATE SET "
@@ -214,6 +219,30 @@ class Session:
             f"Session({len(self.game_ids)} games, {len(self.raters)} raters, "
             f"overlap {self.overlap}, seed {self.seed})"
         )
+
+
+@dataclass(frozen=True)
+class Save:
+    """One save of a rater's form (see :meth:`RatingStore.save_many`): their draft of a
+    game, or with ``submit`` their rating of it (and the draft, together).
+
+    Attributes:
+        rater: who saves.
+        transcript_id: the game.
+        score: 1-5 (a draft may have none yet; a rating must).
+        answers: question key -> yes (True) / no (False) / unanswered (None).
+        notes: free text.
+        submit: a rating (appended to the history), not only a draft.
+        instrument: a rating's instrument version (None: the packaged default's).
+    """
+
+    rater: str
+    transcript_id: str
+    score: int | None = None
+    answers: Mapping[str, bool | None] | None = None
+    notes: str = ""
+    submit: bool = False
+    instrument: str | None = None
 
 
 @dataclass(frozen=True)
@@ -798,17 +827,53 @@ class RatingStore:
         Raises:
             InputError: a missing rater or transcript id, a score outside 1-5, bad answers.
         """
-        row = (
-            _text(self._name, rater, "rater"),
-            _text(self._name, transcript_id, "transcript_id"),
-            None if score is None else _check_score(self._name, score),
-            _check_answers(self._name, answers),
-            notes if isinstance(notes, str) else str(notes),
-            _now(),
-        )
+        return str(self.save_many([Save(rater, transcript_id, score, answers, notes)])[0])
+
+    def save_many(self, saves: Sequence[Save]) -> list[int | str]:
+        """Apply several saves in order in one transaction (one commit, one sync to disk):
+        all of them or, on any error, none. A server gathers the saves that arrive while
+        the previous commit is being written (group commit).
+
+        Returns:
+            Per save: a rating's event id (``submit``), or a draft's time saved.
+
+        Raises:
+            InputError: a bad save (checked before anything is written), or the store
+                refused the transaction.
+        """
+        prepared: list[tuple[bool, tuple[Any, ...]]] = []
+        for save in saves:
+            if save.submit:
+                if save.score is None:
+                    raise InputError(
+                        self._name, "score must be a whole number from 1 to 5", field="score"
+                    )
+                row = self._rating_row(
+                    save.rater, save.transcript_id, save.score, save.answers, save.notes,
+                    save.instrument,
+                )  # fmt: skip
+            else:
+                row = (
+                    _text(self._name, save.rater, "rater"),
+                    _text(self._name, save.transcript_id, "transcript_id"),
+                    None if save.score is None else _check_score(self._name, save.score),
+                    _check_answers(self._name, save.answers),
+                    save.notes if isinstance(save.notes, str) else str(save.notes),
+                    _now(),
+                )
+            prepared.append((save.submit, row))
+        out: list[int | str] = []
         with self._write() as con:
-            con.execute(_UPSERT_DRAFT, row)
-        return str(row[-1])
+            for submit, row in prepared:
+                if submit:
+                    event_id = con.execute(_INSERT_RATING, row).lastrowid
+                    assert event_id is not None
+                    con.execute(_UPSERT_DRAFT, (*row[1:6], row[6]))
+                    out.append(int(event_id))
+                else:
+                    con.execute(_UPSERT_DRAFT, row)
+                    out.append(str(row[-1]))
+        return out
 
     def draft(self, rater: str, transcript_id: str) -> Draft | None:
         """``rater``'s draft of ``transcript_id``, or None.
@@ -892,16 +957,8 @@ class RatingStore:
         Raises:
             InputError: as :meth:`save_rating`.
         """
-        row = self._rating_row(rater, transcript_id, score, answers, notes, instrument)
-        cols = ", ".join(_RATING_COLUMNS)
-        marks = ", ".join("?" for _ in _RATING_COLUMNS)
-        with self._write() as con:
-            event_id = con.execute(
-                f"INSERT INTO rating_events ({cols}) VALUES ({marks})", row
-            ).lastrowid
-            con.execute(_UPSERT_DRAFT, (*row[1:6], row[6]))
-        assert event_id is not None
-        return int(event_id)
+        save = Save(rater, transcript_id, score, answers, notes, True, instrument)
+        return int(self.save_many([save])[0])
 
     # -- reviewer labels ---------------------------------------------------
 

@@ -119,6 +119,7 @@ def test_saving_stores_score_answers_notes_and_says_so(
         "tense second round",
     )
     assert json.loads(row["answers"]) == {"agent_stood_out": False, "curious_who_mafia": True}
+    assert row["instrument"] == "2L-1.0.0"  # the instrument the rater saw, stamped
     assert "✓ Saved: 4 Engaging for game-over-budget (rating #1). 1 of 3 rated." in (
         app.status.value
     )

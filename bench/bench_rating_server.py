@@ -11,8 +11,12 @@ drafts and 10 ratings each, 1,500 saves per wave. The raters leave after each wa
 new clients come for the next one.
 
 Reports p50/p95/max latency of the saves (drafts and submits, as the client sees them;
-target p95 < 100 ms) and the server's resident memory (VmRSS from /proc) before the
-first wave and after each one (target < 250 MB, flat across waves). Every request is
+target p95 < 100 ms), the server's CPU per save, the share of a core the simulated
+raters themselves used (near 1.0: the client, not the server, set the pace), and the
+server's resident memory (VmRSS from /proc) before the first wave and after each one
+(target < 250 MB, flat across waves). ``--think-ms`` paces each rater like a person
+(a pause of 0.5x to 1.5x that after each save); 0 sends the next save as soon as the
+last is answered (saturation). Every request is
 bounded by a timeout and the run by --deadline; the server is stopped by its own process
 id. Prints a Markdown table and writes bench/out/results-rating-server.json.
 """
@@ -175,6 +179,7 @@ def main() -> int:
         for i in range(args.waves):
             left = args.deadline - (time.monotonic() - started)
             cpu_before = cpu_s(proc.pid)
+            client_before = time.process_time()
             latencies, errors, wall = asyncio.run(
                 asyncio.wait_for(wave(links, args.think_ms / 1000), timeout=max(left, 1))
             )
@@ -189,6 +194,7 @@ def main() -> int:
                 "p95_ms": round(percentile(latencies, 95) * 1000, 1),
                 "max_ms": round(max(latencies) * 1000, 1),
                 "rss_after_mb": rss_mb(proc.pid),
+                "client_cpu_share": round((time.process_time() - client_before) / wall, 2),
                 "server_cpu_ms_per_save": round(
                     (cpu_s(proc.pid) - cpu_before) * 1000 / max(len(latencies), 1), 2
                 ),
@@ -219,14 +225,14 @@ def main() -> int:
     )
     print(
         "| wave | saves | errors | wall s | saves/s | p50 ms | p95 ms | max ms | server CPU "
-        "ms/save | RSS after MB |"
+        "ms/save | client CPU share | RSS after MB |"
     )
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in results["waves"]:
         print(
             f"| {r['wave']} | {r['saves']} | {r['errors']} | {r['wall_s']} | {r['saves_per_s']} "
             f"| {r['p50_ms']} | {r['p95_ms']} | {r['max_ms']} | {r['server_cpu_ms_per_save']} "
-            f"| {r['rss_after_mb']} |"
+            f"| {r['client_cpu_share']} | {r['rss_after_mb']} |"
         )
     print(results["machine"])
     return 0

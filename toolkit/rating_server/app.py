@@ -152,7 +152,9 @@ def _submitted(server: RatingServer, rater: str) -> dict[str, dict[str, Any]]:
     return {str(r["transcript_id"]): r for r in latest.iter_rows(named=True)}
 
 
-def _next_unsubmitted(queue: tuple[str, ...], done: Mapping[str, Any], after: int) -> int | None:
+def _next_unsubmitted(
+    queue: tuple[str, ...], done: Mapping[str, Any] | set[str], after: int
+) -> int | None:
     """The 1-based position of the first game not submitted after ``after`` (wrapping)."""
     n = len(queue)
     for step in range(1, n + 1):
@@ -330,7 +332,7 @@ async def submit(request: Request) -> Response:
             submit=True, instrument=server.scale.version,
         )
     )  # fmt: skip
-    done = await _in_thread(_submitted, server, rater)
+    done = await _in_thread(server.store.rated_ids, rater)
     after = _next_unsubmitted(queue, done, n)
     target = f"/r/{token}/{after}" if after is not None else f"/r/{token}/done"
     return JSONResponse({"submitted": True, "rating": event_id, "next": target})

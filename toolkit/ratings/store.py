@@ -625,6 +625,18 @@ class RatingStore:
                     )
         return list(rows)
 
+    def rated_ids(self, rater: str) -> set[str]:
+        """The transcripts ``rater`` has a rating of (any; the latest counts).
+
+        Raises:
+            InputError: the store cannot be read.
+        """
+        with self._connect() as con:
+            rows = con.execute(
+                "SELECT DISTINCT transcript_id FROM rating_events WHERE rater = ?", (rater,)
+            ).fetchall()
+        return {str(r[0]) for r in rows}
+
     def rater_name(self, name: str) -> str:
         """The name ``name`` is saved under: rater names match ignoring case (``ana`` is
         ``Ana``), and the spelling of that rater's first saved rating is kept.

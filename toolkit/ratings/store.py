@@ -146,6 +146,8 @@ SCHEMA_VERSION = len(MIGRATIONS)
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _BUSY_TIMEOUT_MS = 30_000
+#: The page cache of each connection a server keeps open (KiB; SQLite's default is 2 MiB).
+_KEPT_CACHE_KIB = 512
 _RATING_COLUMNS = (
     "uid", "rater", "transcript_id", "score", "answers", "notes", "created_at", "instrument",
 )  # fmt: skip
@@ -443,6 +445,8 @@ class RatingStore:
                 con.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
                 con.execute("PRAGMA journal_mode = WAL")
                 con.execute("PRAGMA synchronous = FULL")
+                if self._keep_open:  # one per server thread: a small page cache each
+                    con.execute(f"PRAGMA cache_size = -{_KEPT_CACHE_KIB}")
             yield con
             keep = self._keep_open
         except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:

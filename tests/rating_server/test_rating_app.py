@@ -281,3 +281,25 @@ def test_the_bare_address_says_nothing_about_the_session(
     assert "private link" in page
     assert not any(t in page for t in [*session.raters.values(), session.organiser_token])
     assert not any(r in page for r in session.raters)
+
+
+def test_a_store_that_refuses_is_a_503_that_names_no_path_to_the_rater(
+    served: tuple[TestClient, Session, RatingStore],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from toolkit.errors import InputError
+
+    client, session, store = served
+    token = session.raters["ana"]
+    csrf = _csrf(client, f"/r/{token}/1")
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise InputError(str(store.path), "ratings store error (disk I/O error)")
+
+    monkeypatch.setattr(store, "save_many", refuse)
+    status, body = _save(client, f"/r/{token}/1/draft", csrf, {"score": 3})
+    assert status == 503
+    assert body == {"error": "the ratings store could not save: tell your organiser"}
+    err = capsys.readouterr().err
+    assert "disk I/O error" in err and token not in err

@@ -24,6 +24,7 @@ import asyncio
 import hashlib
 import hmac
 import json
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -569,7 +570,10 @@ async def _refused(request: Request, exc: Exception) -> Response:
 
 
 async def _store_error(request: Request, exc: Exception) -> Response:
-    return _refusal(request, 503, f"the ratings store refused: {exc}")
+    # The organiser reads the reason on the server's stderr (one line, no token in it);
+    # a rater is told what to do, not where the organiser keeps the store.
+    print(f"toolkit rate: error: {exc}", file=sys.stderr, flush=True)
+    return _refusal(request, 503, "the ratings store could not save: tell your organiser")
 
 
 def _refusal(request: Request, status: int, message: str) -> Response:

@@ -12,6 +12,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from toolkit.load.discussion import load_discussion
@@ -303,3 +305,49 @@ def test_a_store_that_refuses_is_a_503_that_names_no_path_to_the_rater(
     assert body == {"error": "the ratings store could not save: tell your organiser"}
     err = capsys.readouterr().err
     assert "disk I/O error" in err and token not in err
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner),
+    max_leaves=12,
+)
+_BODIES = st.one_of(
+    _JSON,
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "score": _JSON,
+            "answers": st.one_of(
+                _JSON,
+                st.dictionaries(
+                    st.sampled_from([*(q.key for q in DEFAULT_ENGAGEMENT_SCALE.questions), "x"]),
+                    _JSON,
+                ),
+            ),
+            "notes": _JSON,
+        },
+    ),
+)
+
+
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(body=_BODIES, action=st.sampled_from(["draft", "submit"]))
+def test_any_json_body_is_saved_or_refused_with_a_reason_never_a_server_error(
+    served: tuple[TestClient, Session, RatingStore], body: object, action: str
+) -> None:
+    client, session, store = served
+    token = session.raters["chidi"]
+    csrf = _csrf(client, f"/r/{token}/1")
+    before = (store.events().height, store.drafts().to_dicts())
+    status, answer = _save(client, f"/r/{token}/1/{action}", csrf, body)
+    assert status in (200, 422), (status, answer)
+    if status == 422:
+        assert isinstance(answer["error"], str) and answer["error"]
+        assert (store.events().height, store.drafts().to_dicts()) == before
+    else:
+        draft = store.draft("chidi", session.queues["chidi"][0])
+        assert draft is not None and isinstance(body, dict)
+        assert draft.score == body.get("score")

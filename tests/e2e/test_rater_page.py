@@ -176,7 +176,7 @@ def _page(browser: Any, problems: list[str]) -> Any:
     return page
 
 
-def _ready(page: Any, title: str | re.Pattern[str]) -> None:
+def _ready(page: Any, title: str) -> None:
     """Wait for game page ``title`` with its script running (keys and saving live)."""
     from playwright.sync_api import expect
 
@@ -358,8 +358,8 @@ def test_both_pages_render_for_a_person_and_their_pictures_are_kept(
     for rater, scores in (("ana", "43"), ("ben", "4")):
         page = _page(browser, problems)
         page.goto(server.links[rater])
-        for score in scores:
-            _ready(page, re.compile(r"Game \d of 2"))
+        for n, score in enumerate(scores, start=1):
+            _ready(page, f"Game {n} of 2")  # the page Enter moved to, not the one it left
             page.keyboard.press(score)
             _saved(page)
             page.keyboard.press("Enter")

@@ -61,6 +61,8 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_reports.py
 	$(BIN)/python bench/bench_compare.py --scenarios 50 --splits 1000
 	$(BIN)/python bench/bench_judge.py
+	$(BIN)/python bench/bench_rating_server.py --think-ms 1000
+	$(BIN)/python bench/bench_rating_server.py
 
 notebooks: $(STAMP)
 	$(BIN)/python notebooks/refresh.py

@@ -139,7 +139,7 @@ LIGHT_COMMANDS = [
     # A misspelt --param is refused from the notebook's JSON, before nbformat or a kernel.
     ("report-param-typo", ["report", "simulation", str(RUN), "--param", "windw=5"], 2),
     ("rate-help", ["rate", "--help"], 0),
-    ("rate-argument-error", ["rate", str(GAMES), "--port", "0"], 2),
+    ("rate-argument-error", ["rate", str(GAMES), "--port", "70000"], 2),
 ]
 
 

@@ -666,7 +666,9 @@ SESSION_SCORES_SCHEMA: dict[str, pl.DataType] = {
 # ---------------------------------------------------------------------------
 
 #: One row per saved rating (append-only; the latest per rater and transcript counts).
-#: ``answers`` is JSON text: evaluation-question key -> true/false (unanswered left out).
+#: ``answers`` is JSON text: evaluation-question key -> true/false (unanswered left out);
+#: ``instrument`` is the version of the engagement instrument the rater saw ("" for a
+#: rating saved before instruments were versioned).
 RATING_EVENTS_SCHEMA: dict[str, pl.DataType] = {
     "event_id": pl.Int64(),
     "uid": pl.String(),
@@ -676,6 +678,7 @@ RATING_EVENTS_SCHEMA: dict[str, pl.DataType] = {
     "answers": pl.String(),
     "notes": pl.String(),
     "created_at": pl.Datetime("us", "UTC"),
+    "instrument": pl.String(),
 }
 
 #: One row per saved reviewer label (append-only; the latest per game, kind, item counts).

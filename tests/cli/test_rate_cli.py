@@ -1,21 +1,23 @@
-"""``toolkit rate``: checks its input, creates the store, and hands over to a Voilà server on
-127.0.0.1 (the server itself is driven in tests/e2e/test_rater_page.py)."""
+"""``toolkit rate``: checks its input, creates or resumes the session, prints the private
+links and hands a bound socket to the server (the served pages themselves are tested in
+tests/rating_server and, in a real browser, in tests/e2e/test_rater_page.py)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import socket
 import sqlite3
-from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import toolkit.cli.rate as rate_cli
-from toolkit.apps import RATER_APP
 from toolkit.cli import main
-from toolkit.ratings.store import is_rating_store
+from toolkit.rating_server.run import bind_socket
+from toolkit.ratings.store import RatingStore, is_rating_store
 
 
 @pytest.fixture
@@ -28,106 +30,179 @@ def games(tmp_path: Path, sample_runs: Path) -> Path:
 
 
 @pytest.fixture
-def launched(monkeypatch: pytest.MonkeyPatch) -> list[tuple[list[str], dict[str, str]]]:
-    calls: list[tuple[list[str], dict[str, str]]] = []
+def served(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, tuple[str, int]]]:
+    """Replaces the server by a recorder of (app, address served)."""
+    calls: list[tuple[Any, tuple[str, int]]] = []
 
-    def fake_exec(command: Sequence[str], env: Mapping[str, str]) -> int:
-        calls.append((list(command), dict(env)))
-        return 0
+    def fake_serve(app: Any, sock: socket.socket) -> None:
+        calls.append((app, sock.getsockname()[:2]))
+        sock.close()
 
-    monkeypatch.setattr(rate_cli, "_exec", fake_exec)
+    monkeypatch.setattr(rate_cli, "_serve", fake_serve)
     return calls
 
 
-def test_rate_serves_the_packaged_page_on_loopback_with_a_default_store(
-    games: Path,
-    launched: list[tuple[list[str], dict[str, str]]],
-    capsys: pytest.CaptureFixture[str],
+def _links(out: str) -> dict[str, str]:
+    links = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if line.startswith("  ") and len(parts) == 2:
+            links[parts[0]] = parts[1]
+        elif line.startswith("Organiser: "):
+            links["organiser"] = parts[1]
+    return links
+
+
+def test_rate_creates_a_session_prints_one_link_per_rater_and_serves_on_loopback(
+    games: Path, served: list[tuple[Any, tuple[str, int]]], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["rate", str(games), "--port", "9123"]) == 0
-    (command, env), *_ = launched
-    assert command[1:4] == ["-m", "voila", str(RATER_APP)]
-    assert "--Voila.ip=127.0.0.1" in command
-    assert "--port=9123" in command
-    assert "--no-browser" in command
-    assert RATER_APP.is_file()
-    store = games / "ratings.db"
-    assert is_rating_store(store)
-    assert env["TOOLKIT_RATE_STORE"] == str(store.resolve())
-    assert env["TOOLKIT_RATE_DIR"] == str(games.resolve())
-    assert env["TOOLKIT_RATE_RATER"] == ""
+    code = main(["rate", str(games), "--raters", "ana,ben,chidi", "--overlap", "2", "--seed", "5"])
+    assert code == 0
+    (_app, (host, port)), *_ = served
+    assert host == "127.0.0.1"
+    out, err = capsys.readouterr()
+    links = _links(out)
+    assert set(links) == {"ana", "ben", "chidi", "organiser"}
+    store = RatingStore(games / "ratings.db")
+    session = store.session()
+    assert session is not None and session.seed == 5 and session.overlap == 2
+    for rater, token in session.raters.items():
+        assert links[rater] == f"http://127.0.0.1:{port}/r/{token}"
+    assert links["organiser"] == f"http://127.0.0.1:{port}/o/{session.organiser_token}"
+    assert "created the session in" in err
+    assert "3 game(s), 3 rater(s), 2 per game, seed 5" in err
+    assert f"serving on 127.0.0.1:{port}" in err
+    # at 80 columns nothing wraps but a long path of the user's own
+    assert max(len(line) for line in (out + err).splitlines() if str(games) not in line) <= 80
+
+
+def test_a_second_run_resumes_the_session_with_the_same_links(
+    games: Path, served: list[tuple[Any, tuple[str, int]]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["rate", str(games), "--raters", "ana,ben", "--port", "0"]) == 0
+    first = _links(capsys.readouterr().out)
+    assert main(["rate", str(games), "--port", "0"]) == 0
+    out, err = capsys.readouterr()
+    again = _links(out)
+    assert {k: v.split("/", 3)[3] for k, v in again.items()} == {
+        k: v.split("/", 3)[3] for k, v in first.items()
+    }
+    assert "resumed the session" in err
+
+
+def test_without_raters_and_without_a_session_is_one_line_exit_2(
+    games: Path, served: list[tuple[Any, tuple[str, int]]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["rate", str(games), "--port", "0"]) == 2
     err = capsys.readouterr().err
-    assert "3 transcript(s)" in err
-    assert "serving http://127.0.0.1:9123/" in err
+    assert err.count("\n") == 1 and "name the raters (--raters ana,ben,chidi)" in err
+    assert served == []
 
 
-def test_rate_uses_the_named_store_and_rater(
-    games: Path, tmp_path: Path, launched: list[tuple[list[str], dict[str, str]]]
+def test_resuming_with_other_raters_is_one_line_exit_2(
+    games: Path, served: list[tuple[Any, tuple[str, int]]], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    store = tmp_path / "elsewhere" / "session.db"
-    assert main(["rate", str(games), "--store", str(store), "--rater", "ana"]) == 0
-    env = launched[0][1]
-    assert env["TOOLKIT_RATE_STORE"] == str(store.resolve())
-    assert env["TOOLKIT_RATE_RATER"] == "ana"
-    assert any(a.startswith("--port=") for a in launched[0][0])
-    assert is_rating_store(store)
-    assert not (games / "ratings.db").exists()
+    assert main(["rate", str(games), "--raters", "ana,ben", "--port", "0"]) == 0
+    capsys.readouterr()
+    assert main(["rate", str(games), "--raters", "ana,dee", "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "holds a session with the raters ana,ben" in err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--raters", "ana,ana"], "a rater is named twice"),
+        (["--raters", "ana,ben", "--overlap", "3"], "overlap must be from 1 to the number"),
+    ],
+)
+def test_bad_raters_or_overlap_are_one_line_exit_2(
+    games: Path,
+    served: list[tuple[Any, tuple[str, int]]],
+    capsys: pytest.CaptureFixture[str],
+    args: list[str],
+    message: str,
+) -> None:
+    assert main(["rate", str(games), "--port", "0", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err and "Traceback" not in err
+    assert served == []
 
 
 def test_a_missing_folder_is_exit_2_with_one_line(
     tmp_path: Path,
-    launched: list[tuple[list[str], dict[str, str]]],
+    served: list[tuple[Any, tuple[str, int]]],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    assert main(["rate", str(tmp_path / "nope")]) == 2
+    assert main(["rate", str(tmp_path / "nope"), "--raters", "ana"]) == 2
     err = capsys.readouterr().err.strip()
     assert err == f"toolkit rate: error: {tmp_path / 'nope'}: no such file or folder"
-    assert launched == []
+    assert served == []
 
 
-def test_a_store_that_is_a_game_database_is_exit_2(
+def test_a_store_that_is_a_game_database_is_refused_before_a_byte_changes(
     games: Path,
     tmp_path: Path,
-    launched: list[tuple[list[str], dict[str, str]]],
+    served: list[tuple[Any, tuple[str, int]]],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     db = tmp_path / "games.db"
     con = sqlite3.connect(db)
     con.execute("CREATE TABLE Game (id TEXT)")
+    con.execute("INSERT INTO Game VALUES ('g1')")
     con.commit()
     con.close()
-    assert main(["rate", str(games), "--store", str(db)]) == 2
+    before = hashlib.sha256(db.read_bytes()).hexdigest()
+    assert main(["rate", str(games), "--store", str(db), "--raters", "ana"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert "not a toolkit ratings store" in err
     assert "Traceback" not in err
-    assert launched == []
+    assert served == []
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["games", "games.db"]
 
 
-@pytest.mark.parametrize("port", ["0", "70000", "http"])
-def test_a_bad_port_is_refused_by_the_parser(
-    games: Path, port: str, launched: list[tuple[list[str], dict[str, str]]]
+def test_the_named_store_is_used_and_the_default_one_is_not_created(
+    games: Path, tmp_path: Path, served: list[tuple[Any, tuple[str, int]]]
+) -> None:
+    store = tmp_path / "elsewhere" / "session.db"
+    assert main(["rate", str(games), "--store", str(store), "--raters", "ana"]) == 0
+    assert is_rating_store(store)
+    assert not (games / "ratings.db").exists()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--port", "-5"],
+        ["--port", "70000"],
+        ["--port", "http"],
+        ["--overlap", "0"],
+        ["--seed", "-1"],
+        ["--public-url", "ftp://x"],
+    ],
+)
+def test_bad_numbers_and_addresses_are_refused_by_the_parser(
+    games: Path, args: list[str], served: list[tuple[Any, tuple[str, int]]]
 ) -> None:
     with pytest.raises(SystemExit) as exc:
-        main(["rate", str(games), "--port", port])
+        main(["rate", str(games), "--raters", "ana", *args])
     assert exc.value.code == 2
-    assert launched == []
+    assert served == []
 
 
-def test_the_discussion_command_reads_ratings_and_labels_from_a_store(
-    games: Path, capsys: pytest.CaptureFixture[str]
+def test_a_public_url_is_used_for_the_links_and_another_host_is_warned_about(
+    games: Path, served: list[tuple[Any, tuple[str, int]]], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from toolkit.ratings.store import RatingStore
-
-    store = RatingStore(games / "ratings.db")
-    store.save_rating("ana", "game-pass", 4)
-    store.save_rating("ben", "game-pass", 3)
-    assert main(["discussion", str(games), "--ratings", str(store.path), "--format", "json"]) == 0
-    out = json.loads(capsys.readouterr().out)
-    by_id = {g["game_id"]: g for g in out["games"]}
-    assert set(by_id) == {"game-over-budget", "game-pass", "game-role-repetition"}
-    engagement = next(m for m in by_id["game-pass"]["metrics"] if m["key"] == "engagement")
-    assert engagement["score"] == 3.5
+    url = "https://rate.example.org/team"
+    assert main(["rate", str(games), "--raters", "ana", "--public-url", url + "/"]) == 0
+    links = _links(capsys.readouterr().out)
+    assert links["ana"].startswith(url + "/r/")
+    assert main(["rate", str(games), "--host", "0.0.0.0", "--port", "0"]) == 0
+    err = capsys.readouterr().err
+    assert "serving 0.0.0.0 over plain HTTP: put it behind a TLS" in err
+    assert served[-1][1][0] == "0.0.0.0"
 
 
 def _listening() -> socket.socket:
@@ -137,45 +212,69 @@ def _listening() -> socket.socket:
     return held
 
 
-def test_a_taken_port_given_explicitly_is_one_line_exit_2(
+def test_a_taken_port_given_explicitly_is_one_line_exit_2_before_any_session(
     games: Path,
-    launched: list[tuple[list[str], dict[str, str]]],
+    served: list[tuple[Any, tuple[str, int]]],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     with _listening() as held:
         port = held.getsockname()[1]
-        assert main(["rate", str(games), "--port", str(port)]) == 2
+        assert main(["rate", str(games), "--raters", "ana", "--port", str(port)]) == 2
     err = capsys.readouterr().err
     assert err == f"toolkit rate: error: --port={port}: port {port} on 127.0.0.1 is in use: " + (
         "choose another\n"
     )
-    assert launched == []
+    assert served == []
+    assert RatingStore(games / "ratings.db").session() is None
 
 
 def test_without_port_the_address_printed_is_the_free_one_served(
     games: Path,
-    launched: list[tuple[list[str], dict[str, str]]],
+    served: list[tuple[Any, tuple[str, int]]],
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     with _listening() as held:
         busy = held.getsockname()[1]
         monkeypatch.setattr(rate_cli, "DEFAULT_PORT", busy)
-        assert main(["rate", str(games)]) == 0
-    command = launched[0][0]
-    served = next(int(a.split("=")[1]) for a in command if a.startswith("--port="))
-    assert served != busy
-    assert "--Voila.port_retries=0" in command  # Voilà serves that port or none
-    assert f"serving http://127.0.0.1:{served}/" in capsys.readouterr().err
+        assert main(["rate", str(games), "--raters", "ana"]) == 0
+    served_port = served[0][1][1]
+    assert served_port != busy
+    assert f"serving on 127.0.0.1:{served_port}" in capsys.readouterr().err
 
 
-def test_rate_and_discussion_help_show_no_rst_markup(capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_port_left_in_time_wait_by_a_crashed_server_binds_again_at_once() -> None:
+    """Issue 29 item 10: a connection the server closed first leaves the port in
+    TIME_WAIT; without SO_REUSEADDR the next bind fails for about a minute."""
+    server = bind_socket("127.0.0.1", 0)
+    port = server.getsockname()[1]
+    client = socket.create_connection(("127.0.0.1", port))
+    conn, _ = server.accept()
+    conn.close()  # the server side closes first: its end goes to TIME_WAIT
+    client.recv(1)
+    client.close()
+    server.close()
+    plain = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        with pytest.raises(OSError):  # the state the test is about is really there
+            plain.bind(("127.0.0.1", port))
+    finally:
+        plain.close()
+    again = bind_socket("127.0.0.1", port)
+    assert again.getsockname()[1] == port
+    again.close()
+
+
+def test_rate_help_fits_80_columns_without_rst_markup(capsys: pytest.CaptureFixture[str]) -> None:
     for command in ("rate", "discussion"):
         with pytest.raises(SystemExit):
             main([command, "--help"])
         out = capsys.readouterr().out
         assert "``" not in out and ":func:" not in out
         assert max(len(line) for line in out.splitlines()) <= 80
+    with pytest.raises(SystemExit):
+        main(["rate", "--help"])
+    assert "--raters" in capsys.readouterr().out
 
 
 def test_an_unknown_flag_prints_the_subcommands_usage(
@@ -187,3 +286,17 @@ def test_an_unknown_flag_prints_the_subcommands_usage(
     err = capsys.readouterr().err
     assert err.startswith("usage: toolkit rate ")
     assert "toolkit rate: error: unrecognized arguments: --bogus" in err
+
+
+def test_the_discussion_command_reads_ratings_and_labels_from_a_store(
+    games: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = RatingStore(games / "ratings.db")
+    store.save_rating("ana", "game-pass", 4)
+    store.save_rating("ben", "game-pass", 3)
+    assert main(["discussion", str(games), "--ratings", str(store.path), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    by_id = {g["game_id"]: g for g in out["games"]}
+    assert set(by_id) == {"game-over-budget", "game-pass", "game-role-repetition"}
+    engagement = next(m for m in by_id["game-pass"]["metrics"] if m["key"] == "engagement")
+    assert engagement["score"] == 3.5

@@ -51,7 +51,7 @@ def _run_child(code: str) -> subprocess.Popen[str]:
 
 def test_a_new_store_is_at_the_latest_schema_in_wal_mode_and_marked(tmp_path: Path) -> None:
     store = RatingStore(tmp_path / "sub" / "r.db")
-    assert store.schema_version == SCHEMA_VERSION == 3
+    assert store.schema_version == SCHEMA_VERSION == 5
     con = sqlite3.connect(store.path)
     assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert con.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
@@ -77,6 +77,9 @@ def test_a_version_1_store_is_migrated_and_keeps_its_ratings(tmp_path: Path) -> 
     assert store.schema_version == SCHEMA_VERSION
     assert store.ratings().rows() == [("g1", "ana", 4.0)]
     assert store.events()["notes"].to_list() == ["from v1"]
+    # a rating from before instruments were versioned says so; a new one is stamped
+    store.save_rating("ana", "g2", 3)
+    assert store.events()["instrument"].to_list() == ["", "2L-1.0.0"]
     store.set_label("rev", "g1", "role", "m1", True)  # the v2 table exists now
     assert store.labels().rows() == [("g1", "role", "m1", True)]
 

@@ -72,19 +72,25 @@ def test_the_scale_shows_the_rubrics_labels_and_descriptions(
     app = rating_session(games, store=store, rater="ana")
     assert [label for label, _ in app.scale.options] == [
         "1 Boring",
-        "2 Dull",
-        "3 Interesting",
+        "2 Somewhat Interesting",
+        "3 Acceptable",
         "4 Engaging",
         "5 Fascinating",
     ]
     assert "<b>1 Boring</b>: I would stop watching" in app.scale_help.value
-    assert app.scale.tooltips[4].startswith("I would show it to a friend")
-    assert list(app.questions) == ["suspense", "conflict", "reasoning", "voices", "surprise"]
+    assert app.scale.tooltips[4].startswith("I could not look away")
+    assert list(app.questions) == [
+        "watch_three_minutes",
+        "curious_who_mafia",
+        "agent_stood_out",
+        "flowed_naturally",
+        "watch_another",
+    ]
 
 
 def test_a_rating_cannot_be_saved_without_a_score(games: Discussion, store: RatingStore) -> None:
     app = rating_session(games, store=store, rater="ana")
-    app.questions["suspense"].value = True
+    app.questions["curious_who_mafia"].value = True
     app.notes.value = "forgot the score"
     assert app.save_button.disabled
     assert app.save() is None
@@ -99,8 +105,8 @@ def test_saving_stores_score_answers_notes_and_says_so(
 ) -> None:
     app = rating_session(games, store=store, rater="ana")
     app.scale.value = 4
-    app.questions["suspense"].value = True
-    app.questions["conflict"].value = False
+    app.questions["curious_who_mafia"].value = True
+    app.questions["agent_stood_out"].value = False
     app.notes.value = "tense second round"
     app.save_button.click()
     events = store.events()
@@ -112,7 +118,8 @@ def test_saving_stores_score_answers_notes_and_says_so(
         4,
         "tense second round",
     )
-    assert json.loads(row["answers"]) == {"conflict": False, "suspense": True}
+    assert json.loads(row["answers"]) == {"agent_stood_out": False, "curious_who_mafia": True}
+    assert row["instrument"] == "2L-1.0.0"  # the instrument the rater saw, stamped
     assert "✓ Saved: 4 Engaging for game-over-budget (rating #1). 1 of 3 rated." in (
         app.status.value
     )
@@ -127,11 +134,11 @@ def test_the_hint_counts_yes_answers_and_never_sets_the_score(
 ) -> None:
     app = rating_session(games, store=store, rater="ana")
     assert "4 or more yes answers suggest a score of 3 or more." in app.hint.value
-    for key in ("suspense", "conflict", "reasoning"):
+    for key in ("curious_who_mafia", "agent_stood_out", "flowed_naturally"):
         app.questions[key].value = True
     assert "yes to <b>3 of 5</b>" in app.hint.value
     assert "4+ yes would suggest 3 or more" in app.hint.value
-    app.questions["voices"].value = True
+    app.questions["watch_another"].value = True
     assert "yes to <b>4 of 5</b>: that suggests 3 or more" in app.hint.value
     assert app.scale.value is None
 
@@ -177,10 +184,10 @@ def test_a_rated_transcript_shows_the_saved_rating_and_a_change_is_flagged(
     app.next_button.click()
     app.previous_button.click()
     assert app.scale.value == 2
-    assert app.questions["suspense"].value is True
-    assert app.questions["conflict"].value is False
+    assert app.questions["watch_three_minutes"].value is True
+    assert app.questions["curious_who_mafia"].value is False
     assert app.notes.value == "slow"
-    assert "✓ Saved: 2 Dull (by ana," in app.status.value
+    assert "✓ Saved: 2 Somewhat Interesting (by ana," in app.status.value
     assert not app.roles_button.disabled
     app.scale.value = 3
     assert "Changed since it was saved" in app.status.value
@@ -197,7 +204,7 @@ def test_a_store_refusal_is_shown_and_nothing_claims_to_be_saved(
     def refuse(*_a: object, **_k: object) -> int:
         raise InputError(str(store.path), "ratings store error (database is locked)")
 
-    monkeypatch.setattr(store, "save_rating", refuse)
+    monkeypatch.setattr(store, "submit", refuse)
     app.scale.value = 4
     app.save_button.click()
     assert "Not saved:" in app.status.value and "database is locked" in app.status.value
@@ -318,7 +325,7 @@ def test_a_refused_save_after_a_saved_one_hides_the_roles_again(
     def refuse(*_a: object, **_k: object) -> int:
         raise InputError(str(store.path), "ratings store error (disk I/O error)")
 
-    monkeypatch.setattr(store, "save_rating", refuse)
+    monkeypatch.setattr(store, "submit", refuse)
     app.scale.value = 5
     app.save_button.click()
     assert "Not saved:" in app.status.value

@@ -1,4 +1,4 @@
-"""``toolkit rate DIR [--store FILE] [--port N] [--rater NAME]``: the rating page.
+"""``toolkit rate DIR --raters ana,ben --overlap 2``: the team rating server.
 
 See :data:`DESCRIPTION` (what ``toolkit rate --help`` prints).
 """
@@ -6,32 +6,34 @@ See :data:`DESCRIPTION` (what ``toolkit rate --help`` prints).
 from __future__ import annotations
 
 import argparse
-import errno
-import os
-import socket
 import sys
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
-from toolkit.apps import RATER_APP
 from toolkit.errors import InputError
 
 HOST = "127.0.0.1"
 DEFAULT_PORT = 8866
-#: Without ``--port``, the first free port from :data:`DEFAULT_PORT` on, as Voilà would.
+#: Without ``--port``, the first free port from :data:`DEFAULT_PORT` on.
 PORT_TRIES = 50
 
 DESCRIPTION = """\
-Serve the engagement-rating session over the games in DIR as a web page
-(Voila) on 127.0.0.1 only, for raters who never open a notebook. Ratings go
-to the SQLite ratings store --store (default: DIR/ratings.db, created when
-missing). Each rater types their name on the page (capitals do not matter)
-and resumes where they left off; Ctrl-C stops the server.
+Serve a rating session over the games in DIR to a team of raters. The first
+run creates the session in the ratings store (--store, default
+DIR/ratings.db): each game goes to --overlap raters (balanced; --seed fixes
+the draw), each rater's queue is shuffled, and every rater gets a private
+link. Later runs resume it: same links, same queues, nothing lost.
 
-The page is served on --port; without it, on the first free port from 8866
-on, and the address printed is the one served. A --port that is taken is an
-error (exit 2).
+The links (one per rater, plus the organiser's page with progress, agreement
+and CSV/JSON export) are printed on stdout. Raters see only their own queue;
+every change they make is saved at once. Ctrl-C stops the server.
+
+The server listens on --host (default 127.0.0.1) and --port (default: the
+first free port from 8866 on; a --port that is taken is an error, exit 2).
+Every page needs its private token on any host; to serve raters on other
+machines, put it behind a TLS reverse proxy and give --public-url, the
+address raters will use (see docs/ratings.md).
 """
 
 
@@ -40,105 +42,149 @@ def _port(text: str) -> int:
         port = int(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from exc
-    if not 1 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"a port is 1-65535, not {port}")
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0-65535 (0: any free one), not {port}")
     return port
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from exc
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from exc
+    if not 0 <= value < 2**63:
+        raise argparse.ArgumentTypeError(f"a seed is 0 to 2**63-1, not {value}")
+    return value
+
+
+def _public_url(text: str) -> str:
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query:
+        raise argparse.ArgumentTypeError(f"not an http(s) address: {text!r}")
+    return text.rstrip("/")
 
 
 def register(sub: Any) -> None:
     """Add the ``rate`` subcommand."""
     parser: argparse.ArgumentParser = sub.add_parser(
         "rate",
-        help="serve the engagement-rating session as a web page (127.0.0.1)",
+        help="serve a rating session to a team of raters (private links)",
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("dir", metavar="DIR", help="transcripts: a folder, file or game .db")
     parser.add_argument("--store", metavar="FILE", help="ratings store (default DIR/ratings.db)")
     parser.add_argument(
-        "--port", type=_port, help="the port (default: the first free one from 8866 on)"
+        "--raters", metavar="A,B,C", help="the raters (to create the session; later runs resume it)"
     )
-    parser.add_argument("--rater", metavar="NAME", help="skip the name prompt (one rater)")
+    parser.add_argument(
+        "--overlap", type=_positive, help="raters per game (default 2; 1 with one rater)"
+    )
+    parser.add_argument("--seed", type=_seed, help="the assignment's seed (default: random)")
+    parser.add_argument("--host", default=HOST, help=f"address to listen on (default {HOST})")
+    parser.add_argument(
+        "--port", type=_port, help="the port (default: the first free one from 8866 on; 0: any)"
+    )
+    parser.add_argument(
+        "--public-url", type=_public_url, metavar="URL",
+        help="the address raters use (behind a reverse proxy), for the links printed",
+    )  # fmt: skip
     parser.set_defaults(func=run)
 
 
-def port_is_free(port: int) -> bool:
-    """Whether ``127.0.0.1:port`` can be listened on now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        try:
-            probe.bind((HOST, port))
-        except OSError as exc:
-            if exc.errno in (errno.EADDRINUSE, errno.EACCES):
-                return False
-            raise
-    return True
-
-
-def choose_port(port: int | None) -> int:
-    """The port to serve on: ``port`` when given (and free), else the first free one from
-    :data:`DEFAULT_PORT` on.
+def listen(host: str, port: int | None) -> Any:
+    """A listening socket: on ``port`` when given (an error if taken), else on the first
+    free port from :data:`DEFAULT_PORT` on.
 
     Raises:
         InputError: the given port is taken, or no port of the default range is free.
     """
+    from toolkit.rating_server.run import bind_socket
+
     if port is not None:
-        if not port_is_free(port):
-            raise InputError(
-                None, f"port {port} on {HOST} is in use: choose another", field="--port",
-                value=port,
-            )  # fmt: skip
-        return port
+        return bind_socket(host, port)
     for candidate in range(DEFAULT_PORT, DEFAULT_PORT + PORT_TRIES):
-        if port_is_free(candidate):
-            return candidate
+        try:
+            return bind_socket(host, candidate)
+        except InputError as exc:
+            if "in use" not in exc.reason:
+                raise
     last = DEFAULT_PORT + PORT_TRIES - 1
-    raise InputError(None, f"no free port on {HOST} from {DEFAULT_PORT} to {last}: give --port")
+    raise InputError(None, f"no free port on {host} from {DEFAULT_PORT} to {last}: give --port")
 
 
-def voila_command(port: int) -> list[str]:
-    """The command that serves the rating page on ``127.0.0.1:port`` (that port or none:
-    the address printed is the one served), with a pre-heated kernel so that a visit
-    finds the page already rendered instead of starting a kernel."""
-    return [
-        sys.executable,
-        "-m",
-        "voila",
-        str(RATER_APP),
-        "--no-browser",
-        f"--port={port}",
-        "--Voila.port_retries=0",
-        f"--Voila.ip={HOST}",
-        "--show_tracebacks=False",
-        "--preheat_kernel=True",
-        "--pool_size=1",
-    ]
+def _serve(app: Any, sock: Any) -> None:  # pragma: no cover - replaced in unit tests
+    from toolkit.rating_server.run import serve
 
-
-def _exec(command: Sequence[str], env: Mapping[str, str]) -> int:  # pragma: no cover
-    """Replace this process by the server (so its process id is the server's)."""
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os.execve(command[0], list(command), dict(env))
+    serve(app, sock)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Check the transcripts and the store, then hand over to the page server."""
+    """Check the games and the store, open the session, print the links, serve."""
     from toolkit.load.discussion import load_discussion
+    from toolkit.rating_server import RatingServer, create_app
+    from toolkit.ratings.assign import parse_raters
     from toolkit.ratings.store import RatingStore, default_store_path
+    from toolkit.rubrics.discussion_spec import DEFAULT_ENGAGEMENT_SCALE
 
     transcripts = Path(args.dir)
     games = load_discussion(transcripts)  # bad input stops here, exit 2
-    store = RatingStore(args.store or default_store_path(transcripts))
-    port = choose_port(args.port)
-    env = {
-        **os.environ,
-        "TOOLKIT_RATE_DIR": str(transcripts.resolve()),
-        "TOOLKIT_RATE_STORE": str(store.path.resolve()),
-        "TOOLKIT_RATE_RATER": args.rater or "",
-    }
+    raters = parse_raters(args.raters) if args.raters is not None else None
+    # refuses a foreign or damaged file before writing; one connection per server thread
+    store = RatingStore(args.store or default_store_path(transcripts), keep_open=True)
+    sock = listen(args.host, args.port)
+    try:
+        session, created = store.open_session(games.game_ids, raters, args.overlap, args.seed)
+        server = RatingServer.build(store, session, games, DEFAULT_ENGAGEMENT_SCALE)
+        app = create_app(server)
+    except BaseException:
+        sock.close()
+        raise
+    port = sock.getsockname()[1]
+    shown_host = f"[{args.host}]" if ":" in args.host else args.host
+    base = args.public_url or f"http://{shown_host}:{port}"
+    missing = sorted(set(session.game_ids) - set(games.game_ids))
+    extra = sorted(set(games.game_ids) - set(session.game_ids))
+    err = sys.stderr
+    verb = "created" if created else "resumed"
+    print(f"toolkit rate: {verb} the session in {store.path}", file=err)
     print(
-        f"toolkit rate: {len(games.game_ids)} transcript(s) from {transcripts}, ratings in "
-        f"{store.path}\ntoolkit rate: serving http://{HOST}:{port}/ (Ctrl-C stops)",
-        file=sys.stderr,
+        f"toolkit rate: {len(session.game_ids)} game(s), {len(session.raters)} rater(s), "
+        f"{session.overlap} per game, seed {session.seed}",
+        file=err,
     )
-    return _exec(voila_command(port), env)
+    for gid in missing:
+        print(f"toolkit rate: warning: game {gid} of the session is not in {transcripts}", file=err)
+    if extra:
+        print(
+            f"toolkit rate: note: {len(extra)} game(s) in {transcripts} are not in this session "
+            "(a new --store starts a session with them)",
+            file=err,
+        )
+    if args.host not in ("127.0.0.1", "localhost", "::1") and args.public_url is None:
+        print(
+            f"toolkit rate: warning: serving {args.host} over plain HTTP: put it behind a TLS "
+            "reverse proxy and give --public-url (docs/ratings.md)",
+            file=err,
+        )
+    out = sys.stdout
+    print("Private links (send each rater only their own):", file=out)
+    width = max(len(r) for r in session.raters)
+    for rater, token in session.raters.items():
+        print(f"  {rater:<{width}}  {base}/r/{token}", file=out)
+    print(f"Organiser: {base}/o/{session.organiser_token}", file=out)
+    out.flush()
+    print(f"toolkit rate: serving on {shown_host}:{port} (Ctrl-C stops)", file=err)
+    err.flush()
+    _serve(app, sock)
+    return 0

@@ -20,9 +20,12 @@ from __future__ import annotations
 
 import contextlib
 import json
+import secrets
 import sqlite3
+import threading
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -44,7 +47,10 @@ __all__ = [
     "LABEL_KINDS",
     "MIGRATIONS",
     "SCHEMA_VERSION",
+    "Draft",
     "RatingStore",
+    "Save",
+    "Session",
     "default_store_path",
     "is_rating_store",
     "open_rating_store",
@@ -119,11 +125,164 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX label_events_latest ON label_events (game_id, kind, item_id, created_at);
     """
     + _APPEND_ONLY.format(table="label_events"),
+    # 4: the version of the engagement instrument each rating was saved with ("" before).
+    """
+    ALTER TABLE rating_events ADD COLUMN instrument TEXT NOT NULL DEFAULT '';
+    """,
+    # 5: a rating session (raters with private tokens, their queues) and drafts.
+    """
+    CREATE TABLE session (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        game_ids TEXT NOT NULL,
+        overlap INTEGER NOT NULL CHECK (overlap >= 1),
+        seed INTEGER NOT NULL,
+        organiser_token TEXT NOT NULL UNIQUE,
+        csrf_secret TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    CREATE TABLE session_raters (
+        rater TEXT PRIMARY KEY CHECK (length(trim(rater)) > 0),
+        token TEXT NOT NULL UNIQUE,
+        position INTEGER NOT NULL
+    );
+    CREATE TABLE assignments (
+        rater TEXT NOT NULL REFERENCES session_raters (rater),
+        position INTEGER NOT NULL,
+        game_id TEXT NOT NULL,
+        PRIMARY KEY (rater, position),
+        UNIQUE (rater, game_id)
+    );
+    CREATE TABLE drafts (
+        rater TEXT NOT NULL CHECK (length(trim(rater)) > 0),
+        transcript_id TEXT NOT NULL CHECK (length(transcript_id) > 0),
+        score INTEGER CHECK (score IS NULL OR score BETWEEN 1 AND 5),
+        answers TEXT NOT NULL DEFAULT '{}',
+        notes TEXT NOT NULL DEFAULT '',
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (rater, transcript_id)
+    );
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _BUSY_TIMEOUT_MS = 30_000
+#: The page cache of each connection a server keeps open (KiB; SQLite's default is 2 MiB).
+_KEPT_CACHE_KIB = 512
+_RATING_COLUMNS = (
+    "uid", "rater", "transcript_id", "score", "answers", "notes", "created_at", "instrument",
+)  # fmt: skip
+_RATING_SELECT = ", ".join(("event_id", *_RATING_COLUMNS))
+_INSERT_RATING = (
+    f"INSERT INTO rating_events ({', '.join(_RATING_COLUMNS)}) "
+    f"VALUES ({', '.join('?' for _ in _RATING_COLUMNS)})"
+)
+_UPSERT_DRAFT = (
+    "INSERT INTO drafts (rater, transcript_id, score, answers, notes, updated_at) "
+    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (rater, transcript_id) DO UPDATE SET "
+    "score = excluded.score, answers = excluded.answers, notes = excluded.notes, "
+    "updated_at = excluded.updated_at"
+)
+
+
+def _readable(exc: Exception) -> Exception:
+    """SQLite's complaint about a damaged file, as text even when the damage reached the
+    message itself (Python then raises UnicodeDecodeError while decoding it)."""
+    if isinstance(exc, UnicodeDecodeError):
+        said = bytes(exc.object).decode("utf-8", errors="replace")
+        return RuntimeError(said)
+    return exc
+
+
+def _default_instrument() -> str:
+    """The version of the packaged engagement instrument (rubric data)."""
+    from toolkit.rubrics.discussion_spec import DEFAULT_ENGAGEMENT_SCALE
+
+    return DEFAULT_ENGAGEMENT_SCALE.version
+
+
+@dataclass(frozen=True)
+class Session:
+    """The rating session a store holds: who rates what, and the private links' tokens.
+
+    Attributes:
+        game_ids: the games of the session (sorted).
+        overlap: how many raters rate each game.
+        seed: the seed of the assignment.
+        raters: rater -> their private token.
+        queues: rater -> their games, in the order shown.
+        organiser_token: the organiser page's token.
+        csrf_secret: the secret a page's CSRF token is derived from.
+        created_at: when the session was created (UTC, ISO 8601).
+    """
+
+    game_ids: tuple[str, ...]
+    overlap: int
+    seed: int
+    raters: dict[str, str]
+    queues: dict[str, tuple[str, ...]]
+    organiser_token: str
+    csrf_secret: str
+    created_at: str
+
+    def rater_of(self, token: str) -> str | None:
+        """The rater whose token is ``token`` (compared in constant time), else None."""
+        found = None
+        for rater, known in self.raters.items():
+            if secrets.compare_digest(known.encode(), token.encode()):
+                found = rater
+        return found
+
+    def is_organiser(self, token: str) -> bool:
+        """Whether ``token`` is the organiser's (compared in constant time)."""
+        return secrets.compare_digest(self.organiser_token.encode(), token.encode())
+
+    def __repr__(self) -> str:  # tokens stay out of logs and tracebacks
+        return (
+            f"Session({len(self.game_ids)} games, {len(self.raters)} raters, "
+            f"overlap {self.overlap}, seed {self.seed})"
+        )
+
+
+@dataclass(frozen=True)
+class Save:
+    """One save of a rater's form (see :meth:`RatingStore.save_many`): their draft of a
+    game, or with ``submit`` their rating of it (and the draft, together).
+
+    Attributes:
+        rater: who saves.
+        transcript_id: the game.
+        score: 1-5 (a draft may have none yet; a rating must).
+        answers: question key -> yes (True) / no (False) / unanswered (None).
+        notes: free text.
+        submit: a rating (appended to the history), not only a draft.
+        instrument: a rating's instrument version (None: the packaged default's).
+    """
+
+    rater: str
+    transcript_id: str
+    score: int | None = None
+    answers: Mapping[str, bool | None] | None = None
+    notes: str = ""
+    submit: bool = False
+    instrument: str | None = None
+
+
+@dataclass(frozen=True)
+class Draft:
+    """What a rater has on the form for one game, saved as they go (not a rating yet).
+
+    Attributes:
+        score: 1-5, or None before one is chosen.
+        answers: question key -> yes (True) / no (False); unanswered left out.
+        notes: free text.
+        updated_at: when it was last saved (UTC, ISO 8601).
+    """
+
+    score: int | None
+    answers: dict[str, bool]
+    notes: str
+    updated_at: str
 
 
 def default_store_path(transcripts_dir: str | Path) -> Path:
@@ -197,20 +356,29 @@ class RatingStore:
     """A SQLite ratings store (see the module docs).
 
     Every method opens its own short-lived connection, so a store object can be shared
-    by widgets and used from several processes at once.
+    by widgets and used from several processes at once. A server keeps one connection
+    open per thread instead (``keep_open``): closing the last connection to a WAL
+    database checkpoints it, which costs as much as the save itself. Either way the
+    writes of one store object take turns on a lock (threads waiting on SQLite's own busy
+    handler sleep in steps of up to 100 ms), and other processes still take turns through
+    SQLite's locks.
 
     Args:
         path: the SQLite file.
         create: create the file (and its folder) when it does not exist.
+        keep_open: keep one connection per thread open for the store's lifetime.
 
     Raises:
         InputError: the file is missing (``create=False``), is not SQLite, is another
             kind of SQLite database, or was written by a newer toolkit.
     """
 
-    def __init__(self, path: str | Path, *, create: bool = True) -> None:
+    def __init__(self, path: str | Path, *, create: bool = True, keep_open: bool = False) -> None:
         self.path = Path(path)
         self._name = str(path)
+        self._keep_open = keep_open
+        self._local = threading.local()
+        self._write_lock = threading.Lock()
         #: Test hook: called inside a save's transaction, just before COMMIT.
         self._before_commit: Callable[[], None] | None = None
         exists = self.path.exists()
@@ -253,39 +421,68 @@ class RatingStore:
 
         if self.path.stat().st_size == 0:
             return
+        # Read only (``mode=ro``; the file URI quotes ``?``, ``#`` and ``%``), so that a
+        # file refused here, whatever it is, is left byte for byte as it was.
+        uri = f"{self.path.resolve().as_uri()}?mode=ro"
         try:
-            con = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_MS / 1000)
+            con = sqlite3.connect(uri, uri=True, timeout=_BUSY_TIMEOUT_MS / 1000)
             try:
                 found = [r[0] for r in con.execute("PRAGMA quick_check").fetchall()]
+                app_id = int(con.execute("PRAGMA application_id").fetchone()[0])
+                tables = sorted(
+                    str(r[0])
+                    for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+                )
             finally:
                 con.close()
-        except sqlite3.Error as exc:
-            raise sqlite_problem(self._name, exc) from exc
+        except (sqlite3.Error, UnicodeDecodeError) as exc:  # SQLite's message may be bytes
+            raise sqlite_problem(self._name, _readable(exc)) from exc
         if found != ["ok"]:
             raise sqlite_problem(self._name, RuntimeError(str(found[0]) if found else "damaged"))
+        if app_id != APPLICATION_ID and set(tables) - {"sqlite_sequence"}:
+            raise InputError(
+                self._name,
+                "a SQLite database of another kind, not a toolkit ratings store",
+                field="tables",
+                value=tables,
+            )
 
     @contextlib.contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
         from toolkit.load._edge import sqlite_problem
 
+        con: sqlite3.Connection | None = getattr(self._local, "con", None)
+        fresh = con is None
+        if con is None:
+            try:
+                con = sqlite3.connect(
+                    self.path, timeout=_BUSY_TIMEOUT_MS / 1000, isolation_level=None
+                )
+            except sqlite3.Error as exc:
+                raise sqlite_problem(self._name, exc) from exc
+        keep = False
         try:
-            con = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-        except sqlite3.Error as exc:
-            raise sqlite_problem(self._name, exc) from exc
-        try:
-            con.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
-            con.execute("PRAGMA journal_mode = WAL")
-            con.execute("PRAGMA synchronous = FULL")
+            if fresh:
+                con.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
+                con.execute("PRAGMA journal_mode = WAL")
+                con.execute("PRAGMA synchronous = FULL")
+                if self._keep_open:  # one per server thread: a small page cache each
+                    con.execute(f"PRAGMA cache_size = -{_KEPT_CACHE_KIB}")
             yield con
-        except sqlite3.DatabaseError as exc:
-            raise sqlite_problem(self._name, exc) from exc
+            keep = self._keep_open
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+            raise sqlite_problem(self._name, _readable(exc)) from exc
         finally:
-            con.close()
+            if keep:
+                self._local.con = con
+            else:  # a short-lived connection, or one that just failed: never reused
+                self._local.con = None
+                con.close()
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         """One write transaction (``BEGIN IMMEDIATE``); rolled back on any error."""
-        with self._connect() as con:
+        with self._write_lock, self._connect() as con:
             con.execute("BEGIN IMMEDIATE")
             try:
                 yield con
@@ -326,6 +523,11 @@ class RatingStore:
                 con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             if app_id != APPLICATION_ID:
                 con.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        if version < SCHEMA_VERSION or app_id != APPLICATION_ID:
+            # Into the main file at once: its header is what tells a ratings store apart
+            # (is_rating_store, the discussion loader) while a connection keeps the WAL.
+            with self._connect() as con:
+                con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     @property
     def schema_version(self) -> int:
@@ -342,6 +544,8 @@ class RatingStore:
         score: int,
         answers: Mapping[str, bool | None] | None = None,
         notes: str = "",
+        *,
+        instrument: str | None = None,
     ) -> int:
         """Append one rating event; returns its event id once it is committed.
 
@@ -351,11 +555,25 @@ class RatingStore:
             score: 1-5.
             answers: evaluation-question key -> True (yes) / False (no); None = unanswered.
             notes: free text.
+            instrument: the version of the engagement instrument the rater saw (stamped
+                into the rating); None = the packaged default's.
 
         Raises:
             InputError: a missing rater or transcript id, a score outside 1-5, bad answers.
         """
-        row = (
+        row = self._rating_row(rater, transcript_id, score, answers, notes, instrument)
+        return self._append("rating_events", _RATING_COLUMNS, row)
+
+    def _rating_row(
+        self,
+        rater: str,
+        transcript_id: str,
+        score: int,
+        answers: Mapping[str, bool | None] | None,
+        notes: str,
+        instrument: str | None,
+    ) -> tuple[Any, ...]:
+        return (
             str(uuid.uuid4()),
             _text(self._name, rater, "rater"),
             _text(self._name, transcript_id, "transcript_id"),
@@ -363,11 +581,7 @@ class RatingStore:
             _check_answers(self._name, answers),
             notes if isinstance(notes, str) else str(notes),
             _now(),
-        )
-        return self._append(
-            "rating_events",
-            ("uid", "rater", "transcript_id", "score", "answers", "notes", "created_at"),
-            row,
+            _text(self._name, instrument or _default_instrument(), "instrument"),
         )
 
     def _append(self, table: str, columns: tuple[str, ...], row: tuple[Any, ...]) -> int:
@@ -389,10 +603,9 @@ class RatingStore:
         """
         with self._connect() as con:
             rows = con.execute(
-                "SELECT event_id, uid, rater, transcript_id, score, answers, notes, created_at "
-                "FROM rating_events ORDER BY event_id"
+                f"SELECT {_RATING_SELECT} FROM rating_events ORDER BY event_id"
             ).fetchall()
-        return _frame(rows, RATING_EVENTS_SCHEMA)
+        return _frame(self._checked(rows), RATING_EVENTS_SCHEMA)
 
     def latest(self, rater: str | None = None) -> pl.DataFrame:
         """The rating that counts per rater and transcript: the latest saved (by time, then
@@ -404,13 +617,50 @@ class RatingStore:
         where, params = ("WHERE rater = ?", (rater,)) if rater is not None else ("", ())
         with self._connect() as con:
             rows = con.execute(
-                "SELECT event_id, uid, rater, transcript_id, score, answers, notes, created_at "
+                f"SELECT {_RATING_SELECT} "
                 "FROM (SELECT *, row_number() OVER (PARTITION BY rater, transcript_id "
                 "ORDER BY created_at DESC, event_id DESC) AS rank FROM rating_events "
                 f"{where}) WHERE rank = 1 ORDER BY transcript_id, rater",
                 params,
             ).fetchall()
-        return _frame(rows, RATING_EVENTS_SCHEMA)
+        return _frame(self._checked(rows), RATING_EVENTS_SCHEMA)
+
+    def _checked(self, rows: Sequence[Sequence[Any]]) -> list[Sequence[Any]]:
+        """Rating rows as read, each value of the type and range it must have; anything
+        else (a flipped byte, a file edited by hand) is a damaged store, named."""
+        for row in rows:
+            for field, value in zip(RATING_EVENTS_SCHEMA, row, strict=True):
+                if field == "score":
+                    ok = type(value) is int and MIN_SCORE <= value <= MAX_SCORE
+                elif field == "event_id":
+                    ok = type(value) is int
+                else:
+                    ok = isinstance(value, str)
+                if field == "created_at" and ok:
+                    try:
+                        datetime.fromisoformat(value)
+                    except ValueError:
+                        ok = False
+                if not ok:
+                    raise InputError(
+                        self._name,
+                        "damaged ratings store: a stored rating holds a value it cannot have",
+                        field=f"rating_events.{field}",
+                        value=value,
+                    )
+        return list(rows)
+
+    def rated_ids(self, rater: str) -> set[str]:
+        """The transcripts ``rater`` has a rating of (any; the latest counts).
+
+        Raises:
+            InputError: the store cannot be read.
+        """
+        with self._connect() as con:
+            rows = con.execute(
+                "SELECT DISTINCT transcript_id FROM rating_events WHERE rater = ?", (rater,)
+            ).fetchall()
+        return {str(r[0]) for r in rows}
 
     def rater_name(self, name: str) -> str:
         """The name ``name`` is saved under: rater names match ignoring case (``ana`` is
@@ -439,6 +689,313 @@ class RatingStore:
         if game_ids is not None:
             frame = frame.filter(pl.col("game_id").is_in(list(game_ids)))
         return frame.cast(DISCUSSION_RATINGS_SCHEMA)  # type: ignore[arg-type]
+
+    # -- a rating session: raters, queues, drafts ------------------------------
+
+    def session(self) -> Session | None:
+        """The rating session this store holds, or None (see :meth:`open_session`).
+
+        Raises:
+            InputError: the store cannot be read, or its session rows are damaged.
+        """
+        with self._connect() as con:
+            row = con.execute(
+                "SELECT game_ids, overlap, seed, organiser_token, csrf_secret, created_at "
+                "FROM session WHERE id = 1"
+            ).fetchone()
+            if row is None:
+                return None
+            raters = con.execute(
+                "SELECT rater, token FROM session_raters ORDER BY position"
+            ).fetchall()
+            queued = con.execute(
+                "SELECT rater, game_id FROM assignments ORDER BY rater, position"
+            ).fetchall()
+        try:
+            game_ids = json.loads(row[0])
+            ok = (
+                isinstance(game_ids, list)
+                and all(isinstance(g, str) for g in game_ids)
+                and all(isinstance(v, int) for v in row[1:3])
+                and all(isinstance(v, str) for v in row[3:])
+                and all(isinstance(v, str) for r in (*raters, *queued) for v in r)
+            )
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise InputError(
+                self._name, "damaged ratings store: its rating session cannot be read",
+                field="session",
+            )  # fmt: skip
+        queues: dict[str, list[str]] = {str(r): [] for r, _t in raters}
+        for rater, game in queued:
+            queues.setdefault(rater, []).append(game)
+        return Session(
+            game_ids=tuple(game_ids),
+            overlap=int(row[1]),
+            seed=int(row[2]),
+            raters={str(r): str(t) for r, t in raters},
+            queues={r: tuple(q) for r, q in queues.items()},
+            organiser_token=str(row[3]),
+            csrf_secret=str(row[4]),
+            created_at=str(row[5]),
+        )
+
+    def open_session(
+        self,
+        game_ids: Sequence[str],
+        raters: Sequence[str] | None = None,
+        overlap: int | None = None,
+        seed: int | None = None,
+    ) -> tuple[Session, bool]:
+        """Create the store's rating session, or resume the one it holds.
+
+        A new session gives each rater an unguessable token (``secrets``) and a queue
+        (:func:`~toolkit.ratings.assign.assign_games`: each game to ``overlap`` raters,
+        balanced, seeded, shuffled); an existing one is returned as it is (same tokens,
+        same queues), so restarting a session changes nothing.
+
+        Args:
+            game_ids: the games to rate (a new session only).
+            raters: the raters; None resumes the session the store holds.
+            overlap: raters per game (default: 2, or 1 with one rater).
+            seed: the assignment's seed (default: a random one, kept in the store).
+
+        Returns:
+            (the session, whether it was created now).
+
+        Raises:
+            InputError: no session to resume and no raters; raters, overlap or seed that
+                differ from the session the store holds; a bad overlap.
+        """
+        from toolkit.ratings.assign import assign_games
+
+        existing = self.session()
+        if existing is not None:
+            self._same_session(existing, raters, overlap, seed)
+            return existing, False
+        if raters is None:
+            raise InputError(
+                self._name,
+                "holds no rating session yet: name the raters (--raters ana,ben,chidi)",
+                field="--raters",
+            )
+        names = [_text(self._name, r, "rater") for r in raters]
+        overlap = overlap if overlap is not None else min(2, len(names))
+        seed = seed if seed is not None else secrets.randbelow(2**31)
+        queues = assign_games(game_ids, names, overlap, seed)
+        tokens = {r: secrets.token_urlsafe(24) for r in names}
+        with self._write() as con:
+            if con.execute("SELECT 1 FROM session").fetchone() is None:
+                con.execute(
+                    "INSERT INTO session (id, game_ids, overlap, seed, organiser_token, "
+                    "csrf_secret, created_at) VALUES (1, ?, ?, ?, ?, ?, ?)",
+                    (
+                        json.dumps(sorted(set(game_ids))),
+                        overlap,
+                        seed,
+                        secrets.token_urlsafe(24),
+                        secrets.token_urlsafe(32),
+                        _now(),
+                    ),
+                )
+                con.executemany(
+                    "INSERT INTO session_raters (rater, token, position) VALUES (?, ?, ?)",
+                    [(r, tokens[r], i) for i, r in enumerate(names)],
+                )
+                con.executemany(
+                    "INSERT INTO assignments (rater, position, game_id) VALUES (?, ?, ?)",
+                    [(r, i, g) for r in names for i, g in enumerate(queues[r])],
+                )
+                created = True
+            else:  # another process created it first: resume that one
+                created = False
+        session = self.session()
+        assert session is not None
+        if not created:
+            self._same_session(session, raters, overlap, seed)
+        return session, created
+
+    def _same_session(
+        self,
+        session: Session,
+        raters: Sequence[str] | None,
+        overlap: int | None,
+        seed: int | None,
+    ) -> None:
+        if raters is not None and [r.strip().casefold() for r in raters] != [
+            r.casefold() for r in session.raters
+        ]:
+            raise InputError(
+                self._name,
+                f"holds a session with the raters {','.join(session.raters)}: resume it "
+                "without --raters (or with the same ones), or name a new --store for a new "
+                "session",
+                field="--raters",
+                value=",".join(raters),
+            )
+        for field, given, held in (
+            ("--overlap", overlap, session.overlap),
+            ("--seed", seed, session.seed),
+        ):
+            if given is not None and given != held:
+                raise InputError(
+                    self._name,
+                    f"holds a session with {field} {held}: resume it without {field}, or "
+                    "name a new --store for a new session",
+                    field=field,
+                    value=given,
+                )
+
+    def save_draft(
+        self,
+        rater: str,
+        transcript_id: str,
+        score: int | None = None,
+        answers: Mapping[str, bool | None] | None = None,
+        notes: str = "",
+    ) -> str:
+        """Save what ``rater`` has on the form for ``transcript_id`` (replacing their
+        previous draft of it); committed before it returns.
+
+        Returns:
+            When it was saved (UTC, ISO 8601).
+
+        Raises:
+            InputError: a missing rater or transcript id, a score outside 1-5, bad answers.
+        """
+        return str(self.save_many([Save(rater, transcript_id, score, answers, notes)])[0])
+
+    def save_many(self, saves: Sequence[Save]) -> list[int | str]:
+        """Apply several saves in order in one transaction (one commit, one sync to disk):
+        all of them or, on any error, none. A server gathers the saves that arrive while
+        the previous commit is being written (group commit).
+
+        Returns:
+            Per save: a rating's event id (``submit``), or a draft's time saved.
+
+        Raises:
+            InputError: a bad save (checked before anything is written), or the store
+                refused the transaction.
+        """
+        prepared: list[tuple[bool, tuple[Any, ...]]] = []
+        for save in saves:
+            if save.submit:
+                if save.score is None:
+                    raise InputError(
+                        self._name, "score must be a whole number from 1 to 5", field="score"
+                    )
+                row = self._rating_row(
+                    save.rater, save.transcript_id, save.score, save.answers, save.notes,
+                    save.instrument,
+                )  # fmt: skip
+            else:
+                row = (
+                    _text(self._name, save.rater, "rater"),
+                    _text(self._name, save.transcript_id, "transcript_id"),
+                    None if save.score is None else _check_score(self._name, save.score),
+                    _check_answers(self._name, save.answers),
+                    save.notes if isinstance(save.notes, str) else str(save.notes),
+                    _now(),
+                )
+            prepared.append((save.submit, row))
+        out: list[int | str] = []
+        with self._write() as con:
+            for submit, row in prepared:
+                if submit:
+                    event_id = con.execute(_INSERT_RATING, row).lastrowid
+                    assert event_id is not None
+                    con.execute(_UPSERT_DRAFT, (*row[1:6], row[6]))
+                    out.append(int(event_id))
+                else:
+                    con.execute(_UPSERT_DRAFT, row)
+                    out.append(str(row[-1]))
+        return out
+
+    def draft(self, rater: str, transcript_id: str) -> Draft | None:
+        """``rater``'s draft of ``transcript_id``, or None.
+
+        Raises:
+            InputError: the store cannot be read, or the draft's values are damaged.
+        """
+        with self._connect() as con:
+            row = con.execute(
+                "SELECT score, answers, notes, updated_at FROM drafts "
+                "WHERE rater = ? AND transcript_id = ?",
+                (rater, transcript_id),
+            ).fetchone()
+        if row is None:
+            return None
+        score, answers_text, notes, updated = row
+        try:
+            answers = json.loads(answers_text)
+            ok = (
+                (score is None or (type(score) is int and MIN_SCORE <= score <= MAX_SCORE))
+                and isinstance(answers, dict)
+                and all(isinstance(k, str) and isinstance(v, bool) for k, v in answers.items())
+                and isinstance(notes, str)
+                and isinstance(updated, str)
+            )
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise InputError(
+                self._name, "damaged ratings store: a stored draft holds a value it cannot have",
+                field="drafts", value=(rater, transcript_id),
+            )  # fmt: skip
+        return Draft(score=score, answers=answers, notes=notes, updated_at=updated)
+
+    def drafts(self) -> pl.DataFrame:
+        """Every rater's latest draft per game, without its answers and notes (what a
+        progress view needs).
+
+        Returns:
+            rater (String), transcript_id (String), score (Int64, null before one is
+            chosen), updated_at (String, UTC ISO 8601); sorted by rater and game.
+        """
+        with self._connect() as con:
+            rows = con.execute(
+                "SELECT rater, transcript_id, score, updated_at FROM drafts "
+                "ORDER BY rater, transcript_id"
+            ).fetchall()
+        schema = {
+            "rater": pl.String(),
+            "transcript_id": pl.String(),
+            "score": pl.Int64(),
+            "updated_at": pl.String(),
+        }
+        for row in rows:
+            score = row[2]
+            if not (
+                isinstance(row[0], str)
+                and isinstance(row[1], str)
+                and isinstance(row[3], str)
+                and (score is None or (type(score) is int and MIN_SCORE <= score <= MAX_SCORE))
+            ):
+                raise InputError(
+                    self._name, "damaged ratings store: a stored draft holds a value it cannot "
+                    "have", field="drafts", value=tuple(row[:2]),
+                )  # fmt: skip
+        return pl.DataFrame(rows, schema=schema, orient="row")
+
+    def submit(
+        self,
+        rater: str,
+        transcript_id: str,
+        score: int,
+        answers: Mapping[str, bool | None] | None = None,
+        notes: str = "",
+        *,
+        instrument: str | None = None,
+    ) -> int:
+        """Save ``rater``'s rating of ``transcript_id`` and their draft of it together (one
+        transaction: both or neither); returns the rating's event id once committed.
+
+        Raises:
+            InputError: as :meth:`save_rating`.
+        """
+        save = Save(rater, transcript_id, score, answers, notes, True, instrument)
+        return int(self.save_many([save])[0])
 
     # -- reviewer labels ---------------------------------------------------
 
@@ -547,6 +1104,9 @@ class RatingStore:
         if not target.exists():
             raise InputError(name, "no such export file")
         raw = _edge.read_frame(_edge.read_bytes(target), name, fmt)
+        if what == "ratings" and "instrument" not in raw.columns:
+            # An export from before instruments were versioned: its ratings say so ("").
+            raw = raw.with_columns(instrument=pl.lit("", dtype=pl.String))
         needed = [c for c in schema if c != "event_id"]
         missing = [c for c in needed if c not in raw.columns]
         if missing:
@@ -606,6 +1166,7 @@ class RatingStore:
                 _check_answers(name, answers),
                 str(rec["notes"] or ""),
                 iso,
+                str(rec["instrument"] or ""),
             )
         kind = req("kind")
         if kind not in LABEL_KINDS:

@@ -8,12 +8,16 @@ its version is rejected.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
+from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from toolkit.errors import InputError, RubricError
 from toolkit.rubrics._spec import RubricSpec, load_spec
 
 __all__ = [
@@ -26,6 +30,7 @@ __all__ = [
     "EngagementScale",
     "ScaleLevel",
     "load_discussion_spec",
+    "load_engagement_scale",
 ]
 
 #: The seven metrics, in scorecard order.
@@ -129,7 +134,7 @@ class ScaleLevel(_Part):
     """One level of the engagement scale, as raters see it."""
 
     score: int = Field(ge=1, le=5)
-    label: str
+    label: str = Field(min_length=1)
     description: str
 
 
@@ -137,20 +142,42 @@ class EngagementQuestion(_Part):
     """One yes/no evaluation question asked beside the scale (``key`` is stored)."""
 
     key: str = Field(min_length=1, pattern=r"^[a-z_]+$")
-    text: str
+    text: str = Field(min_length=1)
 
 
 class EngagementScale(_Part):
-    """What a rater sees for metric 7: the 1-5 scale, the evaluation questions, the hint.
+    """The engagement instrument (metric 7): the 1-5 scale, the questions, the hint.
+
+    It is rubric data of its own (``engagement.yaml`` beside this module, the 2L rubric's
+    scale and five questions by default), versioned apart from the rest of the
+    discussion rubric: its ``version`` is stamped into every rating saved with it, so a
+    rating always says which labels and questions the rater saw. The notebook widget and
+    the rating server both read it from here.
 
     The hint is advice, never forced: ``hint_min_yes`` or more yes answers suggest a score
     of ``hint_min_score`` or more.
     """
 
+    instrument: str = "engagement"
+    version: str = Field(min_length=1)
     levels: tuple[ScaleLevel, ...]
     questions: tuple[EngagementQuestion, ...]
     hint_min_yes: int = Field(ge=1)
     hint_min_score: int = Field(ge=1, le=5)
+
+    @model_validator(mode="after")
+    def _complete(self) -> EngagementScale:
+        scores = [level.score for level in self.levels]
+        if scores != [1, 2, 3, 4, 5]:
+            raise ValueError(f"levels must be the scores 1 to 5 in order, not {scores}")
+        keys = [q.key for q in self.questions]
+        if not keys or len(set(keys)) != len(keys):
+            raise ValueError(f"question keys must be present and distinct, not {keys}")
+        if self.hint_min_yes > len(keys):
+            raise ValueError(
+                f"hint_min_yes ({self.hint_min_yes}) is more than the {len(keys)} questions"
+            )
+        return self
 
     @property
     def hint(self) -> str:
@@ -167,55 +194,61 @@ class EngagementScale(_Part):
                 return level
         raise KeyError(score)
 
+    def fingerprint(self) -> str:
+        """A hash of every label, description, question and number except the version."""
+        payload = self.model_dump(mode="json", exclude={"version"})
+        blob = json.dumps(payload, sort_keys=True).encode()
+        return hashlib.sha256(blob).hexdigest()[:16]
 
-DEFAULT_ENGAGEMENT_SCALE = EngagementScale(
-    levels=(
-        ScaleLevel(
-            score=1,
-            label="Boring",
-            description="I would stop watching: nothing happens, players repeat themselves "
-            "or talk past each other.",
-        ),
-        ScaleLevel(
-            score=2,
-            label="Dull",
-            description="A few moments, mostly filler; I read on only to finish.",
-        ),
-        ScaleLevel(
-            score=3,
-            label="Interesting",
-            description="Worth watching: real suspicions and answers; I wanted to know who "
-            "the Mafia were.",
-        ),
-        ScaleLevel(
-            score=4,
-            label="Engaging",
-            description="Tense and lively: accusations, defences and a turn I did not see coming.",
-        ),
-        ScaleLevel(
-            score=5,
-            label="Fascinating",
-            description="I would show it to a friend: sharp reasoning, drama and a moment I "
-            "will remember.",
-        ),
-    ),
-    questions=(
-        EngagementQuestion(key="suspense", text="Did you want to know who the Mafia were?"),
-        EngagementQuestion(
-            key="conflict", text="Were there real accusations that the accused had to answer?"
-        ),
-        EngagementQuestion(
-            key="reasoning", text="Did players reason from what others said or how they voted?"
-        ),
-        EngagementQuestion(key="voices", text="Did the players sound like different people?"),
-        EngagementQuestion(
-            key="surprise",
-            text="Was there a moment that surprised you (a reveal, a turn, a clever move)?",
-        ),
-    ),
-    hint_min_yes=4,
-    hint_min_score=3,
-)
+
+#: The packaged instrument's file, beside this module.
+ENGAGEMENT_FILE = "engagement.yaml"
+#: Published instrument versions and the fingerprint of their content: a packaged or
+#: loaded instrument that keeps a published version with other content is refused.
+PUBLISHED_ENGAGEMENT_SCALES: dict[str, str] = {"2L-1.0.0": "8346ddf9bf174012"}
+
+
+def _checked_scale(scale: EngagementScale, path: str | None) -> EngagementScale:
+    known = PUBLISHED_ENGAGEMENT_SCALES.get(scale.version)
+    if known is not None and known != scale.fingerprint():
+        raise RubricError(
+            path,
+            f"the engagement instrument differs from published version {scale.version}; "
+            "bump its version",
+            field="engagement_scale.version",
+            value=scale.version,
+        )
+    return scale
+
+
+def load_engagement_scale(text: str, name: str) -> EngagementScale:
+    """The engagement instrument from YAML text (the packaged ``engagement.yaml`` or a
+    team's own), validated and checked against its published version.
+
+    Raises:
+        RubricError: one line naming the file, the field and the value.
+    """
+    from toolkit.load._edge import parse_yaml_text
+
+    try:
+        data = parse_yaml_text(text, name)
+    except InputError as exc:
+        raise RubricError(name, exc.reason, line=exc.line) from exc
+    try:
+        scale = EngagementScale.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        raise RubricError(name, err["msg"], field=where, value=err.get("input")) from exc
+    return _checked_scale(scale, name)
+
+
+def _packaged_scale() -> EngagementScale:
+    source = resources.files("toolkit.rubrics").joinpath(ENGAGEMENT_FILE)
+    return load_engagement_scale(source.read_text(encoding="utf-8"), str(source))
+
+
+DEFAULT_ENGAGEMENT_SCALE = _packaged_scale()
 
 
 class DiscussionSpec(RubricSpec):
@@ -575,4 +608,7 @@ def load_discussion_spec(source: str | Path | Mapping[str, Any]) -> DiscussionSp
     Raises:
         RubricError: a bad value, or changed numbers under a published version.
     """
-    return load_spec(DiscussionSpec, source, DEFAULT_DISCUSSION_SPEC, PUBLISHED)
+    spec = load_spec(DiscussionSpec, source, DEFAULT_DISCUSSION_SPEC, PUBLISHED)
+    path = None if isinstance(source, Mapping) else str(source)
+    _checked_scale(spec.engagement_scale, path)
+    return spec

@@ -2,8 +2,8 @@
 and saves each rater's 1-5 rating into the ratings store.
 
 * :func:`rating_session` / :class:`RatingSession`: the session of one rater;
-* :func:`rater_page`: the page served by ``toolkit rate``: asks the rater's name, then
-  shows their session;
+* :func:`rater_page`: a one-page app for a notebook: asks the rater's name, then shows
+  their session (a team rates through ``toolkit rate``, the rating server);
 * :func:`ratings_chart`: every rater's score per transcript, with the mean.
 
 Roles are hidden while the rater reads (they should wonder who the Mafia are) and can be
@@ -28,73 +28,25 @@ from toolkit.errors import ToolkitError
 from toolkit.load.discussion import Discussion
 from toolkit.ratings.store import RatingStore
 from toolkit.rubrics.discussion_spec import DEFAULT_DISCUSSION_SPEC, EngagementScale
+from toolkit.views.transcript import TRANSCRIPT_CSS, roles_html, transcript_html
 
 if TYPE_CHECKING:
     import altair as alt
 
-__all__ = ["RatingSession", "rater_page", "rating_session", "ratings_chart"]
+__all__ = [
+    "RatingSession",
+    "rater_page",
+    "rating_session",
+    "ratings_chart",
+    "roles_html",
+    "transcript_html",
+]
 
 _OK, _WARN, _ERR = "#1a7f37", "#9a6700", "#cf222e"
-_TRANSCRIPT_CSS = (
-    "<style>.tk-rate-round{margin:12px 0 4px;padding:2px 6px;background:#eef2f7;"
-    "border-radius:4px;font-weight:600}.tk-rate-msg{margin:6px 0 6px 4px;line-height:1.45}"
-    ".tk-rate-who{font-weight:600}.tk-rate-reply{color:#57606a;font-size:0.9em}"
-    ".tk-rate-votes{color:#57606a;font-size:0.92em;margin:4px 0 8px 4px}</style>"
-)
 
 
 def _status(text: str, colour: str) -> str:
     return f'<div style="color:{colour};font-weight:600;padding:4px 0">{escape(text)}</div>'
-
-
-def transcript_html(game: Discussion) -> str:
-    """One game as readable HTML: round headers, speakers, replies, the round's votes.
-
-    Roles are not shown.
-    """
-    parts = [_TRANSCRIPT_CSS]
-    players = game.players.sort("position")["name"].to_list()
-    parts.append(f"<div><b>Players:</b> {escape(', '.join(str(p) for p in players))}</div>")
-    votes = game.votes
-    rounds = sorted(set(game.messages["round"].to_list()) | set(votes["round"].to_list()))
-    for rnd in rounds:
-        parts.append(f'<div class="tk-rate-round">Round {rnd}</div>')
-        for m in game.messages.filter(pl.col("round") == rnd).iter_rows(named=True):
-            reply = (
-                f' <span class="tk-rate-reply">↪ replying to {escape(m["in_reply_to_player"])}'
-                "</span>"
-                if m["in_reply_to_player"]
-                else ""
-            )
-            parts.append(
-                f'<div class="tk-rate-msg"><span class="tk-rate-who">{escape(m["speaker"])}'
-                f"</span>{reply}<br>{escape(m['text'])}</div>"
-            )
-        cast = votes.filter(pl.col("round") == rnd)
-        if cast.height:
-            shown = "; ".join(
-                f"{escape(v['voter'])} → {escape(v['target'] or 'no one')}"
-                for v in cast.iter_rows(named=True)
-            )
-            parts.append(f'<div class="tk-rate-votes"><b>Votes:</b> {shown}</div>')
-    if game.messages.height == 0:
-        parts.append("<p><i>This game has no discussion messages.</i></p>")
-    return "".join(parts)
-
-
-def roles_html(game: Discussion) -> str:
-    """The players' roles (and who survived) as an HTML table."""
-    rows = "".join(
-        f"<tr><td>{escape(p['name'])}</td><td><b>{escape(p['role'] or '?')}</b></td>"
-        f"<td>{escape(p['personality'] or '')}</td>"
-        f"<td>{'alive' if p['alive'] else 'eliminated'}</td></tr>"
-        for p in game.players.sort("position").iter_rows(named=True)
-    )
-    return (
-        '<table style="border-collapse:collapse"><tr><th align="left">player</th>'
-        '<th align="left">role</th><th align="left">personality</th>'
-        f'<th align="left">at the end</th></tr>{rows}</table>'
-    )
 
 
 class RatingSession(widgets.VBox):  # type: ignore[misc]
@@ -310,7 +262,7 @@ class RatingSession(widgets.VBox):  # type: ignore[misc]
             f"<h3 style='margin:4px 0'>Transcript {self.index + 1} of {len(self.game_ids)}: "
             f"{escape(gid)}</h3>"
         )
-        self.transcript.value = transcript_html(game)
+        self.transcript.value = f"<style>{TRANSCRIPT_CSS}</style>{transcript_html(game)}"
         # Start from an empty form with the roles hidden; only a rating read back from the
         # store fills it in and allows the roles.
         self.roles.value = ""
@@ -383,8 +335,13 @@ class RatingSession(widgets.VBox):  # type: ignore[misc]
             self.status.value = _status("Choose a score from 1 to 5 before saving.", _ERR)
             return None
         try:
-            event_id = self.store.save_rating(
-                self.rater, self.game_id, int(self.scale.value), self.answers(), self.notes.value
+            event_id = self.store.submit(
+                self.rater,
+                self.game_id,
+                int(self.scale.value),
+                self.answers(),
+                self.notes.value,
+                instrument=self.spec_scale.version,
             )
         except ToolkitError as exc:
             self._saved_form = None  # what is on the form is not what the store holds
@@ -443,7 +400,7 @@ def rater_page(
     rater: str | None = None,
     scale: EngagementScale = DEFAULT_DISCUSSION_SPEC.engagement_scale,
 ) -> widgets.VBox:
-    """The page of ``toolkit rate``: asks the rater's name (unless given), then shows
+    """A rating page for a notebook: asks the rater's name (unless given), then shows
     their :class:`RatingSession`."""
     page = widgets.VBox()
     intro = widgets.HTML(

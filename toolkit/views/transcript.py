@@ -1,0 +1,76 @@
+"""One game's transcript as HTML: the one renderer of the notebook rating widget and the
+rating server.
+
+Everything from the transcript is escaped (transcripts are untrusted text); the markup
+uses classes only (no inline style), styled by :data:`TRANSCRIPT_CSS`, so a page with a
+strict Content-Security-Policy can serve that CSS as a file.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+import polars as pl
+
+from toolkit.load.discussion import Discussion
+
+__all__ = ["TRANSCRIPT_CSS", "roles_html", "transcript_html"]
+
+#: The transcript's styles (a stylesheet's text, without ``<style>``).
+TRANSCRIPT_CSS = (
+    ".tk-rate-round{margin:12px 0 4px;padding:2px 6px;background:#eef2f7;"
+    "border-radius:4px;font-weight:600}.tk-rate-msg{margin:6px 0 6px 4px;line-height:1.45}"
+    ".tk-rate-who{font-weight:600}.tk-rate-reply{color:#57606a;font-size:0.9em}"
+    ".tk-rate-votes{color:#57606a;font-size:0.92em;margin:4px 0 8px 4px}"
+    ".tk-rate-roles{border-collapse:collapse}.tk-rate-roles th{text-align:left}"
+    ".tk-rate-roles td,.tk-rate-roles th{padding:2px 10px 2px 0}"
+)
+
+
+def transcript_html(game: Discussion) -> str:
+    """One game as readable HTML: round headers, speakers, replies, the round's votes.
+
+    Roles are not shown.
+    """
+    parts: list[str] = []
+    players = game.players.sort("position")["name"].to_list()
+    parts.append(f"<div><b>Players:</b> {escape(', '.join(str(p) for p in players))}</div>")
+    votes = game.votes
+    rounds = sorted(set(game.messages["round"].to_list()) | set(votes["round"].to_list()))
+    for rnd in rounds:
+        parts.append(f'<div class="tk-rate-round">Round {rnd}</div>')
+        for m in game.messages.filter(pl.col("round") == rnd).iter_rows(named=True):
+            reply = (
+                f' <span class="tk-rate-reply">↪ replying to {escape(m["in_reply_to_player"])}'
+                "</span>"
+                if m["in_reply_to_player"]
+                else ""
+            )
+            parts.append(
+                f'<div class="tk-rate-msg"><span class="tk-rate-who">{escape(m["speaker"])}'
+                f"</span>{reply}<br>{escape(m['text'])}</div>"
+            )
+        cast = votes.filter(pl.col("round") == rnd)
+        if cast.height:
+            shown = "; ".join(
+                f"{escape(v['voter'])} → {escape(v['target'] or 'no one')}"
+                for v in cast.iter_rows(named=True)
+            )
+            parts.append(f'<div class="tk-rate-votes"><b>Votes:</b> {shown}</div>')
+    if game.messages.height == 0:
+        parts.append("<p><i>This game has no discussion messages.</i></p>")
+    return "".join(parts)
+
+
+def roles_html(game: Discussion) -> str:
+    """The players' roles (and who survived) as an HTML table."""
+    rows = "".join(
+        f"<tr><td>{escape(p['name'])}</td><td><b>{escape(p['role'] or '?')}</b></td>"
+        f"<td>{escape(p['personality'] or '')}</td>"
+        f"<td>{'alive' if p['alive'] else 'eliminated'}</td></tr>"
+        for p in game.players.sort("position").iter_rows(named=True)
+    )
+    return (
+        '<table class="tk-rate-roles"><tr><th>player</th><th>role</th><th>personality</th>'
+        f"<th>at the end</th></tr>{rows}</table>"
+    )

@@ -25,6 +25,7 @@ COMMANDS: tuple[str, ...] = (
     "toolkit.cli.outcome",
     "toolkit.cli.rate",
     "toolkit.cli.report",
+    "toolkit.cli.view",
 )
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT = 0, 1, 2

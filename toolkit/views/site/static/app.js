@@ -290,9 +290,9 @@
         return badge(s[2], dimHref(row.id, s[0]), true, s[1]);
       }));
       return el("tr", { "data-row": first + i }, [
-        el("td", null, [el("a", { href: href, class: "run", text: row.title }), row.title !== row.id ? el("div", { class: "muted", text: row.id }) : null]),
+        el("td", null, [el("a", { href: href, class: "run" }, [row.title, row.title !== row.id ? el("span", { class: "id", text: row.id }) : null])]),
         el("td", { text: row.family }),
-        el("td", { text: row.rubric ? row.rubric + " " + row.version : "–" }),
+        el("td", { "data-rule": "", text: row.rubric ? row.rubric + " " + row.version : "–" }),
         el("td", null, [badge(row.verdict, href)]),
         el("td", null, [dots]),
         el("td", { class: "n" }, [row.size === null ? "–" : num(bytes(row.size), href, "bytes read for this run")]),
@@ -344,18 +344,18 @@
     pairs.forEach(function (p) {
       if (p[1] === null || p[1] === undefined || p[1] === "") return;
       dl.appendChild(el("dt", { text: p[0] }));
-      dl.appendChild(el("dd", null, [typeof p[1] === "string" ? p[1] : p[1]]));
+      dl.appendChild(el("dd", { "data-rule": p[2] ? "" : null }, [p[1]]));
     });
     return dl;
   }
   function runFacts(doc) {
     var pairs = [
       ["Family", doc.family],
-      ["Rubric", doc.rubric ? doc.rubric + " " + doc.version : "not scored"],
-      ["Verdict", el("span", null, [badge(doc.verdict), " ", doc.reason || ""])],
-      ["Source", doc.source],
-      ["Size", doc.size === null ? null : num(bytes(doc.size), "#run/" + enc(doc.id) + "/items", "bytes read: the transcript below")],
-      ["Time", doc.time ? when(doc.time) : null],
+      ["Rubric", doc.rubric ? doc.rubric + " " + doc.version : "not scored", true],
+      ["Verdict", el("span", null, [badge(doc.verdict), " ", doc.reason ? el("a", { href: runHref(doc.id), class: "detail", text: doc.reason }) : ""])],
+      ["Source", doc.source, true],
+      ["Size", doc.size === null ? null : num(bytes(doc.size), runHref(doc.id) + "/items", "bytes read: the transcript")],
+      ["Time", doc.time ? num(when(doc.time), runHref(doc.id) + "/items", "when it ran: the transcript") : null],
     ];
     return facts(pairs);
   }
@@ -437,10 +437,10 @@
       facts([
         ["Value", num(fmt(d.value), href + "/evidence", "the evidence rows below")],
         ["Status", badge(d.status)],
-        ["Green when", d.green],
-        ["Red when", d.red],
+        ["Green when", d.green, true],
+        ["Red when", d.red, true],
         ["Detail", el("a", { href: href + "/evidence", class: "detail", text: d.detail })],
-        ["Rubric", doc.rubric + " " + doc.version],
+        ["Rubric", doc.rubric + " " + doc.version, true],
       ]),
     ];
     var points = d.evidence.filter(function (e) { return e[1] !== null; });

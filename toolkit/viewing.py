@@ -390,16 +390,26 @@ def _discussion_evidence(
     from toolkit.views.site import EvidenceRow
 
     def per_message(flag: str, reason: str | None, good: bool) -> tuple[EvidenceRow, ...]:
-        return tuple(
-            EvidenceRow(
-                label=f"turn {m['turn']} · {m['speaker']}",
-                value=None if m[flag] is None else float(bool(m[flag])),
-                status=None if m[flag] is None else ("PASS" if bool(m[flag]) == good else "FAIL"),
-                note=_text(m[reason]) if reason else "",
-                item=f"t{m['turn']}",
-            )
-            for m in msgs.iter_rows(named=True)
-        )
+        """One row per message: its own PASS/FAIL, and as value the share of messages
+        that passed so far (so the last row is the dimension's value over all messages)."""
+        rows, passed, counted = [], 0, 0
+        for m in msgs.iter_rows(named=True):
+            ok = None if m[flag] is None else bool(m[flag]) == good
+            if ok is not None:
+                counted += 1
+                passed += ok
+            why = _text(m[reason]) if reason else ""
+            rows.append(
+                EvidenceRow(
+                    label=f"turn {m['turn']} · {m['speaker']}",
+                    value=passed / counted if counted else None,
+                    status=None if ok is None else ("PASS" if ok else "FAIL"),
+                    note=f"{why} · {passed}/{counted} passed so far" if why else
+                    f"{passed}/{counted} passed so far",
+                    item=f"t{m['turn']}",
+                )
+            )  # fmt: skip
+        return tuple(rows)
 
     refs = ev.references.filter(pl.col("game_id") == game)
     sims = ev.similarity.filter(pl.col("game_id") == game)
@@ -410,10 +420,13 @@ def _discussion_evidence(
     }
     strategic = per_message("strategic", None, True)
     strategic = tuple(
-        EvidenceRow(e.label, e.value, e.status, keywords.get(int(e.item[1:])) or "", e.item)
+        EvidenceRow(
+            e.label, e.value, e.status, f"{keywords.get(int(e.item[1:])) or 'no'} cue(s) · "
+            + e.note, e.item,
+        )
         for e in strategic
         if e.item
-    )
+    )  # fmt: skip
     return {
         "strategic_depth": strategic,
         "coherence": per_message("coherent", "coherence_reason", True),

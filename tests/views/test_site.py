@@ -225,3 +225,19 @@ def test_verdicts_of_every_rubric_sort_by_one_severity() -> None:
     assert severity("DEGRADED") == severity("WARN") == 1
     assert severity("N/A") == severity("INSUFFICIENT_DATA") == 2
     assert severity("HEALTHY") == severity("PASS") == severity("excellent") == 3
+
+
+def test_a_discussion_per_message_series_ends_at_the_scorecards_value(
+    samples: tuple[Any, Path],
+) -> None:
+    collected, _ = samples
+    games = [r for r in collected.runs if r.family == "discussion"]
+    checked = 0
+    for game in games:
+        for key in ("strategic_depth", "coherence", "role_consistency"):
+            rows = game.evidence[key]
+            value = game.card.dimensions.filter(pl.col("dimension") == key)["value"][0]
+            if rows and value is not None:
+                assert rows[-1].value == pytest.approx(value), (game.id, key)
+                checked += 1
+    assert checked >= 12

@@ -108,7 +108,7 @@
   function main() { return document.getElementById("main"); }
   function setMain(nodes, title) {
     var m = main();
-    m.replaceChildren.apply(m, nodes);
+    m.replaceChildren.apply(m, nodes.filter(function (n) { return n !== null && n !== undefined; }));
     document.title = title ? title + " · toolkit view" : "toolkit view";
   }
   function crumbs(parts) {
@@ -483,7 +483,7 @@
       if (v === null) return;
       var colour = i === 0 ? swatch("OK").ink : swatch("FAIL").ink;
       root.appendChild(svg("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), stroke: colour, "stroke-dasharray": i === 0 ? "6 3" : "2 3", "stroke-width": 1.5 }));
-      root.appendChild(svg("text", { x: W - R - 2, y: y(v) - 3, "text-anchor": "end", "font-size": 11, fill: colour, text: names[i] + " " + (i === 0 ? d.green : d.red) }));
+      root.appendChild(svg("text", { x: W - R - 2, y: i === 0 ? y(v) - 4 : y(v) + 13, "text-anchor": "end", "font-size": 11, fill: colour, text: names[i] + " " + (i === 0 ? d.green : d.red) }));
     });
     var path = points.map(function (e, i) { return (i ? "L" : "M") + x(i).toFixed(1) + " " + y(e[1]).toFixed(1); }).join(" ");
     root.appendChild(svg("path", { d: path, fill: "none", stroke: "#57606a", "stroke-width": 1.2 }));

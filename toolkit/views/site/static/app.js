@@ -419,10 +419,11 @@
         ]),
         el("div", { class: "text", text: it.text }),
         meta ? el("div", { class: "meta", text: meta }) : null,
-        cited.length && it.key === current ? el("div", { class: "cites" }, [el("span", { class: "muted", text: "Scored here: " })].concat(
+        cited.length && it.key === current ? el("div", { class: "cites" }, [el("div", { class: "muted", text: "Scored here (dimension, its evidence value, this item's status, why):" })].concat(
           cited.map(function (c) {
-            return el("span", null, [el("a", { href: dimHref(doc.id, c[0].key), text: c[0].name }), " ",
-              c[1][1] === null ? "" : num(fmt(c[1][1]), dimHref(doc.id, c[0].key)), " ", c[1][2] ? badge(c[1][2]) : null, "  "]);
+            return el("div", null, [el("a", { href: dimHref(doc.id, c[0].key), text: c[0].name }), " ",
+              c[1][1] === null ? "" : num(fmt(c[1][1]), dimHref(doc.id, c[0].key)), " ", c[1][2] ? badge(c[1][2]) : null,
+              c[1][3] ? el("span", { class: "muted", text: " " + c[1][3] }) : null]);
           }))) : null,
       ]);
     }));

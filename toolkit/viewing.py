@@ -580,3 +580,28 @@ def _unique(runs: list[SiteRun]) -> list[SiteRun]:
         seen[run.id] = n
         out.append(run if n == 1 else replace(run, id=f"{run.id}~{n}"))
     return out
+
+
+def load_compare(path: str | Path) -> dict[str, Any]:
+    """A ``toolkit compare --format json`` result, read through the reading edge and
+    checked for what the site's comparison page shows.
+
+    Raises:
+        InputError: not such a result (naming the file, the field and the value).
+    """
+    from toolkit.load._edge import parse_json_text, read_text
+
+    doc = parse_json_text(read_text(path), str(path))
+    if not isinstance(doc, dict) or doc.get("rubric") != "compare":
+        found = doc.get("rubric") if isinstance(doc, dict) else type(doc).__name__
+        raise InputError(path, "not a toolkit compare JSON result", field="rubric", value=found)
+    for key in ("dimensions", "flips"):
+        rows = doc.get(key)
+        if not isinstance(rows, list) or not all(
+            isinstance(r, dict) and isinstance(r.get("dimension"), str) for r in rows
+        ):
+            raise InputError(
+                path, "must be a list of rows that each name a dimension", field=key,
+                value=rows if not isinstance(rows, list) else rows[:1],
+            )  # fmt: skip
+    return doc

@@ -251,3 +251,42 @@ def test_hostile_text_is_shown_as_text(tmp_path: Path, browser_page: Watched) ->
     _open(w, tmp_path, "#run/evil/item/" + quote("m1"))
     assert hostile in page.locator("li.current .text").inner_text()
     assert dialogs == [] and (w.failed, w.errors, w.outside) == ([], [], [])
+
+
+def test_the_comparison_page_links_every_number_to_runs_of_its_arm(
+    tmp_path: Path, browser_page: Watched
+) -> None:
+    from test_site import COMPARE
+
+    from toolkit.scorecard import Dimension, Scorecard
+
+    def run(arm: str, n: int, status: str) -> SiteRun:
+        dims = [Dimension("dim_a", "Dim A", 0.5, status, "1/2", ">= 0.9", "< 0.2")]
+        card = Scorecard("test", "0.1.0", f"r{n}", f"Run {n}", "DEGRADED", "",
+                         Scorecard.dimensions_frame(f"r{n}", dims))  # fmt: skip
+        return SiteRun(id=f"{arm}/r{n}", family="simulation", card=card)
+
+    runs = [run("a", 1, "OK"), run("a", 2, "FAIL"), run("b", 1, "OK"), run("b", 2, "OK")]
+    write_site(runs, tmp_path, compare=COMPARE)
+    w = browser_page
+    page = w.page
+    _open(w, tmp_path)
+    page.locator("#compare-link").click()
+    page.wait_for_selector("table.compare")
+    assert page.locator("main h1").inner_text() == "simulation: b against a"
+    assert page.locator(".notes li").inner_text() == "<b>a note</b>"  # text, not markup
+    assert page.locator("svg[role=img] a").count() == 1  # the forest plot's one dimension
+    hrefs = page.eval_on_selector_all(
+        "main .num", "ns => ns.map(n => n.tagName === 'A' ? n.getAttribute('href') : null)"
+    )
+    assert len(hrefs) == 12 and None not in hrefs
+    assert not _numbers_unlinked(page)
+    expected = {"#filter/arm/a/statuses/dim_a%3A": "2 of 4 runs",
+                "#filter/arm/b/statuses/dim_a%3A": "2 of 4 runs",
+                "#filter/statuses/dim_a%3A": "4 runs"}  # fmt: skip
+    assert expected.keys() <= set(hrefs)
+    for href, count in expected.items():
+        page.evaluate("h => { location.hash = h; }", href)
+        page.wait_for_selector("#rows")
+        assert page.locator("#count").inner_text() == count
+    assert (w.failed, w.errors, w.outside) == ([], [], [])

@@ -36,6 +36,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "-o", "--out", metavar="SITE", help="write the site into this folder (else: serve it)"
     )
     p.add_argument(
+        "--compare",
+        metavar="FILE",
+        help="a `toolkit compare ... --format json` result: adds its page (forest plot, flips)",
+    )
+    p.add_argument(
         "--port",
         type=int,
         default=8765,
@@ -55,22 +60,23 @@ def run(args: argparse.Namespace) -> int:
     """Collect, write, and (without ``-o``) serve."""
     from toolkit.cli._scale import storage_options
     from toolkit.errors import InputError
-    from toolkit.viewing import collect
+    from toolkit.viewing import collect, load_compare
     from toolkit.views.site import write_site
 
     if not 0 <= args.port <= 65535:
         raise InputError(None, "must be a port number (0-65535)", field="--port", value=args.port)
+    compare = load_compare(args.compare) if args.compare else None
     collected = collect(args.paths, storage_options(args))
     for note in collected.notes:
         print(f"toolkit view: note: {note}", file=sys.stderr)
     if args.out is not None:
-        index = write_site(collected.runs, args.out, notes=collected.notes)
+        index = write_site(collected.runs, args.out, notes=collected.notes, compare=compare)
         print(f"toolkit view: wrote {len(collected.runs)} run(s): {index}")
         return 0
     import tempfile
 
     folder = Path(tempfile.mkdtemp(prefix="toolkit-view-"))
-    write_site(collected.runs, folder, notes=collected.notes)
+    write_site(collected.runs, folder, notes=collected.notes, compare=compare)
     return _serve(folder, args.port, len(collected.runs))
 
 

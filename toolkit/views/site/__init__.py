@@ -259,7 +259,13 @@ def severity(status: str) -> int:
     return _SYMBOL_SEVERITY.get(SWATCHES.get(status, UNKNOWN).symbol, 3)
 
 
-def manifest(runs: int, index_shards: int, search_shards: int, notes: Sequence[str]) -> str:
+def manifest(
+    runs: int,
+    index_shards: int,
+    search_shards: int,
+    notes: Sequence[str],
+    compare: bool = False,
+) -> str:
     """The manifest script: shard counts, columns, the palette (from
     :mod:`toolkit.views.palette`, the one place status colours live) and the notes of
     what was skipped."""
@@ -275,6 +281,7 @@ def manifest(runs: int, index_shards: int, search_shards: int, notes: Sequence[s
             "unknown": _swatch(UNKNOWN),
             "severity": {k: severity(k) for k in SWATCHES},
             "notes": list(notes),
+            "compare": compare,
         },
     )
 
@@ -318,7 +325,13 @@ def _swap_in(new: Path, data: Path) -> None:
         shutil.rmtree(old)
 
 
-def write_site(runs: Iterable[SiteRun], out_dir: str | Path, *, notes: Sequence[str] = ()) -> Path:
+def write_site(
+    runs: Iterable[SiteRun],
+    out_dir: str | Path,
+    *,
+    notes: Sequence[str] = (),
+    compare: Mapping[str, Any] | None = None,
+) -> Path:
     """Write the site of ``runs`` into ``out_dir`` (created if missing).
 
     The data is written into a new folder beside ``data/`` and swapped in when complete,
@@ -329,6 +342,8 @@ def write_site(runs: Iterable[SiteRun], out_dir: str | Path, *, notes: Sequence[
         runs: the runs to show, in index order.
         out_dir: the site's folder.
         notes: lines shown above the index (what was skipped or read leniently).
+        compare: a ``toolkit compare --format json`` result, shown on its own page
+            (``#compare``): the forest plot, the dimensions and the flips.
 
     Returns:
         The path of ``index.html``.
@@ -362,7 +377,12 @@ def write_site(runs: Iterable[SiteRun], out_dir: str | Path, *, notes: Sequence[
             start = s * SEARCH_SHARD_RUNS
             part_text = texts[start : start + SEARCH_SHARD_RUNS]
             _write(data / f"search-{s}.js", _script("search", s, start, part_text))
-        _write(data / "manifest.js", manifest(len(rows), index_shards, search_shards, notes))
+        if compare is not None:
+            _write(data / "compare.js", _script("compare", dict(compare)))
+        _write(
+            data / "manifest.js",
+            manifest(len(rows), index_shards, search_shards, notes, compare is not None),
+        )
         _copy_static(out)
         _swap_in(data, out / "data")
     except BaseException:

@@ -155,6 +155,10 @@
       S.waiting.delete(id);
       w.forEach(function (f) { f(doc); });
     },
+    compare: function (doc) {
+      S.compare = doc;
+      route();
+    },
     missing: function (src) {
       setMain([el("h1", { text: "A file of this site is missing" }), el("p", { text: src + " could not be read: write the site again with toolkit view." })], "missing file");
     },
@@ -213,7 +217,11 @@
     var out = [];
     for (var i = 0; i < S.rows.length; i++) {
       var row = S.rows[i], keep = true;
-      for (var j = 0; j < fs.length && keep; j++) keep = cellText(row, fs[j]).indexOf(S.filters[fs[j]]) !== -1;
+      for (var j = 0; j < fs.length && keep; j++) {
+        /* "arm": the runs under one folder given to toolkit view (ids start "<arm>/"). */
+        if (fs[j] === "arm") keep = row.id.toLowerCase().indexOf(S.filters.arm + "/") === 0;
+        else keep = cellText(row, fs[j]).indexOf(S.filters[fs[j]]) !== -1;
+      }
       if (keep && q) keep = S.searchText && S.searchText[i] !== undefined && S.searchText[i].indexOf(q) !== -1;
       if (keep) out.push(row);
     }
@@ -235,6 +243,12 @@
         el("summary", { text: m.notes.length + " note(s): files left out as not runs, or read leniently" }),
         el("ul", null, m.notes.map(function (n) { return el("li", { text: n }); })),
       ]));
+    }
+    if (m.compare) {
+      nodes.push(el("p", null, [el("a", { href: "#compare", id: "compare-link", text: "The comparison given to this site (toolkit compare)" })]));
+    }
+    if (S.filters.arm) {
+      nodes.push(el("p", null, ["Only the runs under the folder “" + S.filters.arm + "/”. ", el("a", { href: "#filter", text: "Show every run" })]));
     }
     var search = el("input", {
       type: "search", id: "q", placeholder: "Search inside runs: actions, messages, summaries", "aria-label": "Search inside runs", value: S.query,
@@ -512,12 +526,117 @@
     setMain([el("h1", { text: "Not found" }), el("p", { text: what })], "Not found");
   }
 
+  // ------------------------------------------------------------------ comparison
+  function filterHref(pairs) {
+    return "#filter/" + pairs.map(function (p) { return enc(p[0]) + "/" + enc(p[1]); }).join("/");
+  }
+  /* The comparison of `toolkit compare --format json`: forest plot, dimensions, flips.
+     Its JSON names no units, so numbers link to the runs of that dimension in each arm. */
+  function renderCompare(c) {
+    crumbs([["Index", "#"], ["Comparison", null]]);
+    var armA = filterHref([["arm", c.a]]), armB = filterHref([["arm", c.b]]);
+    var nodes = [
+      el("h1", { text: c.family + ": " + c.b + " against " + c.a }),
+      facts([
+        ["A", el("a", { href: armA, text: c.a + " (" + c.runs_a + " runs)" })],
+        ["B", el("a", { href: armB, text: c.b + " (" + c.runs_b + " runs)" })],
+        ["Design", c.mode + ", paired by " + c.pair_by + ", " + c.pairs + " pairs", true],
+        ["Test", c.test + ", " + c.correction + " correction, alpha " + c.alpha + ", interval level " + c.level, true],
+        ["Rubric", "compare " + c.rubric_version, true],
+      ]),
+    ];
+    if (c.notes && c.notes.length) nodes.push(el("div", { class: "notes", role: "note" }, [el("strong", { text: "Notes" }), el("ul", null, c.notes.map(function (n) { return el("li", { text: n }); }))]));
+    var numeric = c.dimensions.filter(function (d) { return d.diff !== null && d.diff !== undefined; });
+    if (numeric.length) nodes.push(el("h2", { text: "Differences B − A, with intervals" }), forest(c, numeric));
+    var head = el("tr", null, ["Dimension", "Kind", "n", "Mean A", "Mean B", "B − A", "Interval", "p (adjusted)", "Outcome"].map(function (h, i) {
+      return el("th", { scope: "col", class: i >= 2 && i <= 7 ? "n" : null, text: h });
+    }));
+    var rows = c.dimensions.map(function (d) {
+      var both = filterHref([["statuses", d.dimension + ":"]]);
+      var inA = filterHref([["arm", c.a], ["statuses", d.dimension + ":"]]);
+      var inB = filterHref([["arm", c.b], ["statuses", d.dimension + ":"]]);
+      var ci = d.ci_low === null || d.ci_low === undefined ? null : "[" + fmt(d.ci_low) + ", " + fmt(d.ci_high) + "]";
+      return el("tr", null, [
+        el("td", null, [el("a", { href: both, text: d.dimension })]),
+        el("td", { text: d.kind }),
+        el("td", { class: "n" }, [num(String(d.n), both)]),
+        el("td", { class: "n" }, [d.mean_a === null ? "–" : num(fmt(d.mean_a), inA, "the runs of A")]),
+        el("td", { class: "n" }, [d.mean_b === null ? "–" : num(fmt(d.mean_b), inB, "the runs of B")]),
+        el("td", { class: "n" }, [d.diff === null ? "–" : num((d.diff > 0 ? "+" : "") + fmt(d.diff), both)]),
+        el("td", { class: "n" }, [ci ? num(ci, both) : "–"]),
+        el("td", { class: "n" }, [d.p_adj === null ? "–" : num(fmt(d.p_adj), both)]),
+        el("td", { text: d.outcome + (d.note ? " (" + d.note + ")" : "") }),
+      ]);
+    });
+    nodes.push(el("h2", { text: "Dimensions" }), el("table", { class: "compare" }, [el("thead", null, [head]), el("tbody", null, rows)]));
+    if (c.flips.length) {
+      var fhead = el("tr", null, ["Dimension", "Both pass", "A pass → B fail", "A fail → B pass", "Both fail", "McNemar p"].map(function (h, i) {
+        return el("th", { scope: "col", class: i ? "n" : null, text: h });
+      }));
+      var frows = c.flips.map(function (f) {
+        var both = filterHref([["statuses", f.dimension + ":"]]);
+        var failB = filterHref([["arm", c.b], ["statuses", f.dimension + ":"]]);
+        var failA = filterHref([["arm", c.a], ["statuses", f.dimension + ":"]]);
+        return el("tr", null, [
+          el("td", null, [el("a", { href: both, text: f.dimension })]),
+          el("td", { class: "n" }, [num(String(f.both_pass), both)]),
+          el("td", { class: "n" }, [num(String(f.pass_to_fail), failB, "B's runs of this dimension")]),
+          el("td", { class: "n" }, [num(String(f.fail_to_pass), failA, "A's runs of this dimension")]),
+          el("td", { class: "n" }, [num(String(f.both_fail), both)]),
+          el("td", { class: "n" }, [f.p === null ? "–" : num(fmt(f.p), both)]),
+        ]);
+      });
+      nodes.push(el("h2", { text: "Flips (pass/fail outcomes of paired units)" }),
+        el("p", { class: "muted", text: "The comparison's JSON counts flips without naming the units: each count links to the runs of that dimension on the side named." }),
+        el("table", { class: "flips" }, [el("thead", null, [fhead]), el("tbody", null, frows)]));
+    }
+    setMain(nodes, "Comparison");
+  }
+  /* Each row on its own scale, symmetric about 0 (the dimensions have different units):
+     what the plot shows is where each interval lies against "no difference". */
+  function forest(c, dims) {
+    var W = 720, row = 26, L = 190, R = 20, T = 10, H = T + row * dims.length + 30;
+    var mid = L + (W - L - R) / 2, half = (W - L - R) / 2 - 6;
+    var root = svg("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img", "aria-label": "Forest plot: each dimension's difference B minus A with its interval, each on its own scale" });
+    root.appendChild(svg("line", { x1: mid, x2: mid, y1: T, y2: H - 24, stroke: "#57606a", "stroke-dasharray": "3 3" }));
+    root.appendChild(svg("text", { x: mid, y: H - 8, "text-anchor": "middle", "font-size": 11, fill: "#57606a", text: "0 (no difference)" }));
+    dims.forEach(function (d, i) {
+      var yy = T + row * i + row / 2;
+      var span = Math.max(Math.abs(d.diff), Math.abs(d.ci_low || 0), Math.abs(d.ci_high || 0)) || 1;
+      var x = function (v) { return mid + (v / span) * half; };
+      var sw = swatch(d.outcome === "better" ? "OK" : d.outcome === "worse" ? "FAIL" : "N/A");
+      root.appendChild(svg("text", { x: L - 8, y: yy + 4, "text-anchor": "end", "font-size": 12, fill: "#1f2328", text: d.dimension }));
+      if (d.ci_low !== null && d.ci_low !== undefined) root.appendChild(svg("line", { x1: x(d.ci_low), x2: x(d.ci_high), y1: yy, y2: yy, stroke: sw.fill, "stroke-width": 2 }));
+      var a = svg("a", { href: filterHref([["statuses", d.dimension + ":"]]) });
+      a.appendChild(svg("text", { x: x(d.diff), y: yy + 5, "text-anchor": "middle", "font-size": 14, fill: sw.fill, "font-weight": 700, text: sw.symbol }));
+      a.appendChild(svg("title", { text: d.dimension + ": " + fmt(d.diff) + " [" + fmt(d.ci_low) + ", " + fmt(d.ci_high) + "] (" + d.outcome + ")" }));
+      root.appendChild(a);
+    });
+    return el("div", { class: "chart" }, [root, el("div", { class: "legend", text: "Symbol at B − A, line its interval, each row on its own scale (values in the table); ✓ better, ✗ worse, – no difference or within noise." })]);
+  }
+
   // ------------------------------------------------------------------ routing
   function route() {
     if (!S.manifest || S.shardsIn < S.manifest.index_shards) return;
     var parts = location.hash.replace(/^#\/?/, "").split("/").map(function (p) {
       try { return decodeURIComponent(p); } catch (e) { return p; }
     });
+    if (parts[0] === "compare") {
+      if (!S.manifest.compare) return notFound("this site was written without --compare");
+      if (!S.compare) { loadScript("data/compare.js"); return; }
+      renderCompare(S.compare);
+      return;
+    }
+    if (parts[0] === "filter") {
+      /* #filter/COLUMN/TEXT[/COLUMN/TEXT...]: the index with those filters. */
+      S.filters = {};
+      S.query = "";
+      for (var f = 1; f + 1 < parts.length; f += 2) S.filters[parts[f]] = parts[f + 1].toLowerCase();
+      S.page = 0;
+      computeView();
+      renderIndex();
+      return;
+    }
     if (parts[0] !== "run" || parts.length < 2) { renderIndex(); return; }
     var id = parts[1];
     withRun(id, function (doc) {

@@ -193,12 +193,21 @@ def main() -> None:
     parser.add_argument("--transcripts", type=int, default=10_000)
     parser.add_argument("--items", type=int, default=40)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--reuse", action="store_true", help="measure the sites already in bench/out"
+    )
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     results: dict[str, Any] = {}
     for name, runs, items in (("index", args.runs, 3), ("transcripts", args.transcripts,
                                                          args.items)):  # fmt: skip
-        site, seconds, size = build(name, runs, items)
+        site = OUT / f"site-{name}"
+        manifest = site / "data" / "manifest.js"
+        if args.reuse and manifest.is_file() and f'"runs":{runs},' in manifest.read_text():
+            seconds = float("nan")
+            size = sum(p.stat().st_size for p in site.rglob("*") if p.is_file())
+        else:
+            site, seconds, size = build(name, runs, items)
         timing = measure(site, args.repeat)
         results[name] = {"runs": runs, "items": items, "write_s": round(seconds, 1),
                          "bytes": size, "bytes_per_run": round(size / runs),

@@ -98,7 +98,10 @@ def test_index_rows_name_each_run_and_point_at_its_file(samples: tuple[Any, Path
         "simulation",
         "FAILED",
     )
-    assert ["character_stability", "Character stability", "FAIL"] in ashfall["statuses"]
+    dims = man["dimsets"][ashfall["statuses"][0]]
+    statuses = dict(zip((k for k, _ in dims), ashfall["statuses"][1:], strict=True))
+    assert statuses["character_stability"] == "FAIL" and len(statuses) == 8
+    assert ["character_stability", "Character stability"] in dims
     assert ashfall["size"] > 0 and ashfall["time"] == "2026-11-20T23:41:08Z"
     for row in by_id.values():
         call, (run_id, doc) = _payload(site / "data" / "run" / f"{row['file']}.js")

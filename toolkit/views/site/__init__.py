@@ -209,15 +209,19 @@ def run_document(run: SiteRun) -> dict[str, Any]:
     }
 
 
-def index_row(run: SiteRun, file: str) -> list[Any]:
-    """One index row, in the order of :data:`INDEX_COLUMNS` (statuses as
-    ``[[key, name, status], ...]``)."""
+def index_row(run: SiteRun, file: str, dimsets: dict[tuple[Any, ...], int]) -> list[Any]:
+    """One index row, in the order of :data:`INDEX_COLUMNS`.
+
+    The statuses are ``[set, status, status, ...]``: ``set`` numbers the run's list of
+    dimensions (``[[key, name], ...]``, in ``dimsets``, written once in the manifest),
+    so 100,000 rows of one rubric do not repeat its dimension names.
+    """
     card = run.card
-    statuses = (
-        [[r["dimension"], r["name"], r["status"]] for r in card.dimensions.iter_rows(named=True)]
-        if card
-        else []
-    )
+    statuses: list[Any] = []
+    if card is not None:
+        rows = list(card.dimensions.iter_rows(named=True))
+        names = tuple((str(r["dimension"]), str(r["name"])) for r in rows)
+        statuses = [dimsets.setdefault(names, len(dimsets)), *(r["status"] for r in rows)]
     return [
         run.id,
         run.family,
@@ -265,6 +269,7 @@ def manifest(
     search_shards: int,
     notes: Sequence[str],
     compare: bool = False,
+    dimsets: Mapping[tuple[Any, ...], int] | None = None,
 ) -> str:
     """The manifest script: shard counts, columns, the palette (from
     :mod:`toolkit.views.palette`, the one place status colours live) and the notes of
@@ -282,6 +287,7 @@ def manifest(
             "severity": {k: severity(k) for k in SWATCHES},
             "notes": list(notes),
             "compare": compare,
+            "dimsets": [[list(kn) for kn in names] for names in (dimsets or {})],
         },
     )
 
@@ -360,13 +366,14 @@ def write_site(
         rows: list[list[Any]] = []
         texts: list[str] = []
         seen: set[str] = set()
+        dimsets: dict[tuple[Any, ...], int] = {}
         for n, run in enumerate(runs):
             if run.id in seen:
                 raise ValueError(f"two runs have the id {run.id!r}")
             seen.add(run.id)
             file = f"{n:06d}"
             _write(data / "run" / f"{file}.js", _script("run", run.id, run_document(run)))
-            rows.append(index_row(run, file))
+            rows.append(index_row(run, file, dimsets))
             texts.append(search_text(run))
         index_shards = max(1, -(-len(rows) // SHARD_ROWS))
         for s in range(index_shards):
@@ -381,7 +388,7 @@ def write_site(
             _write(data / "compare.js", _script("compare", dict(compare)))
         _write(
             data / "manifest.js",
-            manifest(len(rows), index_shards, search_shards, notes, compare is not None),
+            manifest(len(rows), index_shards, search_shards, notes, compare is not None, dimsets),
         )
         _copy_static(out)
         _swap_in(data, out / "data")

@@ -132,7 +132,8 @@
       rows.forEach(function (r) {
         var row = {};
         cols.forEach(function (c, i) { row[c] = r[i]; });
-        row.statusText = row.statuses.map(function (s) { return s[0] + ":" + s[2] + " " + s[1]; }).join(" ").toLowerCase();
+        row.dims = row.statuses.length ? S.manifest.dimsets[row.statuses[0]] : [];
+        row.sev = severity(row.verdict);
         row.pos = S.rows.length;
         S.rows.push(row);
         S.byId.set(row.id, row);
@@ -191,23 +192,30 @@
   ];
   function cellText(row, key) {
     if (key === "rubric") return ((row.rubric || "") + " " + (row.version || "")).toLowerCase();
-    if (key === "statuses") return row.statusText;
+    if (key === "statuses") return statusText(row);
     if (key === "title") return (row.title + " " + row.id).toLowerCase();
     var v = row[key];
     return v === null || v === undefined ? "" : String(v).toLowerCase();
   }
   function compare(a, b, key) {
     var x, y;
-    if (key === "verdict") { x = severity(a.verdict); y = severity(b.verdict); if (x === y) { x = a.verdict; y = b.verdict; } }
+    if (key === "verdict") { x = a.sev; y = b.sev; if (x === y) { x = a.verdict; y = b.verdict; } }
     else if (key === "statuses") { x = worst(a); y = worst(b); }
     else if (key === "size") { x = a.size === null ? -1 : a.size; y = b.size === null ? -1 : b.size; }
     else if (key === "rubric") { x = (a.rubric || "") + " " + (a.version || ""); y = (b.rubric || "") + " " + (b.version || ""); }
     else { x = a[key] || ""; y = b[key] || ""; }
     return x < y ? -1 : x > y ? 1 : a.pos - b.pos;
   }
+  /* "key:status name ..." of a row's dimensions (what the Dimensions filter matches). */
+  function statusText(row) {
+    if (row.st === undefined) {
+      row.st = row.dims.map(function (kn, i) { return kn[0] + ":" + row.statuses[i + 1] + " " + kn[1]; }).join(" ").toLowerCase();
+    }
+    return row.st;
+  }
   function worst(row) {
     var w = 9;
-    row.statuses.forEach(function (s) { w = Math.min(w, severity(s[2])); });
+    for (var i = 1; i < row.statuses.length; i++) w = Math.min(w, severity(row.statuses[i]));
     return w;
   }
   /* Recompute the rows shown: filters, search, sort. Exposed for the benchmark. */
@@ -300,8 +308,8 @@
     var first = S.page * PAGE, shown = view.slice(first, first + PAGE);
     var trs = shown.map(function (row, i) {
       var href = runHref(row.id);
-      var dots = el("span", { class: "dots" }, row.statuses.map(function (s) {
-        return badge(s[2], dimHref(row.id, s[0]), true, s[1]);
+      var dots = el("span", { class: "dots" }, row.dims.map(function (kn, i) {
+        return badge(row.statuses[i + 1], dimHref(row.id, kn[0]), true, kn[1]);
       }));
       return el("tr", { "data-row": first + i }, [
         el("td", null, [el("a", { href: href, class: "run" }, [row.title, row.title !== row.id ? el("span", { class: "id", text: row.id }) : null])]),

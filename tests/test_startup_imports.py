@@ -140,6 +140,8 @@ LIGHT_COMMANDS = [
     ("report-param-typo", ["report", "simulation", str(RUN), "--param", "windw=5"], 2),
     ("rate-help", ["rate", "--help"], 0),
     ("rate-argument-error", ["rate", str(GAMES), "--port", "70000"], 2),
+    ("view-help", ["view", "--help"], 0),
+    ("view-bad-input", ["view", str(ROOT / "no-such-run"), "-o", str(ROOT / "no-such-site")], 2),
 ]
 
 

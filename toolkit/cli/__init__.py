@@ -26,6 +26,7 @@ COMMANDS: tuple[str, ...] = (
     "toolkit.cli.rate",
     "toolkit.cli.report",
     "toolkit.cli.compare",
+    "toolkit.cli.view",
 )
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT = 0, 1, 2

@@ -1,0 +1,103 @@
+"""``toolkit view``: writes the site with -o, serves it on 127.0.0.1 without, and refuses
+bad input with one line and exit 2."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, SAMPLE_RUNS
+
+from toolkit.cli import main
+
+SERVE_WAIT_S = 60
+
+
+def test_view_writes_the_site_and_says_where(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "site"
+    code = main(["view", str(SAMPLE_RUNS / "universes"), str(SAMPLE_RUNS / "discussions"),
+                 "-o", str(out)])  # fmt: skip
+    printed = capsys.readouterr()
+    assert code == 0
+    assert f"wrote 9 run(s): {out / 'index.html'}" in printed.out
+    assert (out / "index.html").is_file()
+    assert (out / "static" / "app.js").is_file() and (out / "static" / "site.css").is_file()
+    assert len(list((out / "data" / "run").glob("*.js"))) == 9
+
+
+def test_view_of_a_missing_folder_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["view", str(tmp_path / "nope"), "-o", str(tmp_path / "site")])
+    err = capsys.readouterr().err.strip()
+    assert code == 2
+    assert err.count("\n") == 0 and "nope: no such file or folder" in err
+    assert not (tmp_path / "site").exists()
+
+
+def test_view_of_a_folder_without_runs_is_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "notes.txt").write_text("nothing here", encoding="utf-8")
+    code = main(["view", str(tmp_path), "-o", str(tmp_path / "site")])
+    assert code == 2
+    assert "no run, iteration log, game or chat found" in capsys.readouterr().err
+
+
+def test_view_will_not_replace_a_data_folder_it_did_not_write(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "data").mkdir()
+    code = main(["view", str(SAMPLE_RUNS / "universes"), "-o", str(tmp_path)])
+    assert code == 2
+    assert "not a toolkit site" in capsys.readouterr().err
+    assert list((tmp_path / "data").iterdir()) == []
+
+
+def test_view_without_out_serves_the_site_on_loopback(tmp_path: Path) -> None:
+    log = tmp_path / "serve.log"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    code = "import sys; from toolkit.cli import main; sys.exit(main(sys.argv[1:]))"
+    cmd = [sys.executable, "-c", code, "view", str(SAMPLE_RUNS / "universes"), "--port", "0"]
+    with log.open("wb") as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=tmp_path)
+    try:
+        deadline = time.monotonic() + SERVE_WAIT_S
+        found = None
+        while found is None and time.monotonic() < deadline:
+            assert proc.poll() is None, log.read_text()
+            found = re.search(r"http://127\.0\.0\.1:(\d+)/", log.read_text())
+            time.sleep(0.2)
+        assert found, f"no address printed within {SERVE_WAIT_S}s: {log.read_text()}"
+        with urllib.request.urlopen(found.group(0) + "data/manifest.js", timeout=10) as r:
+            assert r.read().startswith(b"window.__tk.manifest(")
+        with urllib.request.urlopen(found.group(0), timeout=10) as r:
+            assert b'<script src="static/app.js">' in r.read()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+    assert proc.returncode == 0
+    served = re.search(r"the files are in (\S+)", log.read_text())
+    assert served and not Path(served.group(1)).exists()  # Ctrl-C removed the temp site
+
+
+def test_writing_the_site_imports_no_chart_notebook_or_storage_library(tmp_path: Path) -> None:
+    from test_startup_imports import CLI_WRAPPER, HEAVY, STORAGE, _imported
+
+    args = ["view", str(SAMPLE_RUNS / "universes"), "-o", str(tmp_path / "site")]
+    code, modules = _imported(CLI_WRAPPER, *args, tmp_path=tmp_path)
+    assert code == 0 and (tmp_path / "site" / "index.html").is_file()
+    assert modules & (HEAVY | STORAGE) == set()

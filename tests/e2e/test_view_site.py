@@ -1,0 +1,306 @@
+"""The site of ``toolkit view`` in a real browser: Debian's Chromium, driven by Playwright,
+opens the site of the samples from ``file://`` with every other request aborted. No request
+fails and nothing is logged as an error; every number on the pages links to evidence that
+exists; the index works from the keyboard; hostile text is shown as text."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+from conftest import CHROMIUM, CHROMIUM_ARGS, SAMPLE_RUNS
+
+from toolkit.viewing import collect
+from toolkit.views.site import EvidenceRow, SiteItem, SiteRun, write_site
+
+STEP_MS = 15_000
+#: The most pages the crawl visits (the samples' site has about 34 runs x 8 dimensions).
+CRAWL_LIMIT = 400
+
+
+def _require_browser() -> None:
+    reason = None
+    if not CHROMIUM.exists():
+        reason = f"{CHROMIUM} is not installed (.ci/run installs Debian's chromium)"
+    else:
+        try:
+            import playwright.sync_api  # noqa: F401
+        except ImportError:
+            reason = "the playwright package is not installed (make installs it from pyproject)"
+    if reason is None:
+        return
+    if os.environ.get("CI"):
+        pytest.fail(f"the browser test must run in CI: {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    collected = collect([SAMPLE_RUNS])
+    out = tmp_path_factory.mktemp("site")
+    write_site(collected.runs, out, notes=collected.notes)
+    return out
+
+
+class Watched:
+    """A page whose failed requests, console errors and page errors are recorded, and
+    whose requests to anything but ``file://`` are aborted (the network is off)."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+        self.failed: list[str] = []
+        self.errors: list[str] = []
+        self.outside: list[str] = []
+        page.on("requestfailed", lambda r: self.failed.append(r.url))
+        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+        page.route("**/*", self._route)
+
+    def _route(self, route: Any) -> None:
+        if route.request.url.startswith("file://"):
+            route.continue_()
+        else:
+            self.outside.append(route.request.url)
+            route.abort()
+
+
+@pytest.fixture
+def browser_page() -> Iterator[Watched]:
+    _require_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.set_default_timeout(STEP_MS)
+            yield Watched(page)
+        finally:
+            browser.close()
+
+
+def _open(w: Watched, site: Path, route: str = "") -> None:
+    w.page.goto(site.joinpath("index.html").as_uri() + route)
+    w.page.wait_for_selector("main h1")
+
+
+def test_the_index_opens_from_file_with_the_network_off(site: Path, browser_page: Watched) -> None:
+    w = browser_page
+    _open(w, site)
+    w.page.wait_for_selector("#rows tr")
+    assert w.page.locator("main h1").inner_text() == "Every run (34)"
+    assert w.page.locator("#rows tr").count() == 34
+    assert w.page.locator("#count").inner_text() == "34 runs"
+    # Status badges carry a symbol and a name, not colour alone.
+    first = w.page.locator("#rows tr").first.locator(".dots .badge").first
+    assert first.inner_text() in {"✓", "!", "✗", "–", "○", "★", "▼"}
+    assert ":" in (first.get_attribute("title") or "")
+    assert (w.failed, w.errors, w.outside) == ([], [], [])
+
+
+def _numbers_unlinked(page: Any) -> list[str]:
+    """Texts of table cells that hold a digit but are not inside a link (rubric rules,
+    marked data-rule, are the rubric's thresholds, not measurements)."""
+    return list(
+        page.evaluate(
+            """() => {
+              const out = [];
+              const walk = document.createTreeWalker(document.querySelector('main'),
+                                                     NodeFilter.SHOW_TEXT);
+              while (walk.nextNode()) {
+                const n = walk.currentNode, p = n.parentElement;
+                if (!/\\d/.test(n.textContent)) continue;
+                if (!p.closest('td, dd')) continue;
+                if (p.closest('a, [data-rule]')) continue;
+                out.push(n.textContent);
+              }
+              return out;
+            }"""
+        )
+    )
+
+
+def _route_exists(page: Any) -> str | None:
+    """None when the page shows what its route names, else what is wrong."""
+    h1 = page.locator("main h1").inner_text()
+    if h1 in {"Not found", "A file of this site is missing"}:
+        return h1 + ": " + page.locator("main p").first.inner_text()
+    hash_ = page.evaluate("location.hash")
+    if "/item/" in hash_ and page.locator("li.current").count() != 1:
+        return "the item is not on the page"
+    return None
+
+
+def test_every_number_links_to_evidence_that_exists(site: Path, browser_page: Watched) -> None:
+    w = browser_page
+    page = w.page
+    _open(w, site)
+    page.wait_for_selector("#rows tr")
+    runs = page.eval_on_selector_all("#rows a.run", "as => as.map(a => a.getAttribute('href'))")
+    assert len(runs) == 34
+    to_visit = list(runs)
+    seen: set[str] = set()
+    numbers = 0
+    while to_visit and len(seen) < CRAWL_LIMIT:
+        href = to_visit.pop()
+        if href in seen:
+            continue
+        seen.add(href)
+        page.evaluate("h => { location.hash = h; }", href)
+        page.wait_for_function("h => location.hash === h", arg=href)
+        page.wait_for_selector("main h1")
+        problem = _route_exists(page)
+        assert problem is None, f"{href}: {problem}"
+        # Every number rendered as a number is a link with a target.
+        hrefs = page.eval_on_selector_all(
+            "main .num", "ns => ns.map(n => n.tagName === 'A' ? n.getAttribute('href') : null)"
+        )
+        assert None not in hrefs, f"{href}: a number that is not a link"
+        numbers += len(hrefs)
+        unlinked = [t for t in _numbers_unlinked(page) if "/item/" not in href]
+        assert not unlinked, f"{href}: numbers without a link: {unlinked[:5]}"
+        # Follow the run's dimension pages and one item per dimension page.
+        if "/dim/" not in href and "/item/" not in href:
+            to_visit.extend(page.eval_on_selector_all(
+                "table.dims a.num", "as => as.map(a => a.getAttribute('href'))"))  # fmt: skip
+        elif "/dim/" in href:
+            items = page.eval_on_selector_all(
+                "table.evidence a.num", "as => as.map(a => a.getAttribute('href'))"
+            )
+            to_visit.extend(items[-1:])
+    assert len(seen) > 200 and numbers > 2000
+    assert (w.failed, w.errors, w.outside) == ([], [], [])
+
+
+def test_the_index_works_from_the_keyboard(site: Path, browser_page: Watched) -> None:
+    w = browser_page
+    page = w.page
+    _open(w, site)
+    page.wait_for_selector("#rows tr")
+    page.keyboard.press("/")
+    assert page.evaluate("document.activeElement.id") == "q"
+    page.keyboard.press("ArrowDown")
+    first = page.evaluate("document.activeElement.getAttribute('href')")
+    page.keyboard.press("ArrowDown")
+    second = page.evaluate("document.activeElement.getAttribute('href')")
+    page.keyboard.press("ArrowUp")
+    assert page.evaluate("document.activeElement.getAttribute('href')") == first
+    assert first.startswith("#run/") and second.startswith("#run/") and first != second
+    page.keyboard.press("Enter")
+    page.wait_for_function("h => location.hash === h", arg=first)
+    page.wait_for_selector("table.dims")
+    # Sort by clicking a column head from the keyboard: Tab to it, Enter.
+    _open(w, site)
+    page.locator("th button[data-sort=size]").focus()
+    page.keyboard.press("Enter")
+    assert page.locator("th[aria-sort=ascending] button").inner_text().startswith("Size")
+    sizes = page.eval_on_selector_all("#rows td.n a", "as => as.map(a => a.textContent)")
+    assert sizes[0].endswith(" B") or sizes[0].endswith("KB")
+    assert (w.failed, w.errors, w.outside) == ([], [], [])
+
+
+def test_filter_by_column_and_search_inside_transcripts(site: Path, browser_page: Watched) -> None:
+    w = browser_page
+    page = w.page
+    _open(w, site)
+    page.wait_for_selector("#rows tr")
+    page.locator("input[data-filter=family]").fill("outcome")
+    assert page.locator("#count").inner_text() == "6 of 34 runs"
+    page.locator("input[data-filter=family]").fill("")
+    page.locator("input[data-filter=verdict]").fill("failed")
+    failed = page.locator("#rows tr").count()
+    assert 0 < failed < 34
+    page.locator("input[data-filter=verdict]").fill("")
+    # Text that is only inside one game's messages.
+    page.locator("#q").fill("leave me alone")
+    page.wait_for_function("document.getElementById('count').textContent === '1 of 34 runs'")
+    assert "game-role-repetition" in page.locator("#rows a.run").inner_text()
+    assert (w.failed, w.errors, w.outside) == ([], [], [])
+
+
+def test_hostile_text_is_shown_as_text(tmp_path: Path, browser_page: Watched) -> None:
+    from toolkit.scorecard import Dimension, Scorecard
+
+    hostile = '<img src=x onerror="window.owned=1;alert(1)"><script>window.owned=2</script>'
+    dims = [Dimension("d", "Dim", 1.0, "OK", hostile, ">= 1", "< 0")]
+    card = Scorecard("test", "0.1.0", "evil", hostile, "HEALTHY", hostile,
+                     Scorecard.dimensions_frame("evil", dims))  # fmt: skip
+    run = SiteRun(
+        id="evil",
+        family="discussion",
+        card=card,
+        items=(SiteItem("m1", "turn 1", who=hostile, text=hostile),),
+        evidence={"d": (EvidenceRow("turn 1", 1.0, "OK", hostile, "m1"),)},
+    )
+    write_site([run], tmp_path)
+    w = browser_page
+    page = w.page
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    for route in ("", "#run/evil", "#run/evil/dim/d", "#run/evil/item/m1"):
+        _open(w, tmp_path, route)
+        page.wait_for_timeout(100)
+        assert page.locator("main img, main script").count() == 0
+        assert page.evaluate("window.owned === undefined")
+    _open(w, tmp_path, "#run/evil/item/" + quote("m1"))
+    assert hostile in page.locator("li.current .text").inner_text()
+    assert dialogs == [] and (w.failed, w.errors, w.outside) == ([], [], [])
+
+
+#: A ``toolkit compare --format json`` result of two arms "a" and "b", one dimension.
+COMPARE = {
+    "rubric": "compare", "rubric_version": "1.0.0", "family": "simulation", "a": "a",
+    "b": "b", "mode": "paired", "pair_by": "slug", "test": "wilcoxon", "correction": "holm",
+    "alpha": 0.05, "level": 0.95, "runs_a": 2, "runs_b": 2, "pairs": 2,
+    "dimensions": [
+        {"dimension": "dim_a", "kind": "numeric", "n": 2, "mean_a": 0.4, "mean_b": 0.6,
+         "diff": 0.2, "ci_low": 0.1, "ci_high": 0.3, "p_adj": 0.01, "outcome": "better",
+         "note": ""},
+    ],
+    "flips": [{"dimension": "dim_a", "both_pass": 1, "pass_to_fail": 0, "fail_to_pass": 1,
+               "both_fail": 0, "p": 1.0}],
+    "notes": ["<b>a note</b>"],
+}  # fmt: skip
+
+
+def test_the_comparison_page_links_every_number_to_runs_of_its_arm(
+    tmp_path: Path, browser_page: Watched
+) -> None:
+    from toolkit.scorecard import Dimension, Scorecard
+
+    def run(arm: str, n: int, status: str) -> SiteRun:
+        dims = [Dimension("dim_a", "Dim A", 0.5, status, "1/2", ">= 0.9", "< 0.2")]
+        card = Scorecard("test", "0.1.0", f"r{n}", f"Run {n}", "DEGRADED", "",
+                         Scorecard.dimensions_frame(f"r{n}", dims))  # fmt: skip
+        return SiteRun(id=f"{arm}/r{n}", family="simulation", card=card)
+
+    runs = [run("a", 1, "OK"), run("a", 2, "FAIL"), run("b", 1, "OK"), run("b", 2, "OK")]
+    write_site(runs, tmp_path, compare=COMPARE)
+    w = browser_page
+    page = w.page
+    _open(w, tmp_path)
+    page.locator("#compare-link").click()
+    page.wait_for_selector("table.compare")
+    assert page.locator("main h1").inner_text() == "simulation: b against a"
+    assert page.locator(".notes li").inner_text() == "<b>a note</b>"  # text, not markup
+    assert page.locator("svg[role=img] a").count() == 1  # the forest plot's one dimension
+    hrefs = page.eval_on_selector_all(
+        "main .num", "ns => ns.map(n => n.tagName === 'A' ? n.getAttribute('href') : null)"
+    )
+    assert len(hrefs) == 11 and None not in hrefs  # 6 of the dimension, 5 of its flips
+    assert not _numbers_unlinked(page)
+    expected = {"#filter/arm/a/statuses/dim_a%3A": "2 of 4 runs",
+                "#filter/arm/b/statuses/dim_a%3A": "2 of 4 runs",
+                "#filter/statuses/dim_a%3A": "4 runs"}  # fmt: skip
+    assert expected.keys() <= set(hrefs)
+    for href, count in expected.items():
+        page.evaluate("h => { location.hash = h; }", href)
+        page.wait_for_selector("#rows")
+        assert page.locator("#count").inner_text() == count
+    assert (w.failed, w.errors, w.outside) == ([], [], [])

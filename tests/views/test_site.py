@@ -1,0 +1,290 @@
+"""The data files of ``toolkit view``'s site: what the index, the run files and the search
+shards hold, that they are safe inside a script, and that a rewrite replaces only the
+site's own data."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+from toolkit.errors import InputError
+from toolkit.scorecard import Dimension, Scorecard
+from toolkit.viewing import collect
+from toolkit.views.site import (
+    SHARD_ROWS,
+    EvidenceRow,
+    SiteItem,
+    SiteRun,
+    severity,
+    threshold_value,
+    write_site,
+)
+
+CALL = re.compile(r"^window\.__tk\.(\w+)\((.*)\);\n$", re.S)
+
+
+def _payload(path: Path) -> tuple[str, list[Any]]:
+    """The call name and its arguments, read back from a data script as JSON."""
+    match = CALL.match(path.read_text(encoding="utf-8"))
+    assert match, f"{path} is not one window.__tk call"
+    return match.group(1), json.loads(f"[{match.group(2)}]")
+
+
+@pytest.fixture(scope="module")
+def samples(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Path]:
+    from conftest import SAMPLE_RUNS
+
+    collected = collect([SAMPLE_RUNS])
+    site = tmp_path_factory.mktemp("site")
+    write_site(collected.runs, site, notes=collected.notes)
+    return collected, site
+
+
+def _card(subject: str, detail: str = "1/1 fine") -> Scorecard:
+    dims = [Dimension("dim_a", "Dim A", 0.5, "WARN", detail, ">= 0.9", "< 0.2")]
+    return Scorecard(
+        rubric="test",
+        rubric_version="0.1.0",
+        subject=subject,
+        title=f"Run {subject}",
+        verdict="DEGRADED",
+        verdict_reason="warn: Dim A",
+        dimensions=Scorecard.dimensions_frame(subject, dims),
+    )
+
+
+def test_every_family_of_the_samples_is_found_once_per_run_iteration_game_and_chat(
+    samples: tuple[Any, Path],
+) -> None:
+    collected, _ = samples
+    families = Counter(r.family for r in collected.runs)
+    # 16 fleet runs + 3 universes; tally-loop's 6 iterations; 3 game files + the 3 games
+    # of baseline/games.db; 3 chat files (two forms of week 1, and week 2).
+    assert families == {"simulation": 19, "outcome": 6, "discussion": 6, "persona": 3}
+    ids = [r.id for r in collected.runs]
+    assert len(set(ids)) == len(ids)
+    assert "sample_runs/universes/ashfall" in ids
+    assert "sample_runs/iteration_logs/tally-loop/iter-5" in ids
+
+
+def test_files_that_are_not_runs_are_left_out_with_a_note_naming_them(
+    samples: tuple[Any, Path],
+) -> None:
+    collected, _ = samples
+    notes = "\n".join(collected.notes)
+    for name in ("cassette.json", "harbour_council_gate.json", "baselines/lenny.json"):
+        assert name in notes
+    assert all(r.family != "persona" or r.card is None for r in collected.runs)
+
+
+def test_index_rows_name_each_run_and_point_at_its_file(samples: tuple[Any, Path]) -> None:
+    collected, site = samples
+    call, (man,) = _payload(site / "data" / "manifest.js")
+    assert call == "manifest" and man["runs"] == len(collected.runs) == 34
+    assert man["index_shards"] == 1 and man["search_shards"] == 1
+    _, (shard, rows) = _payload(site / "data" / "index-0.js")
+    assert shard == 0 and len(rows) == 34
+    cols = man["columns"]
+    by_id = {r[cols.index("id")]: dict(zip(cols, r, strict=True)) for r in rows}
+    ashfall = by_id["sample_runs/universes/ashfall"]
+    assert (ashfall["family"], ashfall["rubric"], ashfall["verdict"]) == (
+        "simulation",
+        "simulation",
+        "FAILED",
+    )
+    dims = man["dimsets"][ashfall["statuses"][0]]
+    statuses = dict(zip((k for k, _ in dims), ashfall["statuses"][1:], strict=True))
+    assert statuses["character_stability"] == "FAIL" and len(statuses) == 8
+    assert ["character_stability", "Character stability"] in dims
+    assert ashfall["size"] > 0 and ashfall["time"] == "2026-11-20T23:41:08Z"
+    for row in by_id.values():
+        call, (run_id, doc) = _payload(site / "data" / "run" / f"{row['file']}.js")
+        assert call == "run" and run_id == row["id"] == doc["id"]
+
+
+def test_every_evidence_row_points_at_an_item_of_its_own_run(samples: tuple[Any, Path]) -> None:
+    _, site = samples
+    checked = 0
+    for path in sorted((site / "data" / "run").glob("*.js")):
+        _, (_, doc) = _payload(path)
+        keys = {i["key"] for i in doc["items"]}
+        for dim in doc["dims"]:
+            for _label, _value, _status, _note, item in dim["evidence"]:
+                assert item is None or item in keys, (doc["id"], dim["key"], item)
+                checked += item is not None
+    assert checked > 1000
+
+
+def test_a_simulation_dimensions_series_ends_at_the_scorecards_value(
+    samples: tuple[Any, Path],
+) -> None:
+    collected, _ = samples
+    run = next(r for r in collected.runs if r.id == "sample_runs/universes/ashfall")
+    value = run.card.dimensions.filter(pl.col("dimension") == "character_stability")["value"][0]
+    rows = run.evidence["character_stability"]
+    assert rows[-1].label == "tick 164" and rows[-1].value == pytest.approx(value)
+    assert rows[-1].item == "tick-164"
+    assert any(i.key == "tick-164" and i.who for i in run.items)
+
+
+def test_discussion_evidence_cites_the_messages_the_rubric_flagged(
+    samples: tuple[Any, Path],
+) -> None:
+    collected, _ = samples
+    game = next(r for r in collected.runs if r.id.endswith("game-role-repetition.json"))
+    breaks = [e for e in game.evidence["role_consistency"] if e.status == "FAIL"]
+    assert breaks and all(e.item and e.note for e in breaks)
+    assert any("accuses" in e.note for e in breaks)
+    repeats = game.evidence["anti_repetition"]
+    assert repeats and all(e.value is not None and e.value > 0 for e in repeats)
+
+
+def test_outcome_evidence_is_the_signal_over_the_logs_iterations(
+    samples: tuple[Any, Path],
+) -> None:
+    collected, _ = samples
+    it5 = next(r for r in collected.runs if r.id.endswith("tally-loop/iter-5"))
+    rows = it5.evidence["tests"]
+    assert [r.item for r in rows] == [f"iter-{n}" for n in range(1, 7)]
+    own = next(r for r in rows if r.item == "iter-5")
+    assert "weight" in own.note  # the iteration's own row says what it added to the score
+
+
+def test_search_text_holds_actions_messages_and_summaries(samples: tuple[Any, Path]) -> None:
+    _, site = samples
+    _, (_, start, texts) = _payload(site / "data" / "search-0.js")
+    assert start == 0 and len(texts) == 34
+    joined = "\n".join(texts)
+    assert "tobin goes to the mill to take the bread." in joined  # a tick's action
+    assert "add csv reader for tally records" in joined  # an iteration's summary
+    assert joined == joined.lower()
+
+
+def test_hostile_text_cannot_close_the_data_script_and_reads_back_unchanged(
+    tmp_path: Path,
+) -> None:
+    hostile = "</script><script>alert(1)</script><img src=x onerror=alert(2)> & \u2028"
+    run = SiteRun(
+        id="evil</script>",
+        family="discussion",
+        card=_card("evil", detail=hostile),
+        items=(SiteItem("m1", "turn 1", who=hostile, text=hostile),),
+        evidence={"dim_a": (EvidenceRow("turn 1", 1.0, "FAIL", hostile, "m1"),)},
+    )
+    write_site([run], tmp_path)
+    for path in (tmp_path / "data").rglob("*.js"):
+        text = path.read_text(encoding="utf-8")
+        assert "<" not in text and ">" not in text and "\u2028" not in text
+    _, (run_id, doc) = _payload(tmp_path / "data" / "run" / "000000.js")
+    assert run_id == "evil</script>"
+    assert doc["items"][0]["text"] == hostile and doc["dims"][0]["detail"] == hostile
+
+
+def test_index_is_sharded_and_rewriting_removes_the_old_runs(tmp_path: Path) -> None:
+    runs = [SiteRun(id=f"r{n}", family="simulation", card=_card(f"r{n}")) for n in range(3)]
+    write_site(runs, tmp_path)
+    assert len(list((tmp_path / "data" / "run").glob("*.js"))) == 3
+    write_site(runs[:1], tmp_path)
+    assert len(list((tmp_path / "data" / "run").glob("*.js"))) == 1
+    _, (man,) = _payload(tmp_path / "data" / "manifest.js")
+    assert man["runs"] == 1
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no leftovers
+    assert SHARD_ROWS >= 1000
+
+
+def test_a_folder_whose_data_is_not_a_sites_is_refused_and_kept(tmp_path: Path) -> None:
+    mine = tmp_path / "data" / "precious.txt"
+    mine.parent.mkdir()
+    mine.write_text("keep me", encoding="utf-8")
+    with pytest.raises(InputError, match="not a toolkit site"):
+        write_site([SiteRun(id="r", family="simulation", card=_card("r"))], tmp_path)
+    assert mine.read_text(encoding="utf-8") == "keep me"
+
+
+def test_two_runs_with_one_id_are_refused(tmp_path: Path) -> None:
+    run = SiteRun(id="same", family="simulation", card=_card("same"))
+    with pytest.raises(ValueError, match="same"):
+        write_site([run, run], tmp_path)
+    assert not (tmp_path / "data").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [(">= 0.95", 0.95), ("< 5", 5.0), ("<= -0.02", -0.02), ("never", None),
+     ("streak >= 15 and refuse_rate <= 1.5", None), ("", None)],
+)  # fmt: skip
+def test_only_a_one_number_rule_becomes_a_threshold_line(text: str, expected: float | None) -> None:
+    assert threshold_value(text) == expected
+
+
+def test_verdicts_of_every_rubric_sort_by_one_severity() -> None:
+    assert severity("FAILED") == severity("FAIL") == severity("poor") == 0
+    assert severity("DEGRADED") == severity("WARN") == 1
+    assert severity("N/A") == severity("INSUFFICIENT_DATA") == 2
+    assert severity("HEALTHY") == severity("PASS") == severity("excellent") == 3
+
+
+def test_a_discussion_per_message_series_ends_at_the_scorecards_value(
+    samples: tuple[Any, Path],
+) -> None:
+    collected, _ = samples
+    games = [r for r in collected.runs if r.family == "discussion"]
+    checked = 0
+    for game in games:
+        for key in ("strategic_depth", "coherence", "role_consistency"):
+            rows = game.evidence[key]
+            value = game.card.dimensions.filter(pl.col("dimension") == key)["value"][0]
+            if rows and value is not None:
+                assert rows[-1].value == pytest.approx(value), (game.id, key)
+                checked += 1
+    assert checked >= 12
+
+
+COMPARE = {
+    "rubric": "compare", "rubric_version": "1.0.0", "family": "simulation", "a": "a",
+    "b": "b", "mode": "paired", "pair_by": "slug", "test": "wilcoxon", "correction": "holm",
+    "alpha": 0.05, "level": 0.95, "runs_a": 2, "runs_b": 2, "pairs": 2,
+    "dimensions": [
+        {"dimension": "dim_a", "kind": "numeric", "n": 2, "mean_a": 0.4, "mean_b": 0.6,
+         "diff": 0.2, "ci_low": 0.1, "ci_high": 0.3, "p_adj": 0.01, "outcome": "better",
+         "note": ""},
+    ],
+    "flips": [{"dimension": "dim_a", "both_pass": 1, "pass_to_fail": 0, "fail_to_pass": 1,
+               "both_fail": 0, "p": 1.0}],
+    "notes": ["<b>a note</b>"],
+}  # fmt: skip
+
+
+def test_a_comparison_is_written_beside_the_runs_and_named_in_the_manifest(
+    tmp_path: Path,
+) -> None:
+    runs = [SiteRun(id=f"{arm}/r", family="simulation", card=_card("r")) for arm in "ab"]
+    write_site(runs, tmp_path, compare=COMPARE)
+    _, (man,) = _payload(tmp_path / "data" / "manifest.js")
+    assert man["compare"] is True
+    call, (doc,) = _payload(tmp_path / "data" / "compare.js")
+    assert call == "compare" and doc == COMPARE
+    write_site(runs, tmp_path)
+    assert not (tmp_path / "data" / "compare.js").exists()
+
+
+def test_load_compare_refuses_what_is_not_a_comparison(tmp_path: Path) -> None:
+    from toolkit.viewing import load_compare
+
+    good = tmp_path / "c.json"
+    good.write_text(json.dumps(COMPARE), encoding="utf-8")
+    assert load_compare(good)["family"] == "simulation"
+    card = tmp_path / "card.json"
+    card.write_text(json.dumps({"rubric": "simulation", "dimensions": []}), encoding="utf-8")
+    with pytest.raises(InputError, match=r"card\.json: rubric='simulation': not a toolkit compare"):
+        load_compare(card)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({**COMPARE, "flips": [{"both_pass": 1}]}), encoding="utf-8")
+    with pytest.raises(InputError, match="flips"):
+        load_compare(bad)

@@ -1,0 +1,115 @@
+"""``toolkit view DIR... [-o SITE]``: one offline site for every run under DIR.
+
+Finds every simulation run, iteration log, discussion game and persona chat under the
+folders (or object-storage URLs), scores each with its family's rubric and writes a
+static site: an index of every run (sort, filter, search inside the transcripts) and
+pages from each verdict down to the tick, message or iteration behind it. The site opens
+from file:// with the network off (no CDN, no server), so it can be zipped, attached to
+a CI run or put on any static host.
+
+With -o SITE the site is written there. Without it, it is written to a temporary folder
+and served on 127.0.0.1 until Ctrl-C (which removes the folder); the address is printed.
+Exit 0 when written (or served and stopped), 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``view`` subcommand."""
+    from toolkit.cli import help_text
+
+    p = sub.add_parser(
+        "view",
+        help="an offline site of every run under the folders (index, drill-down, search)",
+        description=help_text(__doc__),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "paths", metavar="DIR", nargs="+", help="folders, files or URLs (s3://...) to look in"
+    )
+    p.add_argument(
+        "-o", "--out", metavar="SITE", help="write the site into this folder (else: serve it)"
+    )
+    p.add_argument(
+        "--compare",
+        metavar="FILE",
+        help="a `toolkit compare ... --format json` result: adds its page (forest plot, flips)",
+    )
+    p.add_argument(
+        "--port",
+        type=int,
+        default=8765,
+        help="without -o: the port on 127.0.0.1 to serve on (0: any free port; default 8765)",
+    )
+    p.add_argument(
+        "--storage-option",
+        metavar="KEY=VALUE",
+        action="append",
+        default=[],
+        help="an fsspec option for URL sources, repeatable (e.g. endpoint_url=http://host:9000)",
+    )
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Collect, write, and (without ``-o``) serve."""
+    from toolkit.cli._scale import storage_options
+    from toolkit.errors import InputError
+    from toolkit.viewing import collect, load_compare
+    from toolkit.views.site import write_site
+
+    if not 0 <= args.port <= 65535:
+        raise InputError(None, "must be a port number (0-65535)", field="--port", value=args.port)
+    compare = load_compare(args.compare) if args.compare else None
+    collected = collect(args.paths, storage_options(args))
+    for note in collected.notes:
+        print(f"toolkit view: note: {note}", file=sys.stderr)
+    if args.out is not None:
+        index = write_site(collected.runs, args.out, notes=collected.notes, compare=compare)
+        print(f"toolkit view: wrote {len(collected.runs)} run(s): {index}")
+        return 0
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="toolkit-view-"))
+    write_site(collected.runs, folder, notes=collected.notes, compare=compare)
+    return _serve(folder, args.port, len(collected.runs))
+
+
+def _serve(folder: Path, port: int, count: int) -> int:
+    """Serve ``folder`` on 127.0.0.1 until interrupted."""
+    import functools
+    import http.server
+
+    from toolkit.errors import InputError
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: object) -> None:
+            return
+
+    class Server(http.server.ThreadingHTTPServer):
+        allow_reuse_address = True
+        daemon_threads = True
+
+    handler = functools.partial(Quiet, directory=str(folder))
+    try:
+        server = Server(("127.0.0.1", port), handler)
+    except OSError as err:
+        raise InputError(
+            None, f"cannot listen on 127.0.0.1:{port} ({err.strerror})", field="--port", value=port
+        ) from None
+    with server:
+        bound = server.server_address[1]
+        print(f"toolkit view: {count} run(s) at http://127.0.0.1:{bound}/ (Ctrl-C stops)")
+        print(f"toolkit view: the files are in {folder}", flush=True)
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            import shutil
+
+            shutil.rmtree(folder, ignore_errors=True)  # ours: made by mkdtemp above
+    return 0

@@ -1,0 +1,607 @@
+"""``toolkit view``: find every run, log, game and chat under some folders, score each with
+its family's rubric, and hand the site view (:mod:`toolkit.views.site`) plain records.
+
+This module only wires existing parts together (as :mod:`toolkit.cli.quality`,
+``outcome --all``, ``discussion`` and ``persona`` do): the simulation loader and rubric
+(with per-tick series), the iteration-log loader and outcome rubric, the discussion
+loader and rubric, and the persona chat loader. The evidence rows of each dimension come
+from the frames those rubrics already return; nothing is re-scored here.
+
+Families, detected per folder (as ``toolkit compare`` detects them per arm):
+
+* ``simulation``: a folder holding ``tick_summaries/`` (one run);
+* ``outcome``: a folder holding ``iter-N.yaml`` files (one iteration log; one site row
+  per iteration, as the outcome rubric scores iterations);
+* ``persona``: ``*.jsonl`` / ``*.run_messages.json`` chat files (shown with their
+  transcript, unscored: the persona rubric needs propositions and a judge);
+* ``discussion``: any other ``*.json``, ``*.db`` or ``*.sqlite`` file that loads as games.
+
+A file that looks like a family but does not load is left out with a note (shown above
+the site's index and printed by the CLI), never silently.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from toolkit.errors import InputError, ToolkitError
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from toolkit.views.site import EvidenceRow, SiteRun
+
+ITER_NAME = re.compile(r"^iter-\d+\.yaml$")
+CHAT_SUFFIXES = (".jsonl", ".run_messages.json")
+GAME_SUFFIXES = (".json", ".db", ".sqlite")
+#: Folders the toolkit writes beside runs (score sidecars, caches): never runs themselves.
+SKIPPED_FOLDERS = frozenset({"evaluations", "__pycache__", "node_modules"})
+#: The most files one source is walked for (a bound on a wrongly named folder).
+MAX_FILES = 200_000
+
+
+@dataclass(frozen=True)
+class Found:
+    """One thing to show: its family, where it is, and its id in the site."""
+
+    family: str
+    path: str
+    id: str
+
+
+@dataclass
+class Collected:
+    """The site's runs, and notes on what was left out or read leniently."""
+
+    runs: list[SiteRun]
+    notes: list[str]
+
+
+def _label(source: str | Path) -> str:
+    text = str(source).rstrip("/")
+    name = text.rsplit("/", 1)[-1]
+    return name if name not in ("", ".", "..") else Path(text).resolve().name or "runs"
+
+
+def discover(source: str | Path, storage_options: Mapping[str, Any] | None = None) -> list[Found]:
+    """Every run, log, game file and chat under ``source`` (a folder, a file or a URL).
+
+    Raises:
+        InputError: no such file or folder.
+    """
+    from toolkit.load._source import is_remote, local_path
+
+    if is_remote(source):
+        return _discover_remote(str(source), storage_options)
+    root = local_path(source)
+    if not root.exists():
+        raise InputError(root, "no such file or folder")
+    label = _label(source)
+    if root.is_file():
+        return [Found(_file_family(root.name), str(root), label)]
+    found: list[Found] = []
+    seen = 0
+    for folder, dirs, files in os.walk(root):  # links are not followed
+        here = Path(folder)
+        rel = here.relative_to(root).as_posix()
+        prefix = label if rel == "." else f"{label}/{rel}"
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_FOLDERS)
+        seen += len(files)
+        if seen > MAX_FILES:
+            raise InputError(root, f"more than {MAX_FILES} files: name a folder of runs")
+        if "tick_summaries" in dirs:
+            found.append(Found("simulation", str(here), prefix))
+            dirs[:] = []
+            continue
+        if any(ITER_NAME.match(f) for f in files):
+            found.append(Found("outcome", str(here), prefix))
+            dirs[:] = []
+            continue
+        for name in sorted(files):
+            if name.startswith("."):
+                continue
+            family = _file_family(name)
+            if family:
+                found.append(Found(family, str(here / name), f"{prefix}/{name}"))
+    return found
+
+
+def _file_family(name: str) -> str:
+    if name.endswith(CHAT_SUFFIXES):
+        return "persona"
+    if name.endswith(GAME_SUFFIXES):
+        return "discussion"
+    return ""
+
+
+def _discover_remote(url: str, storage_options: Mapping[str, Any] | None) -> list[Found]:
+    """In object storage: iteration logs when there are ``iter-N.yaml`` files, else the
+    subfolders as simulation runs (as ``toolkit compare`` decides)."""
+    from toolkit.engine import fleet_runs
+    from toolkit.rubrics.outcome_fleet import find_iteration_logs, fleet_log_names
+
+    label = _label(url)
+    try:
+        logs = [str(p) for p in find_iteration_logs(url, storage_options=storage_options)]
+    except InputError:
+        logs = []
+    if logs:
+        names = fleet_log_names(url, logs, storage_options=storage_options)
+        return [Found("outcome", log, f"{label}/{n}") for log, n in zip(logs, names, strict=True)]
+    return [
+        Found("simulation", run, f"{label}/{_label(run)}")
+        for run in fleet_runs(url, storage_options)
+    ]
+
+
+def _size(path: str) -> int | None:
+    """Bytes under a local file or folder (``None`` for a URL)."""
+    from toolkit.load._source import is_remote
+
+    if is_remote(path):
+        return None
+    p = Path(path)
+    if p.is_file():
+        return p.stat().st_size
+    total = 0
+    for folder, _, files in os.walk(p):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(folder, name)).st_size
+            except OSError:
+                continue
+    return total
+
+
+def _iso(value: Any) -> str | None:
+    if value is None:
+        return None
+    iso = getattr(value, "isoformat", None)
+    return str(iso()) if iso else str(value)
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+# ---------------------------------------------------------------------------
+# simulation
+# ---------------------------------------------------------------------------
+
+
+def _simulation(
+    found: Sequence[Found], storage_options: Mapping[str, Any] | None
+) -> Iterator[SiteRun]:
+    from toolkit.load.universe import load_runs
+    from toolkit.rubrics.simulation import DEFAULT_RUBRIC, score_universe
+
+    # One bulk load per parent folder: sibling run folders have distinct slugs.
+    groups: dict[str, list[Found]] = {}
+    for f in found:
+        groups.setdefault(f.path.rstrip("/").rsplit("/", 1)[0], []).append(f)
+    for members in groups.values():
+        by_slug = {_label(f.path): f for f in members}
+        universe = load_runs([f.path for f in members], storage_options=storage_options)
+        for card in score_universe(universe, DEFAULT_RUBRIC, None, series=True):
+            where = by_slug.get(card.subject)
+            if where is None:
+                continue
+            ticks = universe.ticks.filter(universe.ticks["slug"] == card.subject)
+            yield _simulation_run(where, card, ticks)
+
+
+def _simulation_run(f: Found, card: Any, ticks: pl.DataFrame) -> SiteRun:
+    from toolkit.views.site import EvidenceRow, SiteItem, SiteRun
+
+    items = []
+    for t in ticks.sort("tick").iter_rows(named=True):
+        text = _text(t["action_text"])
+        if t["observation_text"]:
+            text += f"\n→ {t['observation_text']}"
+        facts = [
+            ("mechanic", _text(t["mechanic"])),
+            ("status", _text(t["status"])),
+            ("refusal", _text(t["refusal_reason"])),
+            ("mutations", _text(t["mutation_count"])),
+            ("rollback", "yes" if t["rollback"] else ""),
+            ("grounded", "" if t["grounded"] is None else ("yes" if t["grounded"] else "no")),
+        ]
+        items.append(
+            SiteItem(
+                key=f"tick-{t['tick']}",
+                label=f"tick {t['tick']}",
+                who=_text(t["actor"]),
+                text=text,
+                facts=tuple((k, v) for k, v in facts if v),
+            )
+        )
+    evidence: dict[str, tuple[EvidenceRow, ...]] = {}
+    if card.series is not None:
+        series = card.series.sort("tick")
+        for (key,), part in series.group_by("dimension", maintain_order=True):
+            evidence[str(key)] = tuple(
+                EvidenceRow(
+                    label=f"tick {r['tick']}",
+                    value=r["value"],
+                    status=r["status"],
+                    note=f"{r['name']} over the window ending at tick {r['tick']}",
+                    item=f"tick-{r['tick']}",
+                )
+                for r in part.iter_rows(named=True)
+            )
+    meta = card.meta
+    return SiteRun(
+        id=f.id,
+        family="simulation",
+        card=card,
+        items=tuple(items),
+        evidence=evidence,
+        source=f.path,
+        size=_size(f.path),
+        time=_text(meta.get("ended") or meta.get("started")) or None,
+    )
+
+
+# ---------------------------------------------------------------------------
+# outcome
+# ---------------------------------------------------------------------------
+
+
+def _outcome(f: Found, storage_options: Mapping[str, Any] | None) -> list[SiteRun]:
+    from toolkit.load.iterlog import load_iteration_log
+    from toolkit.load.outcome_evidence import collect_outcome_evidence
+    from toolkit.rubrics.outcome import load_outcome_rubric, score_outcome
+    from toolkit.views.site import EvidenceRow, SiteItem, SiteRun
+
+    log = load_iteration_log(f.path, storage_options=storage_options)
+    if log.iterations.is_empty():
+        raise InputError(f.path, "no iteration could be loaded")
+    result = score_outcome(log, collect_outcome_evidence(log), load_outcome_rubric(None))
+    cards = result.scorecards()
+    status = {
+        (int(c.meta["iteration"]), str(r["dimension"])): str(r["status"])
+        for c in cards
+        for r in c.dimensions.iter_rows(named=True)
+    }
+    items = []
+    sources: dict[int, str] = {}
+    for it in log.iterations.iter_rows(named=True):
+        n = int(it["iteration"])
+        sources[n] = _text(it["source_file"])
+        facts = [
+            ("task", _text(it["task_id"])),
+            ("date", _text(it["date"])),
+            ("commit", _text(it["commit"])),
+            ("scope", _text(it["impl_scope_note"])),
+            ("retries", _text(it["impl_retries"])),
+            ("tests added", _text(it["impl_tests_added"])),
+            ("review", _text(it["review_overall_decision"])),
+            ("file", sources[n]),
+        ]
+        items.append(
+            SiteItem(
+                key=f"iter-{n}",
+                label=f"iteration {n}",
+                who=_text(it["agent_model"] or it["agent_harness"]),
+                text=_text(it["impl_summary"]),
+                facts=tuple((k, v) for k, v in facts if v),
+            )
+        )
+    by_signal: dict[str, list[dict[str, Any]]] = {}
+    for r in result.breakdown.sort("iteration").iter_rows(named=True):
+        by_signal.setdefault(str(r["signal"]), []).append(r)
+    dates = {int(r["iteration"]): r["date"] for r in log.iterations.iter_rows(named=True)}
+    runs = []
+    for card in cards:
+        n = int(card.meta["iteration"])
+        evidence = {
+            signal: tuple(
+                EvidenceRow(
+                    label=f"iteration {r['iteration']}",
+                    value=r["sub_score"],
+                    status=status.get((int(r["iteration"]), signal)),
+                    note=_text(r["detail"])
+                    + (
+                        f" (weight {r['effective_weight']:.2f}, adds {r['contribution']:.3f})"
+                        if r["iteration"] == n and r["present"]
+                        else ""
+                    ),
+                    item=f"iter-{r['iteration']}",
+                )
+                for r in rows
+            )
+            for signal, rows in by_signal.items()
+        }
+        src = sources.get(n, f.path)
+        runs.append(
+            SiteRun(
+                id=f"{f.id}/{card.subject}",
+                family="outcome",
+                card=card,
+                items=tuple(items),
+                evidence=evidence,
+                source=src,
+                size=_size(src) if src and src != f.path else None,
+                time=_iso(dates.get(n)),
+            )
+        )
+    return runs
+
+
+# ---------------------------------------------------------------------------
+# discussion
+# ---------------------------------------------------------------------------
+
+
+def _discussion(f: Found) -> list[SiteRun]:
+    import polars as pl
+
+    from toolkit.load.discussion import load_discussions
+    from toolkit.rubrics.discussion import score_discussion
+    from toolkit.views.site import SiteItem, SiteRun
+
+    discussion = load_discussions([f.path])
+    if not discussion.game_ids:
+        raise InputError(f.path, "no game in it")
+    report = score_discussion(discussion)
+    ev = report.evidence
+    games = {r["game_id"]: r for r in discussion.games.iter_rows(named=True)}
+    runs = []
+    single = len(discussion.game_ids) == 1
+    for card in report.scorecards:
+        game = card.subject
+        msgs = ev.messages.filter(pl.col("game_id") == game).sort("turn")
+        items = tuple(
+            SiteItem(
+                key=f"t{m['turn']}",
+                label=f"turn {m['turn']} · round {m['round']}",
+                who=_text(m["speaker"]) + (f" ({m['role']})" if m["role"] else ""),
+                text=_text(m["text"]),
+            )
+            for m in msgs.iter_rows(named=True)
+        )
+        info = games.get(game, {})
+        runs.append(
+            SiteRun(
+                id=f.id if single else f"{f.id}/{game}",
+                family="discussion",
+                card=card,
+                items=items,
+                evidence=_discussion_evidence(ev, game, msgs),
+                source=f.path,
+                size=_size(f.path),
+                time=_iso(info.get("created_at")),
+            )
+        )
+    return runs
+
+
+def _discussion_evidence(
+    ev: Any, game: str, msgs: pl.DataFrame
+) -> dict[str, tuple[EvidenceRow, ...]]:
+    """Each discussion dimension's rows, from the frames the rubric returned."""
+    import polars as pl
+
+    from toolkit.views.site import EvidenceRow
+
+    def per_message(flag: str, reason: str | None, good: bool) -> tuple[EvidenceRow, ...]:
+        """One row per message: its own PASS/FAIL, and as value the share of messages
+        that passed so far (so the last row is the dimension's value over all messages)."""
+        rows, passed, counted = [], 0, 0
+        for m in msgs.iter_rows(named=True):
+            ok = None if m[flag] is None else bool(m[flag]) == good
+            if ok is not None:
+                counted += 1
+                passed += ok
+            why = _text(m[reason]) if reason else ""
+            rows.append(
+                EvidenceRow(
+                    label=f"turn {m['turn']} · {m['speaker']}",
+                    value=passed / counted if counted else None,
+                    status=None if ok is None else ("PASS" if ok else "FAIL"),
+                    note=f"{why} · {passed}/{counted} passed so far" if why else
+                    f"{passed}/{counted} passed so far",
+                    item=f"t{m['turn']}",
+                )
+            )  # fmt: skip
+        return tuple(rows)
+
+    refs = ev.references.filter(pl.col("game_id") == game)
+    sims = ev.similarity.filter(pl.col("game_id") == game)
+    phrases = ev.phrases.filter((pl.col("game_id") == game) & (pl.col("repeats") > 0))
+    ratings = ev.ratings.filter(pl.col("game_id") == game)
+    keywords = {
+        m["turn"]: ", ".join(m["strategic_keywords"] or []) for m in msgs.iter_rows(named=True)
+    }
+    strategic = per_message("strategic", None, True)
+    strategic = tuple(
+        EvidenceRow(
+            e.label, e.value, e.status, f"{keywords.get(int(e.item[1:])) or 'no'} cue(s) · "
+            + e.note, e.item,
+        )
+        for e in strategic
+        if e.item
+    )  # fmt: skip
+    return {
+        "strategic_depth": strategic,
+        "coherence": per_message("coherent", "coherence_reason", True),
+        "role_consistency": per_message("role_break", "role_break_reason", False),
+        "memory_accuracy": tuple(
+            EvidenceRow(
+                label=f"turn {r['turn']} · {r['speaker']}",
+                value=1.0 if r["verdict"] == "accurate" else 0.0,
+                status="PASS" if r["verdict"] == "accurate" else "FAIL",
+                note=f"{_text(r['sentence'])} — {_text(r['reason'])}",
+                item=f"t{r['turn']}",
+            )
+            for r in refs.iter_rows(named=True)
+        ),
+        "personality_diversity": tuple(
+            EvidenceRow(
+                label=f"{r['speaker']} ~ {r['other']}",
+                value=r["similarity"],
+                note="similarity of their messages",
+            )
+            for r in sims.iter_rows(named=True)
+        ),
+        "anti_repetition": tuple(
+            EvidenceRow(
+                label=f"turn {r['turns'][0]} · {r['speaker']}",
+                value=float(r["repeats"]),
+                note=f"“{r['phrase']}” used {r['uses']} times (turns "
+                + ", ".join(str(t) for t in r["turns"])
+                + ")",
+                item=f"t{r['turns'][0]}",
+            )
+            for r in phrases.iter_rows(named=True)
+        ),
+        "engagement": tuple(
+            EvidenceRow(label=f"rater {r['rater']}", value=r["score"], note="engagement rating")
+            for r in ratings.iter_rows(named=True)
+        ),
+    }
+
+
+# ---------------------------------------------------------------------------
+# persona (shown unscored)
+# ---------------------------------------------------------------------------
+
+PERSONA_NOTE = (
+    "not scored here: the persona rubric judges each message against propositions "
+    "(toolkit persona CHAT --propositions DIR --judge SPEC); the transcript is shown"
+)
+
+
+def _persona(f: Found) -> SiteRun:
+    from toolkit.load.persona import load_chat
+    from toolkit.views.site import SiteItem, SiteRun
+
+    chat = load_chat(f.path)
+    items = tuple(
+        SiteItem(
+            key=f"s{m['step']}-{i}",
+            label=f"step {m['step']}",
+            who=_text(m["agent_name"] or m["agent_id"]),
+            text=_text(m["text"]),
+            facts=tuple(
+                (k, _text(m[c]))
+                for k, c in (("channel", "channel"), ("to", "recipient_id"))
+                if m[c]
+            ),
+        )
+        for i, m in enumerate(chat.messages.iter_rows(named=True))
+    )
+    times = [m for m in chat.messages["time"].to_list() if m is not None]
+    return SiteRun(
+        id=f.id,
+        family="persona",
+        card=None,
+        items=items,
+        source=f.path,
+        size=_size(f.path),
+        time=_iso(times[0]) if times else None,
+        note=PERSONA_NOTE,
+    )
+
+
+# ---------------------------------------------------------------------------
+# all together
+# ---------------------------------------------------------------------------
+
+
+def collect(
+    sources: Sequence[str | Path], storage_options: Mapping[str, Any] | None = None
+) -> Collected:
+    """Find, load and score everything under ``sources`` for the site.
+
+    Returns:
+        The runs (simulation runs first, then iteration logs, games and chats, each in
+        path order) and the notes on what was left out.
+
+    Raises:
+        InputError: a source does not exist, or nothing at all was found in them.
+    """
+    import warnings
+
+    from toolkit.errors import InputWarning
+
+    found: list[Found] = []
+    for source in sources:
+        found.extend(discover(source, storage_options))
+    notes: list[str] = []
+    runs: list[SiteRun] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", InputWarning)
+        sims = [f for f in found if f.family == "simulation"]
+        if sims:
+            try:
+                runs.extend(_simulation(sims, storage_options))
+            except ToolkitError as err:
+                notes.append(f"simulation runs left out: {err}")
+        for f in found:
+            try:
+                if f.family == "outcome":
+                    runs.extend(_outcome(f, storage_options))
+                elif f.family == "discussion":
+                    runs.extend(_discussion(f))
+                elif f.family == "persona":
+                    runs.append(_persona(f))
+            except ToolkitError as err:
+                notes.append(f"left out as not a {f.family} {_what(f.family)}: {err}")
+    for w in caught:
+        if issubclass(w.category, InputWarning):
+            notes.append(f"read leniently: {w.message}")
+    runs = _unique(runs)
+    if not runs:
+        shown = ", ".join(str(s) for s in sources)
+        raise InputError(shown, "no run, iteration log, game or chat found in it")
+    return Collected(runs, list(dict.fromkeys(notes)))
+
+
+def _what(family: str) -> str:
+    return {"persona": "chat", "discussion": "game file", "outcome": "iteration log"}.get(
+        family, "run"
+    )
+
+
+def _unique(runs: list[SiteRun]) -> list[SiteRun]:
+    """Runs with distinct ids (a repeated id gets ``~2``, ``~3``...)."""
+    from dataclasses import replace
+
+    seen: dict[str, int] = {}
+    out = []
+    for run in runs:
+        n = seen.get(run.id, 0) + 1
+        seen[run.id] = n
+        out.append(run if n == 1 else replace(run, id=f"{run.id}~{n}"))
+    return out
+
+
+def load_compare(path: str | Path) -> dict[str, Any]:
+    """A ``toolkit compare --format json`` result, read through the reading edge and
+    checked for what the site's comparison page shows.
+
+    Raises:
+        InputError: not such a result (naming the file, the field and the value).
+    """
+    from toolkit.load._edge import parse_json_text, read_text
+
+    doc = parse_json_text(read_text(path), str(path))
+    if not isinstance(doc, dict) or doc.get("rubric") != "compare":
+        found = doc.get("rubric") if isinstance(doc, dict) else type(doc).__name__
+        raise InputError(path, "not a toolkit compare JSON result", field="rubric", value=found)
+    for key in ("dimensions", "flips"):
+        rows = doc.get(key)
+        if not isinstance(rows, list) or not all(
+            isinstance(r, dict) and isinstance(r.get("dimension"), str) for r in rows
+        ):
+            raise InputError(
+                path, "must be a list of rows that each name a dimension", field=key,
+                value=rows if not isinstance(rows, list) else rows[:1],
+            )  # fmt: skip
+    return doc

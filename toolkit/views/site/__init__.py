@@ -1,0 +1,398 @@
+"""The offline site of ``toolkit view``: one index of every run of every family, and
+drill-down pages from a verdict to the tick, message or iteration behind it.
+
+This is a view: it takes plain records (:class:`SiteRun`: a scorecard, the transcript items
+and each dimension's evidence rows, built by :mod:`toolkit.viewing` from what the loaders
+and rubrics return) and writes files. It opens no run.
+
+What it writes under ``out_dir``::
+
+    index.html                 the shell (no CDN, no build step)
+    static/app.js, site.css    copied from this package
+    data/manifest.js           the palette, the columns and how many shards there are
+    data/index-N.js            the index rows, SHARD_ROWS per file
+    data/search-N.js           lower-cased text inside the runs, for full-text search
+    data/run/NNNNNN.js         one file per run: scorecard, evidence, transcript
+
+Every data file is a script that hands its payload to a global
+(``window.__tk.index(n, rows)``), not JSON fetched by ``fetch()``: browsers refuse
+``fetch()`` of ``file://`` URLs, and the site must open from a folder with the network off.
+The payload is JSON (a subset of JavaScript), with ``<``, ``>`` and ``&`` escaped as
+``\\u003c``... so no text of a run can close the script. All text reaches the page through
+``textContent``; the shell never builds HTML from data.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from toolkit._atomic import TEMP_SUFFIX, atomic_path
+from toolkit.errors import InputError
+from toolkit.scorecard import Scorecard
+from toolkit.views.palette import SWATCHES, UNKNOWN, Swatch
+
+#: Index rows per index shard, and runs per search shard.
+SHARD_ROWS = 5_000
+SEARCH_SHARD_RUNS = 1_000
+#: The format of the data files (bumped when the shell reads them differently).
+SITE_FORMAT = 1
+
+INDEX_COLUMNS: tuple[str, ...] = (
+    "id",
+    "family",
+    "title",
+    "rubric",
+    "version",
+    "verdict",
+    "statuses",
+    "size",
+    "time",
+    "file",
+)
+
+
+@dataclass(frozen=True)
+class SiteItem:
+    """One tick, message or iteration of a run's transcript.
+
+    Attributes:
+        key: unique within the run (``tick-101``, ``m-7``, ``iter-3``): its deep link.
+        label: how it is named on the page (``tick 101``).
+        who: the actor, speaker or agent (may be empty).
+        text: what was said or done.
+        facts: further (name, value) pairs shown under the text.
+        status: a status word shown as a badge (optional).
+    """
+
+    key: str
+    label: str
+    who: str = ""
+    text: str = ""
+    facts: tuple[tuple[str, str], ...] = ()
+    status: str | None = None
+
+
+@dataclass(frozen=True)
+class EvidenceRow:
+    """One row of a dimension's evidence: a value at one item, or a fact behind the score.
+
+    Attributes:
+        label: what the row is (``tick 101``, ``Tamsin ~ Sable``).
+        value: the number (``None`` when the row is a fact without one).
+        status: its status word, if it has one.
+        note: the reason or detail, as the rubric wrote it.
+        item: the key of the :class:`SiteItem` it came from (``None`` when the row is about
+            the whole run).
+    """
+
+    label: str
+    value: float | None = None
+    status: str | None = None
+    note: str = ""
+    item: str | None = None
+
+
+@dataclass(frozen=True)
+class SiteRun:
+    """Everything the site shows of one run (a run folder, an iteration, a game, a chat).
+
+    Attributes:
+        id: unique in the site; the deep link ``#run/<id>``.
+        family: ``simulation``, ``outcome``, ``discussion`` or ``persona``.
+        card: the rubric's scorecard (``None`` for a run shown unscored, with ``note``).
+        items: the transcript or timeline.
+        evidence: each dimension's evidence rows, by dimension key, in order (the
+            dimension's time series when the rows are per item).
+        source: where the run was read (path or URL).
+        size: bytes read for it (``None`` when unknown, e.g. in object storage).
+        time: when it ran (ISO 8601), if known.
+        note: why a run has no scorecard.
+    """
+
+    id: str
+    family: str
+    card: Scorecard | None
+    items: tuple[SiteItem, ...] = ()
+    evidence: Mapping[str, tuple[EvidenceRow, ...]] = field(default_factory=dict)
+    source: str = ""
+    size: int | None = None
+    time: str | None = None
+    note: str = ""
+
+
+_THRESHOLD = re.compile(r"^\s*(>=|<=|>|<|≥|≤)\s*(-?\d+(?:\.\d+)?)\s*$")
+
+
+def threshold_value(text: str | None) -> float | None:
+    """The number of a simple threshold (``">= 0.95"``, ``"< 5"``), drawn as a line on the
+    dimension's chart; ``None`` for a compound rule (``"streak >= 15 and ..."``)."""
+    match = _THRESHOLD.match(text or "")
+    return float(match.group(2)) if match else None
+
+
+def _number(value: Any) -> float | None:
+    if value is None:
+        return None
+    number = float(value)
+    return number if number == number and abs(number) != float("inf") else None
+
+
+def _script(call: str, *args: Any) -> str:
+    """``window.__tk.<call>(<args as JSON>);`` safe inside a script file."""
+    body = ",".join(json.dumps(a, ensure_ascii=False, separators=(",", ":")) for a in args)
+    body = body.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    body = body.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    return f"window.__tk.{call}({body});\n"
+
+
+def _dimensions(run: SiteRun) -> list[dict[str, Any]]:
+    if run.card is None:
+        return []
+    dims = []
+    for row in run.card.dimensions.iter_rows(named=True):
+        key = str(row["dimension"])
+        dims.append(
+            {
+                "key": key,
+                "name": row["name"],
+                "value": _number(row["value"]),
+                "status": row["status"],
+                "detail": row["detail"],
+                "green": row["green"],
+                "red": row["red"],
+                "lines": [threshold_value(row["green"]), threshold_value(row["red"])],
+                "evidence": [
+                    [e.label, _number(e.value), e.status, e.note, e.item]
+                    for e in run.evidence.get(key, ())
+                ],
+            }
+        )
+    return dims
+
+
+def run_document(run: SiteRun) -> dict[str, Any]:
+    """The payload of one run's data file (what the drill-down pages read)."""
+    card = run.card
+    return {
+        "id": run.id,
+        "family": run.family,
+        "title": card.title if card else run.id,
+        "rubric": card.rubric if card else None,
+        "version": card.rubric_version if card else None,
+        "verdict": card.verdict if card else "N/A",
+        "reason": card.verdict_reason if card else run.note,
+        "warnings": list(card.warnings) if card else [],
+        "source": run.source,
+        "size": run.size,
+        "time": run.time,
+        "dims": _dimensions(run),
+        "items": [
+            {
+                "key": i.key,
+                "label": i.label,
+                "who": i.who,
+                "text": i.text,
+                "facts": [list(f) for f in i.facts],
+                "status": i.status,
+            }
+            for i in run.items
+        ],
+    }
+
+
+def index_row(run: SiteRun, file: str, dimsets: dict[tuple[Any, ...], int]) -> list[Any]:
+    """One index row, in the order of :data:`INDEX_COLUMNS`.
+
+    The statuses are ``[set, status, status, ...]``: ``set`` numbers the run's list of
+    dimensions (``[[key, name], ...]``, in ``dimsets``, written once in the manifest),
+    so 100,000 rows of one rubric do not repeat its dimension names.
+    """
+    card = run.card
+    statuses: list[Any] = []
+    if card is not None:
+        rows = list(card.dimensions.iter_rows(named=True))
+        names = tuple((str(r["dimension"]), str(r["name"])) for r in rows)
+        statuses = [dimsets.setdefault(names, len(dimsets)), *(r["status"] for r in rows)]
+    return [
+        run.id,
+        run.family,
+        card.title if card else run.id,
+        card.rubric if card else None,
+        card.rubric_version if card else None,
+        card.verdict if card else "N/A",
+        statuses,
+        run.size,
+        run.time,
+        file,
+    ]
+
+
+def search_text(run: SiteRun) -> str:
+    """The text the site's search looks in: the transcript, the verdict's reason and each
+    dimension's detail, lower-cased."""
+    parts = [run.id, run.note]
+    if run.card is not None:
+        parts.append(run.card.title)
+        parts.append(run.card.verdict_reason)
+        parts.extend(str(d) for d in run.card.dimensions["detail"].to_list())
+    for item in run.items:
+        parts.extend((item.who, item.text))
+    return "\n".join(p for p in parts if p).lower()
+
+
+def _swatch(s: Swatch) -> dict[str, str]:
+    return {"fill": s.fill, "text": s.text, "ink": s.on_white, "symbol": s.symbol}
+
+
+#: How bad each symbol of the palette is (worst first): the site sorts verdicts and
+#: statuses of every rubric by it, so FAILED, FAIL and poor sort together.
+_SYMBOL_SEVERITY = {"✗": 0, "▼": 0, "!": 1, "–": 2, "○": 2}
+
+
+def severity(status: str) -> int:
+    """0 (fail) .. 3 (good) for any status word of :mod:`toolkit.views.palette`."""
+    return _SYMBOL_SEVERITY.get(SWATCHES.get(status, UNKNOWN).symbol, 3)
+
+
+def manifest(
+    runs: int,
+    index_shards: int,
+    search_shards: int,
+    notes: Sequence[str],
+    compare: bool = False,
+    dimsets: Mapping[tuple[Any, ...], int] | None = None,
+) -> str:
+    """The manifest script: shard counts, columns, the palette (from
+    :mod:`toolkit.views.palette`, the one place status colours live) and the notes of
+    what was skipped."""
+    return _script(
+        "manifest",
+        {
+            "format": SITE_FORMAT,
+            "runs": runs,
+            "index_shards": index_shards,
+            "search_shards": search_shards,
+            "columns": list(INDEX_COLUMNS),
+            "palette": {k: _swatch(v) for k, v in SWATCHES.items()},
+            "unknown": _swatch(UNKNOWN),
+            "severity": {k: severity(k) for k in SWATCHES},
+            "notes": list(notes),
+            "compare": compare,
+            "dimsets": [[list(kn) for kn in names] for names in (dimsets or {})],
+        },
+    )
+
+
+def _write(path: Path, text: str) -> None:
+    """A file of the new data folder (itself swapped in whole, see :func:`write_site`)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def _copy_static(out: Path) -> None:
+    static = resources.files("toolkit.views.site") / "static"
+    for name in ("index.html", "app.js", "site.css"):
+        target = out / name if name == "index.html" else out / "static" / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_path(target, durable=False) as tmp:
+            tmp.write_text((static / name).read_text(encoding="utf-8"), encoding="utf-8")
+
+
+def _check_target(out: Path) -> None:
+    """Refuse a folder whose ``data/`` the site did not write: it would be replaced."""
+    data = out / "data"
+    if data.is_symlink() or (data.exists() and not (data / "manifest.js").is_file()):
+        raise InputError(
+            out, "holds a data/ folder that is not a toolkit site's; choose another folder",
+            field="-o", value=str(out),
+        )  # fmt: skip
+
+
+def _swap_in(new: Path, data: Path) -> None:
+    """Replace ``data`` by the complete folder ``new`` (a reader sees the old site or the
+    new one, except for the instant between two renames)."""
+    old = None
+    if data.exists():
+        old = data.with_name(f".data-old.{os.getpid()}{TEMP_SUFFIX}")
+        if old.exists():
+            shutil.rmtree(old)
+        data.rename(old)
+    new.rename(data)
+    if old is not None:
+        shutil.rmtree(old)
+
+
+def write_site(
+    runs: Iterable[SiteRun],
+    out_dir: str | Path,
+    *,
+    notes: Sequence[str] = (),
+    compare: Mapping[str, Any] | None = None,
+) -> Path:
+    """Write the site of ``runs`` into ``out_dir`` (created if missing).
+
+    The data is written into a new folder beside ``data/`` and swapped in when complete,
+    so an interrupted write leaves the previous site whole. Nothing else in ``out_dir``
+    is touched; a ``data/`` folder that is not a site's is refused.
+
+    Args:
+        runs: the runs to show, in index order.
+        out_dir: the site's folder.
+        notes: lines shown above the index (what was skipped or read leniently).
+        compare: a ``toolkit compare --format json`` result, shown on its own page
+            (``#compare``): the forest plot, the dimensions and the flips.
+
+    Returns:
+        The path of ``index.html``.
+
+    Raises:
+        InputError: ``out_dir`` holds a ``data/`` folder the site did not write.
+        ValueError: two runs share an id.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    _check_target(out)
+    data = Path(tempfile.mkdtemp(prefix=".data-new.", suffix=TEMP_SUFFIX, dir=out))
+    try:
+        rows: list[list[Any]] = []
+        texts: list[str] = []
+        seen: set[str] = set()
+        dimsets: dict[tuple[Any, ...], int] = {}
+        for n, run in enumerate(runs):
+            if run.id in seen:
+                raise ValueError(f"two runs have the id {run.id!r}")
+            seen.add(run.id)
+            file = f"{n:06d}"
+            _write(data / "run" / f"{file}.js", _script("run", run.id, run_document(run)))
+            rows.append(index_row(run, file, dimsets))
+            texts.append(search_text(run))
+        index_shards = max(1, -(-len(rows) // SHARD_ROWS))
+        for s in range(index_shards):
+            part = rows[s * SHARD_ROWS : (s + 1) * SHARD_ROWS]
+            _write(data / f"index-{s}.js", _script("index", s, part))
+        search_shards = -(-len(texts) // SEARCH_SHARD_RUNS)
+        for s in range(search_shards):
+            start = s * SEARCH_SHARD_RUNS
+            part_text = texts[start : start + SEARCH_SHARD_RUNS]
+            _write(data / f"search-{s}.js", _script("search", s, start, part_text))
+        if compare is not None:
+            _write(data / "compare.js", _script("compare", dict(compare)))
+        _write(
+            data / "manifest.js",
+            manifest(len(rows), index_shards, search_shards, notes, compare is not None, dimsets),
+        )
+        _copy_static(out)
+        _swap_in(data, out / "data")
+    except BaseException:
+        shutil.rmtree(data, ignore_errors=True)
+        raise
+    return out / "index.html"

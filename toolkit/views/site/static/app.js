@@ -1,0 +1,665 @@
+/* toolkit view: the shell of the offline site (plain JavaScript, no build step).
+ *
+ * Data arrives as scripts that call window.__tk.* (data/manifest.js, data/index-N.js,
+ * data/search-N.js, data/run/NNNNNN.js), so the site opens from file:// with no network.
+ * Every text of a run is set with textContent: nothing from the data becomes HTML.
+ *
+ * Routes (the hash): #  (the index)   #run/ID   #run/ID/dim/KEY   #run/ID/item/KEY
+ */
+(function () {
+  "use strict";
+
+  var PAGE = 100;
+  var S = {
+    manifest: null,
+    rows: [],
+    shardsIn: 0,
+    byId: new Map(),
+    runs: new Map(),
+    waiting: new Map(),
+    searchText: null,
+    searchIn: 0,
+    searchWaiters: [],
+    sort: { col: "verdict", dir: 1 },
+    filters: {},
+    query: "",
+    page: 0,
+    view: [],
+    focusRow: 0,
+  };
+
+  // ------------------------------------------------------------------ helpers
+  function el(tag, attrs, children) {
+    var node = document.createElement(tag);
+    if (attrs) {
+      Object.keys(attrs).forEach(function (k) {
+        var v = attrs[k];
+        if (v === null || v === undefined || v === false) return;
+        if (k === "text") node.textContent = String(v);
+        else if (k === "class") node.className = v;
+        else if (k.slice(0, 2) === "on") node.addEventListener(k.slice(2), v);
+        else node.setAttribute(k, v === true ? "" : String(v));
+      });
+    }
+    (children || []).forEach(function (c) {
+      if (c === null || c === undefined) return;
+      node.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
+    });
+    return node;
+  }
+  function svg(tag, attrs) {
+    var node = document.createElementNS("http://www.w3.org/2000/svg", tag);
+    Object.keys(attrs || {}).forEach(function (k) {
+      if (k === "text") node.textContent = String(attrs[k]);
+      else node.setAttribute(k, String(attrs[k]));
+    });
+    return node;
+  }
+  function enc(s) { return encodeURIComponent(s); }
+  function runHref(id) { return "#run/" + enc(id); }
+  function dimHref(id, key) { return runHref(id) + "/dim/" + enc(key); }
+  function itemHref(id, key) { return runHref(id) + "/item/" + enc(key); }
+  function fmt(v) {
+    if (v === null || v === undefined) return "–";
+    if (typeof v !== "number") return String(v);
+    if (Number.isInteger(v)) return String(v);
+    var a = Math.abs(v);
+    return a >= 100 ? v.toFixed(1) : a >= 1 ? v.toFixed(2) : v.toFixed(3);
+  }
+  function bytes(n) {
+    if (n === null || n === undefined) return "–";
+    if (n < 1024) return n + " B";
+    if (n < 1048576) return (n / 1024).toFixed(1) + " KB";
+    return (n / 1048576).toFixed(1) + " MB";
+  }
+  function when(t) { return t ? String(t).replace("T", " ").replace(/(\.\d+)?(Z|[+-]00:?00)$/, " UTC") : "–"; }
+  /* A number on a page: always a link to the evidence it came from. */
+  function num(text, href, title) {
+    return el("a", { class: "num", href: href, title: title || null, text: text });
+  }
+  function swatch(status) {
+    var m = S.manifest;
+    return (m && m.palette[status]) || (m && m.unknown) || { fill: "#757575", text: "#fff", ink: "#616161", symbol: "–" };
+  }
+  /* A status badge: colour from the one palette, with its symbol and word beside it. */
+  function badge(status, href, compact, label) {
+    var sw = swatch(status || "N/A");
+    var word = status || "N/A";
+    var attrs = {
+      class: "badge",
+      style: "background:" + sw.fill + ";color:" + sw.text,
+      title: label ? label + ": " + word : word,
+      text: compact ? sw.symbol : sw.symbol + " " + word,
+    };
+    if (compact) attrs["aria-label"] = attrs.title;
+    if (href) { attrs.href = href; return el("a", attrs); }
+    return el("span", attrs);
+  }
+  function severity(status) {
+    var s = S.manifest ? S.manifest.severity[status] : undefined;
+    return s === undefined ? 9 : s;
+  }
+  function loadScript(src) {
+    var s = document.createElement("script");
+    s.src = src;
+    s.onerror = function () { tk.missing(src); };
+    document.head.appendChild(s);
+  }
+  function main() { return document.getElementById("main"); }
+  function setMain(nodes, title) {
+    var m = main();
+    m.replaceChildren.apply(m, nodes.filter(function (n) { return n !== null && n !== undefined; }));
+    document.title = title ? title + " · toolkit view" : "toolkit view";
+  }
+  function crumbs(parts) {
+    var nav = document.getElementById("crumbs");
+    var nodes = [];
+    parts.forEach(function (p, i) {
+      if (i) nodes.push(el("span", { class: "sep", text: "›", "aria-hidden": "true" }));
+      nodes.push(p[1] ? el("a", { href: p[1], text: p[0] }) : el("span", { text: p[0] }));
+    });
+    nav.replaceChildren.apply(nav, nodes);
+  }
+
+  // ------------------------------------------------------------------ data in
+  var tk = (window.__tk = {
+    manifest: function (m) {
+      S.manifest = m;
+      for (var i = 0; i < m.index_shards; i++) loadScript("data/index-" + i + ".js");
+    },
+    index: function (n, rows) {
+      var cols = S.manifest.columns;
+      rows.forEach(function (r) {
+        var row = {};
+        cols.forEach(function (c, i) { row[c] = r[i]; });
+        row.dims = row.statuses.length ? S.manifest.dimsets[row.statuses[0]] : [];
+        row.sev = severity(row.verdict);
+        row.pos = S.rows.length;
+        S.rows.push(row);
+        S.byId.set(row.id, row);
+      });
+      S.shardsIn += 1;
+      if (S.shardsIn === S.manifest.index_shards) { S.view = null; route(); }
+    },
+    search: function (n, start, texts) {
+      if (!S.searchText) S.searchText = new Array(S.rows.length);
+      for (var i = 0; i < texts.length; i++) S.searchText[start + i] = texts[i];
+      S.searchIn += 1;
+      if (S.searchIn === S.manifest.search_shards) {
+        var w = S.searchWaiters; S.searchWaiters = [];
+        w.forEach(function (f) { f(); });
+      }
+    },
+    run: function (id, doc) {
+      S.runs.set(id, doc);
+      var w = S.waiting.get(id) || [];
+      S.waiting.delete(id);
+      w.forEach(function (f) { f(doc); });
+    },
+    compare: function (doc) {
+      S.compare = doc;
+      route();
+    },
+    missing: function (src) {
+      setMain([el("h1", { text: "A file of this site is missing" }), el("p", { text: src + " could not be read: write the site again with toolkit view." })], "missing file");
+    },
+  });
+
+  function withRun(id, f) {
+    if (S.runs.has(id)) return f(S.runs.get(id));
+    var row = S.byId.get(id);
+    if (!row) return notFound("no run " + id);
+    if (!S.waiting.has(id)) { S.waiting.set(id, []); loadScript("data/run/" + row.file + ".js"); }
+    S.waiting.get(id).push(f);
+  }
+  function withSearch(f) {
+    if (S.manifest.search_shards === 0 || S.searchIn === S.manifest.search_shards) return f();
+    S.searchWaiters.push(f);
+    if (S.searchWaiters.length === 1 && S.searchIn === 0) {
+      for (var i = 0; i < S.manifest.search_shards; i++) loadScript("data/search-" + i + ".js");
+    }
+  }
+
+  // ------------------------------------------------------------------ index
+  var COLS = [
+    { key: "title", label: "Run", filter: true },
+    { key: "family", label: "Family", filter: true },
+    { key: "rubric", label: "Rubric", filter: true },
+    { key: "verdict", label: "Verdict", filter: true },
+    { key: "statuses", label: "Dimensions", filter: true },
+    { key: "size", label: "Size", filter: false, numeric: true },
+    { key: "time", label: "Time", filter: true },
+  ];
+  function cellText(row, key) {
+    if (key === "rubric") return ((row.rubric || "") + " " + (row.version || "")).toLowerCase();
+    if (key === "statuses") return statusText(row);
+    if (key === "title") return (row.title + " " + row.id).toLowerCase();
+    var v = row[key];
+    return v === null || v === undefined ? "" : String(v).toLowerCase();
+  }
+  function compare(a, b, key) {
+    var x, y;
+    if (key === "verdict") { x = a.sev; y = b.sev; if (x === y) { x = a.verdict; y = b.verdict; } }
+    else if (key === "statuses") { x = worst(a); y = worst(b); }
+    else if (key === "size") { x = a.size === null ? -1 : a.size; y = b.size === null ? -1 : b.size; }
+    else if (key === "rubric") { x = (a.rubric || "") + " " + (a.version || ""); y = (b.rubric || "") + " " + (b.version || ""); }
+    else { x = a[key] || ""; y = b[key] || ""; }
+    return x < y ? -1 : x > y ? 1 : a.pos - b.pos;
+  }
+  /* "key:status name ..." of a row's dimensions (what the Dimensions filter matches). */
+  function statusText(row) {
+    if (row.st === undefined) {
+      row.st = row.dims.map(function (kn, i) { return kn[0] + ":" + row.statuses[i + 1] + " " + kn[1]; }).join(" ").toLowerCase();
+    }
+    return row.st;
+  }
+  function worst(row) {
+    var w = 9;
+    for (var i = 1; i < row.statuses.length; i++) w = Math.min(w, severity(row.statuses[i]));
+    return w;
+  }
+  /* Recompute the rows shown: filters, search, sort. Exposed for the benchmark. */
+  function computeView() {
+    var fs = Object.keys(S.filters).filter(function (k) { return S.filters[k]; });
+    var q = S.query.trim().toLowerCase();
+    var out = [];
+    for (var i = 0; i < S.rows.length; i++) {
+      var row = S.rows[i], keep = true;
+      for (var j = 0; j < fs.length && keep; j++) {
+        /* "arm": the runs under one folder given to toolkit view (ids start "<arm>/"). */
+        if (fs[j] === "arm") keep = row.id.toLowerCase().indexOf(S.filters.arm + "/") === 0;
+        else keep = cellText(row, fs[j]).indexOf(S.filters[fs[j]]) !== -1;
+      }
+      if (keep && q) keep = S.searchText && S.searchText[i] !== undefined && S.searchText[i].indexOf(q) !== -1;
+      if (keep) out.push(row);
+    }
+    var col = S.sort.col, dir = S.sort.dir;
+    out.sort(function (a, b) { return dir * compare(a, b, col); });
+    S.view = out;
+    return out.length;
+  }
+  tk.computeView = computeView;
+  tk.state = S;
+
+  function renderIndex() {
+    crumbs([["Index", null]]);
+    if (S.view === null) computeView();
+    var m = S.manifest;
+    var nodes = [el("h1", { text: "Every run (" + m.runs + ")" })];
+    if (m.notes.length) {
+      nodes.push(el("details", { class: "notes" }, [
+        el("summary", { text: m.notes.length + " note(s): files left out as not runs, or read leniently" }),
+        el("ul", null, m.notes.map(function (n) { return el("li", { text: n }); })),
+      ]));
+    }
+    if (m.compare) {
+      nodes.push(el("p", null, [el("a", { href: "#compare", id: "compare-link", text: "The comparison given to this site (toolkit compare)" })]));
+    }
+    if (S.filters.arm) {
+      nodes.push(el("p", null, ["Only the runs under the folder “" + S.filters.arm + "/”. ", el("a", { href: "#filter", text: "Show every run" })]));
+    }
+    var search = el("input", {
+      type: "search", id: "q", placeholder: "Search inside runs: actions, messages, summaries", "aria-label": "Search inside runs", value: S.query,
+    });
+    var status = el("span", { id: "count", class: "muted", role: "status", "aria-live": "polite" });
+    search.addEventListener("input", function () {
+      S.query = search.value;
+      S.page = 0;
+      var go = function () { computeView(); drawBody(); };
+      if (S.query.trim()) { status.textContent = "searching…"; withSearch(go); } else go();
+    });
+    nodes.push(el("div", { class: "controls" }, [
+      el("label", { for: "q", text: "Search" }), search, status,
+      el("span", { class: "muted", text: "Keys: / search · ↑ ↓ move · Enter open · PageUp/PageDown pages" }),
+    ]));
+    var head = el("tr", null, COLS.map(function (c) {
+      var sorted = S.sort.col === c.key;
+      var b = el("button", {
+        type: "button", "data-sort": c.key,
+        text: c.label + (sorted ? (S.sort.dir > 0 ? " ▲" : " ▼") : ""),
+        onclick: function () {
+          S.sort = { col: c.key, dir: sorted ? -S.sort.dir : 1 };
+          computeView(); route();
+        },
+      });
+      return el("th", { scope: "col", class: c.numeric ? "n" : null, "aria-sort": sorted ? (S.sort.dir > 0 ? "ascending" : "descending") : "none" }, [b]);
+    }));
+    var filters = el("tr", { class: "filters" }, COLS.map(function (c) {
+      if (!c.filter) return el("th", null, []);
+      var input = el("input", { type: "search", "data-filter": c.key, "aria-label": "Filter " + c.label, placeholder: "filter", value: S.filters[c.key] || "" });
+      input.addEventListener("input", function () {
+        S.filters[c.key] = input.value.trim().toLowerCase();
+        S.page = 0; computeView(); drawBody();
+      });
+      return el("th", null, [input]);
+    }));
+    var tbody = el("tbody", { id: "rows" });
+    var pager = el("div", { class: "pager", id: "pager" });
+    nodes.push(el("table", { id: "index" }, [el("thead", null, [head, filters]), tbody]), pager);
+    setMain(nodes, "Index");
+    drawBody();
+  }
+
+  function drawBody() {
+    var tbody = document.getElementById("rows");
+    if (!tbody) return;
+    var view = S.view, pages = Math.max(1, Math.ceil(view.length / PAGE));
+    S.page = Math.min(S.page, pages - 1);
+    var first = S.page * PAGE, shown = view.slice(first, first + PAGE);
+    var trs = shown.map(function (row, i) {
+      var href = runHref(row.id);
+      var dots = el("span", { class: "dots" }, row.dims.map(function (kn, i) {
+        return badge(row.statuses[i + 1], dimHref(row.id, kn[0]), true, kn[1]);
+      }));
+      return el("tr", { "data-row": first + i }, [
+        el("td", null, [el("a", { href: href, class: "run" }, [row.title, row.title !== row.id ? el("span", { class: "id", text: row.id }) : null])]),
+        el("td", { text: row.family }),
+        el("td", { "data-rule": "", text: row.rubric ? row.rubric + " " + row.version : "–" }),
+        el("td", null, [badge(row.verdict, href)]),
+        el("td", null, [dots]),
+        el("td", { class: "n" }, [row.size === null ? "–" : num(bytes(row.size), href, "bytes read for this run")]),
+        el("td", null, [row.time ? num(when(row.time), href) : "–"]),
+      ]);
+    });
+    tbody.replaceChildren.apply(tbody, trs);
+    var count = document.getElementById("count");
+    if (count) count.textContent = view.length === S.rows.length ? S.rows.length + " runs" : view.length + " of " + S.rows.length + " runs";
+    var pager = document.getElementById("pager");
+    pager.replaceChildren(
+      el("button", { type: "button", disabled: S.page === 0, onclick: function () { S.page -= 1; drawBody(); }, text: "← Previous" }),
+      el("span", { text: view.length ? "Rows " + (first + 1) + "–" + (first + shown.length) + " of " + view.length + " · page " + (S.page + 1) + " of " + pages : "No run matches." }),
+      el("button", { type: "button", disabled: S.page >= pages - 1, onclick: function () { S.page += 1; drawBody(); }, text: "Next →" })
+    );
+  }
+
+  /* Keyboard: / focuses the search; ↑ ↓ move between runs; PageUp/PageDown turn pages. */
+  document.addEventListener("keydown", function (e) {
+    var active = document.activeElement;
+    var typing = active && (active.tagName === "INPUT" || active.tagName === "TEXTAREA");
+    if (e.key === "/" && !typing) {
+      var q = document.getElementById("q");
+      if (q) { e.preventDefault(); q.focus(); }
+      return;
+    }
+    var tbody = document.getElementById("rows");
+    if (!tbody || (typing && e.key !== "ArrowDown")) return;
+    var links = Array.prototype.slice.call(tbody.querySelectorAll("a.run"));
+    var at = links.indexOf(active);
+    if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+      if (!links.length) return;
+      e.preventDefault();
+      var next = at === -1 ? 0 : Math.max(0, Math.min(links.length - 1, at + (e.key === "ArrowDown" ? 1 : -1)));
+      links[next].focus();
+    } else if ((e.key === "PageDown" || e.key === "PageUp") && !typing) {
+      e.preventDefault();
+      var pages = Math.max(1, Math.ceil(S.view.length / PAGE));
+      S.page = Math.max(0, Math.min(pages - 1, S.page + (e.key === "PageDown" ? 1 : -1)));
+      drawBody();
+      var first = tbody.querySelector("a.run");
+      if (first) first.focus();
+    }
+  });
+
+  // ------------------------------------------------------------------ run pages
+  function facts(pairs) {
+    var dl = el("dl", { class: "facts" });
+    pairs.forEach(function (p) {
+      if (p[1] === null || p[1] === undefined || p[1] === "") return;
+      dl.appendChild(el("dt", { text: p[0] }));
+      dl.appendChild(el("dd", { "data-rule": p[2] ? "" : null }, [p[1]]));
+    });
+    return dl;
+  }
+  function runFacts(doc) {
+    var pairs = [
+      ["Family", doc.family],
+      ["Rubric", doc.rubric ? doc.rubric + " " + doc.version : "not scored", true],
+      ["Verdict", el("span", null, [badge(doc.verdict), " ", doc.reason ? el("a", { href: runHref(doc.id), class: "detail", text: doc.reason }) : ""])],
+      ["Source", doc.source, true],
+      ["Size", doc.size === null ? null : num(bytes(doc.size), runHref(doc.id) + "/items", "bytes read: the transcript")],
+      ["Time", doc.time ? num(when(doc.time), runHref(doc.id) + "/items", "when it ran: the transcript") : null],
+    ];
+    return facts(pairs);
+  }
+  function warnings(doc) {
+    if (!doc.warnings.length) return null;
+    return el("div", { class: "notes", role: "note" }, [el("strong", { text: "Warnings" }),
+      el("ul", null, doc.warnings.map(function (w) { return el("li", { text: w }); }))]);
+  }
+  function dimTable(doc) {
+    var head = el("tr", null, ["Dimension", "Value", "Status", "Green", "Red", "Detail", "Evidence"].map(function (h, i) {
+      return el("th", { scope: "col", class: i === 1 || i === 6 ? "n" : null, text: h });
+    }));
+    var rows = doc.dims.map(function (d) {
+      var href = dimHref(doc.id, d.key);
+      return el("tr", null, [
+        el("td", null, [el("a", { href: href, text: d.name })]),
+        el("td", { class: "n" }, [num(fmt(d.value), href, "the evidence behind " + d.name)]),
+        el("td", null, [badge(d.status, href)]),
+        el("td", { "data-rule": "", text: d.green }),
+        el("td", { "data-rule": "", text: d.red }),
+        el("td", null, [el("a", { href: href, class: "detail", text: d.detail })]),
+        el("td", { class: "n" }, [num(String(d.evidence.length), href, "evidence rows")]),
+      ]);
+    });
+    return el("table", { class: "dims" }, [el("thead", null, [head]), el("tbody", null, rows)]);
+  }
+  function renderRun(doc) {
+    crumbs([["Index", "#"], [doc.title, null]]);
+    var nodes = [el("h1", { text: doc.title }), runFacts(doc), warnings(doc)];
+    if (doc.dims.length) nodes.push(el("h2", { text: "Scorecard" }), dimTable(doc));
+    nodes.push(el("h2", { text: "Transcript (" + doc.items.length + ")" }), transcript(doc, null));
+    setMain(nodes, doc.title);
+  }
+  function renderItems(doc) {
+    crumbs([["Index", "#"], [doc.title, runHref(doc.id)], ["Transcript", null]]);
+    setMain([el("h1", { text: doc.title + ": transcript" }), runFacts(doc), transcript(doc, null)], doc.title);
+  }
+
+  /* Which evidence rows cite each item (for the transcript's "cited by" lines). */
+  function citations(doc) {
+    var by = {};
+    doc.dims.forEach(function (d) {
+      d.evidence.forEach(function (e) {
+        if (e[4] === null) return;
+        (by[e[4]] = by[e[4]] || []).push([d, e]);
+      });
+    });
+    return by;
+  }
+  function transcript(doc, current) {
+    var cites = citations(doc);
+    return el("ol", { class: "transcript" }, doc.items.map(function (it) {
+      var href = itemHref(doc.id, it.key);
+      var meta = it.facts.map(function (f) { return f[0] + ": " + f[1]; }).join(" · ");
+      var cited = (cites[it.key] || []).filter(function (c) { return c[1][1] !== null || c[1][2]; });
+      return el("li", { id: "item-" + it.key, class: it.key === current ? "current" : null, tabindex: it.key === current ? "-1" : null }, [
+        el("div", null, [
+          el("a", { href: href, class: "label", text: it.label }), " ",
+          it.who ? el("span", { class: "who", text: it.who }) : null, " ",
+          it.status ? badge(it.status) : null,
+        ]),
+        el("div", { class: "text", text: it.text }),
+        meta ? el("div", { class: "meta", text: meta }) : null,
+        cited.length && it.key === current ? el("div", { class: "cites" }, [el("div", { class: "muted", text: "Scored here (dimension, its evidence value, this item's status, why):" })].concat(
+          cited.map(function (c) {
+            return el("div", null, [el("a", { href: dimHref(doc.id, c[0].key), text: c[0].name }), " ",
+              c[1][1] === null ? "" : num(fmt(c[1][1]), dimHref(doc.id, c[0].key)), " ", c[1][2] ? badge(c[1][2]) : null,
+              c[1][3] ? el("span", { class: "muted", text: " " + c[1][3] }) : null]);
+          }))) : null,
+      ]);
+    }));
+  }
+  function renderDim(doc, key) {
+    var d = doc.dims.filter(function (x) { return x.key === key; })[0];
+    if (!d) return notFound("no dimension " + key + " in " + doc.id);
+    var href = dimHref(doc.id, d.key);
+    crumbs([["Index", "#"], [doc.title, runHref(doc.id)], [d.name, null]]);
+    var nodes = [
+      el("h1", { text: d.name + " · " + doc.title }),
+      facts([
+        ["Value", num(fmt(d.value), href + "/evidence", "the evidence rows below")],
+        ["Status", badge(d.status)],
+        ["Green when", d.green, true],
+        ["Red when", d.red, true],
+        ["Detail", el("a", { href: href + "/evidence", class: "detail", text: d.detail })],
+        ["Rubric", doc.rubric + " " + doc.version, true],
+      ]),
+    ];
+    var points = d.evidence.filter(function (e) { return e[1] !== null; });
+    if (points.length > 1) nodes.push(el("h2", { text: "Over the run" }), chart(doc, d, points));
+    nodes.push(el("h2", { id: "evidence", text: "Evidence (" + d.evidence.length + " rows)" }));
+    if (!d.evidence.length) nodes.push(el("p", { class: "muted", text: "This dimension has no evidence rows: " + d.detail }));
+    else {
+      var head = el("tr", null, ["At", "Value", "Status", "Why"].map(function (h, i) { return el("th", { scope: "col", class: i === 1 ? "n" : null, text: h }); }));
+      var rows = d.evidence.map(function (e) {
+        var to = e[4] === null ? runHref(doc.id) : itemHref(doc.id, e[4]);
+        return el("tr", null, [
+          el("td", null, [el("a", { href: to, text: e[0] })]),
+          el("td", { class: "n" }, [e[1] === null ? "–" : num(fmt(e[1]), to)]),
+          el("td", null, [e[2] ? badge(e[2], to) : "–"]),
+          el("td", null, [e[3] ? el("a", { href: to, class: "detail", text: e[3] }) : ""]),
+        ]);
+      });
+      nodes.push(el("table", { class: "evidence" }, [el("thead", null, [head]), el("tbody", null, rows)]));
+    }
+    setMain(nodes, d.name + " · " + doc.title);
+  }
+  /* The dimension over the run, with its green and red lines (an SVG drawn here). */
+  function chart(doc, d, points) {
+    var W = 720, H = 220, L = 48, R = 12, T = 12, B = 28;
+    var ys = points.map(function (e) { return e[1]; });
+    d.lines.forEach(function (v) { if (v !== null) ys.push(v); });
+    var lo = Math.min.apply(null, ys), hi = Math.max.apply(null, ys);
+    if (lo === hi) { lo -= 1; hi += 1; }
+    var pad = (hi - lo) * 0.08; lo -= pad; hi += pad;
+    var x = function (i) { return L + (points.length === 1 ? 0 : (i * (W - L - R)) / (points.length - 1)); };
+    var y = function (v) { return T + (H - T - B) * (1 - (v - lo) / (hi - lo)); };
+    var root = svg("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img", "aria-label": d.name + " over the run, with its thresholds" });
+    root.appendChild(svg("title", { text: d.name + ": " + points.length + " points" }));
+    [lo + pad, hi - pad].forEach(function (v) {
+      root.appendChild(svg("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end", "font-size": 11, fill: "#57606a", text: fmt(v) }));
+    });
+    root.appendChild(svg("line", { x1: L, x2: L, y1: T, y2: H - B, stroke: "#d0d7de" }));
+    var names = ["green", "red"];
+    d.lines.forEach(function (v, i) {
+      if (v === null) return;
+      var colour = i === 0 ? swatch("OK").ink : swatch("FAIL").ink;
+      root.appendChild(svg("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), stroke: colour, "stroke-dasharray": i === 0 ? "6 3" : "2 3", "stroke-width": 1.5 }));
+      root.appendChild(svg("text", { x: W - R - 2, y: i === 0 ? y(v) - 4 : y(v) + 13, "text-anchor": "end", "font-size": 11, fill: colour, text: names[i] + " " + (i === 0 ? d.green : d.red) }));
+    });
+    var path = points.map(function (e, i) { return (i ? "L" : "M") + x(i).toFixed(1) + " " + y(e[1]).toFixed(1); }).join(" ");
+    root.appendChild(svg("path", { d: path, fill: "none", stroke: "#57606a", "stroke-width": 1.2 }));
+    points.forEach(function (e, i) {
+      var sw = swatch(e[2] || "N/A");
+      var a = svg("a", { href: e[4] === null ? runHref(doc.id) : itemHref(doc.id, e[4]) });
+      a.appendChild(svg("circle", { cx: x(i), cy: y(e[1]), r: 3.5, fill: sw.fill, stroke: "#1f2328", "stroke-width": 0.5 }));
+      a.appendChild(svg("title", { text: e[0] + ": " + fmt(e[1]) + (e[2] ? " " + e[2] : "") }));
+      root.appendChild(a);
+    });
+    root.appendChild(svg("text", { x: L, y: H - 8, "font-size": 11, fill: "#57606a", text: points[0][0] }));
+    root.appendChild(svg("text", { x: W - R, y: H - 8, "font-size": 11, fill: "#57606a", "text-anchor": "end", text: points[points.length - 1][0] }));
+    return el("div", { class: "chart" }, [root, el("div", { class: "legend", text: "Dashed line: green threshold; dotted line: red threshold (drawn when the rule is one number). Each point links to its item." })]);
+  }
+  function renderItem(doc, key) {
+    var it = doc.items.filter(function (x) { return x.key === key; })[0];
+    if (!it) return notFound("no item " + key + " in " + doc.id);
+    crumbs([["Index", "#"], [doc.title, runHref(doc.id)], [it.label, null]]);
+    setMain([el("h1", { text: it.label + " · " + doc.title }), transcript(doc, key)], it.label);
+    var li = document.getElementById("item-" + key);
+    if (li) { li.scrollIntoView({ block: "center" }); li.focus({ preventScroll: true }); }
+  }
+  function notFound(what) {
+    crumbs([["Index", "#"], ["Not found", null]]);
+    setMain([el("h1", { text: "Not found" }), el("p", { text: what })], "Not found");
+  }
+
+  // ------------------------------------------------------------------ comparison
+  function filterHref(pairs) {
+    return "#filter/" + pairs.map(function (p) { return enc(p[0]) + "/" + enc(p[1]); }).join("/");
+  }
+  /* The comparison of `toolkit compare --format json`: forest plot, dimensions, flips.
+     Its JSON names no units, so numbers link to the runs of that dimension in each arm. */
+  function renderCompare(c) {
+    crumbs([["Index", "#"], ["Comparison", null]]);
+    var armA = filterHref([["arm", c.a]]), armB = filterHref([["arm", c.b]]);
+    var nodes = [
+      el("h1", { text: c.family + ": " + c.b + " against " + c.a }),
+      facts([
+        ["A", el("a", { href: armA, text: c.a + " (" + c.runs_a + " runs)" })],
+        ["B", el("a", { href: armB, text: c.b + " (" + c.runs_b + " runs)" })],
+        ["Design", c.mode + ", paired by " + c.pair_by + ", " + c.pairs + " pairs", true],
+        ["Test", c.test + ", " + c.correction + " correction, alpha " + c.alpha + ", interval level " + c.level, true],
+        ["Rubric", "compare " + c.rubric_version, true],
+      ]),
+    ];
+    if (c.notes && c.notes.length) nodes.push(el("div", { class: "notes", role: "note" }, [el("strong", { text: "Notes" }), el("ul", null, c.notes.map(function (n) { return el("li", { text: n }); }))]));
+    var numeric = c.dimensions.filter(function (d) { return d.diff !== null && d.diff !== undefined; });
+    if (numeric.length) nodes.push(el("h2", { text: "Differences B − A, with intervals" }), forest(c, numeric));
+    var head = el("tr", null, ["Dimension", "Kind", "n", "Mean A", "Mean B", "B − A", "Interval", "p (adjusted)", "Outcome"].map(function (h, i) {
+      return el("th", { scope: "col", class: i >= 2 && i <= 7 ? "n" : null, text: h });
+    }));
+    var rows = c.dimensions.map(function (d) {
+      var both = filterHref([["statuses", d.dimension + ":"]]);
+      var inA = filterHref([["arm", c.a], ["statuses", d.dimension + ":"]]);
+      var inB = filterHref([["arm", c.b], ["statuses", d.dimension + ":"]]);
+      var ci = d.ci_low === null || d.ci_low === undefined ? null : "[" + fmt(d.ci_low) + ", " + fmt(d.ci_high) + "]";
+      return el("tr", null, [
+        el("td", null, [el("a", { href: both, text: d.dimension })]),
+        el("td", { text: d.kind }),
+        el("td", { class: "n" }, [num(String(d.n), both)]),
+        el("td", { class: "n" }, [d.mean_a === null ? "–" : num(fmt(d.mean_a), inA, "the runs of A")]),
+        el("td", { class: "n" }, [d.mean_b === null ? "–" : num(fmt(d.mean_b), inB, "the runs of B")]),
+        el("td", { class: "n" }, [d.diff === null ? "–" : num((d.diff > 0 ? "+" : "") + fmt(d.diff), both)]),
+        el("td", { class: "n" }, [ci ? num(ci, both) : "–"]),
+        el("td", { class: "n" }, [d.p_adj === null ? "–" : num(fmt(d.p_adj), both)]),
+        el("td", { text: d.outcome + (d.note ? " (" + d.note + ")" : "") }),
+      ]);
+    });
+    nodes.push(el("h2", { text: "Dimensions" }), el("table", { class: "compare" }, [el("thead", null, [head]), el("tbody", null, rows)]));
+    if (c.flips.length) {
+      var fhead = el("tr", null, ["Dimension", "Both pass", "A pass → B fail", "A fail → B pass", "Both fail", "McNemar p"].map(function (h, i) {
+        return el("th", { scope: "col", class: i ? "n" : null, text: h });
+      }));
+      var frows = c.flips.map(function (f) {
+        var both = filterHref([["statuses", f.dimension + ":"]]);
+        var failB = filterHref([["arm", c.b], ["statuses", f.dimension + ":"]]);
+        var failA = filterHref([["arm", c.a], ["statuses", f.dimension + ":"]]);
+        return el("tr", null, [
+          el("td", null, [el("a", { href: both, text: f.dimension })]),
+          el("td", { class: "n" }, [num(String(f.both_pass), both)]),
+          el("td", { class: "n" }, [num(String(f.pass_to_fail), failB, "B's runs of this dimension")]),
+          el("td", { class: "n" }, [num(String(f.fail_to_pass), failA, "A's runs of this dimension")]),
+          el("td", { class: "n" }, [num(String(f.both_fail), both)]),
+          el("td", { class: "n" }, [f.p === null ? "–" : num(fmt(f.p), both)]),
+        ]);
+      });
+      nodes.push(el("h2", { text: "Flips (pass/fail outcomes of paired units)" }),
+        el("p", { class: "muted", text: "The comparison's JSON counts flips without naming the units: each count links to the runs of that dimension on the side named." }),
+        el("table", { class: "flips" }, [el("thead", null, [fhead]), el("tbody", null, frows)]));
+    }
+    setMain(nodes, "Comparison");
+  }
+  /* Each row on its own scale, symmetric about 0 (the dimensions have different units):
+     what the plot shows is where each interval lies against "no difference". */
+  function forest(c, dims) {
+    var W = 720, row = 26, L = 190, R = 20, T = 10, H = T + row * dims.length + 30;
+    var mid = L + (W - L - R) / 2, half = (W - L - R) / 2 - 6;
+    var root = svg("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img", "aria-label": "Forest plot: each dimension's difference B minus A with its interval, each on its own scale" });
+    root.appendChild(svg("line", { x1: mid, x2: mid, y1: T, y2: H - 24, stroke: "#57606a", "stroke-dasharray": "3 3" }));
+    root.appendChild(svg("text", { x: mid, y: H - 8, "text-anchor": "middle", "font-size": 11, fill: "#57606a", text: "0 (no difference)" }));
+    dims.forEach(function (d, i) {
+      var yy = T + row * i + row / 2;
+      var span = Math.max(Math.abs(d.diff), Math.abs(d.ci_low || 0), Math.abs(d.ci_high || 0)) || 1;
+      var x = function (v) { return mid + (v / span) * half; };
+      var sw = swatch(d.outcome === "better" ? "OK" : d.outcome === "worse" ? "FAIL" : "N/A");
+      root.appendChild(svg("text", { x: L - 8, y: yy + 4, "text-anchor": "end", "font-size": 12, fill: "#1f2328", text: d.dimension }));
+      if (d.ci_low !== null && d.ci_low !== undefined) root.appendChild(svg("line", { x1: x(d.ci_low), x2: x(d.ci_high), y1: yy, y2: yy, stroke: sw.fill, "stroke-width": 2 }));
+      var a = svg("a", { href: filterHref([["statuses", d.dimension + ":"]]) });
+      a.appendChild(svg("text", { x: x(d.diff), y: yy + 5, "text-anchor": "middle", "font-size": 14, fill: sw.fill, "font-weight": 700, text: sw.symbol }));
+      a.appendChild(svg("title", { text: d.dimension + ": " + fmt(d.diff) + " [" + fmt(d.ci_low) + ", " + fmt(d.ci_high) + "] (" + d.outcome + ")" }));
+      root.appendChild(a);
+    });
+    return el("div", { class: "chart" }, [root, el("div", { class: "legend", text: "Symbol at B − A, line its interval, each row on its own scale (values in the table); ✓ better, ✗ worse, – no difference or within noise." })]);
+  }
+
+  // ------------------------------------------------------------------ routing
+  function route() {
+    if (!S.manifest || S.shardsIn < S.manifest.index_shards) return;
+    var parts = location.hash.replace(/^#\/?/, "").split("/").map(function (p) {
+      try { return decodeURIComponent(p); } catch (e) { return p; }
+    });
+    if (parts[0] === "compare") {
+      if (!S.manifest.compare) return notFound("this site was written without --compare");
+      if (!S.compare) { loadScript("data/compare.js"); return; }
+      renderCompare(S.compare);
+      return;
+    }
+    if (parts[0] === "filter") {
+      /* #filter/COLUMN/TEXT[/COLUMN/TEXT...]: the index with those filters. */
+      S.filters = {};
+      S.query = "";
+      for (var f = 1; f + 1 < parts.length; f += 2) S.filters[parts[f]] = parts[f + 1].toLowerCase();
+      S.page = 0;
+      computeView();
+      renderIndex();
+      return;
+    }
+    if (parts[0] !== "run" || parts.length < 2) { renderIndex(); return; }
+    var id = parts[1];
+    withRun(id, function (doc) {
+      if (parts[2] === "dim" && parts.length > 3) {
+        renderDim(doc, parts[3]);
+        if (parts[4] === "evidence") {
+          var ev = document.getElementById("evidence");
+          if (ev) { ev.setAttribute("tabindex", "-1"); ev.scrollIntoView(); ev.focus(); return; }
+        }
+      }
+      else if (parts[2] === "item" && parts.length > 3) renderItem(doc, parts[3]);
+      else if (parts[2] === "items") renderItems(doc);
+      else renderRun(doc);
+      if (parts[2] !== "item") { window.scrollTo(0, 0); main().focus({ preventScroll: true }); }
+    });
+  }
+  window.addEventListener("hashchange", route);
+})();

@@ -167,8 +167,12 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(views.render_compare_text(result, width=width, colour=colour))
     _ci_outputs(args, result, gated)
+    from toolkit.views.text import wrap_item
+
+    err_width, _ = terminal_style(sys.stderr)  # a terminal: wrapped between words
     for line in failures:
-        print(f"toolkit compare: gate: {line}", file=sys.stderr)
+        for part in wrap_item(line, err_width, bullet="toolkit compare: gate: ", indent=2):
+            print(part, file=sys.stderr)
     return 1 if failures else 0
 
 

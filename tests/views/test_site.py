@@ -64,9 +64,10 @@ def test_every_family_of_the_samples_is_found_once_per_run_iteration_game_and_ch
 ) -> None:
     collected, _ = samples
     families = Counter(r.family for r in collected.runs)
-    # 16 fleet runs + 3 universes; tally-loop's 6 iterations; 3 game files + the 3 games
-    # of baseline/games.db; 3 chat files (two forms of week 1, and week 2).
-    assert families == {"simulation": 19, "outcome": 6, "discussion": 6, "persona": 3}
+    # 16 fleet runs + 3 universes + the compare pair's 24 + 12 runs; tally-loop's 6
+    # iterations; 3 game files + the 3 games of baseline/games.db; 3 chat files (two forms
+    # of week 1, and week 2).
+    assert families == {"simulation": 55, "outcome": 6, "discussion": 6, "persona": 3}
     ids = [r.id for r in collected.runs]
     assert len(set(ids)) == len(ids)
     assert "sample_runs/universes/ashfall" in ids
@@ -86,10 +87,11 @@ def test_files_that_are_not_runs_are_left_out_with_a_note_naming_them(
 def test_index_rows_name_each_run_and_point_at_its_file(samples: tuple[Any, Path]) -> None:
     collected, site = samples
     call, (man,) = _payload(site / "data" / "manifest.js")
-    assert call == "manifest" and man["runs"] == len(collected.runs) == 34
+    # 34 runs, logs, games and chats, and the compare pair of fleets (24 + 12 runs)
+    assert call == "manifest" and man["runs"] == len(collected.runs) == 70
     assert man["index_shards"] == 1 and man["search_shards"] == 1
     _, (shard, rows) = _payload(site / "data" / "index-0.js")
-    assert shard == 0 and len(rows) == 34
+    assert shard == 0 and len(rows) == 70
     cols = man["columns"]
     by_id = {r[cols.index("id")]: dict(zip(cols, r, strict=True)) for r in rows}
     ashfall = by_id["sample_runs/universes/ashfall"]
@@ -159,7 +161,7 @@ def test_outcome_evidence_is_the_signal_over_the_logs_iterations(
 def test_search_text_holds_actions_messages_and_summaries(samples: tuple[Any, Path]) -> None:
     _, site = samples
     _, (_, start, texts) = _payload(site / "data" / "search-0.js")
-    assert start == 0 and len(texts) == 34
+    assert start == 0 and len(texts) == 70
     joined = "\n".join(texts)
     assert "tobin goes to the mill to take the bread." in joined  # a tick's action
     assert "add csv reader for tally records" in joined  # an iteration's summary

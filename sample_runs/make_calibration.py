@@ -9,7 +9,8 @@ items on the persona propositions' 0-9 scale: ten propositions about each of fou
 * **the humans** disagree around the truth: per item the three deviations are a shuffle
   of (d, -d, 0) with d drawn from 0, 1, 1, so the human mean is the true score;
 * **the judge** reads the truth with an error of -1, 0 or +1 whose values are balanced
-  within each agent (two of each sign, the rest 0: they sum to zero), so its only systematic error is the planted one:
+  within each agent (two of each sign, the rest 0: they sum to zero), so its
+  only systematic error is the planted one:
 * **lenient by +1 on Lenny** (every Lenny item one point higher);
 * **six misreads** (two items each of Ada, Bram and Cleo: +4 on one, -4 on the other,
   so no agent's bias moves): the disagreements ``toolkit calibrate`` must list first.
@@ -55,17 +56,38 @@ def build(seed: int) -> tuple[list[dict[str, object]], dict[str, object]]:
             devs = [d, -d, 0]
             rng.shuffle(devs)
             for human, dev in zip(HUMANS, devs, strict=True):
-                rows.append({"item": item, "rater": human, "score": true + dev,
-                             "agent": agent, "proposition": prop})  # fmt: skip
+                rows.append(
+                    {
+                        "item": item,
+                        "rater": human,
+                        "score": true + dev,
+                        "agent": agent,
+                        "proposition": prop,
+                    }
+                )
             if k in picks:
                 judge = true + (MISREAD if picks.index(k) == 0 else -MISREAD)
                 misreads.append(item)
             else:
                 judge = true + next(error) + (BIAS if agent == LENIENT else 0)
-            rows.append({"item": item, "rater": "judge", "score": judge,
-                         "agent": agent, "proposition": prop})  # fmt: skip
-    planted = {"seed": seed, "lenient_agent": LENIENT, "bias": BIAS, "misreads": misreads,
-               "humans": list(HUMANS), "judge": "judge", "scale": [0, 9]}  # fmt: skip
+            rows.append(
+                {
+                    "item": item,
+                    "rater": "judge",
+                    "score": judge,
+                    "agent": agent,
+                    "proposition": prop,
+                }
+            )
+    planted = {
+        "seed": seed,
+        "lenient_agent": LENIENT,
+        "bias": BIAS,
+        "misreads": misreads,
+        "humans": list(HUMANS),
+        "judge": "judge",
+        "scale": [0, 9],
+    }
     return rows, planted
 
 

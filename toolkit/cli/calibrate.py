@@ -37,13 +37,21 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="can we trust the judge? an LLM judge held against human raters",
         description=help_text(__doc__),
     )
-    p.add_argument("scores", nargs="?", metavar="SCORES_FILE",
-                   help="CSV or JSON: item, rater, score[, group...]")  # fmt: skip
+    p.add_argument(
+        "scores",
+        nargs="?",
+        metavar="SCORES_FILE",
+        help="CSV or JSON: item, rater, score[, group...]",
+    )
     p.add_argument("--judge-id", default="judge", help="the judge's rater id (default: judge)")
-    p.add_argument("--threshold", type=float,
-                   help="an item passes at this score or above (the rubric's: 5)")  # fmt: skip
-    p.add_argument("--level", choices=("interval", "ordinal"),
-                   help="Krippendorff's level of measurement (the rubric's: interval)")  # fmt: skip
+    p.add_argument(
+        "--threshold", type=float, help="an item passes at this score or above (the rubric's: 5)"
+    )
+    p.add_argument(
+        "--level",
+        choices=("interval", "ordinal"),
+        help="Krippendorff's level of measurement (the rubric's: interval)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seeds the bootstrap (default 0)")
     p.add_argument("--top", type=int, default=10, help="disagreements listed (default 10)")
     p.add_argument(
@@ -107,8 +115,11 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         data = result.to_dict()
         data["disagreements"] = data["disagreements"][: args.top]
-        data["gate"] = None if min_alpha is None else {
-            "min_alpha": min_alpha, "passed": not failures, "reasons": failures}  # fmt: skip
+        data["gate"] = (
+            None
+            if min_alpha is None
+            else {"min_alpha": min_alpha, "passed": not failures, "reasons": failures}
+        )
         print(json.dumps(data, indent=2))
     elif args.format == "markdown":
         print(render_markdown(result, args.scores, args.top, min_alpha, failures))
@@ -118,8 +129,9 @@ def run(args: argparse.Namespace) -> int:
 
     width, _ = terminal_style(sys.stderr)  # a terminal: wrapped between words
     for line in failures:
-        for part in wrap_item(f"gate min-alpha {min_alpha:g}: {line}", width,
-                              bullet="toolkit calibrate: ", indent=2):  # fmt: skip
+        for part in wrap_item(
+            f"gate min-alpha {min_alpha:g}: {line}", width, bullet="toolkit calibrate: ", indent=2
+        ):
             print(part, file=sys.stderr)
     return 1 if failures else 0
 
@@ -146,8 +158,10 @@ def _lines(result: Calibration, top: int) -> list[tuple[str, list[str]]]:
     for row in r.band.iter_rows(named=True):
         where = {True: "inside", False: "BELOW the band", None: ""}[row["inside"]]
         agreement.append(
-            _clip(f"judge in place of {row['left_out']:<15} {_f(row['alpha_replaced'])}  {where}",
-                  WIDTH - 2)  # fmt: skip
+            _clip(
+                f"judge in place of {row['left_out']:<15} {_f(row['alpha_replaced'])}  {where}",
+                WIDTH - 2,
+            )
         )
     agreement.append(f"Spearman, judge vs human mean     {_f(r.spearman)}")
     each = ", ".join(f"{h} {_f(k)}" for h, k in r.kappa.select("human", "kappa").iter_rows())
@@ -158,11 +172,10 @@ def _lines(result: Calibration, top: int) -> list[tuple[str, list[str]]]:
     bias = []
     for row in r.bias.iter_rows(named=True):
         name = "all items" if row["group"] == "all" else f"{row['group']}={row['value']}"
-        interval = (
-            "" if row["low"] is None else f"[{row['low']:+.2f}, {row['high']:+.2f}]"
+        interval = "" if row["low"] is None else f"[{row['low']:+.2f}, {row['high']:+.2f}]"
+        bias.append(
+            _clip(f"{name:<28} {row['items']:>4} items  {row['bias']:+.2f}  {interval}", WIDTH - 2)
         )
-        bias.append(_clip(f"{name:<28} {row['items']:>4} items  {row['bias']:+.2f}  {interval}",
-                          WIDTH - 2))  # fmt: skip
     c = r.confusion
     confusion = [
         "                 humans pass  humans fail",
@@ -170,8 +183,11 @@ def _lines(result: Calibration, top: int) -> list[tuple[str, list[str]]]:
         f"judge fail       {c['humans_only']:>11}  {c['both_fail']:>11}",
         f"the judge's verdict agrees with the humans' on {c['agreement']:.0%} of the items",
     ]
-    groups = [g for g in r.disagreements.columns
-              if g not in ("item", "judge", "human_mean", "diff", "scores")]  # fmt: skip
+    groups = [
+        g
+        for g in r.disagreements.columns
+        if g not in ("item", "judge", "human_mean", "diff", "scores")
+    ]
     rows = []
     for row in r.disagreements.head(top).iter_rows(named=True):
         who = " ".join(str(row[g]) for g in groups if row[g] is not None)
@@ -183,8 +199,7 @@ def _lines(result: Calibration, top: int) -> list[tuple[str, list[str]]]:
         ("Agreement", agreement),
         (f"Bias: judge - human mean, {pct}% bootstrap interval (seed {r.seed})", bias),
         (f"Confusion at threshold {r.rubric.threshold:g} (pass: score >= threshold)", confusion),
-        (f"Top {min(top, r.disagreements.height)} disagreements, by |judge - human mean|",
-         listed),  # fmt: skip
+        (f"Top {min(top, r.disagreements.height)} disagreements, by |judge - human mean|", listed),
     ]
 
 
@@ -216,7 +231,7 @@ def render_table(
     for heading, lines in _lines(result, top):
         out += ["", heading, *[f"  {line}" for line in lines]]
     verdict = _verdict(min_alpha, failures)
-    return "\n".join([*out, *([""] + verdict if verdict else [])])
+    return "\n".join([*out, *(["", *verdict] if verdict else [])])
 
 
 def render_markdown(

@@ -27,7 +27,9 @@ __all__ = ["load_calibration_scores"]
 _FIELDS = ("item", "rater", "score")
 
 
-def _score(path: str, value: Any, line: int | None, where: str, scale: tuple[float, float]) -> float:
+def _score(
+    path: str, value: Any, line: int | None, where: str, scale: tuple[float, float]
+) -> float:
     low, high = scale
     why = f"score must be a number from {low:g} to {high:g}"
     if isinstance(value, bool):
@@ -41,14 +43,21 @@ def _score(path: str, value: Any, line: int | None, where: str, scale: tuple[flo
     return score
 
 
-def _rows_csv(path: str, text: str, scale: tuple[float, float]) -> tuple[list[str], list[dict[str, Any]]]:
+def _rows_csv(
+    path: str, text: str, scale: tuple[float, float]
+) -> tuple[list[str], list[dict[str, Any]]]:
     with _edge.csv_cells():
         reader = csv.DictReader(io.StringIO(text))
         try:
             header = [h.strip() for h in (reader.fieldnames or [])]
             if [f for f in _FIELDS if f not in header]:
-                raise InputError(path, "a scores CSV needs the columns item, rater, score",
-                                 field="header", value=",".join(header), line=1)  # fmt: skip
+                raise InputError(
+                    path,
+                    "a scores CSV needs the columns item, rater, score",
+                    field="header",
+                    value=",".join(header),
+                    line=1,
+                )
             reader.fieldnames = header
             groups = [h for h in header if h and h not in _FIELDS]
             rows: list[dict[str, Any]] = []
@@ -61,15 +70,20 @@ def _rows_csv(path: str, text: str, scale: tuple[float, float]) -> tuple[list[st
 
 
 def _row(
-    path: str, raw: dict[str, Any], groups: list[str], line: int | None, prefix: str,
+    path: str,
+    raw: dict[str, Any],
+    groups: list[str],
+    line: int | None,
+    prefix: str,
     scale: tuple[float, float],
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     row: dict[str, Any] = {}
     for f in ("item", "rater"):
         value = raw.get(f)
         if not isinstance(value, str | int) or isinstance(value, bool) or not str(value).strip():
-            raise InputError(path, "must be a non-empty string", field=prefix + f,
-                             value=value, line=line)  # fmt: skip
+            raise InputError(
+                path, "must be a non-empty string", field=prefix + f, value=value, line=line
+            )
         row[f] = str(value).strip()
     row["score"] = _score(path, raw.get("score"), line, prefix + "score", scale)
     for g in groups:
@@ -78,13 +92,16 @@ def _row(
     return row
 
 
-def _rows_json(path: str, text: str, scale: tuple[float, float]) -> tuple[list[str], list[dict[str, Any]]]:
+def _rows_json(
+    path: str, text: str, scale: tuple[float, float]
+) -> tuple[list[str], list[dict[str, Any]]]:
     data = parse_json_text(path, text)
     if isinstance(data, dict):
         data = data.get("scores")
     if not isinstance(data, list):
-        raise InputError(path, 'expected a list of scores or {"scores": [...]}', field="scores",
-                         value=data)  # fmt: skip
+        raise InputError(
+            path, 'expected a list of scores or {"scores": [...]}', field="scores", value=data
+        )
     groups: list[str] = []
     for i, item in enumerate(data):
         if not isinstance(item, dict):
@@ -119,8 +136,11 @@ def load_calibration_scores(
     groups, rows = _rows_json(name, text, scale) if is_json else _rows_csv(name, text, scale)
     if not rows:
         raise InputError(name, "no scores in the file")
-    schema: dict[str, pl.DataType] = {"item": pl.String(), "rater": pl.String(),
-                                      "score": pl.Float64()}  # fmt: skip
+    schema: dict[str, pl.DataType] = {
+        "item": pl.String(),
+        "rater": pl.String(),
+        "score": pl.Float64(),
+    }
     schema |= {g: pl.String() for g in groups}
     return pl.DataFrame(rows, schema=schema).unique(
         ["item", "rater"], keep="last", maintain_order=True

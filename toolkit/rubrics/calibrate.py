@@ -243,8 +243,12 @@ class Calibration(Shows):
             "seed": self.seed,
             "alpha_humans": self.alpha_humans,
             "alpha_with_judge": self.alpha_with_judge,
-            "band": {"low": self.band_low, "high": self.band_high,
-                     "inside": self.inside_band, "rows": self.band.to_dicts()},  # fmt: skip
+            "band": {
+                "low": self.band_low,
+                "high": self.band_high,
+                "inside": self.inside_band,
+                "rows": self.band.to_dicts(),
+            },
             "spearman": self.spearman,
             "kappa_mean": self.kappa_mean,
             "kappa": self.kappa.to_dicts(),
@@ -281,21 +285,34 @@ def calibrate(
     """
     missing = [c for c in BASE_COLUMNS if c not in scores.columns]
     if missing:
-        raise InputError(None, "the scores need the columns item, rater, score",
-                         field="columns", value=",".join(scores.columns))  # fmt: skip
+        raise InputError(
+            None,
+            "the scores need the columns item, rater, score",
+            field="columns",
+            value=",".join(scores.columns),
+        )
     groups = groups_of(scores)
     long = scores.with_columns(
-        pl.col("item").cast(pl.String), pl.col("rater").cast(pl.String),
+        pl.col("item").cast(pl.String),
+        pl.col("rater").cast(pl.String),
         pl.col("score").cast(pl.Float64),
-    ).unique(["item", "rater"], keep="last", maintain_order=True)  # fmt: skip
+    ).unique(["item", "rater"], keep="last", maintain_order=True)
     raters = sorted(set(long["rater"].to_list()))
     if judge not in raters:
-        raise InputError(None, f"no such rater; the raters are {', '.join(raters)}",
-                         field="--judge-id", value=judge)  # fmt: skip
+        raise InputError(
+            None,
+            f"no such rater; the raters are {', '.join(raters)}",
+            field="--judge-id",
+            value=judge,
+        )
     humans = tuple(r for r in raters if r != judge)
     if len(humans) < 2:
-        raise InputError(None, "a calibration needs at least two human raters besides the judge",
-                         field="rater", value=",".join(humans))  # fmt: skip
+        raise InputError(
+            None,
+            "a calibration needs at least two human raters besides the judge",
+            field="rater",
+            value=",".join(humans),
+        )
     level = rubric.level
 
     judged = long.filter(pl.col("rater") == judge).select("item", pl.col("score").alias("judge"))
@@ -311,8 +328,12 @@ def calibrate(
     paired = per_item.join(judged, on="item", how="inner").sort("item")
     all_items = set(long["item"].to_list())
     if paired.height == 0:
-        raise InputError(None, "no item was scored by both the judge and a human",
-                         field="--judge-id", value=judge)  # fmt: skip
+        raise InputError(
+            None,
+            "no item was scored by both the judge and a human",
+            field="--judge-id",
+            value=judge,
+        )
 
     # alphas: humans, judge added, and the leave-one-out band
     alpha_humans = _alpha(long, humans, level)
@@ -321,8 +342,13 @@ def calibrate(
     for left in humans:
         others = [h for h in humans if h != left]
         without = _alpha(long, others, level) if len(others) >= 2 else None
-        band_rows.append({"left_out": left, "alpha_without": without,
-                          "alpha_replaced": _alpha(long, (*others, judge), level)})  # fmt: skip
+        band_rows.append(
+            {
+                "left_out": left,
+                "alpha_without": without,
+                "alpha_replaced": _alpha(long, (*others, judge), level),
+            }
+        )
     lows = [r["alpha_without"] for r in band_rows if r["alpha_without"] is not None]
     band_low = min(lows) if lows else None
     band_high = max(lows) if lows else None
@@ -334,8 +360,12 @@ def calibrate(
         )
     band = pl.DataFrame(
         band_rows,
-        schema={"left_out": pl.String(), "alpha_without": pl.Float64(),
-                "alpha_replaced": pl.Float64(), "inside": pl.Boolean()},  # fmt: skip
+        schema={
+            "left_out": pl.String(),
+            "alpha_without": pl.Float64(),
+            "alpha_replaced": pl.Float64(),
+            "inside": pl.Boolean(),
+        },
     )
 
     # rank correlation and weighted kappa
@@ -353,9 +383,13 @@ def calibrate(
             .select("item", "score")
             .join(judged, on="item", how="inner")
         )
-        kappa_rows.append({"human": human, "items": both.height,
-                           "kappa": weighted_kappa(both["judge"].to_list(),
-                                                   both["score"].to_list())})  # fmt: skip
+        kappa_rows.append(
+            {
+                "human": human,
+                "items": both.height,
+                "kappa": weighted_kappa(both["judge"].to_list(), both["score"].to_list()),
+            }
+        )
     kappa = pl.DataFrame(
         kappa_rows, schema={"human": pl.String(), "items": pl.Int64(), "kappa": pl.Float64()}
     )
@@ -368,8 +402,14 @@ def calibrate(
 
     def bias_row(group: str, value: str, d: np.ndarray, salt: int) -> dict[str, Any]:
         low, high = _bias_interval(d, rubric, seed + salt)
-        return {"group": group, "value": value, "items": int(d.size),
-                "bias": float(d.mean()), "low": low, "high": high}  # fmt: skip
+        return {
+            "group": group,
+            "value": value,
+            "items": int(d.size),
+            "bias": float(d.mean()),
+            "low": low,
+            "high": high,
+        }
 
     bias_rows.append(bias_row("all", "all", diffs["diff"].to_numpy(), 0))
     salt = 1
@@ -382,8 +422,14 @@ def calibrate(
             salt += 1
     bias = pl.DataFrame(
         bias_rows,
-        schema={"group": pl.String(), "value": pl.String(), "items": pl.Int64(),
-                "bias": pl.Float64(), "low": pl.Float64(), "high": pl.Float64()},  # fmt: skip
+        schema={
+            "group": pl.String(),
+            "value": pl.String(),
+            "items": pl.Int64(),
+            "bias": pl.Float64(),
+            "low": pl.Float64(),
+            "high": pl.Float64(),
+        },
     )
 
     # the confusion table at the threshold
@@ -437,8 +483,9 @@ def parse_gate(words: Sequence[str], rubric: CalibrateRubric = DEFAULT_CALIBRATE
         InputError: another gate word, or an X that is no number from -1 to 1.
     """
     if not words or words[0] not in GATES:
-        raise InputError(None, f"must be one of {', '.join(GATES)}", field="--gate",
-                         value=" ".join(words))  # fmt: skip
+        raise InputError(
+            None, f"must be one of {', '.join(GATES)}", field="--gate", value=" ".join(words)
+        )
     if len(words) == 1:
         return rubric.min_alpha
     try:
@@ -446,8 +493,12 @@ def parse_gate(words: Sequence[str], rubric: CalibrateRubric = DEFAULT_CALIBRATE
     except ValueError:
         value = math.nan
     if len(words) > 2 or not -1 <= value <= 1:
-        raise InputError(None, "min-alpha takes one number from -1 to 1 (e.g. 0.667)",
-                         field="--gate", value=" ".join(words))  # fmt: skip
+        raise InputError(
+            None,
+            "min-alpha takes one number from -1 to 1 (e.g. 0.667)",
+            field="--gate",
+            value=" ".join(words),
+        )
     return value
 
 

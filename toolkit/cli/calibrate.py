@@ -57,7 +57,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--gate",
         nargs="+",
-        metavar="min-alpha [X]",
+        metavar=("min-alpha", "X"),
         help="exit 1 when the humans' alpha, or alpha with a human replaced by the judge, "
         "is below X (default 0.667) or below the humans' leave-one-out band",
     )

@@ -9,6 +9,8 @@ hand-computed kappa), never from the code under test.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import krippendorff
@@ -44,14 +46,14 @@ def result(frame: pl.DataFrame):  # type: ignore[no-untyped-def]
     return calibrate(frame, judge="judge", seed=0)
 
 
-def _package_alpha(frame: pl.DataFrame, raters: list[str]) -> float:
+def _package_alpha(frame: pl.DataFrame, raters: list[str], level: str = "interval") -> float:
     """Alpha by the krippendorff package on a raters x items matrix built here."""
     items = sorted(set(frame["item"].to_list()))
     data = np.full((len(raters), len(items)), np.nan)
     for item, rater, score in frame.select("item", "rater", "score").iter_rows():
         if rater in raters:
             data[raters.index(rater), items.index(item)] = score
-    return float(krippendorff.alpha(reliability_data=data, level_of_measurement="interval"))
+    return float(krippendorff.alpha(reliability_data=data, level_of_measurement=level))
 
 
 # ---------------------------------------------------------------------------
@@ -66,6 +68,16 @@ def test_alpha_among_humans_and_with_the_judge_equal_the_krippendorff_package(
     assert result.humans == tuple(humans)
     assert result.alpha_humans == pytest.approx(_package_alpha(frame, humans))
     assert result.alpha_with_judge == pytest.approx(_package_alpha(frame, [*humans, "judge"]))
+
+
+def test_ordinal_alpha_equals_the_krippendorff_package(frame: pl.DataFrame) -> None:
+    ordinal = DEFAULT_CALIBRATE_RUBRIC.model_copy(update={"level": "ordinal"})
+    result = calibrate(frame, rubric=ordinal)
+    humans = PLANTED["humans"]
+    assert result.alpha_humans == pytest.approx(_package_alpha(frame, humans, "ordinal"))
+    assert result.alpha_with_judge == pytest.approx(
+        _package_alpha(frame, [*humans, "judge"], "ordinal")
+    )
 
 
 def test_the_band_is_the_humans_leave_one_out_alphas_and_each_replacement_by_the_judge(
@@ -311,3 +323,13 @@ def test_markdown_has_the_sections(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     for heading in ("### Agreement", "### Bias", "### Confusion", "### Top 10 disagreements"):
         assert heading in out
+
+
+def test_the_generator_reproduces_the_committed_sample(tmp_path: Path) -> None:
+    subprocess.run(
+        [sys.executable, str(SAMPLE_RUNS / "make_calibration.py"), str(tmp_path)],
+        check=True,
+        capture_output=True,
+    )
+    for name in ("scores.csv", "planted.json"):
+        assert (tmp_path / name).read_bytes() == (SESSION / name).read_bytes(), name

@@ -333,3 +333,14 @@ def test_the_generator_reproduces_the_committed_sample(tmp_path: Path) -> None:
     )
     for name in ("scores.csv", "planted.json"):
         assert (tmp_path / name).read_bytes() == (SESSION / name).read_bytes(), name
+
+
+def test_items_of_one_side_only_are_counted_and_left_out(frame: pl.DataFrame, result) -> None:  # type: ignore[no-untyped-def]
+    extra = pl.DataFrame(
+        {"item": ["only-judge", "only-ana"], "rater": ["judge", "ana"], "score": [9.0, 0.0]},
+    ).with_columns(
+        pl.lit(None, pl.String).alias("agent"), pl.lit(None, pl.String).alias("proposition")
+    )
+    more = calibrate(pl.concat([frame, extra.select(frame.columns)]))
+    assert (more.items, more.unpaired) == (result.items, 2)
+    assert more.disagreements["item"].to_list() == result.disagreements["item"].to_list()

@@ -20,7 +20,7 @@ import pytest
 from conftest import SAMPLE_RUNS
 
 from toolkit.cli import main
-from toolkit.errors import InputError
+from toolkit.errors import InputError, InputWarning
 from toolkit.load.calibration import load_calibration_scores
 from toolkit.rubrics.calibrate import (
     DEFAULT_CALIBRATE_RUBRIC,
@@ -344,3 +344,11 @@ def test_items_of_one_side_only_are_counted_and_left_out(frame: pl.DataFrame, re
     more = calibrate(pl.concat([frame, extra.select(frame.columns)]))
     assert (more.items, more.unpaired) == (result.items, 2)
     assert more.disagreements["item"].to_list() == result.disagreements["item"].to_list()
+
+
+def test_a_repeated_item_and_rater_keeps_the_last_and_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "scores.csv"
+    path.write_text("item,rater,score\na,ana,3\na,ana,7\na,ben,4\n", encoding="utf-8")
+    with pytest.warns(InputWarning, match="1 repeated"):
+        frame = load_calibration_scores(path)
+    assert frame.filter(pl.col("rater") == "ana")["score"].to_list() == [7.0]

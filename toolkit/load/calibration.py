@@ -4,8 +4,9 @@ A scores file is CSV with a header holding ``item,rater,score`` (any other colum
 as ``agent`` or ``dimension``, is a group the judge's bias is broken down by) or JSON: a
 list of ``{"item", "rater", "score", ...}`` objects, or ``{"scores": [...]}``. Scores
 are numbers on the rubric's scale (0 to 9 by default). When a rater scored an item more
-than once, the last row counts. Read through the reading edge (:mod:`toolkit.load._edge`),
-like the engagement ratings files (:mod:`toolkit.load.ratings`).
+than once, the last row counts (with one warning saying how many). Read through the
+reading edge (:mod:`toolkit.load._edge`), like the engagement ratings files
+(:mod:`toolkit.load.ratings`).
 """
 
 from __future__ import annotations
@@ -142,6 +143,18 @@ def load_calibration_scores(
         "score": pl.Float64(),
     }
     schema |= {g: pl.String() for g in groups}
-    return pl.DataFrame(rows, schema=schema).unique(
-        ["item", "rater"], keep="last", maintain_order=True
-    )
+    frame = pl.DataFrame(rows, schema=schema)
+    kept = frame.unique(["item", "rater"], keep="last", maintain_order=True)
+    if kept.height < frame.height:  # lenient, as the ratings files are, but said
+        import warnings
+
+        from toolkit.errors import InputWarning
+
+        repeated = frame.height - kept.height
+        warnings.warn(
+            InputWarning(
+                f"{name}: {repeated} repeated (item, rater) row(s); the last of each counts"
+            ),
+            stacklevel=2,
+        )
+    return kept

@@ -19,7 +19,6 @@ import polars as pl
 import pytest
 from conftest import SAMPLE_RUNS
 
-from toolkit.cli import main
 from toolkit.errors import InputError, InputWarning
 from toolkit.load.calibration import load_calibration_scores
 from toolkit.rubrics.calibrate import (
@@ -239,90 +238,6 @@ def test_calibrate_refuses_an_unknown_judge_and_a_single_human() -> None:
         calibrate(frame, judge="gpt")
     with pytest.raises(InputError, match="at least two human raters"):
         calibrate(frame.filter(pl.col("rater").is_in(["ana", "judge"])))
-
-
-# ---------------------------------------------------------------------------
-# The command line
-# ---------------------------------------------------------------------------
-
-
-def test_cli_table_fits_80_columns_and_lists_the_planted_items_first(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    assert main(["calibrate", str(SCORES), "--top", "6"]) == 0
-    out = capsys.readouterr().out
-    assert max(len(line) for line in out.splitlines()) <= 80
-    listed = out.split("disagreements")[1].splitlines()[2:8]
-    assert {line.split()[0] for line in listed} == set(PLANTED["misreads"])
-
-
-def test_cli_gate_exit_codes(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    assert main(["calibrate", str(SCORES), "--gate", "min-alpha", "0.667"]) == 1
-    err = capsys.readouterr().err
-    assert "below the humans' leave-one-out band" in err
-    # the gate words before the file work too
-    assert main(["calibrate", "--gate", "min-alpha", "0.667", str(SCORES)]) == 1
-    capsys.readouterr()
-    good = tmp_path / "good.csv"
-    close = {"a": 1, "b": 3, "c": 5, "d": 7, "e": 8, "f": 2}
-    _session(close).write_csv(good)
-    assert main(["calibrate", str(good), "--gate", "min-alpha"]) == 0
-    assert "passed" in capsys.readouterr().out
-    assert main(["calibrate", str(good), "--gate", "min-alpha", "1.5"]) == 2
-    assert main(["calibrate", str(good), "--gate", "no-regression"]) == 2
-
-
-def test_cli_json_has_every_number_and_the_gate(capsys: pytest.CaptureFixture[str]) -> None:
-    assert (
-        main(
-            [
-                "calibrate",
-                str(SCORES),
-                "--format",
-                "json",
-                "--top",
-                "3",
-                "--gate",
-                "min-alpha",
-                "0.5",
-            ]
-        )
-        == 1
-    )
-    data = json.loads(capsys.readouterr().out)
-    assert data["rubric"] == "calibrate" and data["rubric_version"] == "1.0.0"
-    assert len(data["disagreements"]) == 3
-    assert data["gate"]["passed"] is False and data["gate"]["min_alpha"] == 0.5
-    assert data["band"]["inside"] is False
-
-
-def test_cli_threshold_changes_the_stamped_version(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["calibrate", str(SCORES), "--format", "json", "--threshold", "7"]) == 0
-    data = json.loads(capsys.readouterr().out)
-    assert data["threshold"] == 7 and data["rubric_version"] == "1.0.0+cli"
-
-
-@pytest.mark.parametrize(
-    ("args", "said"),
-    [
-        (["calibrate", "no-such.csv"], "no-such.csv: no such scores file"),
-        (["calibrate", str(SCORES), "--judge-id", "gpt"], "--judge-id='gpt'"),
-        (["calibrate"], "give the scores file"),
-    ],
-)
-def test_cli_bad_input_is_one_line_and_exit_2(
-    args: list[str], said: str, capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert main(args) == 2
-    err = capsys.readouterr().err
-    assert said in err and err.count("\n") == 1 and "Traceback" not in err
-
-
-def test_markdown_has_the_sections(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["calibrate", str(SCORES), "--format", "markdown"]) == 0
-    out = capsys.readouterr().out
-    for heading in ("### Agreement", "### Bias", "### Confusion", "### Top 10 disagreements"):
-        assert heading in out
 
 
 def test_the_generator_reproduces_the_committed_sample(tmp_path: Path) -> None:

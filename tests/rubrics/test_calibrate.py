@@ -267,3 +267,16 @@ def test_a_repeated_item_and_rater_keeps_the_last_and_says_so(tmp_path: Path) ->
     with pytest.warns(InputWarning, match="1 repeated"):
         frame = load_calibration_scores(path)
     assert frame.filter(pl.col("rater") == "ana")["score"].to_list() == [7.0]
+
+
+def test_a_group_that_is_no_scalar_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "s.json"
+    path.write_text('[{"item": "a", "rater": "ana", "score": 3, "agent": {"x": 1}}]')
+    with pytest.raises(InputError, match=r"scores\.0\.agent=\{'x': 1\}: a group must be"):
+        load_calibration_scores(path)
+
+
+def test_a_csv_with_a_byte_order_mark_reads(tmp_path: Path) -> None:
+    path = tmp_path / "s.csv"
+    path.write_bytes(b"\xef\xbb\xbfitem,rater,score,agent\na,ana,3,Ada\n")
+    assert load_calibration_scores(path).columns == ["item", "rater", "score", "agent"]

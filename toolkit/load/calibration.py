@@ -89,6 +89,14 @@ def _row(
     row["score"] = _score(path, raw.get("score"), line, prefix + "score", scale)
     for g in groups:
         value = raw.get(g)
+        if isinstance(value, dict | list):
+            raise InputError(
+                path,
+                "a group must be a string or a number",
+                field=prefix + g,
+                value=value,
+                line=line,
+            )
         row[g] = None if value is None or str(value).strip() == "" else str(value).strip()
     return row
 

@@ -94,6 +94,8 @@ def test_cli_threshold_changes_the_stamped_version(capsys: pytest.CaptureFixture
         (["calibrate", "no-such.csv"], "no-such.csv: no such scores file"),
         (["calibrate", str(SCORES), "--judge-id", "gpt"], "--judge-id='gpt'"),
         (["calibrate"], "give the scores file"),
+        (["calibrate", str(SCORES), "--threshold", "nan"], "--threshold=nan: must be a finite"),
+        (["calibrate", str(SCORES), "--top", "-1"], "--top=-1: must be 0 or more"),
     ],
 )
 def test_cli_bad_input_is_one_line_and_exit_2(

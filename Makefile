@@ -53,6 +53,7 @@ samples: $(STAMP)
 	$(BIN)/python sample_runs/make_discussions.py
 	$(BIN)/python sample_runs/persona/make_samples.py
 	$(BIN)/python sample_runs/make_compare.py
+	$(BIN)/python sample_runs/make_calibration.py
 
 bench: $(STAMP)
 	$(BIN)/python bench/bench_fleet.py --runs 300 --ticks 300

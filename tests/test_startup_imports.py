@@ -142,6 +142,8 @@ LIGHT_COMMANDS = [
     ("rate-argument-error", ["rate", str(GAMES), "--port", "70000"], 2),
     ("view-help", ["view", "--help"], 0),
     ("view-bad-input", ["view", str(ROOT / "no-such-run"), "-o", str(ROOT / "no-such-site")], 2),
+    ("calibrate-help", ["calibrate", "--help"], 0),
+    ("calibrate-bad-input", ["calibrate", str(ROOT / "no-such-scores.csv")], 2),
 ]
 
 

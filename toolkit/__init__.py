@@ -138,6 +138,11 @@ _LAZY: dict[str, str] = {
     "CompareResult": "toolkit.rubrics.compare",
     "CompareRubric": "toolkit.rubrics.compare",
     "load_compare_rubric": "toolkit.rubrics.compare",
+    "calibrate": "toolkit.rubrics.calibrate",
+    "Calibration": "toolkit.rubrics.calibrate",
+    "CalibrateRubric": "toolkit.rubrics.calibrate",
+    "load_calibrate_rubric": "toolkit.rubrics.calibrate",
+    "load_calibration_scores": "toolkit.load.calibration",
     "compare_chart": "toolkit.views.compare",
     "comparison_chart": "toolkit.views.discussion",
     "discussion_json": "toolkit.views.discussion",
@@ -208,6 +213,7 @@ if TYPE_CHECKING:
     from toolkit.judge import RecordingJudge as RecordingJudge
     from toolkit.judge import judge_from_spec as judge_from_spec
     from toolkit.judge import load_prices as load_prices
+    from toolkit.load.calibration import load_calibration_scores as load_calibration_scores
     from toolkit.load.discussion import Discussion as Discussion
     from toolkit.load.discussion import load_discussion as load_discussion
     from toolkit.load.discussion import load_discussions as load_discussions
@@ -255,6 +261,10 @@ if TYPE_CHECKING:
     from toolkit.reports import render_report as render_report
     from toolkit.reports import report_footer as report_footer
     from toolkit.reports import report_header as report_header
+    from toolkit.rubrics.calibrate import CalibrateRubric as CalibrateRubric
+    from toolkit.rubrics.calibrate import Calibration as Calibration
+    from toolkit.rubrics.calibrate import calibrate as calibrate
+    from toolkit.rubrics.calibrate import load_calibrate_rubric as load_calibrate_rubric
     from toolkit.rubrics.compare import CompareResult as CompareResult
     from toolkit.rubrics.compare import CompareRubric as CompareRubric
     from toolkit.rubrics.compare import load_compare_rubric as load_compare_rubric

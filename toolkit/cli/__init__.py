@@ -27,6 +27,7 @@ COMMANDS: tuple[str, ...] = (
     "toolkit.cli.report",
     "toolkit.cli.compare",
     "toolkit.cli.view",
+    "toolkit.cli.calibrate",
 )
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT = 0, 1, 2

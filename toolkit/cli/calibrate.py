@@ -1,0 +1,138 @@
+"""``toolkit calibrate SCORES_FILE``: can we trust the judge? The judge held against humans.
+
+Reads scores of shared items (CSV or JSON: item, rater, score, plus optional group
+columns such as agent or dimension; the judge is one rater id, --judge-id) and prints
+Krippendorff's alpha among the humans and with the judge added, the humans'
+leave-one-out band and whether replacing each human by the judge stays inside it,
+Spearman and quadratic weighted kappa, the judge's bias (judge - human mean) overall
+and per group with a seeded bootstrap interval, the confusion table at the pass
+threshold, and the items the judge and the humans disagree on most.
+
+Exit codes: 0 printed; 1 ``--gate min-alpha [X]`` failed (one stderr line per reason);
+2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+
+from toolkit.errors import InputError
+
+FORMATS = ("table", "json", "markdown")
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``calibrate`` subcommand."""
+    from toolkit.cli import help_text
+
+    p = sub.add_parser(
+        "calibrate",
+        help="can we trust the judge? an LLM judge held against human raters",
+        description=help_text(__doc__),
+    )
+    p.add_argument(
+        "scores",
+        nargs="?",
+        metavar="SCORES_FILE",
+        help="CSV or JSON: item, rater, score[, group...]",
+    )
+    p.add_argument("--judge-id", default="judge", help="the judge's rater id (default: judge)")
+    p.add_argument(
+        "--threshold", type=float, help="an item passes at this score or above (the rubric's: 5)"
+    )
+    p.add_argument(
+        "--level",
+        choices=("interval", "ordinal"),
+        help="Krippendorff's level of measurement (the rubric's: interval)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="seeds the bootstrap (default 0)")
+    p.add_argument("--top", type=int, default=10, help="disagreements listed (default 10)")
+    p.add_argument(
+        "--gate",
+        nargs="+",
+        metavar=("min-alpha", "X"),
+        help="exit 1 when the humans' alpha, or alpha with a human replaced by the judge, "
+        "is below X (default 0.667) or below the humans' leave-one-out band",
+    )
+    p.add_argument("--format", choices=FORMATS, default="table")
+    p.set_defaults(func=run)
+
+
+def _gate_words(args: argparse.Namespace) -> list[str] | None:
+    """``--gate``'s own words; a path argparse gave it (``--gate min-alpha FILE``) goes
+    back to SCORES_FILE."""
+    if not args.gate:
+        return None
+    words = list(args.gate)
+    keep = 1
+    if len(words) > 1:
+        try:
+            float(words[1])
+            keep = 2
+        except ValueError:
+            pass
+    rest = words[keep:]
+    if rest and args.scores is None and len(rest) == 1:
+        args.scores = rest[0]
+        rest = []
+    return words[:keep] + rest
+
+
+def run(args: argparse.Namespace) -> int:
+    """Read, calibrate, print; the gate decides the exit code."""
+    from toolkit.load.calibration import load_calibration_scores
+    from toolkit.rubrics.calibrate import (
+        DEFAULT_CALIBRATE_RUBRIC,
+        calibrate,
+        gate_failures,
+        parse_gate,
+    )
+
+    words = _gate_words(args)
+    rubric = DEFAULT_CALIBRATE_RUBRIC
+    min_alpha = parse_gate(words, rubric) if words is not None else None
+    if args.scores is None:
+        raise InputError(None, "give the scores file (CSV or JSON)", field="SCORES_FILE")
+    if args.threshold is not None and not math.isfinite(args.threshold):
+        raise InputError(None, "must be a finite number", field="--threshold", value=args.threshold)
+    if args.top < 0:
+        raise InputError(None, "must be 0 or more", field="--top", value=args.top)
+    changes: dict[str, object] = {}
+    if args.threshold is not None:
+        changes["threshold"] = args.threshold
+    if args.level is not None:
+        changes["level"] = args.level
+    if changes:  # a threshold changed on the command line is not rubric 1.0.0
+        rubric = rubric.model_copy(update=changes | {"version": f"{rubric.version}+cli"})
+    frame = load_calibration_scores(args.scores, (rubric.scale_min, rubric.scale_max))
+    result = calibrate(frame, judge=args.judge_id, rubric=rubric, seed=args.seed)
+    failures = gate_failures(result, min_alpha) if min_alpha is not None else []
+    if args.format == "json":
+        data = result.to_dict()
+        data["disagreements"] = data["disagreements"][: args.top]
+        data["gate"] = (
+            None
+            if min_alpha is None
+            else {"min_alpha": min_alpha, "passed": not failures, "reasons": failures}
+        )
+        print(json.dumps(data, indent=2))
+    elif args.format == "markdown":
+        from toolkit.views.calibration import render_calibration_markdown
+
+        print(render_calibration_markdown(result, args.scores, args.top, min_alpha, failures))
+    else:
+        from toolkit.views.calibration import render_calibration_table
+
+        print(render_calibration_table(result, args.scores, args.top, min_alpha, failures))
+    from toolkit.views.text import terminal_style, wrap_item
+
+    width, _ = terminal_style(sys.stderr)  # a terminal: wrapped between words
+    for line in failures:
+        for part in wrap_item(
+            f"gate min-alpha {min_alpha:g}: {line}", width, bullet="toolkit calibrate: ", indent=2
+        ):
+            print(part, file=sys.stderr)
+    return 1 if failures else 0

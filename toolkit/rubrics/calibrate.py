@@ -1,0 +1,534 @@
+"""Can we trust the judge? An LLM judge held against human raters on shared items.
+
+``calibrate`` is a rubric over one long frame of scores (:data:`CALIBRATION_SCORES_SCHEMA`:
+item, rater, score, plus optional group columns such as agent or dimension). The judge is
+one rater id (``judge`` by default); every other rater is a human. It never opens a file:
+:mod:`toolkit.load.calibration` reads the scores and hands the frame here.
+
+* **Alpha among humans** and **alpha with the judge added** as one more rater:
+  Krippendorff's alpha (interval or ordinal, as the rubric's scale says) by
+  :func:`toolkit.ratings.agreement.krippendorff_alpha`.
+* **The human band**: alpha of the humans with each human left out in turn (its
+  minimum and maximum), and alpha with each human *replaced* by the judge. The judge
+  sits inside the band when no replacement falls below the band's minimum.
+* **Spearman** of the judge against the human mean per item, and **quadratic weighted
+  kappa** of the judge against each human, averaged (:func:`weighted_kappa`).
+* **Bias**: mean over items of (judge - human mean), overall and per group value, with
+  a seeded percentile bootstrap interval over items.
+* **Confusion** at the pass threshold: judge pass/fail against human-mean pass/fail.
+* **Disagreements**: items ranked by |judge - human mean|, widest first.
+* **Gate** (:func:`gate_failures`): ``min-alpha X`` fails when the humans' own alpha,
+  or alpha with a human replaced by the judge, is below X, or when a replacement falls
+  below the humans' leave-one-out band; one reason line each.
+
+The thresholds are data (:class:`CalibrateRubric`, version 1.0.0), stamped into every
+result. docs/rubrics/calibration.md says what every number means.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import polars as pl
+from pydantic import Field
+
+from toolkit._show import Shows, Summary, plural
+from toolkit.errors import InputError
+from toolkit.rubrics._spec import RubricSpec, load_spec
+
+CALIBRATE_VERSION = "1.0.0"
+#: The columns every scores frame has; any other column is a group (agent, dimension...).
+BASE_COLUMNS: tuple[str, ...] = ("item", "rater", "score")
+GATES: tuple[str, ...] = ("min-alpha",)
+
+
+class CalibrateRubric(RubricSpec):
+    """The calibrate rubric's data (version 1.0.0; a changed number needs a new version).
+
+    Attributes:
+        scale_min: the lowest score on the scale (0 for the persona propositions' 0-9).
+        scale_max: the highest score on the scale.
+        level: Krippendorff's level of measurement: ``interval`` or ``ordinal``.
+        threshold: an item passes when its score is at least this (the confusion table).
+        min_alpha: the alpha ``--gate min-alpha`` uses when given no number (0.667, the
+            lowest alpha Krippendorff accepts for tentative conclusions).
+        confidence: the bootstrap interval's confidence.
+        resamples: bootstrap resamples over items (0: no interval).
+    """
+
+    rubric: str = "calibrate"
+    version: str = CALIBRATE_VERSION
+    scale_min: float = 0.0
+    scale_max: float = 9.0
+    level: Literal["interval", "ordinal"] = "interval"
+    threshold: float = 5.0
+    min_alpha: float = Field(default=0.667, ge=-1, le=1)
+    confidence: float = Field(default=0.95, gt=0, lt=1)
+    resamples: int = Field(default=2000, ge=0)
+
+
+DEFAULT_CALIBRATE_RUBRIC = CalibrateRubric()
+
+
+def load_calibrate_rubric(source: str | Path | Mapping[str, Any]) -> CalibrateRubric:
+    """A calibrate rubric from YAML (a path) or a mapping, merged over version 1.0.0.
+
+    Raises:
+        RubricError: one line naming the file, the field and the value.
+    """
+    return load_spec(
+        CalibrateRubric,
+        source,
+        DEFAULT_CALIBRATE_RUBRIC,
+        {CALIBRATE_VERSION: DEFAULT_CALIBRATE_RUBRIC},
+    )
+
+
+# ---------------------------------------------------------------------------
+# The statistics, one function each
+# ---------------------------------------------------------------------------
+
+
+def weighted_kappa(a: Sequence[float], b: Sequence[float]) -> float | None:
+    """Cohen's kappa with quadratic weights of two raters' scores of the same items.
+
+    kappa = 1 - sum(w * observed) / sum(w * expected), the weight of a pair of scores
+    (x, y) being (x - y)^2 and the expected table the product of both raters' marginal
+    distributions. Categories are the scores seen; the weights' scale cancels out.
+
+    Returns:
+        Kappa, or None when it is undefined (no item, or both raters gave one single
+        and the same score to every item, so nothing is expected to disagree).
+    """
+    x = np.asarray(a, float)
+    y = np.asarray(b, float)
+    if x.size == 0 or x.size != y.size:
+        return None
+    cats = np.unique(np.concatenate([x, y]))
+    idx = {v: i for i, v in enumerate(cats)}
+    k = cats.size
+    observed = np.zeros((k, k))
+    for u, v in zip(x, y, strict=True):
+        observed[idx[u], idx[v]] += 1
+    observed /= x.size
+    expected = np.outer(observed.sum(axis=1), observed.sum(axis=0))
+    weights = (cats[:, None] - cats[None, :]) ** 2
+    denominator = float((weights * expected).sum())
+    if denominator == 0:
+        return None
+    return 1.0 - float((weights * observed).sum()) / denominator
+
+
+def _score_text(score: pl.Expr) -> pl.Expr:
+    from toolkit.ratings.agreement import _score_text as text
+
+    return text(score)
+
+
+def _alpha(long: pl.DataFrame, raters: Sequence[str], level: str) -> float | None:
+    from toolkit.ratings.agreement import krippendorff_alpha
+
+    part = long.filter(pl.col("rater").is_in(list(raters)))
+    return krippendorff_alpha(
+        part.select(pl.col("item").alias("transcript_id"), "rater", "score"),
+        level,  # type: ignore[arg-type]
+    )
+
+
+def _bias_interval(
+    diffs: np.ndarray, rubric: CalibrateRubric, seed: int
+) -> tuple[float | None, float | None]:
+    """A seeded percentile bootstrap interval of the mean of ``diffs`` (items resampled)."""
+    if diffs.size < 2 or rubric.resamples == 0:
+        return None, None
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, diffs.size, size=(rubric.resamples, diffs.size))
+    means = diffs[picks].mean(axis=1)
+    tail = (1 - rubric.confidence) / 2 * 100
+    low, high = np.percentile(means, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+@dataclass(frozen=True, repr=False)
+class Calibration(Shows):
+    """The judge held against the humans on shared items.
+
+    Attributes:
+        judge: the judge's rater id.
+        humans: the human rater ids, in name order.
+        items: items scored by the judge and at least one human (the per-item numbers).
+        unpaired: items scored by the judge only or by humans only (left out of the
+            per-item numbers, never silently).
+        alpha_humans: Krippendorff's alpha among the humans.
+        alpha_with_judge: alpha with the judge added as one more rater.
+        band: per left-out human: ``left_out``, ``alpha_without`` (the other humans),
+            ``alpha_replaced`` (the other humans and the judge), ``inside`` (replaced
+            alpha at or above the band's minimum).
+        band_low: the lowest leave-one-out alpha (None when undefined).
+        band_high: the highest leave-one-out alpha.
+        spearman: Spearman's rho of the judge against the human mean per item.
+        kappa: quadratic weighted kappa of the judge against each human (``human``,
+            ``items``, ``kappa``); ``kappa_mean`` is their mean.
+        kappa_mean: the mean of ``kappa``.
+        bias: ``group``, ``value`` (``all`` for the overall row), ``items``, ``bias``
+            (mean judge - human mean), ``low``, ``high`` (the bootstrap interval).
+        confusion: counts at the threshold: ``both_pass``, ``judge_only`` (judge passes,
+            humans fail), ``humans_only``, ``both_fail``, and ``agreement`` (share).
+        disagreements: per item: item, the groups, ``judge``, ``human_mean``, ``diff``
+            (judge - human mean), ``scores`` (every rater's score as text), widest first.
+        rubric: the rubric the numbers came from.
+        seed: the bootstrap's seed.
+    """
+
+    judge: str
+    humans: tuple[str, ...]
+    items: int
+    unpaired: int
+    alpha_humans: float | None
+    alpha_with_judge: float | None
+    band: pl.DataFrame
+    band_low: float | None
+    band_high: float | None
+    spearman: float | None
+    kappa: pl.DataFrame
+    kappa_mean: float | None
+    bias: pl.DataFrame
+    confusion: dict[str, float]
+    disagreements: pl.DataFrame
+    rubric: CalibrateRubric
+    seed: int
+
+    @property
+    def inside_band(self) -> bool | None:
+        """Whether every replacement of a human by the judge stays in the band (None:
+        undefined, fewer than three humans or an undefined alpha)."""
+        flags = self.band["inside"].drop_nulls().to_list()
+        if not flags or self.band["inside"].null_count():
+            return None
+        return all(flags)
+
+    def _summary(self) -> Summary:
+        def show(value: float | None) -> str:
+            return "undefined" if value is None else f"{value:.3f}"
+
+        overall = self.bias.filter(pl.col("group") == "all")
+        bias = overall["bias"][0] if overall.height else None
+        return Summary(
+            "Calibration",
+            f"judge {self.judge!r} vs {plural(len(self.humans), 'human')}, "
+            f"{plural(self.items, 'item')}",
+            (
+                ("alpha humans:", show(self.alpha_humans)),
+                ("with judge:", show(self.alpha_with_judge)),
+                ("bias:", "undefined" if bias is None else f"{bias:+.2f}"),
+            ),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every number as plain JSON-able data (the JSON output)."""
+        return {
+            "rubric": self.rubric.rubric,
+            "rubric_version": self.rubric.version,
+            "judge": self.judge,
+            "humans": list(self.humans),
+            "items": self.items,
+            "unpaired_items": self.unpaired,
+            "level": self.rubric.level,
+            "threshold": self.rubric.threshold,
+            "seed": self.seed,
+            "alpha_humans": self.alpha_humans,
+            "alpha_with_judge": self.alpha_with_judge,
+            "band": {
+                "low": self.band_low,
+                "high": self.band_high,
+                "inside": self.inside_band,
+                "rows": self.band.to_dicts(),
+            },
+            "spearman": self.spearman,
+            "kappa_mean": self.kappa_mean,
+            "kappa": self.kappa.to_dicts(),
+            "bias": self.bias.to_dicts(),
+            "confusion": self.confusion,
+            "disagreements": self.disagreements.to_dicts(),
+        }
+
+
+def groups_of(scores: pl.DataFrame) -> list[str]:
+    """The group columns of a scores frame: every column but item, rater, score."""
+    return [c for c in scores.columns if c not in BASE_COLUMNS]
+
+
+def calibrate(
+    scores: pl.DataFrame,
+    *,
+    judge: str = "judge",
+    rubric: CalibrateRubric = DEFAULT_CALIBRATE_RUBRIC,
+    seed: int = 0,
+) -> Calibration:
+    """Hold the judge against the humans (see the module docs for every number).
+
+    Args:
+        scores: item, rater, score (Float64) and optional group columns; one row per
+            item and rater (a later row of the same pair replaces an earlier one).
+        judge: the judge's rater id.
+        rubric: the scale, level, threshold and bootstrap settings.
+        seed: seeds the bootstrap.
+
+    Raises:
+        InputError: a missing column, a judge id that is no rater, fewer than two
+            humans, or no item scored by both the judge and a human.
+    """
+    missing = [c for c in BASE_COLUMNS if c not in scores.columns]
+    if missing:
+        raise InputError(
+            None,
+            "the scores need the columns item, rater, score",
+            field="columns",
+            value=",".join(scores.columns),
+        )
+    groups = groups_of(scores)
+    long = scores.with_columns(
+        pl.col("item").cast(pl.String),
+        pl.col("rater").cast(pl.String),
+        pl.col("score").cast(pl.Float64),
+    ).unique(["item", "rater"], keep="last", maintain_order=True)
+    raters = sorted(set(long["rater"].to_list()))
+    if judge not in raters:
+        raise InputError(
+            None,
+            f"no such rater; the raters are {', '.join(raters)}",
+            field="--judge-id",
+            value=judge,
+        )
+    humans = tuple(r for r in raters if r != judge)
+    if len(humans) < 2:
+        raise InputError(
+            None,
+            "a calibration needs at least two human raters besides the judge",
+            field="rater",
+            value=",".join(humans),
+        )
+    level = rubric.level
+
+    judged = long.filter(pl.col("rater") == judge).select("item", pl.col("score").alias("judge"))
+    human_rows = long.filter(pl.col("rater") != judge)
+    per_item = human_rows.group_by("item").agg(
+        pl.col("score").mean().alias("human_mean"),
+        pl.format("{}={}", "rater", _score_text(pl.col("score")))
+        .sort()
+        .str.join(", ")
+        .alias("scores"),
+        *[pl.col(g).drop_nulls().first().alias(g) for g in groups],
+    )
+    paired = per_item.join(judged, on="item", how="inner").sort("item")
+    all_items = set(long["item"].to_list())
+    if paired.height == 0:
+        raise InputError(
+            None,
+            "no item was scored by both the judge and a human",
+            field="--judge-id",
+            value=judge,
+        )
+
+    # alphas: humans, judge added, and the leave-one-out band
+    alpha_humans = _alpha(long, humans, level)
+    alpha_with_judge = _alpha(long, (*humans, judge), level)
+    band_rows: list[dict[str, Any]] = []
+    for left in humans:
+        others = [h for h in humans if h != left]
+        without = _alpha(long, others, level) if len(others) >= 2 else None
+        band_rows.append(
+            {
+                "left_out": left,
+                "alpha_without": without,
+                "alpha_replaced": _alpha(long, (*others, judge), level),
+            }
+        )
+    lows = [r["alpha_without"] for r in band_rows if r["alpha_without"] is not None]
+    band_low = min(lows) if lows else None
+    band_high = max(lows) if lows else None
+    for r in band_rows:
+        r["inside"] = (
+            None
+            if band_low is None or r["alpha_replaced"] is None
+            else bool(r["alpha_replaced"] >= band_low)
+        )
+    band = pl.DataFrame(
+        band_rows,
+        schema={
+            "left_out": pl.String(),
+            "alpha_without": pl.Float64(),
+            "alpha_replaced": pl.Float64(),
+            "inside": pl.Boolean(),
+        },
+    )
+
+    # rank correlation and weighted kappa
+    j = paired["judge"].to_numpy()
+    m = paired["human_mean"].to_numpy()
+    spearman: float | None = None
+    if paired.height >= 3 and np.unique(j).size > 1 and np.unique(m).size > 1:
+        from scipy.stats import spearmanr
+
+        spearman = float(spearmanr(j, m).statistic)
+    kappa_rows: list[dict[str, Any]] = []
+    for human in humans:
+        both = (
+            long.filter(pl.col("rater") == human)
+            .select("item", "score")
+            .join(judged, on="item", how="inner")
+        )
+        kappa_rows.append(
+            {
+                "human": human,
+                "items": both.height,
+                "kappa": weighted_kappa(both["judge"].to_list(), both["score"].to_list()),
+            }
+        )
+    kappa = pl.DataFrame(
+        kappa_rows, schema={"human": pl.String(), "items": pl.Int64(), "kappa": pl.Float64()}
+    )
+    defined = kappa["kappa"].drop_nulls()
+    kappa_mean = float(defined.mean()) if defined.len() else None  # type: ignore[arg-type]
+
+    # bias, overall and per group value
+    diffs = paired.with_columns((pl.col("judge") - pl.col("human_mean")).alias("diff"))
+    bias_rows: list[dict[str, Any]] = []
+
+    def bias_row(group: str, value: str, d: np.ndarray, salt: int) -> dict[str, Any]:
+        low, high = _bias_interval(d, rubric, seed + salt)
+        return {
+            "group": group,
+            "value": value,
+            "items": int(d.size),
+            "bias": float(d.mean()),
+            "low": low,
+            "high": high,
+        }
+
+    bias_rows.append(bias_row("all", "all", diffs["diff"].to_numpy(), 0))
+    salt = 1
+    for g in groups:
+        for value, part in sorted(
+            diffs.filter(pl.col(g).is_not_null()).partition_by(g, as_dict=True).items(),
+            key=lambda kv: str(kv[0][0]),
+        ):
+            bias_rows.append(bias_row(g, str(value[0]), part["diff"].to_numpy(), salt))
+            salt += 1
+    bias = pl.DataFrame(
+        bias_rows,
+        schema={
+            "group": pl.String(),
+            "value": pl.String(),
+            "items": pl.Int64(),
+            "bias": pl.Float64(),
+            "low": pl.Float64(),
+            "high": pl.Float64(),
+        },
+    )
+
+    # the confusion table at the threshold
+    t = rubric.threshold
+    jp = j >= t
+    hp = m >= t
+    confusion: dict[str, float] = {
+        "threshold": t,
+        "both_pass": int((jp & hp).sum()),
+        "judge_only": int((jp & ~hp).sum()),
+        "humans_only": int((~jp & hp).sum()),
+        "both_fail": int((~jp & ~hp).sum()),
+        "agreement": float((jp == hp).mean()),
+    }
+
+    ranked = (
+        diffs.with_columns(pl.col("diff").abs().alias("_abs"))
+        .sort(["_abs", "item"], descending=[True, False])
+        .select("item", *groups, "judge", "human_mean", "diff", "scores")
+    )
+    return Calibration(
+        judge=judge,
+        humans=humans,
+        items=paired.height,
+        unpaired=len(all_items) - paired.height,
+        alpha_humans=alpha_humans,
+        alpha_with_judge=alpha_with_judge,
+        band=band,
+        band_low=band_low,
+        band_high=band_high,
+        spearman=None if spearman is None or math.isnan(spearman) else spearman,
+        kappa=kappa,
+        kappa_mean=kappa_mean,
+        bias=bias,
+        confusion=confusion,
+        disagreements=ranked,
+        rubric=rubric,
+        seed=seed,
+    )
+
+
+# ---------------------------------------------------------------------------
+# The gate
+# ---------------------------------------------------------------------------
+
+
+def parse_gate(words: Sequence[str], rubric: CalibrateRubric = DEFAULT_CALIBRATE_RUBRIC) -> float:
+    """``--gate min-alpha [X]`` as the minimum alpha X (the rubric's when not given).
+
+    Raises:
+        InputError: another gate word, or an X that is no number from -1 to 1.
+    """
+    if not words or words[0] not in GATES:
+        raise InputError(
+            None, f"must be one of {', '.join(GATES)}", field="--gate", value=" ".join(words)
+        )
+    if len(words) == 1:
+        return rubric.min_alpha
+    try:
+        value = float(words[1])
+    except ValueError:
+        value = math.nan
+    if len(words) > 2 or not -1 <= value <= 1:
+        raise InputError(
+            None,
+            "min-alpha takes one number from -1 to 1 (e.g. 0.667)",
+            field="--gate",
+            value=" ".join(words),
+        )
+    return value
+
+
+def gate_failures(result: Calibration, min_alpha: float) -> list[str]:
+    """Why the judge fails ``min-alpha``, one line each (empty: it passes).
+
+    Fails when the humans' own alpha is below ``min_alpha`` (no baseline to trust),
+    when alpha with a human replaced by the judge is below ``min_alpha``, or when it
+    falls below the humans' leave-one-out band; an undefined alpha fails too.
+    """
+
+    def show(value: float | None) -> str:
+        return "undefined" if value is None else f"{value:.3f}"
+
+    out: list[str] = []
+    if result.alpha_humans is None or result.alpha_humans < min_alpha:
+        out.append(
+            f"the humans agree at alpha {show(result.alpha_humans)} < {min_alpha:g}: "
+            "no baseline to hold the judge against"
+        )
+    for row in result.band.iter_rows(named=True):
+        replaced = row["alpha_replaced"]
+        if replaced is None or replaced < min_alpha:
+            out.append(
+                f"judge in place of {row['left_out']}: alpha {show(replaced)} < {min_alpha:g}"
+            )
+        elif row["inside"] is False:
+            out.append(
+                f"judge in place of {row['left_out']}: alpha {show(replaced)} below the "
+                f"humans' leave-one-out band [{show(result.band_low)}, "
+                f"{show(result.band_high)}]"
+            )
+    return out

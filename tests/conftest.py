@@ -393,3 +393,20 @@ def _no_github_step_summary(monkeypatch: pytest.MonkeyPatch) -> None:
     """The suite itself may run in GitHub Actions: no command a test runs appends to the
     job's real step summary (tests that want one set ``GITHUB_STEP_SUMMARY`` themselves)."""
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+
+
+#: A ``toolkit compare --format json`` result of two arms "a" and "b", one dimension (the
+#: viewer's comparison page is built from it in the site and browser tests).
+COMPARE_RESULT: dict[str, Any] = {
+    "rubric": "compare", "rubric_version": "1.0.0", "family": "simulation", "a": "a",
+    "b": "b", "mode": "paired", "pair_by": "slug", "test": "wilcoxon", "correction": "holm",
+    "alpha": 0.05, "level": 0.95, "runs_a": 2, "runs_b": 2, "pairs": 2,
+    "dimensions": [
+        {"dimension": "dim_a", "kind": "numeric", "n": 2, "mean_a": 0.4, "mean_b": 0.6,
+         "diff": 0.2, "ci_low": 0.1, "ci_high": 0.3, "p_adj": 0.01, "outcome": "better",
+         "note": ""},
+    ],
+    "flips": [{"dimension": "dim_a", "both_pass": 1, "pass_to_fail": 0, "fail_to_pass": 1,
+               "both_fail": 0, "p": 1.0}],
+    "notes": ["<b>a note</b>"],
+}  # fmt: skip

@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-from conftest import CHROMIUM, CHROMIUM_ARGS, SAMPLE_RUNS
+from conftest import CHROMIUM, CHROMIUM_ARGS, COMPARE_RESULT, SAMPLE_RUNS
 
 from toolkit.viewing import collect
 from toolkit.views.site import EvidenceRow, SiteItem, SiteRun, write_site
@@ -253,22 +253,6 @@ def test_hostile_text_is_shown_as_text(tmp_path: Path, browser_page: Watched) ->
     assert dialogs == [] and (w.failed, w.errors, w.outside) == ([], [], [])
 
 
-#: A ``toolkit compare --format json`` result of two arms "a" and "b", one dimension.
-COMPARE = {
-    "rubric": "compare", "rubric_version": "1.0.0", "family": "simulation", "a": "a",
-    "b": "b", "mode": "paired", "pair_by": "slug", "test": "wilcoxon", "correction": "holm",
-    "alpha": 0.05, "level": 0.95, "runs_a": 2, "runs_b": 2, "pairs": 2,
-    "dimensions": [
-        {"dimension": "dim_a", "kind": "numeric", "n": 2, "mean_a": 0.4, "mean_b": 0.6,
-         "diff": 0.2, "ci_low": 0.1, "ci_high": 0.3, "p_adj": 0.01, "outcome": "better",
-         "note": ""},
-    ],
-    "flips": [{"dimension": "dim_a", "both_pass": 1, "pass_to_fail": 0, "fail_to_pass": 1,
-               "both_fail": 0, "p": 1.0}],
-    "notes": ["<b>a note</b>"],
-}  # fmt: skip
-
-
 def test_the_comparison_page_links_every_number_to_runs_of_its_arm(
     tmp_path: Path, browser_page: Watched
 ) -> None:
@@ -281,7 +265,7 @@ def test_the_comparison_page_links_every_number_to_runs_of_its_arm(
         return SiteRun(id=f"{arm}/r{n}", family="simulation", card=card)
 
     runs = [run("a", 1, "OK"), run("a", 2, "FAIL"), run("b", 1, "OK"), run("b", 2, "OK")]
-    write_site(runs, tmp_path, compare=COMPARE)
+    write_site(runs, tmp_path, compare=COMPARE_RESULT)
     w = browser_page
     page = w.page
     _open(w, tmp_path)

@@ -12,6 +12,7 @@ from typing import Any
 
 import polars as pl
 import pytest
+from conftest import COMPARE_RESULT
 
 from toolkit.errors import InputError
 from toolkit.scorecard import Dimension, Scorecard
@@ -248,30 +249,15 @@ def test_a_discussion_per_message_series_ends_at_the_scorecards_value(
     assert checked >= 12
 
 
-COMPARE = {
-    "rubric": "compare", "rubric_version": "1.0.0", "family": "simulation", "a": "a",
-    "b": "b", "mode": "paired", "pair_by": "slug", "test": "wilcoxon", "correction": "holm",
-    "alpha": 0.05, "level": 0.95, "runs_a": 2, "runs_b": 2, "pairs": 2,
-    "dimensions": [
-        {"dimension": "dim_a", "kind": "numeric", "n": 2, "mean_a": 0.4, "mean_b": 0.6,
-         "diff": 0.2, "ci_low": 0.1, "ci_high": 0.3, "p_adj": 0.01, "outcome": "better",
-         "note": ""},
-    ],
-    "flips": [{"dimension": "dim_a", "both_pass": 1, "pass_to_fail": 0, "fail_to_pass": 1,
-               "both_fail": 0, "p": 1.0}],
-    "notes": ["<b>a note</b>"],
-}  # fmt: skip
-
-
 def test_a_comparison_is_written_beside_the_runs_and_named_in_the_manifest(
     tmp_path: Path,
 ) -> None:
     runs = [SiteRun(id=f"{arm}/r", family="simulation", card=_card("r")) for arm in "ab"]
-    write_site(runs, tmp_path, compare=COMPARE)
+    write_site(runs, tmp_path, compare=COMPARE_RESULT)
     _, (man,) = _payload(tmp_path / "data" / "manifest.js")
     assert man["compare"] is True
     call, (doc,) = _payload(tmp_path / "data" / "compare.js")
-    assert call == "compare" and doc == COMPARE
+    assert call == "compare" and doc == COMPARE_RESULT
     write_site(runs, tmp_path)
     assert not (tmp_path / "data" / "compare.js").exists()
 
@@ -280,13 +266,13 @@ def test_load_compare_refuses_what_is_not_a_comparison(tmp_path: Path) -> None:
     from toolkit.viewing import load_compare
 
     good = tmp_path / "c.json"
-    good.write_text(json.dumps(COMPARE), encoding="utf-8")
+    good.write_text(json.dumps(COMPARE_RESULT), encoding="utf-8")
     assert load_compare(good)["family"] == "simulation"
     card = tmp_path / "card.json"
     card.write_text(json.dumps({"rubric": "simulation", "dimensions": []}), encoding="utf-8")
     with pytest.raises(InputError, match=r"card\.json: rubric='simulation': not a toolkit compare"):
         load_compare(card)
     bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps({**COMPARE, "flips": [{"both_pass": 1}]}), encoding="utf-8")
+    bad.write_text(json.dumps({**COMPARE_RESULT, "flips": [{"both_pass": 1}]}), encoding="utf-8")
     with pytest.raises(InputError, match="flips"):
         load_compare(bad)

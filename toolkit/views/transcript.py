@@ -9,10 +9,12 @@ strict Content-Security-Policy can serve that CSS as a file.
 from __future__ import annotations
 
 from html import escape
+from typing import TYPE_CHECKING
 
 import polars as pl
 
-from toolkit.load.discussion import Discussion
+if TYPE_CHECKING:  # a view takes the loaded game; it never loads one
+    from toolkit.load.discussion import Discussion
 
 __all__ = ["TRANSCRIPT_CSS", "roles_html", "transcript_html"]
 

@@ -277,15 +277,16 @@ def test_rate_help_fits_80_columns_without_rst_markup(capsys: pytest.CaptureFixt
     assert "--raters" in capsys.readouterr().out
 
 
-def test_an_unknown_flag_prints_the_subcommands_usage(
+def test_an_unknown_flag_is_one_error_line_then_the_subcommands_help_pointer(
     games: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with pytest.raises(SystemExit) as exc:
-        main(["rate", str(games), "--bogus"])
+        main(["rate", str(games), "--zzzzz"])
     assert exc.value.code == 2
     err = capsys.readouterr().err
-    assert err.startswith("usage: toolkit rate ")
-    assert "toolkit rate: error: unrecognized arguments: --bogus" in err
+    lines = err.splitlines()
+    assert lines[0] == "toolkit rate: error: unrecognized arguments: --zzzzz"
+    assert lines[1:] == ["Run 'toolkit rate --help' for its options."]
 
 
 def test_the_discussion_command_reads_ratings_and_labels_from_a_store(

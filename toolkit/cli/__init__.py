@@ -66,7 +66,7 @@ def _commands(parser: argparse.ArgumentParser) -> list[str]:
 def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
     """Parse ``argv``: a subcommand's options and paths in any order (``--gate`` too, see
     :func:`toolkit.cli._gate.normalize_argv`); an unknown option is refused with the
-    subcommand's usage and the closest option it may have meant."""
+    closest option it may have meant and a pointer to the subcommand's ``--help``."""
     from toolkit.cli._gate import normalize_argv
 
     argv = normalize_argv(argv)
@@ -84,9 +84,18 @@ def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespa
     else:
         args, unknown = sub.parse_known_intermixed_args(argv[1:])
         args.command = command
-    if unknown:  # with the subcommand's usage, not the top-level one
-        sub.error(f"unrecognized arguments: {' '.join(unknown)}{_did_you_mean(sub, unknown)}")
+    if unknown:  # one line naming what was not understood, then where the options are
+        _refuse(sub, f"unrecognized arguments: {' '.join(unknown)}{_did_you_mean(sub, unknown)}")
     return args
+
+
+def _refuse(parser: argparse.ArgumentParser, message: str) -> None:
+    """Exit 2 with ``PROG: error: MESSAGE`` and a pointer to ``PROG --help``: the error is
+    the first line (a page of usage above it hides the one word that was wrong)."""
+    parser.exit(
+        EXIT_INPUT,
+        f"{parser.prog}: error: {message}\nRun '{parser.prog} --help' for its options.\n",
+    )
 
 
 def _did_you_mean(parser: argparse.ArgumentParser, unknown: list[str]) -> str:

@@ -190,7 +190,7 @@ def test_a_chart_imports_altair_on_first_use(tmp_path: Path) -> None:
     code = IMPORT_ONLY.replace("import toolkit\n", f"import toolkit as tk\n{panel}\n")
     _, modules = _imported(code, tmp_path=tmp_path)
     assert "altair" in modules  # (which itself imports anywidget and ipywidgets)
-    assert modules & {"scipy", "nbclient", "nbconvert", "papermill", "starlette", "uvicorn"} == set()
+    assert modules & {"scipy", "nbclient", "nbconvert", "papermill", "starlette"} == set()
 
 
 # ---------------------------------------------------------------------------

@@ -591,7 +591,7 @@ class ScriptedDiscussionJudge:
     * strategic depth (0-9): 8 for a message with two or more reasoning cues (because,
       evidence, vote, suspicious, trust, why, a question...), 6 for one, 2 for none;
     * memory accuracy (0-9): a "X voted for Y" claim is 8 when the game's vote lines hold
-      ``X -> Y``, else 1; any other reference is 7 when its actor spoke before, else 3.
+      ``X -> Y``, else 1; any other reference is 7 when the first player it names spoke before, else 3.
     """
 
     name = "scripted-discussion-judge"
@@ -636,7 +636,9 @@ class ScriptedDiscussionJudge:
             return JudgeResult(
                 8 if found else 1, f"vote {pair} {'is' if found else 'is not'} in the votes."
             )
-        actor = quoted.split()[0].strip(",")
+        names = re.findall(r"^Players: (.*)$", r.trajectory, re.MULTILINE)[0].split(", ")
+        named = [n for n in names if re.search(rf"\b{re.escape(n)}\b", quoted)]
+        actor = named[0] if named else quoted.split()[0].strip(",")
         spoke = any(int(t) < turn and who == actor for t, who in _TURN.findall(r.trajectory))
         return JudgeResult(
             7 if spoke else 3, f"{actor} {'spoke' if spoke else 'did not speak'} before."

@@ -1256,7 +1256,7 @@ def score_discussion(
             .when(c("engagement_source") == "judge")
             .then(
                 pl.format(
-                    "the judge's reading {} of 5 stands in: no human rating (--engagement judge)",
+                    "judge's {} stands in (no human rating; --engagement judge)",
                     s(c("engagement").round(2)),
                 )
             )
@@ -1382,7 +1382,7 @@ def _card(
         )
     cost_text = "cost unknown" if cost is None else f"${cost:.2f}"
     round_word = "round" if rounds == 1 else "rounds"
-    stamp = " · engagement by the judge" if by_judge else ""
+    stamp = " · engagement: judge" if by_judge else ""
     return Scorecard(
         rubric="discussion",
         rubric_version=spec.version,

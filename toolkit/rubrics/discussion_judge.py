@@ -408,7 +408,7 @@ def _readings(items: pl.DataFrame, game_ids: Sequence[str], metrics: Sequence[st
     absent = pl.when(pl.col("absent") > 0).then(
         pl.format("; {} not judged ({})", pl.col("absent").cast(pl.String), pl.col("_error"))
     )
-    cut = f"score >= {judge_spec.true_at} of 9"
+    cut = f">= {judge_spec.true_at} of 9"
     frame = keys.join(per, on=["game_id", "key"], how="left").with_columns(
         pl.col("judged").fill_null(0), pl.col("absent").fill_null(0), pl.col("_true").fill_null(0)
     )
@@ -424,7 +424,7 @@ def _readings(items: pl.DataFrame, game_ids: Sequence[str], metrics: Sequence[st
         .then(pl.lit("absent: no messages to rate"))
         .when(pl.col("key") == "strategic_depth")
         .then(pl.lit("absent: no messages to judge"))
-        .otherwise(pl.lit("absent: no references to past events to judge"))
+        .otherwise(pl.lit("absent: no references to judge"))
     )
     detail = (
         pl.when((t == 0) & (pl.col("absent") > 0))
@@ -434,9 +434,9 @@ def _readings(items: pl.DataFrame, game_ids: Sequence[str], metrics: Sequence[st
         .when(pl.col("key") == "engagement")
         .then(pl.format("the judge's 1-5 rating{}", absent.otherwise(pl.lit(""))))
         .when(pl.col("key") == "strategic_depth")
-        .then(pl.format("{}/{} messages strategic by the judge ({}){}", s, n, pl.lit(cut),
+        .then(pl.format("{}/{} judged strategic ({}){}", s, n, pl.lit(cut),
                         absent.otherwise(pl.lit(""))))
-        .otherwise(pl.format("{}/{} references accurate by the judge ({}){}", s, n, pl.lit(cut),
+        .otherwise(pl.format("{}/{} judged accurate ({}){}", s, n, pl.lit(cut),
                              absent.otherwise(pl.lit(""))))
     )  # fmt: skip
     return frame.select(

@@ -591,7 +591,8 @@ class ScriptedDiscussionJudge:
     * strategic depth (0-9): 8 for a message with two or more reasoning cues (because,
       evidence, vote, suspicious, trust, why, a question...), 6 for one, 2 for none;
     * memory accuracy (0-9): a "X voted for Y" claim is 8 when the game's vote lines hold
-      ``X -> Y``, else 1; any other reference is 7 when the first player it names spoke before, else 3.
+      ``X -> Y``, else 1; any other reference is 7 when the first player it names spoke
+      before, else 3.
     """
 
     name = "scripted-discussion-judge"

@@ -569,10 +569,10 @@ ENGAGEMENT_RATINGS = [
     ("base-7-1", "chloe", 2, "template lines"),
     ("base-7-2", "ana", 2, "canned openers"),
     ("base-7-2", "ben", 2, ""),
-    ("base-7-2", "chloe", 1, "I stopped reading half-way"),
-    ("base-7-3", "ana", 2, ""),
+    ("base-7-2", "chloe", 2, "I stopped reading half-way"),
+    ("base-7-3", "ana", 1, ""),
     ("base-7-3", "ben", 1, "nothing happens"),
-    ("base-7-3", "chloe", 2, "the same three sentences shuffled"),
+    ("base-7-3", "chloe", 1, "the same three sentences shuffled"),
 ]
 
 _REASON = re.compile(

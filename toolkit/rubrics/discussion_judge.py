@@ -343,8 +343,11 @@ class JudgedDiscussion(Shows):
         return rows.row(0, named=True) if rows.height else None
 
     def excerpt(self, game_id: str) -> str:
-        """The beginning of the game's judged text, at most ``spec.excerpt_chars`` long."""
+        """The game's first messages as the judge read them (from its first turn), at most
+        ``spec.excerpt_chars`` long."""
         text = self.texts.get(game_id, "")
+        start = text.find("[turn ")
+        text = text[start:] if start >= 0 else text
         n = self.spec.excerpt_chars
         return text if len(text) <= n else text[: n - 1].rstrip() + "…"
 
@@ -545,4 +548,173 @@ def judge_discussion(
         spec=judge_spec,
         usage=usage,
         warnings=tuple(warnings),
+    )
+
+
+# ---------------------------------------------------------------------------
+# Calibrating the engagement judge against people
+# ---------------------------------------------------------------------------
+
+#: The metrics a calibration over games can hold the judge to (people rate engagement).
+CALIBRATED_METRICS: tuple[str, ...] = ("engagement",)
+
+#: The long frame of the calibration contract, as :func:`engagement_calibration_scores`
+#: builds it (one row per game and rater; the judge is rater ``judge``).
+GAME_CALIBRATION_SCHEMA: dict[str, pl.DataType] = {
+    "item": pl.String(),
+    "rater": pl.String(),
+    "score": pl.Float64(),
+    "game": pl.String(),
+    "notes": pl.String(),
+    "reasoning": pl.String(),
+    "evidence": pl.String(),
+    "source": pl.String(),
+    "anchor": pl.String(),
+    "text_sha256": pl.String(),
+}
+
+
+def _human_engagement(source: Any, game_ids: Sequence[str]) -> pl.DataFrame:
+    """game_id, rater, score, notes of people's engagement ratings of ``game_ids``."""
+    schema = {"game_id": pl.String(), "rater": pl.String(), "score": pl.Float64(),
+              "notes": pl.String()}  # fmt: skip
+    if isinstance(source, pl.DataFrame):
+        frame = source if "notes" in source.columns else source.with_columns(notes=None)
+    elif hasattr(source, "latest"):  # the ratings store: each rater's latest rating, noted
+        frame = source.latest().select(
+            pl.col("transcript_id").alias("game_id"), "rater", "score", "notes"
+        )
+    else:
+        frame = source.ratings(list(game_ids))
+        notes = getattr(source, "notes", None)
+        if isinstance(notes, pl.DataFrame) and notes.height:
+            frame = frame.join(notes, on=["game_id", "rater"], how="left")
+        else:
+            frame = frame.with_columns(notes=None)
+    return (
+        frame.select(list(schema))
+        .cast(schema)  # type: ignore[arg-type]
+        .filter(pl.col("game_id").is_in(list(game_ids)))
+        .with_columns(
+            pl.when(pl.col("notes").str.strip_chars() == "")
+            .then(None)
+            .otherwise(pl.col("notes"))
+            .alias("notes")
+        )
+    )
+
+
+def engagement_calibration_scores(
+    judged: JudgedDiscussion,
+    discussion: Discussion,
+    ratings: Any,
+    *,
+    judge_id: str = "judge",
+) -> pl.DataFrame:
+    """The judge's engagement and people's ratings of the same games, as the calibration
+    contract's long frame (:func:`toolkit.rubrics.calibrate.calibrate` reads it).
+
+    Args:
+        judged: the judge's readings (:func:`judge_discussion` with ``engagement``).
+        discussion: the games judged (for each game's source file).
+        ratings: people's engagement ratings: a ratings file
+            (:func:`toolkit.load.ratings.load_ratings`, its ``notes`` column kept), the
+            SQLite ratings store (each rater's latest rating and note), or a frame
+            (game_id, rater, score[, notes]).
+        judge_id: the judge's rater id (must not be a person's).
+
+    Returns:
+        :data:`GAME_CALIBRATION_SCHEMA`: ``item`` (the game id), ``rater``, ``score``
+        (1-5), ``game`` (a group), ``notes`` (a person's note, on human rows),
+        ``reasoning`` (on the judge's row), ``evidence`` (the beginning of the text the
+        judge read, same on every row of a game), ``source`` (the game's file),
+        ``anchor`` (the turns judged, ``turns 1-15``), ``text_sha256`` (of the exact
+        text the judge received). A game the judge gave no usable value has no judge row
+        (calibrate counts it as unpaired).
+
+    Raises:
+        InputError: a person rating under the judge's id, or no engagement reading.
+    """
+    from toolkit.errors import InputError
+
+    items = judged.items.filter(pl.col("metric") == "engagement")
+    if items.height == 0:
+        raise InputError(
+            None, "the judge gave no engagement reading to calibrate", field="--metric",
+            value="engagement",
+        )  # fmt: skip
+    game_ids = [g for g in discussion.game_ids if g in set(items["game_id"].to_list())]
+    humans = _human_engagement(ratings, game_ids)
+    if judge_id in set(humans["rater"].to_list()):
+        raise InputError(
+            None, "a person rated under the judge's id; give the judge another id",
+            field="--judge-id", value=judge_id,
+        )  # fmt: skip
+    per_game = discussion.games.select(
+        pl.col("game_id").alias("item"), pl.col("source_file").alias("source")
+    ).join(
+        items.select(
+            pl.col("game_id").alias("item"),
+            "anchor",
+            "text_sha256",
+            pl.col("value").cast(pl.Float64).alias("_judge"),
+            "reasoning",
+        ),
+        on="item",
+        how="inner",
+    )
+    per_game = per_game.with_columns(
+        pl.col("item")
+        .replace_strict({g: judged.excerpt(g) for g in game_ids}, return_dtype=pl.String())
+        .alias("evidence"),
+        pl.col("item").alias("game"),
+    )
+    judge_rows = per_game.filter(pl.col("_judge").is_not_null()).select(
+        "item",
+        pl.lit(judge_id).alias("rater"),
+        pl.col("_judge").alias("score"),
+        "game",
+        pl.lit(None, dtype=pl.String()).alias("notes"),
+        "reasoning",
+        "evidence",
+        "source",
+        "anchor",
+        "text_sha256",
+    )
+    human_rows = humans.join(
+        per_game.drop("_judge", "reasoning"), left_on="game_id", right_on="item", how="inner"
+    ).select(
+        pl.col("game_id").alias("item"),
+        "rater",
+        "score",
+        "game",
+        "notes",
+        pl.lit(None, dtype=pl.String()).alias("reasoning"),
+        "evidence",
+        "source",
+        "anchor",
+        "text_sha256",
+    )
+    order = {g: i for i, g in enumerate(game_ids)}
+    schema: Any = GAME_CALIBRATION_SCHEMA
+    return (
+        pl.concat([judge_rows.cast(schema), human_rows.cast(schema)])
+        .with_columns(pl.col("item").replace_strict(order, return_dtype=pl.Int64).alias("_o"))
+        .sort("_o", "rater", maintain_order=True)
+        .drop("_o")
+    )
+
+
+def engagement_calibrate_rubric(spec: DiscussionSpec = DEFAULT_DISCUSSION_SPEC) -> Any:
+    """The calibrate rubric on the engagement scale: scores 1 to 5, an item passes at the
+    discussion rubric's engagement threshold (3.0); version ``1.0.0-engagement``."""
+    from toolkit.rubrics.calibrate import DEFAULT_CALIBRATE_RUBRIC
+
+    return DEFAULT_CALIBRATE_RUBRIC.model_copy(
+        update={
+            "scale_min": 1.0,
+            "scale_max": 5.0,
+            "threshold": spec.threshold("engagement"),
+            "version": f"{DEFAULT_CALIBRATE_RUBRIC.version}-engagement",
+        }
     )

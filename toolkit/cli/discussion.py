@@ -120,7 +120,8 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "markdown":
         from toolkit.cli._gate import markdown
 
-        print(markdown(args, "discussion", report.scorecards, _checks(report)), end="")
+        notes = _judge_notes(report)
+        print(markdown(args, "discussion", report.scorecards, _checks(report), notes=notes), end="")
     elif args.format == "json":
         # The JSON keeps the documented shape; what was read leniently goes to stderr.
         for warning in dict.fromkeys(w for c in report.scorecards for w in c.warnings):
@@ -216,6 +217,13 @@ def _write_scorecards(
     return written
 
 
+def _judge_notes(report: DiscussionReport) -> list[str]:
+    """The judge's block as Markdown notes (empty without a judge)."""
+    from toolkit.views.discussion import judge_lines
+
+    return judge_lines(report, None)
+
+
 def _checks(report: DiscussionReport) -> list[Check]:
     """Each game's metrics (shown, never deciding) and its verdict (deciding)."""
     from toolkit.gate import checks_of
@@ -229,7 +237,9 @@ def _gate(args: argparse.Namespace, report: DiscussionReport) -> int:
     from toolkit.cli._gate import finish
     from toolkit.rubrics.discussion import PENDING_RATING
 
-    code = finish(args, "discussion", report.scorecards, _checks(report))
+    code = finish(
+        args, "discussion", report.scorecards, _checks(report), notes=_judge_notes(report)
+    )
     pending = sum(c.verdict == PENDING_RATING for c in report.scorecards)
     if args.gate == "fail-only" and pending:
         from toolkit.views.text import terminal_style, wrap_item

@@ -66,3 +66,24 @@ def test_discussion_records_a_live_judge_then_replays_it_with_no_call(
     assert len(fake_llm.seen) == asked  # no call
     assert again["judge"]["usage"]["answered_live"] == 0
     assert again["games"][0]["metrics"] == first["games"][0]["metrics"]
+
+
+def test_the_cost_cap_leaves_the_rest_absent_and_says_so(
+    fake_llm: FakeLLM, sample_runs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    prices = tmp_path / "prices.yaml"
+    prices.write_text(
+        "format: toolkit-judge-prices\nversion: 1\nmodels:\n"
+        "  gpt-fake: {input: 1000000, output: 1000000}\n"
+    )
+    game = sample_runs / "discussions" / "game-over-budget.json"
+    args = ["discussion", str(game), "--judge", "openai:gpt-fake", "--judge-base-url",
+            fake_llm.openai_url, "--no-progress", "--prices", str(prices),
+            "--max-cost", "0.5", "--format", "json"]  # fmt: skip
+    assert main(args) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert fake_llm.seen == []  # even the first call would pass $0.50
+    usage = doc["judge"]["usage"]
+    assert usage["not_judged"] > 0 and usage["answered_live"] == 0
+    judged = [m for m in doc["games"][0]["metrics"] if m.get("source") == "judge"]
+    assert all(m["score"] is None and "cost cap" in m["detail"] for m in judged)

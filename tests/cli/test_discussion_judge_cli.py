@@ -117,3 +117,20 @@ def test_a_changed_game_misses_the_cassette_in_one_line(
     assert code == 2
     assert len(err.splitlines()) == 1
     assert "cassette.json" in err and "no recording for proposition" in err and "game-pass" in err
+
+
+def test_double_check_asks_the_revised_answers_the_cassette_lacks(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(
+        [str(folder / "game-pass.json"), *judge_args(folder), "--double-check"], capsys
+    )
+    assert code == 2  # the sample cassette holds first answers only
+    assert "double-check" in err and len(err.splitlines()) == 1
+
+
+def test_live_judge_options_without_a_judge_are_refused(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run([str(folder / "game-pass.json"), "--max-cost", "1"], capsys)
+    assert code == 2 and "--max-cost" in err and "needs --judge" in err

@@ -28,7 +28,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 from pydantic import Field
@@ -47,6 +47,7 @@ from toolkit.judge import (
     run_batches,
 )
 from toolkit.load.discussion import Discussion
+from toolkit.load.ratings import RatingSource
 from toolkit.rubrics._spec import RubricSpec, load_spec
 from toolkit.rubrics.discussion_spec import (
     DEFAULT_DISCUSSION_SPEC,
@@ -54,14 +55,23 @@ from toolkit.rubrics.discussion_spec import (
     EngagementScale,
 )
 
+if TYPE_CHECKING:
+    from toolkit.rubrics.calibrate import CalibrateRubric
+
 __all__ = [
+    "CALIBRATED_METRICS",
     "DEFAULT_DISCUSSION_JUDGE_SPEC",
+    "GAME_CALIBRATION_SCHEMA",
     "JUDGED_ITEMS_SCHEMA",
     "JUDGED_METRICS",
     "JUDGED_READINGS_SCHEMA",
     "DiscussionJudgeSpec",
     "JudgedDiscussion",
     "discussion_requests",
+    "engagement_bands",
+    "engagement_calibrate_rubric",
+    "engagement_calibration_scores",
+    "engagement_claim",
     "game_text",
     "judge_discussion",
     "load_discussion_judge_spec",
@@ -220,9 +230,8 @@ def discussion_requests(
     Raises:
         ValueError: a metric that has no judged reading.
     """
-    return [(i.game_id, i.metric, i.item_id, i.anchor, i.request) for i in _items(
-        discussion, spec, judge_spec, metrics
-    )]  # fmt: skip
+    items = _items(discussion, spec, judge_spec, metrics)
+    return [(i.game_id, i.metric, i.item_id, i.anchor, i.request) for i in items]
 
 
 def _items(
@@ -574,13 +583,15 @@ GAME_CALIBRATION_SCHEMA: dict[str, pl.DataType] = {
 }
 
 
-def _human_engagement(source: Any, game_ids: Sequence[str]) -> pl.DataFrame:
+def _human_engagement(source: RatingSource | pl.DataFrame, game_ids: Sequence[str]) -> pl.DataFrame:
     """game_id, rater, score, notes of people's engagement ratings of ``game_ids``."""
+    from toolkit.ratings.store import RatingStore
+
     schema = {"game_id": pl.String(), "rater": pl.String(), "score": pl.Float64(),
               "notes": pl.String()}  # fmt: skip
     if isinstance(source, pl.DataFrame):
         frame = source if "notes" in source.columns else source.with_columns(notes=None)
-    elif hasattr(source, "latest"):  # the ratings store: each rater's latest rating, noted
+    elif isinstance(source, RatingStore):  # each rater's latest rating, with its note
         frame = source.latest().select(
             pl.col("transcript_id").alias("game_id"), "rater", "score", "notes"
         )
@@ -607,7 +618,7 @@ def _human_engagement(source: Any, game_ids: Sequence[str]) -> pl.DataFrame:
 def engagement_calibration_scores(
     judged: JudgedDiscussion,
     discussion: Discussion,
-    ratings: Any,
+    ratings: RatingSource | pl.DataFrame,
     *,
     judge_id: str = "judge",
 ) -> pl.DataFrame:
@@ -705,12 +716,14 @@ def engagement_calibration_scores(
     )
 
 
-def engagement_calibrate_rubric(spec: DiscussionSpec = DEFAULT_DISCUSSION_SPEC) -> Any:
+def engagement_calibrate_rubric(
+    spec: DiscussionSpec = DEFAULT_DISCUSSION_SPEC,
+) -> CalibrateRubric:
     """The calibrate rubric on the engagement scale: scores 1 to 5, an item passes at the
     discussion rubric's engagement threshold (3.0); version ``1.0.0-engagement``."""
     from toolkit.rubrics.calibrate import DEFAULT_CALIBRATE_RUBRIC
 
-    return DEFAULT_CALIBRATE_RUBRIC.model_copy(
+    rubric: CalibrateRubric = DEFAULT_CALIBRATE_RUBRIC.model_copy(
         update={
             "scale_min": 1.0,
             "scale_max": 5.0,
@@ -718,3 +731,4 @@ def engagement_calibrate_rubric(spec: DiscussionSpec = DEFAULT_DISCUSSION_SPEC) 
             "version": f"{DEFAULT_CALIBRATE_RUBRIC.version}-engagement",
         }
     )
+    return rubric

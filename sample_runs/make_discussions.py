@@ -9,20 +9,35 @@ writes the same files.
 * ``game-over-budget.json``: a good discussion whose cost ($3.42) breaks the budget;
 * ``baseline/games.db``: the game's SQLite database (tables Game, Player, DiscussionMessage,
   Vote) holding three games of an earlier prompt iteration, the baseline;
-* ``ratings.csv``: engagement ratings (game_id, rater, score) of those games.
+* ``ratings.csv``: engagement ratings (game_id, rater, score) of those games;
+* ``engagement_ratings.csv``: three raters' engagement ratings of all six games, with
+  their notes (game_id, rater, score, notes): the humans of the engagement calibration;
+* ``judge/cassette.json``: the judged readings of all six games (engagement 1-5,
+  strategic depth and memory accuracy claims 0-9), recorded from
+  :class:`ScriptedDiscussionJudge`, a transparent rule-based stand-in for an LLM judge
+  (there is no live LLM here; a real evaluation records a cassette from a live judge
+  with ``toolkit discussion GAMES --judge openai:MODEL --record CASSETTE``).
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import random
+import re
 import sqlite3
 import sys
 import tempfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from toolkit.judge import JudgeRequest, JudgeResult
 
 START = datetime(2026, 3, 14, 19, 0, 0, tzinfo=UTC)
 
@@ -536,6 +551,116 @@ RATINGS = [
 ]
 
 
+#: Three raters' engagement ratings of every sample game, with their notes: the human
+#: side of the engagement calibration (``toolkit calibrate --discussion``). The first
+#: ratings agree with ``ratings.csv`` where it has them.
+ENGAGEMENT_RATINGS = [
+    ("game-pass", "ana", 4, "real back-and-forth; the round-two vote recap pulled me in"),
+    ("game-pass", "ben", 3, "good reasoning, a little long"),
+    ("game-pass", "chloe", 4, "I wanted to know if Wren would get caught"),
+    ("game-role-repetition", "ana", 2, "Mafia gives itself away; same lines over and over"),
+    ("game-role-repetition", "ben", 3, "some heat between Kestrel and Heron"),
+    ("game-role-repetition", "chloe", 2, "repetitive"),
+    ("game-over-budget", "ana", 4, ""),
+    ("game-over-budget", "ben", 4, "sharp accusations, a clear turn"),
+    ("game-over-budget", "chloe", 3, "fine, nothing surprising"),
+    ("base-7-1", "ana", 3, ""),
+    ("base-7-1", "ben", 2, "everyone sounds alike"),
+    ("base-7-1", "chloe", 2, "template lines"),
+    ("base-7-2", "ana", 2, "canned openers"),
+    ("base-7-2", "ben", 2, ""),
+    ("base-7-2", "chloe", 2, "I stopped reading half-way"),
+    ("base-7-3", "ana", 1, ""),
+    ("base-7-3", "ben", 1, "nothing happens"),
+    ("base-7-3", "chloe", 1, "the same three sentences shuffled"),
+]
+
+_REASON = re.compile(
+    r"\b(because|since|evidence|pattern|reason|voted?|suspicious|trust|defend\w*|accus\w*|"
+    r"inconsisten\w*|timing|why)\b|\?",
+    re.IGNORECASE,
+)
+_TURN = re.compile(r"^\[turn (\d+)\] ([^,:]+)", re.MULTILINE)
+
+
+class ScriptedDiscussionJudge:
+    """A transparent, rule-based stand-in for an LLM judge of Mafia discussions.
+
+    * engagement (1-5): 1 + 1.5 x the share of messages that answer someone (a reply, a
+      question, a named player) + 1.5 x the share of distinct opening sentences, rounded;
+    * strategic depth (0-9): 8 for a message with two or more reasoning cues (because,
+      evidence, vote, suspicious, trust, why, a question...), 6 for one, 2 for none;
+    * memory accuracy (0-9): a "X voted for Y" claim is 8 when the game's vote lines hold
+      ``X -> Y``, else 1; any other reference is 7 when the first player it names spoke
+      before, else 3.
+    """
+
+    name = "scripted-discussion-judge"
+
+    def judge(
+        self, requests: Sequence[JudgeRequest], *, double_check: bool = False
+    ) -> list[JudgeResult]:
+        """One rule-based answer per request."""
+        return [self._one(r) for r in requests]
+
+    def _one(self, r: JudgeRequest) -> JudgeResult:
+        from toolkit.judge import JudgeResult
+
+        if r.scale == (1, 5):
+            lines = [
+                ln.split(": ", 1)[-1] for ln in r.trajectory.splitlines() if ln.startswith("[turn")
+            ]
+            names = re.findall(r"^Players: (.*)$", r.trajectory, re.MULTILINE)[0].split(", ")
+            answering = sum(
+                1
+                for ln in lines
+                if "?" in ln or any(re.search(rf"\b{re.escape(n)}\b", ln) for n in names)
+            )
+            openers = {re.split(r"(?<=[.!?]) ", ln)[0] for ln in lines}
+            share, variety = answering / max(len(lines), 1), len(openers) / max(len(lines), 1)
+            value = max(1, min(5, round(1 + 1.5 * share + 1.5 * variety)))
+            return JudgeResult(
+                value,
+                f"{answering}/{len(lines)} messages answer someone, {len(openers)} distinct "
+                f"openings in {len(lines)} messages.",
+            )
+        quoted = r.claim.split('"')[1] if '"' in r.claim else r.claim
+        if r.dimension == "strategic_depth":
+            cues = sorted({m.group(0).lower() for m in _REASON.finditer(quoted)})
+            value = 8 if len(cues) >= 2 else 6 if cues else 2
+            return JudgeResult(value, f"reasoning cues: {', '.join(cues) or 'none'}.")
+        turn = int(re.findall(r"^Turn (\d+)", r.claim)[0])
+        vote = re.search(r"(\w+) (?:did )?voted? (?:for|against) (\w+)", quoted)
+        if vote:
+            pair = f"{vote.group(1)} -> {vote.group(2)}"
+            found = pair in r.trajectory
+            return JudgeResult(
+                8 if found else 1, f"vote {pair} {'is' if found else 'is not'} in the votes."
+            )
+        names = re.findall(r"^Players: (.*)$", r.trajectory, re.MULTILINE)[0].split(", ")
+        named = [n for n in names if re.search(rf"\b{re.escape(n)}\b", quoted)]
+        actor = named[0] if named else quoted.split()[0].strip(",")
+        spoke = any(int(t) < turn and who == actor for t, who in _TURN.findall(r.trajectory))
+        return JudgeResult(
+            7 if spoke else 3, f"{actor} {'spoke' if spoke else 'did not speak'} before."
+        )
+
+
+def record_cassette(out: Path) -> Path:
+    """Record the judged readings of every sample game into ``out/judge/cassette.json``
+    (a sub-folder: the games' loader reads every JSON file of ``out`` as a game)."""
+    import toolkit as tk
+    from toolkit.judge import RecordingJudge
+    from toolkit.rubrics.discussion_judge import judge_discussion
+
+    (out / "judge").mkdir(exist_ok=True)
+    cassette = out / "judge" / "cassette.json"
+    cassette.unlink(missing_ok=True)
+    games = tk.load_discussions([out, out / "baseline"])
+    judge_discussion(games, RecordingJudge(ScriptedDiscussionJudge(), cassette))
+    return cassette
+
+
 def _write(path: Path, text: str) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -578,6 +703,12 @@ def main(out: Path) -> None:
     write_baseline_db(out / "baseline" / "games.db")
     rows = ["game_id,rater,score"] + [f"{g},{r},{s}" for g, r, s in RATINGS]
     _write(out / "ratings.csv", "\n".join(rows) + "\n")
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["game_id", "rater", "score", "notes"])
+    writer.writerows(ENGAGEMENT_RATINGS)
+    _write(out / "engagement_ratings.csv", buffer.getvalue())
+    record_cassette(out)
 
 
 if __name__ == "__main__":

@@ -94,6 +94,8 @@ _LAZY: dict[str, str] = {
     "DiscussionSpec": "toolkit.rubrics.discussion_spec",
     "EngagementScale": "toolkit.rubrics.discussion_spec",
     "load_discussion_spec": "toolkit.rubrics.discussion_spec",
+    "judge_discussion": "toolkit.rubrics.discussion_judge",
+    "JudgedDiscussion": "toolkit.rubrics.discussion_judge",
     "ExperimentRubric": "toolkit.rubrics.experiment",
     "compare_to_reference": "toolkit.rubrics.experiment",
     "compare_to_reported": "toolkit.rubrics.experiment",
@@ -274,6 +276,8 @@ if TYPE_CHECKING:
     from toolkit.rubrics.discussion_iterations import SuccessCheck as SuccessCheck
     from toolkit.rubrics.discussion_iterations import compare as compare_discussions
     from toolkit.rubrics.discussion_iterations import success_check as success_check
+    from toolkit.rubrics.discussion_judge import JudgedDiscussion as JudgedDiscussion
+    from toolkit.rubrics.discussion_judge import judge_discussion as judge_discussion
     from toolkit.rubrics.discussion_spec import DEFAULT_DISCUSSION_SPEC as DEFAULT_DISCUSSION_SPEC
     from toolkit.rubrics.discussion_spec import DiscussionSpec as DiscussionSpec
     from toolkit.rubrics.discussion_spec import EngagementScale as EngagementScale

@@ -33,6 +33,8 @@ def test_regenerating_gives_the_committed_files(sample_runs: Path, tmp_path: Pat
         "game-role-repetition.json",
         "game-over-budget.json",
         "ratings.csv",
+        "engagement_ratings.csv",
+        "judge/cassette.json",
     ):
         assert (tmp_path / name).read_bytes() == (committed / name).read_bytes(), name
     assert _dump(tmp_path / "baseline" / "games.db") == _dump(committed / "baseline" / "games.db")

@@ -18,6 +18,7 @@ import argparse
 import json
 import math
 import sys
+from typing import Any
 
 from toolkit.errors import InputError
 
@@ -58,6 +59,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "is below X (default 0.667) or below the humans' leave-one-out band",
     )
     p.add_argument("--format", choices=FORMATS, default="table")
+    _add_discussion_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -93,8 +95,16 @@ def run(args: argparse.Namespace) -> int:
 
     words = _gate_words(args)
     rubric = DEFAULT_CALIBRATE_RUBRIC
+    games = getattr(args, "discussion", None)
+    if games:  # the judge's engagement of games against people's ratings: the 1-5 scale
+        from toolkit.rubrics.discussion_judge import engagement_calibrate_rubric
+
+        rubric = engagement_calibrate_rubric()
     min_alpha = parse_gate(words, rubric) if words is not None else None
-    if args.scores is None:
+    if args.scores is not None and games:
+        raise InputError(None, "give SCORES_FILE or --discussion GAMES, not both",
+                         field="SCORES_FILE", value=args.scores)  # fmt: skip
+    if args.scores is None and not games:
         raise InputError(None, "give the scores file (CSV or JSON)", field="SCORES_FILE")
     if args.threshold is not None and not math.isfinite(args.threshold):
         raise InputError(None, "must be a finite number", field="--threshold", value=args.threshold)
@@ -107,7 +117,12 @@ def run(args: argparse.Namespace) -> int:
         changes["level"] = args.level
     if changes:  # a threshold changed on the command line is not rubric 1.0.0
         rubric = rubric.model_copy(update=changes | {"version": f"{rubric.version}+cli"})
-    frame = load_calibration_scores(args.scores, (rubric.scale_min, rubric.scale_max))
+    if games:
+        frame = _discussion_scores(args)
+        label = f"judge {args.judge} on {', '.join(games)}"
+    else:
+        frame = load_calibration_scores(args.scores, (rubric.scale_min, rubric.scale_max))
+        label = args.scores
     result = calibrate(frame, judge=args.judge_id, rubric=rubric, seed=args.seed)
     failures = gate_failures(result, min_alpha) if min_alpha is not None else []
     if args.format == "json":
@@ -122,11 +137,11 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "markdown":
         from toolkit.views.calibration import render_calibration_markdown
 
-        print(render_calibration_markdown(result, args.scores, args.top, min_alpha, failures))
+        print(render_calibration_markdown(result, label, args.top, min_alpha, failures))
     else:
         from toolkit.views.calibration import render_calibration_table
 
-        print(render_calibration_table(result, args.scores, args.top, min_alpha, failures))
+        print(render_calibration_table(result, label, args.top, min_alpha, failures))
     from toolkit.views.text import terminal_style, wrap_item
 
     width, _ = terminal_style(sys.stderr)  # a terminal: wrapped between words
@@ -136,3 +151,78 @@ def run(args: argparse.Namespace) -> int:
         ):
             print(part, file=sys.stderr)
     return 1 if failures else 0
+
+
+# -- judged discussions: the engagement judge held against people's ratings ------------
+
+
+def _add_discussion_arguments(p: argparse.ArgumentParser) -> None:
+    """``--discussion GAMES --ratings FILE --judge SPEC [--metric engagement]``: the
+    scores come from judging the games and from people's ratings of the same games."""
+    from toolkit.cli._judge import add_argument_once, add_judge_arguments
+
+    group = p.add_argument_group("judged discussions (instead of SCORES_FILE)")
+    add_argument_once(
+        p,
+        group,
+        "--discussion",
+        nargs="+",
+        metavar="GAMES",
+        help="Mafia games (transcripts, exports, .db, folders): the judge rates each game's "
+        "engagement (1-5) and is held against --ratings",
+    )
+    add_argument_once(
+        p,
+        group,
+        "--ratings",
+        metavar="FILE",
+        help="with --discussion: people's engagement ratings (CSV/JSON game_id,rater,score"
+        "[,notes] or the SQLite ratings store)",
+    )
+    add_argument_once(
+        p,
+        group,
+        "--metric",
+        choices=("engagement",),
+        default="engagement",
+        help="with --discussion: the judged metric people also rate (engagement)",
+    )
+    add_judge_arguments(
+        p,
+        required=False,
+        judge_help="with --discussion: the judge, recorded:CASSETTE (no call) or "
+        "anthropic:MODEL / openai:MODEL (live)",
+    )
+
+
+def _discussion_scores(args: argparse.Namespace) -> Any:
+    """The calibration frame of ``--discussion``: the judge's engagement per game and
+    people's ratings of the same games (with notes, reasoning, evidence, source, anchor).
+
+    Raises:
+        InputError: ``--ratings`` or ``--judge`` missing, or what the loaders refuse.
+    """
+    from toolkit.cli._judge import judge_of
+    from toolkit.load.discussion import load_discussions
+    from toolkit.load.ratings import open_rating_source
+    from toolkit.rubrics.discussion_judge import (
+        engagement_calibration_scores,
+        judge_discussion,
+    )
+
+    for flag, value in (("--ratings", args.ratings), ("--judge", args.judge)):
+        if not value:
+            raise InputError(None, "--discussion needs it", field=flag, value=None)
+    games = load_discussions(args.discussion)
+    ratings = open_rating_source(args.ratings)
+    judged = judge_discussion(
+        games,
+        judge_of(args),
+        metrics=[args.metric],
+        double_check=args.double_check,
+        concurrency=args.judge_concurrency,
+        max_cost=args.max_cost,
+        prices=args.prices,
+        progress=False if args.no_progress else None,
+    )
+    return engagement_calibration_scores(judged, games, ratings, judge_id=args.judge_id)

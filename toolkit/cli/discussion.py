@@ -2,7 +2,10 @@
 
 Scores LLM Mafia games (transcripts, database exports, SQLite game databases, or folders
 of them) against the discussion rubric; with ``--baseline`` also compares them with a
-baseline set and runs the rubric's success check over them.
+baseline set and runs the rubric's success check over them. With ``--judge SPEC`` an LLM
+judge's readings of engagement, strategic depth and memory accuracy are shown beside the
+keyword and human ones; they never decide a verdict, unless ``--engagement judge`` lets
+the judge's engagement stand in for a missing human rating (stamped on the scorecard).
 """
 
 from __future__ import annotations
@@ -14,11 +17,15 @@ from typing import TYPE_CHECKING, Any
 
 from toolkit.cli import help_text
 from toolkit.cli._gate import add_gate_arguments
+from toolkit.cli._judge import add_judge_arguments
 
 if TYPE_CHECKING:
     from toolkit.gate import Check
+    from toolkit.load.discussion import Discussion
     from toolkit.load.ratings import RatingSource
     from toolkit.rubrics.discussion import DiscussionReport
+    from toolkit.rubrics.discussion_judge import JudgedDiscussion
+    from toolkit.rubrics.discussion_spec import DiscussionSpec
 
 
 def register(sub: Any) -> None:
@@ -58,6 +65,21 @@ def register(sub: Any) -> None:
         help="with --write: save 2L's own evaluation file instead "
         "(evaluations/<stem>-evaluation.json, 2L's camelCase shape)",
     )
+    add_judge_arguments(
+        parser,
+        required=False,
+        judge_help="add an LLM judge's readings of engagement (1-5), strategic depth and "
+        "memory accuracy beside the others: recorded:CASSETTE (CI), or anthropic:MODEL / "
+        "openai:MODEL (live, needs a key)",
+    )
+    parser.add_argument(
+        "--engagement",
+        choices=("humans", "judge"),
+        default="humans",
+        help="who decides engagement: humans (default: a game without a rating is "
+        "PENDING_RATING) or judge (with --judge: a game without a human rating takes the "
+        "judge's reading, stamped on its scorecard; human ratings still decide)",
+    )
     # A game's verdict decides (PASS with 5 of 7 metrics); bare --gate is fail-only (a
     # game waiting for its rating passes, with a warning), as before; strict fails it.
     add_gate_arguments(parser, bare="fail-only", what="game")
@@ -73,12 +95,21 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.rubrics.discussion_spec import DEFAULT_DISCUSSION_SPEC, load_discussion_spec
     from toolkit.views.discussion import render_discussion_json, render_discussion_text
 
+    _check_judge_options(args)
     spec = load_discussion_spec(args.rubric) if args.rubric else DEFAULT_DISCUSSION_SPEC
     ratings: RatingSource | None = open_rating_source(args.ratings) if args.ratings else None
     discussion = load_discussions(args.paths)
     kinds = dict(zip(discussion.game_ids, discussion.games["source_kind"].to_list(), strict=True))
     require_cost = bool(getattr(args, "require_cost", False))
-    report = score_discussion(discussion, ratings=ratings, spec=spec, require_cost=require_cost)
+    judged = _judged(args, discussion, spec) if getattr(args, "judge", None) else None
+    report = score_discussion(
+        discussion,
+        ratings=ratings,
+        spec=spec,
+        require_cost=require_cost,
+        judged=judged,
+        engagement="judge" if getattr(args, "engagement", "humans") == "judge" else "humans",
+    )
     comparison = success = None
     if args.baseline:
         baseline = score_discussion(
@@ -89,7 +120,8 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "markdown":
         from toolkit.cli._gate import markdown
 
-        print(markdown(args, "discussion", report.scorecards, _checks(report)), end="")
+        notes = _judge_notes(report)
+        print(markdown(args, "discussion", report.scorecards, _checks(report), notes=notes), end="")
     elif args.format == "json":
         # The JSON keeps the documented shape; what was read leniently goes to stderr.
         for warning in dict.fromkeys(w for c in report.scorecards for w in c.warnings):
@@ -100,6 +132,9 @@ def run(args: argparse.Namespace) -> int:
 
         width, colour = terminal_style()
         print(render_discussion_text(report, comparison, success, width=width, colour=colour))
+        usage = judged.usage if judged is not None else None
+        if usage is not None and usage.model is not None:
+            print("\n".join(usage.lines(width or 80)))
     if args.compat and not args.write:
         from toolkit.errors import InputError
 
@@ -109,6 +144,49 @@ def run(args: argparse.Namespace) -> int:
         for path in _write_scorecards(report, kinds, compat=args.compat):
             print(f"toolkit discussion: wrote {path}", file=sys.stderr)
     return _gate(args, report)
+
+
+def _check_judge_options(args: argparse.Namespace) -> None:
+    """``--engagement judge`` and the live-judge options need ``--judge``.
+
+    Raises:
+        InputError: naming the option given without a judge.
+    """
+    from toolkit.errors import InputError
+
+    if getattr(args, "judge", None):
+        return
+    if getattr(args, "engagement", "humans") == "judge":
+        raise InputError(None, "needs --judge (whose engagement would stand in?)",
+                         field="--engagement", value="judge")  # fmt: skip
+    for flag, given in (
+        ("--record", getattr(args, "record", None) is not None),
+        ("--max-cost", getattr(args, "max_cost", None) is not None),
+        ("--prices", getattr(args, "prices", None) is not None),
+        ("--double-check", bool(getattr(args, "double_check", False))),
+        ("--judge-base-url", getattr(args, "judge_base_url", None) is not None),
+    ):
+        if given:
+            raise InputError(None, "needs --judge", field=flag, value=True)
+
+
+def _judged(
+    args: argparse.Namespace, discussion: Discussion, spec: DiscussionSpec
+) -> JudgedDiscussion:
+    """The judge's readings of every game (``--judge`` and the live-judge options)."""
+    from toolkit.cli._judge import judge_of
+    from toolkit.rubrics.discussion_judge import judge_discussion
+
+    return judge_discussion(
+        discussion,
+        judge_of(args),
+        spec=spec,
+        double_check=args.double_check,
+        concurrency=args.judge_concurrency,
+        max_cost=args.max_cost,
+        prices=args.prices,
+        progress=False if args.no_progress else None,
+    )
 
 
 def _write_scorecards(
@@ -139,6 +217,13 @@ def _write_scorecards(
     return written
 
 
+def _judge_notes(report: DiscussionReport) -> list[str]:
+    """The judge's block as Markdown notes (empty without a judge)."""
+    from toolkit.views.discussion import judge_lines
+
+    return judge_lines(report, None)
+
+
 def _checks(report: DiscussionReport) -> list[Check]:
     """Each game's metrics (shown, never deciding) and its verdict (deciding)."""
     from toolkit.gate import checks_of
@@ -152,7 +237,9 @@ def _gate(args: argparse.Namespace, report: DiscussionReport) -> int:
     from toolkit.cli._gate import finish
     from toolkit.rubrics.discussion import PENDING_RATING
 
-    code = finish(args, "discussion", report.scorecards, _checks(report))
+    code = finish(
+        args, "discussion", report.scorecards, _checks(report), notes=_judge_notes(report)
+    )
     pending = sum(c.verdict == PENDING_RATING for c in report.scorecards)
     if args.gate == "fail-only" and pending:
         from toolkit.views.text import terminal_style, wrap_item

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from toolkit.cli._gate import add_gate_arguments
+from toolkit.cli._judge import add_judge_arguments
 
 if TYPE_CHECKING:
     from toolkit.gate import Check
@@ -41,66 +42,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--propositions", type=Path, required=True, help="folder of proposition YAML files"
     )
-    parser.add_argument(
-        "--judge",
-        required=True,
-        help="recorded:CASSETTE (CI), or anthropic:MODEL / openai:MODEL (live, needs a key)",
-    )
-    live = parser.add_argument_group("live judges")
-    live.add_argument(
-        "--judge-base-url",
-        metavar="URL",
-        help="server of a live judge, e.g. an OpenAI-compatible http://host:8000/v1 "
-        "(default: $TOOLKIT_JUDGE_BASE_URL, else the vendor's)",
-    )
-    live.add_argument(
-        "--judge-concurrency",
-        type=int,
-        default=4,
-        metavar="N",
-        help="judge calls in flight at once (default 4)",
-    )
-    live.add_argument(
-        "--judge-timeout",
-        type=float,
-        default=30.0,
-        metavar="S",
-        help="seconds a call waits for its answer (default 30)",
-    )
-    live.add_argument(
-        "--judge-retries",
-        type=int,
-        default=2,
-        metavar="N",
-        help="retries on timeouts, 429 and 5xx (default 2)",
-    )
-    live.add_argument(
-        "--record",
-        type=Path,
-        metavar="CASSETTE",
-        help="record answers here as they arrive; rerun with it to ask only what is missing",
-    )
-    live.add_argument(
-        "--max-cost",
-        type=float,
-        metavar="USD",
-        help="send no call that could take the estimated cost past USD",
-    )
-    live.add_argument(
-        "--prices", type=Path, metavar="FILE", help="YAML price table laid over the built-in one"
-    )
-    live.add_argument(
-        "--no-progress", action="store_true", help="no progress bar (shown only on a terminal)"
-    )
+    add_judge_arguments(parser)
     parser.add_argument("--personas", type=Path, help="personas YAML/JSON (names, specs)")
     parser.add_argument("--baseline", type=Path, help="folder of golden baseline JSON files")
     parser.add_argument(
         "--write-baseline", type=Path, metavar="DIR", help="write this run's scores as baselines"
     )
     parser.add_argument("--rubric", type=Path, help="YAML overrides of the persona rubric")
-    parser.add_argument(
-        "--double-check", action="store_true", help="ask the judge to revise each answer once"
-    )
     parser.add_argument(
         "--agents",
         metavar="ID,...",
@@ -113,7 +61,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     """Load -> score -> print; returns the exit code."""
-    from toolkit.judge import judge_from_spec
+    from toolkit.cli._judge import judge_of
     from toolkit.load.persona import load_baselines, load_chat, load_propositions, write_baselines
     from toolkit.rubrics.persona import (
         DEFAULT_PERSONA_RUBRIC,
@@ -128,13 +76,7 @@ def run(args: argparse.Namespace) -> int:
     chat = load_chat(args.run, personas=args.personas)
     propositions = load_propositions(args.propositions)
     baselines = load_baselines(args.baseline) if args.baseline else None
-    judge = judge_from_spec(
-        args.judge,
-        base_url=args.judge_base_url,
-        record=args.record,
-        timeout=args.judge_timeout,
-        max_retries=args.judge_retries,
-    )
+    judge = judge_of(args)
     result = score_persona(
         chat,
         propositions,

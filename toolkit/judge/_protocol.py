@@ -47,6 +47,10 @@ class JudgeRequest:
         kind: ``"score"`` (an integer 0-9) or ``"count"`` (a non-negative integer).
         evidence: supplementary evidence computed from the messages (n-gram repetition,
             vocabulary statistics), shown to the judge after the trajectory.
+        scale: the lowest and highest score of a rating on a scale of its own (e.g.
+            ``(1, 5)`` for the discussion rubric's engagement); ``None``: the 0-9 claim
+            scale (:data:`SCALE_BANDS`). A reply outside the scale is an error result.
+        bands: the scale's levels shown to the judge, one line each (with ``scale``).
     """
 
     proposition_id: str
@@ -57,13 +61,16 @@ class JudgeRequest:
     persona: str | None = None
     kind: Literal["score", "count"] = "score"
     evidence: str | None = None
+    scale: tuple[int, int] | None = None
+    bands: tuple[str, ...] | None = None
 
     def key(self, *, double_check: bool = False) -> str:
         """A stable hash of everything that decides the answer (for cassettes); a request
-        without evidence hashes as it did before evidence existed."""
+        without evidence, scale or bands hashes as it did before they existed."""
         payload = {**asdict(self), "double_check": double_check}
-        if payload["evidence"] is None:
-            del payload["evidence"]
+        for optional in ("evidence", "scale", "bands"):
+            if payload[optional] is None:
+                del payload[optional]
         blob = json.dumps(payload, sort_keys=True, ensure_ascii=False).encode("utf-8")
         return hashlib.sha256(blob).hexdigest()[:32]
 
@@ -127,12 +134,21 @@ def build_prompt(requests: Sequence[JudgeRequest]) -> tuple[str, str]:
 
     The system prompt carries the 0-9 bands, the missing-data rule and, when given, the
     persona spec; the user prompt numbers the claims and gives the trajectory, then the
-    supplementary evidence when there is some.
+    supplementary evidence when there is some. A request with a ``scale`` of its own
+    (a rating, e.g. 1-5) gets that scale's ``bands`` instead of the 0-9 bands and the
+    missing-data rule, and is asked for a score on that scale.
     """
     if not requests:
         raise ValueError("no requests")
     first = requests[0]
-    if first.kind == "count":
+    low, high = first.scale or (0, 9)
+    if first.scale is not None:
+        system = (
+            "You rate conversations between agents as a careful human reader would, on "
+            f"this scale from {low} to {high}:\n" + "\n".join(first.bands or ()) + "\n"
+            "Be rigorous: when in doubt, choose the lower score."
+        )
+    elif first.kind == "count":
         system = (
             "You read conversations between agents and count things in them precisely. "
             "Reply with the integer count first, then your numbered list and reasoning."
@@ -155,16 +171,19 @@ def build_prompt(requests: Sequence[JudgeRequest]) -> tuple[str, str]:
         instruction = (
             "Reply with the integer count first, then your reasoning."
             if first.kind == "count"
-            else "Reply with the integer score 0-9 first, then your reasoning."
+            else f"Reply with the integer score {low}-{high} first, then your reasoning."
         )
-        user = f"CLAIM: {first.claim}\n\nTRAJECTORY:\n{first.trajectory}{evidence}\n\n{instruction}"
+        label = "QUESTION" if first.scale is not None else "CLAIM"
+        user = (
+            f"{label}: {first.claim}\n\nTRAJECTORY:\n{first.trajectory}{evidence}\n\n{instruction}"
+        )
     else:
         claims = "\n".join(f"[{i}] {r.claim}" for i, r in enumerate(requests, start=1))
         user = (
             f"CLAIMS:\n{claims}\n\nTRAJECTORY:\n{first.trajectory}{evidence}\n\n"
             "Reply with one block per claim, in order. Each block starts with the claim's "
-            "number in brackets and the integer score 0-9, then your reasoning, e.g. "
-            "`[1] 7 The agent ...`."
+            f"number in brackets and the integer score {low}-{high}, then your reasoning, "
+            f"e.g. `[1] {7 if low <= 7 <= high else high} The agent ...`."
         )
     return system, user
 
@@ -173,8 +192,11 @@ _LEADING_INT = re.compile(r"^\s*\**\s*(\d+)(?!\d)")
 _BLOCK = re.compile(r"^\s*\[(\d+)\]", re.MULTILINE)
 
 
-def parse_reply(text: str, kind: Literal["score", "count"] = "score") -> JudgeResult:
-    """Parse one reply that must start with the integer (0-9 for a score).
+def parse_reply(
+    text: str, kind: Literal["score", "count"] = "score", scale: tuple[int, int] | None = None
+) -> JudgeResult:
+    """Parse one reply that must start with the integer (0-9 for a score, or within
+    ``scale`` when the request had a scale of its own, e.g. 1-5).
 
     A reply that does not is an error result that keeps the raw text.
     """
@@ -182,21 +204,26 @@ def parse_reply(text: str, kind: Literal["score", "count"] = "score") -> JudgeRe
     if match is None:
         return JudgeResult(None, "", error="reply does not start with an integer", raw=text)
     value = int(match.group(1))
-    if kind == "score" and not 0 <= value <= 9:
-        return JudgeResult(None, "", error=f"score {value} is outside 0-9", raw=text)
+    low, high = scale or (0, 9)
+    if kind == "score" and not low <= value <= high:
+        return JudgeResult(None, "", error=f"score {value} is outside {low}-{high}", raw=text)
     reasoning = text[match.end() :].lstrip(" \t\n*:.-—").rstrip()
     return JudgeResult(value, reasoning, raw=text)
 
 
 def parse_batch_reply(
-    text: str, count: int, kind: Literal["score", "count"] = "score"
+    text: str,
+    count: int,
+    kind: Literal["score", "count"] = "score",
+    scale: tuple[int, int] | None = None,
 ) -> list[JudgeResult]:
-    """Parse a batch reply of ``[k] <int> reasoning`` blocks into ``count`` results.
+    """Parse a batch reply of ``[k] <int> reasoning`` blocks into ``count`` results
+    (scores range-checked against ``scale``, 0-9 when None).
 
     A missing or malformed block gives an error result for that proposition only.
     """
     if count == 1:
-        return [parse_reply(text, kind)]
+        return [parse_reply(text, kind, scale)]
     marks = list(_BLOCK.finditer(text))
     blocks: dict[int, str] = {}
     for i, mark in enumerate(marks):
@@ -207,5 +234,5 @@ def parse_batch_reply(
         if k not in blocks:
             results.append(JudgeResult(None, "", error=f"no block [{k}] in the reply", raw=text))
         else:
-            results.append(parse_reply(blocks[k], kind))
+            results.append(parse_reply(blocks[k], kind, scale))
     return results

@@ -190,7 +190,7 @@ class _SdkJudge:
                 for _ in requests
             ]
         else:
-            results = parse_batch_reply(reply, n, kind)
+            results = parse_batch_reply(reply, n, kind, requests[0].scale)
         shares = zip(split_evenly(spent_in, n), split_evenly(spent_out, n), strict=True)
         return [
             replace(r, input_tokens=i, output_tokens=o, usage_estimated=estimated)

@@ -7,7 +7,9 @@ implements the same protocol, and :func:`open_rating_source` opens either kind.
 
 A ratings file is CSV with a header ``game_id,rater,score`` or JSON: a list of
 ``{"game_id", "rater", "score"}`` objects, or ``{"ratings": [...]}`` holding that list.
-Scores are numbers from 1 to 5; extra columns/keys are ignored.
+Scores are numbers from 1 to 5; an optional ``notes`` column/key keeps each rater's note
+(:attr:`FileRatings.notes`, what a calibration shows beside the judge's reasoning); other
+extra columns/keys are ignored.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -30,6 +32,12 @@ from toolkit.load._common import parse_json_text
 __all__ = ["FileRatings", "LabelSource", "RatingSource", "load_ratings", "open_rating_source"]
 
 MIN_SCORE, MAX_SCORE = 1.0, 5.0
+#: A rater's note per game (what ``FileRatings.notes`` holds).
+RATING_NOTES_SCHEMA: dict[str, pl.DataType] = {
+    "game_id": pl.String(),
+    "rater": pl.String(),
+    "notes": pl.String(),
+}
 _FIELDS = ("game_id", "rater", "score")
 
 
@@ -55,10 +63,18 @@ class LabelSource(Protocol):
 
 @dataclass(frozen=True, repr=False)
 class FileRatings(Shows):
-    """Ratings read from a CSV or JSON file (see the module docs for the format)."""
+    """Ratings read from a CSV or JSON file (see the module docs for the format).
+
+    Attributes:
+        path: the file.
+        frame: game_id, rater, score (the rater's last line per game).
+        notes: game_id, rater, notes: the note of that same line, when the file has a
+            ``notes`` column (empty otherwise; an empty note is null).
+    """
 
     path: str
     frame: pl.DataFrame
+    notes: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=RATING_NOTES_SCHEMA))
 
     def _summary(self) -> Summary:
         return Summary(
@@ -120,6 +136,7 @@ def _rows_of(path: str, reader: csv.DictReader[str]) -> list[dict[str, Any]]:
                 "game_id": raw["game_id"].strip(),
                 "rater": raw["rater"].strip(),
                 "score": _score(path, (raw.get("score") or "").strip(), i, "score"),
+                "notes": (raw.get("notes") or "").strip() or None,
             }
         )
     return rows
@@ -143,11 +160,13 @@ def _rows_json(path: str, text: str) -> list[dict[str, Any]]:
                 raise InputError(
                     path, "must be a non-empty string", field=f"ratings.{i}.{f}", value=value
                 )
+        note = item.get("notes")
         rows.append(
             {
                 "game_id": str(item["game_id"]).strip(),
                 "rater": str(item["rater"]).strip(),
                 "score": _score(path, item.get("score"), None, f"ratings.{i}.score"),
+                "notes": note.strip() or None if isinstance(note, str) else None,
             }
         )
     return rows
@@ -171,10 +190,11 @@ def load_ratings(path: str | Path) -> FileRatings:
     stripped = text.lstrip()
     is_json = name.lower().endswith(".json") or stripped.startswith(("[", "{"))
     rows = _rows_json(name, text) if is_json else _rows_csv(name, text)
-    frame = pl.DataFrame(rows, schema=DISCUSSION_RATINGS_SCHEMA).unique(
+    both = pl.DataFrame(rows, schema={**DISCUSSION_RATINGS_SCHEMA, "notes": pl.String()}).unique(
         ["game_id", "rater"], keep="last", maintain_order=True
     )
-    return FileRatings(path=name, frame=frame)
+    notes = both.select(list(RATING_NOTES_SCHEMA)).drop_nulls("notes")
+    return FileRatings(path=name, frame=both.drop("notes"), notes=notes)
 
 
 def open_rating_source(path: str | Path) -> RatingSource:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
@@ -31,6 +31,9 @@ from toolkit.rubrics.discussion_spec import (
     DiscussionSpec,
 )
 from toolkit.scorecard import NA, Dimension, Scorecard
+
+if TYPE_CHECKING:
+    from toolkit.rubrics.discussion_judge import JudgedDiscussion
 
 __all__ = [
     "FAIL",
@@ -774,6 +777,7 @@ def decide_verdict(
     names: Mapping[str, str] | None = None,
     *,
     require_cost: bool = False,
+    engagement_by_judge: bool = False,
 ) -> tuple[str, list[str], int]:
     """The verdict of one game from its metric statuses, engagement and cost.
 
@@ -785,6 +789,8 @@ def decide_verdict(
         names: metric key -> display name (the spec's names by default).
         require_cost: an unknown cost fails the game (``--require-cost``); by default
             it is reported as unknown and does not decide the verdict.
+        engagement_by_judge: ``engagement`` is the judge's reading standing in for a
+            missing human rating (``--engagement judge``); every reason naming it says so.
 
     Returns:
         ``(verdict, reasons, passed_count)``. FAIL names each reason; engagement below
@@ -807,8 +813,9 @@ def decide_verdict(
         fails.append(f"cost unknown: the {budget} budget cannot be checked (cost required)")
     elif cost is not None and cost > spec.max_cost_usd:
         fails.append(f"cost ${cost:.2f} over {budget}: caching broken")
+    by = " (the judge's, no human rating: --engagement judge)" if engagement_by_judge else ""
     if engagement is not None and engagement < eng_thr:
-        fails.append(f"engagement {engagement:.2f} below {eng_thr:.1f}")
+        fails.append(f"engagement {engagement:.2f} below {eng_thr:.1f}{by}")
     if passed + (1 if engagement is None else 0) < need:
         text = f"only {passed}/{total} metrics passed ({need} needed)"
         if engagement is None:
@@ -830,7 +837,7 @@ def decide_verdict(
     else:
         reasons = [
             f"{passed}/{total} metrics passed",
-            f"engagement {engagement:.2f} >= {eng_thr:.1f}",
+            f"engagement {engagement:.2f} >= {eng_thr:.1f}{by}",
         ]
         reasons.append(within)
     if failing:
@@ -874,12 +881,18 @@ class DiscussionReport(Shows):
         metrics: :data:`METRIC_SCHEMA`, one row per game and metric.
         evidence: the per-message / per-reference evidence.
         spec: the rubric data used.
+        judged: the judge's readings shown beside the keyword and human ones (None
+            without a judge).
+        engagement_source: ``humans`` (engagement is people's ratings only) or ``judge``
+            (a game without a rating takes the judge's reading, stamped on its card).
     """
 
     scorecards: list[Scorecard]
     metrics: pl.DataFrame
     evidence: DiscussionEvidence
     spec: DiscussionSpec = field(default=DEFAULT_DISCUSSION_SPEC)
+    judged: JudgedDiscussion | None = None
+    engagement_source: str = "humans"
 
     def _summary(self) -> Summary:
         verdicts: dict[str, int] = {}
@@ -892,7 +905,7 @@ class DiscussionReport(Shows):
             tuple((f"{v}:", n) for v, n in verdicts.items()),
             columns=("game", "verdict", "passed"),
             rows=tuple(
-                (c.subject, c.verdict, f"{c.meta.get('passed_count')}/{c.dimensions.height}")
+                (c.subject, c.verdict, f"{c.meta.get('passed_count')}/{len(METRIC_KEYS)}")
                 for c in self.scorecards
             ),
         )
@@ -958,6 +971,8 @@ def score_discussion(
     spec: DiscussionSpec = DEFAULT_DISCUSSION_SPEC,
     labels: pl.DataFrame | None = None,
     require_cost: bool = False,
+    judged: JudgedDiscussion | None = None,
+    engagement: Literal["humans", "judge"] = "humans",
 ) -> DiscussionReport:
     """Score every game of ``discussion`` against the discussion rubric.
 
@@ -976,11 +991,28 @@ def score_discussion(
             its labels.
         require_cost: a game whose cost is unknown (the database forms record none)
             FAILs; by default its cost is shown as unknown and does not decide.
+        judged: the judge's readings (:func:`toolkit.rubrics.discussion_judge.
+            judge_discussion`), each shown beside its metric as an informational row
+            ``<key>_judge`` ("Engagement (judge)") that never decides the verdict.
+        engagement: ``humans`` (default): engagement is people's ratings only, a game
+            without one is PENDING_RATING. ``judge``: a game without a human rating takes
+            the judge's engagement reading, stamped on its card (title, engagement
+            detail, verdict reasons, a warning, ``meta["engagement_source"]``); human
+            ratings, where there are any, still decide.
 
     Returns:
         A :class:`DiscussionReport`: a scorecard per game, the metrics frame (game_id,
         key, name, score, threshold, passed, status, detail) and the evidence.
+
+    Raises:
+        ValueError: ``engagement="judge"`` without ``judged`` engagement readings.
     """
+    if engagement not in ("humans", "judge"):
+        raise ValueError(f"engagement must be 'humans' or 'judge', not {engagement!r}")
+    if engagement == "judge" and (
+        judged is None or judged.readings.filter(pl.col("key") == "engagement").height == 0
+    ):
+        raise ValueError("engagement='judge' needs the judge's engagement readings (judged=)")
     if labels is None and isinstance(ratings, LabelSource):
         labels = ratings.labels([str(g) for g in discussion.games["game_id"].to_list()])
     if labels is not None:
@@ -1052,6 +1084,27 @@ def score_discussion(
         .join(div_over, on="game_id", how="left")
         .join(signoffs, on="game_id", how="left")
     )
+    table = table.with_columns(
+        pl.when(pl.col("engagement").is_not_null())
+        .then(pl.lit("humans"))
+        .otherwise(pl.lit(None, dtype=pl.String()))
+        .alias("engagement_source")
+    )
+    if engagement == "judge" and judged is not None:
+        by_judge = judged.readings.filter(pl.col("key") == "engagement").select(
+            "game_id", pl.col("value").alias("_judge_engagement")
+        )
+        table = (
+            table.join(by_judge, on="game_id", how="left")
+            .with_columns(
+                pl.when(pl.col("engagement").is_null() & pl.col("_judge_engagement").is_not_null())
+                .then(pl.lit("judge"))
+                .otherwise(pl.col("engagement_source"))
+                .alias("engagement_source"),
+                pl.coalesce("engagement", "_judge_engagement").alias("engagement"),
+            )
+            .drop("_judge_engagement")
+        )
     count_cols = [
         "messages",
         "strategic",
@@ -1200,6 +1253,13 @@ def score_discussion(
             .then(
                 pl.format("mean {} of {} rating(s)", s(c("engagement").round(2)), s(c("ratings")))
             )
+            .when(c("engagement_source") == "judge")
+            .then(
+                pl.format(
+                    "judge's {} stands in (no human rating; --engagement judge)",
+                    s(c("engagement").round(2)),
+                )
+            )
             .otherwise(pl.lit("pending: no rating yet"))
         )
 
@@ -1235,11 +1295,18 @@ def score_discussion(
         .drop("_g", "_k")
         .cast(METRIC_SCHEMA)  # type: ignore[arg-type]
     )
-    cards = [_card(gid, long, table, discussion, spec, require_cost) for gid in game_ids]
+    cards = [_card(gid, long, table, discussion, spec, require_cost, judged) for gid in game_ids]
     evidence = DiscussionEvidence(
         messages=ev, references=refs, similarity=sim, phrases=phrases, ratings=rating_rows
     )
-    return DiscussionReport(scorecards=cards, metrics=long, evidence=evidence, spec=spec)
+    return DiscussionReport(
+        scorecards=cards,
+        metrics=long,
+        evidence=evidence,
+        spec=spec,
+        judged=judged,
+        engagement_source=engagement,
+    )
 
 
 def _card(
@@ -1249,29 +1316,50 @@ def _card(
     discussion: Discussion,
     spec: DiscussionSpec,
     require_cost: bool = False,
+    judged: JudgedDiscussion | None = None,
 ) -> Scorecard:
     rows = metrics.filter(pl.col("game_id") == gid)
     facts: dict[str, Any] = table.filter(pl.col("game_id") == gid).row(0, named=True)
     statuses = {r["key"]: r["status"] for r in rows.iter_rows(named=True)}
     engagement = facts["engagement"]
+    by_judge = facts["engagement_source"] == "judge"
     cost = facts["cost_usd"]
     verdict, reasons, passed = decide_verdict(
-        statuses, engagement, cost, spec, require_cost=require_cost
+        statuses, engagement, cost, spec, require_cost=require_cost, engagement_by_judge=by_judge
     )
     if facts["messages"] == 0:
         reasons.insert(0, "no discussion messages: nothing to score")
-    dims = [
-        Dimension(
-            key=r["key"],
-            name=r["name"],
-            value=r["score"],
-            status=r["status"],
-            detail=r["detail"],
-            green=f">= {_thr(r['threshold'])}",
-            red=f"< {_thr(r['threshold'])}",
+    dims: list[Dimension] = []
+    informational: list[str] = []
+    for r in rows.iter_rows(named=True):
+        green, red = f">= {_thr(r['threshold'])}", f"< {_thr(r['threshold'])}"
+        dims.append(
+            Dimension(
+                key=r["key"],
+                name=r["name"],
+                value=r["score"],
+                status=r["status"],
+                detail=r["detail"],
+                green=green,
+                red=red,
+            )
         )
-        for r in rows.iter_rows(named=True)
-    ]
+        reading = judged.reading(gid, r["key"]) if judged is not None else None
+        if reading is not None:  # the judge's reading, beside the metric, never deciding
+            value = reading["value"]
+            status = NA if value is None else PASS if value >= r["threshold"] else FAIL
+            informational.append(f"{r['key']}_judge")
+            dims.append(
+                Dimension(
+                    key=f"{r['key']}_judge",
+                    name=f"{r['name']} (judge)",
+                    value=value,
+                    status=status,
+                    detail=reading["detail"],
+                    green=green,
+                    red=red,
+                )
+            )
     game = discussion.games.filter(pl.col("game_id") == gid).row(0, named=True)
     rounds = discussion.messages.filter(pl.col("game_id") == gid)["round"].n_unique()
     warnings = [w for w in discussion.warnings if gid in w or w.startswith(game["source_file"])]
@@ -1287,13 +1375,20 @@ def _card(
             f"reviewer labels overrode {facts['diversity_overridden']} speaker(s)' "
             "personality diversity"
         )
+    if by_judge:
+        warnings.append(
+            "engagement by the judge (--engagement judge): no person rated this game; the "
+            "verdict rests on the judge's 1-5 reading, not on people's"
+        )
     cost_text = "cost unknown" if cost is None else f"${cost:.2f}"
     round_word = "round" if rounds == 1 else "rounds"
+    stamp = " · engagement: judge" if by_judge else ""
     return Scorecard(
         rubric="discussion",
         rubric_version=spec.version,
         subject=gid,
-        title=f"Game {gid} · {facts['messages']} messages, {rounds} {round_word} · {cost_text}",
+        title=f"Game {gid} · {facts['messages']} messages, {rounds} {round_word} · "
+        f"{cost_text}{stamp}",
         verdict=verdict,
         verdict_reason="; ".join(reasons),
         dimensions=Scorecard.dimensions_frame(gid, dims),
@@ -1313,6 +1408,16 @@ def _card(
             "signed_off": facts["signed_off"],
             "thresholds": {k: spec.threshold(k) for k in METRIC_KEYS},
             "source_file": game["source_file"],
+            **(
+                {
+                    "informational": informational,
+                    "engagement_source": facts["engagement_source"],
+                    "judge": judged.judge,
+                    "judge_rubric_version": judged.spec.version,
+                }
+                if judged is not None
+                else {}
+            ),
         },
     )
 

@@ -15,12 +15,15 @@ from toolkit.views.text import format_value, paint, render_text, wrap_item
 if TYPE_CHECKING:
     import altair as alt
 
+    from toolkit.rubrics.discussion_judge import JudgedDiscussion
+
 __all__ = [
     "advice_lines",
     "comparison_chart",
     "discussion_json",
     "evidence_table",
     "game_document",
+    "judge_lines",
     "render_discussion_json",
     "render_discussion_text",
     "repeated_phrases",
@@ -28,26 +31,45 @@ __all__ = [
 ]
 
 
-def _game_dict(card: Scorecard) -> dict[str, Any]:
+def _game_dict(card: Scorecard, judged: JudgedDiscussion | None = None) -> dict[str, Any]:
+    """One game's entry; with a judge, its readings are metric entries marked
+    ``"source": "judge"`` (key ``<metric>_judge``), and ``engagement_source`` and
+    ``judge`` (every item's value and reasoning) are added."""
     thresholds = card.meta.get("thresholds", {})
-    return {
+    judge_keys = set(card.meta.get("informational", ())) if "judge" in card.meta else set()
+    metrics: list[dict[str, Any]] = []
+    for row in card.dimensions.iter_rows(named=True):
+        key = row["dimension"]
+        judge_row = key in judge_keys
+        base = key.removesuffix("_judge") if judge_row else key
+        entry: dict[str, Any] = {
+            "key": key,
+            "name": row["name"],
+            "score": row["value"],
+            "threshold": thresholds.get(base),
+            "passed": row["status"] == "PASS",
+            "detail": row["detail"],
+        }
+        if judge_row:
+            entry["source"] = "judge"
+        metrics.append(entry)
+    out: dict[str, Any] = {
         "game_id": card.subject,
         "verdict": card.verdict,
         "reasons": list(card.meta.get("reasons", [])),
         "passed_count": card.meta.get("passed_count"),
         "cost": card.meta.get("cost"),
-        "metrics": [
-            {
-                "key": row["dimension"],
-                "name": row["name"],
-                "score": row["value"],
-                "threshold": thresholds.get(row["dimension"]),
-                "passed": row["status"] == "PASS",
-                "detail": row["detail"],
-            }
-            for row in card.dimensions.iter_rows(named=True)
-        ],
+        "metrics": metrics,
     }
+    if "judge" in card.meta:
+        out["engagement_source"] = card.meta.get("engagement_source")
+        out["judge"] = (
+            judged.to_dict(card.subject)
+            if judged is not None
+            else {"judge": card.meta["judge"], "judge_rubric_version": card.meta.get(
+                "judge_rubric_version")}
+        )  # fmt: skip
+    return out
 
 
 def game_document(card: Scorecard, rubric_version: str) -> dict[str, Any]:
@@ -90,18 +112,36 @@ def discussion_json(
     Shape: ``{"rubric", "rubric_version", "games": [{"game_id", "verdict", "reasons",
     "passed_count", "cost", "metrics": [{"key", "name", "score", "threshold", "passed",
     "detail"}]}], "comparison": null | {...comparison, "success": {...}}}``.
+
+    With a judge (``report.judged``) each game also has ``engagement_source``
+    (``humans``, ``judge`` or null) and ``judge`` (``judge``, ``judge_rubric``,
+    ``judge_rubric_version``, ``readings``, ``items`` with each answer's ``value`` and
+    ``reasoning``); its judged readings are metric entries with ``"source": "judge"``;
+    the document ends with ``judge``: ``{"judge", "judge_rubric_version",
+    "engagement", "usage"}`` (``engagement``: ``humans`` or ``judge``, what filled a
+    missing rating).
     """
     comp: dict[str, Any] | None = None
     if comparison is not None:
         comp = comparison.to_dict()
         if success is not None:
             comp["success"] = success.to_dict()
-    return {
+    judged = report.judged
+    doc: dict[str, Any] = {
         "rubric": report.spec.rubric,
         "rubric_version": report.spec.version,
-        "games": [_game_dict(c) for c in report.scorecards],
+        "games": [_game_dict(c, judged) for c in report.scorecards],
         "comparison": comp,
     }
+    if judged is not None:
+        doc["judge"] = {
+            "judge": judged.judge,
+            "judge_rubric": judged.spec.rubric,
+            "judge_rubric_version": judged.spec.version,
+            "engagement": report.engagement_source,
+            "usage": None if judged.usage is None else judged.usage.to_dict(),
+        }
+    return doc
 
 
 def render_discussion_json(
@@ -132,8 +172,12 @@ def render_discussion_text(
     summary = [f"Rubric discussion {report.spec.version}: {len(report.scorecards)} game(s)"]
     for c in report.scorecards:
         line = f"  {c.verdict:<15}{c.meta.get('passed_count')}/7  {c.subject}"
+        if c.meta.get("engagement_source") == "judge":
+            line += "  (engagement by the judge)"
         summary.append(line.replace(c.verdict, paint(c.verdict, c.verdict, colour), 1))
     blocks.append("\n".join(summary))
+    if report.judged is not None:
+        blocks.append("\n".join(judge_lines(report, width)))
     if comparison is not None:
         lines = ["Baseline vs candidate"]
         lines.append(f"  {'metric':<24}{'baseline':>9}{'candidate':>10}{'delta':>8}")
@@ -162,6 +206,33 @@ def render_discussion_text(
                 "\n".join(line for text in advice for line in wrap_item(text, width, bullet=""))
             )
     return "\n\n".join(blocks)
+
+
+def judge_lines(report: DiscussionReport, width: int | None = None) -> list[str]:
+    """What the text says about the judge: who it is, that its rows are readings beside
+    the metrics and never decide, and how many games took its engagement
+    (``--engagement judge``)."""
+    judged = report.judged
+    if judged is None:
+        return []
+    by_judge = [c.subject for c in report.scorecards if c.meta.get("engagement_source") == "judge"]
+    said = [
+        f"Judge: {judged.judge}, questions {judged.spec.rubric} {judged.spec.version}.",
+        "Rows marked (judge) are the judge's readings, shown beside the keyword and "
+        "human readings; they never decide a verdict.",
+    ]
+    if report.engagement_source == "judge":
+        said.append(
+            f"--engagement judge: {len(by_judge)} game(s) without a human rating take the "
+            "judge's engagement" + (f" ({', '.join(by_judge)})" if by_judge else "") + "."
+        )
+    else:
+        said.append(
+            "Engagement stays people's: a game without a rating is PENDING_RATING "
+            "(--engagement judge lets the judge's reading stand in, stamped)."
+        )
+    said.extend(judged.warnings)
+    return [line for text in said for line in wrap_item(text, width, bullet="", indent=2)]
 
 
 def evidence_table(report: DiscussionReport, game_id: str) -> pl.DataFrame:

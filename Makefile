@@ -64,6 +64,9 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_judge.py
 	$(BIN)/python bench/bench_rating_server.py --think-ms 1000
 	$(BIN)/python bench/bench_rating_server.py
+	$(BIN)/python bench/bench_view.py
+	$(BIN)/python bench/bench_calibrate.py
+	$(BIN)/python bench/bench_discussion_judge.py
 
 notebooks: $(STAMP)
 	$(BIN)/python notebooks/refresh.py

@@ -58,6 +58,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "is below X (default 0.667) or below the humans' leave-one-out band",
     )
     p.add_argument("--format", choices=FORMATS, default="table")
+    p.add_argument(
+        "--html",
+        metavar="OUT.html",
+        help="also write one standalone HTML page (offline: no script, no CDN): the numbers, "
+        "the band and bias charts, the confusion table and the disagreements side by side",
+    )
     p.set_defaults(func=run)
 
 
@@ -127,6 +133,21 @@ def run(args: argparse.Namespace) -> int:
         from toolkit.views.calibration import render_calibration_table
 
         print(render_calibration_table(result, args.scores, args.top, min_alpha, failures))
+    if args.html:
+        from pathlib import Path
+
+        from toolkit._atomic import write_text_atomic
+        from toolkit.views.calibration_page import render_calibration_page
+
+        out = Path(args.html)
+        page = render_calibration_page(
+            result, args.scores, top=args.top, min_alpha=min_alpha, failures=failures,
+            base=out.parent,
+        )  # fmt: skip
+        try:
+            write_text_atomic(out, page)
+        except OSError as exc:
+            raise InputError(args.html, f"cannot write the page ({exc.strerror})") from None
     from toolkit.views.text import terminal_style, wrap_item
 
     width, _ = terminal_style(sys.stderr)  # a terminal: wrapped between words

@@ -31,7 +31,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import polars as pl
@@ -42,6 +42,9 @@ from toolkit.errors import InputError
 from toolkit.frames import CALIBRATION_SCORES_SCHEMA, CALIBRATION_TEXT_SCHEMA
 from toolkit.ratings.agreement import score_text
 from toolkit.rubrics._spec import RubricSpec, load_spec
+
+if TYPE_CHECKING:
+    from toolkit.scorecard import Scorecard
 
 CALIBRATE_VERSION = "1.0.0"
 #: The columns every scores frame has; any other column is a group (agent, dimension...)
@@ -574,6 +577,70 @@ def parse_gate(words: Sequence[str], rubric: CalibrateRubric = DEFAULT_CALIBRATE
     return value
 
 
+@dataclass(frozen=True)
+class GateCheck:
+    """One finding of ``--gate min-alpha``: the humans' own alpha, or alpha with the
+    judge in one human's place.
+
+    Attributes:
+        key: ``alpha_humans`` or ``judge_for_<human>``.
+        name: ``alpha among the humans`` or ``judge in place of <human>``.
+        value: the alpha (None when undefined).
+        passed: whether it meets the gate.
+        detail: why it fails, or the evidence that it passes.
+    """
+
+    key: str
+    name: str
+    value: float | None
+    passed: bool
+    detail: str
+
+    @property
+    def reason(self) -> str:
+        """The detail as one line that names the finding (the gate's reason line)."""
+        return self.detail if self.key == "alpha_humans" else f"{self.name}: {self.detail}"
+
+
+def gate_checks(result: Calibration, min_alpha: float) -> list[GateCheck]:
+    """Every finding ``--gate min-alpha`` decides on, passing or not (see
+    :func:`gate_failures`)."""
+
+    def show(value: float | None) -> str:
+        return "undefined" if value is None else f"{value:.3f}"
+
+    band = f"[{show(result.band_low)}, {show(result.band_high)}]"
+    a = result.alpha_humans
+    humans_ok = a is not None and a >= min_alpha
+    out = [
+        GateCheck(
+            "alpha_humans",
+            "alpha among the humans",
+            a,
+            humans_ok,
+            f"the humans agree at alpha {show(a)} >= {min_alpha:g}: a baseline to hold the "
+            "judge against"
+            if humans_ok
+            else f"the humans agree at alpha {show(a)} < {min_alpha:g}: "
+            "no baseline to hold the judge against",
+        )
+    ]
+    for row in result.band.iter_rows(named=True):
+        replaced = row["alpha_replaced"]
+        where = f"judge in place of {row['left_out']}"
+        if replaced is None or replaced < min_alpha:
+            passed, detail = False, f"alpha {show(replaced)} < {min_alpha:g}"
+        elif row["inside"] is False:
+            passed = False
+            detail = f"alpha {show(replaced)} below the humans' leave-one-out band {band}"
+        else:
+            passed = True
+            inside = "" if row["inside"] is None else f", inside the band {band}"
+            detail = f"alpha {show(replaced)} >= {min_alpha:g}{inside}"
+        out.append(GateCheck(f"judge_for_{row['left_out']}", where, replaced, passed, detail))
+    return out
+
+
 def gate_failures(result: Calibration, min_alpha: float) -> list[str]:
     """Why the judge fails ``min-alpha``, one line each (empty: it passes).
 
@@ -581,26 +648,41 @@ def gate_failures(result: Calibration, min_alpha: float) -> list[str]:
     when alpha with a human replaced by the judge is below ``min_alpha``, or when it
     falls below the humans' leave-one-out band; an undefined alpha fails too.
     """
+    return [c.reason for c in gate_checks(result, min_alpha) if not c.passed]
 
-    def show(value: float | None) -> str:
-        return "undefined" if value is None else f"{value:.3f}"
 
-    out: list[str] = []
-    if result.alpha_humans is None or result.alpha_humans < min_alpha:
-        out.append(
-            f"the humans agree at alpha {show(result.alpha_humans)} < {min_alpha:g}: "
-            "no baseline to hold the judge against"
-        )
-    for row in result.band.iter_rows(named=True):
-        replaced = row["alpha_replaced"]
-        if replaced is None or replaced < min_alpha:
-            out.append(
-                f"judge in place of {row['left_out']}: alpha {show(replaced)} < {min_alpha:g}"
-            )
-        elif row["inside"] is False:
-            out.append(
-                f"judge in place of {row['left_out']}: alpha {show(replaced)} below the "
-                f"humans' leave-one-out band [{show(result.band_low)}, "
-                f"{show(result.band_high)}]"
-            )
-    return out
+def gate_scorecard(result: Calibration, min_alpha: float, subject: str) -> Scorecard:
+    """The gate's findings as a :class:`~toolkit.scorecard.Scorecard` (one dimension per
+    :class:`GateCheck`, OK or FAIL; verdict PASS or FAIL), so that ``--junit``, the
+    GitHub step summary and the stderr lines are written as for every scoring command.
+
+    Args:
+        result: the calibration.
+        min_alpha: the gate's alpha (the rubric's when no gate was asked for).
+        subject: what was calibrated, e.g. ``judge 'judge' on scores.csv``.
+    """
+    from toolkit.scorecard import FAIL, OK, Dimension
+    from toolkit.scorecard import Scorecard as Card
+
+    checks = gate_checks(result, min_alpha)
+    dims = [
+        Dimension(c.key, c.name, c.value, OK if c.passed else FAIL, c.detail,
+                  f">= {min_alpha:g}" + ("" if c.key == "alpha_humans" else ", inside the band"),
+                  f"< {min_alpha:g}" + ("" if c.key == "alpha_humans" else " or below the band"))
+        for c in checks
+    ]  # fmt: skip
+    failed = [c.name for c in checks if not c.passed]
+    return Card(
+        rubric=result.rubric.rubric,
+        rubric_version=result.rubric.version,
+        subject=subject,
+        title=f"calibrate {subject}",
+        verdict="FAIL" if failed else "PASS",
+        verdict_reason=(
+            f"below min-alpha {min_alpha:g} or the band: {', '.join(failed)}"
+            if failed
+            else f"the judge sits inside the human band (min-alpha {min_alpha:g})"
+        ),
+        dimensions=Card.dimensions_frame(subject, dims),
+        meta={"judge": result.judge, "humans": list(result.humans), "min_alpha": min_alpha},
+    )

@@ -140,12 +140,15 @@ def _lines(result: Calibration, top: int, words: bool = True) -> list[tuple[str,
         if words:
             rows += _words(row, r.judge)
     listed = [f"{'item':<16} {'group':<10} {'judge':>5} {'humans':>6} {'diff':>5}  scores", *rows]
-    return [
+    sections = [
         ("Agreement", agreement),
         (f"Bias: judge - human mean, {pct}% bootstrap interval (seed {r.seed})", bias),
         (f"Confusion at threshold {r.rubric.threshold:g} (pass: score >= threshold)", confusion),
-        (f"Top {min(top, r.disagreements.height)} disagreements, by |judge - human mean|", listed),
     ]
+    if top > 0:  # --top 0: the numbers only
+        heading = f"Top {min(top, r.disagreements.height)} disagreements, by |judge - human mean|"
+        sections.append((heading, listed))
+    return sections
 
 
 def _head(result: Calibration, path: str) -> list[str]:

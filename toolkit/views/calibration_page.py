@@ -31,7 +31,14 @@ if TYPE_CHECKING:
 
     from toolkit.rubrics.calibrate import Calibration
 
-__all__ = ["band_chart", "band_frame", "bias_chart", "bias_frame", "render_calibration_page"]
+__all__ = [
+    "band_chart",
+    "band_frame",
+    "bias_chart",
+    "bias_frame",
+    "calibration_html",
+    "render_calibration_page",
+]
 
 #: The band chart's three kinds of point, their palette status (colour, shape, symbol).
 BAND_KINDS: dict[str, str] = {
@@ -311,24 +318,139 @@ def _disagreement(n: int, row: dict[str, Any], result: Calibration, base: Path |
     )
 
 
-PAGE_STYLE = (
+#: The style of the disagreements side by side (in every fragment that shows them).
+SIDE_STYLE = (
     "<style>"
-    "body{margin:1.5em auto;max-width:1100px;padding:0 1em;background:#fff}"
-    "h1{font-family:system-ui,sans-serif;font-size:1.35em;color:#1f2328}"
-    ".tk-html h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ddd}"
-    ".tk-html h3{font-size:1em;margin:.2em 0 .5em}"
-    ".tk-html h4{font-size:.8em;text-transform:uppercase;letter-spacing:.04em;color:#555;"
-    "margin:0 0 .4em}"
+    ".tk-calibration h3{font-size:1em;margin:.2em 0 .5em}"
+    ".tk-calibration h4{font-size:.8em;text-transform:uppercase;letter-spacing:.04em;"
+    "color:#555;margin:0 0 .4em}"
     ".tk-side{display:grid;grid-template-columns:1fr 1fr 1fr;gap:1em}"
     ".tk-disagreement{border:1px solid #ddd;border-radius:6px;padding:.7em 1em;margin:.8em 0}"
     ".tk-who{font-weight:600}.tk-score{font-variant-numeric:tabular-nums;background:#f0f0f0;"
     "border-radius:3px;padding:0 5px;margin-left:.3em}"
     ".tk-words{margin:.2em 0 .7em;line-height:1.4}"
     "blockquote.tk-words{border-left:3px solid #bbb;padding-left:.6em;margin-left:0}"
-    ".tk-html figure{margin:.5em 0}"
-    ".tk-html a{color:#0b57d0}"
+    ".tk-calibration figure{margin:.5em 0}"
+    ".tk-calibration a{color:#0b57d0}"
     "</style>"
 )
+#: The page's own style (around the fragments).
+PAGE_STYLE = (
+    "<style>"
+    "body{margin:1.5em auto;max-width:1100px;padding:0 1em;background:#fff}"
+    "h1{font-family:system-ui,sans-serif;font-size:1.35em;color:#1f2328}"
+    ".tk-calibration h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ddd}"
+    "</style>"
+)
+
+
+def _numbers(r: Calibration) -> str:
+    from toolkit.views.html import table
+
+    return table(["number", "value", "what it means"], _headline(r), numeric=frozenset({1}))
+
+
+def _band_table(r: Calibration) -> str:
+    from toolkit.views.html import table, text
+
+    return table(
+        ["human left out", "alpha of the others", "judge in their place", ""],
+        [
+            [
+                text(b["left_out"]),
+                text(_f(b["alpha_without"])),
+                text(_f(b["alpha_replaced"])),
+                _inside(b["inside"]),
+            ]
+            for b in r.band.iter_rows(named=True)
+        ],
+        numeric=frozenset({1, 2}),
+    )
+
+
+def _bias_table(r: Calibration) -> str:
+    from toolkit.views.html import badge, table, text
+
+    return table(
+        ["", "items", "bias", "low", "high", ""],
+        [
+            [
+                text(b["label"]),
+                text(b["items"]),
+                text(f"{b['bias']:+.2f}"),
+                text(_f(b["low"], "+.2f")),
+                text(_f(b["high"], "+.2f")),
+                badge(BIAS_KINDS[b["kind"]], b["kind"]),
+            ]
+            for b in bias_frame(r).iter_rows(named=True)
+        ],
+        numeric=frozenset({1, 2, 3, 4}),
+    )
+
+
+def _confusion(r: Calibration) -> str:
+    from toolkit.views.html import table, text
+
+    c = r.confusion
+    return (
+        "<p>Pass: a score at or above the threshold (the humans: their mean).</p>"
+        + table(
+            ["", "humans pass", "humans fail"],
+            [
+                ["judge pass", str(c["both_pass"]), str(c["judge_only"])],
+                ["judge fail", str(c["humans_only"]), str(c["both_fail"])],
+            ],
+            numeric=frozenset({1, 2}),
+        )
+        + f"<p>The judge's verdict agrees with the humans' on {c['agreement']:.0%} of the "
+        "items.</p><p>Weighted kappa (quadratic), the judge against each human:</p>"
+        + table(
+            ["human", "items", "kappa"],
+            [
+                [text(k["human"]), text(k["items"]), text(_f(k["kappa"]))]
+                for k in r.kappa.iter_rows(named=True)
+            ],
+            numeric=frozenset({1, 2}),
+        )
+    )
+
+
+def _disagreements(r: Calibration, top: int, base: Path | None) -> str:
+    return SIDE_STYLE + "".join(
+        _disagreement(n, row, r, base)
+        for n, row in enumerate(r.disagreements.head(top).iter_rows(named=True), start=1)
+    )
+
+
+def calibration_html(
+    result: Calibration, part: str, *, top: int = 10, base: Path | None = None
+) -> str:
+    """One part of the page as an HTML fragment (for a notebook or a report).
+
+    Args:
+        result: the calibration.
+        part: ``numbers`` (the headline numbers, each with what it means), ``band`` (the
+            band per human left out), ``bias`` (per group, with its interval),
+            ``confusion`` (at the threshold, and kappa per human) or ``disagreements``
+            (the top ones side by side).
+        top: how many disagreements.
+        base: the folder local sources are linked relative to (None: as given).
+
+    Raises:
+        ValueError: another part.
+    """
+    from toolkit.views.html import wrap
+
+    parts = {
+        "numbers": lambda: _numbers(result),
+        "band": lambda: _band_table(result),
+        "bias": lambda: _bias_table(result),
+        "confusion": lambda: _confusion(result),
+        "disagreements": lambda: _disagreements(result, top, base),
+    }
+    if part not in parts:
+        raise ValueError(f"no part {part!r}; the parts are {', '.join(parts)}")
+    return wrap(parts[part](), "tk-calibration")
 
 
 def render_calibration_page(
@@ -350,7 +472,7 @@ def render_calibration_page(
         failures: the gate's reasons (:func:`~toolkit.rubrics.calibrate.gate_failures`).
         base: the folder the page is written to: local sources are linked relative to it.
     """
-    from toolkit.views.html import badge, table, text, wrap
+    from toolkit.views.html import badge, text, wrap
 
     r = result
     failures = failures or []
@@ -370,70 +492,20 @@ def render_calibration_page(
         )
     parts += [
         "<h2>The numbers</h2>",
-        table(["number", "value", "what it means"], _headline(r), numeric=frozenset({1})),
+        _numbers(r),
         "<h2>Is the judge inside the human band?</h2>",
         f"<figure>{_svg(band_chart(r, min_alpha))}</figure>",
-        table(
-            ["human left out", "alpha of the others", "judge in their place", ""],
-            [
-                [
-                    text(b["left_out"]),
-                    text(_f(b["alpha_without"])),
-                    text(_f(b["alpha_replaced"])),
-                    _inside(b["inside"]),
-                ]
-                for b in r.band.iter_rows(named=True)
-            ],
-            numeric=frozenset({1, 2}),
-        ),
+        _band_table(r),
         "<h2>The judge's bias</h2>",
         f"<figure>{_svg(bias_chart(r))}</figure>",
-        table(
-            ["", "items", "bias", "low", "high", ""],
-            [
-                [
-                    text(b["label"]),
-                    text(b["items"]),
-                    text(f"{b['bias']:+.2f}"),
-                    text(_f(b["low"], "+.2f")),
-                    text(_f(b["high"], "+.2f")),
-                    badge(BIAS_KINDS[b["kind"]], b["kind"]),
-                ]
-                for b in bias_frame(r).iter_rows(named=True)
-            ],
-            numeric=frozenset({1, 2, 3, 4}),
-        ),
+        _bias_table(r),
         f"<h2>Confusion at threshold {r.rubric.threshold:g}</h2>",
-        "<p>Pass: a score at or above the threshold (the humans: their mean).</p>",
-        table(
-            ["", "humans pass", "humans fail"],
-            [
-                ["judge pass", str(r.confusion["both_pass"]), str(r.confusion["judge_only"])],
-                ["judge fail", str(r.confusion["humans_only"]), str(r.confusion["both_fail"])],
-            ],
-            numeric=frozenset({1, 2}),
-        ),
-        f"<p>The judge's verdict agrees with the humans' on {r.confusion['agreement']:.0%} "
-        "of the items.</p>",
-        "<h2>Weighted kappa, judge against each human</h2>",
-        table(
-            ["human", "items", "kappa"],
-            [
-                [text(k["human"]), text(k["items"]), text(_f(k["kappa"]))]
-                for k in r.kappa.iter_rows(named=True)
-            ],
-            numeric=frozenset({1, 2}),
-        ),
+        _confusion(r),
         f"<h2>Top {min(top, r.disagreements.height)} disagreements, by |judge − human mean|</h2>",
-    ]
-    parts += [
-        _disagreement(n, row, r, base)
-        for n, row in enumerate(r.disagreements.head(top).iter_rows(named=True), start=1)
-    ]
-    parts.append(
+        _disagreements(r, top, base),
         "<p class='tk-muted'>What each number means: docs/rubrics/calibration.md of the "
-        "toolkit.</p>"
-    )
+        "toolkit.</p>",
+    ]
     body = wrap("".join(parts), "tk-calibration", rubric=r.rubric.rubric)
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"

@@ -344,6 +344,23 @@ PAGE_STYLE = (
 )
 
 
+def _gate(r: Calibration, min_alpha: float | None, failures: list[str] | None) -> str:
+    """The gate's verdict as a badge and its reasons (nothing without a gate)."""
+    from toolkit.views.html import badge, text
+
+    if min_alpha is None:
+        return ""
+    if failures is None:
+        from toolkit.rubrics.calibrate import gate_failures
+
+        failures = gate_failures(r, min_alpha)
+    verdict = badge("FAIL") if failures else badge("PASS")
+    reasons = "".join(f"<li>{text(f)}</li>" for f in failures)
+    return f"<p class='tk-verdict'>Gate min-alpha {min_alpha:g}: {verdict}</p>" + (
+        f"<ul class='tk-warn'>{reasons}</ul>" if reasons else ""
+    )
+
+
 def _numbers(r: Calibration) -> str:
     from toolkit.views.html import table
 
@@ -423,25 +440,34 @@ def _disagreements(r: Calibration, top: int, base: Path | None) -> str:
 
 
 def calibration_html(
-    result: Calibration, part: str, *, top: int = 10, base: Path | None = None
+    result: Calibration,
+    part: str,
+    *,
+    top: int = 10,
+    base: Path | None = None,
+    min_alpha: float | None = None,
 ) -> str:
     """One part of the page as an HTML fragment (for a notebook or a report).
 
     Args:
         result: the calibration.
-        part: ``numbers`` (the headline numbers, each with what it means), ``band`` (the
+        part: ``gate`` (the verdict of ``min-alpha`` and its reasons), ``numbers`` (the
+            headline numbers, each with what it means), ``band`` (the
             band per human left out), ``bias`` (per group, with its interval),
             ``confusion`` (at the threshold, and kappa per human) or ``disagreements``
             (the top ones side by side).
         top: how many disagreements.
         base: the folder local sources are linked relative to (None: as given).
+        min_alpha: the gate's alpha (``gate``: the rubric's when None).
 
     Raises:
         ValueError: another part.
     """
     from toolkit.views.html import wrap
 
+    gate = result.rubric.min_alpha if min_alpha is None else min_alpha
     parts = {
+        "gate": lambda: _gate(result, gate, None),
         "numbers": lambda: _numbers(result),
         "band": lambda: _band_table(result),
         "bias": lambda: _bias_table(result),
@@ -472,10 +498,9 @@ def render_calibration_page(
         failures: the gate's reasons (:func:`~toolkit.rubrics.calibrate.gate_failures`).
         base: the folder the page is written to: local sources are linked relative to it.
     """
-    from toolkit.views.html import badge, text, wrap
+    from toolkit.views.html import text, wrap
 
     r = result
-    failures = failures or []
     title = f"Can we trust the judge? {r.judge} vs {len(r.humans)} humans · {path}"
     parts = [
         f"<p>{r.items} items scored by the judge and at least one of {text(', '.join(r.humans))}"
@@ -483,13 +508,7 @@ def render_calibration_page(
         + f". Rubric {text(r.rubric.rubric)} {text(r.rubric.version)}, {text(r.rubric.level)} "
         f"alpha, bootstrap seed {r.seed}.</p>"
     ]
-    if min_alpha is not None:
-        verdict = badge("FAIL") if failures else badge("PASS")
-        reasons = "".join(f"<li>{text(f)}</li>" for f in failures)
-        parts.append(
-            f"<p class='tk-verdict'>Gate min-alpha {min_alpha:g}: {verdict}</p>"
-            + (f"<ul class='tk-warn'>{reasons}</ul>" if reasons else "")
-        )
+    parts.append(_gate(r, min_alpha, failures))
     parts += [
         "<h2>The numbers</h2>",
         _numbers(r),

@@ -73,6 +73,11 @@ def test_wrap_words_keeps_short_text_whole_and_cuts_long_text_at_its_line_budget
     assert lines[1].startswith(" " * 11)  # the text indented under itself
 
 
+def test_control_characters_in_the_words_never_reach_the_terminal() -> None:
+    lines = wrap_words("judge", "fine\x1b[2J\x1b]0;owned\x07 then\nmore", 60, 3)
+    assert lines == ["judge:     fine\ufffd[2J\ufffd]0;owned\ufffd then more"]
+
+
 def test_the_markdown_puts_the_words_side_by_side_escaped(tmp_path: Path) -> None:
     path = _session(tmp_path, "judge | says <b>yes</b>", "ben's | note", "the text")
     result = calibrate(load_calibration_scores(path))

@@ -45,7 +45,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "scores",
         nargs="?",
         metavar="SCORES_FILE",
-        help="CSV or JSON: item, rater, score[, group...]",
+        help="CSV or JSON: item, rater, score[, group...][, reasoning, notes, evidence, "
+        "source, anchor, text_sha256]",
     )
     p.add_argument("--judge-id", default="judge", help="the judge's rater id (default: judge)")
     p.add_argument(

@@ -42,6 +42,12 @@ def _disagreement_head(row: dict[str, Any], groups: list[str]) -> str:
     return head + str(row["scores"])
 
 
+def _printable(text: str) -> str:
+    """``text`` with every control character (an escape sequence in a judge's reply)
+    as U+FFFD: shown, never sent to the terminal."""
+    return "".join(c if c.isprintable() else "\ufffd" for c in text)
+
+
 def wrap_words(label: str, words: str, width: int, max_lines: int) -> list[str]:
     """``label: words`` wrapped to ``width`` between words, the text indented under
     itself, at most ``max_lines`` lines; a cut text ends with :data:`CUT`.
@@ -51,9 +57,12 @@ def wrap_words(label: str, words: str, width: int, max_lines: int) -> list[str]:
         words: the text (line breaks in it become spaces).
         width: the widest line.
         max_lines: the most lines; the last one ends with :data:`CUT` when text is left.
+
+    Line breaks in ``words`` become spaces, and a control character (an escape sequence
+    in a judge's reply) is written as U+FFFD.
     """
-    bullet = f"{_clip(label, 9) + ':':<11}"
-    flat = " ".join(words.split())
+    bullet = f"{_clip(_printable(label), 9) + ':':<11}"
+    flat = _printable(" ".join(words.split()))
     lines = textwrap.wrap(
         flat,
         width,

@@ -186,3 +186,13 @@ def test_a_scores_frame_without_words_gives_null_and_empty(tmp_path: Path) -> No
     result = calibrate(load_calibration_scores(_write(tmp_path, _panel())))
     entry = result.to_dict()["disagreements"][0]
     assert entry["notes"] == [] and entry["reasoning"] is None and entry["evidence"] is None
+
+
+def test_the_repr_lists_the_widest_disagreements_with_the_judges_words(result) -> None:  # type: ignore[no-untyped-def]
+    shown = repr(result).splitlines()
+    assert "in the band: no" in shown[1]  # the sample's judge falls below the band
+    item = shown[2].split()[0]
+    assert item in PLANTED["misreads"]
+    judge_row = next(r for r in _csv_rows() if r["item"] == item and r["rater"] == "judge")
+    assert judge_row["reasoning"][:40] in shown[2]
+    assert all(len(line) <= 100 for line in shown)

@@ -244,7 +244,19 @@ class Calibration(Shows):
             (
                 ("alpha humans:", show(self.alpha_humans)),
                 ("with judge:", show(self.alpha_with_judge)),
+                ("in the band:", {True: "yes", False: "no", None: "undefined"}[self.inside_band]),
                 ("bias:", "undefined" if bias is None else f"{bias:+.2f}"),
+            ),
+            columns=("item", "judge", "humans", "diff", "reasoning"),
+            rows=tuple(
+                (
+                    str(r["item"]),
+                    f"{r['judge']:g}",
+                    f"{r['human_mean']:.2f}",
+                    f"{r['diff']:+.2f}",
+                    str(r["reasoning"] or ""),
+                )
+                for r in self.disagreements.head(5).iter_rows(named=True)
             ),
         )
 

@@ -125,3 +125,11 @@ def test_no_module_borrows_another_modules_private_helper(package: str) -> None:
         for hit in _private_names_imported(path)
     ]
     assert found == []
+
+
+def test_the_markdown_head_is_escaped_and_whole() -> None:
+    result = calibrate(load_calibration_scores(SCORES))
+    md = render_calibration_markdown(result, "<b>scores</b>.csv", 2, None, [])
+    assert "<b>" not in md
+    assert md.startswith("## toolkit calibrate: &lt;b&gt;scores&lt;/b&gt;.csv")
+    assert "vs 3 humans (ana, ben, chloe)" in md  # not clipped to 80 columns

@@ -160,11 +160,12 @@ def _lines(result: Calibration, top: int, words: bool = True) -> list[tuple[str,
     return sections
 
 
-def _head(result: Calibration, path: str) -> list[str]:
+def _head(result: Calibration, path: str, width: int | None = WIDTH) -> list[str]:
     r = result
     humans = ", ".join(r.humans)
+    first = f"{path}: judge {r.judge!r} vs {len(r.humans)} humans ({humans})"
     lines = [
-        _clip(f"{path}: judge {r.judge!r} vs {len(r.humans)} humans ({humans})", WIDTH),
+        first if width is None else _clip(first, width),
         f"{r.items} items scored by both"
         + (f", {r.unpaired} scored by one side only (left out)" if r.unpaired else "")
         + f"; rubric {r.rubric.rubric} {r.rubric.version}, {r.rubric.level} alpha",
@@ -195,7 +196,10 @@ def render_calibration_markdown(
     result: Calibration, path: str, top: int, min_alpha: float | None, failures: list[str]
 ) -> str:
     """A pull-request comment: the same sections in code blocks under headings."""
-    out = [f"## toolkit calibrate: {path}", "", *[f"{line}  " for line in _head(result, path)]]
+    from toolkit.views.markdown import cell
+
+    head = [f"{cell(line)}  " for line in _head(result, path, None)]
+    out = [f"## toolkit calibrate: {cell(path)}", "", *head]
     for heading, lines in _lines(result, top, words=False):
         out += ["", f"### {heading}", "", "```", *lines, "```"]
     out += _markdown_disagreements(result, top)

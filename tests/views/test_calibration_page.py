@@ -86,8 +86,10 @@ def test_the_band_chart_has_a_point_per_human_left_out_and_per_replacement(resul
     spec = band_chart(result, 0.667).to_dict()
     points = [layer for layer in spec["layer"] if layer["mark"]["type"] == "point"]
     assert len(points) == 1
-    shapes = points[0]["encoding"]["shape"]["scale"]["range"]
-    assert shapes[-1] == swatch("FAIL").shape and shapes[1] == swatch("OK").shape  # not colour only
+    scale = points[0]["encoding"]["shape"]["scale"]
+    shapes = dict(zip(scale["domain"], scale["range"], strict=True))
+    assert shapes["judge in place: below the band"] == swatch("FAIL").shape  # not colour only
+    assert shapes["judge in place: inside the band"] == swatch("OK").shape
     texts = [layer for layer in spec["layer"] if layer["mark"]["type"] == "text"]
     assert texts, "the threshold lines carry words"
 
@@ -204,3 +206,21 @@ def test_the_cli_writes_the_page_and_chromium_opens_it_offline(
     assert Path(href.split("#")[0].removeprefix("file://")).exists()
     assert (sections, charts) == (6, 2)
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
+
+
+def test_with_two_humans_the_judge_points_say_there_is_no_band() -> None:
+    rows = [
+        {"item": i, "rater": r, "score": float(s + d)}
+        for i, s in (("a", 1), ("b", 4), ("c", 6), ("d", 2))
+        for r, d in (("ana", 0), ("ben", 1), ("judge", 2))
+    ]
+    result = calibrate(pl.DataFrame(rows))
+    frame = band_frame(result)
+    assert frame["kind"].to_list() == ["judge in place: no band"] * 2  # never "inside"
+    spec = band_chart(result).to_dict()
+    point = next(layer for layer in spec["layer"] if layer["mark"]["type"] == "point")
+    scale = point["encoding"]["shape"]["scale"]
+    assert dict(zip(scale["domain"], scale["range"], strict=True))["judge in place: no band"] == (
+        "diamond"
+    )
+    assert "the judge in the band" in render_calibration_page(result, "s")

@@ -45,7 +45,10 @@ BAND_KINDS: dict[str, str] = {
     "the other humans": "N/A",
     "judge in place: inside the band": "OK",
     "judge in place: below the band": "FAIL",
+    "judge in place: no band": "N/A",
 }
+#: Shapes that differ from the status's own (two kinds share the grey of N/A).
+KIND_SHAPES: dict[str, str] = {"judge in place: no band": "diamond"}
 #: The bias chart's kinds: an interval that excludes 0 is a bias, not noise.
 BIAS_KINDS: dict[str, str] = {
     "interval includes 0": "OK",
@@ -66,8 +69,11 @@ def band_frame(result: Calibration) -> pl.DataFrame:
                 {"left_out": r["left_out"], "kind": "the other humans", "alpha": r["alpha_without"]}
             )
         if r["alpha_replaced"] is not None:
-            below = r["inside"] is False
-            kind = f"judge in place: {'below' if below else 'inside'} the band"
+            kind = {
+                True: "judge in place: inside the band",
+                False: "judge in place: below the band",
+                None: "judge in place: no band",  # fewer than three humans
+            }[r["inside"]]
             rows.append({"left_out": r["left_out"], "kind": kind, "alpha": r["alpha_replaced"]})
     return pl.DataFrame(
         rows, schema={"left_out": pl.String(), "kind": pl.String(), "alpha": pl.Float64()}
@@ -79,7 +85,9 @@ def _kind_scales(kinds: dict[str, str]) -> tuple[Any, Any]:
 
     domain = list(kinds)
     colour = alt.Scale(domain=domain, range=[swatch(s).fill for s in kinds.values()])
-    shape = alt.Scale(domain=domain, range=[swatch(s).shape for s in kinds.values()])
+    shape = alt.Scale(
+        domain=domain, range=[KIND_SHAPES.get(k, swatch(s).shape) for k, s in kinds.items()]
+    )
     return colour, shape
 
 
@@ -88,7 +96,8 @@ def band_chart(
 ) -> alt.LayerChart | alt.FacetChart:
     """Is the judge inside the human band? One row per human left out: alpha of the
     other humans (grey square) and alpha with the judge in that human's place (a green
-    circle inside the band, a red cross below it); the band from the lowest to the
+    circle inside the band, a red cross below it, a grey diamond when there is no band:
+    fewer than three humans); the band from the lowest to the
     highest leave-one-out alpha is shaded, the humans' own alpha is a dashed line, and
     ``min_alpha`` (a gate) a red dashed line."""
     import altair as alt

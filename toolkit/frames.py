@@ -794,3 +794,29 @@ COMPARE_PLAN_SCHEMA: dict[str, pl.DataType] = {
     "pairs": pl.Int64(),
     "note": pl.String(),
 }
+
+# ---------------------------------------------------------------------------
+# calibrate: the judge held against human raters (issue 27)
+# ---------------------------------------------------------------------------
+
+#: The columns every calibration scores frame has, one row per item and rater; any other
+#: column that is not in :data:`CALIBRATION_TEXT_SCHEMA` is a group (agent, dimension...).
+CALIBRATION_SCORES_SCHEMA: dict[str, pl.DataType] = {
+    "item": pl.String(),
+    "rater": pl.String(),
+    "score": pl.Float64(),
+}
+
+#: The optional text columns of a calibration scores frame (never groups): ``notes`` on
+#: a human's row (the rater's note), ``reasoning`` on the judge's row, and per item (the
+#: same on every row of it, or on one row only) ``evidence`` (the text judged, or an
+#: excerpt), ``source`` (the run/chat/game file it comes from), ``anchor`` (where in it:
+#: ``m12-m40``, a game's day) and ``text_sha256`` (of the exact text the judge received).
+CALIBRATION_TEXT_SCHEMA: dict[str, pl.DataType] = {
+    "notes": pl.String(),
+    "reasoning": pl.String(),
+    "evidence": pl.String(),
+    "source": pl.String(),
+    "anchor": pl.String(),
+    "text_sha256": pl.String(),
+}

@@ -256,7 +256,7 @@ def test_items_of_one_side_only_are_counted_and_left_out(frame: pl.DataFrame, re
     ).with_columns(
         pl.lit(None, pl.String).alias("agent"), pl.lit(None, pl.String).alias("proposition")
     )
-    more = calibrate(pl.concat([frame, extra.select(frame.columns)]))
+    more = calibrate(pl.concat([frame, extra], how="diagonal"))  # text columns: null
     assert (more.items, more.unpaired) == (result.items, 2)
     assert more.disagreements["item"].to_list() == result.disagreements["item"].to_list()
 

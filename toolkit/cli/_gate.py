@@ -152,6 +152,9 @@ def finish(
     *,
     allow_na: Sequence[str] = (),
     notes: Sequence[str] = (),
+    gate: str | None = None,
+    per_check: bool = False,
+    details: str = "",
 ) -> int:
     """Decide the gate, write the CI outputs, say why on stderr; the exit code.
 
@@ -163,11 +166,19 @@ def finish(
             overrides).
         allow_na: dimension keys whose N/A passes, beyond ``--allow-na``.
         notes: lines for the step summary's heading.
+        gate: a command's own gate words in place of ``--gate MODE`` (calibrate's
+            ``min-alpha 0.667``): a check with a failing finding fails it (as in
+            ``fail-only``), and these words name the gate on stderr, in the JUnit
+            properties and in the step summary.
+        per_check: one stderr line per failing check (each its own reason), not one
+            per failing subject.
+        details: Markdown appended to the step summary under the shared table.
 
     Returns:
         0 when there is no gate or every subject passes it, else 1.
     """
-    mode = gate_mode(args)
+    mode = "fail-only" if gate else gate_mode(args)
+    shown = gate or mode
     accepted = (*allowed_na(args, checks), *allow_na)
     failing = decide(checks, mode or "none", accepted)
     if getattr(args, "junit", None):
@@ -180,8 +191,9 @@ def finish(
             suite=f"toolkit {command}",
             rubric=rubric,
             rubric_version=version,
-            mode=mode or "none",
+            mode=shown or "none",
             allow_na=accepted,
+            decide_mode=mode or "none",
         )
         try:
             write_text_atomic(Path(args.junit), xml)
@@ -193,8 +205,10 @@ def finish(
         from toolkit.views.markdown import render_markdown
 
         text = render_markdown(
-            cards, command=f"toolkit {command}", mode=mode, failing=failing, notes=notes
+            cards, command=f"toolkit {command}", mode=shown, failing=failing, notes=notes
         )
+        if details:
+            text += "\n" + details.rstrip("\n") + "\n"
         try:  # one write in append mode: two steps appending cannot interleave lines
             with open(summary, "a", encoding="utf-8") as fh:
                 fh.write(text + "\n")
@@ -207,9 +221,19 @@ def finish(
 
     width, _ = terminal_style(sys.stderr)  # a terminal: wrapped between words
     for subject, failed in bad.items():
-        line = f"gate {mode}: {subject} failed: {reason(failed)}"
-        for part in wrap_item(line, width, bullet=f"toolkit {command}: ", indent=2):
-            print(part, file=sys.stderr)
+        lines = (
+            [
+                f"gate {shown}: {c.name}: {c.detail}"
+                if c.detail
+                else f"gate {shown}: {reason([c])}"
+                for c in failed
+            ]
+            if per_check
+            else [f"gate {shown}: {subject} failed: {reason(failed)}"]
+        )
+        for line in lines:
+            for part in wrap_item(line, width, bullet=f"toolkit {command}: ", indent=2):
+                print(part, file=sys.stderr)
     return 1 if bad else 0
 
 

@@ -8,6 +8,10 @@ Spearman and quadratic weighted kappa, the judge's bias (judge - human mean) ove
 and per group with a seeded bootstrap interval, the confusion table at the pass
 threshold, and the items the judge and the humans disagree on most.
 
+With ``--junit FILE`` a JUnit report, and under GitHub Actions the Markdown appended to
+``$GITHUB_STEP_SUMMARY``, as every scoring command writes them; ``--html OUT.html`` one
+offline page with the charts and the disagreements side by side.
+
 Exit codes: 0 printed; 1 ``--gate min-alpha [X]`` failed (one stderr line per reason);
 2 bad input.
 """
@@ -17,10 +21,13 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import sys
-from typing import Any
+import os
+from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import InputError
+
+if TYPE_CHECKING:
+    from toolkit.rubrics.calibrate import Calibration
 
 FORMATS = ("table", "json", "markdown")
 
@@ -38,7 +45,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "scores",
         nargs="?",
         metavar="SCORES_FILE",
-        help="CSV or JSON: item, rater, score[, group...]",
+        help="CSV or JSON: item, rater, score[, group...][, reasoning, notes, evidence, "
+        "source, anchor, text_sha256]",
     )
     p.add_argument("--judge-id", default="judge", help="the judge's rater id (default: judge)")
     p.add_argument(
@@ -51,14 +59,29 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--seed", type=int, default=0, help="seeds the bootstrap (default 0)")
     p.add_argument("--top", type=int, default=10, help="disagreements listed (default 10)")
-    p.add_argument(
+    ci = p.add_argument_group("CI")
+    ci.add_argument(
         "--gate",
         nargs="+",
         metavar=("min-alpha", "X"),
         help="exit 1 when the humans' alpha, or alpha with a human replaced by the judge, "
-        "is below X (default 0.667) or below the humans' leave-one-out band",
+        "is below X (default 0.667) or below the humans' leave-one-out band, naming why on "
+        "stderr (calibrate's own gate word: the scoring commands' strict, fail-only, "
+        "regression do not apply to a calibration)",
+    )
+    ci.add_argument(
+        "--junit",
+        metavar="FILE",
+        help="write a JUnit XML report: one test case for the humans' alpha and one per "
+        "human replaced by the judge",
     )
     p.add_argument("--format", choices=FORMATS, default="table")
+    p.add_argument(
+        "--html",
+        metavar="OUT.html",
+        help="also write one standalone HTML page (offline: no script, no CDN): the numbers, "
+        "the band and bias charts, the confusion table and the disagreements side by side",
+    )
     _add_discussion_arguments(p)
     p.set_defaults(func=run)
 
@@ -142,15 +165,54 @@ def run(args: argparse.Namespace) -> int:
         from toolkit.views.calibration import render_calibration_table
 
         print(render_calibration_table(result, label, args.top, min_alpha, failures))
-    from toolkit.views.text import terminal_style, wrap_item
+    if args.html:
+        from pathlib import Path
 
-    width, _ = terminal_style(sys.stderr)  # a terminal: wrapped between words
-    for line in failures:
-        for part in wrap_item(
-            f"gate min-alpha {min_alpha:g}: {line}", width, bullet="toolkit calibrate: ", indent=2
-        ):
-            print(part, file=sys.stderr)
-    return 1 if failures else 0
+        from toolkit._atomic import write_text_atomic
+        from toolkit.views.calibration_page import render_calibration_page
+
+        out = Path(args.html)
+        page = render_calibration_page(
+            result, label, top=args.top, min_alpha=min_alpha, failures=failures,
+            base=out.parent,
+        )  # fmt: skip
+        try:
+            write_text_atomic(out, page)
+        except OSError as exc:
+            raise InputError(args.html, f"cannot write the page ({exc.strerror})") from None
+    return _finish(args, result, label, min_alpha, failures)
+
+
+def _finish(
+    args: argparse.Namespace,
+    result: Calibration,
+    label: str,
+    min_alpha: float | None,
+    failures: list[str],
+) -> int:
+    """The CI outputs every scoring command writes (:func:`toolkit.cli._gate.finish`):
+    ``--junit``, the Markdown appended to ``$GITHUB_STEP_SUMMARY`` (with the
+    disagreements side by side), one stderr line per reason the gate failed; the exit
+    code (1: the gate failed)."""
+    from toolkit.cli._gate import finish
+    from toolkit.gate import checks_of
+    from toolkit.rubrics.calibrate import gate_scorecard
+    from toolkit.views.calibration import render_calibration_markdown
+
+    reference = result.rubric.min_alpha if min_alpha is None else min_alpha
+    card = gate_scorecard(result, reference, f"{result.judge} on {label}")
+    details = ""
+    if os.environ.get("GITHUB_STEP_SUMMARY"):
+        details = render_calibration_markdown(result, label, args.top, min_alpha, failures)
+    return finish(
+        args,
+        "calibrate",
+        [card],
+        checks_of(card),
+        gate=None if min_alpha is None else f"min-alpha {min_alpha:g}",
+        per_check=True,
+        details=details,
+    )
 
 
 # -- judged discussions: the engagement judge held against people's ratings ------------

@@ -2,7 +2,15 @@
 
 A scores file is CSV with a header holding ``item,rater,score`` (any other column, such
 as ``agent`` or ``dimension``, is a group the judge's bias is broken down by) or JSON: a
-list of ``{"item", "rater", "score", ...}`` objects, or ``{"scores": [...]}``. Scores
+list of ``{"item", "rater", "score", ...}`` objects, or ``{"scores": [...]}``.
+
+Six optional columns are text, never groups (:data:`toolkit.frames.CALIBRATION_TEXT_SCHEMA`):
+``notes`` (a human's note), ``reasoning`` (the judge's), ``evidence``, ``source``,
+``anchor`` and ``text_sha256``. Each is a string (in JSON a number or a list is refused
+by name) no longer than the reading edge's cell limit (``TOOLKIT_MAX_CELL_BYTES``), an
+empty one is absent, and ``text_sha256`` is 64 hex digits. Which row may carry a note or
+a reasoning depends on the judge's id, so :func:`toolkit.rubrics.calibrate.calibrate`
+checks that. Scores
 are numbers on the rubric's scale (0 to 9 by default). When a rater scored an item more
 than once, the last row counts (with one warning saying how many). Read through the
 reading edge (:mod:`toolkit.load._edge`), like the engagement ratings files
@@ -20,12 +28,15 @@ from typing import Any
 import polars as pl
 
 from toolkit.errors import InputError
+from toolkit.frames import CALIBRATION_TEXT_SCHEMA
 from toolkit.load import _edge
 from toolkit.load._common import parse_json_text
 
 __all__ = ["load_calibration_scores"]
 
 _FIELDS = ("item", "rater", "score")
+_TEXTS = tuple(CALIBRATION_TEXT_SCHEMA)
+_HEX = frozenset("0123456789abcdef")
 
 
 def _score(
@@ -87,8 +98,11 @@ def _row(
             )
         row[f] = str(value).strip()
     row["score"] = _score(path, raw.get("score"), line, prefix + "score", scale)
-    for g in groups:
+    for g in groups:  # the extra columns: groups and the optional text columns
         value = raw.get(g)
+        if g in _TEXTS:
+            row[g] = _text(path, value, line, prefix + g)
+            continue
         if isinstance(value, dict | list):
             raise InputError(
                 path,
@@ -99,6 +113,33 @@ def _row(
             )
         row[g] = None if value is None or str(value).strip() == "" else str(value).strip()
     return row
+
+
+def _text(path: str, value: Any, line: int | None, where: str) -> str | None:
+    """An optional text column's value: a string within the cell limit (blank: None)."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InputError(path, "must be a string", field=where, value=value, line=line)
+    limit = _edge.limits().max_cell_bytes
+    if len(value) > limit:
+        raise InputError(
+            path,
+            f"longer than {limit:,} characters (raise TOOLKIT_MAX_CELL_BYTES to read it)",
+            field=where,
+            value=value[:40],
+            line=line,
+        )
+    text = value.strip()
+    if not text:
+        return None
+    if where.endswith("text_sha256"):
+        text = text.lower()
+        if len(text) != 64 or not set(text) <= _HEX:
+            raise InputError(
+                path, "must be a sha256: 64 hex digits", field=where, value=value, line=line
+            )
+    return text
 
 
 def _rows_json(
@@ -131,8 +172,10 @@ def load_calibration_scores(
         scale: the lowest and highest score allowed.
 
     Returns:
-        item, rater, score (Float64) and the group columns (String), one row per item
-        and rater (the last row of a pair counts).
+        item, rater, score (Float64), the optional text columns the file has (notes,
+        reasoning, evidence, source, anchor, text_sha256: String, null when blank) and
+        the group columns (String), one row per item and rater (the last row of a pair
+        counts).
 
     Raises:
         InputError: one line naming the file, the line or field, and the value.

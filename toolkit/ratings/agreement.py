@@ -35,6 +35,7 @@ __all__ = [
     "krippendorff_alpha",
     "pairwise_agreement",
     "rating_agreement",
+    "score_text",
     "transcript_agreement",
 ]
 
@@ -158,8 +159,9 @@ def pairwise_agreement(ratings: pl.DataFrame) -> pl.DataFrame:
     return out.select(list(PAIRWISE_AGREEMENT_SCHEMA)).cast(PAIRWISE_AGREEMENT_SCHEMA)  # type: ignore[arg-type]
 
 
-def _score_text(score: pl.Expr) -> pl.Expr:
-    """``4`` for a whole score, ``3.5`` otherwise."""
+def score_text(score: pl.Expr) -> pl.Expr:
+    """A score expression as text: ``4`` for a whole score, ``3.5`` otherwise (the
+    ``rater=score`` lists of disagreements, here and in :mod:`toolkit.rubrics.calibrate`)."""
     return (
         pl.when(score == score.round(0))
         .then(score.cast(pl.Int64).cast(pl.String))
@@ -176,7 +178,7 @@ def disagreements(ratings: pl.DataFrame, min_spread: int = DISAGREEMENT_SPREAD) 
     """
     long = _long(ratings)
     who = long.group_by("transcript_id").agg(
-        pl.format("{}={}", "rater", _score_text(pl.col("score")))
+        pl.format("{}={}", "rater", score_text(pl.col("score")))
         .sort()
         .str.join(", ")
         .alias("scores")

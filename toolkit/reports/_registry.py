@@ -51,6 +51,10 @@ def _rubric_version(name: str) -> str:
         from toolkit.rubrics.compare import COMPARE_VERSION
 
         return COMPARE_VERSION
+    if name == "calibrate":
+        from toolkit.rubrics.calibrate import CALIBRATE_VERSION
+
+        return CALIBRATE_VERSION
     raise KeyError(name)
 
 
@@ -317,6 +321,26 @@ _ENTRIES = (
             Sample(
                 ("sample_runs/compare/a", "sample_runs/compare/b"),
                 expect=("worse on character_stability", "character_stability"),
+            ),
+        ),
+    ),
+    ReportTemplate(
+        name="calibration",
+        notebook="judge_calibration.ipynb",
+        title="Can we trust the judge?",
+        rubric="calibrate",
+        doc="docs/rubrics/calibration.md",
+        meaning=(
+            "Krippendorff's alpha among the humans, and with the judge in each human's "
+            "place: the judge is as good as one more human when no replacement falls below "
+            "the humans' leave-one-out band. Bias is judge − human mean with a bootstrap "
+            "interval; the disagreements are ranked by |judge − human mean|."
+        ),
+        input_parameter="SCORES",
+        samples=(
+            Sample(
+                ("sample_runs/calibration/scores.csv",),
+                expect=("alpha among the humans", "p02-cleo", "Sarcasm is this persona"),
             ),
         ),
     ),

@@ -31,7 +31,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import polars as pl
@@ -39,11 +39,27 @@ from pydantic import Field
 
 from toolkit._show import Shows, Summary, plural
 from toolkit.errors import InputError
+from toolkit.frames import CALIBRATION_SCORES_SCHEMA, CALIBRATION_TEXT_SCHEMA
+from toolkit.ratings.agreement import score_text
 from toolkit.rubrics._spec import RubricSpec, load_spec
 
+if TYPE_CHECKING:
+    from toolkit.scorecard import Scorecard
+
 CALIBRATE_VERSION = "1.0.0"
-#: The columns every scores frame has; any other column is a group (agent, dimension...).
-BASE_COLUMNS: tuple[str, ...] = ("item", "rater", "score")
+#: The columns every scores frame has; any other column is a group (agent, dimension...)
+#: unless it is one of the optional :data:`TEXT_COLUMNS`.
+BASE_COLUMNS: tuple[str, ...] = tuple(CALIBRATION_SCORES_SCHEMA)
+#: The optional text columns: ``notes`` (human rows), ``reasoning`` (the judge's row),
+#: and per item ``evidence``, ``source``, ``anchor``, ``text_sha256``.
+TEXT_COLUMNS: tuple[str, ...] = tuple(CALIBRATION_TEXT_SCHEMA)
+#: The text columns that describe an item (the same on every row of it).
+ITEM_TEXTS: tuple[str, ...] = ("evidence", "source", "anchor", "text_sha256")
+#: The columns of :attr:`Calibration.disagreements` besides the groups.
+DISAGREEMENT_COLUMNS: tuple[str, ...] = (
+    "item", "judge", "human_mean", "diff", "scores", "reasoning", "notes", "ratings",
+    *ITEM_TEXTS,
+)  # fmt: skip
 GATES: tuple[str, ...] = ("min-alpha",)
 
 
@@ -124,12 +140,6 @@ def weighted_kappa(a: Sequence[float], b: Sequence[float]) -> float | None:
     return 1.0 - float((weights * observed).sum()) / denominator
 
 
-def _score_text(score: pl.Expr) -> pl.Expr:
-    from toolkit.ratings.agreement import _score_text as text
-
-    return text(score)
-
-
 def _alpha(long: pl.DataFrame, raters: Sequence[str], level: str) -> float | None:
     from toolkit.ratings.agreement import krippendorff_alpha
 
@@ -179,8 +189,12 @@ class Calibration(Shows):
             (mean judge - human mean), ``low``, ``high`` (the bootstrap interval).
         confusion: counts at the threshold: ``both_pass``, ``judge_only`` (judge passes,
             humans fail), ``humans_only``, ``both_fail``, and ``agreement`` (share).
-        disagreements: per item: item, the groups, ``judge``, ``human_mean``, ``diff``
-            (judge - human mean), ``scores`` (every rater's score as text), widest first.
+        disagreements: per item, widest first: item, the groups, ``judge``,
+            ``human_mean``, ``diff`` (judge - human mean), ``scores`` (every human's
+            score as ``rater=score`` text), ``reasoning`` (the judge's, or null),
+            ``notes`` (list of ``{rater, note}``, the humans who left one), ``ratings``
+            (list of ``{rater, score}``, every human), ``evidence``, ``source``,
+            ``anchor`` and ``text_sha256`` (null when the scores file has none).
         rubric: the rubric the numbers came from.
         seed: the bootstrap's seed.
     """
@@ -204,6 +218,11 @@ class Calibration(Shows):
     seed: int
 
     @property
+    def groups(self) -> list[str]:
+        """The group columns of :attr:`disagreements` (agent, proposition...)."""
+        return [c for c in self.disagreements.columns if c not in DISAGREEMENT_COLUMNS]
+
+    @property
     def inside_band(self) -> bool | None:
         """Whether every replacement of a human by the judge stays in the band (None:
         undefined, fewer than three humans or an undefined alpha)."""
@@ -225,7 +244,19 @@ class Calibration(Shows):
             (
                 ("alpha humans:", show(self.alpha_humans)),
                 ("with judge:", show(self.alpha_with_judge)),
+                ("in the band:", {True: "yes", False: "no", None: "undefined"}[self.inside_band]),
                 ("bias:", "undefined" if bias is None else f"{bias:+.2f}"),
+            ),
+            columns=("item", "judge", "humans", "diff", "reasoning"),
+            rows=tuple(
+                (
+                    str(r["item"]),
+                    f"{r['judge']:g}",
+                    f"{r['human_mean']:.2f}",
+                    f"{r['diff']:+.2f}",
+                    str(r["reasoning"] or ""),
+                )
+                for r in self.disagreements.head(5).iter_rows(named=True)
             ),
         )
 
@@ -259,8 +290,48 @@ class Calibration(Shows):
 
 
 def groups_of(scores: pl.DataFrame) -> list[str]:
-    """The group columns of a scores frame: every column but item, rater, score."""
-    return [c for c in scores.columns if c not in BASE_COLUMNS]
+    """The group columns of a scores frame: every column but item, rater, score and the
+    optional text columns (:data:`TEXT_COLUMNS`)."""
+    return [c for c in scores.columns if c not in BASE_COLUMNS and c not in TEXT_COLUMNS]
+
+
+def _texts(long: pl.DataFrame, judge: str) -> pl.DataFrame:
+    """``long`` with every optional text column (null where absent), checked: a reasoning
+    only on the judge's row, notes only on a human's, and one evidence, source, anchor
+    and text hash per item.
+
+    Raises:
+        InputError: naming the column, the item and the rater (or the two values).
+    """
+    long = long.with_columns(
+        pl.col(c).cast(pl.String) if c in long.columns else pl.lit(None, pl.String).alias(c)
+        for c in TEXT_COLUMNS
+    )
+    for column, wrong, belongs in (
+        ("reasoning", pl.col("rater") != judge, "on the judge's row; a human's words go in notes"),
+        ("notes", pl.col("rater") == judge, "on a human's row; the judge's words go in reasoning"),
+    ):
+        bad = long.filter(wrong & pl.col(column).is_not_null())
+        if bad.height:
+            item, rater = bad.row(0, named=True)["item"], bad.row(0, named=True)["rater"]
+            raise InputError(
+                None,
+                f"item {item!r}, rater {rater!r}: a {column} belongs {belongs}",
+                field=column,
+                value=bad[column][0],
+            )
+    seen = long.group_by("item").agg(pl.col(c).drop_nulls().unique().sort() for c in ITEM_TEXTS)
+    for column in ITEM_TEXTS:
+        bad = seen.filter(pl.col(column).list.len() > 1)
+        if bad.height:
+            raise InputError(
+                None,
+                f"item {bad['item'][0]!r} has two different {column} values; one item is "
+                "judged and rated on one text",
+                field=column,
+                value=" | ".join(bad[column][0].to_list()),
+            )
+    return long
 
 
 def calibrate(
@@ -273,15 +344,19 @@ def calibrate(
     """Hold the judge against the humans (see the module docs for every number).
 
     Args:
-        scores: item, rater, score (Float64) and optional group columns; one row per
-            item and rater (a later row of the same pair replaces an earlier one).
+        scores: item, rater, score (Float64), optional group columns and the optional
+            text columns (:data:`TEXT_COLUMNS`); one row per item and rater (a later row
+            of the same pair replaces an earlier one).
         judge: the judge's rater id.
         rubric: the scale, level, threshold and bootstrap settings.
         seed: seeds the bootstrap.
 
     Raises:
         InputError: a missing column, a judge id that is no rater, fewer than two
-            humans, or no item scored by both the judge and a human.
+            humans, no item scored by both the judge and a human, a reasoning on a
+            human's row or notes on the judge's (refused, not dropped: the words would
+            be shown as someone else's), or two different evidence, source, anchor or
+            text hash values for one item.
     """
     missing = [c for c in BASE_COLUMNS if c not in scores.columns]
     if missing:
@@ -314,18 +389,30 @@ def calibrate(
             value=",".join(humans),
         )
     level = rubric.level
+    long = _texts(long, judge)
 
-    judged = long.filter(pl.col("rater") == judge).select("item", pl.col("score").alias("judge"))
-    human_rows = long.filter(pl.col("rater") != judge)
-    per_item = human_rows.group_by("item").agg(
+    judged = long.filter(pl.col("rater") == judge).select(
+        "item", pl.col("score").alias("judge"), "reasoning"
+    )
+    human_rows = long.filter(pl.col("rater") != judge).sort("item", "rater")
+    per_item = human_rows.group_by("item", maintain_order=True).agg(
         pl.col("score").mean().alias("human_mean"),
-        pl.format("{}={}", "rater", _score_text(pl.col("score")))
+        pl.format("{}={}", "rater", score_text(pl.col("score")))
         .sort()
         .str.join(", ")
         .alias("scores"),
         *[pl.col(g).drop_nulls().first().alias(g) for g in groups],
+        pl.struct("rater", pl.col("notes").alias("note"))
+        .filter(pl.col("notes").is_not_null())
+        .alias("notes"),
+        pl.struct("rater", "score").alias("ratings"),
     )
-    paired = per_item.join(judged, on="item", how="inner").sort("item")
+    about = long.group_by("item").agg(pl.col(c).drop_nulls().first() for c in ITEM_TEXTS)
+    paired = (
+        per_item.join(judged, on="item", how="inner")
+        .join(about, on="item", how="left")
+        .sort("item")
+    )
     all_items = set(long["item"].to_list())
     if paired.height == 0:
         raise InputError(
@@ -448,7 +535,7 @@ def calibrate(
     ranked = (
         diffs.with_columns(pl.col("diff").abs().alias("_abs"))
         .sort(["_abs", "item"], descending=[True, False])
-        .select("item", *groups, "judge", "human_mean", "diff", "scores")
+        .select("item", *groups, *DISAGREEMENT_COLUMNS[1:])
     )
     return Calibration(
         judge=judge,
@@ -502,6 +589,70 @@ def parse_gate(words: Sequence[str], rubric: CalibrateRubric = DEFAULT_CALIBRATE
     return value
 
 
+@dataclass(frozen=True)
+class GateCheck:
+    """One finding of ``--gate min-alpha``: the humans' own alpha, or alpha with the
+    judge in one human's place.
+
+    Attributes:
+        key: ``alpha_humans`` or ``judge_for_<human>``.
+        name: ``alpha among the humans`` or ``judge in place of <human>``.
+        value: the alpha (None when undefined).
+        passed: whether it meets the gate.
+        detail: why it fails, or the evidence that it passes.
+    """
+
+    key: str
+    name: str
+    value: float | None
+    passed: bool
+    detail: str
+
+    @property
+    def reason(self) -> str:
+        """The detail as one line that names the finding (the gate's reason line)."""
+        return self.detail if self.key == "alpha_humans" else f"{self.name}: {self.detail}"
+
+
+def gate_checks(result: Calibration, min_alpha: float) -> list[GateCheck]:
+    """Every finding ``--gate min-alpha`` decides on, passing or not (see
+    :func:`gate_failures`)."""
+
+    def show(value: float | None) -> str:
+        return "undefined" if value is None else f"{value:.3f}"
+
+    band = f"[{show(result.band_low)}, {show(result.band_high)}]"
+    a = result.alpha_humans
+    humans_ok = a is not None and a >= min_alpha
+    out = [
+        GateCheck(
+            "alpha_humans",
+            "alpha among the humans",
+            a,
+            humans_ok,
+            f"the humans agree at alpha {show(a)} >= {min_alpha:g}: a baseline to hold the "
+            "judge against"
+            if humans_ok
+            else f"the humans agree at alpha {show(a)} < {min_alpha:g}: "
+            "no baseline to hold the judge against",
+        )
+    ]
+    for row in result.band.iter_rows(named=True):
+        replaced = row["alpha_replaced"]
+        where = f"judge in place of {row['left_out']}"
+        if replaced is None or replaced < min_alpha:
+            passed, detail = False, f"alpha {show(replaced)} < {min_alpha:g}"
+        elif row["inside"] is False:
+            passed = False
+            detail = f"alpha {show(replaced)} below the humans' leave-one-out band {band}"
+        else:
+            passed = True
+            inside = "" if row["inside"] is None else f", inside the band {band}"
+            detail = f"alpha {show(replaced)} >= {min_alpha:g}{inside}"
+        out.append(GateCheck(f"judge_for_{row['left_out']}", where, replaced, passed, detail))
+    return out
+
+
 def gate_failures(result: Calibration, min_alpha: float) -> list[str]:
     """Why the judge fails ``min-alpha``, one line each (empty: it passes).
 
@@ -509,26 +660,41 @@ def gate_failures(result: Calibration, min_alpha: float) -> list[str]:
     when alpha with a human replaced by the judge is below ``min_alpha``, or when it
     falls below the humans' leave-one-out band; an undefined alpha fails too.
     """
+    return [c.reason for c in gate_checks(result, min_alpha) if not c.passed]
 
-    def show(value: float | None) -> str:
-        return "undefined" if value is None else f"{value:.3f}"
 
-    out: list[str] = []
-    if result.alpha_humans is None or result.alpha_humans < min_alpha:
-        out.append(
-            f"the humans agree at alpha {show(result.alpha_humans)} < {min_alpha:g}: "
-            "no baseline to hold the judge against"
-        )
-    for row in result.band.iter_rows(named=True):
-        replaced = row["alpha_replaced"]
-        if replaced is None or replaced < min_alpha:
-            out.append(
-                f"judge in place of {row['left_out']}: alpha {show(replaced)} < {min_alpha:g}"
-            )
-        elif row["inside"] is False:
-            out.append(
-                f"judge in place of {row['left_out']}: alpha {show(replaced)} below the "
-                f"humans' leave-one-out band [{show(result.band_low)}, "
-                f"{show(result.band_high)}]"
-            )
-    return out
+def gate_scorecard(result: Calibration, min_alpha: float, subject: str) -> Scorecard:
+    """The gate's findings as a :class:`~toolkit.scorecard.Scorecard` (one dimension per
+    :class:`GateCheck`, OK or FAIL; verdict PASS or FAIL), so that ``--junit``, the
+    GitHub step summary and the stderr lines are written as for every scoring command.
+
+    Args:
+        result: the calibration.
+        min_alpha: the gate's alpha (the rubric's when no gate was asked for).
+        subject: what was calibrated, e.g. ``judge 'judge' on scores.csv``.
+    """
+    from toolkit.scorecard import FAIL, OK, Dimension
+    from toolkit.scorecard import Scorecard as Card
+
+    checks = gate_checks(result, min_alpha)
+    dims = [
+        Dimension(c.key, c.name, c.value, OK if c.passed else FAIL, c.detail,
+                  f">= {min_alpha:g}" + ("" if c.key == "alpha_humans" else ", inside the band"),
+                  f"< {min_alpha:g}" + ("" if c.key == "alpha_humans" else " or below the band"))
+        for c in checks
+    ]  # fmt: skip
+    failed = [c.name for c in checks if not c.passed]
+    return Card(
+        rubric=result.rubric.rubric,
+        rubric_version=result.rubric.version,
+        subject=subject,
+        title=f"calibrate {subject}",
+        verdict="FAIL" if failed else "PASS",
+        verdict_reason=(
+            f"below min-alpha {min_alpha:g} or the band: {', '.join(failed)}"
+            if failed
+            else f"the judge sits inside the human band (min-alpha {min_alpha:g})"
+        ),
+        dimensions=Card.dimensions_frame(subject, dims),
+        meta={"judge": result.judge, "humans": list(result.humans), "min_alpha": min_alpha},
+    )

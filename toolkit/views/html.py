@@ -62,13 +62,14 @@ def wrap(fragment: str, kind: str = "", **data: str) -> str:
     return f"<div class='{classes}'{attrs}>{STYLE}{fragment}</div>"
 
 
-def badge(status: str) -> str:
+def badge(status: str, label: str | None = None) -> str:
     """``status`` as a coloured badge with its symbol beside the word (the palette's text
-    colour on the palette's fill, contrast checked)."""
+    colour on the palette's fill, contrast checked); ``label``: other words in the
+    status's colours (``inside``, ``below the band``)."""
     s = swatch(status)
     return (
         f"<span class='tk-status' style='background:{s.fill};color:{s.text}'>"
-        f"{text(s.symbol)} {text(status)}</span>"
+        f"{text(s.symbol)} {text(status if label is None else label)}</span>"
     )
 
 

@@ -36,6 +36,7 @@ def render_junit(
     rubric_version: str,
     mode: str,
     allow_na: Iterable[str] = (),
+    decide_mode: str | None = None,
 ) -> str:
     """The checks as a JUnit XML document (one ``<testsuite>`` named ``suite``).
 
@@ -43,10 +44,14 @@ def render_junit(
         checks: every subject x dimension check of the command's output.
         suite: the suite's name, e.g. ``toolkit quality``.
         rubric, rubric_version: stamped into the suite's properties.
-        mode: the gate mode deciding which checks are failures (``none``: none are).
+        mode: the gate mode deciding which checks are failures (``none``: none are),
+            stamped as the ``gate`` property.
         allow_na: dimension keys whose N/A the gate accepts.
+        decide_mode: the mode deciding, when ``mode`` is a command's own gate words
+            (calibrate's ``min-alpha 0.667`` decides as ``fail-only``).
     """
     allowed = tuple(allow_na)
+    deciding = decide_mode or mode
     root = ET.Element("testsuites", name="toolkit")
     node = ET.SubElement(root, "testsuite", name=suite)
     props = ET.SubElement(node, "properties")
@@ -55,7 +60,7 @@ def render_junit(
     failures = skipped = 0
     for check in checks:
         case = ET.SubElement(node, "testcase", classname=check.subject, name=check.name)
-        if fails(check, mode, allowed):
+        if fails(check, deciding, allowed):
             failures += 1
             word = "not measured" if check.kind == NA_KIND else check.status
             failure = ET.SubElement(

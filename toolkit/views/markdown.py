@@ -16,7 +16,7 @@ from toolkit.scorecard import Scorecard
 from toolkit.views.text import format_value
 
 
-def _cell(text: object) -> str:
+def cell(text: object) -> str:
     """A table cell: ``&``, ``<`` and ``>`` as entities (data never becomes HTML), pipes
     escaped, line breaks flattened."""
     flat = html.escape(" ".join(str(text).split()), quote=False)
@@ -49,7 +49,7 @@ def render_markdown(
         heading += f" · gate {mode}: {failed} of {len(cards)} failed"
     lines = [heading, ""]
     for note in notes:
-        lines.append(f"> {_cell(note)}")
+        lines.append(f"> {cell(note)}")
     if notes:
         lines.append("")
     if not cards:
@@ -60,29 +60,29 @@ def render_markdown(
     else:
         lines += ["| subject | verdict | gate | why |", "|---|---|---|---|"]
     for card in cards:
-        row = [_cell(card.subject), f"**{_cell(card.verdict)}**"]
+        row = [cell(card.subject), f"**{cell(card.verdict)}**"]
         if mode is not None:
             bad = failing.get(card.subject) or []
-            why = "<br>".join(_cell(reason([c])) for c in bad) or " "  # one line per check
+            why = "<br>".join(cell(reason([c])) for c in bad) or " "  # one line per check
             row += ["**fail**" if bad else "pass", why]
         else:
-            row.append(_cell(card.verdict_reason))
+            row.append(cell(card.verdict_reason))
         lines.append("| " + " | ".join(row) + " |")
     for card in cards:
         lines += [
             "",
-            f"<details><summary>{_cell(card.title)}: {_cell(card.verdict)}</summary>",
+            f"<details><summary>{cell(card.title)}: {cell(card.verdict)}</summary>",
             "",
             "| dimension | status | value | detail | OK | FAIL |",
             "|---|---|---:|---|---|---|",
         ]
         for r in card.dimensions.iter_rows(named=True):
             lines.append(
-                f"| {_cell(r['name'])} | {_cell(r['status'])} | {format_value(r['value'])} "
-                f"| {_cell(r['detail'])} | {_cell(r['green'] or '')} | {_cell(r['red'] or '')} |"
+                f"| {cell(r['name'])} | {cell(r['status'])} | {format_value(r['value'])} "
+                f"| {cell(r['detail'])} | {cell(r['green'] or '')} | {cell(r['red'] or '')} |"
             )
         lines += ["", "</details>"]
     warnings = dict.fromkeys(w for c in cards for w in c.warnings)
     if warnings:
-        lines += ["", "**Warnings**", ""] + [f"- {_cell(w)}" for w in warnings]
+        lines += ["", "**Warnings**", ""] + [f"- {cell(w)}" for w in warnings]
     return "\n".join(lines) + "\n"

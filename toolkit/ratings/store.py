@@ -313,7 +313,8 @@ class Session:
 
     def __repr__(self) -> str:  # tokens stay out of logs and tracebacks
         return (
-            f"Session({len(self.game_ids)} games, {len(self.raters)} raters, "
+            f"Session({len(self.game_ids)} {'items' if self.kind == 'persona' else 'games'}, "
+            f"{len(self.raters)} raters, "
             f"overlap {self.overlap}, seed {self.seed})"
         )
 

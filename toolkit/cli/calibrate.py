@@ -8,6 +8,11 @@ Spearman and quadratic weighted kappa, the judge's bias (judge - human mean) ove
 and per group with a seeded bootstrap interval, the confusion table at the pass
 threshold, and the items the judge and the humans disagree on most.
 
+Or over a rated persona session (``toolkit rate CHATS --propositions DIR``):
+``--persona CHATS --propositions DIR --ratings STORE_OR_CSV --cassette FILE``
+rebuilds the session's items from the chats, replays the judge from the cassette
+(no judge is called) and refuses a rating of a text that has changed since.
+
 Exit codes: 0 printed; 1 ``--gate min-alpha [X]`` failed (one stderr line per reason);
 2 bad input.
 """
@@ -18,8 +23,12 @@ import argparse
 import json
 import math
 import sys
+from typing import TYPE_CHECKING
 
 from toolkit.errors import InputError
+
+if TYPE_CHECKING:
+    import polars as pl
 
 FORMATS = ("table", "json", "markdown")
 
@@ -58,7 +67,44 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "is below X (default 0.667) or below the humans' leave-one-out band",
     )
     p.add_argument("--format", choices=FORMATS, default="table")
+    session = p.add_argument_group("a rated persona session (instead of SCORES_FILE)")
+    session.add_argument(
+        "--persona", nargs="+", metavar="CHAT", help="the session's chats (files or folders)"
+    )
+    session.add_argument("--propositions", metavar="DIR", help="the session's proposition files")
+    session.add_argument("--personas", metavar="FILE", help="personas YAML/JSON for the chats")
+    session.add_argument(
+        "--ratings", metavar="FILE", help="the session's ratings store, or its CSV export"
+    )
+    session.add_argument(
+        "--cassette", metavar="FILE", help="the judge's recorded answers (no judge is called)"
+    )
     p.set_defaults(func=run)
+
+
+def _persona_frame(args: argparse.Namespace) -> pl.DataFrame:
+    """The calibration frame of a rated persona session (the judge from the cassette)."""
+    from toolkit.judge import RecordedJudge
+    from toolkit.load.item_ratings import load_item_ratings
+    from toolkit.rubrics.persona_calibration import persona_calibration_frame
+    from toolkit.rubrics.persona_items import items_of_files
+
+    if args.scores is not None:
+        raise InputError(None, "give SCORES_FILE or --persona, not both", field="--persona",
+                         value=args.scores)  # fmt: skip
+    for flag, value in (
+        ("--propositions", args.propositions),
+        ("--ratings", args.ratings),
+        ("--cassette", args.cassette),
+    ):
+        if value is None:
+            raise InputError(None, f"a persona session needs {flag} too", field=flag)
+    ratings = load_item_ratings(args.ratings)
+    judge = RecordedJudge(args.cassette)
+    items = items_of_files(args.persona, args.propositions, personas=args.personas)
+    return persona_calibration_frame(
+        items, ratings, judge, judge_id=args.judge_id, ratings_name=args.ratings
+    )
 
 
 def _gate_words(args: argparse.Namespace) -> list[str] | None:
@@ -94,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
     words = _gate_words(args)
     rubric = DEFAULT_CALIBRATE_RUBRIC
     min_alpha = parse_gate(words, rubric) if words is not None else None
-    if args.scores is None:
+    if args.scores is None and args.persona is None:
         raise InputError(None, "give the scores file (CSV or JSON)", field="SCORES_FILE")
     if args.threshold is not None and not math.isfinite(args.threshold):
         raise InputError(None, "must be a finite number", field="--threshold", value=args.threshold)
@@ -107,7 +153,11 @@ def run(args: argparse.Namespace) -> int:
         changes["level"] = args.level
     if changes:  # a threshold changed on the command line is not rubric 1.0.0
         rubric = rubric.model_copy(update=changes | {"version": f"{rubric.version}+cli"})
-    frame = load_calibration_scores(args.scores, (rubric.scale_min, rubric.scale_max))
+    if args.persona is not None:
+        frame = _persona_frame(args)
+        args.scores = args.ratings  # named as the source in the outputs
+    else:
+        frame = load_calibration_scores(args.scores, (rubric.scale_min, rubric.scale_max))
     result = calibrate(frame, judge=args.judge_id, rubric=rubric, seed=args.seed)
     failures = gate_failures(result, min_alpha) if min_alpha is not None else []
     if args.format == "json":

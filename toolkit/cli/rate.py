@@ -173,14 +173,9 @@ def _is_persona(args: argparse.Namespace) -> bool:
 
 def _persona_items(args: argparse.Namespace) -> list[Any]:
     """The items of the chats (read before the store is touched: bad input, exit 2)."""
-    from toolkit.comparing import chat_files
-    from toolkit.load.persona import load_chat, load_propositions
-    from toolkit.rubrics.persona_items import persona_items_of
+    from toolkit.rubrics.persona_items import items_of_files
 
-    propositions = load_propositions(args.propositions)
-    files = [str(f) for d in args.dir for f in chat_files(d)]
-    chats = [(load_chat(f, personas=args.personas), f) for f in files]
-    items = persona_items_of(chats, propositions)
+    items = items_of_files(args.dir, args.propositions, personas=args.personas)
     if not items:
         raise InputError(args.dir[0], "no proposition of these chats is judged on 0-9: nothing "
                          "to rate", field="--propositions", value=args.propositions)  # fmt: skip

@@ -258,9 +258,18 @@ class Calibration(Shows):
         }
 
 
+#: Optional text columns a scores frame may carry beside the scores (the raters' notes,
+#: the judge's reasoning, what the item was judged on and where it comes from): never
+#: groups.
+TEXT_COLUMNS: tuple[str, ...] = (
+    "notes", "reasoning", "evidence", "source", "anchor", "text_sha256",
+)  # fmt: skip
+
+
 def groups_of(scores: pl.DataFrame) -> list[str]:
-    """The group columns of a scores frame: every column but item, rater, score."""
-    return [c for c in scores.columns if c not in BASE_COLUMNS]
+    """The group columns of a scores frame: every column but item, rater, score and the
+    text columns (:data:`TEXT_COLUMNS`)."""
+    return [c for c in scores.columns if c not in BASE_COLUMNS and c not in TEXT_COLUMNS]
 
 
 def calibrate(

@@ -32,7 +32,7 @@ from toolkit.rubrics.persona import (
     _whole_run,
 )
 
-__all__ = ["PersonaItem", "persona_items", "persona_items_of", "text_sha256"]
+__all__ = ["PersonaItem", "items_of_files", "persona_items", "persona_items_of", "text_sha256"]
 
 
 def text_sha256(text: str) -> str:
@@ -156,3 +156,33 @@ def persona_items_of(
         seen[run.run] = source
         items.extend(persona_items(run, propositions, source=source, rubric=rubric))
     return items
+
+
+def items_of_files(
+    chats: Sequence[str | Path],
+    propositions: str | Path,
+    *,
+    personas: str | Path | None = None,
+    rubric: PersonaRubric = DEFAULT_PERSONA_RUBRIC,
+) -> list[PersonaItem]:
+    """The items of chat files and folders (as given on a command line), read through
+    the persona loaders: what ``toolkit rate`` serves and ``toolkit calibrate --persona``
+    rebuilds.
+
+    Args:
+        chats: chat files (toolkit JSONL, run_messages exports) or folders of them.
+        propositions: the folder of proposition files.
+        personas: a personas file (names, specs) for every chat.
+        rubric: the persona rubric.
+
+    Raises:
+        InputError: an unreadable chat or proposition file, a folder without chats, two
+            chats with one run id.
+    """
+    from toolkit.comparing import chat_files
+    from toolkit.load.persona import load_chat, load_propositions
+
+    props = load_propositions(propositions)
+    files = [str(f) for c in chats for f in chat_files(c)]
+    loaded = [(load_chat(f, personas=personas), f) for f in files]
+    return persona_items_of(loaded, props, rubric=rubric)

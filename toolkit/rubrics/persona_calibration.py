@@ -5,8 +5,9 @@ lists them; each rating records the SHA-256 of the text the rater saw). Here the
 items are rebuilt from the chats, the judge is asked about each rated item through any
 :class:`~toolkit.judge.Judge` (a :class:`~toolkit.judge.RecordedJudge` replays a cassette:
 no call at all), and the two are joined into the long frame ``calibrate`` reads (item,
-rater, score, the groups agent / dimension / proposition, and the text columns notes,
-reasoning, evidence, source, anchor, text_sha256).
+rater, score, the groups agent and dimension, and the text columns notes, reasoning,
+evidence, source, anchor, text_sha256). The proposition is in the item's id; it is no
+group (two items each: a bias per proposition would be noise).
 
 A rating whose text hash differs from the text the judge reads now (the chat or a
 proposition file changed since it was rated) is refused by name, as is a rating of an
@@ -34,7 +35,6 @@ CALIBRATION_FRAME_SCHEMA: dict[str, pl.DataType] = {
     "score": pl.Float64(),
     "agent": pl.String(),
     "dimension": pl.String(),
-    "proposition": pl.String(),
     "notes": pl.String(),
     "reasoning": pl.String(),
     "evidence": pl.String(),
@@ -133,7 +133,7 @@ def persona_calibration_frame(
             ratings_name,
             f"{len(changed)} item(s) were rated on a text that differs from the one the judge "
             "reads now (the chat or a proposition changed since): refused, never joined",
-            field="text_sha256",
+            field="item",
             value=changed[0],
         )
     if any(str(r["rater"]) == judge_id for r in rows):
@@ -149,7 +149,6 @@ def persona_calibration_frame(
         return {
             "agent": item.agent,
             "dimension": item.dimension,
-            "proposition": item.proposition,
             "evidence": evidence_excerpt(item),
             "source": item.source,
             "anchor": item.anchor,

@@ -140,7 +140,8 @@ def test_ratings_of_a_changed_chat_are_refused_by_name(
     assert "I can cover 1 to 3, my friend." in text
     chats[1].write_text(text.replace("I can cover 1 to 3, my friend.", "I can cover 1 to 3."))
     changed = items_of_files(chats, PROPOSITIONS)
-    with pytest.raises(InputError, match=r"item='radio-week2/.*rated on a text that differs") as info:
+    refused = r"item='radio-week2/.*rated on a text that differs"
+    with pytest.raises(InputError, match=refused) as info:
         persona_calibration_frame(
             changed, ratings, RecordedJudge(SESSION / "cassette.json"), ratings_name="r.csv"
         )
@@ -172,8 +173,10 @@ def test_the_session_store_reads_as_its_csv_export(
     )  # fmt: skip
     store.save_many(
         [
-            Save(r["rater"], r["item"], int(r["score"]), notes=r["notes"], submit=True,
-                 text_sha256=r["text_sha256"])  # fmt: skip
+            Save(
+                r["rater"], r["item"], int(r["score"]), notes=r["notes"], submit=True,
+                text_sha256=r["text_sha256"],
+            )  # fmt: skip
             for r in ratings.iter_rows(named=True)
         ]
     )

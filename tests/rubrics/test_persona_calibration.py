@@ -174,9 +174,13 @@ def test_the_session_store_reads_as_its_csv_export(
     store.save_many(
         [
             Save(
-                r["rater"], r["item"], int(r["score"]), notes=r["notes"], submit=True,
+                r["rater"],
+                r["item"],
+                int(r["score"]),
+                notes=r["notes"],
+                submit=True,
                 text_sha256=r["text_sha256"],
-            )  # fmt: skip
+            )
             for r in ratings.iter_rows(named=True)
         ]
     )

@@ -219,9 +219,10 @@ def test_a_draft_survives_next_previous_and_a_reload(server: Server, browser: An
     page.get_by_label("0", exact=True).check()
     page.locator("#notes").fill("no memo voice anywhere")
     page.locator("#next").click()  # right after typing: the draft is saved before leaving
-    expect(page.locator("h1")).to_contain_text("Item 2 of")
+    total = len(session.queues["chloe"])
+    _ready(page, f"Item 2 of {total}")
     page.locator("#previous").click()
-    expect(page.locator("h1")).to_contain_text("Item 1 of")
+    _ready(page, f"Item 1 of {total}")
     expect(page.get_by_label("0", exact=True)).to_be_checked()
     expect(page.locator("#notes")).to_have_value("no memo voice anywhere")
     page.locator("#notes").fill("no memo voice anywhere; one stock phrase")
@@ -285,15 +286,18 @@ def test_the_persona_pages_render_for_a_person_and_their_pictures_are_kept(
     from playwright.sync_api import expect
 
     problems: list[str] = []
+    session = RatingStore(server.store).session()
+    assert session is not None
+    total = len(session.queues["ben"])
     page = _page(browser, problems)
     page.goto(server.links["ben"])
-    page.locator('form[data-ready="1"]').wait_for()
+    _ready(page, f"Item 1 of {total}")
     page.keyboard.press("6")
     _saved(page)
     page.keyboard.press("Enter")
-    page.locator('form[data-ready="1"]').wait_for()
-    page.keyboard.press("2")
-    page.locator("#notes").fill("Says 'thank you for the feedback' twice in the late messages.")
+    _ready(page, f"Item 2 of {total}")  # the page Enter moved to, not the one it left
+    page.keyboard.press("7")
+    page.locator("#notes").fill("Early and late alike: short, numbered, owner and deadline.")
     _saved(page)
     page.locator("#notes").blur()
     pictures = Path(os.environ.get("TOOLKIT_RATER_SCREENSHOTS") or tmp_path)
@@ -301,7 +305,7 @@ def test_the_persona_pages_render_for_a_person_and_their_pictures_are_kept(
     organiser = _page(browser, problems)
     organiser.goto(server.links["organiser"])
     expect(organiser.locator(".progress")).to_contain_text("1 of 236 ratings submitted")
-    organiser.screenshot(path=str(pictures / "rating_persona_organiser.png"), full_page=True)
+    organiser.screenshot(path=str(pictures / "rating_persona_organiser.png"))  # the top
     for name in ("rating_persona.png", "rating_persona_organiser.png"):
         assert (pictures / name).stat().st_size > 10_000
     assert problems == []

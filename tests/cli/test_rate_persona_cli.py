@@ -77,10 +77,13 @@ def test_a_chat_changed_since_the_session_began_is_named_and_not_served(
     chat.write_text(text.replace("I can cover 1 to 3, my friend.", "I can cover 1 to 3."))
     assert main(["rate", str(chat), "--propositions", props]) == 0
     err = capsys.readouterr().err
-    changed = [line for line in err.splitlines() if "changed since the session began" in line]
-    assert changed and all("item radio-week2/" in line for line in changed)
-    assert any("radio-week2/lenny/adherence/lenny-my-friend" in line for line in changed)
-    assert served[-1].state.server.changed  # the app serves them as changed
+    changed = served[-1].state.server.changed  # the app serves them as changed
+    assert "radio-week2/lenny/adherence/lenny-my-friend" in changed
+    assert all(i.startswith("radio-week2/") for i in changed)
+    said = " ".join(line.strip() for line in err.splitlines())
+    assert f"warning: {len(changed)} item(s) changed since the session began" in said
+    assert f"not served: {changed[0]}, " in said and f"and {len(changed) - 5} more" in said
+    assert max(len(line) for line in err.splitlines() if str(chats) not in line) <= 80
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,8 @@ HOST = "127.0.0.1"
 DEFAULT_PORT = 8866
 #: Without ``--port``, the first free port from :data:`DEFAULT_PORT` on.
 PORT_TRIES = 50
+#: Items of a persona session whose text changed, named on stderr (the rest counted).
+CHANGED_SHOWN = 5
 
 DESCRIPTION = """\
 Serve a rating session over the games in DIR to a team of raters. The first
@@ -252,12 +254,18 @@ def run(args: argparse.Namespace) -> int:
     )
     for gid in missing:
         print(f"toolkit rate: warning: {unit} {gid} of the session is not in {where}", file=err)
-    for item_id in server.changed:
-        print(
-            f"toolkit rate: warning: item {item_id} changed since the session began (the text "
-            "the judge reads differs from the one rated): not served",
-            file=err,
+    if server.changed:
+        from toolkit.views.text import wrap_item
+
+        shown = ", ".join(server.changed[:CHANGED_SHOWN])
+        more = len(server.changed) - CHANGED_SHOWN
+        said = (
+            f"{len(server.changed)} item(s) changed since the session began (the text the "
+            f"judge reads is not the text rated), not served: {shown}"
+            + (f" and {more} more (the organiser's page lists them)" if more > 0 else "")
         )
+        for line in wrap_item(said, 80, bullet="toolkit rate: warning: ", indent=2):
+            print(line, file=err)
     if extra:
         print(
             f"toolkit rate: note: {len(extra)} {unit}(s) in {where} are not in this session "

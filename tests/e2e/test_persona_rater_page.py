@@ -309,3 +309,20 @@ def test_the_persona_pages_render_for_a_person_and_their_pictures_are_kept(
     for name in ("rating_persona.png", "rating_persona_organiser.png"):
         assert (pictures / name).stat().st_size > 10_000
     assert problems == []
+
+
+def test_the_renderer_keeps_every_character_in_a_browsers_dom(browser: Any) -> None:
+    """A browser turns a raw carriage return into a newline and drops a newline right
+    after ``<pre>``: the one renderer writes both so the DOM holds the text exactly."""
+    from toolkit.views.transcript import judged_text_html
+
+    problems: list[str] = []
+    page = _page(browser, problems)
+    for text in (
+        "\nLenny acts: a\r\nb\rc <script>alert(1)</script> &amp; \u00e9\u2014\t end\n\n",
+        "plain",
+        "",
+    ):
+        page.set_content(f"<!doctype html><body>{judged_text_html(text)}</body>")
+        assert page.locator("#judged-text").evaluate("e => e.textContent") == text
+    assert problems == []

@@ -281,3 +281,35 @@ def test_the_organiser_sees_items_and_exports_them_with_what_they_are_about(
     )  # fmt: skip
     data = client.get(f"/o/{org}/ratings.json").json()
     assert data["kind"] == "persona" and data["ratings"][0]["item"] == item.item_id
+
+
+HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)> & \r\n  carriage\rreturn'
+
+
+def test_hostile_chat_text_is_escaped_and_still_hashes_to_the_judges_text(
+    tmp_path: Path, sample_runs: Path
+) -> None:
+    chats = chat_copies(tmp_path, sample_runs)
+    lines = chats[0].read_text("utf-8").splitlines()
+    edited = []
+    for line in lines:
+        record = json.loads(line)
+        if record.get("text") == "Gala costs money. Transmitter costs money. Pick one.":
+            record["text"] = "Gala " + HOSTILE
+        edited.append(json.dumps(record))
+    assert edited != lines
+    chats[0].write_text("\n".join(edited) + "\n", "utf-8")
+    items = build_items(chats, sample_runs)
+    hostile = [i for i in items if "<script>" in i.text]
+    assert hostile and any("\r" in i.text for i in hostile)  # the loader kept the text
+    store = RatingStore(tmp_path / "ratings.db")
+    session, _ = store.open_session([], ["ana"], 1, 1, items=session_items(items))
+    server = RatingServer.build_persona(store, session, items, DEFAULT_ENGAGEMENT_SCALE)
+    client = TestClient(create_app(server), base_url=BASE)
+    token = session.raters["ana"]
+    for item in hostile:
+        n = session.queues["ana"].index(item.item_id) + 1
+        html = client.get(f"/r/{token}/{n}").text
+        assert "<script>alert" not in html and "<img src=x" not in html
+        on_page = page_text(html)
+        assert on_page is not None and sha(on_page) == sha(prompt_text(item))

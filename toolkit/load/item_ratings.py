@@ -55,8 +55,21 @@ def load_item_ratings(path: str | Path) -> pl.DataFrame:
             "text_sha256",
         )
     else:
+        from toolkit.load import _edge
+        from toolkit.load._common import parse_json_text
         from toolkit.load.calibration import load_calibration_scores
 
+        text = _edge.read_text(path)
+        if (
+            text.lstrip().startswith("{")
+            and isinstance((data := parse_json_text(name, text)), dict)
+            and "ratings" in data
+            and "scores" not in data
+        ):
+            raise InputError(
+                name, "the organiser's JSON export is not read here: give its CSV export "
+                "(ratings.csv) or the session's store (ratings.db)", field="format", value="json",
+            )  # fmt: skip
         scores = load_calibration_scores(path, (0.0, 9.0))
         if "text_sha256" not in scores.columns:
             raise InputError(

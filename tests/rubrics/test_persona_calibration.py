@@ -192,7 +192,8 @@ def test_calibrate_persona_cli_prints_the_bias_and_the_misreads(
 ) -> None:
     args = [
         "calibrate", "--persona", *CHATS, "--propositions", str(PROPOSITIONS),
-        "--ratings", str(SESSION / "ratings.csv"), "--cassette", str(SESSION / "cassette.json"),
+        "--ratings", str(SESSION / "ratings.csv"),
+        "--judge", f"recorded:{SESSION / 'cassette.json'}",
     ]  # fmt: skip
     assert main([*args, "--format", "json", "--top", "6"]) == 0
     data = json.loads(capsys.readouterr().out)
@@ -207,7 +208,7 @@ def test_calibrate_persona_cli_prints_the_bias_and_the_misreads(
 
 @pytest.mark.parametrize(
     ("drop", "message"),
-    [("--cassette", "needs --cassette too"), ("--propositions", "needs --propositions too")],
+    [("--judge", "--judge=None: --persona needs it"), ("--propositions", "--propositions=None")],
 )
 def test_calibrate_persona_cli_without_a_part_is_one_line_exit_2(
     capsys: pytest.CaptureFixture[str], drop: str, message: str
@@ -215,7 +216,7 @@ def test_calibrate_persona_cli_without_a_part_is_one_line_exit_2(
     parts = {
         "--propositions": str(PROPOSITIONS),
         "--ratings": str(SESSION / "ratings.csv"),
-        "--cassette": str(SESSION / "cassette.json"),
+        "--judge": f"recorded:{SESSION / 'cassette.json'}",
     }
     args = ["calibrate", "--persona", *CHATS]
     for flag, value in parts.items():

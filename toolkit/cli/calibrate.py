@@ -9,7 +9,7 @@ and per group with a seeded bootstrap interval, the confusion table at the pass
 threshold, and the items the judge and the humans disagree on most.
 
 Or over a rated persona session (``toolkit rate CHATS --propositions DIR``):
-``--persona CHATS --propositions DIR --ratings STORE_OR_CSV --cassette FILE``
+``--persona CHATS --propositions DIR --ratings STORE_OR_CSV --judge recorded:CASSETTE``
 rebuilds the session's items from the chats, replays the judge from the cassette
 (no judge is called) and refuses a rating of a text that has changed since.
 
@@ -67,44 +67,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "is below X (default 0.667) or below the humans' leave-one-out band",
     )
     p.add_argument("--format", choices=FORMATS, default="table")
-    session = p.add_argument_group("a rated persona session (instead of SCORES_FILE)")
-    session.add_argument(
-        "--persona", nargs="+", metavar="CHAT", help="the session's chats (files or folders)"
-    )
-    session.add_argument("--propositions", metavar="DIR", help="the session's proposition files")
-    session.add_argument("--personas", metavar="FILE", help="personas YAML/JSON for the chats")
-    session.add_argument(
-        "--ratings", metavar="FILE", help="the session's ratings store, or its CSV export"
-    )
-    session.add_argument(
-        "--cassette", metavar="FILE", help="the judge's recorded answers (no judge is called)"
-    )
+    _add_persona_arguments(p)
     p.set_defaults(func=run)
-
-
-def _persona_frame(args: argparse.Namespace) -> pl.DataFrame:
-    """The calibration frame of a rated persona session (the judge from the cassette)."""
-    from toolkit.judge import RecordedJudge
-    from toolkit.load.item_ratings import load_item_ratings
-    from toolkit.rubrics.persona_calibration import persona_calibration_frame
-    from toolkit.rubrics.persona_items import items_of_files
-
-    if args.scores is not None:
-        raise InputError(None, "give SCORES_FILE or --persona, not both", field="--persona",
-                         value=args.scores)  # fmt: skip
-    for flag, value in (
-        ("--propositions", args.propositions),
-        ("--ratings", args.ratings),
-        ("--cassette", args.cassette),
-    ):
-        if value is None:
-            raise InputError(None, f"a persona session needs {flag} too", field=flag)
-    ratings = load_item_ratings(args.ratings)
-    judge = RecordedJudge(args.cassette)
-    items = items_of_files(args.persona, args.propositions, personas=args.personas)
-    return persona_calibration_frame(
-        items, ratings, judge, judge_id=args.judge_id, ratings_name=args.ratings
-    )
 
 
 def _gate_words(args: argparse.Namespace) -> list[str] | None:
@@ -186,3 +150,70 @@ def run(args: argparse.Namespace) -> int:
         ):
             print(part, file=sys.stderr)
     return 1 if failures else 0
+
+
+# -- a rated persona session: the judge held against people's ratings of the same items --
+
+
+def _add_persona_arguments(p: argparse.ArgumentParser) -> None:
+    """``--persona CHATS --propositions DIR --ratings FILE --judge SPEC``: the scores come
+    from the session's ratings and from the judge asked about the same persona items
+    (``--judge`` and ``--ratings`` are shared with any other block that asks for them)."""
+    from toolkit.cli._judge import add_argument_once, add_judge_arguments
+
+    group = p.add_argument_group("a rated persona session (instead of SCORES_FILE)")
+    add_argument_once(
+        p, group, "--persona", nargs="+", metavar="CHAT",
+        help="the session's chats (files or folders): their items are rebuilt and the judge "
+        "is held against --ratings of them",
+    )  # fmt: skip
+    add_argument_once(
+        p, group, "--propositions", metavar="DIR", help="with --persona: the proposition files"
+    )
+    add_argument_once(
+        p, group, "--personas", metavar="FILE", help="with --persona: personas YAML/JSON"
+    )
+    add_argument_once(
+        p, group, "--ratings", metavar="FILE",
+        help="with --persona: the session's ratings store (ratings.db) or its CSV export",
+    )  # fmt: skip
+    add_judge_arguments(
+        p,
+        required=False,
+        judge_help="with --persona: the judge, recorded:CASSETTE (no call) or "
+        "anthropic:MODEL / openai:MODEL (live; --record keeps its answers)",
+    )
+
+
+def _persona_frame(args: argparse.Namespace) -> pl.DataFrame:
+    """The calibration frame of ``--persona``: the session's items rebuilt from the chats,
+    the judge asked about each rated item (a cassette: no call), people's ratings joined
+    on the hash of the text they rated.
+
+    Raises:
+        InputError: SCORES_FILE as well, a part missing, or what the loaders refuse.
+    """
+    from toolkit.cli._judge import judge_of
+    from toolkit.load.item_ratings import load_item_ratings
+    from toolkit.rubrics.persona_calibration import persona_calibration_frame
+    from toolkit.rubrics.persona_items import items_of_files
+
+    if args.scores is not None:
+        raise InputError(None, "give SCORES_FILE or --persona CHATS, not both",
+                         field="SCORES_FILE", value=args.scores)  # fmt: skip
+    for flag, value in (
+        ("--propositions", args.propositions),
+        ("--ratings", args.ratings),
+        ("--judge", args.judge),
+    ):
+        if not value:
+            raise InputError(None, "--persona needs it", field=flag, value=None)
+    ratings = load_item_ratings(args.ratings)
+    judge = judge_of(args)
+    items = items_of_files(args.persona, args.propositions, personas=args.personas)
+    return persona_calibration_frame(
+        items, ratings, judge, judge_id=args.judge_id, ratings_name=args.ratings,
+        double_check=args.double_check, concurrency=args.judge_concurrency,
+        max_cost=args.max_cost, prices=args.prices,
+        progress=False if args.no_progress else None,
+    )  # fmt: skip

@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 import polars as pl
 
 from toolkit.errors import InputError, InputWarning
-from toolkit.judge import MAX_BATCH, Judge, JudgeResult
-from toolkit.rubrics.persona import ENVIRONMENT
+from toolkit.judge import DEFAULT_CONCURRENCY, Judge, JudgeUsage, PriceTable
+from toolkit.rubrics.persona import DEFAULT_PERSONA_RUBRIC, ENVIRONMENT, _ask, _Pending
 from toolkit.rubrics.persona_items import PersonaItem
 
 __all__ = ["CALIBRATION_FRAME_SCHEMA", "evidence_excerpt", "persona_calibration_frame"]
@@ -60,26 +62,34 @@ def evidence_excerpt(item: PersonaItem) -> str:
     return "\n".join(cut)
 
 
-def _ask(judge: Judge, items: Sequence[PersonaItem]) -> list[JudgeResult]:
-    """The judge's result per item, asked as the persona rubric asks (items sharing a
-    text go together, at most :data:`MAX_BATCH` a call)."""
-    groups: dict[tuple[str, str | None, str, str | None], list[int]] = {}
-    for i, item in enumerate(items):
-        r = item.request
-        groups.setdefault((r.trajectory, r.persona, r.kind, r.evidence), []).append(i)
-    results: list[JudgeResult | None] = [None] * len(items)
-    for members in groups.values():
-        for start in range(0, len(members), MAX_BATCH):
-            chunk = members[start : start + MAX_BATCH]
-            answers = judge.judge([items[i].request for i in chunk])
-            if len(answers) != len(chunk):
-                raise InputError(
-                    None, f"the judge returned {len(answers)} results for {len(chunk)} requests",
-                    field="judge", value=judge.name,
-                )  # fmt: skip
-            for i, answer in zip(chunk, answers, strict=True):
-                results[i] = answer
-    return [r for r in results if r is not None]
+def _judged(
+    judge: Judge,
+    items: Sequence[PersonaItem],
+    *,
+    double_check: bool,
+    concurrency: int,
+    max_cost: float | None,
+    prices: PriceTable | str | Path | None,
+    progress: bool | None,
+) -> tuple[list[dict[str, Any]], JudgeUsage]:
+    """Each item's row as the persona rubric fills it (``source``, ``raw``, ``reasoning``,
+    ``absent_reason``): the items' requests asked by the rubric's own batching, cost cap
+    and answer checks (:func:`toolkit.rubrics.persona._ask`)."""
+    pending = [
+        _Pending({"window": 0, "source": "absent", "raw": None, "reasoning": ""}, item.request)
+        for item in items
+    ]
+    usage = _ask(
+        judge,
+        pending,
+        DEFAULT_PERSONA_RUBRIC,
+        double_check=double_check,
+        concurrency=concurrency,
+        max_cost=max_cost,
+        prices=prices,
+        progress=progress,
+    )
+    return [p.row for p in pending], usage
 
 
 def persona_calibration_frame(
@@ -89,6 +99,11 @@ def persona_calibration_frame(
     *,
     judge_id: str = "judge",
     ratings_name: str | None = None,
+    double_check: bool = False,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    max_cost: float | None = None,
+    prices: PriceTable | str | Path | None = None,
+    progress: bool | None = False,
 ) -> pl.DataFrame:
     """The calibration frame of a rated persona session.
 
@@ -98,9 +113,12 @@ def persona_calibration_frame(
         ratings: the humans' ratings (:func:`toolkit.load.item_ratings.load_item_ratings`:
             item, rater, score, notes, text_sha256).
         judge: the judge (a :class:`~toolkit.judge.RecordedJudge` in CI and for re-runs:
-            zero calls).
+            zero calls; a live judge, wrapped in a
+            :class:`~toolkit.judge.RecordingJudge`, records once).
         judge_id: the judge's rater id in the frame.
         ratings_name: where the ratings came from (named in errors).
+        double_check, concurrency, max_cost, prices, progress: as
+            :func:`~toolkit.rubrics.persona.score_persona` asks the judge.
 
     Returns:
         :data:`CALIBRATION_FRAME_SCHEMA`: one row per human rating (``notes``; no
@@ -142,7 +160,10 @@ def persona_calibration_frame(
             field="rater", value=judge_id,
         )  # fmt: skip
     rated = [by_id[i] for i in dict.fromkeys(str(r["item"]) for r in rows)]
-    answers = _ask(judge, rated)
+    answers, _usage = _judged(
+        judge, rated, double_check=double_check, concurrency=concurrency, max_cost=max_cost,
+        prices=prices, progress=progress,
+    )  # fmt: skip
     out: list[dict[str, object]] = []
 
     def about(item: PersonaItem) -> dict[str, object]:
@@ -167,26 +188,27 @@ def persona_calibration_frame(
                 **about(item),
             }
         )
-    unanswered: list[str] = []
+    unanswered: list[tuple[str, str]] = []
     for item, answer in zip(rated, answers, strict=True):
-        if answer.value is None or not 0 <= answer.value <= 9:
-            unanswered.append(item.item_id)
+        if answer["source"] != "judge":
+            unanswered.append((item.item_id, str(answer["absent_reason"])))
             continue
         out.append(
             {
                 "item": item.item_id,
                 "rater": judge_id,
-                "score": float(answer.value),
+                "score": float(answer["raw"]),
                 "notes": None,
-                "reasoning": answer.reasoning,
+                "reasoning": str(answer["reasoning"]),
                 **about(item),
             }
         )
     if unanswered:
+        first, why = unanswered[0]
         warnings.warn(
             InputWarning(
-                f"{judge.name}: no usable 0-9 answer for {len(unanswered)} item(s) (first: "
-                f"{unanswered[0]}); they have no judge score"
+                f"{judge.name}: no judge score for {len(unanswered)} item(s) (first: {first}: "
+                f"{why})"
             ),
             stacklevel=2,
         )

@@ -148,3 +148,18 @@ def test_item_ratings_are_append_only_and_checked_by_sqlite_too(tmp_path: Path) 
             f"created_at) VALUES ('u9', 'ana', 'i1', 10, '', '{H1}', 'x')"
         )
     con.close()
+
+
+def test_items_that_show_one_text_come_one_after_another_in_each_queue(tmp_path: Path) -> None:
+    texts = [hashlib.sha256(f"window {k}".encode()).hexdigest() for k in range(5)]
+    items = [SessionItem(f"chat/agent{k}/dim/p{j}", texts[k]) for k in range(5) for j in range(4)]
+    store = RatingStore(tmp_path / "r.db")
+    session, _ = store.open_session([], ["ana", "ben", "chloe"], 2, 11, items=items)
+    text_of = {i.item_id: i.text_sha256 for i in items}
+    for rater, queue in session.queues.items():
+        shown = [text_of[i] for i in queue]
+        runs = [t for k, t in enumerate(shown) if k == 0 or shown[k - 1] != t]
+        assert len(runs) == len(set(shown)), rater  # each text in one run
+    assert sorted(i for q in session.queues.values() for i in q) == sorted(
+        i.item_id for i in items for _ in range(2)
+    )  # still every item to two raters

@@ -238,6 +238,23 @@ _UPSERT_DRAFT = (
 )
 
 
+def _text_together(
+    queues: Mapping[str, tuple[str, ...]], items: Sequence[SessionItem]
+) -> dict[str, tuple[str, ...]]:
+    """Each queue with the items that show the same text (one agent's window: several
+    claims) one after another, the texts in the order they first come in the queue: a
+    rater reads a text once and rates its claims in a row (the judge is asked them
+    together too)."""
+    text_of = {i.item_id: i.text_sha256 for i in items}
+    out: dict[str, tuple[str, ...]] = {}
+    for rater, queue in queues.items():
+        groups: dict[str, list[str]] = {}
+        for item_id in queue:
+            groups.setdefault(text_of[item_id], []).append(item_id)
+        out[rater] = tuple(i for group in groups.values() for i in group)
+    return out
+
+
 def _readable(exc: Exception) -> Exception:
     """SQLite's complaint about a damaged file, as text even when the damage reached the
     message itself (Python then raises UnicodeDecodeError while decoding it)."""
@@ -874,7 +891,8 @@ class RatingStore:
             overlap: raters per game (default: 2, or 1 with one rater).
             seed: the assignment's seed (default: a random one, kept in the store).
             items: a ``persona`` session's items (``game_ids`` are then their ids),
-                their text hashes kept in the store; None: a session of games.
+                their text hashes kept in the store; in each queue the items that show
+                the same text come one after another. None: a session of games.
 
         Returns:
             (the session, whether it was created now).
@@ -905,6 +923,8 @@ class RatingStore:
         overlap = overlap if overlap is not None else min(2, len(names))
         seed = seed if seed is not None else secrets.randbelow(2**31)
         queues = assign_games(game_ids, names, overlap, seed)
+        if items is not None:
+            queues = _text_together(queues, items)
         tokens = {r: secrets.token_urlsafe(24) for r in names}
         with self._write() as con:
             if con.execute("SELECT 1 FROM session").fetchone() is None:

@@ -132,11 +132,12 @@ class RatingServer:
     def build_persona(
         cls, store: RatingStore, session: Session, items: Sequence[Any], scale: EngagementScale
     ) -> RatingServer:
-        """A ``persona`` session's server over ``items`` (:class:`~toolkit.rubrics.
-        persona_items.PersonaItem`, rebuilt from the chats). An item of the session whose
-        text no longer hashes to the one the session recorded (the chat or a proposition
-        changed) is not served: it is listed in ``changed``, and a rater reaching it is
-        told so; an item missing from ``items`` is shown as missing.
+        """A ``persona`` session's server over ``items`` (the session's
+        :class:`~toolkit.rubrics.persona_items.PersonaItem` objects, rebuilt from the
+        chats). An item of the session whose text no longer hashes to the one the session
+        recorded (the chat or a proposition changed) is not served: it is listed in
+        ``changed``, and a rater reaching it is told so; an item missing from ``items`` is
+        shown as missing.
         """
         by_id = {item.item_id: item for item in items}
         pages: dict[str, ItemPage] = {}

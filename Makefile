@@ -67,6 +67,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_view.py
 	$(BIN)/python bench/bench_calibrate.py
 	$(BIN)/python bench/bench_discussion_judge.py
+	$(BIN)/python bench/bench_persona_session.py
 
 notebooks: $(STAMP)
 	$(BIN)/python notebooks/refresh.py

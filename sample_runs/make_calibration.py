@@ -1,6 +1,7 @@
 """Write the sample calibration session in sample_runs/calibration/ (deterministic).
 
-Usage: python sample_runs/make_calibration.py [OUT_DIR] [--seed 27]
+Usage: python sample_runs/make_calibration.py [OUT_DIR] [--seed 27] (from the repository,
+with the toolkit importable: the persona session's items are the toolkit's own)
 
 Three human raters (ana, ben, chloe) and an LLM judge (``judge``) score the same 40
 items on the persona propositions' 0-9 scale: ten propositions about each of four agents
@@ -23,6 +24,22 @@ Beside the scores, each item carries the words a reader of the disagreements nee
 the judge's ``reasoning`` on its row, and a rater's ``notes`` on some human rows (every
 rater notes the misreads). The words come from their own random stream, so the scores
 are the same with or without them.
+
+It also writes a **rated persona session** in ``persona/``: the items of the two radio
+sample chats (``sample_runs/persona/radio-week{1,2}.jsonl`` with their propositions, as
+``toolkit rate`` serves them), each rated 0-9 by two of three raters (ana, ben, chloe;
+assigned as ``toolkit rate --overlap 2 --seed 27`` would), with a few notes, as the
+organiser's CSV export (``ratings.csv``, text hashes included), and a judge cassette in
+the recorded-judge format (``cassette.json``) whose judge is planted the same way:
+
+* each item's true score is the sample judge's own reading of it
+  (``sample_runs/persona/cassette.json``) held to 1-7, and the two raters of an item
+  read it as truth +d and truth -d (d drawn from 0, 1, 1), so their mean is the truth;
+* the planted judge reads the truth with an error of -1, 0 or +1, balanced within each
+  agent (and within the group's items), **+1 on every Lenny item**, and **six
+  misreads** (+4 or -4, two items each of Mags, Otis and Priya, one of each sign).
+
+``persona/planted.json`` names the lenient agent, the bias and the misread items.
 """
 
 from __future__ import annotations
@@ -182,8 +199,150 @@ def build(seed: int) -> tuple[list[dict[str, object]], dict[str, object]]:
     return rows, planted
 
 
+PERSONA_CHATS = ("radio-week1.jsonl", "radio-week2.jsonl")
+PERSONA_LENIENT = "Lenny"
+PERSONA_MISREAD_AGENTS = ("Mags", "Otis", "Priya")
+NOTES = {
+    "misread": (
+        "{agent} says it outright in the last messages; not a close call.",
+        "Nothing in {agent}'s lines supports this; easy to score.",
+    ),
+    "other": (
+        "Borderline: the early messages and the late ones point different ways.",
+        "{agent} mostly fits the claim, with one or two lines that do not.",
+        "Hard to tell from this window alone.",
+    ),
+}
+EXPORT_COLUMNS = (
+    "item", "rater", "score", "notes", "agent", "proposition", "dimension", "source",
+    "anchor", "text_sha256", "created_at", "event_id",
+)  # fmt: skip
+
+
+def build_persona(
+    seed: int,
+) -> tuple[list[dict[str, object]], dict[str, dict[str, object]], dict[str, object]]:
+    """The export rows, the cassette's recordings and what was planted."""
+    from datetime import UTC, datetime, timedelta
+
+    from toolkit.judge import RecordedJudge
+    from toolkit.ratings.assign import assign_games
+    from toolkit.rubrics.persona_items import items_of_files
+
+    here = Path(__file__).resolve().parent / "persona"
+    chats = [f"sample_runs/persona/{name}" for name in PERSONA_CHATS]
+    root = Path(__file__).resolve().parent.parent
+    items = items_of_files([root / c for c in chats], here / "propositions")
+    sources = {str(root / c): c for c in chats}  # the paths as given from the repository
+    scripted = RecordedJudge(here / "cassette.json")
+    rng = random.Random(seed)
+    queues = assign_games([i.item_id for i in items], list(HUMANS), 2, seed)
+    raters_of = {i.item_id: [r for r in HUMANS if i.item_id in queues[r]] for i in items}
+    truth: dict[str, int] = {}
+    for item in items:
+        (answer,) = scripted.judge([item.request])
+        truth[item.item_id] = min(7, max(1, int(answer.value or 0)))
+    misreads: list[str] = []
+    judged: dict[str, int] = {}
+    for agent in dict.fromkeys(i.agent for i in items):
+        mine = [i for i in items if i.agent == agent]
+        picks: list[tuple[str, int]] = []
+        if agent in PERSONA_MISREAD_AGENTS:
+            ups = [i.item_id for i in mine if truth[i.item_id] <= 5]
+            downs = [i.item_id for i in mine if truth[i.item_id] >= 4]
+            up = rng.choice(ups)
+            down = rng.choice([d for d in downs if d != up])
+            picks = [(up, MISREAD), (down, -MISREAD)]
+        picked = dict(picks)
+        rest = [i.item_id for i in mine if i.item_id not in picked]
+        k = len(rest) // 4
+        errors = [-1] * k + [1] * k + [0] * (len(rest) - 2 * k)  # sum: 0
+        rng.shuffle(errors)
+        for item_id, error in zip(rest, errors, strict=True):
+            judged[item_id] = truth[item_id] + error + (BIAS if agent == PERSONA_LENIENT else 0)
+        for item_id, misread in picks:
+            judged[item_id] = truth[item_id] + misread
+            misreads.append(item_id)
+    start = datetime(2026, 11, 20, 9, tzinfo=UTC)
+    rows: list[dict[str, object]] = []
+    recordings: dict[str, dict[str, object]] = {}
+    for n, item in enumerate(items):
+        t = truth[item.item_id]
+        d = rng.choice((0, 1, 1))
+        devs = [d, -d]
+        rng.shuffle(devs)
+        for rater, dev in zip(raters_of[item.item_id], devs, strict=True):
+            kind = "misread" if item.item_id in misreads else "other"
+            note = ""
+            if kind == "misread" or rng.random() < 0.08:
+                note = rng.choice(NOTES[kind]).format(agent=item.agent)
+            rows.append(
+                {
+                    "item": item.item_id,
+                    "rater": rater,
+                    "score": t + dev,
+                    "notes": note,
+                    "agent": item.agent,
+                    "proposition": item.proposition,
+                    "dimension": item.dimension,
+                    "source": sources[item.source],
+                    "anchor": item.anchor,
+                    "text_sha256": item.text_sha256,
+                    "created_at": (start + timedelta(seconds=37 * n + len(rows))).isoformat(
+                        timespec="microseconds"
+                    ),
+                    "event_id": len(rows) + 1,
+                }
+            )
+        value = judged[item.item_id]
+        verdict = "supports" if value >= 5 else "does not support"
+        recordings[item.request.key()] = {
+            "proposition": item.proposition,
+            "subject": item.subject,
+            "dimension": item.dimension,
+            "value": value,
+            "reasoning": f"The window {verdict} the claim about {item.agent} "
+            f"(planted sample judge: score {value}).",
+            "error": None,
+            "raw": None,
+        }
+    planted = {
+        "seed": seed,
+        "chats": chats,
+        "propositions": "sample_runs/persona/propositions",
+        "lenient_agent": PERSONA_LENIENT,
+        "bias": BIAS,
+        "misreads": misreads,
+        "humans": list(HUMANS),
+        "overlap": 2,
+        "judge": "judge",
+        "scale": [0, 9],
+    }
+    return rows, dict(sorted(recordings.items())), planted
+
+
+def write_persona(out: Path, seed: int) -> None:
+    """Write persona/ratings.csv, persona/cassette.json and persona/planted.json."""
+    rows, recordings, planted = build_persona(seed)
+    folder = out / "persona"
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / "ratings.csv", "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, list(EXPORT_COLUMNS), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    cassette = {
+        "format": "toolkit-judge-cassette",
+        "version": 1,
+        "judge": f"planted-sample-judge/1 (lenient +{BIAS} on {PERSONA_LENIENT})",
+        "recordings": recordings,
+    }
+    text = json.dumps(cassette, indent=1, ensure_ascii=False) + "\n"
+    (folder / "cassette.json").write_text(text, encoding="utf-8")
+    (folder / "planted.json").write_text(json.dumps(planted, indent=2) + "\n", encoding="utf-8")
+
+
 def main() -> None:
-    """Write scores.csv and planted.json."""
+    """Write scores.csv and planted.json, and the rated persona session in persona/."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out", nargs="?", default=str(Path(__file__).parent / "calibration"))
     parser.add_argument("--seed", type=int, default=27)
@@ -199,6 +358,7 @@ def main() -> None:
         writer.writeheader()
         writer.writerows(rows)
     (out / "planted.json").write_text(json.dumps(planted, indent=2) + "\n", encoding="utf-8")
+    write_persona(out, args.seed)
 
 
 if __name__ == "__main__":

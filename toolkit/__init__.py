@@ -145,6 +145,10 @@ _LAZY: dict[str, str] = {
     "CalibrateRubric": "toolkit.rubrics.calibrate",
     "load_calibrate_rubric": "toolkit.rubrics.calibrate",
     "load_calibration_scores": "toolkit.load.calibration",
+    "load_item_ratings": "toolkit.load.item_ratings",
+    "PersonaItem": "toolkit.rubrics.persona_items",
+    "persona_items": "toolkit.rubrics.persona_items",
+    "persona_calibration_frame": "toolkit.rubrics.persona_calibration",
     "compare_chart": "toolkit.views.compare",
     "comparison_chart": "toolkit.views.discussion",
     "discussion_json": "toolkit.views.discussion",
@@ -225,6 +229,7 @@ if TYPE_CHECKING:
     from toolkit.load.experiments import load_reference_table as load_reference_table
     from toolkit.load.experiments import scores_from_frame as scores_from_frame
     from toolkit.load.git import GitRepo as GitRepo
+    from toolkit.load.item_ratings import load_item_ratings as load_item_ratings
     from toolkit.load.iterlog import IterationLog as IterationLog
     from toolkit.load.iterlog import load_iteration_log as load_iteration_log
     from toolkit.load.iterlog import load_iteration_logs as load_iteration_logs
@@ -307,8 +312,13 @@ if TYPE_CHECKING:
     from toolkit.rubrics.persona import persona_scores_frame as persona_scores_frame
     from toolkit.rubrics.persona import register_precondition as register_precondition
     from toolkit.rubrics.persona import score_persona as score_persona
+    from toolkit.rubrics.persona_calibration import (
+        persona_calibration_frame as persona_calibration_frame,
+    )
     from toolkit.rubrics.persona_evidence import PersonaEvidence as PersonaEvidence
     from toolkit.rubrics.persona_evidence import persona_evidence as persona_evidence
+    from toolkit.rubrics.persona_items import PersonaItem as PersonaItem
+    from toolkit.rubrics.persona_items import persona_items as persona_items
     from toolkit.rubrics.simulation import SimulationRubric as SimulationRubric
     from toolkit.rubrics.simulation import character_breaks as character_breaks
     from toolkit.rubrics.simulation import dimension_series as dimension_series

@@ -88,6 +88,24 @@ def detect_family(source: str | Path, storage_options: Mapping[str, Any] | None 
     )
 
 
+def chat_files(source: str | Path) -> list[Path]:
+    """The chat files of ``source``: itself when a file, else every ``*.jsonl`` and
+    ``*.run_messages.json`` under it (sorted).
+
+    Raises:
+        InputError: a folder with no chat file in it.
+    """
+    path = Path(source)
+    files = (
+        sorted(p for p in path.rglob("*") if p.is_file() and p.name.endswith(CHAT_SUFFIXES))
+        if path.is_dir()
+        else [path]
+    )
+    if not files:
+        raise InputError(path, "no chat files (*.jsonl, *.run_messages.json) in it")
+    return files
+
+
 def _simulation(
     source: str | Path,
     *,
@@ -207,14 +225,7 @@ def _persona(
             source, "persona runs are judged: give --propositions DIR and --judge SPEC",
             field="--family", value="persona",
         )  # fmt: skip
-    path = Path(source)
-    files = (
-        sorted(p for p in path.rglob("*") if p.is_file() and p.name.endswith(CHAT_SUFFIXES))
-        if path.is_dir()
-        else [path]
-    )
-    if not files:
-        raise InputError(path, "no chat files (*.jsonl, *.run_messages.json) in it")
+    files = chat_files(source)
     props = load_propositions(propositions)
     the_judge = judge_from_spec(judge) if isinstance(judge, str) else judge
     frames = [

@@ -681,6 +681,19 @@ RATING_EVENTS_SCHEMA: dict[str, pl.DataType] = {
     "instrument": pl.String(),
 }
 
+#: One row per saved rating of a persona item (0-9; append-only, the latest per rater and
+#: item counts), with the hash of the text the rater saw.
+ITEM_RATING_EVENTS_SCHEMA: dict[str, pl.DataType] = {
+    "event_id": pl.Int64(),
+    "uid": pl.String(),
+    "rater": pl.String(),
+    "item_id": pl.String(),
+    "score": pl.Int64(),
+    "notes": pl.String(),
+    "text_sha256": pl.String(),
+    "created_at": pl.Datetime("us", "UTC"),
+}
+
 #: One row per saved reviewer label (append-only; the latest per game, kind, item counts).
 LABEL_EVENTS_SCHEMA: dict[str, pl.DataType] = {
     "event_id": pl.Int64(),

@@ -12,6 +12,12 @@ With ``--junit FILE`` a JUnit report, and under GitHub Actions the Markdown appe
 ``$GITHUB_STEP_SUMMARY``, as every scoring command writes them; ``--html OUT.html`` one
 offline page with the charts and the disagreements side by side.
 
+Or over a rated persona session (``toolkit rate CHATS --propositions DIR``):
+``--persona CHATS --propositions DIR --ratings STORE_OR_CSV --judge recorded:CASSETTE``
+rebuilds the session's items from the chats, replays the judge from the cassette
+(no judge is called) and refuses a rating of a text that has changed since; or over
+judged games: ``--discussion GAMES --ratings FILE --judge SPEC`` (engagement, 1-5).
+
 Exit codes: 0 printed; 1 ``--gate min-alpha [X]`` failed (one stderr line per reason);
 2 bad input.
 """
@@ -27,6 +33,8 @@ from typing import TYPE_CHECKING, Any
 from toolkit.errors import InputError
 
 if TYPE_CHECKING:
+    import polars as pl
+
     from toolkit.rubrics.calibrate import Calibration
 
 FORMATS = ("table", "json", "markdown")
@@ -83,6 +91,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "the band and bias charts, the confusion table and the disagreements side by side",
     )
     _add_discussion_arguments(p)
+    _add_persona_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -127,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
     if args.scores is not None and games:
         raise InputError(None, "give SCORES_FILE or --discussion GAMES, not both",
                          field="SCORES_FILE", value=args.scores)  # fmt: skip
-    if args.scores is None and not games:
+    if args.scores is None and not games and args.persona is None:
         raise InputError(None, "give the scores file (CSV or JSON)", field="SCORES_FILE")
     if args.threshold is not None and not math.isfinite(args.threshold):
         raise InputError(None, "must be a finite number", field="--threshold", value=args.threshold)
@@ -143,6 +152,9 @@ def run(args: argparse.Namespace) -> int:
     if games:
         frame = _discussion_scores(args)
         label = f"judge {args.judge} on {', '.join(games)}"
+    elif args.persona is not None:
+        frame = _persona_frame(args)
+        label = args.ratings  # the session's ratings: named as the source in the outputs
     else:
         frame = load_calibration_scores(args.scores, (rubric.scale_min, rubric.scale_max))
         label = args.scores
@@ -238,8 +250,9 @@ def _add_discussion_arguments(p: argparse.ArgumentParser) -> None:
         group,
         "--ratings",
         metavar="FILE",
-        help="with --discussion: people's engagement ratings (CSV/JSON game_id,rater,score"
-        "[,notes] or the SQLite ratings store)",
+        help="people's ratings: with --discussion their engagement ratings (CSV/JSON "
+        "game_id,rater,score[,notes] or the SQLite ratings store); with --persona the "
+        "session's ratings store (ratings.db) or its CSV export",
     )
     add_argument_once(
         p,
@@ -252,8 +265,8 @@ def _add_discussion_arguments(p: argparse.ArgumentParser) -> None:
     add_judge_arguments(
         p,
         required=False,
-        judge_help="with --discussion: the judge, recorded:CASSETTE (no call) or "
-        "anthropic:MODEL / openai:MODEL (live)",
+        judge_help="with --discussion or --persona: the judge, recorded:CASSETTE (no call) "
+        "or anthropic:MODEL / openai:MODEL (live; --record keeps its answers)",
     )
 
 
@@ -288,3 +301,70 @@ def _discussion_scores(args: argparse.Namespace) -> Any:
         progress=False if args.no_progress else None,
     )
     return engagement_calibration_scores(judged, games, ratings, judge_id=args.judge_id)
+
+
+# -- a rated persona session: the judge held against people's ratings of the same items --
+
+
+def _add_persona_arguments(p: argparse.ArgumentParser) -> None:
+    """``--persona CHATS --propositions DIR --ratings FILE --judge SPEC``: the scores come
+    from the session's ratings and from the judge asked about the same persona items
+    (``--judge`` and ``--ratings`` are shared with any other block that asks for them)."""
+    from toolkit.cli._judge import add_argument_once, add_judge_arguments
+
+    group = p.add_argument_group("a rated persona session (instead of SCORES_FILE)")
+    add_argument_once(
+        p, group, "--persona", nargs="+", metavar="CHAT",
+        help="the session's chats (files or folders): their items are rebuilt and the judge "
+        "is held against --ratings of them",
+    )  # fmt: skip
+    add_argument_once(
+        p, group, "--propositions", metavar="DIR", help="with --persona: the proposition files"
+    )
+    add_argument_once(
+        p, group, "--personas", metavar="FILE", help="with --persona: personas YAML/JSON"
+    )
+    add_argument_once(
+        p, group, "--ratings", metavar="FILE",
+        help="with --persona: the session's ratings store (ratings.db) or its CSV export",
+    )  # fmt: skip
+    add_judge_arguments(
+        p,
+        required=False,
+        judge_help="with --persona: the judge, recorded:CASSETTE (no call) or "
+        "anthropic:MODEL / openai:MODEL (live; --record keeps its answers)",
+    )
+
+
+def _persona_frame(args: argparse.Namespace) -> pl.DataFrame:
+    """The calibration frame of ``--persona``: the session's items rebuilt from the chats,
+    the judge asked about each rated item (a cassette: no call), people's ratings joined
+    on the hash of the text they rated.
+
+    Raises:
+        InputError: SCORES_FILE as well, a part missing, or what the loaders refuse.
+    """
+    from toolkit.cli._judge import judge_of
+    from toolkit.load.item_ratings import load_item_ratings
+    from toolkit.rubrics.persona_calibration import persona_calibration_frame
+    from toolkit.rubrics.persona_items import items_of_files
+
+    if args.scores is not None:
+        raise InputError(None, "give SCORES_FILE or --persona CHATS, not both",
+                         field="SCORES_FILE", value=args.scores)  # fmt: skip
+    for flag, value in (
+        ("--propositions", args.propositions),
+        ("--ratings", args.ratings),
+        ("--judge", args.judge),
+    ):
+        if not value:
+            raise InputError(None, "--persona needs it", field=flag, value=None)
+    ratings = load_item_ratings(args.ratings)
+    judge = judge_of(args)
+    items = items_of_files(args.persona, args.propositions, personas=args.personas)
+    return persona_calibration_frame(
+        items, ratings, judge, judge_id=args.judge_id, ratings_name=args.ratings,
+        double_check=args.double_check, concurrency=args.judge_concurrency,
+        max_cost=args.max_cost, prices=args.prices,
+        progress=False if args.no_progress else None,
+    )  # fmt: skip

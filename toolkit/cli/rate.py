@@ -17,6 +17,8 @@ HOST = "127.0.0.1"
 DEFAULT_PORT = 8866
 #: Without ``--port``, the first free port from :data:`DEFAULT_PORT` on.
 PORT_TRIES = 50
+#: Items of a persona session whose text changed, named on stderr (the rest counted).
+CHANGED_SHOWN = 5
 
 DESCRIPTION = """\
 Serve a rating session over the games in DIR to a team of raters. The first
@@ -28,6 +30,11 @@ link. Later runs resume it: same links, same queues, nothing lost.
 The links (one per rater, plus the organiser's page with progress, agreement
 and CSV/JSON export) are printed on stdout. Raters see only their own queue;
 every change they make is saved at once. Ctrl-C stops the server.
+
+Persona chats (toolkit JSONL or run_messages exports, files or folders) are
+served with --propositions DIR: each item is one 0-9 claim about one agent (or
+the group) of one chat, shown with the conversation exactly as the judge reads
+it; `toolkit calibrate --persona` later holds the judge against the ratings.
 
 The server listens on --host (default 127.0.0.1) and --port (default: the
 first free port from 8866 on; a --port that is taken is an error, exit 2).
@@ -82,8 +89,18 @@ def register(sub: Any) -> None:
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("dir", metavar="DIR", help="transcripts: a folder, file or game .db")
+    parser.add_argument(
+        "dir", nargs="+", metavar="DIR",
+        help="transcripts: a folder, file or game .db; or persona chats (files or folders)",
+    )  # fmt: skip
     parser.add_argument("--store", metavar="FILE", help="ratings store (default DIR/ratings.db)")
+    parser.add_argument(
+        "--propositions", metavar="DIR",
+        help="persona chats: the proposition files whose claims are rated (0-9)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--personas", metavar="FILE", help="persona chats: personas YAML/JSON (names, specs)"
+    )
     parser.add_argument(
         "--raters", metavar="A,B,C", help="the raters (to create the session; later runs resume it)"
     )
@@ -129,23 +146,93 @@ def _serve(app: Any, sock: Any) -> None:  # pragma: no cover - replaced in unit 
     serve(app, sock)
 
 
+def _is_persona(args: argparse.Namespace) -> bool:
+    """Whether the inputs are persona chats (``toolkit compare``'s family detection);
+    games are one folder, file or database."""
+    from toolkit.comparing import detect_family
+
+    families = [detect_family(d) for d in args.dir]
+    persona = [f == "persona" for f in families]
+    if any(persona) and not all(persona):
+        odd = args.dir[persona.index(False)]
+        raise InputError(odd, "not a persona chat: serve chats and games in separate sessions")
+    if all(persona):
+        if args.propositions is None:
+            raise InputError(
+                args.dir[0], "persona chats are rated against propositions: give "
+                "--propositions DIR", field="--propositions",
+            )  # fmt: skip
+        return True
+    if len(args.dir) > 1:
+        raise InputError(args.dir[1], "games are served from one folder, file or database",
+                         field="DIR", value=" ".join(args.dir))  # fmt: skip
+    for flag, value in (("--propositions", args.propositions), ("--personas", args.personas)):
+        if value is not None:
+            raise InputError(args.dir[0], "is not a persona chat: the option is for chats",
+                             field=flag, value=value)  # fmt: skip
+    return False
+
+
+def _persona_items(args: argparse.Namespace) -> list[Any]:
+    """The items of the chats (read before the store is touched: bad input, exit 2)."""
+    from toolkit.rubrics.persona_items import items_of_files
+
+    items = items_of_files(args.dir, args.propositions, personas=args.personas)
+    if not items:
+        raise InputError(args.dir[0], "no proposition of these chats is judged on 0-9: nothing "
+                         "to rate", field="--propositions", value=args.propositions)  # fmt: skip
+    return items
+
+
+def _persona_server(
+    args: argparse.Namespace, store: Any, raters: Any, items: list[Any]
+) -> tuple[Any, bool, Any]:
+    """(server, created, the item ids rebuilt from the chats) of a persona session."""
+    from toolkit.rating_server import RatingServer
+    from toolkit.ratings.store import SessionItem
+    from toolkit.rubrics.discussion_spec import DEFAULT_ENGAGEMENT_SCALE
+
+    held = [
+        SessionItem(i.item_id, i.text_sha256, {
+            "agent": i.agent, "proposition": i.proposition, "dimension": i.dimension,
+            "claim": i.claim, "source": i.source, "anchor": i.anchor,
+        })
+        for i in items
+    ]  # fmt: skip
+    ids = [i.item_id for i in items]
+    session, created = store.open_session(ids, raters, args.overlap, args.seed, items=held)
+    return RatingServer.build_persona(store, session, items, DEFAULT_ENGAGEMENT_SCALE), created, ids
+
+
 def run(args: argparse.Namespace) -> int:
-    """Check the games and the store, open the session, print the links, serve."""
-    from toolkit.load.discussion import load_discussion
+    """Check the games (or chats) and the store, open the session, print the links, serve."""
     from toolkit.rating_server import RatingServer, create_app
     from toolkit.ratings.assign import parse_raters
     from toolkit.ratings.store import RatingStore, default_store_path
     from toolkit.rubrics.discussion_spec import DEFAULT_ENGAGEMENT_SCALE
 
-    transcripts = Path(args.dir)
-    games = load_discussion(transcripts)  # bad input stops here, exit 2
+    persona = _is_persona(args)
+    transcripts = Path(args.dir[0])
+    games = None
+    items: list[Any] = []
+    if persona:
+        items = _persona_items(args)  # bad input stops here, exit 2
+    else:
+        from toolkit.load.discussion import load_discussion
+
+        games = load_discussion(transcripts)  # bad input stops here, exit 2
     raters = parse_raters(args.raters) if args.raters is not None else None
     # refuses a foreign or damaged file before writing; one connection per server thread
     store = RatingStore(args.store or default_store_path(transcripts), keep_open=True)
     sock = listen(args.host, args.port)
     try:
-        session, created = store.open_session(games.game_ids, raters, args.overlap, args.seed)
-        server = RatingServer.build(store, session, games, DEFAULT_ENGAGEMENT_SCALE)
+        if games is None:
+            server, created, have = _persona_server(args, store, raters, items)
+        else:
+            have = games.game_ids
+            session, created = store.open_session(have, raters, args.overlap, args.seed)
+            server = RatingServer.build(store, session, games, DEFAULT_ENGAGEMENT_SCALE)
+        session = server.session
         app = create_app(server)
     except BaseException:
         sock.close()
@@ -153,21 +240,35 @@ def run(args: argparse.Namespace) -> int:
     port = sock.getsockname()[1]
     shown_host = f"[{args.host}]" if ":" in args.host else args.host
     base = args.public_url or f"http://{shown_host}:{port}"
-    missing = sorted(set(session.game_ids) - set(games.game_ids))
-    extra = sorted(set(games.game_ids) - set(session.game_ids))
+    missing = sorted(set(session.game_ids) - set(have))
+    extra = sorted(set(have) - set(session.game_ids))
+    unit = "item" if persona else "game"
+    where = " ".join(args.dir)
     err = sys.stderr
     verb = "created" if created else "resumed"
     print(f"toolkit rate: {verb} the session in {store.path}", file=err)
     print(
-        f"toolkit rate: {len(session.game_ids)} game(s), {len(session.raters)} rater(s), "
-        f"{session.overlap} per game, seed {session.seed}",
+        f"toolkit rate: {len(session.game_ids)} {unit}(s), {len(session.raters)} rater(s), "
+        f"{session.overlap} per {unit}, seed {session.seed}",
         file=err,
     )
     for gid in missing:
-        print(f"toolkit rate: warning: game {gid} of the session is not in {transcripts}", file=err)
+        print(f"toolkit rate: warning: {unit} {gid} of the session is not in {where}", file=err)
+    if server.changed:
+        from toolkit.views.text import wrap_item
+
+        shown = ", ".join(server.changed[:CHANGED_SHOWN])
+        more = len(server.changed) - CHANGED_SHOWN
+        said = (
+            f"{len(server.changed)} item(s) changed since the session began (the text the "
+            f"judge reads is not the text rated), not served: {shown}"
+            + (f" and {more} more (the organiser's page lists them)" if more > 0 else "")
+        )
+        for line in wrap_item(said, 80, bullet="toolkit rate: warning: ", indent=2):
+            print(line, file=err)
     if extra:
         print(
-            f"toolkit rate: note: {len(extra)} game(s) in {transcripts} are not in this session "
+            f"toolkit rate: note: {len(extra)} {unit}(s) in {where} are not in this session "
             "(a new --store starts a session with them)",
             file=err,
         )

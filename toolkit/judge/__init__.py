@@ -17,6 +17,7 @@ from pathlib import Path
 from toolkit._network import JUDGE_TIMEOUT
 from toolkit.errors import InputError
 from toolkit.judge._protocol import (
+    EVIDENCE_HEADING,
     MAX_BATCH,
     MISSING_DATA_RULE,
     SCALE_BANDS,
@@ -25,6 +26,7 @@ from toolkit.judge._protocol import (
     JudgeRequest,
     JudgeResult,
     build_prompt,
+    judged_text,
     parse_batch_reply,
     parse_reply,
 )
@@ -108,6 +110,7 @@ def judge_from_spec(
 __all__ = [
     "BASE_URL_ENV",
     "DEFAULT_CONCURRENCY",
+    "EVIDENCE_HEADING",
     "MAX_BATCH",
     "MISSING_DATA_RULE",
     "SCALE_BANDS",
@@ -128,6 +131,7 @@ __all__ = [
     "build_prompt",
     "judge_from_spec",
     "judge_usage",
+    "judged_text",
     "load_prices",
     "parse_batch_reply",
     "parse_reply",

@@ -129,6 +129,22 @@ class Judge(Protocol):
         ...
 
 
+#: What comes between the trajectory and the supplementary evidence in the prompt.
+EVIDENCE_HEADING = "\n\nSUPPLEMENTARY EVIDENCE (computed from the messages, not a judgement):\n"
+
+
+def judged_text(request: JudgeRequest) -> str:
+    """The text the judge reads about the conversation: the request's trajectory, then
+    its supplementary evidence (when it has some) under :data:`EVIDENCE_HEADING`.
+
+    The one definition of that text: :func:`build_prompt` puts it in the user prompt
+    after ``TRAJECTORY:``, and the rating server shows it to a human rater as it is.
+    """
+    if request.evidence:
+        return request.trajectory + EVIDENCE_HEADING + request.evidence
+    return request.trajectory
+
+
 def build_prompt(requests: Sequence[JudgeRequest]) -> tuple[str, str]:
     """The (system, user) prompt for a batch of requests sharing a trajectory.
 
@@ -161,12 +177,7 @@ def build_prompt(requests: Sequence[JudgeRequest]) -> tuple[str, str]:
         )
     if first.persona:
         system += "\n\nThe agent being evaluated has this persona specification:\n" + first.persona
-    evidence = (
-        "\n\nSUPPLEMENTARY EVIDENCE (computed from the messages, not a judgement):\n"
-        + first.evidence
-        if first.evidence
-        else ""
-    )
+    text = judged_text(first)
     if len(requests) == 1:
         instruction = (
             "Reply with the integer count first, then your reasoning."
@@ -174,13 +185,11 @@ def build_prompt(requests: Sequence[JudgeRequest]) -> tuple[str, str]:
             else f"Reply with the integer score {low}-{high} first, then your reasoning."
         )
         label = "QUESTION" if first.scale is not None else "CLAIM"
-        user = (
-            f"{label}: {first.claim}\n\nTRAJECTORY:\n{first.trajectory}{evidence}\n\n{instruction}"
-        )
+        user = f"{label}: {first.claim}\n\nTRAJECTORY:\n{text}\n\n{instruction}"
     else:
         claims = "\n".join(f"[{i}] {r.claim}" for i, r in enumerate(requests, start=1))
         user = (
-            f"CLAIMS:\n{claims}\n\nTRAJECTORY:\n{first.trajectory}{evidence}\n\n"
+            f"CLAIMS:\n{claims}\n\nTRAJECTORY:\n{text}\n\n"
             "Reply with one block per claim, in order. Each block starts with the claim's "
             f"number in brackets and the integer score {low}-{high}, then your reasoning, "
             f"e.g. `[1] {7 if low <= 7 <= high else high} The agent ...`."

@@ -25,8 +25,8 @@ import hashlib
 import hmac
 import json
 import sys
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
@@ -50,13 +50,19 @@ from toolkit.errors import ToolkitError
 from toolkit.load.discussion import Discussion
 from toolkit.ratings.store import Draft, RatingStore, Save, Session
 from toolkit.rubrics.discussion_spec import EngagementScale
-from toolkit.views.transcript import TRANSCRIPT_CSS, roles_html, transcript_html
+from toolkit.views.transcript import (
+    TRANSCRIPT_CSS,
+    judged_text_html,
+    roles_html,
+    transcript_html,
+)
 
 __all__ = [
     "CSP",
     "MAX_BODY_BYTES",
     "MAX_NOTES_CHARS",
     "GroupCommit",
+    "ItemPage",
     "RatingServer",
     "create_app",
 ]
@@ -84,6 +90,25 @@ class _Refused(Exception):
 
 
 @dataclass(frozen=True)
+class ItemPage:
+    """What a rater is shown of one persona item (an item of a ``persona`` session).
+
+    Attributes:
+        text: the text the judge reads (:func:`toolkit.judge.judged_text`).
+        text_sha256: its SHA-256, as the session recorded it.
+        claim: the proposition's claim (the rater's question).
+        persona: the persona spec the judge is given with it, if any.
+        html: ``text`` rendered by the one renderer (:func:`judged_text_html`).
+    """
+
+    text: str
+    text_sha256: str
+    claim: str
+    persona: str | None
+    html: str
+
+
+@dataclass(frozen=True)
 class RatingServer:
     """What the routes serve: the session, its store, the games and the instrument.
 
@@ -100,6 +125,43 @@ class RatingServer:
     scale: EngagementScale
     transcripts: Mapping[str, str]
     roles: Mapping[str, str]
+    items: Mapping[str, ItemPage] = field(default_factory=dict)
+    changed: tuple[str, ...] = ()
+
+    @classmethod
+    def build_persona(
+        cls, store: RatingStore, session: Session, items: Sequence[Any], scale: EngagementScale
+    ) -> RatingServer:
+        """A ``persona`` session's server over ``items`` (the session's
+        :class:`~toolkit.rubrics.persona_items.PersonaItem` objects, rebuilt from the
+        chats). An item of the session whose text no longer hashes to the one the session
+        recorded (the chat or a proposition changed) is not served: it is listed in
+        ``changed``, and a rater reaching it is told so; an item missing from ``items`` is
+        shown as missing.
+        """
+        by_id = {item.item_id: item for item in items}
+        pages: dict[str, ItemPage] = {}
+        changed: list[str] = []
+        for item_id, held in session.items.items():
+            item = by_id.get(item_id)
+            if item is None:
+                continue
+            if item.text_sha256 != held.text_sha256:
+                changed.append(item_id)
+                continue
+            pages[item_id] = ItemPage(
+                text=item.text,
+                text_sha256=item.text_sha256,
+                claim=item.claim,
+                persona=item.request.persona,
+                html=judged_text_html(item.text),
+            )
+        return cls(store, session, scale, {}, {}, pages, tuple(changed))
+
+    @property
+    def persona(self) -> bool:
+        """Whether the session's units are persona items (rated 0-9), not games."""
+        return self.session.kind == "persona"
 
     @classmethod
     def build(
@@ -149,6 +211,9 @@ def _position(request: Request, queue: tuple[str, ...]) -> int:
 
 
 def _submitted(server: RatingServer, rater: str) -> dict[str, dict[str, Any]]:
+    if server.persona:
+        items = server.store.item_latest(rater)
+        return {str(r["item_id"]): r for r in items.iter_rows(named=True)}
     latest = server.store.latest(rater)
     return {str(r["transcript_id"]): r for r in latest.iter_rows(named=True)}
 
@@ -198,10 +263,11 @@ async def _form(request: Request, server: RatingServer, token: str) -> dict[str,
     if not isinstance(data, dict):
         raise _Refused(422, "the request must be a JSON object")
     score = data.get("score")
-    if score is not None and (type(score) is not int or not 1 <= score <= 5):
-        raise _Refused(422, "score must be a whole number from 1 to 5")
+    low, high = (0, 9) if server.persona else (1, 5)
+    if score is not None and (type(score) is not int or not low <= score <= high):
+        raise _Refused(422, f"score must be a whole number from {low} to {high}")
     answers = data.get("answers") or {}
-    keys = {q.key for q in server.scale.questions}
+    keys = set() if server.persona else {q.key for q in server.scale.questions}
     if not isinstance(answers, dict) or any(
         k not in keys or v not in (True, False, None) for k, v in answers.items()
     ):
@@ -243,6 +309,8 @@ def rater_game(request: Request) -> Response:
     server, rater, token = _rater(request)
     queue = server.session.queues.get(rater, ())
     n = _position(request, queue)
+    if server.persona:
+        return _item_page(request, server, rater, token, queue, n)
     gid = queue[n - 1]
     done = _submitted(server, rater)
     draft: Draft | None = server.store.draft(rater, gid)
@@ -289,6 +357,55 @@ def rater_game(request: Request) -> Response:
     return _page(request, "rater.html", context)
 
 
+def _item_page(
+    request: Request,
+    server: RatingServer,
+    rater: str,
+    token: str,
+    queue: tuple[str, ...],
+    n: int,
+) -> Response:
+    """Item N of a persona session: the judged text, the claim, the 0-9 scale."""
+    from toolkit.judge import MISSING_DATA_RULE, SCALE_BANDS
+
+    item_id = queue[n - 1]
+    done = _submitted(server, rater)
+    draft = server.store.item_draft(rater, item_id)
+    rating = done.get(item_id)
+    if draft is None and rating is not None:
+        draft = Draft(int(rating["score"]), {}, str(rating["notes"]), "")
+    state: dict[str, Any] = {
+        "score": draft.score if draft else None,
+        "answers": {},
+        "notes": draft.notes if draft else "",
+    }
+    submitted_score = int(rating["score"]) if rating is not None else None
+    changed = (
+        rating is not None
+        and draft is not None
+        and (draft.score != rating["score"] or draft.notes != rating["notes"])
+    )
+    page = server.items.get(item_id)
+    context = {
+        "rater": rater,
+        "n": n,
+        "total": len(queue),
+        "submitted_count": sum(1 for i in queue if i in done),
+        "base": f"/r/{token}",
+        "csrf": server.csrf(token),
+        "bands": SCALE_BANDS,
+        "missing_rule": MISSING_DATA_RULE,
+        "state": state,
+        "state_json": json.dumps(state),
+        "submitted_score": submitted_score,
+        "changed": changed,
+        "item": page,
+        "item_changed": item_id in server.changed,
+        "text_html": page.html if page is not None else None,
+    }
+    return _page(request, "rate_item.html", context)
+
+
 def rater_done(request: Request) -> Response:
     """The end of the queue: every game submitted (or the ones still to do)."""
     server, rater, token = _rater(request)
@@ -301,6 +418,7 @@ def rater_done(request: Request) -> Response:
         "games": [(i + 1, gid in done) for i, gid in enumerate(queue)],
         "all_done": all(g in done for g in queue),
         "todo": sum(1 for g in queue if g not in done),
+        "unit": "item" if server.persona else "game",
     }
     return _page(request, "done.html", context)
 
@@ -313,9 +431,23 @@ async def save_draft(request: Request) -> Response:
     form = await _form(request, server, token)
     commits: GroupCommit = request.app.state.commits
     saved_at = await commits.save(
-        Save(rater, queue[n - 1], form["score"], form["answers"], form["notes"])
-    )
+        Save(
+            rater, queue[n - 1], form["score"], form["answers"], form["notes"],
+            text_sha256=_item_hash(server, queue[n - 1]),
+        )
+    )  # fmt: skip
     return JSONResponse({"saved": True, "saved_at": saved_at})
+
+
+def _item_hash(server: RatingServer, item_id: str) -> str | None:
+    """A persona item's text hash (None for a game); refused when it is not served."""
+    if not server.persona:
+        return None
+    page = server.items.get(item_id)
+    if page is None:
+        why = "changed since the session began" if item_id in server.changed else "missing"
+        raise _Refused(409, f"this item's text is {why}: it cannot be rated; tell your organiser")
+    return page.text_sha256
 
 
 async def submit(request: Request) -> Response:
@@ -325,15 +457,19 @@ async def submit(request: Request) -> Response:
     n = _position(request, queue)
     form = await _form(request, server, token)
     if form["score"] is None:
-        raise _Refused(422, "choose a score from 1 to 5 before submitting")
+        low, high = (0, 9) if server.persona else (1, 5)
+        raise _Refused(422, f"choose a score from {low} to {high} before submitting")
+    digest = _item_hash(server, queue[n - 1])
     commits: GroupCommit = request.app.state.commits
     event_id = await commits.save(
         Save(
             rater, queue[n - 1], form["score"], form["answers"], form["notes"],
-            submit=True, instrument=server.scale.version,
+            submit=True, instrument=None if server.persona else server.scale.version,
+            text_sha256=digest,
         )
     )  # fmt: skip
-    done = await _in_thread(server.store.rated_ids, rater)
+    rated = server.store.item_rated_ids if server.persona else server.store.rated_ids
+    done = await _in_thread(rated, rater)
     after = _next_unsubmitted(queue, done, n)
     target = f"/r/{token}/{after}" if after is not None else f"/r/{token}/done"
     return JSONResponse({"submitted": True, "rating": event_id, "next": target})
@@ -418,6 +554,8 @@ def organiser(request: Request) -> Response:
     from toolkit.ratings.agreement import krippendorff_alpha
 
     server, token = _organiser(request)
+    if server.persona:
+        return _item_organiser(request, server, token)
     session = server.session
     latest = _session_ratings(server)
     drafts = server.store.drafts()
@@ -467,8 +605,111 @@ def organiser(request: Request) -> Response:
         "total_submitted": latest.height,
         "total_wanted": sum(len(q) for q in session.queues.values()),
         "base": f"/o/{token}",
+        "persona": False,
+        "unit": "game",
     }
     return _page(request, "organiser.html", context)
+
+
+#: What a persona item's row says about it, in exports and on the organiser's page.
+ITEM_ABOUT: tuple[str, ...] = ("agent", "proposition", "dimension", "source", "anchor")
+
+
+def _item_ratings(server: RatingServer) -> pl.DataFrame:
+    """The persona item ratings that count, of this session's raters and items."""
+    session = server.session
+    return server.store.item_latest().filter(
+        pl.col("rater").is_in(list(session.raters))
+        & pl.col("item_id").is_in(list(session.game_ids))
+    )
+
+
+def _item_organiser(request: Request, server: RatingServer, token: str) -> Response:
+    """The organiser's page of a persona session: progress, agreement (0-9, interval)."""
+    from toolkit.ratings.agreement import krippendorff_alpha
+
+    session = server.session
+    latest = _item_ratings(server)
+    drafts = server.store.item_drafts()
+    rated = {(r["rater"], r["item_id"]) for r in latest.iter_rows(named=True)}
+    drafted = {(r["rater"], r["item_id"]) for r in drafts.iter_rows(named=True)}
+    last_seen: dict[str, str] = {}
+    for r in drafts.iter_rows(named=True):
+        last_seen[r["rater"]] = max(last_seen.get(r["rater"], ""), r["updated_at"])
+    raters = [
+        {
+            "rater": rater,
+            "assigned": len(queue),
+            "submitted": sum(1 for i in queue if (rater, i) in rated),
+            "started": sum(1 for i in queue if (rater, i) in drafted and (rater, i) not in rated),
+            "last": _when(last_seen.get(rater)),
+        }
+        for rater, queue in session.queues.items()
+    ]
+    scores: dict[str, list[int]] = {}
+    for r in latest.iter_rows(named=True):
+        scores.setdefault(r["item_id"], []).append(int(r["score"]))
+    assigned = {i: [r for r, q in session.queues.items() if i in q] for i in session.game_ids}
+    rows = []
+    for item_id in session.game_ids:
+        got = scores.get(item_id, [])
+        about = session.items[item_id].about if item_id in session.items else {}
+        rows.append(
+            {
+                "game_id": item_id,
+                "agent": about.get("agent", ""),
+                "dimension": about.get("dimension", ""),
+                "raters": ", ".join(assigned[item_id]),
+                "received": len(got),
+                "wanted": len(assigned[item_id]),
+                "mean": f"{sum(got) / len(got):.2f}" if got else "",
+                "spread": (max(got) - min(got)) if len(got) > 1 else "",
+                "missing": item_id not in server.items,
+                "changed": item_id in server.changed,
+            }
+        )
+    pairs = latest.select(pl.col("item_id").alias("transcript_id"), "rater", "score")
+    alpha = krippendorff_alpha(pairs, "interval") if latest.height else None
+    context = {
+        "session": session,
+        "scale": server.scale,
+        "persona": True,
+        "unit": "item",
+        "raters": raters,
+        "games": rows,
+        "alpha": None if alpha is None else f"{alpha:.3f}",
+        "overlapping": sum(1 for v in scores.values() if len(v) > 1),
+        "total_submitted": latest.height,
+        "total_wanted": sum(len(q) for q in session.queues.values()),
+        "base": f"/o/{token}",
+    }
+    return _page(request, "organiser.html", context)
+
+
+def _item_export_frame(server: RatingServer) -> pl.DataFrame:
+    """Item, rater, score, notes, what the item is about, the hash of the text rated."""
+    about = pl.DataFrame(
+        [
+            {"item": i.item_id, **{k: i.about.get(k, "") for k in ITEM_ABOUT}}
+            for i in server.session.items.values()
+        ],
+        schema={"item": pl.String(), **{k: pl.String() for k in ITEM_ABOUT}},
+    )
+    return (
+        _item_ratings(server)
+        .rename({"item_id": "item"})
+        .join(about, on="item", how="left")
+        .select(
+            "item",
+            "rater",
+            "score",
+            "notes",
+            *ITEM_ABOUT,
+            "text_sha256",
+            pl.col("created_at").dt.strftime("%Y-%m-%dT%H:%M:%S%.6f+00:00").alias("created_at"),
+            "event_id",
+        )
+    )
 
 
 def _when(stamp: str | None) -> str:
@@ -493,8 +734,9 @@ def _export_frame(server: RatingServer) -> pl.DataFrame:
 def export_csv(request: Request) -> Response:
     """The ratings that count, as CSV (one row per rater and game)."""
     server, _token = _organiser(request)
+    frame = _item_export_frame(server) if server.persona else _export_frame(server)
     return Response(
-        _export_frame(server).write_csv(),
+        frame.write_csv(),
         media_type="text/csv; charset=utf-8",
         headers={"Content-Disposition": 'attachment; filename="ratings.csv"'},
     )
@@ -503,6 +745,16 @@ def export_csv(request: Request) -> Response:
 def export_json(request: Request) -> Response:
     """The ratings that count, as JSON (answers as objects)."""
     server, _token = _organiser(request)
+    if server.persona:
+        payload = {
+            "kind": "persona",
+            "scale": [0, 9],
+            "overlap": server.session.overlap,
+            "ratings": _item_export_frame(server).to_dicts(),
+        }
+        return JSONResponse(
+            payload, headers={"Content-Disposition": 'attachment; filename="ratings.json"'}
+        )
     rows = _export_frame(server).to_dicts()
     for row in rows:
         row["answers"] = json.loads(row["answers"])

@@ -19,6 +19,7 @@ label source (``labels(game_ids)``) for :func:`toolkit.score_discussion`.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import secrets
 import sqlite3
@@ -37,6 +38,7 @@ from toolkit.errors import InputError
 from toolkit.frames import (
     DISCUSSION_LABELS_SCHEMA,
     DISCUSSION_RATINGS_SCHEMA,
+    ITEM_RATING_EVENTS_SCHEMA,
     LABEL_EVENTS_SCHEMA,
     RATING_EVENTS_SCHEMA,
 )
@@ -51,6 +53,7 @@ __all__ = [
     "RatingStore",
     "Save",
     "Session",
+    "SessionItem",
     "default_store_path",
     "is_rating_store",
     "open_rating_store",
@@ -66,6 +69,11 @@ DEFAULT_STORE_NAME = "ratings.db"
 #: signed off as "fascinating to watch".
 LABEL_KINDS: tuple[str, ...] = ("strategic", "role", "memory", "diversity", "fascinating")
 MIN_SCORE, MAX_SCORE = 1, 5
+#: The scale of an item rating (a persona proposition's 0-9).
+ITEM_MIN_SCORE, ITEM_MAX_SCORE = 0, 9
+#: The kinds of rating session: games rated 1-5 on the engagement instrument, or items
+#: (persona propositions) rated 0-9.
+SESSION_KINDS: tuple[str, ...] = ("games", "persona")
 
 _APPEND_ONLY = """
 CREATE TRIGGER {table}_no_update BEFORE UPDATE ON {table}
@@ -162,6 +170,39 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (rater, transcript_id)
     );
     """,
+    # 6: items rated on their own 0-9 scale (persona propositions), apart from the 1-5
+    # game ratings (whose tables and checks stay as they were): a session says which it
+    # holds (``kind``) and, for items, each item's text hash and what it is about; a
+    # rating and a draft of an item record the hash of the text the rater saw.
+    """
+    ALTER TABLE session ADD COLUMN kind TEXT NOT NULL DEFAULT 'games';
+    CREATE TABLE session_items (
+        item_id TEXT PRIMARY KEY CHECK (length(item_id) > 0),
+        text_sha256 TEXT NOT NULL CHECK (length(text_sha256) = 64),
+        about TEXT NOT NULL DEFAULT '{}'
+    );
+    CREATE TABLE item_rating_events (
+        event_id INTEGER PRIMARY KEY AUTOINCREMENT,
+        uid TEXT NOT NULL UNIQUE,
+        rater TEXT NOT NULL CHECK (length(trim(rater)) > 0),
+        item_id TEXT NOT NULL CHECK (length(item_id) > 0),
+        score INTEGER NOT NULL CHECK (score BETWEEN 0 AND 9),
+        notes TEXT NOT NULL DEFAULT '',
+        text_sha256 TEXT NOT NULL CHECK (length(text_sha256) = 64),
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX item_rating_events_latest ON item_rating_events (rater, item_id, created_at);
+    CREATE TABLE item_drafts (
+        rater TEXT NOT NULL CHECK (length(trim(rater)) > 0),
+        item_id TEXT NOT NULL CHECK (length(item_id) > 0),
+        score INTEGER CHECK (score IS NULL OR score BETWEEN 0 AND 9),
+        notes TEXT NOT NULL DEFAULT '',
+        text_sha256 TEXT NOT NULL CHECK (length(text_sha256) = 64),
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (rater, item_id)
+    );
+    """
+    + _APPEND_ONLY.format(table="item_rating_events"),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -177,12 +218,41 @@ _INSERT_RATING = (
     f"INSERT INTO rating_events ({', '.join(_RATING_COLUMNS)}) "
     f"VALUES ({', '.join('?' for _ in _RATING_COLUMNS)})"
 )
+_ITEM_COLUMNS = ("uid", "rater", "item_id", "score", "notes", "text_sha256", "created_at")
+_INSERT_ITEM_RATING = (
+    f"INSERT INTO item_rating_events ({', '.join(_ITEM_COLUMNS)}) "
+    f"VALUES ({', '.join('?' for _ in _ITEM_COLUMNS)})"
+)
+_UPSERT_ITEM_DRAFT = (
+    "INSERT INTO item_drafts (rater, item_id, score, notes, text_sha256, updated_at) "
+    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (rater, item_id) DO UPDATE SET "
+    "score = excluded.score, notes = excluded.notes, text_sha256 = excluded.text_sha256, "
+    "updated_at = excluded.updated_at"
+)
+_HEX = frozenset("0123456789abcdef")
 _UPSERT_DRAFT = (
     "INSERT INTO drafts (rater, transcript_id, score, answers, notes, updated_at) "
     "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (rater, transcript_id) DO UPDATE SET "
     "score = excluded.score, answers = excluded.answers, notes = excluded.notes, "
     "updated_at = excluded.updated_at"
 )
+
+
+def _text_together(
+    queues: Mapping[str, tuple[str, ...]], items: Sequence[SessionItem]
+) -> dict[str, tuple[str, ...]]:
+    """Each queue with the items that show the same text (one agent's window: several
+    claims) one after another, the texts in the order they first come in the queue: a
+    rater reads a text once and rates its claims in a row (the judge is asked them
+    together too)."""
+    text_of = {i.item_id: i.text_sha256 for i in items}
+    out: dict[str, tuple[str, ...]] = {}
+    for rater, queue in queues.items():
+        groups: dict[str, list[str]] = {}
+        for item_id in queue:
+            groups.setdefault(text_of[item_id], []).append(item_id)
+        out[rater] = tuple(i for group in groups.values() for i in group)
+    return out
 
 
 def _readable(exc: Exception) -> Exception:
@@ -202,6 +272,22 @@ def _default_instrument() -> str:
 
 
 @dataclass(frozen=True)
+class SessionItem:
+    """An item of a ``persona`` session, fixed when the session is created.
+
+    Attributes:
+        item_id: the item's id (:class:`toolkit.rubrics.persona_items.PersonaItem`).
+        text_sha256: the SHA-256 of the text the raters are shown (and the judge reads).
+        about: what the item is about, for exports: agent, dimension, proposition,
+            claim, source (the chat file), anchor (where in it).
+    """
+
+    item_id: str
+    text_sha256: str
+    about: Mapping[str, str] = dataclasses.field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Session:
     """The rating session a store holds: who rates what, and the private links' tokens.
 
@@ -214,6 +300,9 @@ class Session:
         organiser_token: the organiser page's token.
         csrf_secret: the secret a page's CSRF token is derived from.
         created_at: when the session was created (UTC, ISO 8601).
+        kind: ``games`` (``game_ids`` are games, rated 1-5) or ``persona`` (they are
+            persona items, rated 0-9; see ``items``).
+        items: item id -> its text hash and what it is about (``persona`` sessions).
     """
 
     game_ids: tuple[str, ...]
@@ -224,6 +313,8 @@ class Session:
     organiser_token: str
     csrf_secret: str
     created_at: str
+    kind: str = "games"
+    items: Mapping[str, SessionItem] = dataclasses.field(default_factory=dict)
 
     def rater_of(self, token: str) -> str | None:
         """The rater whose token is ``token`` (compared in constant time), else None."""
@@ -239,7 +330,8 @@ class Session:
 
     def __repr__(self) -> str:  # tokens stay out of logs and tracebacks
         return (
-            f"Session({len(self.game_ids)} games, {len(self.raters)} raters, "
+            f"Session({len(self.game_ids)} {'items' if self.kind == 'persona' else 'games'}, "
+            f"{len(self.raters)} raters, "
             f"overlap {self.overlap}, seed {self.seed})"
         )
 
@@ -247,7 +339,8 @@ class Session:
 @dataclass(frozen=True)
 class Save:
     """One save of a rater's form (see :meth:`RatingStore.save_many`): their draft of a
-    game, or with ``submit`` their rating of it (and the draft, together).
+    game (or a persona item), or with ``submit`` their rating of it (and the draft,
+    together).
 
     Attributes:
         rater: who saves.
@@ -257,6 +350,9 @@ class Save:
         notes: free text.
         submit: a rating (appended to the history), not only a draft.
         instrument: a rating's instrument version (None: the packaged default's).
+        text_sha256: given, the save is of a persona item (``transcript_id`` is the
+            item id): score 0-9, no answers, and this hash of the text the rater saw
+            is recorded with it.
     """
 
     rater: str
@@ -266,6 +362,7 @@ class Save:
     notes: str = ""
     submit: bool = False
     instrument: str | None = None
+    text_sha256: str | None = None
 
 
 @dataclass(frozen=True)
@@ -326,6 +423,21 @@ def _check_score(path: str, value: Any, line: int | None = None) -> int:
         raise InputError(
             path, "score must be a whole number from 1 to 5", field="score", value=value, line=line
         )
+    return int(value)
+
+
+_ITEM_SCORE_RULE = "score must be a whole number from 0 to 9"
+
+
+def _item_score_ok(value: Any, *, none_ok: bool) -> bool:
+    if value is None:
+        return none_ok
+    return type(value) is int and ITEM_MIN_SCORE <= value <= ITEM_MAX_SCORE
+
+
+def _check_item_score(path: str, value: Any) -> int:
+    if not _item_score_ok(value, none_ok=False):
+        raise InputError(path, _ITEM_SCORE_RULE, field="score", value=value)
     return int(value)
 
 
@@ -700,11 +812,14 @@ class RatingStore:
         """
         with self._connect() as con:
             row = con.execute(
-                "SELECT game_ids, overlap, seed, organiser_token, csrf_secret, created_at "
+                "SELECT game_ids, overlap, seed, organiser_token, csrf_secret, created_at, kind "
                 "FROM session WHERE id = 1"
             ).fetchone()
             if row is None:
                 return None
+            listed = con.execute(
+                "SELECT item_id, text_sha256, about FROM session_items ORDER BY item_id"
+            ).fetchall()
             raters = con.execute(
                 "SELECT rater, token FROM session_raters ORDER BY position"
             ).fetchall()
@@ -717,9 +832,20 @@ class RatingStore:
                 isinstance(game_ids, list)
                 and all(isinstance(g, str) for g in game_ids)
                 and all(isinstance(v, int) for v in row[1:3])
-                and all(isinstance(v, str) for v in row[3:])
+                and all(isinstance(v, str) for v in row[3:6])
                 and all(isinstance(v, str) for r in (*raters, *queued) for v in r)
             )
+            items: dict[str, SessionItem] = {}
+            for item_id, digest, about_text in listed:
+                about = json.loads(about_text)
+                ok = ok and (
+                    isinstance(item_id, str)
+                    and isinstance(digest, str)
+                    and isinstance(about, dict)
+                    and all(isinstance(v, str) for v in about.values())
+                )
+                items[str(item_id)] = SessionItem(str(item_id), str(digest), about)
+            ok = ok and row[6] in SESSION_KINDS
         except (TypeError, ValueError):
             ok = False
         if not ok:
@@ -739,6 +865,8 @@ class RatingStore:
             organiser_token=str(row[3]),
             csrf_secret=str(row[4]),
             created_at=str(row[5]),
+            kind=str(row[6]),
+            items=items,
         )
 
     def open_session(
@@ -747,6 +875,8 @@ class RatingStore:
         raters: Sequence[str] | None = None,
         overlap: int | None = None,
         seed: int | None = None,
+        *,
+        items: Sequence[SessionItem] | None = None,
     ) -> tuple[Session, bool]:
         """Create the store's rating session, or resume the one it holds.
 
@@ -760,6 +890,9 @@ class RatingStore:
             raters: the raters; None resumes the session the store holds.
             overlap: raters per game (default: 2, or 1 with one rater).
             seed: the assignment's seed (default: a random one, kept in the store).
+            items: a ``persona`` session's items (``game_ids`` are then their ids),
+                their text hashes kept in the store; in each queue the items that show
+                the same text come one after another. None: a session of games.
 
         Returns:
             (the session, whether it was created now).
@@ -770,9 +903,15 @@ class RatingStore:
         """
         from toolkit.ratings.assign import assign_games
 
+        kind = "games" if items is None else "persona"
+        if items is not None:
+            game_ids = [i.item_id for i in items]
+            if len(set(game_ids)) != len(game_ids) or not game_ids:
+                raise InputError(self._name, "a persona session needs items with distinct ids",
+                                 field="items", value=len(game_ids))  # fmt: skip
         existing = self.session()
         if existing is not None:
-            self._same_session(existing, raters, overlap, seed)
+            self._same_session(existing, raters, overlap, seed, kind)
             return existing, False
         if raters is None:
             raise InputError(
@@ -784,12 +923,14 @@ class RatingStore:
         overlap = overlap if overlap is not None else min(2, len(names))
         seed = seed if seed is not None else secrets.randbelow(2**31)
         queues = assign_games(game_ids, names, overlap, seed)
+        if items is not None:
+            queues = _text_together(queues, items)
         tokens = {r: secrets.token_urlsafe(24) for r in names}
         with self._write() as con:
             if con.execute("SELECT 1 FROM session").fetchone() is None:
                 con.execute(
                     "INSERT INTO session (id, game_ids, overlap, seed, organiser_token, "
-                    "csrf_secret, created_at) VALUES (1, ?, ?, ?, ?, ?, ?)",
+                    "csrf_secret, created_at, kind) VALUES (1, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         json.dumps(sorted(set(game_ids))),
                         overlap,
@@ -797,7 +938,15 @@ class RatingStore:
                         secrets.token_urlsafe(24),
                         secrets.token_urlsafe(32),
                         _now(),
+                        kind,
                     ),
+                )
+                con.executemany(
+                    "INSERT INTO session_items (item_id, text_sha256, about) VALUES (?, ?, ?)",
+                    [
+                        (i.item_id, i.text_sha256, json.dumps(dict(i.about), sort_keys=True))
+                        for i in items or ()
+                    ],
                 )
                 con.executemany(
                     "INSERT INTO session_raters (rater, token, position) VALUES (?, ?, ?)",
@@ -813,7 +962,7 @@ class RatingStore:
         session = self.session()
         assert session is not None
         if not created:
-            self._same_session(session, raters, overlap, seed)
+            self._same_session(session, raters, overlap, seed, kind)
         return session, created
 
     def _same_session(
@@ -822,7 +971,17 @@ class RatingStore:
         raters: Sequence[str] | None,
         overlap: int | None,
         seed: int | None,
+        kind: str = "games",
     ) -> None:
+        if session.kind != kind:
+            what = "persona chats" if session.kind == "persona" else "games"
+            raise InputError(
+                self._name,
+                f"holds a rating session of {what}: serve it the same kind of input, or name "
+                "a new --store for a new session",
+                field="session",
+                value=kind,
+            )
         if raters is not None and [r.strip().casefold() for r in raters] != [
             r.casefold() for r in session.raters
         ]:
@@ -834,16 +993,16 @@ class RatingStore:
                 field="--raters",
                 value=",".join(raters),
             )
-        for field, given, held in (
+        for flag, given, held in (
             ("--overlap", overlap, session.overlap),
             ("--seed", seed, session.seed),
         ):
             if given is not None and given != held:
                 raise InputError(
                     self._name,
-                    f"holds a session with {field} {held}: resume it without {field}, or "
+                    f"holds a session with {flag} {held}: resume it without {flag}, or "
                     "name a new --store for a new session",
-                    field=field,
+                    field=flag,
                     value=given,
                 )
 
@@ -878,8 +1037,11 @@ class RatingStore:
             InputError: a bad save (checked before anything is written), or the store
                 refused the transaction.
         """
-        prepared: list[tuple[bool, tuple[Any, ...]]] = []
+        prepared: list[tuple[str, tuple[Any, ...]]] = []
         for save in saves:
+            if save.text_sha256 is not None:
+                prepared.append(self._item_save(save))
+                continue
             if save.submit:
                 if save.score is None:
                     raise InputError(
@@ -898,19 +1060,143 @@ class RatingStore:
                     save.notes if isinstance(save.notes, str) else str(save.notes),
                     _now(),
                 )
-            prepared.append((save.submit, row))
+            prepared.append(("rating" if save.submit else "draft", row))
         out: list[int | str] = []
         with self._write() as con:
-            for submit, row in prepared:
-                if submit:
+            for what, row in prepared:
+                if what == "rating":
                     event_id = con.execute(_INSERT_RATING, row).lastrowid
                     assert event_id is not None
                     con.execute(_UPSERT_DRAFT, (*row[1:6], row[6]))
                     out.append(int(event_id))
+                elif what == "item rating":
+                    event_id = con.execute(_INSERT_ITEM_RATING, row).lastrowid
+                    assert event_id is not None
+                    con.execute(_UPSERT_ITEM_DRAFT, row[1:])
+                    out.append(int(event_id))
+                elif what == "item draft":
+                    con.execute(_UPSERT_ITEM_DRAFT, row)
+                    out.append(str(row[-1]))
                 else:
                     con.execute(_UPSERT_DRAFT, row)
                     out.append(str(row[-1]))
         return out
+
+    def _item_save(self, save: Save) -> tuple[str, tuple[Any, ...]]:
+        """A persona item's save, checked: 0-9 (or none yet on a draft), no answers, a
+        SHA-256 of the text rated."""
+        name = self._name
+        digest = save.text_sha256
+        if not isinstance(digest, str) or len(digest) != 64 or not set(digest) <= _HEX:
+            raise InputError(
+                name, "text_sha256 must be 64 lowercase hex digits", field="text_sha256",
+                value=digest,
+            )  # fmt: skip
+        if save.answers:
+            raise InputError(name, "an item rating has no answers", field="answers",
+                             value=dict(save.answers))  # fmt: skip
+        if save.submit and save.score is None:
+            raise InputError(name, _ITEM_SCORE_RULE, field="score")
+        score = None if save.score is None else _check_item_score(name, save.score)
+        rater = _text(name, save.rater, "rater")
+        item = _text(name, save.transcript_id, "item_id")
+        notes = save.notes if isinstance(save.notes, str) else str(save.notes)
+        if save.submit:
+            row = (str(uuid.uuid4()), rater, item, score, notes, digest, _now())
+            return "item rating", row
+        return "item draft", (rater, item, score, notes, digest, _now())
+
+    # -- persona items: drafts and ratings on the 0-9 scale ---------------------
+
+    def item_draft(self, rater: str, item_id: str) -> Draft | None:
+        """``rater``'s draft of the persona item ``item_id`` (answers empty), or None.
+
+        Raises:
+            InputError: the store cannot be read, or the draft's values are damaged.
+        """
+        with self._connect() as con:
+            row = con.execute(
+                "SELECT score, notes, updated_at FROM item_drafts WHERE rater = ? AND item_id = ?",
+                (rater, item_id),
+            ).fetchone()
+        if row is None:
+            return None
+        score, notes, updated = row
+        if not (_item_score_ok(score, none_ok=True) and isinstance(notes, str)
+                and isinstance(updated, str)):  # fmt: skip
+            raise InputError(
+                self._name, "damaged ratings store: a stored draft holds a value it cannot have",
+                field="item_drafts", value=(rater, item_id),
+            )  # fmt: skip
+        return Draft(score=score, answers={}, notes=notes, updated_at=updated)
+
+    def item_drafts(self) -> pl.DataFrame:
+        """Every rater's draft per persona item, without notes (what progress needs).
+
+        Returns:
+            rater, item_id, score (Int64, null before one is chosen), updated_at.
+        """
+        with self._connect() as con:
+            rows = con.execute(
+                "SELECT rater, item_id, score, updated_at FROM item_drafts ORDER BY rater, item_id"
+            ).fetchall()
+        for row in rows:
+            texts = isinstance(row[0], str) and isinstance(row[1], str) and isinstance(row[3], str)
+            if not (texts and _item_score_ok(row[2], none_ok=True)):
+                raise InputError(
+                    self._name, "damaged ratings store: a stored draft holds a value it cannot "
+                    "have", field="item_drafts", value=tuple(row[:2]),
+                )  # fmt: skip
+        schema = {"rater": pl.String(), "item_id": pl.String(), "score": pl.Int64(),
+                  "updated_at": pl.String()}  # fmt: skip
+        return pl.DataFrame(rows, schema=schema, orient="row")
+
+    def item_latest(self, rater: str | None = None) -> pl.DataFrame:
+        """The persona item rating that counts per rater and item: the latest saved (by
+        time, then event id), optionally for one rater.
+
+        Returns:
+            :data:`~toolkit.frames.ITEM_RATING_EVENTS_SCHEMA` (event_id, uid, rater,
+            item_id, score 0-9, notes, text_sha256, created_at), sorted by item, rater.
+        """
+        where, params = ("WHERE rater = ?", (rater,)) if rater is not None else ("", ())
+        cols = ", ".join(("event_id", *_ITEM_COLUMNS))
+        with self._connect() as con:
+            rows = con.execute(
+                f"SELECT {cols} FROM (SELECT *, row_number() OVER (PARTITION BY rater, item_id "
+                "ORDER BY created_at DESC, event_id DESC) AS rank FROM item_rating_events "
+                f"{where}) WHERE rank = 1 ORDER BY item_id, rater",
+                params,
+            ).fetchall()
+        for row in rows:
+            for key, value in zip(ITEM_RATING_EVENTS_SCHEMA, row, strict=True):
+                if key == "score":
+                    ok = _item_score_ok(value, none_ok=False)
+                elif key == "event_id":
+                    ok = type(value) is int
+                else:
+                    ok = isinstance(value, str)
+                if key == "created_at" and ok:
+                    try:
+                        datetime.fromisoformat(value)
+                    except ValueError:
+                        ok = False
+                if not ok:
+                    raise InputError(
+                        self._name,
+                        "damaged ratings store: a stored rating holds a value it cannot have",
+                        field=f"item_rating_events.{key}",
+                        value=value,
+                    )
+        return _frame(rows, ITEM_RATING_EVENTS_SCHEMA)
+
+    def item_rated_ids(self, rater: str) -> set[str]:
+        """The persona items ``rater`` has a rating of."""
+        with self._connect() as con:
+            rows = con.execute(
+                "SELECT DISTINCT item_id FROM item_rating_events WHERE rater = ?", (rater,)
+            ).fetchall()
+        return {str(r[0]) for r in rows}
 
     def draft(self, rater: str, transcript_id: str) -> Draft | None:
         """``rater``'s draft of ``transcript_id``, or None.

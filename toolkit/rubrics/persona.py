@@ -350,6 +350,24 @@ def _chosen_agents(run: ChatRun, agents: Sequence[str]) -> list[str]:
 class _Pending:
     row: dict[str, Any]
     request: JudgeRequest
+    #: where in the conversation the judged window lies (trajectory steps, ``s3-s9``).
+    anchor: str = ""
+
+
+def _anchor(all_rows: pl.DataFrame, shown: pl.DataFrame) -> str:
+    """The steps of the trajectory rows in ``shown`` as ranges of consecutive rows of
+    ``all_rows``: ``s1-s5,s30-s52`` (``s4`` for a range of one row)."""
+    kept = set(shown["step"].to_list())
+    runs: list[list[int]] = []
+    previous_kept = False
+    for step in all_rows["step"].to_list():
+        if step in kept:
+            if previous_kept:
+                runs[-1][1] = step
+            else:
+                runs.append([step, step])
+        previous_kept = step in kept
+    return ",".join(f"s{a}" if a == b else f"s{a}-s{b}" for a, b in runs)
 
 
 def _score_window(
@@ -482,7 +500,7 @@ def _file_rows(
             kind=kind,
             evidence=evidence,
         )
-        pending.append(_Pending(row, request))
+        pending.append(_Pending(row, request, _anchor(all_rows, shown)))
     if agent_id is not None and agent_id not in speakers and window == 0:
         warnings.append(f"{name} sent no message in the run; their dimensions are absent")
     return out
@@ -712,6 +730,23 @@ class PersonaResult(Shows):
         return pl.concat([agents.select(cols), env_rows.select(cols)])
 
 
+def _whole_run(
+    run: ChatRun,
+    propositions: PropositionSet,
+    rubric: PersonaRubric,
+    warnings: list[str],
+    agents: Sequence[str] | None,
+) -> tuple[pl.DataFrame, list[dict[str, Any]], list[_Pending]]:
+    """The run's messages, its window-0 proposition rows and the judge requests they
+    need: what :func:`score_persona` sends to the judge, and what
+    :func:`toolkit.rubrics.persona_items.persona_items` lists for human raters."""
+    _check_preconditions(propositions)
+    messages = run.messages.select(list(CHAT_MESSAGES_SCHEMA))
+    pending: list[_Pending] = []
+    rows = _score_window(run, messages, 0, propositions, rubric, pending, warnings, agents)
+    return messages, rows, pending
+
+
 def score_persona(
     run: ChatRun,
     propositions: PropositionSet,
@@ -753,15 +788,12 @@ def score_persona(
             miss (a cassette without that request), a cost cap for a model without a
             price.
     """
-    _check_preconditions(propositions)
     if agents is not None:
         agents = _chosen_agents(run, agents)
         if baselines is not None:
             baselines = {k: v for k, v in baselines.items() if k in agents}
     warnings: list[str] = [*run.warnings, *propositions.warnings]
-    messages = run.messages.select(list(CHAT_MESSAGES_SCHEMA))
-    pending: list[_Pending] = []
-    rows = _score_window(run, messages, 0, propositions, rubric, pending, warnings, agents)
+    messages, rows, pending = _whole_run(run, propositions, rubric, warnings, agents)
     if windows is not None:
         if windows < 1:
             raise InputError(

@@ -16,7 +16,7 @@ import polars as pl
 if TYPE_CHECKING:  # a view takes the loaded game; it never loads one
     from toolkit.load.discussion import Discussion
 
-__all__ = ["TRANSCRIPT_CSS", "roles_html", "transcript_html"]
+__all__ = ["TRANSCRIPT_CSS", "judged_text_html", "roles_html", "transcript_html"]
 
 #: The transcript's styles (a stylesheet's text, without ``<style>``).
 TRANSCRIPT_CSS = (
@@ -26,6 +26,8 @@ TRANSCRIPT_CSS = (
     ".tk-rate-votes{color:#57606a;font-size:0.92em;margin:4px 0 8px 4px}"
     ".tk-rate-roles{border-collapse:collapse}.tk-rate-roles th{text-align:left}"
     ".tk-rate-roles td,.tk-rate-roles th{padding:2px 10px 2px 0}"
+    ".tk-judged{white-space:pre-wrap;overflow-wrap:anywhere;margin:0;"
+    "font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}"
 )
 
 
@@ -76,3 +78,16 @@ def roles_html(game: Discussion) -> str:
         '<table class="tk-rate-roles"><tr><th>player</th><th>role</th><th>personality</th>'
         f"<th>at the end</th></tr>{rows}</table>"
     )
+
+
+def judged_text_html(text: str) -> str:
+    """The text a judge reads (:func:`toolkit.judge.judged_text`) as a ``<pre>`` whose
+    text content is ``text`` exactly, character for character.
+
+    Everything is escaped; a carriage return is written as ``&#13;`` (an HTML parser
+    would turn a raw one into a newline), and a text that starts with a newline gets
+    the one newline a parser drops right after ``<pre>``.
+    """
+    body = escape(text, quote=False).replace("\r", "&#13;")
+    lead = "\n" if text.startswith("\n") else ""
+    return f'<pre class="tk-judged" id="judged-text">{lead}{body}</pre>'

@@ -1,6 +1,7 @@
 // The rater page: every change is saved as a draft at once (notes after a short pause),
-// Submit saves the rating and moves on, Previous/Next wait for the draft, keys 1-5, y/n
-// and Enter. Served as a file: the Content-Security-Policy allows no inline script.
+// Submit saves the rating and moves on, Previous/Next wait for the draft, keys 1-5 (0-9
+// on a persona item's page, from the form's data-scale-min/max), y/n and Enter. Served as
+// a file: the Content-Security-Policy allows no inline script.
 "use strict";
 (function () {
   const form = document.getElementById("rating");
@@ -13,6 +14,8 @@
   const hintCount = document.getElementById("hint-count");
   const hint = document.getElementById("hint");
   const questions = Array.from(form.querySelectorAll(".question"));
+  const low = Number(form.dataset.scaleMin || 1); // games 1-5; persona items 0-9
+  const high = Number(form.dataset.scaleMax || 5);
   const NOTES_PAUSE_MS = 400;
   const RETRY_MS = 2000;
   let timer = null; // a pending draft save (notes typed, or a retry)
@@ -81,6 +84,7 @@
   }
 
   function updateHint() {
+    if (!hint || !hintCount) return; // persona items have no questions
     const answers = Object.values(state().answers);
     const yes = answers.filter((v) => v === true).length;
     const minYes = Number(hint.dataset.minYes);
@@ -98,7 +102,8 @@
   async function submit() {
     const body = state();
     if (body.score === null) {
-      show("Choose a score from 1 to 5 first (keys 1–5).", "error");
+      show("Choose a score from " + low + " to " + high + " first (keys " + low + "–" + high +
+        ").", "error");
       return;
     }
     clearTimeout(timer);
@@ -166,7 +171,7 @@
       if (event.key === "Enter" || event.key === " ") return; // the focused control acts
     }
     const key = event.key.toLowerCase();
-    if (/^[1-5]$/.test(key)) {
+    if (/^[0-9]$/.test(key) && Number(key) >= low && Number(key) <= high) {
       const radio = form.querySelector('input[name="score"][value="' + key + '"]');
       if (radio && !radio.checked) {
         radio.checked = true;

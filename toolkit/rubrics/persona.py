@@ -323,7 +323,7 @@ def _variables(
 # ---------------------------------------------------------------------------
 
 
-def _chosen_agents(run: ChatRun, agents: Sequence[str]) -> list[str]:
+def chosen_agents(run: ChatRun, agents: Sequence[str]) -> list[str]:
     """``agents`` checked against the run (ids, or names in any case), without repeats."""
     by_key: dict[str, str] = {}
     for agent_id in run.agent_ids:
@@ -347,7 +347,7 @@ def _chosen_agents(run: ChatRun, agents: Sequence[str]) -> list[str]:
 
 
 @dataclass
-class _Pending:
+class PendingRequest:
     row: dict[str, Any]
     request: JudgeRequest
     #: where in the conversation the judged window lies (trajectory steps, ``s3-s9``).
@@ -376,7 +376,7 @@ def _score_window(
     window: int,
     propositions: PropositionSet,
     rubric: PersonaRubric,
-    pending: list[_Pending],
+    pending: list[PendingRequest],
     warnings: list[str],
     agents: Sequence[str] | None = None,
 ) -> list[dict[str, Any]]:
@@ -424,7 +424,7 @@ def _file_rows(
     all_rows: pl.DataFrame,
     pfile: PropositionFile,
     speakers: set[str],
-    pending: list[_Pending],
+    pending: list[PendingRequest],
     warnings: list[str],
 ) -> list[dict[str, Any]]:
     spec = pfile.spec
@@ -500,15 +500,15 @@ def _file_rows(
             kind=kind,
             evidence=evidence,
         )
-        pending.append(_Pending(row, request, _anchor(all_rows, shown)))
+        pending.append(PendingRequest(row, request, _anchor(all_rows, shown)))
     if agent_id is not None and agent_id not in speakers and window == 0:
         warnings.append(f"{name} sent no message in the run; their dimensions are absent")
     return out
 
 
-def _ask(
+def ask_pending(
     judge: Judge,
-    pending: list[_Pending],
+    pending: list[PendingRequest],
     rubric: PersonaRubric,
     *,
     double_check: bool,
@@ -519,7 +519,7 @@ def _ask(
 ) -> JudgeUsage:
     """Batch the pending requests (same window, trajectory, persona, kind), run the
     batches (concurrently, under the cost cap), fill each row, and account for it."""
-    groups: dict[tuple[int, str, str | None, str, str | None], list[_Pending]] = {}
+    groups: dict[tuple[int, str, str | None, str, str | None], list[PendingRequest]] = {}
     for item in pending:
         request = item.request
         key = (
@@ -730,19 +730,19 @@ class PersonaResult(Shows):
         return pl.concat([agents.select(cols), env_rows.select(cols)])
 
 
-def _whole_run(
+def whole_run_requests(
     run: ChatRun,
     propositions: PropositionSet,
     rubric: PersonaRubric,
     warnings: list[str],
     agents: Sequence[str] | None,
-) -> tuple[pl.DataFrame, list[dict[str, Any]], list[_Pending]]:
+) -> tuple[pl.DataFrame, list[dict[str, Any]], list[PendingRequest]]:
     """The run's messages, its window-0 proposition rows and the judge requests they
     need: what :func:`score_persona` sends to the judge, and what
     :func:`toolkit.rubrics.persona_items.persona_items` lists for human raters."""
     _check_preconditions(propositions)
     messages = run.messages.select(list(CHAT_MESSAGES_SCHEMA))
-    pending: list[_Pending] = []
+    pending: list[PendingRequest] = []
     rows = _score_window(run, messages, 0, propositions, rubric, pending, warnings, agents)
     return messages, rows, pending
 
@@ -789,11 +789,11 @@ def score_persona(
             price.
     """
     if agents is not None:
-        agents = _chosen_agents(run, agents)
+        agents = chosen_agents(run, agents)
         if baselines is not None:
             baselines = {k: v for k, v in baselines.items() if k in agents}
     warnings: list[str] = [*run.warnings, *propositions.warnings]
-    messages, rows, pending = _whole_run(run, propositions, rubric, warnings, agents)
+    messages, rows, pending = whole_run_requests(run, propositions, rubric, warnings, agents)
     if windows is not None:
         if windows < 1:
             raise InputError(
@@ -802,7 +802,7 @@ def score_persona(
         for k, start in enumerate(range(0, messages.height, windows), start=1):
             part = messages.slice(start, windows)
             rows += _score_window(run, part, k, propositions, rubric, pending, [], agents)
-    usage = _ask(
+    usage = ask_pending(
         judge,
         pending,
         rubric,

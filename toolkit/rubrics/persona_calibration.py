@@ -25,7 +25,7 @@ import polars as pl
 
 from toolkit.errors import InputError, InputWarning
 from toolkit.judge import DEFAULT_CONCURRENCY, Judge, JudgeUsage, PriceTable
-from toolkit.rubrics.persona import DEFAULT_PERSONA_RUBRIC, ENVIRONMENT, _ask, _Pending
+from toolkit.rubrics.persona import DEFAULT_PERSONA_RUBRIC, ENVIRONMENT, PendingRequest, ask_pending
 from toolkit.rubrics.persona_items import PersonaItem
 
 __all__ = ["CALIBRATION_FRAME_SCHEMA", "evidence_excerpt", "persona_calibration_frame"]
@@ -74,12 +74,14 @@ def _judged(
 ) -> tuple[list[dict[str, Any]], JudgeUsage]:
     """Each item's row as the persona rubric fills it (``source``, ``raw``, ``reasoning``,
     ``absent_reason``): the items' requests asked by the rubric's own batching, cost cap
-    and answer checks (:func:`toolkit.rubrics.persona._ask`)."""
+    and answer checks (:func:`toolkit.rubrics.persona.ask_pending`)."""
     pending = [
-        _Pending({"window": 0, "source": "absent", "raw": None, "reasoning": ""}, item.request)
+        PendingRequest(
+            {"window": 0, "source": "absent", "raw": None, "reasoning": ""}, item.request
+        )
         for item in items
     ]
-    usage = _ask(
+    usage = ask_pending(
         judge,
         pending,
         DEFAULT_PERSONA_RUBRIC,

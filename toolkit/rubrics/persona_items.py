@@ -28,8 +28,8 @@ from toolkit.rubrics.persona import (
     DEFAULT_PERSONA_RUBRIC,
     ENVIRONMENT,
     PersonaRubric,
-    _chosen_agents,
-    _whole_run,
+    chosen_agents,
+    whole_run_requests,
 )
 
 __all__ = ["PersonaItem", "items_of_files", "persona_items", "persona_items_of", "text_sha256"]
@@ -104,8 +104,8 @@ def persona_items(
         InputError: as :func:`~toolkit.rubrics.persona.score_persona` (an unknown agent
             or precondition, a claim variable with no value).
     """
-    chosen = _chosen_agents(run, agents) if agents is not None else None
-    _messages, _rows, pending = _whole_run(run, propositions, rubric, [], chosen)
+    chosen = chosen_agents(run, agents) if agents is not None else None
+    _messages, _rows, pending = whole_run_requests(run, propositions, rubric, [], chosen)
     where = str(source) if source is not None else run.source
     items: list[PersonaItem] = []
     for entry in pending:

@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from toolkit.errors import InputError
+from toolkit.load.families import detect_family
 
 if TYPE_CHECKING:
     from toolkit.rubrics.compare import CompareResult
 
 AUTO = "auto"
-CHAT_SUFFIXES = (".jsonl", ".run_messages.json")
 
 
 @dataclass(frozen=True)
@@ -38,54 +38,6 @@ class ArmScores:
 def _label(source: str | Path) -> str:
     text = str(source).rstrip("/")
     return text.rsplit("/", 1)[-1] or text
-
-
-def detect_family(source: str | Path, storage_options: Mapping[str, Any] | None = None) -> str:
-    """The family of the runs in ``source``: ``simulation`` (run folders with
-    tick_summaries/), ``outcome`` (iter-N.yaml files), ``persona`` (chat JSONL files)
-    or ``discussion`` (game transcripts, exports or a game database).
-
-    Raises:
-        InputError: nothing recognisable in ``source`` (name ``--family``).
-    """
-    import os
-
-    from toolkit.load._source import is_remote, local_path
-    from toolkit.load.iterlog import ITER_FILE
-
-    if is_remote(source):
-        from toolkit.rubrics.outcome_fleet import find_iteration_logs
-
-        try:
-            find_iteration_logs(source, storage_options=storage_options)
-            return "outcome"
-        except InputError:
-            return "simulation"
-    path = local_path(source)
-    if not path.exists():
-        raise InputError(path, "no such file or folder")
-    if path.is_file():
-        if path.name.endswith(CHAT_SUFFIXES):
-            return "persona"
-        return "discussion"
-    if (path / "tick_summaries").is_dir() or any(
-        (p / "tick_summaries").is_dir() for p in path.iterdir() if p.is_dir()
-    ):
-        return "simulation"
-    names: list[str] = []
-    for _, _, files in os.walk(path):
-        names.extend(files)
-        if len(names) > 10_000:
-            break
-    if any(ITER_FILE.match(n) for n in names):
-        return "outcome"
-    if any(n.endswith(CHAT_SUFFIXES) for n in names):
-        return "persona"
-    if any(n.endswith((".json", ".db", ".sqlite")) for n in names):
-        return "discussion"
-    raise InputError(
-        path, "cannot tell which runs these are: give --family", field="--family", value=AUTO
-    )
 
 
 def _simulation(
@@ -207,12 +159,11 @@ def _persona(
             source, "persona runs are judged: give --propositions DIR and --judge SPEC",
             field="--family", value="persona",
         )  # fmt: skip
+    from toolkit.load.families import discover
+
     path = Path(source)
-    files = (
-        sorted(p for p in path.rglob("*") if p.is_file() and p.name.endswith(CHAT_SUFFIXES))
-        if path.is_dir()
-        else [path]
-    )
+    found = [Path(f.path) for f in discover(path) if f.family == "persona"]
+    files = [path] if path.is_file() else found
     if not files:
         raise InputError(path, "no chat files (*.jsonl, *.run_messages.json) in it")
     props = load_propositions(propositions)

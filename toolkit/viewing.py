@@ -23,35 +23,19 @@ the site's index and printed by the CLI), never silently.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import InputError, ToolkitError
+from toolkit.load.families import Found, discover
+from toolkit.load.families import label as _label
 
 if TYPE_CHECKING:
     import polars as pl
 
     from toolkit.views.site import EvidenceRow, SiteRun
-
-ITER_NAME = re.compile(r"^iter-\d+\.yaml$")
-CHAT_SUFFIXES = (".jsonl", ".run_messages.json")
-GAME_SUFFIXES = (".json", ".db", ".sqlite")
-#: Folders the toolkit writes beside runs (score sidecars, caches): never runs themselves.
-SKIPPED_FOLDERS = frozenset({"evaluations", "__pycache__", "node_modules"})
-#: The most files one source is walked for (a bound on a wrongly named folder).
-MAX_FILES = 200_000
-
-
-@dataclass(frozen=True)
-class Found:
-    """One thing to show: its family, where it is, and its id in the site."""
-
-    family: str
-    path: str
-    id: str
 
 
 @dataclass
@@ -60,83 +44,6 @@ class Collected:
 
     runs: list[SiteRun]
     notes: list[str]
-
-
-def _label(source: str | Path) -> str:
-    text = str(source).rstrip("/")
-    name = text.rsplit("/", 1)[-1]
-    return name if name not in ("", ".", "..") else Path(text).resolve().name or "runs"
-
-
-def discover(source: str | Path, storage_options: Mapping[str, Any] | None = None) -> list[Found]:
-    """Every run, log, game file and chat under ``source`` (a folder, a file or a URL).
-
-    Raises:
-        InputError: no such file or folder.
-    """
-    from toolkit.load._source import is_remote, local_path
-
-    if is_remote(source):
-        return _discover_remote(str(source), storage_options)
-    root = local_path(source)
-    if not root.exists():
-        raise InputError(root, "no such file or folder")
-    label = _label(source)
-    if root.is_file():
-        return [Found(_file_family(root.name), str(root), label)]
-    found: list[Found] = []
-    seen = 0
-    for folder, dirs, files in os.walk(root):  # links are not followed
-        here = Path(folder)
-        rel = here.relative_to(root).as_posix()
-        prefix = label if rel == "." else f"{label}/{rel}"
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_FOLDERS)
-        seen += len(files)
-        if seen > MAX_FILES:
-            raise InputError(root, f"more than {MAX_FILES} files: name a folder of runs")
-        if "tick_summaries" in dirs:
-            found.append(Found("simulation", str(here), prefix))
-            dirs[:] = []
-            continue
-        if any(ITER_NAME.match(f) for f in files):
-            found.append(Found("outcome", str(here), prefix))
-            dirs[:] = []
-            continue
-        for name in sorted(files):
-            if name.startswith("."):
-                continue
-            family = _file_family(name)
-            if family:
-                found.append(Found(family, str(here / name), f"{prefix}/{name}"))
-    return found
-
-
-def _file_family(name: str) -> str:
-    if name.endswith(CHAT_SUFFIXES):
-        return "persona"
-    if name.endswith(GAME_SUFFIXES):
-        return "discussion"
-    return ""
-
-
-def _discover_remote(url: str, storage_options: Mapping[str, Any] | None) -> list[Found]:
-    """In object storage: iteration logs when there are ``iter-N.yaml`` files, else the
-    subfolders as simulation runs (as ``toolkit compare`` decides)."""
-    from toolkit.engine import fleet_runs
-    from toolkit.rubrics.outcome_fleet import find_iteration_logs, fleet_log_names
-
-    label = _label(url)
-    try:
-        logs = [str(p) for p in find_iteration_logs(url, storage_options=storage_options)]
-    except InputError:
-        logs = []
-    if logs:
-        names = fleet_log_names(url, logs, storage_options=storage_options)
-        return [Found("outcome", log, f"{label}/{n}") for log, n in zip(logs, names, strict=True)]
-    return [
-        Found("simulation", run, f"{label}/{_label(run)}")
-        for run in fleet_runs(url, storage_options)
-    ]
 
 
 def _size(path: str) -> int | None:

@@ -29,13 +29,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import InputError, ToolkitError
-from toolkit.load.families import Found, discover
+from toolkit.load.families import Found, PersonaKit, survey
 from toolkit.load.families import label as _label
 
 if TYPE_CHECKING:
     import polars as pl
 
-    from toolkit.views.site import EvidenceRow, SiteRun
+    from toolkit.views.site import EvidenceRow, SiteItem, SiteRun
 
 
 @dataclass
@@ -375,44 +375,165 @@ def _discussion_evidence(
 
 
 # ---------------------------------------------------------------------------
-# persona (shown unscored)
+# persona: scored with a kit's recorded judge, else shown unscored
 # ---------------------------------------------------------------------------
 
 PERSONA_NOTE = (
-    "not scored here: the persona rubric judges each message against propositions "
-    "(toolkit persona CHAT --propositions DIR --judge SPEC); the transcript is shown"
+    "not scored here: no persona kit (propositions/ and cassette.json) beside the chat "
+    "and none given (--propositions DIR --cassette FILE); the persona rubric judges each "
+    "agent against propositions. The transcript is shown"
 )
 
 
-def _persona(f: Found) -> SiteRun:
-    from toolkit.load.persona import load_chat
-    from toolkit.views.site import SiteItem, SiteRun
+def _persona_items(chat: Any) -> tuple[SiteItem, ...]:
+    """The chat's messages, in file order, keyed ``m0``, ``m1``... (their index)."""
+    from toolkit.views.site import SiteItem
 
-    chat = load_chat(f.path)
-    items = tuple(
+    return tuple(
         SiteItem(
-            key=f"s{m['step']}-{i}",
-            label=f"step {m['step']}",
+            key=f"m{i}",
+            label=f"message {i} · step {m['step']}",
             who=_text(m["agent_name"] or m["agent_id"]),
             text=_text(m["text"]),
             facts=tuple(
                 (k, _text(m[c]))
-                for k, c in (("channel", "channel"), ("to", "recipient_id"))
+                for k, c in (("kind", "kind"), ("channel", "channel"), ("to", "recipient_id"))
                 if m[c]
             ),
         )
         for i, m in enumerate(chat.messages.iter_rows(named=True))
-    )
+    )  # fmt: skip
+
+
+def _persona(f: Found, kit: PersonaKit | None, cache: dict[str, Any]) -> tuple[list[SiteRun], str]:
+    """The chat's runs: one per agent and one for the environment when ``kit`` scores it,
+    else the chat unscored; and a note when a kit was there but could not score it."""
+    from toolkit.load.persona import load_chat
+    from toolkit.views.site import SiteRun
+
+    chat = load_chat(f.path, personas=kit.personas if kit else None)
+    items = _persona_items(chat)
     times = [m for m in chat.messages["time"].to_list() if m is not None]
-    return SiteRun(
-        id=f.id,
-        family="persona",
-        card=None,
-        items=items,
-        source=f.path,
-        size=_size(f.path),
-        time=_iso(times[0]) if times else None,
-        note=PERSONA_NOTE,
+    common: dict[str, Any] = {
+        "items": items, "source": f.path, "size": _size(f.path),
+        "time": _iso(times[0]) if times else None,
+    }  # fmt: skip
+    note, why = PERSONA_NOTE, ""
+    if kit is not None:
+        try:
+            return _persona_scored(f, chat, kit, cache, common), ""
+        except ToolkitError as err:
+            note = (
+                f"not scored: the persona kit could not score this chat ({err}); "
+                "the transcript is shown"
+            )
+            why = f"persona chat shown unscored: {f.id}: {err}"
+    return [SiteRun(id=f.id, family="persona", card=None, note=note, **common)], why
+
+
+def _persona_scored(
+    f: Found, chat: Any, kit: PersonaKit, cache: dict[str, Any], common: dict[str, Any]
+) -> list[SiteRun]:
+    """Score ``chat`` with the kit's propositions and recorded judge (never a live call):
+    one site run per scorecard, each proposition an evidence row with the judge's
+    reasoning, linked to the messages it was judged on."""
+    import polars as pl
+
+    from toolkit.judge.recorded import RecordedJudge
+    from toolkit.load.persona import load_baselines, load_propositions
+    from toolkit.rubrics.persona import DEFAULT_PERSONA_RUBRIC, ENVIRONMENT, score_persona
+    from toolkit.views.site import SiteRun
+
+    key = kit.cassette
+    if key not in cache:
+        cache[key] = (
+            load_propositions(kit.propositions),
+            RecordedJudge(kit.cassette),
+            load_baselines(kit.baselines) if kit.baselines else None,
+        )
+    propositions, judge, baselines = cache[key]
+    rubric = DEFAULT_PERSONA_RUBRIC
+    result = score_persona(chat, propositions, judge, rubric=rubric, baselines=baselines,
+                           progress=False)  # fmt: skip
+    windows = _persona_windows(chat, propositions, rubric)
+    scores = result.scores.filter(pl.col("window") == 0)
+    runs = []
+    for subject, card in result.scorecards.items():
+        agent = None if subject == ENVIRONMENT else subject
+        mine = scores.filter(
+            pl.col("agent_id").is_null() if agent is None else pl.col("agent_id") == agent
+        )
+        evidence: dict[str, tuple[EvidenceRow, ...]] = {}
+        for (dimension,), part in mine.group_by("dimension", maintain_order=True):
+            evidence[str(dimension)] = tuple(
+                _proposition_row(r, windows.get((agent, str(dimension), r["proposition"])))
+                for r in part.iter_rows(named=True)
+            )
+        runs.append(
+            SiteRun(id=f"{f.id}/{subject}", family="persona", card=card, evidence=evidence,
+                    **common)
+        )  # fmt: skip
+    return runs
+
+
+def _persona_windows(
+    chat: Any, propositions: Any, rubric: Any
+) -> dict[tuple[str | None, str, str], tuple[int, int, int]]:
+    """For each (agent, dimension, proposition): the messages the judge read, as
+    (first index, last index, how many), from the rubric's own trajectory and window
+    functions over the chat's messages."""
+    import polars as pl
+
+    from toolkit.rubrics.persona import ENVIRONMENT, file_window, trajectory_rows, window_rows
+
+    messages = chat.messages.with_row_index("_i")
+    out: dict[tuple[str | None, str, str], tuple[int, int, int]] = {}
+    for dimension in propositions.dimensions:
+        subjects: list[str | None] = (
+            [None] if propositions.target_of(dimension) == ENVIRONMENT else list(chat.agent_ids)
+        )
+        for agent in subjects:
+            name = chat.name_of(agent) if agent is not None else ENVIRONMENT
+            rows = trajectory_rows(messages, agent, name)
+            for pfile in propositions.files_for(dimension, agent):
+                shown = window_rows(rows, *file_window(pfile, rubric))
+                seen = shown["_i"].cast(pl.Int64).to_list()
+                if not seen:
+                    continue
+                span = (min(seen), max(seen), len(seen))
+                for prop in pfile.spec.propositions:
+                    out[(agent, dimension, prop.id)] = span
+    return out
+
+
+def _proposition_row(r: dict[str, Any], span: tuple[int, int, int] | None) -> EvidenceRow:
+    """One proposition's row: its score (0-9, after inversion and the hard penalty), the
+    claim and the judge's reasoning, linked to the window of messages judged."""
+    from toolkit.views.site import EvidenceRow
+
+    how = []
+    if r["source"] == "judge":
+        how.append(f"judge said {r['raw']}")
+    elif r["source"] == "precondition":
+        how.append("precondition not met: 9")
+    if r["inverted"]:
+        how.append("inverted")
+    if r["hard"]:
+        how.append("hard")
+    reasoning = _text(r["reasoning"]) or _text(r["absent_reason"])
+    where = ""
+    item = None
+    if span is not None:
+        first, last, count = span
+        item = f"m{first}" if first == last else f"m{first}-m{last}"
+        where = f" · judged on {count} message(s), m{first}–m{last}"
+    return EvidenceRow(
+        label=str(r["proposition"]),
+        value=r["score"],
+        status=None if r["score"] is not None else "N/A",
+        note=f"{_text(r['claim'])} ({', '.join(how) or 'absent'}){where}"
+        + (f" — {reasoning}" if reasoning else ""),
+        item=item,
     )
 
 
@@ -422,9 +543,18 @@ def _persona(f: Found) -> SiteRun:
 
 
 def collect(
-    sources: Sequence[str | Path], storage_options: Mapping[str, Any] | None = None
+    sources: Sequence[str | Path],
+    storage_options: Mapping[str, Any] | None = None,
+    kit: PersonaKit | None = None,
 ) -> Collected:
     """Find, load and score everything under ``sources`` for the site.
+
+    Args:
+        sources: folders, files or fsspec URLs.
+        storage_options: fsspec options for the URLs.
+        kit: the persona kit for chats that have none of their own (a folder holding
+            ``propositions/`` and ``cassette.json`` is the kit of the chats under it).
+            Chats are judged only by recorded judges: ``toolkit view`` makes no live call.
 
     Returns:
         The runs (simulation runs first, then iteration logs, games and chats, each in
@@ -438,9 +568,13 @@ def collect(
     from toolkit.errors import InputWarning
 
     found: list[Found] = []
+    kits: dict[str, PersonaKit] = {}
     for source in sources:
-        found.extend(discover(source, storage_options))
+        here, its_kits = survey(source, storage_options)
+        found.extend(here)
+        kits.update(its_kits)
     notes: list[str] = []
+    judged: dict[str, Any] = {}
     runs: list[SiteRun] = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", InputWarning)
@@ -457,7 +591,10 @@ def collect(
                 elif f.family == "discussion":
                     runs.extend(_discussion(f))
                 elif f.family == "persona":
-                    runs.append(_persona(f))
+                    chats, why = _persona(f, _kit_for(f.path, kits) or kit, judged)
+                    runs.extend(chats)
+                    if why:
+                        notes.append(why)
             except ToolkitError as err:
                 notes.append(f"left out as not a {f.family} {_what(f.family)}: {err}")
     for w in caught:
@@ -468,6 +605,18 @@ def collect(
         shown = ", ".join(str(s) for s in sources)
         raise InputError(shown, "no run, iteration log, game or chat found in it")
     return Collected(runs, list(dict.fromkeys(notes)))
+
+
+def _kit_for(path: str, kits: Mapping[str, PersonaKit]) -> PersonaKit | None:
+    """The kit of the nearest folder above ``path`` that holds one."""
+    folder = path.replace("\\", "/").rsplit("/", 1)[0]
+    while folder:
+        if folder in kits:
+            return kits[folder]
+        if "/" not in folder or folder.endswith("://"):
+            return None
+        folder = folder.rsplit("/", 1)[0]
+    return None
 
 
 def _what(family: str) -> str:

@@ -67,8 +67,9 @@ def test_every_family_of_the_samples_is_found_once_per_run_iteration_game_and_ch
     families = Counter(r.family for r in collected.runs)
     # 16 fleet runs + 3 universes + the compare pair's 24 + 12 runs; tally-loop's 6
     # iterations; 3 game files + the 3 games of baseline/games.db; 3 chat files (two forms
-    # of week 1, and week 2).
-    assert families == {"simulation": 55, "outcome": 6, "discussion": 6, "persona": 3}
+    # of week 1, and week 2), each scored by the persona kit beside them: 4 agents and the
+    # environment.
+    assert families == {"simulation": 55, "outcome": 6, "discussion": 6, "persona": 15}
     ids = [r.id for r in collected.runs]
     assert len(set(ids)) == len(ids)
     assert "sample_runs/universes/ashfall" in ids
@@ -89,11 +90,11 @@ def test_files_that_are_not_runs_are_left_out_with_a_note_naming_them(
 def test_index_rows_name_each_run_and_point_at_its_file(samples: tuple[Any, Path]) -> None:
     collected, site = samples
     call, (man,) = _payload(site / "data" / "manifest.js")
-    # 34 runs, logs, games and chats, and the compare pair of fleets (24 + 12 runs)
-    assert call == "manifest" and man["runs"] == len(collected.runs) == 70
+    # 46 runs, logs, games and chats' scorecards, and the compare pair (24 + 12 runs)
+    assert call == "manifest" and man["runs"] == len(collected.runs) == 82
     assert man["index_shards"] == 1 and man["search_shards"] == 1
     _, (shard, rows) = _payload(site / "data" / "index-0.js")
-    assert shard == 0 and len(rows) == 70
+    assert shard == 0 and len(rows) == 82
     cols = man["columns"]
     by_id = {r[cols.index("id")]: dict(zip(cols, r, strict=True)) for r in rows}
     ashfall = by_id["sample_runs/universes/ashfall"]
@@ -112,17 +113,26 @@ def test_index_rows_name_each_run_and_point_at_its_file(samples: tuple[Any, Path
         assert call == "run" and run_id == row["id"] == doc["id"]
 
 
+def _names_items(item: str | None, keys: set[str]) -> bool:
+    """An evidence row's item is none, one item's key, or a window ``FROM-TO`` of two."""
+    if item is None or item in keys:
+        return True
+    cuts = [i for i, c in enumerate(item) if c == "-"]
+    return any(item[:i] in keys and item[i + 1 :] in keys for i in cuts)
+
+
 def test_every_evidence_row_points_at_an_item_of_its_own_run(samples: tuple[Any, Path]) -> None:
     _, site = samples
-    checked = 0
+    checked = windows = 0
     for path in sorted((site / "data" / "run").glob("*.js")):
         _, (_, doc) = _payload(path)
         keys = {i["key"] for i in doc["items"]}
         for dim in doc["dims"]:
             for _label, _value, _status, _note, item in dim["evidence"]:
-                assert item is None or item in keys, (doc["id"], dim["key"], item)
+                assert _names_items(item, keys), (doc["id"], dim["key"], item)
                 checked += item is not None
-    assert checked > 1000
+                windows += item is not None and item not in keys
+    assert checked > 1000 and windows > 100  # the persona propositions' message windows
 
 
 def test_a_simulation_dimensions_series_ends_at_the_scorecards_value(
@@ -163,11 +173,67 @@ def test_outcome_evidence_is_the_signal_over_the_logs_iterations(
 def test_search_text_holds_actions_messages_and_summaries(samples: tuple[Any, Path]) -> None:
     _, site = samples
     _, (_, start, texts) = _payload(site / "data" / "search-0.js")
-    assert start == 0 and len(texts) == 70
+    assert start == 0 and len(texts) == 82
     joined = "\n".join(texts)
     assert "tobin goes to the mill to take the bread." in joined  # a tick's action
     assert "add csv reader for tally records" in joined  # an iteration's summary
     assert joined == joined.lower()
+
+
+def test_persona_chats_are_scored_with_the_kit_beside_them(samples: tuple[Any, Path]) -> None:
+    collected, _ = samples
+    chats = {r.id: r for r in collected.runs if r.family == "persona"}
+    week2 = "sample_runs/persona/radio-week2.jsonl/"
+    assert {k[len(week2) :] for k in chats if k.startswith(week2)} == {
+        "mags", "otis", "priya", "lenny", "environment"
+    }  # fmt: skip
+    lenny = chats[week2 + "lenny"]
+    # The persona rubric's verdict with the recorded judge and the baselines of the kit
+    # (what `toolkit persona ... --baseline` says: Lenny regressed on three dimensions).
+    assert lenny.card is not None and lenny.card.verdict == "FAILED"
+    assert lenny.card.rubric == "persona" and "recorded:cassette.json" in lenny.card.meta["judge"]
+    failing = lenny.card.dimensions.filter(pl.col("status") == "FAIL")["dimension"].to_list()
+    assert failing == ["adherence", "consistency", "fluency"]
+    assert chats[week2 + "mags"].card.verdict == "HEALTHY"  # type: ignore[union-attr]
+    # Each proposition is a row: its 0-9 score, the claim and the judge's reasoning, linked
+    # to the window of messages the judge read.
+    rows = {e.label: e for e in lenny.evidence["consistency"]}
+    same = rows["same-register"]
+    assert same.value == 0.0 and "judge said 0" in same.note
+    assert "0% of the later messages" in same.note  # the cassette's reasoning
+    assert same.item is not None and same.item.startswith("m") and "-m" in same.item
+    keys = {i.key for i in lenny.items}
+    assert _names_items(same.item, keys) and len(lenny.items) == 31
+    # The weighted mean of the propositions is the scorecard's value.
+    value = lenny.card.dimensions.filter(pl.col("dimension") == "consistency")["value"][0]
+    assert value == pytest.approx(0.0)
+
+
+def test_a_chat_without_a_kit_is_shown_unscored_and_with_a_given_kit_scored(
+    tmp_path: Path,
+) -> None:
+    from conftest import SAMPLE_RUNS
+
+    from toolkit.load.families import PersonaKit
+
+    kit_dir = SAMPLE_RUNS / "persona"
+    chat = tmp_path / "radio-week2.jsonl"
+    chat.write_bytes((kit_dir / "radio-week2.jsonl").read_bytes())
+    bare = collect([tmp_path])
+    assert [(r.id, r.card) for r in bare.runs] == [(f"{tmp_path.name}/radio-week2.jsonl", None)]
+    assert "no persona kit" in bare.runs[0].note and bare.runs[0].items
+    kit = PersonaKit(str(kit_dir / "propositions"), str(kit_dir / "cassette.json"),
+                     str(kit_dir / "personas.yaml"), str(kit_dir / "baselines"))  # fmt: skip
+    given = collect([tmp_path], kit=kit)
+    assert len(given.runs) == 5 and all(r.card is not None for r in given.runs)
+    # A chat the cassette has no recording for is shown unscored, naming why (no live call).
+    chat.write_text(
+        chat.read_text(encoding="utf-8").replace(" the ", " a "), encoding="utf-8"
+    )
+    missed = collect([tmp_path], kit=kit)
+    assert [r.card for r in missed.runs] == [None]
+    assert "no recording for proposition" in missed.runs[0].note
+    assert any("shown unscored" in n for n in missed.notes)
 
 
 def test_hostile_text_cannot_close_the_data_script_and_reads_back_unchanged(

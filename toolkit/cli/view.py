@@ -1,7 +1,8 @@
 """``toolkit view DIR... [-o SITE]``: one offline site for every run under DIR.
 
 Finds every simulation run, iteration log, discussion game and persona chat under the
-folders (or object-storage URLs), scores each with its family's rubric and writes a
+folders (or object-storage URLs), scores each with its family's rubric (persona chats
+with the recorded judge of a persona kit, never a live one) and writes a
 static site: an index of every run (sort, filter, search inside the transcripts) and
 pages from each verdict down to the tick, message or iteration behind it. The site opens
 from file:// with the network off (no CDN, no server), so it can be zipped, attached to
@@ -17,6 +18,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from toolkit.load.families import PersonaKit
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -40,6 +45,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="FILE",
         help="a `toolkit compare ... --format json` result: adds its page (forest plot, flips)",
     )
+    kit = p.add_argument_group(
+        "persona chats",
+        "A folder holding propositions/ and cassette.json (and personas.yaml, baselines/) "
+        "scores the chats under it; these name a kit for the chats that have none. Only a "
+        "recorded judge: toolkit view makes no live call.",
+    )
+    kit.add_argument("--propositions", metavar="DIR", help="folder of proposition YAML files")
+    kit.add_argument("--cassette", metavar="FILE", help="the judge's recorded answers (JSON)")
+    kit.add_argument("--personas", metavar="FILE", help="personas YAML/JSON (names, specs)")
+    kit.add_argument("--baseline", metavar="DIR", help="folder of golden baseline JSON files")
     p.add_argument(
         "--port",
         type=int,
@@ -66,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         raise InputError(None, "must be a port number (0-65535)", field="--port", value=args.port)
     compare = load_compare(args.compare) if args.compare else None
-    collected = collect(args.paths, storage_options(args))
+    collected = collect(args.paths, storage_options(args), kit=_kit(args))
     for note in collected.notes:
         print(f"toolkit view: note: {note}", file=sys.stderr)
     if args.out is not None:
@@ -78,6 +93,23 @@ def run(args: argparse.Namespace) -> int:
     folder = Path(tempfile.mkdtemp(prefix="toolkit-view-"))
     write_site(collected.runs, folder, notes=collected.notes, compare=compare)
     return _serve(folder, args.port, len(collected.runs))
+
+
+def _kit(args: argparse.Namespace) -> PersonaKit | None:
+    """The persona kit named on the command line (``None`` without one)."""
+    from toolkit.errors import InputError
+    from toolkit.load.families import PersonaKit
+
+    given = [f for f in ("propositions", "cassette", "personas", "baseline") if getattr(args, f)]
+    if not given:
+        return None
+    missing = [f for f in ("propositions", "cassette") if f not in given]
+    if missing:
+        raise InputError(
+            None, "a persona kit needs both --propositions and --cassette",
+            field=f"--{missing[0]}", value=None,
+        )  # fmt: skip
+    return PersonaKit(args.propositions, args.cassette, args.personas, args.baseline)
 
 
 def _serve(folder: Path, port: int, count: int) -> int:

@@ -427,10 +427,22 @@
     });
     return by;
   }
-  function transcript(doc, current) {
+  /* What was scored at an item or window: dimension, evidence value, status, why. */
+  function citeBlock(doc, cited, named) {
+    var head = named ? "Scored on this window (dimension, what was judged, its value, why):" : "Scored here (dimension, its evidence value, this item's status, why):";
+    return el("div", { class: "cites" }, [el("div", { class: "muted", text: head })].concat(
+      cited.map(function (c) {
+        return el("div", null, [el("a", { href: dimHref(doc.id, c[0].key), text: c[0].name }), " ",
+          named ? el("strong", { text: c[1][0] }) : null, named ? " " : null,
+          c[1][1] === null ? "" : num(fmt(c[1][1]), dimHref(doc.id, c[0].key)), " ", c[1][2] ? badge(c[1][2]) : null,
+          c[1][3] ? el("span", { class: "muted", text: " " + c[1][3] }) : null]);
+      })));
+  }
+  function transcript(doc, range) {
     var cites = citations(doc);
-    return el("ol", { class: "transcript" }, doc.items.map(function (it) {
+    return el("ol", { class: "transcript" }, doc.items.map(function (it, i) {
       var href = itemHref(doc.id, it.key);
+      var current = range && i >= range[0] && i <= range[1] ? it.key : null;
       var meta = it.facts.map(function (f) { return f[0] + ": " + f[1]; }).join(" · ");
       var cited = (cites[it.key] || []).filter(function (c) { return c[1][1] !== null || c[1][2]; });
       return el("li", { id: "item-" + it.key, class: it.key === current ? "current" : null, tabindex: it.key === current ? "-1" : null }, [
@@ -441,12 +453,7 @@
         ]),
         el("div", { class: "text", text: it.text }),
         meta ? el("div", { class: "meta", text: meta }) : null,
-        cited.length && it.key === current ? el("div", { class: "cites" }, [el("div", { class: "muted", text: "Scored here (dimension, its evidence value, this item's status, why):" })].concat(
-          cited.map(function (c) {
-            return el("div", null, [el("a", { href: dimHref(doc.id, c[0].key), text: c[0].name }), " ",
-              c[1][1] === null ? "" : num(fmt(c[1][1]), dimHref(doc.id, c[0].key)), " ", c[1][2] ? badge(c[1][2]) : null,
-              c[1][3] ? el("span", { class: "muted", text: " " + c[1][3] }) : null]);
-          }))) : null,
+        cited.length && it.key === current ? citeBlock(doc, cited) : null,
       ]);
     }));
   }
@@ -521,13 +528,34 @@
     root.appendChild(svg("text", { x: W - R, y: H - 8, "font-size": 11, fill: "#57606a", "text-anchor": "end", text: points[points.length - 1][0] }));
     return el("div", { class: "chart" }, [root, el("div", { class: "legend", text: "Dashed line: green threshold; dotted line: red threshold (drawn when the rule is one number). Each point links to its item." })]);
   }
+  /* The items a key names: one item, or a window "FROM-TO" of two item keys (the
+     messages a judge read), every item from FROM to TO. */
+  function itemRange(doc, key) {
+    var at = {};
+    doc.items.forEach(function (x, i) { at[x.key] = i; });
+    if (at[key] !== undefined) return [at[key], at[key]];
+    for (var i = key.indexOf("-"); i !== -1; i = key.indexOf("-", i + 1)) {
+      var a = at[key.slice(0, i)], b = at[key.slice(i + 1)];
+      if (a !== undefined && b !== undefined) return [Math.min(a, b), Math.max(a, b)];
+    }
+    return null;
+  }
   function renderItem(doc, key) {
-    var it = doc.items.filter(function (x) { return x.key === key; })[0];
-    if (!it) return notFound("no item " + key + " in " + doc.id);
-    crumbs([["Index", "#"], [doc.title, runHref(doc.id)], [it.label, null]]);
-    setMain([el("h1", { text: it.label + " · " + doc.title }), transcript(doc, key)], it.label);
-    var li = document.getElementById("item-" + key);
-    if (li) { li.scrollIntoView({ block: "center" }); li.focus({ preventScroll: true }); }
+    var range = itemRange(doc, key);
+    if (!range) return notFound("no item " + key + " in " + doc.id);
+    var first = doc.items[range[0]], last = doc.items[range[1]];
+    var label = range[0] === range[1] ? first.label : first.label + " to " + last.label;
+    crumbs([["Index", "#"], [doc.title, runHref(doc.id)], [label, null]]);
+    var nodes = [el("h1", { text: label + " · " + doc.title })];
+    if (range[0] !== range[1]) {
+      nodes.push(el("p", { class: "muted", text: "The window of " + (range[1] - range[0] + 1) + " items from " + first.label + " to " + last.label + ", marked in the transcript." }));
+      var cited = (citations(doc)[key] || []).filter(function (c) { return c[1][1] !== null || c[1][2]; });
+      if (cited.length) nodes.push(citeBlock(doc, cited, true));
+    }
+    nodes.push(transcript(doc, range));
+    setMain(nodes, label);
+    var li = document.getElementById("item-" + first.key);
+    if (li) { li.scrollIntoView({ block: range[0] === range[1] ? "center" : "start" }); li.focus({ preventScroll: true }); }
   }
   function notFound(what) {
     crumbs([["Index", "#"], ["Not found", null]]);

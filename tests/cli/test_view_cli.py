@@ -111,15 +111,27 @@ def test_view_scores_chats_with_a_kit_given_on_the_command_line(
     chats.mkdir()
     (chats / "week2.jsonl").write_bytes((kit / "radio-week2.jsonl").read_bytes())
     out = tmp_path / "site"
-    args = ["view", str(chats), "-o", str(out), "--propositions", str(kit / "propositions"),
-            "--cassette", str(kit / "cassette.json"), "--baseline", str(kit / "baselines")]  # fmt: skip
+    args = [
+        "view",
+        str(chats),
+        "-o",
+        str(out),
+        "--propositions",
+        str(kit / "propositions"),
+        "--cassette",
+        str(kit / "cassette.json"),
+        "--baseline",
+        str(kit / "baselines"),
+    ]
     assert main(args) == 0
     assert "wrote 5 run(s)" in capsys.readouterr().out  # four agents and the environment
     index = (out / "data" / "index-0.js").read_text(encoding="utf-8")
     assert '"chats/week2.jsonl/lenny","persona"' in index and '"FAILED"' in index
 
 
-def test_view_refuses_half_a_persona_kit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_view_refuses_half_a_persona_kit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     args = ["view", str(SAMPLE_RUNS / "persona"), "-o", str(tmp_path / "site")]
     assert main([*args, "--propositions", str(SAMPLE_RUNS / "persona" / "propositions")]) == 2
     err = capsys.readouterr().err.strip()

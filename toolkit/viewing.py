@@ -160,6 +160,7 @@ def _simulation_run(f: Found, card: Any, ticks: pl.DataFrame) -> SiteRun:
 
 
 def _outcome(f: Found, storage_options: Mapping[str, Any] | None) -> list[SiteRun]:
+    from toolkit.load._source import is_remote
     from toolkit.load.iterlog import load_iteration_log
     from toolkit.load.outcome_evidence import collect_outcome_evidence
     from toolkit.rubrics.outcome import load_outcome_rubric, score_outcome
@@ -224,7 +225,9 @@ def _outcome(f: Found, storage_options: Mapping[str, Any] | None) -> list[SiteRu
             )
             for signal, rows in by_signal.items()
         }
-        src = sources.get(n, f.path)
+        src = sources.get(n) or f.path
+        if is_remote(f.path) and not is_remote(src):  # the loader names objects without scheme
+            src = f"{f.path.split('://', 1)[0]}://{src}"
         runs.append(
             SiteRun(
                 id=f"{f.id}/{card.subject}",
@@ -563,17 +566,43 @@ def collect(
     Raises:
         InputError: a source does not exist, or nothing at all was found in them.
     """
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="toolkit-view-") as tmp:
+        return _collect(sources, storage_options, kit, Path(tmp))
+
+
+def _collect(
+    sources: Sequence[str | Path],
+    storage_options: Mapping[str, Any] | None,
+    kit: PersonaKit | None,
+    tmp: Path,
+) -> Collected:
+    """:func:`collect`, with games, chats and persona kits of object storage copied into
+    ``tmp`` to be loaded (the site and the notes name their URLs)."""
     import warnings
+    from dataclasses import replace
 
     from toolkit.errors import InputWarning
+    from toolkit.load._source import is_remote
+    from toolkit.load._staging import shown
 
     found: list[Found] = []
     kits: dict[str, PersonaKit] = {}
-    for source in sources:
+    copies: dict[str, str] = {}
+    notes: list[str] = []
+    for n, source in enumerate(sources):
         here, its_kits = survey(source, storage_options)
+        if is_remote(source):
+            folder = tmp / f"{n:04d}"
+            one = _is_one_object(here, str(source).rstrip("/"))
+            here, its_kits = _staged(str(source), here, its_kits, storage_options, folder, notes)
+            base = str(source).rstrip("/")
+            copies[str(folder)] = base.rsplit("/", 1)[0] if one else base
         found.extend(here)
         kits.update(its_kits)
-    notes: list[str] = []
+    if kit is not None and any(is_remote(p) for p in _kit_paths(kit)):
+        kit = _staged_kit(kit, storage_options, tmp / "kit", copies)
     judged: dict[str, Any] = {}
     runs: list[SiteRun] = []
     with warnings.catch_warnings(record=True) as caught:
@@ -600,11 +629,131 @@ def collect(
     for w in caught:
         if issubclass(w.category, InputWarning):
             notes.append(f"read leniently: {w.message}")
+    if copies:
+        runs = [replace(r, source=shown(r.source, copies)) for r in runs]
+        notes = [shown(n, copies) for n in notes]
     runs = _unique(runs)
     if not runs:
-        shown = ", ".join(str(s) for s in sources)
-        raise InputError(shown, "no run, iteration log, game or chat found in it")
+        where = ", ".join(str(s) for s in sources)
+        raise InputError(where, "no run, iteration log, game or chat found in it")
     return Collected(runs, list(dict.fromkeys(notes)))
+
+
+#: The families read whole from a path, so copied out of object storage to be loaded.
+STAGED_FAMILIES = ("discussion", "persona")
+
+
+def _is_one_object(found: Sequence[Found], base: str) -> bool:
+    return len(found) == 1 and found[0].path == base
+
+
+def _kit_paths(kit: PersonaKit) -> list[str]:
+    return [p for p in (kit.propositions, kit.cassette, kit.personas, kit.baselines) if p]
+
+
+def _staged(
+    url: str,
+    found: list[Found],
+    kits: Mapping[str, PersonaKit],
+    storage_options: Mapping[str, Any] | None,
+    folder: Path,
+    notes: list[str],
+) -> tuple[list[Found], dict[str, PersonaKit]]:
+    """The games, chats and persona kits found under ``url``, copied into ``folder``:
+    the same finds with local paths (an object that cannot be read is noted and left
+    out), and the kits by their local folder."""
+    from toolkit.load._staging import local_name, stage
+
+    base = url.rstrip("/")
+    wanted = [f.path for f in found if f.family in STAGED_FAMILIES]
+    kit_files = _kit_files(base, kits, storage_options)
+    got = stage(base, [*wanted, *kit_files], folder, storage_options)
+    out: list[Found] = []
+    for f in found:
+        if f.family not in STAGED_FAMILIES:
+            out.append(f)
+            continue
+        copy = got.get(f.path)
+        if isinstance(copy, Path):
+            out.append(Found(f.family, str(copy), f.id))
+        elif copy is not None:
+            notes.append(f"left out as not a {f.family} {_what(f.family)}: {copy}")
+
+    def here(path: str | None) -> str | None:
+        if path is None:
+            return None
+        return folder.as_posix() if path == base else local_name(base, path, folder).as_posix()
+
+    local_kits = {}
+    for where, kit in kits.items():
+        local_kits[str(here(where))] = PersonaKit(
+            propositions=str(here(kit.propositions)), cassette=str(here(kit.cassette)),
+            personas=here(kit.personas), baselines=here(kit.baselines),
+        )  # fmt: skip
+    return out, local_kits
+
+
+def _kit_files(
+    base: str, kits: Mapping[str, PersonaKit], storage_options: Mapping[str, Any] | None
+) -> list[str]:
+    """Every object of the kits under ``base``: the cassette, the personas file, and what
+    the propositions and baselines folders hold (listed in one request each)."""
+    from toolkit.load._source import open_remote
+
+    if not kits:
+        return []
+    remote = open_remote(base, storage_options)
+    folders = [k for kit in kits.values() for k in (kit.propositions, kit.baselines) if k]
+    listed = remote.find_many([f.split("://", 1)[1] for f in folders])
+    files = [p for kit in kits.values() for p in (kit.cassette, kit.personas) if p]
+    for folder, objects in zip(folders, listed, strict=True):
+        files.extend(f"{folder}/{rel}" for rel in sorted(objects))
+    return files
+
+
+def _staged_kit(
+    kit: PersonaKit,
+    storage_options: Mapping[str, Any] | None,
+    folder: Path,
+    copies: dict[str, str],
+) -> PersonaKit:
+    """A kit given by URLs on the command line, copied into ``folder`` (one subfolder per
+    part, each named back to its URL in ``copies``).
+
+    Raises:
+        InputError: a part cannot be listed or read.
+    """
+    from toolkit.load._source import is_remote, open_remote
+    from toolkit.load._staging import stage
+
+    parts: dict[str, str | None] = {}
+    for n, (name, path) in enumerate(
+        (("propositions", kit.propositions), ("cassette", kit.cassette),
+         ("personas", kit.personas), ("baselines", kit.baselines))
+    ):  # fmt: skip
+        if path is None or not is_remote(path):
+            parts[name] = path
+            continue
+        base = path.rstrip("/")
+        here = folder / f"{n}"
+        if name in ("propositions", "baselines"):
+            remote = open_remote(base, storage_options)
+            objects = remote.find_many([remote.root])[0]
+            urls = [f"{base}/{rel}" for rel in sorted(objects)]
+            copies[str(here)] = base
+            target = here
+        else:
+            urls = [base]
+            copies[str(here)] = base.rsplit("/", 1)[0]
+            target = here / base.rsplit("/", 1)[-1]
+        for got in stage(base, urls, here, storage_options).values():
+            if isinstance(got, InputError):
+                raise got
+        parts[name] = str(target)
+    return PersonaKit(
+        propositions=str(parts["propositions"]), cassette=str(parts["cassette"]),
+        personas=parts["personas"], baselines=parts["baselines"],
+    )  # fmt: skip
 
 
 def _kit_for(path: str, kits: Mapping[str, PersonaKit]) -> PersonaKit | None:

@@ -227,9 +227,7 @@ def test_a_chat_without_a_kit_is_shown_unscored_and_with_a_given_kit_scored(
     given = collect([tmp_path], kit=kit)
     assert len(given.runs) == 5 and all(r.card is not None for r in given.runs)
     # A chat the cassette has no recording for is shown unscored, naming why (no live call).
-    chat.write_text(
-        chat.read_text(encoding="utf-8").replace(" the ", " a "), encoding="utf-8"
-    )
+    chat.write_text(chat.read_text(encoding="utf-8").replace(" the ", " a "), encoding="utf-8")
     missed = collect([tmp_path], kit=kit)
     assert [r.card for r in missed.runs] == [None]
     assert "no recording for proposition" in missed.runs[0].note

@@ -44,6 +44,9 @@ class Collected:
 
     runs: list[SiteRun]
     notes: list[str]
+    #: A ``toolkit calibrate --format json`` result found beside the runs, and its path.
+    calibration: dict[str, Any] | None = None
+    calibration_source: str | None = None
 
 
 def _size(path: str) -> int | None:
@@ -605,6 +608,7 @@ def _collect(
         kit = _staged_kit(kit, storage_options, tmp / "kit", copies)
     judged: dict[str, Any] = {}
     runs: list[SiteRun] = []
+    calibration: tuple[dict[str, Any], str] | None = None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", InputWarning)
         sims = [f for f in found if f.family == "simulation"]
@@ -624,8 +628,15 @@ def _collect(
                     runs.extend(chats)
                     if why:
                         notes.append(why)
+                elif f.family == "calibration":
+                    doc = load_calibration(f.path)
+                    if calibration is None:
+                        calibration = (doc, f.path)
+                    else:
+                        notes.append(f"calibration not shown: {f.path} (the site shows "
+                                     f"{calibration[1]}; name one with --calibration)")  # fmt: skip
             except ToolkitError as err:
-                notes.append(f"left out as not a {f.family} {_what(f.family)}: {err}")
+                notes.append(f"left out as not {_what(f.family)}: {err}")
     for w in caught:
         if issubclass(w.category, InputWarning):
             notes.append(f"read leniently: {w.message}")
@@ -636,11 +647,14 @@ def _collect(
     if not runs:
         where = ", ".join(str(s) for s in sources)
         raise InputError(where, "no run, iteration log, game or chat found in it")
-    return Collected(runs, list(dict.fromkeys(notes)))
+    kept = list(dict.fromkeys(notes))
+    if calibration is None:
+        return Collected(runs, kept)
+    return Collected(runs, kept, calibration[0], shown(calibration[1], copies))
 
 
 #: The families read whole from a path, so copied out of object storage to be loaded.
-STAGED_FAMILIES = ("discussion", "persona")
+STAGED_FAMILIES = ("discussion", "persona", "calibration")
 
 
 def _is_one_object(found: Sequence[Found], base: str) -> bool:
@@ -677,7 +691,7 @@ def _staged(
         if isinstance(copy, Path):
             out.append(Found(f.family, str(copy), f.id))
         elif copy is not None:
-            notes.append(f"left out as not a {f.family} {_what(f.family)}: {copy}")
+            notes.append(f"left out as not {_what(f.family)}: {copy}")
 
     def here(path: str | None) -> str | None:
         if path is None:
@@ -769,9 +783,10 @@ def _kit_for(path: str, kits: Mapping[str, PersonaKit]) -> PersonaKit | None:
 
 
 def _what(family: str) -> str:
-    return {"persona": "chat", "discussion": "game file", "outcome": "iteration log"}.get(
-        family, "run"
-    )
+    return {
+        "persona": "a persona chat", "discussion": "a discussion game file",
+        "outcome": "an outcome iteration log", "calibration": "a toolkit calibrate result",
+    }.get(family, f"a {family} run")  # fmt: skip
 
 
 def _unique(runs: list[SiteRun]) -> list[SiteRun]:
@@ -810,3 +825,114 @@ def load_compare(path: str | Path) -> dict[str, Any]:
                 value=rows if not isinstance(rows, list) else rows[:1],
             )  # fmt: skip
     return doc
+
+
+def load_calibration(path: str | Path) -> dict[str, Any]:
+    """A ``toolkit calibrate --format json`` result, read through the reading edge and
+    checked for what the site's calibration page shows. The optional fields of the
+    disagreements (``notes``, ``reasoning``, ``evidence``, ``source``, ``anchor``) are
+    shown when present and may be missing or null.
+
+    Raises:
+        InputError: not such a result (naming the file, the field and the value).
+    """
+    from toolkit.load._edge import parse_json_text, read_text
+
+    doc = parse_json_text(read_text(path), str(path))
+    if not isinstance(doc, dict) or doc.get("rubric") != "calibrate":
+        found = doc.get("rubric") if isinstance(doc, dict) else type(doc).__name__
+        raise InputError(path, "not a toolkit calibrate JSON result", field="rubric", value=found)
+    for key in ("disagreements", "bias"):
+        rows = doc.get(key)
+        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+            raise InputError(path, "must be a list of objects", field=key, value=rows)
+    for n, row in enumerate(doc["disagreements"]):
+        if not isinstance(row.get("item"), str | int):
+            raise InputError(path, "names no item", field=f"disagreements[{n}].item",
+                             value=row.get("item"))  # fmt: skip
+        notes = row.get("notes")
+        if notes is not None and not (
+            isinstance(notes, list) and all(isinstance(x, dict) for x in notes)
+        ):
+            raise InputError(path, "must be a list of {rater, note}",
+                             field=f"disagreements[{n}].notes", value=notes)  # fmt: skip
+    for key in ("band", "confusion"):
+        if doc.get(key) is not None and not isinstance(doc[key], dict):
+            raise InputError(path, "must be an object", field=key, value=doc[key])
+    return doc
+
+
+def _plain(path: str) -> str:
+    return path.replace("\\", "/").rstrip("/").removeprefix("./")
+
+
+def calibration_links(doc: Mapping[str, Any], runs: Sequence[SiteRun]) -> list[dict[str, Any]]:
+    """Where each disagreement of a calibration result is in the site: ``{"run": id,
+    "item": key or None, "why": ...}``, or ``{"run": None, "why": ...}`` when its
+    ``source`` names no run of the site (or it has none).
+
+    A source matches a run read from that path (as given, or the same file once
+    resolved, or the one run whose path ends with it); of the several runs of one chat
+    or game file (its agents, its games), the one named by the entry's ``agent`` or
+    ``game`` group; the ``anchor`` is an item's key, or a window ``FROM-TO`` of two.
+    """
+    by_source: dict[str, list[SiteRun]] = {}
+    for run in runs:
+        by_source.setdefault(_plain(run.source), []).append(run)
+    out: list[dict[str, Any]] = []
+    for row in doc.get("disagreements", []):
+        source = row.get("source")
+        if not source:
+            out.append({"run": None, "why": "the calibration names no source for this item"})
+            continue
+        found = _runs_of_source(str(source), by_source)
+        if not found:
+            out.append({"run": None, "why": f"{source} is not a run of this site"})
+            continue
+        run = _pick(found, row)
+        anchor = row.get("anchor")
+        item = _anchor_item(run, str(anchor)) if anchor not in (None, "") else None
+        why = "" if item or not anchor else f"no item {anchor} in the run: linked to the run"
+        out.append({"run": run.id, "item": item, "why": why})
+    return out
+
+
+def _runs_of_source(source: str, by_source: Mapping[str, list[SiteRun]]) -> list[SiteRun]:
+    plain = _plain(source)
+    if plain in by_source:
+        return by_source[plain]
+    if "://" not in plain:
+        target = Path(plain).resolve()
+        for path, runs in by_source.items():
+            if "://" not in path and Path(path).resolve() == target:
+                return runs
+    ends = [path for path in by_source if path.endswith("/" + plain)]
+    return by_source[ends[0]] if len(ends) == 1 else []
+
+
+def _pick(runs: Sequence[SiteRun], row: Mapping[str, Any]) -> SiteRun:
+    """Of the runs of one file, the one the entry's agent or game names (else the first:
+    the environment's or the only one)."""
+    for key in ("agent", "agent_id", "game", "game_id"):
+        want = str(row.get(key) or "").lower()
+        if not want:
+            continue
+        for run in runs:
+            last = run.id.rsplit("/", 1)[-1].lower()
+            meta = run.card.meta if run.card is not None else {}
+            named = str(meta.get("agent_id") or "").lower()
+            title = run.card.title.lower() if run.card is not None else ""
+            if want in (last, named) or f"· {want} (" in title:
+                return run
+    env = [r for r in runs if r.id.endswith("/environment")]
+    return env[0] if env else runs[0]
+
+
+def _anchor_item(run: SiteRun, anchor: str) -> str | None:
+    keys = {i.key for i in run.items}
+    if anchor in keys:
+        return anchor
+    for cut in (i for i, c in enumerate(anchor) if c == "-"):
+        if anchor[:cut] in keys and anchor[cut + 1 :] in keys:
+            return anchor
+    return None

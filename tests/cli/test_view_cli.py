@@ -137,3 +137,38 @@ def test_view_refuses_half_a_persona_kit(
     err = capsys.readouterr().err.strip()
     assert "--cassette" in err and "needs both --propositions and --cassette" in err
     assert err.count("\n") == 0 and not (tmp_path / "site").exists()
+
+
+def test_view_adds_the_calibration_page_with_each_item_linked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    from calibration_fixture import calibration_result
+
+    given = tmp_path / "cal.json"
+    given.write_text(json.dumps(calibration_result()), encoding="utf-8")
+    out = tmp_path / "site"
+    # Run from the checkout, so the sources of the calibration (relative paths) are the
+    # paths the runs are read from.
+    monkeypatch.chdir(ROOT)
+    args = ["view", "sample_runs/persona", "--calibration", str(given), "-o", str(out)]
+    assert main(args) == 0
+    capsys.readouterr()
+    text = (out / "data" / "calibration.js").read_text(encoding="utf-8")
+    doc = json.loads(text[len("window.__tk.calibration(") : -len(");\n")])
+    assert doc["links"][0] == {
+        "run": "persona/radio-week2.jsonl/lenny", "item": "m0-m30", "why": ""
+    }  # fmt: skip
+    assert len(doc["links"]) == len(doc["disagreements"])
+
+
+def test_view_refuses_a_calibration_that_is_not_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game = SAMPLE_RUNS / "discussions" / "game-pass.json"
+    args = ["view", str(SAMPLE_RUNS / "universes"), "--calibration", str(game)]
+    assert main([*args, "-o", str(tmp_path / "site")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "not a toolkit calibrate JSON result" in err
+    assert not (tmp_path / "site").exists()

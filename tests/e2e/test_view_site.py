@@ -12,9 +12,10 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
+from calibration_fixture import HOSTILE
 from conftest import CHROMIUM, CHROMIUM_ARGS, COMPARE_RESULT, SAMPLE_RUNS
 
-from toolkit.viewing import collect
+from toolkit.viewing import calibration_links, collect
 from toolkit.views.site import EvidenceRow, SiteItem, SiteRun, write_site
 
 STEP_MS = 15_000
@@ -40,9 +41,15 @@ def _require_browser() -> None:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The samples' site, with the calibration page of the test's calibration result
+    (its disagreements pointing at the sample persona chats)."""
+    from calibration_fixture import calibration_result
+
     collected = collect([SAMPLE_RUNS])
     out = tmp_path_factory.mktemp("site")
-    write_site(collected.runs, out, notes=collected.notes)
+    doc = calibration_result()
+    calibration = {**doc, "links": calibration_links(doc, collected.runs)}
+    write_site(collected.runs, out, notes=collected.notes, calibration=calibration)
     return out
 
 
@@ -106,7 +113,8 @@ def test_the_index_opens_from_file_with_the_network_off(site: Path, browser_page
 
 def _numbers_unlinked(page: Any) -> list[str]:
     """Texts of table cells that hold a digit but are not inside a link (rubric rules,
-    marked data-rule, are the rubric's thresholds, not measurements)."""
+    marked data-rule, are the rubric's thresholds, not measurements; a judge's reasoning
+    or a rater's note, marked quote, is text someone wrote)."""
     return list(
         page.evaluate(
             """() => {
@@ -117,7 +125,7 @@ def _numbers_unlinked(page: Any) -> list[str]:
                 const n = walk.currentNode, p = n.parentElement;
                 if (!/\\d/.test(n.textContent)) continue;
                 if (!p.closest('td, dd')) continue;
-                if (p.closest('a, [data-rule]')) continue;
+                if (p.closest('a, [data-rule], .quote')) continue;  // quoted text: not numbers
                 out.push(n.textContent);
               }
               return out;
@@ -132,7 +140,7 @@ def _route_exists(page: Any) -> str | None:
     if h1 in {"Not found", "A file of this site is missing"}:
         return h1 + ": " + page.locator("main p").first.inner_text()
     hash_ = page.evaluate("location.hash")
-    if "/item/" in hash_ and page.locator("li.current").count() < 1:
+    if hash_.startswith("#run/") and "/item/" in hash_ and page.locator("li.current").count() < 1:
         return "the item is not on the page"
     return None
 
@@ -310,4 +318,56 @@ def test_the_comparison_page_links_every_number_to_runs_of_its_arm(
         page.evaluate("h => { location.hash = h; }", href)
         page.wait_for_selector("#rows")
         assert page.locator("#count").inner_text() == count
+    assert (w.failed, w.errors, w.outside) == ([], [], [])
+
+
+def test_the_calibration_page_links_every_number_to_evidence_that_exists(
+    site: Path, browser_page: Watched
+) -> None:
+    w = browser_page
+    page = w.page
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    _open(w, site)
+    page.locator("#calibration-link").click()
+    page.wait_for_selector("table.cal-disagreements")
+    assert page.locator("main h1").inner_text() == "Calibration: judge “judge” against 3 humans"
+    headline = page.locator("table.cal-headline").inner_text()
+    for said in ("Alpha among the humans\t0.851", "Alpha with the judge added\t0.744",
+                 "[0.850, 0.853]", "BELOW the band", "Spearman", "0.653", "0.639"):  # fmt: skip
+        assert said in headline, said
+    assert page.locator(".cal-bias tbody tr").count() == 15  # all, 4 agents, 10 propositions
+    assert page.locator("svg[aria-label^='Bias'] circle").count() == 15
+    # Hostile reasoning, notes and evidence are shown as text.
+    assert page.locator("main img, main script").count() == 0
+    assert HOSTILE in page.locator("table.cal-disagreements").inner_text()
+    # Every number is a link, and every link of the page leads to what it names.
+    hrefs = page.eval_on_selector_all(
+        "main .num", "ns => ns.map(n => n.tagName === 'A' ? n.getAttribute('href') : null)"
+    )
+    assert None not in hrefs and len(hrefs) > 100
+    assert not _numbers_unlinked(page)
+    targets = set(hrefs) | set(
+        page.eval_on_selector_all("main a", "as => as.map(a => a.getAttribute('href'))")
+    )
+    runs = {h for h in targets if h.startswith("#run/")}
+    assert {h for h in runs if "/item/" in h} >= {
+        "#run/sample_runs%2Fpersona%2Fradio-week2.jsonl%2Flenny/item/m0-m30",
+        "#run/sample_runs%2Fpersona%2Fradio-week2.jsonl%2Flenny/item/m3",
+    }
+    for href in sorted(targets):
+        page.evaluate("h => { location.hash = h; }", href)
+        page.wait_for_function("h => location.hash === h", arg=href)
+        page.wait_for_selector("main h1")
+        problem = _route_exists(page)
+        assert problem is None, f"{href}: {problem}"
+        if href.startswith("#calibration/disagreements/"):
+            shown = page.locator("table.cal-disagreements tbody tr:not(.cal-more)").count()
+            said = page.locator("#cal-disagreements + p").inner_text()
+            assert f"Showing the {shown} " in said, (href, said)
+    # A disagreement the site does not hold is shown, unlinked, with the reason.
+    page.evaluate("h => { location.hash = h; }", "#calibration/item/3")
+    page.wait_for_selector("main .facts")
+    assert "not a run of this site" in page.locator("main .facts").inner_text()
+    assert page.evaluate("window.owned === undefined") and dialogs == []
     assert (w.failed, w.errors, w.outside) == ([], [], [])

@@ -341,3 +341,80 @@ def test_load_compare_refuses_what_is_not_a_comparison(tmp_path: Path) -> None:
     bad.write_text(json.dumps({**COMPARE_RESULT, "flips": [{"both_pass": 1}]}), encoding="utf-8")
     with pytest.raises(InputError, match="flips"):
         load_compare(bad)
+
+
+def test_a_calibration_result_loads_with_and_without_the_optional_fields(tmp_path: Path) -> None:
+    from calibration_fixture import calibrate_json, calibration_result
+
+    from toolkit.viewing import load_calibration
+
+    for n, doc in enumerate((calibrate_json(), calibration_result())):
+        path = tmp_path / f"c{n}.json"
+        path.write_text(json.dumps(doc), encoding="utf-8")
+        assert load_calibration(path)["disagreements"] == doc["disagreements"]
+    path = tmp_path / "compare.json"
+    path.write_text(json.dumps(COMPARE_RESULT), encoding="utf-8")
+    with pytest.raises(InputError, match=r"rubric='compare': not a toolkit calibrate"):
+        load_calibration(path)
+    bad = calibrate_json()
+    bad["disagreements"][0]["notes"] = "one string"
+    path.write_text(json.dumps(bad), encoding="utf-8")
+    with pytest.raises(InputError, match=r"disagreements\[0\]\.notes='one string'"):
+        load_calibration(path)
+
+
+def test_each_disagreement_links_to_its_run_and_anchor_when_the_site_holds_it(
+    samples: tuple[Any, Path],
+) -> None:
+    from calibration_fixture import calibration_result
+
+    from toolkit.viewing import calibration_links
+
+    collected, _ = samples
+    links = calibration_links(calibration_result(), collected.runs)
+    week2 = "sample_runs/persona/radio-week2.jsonl"
+    assert links[0] == {"run": f"{week2}/lenny", "item": "m0-m30", "why": ""}  # a window
+    assert links[1] == {"run": f"{week2}/lenny", "item": "m3", "why": ""}  # one message
+    # A run of the site, an anchor not in it: the run, saying why.
+    assert links[2]["run"] == "sample_runs/persona/radio-week1.jsonl/environment"
+    assert links[2]["item"] is None and "no item no-such-anchor" in links[2]["why"]
+    assert links[3] == {
+        "run": None,
+        "why": "elsewhere/not-in-this-site.jsonl is not a run of this site",
+    }
+    assert links[4] == {"run": f"{week2}/mags", "item": None, "why": ""}  # the agent named
+    assert all(link["run"] is None for link in links[5:])  # no source: shown unlinked
+    # The same file named by another path to it is the same run.
+    absolute = calibration_result()
+    absolute["disagreements"][0]["source"] = str(Path(week2).resolve())
+    assert calibration_links(absolute, collected.runs)[0]["run"] == f"{week2}/lenny"
+
+
+def test_a_calibration_json_beside_the_runs_is_found_and_written_as_its_page(
+    tmp_path: Path,
+) -> None:
+    from calibration_fixture import calibration_result
+    from conftest import SAMPLE_RUNS
+
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    (folder / "game-pass.json").write_bytes(
+        (SAMPLE_RUNS / "discussions" / "game-pass.json").read_bytes()
+    )
+    (folder / "calibration.json").write_text(json.dumps(calibration_result()), encoding="utf-8")
+    (folder / "old.calibration.json").write_text(json.dumps(calibration_result()), "utf-8")
+    collected = collect([folder])
+    assert [r.family for r in collected.runs] == ["discussion"]  # not taken for a game
+    assert collected.calibration is not None
+    assert collected.calibration_source == str(folder / "calibration.json")
+    assert any(
+        "calibration not shown" in n and "old.calibration.json" in n for n in collected.notes
+    )
+    site = tmp_path / "site"
+    write_site(collected.runs, site, calibration={**collected.calibration, "links": []})
+    _, (man,) = _payload(site / "data" / "manifest.js")
+    call, (doc,) = _payload(site / "data" / "calibration.js")
+    assert man["calibration"] is True and call == "calibration"
+    assert doc["alpha_humans"] == collected.calibration["alpha_humans"]
+    write_site(collected.runs, site)
+    assert not (site / "data" / "calibration.js").exists()

@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from toolkit.load.families import PersonaKit
@@ -44,6 +44,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--compare",
         metavar="FILE",
         help="a `toolkit compare ... --format json` result: adds its page (forest plot, flips)",
+    )
+    p.add_argument(
+        "--calibration",
+        metavar="FILE",
+        help="a `toolkit calibrate ... --format json` result: adds its page (agreement, bias, "
+        "disagreements linked to their runs); a calibration.json beside the runs is found",
     )
     kit = p.add_argument_group(
         "persona chats",
@@ -75,23 +81,32 @@ def run(args: argparse.Namespace) -> int:
     """Collect, write, and (without ``-o``) serve."""
     from toolkit.cli._scale import storage_options
     from toolkit.errors import InputError
-    from toolkit.viewing import collect, load_compare
+    from toolkit.viewing import calibration_links, collect, load_calibration, load_compare
     from toolkit.views.site import write_site
 
     if not 0 <= args.port <= 65535:
         raise InputError(None, "must be a port number (0-65535)", field="--port", value=args.port)
     compare = load_compare(args.compare) if args.compare else None
+    given = load_calibration(args.calibration) if args.calibration else None
     collected = collect(args.paths, storage_options(args), kit=_kit(args))
-    for note in collected.notes:
+    notes = list(collected.notes)
+    calibration = given or collected.calibration
+    if given is not None and collected.calibration is not None:
+        notes.append(f"calibration not shown: {collected.calibration_source} (--calibration "
+                     f"names {args.calibration})")  # fmt: skip
+    if calibration is not None:
+        calibration = {**calibration, "links": calibration_links(calibration, collected.runs)}
+    for note in notes:
         print(f"toolkit view: note: {note}", file=sys.stderr)
+    site: dict[str, Any] = {"notes": notes, "compare": compare, "calibration": calibration}
     if args.out is not None:
-        index = write_site(collected.runs, args.out, notes=collected.notes, compare=compare)
+        index = write_site(collected.runs, args.out, **site)
         print(f"toolkit view: wrote {len(collected.runs)} run(s): {index}")
         return 0
     import tempfile
 
     folder = Path(tempfile.mkdtemp(prefix="toolkit-view-"))
-    write_site(collected.runs, folder, notes=collected.notes, compare=compare)
+    write_site(collected.runs, folder, **site)
     return _serve(folder, args.port, len(collected.runs))
 
 

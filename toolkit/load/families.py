@@ -14,6 +14,10 @@ A family is told from names only (no file is opened here):
 * ``discussion``: any other ``*.json``, ``*.db`` or ``*.sqlite`` file (a game transcript,
   export or database); whether it really holds games is for the loader to say.
 
+Beside the runs, a ``calibration.json`` or ``*.calibration.json`` file is taken as the
+result of ``toolkit calibrate --format json`` (kind ``calibration``: a page of the site,
+not a family of runs; :func:`detect_family` never answers it).
+
 A folder that holds a persona kit (:class:`PersonaKit`: ``propositions/`` and a judge
 cassette, as ``sample_runs/persona`` does) is the kit of the chats beside it: its
 cassette, personas and baselines are not candidates of another family.
@@ -36,6 +40,9 @@ FAMILIES: tuple[str, ...] = ("simulation", "outcome", "persona", "discussion")
 ITER_NAME = re.compile(r"^iter-\d+\.yaml$")
 CHAT_SUFFIXES = (".jsonl", ".run_messages.json")
 GAME_SUFFIXES = (".json", ".db", ".sqlite")
+#: The name of a ``toolkit calibrate --format json`` result beside the runs.
+CALIBRATION_NAME = "calibration.json"
+CALIBRATION = "calibration"
 #: Folders the toolkit writes beside runs (score sidecars, caches): never runs themselves.
 SKIPPED_FOLDERS = frozenset({"evaluations", "__pycache__", "node_modules"})
 #: The most files one source is walked for (a bound on a wrongly named folder).
@@ -84,7 +91,10 @@ def label(source: str | Path) -> str:
 
 
 def file_family(name: str) -> str:
-    """The family a file of this name would hold (``""``: none)."""
+    """The family a file of this name would hold (``""``: none; ``calibration`` for a
+    calibration result)."""
+    if name == CALIBRATION_NAME or name.endswith("." + CALIBRATION_NAME):
+        return CALIBRATION
     if name.endswith(CHAT_SUFFIXES):
         return "persona"
     if name.endswith(GAME_SUFFIXES):

@@ -54,6 +54,8 @@ def calibration_result() -> dict[str, Any]:
     # The agents of the scores are not the chat's: name the chat's agents in the linked
     # rows, as a calibration of rated persona sessions would.
     rows[0]["agent"] = "Lenny"
+    # Every human's score as a list (a newer result carries it beside the scores text).
+    rows[0]["ratings"] = [{"rater": "ana", "score": 5}, {"rater": "ben", "score": 4}]
     rows[1]["agent"] = "Lenny"
     rows[4]["agent"] = "Mags"
     return doc

@@ -336,6 +336,8 @@ def test_the_calibration_page_links_every_number_to_evidence_that_exists(
     for said in ("Alpha among the humans\t0.851", "Alpha with the judge added\t0.744",
                  "[0.850, 0.853]", "BELOW the band", "Spearman", "0.653", "0.639"):  # fmt: skip
         assert said in headline, said
+    heads = page.eval_on_selector_all(".cal-disagreements th", "hs => hs.map(h => h.textContent)")
+    assert heads[:4] == ["#", "Item", "agent", "proposition"] and "ratings" not in heads
     assert page.locator(".cal-bias tbody tr").count() == 15  # all, 4 agents, 10 propositions
     assert page.locator("svg[aria-label^='Bias'] circle").count() == 15
     # Hostile reasoning, notes and evidence are shown as text.

@@ -661,13 +661,17 @@
   }
 
   // ------------------------------------------------------------------ calibration
-  var CAL_FIELDS = ["item", "judge", "human_mean", "diff", "scores", "notes", "reasoning", "evidence", "source", "anchor", "text_sha256", "rank"];
+  var CAL_FIELDS = ["item", "judge", "human_mean", "diff", "scores", "ratings", "notes", "reasoning", "evidence", "source", "anchor", "text_sha256", "rank"];
   function calHref(rest) { return "#calibration" + (rest ? "/" + rest : ""); }
   /* The group columns of the disagreements (agent, proposition, dimension, ...). */
   function calGroups(c) {
     var seen = [];
     c.disagreements.forEach(function (d) {
-      Object.keys(d).forEach(function (k) { if (CAL_FIELDS.indexOf(k) === -1 && seen.indexOf(k) === -1) seen.push(k); });
+      Object.keys(d).forEach(function (k) {
+        var v = d[k];
+        if (v !== null && typeof v === "object") return;  /* lists and records are no group */
+        if (CAL_FIELDS.indexOf(k) === -1 && seen.indexOf(k) === -1) seen.push(k);
+      });
     });
     return seen;
   }

@@ -477,7 +477,7 @@ def _persona_scored(
             )
         runs.append(
             SiteRun(id=f"{f.id}/{subject}", family="persona", card=card, evidence=evidence,
-                    **common)
+                    series=False, **common)
         )  # fmt: skip
     return runs
 

@@ -197,6 +197,8 @@ def test_a_persona_proposition_links_to_the_window_the_judge_read(
     run = quote("sample_runs/persona/radio-week2.jsonl/lenny", safe="")
     _open(w, site, f"#run/{run}/dim/consistency")
     page.wait_for_selector("table.evidence")
+    # Propositions are parts of the score, not a series over the run: no time chart.
+    assert page.locator("main .chart").count() == 0
     row = page.locator("table.evidence tr", has_text="same-register")
     assert "judge said 0" in row.inner_text() and "later messages" in row.inner_text()
     row.locator("a.num").click()
@@ -206,6 +208,7 @@ def test_a_persona_proposition_links_to_the_window_the_judge_read(
     assert marked > 1  # the window, every message of it marked
     assert page.locator("main h1").inner_text().startswith("message ")
     assert "same-register" in page.locator("main .cites").inner_text()
+    assert page.evaluate("window.scrollY") == 0  # what was scored on the window is in view
     assert (w.failed, w.errors, w.outside) == ([], [], [])
 
 

@@ -111,6 +111,8 @@ def test_index_rows_name_each_run_and_point_at_its_file(samples: tuple[Any, Path
     for row in by_id.values():
         call, (run_id, doc) = _payload(site / "data" / "run" / f"{row['file']}.js")
         assert call == "run" and run_id == row["id"] == doc["id"]
+        # Evidence rows are a series over the run except a persona dimension's propositions.
+        assert doc["series"] is (row["family"] != "persona")
 
 
 def _names_items(item: str | None, keys: set[str]) -> bool:

@@ -118,6 +118,9 @@ class SiteRun:
         size: bytes read for it (``None`` when unknown, e.g. in object storage).
         time: when it ran (ISO 8601), if known.
         note: why a run has no scorecard.
+        series: whether the evidence rows of a dimension are in the order of the run
+            (then those at items are drawn as its time series); ``False`` when they
+            are parts of the score (the propositions of a persona dimension).
     """
 
     id: str
@@ -129,6 +132,7 @@ class SiteRun:
     size: int | None = None
     time: str | None = None
     note: str = ""
+    series: bool = True
 
 
 _THRESHOLD = re.compile(r"^\s*(>=|<=|>|<|≥|≤)\s*(-?\d+(?:\.\d+)?)\s*$")
@@ -197,6 +201,7 @@ def run_document(run: SiteRun) -> dict[str, Any]:
         "size": run.size,
         "time": run.time,
         "dims": _dimensions(run),
+        "series": run.series,
         "items": [
             {
                 "key": i.key,

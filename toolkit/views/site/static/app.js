@@ -232,8 +232,9 @@
     for (var i = 0; i < S.rows.length; i++) {
       var row = S.rows[i], keep = true;
       for (var j = 0; j < fs.length && keep; j++) {
-        /* "arm": the runs under one folder given to toolkit view (ids start "<arm>/"). */
-        if (fs[j] === "arm") keep = row.id.toLowerCase().indexOf(S.filters.arm + "/") === 0;
+        /* "arm": the runs under a folder of that name (a folder given to toolkit view,
+           whose ids start "<arm>/", or one found under it: ".../<arm>/..."). */
+        if (fs[j] === "arm") keep = row.id.toLowerCase().indexOf(S.filters.arm + "/") === 0 || row.id.toLowerCase().indexOf("/" + S.filters.arm + "/") !== -1;
         else keep = cellText(row, fs[j]).indexOf(S.filters[fs[j]]) !== -1;
       }
       if (keep && q) keep = S.searchText && S.searchText[i] !== undefined && S.searchText[i].indexOf(q) !== -1;
@@ -268,7 +269,7 @@
       nodes.push(el("p", null, ["Only the runs under the folder “" + S.filters.arm + "/”. ", el("a", { href: "#filter", text: "Show every run" })]));
     }
     var search = el("input", {
-      type: "search", id: "q", placeholder: "Search inside runs: actions, messages, summaries", "aria-label": "Search inside runs", value: S.query,
+      type: "search", id: "q", placeholder: "Search actions, messages, summaries", "aria-label": "Search inside runs", value: S.query,
     });
     var status = el("span", { id: "count", class: "muted", role: "status", "aria-live": "polite" });
     search.addEventListener("input", function () {
@@ -483,7 +484,10 @@
       ]),
     ];
     var points = d.evidence.filter(function (e) { return e[1] !== null; });
-    if (points.length > 1) nodes.push(el("h2", { text: "Over the run" }), chart(doc, d, points));
+    /* A time series only: rows in the run's order, each at an item (not speaker pairs,
+       raters or a persona dimension's propositions). */
+    var series = doc.series !== false && points.every(function (e) { return e[4] !== null; });
+    if (series && points.length > 1) nodes.push(el("h2", { text: "Over the run" }), chart(doc, d, points));
     nodes.push(el("h2", { id: "evidence", text: "Evidence (" + d.evidence.length + " rows)" }));
     if (!d.evidence.length) nodes.push(el("p", { class: "muted", text: "This dimension has no evidence rows: " + d.detail }));
     else {
@@ -564,7 +568,10 @@
     nodes.push(transcript(doc, range));
     setMain(nodes, label);
     var li = document.getElementById("item-" + first.key);
-    if (li) { li.scrollIntoView({ block: range[0] === range[1] ? "center" : "start" }); li.focus({ preventScroll: true }); }
+    /* One item: brought to the middle. A window: the page from its top (what was scored
+       on it, then the transcript with the window marked). */
+    if (li && range[0] === range[1]) { li.scrollIntoView({ block: "center" }); li.focus({ preventScroll: true }); }
+    else { window.scrollTo(0, 0); main().focus({ preventScroll: true }); }
   }
   function notFound(what) {
     crumbs([["Index", "#"], ["Not found", null]]);

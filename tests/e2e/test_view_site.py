@@ -376,3 +376,25 @@ def test_the_calibration_page_links_every_number_to_evidence_that_exists(
     assert "not a run of this site" in page.locator("main .facts").inner_text()
     assert page.evaluate("window.owned === undefined") and dialogs == []
     assert (w.failed, w.errors, w.outside) == ([], [], [])
+
+
+def test_an_arm_is_the_runs_of_a_folder_of_that_name_anywhere_under_the_sources(
+    tmp_path: Path, browser_page: Watched
+) -> None:
+    from toolkit.scorecard import Dimension, Scorecard
+
+    def run(run_id: str) -> SiteRun:
+        dims = [Dimension("dim_a", "Dim A", 0.5, "OK", "1/2", ">= 0.9", "< 0.2")]
+        card = Scorecard("test", "0.1.0", run_id, run_id, "HEALTHY", "",
+                         Scorecard.dimensions_frame(run_id, dims))  # fmt: skip
+        return SiteRun(id=run_id, family="simulation", card=card)
+
+    # As `toolkit view sample_runs --compare ...` names them: the arms are folders inside.
+    ids = ["sample_runs/compare/a/r1", "sample_runs/compare/b/r1", "a/r2", "data/r3"]
+    write_site([run(i) for i in ids], tmp_path, compare=COMPARE_RESULT)
+    w = browser_page
+    _open(w, tmp_path, "#filter/arm/a")
+    w.page.wait_for_selector("#rows")
+    shown = w.page.eval_on_selector_all("#rows a.run", "as => as.map(a => a.textContent)")
+    assert sorted(shown) == ["a/r2", "sample_runs/compare/a/r1"]
+    assert (w.failed, w.errors, w.outside) == ([], [], [])

@@ -36,15 +36,15 @@ def calibration_result() -> dict[str, Any]:
     rows = doc["disagreements"]
     assert len(rows) >= 6
     extra: list[dict[str, Any]] = [
-        {"source": WEEK2, "anchor": "m0-m30", "reasoning": "Lenny reads like a memo.",
+        {"source": WEEK2, "anchor": "s1-s5,s26-s31", "reasoning": "Lenny reads like a memo.",
          "notes": [{"rater": "ana", "note": "still sounds like him to me"},
                    {"rater": "ben", "note": ""}],
          "evidence": "Per my last message, action items are below."},
-        {"source": WEEK2, "anchor": "m3", "reasoning": HOSTILE,
+        {"source": WEEK2, "anchor": "s3", "reasoning": HOSTILE,
          "notes": [{"rater": "chloe", "note": HOSTILE}], "evidence": HOSTILE},
         {"source": "sample_runs/persona/radio-week1.jsonl", "anchor": "no-such-anchor",
          "reasoning": "in voice throughout", "notes": [], "evidence": ""},
-        {"source": "elsewhere/not-in-this-site.jsonl", "anchor": "m4",
+        {"source": "elsewhere/not-in-this-site.jsonl", "anchor": "s4",
          "reasoning": "a chat this site does not hold", "notes": None, "evidence": None},
         {"source": WEEK2, "anchor": None, "reasoning": None, "notes": None,
          "evidence": "the whole chat"},

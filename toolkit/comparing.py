@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from toolkit.errors import InputError
-from toolkit.load.families import detect_family
+from toolkit.load.families import chat_files, detect_family
 
 if TYPE_CHECKING:
     from toolkit.rubrics.compare import CompareResult
@@ -159,13 +159,7 @@ def _persona(
             source, "persona runs are judged: give --propositions DIR and --judge SPEC",
             field="--family", value="persona",
         )  # fmt: skip
-    from toolkit.load.families import discover
-
-    path = Path(source)
-    found = [Path(f.path) for f in discover(path) if f.family == "persona"]
-    files = [path] if path.is_file() else found
-    if not files:
-        raise InputError(path, "no chat files (*.jsonl, *.run_messages.json) in it")
+    files = chat_files(source)
     props = load_propositions(propositions)
     the_judge = judge_from_spec(judge) if isinstance(judge, str) else judge
     frames = [

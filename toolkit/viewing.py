@@ -392,23 +392,29 @@ PERSONA_NOTE = (
 
 
 def _persona_items(chat: Any) -> tuple[SiteItem, ...]:
-    """The chat's messages, in file order, keyed ``m0``, ``m1``... (their index)."""
+    """The chat's messages, in file order, keyed by their step (``s12``; a step seen
+    again gets ``~2``...), as the anchors of calibration items name them."""
     from toolkit.views.site import SiteItem
 
-    return tuple(
-        SiteItem(
-            key=f"m{i}",
-            label=f"message {i} · step {m['step']}",
-            who=_text(m["agent_name"] or m["agent_id"]),
-            text=_text(m["text"]),
-            facts=tuple(
-                (k, _text(m[c]))
-                for k, c in (("kind", "kind"), ("channel", "channel"), ("to", "recipient_id"))
-                if m[c]
-            ),
+    seen: dict[str, int] = {}
+    items = []
+    for i, m in enumerate(chat.messages.iter_rows(named=True)):
+        key = f"s{m['step']}"
+        seen[key] = seen.get(key, 0) + 1
+        items.append(
+            SiteItem(
+                key=key if seen[key] == 1 else f"{key}~{seen[key]}",
+                label=f"step {m['step']}" + ("" if seen[key] == 1 else f" (again, message {i})"),
+                who=_text(m["agent_name"] or m["agent_id"]),
+                text=_text(m["text"]),
+                facts=tuple(
+                    (k, _text(m[c]))
+                    for k, c in (("kind", "kind"), ("channel", "channel"), ("to", "recipient_id"))
+                    if m[c]
+                ),
+            )
         )
-        for i, m in enumerate(chat.messages.iter_rows(named=True))
-    )  # fmt: skip
+    return tuple(items)
 
 
 def _persona(f: Found, kit: PersonaKit | None, cache: dict[str, Any]) -> tuple[list[SiteRun], str]:
@@ -484,37 +490,50 @@ def _persona_scored(
 
 def _persona_windows(
     chat: Any, propositions: Any, rubric: Any
-) -> dict[tuple[str | None, str, str], tuple[int, int, int]]:
-    """For each (agent, dimension, proposition): the messages the judge read, as
-    (first index, last index, how many), from the rubric's own trajectory and window
-    functions over the chat's messages."""
-    import polars as pl
-
+) -> dict[tuple[str | None, str, str], tuple[str, int]]:
+    """For each (agent, dimension, proposition): the steps the judge read, as an anchor
+    (``s1-s5,s30-s52``: runs of consecutive rows of the trajectory) and how many
+    messages, from the rubric's own trajectory and window functions."""
     from toolkit.rubrics.persona import ENVIRONMENT, file_window, trajectory_rows, window_rows
 
-    messages = chat.messages.with_row_index("_i")
-    out: dict[tuple[str | None, str, str], tuple[int, int, int]] = {}
+    out: dict[tuple[str | None, str, str], tuple[str, int]] = {}
     for dimension in propositions.dimensions:
         subjects: list[str | None] = (
             [None] if propositions.target_of(dimension) == ENVIRONMENT else list(chat.agent_ids)
         )
         for agent in subjects:
             name = chat.name_of(agent) if agent is not None else ENVIRONMENT
-            rows = trajectory_rows(messages, agent, name)
+            rows = trajectory_rows(chat.messages, agent, name)
             for pfile in propositions.files_for(dimension, agent):
                 shown = window_rows(rows, *file_window(pfile, rubric))
-                seen = shown["_i"].cast(pl.Int64).to_list()
-                if not seen:
+                if not shown.height:
                     continue
-                span = (min(seen), max(seen), len(seen))
+                span = (steps_anchor(rows["step"].to_list(), set(shown["step"].to_list())),
+                        shown.height)  # fmt: skip
                 for prop in pfile.spec.propositions:
                     out[(agent, dimension, prop.id)] = span
     return out
 
 
-def _proposition_row(r: dict[str, Any], span: tuple[int, int, int] | None) -> EvidenceRow:
+def steps_anchor(steps: Sequence[Any], kept: set[Any]) -> str:
+    """The ``kept`` steps of a trajectory (``steps``, in order) as runs of consecutive
+    rows: ``s1-s5,s30-s52`` (``s4`` for a run of one), the anchor a calibration item of a
+    persona chat carries."""
+    runs: list[list[Any]] = []
+    previous = False
+    for step in steps:
+        if step in kept:
+            if previous:
+                runs[-1][1] = step
+            else:
+                runs.append([step, step])
+        previous = step in kept
+    return ",".join(f"s{a}" if a == b else f"s{a}-s{b}" for a, b in runs)
+
+
+def _proposition_row(r: dict[str, Any], span: tuple[str, int] | None) -> EvidenceRow:
     """One proposition's row: its score (0-9, after inversion and the hard penalty), the
-    claim and the judge's reasoning, linked to the window of messages judged."""
+    claim and the judge's reasoning, linked to the messages the judge read."""
     from toolkit.views.site import EvidenceRow
 
     how = []
@@ -527,19 +546,14 @@ def _proposition_row(r: dict[str, Any], span: tuple[int, int, int] | None) -> Ev
     if r["hard"]:
         how.append("hard")
     reasoning = _text(r["reasoning"]) or _text(r["absent_reason"])
-    where = ""
-    item = None
-    if span is not None:
-        first, last, count = span
-        item = f"m{first}" if first == last else f"m{first}-m{last}"
-        where = f" · judged on {count} message(s), m{first}–m{last}"
+    where = "" if span is None else f" · judged on {span[1]} message(s), {span[0]}"
     return EvidenceRow(
         label=str(r["proposition"]),
         value=r["score"],
         status=None if r["score"] is not None else "N/A",
         note=f"{_text(r['claim'])} ({', '.join(how) or 'absent'}){where}"
         + (f" — {reasoning}" if reasoning else ""),
-        item=item,
+        item=None if span is None else span[0],
     )
 
 
@@ -929,10 +943,16 @@ def _pick(runs: Sequence[SiteRun], row: Mapping[str, Any]) -> SiteRun:
 
 
 def _anchor_item(run: SiteRun, anchor: str) -> str | None:
+    """``anchor`` when it names items of the run: a key, a window ``FROM-TO`` of two
+    keys, or a comma-separated list of those (``s1-s5,s30-s52``)."""
     keys = {i.key for i in run.items}
-    if anchor in keys:
-        return anchor
-    for cut in (i for i, c in enumerate(anchor) if c == "-"):
-        if anchor[:cut] in keys and anchor[cut + 1 :] in keys:
-            return anchor
-    return None
+    return anchor if all(names_items(part, keys) for part in anchor.split(",")) else None
+
+
+def names_items(part: str, keys: set[str]) -> bool:
+    """Whether ``part`` is one of ``keys`` or a window ``FROM-TO`` of two of them."""
+    if part in keys:
+        return True
+    return any(
+        part[:cut] in keys and part[cut + 1 :] in keys for cut, c in enumerate(part) if c == "-"
+    )

@@ -158,7 +158,7 @@ def test_view_adds_the_calibration_page_with_each_item_linked(
     text = (out / "data" / "calibration.js").read_text(encoding="utf-8")
     doc = json.loads(text[len("window.__tk.calibration(") : -len(");\n")])
     assert doc["links"][0] == {
-        "run": "persona/radio-week2.jsonl/lenny", "item": "m0-m30", "why": ""
+        "run": "persona/radio-week2.jsonl/lenny", "item": "s1-s5,s26-s31", "why": ""
     }  # fmt: skip
     assert len(doc["links"]) == len(doc["disagreements"])
 

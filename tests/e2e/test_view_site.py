@@ -185,7 +185,7 @@ def test_every_number_links_to_evidence_that_exists(site: Path, browser_page: Wa
     assert len(seen) > 200 and numbers > 2000
     # The scored persona chats were crawled down to the message windows the judge read.
     assert [h for h in seen if "persona" in h and "/dim/" in h]
-    assert [h for h in seen if "persona" in h and "/item/m" in h and "-m" in h]
+    assert [h for h in seen if "persona" in h and "/item/s" in h and "%2C" in h]
     assert (w.failed, w.errors, w.outside) == ([], [], [])
 
 
@@ -203,10 +203,11 @@ def test_a_persona_proposition_links_to_the_window_the_judge_read(
     assert "judge said 0" in row.inner_text() and "later messages" in row.inner_text()
     row.locator("a.num").click()
     page.wait_for_selector("li.current")
-    assert page.evaluate("location.hash").startswith(f"#run/{run}/item/m")
+    assert page.evaluate("location.hash") == f"#run/{run}/item/" + quote("s1-s6,s26-s31", safe="")
     marked = page.locator("li.current").count()
     assert marked > 1  # the window, every message of it marked
-    assert page.locator("main h1").inner_text().startswith("message ")
+    assert page.locator("main h1").inner_text().startswith("Window s1-s6,s26-s31 · ")
+    assert marked == 12  # the two runs of steps the judge read, not the steps between
     assert "same-register" in page.locator("main .cites").inner_text()
     assert page.evaluate("window.scrollY") == 0  # what was scored on the window is in view
     assert (w.failed, w.errors, w.outside) == ([], [], [])
@@ -357,8 +358,8 @@ def test_the_calibration_page_links_every_number_to_evidence_that_exists(
     )
     runs = {h for h in targets if h.startswith("#run/")}
     assert {h for h in runs if "/item/" in h} >= {
-        "#run/sample_runs%2Fpersona%2Fradio-week2.jsonl%2Flenny/item/m0-m30",
-        "#run/sample_runs%2Fpersona%2Fradio-week2.jsonl%2Flenny/item/m3",
+        "#run/sample_runs%2Fpersona%2Fradio-week2.jsonl%2Flenny/item/s1-s5%2Cs26-s31",
+        "#run/sample_runs%2Fpersona%2Fradio-week2.jsonl%2Flenny/item/s3",
     }
     for href in sorted(targets):
         page.evaluate("h => { location.hash = h; }", href)

@@ -12,7 +12,7 @@ import pytest
 from conftest import ITERATION_LOGS, S3, SAMPLE_RUNS
 
 from toolkit.errors import InputError
-from toolkit.load.families import PersonaKit, detect_family, discover, survey
+from toolkit.load.families import PersonaKit, chat_files, detect_family, discover, survey
 
 PERSONA = SAMPLE_RUNS / "persona"
 
@@ -138,3 +138,13 @@ def test_one_object_named_by_its_url_is_its_family(s3: S3) -> None:
     ]
     with pytest.raises(InputError, match="no such file or folder"):
         discover(f"{url}/nothing-here", options)
+
+
+def test_the_chat_files_of_a_folder_are_its_chats_and_a_file_is_itself(tmp_path: Path) -> None:
+    assert [p.name for p in chat_files(PERSONA)] == [
+        "gate-corrections.jsonl", "radio-week1.jsonl", "radio-week1.run_messages.json",
+        "radio-week2.jsonl",
+    ]  # fmt: skip
+    assert chat_files(PERSONA / "personas.yaml") == [PERSONA / "personas.yaml"]
+    with pytest.raises(InputError, match="no chat files"):
+        chat_files(SAMPLE_RUNS / "universes")

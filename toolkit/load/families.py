@@ -239,6 +239,22 @@ def discover(source: str | Path, storage_options: Mapping[str, Any] | None = Non
     return survey(source, storage_options)[0]
 
 
+def chat_files(source: str | Path) -> list[Path]:
+    """The persona chat files of a local ``source``: itself when a file, else every chat
+    :func:`discover` finds under it (path order).
+
+    Raises:
+        InputError: no such file or folder, or a folder with no chat file in it.
+    """
+    path = Path(source)
+    if path.is_file():
+        return [path]
+    files = [Path(f.path) for f in discover(path) if f.family == "persona"]
+    if not files:
+        raise InputError(path, "no chat files (*.jsonl, *.run_messages.json) in it")
+    return files
+
+
 def detect_family(source: str | Path, storage_options: Mapping[str, Any] | None = None) -> str:
     """The one family of the runs in ``source``: ``simulation`` (run folders with
     tick_summaries/), ``outcome`` (iter-N.yaml files), ``persona`` (chat files) or

@@ -448,11 +448,11 @@
           c[1][3] ? el("span", { class: "muted", text: " " + c[1][3] }) : null]);
       })));
   }
-  function transcript(doc, range) {
+  function transcript(doc, ranges) {
     var cites = citations(doc);
     return el("ol", { class: "transcript" }, doc.items.map(function (it, i) {
       var href = itemHref(doc.id, it.key);
-      var current = range && i >= range[0] && i <= range[1] ? it.key : null;
+      var current = ranges && ranges.some(function (r) { return i >= r[0] && i <= r[1]; }) ? it.key : null;
       var meta = it.facts.map(function (f) { return f[0] + ": " + f[1]; }).join(" · ");
       var cited = (cites[it.key] || []).filter(function (c) { return c[1][1] !== null || c[1][2]; });
       return el("li", { id: "item-" + it.key, class: it.key === current ? "current" : null, tabindex: it.key === current ? "-1" : null }, [
@@ -541,36 +541,48 @@
     root.appendChild(svg("text", { x: W - R, y: H - 8, "font-size": 11, fill: "#57606a", "text-anchor": "end", text: points[points.length - 1][0] }));
     return el("div", { class: "chart" }, [root, el("div", { class: "legend", text: "Dashed line: green threshold; dotted line: red threshold (drawn when the rule is one number). Each point links to its item." })]);
   }
-  /* The items a key names: one item, or a window "FROM-TO" of two item keys (the
-     messages a judge read), every item from FROM to TO. */
-  function itemRange(doc, key) {
+  /* The items a key names, as [first, last] index ranges: one item's key, a window
+     "FROM-TO" of two keys, or a comma-separated list of those (the messages a judge
+     read: "s1-s5,s30-s52"); null when a part names no item. */
+  function itemRanges(doc, key) {
     var at = {};
     doc.items.forEach(function (x, i) { at[x.key] = i; });
-    if (at[key] !== undefined) return [at[key], at[key]];
-    for (var i = key.indexOf("-"); i !== -1; i = key.indexOf("-", i + 1)) {
-      var a = at[key.slice(0, i)], b = at[key.slice(i + 1)];
-      if (a !== undefined && b !== undefined) return [Math.min(a, b), Math.max(a, b)];
+    var out = [];
+    var parts = key.split(",");
+    for (var p = 0; p < parts.length; p++) {
+      var part = parts[p], found = null;
+      if (at[part] !== undefined) found = [at[part], at[part]];
+      for (var i = part.indexOf("-"); found === null && i !== -1; i = part.indexOf("-", i + 1)) {
+        var a = at[part.slice(0, i)], b = at[part.slice(i + 1)];
+        if (a !== undefined && b !== undefined) found = [Math.min(a, b), Math.max(a, b)];
+      }
+      if (found === null) return null;
+      out.push(found);
     }
-    return null;
+    return out;
   }
   function renderItem(doc, key) {
-    var range = itemRange(doc, key);
-    if (!range) return notFound("no item " + key + " in " + doc.id);
-    var first = doc.items[range[0]], last = doc.items[range[1]];
-    var label = range[0] === range[1] ? first.label : first.label + " to " + last.label;
-    crumbs([["Index", "#"], [doc.title, runHref(doc.id)], [label, null]]);
-    var nodes = [el("h1", { text: label + " · " + doc.title })];
-    if (range[0] !== range[1]) {
-      nodes.push(el("p", { class: "muted", text: "The window of " + (range[1] - range[0] + 1) + " items from " + first.label + " to " + last.label + ", marked in the transcript." }));
+    var ranges = itemRanges(doc, key);
+    if (!ranges) return notFound("no item " + key + " in " + doc.id);
+    var one = ranges.length === 1 && ranges[0][0] === ranges[0][1];
+    var first = doc.items[ranges[0][0]];
+    var count = ranges.reduce(function (n, r) { return n + r[1] - r[0] + 1; }, 0);
+    var label = one ? first.label : ranges.map(function (r) {
+      return r[0] === r[1] ? doc.items[r[0]].label : doc.items[r[0]].label + " to " + doc.items[r[1]].label;
+    }).join(", ");
+    crumbs([["Index", "#"], [doc.title, runHref(doc.id)], [one ? label : key, null]]);
+    var nodes = [el("h1", { text: (one ? label : "Window " + key) + " · " + doc.title })];
+    if (!one) {
+      nodes.push(el("p", { class: "muted", text: "The " + count + " items of " + label + ", marked in the transcript." }));
       var cited = (citations(doc)[key] || []).filter(function (c) { return c[1][1] !== null || c[1][2]; });
       if (cited.length) nodes.push(citeBlock(doc, cited, true));
     }
-    nodes.push(transcript(doc, range));
-    setMain(nodes, label);
+    nodes.push(transcript(doc, ranges));
+    setMain(nodes, one ? label : "Window " + key);
     var li = document.getElementById("item-" + first.key);
     /* One item: brought to the middle. A window: the page from its top (what was scored
        on it, then the transcript with the window marked). */
-    if (li && range[0] === range[1]) { li.scrollIntoView({ block: "center" }); li.focus({ preventScroll: true }); }
+    if (li && one) { li.scrollIntoView({ block: "center" }); li.focus({ preventScroll: true }); }
     else { window.scrollTo(0, 0); main().focus({ preventScroll: true }); }
   }
   function notFound(what) {

@@ -672,6 +672,8 @@
       root.appendChild(svg("text", { x: L - 8, y: yy + 4, "text-anchor": "end", "font-size": 12, fill: "#1f2328", text: d.dimension }));
       if (d.ci_low !== null && d.ci_low !== undefined) root.appendChild(svg("line", { x1: x(d.ci_low), x2: x(d.ci_high), y1: yy, y2: yy, stroke: sw.fill, "stroke-width": 2 }));
       var a = svg("a", { href: filterHref([["statuses", d.dimension + ":"]]) });
+      /* A white disc under the symbol, so the estimate stands out from its interval. */
+      a.appendChild(svg("circle", { cx: x(d.diff), cy: yy, r: 7, fill: "#fff", stroke: sw.fill, "stroke-width": 1.5 }));
       a.appendChild(svg("text", { x: x(d.diff), y: yy + 5, "text-anchor": "middle", "font-size": 14, fill: sw.fill, "font-weight": 700, text: sw.symbol }));
       a.appendChild(svg("title", { text: d.dimension + ": " + fmt(d.diff) + " [" + fmt(d.ci_low) + ", " + fmt(d.ci_high) + "] (" + d.outcome + ")" }));
       root.appendChild(a);

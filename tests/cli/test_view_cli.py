@@ -172,3 +172,20 @@ def test_view_refuses_a_calibration_that_is_not_one(
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "not a toolkit calibrate JSON result" in err
     assert not (tmp_path / "site").exists()
+
+
+def test_notes_are_wrapped_at_words_on_a_terminal_and_one_line_each_when_piped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import toolkit.views.text
+
+    args = ["view", str(SAMPLE_RUNS / "experiments"), str(SAMPLE_RUNS / "universes")]
+    assert main([*args, "-o", str(tmp_path / "piped")]) == 0
+    piped = capsys.readouterr().err.splitlines()
+    assert piped and all(line.startswith("toolkit view: note: ") for line in piped)
+    monkeypatch.setattr(toolkit.views.text, "terminal_style", lambda stream=None: (60, False))
+    assert main([*args, "-o", str(tmp_path / "terminal")]) == 0
+    wrapped = capsys.readouterr().err.splitlines()
+    assert len(wrapped) > len(piped)
+    assert all(len(line) <= 59 or " " not in line.strip() for line in wrapped)
+    assert " ".join(w.strip() for w in wrapped) == " ".join(piped)

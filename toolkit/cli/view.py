@@ -96,8 +96,7 @@ def run(args: argparse.Namespace) -> int:
                      f"names {args.calibration})")  # fmt: skip
     if calibration is not None:
         calibration = {**calibration, "links": calibration_links(calibration, collected.runs)}
-    for note in notes:
-        print(f"toolkit view: note: {note}", file=sys.stderr)
+    _print_notes(notes)
     site: dict[str, Any] = {"notes": notes, "compare": compare, "calibration": calibration}
     if args.out is not None:
         index = write_site(collected.runs, args.out, **site)
@@ -108,6 +107,22 @@ def run(args: argparse.Namespace) -> int:
     folder = Path(tempfile.mkdtemp(prefix="toolkit-view-"))
     write_site(collected.runs, folder, **site)
     return _serve(folder, args.port, len(collected.runs))
+
+
+def _print_notes(notes: list[str]) -> None:
+    """One ``toolkit view: note: ...`` line per note on standard error; on a terminal,
+    wrapped to its width at word boundaries (a path or URL is never cut)."""
+    import textwrap
+
+    from toolkit.views.text import terminal_style
+
+    width, _ = terminal_style(sys.stderr)
+    for note in notes:
+        line = f"toolkit view: note: {note}"
+        if width:
+            line = textwrap.fill(line, width=max(width - 1, 40), subsequent_indent="    ",
+                                 break_long_words=False, break_on_hyphens=False)  # fmt: skip
+        print(line, file=sys.stderr)
 
 
 def _kit(args: argparse.Namespace) -> PersonaKit | None:

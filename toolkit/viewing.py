@@ -4,20 +4,27 @@ its family's rubric, and hand the site view (:mod:`toolkit.views.site`) plain re
 This module only wires existing parts together (as :mod:`toolkit.cli.quality`,
 ``outcome --all``, ``discussion`` and ``persona`` do): the simulation loader and rubric
 (with per-tick series), the iteration-log loader and outcome rubric, the discussion
-loader and rubric, and the persona chat loader. The evidence rows of each dimension come
-from the frames those rubrics already return; nothing is re-scored here.
+loader and rubric, and the persona chat loader and rubric with a recorded judge. The
+evidence rows of each dimension come from the frames those rubrics already return;
+nothing is re-scored here.
 
-Families, detected per folder (as ``toolkit compare`` detects them per arm):
+Families are told by :mod:`toolkit.load.families` (the detector ``toolkit compare``
+uses too):
 
 * ``simulation``: a folder holding ``tick_summaries/`` (one run);
 * ``outcome``: a folder holding ``iter-N.yaml`` files (one iteration log; one site row
   per iteration, as the outcome rubric scores iterations);
-* ``persona``: ``*.jsonl`` / ``*.run_messages.json`` chat files (shown with their
-  transcript, unscored: the persona rubric needs propositions and a judge);
-* ``discussion``: any other ``*.json``, ``*.db`` or ``*.sqlite`` file that loads as games.
+* ``persona``: ``*.jsonl`` / ``*.run_messages.json`` chat files, scored (one site row
+  per agent and one for the environment) when a persona kit (propositions and a judge
+  cassette) is beside them or given, else shown with their transcript, unscored;
+* ``discussion``: any other ``*.json``, ``*.db`` or ``*.sqlite`` file that loads as games;
+
+and a ``calibration.json`` beside them is the calibration page's result.
 
 A file that looks like a family but does not load is left out with a note (shown above
-the site's index and printed by the CLI), never silently.
+the site's index and printed by the CLI), never silently. In object storage, the files
+read whole from a path (games, chats, kits, a calibration) are copied into a temporary
+folder to be loaded (:mod:`toolkit.load._staging`) and named by their URLs.
 """
 
 from __future__ import annotations

@@ -148,3 +148,10 @@ def test_the_chat_files_of_a_folder_are_its_chats_and_a_file_is_itself(tmp_path:
     assert chat_files(PERSONA / "personas.yaml") == [PERSONA / "personas.yaml"]
     with pytest.raises(InputError, match="no chat files"):
         chat_files(SAMPLE_RUNS / "universes")
+
+
+def test_a_chat_named_alone_brings_the_kit_of_its_folder() -> None:
+    found, kits = survey(PERSONA / "radio-week2.jsonl")
+    assert [(f.family, f.id) for f in found] == [("persona", "radio-week2.jsonl")]
+    assert list(kits) == [PERSONA.as_posix()]
+    assert survey(SAMPLE_RUNS / "discussions" / "game-pass.json")[1] == {}

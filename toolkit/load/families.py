@@ -216,7 +216,13 @@ def survey(
     if not root.exists():
         raise InputError(root, "no such file or folder")
     if root.is_file():
-        return [Found(file_family(root.name), str(root), label(source))], {}
+        # A chat named alone is still scored by the kit of its folder.
+        folder = root.parent
+        entries = list(os.scandir(folder))
+        dirs = [e.name for e in entries if e.is_dir(follow_symlinks=False)]
+        kit = kit_of(folder.as_posix(), dirs, [e.name for e in entries if e.is_file()])
+        kits = {folder.as_posix(): kit} if kit is not None else {}
+        return [Found(file_family(root.name), str(root), label(source))], kits
     found, kits = _classify(_local_walk(root), root.as_posix(), label(source))
     return [Found(f.family, str(Path(f.path)), f.id) for f in found], kits
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -89,3 +90,30 @@ def test_a_game_that_does_not_load_is_noted_by_its_url(
     assert main(["view", url, "--storage-option", s3.option, "-o", str(tmp_path / "site")]) == 0
     err = capsys.readouterr().err
     assert f"{url}/broken.json" in err and "toolkit-view-" not in err
+
+
+def test_a_calibration_in_the_bucket_is_found_and_its_items_link_to_the_bucket_s_chats(
+    s3: S3, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from calibration_fixture import calibration_result
+
+    folder = tmp_path / "up"
+    folder.mkdir()
+    for name in ("radio-week2.jsonl", "cassette.json", "personas.yaml"):
+        (folder / name).write_bytes((SAMPLE_RUNS / "persona" / name).read_bytes())
+    shutil.copytree(SAMPLE_RUNS / "persona" / "propositions", folder / "propositions")
+    url = s3.upload(folder, "view/calibrated")
+    doc = calibration_result()
+    for row in doc["disagreements"]:  # the sources as the bucket names them
+        if row.get("source") == "sample_runs/persona/radio-week2.jsonl":
+            row["source"] = f"{url}/radio-week2.jsonl"
+    s3.client.put_object(Bucket=url.split("/")[2], Key="view/calibrated/calibration.json",
+                         Body=json.dumps(doc).encode())  # fmt: skip
+    site = tmp_path / "site"
+    assert main(["view", url, "--storage-option", s3.option, "-o", str(site)]) == 0
+    capsys.readouterr()
+    text = (site / "data" / "calibration.js").read_text(encoding="utf-8")
+    shown = json.loads(f"[{CALL.match(text)[1]}]")[0]
+    assert shown["links"][0] == {
+        "run": "calibrated/radio-week2.jsonl/lenny", "item": "s1-s5,s26-s31", "why": ""
+    }  # fmt: skip

@@ -218,7 +218,10 @@ def survey(
     if root.is_file():
         # A chat named alone is still scored by the kit of its folder.
         folder = root.parent
-        entries = list(os.scandir(folder))
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:  # an unlistable folder has no kit to offer; the file is still read
+            entries = []
         dirs = [e.name for e in entries if e.is_dir(follow_symlinks=False)]
         kit = kit_of(folder.as_posix(), dirs, [e.name for e in entries if e.is_file()])
         kits = {folder.as_posix(): kit} if kit is not None else {}

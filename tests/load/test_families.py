@@ -49,7 +49,8 @@ def test_a_run_folder_is_one_run_and_not_looked_inside(tmp_path: Path) -> None:
 
 def test_files_are_told_by_their_suffix(tmp_path: Path) -> None:
     names = ("a.jsonl", "b.run_messages.json", "c.json", "d.db", "e.sqlite", "f.txt",
-             "calibration.json", "week2.calibration.json", "my_calibration.json")  # fmt: skip
+             "calibration.json", "week2.calibration.json", "my_calibration.json",
+             "cassette.json", "judge.cassette.json")  # fmt: skip
     for name in names:
         (tmp_path / name).write_text("", encoding="utf-8")
     found = {Path(f.path).name: f.family for f in discover(tmp_path)}
@@ -59,6 +60,7 @@ def test_files_are_told_by_their_suffix(tmp_path: Path) -> None:
         # A calibrate result is a page of the site, not runs (its name says which).
         "calibration.json": "calibration", "week2.calibration.json": "calibration",
         "my_calibration.json": "discussion",
+        # A judge's cassette is no run (cassette.json, judge.cassette.json are left out).
     }  # fmt: skip
     # A folder of several families is the first of simulation, outcome, persona, discussion.
     assert detect_family(tmp_path) == "persona"

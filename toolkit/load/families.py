@@ -14,7 +14,8 @@ A family is told from names only (no file is opened here):
 * ``discussion``: any other ``*.json``, ``*.db`` or ``*.sqlite`` file (a game transcript,
   export or database); whether it really holds games is for the loader to say.
 
-Beside the runs, a ``calibration.json`` or ``*.calibration.json`` file is taken as the
+A judge cassette (``cassette.json``, ``*.cassette.json``) is no run of any family. Beside
+the runs, a ``calibration.json`` or ``*.calibration.json`` file is taken as the
 result of ``toolkit calibrate --format json`` (kind ``calibration``: a page of the site,
 not a family of runs; :func:`detect_family` never answers it).
 
@@ -40,6 +41,8 @@ FAMILIES: tuple[str, ...] = ("simulation", "outcome", "persona", "discussion")
 ITER_NAME = re.compile(r"^iter-\d+\.yaml$")
 CHAT_SUFFIXES = (".jsonl", ".run_messages.json")
 GAME_SUFFIXES = (".json", ".db", ".sqlite")
+#: A judge's recorded answers (``recorded:cassette.json``): never a run of any family.
+CASSETTE_NAME = "cassette.json"
 #: The name of a ``toolkit calibrate --format json`` result beside the runs.
 CALIBRATION_NAME = "calibration.json"
 CALIBRATION = "calibration"
@@ -95,6 +98,8 @@ def file_family(name: str) -> str:
     calibration result)."""
     if name == CALIBRATION_NAME or name.endswith("." + CALIBRATION_NAME):
         return CALIBRATION
+    if name == CASSETTE_NAME or name.endswith("." + CASSETTE_NAME):
+        return ""
     if name.endswith(CHAT_SUFFIXES):
         return "persona"
     if name.endswith(GAME_SUFFIXES):

@@ -862,7 +862,8 @@
         el("td", { class: "n" }, [d.human_mean === null ? "–" : num(fmt(d.human_mean), to)]),
         el("td", { class: "n" }, [d.diff === null ? "–" : num((d.diff > 0 ? "+" : "") + fmt(d.diff), to)]),
         el("td", null, [d.scores ? num(String(d.scores), calHref("item/" + i), "each rater's score") : "–"]),
-        el("td", null, [link.run ? el("a", { href: to, class: "where", text: link.run + (link.item ? " · " + link.item : "") }) : el("span", { class: "muted", text: link.why || "not in this site" })]),
+        el("td", null, [link.run ? el("a", { href: to, class: "where", text: link.run + (link.item ? " · " + link.item : "") })
+          : el("span", { class: "muted quote", text: (link.why || "not in this site") + (d.anchor ? " (at " + d.anchor + ")" : "") })]),
       ])));
       var more = calDetails(d);
       if (more.length) body.push(el("tr", { class: "cal-more" }, [el("td", null, []), el("td", { colspan: heads.length - 1 }, more)]));

@@ -189,3 +189,14 @@ def test_notes_are_wrapped_at_words_on_a_terminal_and_one_line_each_when_piped(
     assert len(wrapped) > len(piped)
     assert all(len(line) <= 59 or " " not in line.strip() for line in wrapped)
     assert " ".join(w.strip() for w in wrapped) == " ".join(piped)
+
+
+def test_the_help_fits_80_columns(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    with pytest.raises(SystemExit):
+        main(["view", "--help"])
+    out = capsys.readouterr().out
+    assert "--calibration FILE" in out and "--cassette FILE" in out
+    assert [line for line in out.splitlines() if len(line) > 80] == []

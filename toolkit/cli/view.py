@@ -1,16 +1,18 @@
 """``toolkit view DIR... [-o SITE]``: one offline site for every run under DIR.
 
-Finds every simulation run, iteration log, discussion game and persona chat under the
-folders (or object-storage URLs), scores each with its family's rubric (persona chats
-with the recorded judge of a persona kit, never a live one) and writes a
-static site: an index of every run (sort, filter, search inside the transcripts) and
-pages from each verdict down to the tick, message or iteration behind it. The site opens
-from file:// with the network off (no CDN, no server), so it can be zipped, attached to
-a CI run or put on any static host.
+Finds every simulation run, iteration log, discussion game and persona
+chat under the folders (or object-storage URLs), scores each with its
+family's rubric (persona chats with the recorded judge of a persona kit,
+never a live one) and writes a static site: an index of every run (sort,
+filter, search inside the transcripts) and pages from each verdict down
+to the tick, message or iteration behind it. The site opens from file://
+with the network off (no CDN, no server), so it can be zipped, attached
+to a CI run or put on any static host.
 
-With -o SITE the site is written there. Without it, it is written to a temporary folder
-and served on 127.0.0.1 until Ctrl-C (which removes the folder); the address is printed.
-Exit 0 when written (or served and stopped), 2 on bad input.
+With -o SITE the site is written there. Without it, it is written to a
+temporary folder and served on 127.0.0.1 until Ctrl-C (which removes the
+folder); the address is printed. Exit 0 when written (or served and
+stopped), 2 on bad input.
 """
 
 from __future__ import annotations
@@ -53,9 +55,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     kit = p.add_argument_group(
         "persona chats",
-        "A folder holding propositions/ and cassette.json (and personas.yaml, baselines/) "
-        "scores the chats under it; these name a kit for the chats that have none. Only a "
-        "recorded judge: toolkit view makes no live call.",
+        "A folder holding propositions/ and cassette.json (and personas.yaml,\n"
+        "baselines/) scores the chats under it; these name a kit for the chats\n"
+        "that have none. Only a recorded judge: toolkit view makes no live call.",
     )
     kit.add_argument("--propositions", metavar="DIR", help="folder of proposition YAML files")
     kit.add_argument("--cassette", metavar="FILE", help="the judge's recorded answers (JSON)")

@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from toolkit.errors import InputError
+from toolkit.load.families import chat_files, detect_family
 
 if TYPE_CHECKING:
     from toolkit.rubrics.compare import CompareResult
 
 AUTO = "auto"
-CHAT_SUFFIXES = (".jsonl", ".run_messages.json")
 
 
 @dataclass(frozen=True)
@@ -38,72 +38,6 @@ class ArmScores:
 def _label(source: str | Path) -> str:
     text = str(source).rstrip("/")
     return text.rsplit("/", 1)[-1] or text
-
-
-def detect_family(source: str | Path, storage_options: Mapping[str, Any] | None = None) -> str:
-    """The family of the runs in ``source``: ``simulation`` (run folders with
-    tick_summaries/), ``outcome`` (iter-N.yaml files), ``persona`` (chat JSONL files)
-    or ``discussion`` (game transcripts, exports or a game database).
-
-    Raises:
-        InputError: nothing recognisable in ``source`` (name ``--family``).
-    """
-    import os
-
-    from toolkit.load._source import is_remote, local_path
-    from toolkit.load.iterlog import ITER_FILE
-
-    if is_remote(source):
-        from toolkit.rubrics.outcome_fleet import find_iteration_logs
-
-        try:
-            find_iteration_logs(source, storage_options=storage_options)
-            return "outcome"
-        except InputError:
-            return "simulation"
-    path = local_path(source)
-    if not path.exists():
-        raise InputError(path, "no such file or folder")
-    if path.is_file():
-        if path.name.endswith(CHAT_SUFFIXES):
-            return "persona"
-        return "discussion"
-    if (path / "tick_summaries").is_dir() or any(
-        (p / "tick_summaries").is_dir() for p in path.iterdir() if p.is_dir()
-    ):
-        return "simulation"
-    names: list[str] = []
-    for _, _, files in os.walk(path):
-        names.extend(files)
-        if len(names) > 10_000:
-            break
-    if any(ITER_FILE.match(n) for n in names):
-        return "outcome"
-    if any(n.endswith(CHAT_SUFFIXES) for n in names):
-        return "persona"
-    if any(n.endswith((".json", ".db", ".sqlite")) for n in names):
-        return "discussion"
-    raise InputError(
-        path, "cannot tell which runs these are: give --family", field="--family", value=AUTO
-    )
-
-
-def chat_files(source: str | Path) -> list[Path]:
-    """The chat files of ``source``: itself when a file, else every ``*.jsonl`` and
-    ``*.run_messages.json`` under it (sorted).
-
-    Raises:
-        InputError: a folder with no chat file in it.
-    """
-    path = Path(source)
-    files = (
-        sorted(p for p in path.rglob("*") if p.is_file() and p.name.endswith(CHAT_SUFFIXES))
-        if path.is_dir()
-        else [path]
-    )
-    if not files:
-        raise InputError(path, "no chat files (*.jsonl, *.run_messages.json) in it")
-    return files
 
 
 def _simulation(

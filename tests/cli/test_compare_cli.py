@@ -13,7 +13,8 @@ import pytest
 from conftest import SAMPLE_RUNS
 
 from toolkit.cli import main
-from toolkit.comparing import compare, detect_family
+from toolkit.comparing import compare
+from toolkit.load.families import detect_family
 
 A = SAMPLE_RUNS / "compare" / "a"
 B = SAMPLE_RUNS / "compare" / "b"

@@ -101,3 +101,102 @@ def test_writing_the_site_imports_no_chart_notebook_or_storage_library(tmp_path:
     code, modules = _imported(CLI_WRAPPER, *args, tmp_path=tmp_path)
     assert code == 0 and (tmp_path / "site" / "index.html").is_file()
     assert modules & (HEAVY | STORAGE) == set()
+
+
+def test_view_scores_chats_with_a_kit_given_on_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    kit = SAMPLE_RUNS / "persona"
+    chats = tmp_path / "chats"
+    chats.mkdir()
+    (chats / "week2.jsonl").write_bytes((kit / "radio-week2.jsonl").read_bytes())
+    out = tmp_path / "site"
+    args = [
+        "view",
+        str(chats),
+        "-o",
+        str(out),
+        "--propositions",
+        str(kit / "propositions"),
+        "--cassette",
+        str(kit / "cassette.json"),
+        "--baseline",
+        str(kit / "baselines"),
+    ]
+    assert main(args) == 0
+    assert "wrote 5 run(s)" in capsys.readouterr().out  # four agents and the environment
+    index = (out / "data" / "index-0.js").read_text(encoding="utf-8")
+    assert '"chats/week2.jsonl/lenny","persona"' in index and '"FAILED"' in index
+
+
+def test_view_refuses_half_a_persona_kit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["view", str(SAMPLE_RUNS / "persona"), "-o", str(tmp_path / "site")]
+    assert main([*args, "--propositions", str(SAMPLE_RUNS / "persona" / "propositions")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "--cassette" in err and "needs both --propositions and --cassette" in err
+    assert err.count("\n") == 0 and not (tmp_path / "site").exists()
+
+
+def test_view_adds_the_calibration_page_with_each_item_linked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    from calibration_fixture import calibration_result
+
+    given = tmp_path / "cal.json"
+    given.write_text(json.dumps(calibration_result()), encoding="utf-8")
+    out = tmp_path / "site"
+    # Run from the checkout, so the sources of the calibration (relative paths) are the
+    # paths the runs are read from.
+    monkeypatch.chdir(ROOT)
+    args = ["view", "sample_runs/persona", "--calibration", str(given), "-o", str(out)]
+    assert main(args) == 0
+    capsys.readouterr()
+    text = (out / "data" / "calibration.js").read_text(encoding="utf-8")
+    doc = json.loads(text[len("window.__tk.calibration(") : -len(");\n")])
+    assert doc["links"][0] == {
+        "run": "persona/radio-week2.jsonl/lenny", "item": "s1-s5,s26-s31", "why": ""
+    }  # fmt: skip
+    assert len(doc["links"]) == len(doc["disagreements"])
+
+
+def test_view_refuses_a_calibration_that_is_not_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    game = SAMPLE_RUNS / "discussions" / "game-pass.json"
+    args = ["view", str(SAMPLE_RUNS / "universes"), "--calibration", str(game)]
+    assert main([*args, "-o", str(tmp_path / "site")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "not a toolkit calibrate JSON result" in err
+    assert not (tmp_path / "site").exists()
+
+
+def test_notes_are_wrapped_at_words_on_a_terminal_and_one_line_each_when_piped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import toolkit.views.text
+
+    args = ["view", str(SAMPLE_RUNS / "experiments"), str(SAMPLE_RUNS / "universes")]
+    assert main([*args, "-o", str(tmp_path / "piped")]) == 0
+    piped = capsys.readouterr().err.splitlines()
+    assert piped and all(line.startswith("toolkit view: note: ") for line in piped)
+    monkeypatch.setattr(toolkit.views.text, "terminal_style", lambda stream=None: (60, False))
+    assert main([*args, "-o", str(tmp_path / "terminal")]) == 0
+    wrapped = capsys.readouterr().err.splitlines()
+    assert len(wrapped) > len(piped)
+    assert all(len(line) <= 59 or " " not in line.strip() for line in wrapped)
+    assert " ".join(w.strip() for w in wrapped) == " ".join(piped)
+
+
+def test_the_help_fits_80_columns(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    with pytest.raises(SystemExit):
+        main(["view", "--help"])
+    out = capsys.readouterr().out
+    assert "--calibration FILE" in out and "--cassette FILE" in out
+    assert [line for line in out.splitlines() if len(line) > 80] == []

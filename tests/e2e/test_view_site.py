@@ -12,14 +12,15 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
+from calibration_fixture import HOSTILE
 from conftest import CHROMIUM, CHROMIUM_ARGS, COMPARE_RESULT, SAMPLE_RUNS
 
-from toolkit.viewing import collect
+from toolkit.viewing import calibration_links, collect
 from toolkit.views.site import EvidenceRow, SiteItem, SiteRun, write_site
 
 STEP_MS = 15_000
-#: The most pages the crawl visits (the samples' site has 70 runs, most with 8 dimensions).
-CRAWL_LIMIT = 400
+#: The most pages the crawl visits (the samples' site has 82 runs, most with 8 dimensions).
+CRAWL_LIMIT = 500
 
 
 def _require_browser() -> None:
@@ -40,9 +41,15 @@ def _require_browser() -> None:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The samples' site, with the calibration page of the test's calibration result
+    (its disagreements pointing at the sample persona chats)."""
+    from calibration_fixture import calibration_result
+
     collected = collect([SAMPLE_RUNS])
     out = tmp_path_factory.mktemp("site")
-    write_site(collected.runs, out, notes=collected.notes)
+    doc = calibration_result()
+    calibration = {**doc, "links": calibration_links(doc, collected.runs)}
+    write_site(collected.runs, out, notes=collected.notes, calibration=calibration)
     return out
 
 
@@ -94,9 +101,9 @@ def test_the_index_opens_from_file_with_the_network_off(site: Path, browser_page
     w = browser_page
     _open(w, site)
     w.page.wait_for_selector("#rows tr")
-    assert w.page.locator("main h1").inner_text() == "Every run (70)"
-    assert w.page.locator("#rows tr").count() == 70
-    assert w.page.locator("#count").inner_text() == "70 runs"
+    assert w.page.locator("main h1").inner_text() == "Every run (82)"
+    assert w.page.locator("#rows tr").count() == 82
+    assert w.page.locator("#count").inner_text() == "82 runs"
     # Status badges carry a symbol and a name, not colour alone.
     first = w.page.locator("#rows tr").first.locator(".dots .badge").first
     assert first.inner_text() in {"✓", "!", "✗", "–", "○", "★", "▼"}
@@ -106,7 +113,8 @@ def test_the_index_opens_from_file_with_the_network_off(site: Path, browser_page
 
 def _numbers_unlinked(page: Any) -> list[str]:
     """Texts of table cells that hold a digit but are not inside a link (rubric rules,
-    marked data-rule, are the rubric's thresholds, not measurements)."""
+    marked data-rule, are the rubric's thresholds, not measurements; a judge's reasoning
+    or a rater's note, marked quote, is text someone wrote)."""
     return list(
         page.evaluate(
             """() => {
@@ -117,7 +125,7 @@ def _numbers_unlinked(page: Any) -> list[str]:
                 const n = walk.currentNode, p = n.parentElement;
                 if (!/\\d/.test(n.textContent)) continue;
                 if (!p.closest('td, dd')) continue;
-                if (p.closest('a, [data-rule]')) continue;
+                if (p.closest('a, [data-rule], .quote')) continue;  // quoted text: not numbers
                 out.push(n.textContent);
               }
               return out;
@@ -132,7 +140,7 @@ def _route_exists(page: Any) -> str | None:
     if h1 in {"Not found", "A file of this site is missing"}:
         return h1 + ": " + page.locator("main p").first.inner_text()
     hash_ = page.evaluate("location.hash")
-    if "/item/" in hash_ and page.locator("li.current").count() != 1:
+    if hash_.startswith("#run/") and "/item/" in hash_ and page.locator("li.current").count() < 1:
         return "the item is not on the page"
     return None
 
@@ -143,7 +151,7 @@ def test_every_number_links_to_evidence_that_exists(site: Path, browser_page: Wa
     _open(w, site)
     page.wait_for_selector("#rows tr")
     runs = page.eval_on_selector_all("#rows a.run", "as => as.map(a => a.getAttribute('href'))")
-    assert len(runs) == 70  # 34 runs, logs, games and chats + the compare pair (24 + 12)
+    assert len(runs) == 82  # 46 runs, logs, games and chats + the compare pair (24 + 12)
     to_visit = list(runs)
     seen: set[str] = set()
     numbers = 0
@@ -175,6 +183,33 @@ def test_every_number_links_to_evidence_that_exists(site: Path, browser_page: Wa
             )
             to_visit.extend(items[-1:])
     assert len(seen) > 200 and numbers > 2000
+    # The scored persona chats were crawled down to the message windows the judge read.
+    assert [h for h in seen if "persona" in h and "/dim/" in h]
+    assert [h for h in seen if "persona" in h and "/item/s" in h and "%2C" in h]
+    assert (w.failed, w.errors, w.outside) == ([], [], [])
+
+
+def test_a_persona_proposition_links_to_the_window_the_judge_read(
+    site: Path, browser_page: Watched
+) -> None:
+    w = browser_page
+    page = w.page
+    run = quote("sample_runs/persona/radio-week2.jsonl/lenny", safe="")
+    _open(w, site, f"#run/{run}/dim/consistency")
+    page.wait_for_selector("table.evidence")
+    # Propositions are parts of the score, not a series over the run: no time chart.
+    assert page.locator("main .chart").count() == 0
+    row = page.locator("table.evidence tr", has_text="same-register")
+    assert "judge said 0" in row.inner_text() and "later messages" in row.inner_text()
+    row.locator("a.num").click()
+    page.wait_for_selector("li.current")
+    assert page.evaluate("location.hash") == f"#run/{run}/item/" + quote("s1-s6,s26-s31", safe="")
+    marked = page.locator("li.current").count()
+    assert marked > 1  # the window, every message of it marked
+    assert page.locator("main h1").inner_text().startswith("Window s1-s6,s26-s31 · ")
+    assert marked == 12  # the two runs of steps the judge read, not the steps between
+    assert "same-register" in page.locator("main .cites").inner_text()
+    assert page.evaluate("window.scrollY") == 0  # what was scored on the window is in view
     assert (w.failed, w.errors, w.outside) == ([], [], [])
 
 
@@ -211,15 +246,15 @@ def test_filter_by_column_and_search_inside_transcripts(site: Path, browser_page
     _open(w, site)
     page.wait_for_selector("#rows tr")
     page.locator("input[data-filter=family]").fill("outcome")
-    assert page.locator("#count").inner_text() == "6 of 70 runs"
+    assert page.locator("#count").inner_text() == "6 of 82 runs"
     page.locator("input[data-filter=family]").fill("")
     page.locator("input[data-filter=verdict]").fill("failed")
     failed = page.locator("#rows tr").count()
-    assert 0 < failed < 70
+    assert 0 < failed < 82
     page.locator("input[data-filter=verdict]").fill("")
     # Text that is only inside one game's messages.
     page.locator("#q").fill("leave me alone")
-    page.wait_for_function("document.getElementById('count').textContent === '1 of 70 runs'")
+    page.wait_for_function("document.getElementById('count').textContent === '1 of 82 runs'")
     assert "game-role-repetition" in page.locator("#rows a.run").inner_text()
     assert (w.failed, w.errors, w.outside) == ([], [], [])
 
@@ -287,4 +322,80 @@ def test_the_comparison_page_links_every_number_to_runs_of_its_arm(
         page.evaluate("h => { location.hash = h; }", href)
         page.wait_for_selector("#rows")
         assert page.locator("#count").inner_text() == count
+    assert (w.failed, w.errors, w.outside) == ([], [], [])
+
+
+def test_the_calibration_page_links_every_number_to_evidence_that_exists(
+    site: Path, browser_page: Watched
+) -> None:
+    w = browser_page
+    page = w.page
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    _open(w, site)
+    page.locator("#calibration-link").click()
+    page.wait_for_selector("table.cal-disagreements")
+    assert page.locator("main h1").inner_text() == "Calibration: judge “judge” against 3 humans"
+    headline = page.locator("table.cal-headline").inner_text()
+    for said in ("Alpha among the humans\t0.851", "Alpha with the judge added\t0.744",
+                 "[0.850, 0.853]", "BELOW the band", "Spearman", "0.653", "0.639"):  # fmt: skip
+        assert said in headline, said
+    heads = page.eval_on_selector_all(".cal-disagreements th", "hs => hs.map(h => h.textContent)")
+    assert heads[:4] == ["#", "Item", "agent", "proposition"] and "ratings" not in heads
+    assert page.locator(".cal-bias tbody tr").count() == 15  # all, 4 agents, 10 propositions
+    assert page.locator("svg[aria-label^='Bias'] circle").count() == 15
+    # Hostile reasoning, notes and evidence are shown as text.
+    assert page.locator("main img, main script").count() == 0
+    assert HOSTILE in page.locator("table.cal-disagreements").inner_text()
+    # Every number is a link, and every link of the page leads to what it names.
+    hrefs = page.eval_on_selector_all(
+        "main .num", "ns => ns.map(n => n.tagName === 'A' ? n.getAttribute('href') : null)"
+    )
+    assert None not in hrefs and len(hrefs) > 100
+    assert not _numbers_unlinked(page)
+    targets = set(hrefs) | set(
+        page.eval_on_selector_all("main a", "as => as.map(a => a.getAttribute('href'))")
+    )
+    runs = {h for h in targets if h.startswith("#run/")}
+    assert {h for h in runs if "/item/" in h} >= {
+        "#run/sample_runs%2Fpersona%2Fradio-week2.jsonl%2Flenny/item/s1-s5%2Cs26-s31",
+        "#run/sample_runs%2Fpersona%2Fradio-week2.jsonl%2Flenny/item/s3",
+    }
+    for href in sorted(targets):
+        page.evaluate("h => { location.hash = h; }", href)
+        page.wait_for_function("h => location.hash === h", arg=href)
+        page.wait_for_selector("main h1")
+        problem = _route_exists(page)
+        assert problem is None, f"{href}: {problem}"
+        if href.startswith("#calibration/disagreements/"):
+            shown = page.locator("table.cal-disagreements tbody tr:not(.cal-more)").count()
+            said = page.locator("#cal-disagreements + p").inner_text()
+            assert f"Showing the {shown} " in said, (href, said)
+    # A disagreement the site does not hold is shown, unlinked, with the reason.
+    page.evaluate("h => { location.hash = h; }", "#calibration/item/3")
+    page.wait_for_selector("main .facts")
+    assert "not a run of this site" in page.locator("main .facts").inner_text()
+    assert page.evaluate("window.owned === undefined") and dialogs == []
+    assert (w.failed, w.errors, w.outside) == ([], [], [])
+
+
+def test_an_arm_is_the_runs_of_a_folder_of_that_name_anywhere_under_the_sources(
+    tmp_path: Path, browser_page: Watched
+) -> None:
+    from toolkit.scorecard import Dimension, Scorecard
+
+    def run(run_id: str) -> SiteRun:
+        dims = [Dimension("dim_a", "Dim A", 0.5, "OK", "1/2", ">= 0.9", "< 0.2")]
+        card = Scorecard("test", "0.1.0", run_id, run_id, "HEALTHY", "",
+                         Scorecard.dimensions_frame(run_id, dims))  # fmt: skip
+        return SiteRun(id=run_id, family="simulation", card=card)
+
+    # As `toolkit view sample_runs --compare ...` names them: the arms are folders inside.
+    ids = ["sample_runs/compare/a/r1", "sample_runs/compare/b/r1", "a/r2", "data/r3"]
+    write_site([run(i) for i in ids], tmp_path, compare=COMPARE_RESULT)
+    w = browser_page
+    _open(w, tmp_path, "#filter/arm/a")
+    w.page.wait_for_selector("#rows")
+    shown = w.page.eval_on_selector_all("#rows a.run", "as => as.map(a => a.textContent)")
+    assert sorted(shown) == ["a/r2", "sample_runs/compare/a/r1"]
     assert (w.failed, w.errors, w.outside) == ([], [], [])

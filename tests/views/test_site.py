@@ -67,8 +67,9 @@ def test_every_family_of_the_samples_is_found_once_per_run_iteration_game_and_ch
     families = Counter(r.family for r in collected.runs)
     # 16 fleet runs + 3 universes + the compare pair's 24 + 12 runs; tally-loop's 6
     # iterations; 3 game files + the 3 games of baseline/games.db; 3 chat files (two forms
-    # of week 1, and week 2).
-    assert families == {"simulation": 55, "outcome": 6, "discussion": 6, "persona": 3}
+    # of week 1, and week 2), each scored by the persona kit beside them: 4 agents and the
+    # environment.
+    assert families == {"simulation": 55, "outcome": 6, "discussion": 6, "persona": 15}
     ids = [r.id for r in collected.runs]
     assert len(set(ids)) == len(ids)
     assert "sample_runs/universes/ashfall" in ids
@@ -80,19 +81,20 @@ def test_files_that_are_not_runs_are_left_out_with_a_note_naming_them(
 ) -> None:
     collected, _ = samples
     notes = "\n".join(collected.notes)
-    for name in ("cassette.json", "harbour_council_gate.json", "baselines/lenny.json"):
+    for name in ("harbour_council_gate.json", "planted.json", "gate-corrections.jsonl"):
         assert name in notes
-    assert all(r.family != "persona" or r.card is None for r in collected.runs)
+    # The persona kit's cassette and baselines score the chats: they are not noted as games.
+    assert "cassette.json" not in notes and "baselines/lenny.json" not in notes
 
 
 def test_index_rows_name_each_run_and_point_at_its_file(samples: tuple[Any, Path]) -> None:
     collected, site = samples
     call, (man,) = _payload(site / "data" / "manifest.js")
-    # 34 runs, logs, games and chats, and the compare pair of fleets (24 + 12 runs)
-    assert call == "manifest" and man["runs"] == len(collected.runs) == 70
+    # 46 runs, logs, games and chats' scorecards, and the compare pair (24 + 12 runs)
+    assert call == "manifest" and man["runs"] == len(collected.runs) == 82
     assert man["index_shards"] == 1 and man["search_shards"] == 1
     _, (shard, rows) = _payload(site / "data" / "index-0.js")
-    assert shard == 0 and len(rows) == 70
+    assert shard == 0 and len(rows) == 82
     cols = man["columns"]
     by_id = {r[cols.index("id")]: dict(zip(cols, r, strict=True)) for r in rows}
     ashfall = by_id["sample_runs/universes/ashfall"]
@@ -109,19 +111,34 @@ def test_index_rows_name_each_run_and_point_at_its_file(samples: tuple[Any, Path
     for row in by_id.values():
         call, (run_id, doc) = _payload(site / "data" / "run" / f"{row['file']}.js")
         assert call == "run" and run_id == row["id"] == doc["id"]
+        # Evidence rows are a series over the run except a persona dimension's propositions.
+        assert doc["series"] is (row["family"] != "persona")
+
+
+def _names_items(item: str | None, keys: set[str]) -> bool:
+    """An evidence row's item is none, one item's key, a window ``FROM-TO`` of two, or a
+    comma-separated list of those."""
+    if item is None:
+        return True
+    for part in item.split(","):
+        cuts = [i for i, c in enumerate(part) if c == "-"]
+        if part not in keys and not any(part[:i] in keys and part[i + 1 :] in keys for i in cuts):
+            return False
+    return True
 
 
 def test_every_evidence_row_points_at_an_item_of_its_own_run(samples: tuple[Any, Path]) -> None:
     _, site = samples
-    checked = 0
+    checked = windows = 0
     for path in sorted((site / "data" / "run").glob("*.js")):
         _, (_, doc) = _payload(path)
         keys = {i["key"] for i in doc["items"]}
         for dim in doc["dims"]:
             for _label, _value, _status, _note, item in dim["evidence"]:
-                assert item is None or item in keys, (doc["id"], dim["key"], item)
+                assert _names_items(item, keys), (doc["id"], dim["key"], item)
                 checked += item is not None
-    assert checked > 1000
+                windows += item is not None and item not in keys
+    assert checked > 1000 and windows > 100  # the persona propositions' message windows
 
 
 def test_a_simulation_dimensions_series_ends_at_the_scorecards_value(
@@ -162,11 +179,66 @@ def test_outcome_evidence_is_the_signal_over_the_logs_iterations(
 def test_search_text_holds_actions_messages_and_summaries(samples: tuple[Any, Path]) -> None:
     _, site = samples
     _, (_, start, texts) = _payload(site / "data" / "search-0.js")
-    assert start == 0 and len(texts) == 70
+    assert start == 0 and len(texts) == 82
     joined = "\n".join(texts)
     assert "tobin goes to the mill to take the bread." in joined  # a tick's action
     assert "add csv reader for tally records" in joined  # an iteration's summary
     assert joined == joined.lower()
+
+
+def test_persona_chats_are_scored_with_the_kit_beside_them(samples: tuple[Any, Path]) -> None:
+    collected, _ = samples
+    chats = {r.id: r for r in collected.runs if r.family == "persona"}
+    week2 = "sample_runs/persona/radio-week2.jsonl/"
+    assert {k[len(week2) :] for k in chats if k.startswith(week2)} == {
+        "mags", "otis", "priya", "lenny", "environment"
+    }  # fmt: skip
+    lenny = chats[week2 + "lenny"]
+    # The persona rubric's verdict with the recorded judge and the baselines of the kit
+    # (what `toolkit persona ... --baseline` says: Lenny regressed on three dimensions).
+    assert lenny.card is not None and lenny.card.verdict == "FAILED"
+    assert lenny.card.rubric == "persona" and "recorded:cassette.json" in lenny.card.meta["judge"]
+    failing = lenny.card.dimensions.filter(pl.col("status") == "FAIL")["dimension"].to_list()
+    assert failing == ["adherence", "consistency", "fluency"]
+    assert chats[week2 + "mags"].card.verdict == "HEALTHY"  # type: ignore[union-attr]
+    # Each proposition is a row: its 0-9 score, the claim and the judge's reasoning, linked
+    # to the window of messages the judge read.
+    rows = {e.label: e for e in lenny.evidence["consistency"]}
+    same = rows["same-register"]
+    assert same.value == 0.0 and "judge said 0" in same.note
+    assert "0% of the later messages" in same.note  # the cassette's reasoning
+    # The steps of the trajectory rows the judge read: runs of consecutive rows.
+    assert same.item == "s1-s6,s26-s31" and "judged on 12 message(s), s1-s6,s26-s31" in same.note
+    keys = {i.key for i in lenny.items}
+    assert _names_items(same.item, keys) and len(lenny.items) == 31
+    # The weighted mean of the propositions is the scorecard's value.
+    value = lenny.card.dimensions.filter(pl.col("dimension") == "consistency")["value"][0]
+    assert value == pytest.approx(0.0)
+
+
+def test_a_chat_without_a_kit_is_shown_unscored_and_with_a_given_kit_scored(
+    tmp_path: Path,
+) -> None:
+    from conftest import SAMPLE_RUNS
+
+    from toolkit.load.families import PersonaKit
+
+    kit_dir = SAMPLE_RUNS / "persona"
+    chat = tmp_path / "radio-week2.jsonl"
+    chat.write_bytes((kit_dir / "radio-week2.jsonl").read_bytes())
+    bare = collect([tmp_path])
+    assert [(r.id, r.card) for r in bare.runs] == [(f"{tmp_path.name}/radio-week2.jsonl", None)]
+    assert "no persona kit" in bare.runs[0].note and bare.runs[0].items
+    kit = PersonaKit(str(kit_dir / "propositions"), str(kit_dir / "cassette.json"),
+                     str(kit_dir / "personas.yaml"), str(kit_dir / "baselines"))  # fmt: skip
+    given = collect([tmp_path], kit=kit)
+    assert len(given.runs) == 5 and all(r.card is not None for r in given.runs)
+    # A chat the cassette has no recording for is shown unscored, naming why (no live call).
+    chat.write_text(chat.read_text(encoding="utf-8").replace(" the ", " a "), encoding="utf-8")
+    missed = collect([tmp_path], kit=kit)
+    assert [r.card for r in missed.runs] == [None]
+    assert "no recording for proposition" in missed.runs[0].note
+    assert any("shown unscored" in n for n in missed.notes)
 
 
 def test_hostile_text_cannot_close_the_data_script_and_reads_back_unchanged(
@@ -276,3 +348,80 @@ def test_load_compare_refuses_what_is_not_a_comparison(tmp_path: Path) -> None:
     bad.write_text(json.dumps({**COMPARE_RESULT, "flips": [{"both_pass": 1}]}), encoding="utf-8")
     with pytest.raises(InputError, match="flips"):
         load_compare(bad)
+
+
+def test_a_calibration_result_loads_with_and_without_the_optional_fields(tmp_path: Path) -> None:
+    from calibration_fixture import calibrate_json, calibration_result
+
+    from toolkit.viewing import load_calibration
+
+    for n, doc in enumerate((calibrate_json(), calibration_result())):
+        path = tmp_path / f"c{n}.json"
+        path.write_text(json.dumps(doc), encoding="utf-8")
+        assert load_calibration(path)["disagreements"] == doc["disagreements"]
+    path = tmp_path / "compare.json"
+    path.write_text(json.dumps(COMPARE_RESULT), encoding="utf-8")
+    with pytest.raises(InputError, match=r"rubric='compare': not a toolkit calibrate"):
+        load_calibration(path)
+    bad = calibrate_json()
+    bad["disagreements"][0]["notes"] = "one string"
+    path.write_text(json.dumps(bad), encoding="utf-8")
+    with pytest.raises(InputError, match=r"disagreements\[0\]\.notes='one string'"):
+        load_calibration(path)
+
+
+def test_each_disagreement_links_to_its_run_and_anchor_when_the_site_holds_it(
+    samples: tuple[Any, Path],
+) -> None:
+    from calibration_fixture import calibration_result
+
+    from toolkit.viewing import calibration_links
+
+    collected, _ = samples
+    links = calibration_links(calibration_result(), collected.runs)
+    week2 = "sample_runs/persona/radio-week2.jsonl"
+    assert links[0] == {"run": f"{week2}/lenny", "item": "s1-s5,s26-s31", "why": ""}  # windows
+    assert links[1] == {"run": f"{week2}/lenny", "item": "s3", "why": ""}  # one message
+    # A run of the site, an anchor not in it: the run, saying why.
+    assert links[2]["run"] == "sample_runs/persona/radio-week1.jsonl/environment"
+    assert links[2]["item"] is None and "no item no-such-anchor" in links[2]["why"]
+    assert links[3] == {
+        "run": None,
+        "why": "elsewhere/not-in-this-site.jsonl is not a run of this site",
+    }
+    assert links[4] == {"run": f"{week2}/mags", "item": None, "why": ""}  # the agent named
+    assert all(link["run"] is None for link in links[5:])  # no source: shown unlinked
+    # The same file named by another path to it is the same run.
+    absolute = calibration_result()
+    absolute["disagreements"][0]["source"] = str(Path(week2).resolve())
+    assert calibration_links(absolute, collected.runs)[0]["run"] == f"{week2}/lenny"
+
+
+def test_a_calibration_json_beside_the_runs_is_found_and_written_as_its_page(
+    tmp_path: Path,
+) -> None:
+    from calibration_fixture import calibration_result
+    from conftest import SAMPLE_RUNS
+
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    (folder / "game-pass.json").write_bytes(
+        (SAMPLE_RUNS / "discussions" / "game-pass.json").read_bytes()
+    )
+    (folder / "calibration.json").write_text(json.dumps(calibration_result()), encoding="utf-8")
+    (folder / "old.calibration.json").write_text(json.dumps(calibration_result()), "utf-8")
+    collected = collect([folder])
+    assert [r.family for r in collected.runs] == ["discussion"]  # not taken for a game
+    assert collected.calibration is not None
+    assert collected.calibration_source == str(folder / "calibration.json")
+    assert any(
+        "calibration not shown" in n and "old.calibration.json" in n for n in collected.notes
+    )
+    site = tmp_path / "site"
+    write_site(collected.runs, site, calibration={**collected.calibration, "links": []})
+    _, (man,) = _payload(site / "data" / "manifest.js")
+    call, (doc,) = _payload(site / "data" / "calibration.js")
+    assert man["calibration"] is True and call == "calibration"
+    assert doc["alpha_humans"] == collected.calibration["alpha_humans"]
+    write_site(collected.runs, site)
+    assert not (site / "data" / "calibration.js").exists()

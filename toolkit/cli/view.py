@@ -1,15 +1,18 @@
 """``toolkit view DIR... [-o SITE]``: one offline site for every run under DIR.
 
-Finds every simulation run, iteration log, discussion game and persona chat under the
-folders (or object-storage URLs), scores each with its family's rubric and writes a
-static site: an index of every run (sort, filter, search inside the transcripts) and
-pages from each verdict down to the tick, message or iteration behind it. The site opens
-from file:// with the network off (no CDN, no server), so it can be zipped, attached to
-a CI run or put on any static host.
+Finds every simulation run, iteration log, discussion game and persona
+chat under the folders (or object-storage URLs), scores each with its
+family's rubric (persona chats with the recorded judge of a persona kit,
+never a live one) and writes a static site: an index of every run (sort,
+filter, search inside the transcripts) and pages from each verdict down
+to the tick, message or iteration behind it. The site opens from file://
+with the network off (no CDN, no server), so it can be zipped, attached
+to a CI run or put on any static host.
 
-With -o SITE the site is written there. Without it, it is written to a temporary folder
-and served on 127.0.0.1 until Ctrl-C (which removes the folder); the address is printed.
-Exit 0 when written (or served and stopped), 2 on bad input.
+With -o SITE the site is written there. Without it, it is written to a
+temporary folder and served on 127.0.0.1 until Ctrl-C (which removes the
+folder); the address is printed. Exit 0 when written (or served and
+stopped), 2 on bad input.
 """
 
 from __future__ import annotations
@@ -17,6 +20,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from toolkit.load.families import PersonaKit
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -41,6 +48,22 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="a `toolkit compare ... --format json` result: adds its page (forest plot, flips)",
     )
     p.add_argument(
+        "--calibration",
+        metavar="FILE",
+        help="a `toolkit calibrate ... --format json` result: adds its page (agreement, bias, "
+        "disagreements linked to their runs); a calibration.json beside the runs is found",
+    )
+    kit = p.add_argument_group(
+        "persona chats",
+        "A folder holding propositions/ and cassette.json (and personas.yaml,\n"
+        "baselines/) scores the chats under it; these name a kit for the chats\n"
+        "that have none. Only a recorded judge: toolkit view makes no live call.",
+    )
+    kit.add_argument("--propositions", metavar="DIR", help="folder of proposition YAML files")
+    kit.add_argument("--cassette", metavar="FILE", help="the judge's recorded answers (JSON)")
+    kit.add_argument("--personas", metavar="FILE", help="personas YAML/JSON (names, specs)")
+    kit.add_argument("--baseline", metavar="DIR", help="folder of golden baseline JSON files")
+    p.add_argument(
         "--port",
         type=int,
         default=8765,
@@ -60,24 +83,65 @@ def run(args: argparse.Namespace) -> int:
     """Collect, write, and (without ``-o``) serve."""
     from toolkit.cli._scale import storage_options
     from toolkit.errors import InputError
-    from toolkit.viewing import collect, load_compare
+    from toolkit.viewing import calibration_links, collect, load_calibration, load_compare
     from toolkit.views.site import write_site
 
     if not 0 <= args.port <= 65535:
         raise InputError(None, "must be a port number (0-65535)", field="--port", value=args.port)
     compare = load_compare(args.compare) if args.compare else None
-    collected = collect(args.paths, storage_options(args))
-    for note in collected.notes:
-        print(f"toolkit view: note: {note}", file=sys.stderr)
+    given = load_calibration(args.calibration) if args.calibration else None
+    collected = collect(args.paths, storage_options(args), kit=_kit(args))
+    notes = list(collected.notes)
+    calibration = given or collected.calibration
+    if given is not None and collected.calibration is not None:
+        notes.append(f"calibration not shown: {collected.calibration_source} (--calibration "
+                     f"names {args.calibration})")  # fmt: skip
+    if calibration is not None:
+        calibration = {**calibration, "links": calibration_links(calibration, collected.runs)}
+    _print_notes(notes)
+    site: dict[str, Any] = {"notes": notes, "compare": compare, "calibration": calibration}
     if args.out is not None:
-        index = write_site(collected.runs, args.out, notes=collected.notes, compare=compare)
+        index = write_site(collected.runs, args.out, **site)
         print(f"toolkit view: wrote {len(collected.runs)} run(s): {index}")
         return 0
     import tempfile
 
     folder = Path(tempfile.mkdtemp(prefix="toolkit-view-"))
-    write_site(collected.runs, folder, notes=collected.notes, compare=compare)
+    write_site(collected.runs, folder, **site)
     return _serve(folder, args.port, len(collected.runs))
+
+
+def _print_notes(notes: list[str]) -> None:
+    """One ``toolkit view: note: ...`` line per note on standard error; on a terminal,
+    wrapped to its width at word boundaries (a path or URL is never cut)."""
+    import textwrap
+
+    from toolkit.views.text import terminal_style
+
+    width, _ = terminal_style(sys.stderr)
+    for note in notes:
+        line = f"toolkit view: note: {note}"
+        if width:
+            line = textwrap.fill(line, width=max(width - 1, 40), subsequent_indent="    ",
+                                 break_long_words=False, break_on_hyphens=False)  # fmt: skip
+        print(line, file=sys.stderr)
+
+
+def _kit(args: argparse.Namespace) -> PersonaKit | None:
+    """The persona kit named on the command line (``None`` without one)."""
+    from toolkit.errors import InputError
+    from toolkit.load.families import PersonaKit
+
+    given = [f for f in ("propositions", "cassette", "personas", "baseline") if getattr(args, f)]
+    if not given:
+        return None
+    missing = [f for f in ("propositions", "cassette") if f not in given]
+    if missing:
+        raise InputError(
+            None, "a persona kit needs both --propositions and --cassette",
+            field=f"--{missing[0]}", value=None,
+        )  # fmt: skip
+    return PersonaKit(args.propositions, args.cassette, args.personas, args.baseline)
 
 
 def _serve(folder: Path, port: int, count: int) -> int:

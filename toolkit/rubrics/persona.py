@@ -354,19 +354,19 @@ class PendingRequest:
     anchor: str = ""
 
 
-def _anchor(all_rows: pl.DataFrame, shown: pl.DataFrame) -> str:
-    """The steps of the trajectory rows in ``shown`` as ranges of consecutive rows of
-    ``all_rows``: ``s1-s5,s30-s52`` (``s4`` for a range of one row)."""
-    kept = set(shown["step"].to_list())
-    runs: list[list[int]] = []
-    previous_kept = False
-    for step in all_rows["step"].to_list():
+def steps_anchor(steps: Sequence[Any], kept: set[Any]) -> str:
+    """The ``kept`` steps of a trajectory (``steps``, in order) as runs of consecutive
+    rows: ``s1-s5,s30-s52`` (``s4`` for a run of one): the anchor of a persona item, read
+    by the rater's page, calibrate and the site."""
+    runs: list[list[Any]] = []
+    previous = False
+    for step in steps:
         if step in kept:
-            if previous_kept:
+            if previous:
                 runs[-1][1] = step
             else:
                 runs.append([step, step])
-        previous_kept = step in kept
+        previous = step in kept
     return ",".join(f"s{a}" if a == b else f"s{a}-s{b}" for a, b in runs)
 
 
@@ -500,7 +500,11 @@ def _file_rows(
             kind=kind,
             evidence=evidence,
         )
-        pending.append(PendingRequest(row, request, _anchor(all_rows, shown)))
+        pending.append(
+            PendingRequest(
+                row, request, steps_anchor(all_rows["step"].to_list(), set(shown["step"].to_list()))
+            )
+        )
     if agent_id is not None and agent_id not in speakers and window == 0:
         warnings.append(f"{name} sent no message in the run; their dimensions are absent")
     return out

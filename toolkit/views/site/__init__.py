@@ -13,6 +13,8 @@ What it writes under ``out_dir``::
     data/index-N.js            the index rows, SHARD_ROWS per file
     data/search-N.js           lower-cased text inside the runs, for full-text search
     data/run/NNNNNN.js         one file per run: scorecard, evidence, transcript
+    data/compare.js            a comparison's page (when given)
+    data/calibration.js        a calibration's page (when given or found)
 
 Every data file is a script that hands its payload to a global
 (``window.__tk.index(n, rows)``), not JSON fetched by ``fetch()``: browsers refuse
@@ -116,6 +118,9 @@ class SiteRun:
         size: bytes read for it (``None`` when unknown, e.g. in object storage).
         time: when it ran (ISO 8601), if known.
         note: why a run has no scorecard.
+        series: whether the evidence rows of a dimension are in the order of the run
+            (then those at items are drawn as its time series); ``False`` when they
+            are parts of the score (the propositions of a persona dimension).
     """
 
     id: str
@@ -127,6 +132,7 @@ class SiteRun:
     size: int | None = None
     time: str | None = None
     note: str = ""
+    series: bool = True
 
 
 _THRESHOLD = re.compile(r"^\s*(>=|<=|>|<|≥|≤)\s*(-?\d+(?:\.\d+)?)\s*$")
@@ -195,6 +201,7 @@ def run_document(run: SiteRun) -> dict[str, Any]:
         "size": run.size,
         "time": run.time,
         "dims": _dimensions(run),
+        "series": run.series,
         "items": [
             {
                 "key": i.key,
@@ -270,6 +277,7 @@ def manifest(
     notes: Sequence[str],
     compare: bool = False,
     dimsets: Mapping[tuple[Any, ...], int] | None = None,
+    calibration: bool = False,
 ) -> str:
     """The manifest script: shard counts, columns, the palette (from
     :mod:`toolkit.views.palette`, the one place status colours live) and the notes of
@@ -287,6 +295,7 @@ def manifest(
             "severity": {k: severity(k) for k in SWATCHES},
             "notes": list(notes),
             "compare": compare,
+            "calibration": calibration,
             "dimsets": [[list(kn) for kn in names] for names in (dimsets or {})],
         },
     )
@@ -337,6 +346,7 @@ def write_site(
     *,
     notes: Sequence[str] = (),
     compare: Mapping[str, Any] | None = None,
+    calibration: Mapping[str, Any] | None = None,
 ) -> Path:
     """Write the site of ``runs`` into ``out_dir`` (created if missing).
 
@@ -350,6 +360,11 @@ def write_site(
         notes: lines shown above the index (what was skipped or read leniently).
         compare: a ``toolkit compare --format json`` result, shown on its own page
             (``#compare``): the forest plot, the dimensions and the flips.
+        calibration: a ``toolkit calibrate --format json`` result, shown on its own page
+            (``#calibration``): the headline numbers, bias per group, the confusion
+            table and the ranked disagreements. Its ``links`` (one per disagreement,
+            ``{"run": id or None, "item": key or None, "why": text}``, see
+            :func:`toolkit.viewing.calibration_links`) say where each item is in the site.
 
     Returns:
         The path of ``index.html``.
@@ -386,10 +401,13 @@ def write_site(
             _write(data / f"search-{s}.js", _script("search", s, start, part_text))
         if compare is not None:
             _write(data / "compare.js", _script("compare", dict(compare)))
+        if calibration is not None:
+            _write(data / "calibration.js", _script("calibration", dict(calibration)))
         _write(
             data / "manifest.js",
-            manifest(len(rows), index_shards, search_shards, notes, compare is not None, dimsets),
-        )
+            manifest(len(rows), index_shards, search_shards, notes, compare is not None, dimsets,
+                     calibration is not None),
+        )  # fmt: skip
         _copy_static(out)
         _swap_in(data, out / "data")
     except BaseException:

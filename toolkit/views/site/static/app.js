@@ -5,6 +5,8 @@
  * Every text of a run is set with textContent: nothing from the data becomes HTML.
  *
  * Routes (the hash): #  (the index)   #run/ID   #run/ID/dim/KEY   #run/ID/item/KEY
+ *   #filter/COL/TEXT...   #compare   #calibration[/SECTION | /disagreements/GROUP/VALUE
+ *   | /disagreements/cell/CELL | /item/N]
  */
 (function () {
   "use strict";
@@ -82,9 +84,9 @@
     return (m && m.palette[status]) || (m && m.unknown) || { fill: "#757575", text: "#fff", ink: "#616161", symbol: "–" };
   }
   /* A status badge: colour from the one palette, with its symbol and word beside it. */
-  function badge(status, href, compact, label) {
+  function badge(status, href, compact, label, said) {
     var sw = swatch(status || "N/A");
-    var word = status || "N/A";
+    var word = said || status || "N/A";
     var attrs = {
       class: "badge",
       style: "background:" + sw.fill + ";color:" + sw.text,
@@ -160,6 +162,10 @@
       S.compare = doc;
       route();
     },
+    calibration: function (doc) {
+      S.calibration = doc;
+      route();
+    },
     missing: function (src) {
       setMain([el("h1", { text: "A file of this site is missing" }), el("p", { text: src + " could not be read: write the site again with toolkit view." })], "missing file");
     },
@@ -226,8 +232,9 @@
     for (var i = 0; i < S.rows.length; i++) {
       var row = S.rows[i], keep = true;
       for (var j = 0; j < fs.length && keep; j++) {
-        /* "arm": the runs under one folder given to toolkit view (ids start "<arm>/"). */
-        if (fs[j] === "arm") keep = row.id.toLowerCase().indexOf(S.filters.arm + "/") === 0;
+        /* "arm": the runs under a folder of that name (a folder given to toolkit view,
+           whose ids start "<arm>/", or one found under it: ".../<arm>/..."). */
+        if (fs[j] === "arm") keep = row.id.toLowerCase().indexOf(S.filters.arm + "/") === 0 || row.id.toLowerCase().indexOf("/" + S.filters.arm + "/") !== -1;
         else keep = cellText(row, fs[j]).indexOf(S.filters[fs[j]]) !== -1;
       }
       if (keep && q) keep = S.searchText && S.searchText[i] !== undefined && S.searchText[i].indexOf(q) !== -1;
@@ -255,11 +262,14 @@
     if (m.compare) {
       nodes.push(el("p", null, [el("a", { href: "#compare", id: "compare-link", text: "The comparison given to this site (toolkit compare)" })]));
     }
+    if (m.calibration) {
+      nodes.push(el("p", null, [el("a", { href: "#calibration", id: "calibration-link", text: "The calibration of the judge against human raters (toolkit calibrate)" })]));
+    }
     if (S.filters.arm) {
       nodes.push(el("p", null, ["Only the runs under the folder “" + S.filters.arm + "/”. ", el("a", { href: "#filter", text: "Show every run" })]));
     }
     var search = el("input", {
-      type: "search", id: "q", placeholder: "Search inside runs: actions, messages, summaries", "aria-label": "Search inside runs", value: S.query,
+      type: "search", id: "q", placeholder: "Search actions, messages, summaries", "aria-label": "Search inside runs", value: S.query,
     });
     var status = el("span", { id: "count", class: "muted", role: "status", "aria-live": "polite" });
     search.addEventListener("input", function () {
@@ -427,10 +437,22 @@
     });
     return by;
   }
-  function transcript(doc, current) {
+  /* What was scored at an item or window: dimension, evidence value, status, why. */
+  function citeBlock(doc, cited, named) {
+    var head = named ? "Scored on this window (dimension, what was judged, its value, why):" : "Scored here (dimension, its evidence value, this item's status, why):";
+    return el("div", { class: "cites" }, [el("div", { class: "muted", text: head })].concat(
+      cited.map(function (c) {
+        return el("div", null, [el("a", { href: dimHref(doc.id, c[0].key), text: c[0].name }), " ",
+          named ? el("strong", { text: c[1][0] }) : null, named ? " " : null,
+          c[1][1] === null ? "" : num(fmt(c[1][1]), dimHref(doc.id, c[0].key)), " ", c[1][2] ? badge(c[1][2]) : null,
+          c[1][3] ? el("span", { class: "muted", text: " " + c[1][3] }) : null]);
+      })));
+  }
+  function transcript(doc, ranges) {
     var cites = citations(doc);
-    return el("ol", { class: "transcript" }, doc.items.map(function (it) {
+    return el("ol", { class: "transcript" }, doc.items.map(function (it, i) {
       var href = itemHref(doc.id, it.key);
+      var current = ranges && ranges.some(function (r) { return i >= r[0] && i <= r[1]; }) ? it.key : null;
       var meta = it.facts.map(function (f) { return f[0] + ": " + f[1]; }).join(" · ");
       var cited = (cites[it.key] || []).filter(function (c) { return c[1][1] !== null || c[1][2]; });
       return el("li", { id: "item-" + it.key, class: it.key === current ? "current" : null, tabindex: it.key === current ? "-1" : null }, [
@@ -441,12 +463,7 @@
         ]),
         el("div", { class: "text", text: it.text }),
         meta ? el("div", { class: "meta", text: meta }) : null,
-        cited.length && it.key === current ? el("div", { class: "cites" }, [el("div", { class: "muted", text: "Scored here (dimension, its evidence value, this item's status, why):" })].concat(
-          cited.map(function (c) {
-            return el("div", null, [el("a", { href: dimHref(doc.id, c[0].key), text: c[0].name }), " ",
-              c[1][1] === null ? "" : num(fmt(c[1][1]), dimHref(doc.id, c[0].key)), " ", c[1][2] ? badge(c[1][2]) : null,
-              c[1][3] ? el("span", { class: "muted", text: " " + c[1][3] }) : null]);
-          }))) : null,
+        cited.length && it.key === current ? citeBlock(doc, cited) : null,
       ]);
     }));
   }
@@ -467,7 +484,10 @@
       ]),
     ];
     var points = d.evidence.filter(function (e) { return e[1] !== null; });
-    if (points.length > 1) nodes.push(el("h2", { text: "Over the run" }), chart(doc, d, points));
+    /* A time series only: rows in the run's order, each at an item (not speaker pairs,
+       raters or a persona dimension's propositions). */
+    var series = doc.series !== false && points.every(function (e) { return e[4] !== null; });
+    if (series && points.length > 1) nodes.push(el("h2", { text: "Over the run" }), chart(doc, d, points));
     nodes.push(el("h2", { id: "evidence", text: "Evidence (" + d.evidence.length + " rows)" }));
     if (!d.evidence.length) nodes.push(el("p", { class: "muted", text: "This dimension has no evidence rows: " + d.detail }));
     else {
@@ -521,13 +541,49 @@
     root.appendChild(svg("text", { x: W - R, y: H - 8, "font-size": 11, fill: "#57606a", "text-anchor": "end", text: points[points.length - 1][0] }));
     return el("div", { class: "chart" }, [root, el("div", { class: "legend", text: "Dashed line: green threshold; dotted line: red threshold (drawn when the rule is one number). Each point links to its item." })]);
   }
+  /* The items a key names, as [first, last] index ranges: one item's key, a window
+     "FROM-TO" of two keys, or a comma-separated list of those (the messages a judge
+     read: "s1-s5,s30-s52"); null when a part names no item. */
+  function itemRanges(doc, key) {
+    var at = {};
+    doc.items.forEach(function (x, i) { at[x.key] = i; });
+    var out = [];
+    var parts = key.split(",");
+    for (var p = 0; p < parts.length; p++) {
+      var part = parts[p], found = null;
+      if (at[part] !== undefined) found = [at[part], at[part]];
+      for (var i = part.indexOf("-"); found === null && i !== -1; i = part.indexOf("-", i + 1)) {
+        var a = at[part.slice(0, i)], b = at[part.slice(i + 1)];
+        if (a !== undefined && b !== undefined) found = [Math.min(a, b), Math.max(a, b)];
+      }
+      if (found === null) return null;
+      out.push(found);
+    }
+    return out;
+  }
   function renderItem(doc, key) {
-    var it = doc.items.filter(function (x) { return x.key === key; })[0];
-    if (!it) return notFound("no item " + key + " in " + doc.id);
-    crumbs([["Index", "#"], [doc.title, runHref(doc.id)], [it.label, null]]);
-    setMain([el("h1", { text: it.label + " · " + doc.title }), transcript(doc, key)], it.label);
-    var li = document.getElementById("item-" + key);
-    if (li) { li.scrollIntoView({ block: "center" }); li.focus({ preventScroll: true }); }
+    var ranges = itemRanges(doc, key);
+    if (!ranges) return notFound("no item " + key + " in " + doc.id);
+    var one = ranges.length === 1 && ranges[0][0] === ranges[0][1];
+    var first = doc.items[ranges[0][0]];
+    var count = ranges.reduce(function (n, r) { return n + r[1] - r[0] + 1; }, 0);
+    var label = one ? first.label : ranges.map(function (r) {
+      return r[0] === r[1] ? doc.items[r[0]].label : doc.items[r[0]].label + " to " + doc.items[r[1]].label;
+    }).join(", ");
+    crumbs([["Index", "#"], [doc.title, runHref(doc.id)], [one ? label : key, null]]);
+    var nodes = [el("h1", { text: (one ? label : "Window " + key) + " · " + doc.title })];
+    if (!one) {
+      nodes.push(el("p", { class: "muted", text: "The " + count + " items of " + label + ", marked in the transcript." }));
+      var cited = (citations(doc)[key] || []).filter(function (c) { return c[1][1] !== null || c[1][2]; });
+      if (cited.length) nodes.push(citeBlock(doc, cited, true));
+    }
+    nodes.push(transcript(doc, ranges));
+    setMain(nodes, one ? label : "Window " + key);
+    var li = document.getElementById("item-" + first.key);
+    /* One item: brought to the middle. A window: the page from its top (what was scored
+       on it, then the transcript with the window marked). */
+    if (li && one) { li.scrollIntoView({ block: "center" }); li.focus({ preventScroll: true }); }
+    else { window.scrollTo(0, 0); main().focus({ preventScroll: true }); }
   }
   function notFound(what) {
     crumbs([["Index", "#"], ["Not found", null]]);
@@ -616,11 +672,240 @@
       root.appendChild(svg("text", { x: L - 8, y: yy + 4, "text-anchor": "end", "font-size": 12, fill: "#1f2328", text: d.dimension }));
       if (d.ci_low !== null && d.ci_low !== undefined) root.appendChild(svg("line", { x1: x(d.ci_low), x2: x(d.ci_high), y1: yy, y2: yy, stroke: sw.fill, "stroke-width": 2 }));
       var a = svg("a", { href: filterHref([["statuses", d.dimension + ":"]]) });
+      /* A white disc under the symbol, so the estimate stands out from its interval. */
+      a.appendChild(svg("circle", { cx: x(d.diff), cy: yy, r: 7, fill: "#fff", stroke: sw.fill, "stroke-width": 1.5 }));
       a.appendChild(svg("text", { x: x(d.diff), y: yy + 5, "text-anchor": "middle", "font-size": 14, fill: sw.fill, "font-weight": 700, text: sw.symbol }));
       a.appendChild(svg("title", { text: d.dimension + ": " + fmt(d.diff) + " [" + fmt(d.ci_low) + ", " + fmt(d.ci_high) + "] (" + d.outcome + ")" }));
       root.appendChild(a);
     });
     return el("div", { class: "chart" }, [root, el("div", { class: "legend", text: "Symbol at B − A, line its interval, each row on its own scale (values in the table); ✓ better, ✗ worse, – no difference or within noise." })]);
+  }
+
+  // ------------------------------------------------------------------ calibration
+  var CAL_FIELDS = ["item", "judge", "human_mean", "diff", "scores", "ratings", "notes", "reasoning", "evidence", "source", "anchor", "text_sha256", "rank"];
+  function calHref(rest) { return "#calibration" + (rest ? "/" + rest : ""); }
+  /* The group columns of the disagreements (agent, proposition, dimension, ...). */
+  function calGroups(c) {
+    var seen = [];
+    c.disagreements.forEach(function (d) {
+      Object.keys(d).forEach(function (k) {
+        var v = d[k];
+        if (v !== null && typeof v === "object") return;  /* lists and records are no group */
+        if (CAL_FIELDS.indexOf(k) === -1 && seen.indexOf(k) === -1) seen.push(k);
+      });
+    });
+    return seen;
+  }
+  /* Where a disagreement is: its item (or window) in a run of the site, else its own entry. */
+  function calTarget(c, i) {
+    var link = (c.links || [])[i];
+    if (link && link.run) return link.item ? itemHref(link.run, link.item) : runHref(link.run);
+    return calHref("item/" + i);
+  }
+  function calPasses(v, t) { return v !== null && v !== undefined && v >= t; }
+  /* The disagreements a filter keeps: a group's value, or a cell of the confusion table. */
+  function calFilter(c, kind, value) {
+    var t = c.threshold;
+    return c.disagreements.map(function (d, i) { return [d, i]; }).filter(function (p) {
+      var d = p[0];
+      if (!kind) return true;
+      if (kind === "cell") {
+        var j = calPasses(d.judge, t), h = calPasses(d.human_mean, t);
+        return value === "both_pass" ? j && h : value === "judge_only" ? j && !h : value === "humans_only" ? !j && h : !j && !h;
+      }
+      return String(d[kind]) === value;
+    });
+  }
+  function renderCalibration(c, parts) {
+    var sub = parts[1] || "";
+    if (sub === "item") return renderCalItem(c, Number(parts[2]));
+    crumbs([["Index", "#"], ["Calibration", null]]);
+    var groups = calGroups(c);
+    var inside = c.band && c.band.inside;
+    var nodes = [
+      el("h1", { text: "Calibration: judge “" + c.judge + "” against " + c.humans.length + " humans" }),
+      facts([
+        ["Humans", c.humans.join(", "), true],
+        ["Items", num(String(c.items), calHref("disagreements"), "the items, widest disagreement first")],
+        ["Scored by one side only", c.unpaired_items ? num(String(c.unpaired_items), calHref("disagreements"), "left out of the per-item numbers") : null],
+        ["Level", c.level, true],
+        ["Pass mark", "an item passes at " + fmt(c.threshold) + " or above", true],
+        ["Rubric", "calibrate " + c.rubric_version, true],
+        ["Gate", c.gate ? JSON.stringify(c.gate) : null, true],
+      ]),
+      el("h2", { id: "cal-agreement", text: "Can the judge take a human's seat?" }),
+    ];
+    var verdict = inside === null || inside === undefined ? badge("N/A", null, false, null, "no band (fewer than 3 humans)") : inside ? badge("OK", calHref("band"), false, null, "inside the band") : badge("FAIL", calHref("band"), false, null, "BELOW the band");
+    var headline = [
+      ["Alpha among the humans", c.alpha_humans, calHref("band"), "How far the humans agree with each other (Krippendorff, " + c.level + "); the baseline."],
+      ["Alpha with the judge added", c.alpha_with_judge, calHref("band"), "Below the humans' alpha: the judge agrees with them less than they agree with each other."],
+      ["Humans' leave-one-out band", c.band ? [c.band.low, c.band.high] : null, calHref("band"), "The humans' alpha with each one left out: the panel's natural spread."],
+      ["Judge in place of each human", "verdict", calHref("band"), "Inside when every alpha with the judge in a human's seat is at or above the band's low end; BELOW otherwise."],
+      ["Spearman (judge vs human mean)", c.spearman, calHref("disagreements"), "Does the judge order the items as the humans do, whatever its offset?"],
+      ["Weighted kappa, mean over humans", c.kappa_mean, calHref("kappa"), "Quadratic-weighted kappa of the judge against each human."],
+    ];
+    nodes.push(el("table", { class: "cal-headline" }, [el("thead", null, [el("tr", null, ["Measure", "Value", "What it says"].map(function (h, i) { return el("th", { scope: "col", class: i === 1 ? "n" : null, text: h }); }))]),
+      el("tbody", null, headline.map(function (h) {
+        var v = h[1], cell;
+        if (v === "verdict") cell = verdict;
+        else if (v === null || v === undefined) cell = "–";
+        else if (Array.isArray(v)) cell = num("[" + fmt(v[0]) + ", " + fmt(v[1]) + "]", h[2]);
+        else cell = num(fmt(v), h[2]);
+        return el("tr", null, [el("th", { scope: "row", text: h[0] }), el("td", { class: "n" }, [cell]), el("td", { class: "muted", text: h[3] })]);
+      }))]));
+    if (c.band && c.band.rows && c.band.rows.length) {
+      nodes.push(el("h2", { id: "cal-band", text: "The judge in each human's seat" }),
+        el("p", { class: "muted", text: "Band [" + fmt(c.band.low) + ", " + fmt(c.band.high) + "]: the humans' alpha with each one left out. Each value is computed over every item; the items behind it are listed below, widest disagreement first." }),
+        el("table", { class: "cal-band" }, [el("thead", null, [el("tr", null, ["Human left out", "Alpha of the others", "Alpha with the judge in their seat", "Against the band"].map(function (h, i) { return el("th", { scope: "col", class: i === 1 || i === 2 ? "n" : null, text: h }); }))]),
+          el("tbody", null, c.band.rows.map(function (r) {
+            return el("tr", null, [el("td", { text: r.left_out }),
+              el("td", { class: "n" }, [num(fmt(r.alpha_without), calHref("disagreements"))]),
+              el("td", { class: "n" }, [num(fmt(r.alpha_replaced), calHref("disagreements"))]),
+              el("td", null, [r.inside ? badge("OK", null, false, null, "inside") : badge("FAIL", null, false, null, "BELOW")])]);
+          }))]));
+    }
+    if (c.kappa && c.kappa.length) {
+      nodes.push(el("h2", { id: "cal-kappa", text: "Weighted kappa, judge against each human" }),
+        el("table", { class: "cal-kappa" }, [el("thead", null, [el("tr", null, ["Human", "Items both scored", "Kappa"].map(function (h, i) { return el("th", { scope: "col", class: i ? "n" : null, text: h }); }))]),
+          el("tbody", null, c.kappa.map(function (k) {
+            return el("tr", null, [el("td", { text: k.human }), el("td", { class: "n" }, [num(String(k.items), calHref("disagreements"))]),
+              el("td", { class: "n" }, [k.kappa === null ? "–" : num(fmt(k.kappa), calHref("disagreements"))])]);
+          }))]));
+    }
+    if (c.bias.length) nodes.push(el("h2", { id: "cal-bias", text: "Bias: judge − human mean, per group, with intervals" }), biasPlot(c), biasTable(c));
+    if (c.confusion) nodes.push(el("h2", { id: "cal-confusion", text: "Pass or fail at " + fmt(c.confusion.threshold) }), confusionTable(c));
+    nodes.push.apply(nodes, disagreementsBlock(c, groups, parts));
+    setMain(nodes, "Calibration");
+    var at = { band: "cal-band", kappa: "cal-kappa", bias: "cal-bias", confusion: "cal-confusion", disagreements: "cal-disagreements" }[sub];
+    var target = at ? document.getElementById(at) : null;
+    if (target) { target.setAttribute("tabindex", "-1"); target.scrollIntoView(); target.focus({ preventScroll: true }); }
+    else { window.scrollTo(0, 0); main().focus({ preventScroll: true }); }
+  }
+  function biasFilterHref(b) { return b.group === "all" ? calHref("disagreements") : calHref("disagreements/" + enc(b.group) + "/" + enc(String(b.value))); }
+  function biasTable(c) {
+    return el("table", { class: "cal-bias" }, [el("thead", null, [el("tr", null, ["Group", "Value", "Items", "Bias", "Interval"].map(function (h, i) { return el("th", { scope: "col", class: i >= 2 ? "n" : null, text: h }); }))]),
+      el("tbody", null, c.bias.map(function (b) {
+        var to = biasFilterHref(b);
+        var ci = b.low === null || b.low === undefined ? null : "[" + fmt(b.low) + ", " + fmt(b.high) + "]";
+        return el("tr", null, [el("td", { text: b.group === "all" ? "all items" : b.group }), el("td", null, [el("a", { href: to, text: String(b.value) })]),
+          el("td", { class: "n" }, [num(String(b.items), to)]), el("td", { class: "n" }, [b.bias === null ? "–" : num((b.bias > 0 ? "+" : "") + fmt(b.bias), to)]),
+          el("td", { class: "n" }, [ci ? num(ci, to) : "–"])]);
+      }))]);
+  }
+  /* One scale for every row (bias is in the scores' own units): where each interval lies
+     against 0 (no bias). An interval that excludes 0 is drawn in the warning colour. */
+  function biasPlot(c) {
+    var rows = c.bias.filter(function (b) { return b.bias !== null && b.bias !== undefined; });
+    var W = 720, row = 22, L = 200, R = 20, T = 10, H = T + row * rows.length + 30;
+    var span = 0;
+    rows.forEach(function (b) { span = Math.max(span, Math.abs(b.bias), Math.abs(b.low || 0), Math.abs(b.high || 0)); });
+    span = span || 1;
+    var mid = L + (W - L - R) / 2, half = (W - L - R) / 2 - 6;
+    var x = function (v) { return mid + (v / span) * half; };
+    var root = svg("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img", "aria-label": "Bias of the judge per group with its interval, on one scale around 0" });
+    root.appendChild(svg("line", { x1: mid, x2: mid, y1: T, y2: H - 24, stroke: "#57606a", "stroke-dasharray": "3 3" }));
+    root.appendChild(svg("text", { x: mid, y: H - 8, "text-anchor": "middle", "font-size": 11, fill: "#57606a", text: "0 (no bias)" }));
+    root.appendChild(svg("text", { x: x(-span), y: H - 8, "text-anchor": "start", "font-size": 11, fill: "#57606a", text: "−" + fmt(span) + " judge harsher" }));
+    root.appendChild(svg("text", { x: x(span), y: H - 8, "text-anchor": "end", "font-size": 11, fill: "#57606a", text: "+" + fmt(span) + " judge more lenient" }));
+    rows.forEach(function (b, i) {
+      var yy = T + row * i + row / 2;
+      var off = b.low !== null && b.low !== undefined && (b.low > 0 || b.high < 0);
+      var sw = swatch(off ? "WARN" : "N/A");
+      root.appendChild(svg("text", { x: L - 8, y: yy + 4, "text-anchor": "end", "font-size": 12, fill: "#1f2328", text: (b.group === "all" ? "all items" : b.group + " " + b.value) }));
+      if (b.low !== null && b.low !== undefined) root.appendChild(svg("line", { x1: x(b.low), x2: x(b.high), y1: yy, y2: yy, stroke: off ? sw.ink : "#8c959f", "stroke-width": 2 }));
+      var a = svg("a", { href: biasFilterHref(b) });
+      a.appendChild(svg("circle", { cx: x(b.bias), cy: yy, r: 4, fill: off ? sw.fill : "#57606a", stroke: "#1f2328", "stroke-width": 0.5 }));
+      a.appendChild(svg("title", { text: (b.group === "all" ? "all items" : b.group + " " + b.value) + ": " + fmt(b.bias) + " [" + fmt(b.low) + ", " + fmt(b.high) + "]" }));
+      root.appendChild(a);
+    });
+    return el("div", { class: "chart" }, [root, el("div", { class: "legend", text: "Dot at the bias, line its interval; " + swatch("WARN").symbol + " in the warning colour when the interval excludes 0 (a bias the data supports)." })]);
+  }
+  function confusionTable(c) {
+    var k = c.confusion;
+    var cell = function (name, n) { return el("td", { class: "n" }, [num(String(n), calHref("disagreements/cell/" + name), "the listed disagreements in this cell")]); };
+    return el("div", null, [
+      el("table", { class: "cal-confusion" }, [
+        el("thead", null, [el("tr", null, [el("th", { text: "" }), el("th", { scope: "col", class: "n", text: "Humans pass" }), el("th", { scope: "col", class: "n", text: "Humans fail" })])]),
+        el("tbody", null, [
+          el("tr", null, [el("th", { scope: "row", text: "Judge passes" }), cell("both_pass", k.both_pass), cell("judge_only", k.judge_only)]),
+          el("tr", null, [el("th", { scope: "row", text: "Judge fails" }), cell("humans_only", k.humans_only), cell("both_fail", k.both_fail)]),
+        ]),
+      ]),
+      el("p", null, ["The two verdicts agree on ", k.agreement === null || k.agreement === undefined ? "–" : num(fmt(100 * k.agreement) + "%", calHref("disagreements"), "the items"), " of the items. Judge passes, humans fail: what the judge's gate would let through."]),
+    ]);
+  }
+  function disagreementsBlock(c, groups, parts) {
+    var kind = parts[1] === "disagreements" && parts.length > 3 ? parts[2] : null;
+    var value = kind ? parts[3] : null;
+    var kept = calFilter(c, kind, value);
+    var title = "Disagreements, widest first";
+    var out = [el("h2", { id: "cal-disagreements", text: title })];
+    var said = "The result lists the " + c.disagreements.length + " widest disagreements of " + c.items + " items.";
+    if (kind) {
+      var what = kind === "cell" ? "in the cell “" + value.replace("_", " ") + "”" : "with " + kind + " = " + value;
+      out.push(el("p", null, [said + " Showing the " + kept.length + " " + what + ". ", el("a", { href: calHref("disagreements"), text: "Show all" })]));
+    } else out.push(el("p", { class: "muted", text: said + " Each item links to where it is in this site when the calibration names its source." }));
+    if (!kept.length) { out.push(el("p", { class: "muted", text: "None of the listed disagreements is in this group." })); return out; }
+    var heads = ["#", "Item"].concat(groups, ["Judge", "Humans' mean", "Judge − humans", "Scores", "Where"]);
+    var head = el("tr", null, heads.map(function (h, i) { return el("th", { scope: "col", class: h === "Judge" || h === "Humans' mean" || h === "Judge − humans" ? "n" : null, text: h }); }));
+    var body = [];
+    kept.forEach(function (p) {
+      var d = p[0], i = p[1], to = calTarget(c, i), link = (c.links || [])[i] || {};
+      body.push(el("tr", { id: "cal-row-" + i }, [
+        el("td", { class: "n" }, [num(String(i + 1), calHref("item/" + i), "this disagreement in full")]),
+        el("td", null, [el("a", { href: calHref("item/" + i), text: String(d.item) })]),
+      ].concat(groups.map(function (g) {
+        if (d[g] === null || d[g] === undefined) return el("td", { text: "–" });
+        return el("td", null, [el("a", { href: calHref("disagreements/" + enc(g) + "/" + enc(String(d[g]))), title: "the disagreements with this " + g, text: String(d[g]) })]);
+      }), [
+        el("td", { class: "n" }, [d.judge === null ? "–" : num(fmt(d.judge), to)]),
+        el("td", { class: "n" }, [d.human_mean === null ? "–" : num(fmt(d.human_mean), to)]),
+        el("td", { class: "n" }, [d.diff === null ? "–" : num((d.diff > 0 ? "+" : "") + fmt(d.diff), to)]),
+        el("td", null, [d.scores ? num(String(d.scores), calHref("item/" + i), "each rater's score") : "–"]),
+        el("td", null, [link.run ? el("a", { href: to, class: "where", text: link.run + (link.item ? " · " + link.item : "") })
+          : el("span", { class: "muted quote", text: (link.why || "not in this site") + (d.anchor ? " (at " + d.anchor + ")" : "") })]),
+      ])));
+      var more = calDetails(d);
+      if (more.length) body.push(el("tr", { class: "cal-more" }, [el("td", null, []), el("td", { colspan: heads.length - 1 }, more)]));
+    });
+    out.push(el("table", { class: "cal-disagreements" }, [el("thead", null, [head]), el("tbody", null, body)]));
+    return out;
+  }
+  /* The judge's reasoning, the raters' notes and the evidence of one disagreement. */
+  function calDetails(d) {
+    var out = [];
+    if (d.reasoning) out.push(el("div", null, [el("strong", { text: "Judge: " }), el("span", { class: "quote", text: d.reasoning })]));
+    var notes = (d.notes || []).filter(function (n) { return n && n.note; });
+    if (notes.length) out.push(el("div", null, [el("strong", { text: "Raters: " })].concat(notes.map(function (n, i) {
+      return el("span", { class: "quote" }, [(i ? " · " : "") + (n.rater || "?") + ": ", el("span", { text: n.note })]);
+    }))));
+    if (d.evidence) out.push(el("div", null, [el("strong", { text: "Judged on: " }), el("span", { class: "quote", text: d.evidence })]));
+    return out;
+  }
+  function renderCalItem(c, i) {
+    var d = c.disagreements[i];
+    if (!d) return notFound("no disagreement " + i + " in the calibration");
+    var link = (c.links || [])[i] || {}, to = calTarget(c, i);
+    crumbs([["Index", "#"], ["Calibration", "#calibration"], [String(d.item), null]]);
+    var groups = calGroups(c);
+    var pairs = [["Rank", "#" + (i + 1) + " of " + c.disagreements.length + " listed", true]];
+    groups.forEach(function (g) { pairs.push([g, d[g] === null || d[g] === undefined ? null : String(d[g]), true]); });
+    var here = link.run ? to : null;
+    pairs.push(
+      /* Unlinked, this page is the item's evidence itself: its scores as the JSON gives them. */
+      ["Judge", d.judge === null ? null : (here ? num(fmt(d.judge), here) : fmt(d.judge))],
+      ["Humans' mean", d.human_mean === null ? null : (here ? num(fmt(d.human_mean), here) : fmt(d.human_mean))],
+      ["Scores", d.scores, true],
+      ["Source", d.source ? d.source + (d.anchor ? " · " + d.anchor : "") : null, true],
+      ["In this site", link.run ? el("a", { href: to, text: link.run + (link.item ? " · " + link.item : "") }) : link.why || "not in this site", !link.run],
+      ["Text sha256", d.text_sha256, true]
+    );
+    var nodes = [el("h1", { text: "Item " + d.item }), facts(pairs)];
+    if (link.run && link.why) nodes.push(el("p", { class: "muted", text: link.why }));
+    var more = calDetails(d);
+    if (more.length) nodes.push(el("div", { class: "cal-detail" }, more));
+    else nodes.push(el("p", { class: "muted", text: "This calibration carries no reasoning, notes or evidence for the item." }));
+    setMain(nodes, "Item " + d.item);
   }
 
   // ------------------------------------------------------------------ routing
@@ -633,6 +918,12 @@
       if (!S.manifest.compare) return notFound("this site was written without --compare");
       if (!S.compare) { loadScript("data/compare.js"); return; }
       renderCompare(S.compare);
+      return;
+    }
+    if (parts[0] === "calibration") {
+      if (!S.manifest.calibration) return notFound("this site was written without a calibration");
+      if (!S.calibration) { loadScript("data/calibration.js"); return; }
+      renderCalibration(S.calibration, parts);
       return;
     }
     if (parts[0] === "filter") {

@@ -328,3 +328,36 @@ def test_threads_loading_at_once_leave_the_collector_on(tmp_path: Path) -> None:
         t.join(timeout=120)
     assert not errors
     assert gc.isenabled()
+
+
+# ---------------------------------------------------------------------------
+# The reading edge: many files in one loop, with the one-file reader's answers
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("limit", [2**30, 65_536, 65_535, 10])
+def test_reading_many_files_gives_each_file_what_reading_it_alone_gives(
+    tmp_path: Path, limit: int
+) -> None:
+    from toolkit.errors import InputError
+    from toolkit.load import _edge
+
+    paths = []
+    for size in (0, 1, 65_535, 65_536, 65_537, 3 * 2**20 + 5):
+        path = tmp_path / f"tick_{size}.json"
+        path.write_bytes(bytes(range(256)) * (size // 256) + b"x" * (size % 256))
+        paths.append(str(path))
+    paths.append(str(tmp_path / "missing.json"))
+    (tmp_path / "loop.json").symlink_to(tmp_path / "loop.json")
+    paths.append(str(tmp_path / "loop.json"))
+    many = _edge.read_many_fast(paths, limit)
+    alone = [_edge.read_bytes_fast(p, limit) for p in paths]
+    assert len(many) == len(paths)
+    for got, want, path in zip(many, alone, paths, strict=True):
+        if isinstance(want, InputError):
+            assert isinstance(got, InputError) and str(got) == str(want), path
+        else:
+            assert got == want == Path(path).read_bytes(), path
+    assert sum(isinstance(g, InputError) for g in many) == 2 + sum(
+        Path(p).stat().st_size > limit for p in paths[:-2]
+    )

@@ -332,8 +332,9 @@ def list_run(root: Path, *, stat: bool = True) -> Listing:
             e, f"ticks/{e.name}", number
         ):
             ticks.append((number, e.path))
-            if stat:
-                note(e, f"ticks/{e.name}")
+            if stat:  # note(), inline: a warm load stats every tick file
+                st = e.stat()
+                key.append((f"ticks/{e.name}", st.st_size, file_mark(st)))
     compressed: list[tuple[str, int, Path]] = []
     for e in _scan(root / "tick_summaries"):
         if (m := _COMPRESSED_FILE.match(e.name)) and usable(e, e.name, int(m.group(2))):

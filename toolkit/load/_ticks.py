@@ -892,7 +892,7 @@ def parse_ticks(
         raw = pl.concat(parts) if len(parts) > 1 else parts[0] if parts else None
         parts = []
         if raw is not None:
-            names = pl.Series("source_file", [str(files[i]) for i in raw["_order"]])
+            names = _texts("source_file", files).gather(raw["_order"])
             bad = _problems(raw, names)
             redo -= set(raw["_order"].filter(bad.not_()).to_list())
             if not redo:
@@ -926,12 +926,17 @@ def _normalised(
     """:func:`normalise` of raw rows carrying their file's index (``_order``), in file
     order (the first of two files with one tick number is the one kept)."""
     raw = raw.sort("_order")
-    order = raw["_order"].to_list()
+    order = raw["_order"]
     return normalise(
         raw.drop("_order"),
-        pl.Series("slug", [slugs[i] for i in order], dtype=pl.String),
-        pl.Series("source_file", [str(files[i]) for i in order], dtype=pl.String),
+        _texts("slug", slugs).gather(order),
+        _texts("source_file", files).gather(order),
     )
+
+
+def _texts(name: str, values: Sequence[str | Path]) -> pl.Series:
+    """``values`` as a text column (Polars then picks rows by index, not Python)."""
+    return pl.Series(name, [v if type(v) is str else str(v) for v in values], dtype=pl.String)
 
 
 def _change_key(change: pl.Expr, value_index: int) -> pl.Expr:

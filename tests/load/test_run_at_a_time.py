@@ -42,7 +42,7 @@ def _file_at_a_time(blobs: list[bytes]) -> Any:
 
 def _left(blobs: list[bytes], slugs: list[str] | None = None) -> list[int]:
     """The files the run-at-a-time path leaves to the file-at-a-time path."""
-    with _ticks._collector_paused():
+    with _ticks.collector_paused():
         _, taken, left = _ticks._fast(slugs or ["run"] * len(blobs), blobs)
     assert sorted(taken + left) == list(range(len(blobs)))  # every file goes one way
     return left
@@ -71,7 +71,7 @@ def test_every_sample_tick_file_is_taken_and_built_as_the_file_at_a_time_path_bu
     blobs = [p.read_bytes() for p in paths]
     slugs = [str(p.parent.parent.parent) for p in paths]
     assert len(blobs) > 1000 and len(set(slugs)) > 10
-    with _ticks._collector_paused():
+    with _ticks.collector_paused():
         frame, taken, left = _ticks._fast(slugs, blobs)
     assert left == [] and taken == list(range(len(blobs)))
     assert frame is not None
@@ -113,7 +113,7 @@ def test_edge_records_are_taken_and_built_as_the_file_at_a_time_path_builds_them
     ascii_only: bool,
 ) -> None:
     blobs = [json.dumps(r, ensure_ascii=ascii_only, indent=1).encode() for r in RECORDS]
-    with _ticks._collector_paused():
+    with _ticks.collector_paused():
         frame, taken, left = _ticks._fast(["run"] * len(blobs), blobs)
     assert left == [] and taken == list(range(len(blobs)))
     assert frame is not None
@@ -292,18 +292,18 @@ def test_no_file_with_a_repeated_key_is_taken(files: list[list[tuple[str, Any]]]
 
 def test_the_collector_is_back_as_it_was_after_a_load_even_a_failing_one() -> None:
     assert gc.isenabled()
-    with _ticks._collector_paused():
+    with _ticks.collector_paused():
         assert not gc.isenabled()
-        with _ticks._collector_paused():  # nested (another thread's load)
+        with _ticks.collector_paused():  # nested (another thread's load)
             assert not gc.isenabled()
         assert not gc.isenabled()
     assert gc.isenabled()
-    with pytest.raises(RuntimeError), _ticks._collector_paused():
+    with pytest.raises(RuntimeError), _ticks.collector_paused():
         raise RuntimeError
     assert gc.isenabled()
     gc.disable()
     try:
-        with _ticks._collector_paused():
+        with _ticks.collector_paused():
             pass
         assert not gc.isenabled()  # it was off: it stays off
     finally:

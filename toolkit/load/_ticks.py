@@ -738,14 +738,15 @@ _gc_was_enabled = False
 
 
 @contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector held off while a chunk is decoded.
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector held off while runs are listed and decoded.
 
     A decode makes many small containers (the lists and dicts inside each tick; the
-    structs themselves are not tracked) and none of them in a cycle, so the collector's
-    passes over them find nothing, yet cost about a fifth of the decode's CPU (measured in
-    docs/performance.md). Counted under a lock, so that threads loading at once switch it
-    back on once, and only if it was on."""
+    structs themselves are not tracked), and a listing many tuples, none of them in a
+    cycle, so the collector's passes over them find nothing, yet cost about a fifth of the
+    decode's CPU and 5-10 % of a whole load (docs/performance.md). Counted under a lock, so
+    that threads loading at once (or a load inside a load) switch it back on once, and
+    only if it was on."""
     global _gc_holds, _gc_was_enabled
     with _GC_LOCK:
         if _gc_holds == 0:
@@ -861,7 +862,7 @@ def parse_ticks(
     if count and BULK_READ:
         careful: Sequence[int] = range(count)
         if RUN_AT_A_TIME:
-            with _collector_paused():
+            with collector_paused():
                 fast, taken, careful = _fast(slugs, blobs)
             if fast is not None:
                 parts.append(_ordered(fast, taken))

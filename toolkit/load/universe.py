@@ -40,6 +40,7 @@ from toolkit.load._ticks import (
     CONTINUATION_MECHANIC,
     CONTINUATION_TEXT,
     TICK_ID_PATTERN,
+    collector_paused,
     parse_ticks,
     tick_number,
 )
@@ -761,8 +762,9 @@ def _load(
     progress: bool | None,
     storage_options: Mapping[str, Any] | None = None,
 ) -> list[Universe]:
-    listings = [list_run(r, stat=bool(cache)) for r in roots]
-    return _load_listed(listings, cache, progress, storage_options)
+    with collector_paused():  # listing and loading make many objects, none in a cycle
+        listings = [list_run(r, stat=bool(cache)) for r in roots]
+        return _load_listed(listings, cache, progress, storage_options)
 
 
 def _load_listed(

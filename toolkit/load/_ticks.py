@@ -30,7 +30,6 @@ import re
 import threading
 from collections.abc import Iterator, Sequence
 from itertools import repeat
-from operator import attrgetter
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -639,75 +638,79 @@ def _decoded(blobs: Sequence[bytes]) -> tuple[list[_Fast], list[int]]:
     return [ticks[i] for i in same], [kept[i] for i in same]
 
 
-def _unset_none(values: list[Any]) -> list[Any]:
+def _unset_none(values: Sequence[Any]) -> Sequence[Any]:
     if _UNSET not in values:
         return values
     return [None if v is _UNSET else v for v in values]
 
 
-def _fields(parents: list[Any], cls: type, name: str) -> list[Any]:
-    """``parent.name`` where a parent of type ``cls`` is there, else null."""
-    get = attrgetter(name)
-    return _unset_none([get(p) if type(p) is cls else None for p in parents])
+_astuple = msgspec.structs.astuple
 
 
-def _present(parents: list[Any], cls: type) -> list[bool]:
+def _transposed(structs: Sequence[Any], cls: type[msgspec.Struct]) -> dict[str, Sequence[Any]]:
+    """The fields of ``structs`` as columns (a missing or null struct: nulls), in C:
+    ``astuple`` of each struct, then ``zip`` to transpose; unset fields become null."""
+    names = cls.__struct_fields__
+    empty = (None,) * len(names)
+    rows = [_astuple(p) if type(p) is cls else empty for p in structs]
+    columns = zip(*rows, strict=True) if rows else ((),) * len(names)
+    return {name: _unset_none(values) for name, values in zip(names, columns, strict=True)}
+
+
+def _present(parents: Sequence[Any], cls: type) -> list[bool]:
     return [type(p) is cls for p in parents]
 
 
-def _tick_ids(values: list[Any]) -> list[str | None]:
+def _tick_ids(values: Sequence[Any]) -> list[str | None]:
     return [v if type(v) is str else None if v is _UNSET else str(v) for v in values]
 
 
 def _fast_columns(ticks: list[_Fast], out: dict[str, list[Any]]) -> None:
     """Append the decoded ticks' values to the :data:`_FLAT` columns ``out``; the change
     lists (``_list``, ``_claimed``) get one JSON text for all the ticks (one C call)."""
-
-    def top(name: str) -> list[Any]:
-        return _unset_none(list(map(attrgetter(name), ticks)))
-
-    action = top("classified_action")
-    mutations = top("mutations")
-    tokens = top("llm_tokens_by_stage")
-    cls = _fields(tokens, _FStageTokens, "classifier")
-    obs = _fields(tokens, _FStageTokens, "observer")
-    costs = top("llm_cost_usd_by_stage")
-    seen = top("observation")
-    columns: dict[str, list[Any]] = {
-        "schema_version": top("schema_version"),
-        "tick_id": _tick_ids(list(map(attrgetter("tick_id"), ticks))),
-        "timestamp_iso": top("timestamp_iso"),
-        "action_text": top("action_text"),
-        "_action": _present(action, _FAction),
-        "_verb": _fields(action, _FAction, "verb"),
-        "_actor": _fields(action, _FAction, "actor"),
-        "_target": _fields(action, _FAction, "target"),
-        "matched_mechanic_id": top("matched_mechanic_id"),
-        "yielded": top("yielded"),
-        "refused": top("refused"),
-        "refusal_reason": top("refusal_reason"),
-        "_mutations": _present(mutations, _FMutations),
-        "_count": _fields(mutations, _FMutations, "count"),
-        "_list": [_ENCODE(_fields(mutations, _FMutations, "changes"))],
-        "observation_text": top("observation_text"),
-        "duration_ms": top("duration_ms"),
-        "_tokens": _present(tokens, _FStageTokens),
-        "_cls": _present(cls, _FTokens),
-        "_cls_in": _fields(cls, _FTokens, "tokens_in"),
-        "_cls_out": _fields(cls, _FTokens, "tokens_out"),
-        "_obs": _present(obs, _FTokens),
-        "_obs_in": _fields(obs, _FTokens, "tokens_in"),
-        "_obs_out": _fields(obs, _FTokens, "tokens_out"),
-        "_costs": _present(costs, _FStageCosts),
-        "_cost_cls": _fields(costs, _FStageCosts, "classifier"),
-        "_cost_obs": _fields(costs, _FStageCosts, "observer"),
-        "actor_id": top("actor_id"),
-        "kind": top("kind"),
-        "conservation_verdict": top("conservation_verdict"),
-        "_observation": _present(seen, _FObservation),
-        "_obs_text": _fields(seen, _FObservation, "text"),
-        "_claimed": [_ENCODE(_fields(seen, _FObservation, "claimed_changes"))],
-        "cost_usd": top("cost_usd"),
+    top = _transposed(ticks, _Fast)
+    action = _transposed(top["classified_action"], _FAction)
+    mutations = _transposed(top["mutations"], _FMutations)
+    tokens = _transposed(top["llm_tokens_by_stage"], _FStageTokens)
+    cls = _transposed(tokens["classifier"], _FTokens)
+    obs = _transposed(tokens["observer"], _FTokens)
+    costs = _transposed(top["llm_cost_usd_by_stage"], _FStageCosts)
+    seen = _transposed(top["observation"], _FObservation)
+    columns: dict[str, Sequence[Any]] = {
+        "schema_version": top["schema_version"],
+        "tick_id": _tick_ids(top["tick_id"]),
+        "timestamp_iso": top["timestamp_iso"],
+        "action_text": top["action_text"],
+        "_action": _present(top["classified_action"], _FAction),
+        "_verb": action["verb"],
+        "_actor": action["actor"],
+        "_target": action["target"],
+        "matched_mechanic_id": top["matched_mechanic_id"],
+        "yielded": top["yielded"],
+        "refused": top["refused"],
+        "refusal_reason": top["refusal_reason"],
+        "_mutations": _present(top["mutations"], _FMutations),
+        "_count": mutations["count"],
+        "_list": [_ENCODE(mutations["changes"])],
+        "observation_text": top["observation_text"],
+        "duration_ms": top["duration_ms"],
+        "_tokens": _present(top["llm_tokens_by_stage"], _FStageTokens),
+        "_cls": _present(tokens["classifier"], _FTokens),
+        "_cls_in": cls["tokens_in"],
+        "_cls_out": cls["tokens_out"],
+        "_obs": _present(tokens["observer"], _FTokens),
+        "_obs_in": obs["tokens_in"],
+        "_obs_out": obs["tokens_out"],
+        "_costs": _present(top["llm_cost_usd_by_stage"], _FStageCosts),
+        "_cost_cls": costs["classifier"],
+        "_cost_obs": costs["observer"],
+        "actor_id": top["actor_id"],
+        "kind": top["kind"],
+        "conservation_verdict": top["conservation_verdict"],
+        "_observation": _present(top["observation"], _FObservation),
+        "_obs_text": seen["text"],
+        "_claimed": [_ENCODE(seen["claimed_changes"])],
+        "cost_usd": top["cost_usd"],
     }
     for name, values in columns.items():
         out[name].extend(values)

@@ -1,15 +1,18 @@
 """Tick summaries: one parse per file into typed columns, normalised column-wise.
 
-The fast path parses each tick file once with msgspec (:func:`_screen`): repeated keys
-are found exactly and the JSON types checked in the same pass, and the typed fields
-become the rows of the raw frame (:func:`_row`, :func:`_columns`). A file holding a value
-whose column form Polars' NDJSON reader decides (a float inside a change list, a number
-beyond 64 bits) is read by that reader instead, in one read for all such files (JSON
-strings cannot hold a raw newline, so replacing newlines with spaces keeps every file
-one NDJSON line). Every row is then checked column-wise; a file the screen or the check
-refuses is looked at alone with the pydantic models, which name the file, the field and
-the value. A file that passes there is re-serialised in canonical form and read by
-Polars' reader, so there is exactly one normaliser, :func:`normalise`.
+The fast path parses each tick file once with msgspec: a run's files together
+(:func:`_fast`: one typed decoder mapped over them, one colon count for the run), and
+any file that path cannot vouch for on its own (:func:`_screen`). Repeated keys are
+found exactly and the JSON types checked in the same pass, and the typed fields become
+the columns of the raw frame (:func:`_fast_columns`; :func:`_row`, :func:`_columns`). A
+file holding a value whose column form Polars' NDJSON reader decides (a float inside a
+change list, a number beyond 64 bits) is read by that reader instead, in one read for
+all such files (JSON strings cannot hold a raw newline, so replacing newlines with
+spaces keeps every file one NDJSON line). Every row is then checked column-wise; a file
+the screen or the check refuses is looked at alone with the pydantic models, which name
+the file, the field and the value. A file that passes there is re-serialised in
+canonical form and read by Polars' reader, so there is exactly one normaliser,
+:func:`normalise`.
 
 The same bytes give the same frame whichever path a file takes (the differential tests
 load every sample both ways). Polars' reader keeps the *first* of repeated keys and
@@ -488,16 +491,17 @@ def _plain(tick: _Screen | None, blob: bytes) -> tuple[Any, ...] | None:
 # The run at a time: one C decode of a run's files into typed structs
 # ---------------------------------------------------------------------------
 #
-# :func:`_screen` and :func:`_row` cost a Python call or two per field of every file. The
-# path below takes a run's files in a handful of C calls instead: ``map`` of one typed
-# msgspec decoder over the files (structs of exactly the types :class:`_Screen` and
-# :func:`_row` let through, every field defaulting to UNSET), one encode of the run's
-# structs whose colon count must equal the colon count of the raw bytes (as in
+# :func:`_screen` and :func:`_row` cost a Python call or two per field of every file.
+# The path below takes a run's files in a handful of C calls instead: ``map`` of one
+# typed msgspec decoder over the files (structs of exactly the types :class:`_Screen`
+# and :func:`_row` let through, every field defaulting to UNSET), one encode of the
+# run's structs whose colon count must equal the colon count of the raw bytes (as in
 # :func:`_screen`: a repeated key, or a field no struct declares, drops a key and its
-# colon), and a comprehension per column. A file it cannot vouch for (a type outside
-# those, a repeated or unknown key, an escape or number whose column form is Polars'
-# reader's to decide, bytes that do not parse) takes the file-at-a-time path above, with
-# its warnings and issues, so the frame is the same whichever path a file takes.
+# colon), and the structs' fields transposed into columns in C. A file it cannot vouch
+# for (a type outside those, a repeated or unknown key, an escape or number whose column
+# form is Polars' reader's to decide, bytes that do not parse) takes the file-at-a-time
+# path above, with its warnings and issues, so the frame is the same whichever path a
+# file takes.
 
 _Int64 = Annotated[int, msgspec.Meta(ge=-_INT64, le=_INT64 - 1)]
 #: An integer a float column holds exactly (:func:`_float`).

@@ -119,6 +119,14 @@ DUCKDB_COLUMNS = {
 }  # fmt: skip
 
 
+#: DuckDB's memory limit here. Its ``read_json`` keeps about 256 KiB of buffer memory
+#: per file read (839 MiB peak RSS for 3,000 tick files, 2,377 MiB for 9,000): over the
+#: 300-run fleet's 90,000 files that is about 23 GB, which is what filled this machine's
+#: 24 GB when an earlier recording read the big fleet with DuckDB. Held to this limit it
+#: fails with DuckDB's own out-of-memory error instead (recorded as such).
+DUCKDB_MEMORY = "3GB"
+
+
 def duckdb_reader() -> Any:
     """A function reading a fleet's tick files with DuckDB's ``read_json`` into a table
     (``None`` when duckdb is not installed: ``pip install duckdb``, the ``bench`` extra)."""
@@ -129,7 +137,7 @@ def duckdb_reader() -> Any:
     spec = ", ".join(f"'{k}': '{v}'" for k, v in DUCKDB_COLUMNS.items())
 
     def read(fleet: Path) -> int:
-        con = duckdb.connect()
+        con = duckdb.connect(config={"memory_limit": DUCKDB_MEMORY})
         try:
             glob = f"{fleet}/run-*/tick_summaries/ticks/tick_*.json"
             con.execute(
@@ -174,8 +182,40 @@ def child_peak(fleet: Path, window: int, allocator: str | None = None) -> dict[s
     if allocator is not None:
         env["_RJEM_MALLOC_CONF"] = allocator
     out = subprocess.run(
-        [sys.executable, "-c", code], check=True, capture_output=True, text=True, env=env
-    ).stdout
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True, env=env,
+        preexec_fn=_capped,
+    ).stdout  # fmt: skip
+    return json.loads(out.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+#: The address-space cap (bytes) of the processes that load the cost-per-file fleets: no
+#: load may take this shared machine's memory (24 GB, no swap) whatever it does.
+LOAD_CAP = 4 * 2**30
+
+
+def _capped() -> None:  # in the child, before exec
+    resource.setrlimit(resource.RLIMIT_AS, (LOAD_CAP, LOAD_CAP))
+
+
+def child_load(fleet: Path) -> dict[str, float]:
+    """One cold load of ``fleet`` in a fresh process whose address space is capped at
+    :data:`LOAD_CAP`: its CPU and wall seconds (after a warm-up load of the sample run,
+    so imports and thread pools are not counted), peak RSS and the ticks loaded."""
+    code = (
+        f"import json, resource, time, sys; sys.path.insert(0, {str(HERE)!r})\n"
+        "import timing, toolkit as tk\n"
+        f"tk.load_universe({str(SAMPLE)!r})\n"
+        "c0, t0 = timing.cpu_seconds(), time.perf_counter()\n"
+        f"u = tk.load_universes({str(fleet / 'run-*')!r}, progress=False)\n"
+        "cpu, wall = timing.cpu_seconds() - c0, time.perf_counter() - t0\n"
+        "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "print(json.dumps({'cpu': cpu, 'wall': wall, 'peak_kib': peak,"
+        " 'ticks': u.ticks.height}))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True,
+        preexec_fn=_capped,
+    ).stdout  # fmt: skip
     return json.loads(out.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
@@ -331,18 +371,27 @@ def main(argv: list[str]) -> int:
     if sizes:
         per_ticks = args.scaling_ticks or args.ticks
         fleets = {n: fleet_at(args.out, n, per_ticks, args.seed) for n in sizes}
-        scaled, _, _ = interleaved(
-            {
-                str(n): (lambda f=f: tk.load_universes(f / "run-*", progress=False).ticks.height)
-                for n, f in fleets.items()
-            },
-            args.rounds,
-        )
+        # Each load in a fresh process under an address-space cap (LOAD_CAP), sizes
+        # interleaved round by round; its own CPU and wall time, and its peak RSS.
+        runs: dict[str, list[dict[str, float]]] = {str(n): [] for n in sizes}
+        for _ in range(args.rounds):
+            for n, f in fleets.items():
+                runs[str(n)].append(child_load(f))
         results["scaling"] = {
             "ticks_per_run": per_ticks,
             "files": {str(n): n * per_ticks for n in sizes},
-            "steps": measured(scaled),
+            "cap_bytes": LOAD_CAP,
+            "steps": {
+                n: {
+                    "cpu": spread([r["cpu"] for r in rs]),
+                    "wall": spread([r["wall"] for r in rs]),
+                    "peak_mib": spread([r["peak_kib"] / 1024 for r in rs]),
+                    "rounds": rs,
+                }
+                for n, rs in runs.items()
+            },
         }
+        print("cost per tick file measured", file=sys.stderr)
     results["load_average_end"] = load_average()
     results["parent_peak_kib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
@@ -660,10 +709,14 @@ def report(r: dict[str, Any]) -> str:
             "",
             f"Cold load, cost per tick file ({sc['ticks_per_run']} ticks a run; medians):",
             "",
-            "| runs | tick files | CPU µs a file | wall µs a file |",
-            "|---:|---:|---:|---:|",
+            f"Each load in a fresh process with its address space capped at "
+            f"{sc['cap_bytes'] / 2**30:.0f} GiB; peak RSS is the whole process's.",
+            "",
+            "| runs | tick files | CPU µs a file | wall µs a file | peak RSS (MiB) |",
+            "|---:|---:|---:|---:|---:|",
             *(
-                f"| {n} | {sc['files'][n]:,} | {v['cpu']:.1f} | {v['wall']:.1f} |"
+                f"| {n} | {sc['files'][n]:,} | {v['cpu']:.1f} | {v['wall']:.1f} "
+                f"| {sc['steps'][n]['peak_mib']['median']:.0f} |"
                 for n, v in per.items()
             ),
             "",

@@ -32,7 +32,7 @@ import re
 import sqlite3
 import stat
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -265,6 +265,12 @@ def _read_all(fd: int, limit: int, name: str, size: int | None = None) -> bytes:
     first = os.read(fd, want)
     if len(first) < want:
         return first
+    return _read_more(fd, first, limit, name)
+
+
+def _read_more(fd: int, first: bytes, limit: int, name: str) -> bytes:
+    """The rest of ``fd`` after a first read that filled its buffer, refused past
+    ``limit``."""
     if len(first) > limit:
         raise InputError(name, _too_big(len(first), limit))
     chunks = [first]
@@ -296,6 +302,32 @@ def read_bytes_fast(path: str, limit: int) -> bytes | InputError:
         return InputError(path, f"cannot read file ({exc.strerror or exc})")
     finally:
         os.close(fd)
+
+
+def read_many_fast(paths: Iterable[str], limit: int) -> list[bytes | InputError]:
+    """:func:`read_bytes_fast` of many files in one loop (two Python calls per file cost
+    about a tenth of the read itself): one ``open``, one 64 KiB ``read`` and one
+    ``close`` for a file that fits in it; the same limits and problems."""
+    out: list[bytes | InputError] = []
+    append = out.append
+    want = min(_READ_SIZE, limit + 1)
+    flags, opened, read, close = _FLAGS, os.open, os.read, os.close
+    for path in paths:
+        try:
+            fd = opened(path, flags)
+        except OSError as exc:
+            append(InputError(path, _open_error(path, exc)))
+            continue
+        try:
+            blob = read(fd, want)
+            append(blob if len(blob) < want else _read_more(fd, blob, limit, path))
+        except InputError as err:
+            append(err)
+        except OSError as exc:
+            append(InputError(path, f"cannot read file ({exc.strerror or exc})"))
+        finally:
+            close(fd)
+    return out
 
 
 def checked_blob(got: bytes | OSError, name: str, limit: int) -> bytes | InputError:

@@ -1,15 +1,18 @@
 """Tick summaries: one parse per file into typed columns, normalised column-wise.
 
-The fast path parses each tick file once with msgspec (:func:`_screen`): repeated keys
-are found exactly and the JSON types checked in the same pass, and the typed fields
-become the rows of the raw frame (:func:`_row`, :func:`_columns`). A file holding a value
-whose column form Polars' NDJSON reader decides (a float inside a change list, a number
-beyond 64 bits) is read by that reader instead, in one read for all such files (JSON
-strings cannot hold a raw newline, so replacing newlines with spaces keeps every file
-one NDJSON line). Every row is then checked column-wise; a file the screen or the check
-refuses is looked at alone with the pydantic models, which name the file, the field and
-the value. A file that passes there is re-serialised in canonical form and read by
-Polars' reader, so there is exactly one normaliser, :func:`normalise`.
+The fast path parses each tick file once with msgspec: a run's files together
+(:func:`_fast`: one typed decoder mapped over them, one colon count for the run), and
+any file that path cannot vouch for on its own (:func:`_screen`). Repeated keys are
+found exactly and the JSON types checked in the same pass, and the typed fields become
+the columns of the raw frame (:func:`_fast_columns`; :func:`_row`, :func:`_columns`). A
+file holding a value whose column form Polars' NDJSON reader decides (a float inside a
+change list, a number beyond 64 bits) is read by that reader instead, in one read for
+all such files (JSON strings cannot hold a raw newline, so replacing newlines with
+spaces keeps every file one NDJSON line). Every row is then checked column-wise; a file
+the screen or the check refuses is looked at alone with the pydantic models, which name
+the file, the field and the value. A file that passes there is re-serialised in
+canonical form and read by Polars' reader, so there is exactly one normaliser,
+:func:`normalise`.
 
 The same bytes give the same frame whichever path a file takes (the differential tests
 load every sample both ways). Polars' reader keeps the *first* of repeated keys and
@@ -21,13 +24,17 @@ a type the reader would coerce (:class:`_Screen`) is read on the per-file path.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import io
 import json
 import math
 import re
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from itertools import repeat
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 import polars as pl
@@ -120,6 +127,10 @@ RAW_TICK_SCHEMA: dict[str, pl.DataType] = {
 #: per-file path: the reference the bulk path must agree with (the differential tests
 #: switch it off; nothing else should).
 BULK_READ = True
+#: Whether the bulk read takes each run's files in a few C calls (:func:`_fast`) before
+#: the file-at-a-time screen (:func:`_screen`) takes the rest. Off, every file is screened
+#: on its own: the reference the run-at-a-time path must agree with (tests only).
+RUN_AT_A_TIME = True
 
 
 def tick_number(value: str | int | None) -> int | None:
@@ -417,6 +428,12 @@ def _columns(rows: Sequence[tuple[Any, ...]]) -> pl.DataFrame:
         else {name: [] for name in _FLAT},
         schema=_FLAT,
     )
+    return _nested(flat)
+
+
+def _nested(flat: pl.DataFrame) -> pl.DataFrame:
+    """The flat columns of :data:`_FLAT` nested as :data:`RAW_TICK_SCHEMA`. The change
+    lists (``_list``, ``_claimed``) are JSON text to decode, or already lists of text."""
 
     def nested(present: str, **fields: pl.Expr | str) -> pl.Expr:
         parts = [
@@ -425,6 +442,8 @@ def _columns(rows: Sequence[tuple[Any, ...]]) -> pl.DataFrame:
         return pl.when(pl.col(present)).then(pl.struct(parts))
 
     def changes(column: str) -> pl.Expr:
+        if flat.schema[column] == _CHANGES:
+            return pl.col(column)
         return pl.col(column).str.json_decode(_CHANGES)
 
     def tokens(present: str, prefix: str) -> pl.Expr:
@@ -466,6 +485,325 @@ def _plain(tick: _Screen | None, blob: bytes) -> tuple[Any, ...] | None:
         return _row(tick)
     except _NotPlain:
         return None
+
+
+# ---------------------------------------------------------------------------
+# The run at a time: one C decode of a run's files into typed structs
+# ---------------------------------------------------------------------------
+#
+# :func:`_screen` and :func:`_row` cost a Python call or two per field of every file.
+# The path below takes a run's files in a handful of C calls instead: ``map`` of one
+# typed msgspec decoder over the files (structs of exactly the types :class:`_Screen`
+# and :func:`_row` let through, every field defaulting to UNSET), one encode of the
+# run's structs whose colon count must equal the colon count of the raw bytes (as in
+# :func:`_screen`: a repeated key, or a field no struct declares, drops a key and its
+# colon), and the structs' fields transposed into columns in C. A file it cannot vouch
+# for (a type outside those, a repeated or unknown key, an escape or number whose column
+# form is Polars' reader's to decide, bytes that do not parse) takes the file-at-a-time
+# path above, with its warnings and issues, so the frame is the same whichever path a
+# file takes.
+
+_Int64 = Annotated[int, msgspec.Meta(ge=-_INT64, le=_INT64 - 1)]
+#: An integer a float column holds exactly (:func:`_float`).
+_Exact = Annotated[int, msgspec.Meta(gt=-_EXACT, lt=_EXACT)]
+_FNum = float | _Exact | _Unset | None
+_FStr = str | _Unset | None
+_FChanges = list[list[str | _Int64 | None]]
+
+
+class _FAction(msgspec.Struct, gc=False):
+    verb: _FStr = _UNSET
+    actor: _FStr = _UNSET
+    target: _FStr = _UNSET
+    indirect_object: Any = _UNSET
+    params: Any = _UNSET
+
+
+class _FLongAction(msgspec.Struct, gc=False):
+    active: Any = _UNSET
+    turns_elapsed: Any = _UNSET
+    turns_total: Any = _UNSET
+    threshold_fired: Any = _UNSET
+    interrupted: Any = _UNSET
+
+
+class _FNode(msgspec.Struct, gc=False):
+    type: Any = _UNSET
+    properties: Any = _UNSET
+    edges: Any = _UNSET
+
+
+class _FMutations(msgspec.Struct, gc=False):
+    count: _Int64 | _Unset | None = _UNSET
+    changes: _FChanges | _Unset = msgspec.field(name="list", default=_UNSET)
+
+
+class _FObservation(msgspec.Struct, gc=False):
+    text: _FStr = _UNSET
+    claimed_changes: _FChanges | _Unset | None = _UNSET
+
+
+class _FTokens(msgspec.Struct, gc=False):
+    tokens_in: _FNum = msgspec.field(name="in", default=_UNSET)
+    tokens_out: _FNum = msgspec.field(name="out", default=_UNSET)
+
+
+class _FStageTokens(msgspec.Struct, gc=False):
+    classifier: _FTokens | _Unset | None = _UNSET
+    observer: _FTokens | _Unset | None = _UNSET
+
+
+class _FStageCosts(msgspec.Struct, gc=False):
+    classifier: _FNum = _UNSET
+    observer: _FNum = _UNSET
+
+
+class _Fast(msgspec.Struct, gc=False):
+    """A tick file as the run-at-a-time path takes it: the fields of :class:`_Screen` in
+    the types :func:`_row` builds columns from itself (a float or bool in a change, an
+    integer beyond 64 bits, or beyond 2**53 where a float goes, a flag that is not a bool
+    fail here), and the other fields the format names (FORMATS: ``classified_actions``,
+    ``long_running_action``, ``projected_state``), so that the colon count sees them.
+    Every default is UNSET, which an encode leaves out."""
+
+    schema_version: _Int64 | _Unset = _UNSET
+    tick_id: str | _Int64 | _Unset = _UNSET
+    timestamp_iso: _FStr = _UNSET
+    action_text: _FStr = _UNSET
+    classified_action: _FAction | _Unset | None = _UNSET
+    classified_actions: list[_FAction] | _Unset | None = _UNSET
+    matched_mechanic_id: _FStr = _UNSET
+    yielded: bool | _Unset = _UNSET
+    refused: bool | _Unset = _UNSET
+    refusal_reason: _FStr = _UNSET
+    mutations: _FMutations | _Unset | None = _UNSET
+    observation_text: _FStr = _UNSET
+    long_running_action: _FLongAction | _Unset | None = _UNSET
+    duration_ms: _FNum = _UNSET
+    llm_tokens_by_stage: _FStageTokens | _Unset | None = _UNSET
+    llm_cost_usd_by_stage: _FStageCosts | _Unset | None = _UNSET
+    actor_id: _FStr = _UNSET
+    kind: _FStr = _UNSET
+    conservation_verdict: _FStr = _UNSET
+    projected_state: dict[str, _FNode] | _Unset | None = _UNSET
+    observation: _FObservation | _Unset | None = _UNSET
+    cost_usd: _FNum = _UNSET
+
+
+_FAST_DECODE = msgspec.json.Decoder(_Fast).decode
+#: Bytes that send a file the file-at-a-time way before any parse: an escaped colon (it
+#: would blur the colon count), a surrogate escape, and a number ``-0`` (each a value
+#: whose column form is Polars' reader's to decide; see :func:`_plain`). A number is
+#: followed by a delimiter, so ``-0`` then one of these covers every ``-0`` number.
+_UNSAFE = ["\\u003", "\\ud", "\\uD", "-0,", "-0]", "-0}", "-0 ", "-0\n", "-0\r", "-0\t"]
+_DECODE_ERRORS = (msgspec.MsgspecError, ValueError, RecursionError)
+
+
+def _unsafe(blobs: Sequence[bytes]) -> list[bool]:
+    """Per file: whether it holds bytes of :data:`_UNSAFE` or is not UTF-8 (one pass of
+    Polars' multi-pattern search over all files)."""
+    binary = pl.Series(blobs, dtype=pl.Binary())
+    try:
+        text = binary.cast(pl.String())
+    except pl.exceptions.ComputeError:  # some file is not UTF-8: it goes the careful way
+        text = pl.Series([_utf8(b) for b in blobs], dtype=pl.String())
+    return text.str.contains_any(_UNSAFE).fill_null(True).to_list()
+
+
+def _utf8(blob: bytes) -> str | None:
+    try:
+        return blob.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _decoded(blobs: Sequence[bytes]) -> tuple[list[_Fast], list[int]]:
+    """The files msgspec decodes as :class:`_Fast` with every key accounted for by the
+    colon count, and their positions in ``blobs``."""
+    try:
+        ticks = list(map(_FAST_DECODE, blobs))
+        kept = list(range(len(blobs)))
+    except _DECODE_ERRORS:  # some file does not fit: find which, one at a time
+        ticks, kept = [], []
+        for i, blob in enumerate(blobs):
+            try:
+                ticks.append(_FAST_DECODE(blob))
+            except _DECODE_ERRORS:
+                continue
+            kept.append(i)
+    raw = sum(map(bytes.count, (blobs[i] for i in kept), repeat(b":")))
+    if _ENCODE(ticks).count(b":") == raw:
+        return ticks, kept
+    same = [
+        i
+        for i, (k, tick) in enumerate(zip(kept, ticks, strict=True))
+        if _ENCODE(tick).count(b":") == blobs[k].count(b":")
+    ]
+    return [ticks[i] for i in same], [kept[i] for i in same]
+
+
+def _unset_none(values: Sequence[Any]) -> Sequence[Any]:
+    if _UNSET not in values:
+        return values
+    return [None if v is _UNSET else v for v in values]
+
+
+_astuple = msgspec.structs.astuple
+
+
+def _transposed(structs: Sequence[Any], cls: type[msgspec.Struct]) -> dict[str, Sequence[Any]]:
+    """The fields of ``structs`` as columns (a missing or null struct: nulls), in C:
+    ``astuple`` of each struct, then ``zip`` to transpose; unset fields become null."""
+    names = cls.__struct_fields__
+    empty = (None,) * len(names)
+    rows = [_astuple(p) if type(p) is cls else empty for p in structs]
+    columns = zip(*rows, strict=True) if rows else ((),) * len(names)
+    return {name: _unset_none(values) for name, values in zip(names, columns, strict=True)}
+
+
+def _present(parents: Sequence[Any], cls: type) -> list[bool]:
+    return [type(p) is cls for p in parents]
+
+
+def _tick_ids(values: Sequence[Any]) -> list[str | None]:
+    return [v if type(v) is str else None if v is _UNSET else str(v) for v in values]
+
+
+def _fast_columns(ticks: list[_Fast], out: dict[str, list[Any]]) -> None:
+    """Append the decoded ticks' values to the :data:`_FLAT` columns ``out``; the change
+    lists (``_list``, ``_claimed``) get one JSON text for all the ticks (one C call)."""
+    top = _transposed(ticks, _Fast)
+    action = _transposed(top["classified_action"], _FAction)
+    mutations = _transposed(top["mutations"], _FMutations)
+    tokens = _transposed(top["llm_tokens_by_stage"], _FStageTokens)
+    cls = _transposed(tokens["classifier"], _FTokens)
+    obs = _transposed(tokens["observer"], _FTokens)
+    costs = _transposed(top["llm_cost_usd_by_stage"], _FStageCosts)
+    seen = _transposed(top["observation"], _FObservation)
+    columns: dict[str, Sequence[Any]] = {
+        "schema_version": top["schema_version"],
+        "tick_id": _tick_ids(top["tick_id"]),
+        "timestamp_iso": top["timestamp_iso"],
+        "action_text": top["action_text"],
+        "_action": _present(top["classified_action"], _FAction),
+        "_verb": action["verb"],
+        "_actor": action["actor"],
+        "_target": action["target"],
+        "matched_mechanic_id": top["matched_mechanic_id"],
+        "yielded": top["yielded"],
+        "refused": top["refused"],
+        "refusal_reason": top["refusal_reason"],
+        "_mutations": _present(top["mutations"], _FMutations),
+        "_count": mutations["count"],
+        "_list": [_ENCODE(mutations["changes"])],
+        "observation_text": top["observation_text"],
+        "duration_ms": top["duration_ms"],
+        "_tokens": _present(top["llm_tokens_by_stage"], _FStageTokens),
+        "_cls": _present(tokens["classifier"], _FTokens),
+        "_cls_in": cls["tokens_in"],
+        "_cls_out": cls["tokens_out"],
+        "_obs": _present(tokens["observer"], _FTokens),
+        "_obs_in": obs["tokens_in"],
+        "_obs_out": obs["tokens_out"],
+        "_costs": _present(top["llm_cost_usd_by_stage"], _FStageCosts),
+        "_cost_cls": costs["classifier"],
+        "_cost_obs": costs["observer"],
+        "actor_id": top["actor_id"],
+        "kind": top["kind"],
+        "conservation_verdict": top["conservation_verdict"],
+        "_observation": _present(top["observation"], _FObservation),
+        "_obs_text": seen["text"],
+        "_claimed": [_ENCODE(seen["claimed_changes"])],
+        "cost_usd": top["cost_usd"],
+    }
+    for name, values in columns.items():
+        out[name].extend(values)
+
+
+_BATCH_CHANGES = pl.List(_CHANGES)
+
+
+def _fast_frame(columns: dict[str, list[Any]]) -> pl.DataFrame:
+    """The columns of :func:`_fast_columns` as a frame of :data:`RAW_TICK_SCHEMA`: each
+    batch's change lists are decoded by Polars from their one JSON text (numbers become
+    their digits, as in the reader) and spread over the batch's rows."""
+
+    def changes(name: str) -> pl.Series:
+        text = pl.Series(name, columns[name], dtype=pl.Binary()).cast(pl.String())
+        return text.str.json_decode(_BATCH_CHANGES).explode()
+
+    flat = pl.DataFrame(
+        {name: changes(name) if name in ("_list", "_claimed") else columns[name] for name in _FLAT},
+        schema=_FLAT | {"_list": _CHANGES, "_claimed": _CHANGES},
+    )
+    return _nested(flat)
+
+
+_GC_LOCK = threading.Lock()
+_gc_holds = 0
+_gc_was_enabled = False
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector held off while runs are listed and decoded.
+
+    A decode makes many small containers (the lists and dicts inside each tick; the
+    structs themselves are not tracked), and a listing many tuples, none of them in a
+    cycle, so the collector's passes over them find nothing, yet cost about a fifth of the
+    decode's CPU and 5-10 % of a whole load (docs/performance.md). Counted under a lock, so
+    that threads loading at once (or a load inside a load) switch it back on once, and
+    only if it was on."""
+    global _gc_holds, _gc_was_enabled
+    with _GC_LOCK:
+        if _gc_holds == 0:
+            _gc_was_enabled = gc.isenabled()
+            gc.disable()
+        _gc_holds += 1
+    try:
+        yield
+    finally:
+        with _GC_LOCK:
+            _gc_holds -= 1
+            if _gc_holds == 0 and _gc_was_enabled:
+                gc.enable()
+
+
+def _runs(slugs: Sequence[str]) -> list[tuple[int, int]]:
+    """The ranges of consecutive files of one run."""
+    out: list[tuple[int, int]] = []
+    start = 0
+    for i in range(1, len(slugs) + 1):
+        if i == len(slugs) or slugs[i] != slugs[start]:
+            out.append((start, i))
+            start = i
+    return out
+
+
+def _fast(
+    slugs: Sequence[str], blobs: Sequence[bytes]
+) -> tuple[pl.DataFrame | None, list[int], list[int]]:
+    """The run-at-a-time path over a chunk: the frame of the files it takes (with their
+    indexes in the chunk) and the indexes of the files left to the file-at-a-time path."""
+    unsafe = _unsafe(blobs)
+    columns: dict[str, list[Any]] = {name: [] for name in _FLAT}
+    taken: list[int] = []
+    left: list[int] = []
+    for start, stop in _runs(slugs):
+        index = [i for i in range(start, stop) if not unsafe[i]]
+        left.extend(i for i in range(start, stop) if unsafe[i])
+        ticks, kept = _decoded([blobs[i] for i in index])
+        if not ticks:
+            left.extend(index)
+            continue
+        if len(kept) < len(index):
+            chosen = set(kept)
+            left.extend(index[k] for k in range(len(index)) if k not in chosen)
+        _fast_columns(ticks, columns)
+        del ticks
+        taken.extend(index[k] for k in kept)
+    frame = _fast_frame(columns) if taken else None
+    return frame, taken, sorted(left)
 
 
 def _problems(raw: pl.DataFrame, files: pl.Series) -> pl.Series:
@@ -529,10 +867,17 @@ def parse_ticks(
     parts: list[pl.DataFrame] = []
     redo: set[int] = set(range(count))
     if count and BULK_READ:
+        careful: Sequence[int] = range(count)
+        if RUN_AT_A_TIME:
+            with collector_paused():
+                fast, taken, careful = _fast(slugs, blobs)
+            if fast is not None:
+                parts.append(_ordered(fast, taken))
         plain: list[int] = []
         plain_rows: list[tuple[Any, ...]] = []
         rest: list[int] = []
-        for i, blob in enumerate(blobs):
+        for i in careful:
+            blob = blobs[i]
             tick = _screen(blob)
             if tick is None:
                 continue
@@ -555,7 +900,7 @@ def parse_ticks(
         raw = pl.concat(parts) if len(parts) > 1 else parts[0] if parts else None
         parts = []
         if raw is not None:
-            names = pl.Series("source_file", [str(files[i]) for i in raw["_order"]])
+            names = _texts("source_file", files).gather(raw["_order"])
             bad = _problems(raw, names)
             redo -= set(raw["_order"].filter(bad.not_()).to_list())
             if not redo:
@@ -589,12 +934,17 @@ def _normalised(
     """:func:`normalise` of raw rows carrying their file's index (``_order``), in file
     order (the first of two files with one tick number is the one kept)."""
     raw = raw.sort("_order")
-    order = raw["_order"].to_list()
+    order = raw["_order"]
     return normalise(
         raw.drop("_order"),
-        pl.Series("slug", [slugs[i] for i in order], dtype=pl.String),
-        pl.Series("source_file", [str(files[i]) for i in order], dtype=pl.String),
+        _texts("slug", slugs).gather(order),
+        _texts("source_file", files).gather(order),
     )
+
+
+def _texts(name: str, values: Sequence[str | Path]) -> pl.Series:
+    """``values`` as a text column (Polars then picks rows by index, not Python)."""
+    return pl.Series(name, [v if type(v) is str else str(v) for v in values], dtype=pl.String)
 
 
 def _change_key(change: pl.Expr, value_index: int) -> pl.Expr:

@@ -1,0 +1,118 @@
+"""Where a cold fleet load's CPU goes, stage by stage (issue 25).
+
+Usage:
+    python bench/profile_fleet.py /tmp/toolkit-bench/fleet-300x300-seed1 [--rounds 3]
+
+Each stage of ``load_universes`` is run on its own over the whole fleet, in the chunks
+the loader uses, and timed in CPU seconds (user + system, every thread; the fastest of
+--rounds, so the neighbours of a shared machine weigh as little as they can); the whole
+load is timed beside it. Prints µs per tick file and each stage's share of the load. A
+profiler would charge its own overhead to the Python-heavy stages; this does not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from timing import cpu_seconds  # noqa: E402
+
+import toolkit as tk  # noqa: E402
+from toolkit.load import _edge, _ticks  # noqa: E402
+from toolkit.load import universe as U  # noqa: E402
+
+
+def fastest(rounds: int, fn: Callable[[], Any]) -> tuple[float, Any]:
+    best, out = float("inf"), None
+    for _ in range(rounds):
+        gc.collect()
+        c0 = cpu_seconds()
+        out = fn()
+        best = min(best, cpu_seconds() - c0)
+    return best, out
+
+
+def main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("fleet", type=Path)
+    p.add_argument("--rounds", type=int, default=3)
+    args = p.parse_args(argv)
+    dirs = U._run_dirs([args.fleet / "run-*"])
+    listings = [U.list_run(r, stat=False) for r in dirs]
+    limit = _edge.limits().max_file_bytes
+    groups = U._chunks(listings)
+    chunks = []
+    for group in groups:
+        files = [path for listing in group for path in listing.ticks]
+        slugs = [listing.slug for listing in group for _ in listing.ticks]
+        blobs = [_edge.read_bytes_fast(path, limit) for path in files]
+        chunks.append((slugs, files, blobs))
+    count = sum(len(f) for _, f, _ in chunks)
+
+    def decode() -> None:
+        for slugs, _, blobs in chunks:
+            with _ticks.collector_paused():
+                for a, z in _ticks._runs(slugs):
+                    _ticks._decoded(blobs[a:z])
+
+    def columns() -> list[dict[str, list[Any]]]:
+        out = []
+        for slugs, _, blobs in chunks:
+            cols: dict[str, list[Any]] = {n: [] for n in _ticks._FLAT}
+            with _ticks.collector_paused():
+                for a, z in _ticks._runs(slugs):
+                    _ticks._fast_columns(_ticks._decoded(blobs[a:z])[0], cols)
+            out.append(cols)
+        return out
+
+    stages: dict[str, Callable[[], Any]] = {
+        "list the runs' folders": lambda: [U.list_run(r, stat=False) for r in dirs],
+        "read the tick files (open, read, close)": lambda: [
+            _edge.read_many_fast(listing.ticks, limit) for listing in listings
+        ],
+        "scan for escapes and -0 (Polars)": lambda: [_ticks._unsafe(b) for _, _, b in chunks],
+        "decode + colon count (msgspec)": decode,
+    }
+    times: dict[str, float] = {}
+    for name, fn in stages.items():
+        times[name], _ = fastest(args.rounds, fn)
+    both, built = fastest(args.rounds, columns)
+    decoded = times["decode + colon count (msgspec)"]
+    times["columns from the structs (Python)"] = max(0.0, both - decoded)
+    frame_t, frames = fastest(args.rounds, lambda: [_ticks._fast_frame(c) for c in built])
+    times["frame from the columns (Polars)"] = frame_t
+
+    def checks() -> None:
+        for (_, files, _), raw in zip(chunks, frames, strict=True):
+            _ticks._problems(raw, _ticks._texts("source_file", files))
+
+    def normalised() -> None:
+        for (slugs, files, _), raw in zip(chunks, frames, strict=True):
+            _ticks._normalised(_ticks._ordered(raw, range(raw.height)), slugs, files)  # type: ignore[arg-type]
+
+    times["column-wise checks (Polars)"], _ = fastest(args.rounds, checks)
+    times["normalise (Polars)"], _ = fastest(args.rounds, normalised)
+    times["each run's universe.db, YAML, small frames"], _ = fastest(
+        args.rounds, lambda: [U._run_parts(listing) for listing in listings]
+    )
+    whole, _ = fastest(args.rounds, lambda: tk.load_universes(args.fleet / "run-*", progress=False))
+    rest = whole - sum(times.values())
+    print(f"{len(dirs)} runs, {count:,} tick files; cold load {whole:.3f} s CPU "
+          f"({whole / count * 1e6:.1f} µs a file), fastest of {args.rounds}")  # fmt: skip
+    print()
+    print("| stage | CPU s | µs a file | share |")
+    print("|---|---:|---:|---:|")
+    for name, secs in [*times.items(), ("the rest (assembly, sorting, concatenation)", rest)]:
+        print(f"| {name} | {secs:.3f} | {secs / count * 1e6:.1f} | {secs / whole:.0%} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -248,6 +248,7 @@ def _outcome(f: Found, storage_options: Mapping[str, Any] | None) -> list[SiteRu
                 source=src,
                 size=_size(src) if src and src != f.path else None,
                 time=_iso(dates.get(n)),
+                transcript=f.id,  # the log's iterations: one transcript for all its rows
             )
         )
     return runs
@@ -327,6 +328,7 @@ def _discussion_evidence(
                     note=f"{why} · {passed}/{counted} passed so far" if why else
                     f"{passed}/{counted} passed so far",
                     item=f"t{m['turn']}",
+                    said=why,
                 )
             )  # fmt: skip
         return tuple(rows)
@@ -358,6 +360,7 @@ def _discussion_evidence(
                 status="PASS" if r["verdict"] == "accurate" else "FAIL",
                 note=f"{_text(r['sentence'])} — {_text(r['reason'])}",
                 item=f"t{r['turn']}",
+                said=_text(r['reason']),
             )
             for r in refs.iter_rows(named=True)
         ),
@@ -490,7 +493,7 @@ def _persona_scored(
             )
         runs.append(
             SiteRun(id=f"{f.id}/{subject}", family="persona", card=card, evidence=evidence,
-                    series=False, **common)
+                    series=False, transcript=f.id, **common)
         )  # fmt: skip
     return runs
 
@@ -551,6 +554,7 @@ def _proposition_row(r: dict[str, Any], span: tuple[str, int] | None) -> Evidenc
         note=f"{_text(r['claim'])} ({', '.join(how) or 'absent'}){where}"
         + (f" — {reasoning}" if reasoning else ""),
         item=None if span is None else span[0],
+        said=reasoning,
     )
 
 

@@ -179,7 +179,8 @@ def _outcome(
     """The iterations of one log, each a site run sharing the log's timeline; an
     iteration whose ``agent.session_id`` names one of ``agent_logs`` (session id -> path of
     the agent's transcript found beside the runs) shows that path, which is added to
-    ``attached``."""
+    ``attached``, and the log is scored with the folders of those transcripts (as
+    ``toolkit outcome LOG --transcripts FOLDER``)."""
     from toolkit.load._source import is_remote
     from toolkit.load.iterlog import load_iteration_log
     from toolkit.load.outcome_evidence import collect_outcome_evidence
@@ -189,7 +190,13 @@ def _outcome(
     log = load_iteration_log(f.path, storage_options=storage_options)
     if log.iterations.is_empty():
         raise InputError(f.path, "no iteration could be loaded")
-    result = score_outcome(log, collect_outcome_evidence(log), load_outcome_rubric(None))
+    # The agent transcripts found beside the runs whose session an iteration names are
+    # read as `toolkit outcome LOG --transcripts FOLDER` reads them (local folders only).
+    sessions = {_text(s).lower() for s in log.iterations["agent_session_id"].to_list()}
+    folders = sorted({str(Path(path).parent) for session, path in (agent_logs or {}).items()
+                      if session in sessions and not is_remote(path)})  # fmt: skip
+    evidence = collect_outcome_evidence(log, transcripts=folders)
+    result = score_outcome(log, evidence, load_outcome_rubric(None))
     cards = result.scorecards()
     status = {
         (int(c.meta["iteration"]), str(r["dimension"])): str(r["status"])

@@ -542,6 +542,20 @@ def test_an_agent_transcript_is_shown_on_its_iteration_and_a_loose_one_noted(
     assert facts["iter-4"]["agent transcript"].endswith(path)
     assert facts["iter-5"]["agent transcript"].endswith(path)
     assert "agent transcript" not in facts["iter-6"]
+    # Scored as `toolkit outcome LOG --transcripts FOLDER` scores it.
+    from toolkit.load.iterlog import load_iteration_log
+    from toolkit.load.outcome_evidence import collect_outcome_evidence
+    from toolkit.rubrics.outcome import load_outcome_rubric, score_outcome
+
+    log = load_iteration_log(SAMPLE_RUNS / "iteration_logs" / "tally-loop")
+    evidence = collect_outcome_evidence(
+        log, transcripts=[SAMPLE_RUNS / "iteration_logs" / "transcripts"]
+    )
+    cards = score_outcome(log, evidence, load_outcome_rubric(None)).scorecards()
+    expected = next(c for c in cards if c.meta["iteration"] == 4)
+    assert it4.card is not None
+    assert it4.card.dimensions.equals(expected.dimensions)
+    assert "no transcripts given" not in " ".join(it4.card.dimensions["detail"].to_list())
     loose = tmp_path / "runs"
     (loose / "transcripts").mkdir(parents=True)
     (loose / "game-pass.json").write_bytes(

@@ -302,7 +302,7 @@
       nodes.push(el("p", null, ["Only the runs under the folder “" + S.filters.arm + "/”. ", el("a", { href: "#filter", text: "Show every run" })]));
     }
     var search = el("input", {
-      type: "search", id: "q", placeholder: "Search actions, messages, summaries, the judge's reasoning", "aria-label": "Search inside runs", value: S.query,
+      type: "search", id: "q", placeholder: "Search actions, messages, summaries, reasoning", "aria-label": "Search inside runs", value: S.query,
     });
     var status = el("span", { id: "count", class: "muted", role: "status", "aria-live": "polite" });
     search.addEventListener("input", function () {

@@ -195,8 +195,8 @@ def _outcome(
     sessions = {_text(s).lower() for s in log.iterations["agent_session_id"].to_list()}
     folders = sorted({str(Path(path).parent) for session, path in (agent_logs or {}).items()
                       if session in sessions and not is_remote(path)})  # fmt: skip
-    evidence = collect_outcome_evidence(log, transcripts=folders)
-    result = score_outcome(log, evidence, load_outcome_rubric(None))
+    gathered = collect_outcome_evidence(log, transcripts=folders)
+    result = score_outcome(log, gathered, load_outcome_rubric(None))
     cards = result.scorecards()
     status = {
         (int(c.meta["iteration"]), str(r["dimension"])): str(r["status"])

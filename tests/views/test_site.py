@@ -568,3 +568,16 @@ def test_an_agent_transcript_is_shown_on_its_iteration_and_a_loose_one_noted(
         "agent transcript(s) not shown: no iteration log of this site names their session "
         f"(agent.session_id): {loose / 'transcripts' / Path(path).name}"
     ]
+
+
+def test_a_calibration_with_odd_field_types_is_still_searched(tmp_path: Path) -> None:
+    run = SiteRun("a", "persona", _card("a"))
+    calibration = {
+        "disagreements": [
+            {"item": 7, "reasoning": 12, "notes": [{"rater": "r", "note": None}], "evidence": ""}
+        ],
+        "links": [{"run": "a", "item": None, "why": ""}],
+    }
+    write_site([run], tmp_path, calibration=calibration)
+    _, (_, _, texts, _, cal) = _payload(tmp_path / "data" / "search-0.js")
+    assert cal == [["7", "7\n12"]] and "\n12" in texts[0]

@@ -11,7 +11,8 @@ What it writes under ``out_dir``::
     static/app.js, site.css    copied from this package
     data/manifest.js           the palette, the columns and how many shards there are
     data/index-N.js            the index rows, SHARD_ROWS per file
-    data/search-N.js           lower-cased text inside the runs, for full-text search
+    data/search-N.js           lower-cased text inside the runs (and what the judges wrote,
+                               and the calibration's disagreements), for full-text search
     data/run/NNNNNN.js         one file per run: scorecard, evidence, its own transcript
     data/transcript/NNNNNN.js  a transcript shared by several runs (the agents of a chat,
                                the iterations of a log), written once
@@ -295,7 +296,7 @@ def calibration_texts(calibration: Mapping[str, Any]) -> list[list[str]]:
         words = [str(row.get("item")), row.get("reasoning"), *notes, row.get("evidence")]
         words += [str(v) for k, v in row.items() if k in ("agent", "dimension", "proposition",
                                                           "game", "role") and v]  # fmt: skip
-        out.append([str(row.get("item")), "\n".join(w for w in words if w).lower()])
+        out.append([str(row.get("item")), "\n".join(str(w) for w in words if w).lower()])
     return out
 
 

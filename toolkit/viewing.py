@@ -270,7 +270,7 @@ def _outcome(
                 source=src,
                 size=_size(src) if src and src != f.path else None,
                 time=_iso(dates.get(n)),
-                transcript=f.id,  # the log's iterations: one transcript for all its rows
+                transcript=f.path,  # the log's iterations: one transcript for all its rows
             )
         )
     return runs
@@ -515,7 +515,7 @@ def _persona_scored(
             )
         runs.append(
             SiteRun(id=f"{f.id}/{subject}", family="persona", card=card, evidence=evidence,
-                    series=False, transcript=f.id, **common)
+                    series=False, transcript=f.path, **common)
         )  # fmt: skip
     return runs
 

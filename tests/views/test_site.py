@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -581,3 +582,21 @@ def test_a_calibration_with_odd_field_types_is_still_searched(tmp_path: Path) ->
     write_site([run], tmp_path, calibration=calibration)
     _, (_, _, texts, _, cal) = _payload(tmp_path / "data" / "search-0.js")
     assert cal == [["7", "7\n12"]] and "\n12" in texts[0]
+
+
+def test_two_chats_of_one_name_in_two_folders_keep_their_own_transcripts(tmp_path: Path) -> None:
+    from conftest import SAMPLE_RUNS
+
+    kit = SAMPLE_RUNS / "persona"
+    for week, folder in (("week1", "a"), ("week2", "b")):
+        target = tmp_path / folder / "runs"
+        target.mkdir(parents=True)
+        shutil.copytree(kit / "propositions", target / "propositions")
+        shutil.copy(kit / "cassette.json", target / "cassette.json")
+        shutil.copy(kit / f"radio-{week}.jsonl", target / "radio.jsonl")
+    collected = collect([tmp_path / "a" / "runs", tmp_path / "b" / "runs"])
+    # Both sources are named "runs": the second chat's rows get "~2", their own transcript.
+    assert len(collected.runs) == 10 and len({r.transcript for r in collected.runs}) == 2
+    site = tmp_path / "site"
+    write_site(collected.runs, site)
+    assert len(list((site / "data" / "transcript").glob("*.js"))) == 2

@@ -39,7 +39,11 @@ the recorded-judge format (``cassette.json``) whose judge is planted the same wa
   agent (and within the group's items), **+1 on every Lenny item**, and **six
   misreads** (+4 or -4, two items each of Mags, Otis and Priya, one of each sign).
 
-``persona/planted.json`` names the lenient agent, the bias and the misread items.
+``persona/planted.json`` names the lenient agent, the bias and the misread items, and
+``persona/calibration.json`` is what ``toolkit calibrate --persona CHATS --propositions DIR
+--ratings persona/ratings.csv --judge recorded:persona/cassette.json --format json`` says of
+the session (the chats named from the repository, as the README's quick start gives them),
+so the site of the samples (``toolkit view sample_runs``) shows its calibration page.
 """
 
 from __future__ import annotations
@@ -339,6 +343,32 @@ def write_persona(out: Path, seed: int) -> None:
     text = json.dumps(cassette, indent=1, ensure_ascii=False) + "\n"
     (folder / "cassette.json").write_text(text, encoding="utf-8")
     (folder / "planted.json").write_text(json.dumps(planted, indent=2) + "\n", encoding="utf-8")
+    write_persona_calibration(folder)
+
+
+def write_persona_calibration(folder: Path) -> None:
+    """Write ``folder/calibration.json``: ``toolkit calibrate --persona ... --format json``
+    over the session in ``folder``, run from the repository so that each disagreement's
+    ``source`` is the chat's path as the quick start names it
+    (``sample_runs/persona/radio-week1.jsonl``)."""
+    import contextlib
+    import io
+
+    from toolkit.cli import main as toolkit
+
+    root = Path(__file__).resolve().parent.parent
+    folder = folder.resolve()
+    out = io.StringIO()
+    with contextlib.chdir(root), contextlib.redirect_stdout(out):
+        code = toolkit([
+            "calibrate", "--persona", *(f"sample_runs/persona/{c}" for c in PERSONA_CHATS),
+            "--propositions", "sample_runs/persona/propositions",
+            "--ratings", str(folder / "ratings.csv"),
+            "--judge", f"recorded:{folder / 'cassette.json'}", "--format", "json",
+        ])  # fmt: skip
+    if code != 0:
+        raise SystemExit(f"toolkit calibrate failed (exit {code})")
+    (folder / "calibration.json").write_text(out.getvalue(), encoding="utf-8")
 
 
 def main() -> None:

@@ -30,13 +30,14 @@ folder to be loaded (:mod:`toolkit.load._staging`) and named by their URLs.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import InputError, ToolkitError
-from toolkit.load.families import Found, PersonaKit, survey
+from toolkit.load.families import AGENT_TRANSCRIPT, Found, PersonaKit, survey
 from toolkit.load.families import label as _label
 
 if TYPE_CHECKING:
@@ -169,7 +170,17 @@ def _simulation_run(f: Found, card: Any, ticks: pl.DataFrame) -> SiteRun:
 # ---------------------------------------------------------------------------
 
 
-def _outcome(f: Found, storage_options: Mapping[str, Any] | None) -> list[SiteRun]:
+def _outcome(
+    f: Found,
+    storage_options: Mapping[str, Any] | None,
+    agent_logs: Mapping[str, str] | None = None,
+    attached: set[str] | None = None,
+) -> list[SiteRun]:
+    """The iterations of one log, each a site run sharing the log's timeline; an
+    iteration whose ``agent.session_id`` names one of ``agent_logs`` (session id -> path of
+    the agent's transcript found beside the runs) shows that path, which is added to
+    ``attached``, and the log is scored with the folders of those transcripts (as
+    ``toolkit outcome LOG --transcripts FOLDER``)."""
     from toolkit.load._source import is_remote
     from toolkit.load.iterlog import load_iteration_log
     from toolkit.load.outcome_evidence import collect_outcome_evidence
@@ -179,7 +190,13 @@ def _outcome(f: Found, storage_options: Mapping[str, Any] | None) -> list[SiteRu
     log = load_iteration_log(f.path, storage_options=storage_options)
     if log.iterations.is_empty():
         raise InputError(f.path, "no iteration could be loaded")
-    result = score_outcome(log, collect_outcome_evidence(log), load_outcome_rubric(None))
+    # The agent transcripts found beside the runs whose session an iteration names are
+    # read as `toolkit outcome LOG --transcripts FOLDER` reads them (local folders only).
+    sessions = {_text(s).lower() for s in log.iterations["agent_session_id"].to_list()}
+    folders = sorted({str(Path(path).parent) for session, path in (agent_logs or {}).items()
+                      if session in sessions and not is_remote(path)})  # fmt: skip
+    gathered = collect_outcome_evidence(log, transcripts=folders)
+    result = score_outcome(log, gathered, load_outcome_rubric(None))
     cards = result.scorecards()
     status = {
         (int(c.meta["iteration"]), str(r["dimension"])): str(r["status"])
@@ -191,6 +208,10 @@ def _outcome(f: Found, storage_options: Mapping[str, Any] | None) -> list[SiteRu
     for it in log.iterations.iter_rows(named=True):
         n = int(it["iteration"])
         sources[n] = _text(it["source_file"])
+        session = _text(it["agent_session_id"]).lower()
+        transcript = (agent_logs or {}).get(session, "")
+        if transcript and attached is not None:
+            attached.add(transcript)
         facts = [
             ("task", _text(it["task_id"])),
             ("date", _text(it["date"])),
@@ -200,6 +221,7 @@ def _outcome(f: Found, storage_options: Mapping[str, Any] | None) -> list[SiteRu
             ("tests added", _text(it["impl_tests_added"])),
             ("review", _text(it["review_overall_decision"])),
             ("file", sources[n]),
+            ("agent transcript", transcript),
         ]
         items.append(
             SiteItem(
@@ -248,6 +270,7 @@ def _outcome(f: Found, storage_options: Mapping[str, Any] | None) -> list[SiteRu
                 source=src,
                 size=_size(src) if src and src != f.path else None,
                 time=_iso(dates.get(n)),
+                transcript=f.path,  # the log's iterations: one transcript for all its rows
             )
         )
     return runs
@@ -327,6 +350,7 @@ def _discussion_evidence(
                     note=f"{why} · {passed}/{counted} passed so far" if why else
                     f"{passed}/{counted} passed so far",
                     item=f"t{m['turn']}",
+                    said=why,
                 )
             )  # fmt: skip
         return tuple(rows)
@@ -358,6 +382,7 @@ def _discussion_evidence(
                 status="PASS" if r["verdict"] == "accurate" else "FAIL",
                 note=f"{_text(r['sentence'])} — {_text(r['reason'])}",
                 item=f"t{r['turn']}",
+                said=_text(r["reason"]),
             )
             for r in refs.iter_rows(named=True)
         ),
@@ -490,7 +515,7 @@ def _persona_scored(
             )
         runs.append(
             SiteRun(id=f"{f.id}/{subject}", family="persona", card=card, evidence=evidence,
-                    series=False, **common)
+                    series=False, transcript=f.path, **common)
         )  # fmt: skip
     return runs
 
@@ -551,6 +576,7 @@ def _proposition_row(r: dict[str, Any], span: tuple[str, int] | None) -> Evidenc
         note=f"{_text(r['claim'])} ({', '.join(how) or 'absent'}){where}"
         + (f" — {reasoning}" if reasoning else ""),
         item=None if span is None else span[0],
+        said=reasoning,
     )
 
 
@@ -620,6 +646,10 @@ def _collect(
     judged: dict[str, Any] = {}
     runs: list[SiteRun] = []
     calibration: tuple[dict[str, Any], str] | None = None
+    agent_logs = {
+        session_of(f.path): f.path for f in found if f.family == AGENT_TRANSCRIPT
+    }  # fmt: skip
+    attached: set[str] = set()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", InputWarning)
         sims = [f for f in found if f.family == "simulation"]
@@ -631,7 +661,7 @@ def _collect(
         for f in found:
             try:
                 if f.family == "outcome":
-                    runs.extend(_outcome(f, storage_options))
+                    runs.extend(_outcome(f, storage_options, agent_logs, attached))
                 elif f.family == "discussion":
                     runs.extend(_discussion(f))
                 elif f.family == "persona":
@@ -651,6 +681,12 @@ def _collect(
     for w in caught:
         if issubclass(w.category, InputWarning):
             notes.append(f"read leniently: {w.message}")
+    loose = sorted(set(agent_logs.values()) - attached)
+    if loose:
+        notes.append(
+            f"agent transcript(s) not shown: no iteration log of this site names their "
+            f"session (agent.session_id): {', '.join(loose)}"
+        )
     if copies:
         runs = [replace(r, source=shown(r.source, copies)) for r in runs]
         notes = [shown(n, copies) for n in notes]
@@ -791,6 +827,17 @@ def _kit_for(path: str, kits: Mapping[str, PersonaKit]) -> PersonaKit | None:
             return None
         folder = folder.rsplit("/", 1)[0]
     return None
+
+
+_SESSION = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.I)
+
+
+def session_of(path: str) -> str:
+    """The session id an agent transcript's name carries (Claude Code's ``<id>.jsonl``,
+    the last UUID of Codex's ``rollout-<time>-<id>.jsonl``), lower-cased; else its stem."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".jsonl")
+    found = _SESSION.findall(name)
+    return (found[-1] if found else name).lower()
 
 
 def _what(family: str) -> str:

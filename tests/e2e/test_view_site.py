@@ -399,3 +399,106 @@ def test_an_arm_is_the_runs_of_a_folder_of_that_name_anywhere_under_the_sources(
     shown = w.page.eval_on_selector_all("#rows a.run", "as => as.map(a => a.textContent)")
     assert sorted(shown) == ["a/r2", "sample_runs/compare/a/r1"]
     assert (w.failed, w.errors, w.outside) == ([], [], [])
+
+
+@pytest.fixture(scope="module")
+def quick_start_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The README's quick start, as typed from the repository:
+    ``toolkit view sample_runs -o build/site`` (into a temporary folder)."""
+    import contextlib
+    import io
+
+    from toolkit.cli import main
+
+    out = tmp_path_factory.mktemp("quick-start") / "site"
+    notes = io.StringIO()
+    with contextlib.chdir(SAMPLE_RUNS.parent), contextlib.redirect_stderr(notes):
+        assert main(["view", "sample_runs", "-o", str(out)]) == 0
+    # Files that are no chats are not tried as chats (the agent transcript beside the
+    # iteration log, the gate's correction log): no such note.
+    assert "not a persona chat" not in notes.getvalue()
+    return out
+
+
+def _steps(anchor: str) -> set[int]:
+    """The step numbers an anchor such as ``s1-s6,s31-s36`` spans."""
+    steps: set[int] = set()
+    for part in anchor.split(","):
+        first, _, last = part.partition("-")
+        steps.update(range(int(first[1:]), int((last or first)[1:]) + 1))
+    return steps
+
+
+def test_the_quick_starts_site_links_each_disagreement_to_the_chat_window_rated(
+    quick_start_site: Path, browser_page: Watched
+) -> None:
+    import json
+
+    from toolkit.load.persona import load_chat
+
+    result = json.loads(
+        (SAMPLE_RUNS / "calibration" / "persona" / "calibration.json").read_text("utf-8")
+    )
+    w = browser_page
+    page = w.page
+    _open(w, quick_start_site)
+    page.locator("#calibration-link").click()
+    page.wait_for_selector("table.cal-disagreements")
+    headline = page.locator("table.cal-headline").inner_text()
+    assert f"Alpha among the humans\t{result['alpha_humans']:.3f}" in headline
+    wheres = page.locator("table.cal-disagreements a.where")
+    assert wheres.count() == len(result["disagreements"]) == 10  # every one in the site
+    hrefs = wheres.evaluate_all("as => as.map(a => a.getAttribute('href'))")
+    chats: dict[str, Any] = {}
+    for row, href in zip(result["disagreements"], hrefs, strict=True):
+        run = f"{row['source']}/{row['agent'].lower()}"
+        assert href == f"#run/{quote(run, safe='')}/item/{quote(row['anchor'], safe='')}"
+        page.evaluate("h => { location.hash = h; }", href)
+        # The chat's page for the agent, at the window (the agent's name is in its title).
+        page.wait_for_function(
+            "([a, b]) => { const h = document.querySelector('main h1').textContent;"
+            " return h.startsWith(a) && h.includes(b); }",
+            arg=[f"Window {row['anchor']} · ", f"· {row['agent']} ("],
+        )
+        # Marked: every message of the chat at a step of the window the raters read.
+        chat = chats.setdefault(row["source"], load_chat(SAMPLE_RUNS.parent / row["source"]))
+        want = [s for s in chat.messages["step"].to_list() if s in _steps(row["anchor"])]
+        marked = page.locator("li.current a.label").all_inner_texts()
+        assert marked == [f"step {s}" for s in want], (href, marked)
+    assert (w.failed, w.errors, w.outside) == ([], [], [])
+
+
+def test_search_finds_the_judges_reasoning_and_the_disagreements(
+    quick_start_site: Path, browser_page: Watched
+) -> None:
+    w = browser_page
+    page = w.page
+    _open(w, quick_start_site)
+    page.wait_for_selector("#rows tr")
+    # Only in the sample judge's reasoning about Lenny's same-register proposition (the
+    # persona cassette), not in any message.
+    page.locator("#q").fill("0% of the later messages")
+    page.wait_for_function("!/searching/.test(document.getElementById('count').textContent)")
+    shown = page.eval_on_selector_all("#rows a.run .id", "as => as.map(a => a.textContent)")
+    assert "sample_runs/persona/radio-week2.jsonl/lenny" in shown
+    assert all("/persona/" in s for s in shown) and len(shown) < 15
+    # Only in the planted judge's reasoning of the calibration (its cassette): the
+    # disagreements that say it are listed, and the runs they link to are found.
+    import json
+
+    result = json.loads(
+        (SAMPLE_RUNS / "calibration" / "persona" / "calibration.json").read_text("utf-8")
+    )
+    said = "planted sample judge: score 3"
+    rows = [d for d in result["disagreements"] if said in d["reasoning"]]
+    assert 0 < len(rows) < 10
+    page.locator("#q").fill(said)
+    page.wait_for_selector("#cal-hits:not([hidden])")
+    hits = page.locator("#cal-hits a.cal-hit")
+    assert hits.all_inner_texts() == [d["item"] for d in rows]
+    shown = page.eval_on_selector_all("#rows a.run .id", "as => as.map(a => a.textContent)")
+    assert sorted(shown) == sorted({f"{d['source']}/{d['agent'].lower()}" for d in rows})
+    hits.first.click()
+    page.wait_for_selector("main .cal-detail")
+    assert "score 3" in page.locator("main .cal-detail").inner_text()
+    assert (w.failed, w.errors, w.outside) == ([], [], [])

@@ -24,9 +24,10 @@ def _families(source: str | Path, **options: str) -> Counter[str]:
 @pytest.mark.parametrize(
     ("folder", "found", "family"),
     [("fleet", {"simulation": 16}, "simulation"), ("universes", {"simulation": 3}, "simulation"),
-     # tally-loop, and an agent transcript (JSONL) that view tries as a chat and notes
-     ("iteration_logs", {"outcome": 1, "persona": 1}, "outcome"),
-     ("discussions", {"discussion": 4}, "discussion"), ("persona", {"persona": 4}, "persona")],
+     # tally-loop, and the coding agent's session transcript beside it (no chat)
+     ("iteration_logs", {"outcome": 1, "agent_transcript": 1}, "outcome"),
+     # three chats; the gate's correction log beside them is no chat
+     ("discussions", {"discussion": 4}, "discussion"), ("persona", {"persona": 3}, "persona")],
 )  # fmt: skip
 def test_each_sample_folder_is_its_family_for_view_and_compare(
     folder: str, found: dict[str, int], family: str
@@ -88,8 +89,8 @@ def test_a_persona_kit_is_found_and_its_files_are_not_games() -> None:
         )
     }
     names = sorted(Path(f.path).name for f in found)
-    assert names == ["gate-corrections.jsonl", "radio-week1.jsonl",
-                     "radio-week1.run_messages.json", "radio-week2.jsonl"]  # fmt: skip
+    # The gate's correction log beside the chats is no chat.
+    assert names == ["radio-week1.jsonl", "radio-week1.run_messages.json", "radio-week2.jsonl"]
 
 
 def test_without_a_cassette_there_is_no_kit_and_its_files_are_candidates(tmp_path: Path) -> None:
@@ -108,9 +109,9 @@ def test_a_missing_source_is_one_line(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("local", "prefix", "expected", "family"),
     [(SAMPLE_RUNS / "universes", "families/universes", {"simulation": 3}, "simulation"),
-     (ITERATION_LOGS, "families/logs", {"outcome": 1, "persona": 1}, "outcome"),
+     (ITERATION_LOGS, "families/logs", {"outcome": 1, "agent_transcript": 1}, "outcome"),
      (SAMPLE_RUNS / "discussions", "families/discussions", {"discussion": 4}, "discussion"),
-     (PERSONA, "families/persona", {"persona": 4}, "persona")],
+     (PERSONA, "families/persona", {"persona": 3}, "persona")],
     ids=["simulation", "outcome", "discussion", "persona"],
 )  # fmt: skip
 def test_a_bucket_is_told_as_the_same_folder_on_disk(
@@ -144,8 +145,7 @@ def test_one_object_named_by_its_url_is_its_family(s3: S3) -> None:
 
 def test_the_chat_files_of_a_folder_are_its_chats_and_a_file_is_itself(tmp_path: Path) -> None:
     assert [p.name for p in chat_files(PERSONA)] == [
-        "gate-corrections.jsonl", "radio-week1.jsonl", "radio-week1.run_messages.json",
-        "radio-week2.jsonl",
+        "radio-week1.jsonl", "radio-week1.run_messages.json", "radio-week2.jsonl",
     ]  # fmt: skip
     assert chat_files(PERSONA / "personas.yaml") == [PERSONA / "personas.yaml"]
     with pytest.raises(InputError, match="no chat files"):
@@ -157,3 +157,46 @@ def test_a_chat_named_alone_brings_the_kit_of_its_folder() -> None:
     assert [(f.family, f.id) for f in found] == [("persona", "radio-week2.jsonl")]
     assert list(kits) == [PERSONA.as_posix()]
     assert survey(SAMPLE_RUNS / "discussions" / "game-pass.json")[1] == {}
+
+
+CLAUDE_SESSION = "4c1d7e2a-5b8f-4e0c-9a61-2f3b7d9e8a10.jsonl"
+CODEX_SESSION = "rollout-2026-03-05T12-00-00-9e0b5c37-1a2d-4f6e-8b90-c4d5e6f7a8b9.jsonl"
+
+
+def test_agent_transcripts_and_correction_logs_are_no_chats(tmp_path: Path) -> None:
+    # A folder of coding-agent session logs beside an iteration log, as toolkit outcome
+    # --transcripts reads them, and a gate's correction logs beside a chat.
+    (tmp_path / "loop").mkdir()
+    (tmp_path / "loop" / "iter-1.yaml").write_text("", encoding="utf-8")
+    (tmp_path / "transcripts").mkdir()
+    for name in (CLAUDE_SESSION, CODEX_SESSION):
+        (tmp_path / "transcripts" / name).write_text("", encoding="utf-8")
+    names = ("chat.jsonl", "gate-corrections.jsonl", "corrections.jsonl",
+             "week2_correction_log.jsonl", "incorrect.jsonl")  # fmt: skip
+    for name in names:
+        (tmp_path / name).write_text("", encoding="utf-8")
+    found = {Path(f.path).name: f.family for f in discover(tmp_path)}
+    assert found == {
+        "loop": "outcome", CLAUDE_SESSION: "agent_transcript", CODEX_SESSION: "agent_transcript",
+        "chat.jsonl": "persona", "incorrect.jsonl": "persona",  # "correction" is no word of it
+    }  # fmt: skip
+    assert [p.name for p in chat_files(tmp_path)] == ["chat.jsonl", "incorrect.jsonl"]
+    # compare never takes a folder of agent transcripts for runs of a family.
+    with pytest.raises(InputError, match="give --family"):
+        detect_family(tmp_path / "transcripts")
+
+
+def test_a_chat_named_by_a_uuid_is_a_chat_beside_a_kit_or_when_named_alone(
+    tmp_path: Path,
+) -> None:
+    kit = tmp_path / "kit"
+    shutil.copytree(PERSONA / "propositions", kit / "propositions")
+    shutil.copy(PERSONA / "cassette.json", kit / "cassette.json")
+    (kit / CLAUDE_SESSION).write_text("", encoding="utf-8")
+    assert [(Path(f.path).name, f.family) for f in discover(tmp_path)] == [
+        (CLAUDE_SESSION, "persona")
+    ]
+    lone = tmp_path / CODEX_SESSION
+    lone.write_text("", encoding="utf-8")
+    assert [f.family for f in discover(lone)] == ["persona"]
+    assert detect_family(lone) == "persona"

@@ -233,5 +233,5 @@ def test_the_generator_reproduces_the_committed_persona_session(tmp_path: Path) 
         check=True,
         capture_output=True,
     )
-    for name in ("ratings.csv", "cassette.json", "planted.json"):
+    for name in ("ratings.csv", "cassette.json", "planted.json", "calibration.json"):
         assert (tmp_path / "persona" / name).read_bytes() == (SESSION / name).read_bytes(), name

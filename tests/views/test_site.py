@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -81,10 +82,14 @@ def test_files_that_are_not_runs_are_left_out_with_a_note_naming_them(
 ) -> None:
     collected, _ = samples
     notes = "\n".join(collected.notes)
-    for name in ("harbour_council_gate.json", "planted.json", "gate-corrections.jsonl"):
+    for name in ("harbour_council_gate.json", "planted.json"):
         assert name in notes
     # The persona kit's cassette and baselines score the chats: they are not noted as games.
     assert "cassette.json" not in notes and "baselines/lenny.json" not in notes
+    # No chats, so never tried as chats: the gate's correction log and the coding agent's
+    # session transcript beside the iteration log (attached to its iteration instead).
+    assert "gate-corrections.jsonl" not in notes and "transcripts/" not in notes
+    assert "not a persona chat" not in notes
 
 
 def test_index_rows_name_each_run_and_point_at_its_file(samples: tuple[Any, Path]) -> None:
@@ -127,12 +132,22 @@ def _names_items(item: str | None, keys: set[str]) -> bool:
     return True
 
 
+def _items(site: Path, doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """A run's transcript: its own, or the shared one its document names."""
+    if doc["transcript"] is None:
+        return list(doc["items"])
+    assert doc["items"] == []
+    call, (file, items) = _payload(site / "data" / "transcript" / f"{doc['transcript']}.js")
+    assert call == "transcript" and file == doc["transcript"]
+    return list(items)
+
+
 def test_every_evidence_row_points_at_an_item_of_its_own_run(samples: tuple[Any, Path]) -> None:
     _, site = samples
     checked = windows = 0
     for path in sorted((site / "data" / "run").glob("*.js")):
         _, (_, doc) = _payload(path)
-        keys = {i["key"] for i in doc["items"]}
+        keys = {i["key"] for i in _items(site, doc)}
         for dim in doc["dims"]:
             for _label, _value, _status, _note, item in dim["evidence"]:
                 assert _names_items(item, keys), (doc["id"], dim["key"], item)
@@ -178,9 +193,10 @@ def test_outcome_evidence_is_the_signal_over_the_logs_iterations(
 
 def test_search_text_holds_actions_messages_and_summaries(samples: tuple[Any, Path]) -> None:
     _, site = samples
-    _, (_, start, texts) = _payload(site / "data" / "search-0.js")
+    _, (_, start, texts, shared, _cal) = _payload(site / "data" / "search-0.js")
     assert start == 0 and len(texts) == 82
-    joined = "\n".join(texts)
+    joined = "\n".join(t if isinstance(t, str) else t[0] for t in texts)
+    joined += "\n".join(shared.values())
     assert "tobin goes to the mill to take the bread." in joined  # a tick's action
     assert "add csv reader for tally records" in joined  # an iteration's summary
     assert joined == joined.lower()
@@ -425,3 +441,162 @@ def test_a_calibration_json_beside_the_runs_is_found_and_written_as_its_page(
     assert doc["alpha_humans"] == collected.calibration["alpha_humans"]
     write_site(collected.runs, site)
     assert not (site / "data" / "calibration.js").exists()
+
+
+def test_a_chats_transcript_is_written_once_and_its_runs_refer_to_it(
+    samples: tuple[Any, Path],
+) -> None:
+    from conftest import SAMPLE_RUNS
+
+    from toolkit.load.persona import load_chat
+
+    _, site = samples
+    chat = load_chat(SAMPLE_RUNS / "persona" / "radio-week2.jsonl")
+    longest = max(chat.messages["text"].to_list(), key=len)
+    as_written = json.dumps(longest, ensure_ascii=False)[1:-1].replace("<", "\\u003c")
+    as_written = as_written.replace(">", "\\u003e").replace("&", "\\u0026")
+    files = sorted((site / "data").rglob("*.js"))
+    holding = [p.relative_to(site / "data").as_posix() for p in files
+               if as_written in p.read_text(encoding="utf-8")]  # fmt: skip
+    # Once, in the shared transcript; not in the five runs (four agents and the
+    # environment) that show it; and searched once (lower-cased).
+    assert len(holding) == 1 and holding[0].startswith("transcript/"), holding
+    search = (site / "data" / "search-0.js").read_text(encoding="utf-8")
+    assert search.count(as_written.lower()) == 1
+    shared = holding[0].removeprefix("transcript/").removesuffix(".js")
+    docs = [_payload(p)[1][1] for p in sorted((site / "data" / "run").glob("*.js"))]
+    week2 = [d for d in docs if d["id"].startswith("sample_runs/persona/radio-week2.jsonl/")]
+    assert len(week2) == 5 and {d["transcript"] for d in week2} == {shared}
+    assert [i["text"] for i in _items(site, week2[0])] == chat.messages["text"].to_list()
+    # An iteration log's timeline too: once for its six iterations.
+    logs = [d for d in docs if d["family"] == "outcome"]
+    assert len(logs) == 6 and len({d["transcript"] for d in logs}) == 1
+
+
+def test_runs_that_share_a_transcript_must_show_the_same_items(tmp_path: Path) -> None:
+    a = SiteRun("a", "persona", _card("a"), items=(SiteItem("s1", "step 1", text="hi"),),
+                transcript="chat")  # fmt: skip
+    b = SiteRun("b", "persona", _card("b"), items=(SiteItem("s1", "step 1", text="bye"),),
+                transcript="chat")  # fmt: skip
+    with pytest.raises(ValueError, match="differ in items"):
+        write_site([a, b], tmp_path)
+
+
+def test_search_covers_the_judges_reasoning_and_the_calibrations_disagreements(
+    samples: tuple[Any, Path], tmp_path: Path
+) -> None:
+    from conftest import SAMPLE_RUNS
+
+    from toolkit.viewing import calibration_links, load_calibration
+
+    collected, _ = samples
+    lenny = next(r for r in collected.runs if r.id.endswith("radio-week2.jsonl/lenny"))
+    said = {e.said for rows in lenny.evidence.values() for e in rows if e.said}
+    # The cassette's reasoning for same-register, as the judge recorded it.
+    assert any("0% of the later messages" in s for s in said)
+    doc = load_calibration(SAMPLE_RUNS / "calibration" / "persona" / "calibration.json")
+    calibration = {**doc, "links": calibration_links(doc, collected.runs)}
+    write_site(collected.runs, tmp_path, calibration=calibration)
+    _, (_, _, texts, _shared, cal) = _payload(tmp_path / "data" / "search-0.js")
+    own = {r.id: (t if isinstance(t, str) else t[0]) for r, t in zip(collected.runs, texts,
+                                                                     strict=True)}  # fmt: skip
+    assert all(s.lower() in own[lenny.id] for s in said)
+    # Each disagreement's words are searched: on its own, and in the run it links to.
+    first = doc["disagreements"][0]
+    assert [c[0] for c in cal] == [d["item"] for d in doc["disagreements"]]
+    assert first["reasoning"].lower() in cal[0][1]
+    assert first["notes"][0]["note"].lower() in cal[0][1]
+    assert first["reasoning"].lower() in own[calibration["links"][0]["run"]]
+
+
+def test_the_samples_calibration_is_found_and_each_disagreement_links_to_its_chat(
+    samples: tuple[Any, Path],
+) -> None:
+    from conftest import SAMPLE_RUNS
+
+    from toolkit.viewing import calibration_links
+
+    collected, _ = samples
+    assert collected.calibration_source == str(
+        SAMPLE_RUNS / "calibration" / "persona" / "calibration.json"
+    )
+    doc = collected.calibration
+    assert doc is not None and len(doc["disagreements"]) == 10
+    for row, link in zip(doc["disagreements"], calibration_links(doc, collected.runs),
+                         strict=True):  # fmt: skip
+        # The chat the item was rated on, the agent's run of it, at the window rated.
+        assert link == {"run": f"{row['source']}/{row['agent'].lower()}", "item": row["anchor"],
+                        "why": ""} or row["source"] not in link["run"], (row, link)  # fmt: skip
+        assert link["run"].startswith("sample_runs/persona/radio-week")
+
+
+def test_an_agent_transcript_is_shown_on_its_iteration_and_a_loose_one_noted(
+    samples: tuple[Any, Path], tmp_path: Path
+) -> None:
+    from conftest import SAMPLE_RUNS
+
+    collected, _ = samples
+    it4 = next(r for r in collected.runs if r.id.endswith("tally-loop/iter-4"))
+    facts = {i.key: dict(i.facts) for i in it4.items}
+    path = "sample_runs/iteration_logs/transcripts/4c1d7e2a-5b8f-4e0c-9a61-2f3b7d9e8a10.jsonl"
+    # iter-4 and iter-5 name that session (agent.session_id); iter-6 another one.
+    assert facts["iter-4"]["agent transcript"].endswith(path)
+    assert facts["iter-5"]["agent transcript"].endswith(path)
+    assert "agent transcript" not in facts["iter-6"]
+    # Scored as `toolkit outcome LOG --transcripts FOLDER` scores it.
+    from toolkit.load.iterlog import load_iteration_log
+    from toolkit.load.outcome_evidence import collect_outcome_evidence
+    from toolkit.rubrics.outcome import load_outcome_rubric, score_outcome
+
+    log = load_iteration_log(SAMPLE_RUNS / "iteration_logs" / "tally-loop")
+    evidence = collect_outcome_evidence(
+        log, transcripts=[SAMPLE_RUNS / "iteration_logs" / "transcripts"]
+    )
+    cards = score_outcome(log, evidence, load_outcome_rubric(None)).scorecards()
+    expected = next(c for c in cards if c.meta["iteration"] == 4)
+    assert it4.card is not None
+    assert it4.card.dimensions.equals(expected.dimensions)
+    assert "no transcripts given" not in " ".join(it4.card.dimensions["detail"].to_list())
+    loose = tmp_path / "runs"
+    (loose / "transcripts").mkdir(parents=True)
+    (loose / "game-pass.json").write_bytes(
+        (SAMPLE_RUNS / "discussions" / "game-pass.json").read_bytes()
+    )
+    (loose / "transcripts" / Path(path).name).write_text("{}\n", encoding="utf-8")
+    got = collect([loose])
+    assert [r.family for r in got.runs] == ["discussion"]
+    assert got.notes == [
+        "agent transcript(s) not shown: no iteration log of this site names their session "
+        f"(agent.session_id): {loose / 'transcripts' / Path(path).name}"
+    ]
+
+
+def test_a_calibration_with_odd_field_types_is_still_searched(tmp_path: Path) -> None:
+    run = SiteRun("a", "persona", _card("a"))
+    calibration = {
+        "disagreements": [
+            {"item": 7, "reasoning": 12, "notes": [{"rater": "r", "note": None}], "evidence": ""}
+        ],
+        "links": [{"run": "a", "item": None, "why": ""}],
+    }
+    write_site([run], tmp_path, calibration=calibration)
+    _, (_, _, texts, _, cal) = _payload(tmp_path / "data" / "search-0.js")
+    assert cal == [["7", "7\n12"]] and "\n12" in texts[0]
+
+
+def test_two_chats_of_one_name_in_two_folders_keep_their_own_transcripts(tmp_path: Path) -> None:
+    from conftest import SAMPLE_RUNS
+
+    kit = SAMPLE_RUNS / "persona"
+    for week, folder in (("week1", "a"), ("week2", "b")):
+        target = tmp_path / folder / "runs"
+        target.mkdir(parents=True)
+        shutil.copytree(kit / "propositions", target / "propositions")
+        shutil.copy(kit / "cassette.json", target / "cassette.json")
+        shutil.copy(kit / f"radio-{week}.jsonl", target / "radio.jsonl")
+    collected = collect([tmp_path / "a" / "runs", tmp_path / "b" / "runs"])
+    # Both sources are named "runs": the second chat's rows get "~2", their own transcript.
+    assert len(collected.runs) == 10 and len({r.transcript for r in collected.runs}) == 2
+    site = tmp_path / "site"
+    write_site(collected.runs, site)
+    assert len(list((site / "data" / "transcript").glob("*.js"))) == 2

@@ -19,6 +19,18 @@ the runs, a ``calibration.json`` or ``*.calibration.json`` file is taken as the
 result of ``toolkit calibrate --format json`` (kind ``calibration``: a page of the site,
 not a family of runs; :func:`detect_family` never answers it).
 
+Two kinds of ``*.jsonl`` files are no chats, though they share the suffix:
+
+* an **agent transcript** (kind ``agent_transcript``): a coding agent's session log, as
+  the agents name them: Claude Code's ``<session id>.jsonl`` (a UUID) and Codex's
+  ``rollout-<time>-<id>.jsonl``, as kept beside iteration logs for ``toolkit outcome
+  --transcripts``. It belongs to the iteration whose ``agent.session_id`` it is; never a
+  run, never a chat. (Beside a persona kit a ``*.jsonl`` is always taken as a chat, so a
+  chat named by a UUID is still scored there.)
+* an action gate's **correction log** (``gate-corrections.jsonl``, ``corrections.jsonl``,
+  ``*-correction-log.jsonl``: a name holding the word ``correction`` or ``corrections``
+  between separators), read by ``tk.load_correction_log``: skipped.
+
 A folder that holds a persona kit (:class:`PersonaKit`: ``propositions/`` and a judge
 cassette, as ``sample_runs/persona`` does) is the kit of the chats beside it: its
 cassette, personas and baselines are not candidates of another family.
@@ -41,6 +53,13 @@ FAMILIES: tuple[str, ...] = ("simulation", "outcome", "persona", "discussion")
 ITER_NAME = re.compile(r"^iter-\d+\.yaml$")
 CHAT_SUFFIXES = (".jsonl", ".run_messages.json")
 GAME_SUFFIXES = (".json", ".db", ".sqlite")
+#: A coding agent's session transcript: Claude Code ``<uuid>.jsonl``, Codex ``rollout-*.jsonl``.
+AGENT_TRANSCRIPT = "agent_transcript"
+AGENT_TRANSCRIPT_NAME = re.compile(
+    r"^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|rollout-.+)\.jsonl$", re.I
+)
+#: An action gate's correction log (``gate-corrections.jsonl``): no chat, no run.
+CORRECTION_LOG_NAME = re.compile(r"(?:^|[-_.])corrections?(?:[-_.][^/]*)?\.jsonl$", re.I)
 #: A judge's recorded answers (``recorded:cassette.json``): never a run of any family.
 CASSETTE_NAME = "cassette.json"
 #: The name of a ``toolkit calibrate --format json`` result beside the runs.
@@ -93,12 +112,17 @@ def label(source: str | Path) -> str:
     return name if name not in ("", ".", "..") else Path(text).resolve().name or "runs"
 
 
-def file_family(name: str) -> str:
+def file_family(name: str, chats_only: bool = False) -> str:
     """The family a file of this name would hold (``""``: none; ``calibration`` for a
-    calibration result)."""
+    calibration result; ``agent_transcript`` for a coding agent's session log, unless
+    ``chats_only``: beside a persona kit, where every ``*.jsonl`` is a chat)."""
     if name == CALIBRATION_NAME or name.endswith("." + CALIBRATION_NAME):
         return CALIBRATION
     if name == CASSETTE_NAME or name.endswith("." + CASSETTE_NAME):
+        return ""
+    if not chats_only and AGENT_TRANSCRIPT_NAME.match(name):
+        return AGENT_TRANSCRIPT
+    if CORRECTION_LOG_NAME.search(name):
         return ""
     if name.endswith(CHAT_SUFFIXES):
         return "persona"
@@ -152,7 +176,7 @@ def _classify(walk: Walk, root: str, name: str) -> tuple[list[Found], dict[str, 
         for file in sorted(files):
             if file.startswith(".") or (kit is not None and kit_file(kit, f"{folder}/{file}")):
                 continue
-            family = file_family(file)
+            family = file_family(file, chats_only=kit is not None)
             if family:
                 found.append(Found(family, f"{folder}/{file}", f"{prefix}/{file}"))
     return found, kits
@@ -204,7 +228,7 @@ def survey(
         name = label(str(source))
         if not objects:
             # A URL naming one object, not a folder.
-            fam = file_family(remote.root.rsplit("/", 1)[-1])
+            fam = file_family(remote.root.rsplit("/", 1)[-1], chats_only=True)
             try:
                 single = bool(fam) and bool(remote.fs.isfile(remote.root))
             except Exception as exc:  # any back-end's failure becomes one line
@@ -230,7 +254,7 @@ def survey(
         dirs = [e.name for e in entries if e.is_dir(follow_symlinks=False)]
         kit = kit_of(folder.as_posix(), dirs, [e.name for e in entries if e.is_file()])
         kits = {folder.as_posix(): kit} if kit is not None else {}
-        return [Found(file_family(root.name), str(root), label(source))], kits
+        return [Found(file_family(root.name, chats_only=True), str(root), label(source))], kits
     found, kits = _classify(_local_walk(root), root.as_posix(), label(source))
     return [Found(f.family, str(Path(f.path)), f.id) for f in found], kits
 
@@ -282,7 +306,7 @@ def detect_family(source: str | Path, storage_options: Mapping[str, Any] | None 
     from toolkit.load._source import is_remote, local_path
 
     if not is_remote(source) and local_path(source).is_file():
-        return file_family(local_path(source).name) or "discussion"
+        return file_family(local_path(source).name, chats_only=True) or "discussion"
     families = {f.family for f in discover(source, storage_options)}
     for family in FAMILIES:
         if family in families:

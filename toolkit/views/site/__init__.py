@@ -11,8 +11,11 @@ What it writes under ``out_dir``::
     static/app.js, site.css    copied from this package
     data/manifest.js           the palette, the columns and how many shards there are
     data/index-N.js            the index rows, SHARD_ROWS per file
-    data/search-N.js           lower-cased text inside the runs, for full-text search
-    data/run/NNNNNN.js         one file per run: scorecard, evidence, transcript
+    data/search-N.js           lower-cased text inside the runs (and what the judges wrote,
+                               and the calibration's disagreements), for full-text search
+    data/run/NNNNNN.js         one file per run: scorecard, evidence, its own transcript
+    data/transcript/NNNNNN.js  a transcript shared by several runs (the agents of a chat,
+                               the iterations of a log), written once
     data/compare.js            a comparison's page (when given)
     data/calibration.js        a calibration's page (when given or found)
 
@@ -45,8 +48,9 @@ from toolkit.views.palette import SWATCHES, UNKNOWN, Swatch
 #: Index rows per index shard, and runs per search shard.
 SHARD_ROWS = 5_000
 SEARCH_SHARD_RUNS = 1_000
-#: The format of the data files (bumped when the shell reads them differently).
-SITE_FORMAT = 1
+#: The format of the data files (bumped when the shell reads them differently): 2 writes
+#: a transcript shared by several runs once (``data/transcript/``) and searches it once.
+SITE_FORMAT = 2
 
 INDEX_COLUMNS: tuple[str, ...] = (
     "id",
@@ -94,6 +98,8 @@ class EvidenceRow:
         note: the reason or detail, as the rubric wrote it.
         item: the key of the :class:`SiteItem` it came from (``None`` when the row is about
             the whole run).
+        said: what a judge wrote of this row (its reasoning), when one did: searched by
+            the site's search (``note`` is what the page shows, and may quote it).
     """
 
     label: str
@@ -101,6 +107,7 @@ class EvidenceRow:
     status: str | None = None
     note: str = ""
     item: str | None = None
+    said: str = ""
 
 
 @dataclass(frozen=True)
@@ -121,6 +128,10 @@ class SiteRun:
         series: whether the evidence rows of a dimension are in the order of the run
             (then those at items are drawn as its time series); ``False`` when they
             are parts of the score (the propositions of a persona dimension).
+        transcript: a key naming the transcript when several runs show the same one (the
+            agents and the environment of one chat, the iterations of one log): runs with
+            one key must have equal ``items``, which the site then writes and searches
+            once (``""``: the run's own transcript).
     """
 
     id: str
@@ -133,6 +144,7 @@ class SiteRun:
     time: str | None = None
     note: str = ""
     series: bool = True
+    transcript: str = ""
 
 
 _THRESHOLD = re.compile(r"^\s*(>=|<=|>|<|≥|≤)\s*(-?\d+(?:\.\d+)?)\s*$")
@@ -185,8 +197,25 @@ def _dimensions(run: SiteRun) -> list[dict[str, Any]]:
     return dims
 
 
-def run_document(run: SiteRun) -> dict[str, Any]:
-    """The payload of one run's data file (what the drill-down pages read)."""
+def items_document(items: Sequence[SiteItem]) -> list[dict[str, Any]]:
+    """The transcript as the pages read it: one object per item."""
+    return [
+        {
+            "key": i.key,
+            "label": i.label,
+            "who": i.who,
+            "text": i.text,
+            "facts": [list(f) for f in i.facts],
+            "status": i.status,
+        }
+        for i in items
+    ]
+
+
+def run_document(run: SiteRun, transcript: str | None = None) -> dict[str, Any]:
+    """The payload of one run's data file (what the drill-down pages read). With
+    ``transcript`` (the number of a shared transcript file), its items are not repeated
+    here: the page reads them from ``data/transcript/<transcript>.js``."""
     card = run.card
     return {
         "id": run.id,
@@ -202,17 +231,8 @@ def run_document(run: SiteRun) -> dict[str, Any]:
         "time": run.time,
         "dims": _dimensions(run),
         "series": run.series,
-        "items": [
-            {
-                "key": i.key,
-                "label": i.label,
-                "who": i.who,
-                "text": i.text,
-                "facts": [list(f) for f in i.facts],
-                "status": i.status,
-            }
-            for i in run.items
-        ],
+        "transcript": transcript,
+        "items": [] if transcript is not None else items_document(run.items),
     }
 
 
@@ -243,17 +263,53 @@ def index_row(run: SiteRun, file: str, dimsets: dict[tuple[Any, ...], int]) -> l
     ]
 
 
-def search_text(run: SiteRun) -> str:
-    """The text the site's search looks in: the transcript, the verdict's reason and each
-    dimension's detail, lower-cased."""
+def search_text(run: SiteRun, items: bool = True, extra: Sequence[str] = ()) -> str:
+    """The text the site's search looks in: the transcript (unless ``items`` is false: a
+    shared transcript is searched once, see :func:`transcript_text`), the verdict's reason,
+    each dimension's detail, what a judge said of each evidence row (``said``: a persona
+    proposition's reasoning, a discussion message's reason) and ``extra`` (the calibration
+    disagreements that link to the run), lower-cased."""
     parts = [run.id, run.note]
     if run.card is not None:
         parts.append(run.card.title)
         parts.append(run.card.verdict_reason)
         parts.extend(str(d) for d in run.card.dimensions["detail"].to_list())
-    for item in run.items:
-        parts.extend((item.who, item.text))
+    parts.extend(dict.fromkeys(e.said for rows in run.evidence.values() for e in rows))
+    parts.extend(extra)
+    if items:
+        parts.append(transcript_text(run.items))
     return "\n".join(p for p in parts if p).lower()
+
+
+def transcript_text(items: Sequence[SiteItem]) -> str:
+    """The searched text of a transcript (who and what of each item), lower-cased."""
+    return "\n".join(p for item in items for p in (item.who, item.text) if p).lower()
+
+
+def calibration_texts(calibration: Mapping[str, Any]) -> list[list[str]]:
+    """Each disagreement of a calibration result as ``[item, text]``: the item's name and
+    the words the site's search looks in (the judge's reasoning, the raters' notes, the
+    evidence it was judged on, its groups), lower-cased."""
+    out = []
+    for row in calibration.get("disagreements", []):
+        notes = [n.get("note") for n in row.get("notes") or [] if isinstance(n, dict)]
+        words = [str(row.get("item")), row.get("reasoning"), *notes, row.get("evidence")]
+        words += [str(v) for k, v in row.items() if k in ("agent", "dimension", "proposition",
+                                                          "game", "role") and v]  # fmt: skip
+        out.append([str(row.get("item")), "\n".join(str(w) for w in words if w).lower()])
+    return out
+
+
+def _linked_texts(calibration: Mapping[str, Any] | None) -> dict[str, list[str]]:
+    """The words of each calibration disagreement, by the id of the run it links to."""
+    if calibration is None:
+        return {}
+    by_run: dict[str, list[str]] = {}
+    texts = calibration_texts(calibration)
+    for link, (_, text) in zip(calibration.get("links") or [], texts, strict=False):
+        if isinstance(link, dict) and link.get("run"):
+            by_run.setdefault(str(link["run"]), []).append(text)
+    return by_run
 
 
 def _swatch(s: Swatch) -> dict[str, str]:
@@ -379,26 +435,43 @@ def write_site(
     data = Path(tempfile.mkdtemp(prefix=".data-new.", suffix=TEMP_SUFFIX, dir=out))
     try:
         rows: list[list[Any]] = []
-        texts: list[str] = []
+        texts: list[str | list[str]] = []
         seen: set[str] = set()
         dimsets: dict[tuple[Any, ...], int] = {}
+        #: shared transcripts: key -> (file number, items, searched text)
+        shared: dict[str, tuple[str, tuple[SiteItem, ...], str]] = {}
+        linked = _linked_texts(calibration)
         for n, run in enumerate(runs):
             if run.id in seen:
                 raise ValueError(f"two runs have the id {run.id!r}")
             seen.add(run.id)
             file = f"{n:06d}"
-            _write(data / "run" / f"{file}.js", _script("run", run.id, run_document(run)))
+            ref = None
+            if run.transcript:
+                if run.transcript not in shared:
+                    shared[run.transcript] = (file, run.items, transcript_text(run.items))
+                    _write(data / "transcript" / f"{file}.js",
+                           _script("transcript", file, items_document(run.items)))  # fmt: skip
+                elif shared[run.transcript][1] != run.items:
+                    raise ValueError(f"runs of the transcript {run.transcript!r} differ in items")
+                ref = shared[run.transcript][0]
+            _write(data / "run" / f"{file}.js", _script("run", run.id, run_document(run, ref)))
             rows.append(index_row(run, file, dimsets))
-            texts.append(search_text(run))
+            own = search_text(run, items=ref is None, extra=linked.get(run.id, ()))
+            texts.append(own if ref is None else [own, ref])
         index_shards = max(1, -(-len(rows) // SHARD_ROWS))
         for s in range(index_shards):
             part = rows[s * SHARD_ROWS : (s + 1) * SHARD_ROWS]
             _write(data / f"index-{s}.js", _script("index", s, part))
         search_shards = -(-len(texts) // SEARCH_SHARD_RUNS)
+        by_file = {file: text for file, _, text in shared.values()}
         for s in range(search_shards):
             start = s * SEARCH_SHARD_RUNS
             part_text = texts[start : start + SEARCH_SHARD_RUNS]
-            _write(data / f"search-{s}.js", _script("search", s, start, part_text))
+            # Each shared transcript once per shard that has a run of it.
+            refs = {t[1]: by_file[t[1]] for t in part_text if isinstance(t, list)}
+            cal = calibration_texts(calibration) if calibration is not None and s == 0 else []
+            _write(data / f"search-{s}.js", _script("search", s, start, part_text, refs, cal))
         if compare is not None:
             _write(data / "compare.js", _script("compare", dict(compare)))
         if calibration is not None:

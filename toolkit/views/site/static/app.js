@@ -1,7 +1,8 @@
 /* toolkit view: the shell of the offline site (plain JavaScript, no build step).
  *
  * Data arrives as scripts that call window.__tk.* (data/manifest.js, data/index-N.js,
- * data/search-N.js, data/run/NNNNNN.js), so the site opens from file:// with no network.
+ * data/search-N.js, data/run/NNNNNN.js, data/transcript/NNNNNN.js: a transcript several
+ * runs share, written once), so the site opens from file:// with no network.
  * Every text of a run is set with textContent: nothing from the data becomes HTML.
  *
  * Routes (the hash): #  (the index)   #run/ID   #run/ID/dim/KEY   #run/ID/item/KEY
@@ -19,7 +20,11 @@
     byId: new Map(),
     runs: new Map(),
     waiting: new Map(),
+    transcripts: new Map(),
+    transcriptWaiting: new Map(),
     searchText: null,
+    searchShared: {},
+    calSearch: [],
     searchIn: 0,
     searchWaiters: [],
     sort: { col: "verdict", dir: 1 },
@@ -143,9 +148,14 @@
       S.shardsIn += 1;
       if (S.shardsIn === S.manifest.index_shards) { S.view = null; route(); }
     },
-    search: function (n, start, texts) {
+    /* texts[i]: the run's text, or [its own text, the file of the transcript it shares];
+       shared: that transcript's text by file; cal: [item, text] of each calibration
+       disagreement (in the first shard). */
+    search: function (n, start, texts, shared, cal) {
       if (!S.searchText) S.searchText = new Array(S.rows.length);
       for (var i = 0; i < texts.length; i++) S.searchText[start + i] = texts[i];
+      Object.keys(shared || {}).forEach(function (k) { S.searchShared[k] = shared[k]; });
+      if (cal && cal.length) S.calSearch = cal;
       S.searchIn += 1;
       if (S.searchIn === S.manifest.search_shards) {
         var w = S.searchWaiters; S.searchWaiters = [];
@@ -153,10 +163,20 @@
       }
     },
     run: function (id, doc) {
+      if (doc.transcript !== null && doc.transcript !== undefined && !doc.items.length) {
+        /* The transcript this run shares with others (a chat's agents): read it once. */
+        return withTranscript(doc.transcript, function (items) { doc.items = items; tk.run(id, doc); });
+      }
       S.runs.set(id, doc);
       var w = S.waiting.get(id) || [];
       S.waiting.delete(id);
       w.forEach(function (f) { f(doc); });
+    },
+    transcript: function (file, items) {
+      S.transcripts.set(file, items);
+      var w = S.transcriptWaiting.get(file) || [];
+      S.transcriptWaiting.delete(file);
+      w.forEach(function (f) { f(items); });
     },
     compare: function (doc) {
       S.compare = doc;
@@ -177,6 +197,19 @@
     if (!row) return notFound("no run " + id);
     if (!S.waiting.has(id)) { S.waiting.set(id, []); loadScript("data/run/" + row.file + ".js"); }
     S.waiting.get(id).push(f);
+  }
+  function withTranscript(file, f) {
+    if (S.transcripts.has(file)) return f(S.transcripts.get(file));
+    if (!S.transcriptWaiting.has(file)) { S.transcriptWaiting.set(file, []); loadScript("data/transcript/" + file + ".js"); }
+    S.transcriptWaiting.get(file).push(f);
+  }
+  /* Whether the i-th run's searched text (its own, or its own and its shared transcript's)
+     holds q. */
+  function searchHit(i, q) {
+    var t = S.searchText && S.searchText[i];
+    if (t === undefined || t === null) return false;
+    if (typeof t === "string") return t.indexOf(q) !== -1;
+    return t[0].indexOf(q) !== -1 || (S.searchShared[t[1]] || "").indexOf(q) !== -1;
   }
   function withSearch(f) {
     if (S.manifest.search_shards === 0 || S.searchIn === S.manifest.search_shards) return f();
@@ -237,7 +270,7 @@
         if (fs[j] === "arm") keep = row.id.toLowerCase().indexOf(S.filters.arm + "/") === 0 || row.id.toLowerCase().indexOf("/" + S.filters.arm + "/") !== -1;
         else keep = cellText(row, fs[j]).indexOf(S.filters[fs[j]]) !== -1;
       }
-      if (keep && q) keep = S.searchText && S.searchText[i] !== undefined && S.searchText[i].indexOf(q) !== -1;
+      if (keep && q) keep = searchHit(i, q);
       if (keep) out.push(row);
     }
     var col = S.sort.col, dir = S.sort.dir;
@@ -269,7 +302,7 @@
       nodes.push(el("p", null, ["Only the runs under the folder “" + S.filters.arm + "/”. ", el("a", { href: "#filter", text: "Show every run" })]));
     }
     var search = el("input", {
-      type: "search", id: "q", placeholder: "Search actions, messages, summaries", "aria-label": "Search inside runs", value: S.query,
+      type: "search", id: "q", placeholder: "Search actions, messages, summaries, reasoning", "aria-label": "Search inside runs", value: S.query,
     });
     var status = el("span", { id: "count", class: "muted", role: "status", "aria-live": "polite" });
     search.addEventListener("input", function () {
@@ -305,6 +338,7 @@
     }));
     var tbody = el("tbody", { id: "rows" });
     var pager = el("div", { class: "pager", id: "pager" });
+    nodes.push(el("p", { id: "cal-hits", class: "muted", hidden: true }));
     nodes.push(el("table", { id: "index" }, [el("thead", null, [head, filters]), tbody]), pager);
     setMain(nodes, "Index");
     drawBody();
@@ -332,6 +366,7 @@
       ]);
     });
     tbody.replaceChildren.apply(tbody, trs);
+    drawCalHits();
     var count = document.getElementById("count");
     if (count) count.textContent = view.length === S.rows.length ? S.rows.length + " runs" : view.length + " of " + S.rows.length + " runs";
     var pager = document.getElementById("pager");
@@ -340,6 +375,23 @@
       el("span", { text: view.length ? "Rows " + (first + 1) + "–" + (first + shown.length) + " of " + view.length + " · page " + (S.page + 1) + " of " + pages : "No run matches." }),
       el("button", { type: "button", disabled: S.page >= pages - 1, onclick: function () { S.page += 1; drawBody(); }, text: "Next →" })
     );
+  }
+
+  /* The calibration's disagreements whose reasoning, notes or evidence hold the search
+     text, each linked to its entry (they are no runs of the index). */
+  function drawCalHits() {
+    var box = document.getElementById("cal-hits");
+    if (!box) return;
+    var q = S.query.trim().toLowerCase(), hits = [];
+    if (q) S.calSearch.forEach(function (c, i) { if (c[1].indexOf(q) !== -1) hits.push([c[0], i]); });
+    box.hidden = !hits.length;
+    if (!hits.length) { box.replaceChildren(); return; }
+    var nodes = [hits.length + " calibration disagreement(s) also match: "];
+    hits.forEach(function (h, k) {
+      if (k) nodes.push(" · ");
+      nodes.push(el("a", { href: "#calibration/item/" + h[1], class: "cal-hit", text: h[0] }));
+    });
+    box.replaceChildren.apply(box, nodes);
   }
 
   /* Keyboard: / focuses the search; ↑ ↓ move between runs; PageUp/PageDown turn pages. */

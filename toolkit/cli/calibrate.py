@@ -252,7 +252,7 @@ def _add_discussion_arguments(p: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="people's ratings: with --discussion their engagement ratings (CSV/JSON "
         "game_id,rater,score[,notes] or the SQLite ratings store); with --persona the "
-        "session's ratings store (ratings.db) or its CSV export",
+        "session's ratings store (ratings.db) or its CSV or JSON export",
     )
     add_argument_once(
         p,
@@ -326,7 +326,7 @@ def _add_persona_arguments(p: argparse.ArgumentParser) -> None:
     )
     add_argument_once(
         p, group, "--ratings", metavar="FILE",
-        help="with --persona: the session's ratings store (ratings.db) or its CSV export",
+        help="with --persona: the session's ratings store (ratings.db) or its CSV or JSON export",
     )  # fmt: skip
     add_judge_arguments(
         p,

@@ -149,15 +149,17 @@ def run(args: argparse.Namespace) -> int:
         changes["level"] = args.level
     if changes:  # a threshold changed on the command line is not rubric 1.0.0
         rubric = rubric.model_copy(update=changes | {"version": f"{rubric.version}+cli"})
-    if games:
-        frame = _discussion_scores(args)
-        label = f"judge {args.judge} on {', '.join(games)}"
-    elif args.persona is not None:
-        frame = _persona_frame(args)
-        label = args.ratings  # the session's ratings: named as the source in the outputs
+    sources: list[tuple[str, str]]
+    if games or args.persona is not None:
+        frame = _discussion_scores(args) if games else _persona_frame(args)
+        inputs = ", ".join(str(g) for g in (games or args.persona))
+        label = f"judge {args.judge} on {inputs}; ratings {args.ratings}"
+        sources = [("judge", str(args.judge)), ("games" if games else "chats", inputs)]
+        sources.append(("ratings", str(args.ratings)))
     else:
         frame = load_calibration_scores(args.scores, (rubric.scale_min, rubric.scale_max))
         label = args.scores
+        sources = [("scores", str(args.scores))]
     result = calibrate(frame, judge=args.judge_id, rubric=rubric, seed=args.seed)
     failures = gate_failures(result, min_alpha) if min_alpha is not None else []
     if args.format == "json":
@@ -176,7 +178,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         from toolkit.views.calibration import render_calibration_table
 
-        print(render_calibration_table(result, label, args.top, min_alpha, failures))
+        print(
+            render_calibration_table(result, label, args.top, min_alpha, failures, sources=sources)
+        )
     if args.html:
         from pathlib import Path
 

@@ -205,3 +205,22 @@ def test_a_folder_without_a_backup_is_refused_by_name(tmp_path: Path) -> None:
         store.restore(tmp_path)
     with pytest.raises(InputError, match="what must be one of ratings, labels, items, drafts"):
         store.export(tmp_path / "x.csv", what="sessions")
+
+
+def test_a_draft_stamped_in_another_zone_is_compared_in_utc(tmp_path: Path) -> None:
+    store = RatingStore(tmp_path / "a.db")
+    store.save_draft("ana", "g1", 2, notes="typed now")
+    older = tmp_path / "drafts.csv"
+    # 23:00 at UTC+02:00 the day before is 21:00 UTC: older than the draft the store holds.
+    older.write_text(
+        "kind,rater,id,score,answers,notes,text_sha256,updated_at\n"
+        "game,ana,g1,5,{},an old note,,2020-01-01T23:00:00+02:00\n",
+        encoding="utf-8",
+    )
+    assert store.import_events(older, what="drafts") == 0
+    draft = store.draft("ana", "g1")
+    assert draft is not None and (draft.score, draft.notes) == (2, "typed now")
+    fresh = RatingStore(tmp_path / "b.db")
+    assert fresh.import_events(older, what="drafts") == 1
+    draft = fresh.draft("ana", "g1")
+    assert draft is not None and draft.updated_at == "2020-01-01T21:00:00.000000+00:00"

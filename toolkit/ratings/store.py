@@ -1573,10 +1573,13 @@ class RatingStore:
                 raise InputError(name, "must not be empty", field=field, value=rec[field],
                                  line=line)  # fmt: skip
         try:
-            datetime.fromisoformat(rec["updated_at"])
+            parsed = datetime.fromisoformat(rec["updated_at"].replace("Z", "+00:00"))
         except ValueError:
             raise InputError(name, "not an ISO-8601 timestamp", field="updated_at",
                              value=rec["updated_at"], line=line) from None  # fmt: skip
+        # As the store writes it (UTC, microseconds): the newer draft is the later string.
+        updated = (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).astimezone(UTC)
+        stamp = updated.isoformat(timespec="microseconds")
         score = rec["score"]
         if isinstance(score, str):
             score = int(score) if score.strip().lstrip("-").isdigit() else score
@@ -1600,10 +1603,9 @@ class RatingStore:
             if not isinstance(digest, str) or len(digest) != 64 or not set(digest) <= _HEX:
                 raise InputError(name, "text_sha256 must be 64 lowercase hex digits",
                                  field="text_sha256", value=digest, line=line)  # fmt: skip
-            return ("item", rec["rater"], rec["id"], score, "{}", notes, digest,
-                    rec["updated_at"])  # fmt: skip
+            return ("item", rec["rater"], rec["id"], score, "{}", notes, digest, stamp)
         return ("game", rec["rater"], rec["id"], score, _check_answers(name, answers), notes,
-                None, rec["updated_at"])  # fmt: skip
+                None, stamp)  # fmt: skip
 
     def _import_row(
         self, name: str, rec: Mapping[str, Any], what: str, line: int | None

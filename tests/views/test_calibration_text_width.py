@@ -119,3 +119,19 @@ def test_one_item_is_one_item_and_many_humans_and_sources_are_counted(tmp_path: 
     assert chat_lines[1].endswith(f"+{7 - named} more")
     assert "1 item scored by both" in text and "1 items" not in text
     assert "Top 1 disagreement, by" in text
+
+
+def test_the_judge_and_each_source_are_named_even_when_the_label_is_short(
+    tmp_path: Path,
+) -> None:
+    result = calibrate(load_calibration_scores(_scores(tmp_path, ["a", "b"], ["ana", "ben"])))
+    sources = [("judge", "recorded:c.json"), ("chats", "w1.jsonl, w2.jsonl"), ("ratings", "r.csv")]
+    head = render_calibration_table(result, "r.csv", 1, None, [], sources=sources).splitlines()
+    assert head[:4] == [
+        "judge 'judge' vs 2 humans (ana, ben)",
+        "  judge:    recorded:c.json",
+        "  chats:    w1.jsonl, w2.jsonl",
+        "  ratings:  r.csv",
+    ]
+    alone = render_calibration_table(result, "s.csv", 1, None, [], sources=[("scores", "s.csv")])
+    assert alone.splitlines()[0] == "s.csv: judge 'judge' vs 2 humans (ana, ben)"

@@ -153,7 +153,8 @@ def run(args: argparse.Namespace) -> int:
     if games or args.persona is not None:
         frame = _discussion_scores(args) if games else _persona_frame(args)
         inputs = ", ".join(str(g) for g in (games or args.persona))
-        label = f"judge {args.judge} on {inputs}; ratings {args.ratings}"
+        # The page, the Markdown and JUnit name it in one line; the text names each part.
+        label = f"judge {args.judge} on {inputs}" if games else str(args.ratings)
         sources = [("judge", str(args.judge)), ("games" if games else "chats", inputs)]
         sources.append(("ratings", str(args.ratings)))
     else:

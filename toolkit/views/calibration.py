@@ -256,14 +256,14 @@ def _head(
     sources: Sequence[tuple[str, str]] | None = None,
 ) -> list[str]:
     """Who is held against whom and on what, then the counts. At ``width``, a first line
-    too long for it is split: the judge and the humans (as many names as fit, ``+N
-    more``), then one indented line per source (``sources``: what and where, e.g.
-    ``("judge", "recorded:c.json")``; else ``path``), long paths shortened in the middle
-    (the file names kept); ``width`` None: one line, whole."""
+    too long for it (or given two sources or more) is split: the judge and the humans (as
+    many names as fit, ``+N more``), then one indented line per source (``sources``: what
+    and where, e.g. ``("judge", "recorded:c.json")``; else ``path``), long paths
+    shortened in the middle (the file names kept); ``width`` None: one line, whole."""
     r = result
     vs = f"judge {r.judge!r} vs {plural(len(r.humans), 'human')}"
     first = f"{path}: {vs} ({', '.join(r.humans)})"
-    if width is None or len(first) <= width:
+    if width is None or (len(first) <= width and len(sources or ()) < 2):
         lines = [first]
     else:
         lines = [_clip(f"{vs} ({_names(list(r.humans), width - len(vs) - 3)})", width)]
@@ -331,8 +331,9 @@ def render_calibration_table(
         top: how many disagreements to list.
         min_alpha: the gate's minimum, or None without a gate.
         failures: why the gate failed.
-        sources: what and where, one line each when ``path`` does not fit the first
-            line (``[("judge", "recorded:c.json"), ("chats", "a.jsonl, b.jsonl")]``).
+        sources: what and where (``[("judge", "recorded:c.json"), ("chats", "a.jsonl,
+            b.jsonl")]``), one line each when there are two or more or when ``path``
+            does not fit the first line.
     """
     out = _head(result, path, WIDTH, sources)
     for heading, lines in _lines(result, top):

@@ -694,6 +694,20 @@ ITEM_RATING_EVENTS_SCHEMA: dict[str, pl.DataType] = {
     "created_at": pl.Datetime("us", "UTC"),
 }
 
+#: One row per draft a rater has on a form (a game's or a persona item's), as a store's
+#: ``drafts`` export holds them: ``kind`` is ``game`` (answers JSON, score 1-5 or null,
+#: text_sha256 null) or ``item`` (answers ``{}``, score 0-9 or null, the hash of the text).
+DRAFT_EXPORT_SCHEMA: dict[str, pl.DataType] = {
+    "kind": pl.String(),
+    "rater": pl.String(),
+    "id": pl.String(),
+    "score": pl.Int64(),
+    "answers": pl.String(),
+    "notes": pl.String(),
+    "text_sha256": pl.String(),
+    "updated_at": pl.String(),
+}
+
 #: One row per saved reviewer label (append-only; the latest per game, kind, item counts).
 LABEL_EVENTS_SCHEMA: dict[str, pl.DataType] = {
     "event_id": pl.Int64(),

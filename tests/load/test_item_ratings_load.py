@@ -1,4 +1,4 @@
-"""Reading a persona session's ratings (its store or its CSV export): one-line errors
+"""Reading a persona session's ratings (its store or its CSV or JSON export): one-line errors
 naming the file, the field and the value, for what would otherwise join wrongly."""
 
 from __future__ import annotations
@@ -48,12 +48,35 @@ def test_a_csv_without_what_a_join_needs_is_refused(
     assert said.startswith(str(tmp_path / "ratings.csv")) and field in said and value in said
 
 
-def test_the_json_export_and_an_empty_store_are_refused_with_what_to_give(
+def test_the_persona_json_export_reads_as_the_csv_does(tmp_path: Path) -> None:
+    export = tmp_path / "ratings.json"
+    rows = [
+        {"item": "i1", "rater": "ben", "score": 9, "notes": "why", "agent": "Lenny",
+         "text_sha256": H, "created_at": "2026-11-20T09:00:00.000000+00:00", "event_id": 2},
+        {"item": "i1", "rater": "ana", "score": 0, "notes": "", "agent": "Lenny",
+         "text_sha256": H, "created_at": "2026-11-20T09:00:00.000000+00:00", "event_id": 1},
+    ]  # fmt: skip
+    export.write_text(
+        json.dumps({"kind": "persona", "scale": [0, 9], "overlap": 2, "ratings": rows}),
+        encoding="utf-8",
+    )
+    frame = load_item_ratings(export)
+    assert frame.rows() == [("i1", "ana", 0.0, "", H), ("i1", "ben", 9.0, "why", H)]
+    rows[0]["score"] = 12
+    export.write_text(json.dumps({"kind": "persona", "ratings": rows}), encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        load_item_ratings(export)
+    assert str(info.value).startswith(f"{export}: ratings.0.score=12")
+
+
+def test_a_game_export_and_an_empty_store_are_refused_with_what_to_give(
     tmp_path: Path,
 ) -> None:
     export = tmp_path / "ratings.json"
-    export.write_text(json.dumps({"kind": "persona", "ratings": []}), encoding="utf-8")
-    with pytest.raises(InputError, match="give its CSV export"):
+    game = {"instrument": "2L-1.0.0", "overlap": 2, "ratings": [
+        {"game_id": "g1", "rater": "ana", "score": 3, "answers": {}, "notes": ""}]}  # fmt: skip
+    export.write_text(json.dumps(game), encoding="utf-8")
+    with pytest.raises(InputError, match="export of a game session"):
         load_item_ratings(export)
     store = RatingStore(tmp_path / "ratings.db")
     store.submit("ana", "game-1", 3)  # a games store: no persona item rating

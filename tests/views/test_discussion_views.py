@@ -109,3 +109,36 @@ def test_generic_views_serve_discussion_scorecards(sample_runs: Path) -> None:
     assert [c["verdict"] for c in doc["scorecards"]] == ["FAIL", "PASS", "FAIL"]
     assert doc["scorecards"][0]["rubric_version"] == "1.1.0"
     assert scorecards_frame(report.scorecards).height == 3 * 7
+
+
+def test_each_metric_line_shows_the_threshold_it_is_held_to_within_80_columns(
+    sample_runs: Path,
+) -> None:
+    import json
+
+    from toolkit.rubrics.discussion_spec import DEFAULT_DISCUSSION_SPEC as SPEC
+    from toolkit.views.discussion import render_discussion_json
+
+    report = _report(sample_runs / "discussions")
+    # The thresholds as the packaged rubric data holds them (not as the card writes them).
+    wanted = {
+        "Memory accuracy": f"min {SPEC.threshold('memory_accuracy'):.2f}",
+        "Strategic depth": f"min {SPEC.threshold('strategic_depth'):.2f}",
+        "Anti-repetition": f"min {SPEC.threshold('anti_repetition'):.2f}",
+        "Engagement": f"min {SPEC.threshold('engagement'):.1f}",
+    }
+    for width in (None, 80):
+        text = render_discussion_text(report, width=width)
+        if width is not None:
+            assert max(len(line) for line in text.splitlines()) <= 80
+        cards = text.split("\n\n")[: len(report.scorecards)]
+        for card in cards:  # passing and failing metrics alike, on the metric's own line
+            for name, mark in wanted.items():
+                line = next(x for x in card.splitlines() if f"] {name} " in x or f" {name} " in x)
+                value_then_mark = line.split(name, 1)[1].split()
+                assert " ".join(value_then_mark[1:3]) == mark, (name, line)
+    # The JSON is unchanged: each metric's threshold is a number under its own key.
+    doc = json.loads(render_discussion_json(report))
+    metric = next(m for m in doc["games"][0]["metrics"] if m["key"] == "strategic_depth")
+    assert metric["threshold"] == SPEC.threshold("strategic_depth")
+    assert "min " not in json.dumps(doc)

@@ -202,3 +202,25 @@ def test_the_explorer_switches_iterations(result: OutcomeResult) -> None:
     assert "data-verdict='poor'" in card.value
     picker.value = 2
     assert "data-verdict='good'" in card.value and "Iteration 2" in card.value
+
+
+def test_the_table_and_an_iteration_say_the_thresholds_of_the_bands(result: OutcomeResult) -> None:
+    """Each signal's status and the value are bands of the rubric: the text names each
+    band's threshold (read here from the packaged YAML), at 80 columns."""
+    import yaml
+
+    from toolkit.views.outcome import render_outcome_iteration
+
+    packaged = Path(__file__).resolve().parents[2] / "toolkit" / "rubrics" / "outcome.yaml"
+    bands = yaml.safe_load(packaged.read_text(encoding="utf-8"))["bands"]
+    said = [f"{b['band']} >= {b['min']:.2f}" for b in bands[:-1]]
+    said.append(f"{bands[-1]['band']} below {bands[-2]['min']:.2f}")
+    line = "Bands: " + ", ".join(said)
+    for text in (render_outcome_table(result, width=80), render_outcome_iteration(result, 4)):
+        assert line in text.splitlines()
+    iteration = render_outcome_iteration(result, 4, width=80).splitlines()
+    assert max(len(x) for x in iteration) <= 80
+    verdict = next(i for i, x in enumerate(iteration) if x.startswith("Verdict: "))
+    breakdown = next(i for i, x in enumerate(iteration) if x.startswith("Breakdown"))
+    assert iteration.index(line) == breakdown - 1 and verdict < breakdown - 1  # under the card
+    assert json.loads(render_json(result.scorecard(4)))["band"] == "good"  # JSON as it was

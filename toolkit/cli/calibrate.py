@@ -149,15 +149,18 @@ def run(args: argparse.Namespace) -> int:
         changes["level"] = args.level
     if changes:  # a threshold changed on the command line is not rubric 1.0.0
         rubric = rubric.model_copy(update=changes | {"version": f"{rubric.version}+cli"})
-    if games:
-        frame = _discussion_scores(args)
-        label = f"judge {args.judge} on {', '.join(games)}"
-    elif args.persona is not None:
-        frame = _persona_frame(args)
-        label = args.ratings  # the session's ratings: named as the source in the outputs
+    sources: list[tuple[str, str]]
+    if games or args.persona is not None:
+        frame = _discussion_scores(args) if games else _persona_frame(args)
+        inputs = ", ".join(str(g) for g in (games or args.persona))
+        # The page, the Markdown and JUnit name it in one line; the text names each part.
+        label = f"judge {args.judge} on {inputs}" if games else str(args.ratings)
+        sources = [("judge", str(args.judge)), ("games" if games else "chats", inputs)]
+        sources.append(("ratings", str(args.ratings)))
     else:
         frame = load_calibration_scores(args.scores, (rubric.scale_min, rubric.scale_max))
         label = args.scores
+        sources = [("scores", str(args.scores))]
     result = calibrate(frame, judge=args.judge_id, rubric=rubric, seed=args.seed)
     failures = gate_failures(result, min_alpha) if min_alpha is not None else []
     if args.format == "json":
@@ -176,7 +179,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         from toolkit.views.calibration import render_calibration_table
 
-        print(render_calibration_table(result, label, args.top, min_alpha, failures))
+        print(
+            render_calibration_table(result, label, args.top, min_alpha, failures, sources=sources)
+        )
     if args.html:
         from pathlib import Path
 
@@ -252,7 +257,7 @@ def _add_discussion_arguments(p: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="people's ratings: with --discussion their engagement ratings (CSV/JSON "
         "game_id,rater,score[,notes] or the SQLite ratings store); with --persona the "
-        "session's ratings store (ratings.db) or its CSV export",
+        "session's ratings store (ratings.db) or its CSV or JSON export",
     )
     add_argument_once(
         p,
@@ -326,7 +331,7 @@ def _add_persona_arguments(p: argparse.ArgumentParser) -> None:
     )
     add_argument_once(
         p, group, "--ratings", metavar="FILE",
-        help="with --persona: the session's ratings store (ratings.db) or its CSV export",
+        help="with --persona: the session's ratings store (ratings.db) or its CSV or JSON export",
     )  # fmt: skip
     add_judge_arguments(
         p,

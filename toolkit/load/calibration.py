@@ -2,7 +2,9 @@
 
 A scores file is CSV with a header holding ``item,rater,score`` (any other column, such
 as ``agent`` or ``dimension``, is a group the judge's bias is broken down by) or JSON: a
-list of ``{"item", "rater", "score", ...}`` objects, or ``{"scores": [...]}``.
+list of ``{"item", "rater", "score", ...}`` objects, or ``{"scores": [...]}``, or the rating
+server's JSON export of a persona session (``{"kind": "persona", "ratings": [...]}``, the
+rows of its CSV export as objects).
 
 Six optional columns are text, never groups (:data:`toolkit.frames.CALIBRATION_TEXT_SCHEMA`):
 ``notes`` (a human's note), ``reasoning`` (the judge's), ``evidence``, ``source``,
@@ -146,18 +148,21 @@ def _rows_json(
     path: str, text: str, scale: tuple[float, float]
 ) -> tuple[list[str], list[dict[str, Any]]]:
     data = parse_json_text(path, text)
+    key = "scores"
     if isinstance(data, dict):
-        data = data.get("scores")
+        if "scores" not in data and data.get("kind") == "persona" and "ratings" in data:
+            key = "ratings"  # the rating server's JSON export of a persona session
+        data = data.get(key)
     if not isinstance(data, list):
         raise InputError(
-            path, 'expected a list of scores or {"scores": [...]}', field="scores", value=data
+            path, 'expected a list of scores or {"scores": [...]}', field=key, value=data
         )
     groups: list[str] = []
     for i, item in enumerate(data):
         if not isinstance(item, dict):
-            raise InputError(path, "a score must be an object", field=f"scores.{i}", value=item)
+            raise InputError(path, "a score must be an object", field=f"{key}.{i}", value=item)
         groups.extend(k for k in item if k not in _FIELDS and k not in groups)
-    rows = [_row(path, item, groups, None, f"scores.{i}.", scale) for i, item in enumerate(data)]
+    rows = [_row(path, item, groups, None, f"{key}.{i}.", scale) for i, item in enumerate(data)]
     return groups, rows
 
 

@@ -3,9 +3,10 @@
 A rating session of persona chats (``toolkit rate CHATS --propositions DIR``) keeps its
 ratings in a SQLite ratings store; the organiser's page exports them as CSV (``item,
 rater, score, notes, agent, proposition, dimension, source, anchor, text_sha256,
-created_at, event_id``). Either is read here into one frame: the rating that counts per
-rater and item, with the rater's notes and the hash of the text they rated. A CSV is
-read through the calibration scores reader (:func:`toolkit.load.calibration.
+created_at, event_id``) and as JSON (``{"kind": "persona", "scale": [0, 9], "ratings":
+[...]}``, the same rows as objects). Any of them is read here into one frame: the rating
+that counts per rater and item, with the rater's notes and the hash of the text they
+rated. An export is read through the calibration scores reader (:func:`toolkit.load.calibration.
 load_calibration_scores`: the reading edge, one-line errors, the last row of a repeated
 pair counts, said), so scores outside 0-9 are refused there by line.
 """
@@ -25,10 +26,11 @@ ITEM_RATINGS_COLUMNS: tuple[str, ...] = ("item", "rater", "score", "notes", "tex
 
 
 def load_item_ratings(path: str | Path) -> pl.DataFrame:
-    """The persona item ratings of a session: its ratings store, or its CSV export.
+    """The persona item ratings of a session: its ratings store, or its CSV or JSON export.
 
     Args:
-        path: a toolkit ratings store (``ratings.db``) or the organiser's CSV export.
+        path: a toolkit ratings store (``ratings.db``) or the organiser's export
+            (``ratings.csv`` or ``ratings.json``).
 
     Returns:
         item (String), rater (String), score (Float64, 0-9), notes (String, "" when
@@ -65,17 +67,19 @@ def load_item_ratings(path: str | Path) -> pl.DataFrame:
             and isinstance((data := parse_json_text(name, text)), dict)
             and "ratings" in data
             and "scores" not in data
+            and data.get("kind") != "persona"
         ):
             raise InputError(
-                name, "the organiser's JSON export is not read here: give its CSV export "
-                "(ratings.csv) or the session's store (ratings.db)", field="format", value="json",
+                name, "the organiser's export of a game session: ratings of games, not of "
+                "persona items (export the persona session's ratings.json or ratings.csv)",
+                field="kind", value=data.get("kind"),
             )  # fmt: skip
         scores = load_calibration_scores(path, (0.0, 9.0))
         if "text_sha256" not in scores.columns:
             raise InputError(
                 name,
                 "a persona session's ratings need the column text_sha256 (the organiser's "
-                "CSV export has it)",
+                "exports have it)",
                 field="header",
                 value=",".join(scores.columns),
             )

@@ -38,6 +38,7 @@ from toolkit.errors import InputError
 from toolkit.frames import (
     DISCUSSION_LABELS_SCHEMA,
     DISCUSSION_RATINGS_SCHEMA,
+    DRAFT_EXPORT_SCHEMA,
     ITEM_RATING_EVENTS_SCHEMA,
     LABEL_EVENTS_SCHEMA,
     RATING_EVENTS_SCHEMA,
@@ -46,6 +47,7 @@ from toolkit.frames import (
 __all__ = [
     "APPLICATION_ID",
     "DEFAULT_STORE_NAME",
+    "EXPORT_PARTS",
     "LABEL_KINDS",
     "MIGRATIONS",
     "SCHEMA_VERSION",
@@ -230,6 +232,28 @@ _UPSERT_ITEM_DRAFT = (
     "updated_at = excluded.updated_at"
 )
 _HEX = frozenset("0123456789abcdef")
+#: The parts of a store an export holds, one file each (:meth:`RatingStore.backup`).
+EXPORT_PARTS: tuple[str, ...] = ("ratings", "labels", "items", "drafts")
+_EXPORT_SCHEMAS: dict[str, Mapping[str, pl.DataType]] = {
+    "ratings": RATING_EVENTS_SCHEMA,
+    "labels": LABEL_EVENTS_SCHEMA,
+    "items": ITEM_RATING_EVENTS_SCHEMA,
+    "drafts": DRAFT_EXPORT_SCHEMA,
+}
+#: An imported draft: added when the store has none, replacing the store's only when it
+#: was saved later (the newer form wins; the same draft twice changes nothing).
+_MERGE_DRAFT = (
+    "INSERT INTO drafts (rater, transcript_id, score, answers, notes, updated_at) "
+    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (rater, transcript_id) DO UPDATE SET "
+    "score = excluded.score, answers = excluded.answers, notes = excluded.notes, "
+    "updated_at = excluded.updated_at WHERE excluded.updated_at > drafts.updated_at"
+)
+_MERGE_ITEM_DRAFT = (
+    "INSERT INTO item_drafts (rater, item_id, score, notes, text_sha256, updated_at) "
+    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (rater, item_id) DO UPDATE SET "
+    "score = excluded.score, notes = excluded.notes, text_sha256 = excluded.text_sha256, "
+    "updated_at = excluded.updated_at WHERE excluded.updated_at > item_drafts.updated_at"
+)
 _UPSERT_DRAFT = (
     "INSERT INTO drafts (rater, transcript_id, score, answers, notes, updated_at) "
     "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (rater, transcript_id) DO UPDATE SET "
@@ -1353,12 +1377,67 @@ class RatingStore:
 
     # -- export / import ---------------------------------------------------
 
+    def item_events(self) -> pl.DataFrame:
+        """Every persona item rating ever saved, oldest first (the whole history).
+
+        Returns:
+            :data:`~toolkit.frames.ITEM_RATING_EVENTS_SCHEMA` (event_id, uid, rater,
+            item_id, score 0-9, notes, text_sha256, created_at).
+        """
+        cols = ", ".join(("event_id", *_ITEM_COLUMNS))
+        with self._connect() as con:
+            rows = con.execute(
+                f"SELECT {cols} FROM item_rating_events ORDER BY event_id"
+            ).fetchall()
+        for row in rows:
+            texts = all(isinstance(v, str) for i, v in enumerate(row) if i not in (0, 4))
+            if not (texts and type(row[0]) is int and _item_score_ok(row[4], none_ok=False)):
+                raise InputError(
+                    self._name, "damaged ratings store: a stored rating holds a value it cannot "
+                    "have", field="item_rating_events", value=tuple(row[1:4]),
+                )  # fmt: skip
+        return _frame(rows, ITEM_RATING_EVENTS_SCHEMA)
+
+    def all_drafts(self) -> pl.DataFrame:
+        """Every draft in the store, games' and persona items', whole (answers, notes).
+
+        Returns:
+            :data:`~toolkit.frames.DRAFT_EXPORT_SCHEMA` (kind ``game`` or ``item``, rater,
+            id, score, answers, notes, text_sha256, updated_at), sorted by kind, rater, id.
+        """
+        with self._connect() as con:
+            games = con.execute(
+                "SELECT 'game', rater, transcript_id, score, answers, notes, NULL, updated_at "
+                "FROM drafts ORDER BY rater, transcript_id"
+            ).fetchall()
+            items = con.execute(
+                "SELECT 'item', rater, item_id, score, '{}', notes, text_sha256, updated_at "
+                "FROM item_drafts ORDER BY rater, item_id"
+            ).fetchall()
+        for row in (*games, *items):
+            try:
+                self._draft_row(self._name, dict(zip(DRAFT_EXPORT_SCHEMA, row, strict=True)), None)
+            except InputError:
+                raise InputError(
+                    self._name, "damaged ratings store: a stored draft holds a value it cannot "
+                    "have", field=f"{'item_' if row[0] == 'item' else ''}drafts",
+                    value=tuple(row[1:3]),
+                ) from None  # fmt: skip
+        return pl.DataFrame([*games, *items], schema=DRAFT_EXPORT_SCHEMA, orient="row")
+
     def export(self, path: str | Path, *, what: str = "ratings") -> Path:
-        """Write every event (the whole history) to Parquet or CSV, chosen by the suffix.
+        """Write one part of the store to Parquet or CSV, chosen by the suffix.
+
+        A whole backup is every part (:meth:`backup` writes them all); :meth:`import_events`
+        reads each back.
 
         Args:
             path: ``*.parquet`` or ``*.csv``; written atomically.
-            what: ``ratings`` (rating events) or ``labels`` (label events).
+            what: one of :data:`EXPORT_PARTS`: ``ratings`` (the games' rating events,
+                the whole history), ``labels`` (reviewer label events), ``items`` (the
+                persona item rating events: score 0-9, notes, the hash of the text
+                rated) or ``drafts`` (every draft of a game or an item, with its notes
+                and answers: :data:`~toolkit.frames.DRAFT_EXPORT_SCHEMA`).
 
         Returns:
             The path written.
@@ -1373,14 +1452,80 @@ class RatingStore:
                 frame.write_csv(tmp)
         return target
 
+    def backup(self, folder: str | Path, *, fmt: str = "parquet") -> list[Path]:
+        """Export every part of the store (:data:`EXPORT_PARTS`) into ``folder`` as
+        ``ratings``, ``labels``, ``items`` and ``drafts`` files (each written atomically);
+        :meth:`restore` reads them back.
+
+        Args:
+            folder: where the files go (created when missing).
+            fmt: ``parquet`` or ``csv``.
+
+        Returns:
+            The files written, in the order of :data:`EXPORT_PARTS`.
+        """
+        if fmt not in ("parquet", "csv"):
+            raise InputError(self._name, "a backup is parquet or csv", field="fmt", value=fmt)
+        out = Path(folder)
+        out.mkdir(parents=True, exist_ok=True)
+        return [self.export(out / f"{part}.{fmt}", what=part) for part in EXPORT_PARTS]
+
+    def restore(self, folder: str | Path) -> dict[str, int]:
+        """Import a :meth:`backup`: each part's file that is in ``folder`` (Parquet, else
+        CSV), all parts in one transaction (all or nothing), what the store already
+        holds left as it is (see :meth:`import_events`).
+
+        Returns:
+            Part -> how many rows it added or brought up to date.
+
+        Raises:
+            InputError: a folder without any part, or what :meth:`import_events` refuses.
+        """
+        base = Path(folder)
+        found = []
+        for part in EXPORT_PARTS:
+            for fmt in ("parquet", "csv"):
+                if (base / f"{part}.{fmt}").is_file():
+                    found.append((part, base / f"{part}.{fmt}"))
+                    break
+        if not found:
+            raise InputError(
+                str(folder), "holds no backup of a ratings store", field="files",
+                value=[f"{p}.parquet" for p in EXPORT_PARTS],
+            )  # fmt: skip
+        prepared = [(part, self._import_plan(path, part)) for part, path in found]
+        added: dict[str, int] = {}
+        with self._write() as con:
+            for part, plan in prepared:
+                before = con.total_changes
+                for sql, rows in plan:
+                    con.executemany(sql, rows)
+                added[part] = con.total_changes - before
+        return added
+
     def import_events(self, path: str | Path, *, what: str = "ratings") -> int:
-        """Append the events of an export (Parquet or CSV) that the store does not hold yet
-        (matched by ``uid``); returns how many were added. All or nothing.
+        """Append what an export (Parquet or CSV) holds that the store does not hold yet;
+        returns how many rows were added. All or nothing, in one transaction.
+
+        Events (``ratings``, ``labels``, ``items``) are matched by ``uid``: importing
+        twice adds nothing, and an older rating never replaces a newer one (the latest
+        counts). A draft (``drafts``) is added when the store has none for that rater and
+        game or item, and replaces the store's only when it was saved later: the newer
+        form wins, and importing twice changes nothing.
 
         Raises:
             InputError: an unreadable file, a missing column, a bad value (named).
         """
-        schema = RATING_EVENTS_SCHEMA if what == "ratings" else LABEL_EVENTS_SCHEMA
+        plan = self._import_plan(path, what)
+        with self._write() as con:
+            before = con.total_changes
+            for sql, rows in plan:
+                con.executemany(sql, rows)
+            added = con.total_changes - before
+        return int(added)
+
+    def _import_plan(self, path: str | Path, what: str) -> list[tuple[str, list[tuple[Any, ...]]]]:
+        """The statements and their checked rows that import ``path`` as part ``what``."""
         self._events_of(what)  # checks ``what``
         name = str(path)
         target = Path(path)
@@ -1393,6 +1538,7 @@ class RatingStore:
         if what == "ratings" and "instrument" not in raw.columns:
             # An export from before instruments were versioned: its ratings say so ("").
             raw = raw.with_columns(instrument=pl.lit("", dtype=pl.String))
+        schema = _EXPORT_SCHEMAS[what]
         needed = [c for c in schema if c != "event_id"]
         missing = [c for c in needed if c not in raw.columns]
         if missing:
@@ -1400,15 +1546,66 @@ class RatingStore:
         rows = []
         for i, rec in enumerate(raw.select(needed).iter_rows(named=True)):
             line = i + 2 if fmt == "csv" else None
-            rows.append(self._import_row(name, rec, what, line))
-        table = "rating_events" if what == "ratings" else "label_events"
+            if what == "drafts":
+                rows.append(self._draft_row(name, rec, line))
+            else:
+                rows.append(self._import_row(name, rec, what, line))
+        if what == "drafts":
+            games = [r[1:6] + r[7:] for r in rows if r[0] == "game"]
+            items = [r[1:4] + r[5:] for r in rows if r[0] == "item"]
+            return [(_MERGE_DRAFT, games), (_MERGE_ITEM_DRAFT, items)]
+        table = {"ratings": "rating_events", "labels": "label_events",
+                 "items": "item_rating_events"}[what]  # fmt: skip
         cols = ", ".join(needed)
         marks = ", ".join("?" for _ in needed)
-        with self._write() as con:
-            before = con.total_changes
-            con.executemany(f"INSERT OR IGNORE INTO {table} ({cols}) VALUES ({marks})", rows)
-            added = con.total_changes - before
-        return int(added)
+        return [(f"INSERT OR IGNORE INTO {table} ({cols}) VALUES ({marks})", rows)]
+
+    @staticmethod
+    def _draft_row(name: str, rec: Mapping[str, Any], line: int | None) -> tuple[Any, ...]:
+        """A draft of a ``drafts`` export, checked: (kind, rater, id, score, answers,
+        notes, text_sha256, updated_at)."""
+        kind = rec["kind"]
+        if kind not in ("game", "item"):
+            raise InputError(name, "kind must be game or item", field="kind", value=kind,
+                             line=line)  # fmt: skip
+        for field in ("rater", "id", "updated_at"):
+            if not isinstance(rec[field], str) or not rec[field].strip():
+                raise InputError(name, "must not be empty", field=field, value=rec[field],
+                                 line=line)  # fmt: skip
+        try:
+            parsed = datetime.fromisoformat(rec["updated_at"].replace("Z", "+00:00"))
+        except ValueError:
+            raise InputError(name, "not an ISO-8601 timestamp", field="updated_at",
+                             value=rec["updated_at"], line=line) from None  # fmt: skip
+        # As the store writes it (UTC, microseconds): the newer draft is the later string.
+        updated = (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).astimezone(UTC)
+        stamp = updated.isoformat(timespec="microseconds")
+        score = rec["score"]
+        if isinstance(score, str):
+            score = int(score) if score.strip().lstrip("-").isdigit() else score
+        low, high = (MIN_SCORE, MAX_SCORE) if kind == "game" else (ITEM_MIN_SCORE, ITEM_MAX_SCORE)
+        if score is not None and not (type(score) is int and low <= score <= high):
+            raise InputError(name, f"score must be a whole number from {low} to {high} or "
+                             "empty", field="score", value=score, line=line)  # fmt: skip
+        notes = rec["notes"] or ""
+        if not isinstance(notes, str):
+            raise InputError(name, "must be text", field="notes", value=notes, line=line)
+        answers_text = rec["answers"] or "{}"
+        try:
+            answers = json.loads(answers_text)
+        except (TypeError, json.JSONDecodeError):
+            answers = None
+        if not isinstance(answers, dict) or (kind == "item" and answers):
+            raise InputError(name, "answers must be a JSON object ({} for an item)",
+                             field="answers", value=answers_text, line=line)  # fmt: skip
+        digest = rec["text_sha256"]
+        if kind == "item":
+            if not isinstance(digest, str) or len(digest) != 64 or not set(digest) <= _HEX:
+                raise InputError(name, "text_sha256 must be 64 lowercase hex digits",
+                                 field="text_sha256", value=digest, line=line)  # fmt: skip
+            return ("item", rec["rater"], rec["id"], score, "{}", notes, digest, stamp)
+        return ("game", rec["rater"], rec["id"], score, _check_answers(name, answers), notes,
+                None, stamp)  # fmt: skip
 
     def _import_row(
         self, name: str, rec: Mapping[str, Any], what: str, line: int | None
@@ -1454,6 +1651,19 @@ class RatingStore:
                 iso,
                 str(rec["instrument"] or ""),
             )
+        if what == "items":
+            score = rec["score"]
+            with contextlib.suppress(TypeError, ValueError):
+                score = int(str(score)) if not isinstance(score, bool) else score
+            digest = req("text_sha256")
+            if not _item_score_ok(score, none_ok=False):
+                raise InputError(name, _ITEM_SCORE_RULE, field="score", value=rec["score"],
+                                 line=line)  # fmt: skip
+            if len(digest) != 64 or not set(digest) <= _HEX:
+                raise InputError(name, "text_sha256 must be 64 lowercase hex digits",
+                                 field="text_sha256", value=digest, line=line)  # fmt: skip
+            return (req("uid"), req("rater"), req("item_id"), score, str(rec["notes"] or ""),
+                    digest, iso)  # fmt: skip
         kind = req("kind")
         if kind not in LABEL_KINDS:
             raise InputError(name, "unknown label kind", field="kind", value=kind, line=line)
@@ -1471,7 +1681,14 @@ class RatingStore:
             return self.events()
         if what == "labels":
             return self.label_events()
-        raise InputError(self._name, "what must be ratings or labels", field="what", value=what)
+        if what == "items":
+            return self.item_events()
+        if what == "drafts":
+            return self.all_drafts()
+        raise InputError(
+            self._name, f"what must be one of {', '.join(EXPORT_PARTS)}", field="what",
+            value=what,
+        )  # fmt: skip
 
     def __repr__(self) -> str:
         return f"RatingStore({self._name!r})"

@@ -1,17 +1,23 @@
 """The text and Markdown of a :class:`~toolkit.rubrics.calibrate.Calibration`.
 
-The terminal table fits 80 columns (long item ids and rater lists are clipped with an
-ellipsis; the JSON has them whole). Under each of the top disagreements come the judge's
-reasoning, each rater's note and the evidence, wrapped between words and cut after a few
-lines with a visible mark (:data:`CUT`; the JSON and the HTML page have them whole). The
-Markdown is the same sections in code blocks, then each top disagreement as a small table
-(who, score, words) with the evidence quoted under it, for a pull-request comment.
+The terminal table fits 80 columns. An item id is never clipped: one too long for its
+column comes whole on a line of its own above its numbers (wrapped after a ``/`` when
+wider than the table); a header too long for a line is split (the judge and the humans,
+then the source with long paths shortened in the middle, the file names kept). Under each
+of the top disagreements come the judge's reasoning, each rater's note and the evidence,
+wrapped between words and cut after a few lines with a visible mark (:data:`CUT`; the
+JSON and the HTML page have them whole). The Markdown is the same sections in code
+blocks, then each top disagreement as a small table (who, score, words) with the evidence
+quoted under it, for a pull-request comment.
 """
 
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
+
+from toolkit._show import plural
 
 if TYPE_CHECKING:
     from toolkit.rubrics.calibrate import Calibration
@@ -35,11 +41,93 @@ def _clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _disagreement_head(row: dict[str, Any], groups: list[str]) -> str:
-    who = " ".join(str(row[g]) for g in groups if row[g] is not None)
-    head = f"{_clip(str(row['item']), 16):<16} {_clip(who, 10):<10} {row['judge']:>5g} "
-    head += f"{row['human_mean']:>6.2f} {row['diff']:>+5.2f}  "
-    return head + str(row["scores"])
+#: The widths of the item and group columns of the disagreements table.
+_ITEM_W, _GROUP_W = 16, 10
+
+
+def _disagreement_lines(row: dict[str, Any], groups: list[str], width: int) -> list[str]:
+    """One disagreement's lines in the table: item, group, judge, humans, diff, scores.
+
+    An item id or a group too long for its column is never clipped (two ids cut alike
+    would read as one item): the id comes whole on a line of its own (wrapped after a
+    ``/`` or ``-`` when wider than ``width``, the rest indented) with the group in
+    brackets, and the numbers follow on the next line under their headings. Scores that
+    do not fit wrap after a comma, under the scores column.
+    """
+    item = _printable(str(row["item"]))
+    who = _printable(" ".join(str(row[g]) for g in groups if row[g] is not None))
+    if who == item:  # a game's id is its group: said once
+        who = ""
+    numbers = f"{row['judge']:>5g} {row['human_mean']:>6.2f} {row['diff']:>+5.2f}  "
+    out: list[str] = []
+    if len(item) <= _ITEM_W and len(who) <= _GROUP_W:
+        first = f"{item:<{_ITEM_W}} {who:<{_GROUP_W}} {numbers}"
+    else:
+        out = _id_lines(item, who, width)
+        first = " " * (_ITEM_W + 1 + _GROUP_W + 1) + numbers
+    scores = textwrap.wrap(
+        _printable(str(row["scores"])), max(width - len(first), 12), break_on_hyphens=False
+    ) or [""]
+    out.append(first + scores[0])
+    out += [" " * len(first) + more for more in scores[1:]]
+    return out
+
+
+def _id_lines(item: str, who: str, width: int) -> list[str]:
+    """A whole item id (and its group in brackets) on lines of at most ``width``."""
+    group = f"({who})" if who else ""
+    if len(item) + 2 + len(group) <= width:
+        return [f"{item}  {group}".rstrip()]
+    lines: list[str] = []
+    rest = item
+    while len(rest) > width - (2 if lines else 0):
+        room = width - (2 if lines else 0)
+        cut = max(rest.rfind("/", 0, room), rest.rfind("-", 0, room))
+        cut = cut + 1 if cut > 0 else room
+        lines.append(("  " if lines else "") + rest[:cut])
+        rest = rest[cut:]
+    lines.append(("  " if lines else "") + rest)
+    if group:
+        if len(lines[-1]) + 2 + len(group) <= width:
+            lines[-1] += f"  {group}"
+        else:
+            lines += ["  " + part for part in textwrap.wrap(group, width - 2)]
+    return lines
+
+
+def _shorten_path(word: str, width: int) -> str:
+    """``word`` whole when it fits, else a path with its middle folders as ``…``
+    (``sample_runs/…/judge/cassette.json``): the start and the file name kept."""
+    if len(word) <= width:
+        return word
+    head, sep, _ = word.partition(":")
+    prefix = head + sep if sep and "/" not in head else ""
+    parts = word[len(prefix) :].split("/")
+    if len(parts) > 2:
+        tail = [parts[-1]]
+        for part in reversed(parts[1:-1]):
+            if len(prefix) + len(parts[0]) + 3 + len("/".join([part, *tail])) > width:
+                break
+            tail.insert(0, part)
+        short = f"{prefix}{parts[0]}/…/{'/'.join(tail)}"
+        if len(short) <= width:
+            return short
+    keep = width - 1
+    return word[: keep // 2] + "…" + word[len(word) - (keep - keep // 2) :]
+
+
+def _names(names: list[str], width: int) -> str:
+    """``ana, ben, chloe``, or as many as fit in ``width`` and ``+N more``."""
+    whole = ", ".join(names)
+    if len(whole) <= width:
+        return whole
+    shown: list[str] = []
+    for n, name in enumerate(names):
+        more = f", +{len(names) - n - 1} more" if n < len(names) - 1 else ""
+        if len(", ".join([*shown, name])) + len(more) > width:
+            break
+        shown.append(name)
+    return ", ".join(shown) + f"{', ' if shown else ''}+{len(names) - len(shown)} more"
 
 
 def _printable(text: str) -> str:
@@ -93,7 +181,7 @@ def _words(row: dict[str, Any], judge: str) -> list[str]:
         out += wrap_words("evidence", row["evidence"], width, MAX_LINES["evidence"])
     where = _where(row)
     if where:
-        out += wrap_words("at", where, width, 1)
+        out += wrap_words("at", where, width, 2)
     return [f"  {line}" for line in out]
 
 
@@ -133,9 +221,9 @@ def _lines(result: Calibration, top: int, words: bool = True) -> list[tuple[str,
     for row in r.bias.iter_rows(named=True):
         name = "all items" if row["group"] == "all" else f"{row['group']}={row['value']}"
         interval = "" if row["low"] is None else f"[{row['low']:+.2f}, {row['high']:+.2f}]"
-        bias.append(
-            _clip(f"{name:<28} {row['items']:>4} items  {row['bias']:+.2f}  {interval}", WIDTH - 2)
-        )
+        items = "item " if row["items"] == 1 else "items"
+        line = f"{name:<28} {row['items']:>4} {items}  {row['bias']:+.2f}  {interval}".rstrip()
+        bias.append(_clip(line, WIDTH - 2))
     c = r.confusion
     confusion = [
         "                 humans pass  humans fail",
@@ -145,7 +233,7 @@ def _lines(result: Calibration, top: int, words: bool = True) -> list[tuple[str,
     ]
     rows = []
     for row in r.disagreements.head(top).iter_rows(named=True):
-        rows.append(_clip(_disagreement_head(row, r.groups), WIDTH - 2))
+        rows += _disagreement_lines(row, r.groups, WIDTH - 2)
         if words:
             rows += _words(row, r.judge)
     listed = [f"{'item':<16} {'group':<10} {'judge':>5} {'humans':>6} {'diff':>5}  scores", *rows]
@@ -155,22 +243,66 @@ def _lines(result: Calibration, top: int, words: bool = True) -> list[tuple[str,
         (f"Confusion at threshold {r.rubric.threshold:g} (pass: score >= threshold)", confusion),
     ]
     if top > 0:  # --top 0: the numbers only
-        heading = f"Top {min(top, r.disagreements.height)} disagreements, by |judge - human mean|"
+        shown = min(top, r.disagreements.height)
+        heading = f"Top {plural(shown, 'disagreement')}, by |judge - human mean|"
         sections.append((heading, listed))
     return sections
 
 
-def _head(result: Calibration, path: str, width: int | None = WIDTH) -> list[str]:
+def _head(
+    result: Calibration,
+    path: str,
+    width: int | None = WIDTH,
+    sources: Sequence[tuple[str, str]] | None = None,
+) -> list[str]:
+    """Who is held against whom and on what, then the counts. At ``width``, a first line
+    too long for it (or given two sources or more) is split: the judge and the humans (as
+    many names as fit, ``+N more``), then one indented line per source (``sources``: what
+    and where, e.g. ``("judge", "recorded:c.json")``; else ``path``), long paths
+    shortened in the middle (the file names kept); ``width`` None: one line, whole."""
     r = result
-    humans = ", ".join(r.humans)
-    first = f"{path}: judge {r.judge!r} vs {len(r.humans)} humans ({humans})"
-    lines = [
-        first if width is None else _clip(first, width),
-        f"{r.items} items scored by both"
+    vs = f"judge {r.judge!r} vs {plural(len(r.humans), 'human')}"
+    first = f"{path}: {vs} ({', '.join(r.humans)})"
+    if width is None or (len(first) <= width and len(sources or ()) < 2):
+        lines = [first]
+    else:
+        lines = [_clip(f"{vs} ({_names(list(r.humans), width - len(vs) - 3)})", width)]
+        for what, where in sources or [("source", path)]:
+            lines += _source_lines(what, where, width)
+    lines.append(
+        f"{plural(r.items, 'item')} scored by both"
         + (f", {r.unpaired} scored by one side only (left out)" if r.unpaired else "")
-        + f"; rubric {r.rubric.rubric} {r.rubric.version}, {r.rubric.level} alpha",
-    ]
+        + f"; rubric {r.rubric.rubric} {r.rubric.version}, {r.rubric.level} alpha"
+    )
     return lines
+
+
+def _source_lines(what: str, where: str, width: int) -> list[str]:
+    """``  what:  a, b`` in at most two lines of ``width``: each path (the parts between
+    ``, ``) shortened in the middle to fit, and ``+N more`` for those left over."""
+    label = f"  {_clip(_printable(what), 8) + ':':<10}"
+    room = width - len(label)
+    paths = [_shorten_path(p, room - 1) for p in _printable(where).split(", ")]
+    lines: list[str] = []
+    current = ""
+    for n, p in enumerate(paths):
+        joined = f"{current}, {p}" if current else p
+        if not current or len(joined) + 1 <= room:  # room for a comma after it
+            current = joined
+            continue
+        if not lines:  # on to the second line
+            lines.append(current + ",")
+            current = p
+            continue
+        shown = current.split(", ")  # the second line is full: say how many are left
+        left = len(paths) - n
+        while shown and len(", ".join([*shown, f"+{left} more"])) > room:
+            shown.pop()
+            left += 1
+        current = ", ".join([*shown, f"+{left} more"])
+        break
+    lines.append(current)
+    return [label + lines[0], *[" " * len(label) + line for line in lines[1:]]]
 
 
 def _verdict(min_alpha: float | None, failures: list[str]) -> list[str]:
@@ -182,10 +314,28 @@ def _verdict(min_alpha: float | None, failures: list[str]) -> list[str]:
 
 
 def render_calibration_table(
-    result: Calibration, path: str, top: int, min_alpha: float | None, failures: list[str]
+    result: Calibration,
+    path: str,
+    top: int,
+    min_alpha: float | None,
+    failures: list[str],
+    *,
+    sources: Sequence[tuple[str, str]] | None = None,
 ) -> str:
-    """The terminal text, at most 80 columns."""
-    out = _head(result, path)
+    """The terminal text, at most 80 columns.
+
+    Args:
+        result: the calibration.
+        path: what was calibrated, in one line (the scores file, or the judge and the
+            inputs).
+        top: how many disagreements to list.
+        min_alpha: the gate's minimum, or None without a gate.
+        failures: why the gate failed.
+        sources: what and where (``[("judge", "recorded:c.json"), ("chats", "a.jsonl,
+            b.jsonl")]``), one line each when there are two or more or when ``path``
+            does not fit the first line.
+    """
+    out = _head(result, path, WIDTH, sources)
     for heading, lines in _lines(result, top):
         out += ["", heading, *[f"  {line}" for line in lines]]
     verdict = _verdict(min_alpha, failures)

@@ -164,11 +164,12 @@ def render_discussion_text(
     """Every game's scorecard as text, a one-line-per-game summary, then the comparison.
 
     With a single game, the text ends with one advice line per failed metric
-    (:func:`advice_lines`). ``width`` and ``colour`` are those of
+    (:func:`advice_lines`). Each metric's line shows the threshold it is held to
+    (``min 0.60``) between its value and its detail. ``width`` and ``colour`` are those of
     :func:`~toolkit.views.text.render_text` (a terminal's, from
     :func:`~toolkit.views.text.terminal_style`); without a width nothing is wrapped.
     """
-    blocks = [render_text(c, width=width, colour=colour) for c in report.scorecards]
+    blocks = [render_text(c, width=width, colour=colour, held_to=True) for c in report.scorecards]
     summary = [f"Rubric discussion {report.spec.version}: {len(report.scorecards)} game(s)"]
     for c in report.scorecards:
         line = f"  {c.verdict:<15}{c.meta.get('passed_count')}/7  {c.subject}"

@@ -38,8 +38,9 @@ def render_outcome_table(
     width: int | None = None,
     colour: bool = False,
 ) -> str:
-    """Scores per iteration (value, band, each signal's sub-score; ``-`` = absent), then
-    sessions, over-claims (negative integrity deltas) and warnings, as plain text.
+    """Scores per iteration (value, band, each signal's sub-score; ``-`` = absent), the
+    bands' thresholds (:func:`band_line`), then sessions, over-claims (negative integrity
+    deltas) and warnings, as plain text.
 
     ``width`` (a terminal's, see :func:`~toolkit.views.text.terminal_style`): when the
     table is wider, its columns close up (session ids cut to 8 characters) and long
@@ -77,6 +78,7 @@ def render_outcome_table(
         lines.append(
             f"{row['iteration']:>{it_w}}{gap}{session:<{ses_w}} {value:>{val_w}}{gap}{band}{cells}"
         )
+    lines.extend(wrap_item(band_line(result), width, bullet="", indent=2))
     if result.sessions.height:
         lines.append("Sessions")
         for s in result.sessions.iter_rows(named=True):
@@ -108,12 +110,23 @@ def render_outcome_table(
     return "\n".join(lines)
 
 
+def band_line(result: OutcomeResult) -> str:
+    """The rubric's bands as the thresholds a value and each signal's sub-score are held
+    to: ``Bands: excellent >= 0.85, good >= 0.70, fair >= 0.50, poor below 0.50``."""
+    bands = result.rubric.bands
+    said = [f"{b.band} >= {b.min:.2f}" for b in bands[:-1]]
+    said.append(f"{bands[-1].band} below {bands[-2].min:.2f}" if len(bands) > 1 else bands[0].band)
+    return "Bands: " + ", ".join(said)
+
+
 def render_outcome_iteration(
     result: OutcomeResult, iteration: int, *, width: int | None = None, colour: bool = False
 ) -> str:
-    """One iteration as the generic text scorecard, followed by its breakdown weights and
-    integrity pairs (``width``, ``colour``: as :func:`render_outcome_table`)."""
+    """One iteration as the generic text scorecard, the bands its signals and value are
+    held to (:func:`band_line`), then its breakdown weights and integrity pairs
+    (``width``, ``colour``: as :func:`render_outcome_table`)."""
     lines = [render_text(result.scorecard(iteration), width=width, colour=colour)]
+    lines.extend(wrap_item(band_line(result), width, bullet="", indent=2))
     rows = result.breakdown.filter(pl.col("iteration") == iteration)
     lines.append("Breakdown (weight -> effective weight x sub-score = contribution)")
     for r in rows.iter_rows(named=True):

@@ -168,6 +168,7 @@ def render_text(
     width: int | None = None,
     colour: bool = False,
     thresholds: bool = False,
+    held_to: bool = False,
 ) -> str:
     """The scorecard as lines of text: header, one ``[STATUS]`` line per dimension, verdict.
 
@@ -177,6 +178,9 @@ def render_text(
         colour: colour the statuses and the verdict with ANSI codes.
         thresholds: also name the rubric and its version under the title and end with
             each dimension's OK and FAIL ranges (what the command line prints).
+        held_to: show the threshold each dimension is held to in a column between its
+            value and its detail (:func:`held_to_mark`: ``min 0.60`` for a ``>= 0.60``
+            pass range); blank for a dimension without one.
 
     Example::
 
@@ -191,10 +195,14 @@ def render_text(
     name_width = max([len(n) for n in card.dimensions["name"].to_list()] + [10])
     # "[PENDING]" and other long statuses widen the tag column (7 fits "[WARN] ").
     tag_width = max([len(s) + 3 for s in card.dimensions["status"].to_list()] + [7])
-    for row in card.dimensions.iter_rows(named=True):
+    marks = [held_to_mark(g) if held_to else "" for g in card.dimensions["green"].to_list()]
+    mark_width = max(len(m) for m in marks) if marks else 0
+    for row, mark in zip(card.dimensions.iter_rows(named=True), marks, strict=True):
         tag = f"[{row['status']}]"
         value = format_value(row["value"])
         head = f"  {tag:<{tag_width}}{row['name']:<{name_width + 2}}{value:>7}  "
+        if mark_width:
+            head += f"{mark:<{mark_width}}  "
         wrapped = wrap_line(head, str(row["detail"]), width, 6)
         wrapped[0] = wrapped[0].replace(tag, paint(tag, row["status"], colour), 1)
         lines.extend(wrapped)
@@ -211,6 +219,18 @@ def render_text(
         for w in card.warnings:
             lines.extend(wrap_item(w, width))
     return "\n".join(lines)
+
+
+def held_to_mark(green: str | None) -> str:
+    """A dimension's pass range as a short mark: ``>= 0.60`` -> ``min 0.60``, ``<= 5``
+    -> ``max 5``; any other range as it is written; none -> ``""``."""
+    if not green:
+        return ""
+    text = green.strip()
+    for op, word in ((">=", "min"), ("<=", "max")):
+        if text.startswith(op):
+            return f"{word} {text[len(op) :].strip()}"
+    return text
 
 
 def threshold_lines(card: Scorecard, width: int | None = None) -> list[str]:

@@ -925,14 +925,23 @@ def score_universe(
     """
     w = scored_window(window, rubric)
     history = _history(universe, rubric)
-    last = (
-        pl.concat(
-            [
-                window_scores(universe.ticks.slice(offset, length), rubric, w, history).collect()
-                for offset, length in run_chunks(universe.ticks["slug"], SCORE_CHUNK_TICKS)
-            ]
+    # Whole runs a chunk at a time: each chunk's temporaries are reused by the next.
+    parts: list[pl.DataFrame] = []
+    spans: list[pl.DataFrame] = []
+    for offset, length in run_chunks(universe.ticks["slug"], SCORE_CHUNK_TICKS):
+        chunk = universe.ticks.slice(offset, length)
+        if length:
+            parts.append(window_scores(chunk, rubric, w, history).collect())
+        spans.append(
+            chunk.group_by("slug").agg(
+                ticks_loaded=pl.len(),
+                started=pl.col("timestamp").min(),
+                ended=pl.col("timestamp").max(),
+            )
         )
-        if universe.ticks.height
+    last = (
+        pl.concat(parts)
+        if parts
         else pl.DataFrame({"slug": [], "tick": []}, schema={"slug": pl.String, "tick": pl.Int64})
     )
     fan = fanout_series(universe.checkpoints, rubric).collect()
@@ -958,16 +967,7 @@ def score_universe(
     )
     rows = {r["slug"]: r for r in last.iter_rows(named=True)}
     fans = {r["slug"]: r for r in fan_at.iter_rows(named=True)}
-    extents = {
-        r["slug"]: r
-        for r in universe.ticks.group_by("slug")
-        .agg(
-            ticks_loaded=pl.len(),
-            started=pl.col("timestamp").min(),
-            ended=pl.col("timestamp").max(),
-        )
-        .iter_rows(named=True)
-    }
+    extents = {r["slug"]: r for span in spans for r in span.iter_rows(named=True)}
     per_run_series = (
         dimension_series(universe, rubric, w).partition_by("slug", as_dict=True) if series else {}
     )

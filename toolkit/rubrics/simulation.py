@@ -912,9 +912,11 @@ def score_universe(
 ) -> list[Scorecard]:
     """Score every run held by ``universe`` (one scorecard per slug, in load order).
 
-    The fleet is scored in one ``group_by`` pass (:func:`window_scores`), the graph
-    fan-out in one pass over the checkpoints, and the per-tick series, when wanted, in one
-    rolling pass (:func:`dimension_series`).
+    The fleet is scored by ``group_by`` passes (:func:`window_scores`), each over whole
+    runs of about :data:`SCORE_CHUNK_TICKS` ticks (:func:`run_chunks`; the same scores as
+    one pass, at a smaller peak memory), the graph fan-out in one pass over the
+    checkpoints, and the per-tick series, when wanted, in one rolling pass
+    (:func:`dimension_series`).
 
     Args:
         universe: one or more loaded runs.

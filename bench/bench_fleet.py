@@ -636,7 +636,7 @@ def report(r: dict[str, Any]) -> str:
         ("floor_16mib", "the earlier floor: 16 MiB `os.read` buffer (inflated)"),
         ("cold_load", "cold load (files → typed frames)"),
         ("warm_load", "warm load (Parquet cache)"),
-        ("score", "scoring the fleet (one `group_by` pass)"),
+        ("score", "scoring the fleet (`group_by` passes, about 16k ticks a pass)"),
         ("load_score", "load + score"),
         ("naive_load_score", "naive load + score (`json.load` per file, Python loops)"),
         ("duckdb_read_json", "DuckDB `read_json` of the tick files"),

@@ -933,6 +933,9 @@ def _normalised(
 ) -> pl.DataFrame:
     """:func:`normalise` of raw rows carrying their file's index (``_order``), in file
     order (the first of two files with one tick number is the one kept)."""
+    order = raw["_order"]
+    if order.len() == len(files) and order.is_sorted():  # every file, in order: as it is
+        return normalise(raw.drop("_order"), _texts("slug", slugs), _texts("source_file", files))
     raw = raw.sort("_order")
     order = raw["_order"]
     return normalise(

@@ -696,25 +696,26 @@ def _build(listings: Sequence[Listing], progress: bool | None) -> list[Universe]
             leave=False,
             miniters=1000,
         )
+    # A slug held by one listing only (as usual) is in one chunk: its repeated tick
+    # numbers are found a chunk at a time, which keeps the hashing's memory small.
+    apart = len({listing.slug for listing in listings}) == len(listings)
     with bar:
         for group in _chunks(listings):
             frame, group_issues = _parse_group(group, bar, notes)
-            frames.append(frame)
             for slug, found in group_issues.items():
                 tick_issues.setdefault(slug, []).extend(found)
+            frames.append(_first_of_each_tick(frame, tick_issues) if apart else frame)
     ticks = pl.concat(frames) if frames else pl.DataFrame(schema=TICKS_SCHEMA)
-
-    dupes = ticks.filter(pl.struct("slug", "tick").is_duplicated())
-    if dupes.height:
-        first = dupes.unique(subset=["slug", "tick"], keep="first", maintain_order=True)
-        for row in dupes.join(first, on="source_file", how="anti").iter_rows(named=True):
-            tick_issues.setdefault(row["slug"], []).append(
-                {"path": row["source_file"], "line": None, "reason": "duplicate tick number"}
-            )
-        ticks = ticks.unique(subset=["slug", "tick"], keep="first", maintain_order=True)
+    if not apart:
+        ticks = _first_of_each_tick(ticks, tick_issues)
 
     # Each run's rows are contiguous: zero-copy slices instead of a partitioned copy.
-    extents = ticks.group_by("slug", maintain_order=True).len()
+    # Their lengths are the slug column's run lengths (no hashing) when slugs are apart.
+    extents = (
+        ticks["slug"].rle().struct.unnest().select("value", "len")
+        if apart
+        else ticks.group_by("slug", maintain_order=True).len()
+    )
     offsets: dict[str, tuple[int, int]] = {}
     start = 0
     for slug, count in extents.iter_rows():
@@ -724,6 +725,22 @@ def _build(listings: Sequence[Listing], progress: bool | None) -> list[Universe]
     for group in _chunks(listings):
         out.extend(_assemble(group, ticks, offsets, tick_issues, notes))
     return out
+
+
+def _first_of_each_tick(
+    ticks: pl.DataFrame, tick_issues: dict[str, list[dict[str, Any]]]
+) -> pl.DataFrame:
+    """``ticks`` with only the first file of each (slug, tick); each later one is an
+    issue of its run ("duplicate tick number")."""
+    dupes = ticks.filter(pl.struct("slug", "tick").is_duplicated())
+    if not dupes.height:
+        return ticks
+    first = dupes.unique(subset=["slug", "tick"], keep="first", maintain_order=True)
+    for row in dupes.join(first, on="source_file", how="anti").iter_rows(named=True):
+        tick_issues.setdefault(row["slug"], []).append(
+            {"path": row["source_file"], "line": None, "reason": "duplicate tick number"}
+        )
+    return ticks.unique(subset=["slug", "tick"], keep="first", maintain_order=True)
 
 
 def _assemble(

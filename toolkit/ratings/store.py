@@ -761,13 +761,19 @@ class RatingStore:
             ).fetchall()
         return _frame(self._checked(rows), RATING_EVENTS_SCHEMA)
 
-    def _checked(self, rows: Sequence[Sequence[Any]]) -> list[Sequence[Any]]:
-        """Rating rows as read, each value of the type and range it must have; anything
-        else (a flipped byte, a file edited by hand) is a damaged store, named."""
+    def _checked(
+        self,
+        rows: Sequence[Sequence[Any]],
+        table: str = "rating_events",
+        schema: Mapping[str, Any] = RATING_EVENTS_SCHEMA,
+        score_ok: Callable[[Any], bool] = lambda v: type(v) is int and MIN_SCORE <= v <= MAX_SCORE,
+    ) -> list[Sequence[Any]]:
+        """Rating rows of ``table`` as read, each value of the type and range it must have;
+        anything else (a flipped byte, a file edited by hand) is a damaged store, named."""
         for row in rows:
-            for field, value in zip(RATING_EVENTS_SCHEMA, row, strict=True):
+            for field, value in zip(schema, row, strict=True):
                 if field == "score":
-                    ok = type(value) is int and MIN_SCORE <= value <= MAX_SCORE
+                    ok = score_ok(value)
                 elif field == "event_id":
                     ok = type(value) is int
                 else:
@@ -781,10 +787,19 @@ class RatingStore:
                     raise InputError(
                         self._name,
                         "damaged ratings store: a stored rating holds a value it cannot have",
-                        field=f"rating_events.{field}",
+                        field=f"{table}.{field}",
                         value=value,
                     )
         return list(rows)
+
+    def _checked_items(self, rows: Sequence[Sequence[Any]]) -> list[Sequence[Any]]:
+        """Persona item rating rows as read, checked as :meth:`_checked` checks games'."""
+        return self._checked(
+            rows,
+            "item_rating_events",
+            ITEM_RATING_EVENTS_SCHEMA,
+            lambda v: _item_score_ok(v, none_ok=False),
+        )
 
     def rated_ids(self, rater: str) -> set[str]:
         """The transcripts ``rater`` has a rating of (any; the latest counts).
@@ -1192,27 +1207,7 @@ class RatingStore:
                 f"{where}) WHERE rank = 1 ORDER BY item_id, rater",
                 params,
             ).fetchall()
-        for row in rows:
-            for key, value in zip(ITEM_RATING_EVENTS_SCHEMA, row, strict=True):
-                if key == "score":
-                    ok = _item_score_ok(value, none_ok=False)
-                elif key == "event_id":
-                    ok = type(value) is int
-                else:
-                    ok = isinstance(value, str)
-                if key == "created_at" and ok:
-                    try:
-                        datetime.fromisoformat(value)
-                    except ValueError:
-                        ok = False
-                if not ok:
-                    raise InputError(
-                        self._name,
-                        "damaged ratings store: a stored rating holds a value it cannot have",
-                        field=f"item_rating_events.{key}",
-                        value=value,
-                    )
-        return _frame(rows, ITEM_RATING_EVENTS_SCHEMA)
+        return _frame(self._checked_items(rows), ITEM_RATING_EVENTS_SCHEMA)
 
     def item_rated_ids(self, rater: str) -> set[str]:
         """The persona items ``rater`` has a rating of."""
@@ -1389,14 +1384,7 @@ class RatingStore:
             rows = con.execute(
                 f"SELECT {cols} FROM item_rating_events ORDER BY event_id"
             ).fetchall()
-        for row in rows:
-            texts = all(isinstance(v, str) for i, v in enumerate(row) if i not in (0, 4))
-            if not (texts and type(row[0]) is int and _item_score_ok(row[4], none_ok=False)):
-                raise InputError(
-                    self._name, "damaged ratings store: a stored rating holds a value it cannot "
-                    "have", field="item_rating_events", value=tuple(row[1:4]),
-                )  # fmt: skip
-        return _frame(rows, ITEM_RATING_EVENTS_SCHEMA)
+        return _frame(self._checked_items(rows), ITEM_RATING_EVENTS_SCHEMA)
 
     def all_drafts(self) -> pl.DataFrame:
         """Every draft in the store, games' and persona items', whole (answers, notes).

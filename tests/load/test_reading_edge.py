@@ -419,3 +419,24 @@ def test_batch_record_numbers_beyond_64_bits_are_an_issue(tmp_path: Path) -> Non
     u = load_universe(root)
     assert u.batches.height == 0
     assert u.issues["reason"].str.contains("first_tick=").any()
+
+
+def test_yaml_past_libyamls_own_depth_is_refused_as_too_deep_not_taken_for_a_syntax_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """libyaml 0.2.5 (PyYAML 6.0.4's wheels) stops at 1,000 levels with a ScannerError
+    before yielding any collection event; that is a depth refusal, not a syntax error left
+    to the parser (which would let a --param value through as text)."""
+    import yaml
+
+    from toolkit.load._edge import yaml_problem
+
+    def scanner_stops(text: str, Loader: object = None) -> object:
+        raise yaml.scanner.ScannerError(
+            "while increasing flow level", None, "exceeded maximum nesting depth", None
+        )
+        yield  # a generator, as yaml.parse is
+
+    monkeypatch.setattr(yaml, "parse", scanner_stops)
+    refused = yaml_problem("[" * 3000 + "]" * 3000)
+    assert refused is not None and refused[0].startswith("nested deeper than 100 levels")

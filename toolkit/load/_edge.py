@@ -708,6 +708,15 @@ def yaml_problem(text: str) -> tuple[str, int | None] | None:
                         f"(raise {_variable('max_yaml_alias_nodes')} to read it)",
                         line,
                     )
+    except yaml.MarkedYAMLError as exc:
+        if "nesting depth" in str(exc.problem):  # libyaml >= 0.2.5 stops at its own depth
+            mark = exc.problem_mark
+            return (
+                f"nested deeper than {limit.max_depth} levels "
+                f"(raise {_variable('max_depth')} to read it)",
+                None if mark is None else mark.line + 1,
+            )
+        return None  # a syntax error: the parser names it with its line
     except yaml.YAMLError:
         return None  # a syntax error: the parser names it with its line
     return None

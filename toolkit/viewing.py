@@ -860,6 +860,22 @@ def _unique(runs: list[SiteRun]) -> list[SiteRun]:
     return out
 
 
+def _result_json(path: str | Path, rubric: str) -> dict[str, Any]:
+    """The JSON object of a ``toolkit <command> --format json`` result whose ``rubric``
+    is ``rubric``, read through the reading edge.
+
+    Raises:
+        InputError: not valid JSON, or not such a result (naming the file and the rubric).
+    """
+    from toolkit.load._edge import parse_json_text, read_text
+
+    doc = parse_json_text(read_text(path), str(path))
+    if not isinstance(doc, dict) or doc.get("rubric") != rubric:
+        found = doc.get("rubric") if isinstance(doc, dict) else type(doc).__name__
+        raise InputError(path, f"not a toolkit {rubric} JSON result", field="rubric", value=found)
+    return doc
+
+
 def load_compare(path: str | Path) -> dict[str, Any]:
     """A ``toolkit compare --format json`` result, read through the reading edge and
     checked for what the site's comparison page shows.
@@ -867,12 +883,7 @@ def load_compare(path: str | Path) -> dict[str, Any]:
     Raises:
         InputError: not such a result (naming the file, the field and the value).
     """
-    from toolkit.load._edge import parse_json_text, read_text
-
-    doc = parse_json_text(read_text(path), str(path))
-    if not isinstance(doc, dict) or doc.get("rubric") != "compare":
-        found = doc.get("rubric") if isinstance(doc, dict) else type(doc).__name__
-        raise InputError(path, "not a toolkit compare JSON result", field="rubric", value=found)
+    doc = _result_json(path, "compare")
     for key in ("dimensions", "flips"):
         rows = doc.get(key)
         if not isinstance(rows, list) or not all(
@@ -894,12 +905,7 @@ def load_calibration(path: str | Path) -> dict[str, Any]:
     Raises:
         InputError: not such a result (naming the file, the field and the value).
     """
-    from toolkit.load._edge import parse_json_text, read_text
-
-    doc = parse_json_text(read_text(path), str(path))
-    if not isinstance(doc, dict) or doc.get("rubric") != "calibrate":
-        found = doc.get("rubric") if isinstance(doc, dict) else type(doc).__name__
-        raise InputError(path, "not a toolkit calibrate JSON result", field="rubric", value=found)
+    doc = _result_json(path, "calibrate")
     for key in ("disagreements", "bias"):
         rows = doc.get(key)
         if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):

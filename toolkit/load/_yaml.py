@@ -13,7 +13,8 @@ caller names the source, issued as a :class:`~toolkit.errors.DuplicateKeyWarning
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import yaml
@@ -74,11 +75,21 @@ _Loader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
 
 @dataclass(frozen=True)
 class ParsedYaml:
-    """A parsed YAML document: ``data`` and the 1-based line of each key path."""
+    """A parsed YAML document: ``data`` and the 1-based line of each key path.
+
+    The lines are indexed from the document's node the first time they are asked for
+    (most documents are read without a problem to report, and never ask)."""
 
     data: Any
-    lines: Mapping[Path_, int]
+    node: yaml.Node | None = field(default=None, repr=False, compare=False)
     duplicates: tuple[DuplicateKey, ...] = ()
+
+    @cached_property
+    def lines(self) -> Mapping[Path_, int]:
+        """The 1-based line of each key path and list item (``()``: the document)."""
+        lines: dict[Path_, int] = {}
+        _index(self.node, (), lines)
+        return lines
 
     def line_of(self, path: Sequence[str | int], default: int | None = None) -> int | None:
         """The line of the deepest known prefix of ``path`` (``default`` when none)."""
@@ -151,8 +162,6 @@ def parse_yaml(text: str, verbatim: Collection[str] = (), source: str | None = N
         raise YamlProblem(" ".join(str(exc).split()) or type(exc).__name__, None) from exc
     finally:
         loader.dispose()
-    lines: dict[Path_, int] = {}
-    _index(node, (), lines)
     if source is not None:
         warn_duplicates(source, loader.duplicates)
-    return ParsedYaml(data, lines, tuple(loader.duplicates))
+    return ParsedYaml(data, node, tuple(loader.duplicates))

@@ -25,6 +25,7 @@ from toolkit.load._duplicates import warn as warn_duplicates
 Path_ = tuple[str | int, ...]
 
 _NULL_TAG = "tag:yaml.org,2002:null"
+_STR_TAG = "tag:yaml.org,2002:str"
 
 
 #: libyaml's C parser when PyYAML was built with it (the usual wheel), else pure Python.
@@ -38,11 +39,26 @@ class _Loader(_BASE):  # type: ignore[misc]
     duplicates: list[DuplicateKey]
 
 
+def _construct(loader: _Loader, node: yaml.Node) -> Any:
+    """``loader.construct_object(node, deep=True)``, without its bookkeeping for the most
+    common nodes: a scalar of a tag the loader knows is built by that tag's constructor
+    straight away (a string is its own text, what ``construct_yaml_str`` returns; a
+    scalar cannot be part of a recursive structure, and its value is immutable, so an
+    alias to it gets an equal value)."""
+    if type(node) is yaml.ScalarNode:
+        if node.tag == _STR_TAG:
+            return node.value
+        make = loader.yaml_constructors.get(node.tag)
+        if make is not None:
+            return make(loader, node)
+    return loader.construct_object(node, deep=True)
+
+
 def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> dict[Any, Any]:
     loader.flatten_mapping(node)
     out: dict[Any, Any] = {}
     for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
+        key = _construct(loader, key_node)
         if not isinstance(key, str | int | float | bool) and key is not None:
             raise yaml.constructor.ConstructorError(
                 None, None, "found an unhashable mapping key", key_node.start_mark
@@ -57,7 +73,7 @@ def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> dict[Any, Any
         ):
             out[key] = value_node.value
         else:
-            out[key] = loader.construct_object(value_node, deep=True)
+            out[key] = _construct(loader, value_node)
     return out
 
 

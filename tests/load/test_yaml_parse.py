@@ -9,7 +9,7 @@ import datetime as dt
 import pytest
 import yaml
 
-from toolkit.load._yaml import parse_yaml
+from toolkit.load._yaml import YamlProblem, parse_yaml
 
 DOCUMENTS = [
     "a: 1\nb: text\nc: true\nd: null\ne: 1.5\n",
@@ -26,6 +26,7 @@ DOCUMENTS = [
     "agent: {session_id: s-1, model: m}\nverifiers:\n- type: unit\n  tests: [1, 2, 3]\n- 5\n",
     # anchors, aliases and a merge key
     "base: &b {x: 1, y: two}\nother:\n  <<: *b\n  y: three\nref: *b\nlist: &l [1, 2]\nagain: *l\n",
+    "bytes: !!binary aGk=\n",
     # keys that are not strings
     "1: one\ntrue: yes\n~: nothing\n2.5: half\n",
     "- 1\n- [a, b]\n- {k: v}\n",
@@ -53,3 +54,14 @@ def test_the_line_of_a_key_is_found_when_asked() -> None:
     assert parsed.line_of(("verifiers", 0)) == 5
     assert parsed.line_of(("verifiers", 0, "missing")) == 5  # the deepest known prefix
     assert parsed.line_of(()) == 1
+
+
+@pytest.mark.parametrize("tag", ["seq", "set", "omap", "pairs", "map"])
+def test_a_scalar_tagged_as_a_collection_is_refused_as_pyyaml_refuses_it(tag: str) -> None:
+    """Their constructors are generators: called on a scalar, the shortcut would have
+    returned the generator itself as the value."""
+    text = f"a: !!{tag} text\n"
+    with pytest.raises((yaml.YAMLError, ValueError, TypeError)):
+        yaml.load(text, Loader=yaml.CSafeLoader)
+    with pytest.raises(YamlProblem):
+        parse_yaml(text)

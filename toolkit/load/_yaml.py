@@ -26,6 +26,10 @@ Path_ = tuple[str | int, ...]
 
 _NULL_TAG = "tag:yaml.org,2002:null"
 _STR_TAG = "tag:yaml.org,2002:str"
+#: Tags whose constructors return a scalar's value (called directly by ``_construct``).
+_SCALAR_TAGS = frozenset(
+    f"tag:yaml.org,2002:{t}" for t in ("null", "bool", "int", "float", "timestamp", "binary")
+)
 
 
 #: libyaml's C parser when PyYAML was built with it (the usual wheel), else pure Python.
@@ -41,16 +45,15 @@ class _Loader(_BASE):  # type: ignore[misc]
 
 def _construct(loader: _Loader, node: yaml.Node) -> Any:
     """``loader.construct_object(node, deep=True)``, without its bookkeeping for the most
-    common nodes: a scalar of a tag the loader knows is built by that tag's constructor
-    straight away (a string is its own text, what ``construct_yaml_str`` returns; a
-    scalar cannot be part of a recursive structure, and its value is immutable, so an
-    alias to it gets an equal value)."""
+    common nodes: a scalar tagged string, null, bool, int, float, timestamp or binary is
+    built by that tag's constructor straight away (a string is its own text, what
+    ``construct_yaml_str`` returns). A scalar cannot be part of a recursive structure,
+    and its value is immutable, so an alias to it gets an equal value."""
     if type(node) is yaml.ScalarNode:
         if node.tag == _STR_TAG:
             return node.value
-        make = loader.yaml_constructors.get(node.tag)
-        if make is not None:
-            return make(loader, node)
+        if node.tag in _SCALAR_TAGS:  # not !!seq, !!set, ...: their constructors yield
+            return loader.yaml_constructors[node.tag](loader, node)
     return loader.construct_object(node, deep=True)
 
 

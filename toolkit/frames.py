@@ -6,6 +6,8 @@ rely on them. Each schema is a ``dict`` usable as ``pl.DataFrame(rows, schema=..
 
 from __future__ import annotations
 
+from typing import Literal, get_args
+
 import polars as pl
 
 # ---------------------------------------------------------------------------
@@ -314,19 +316,20 @@ PERSONA_VOCAB_OVERLAP_SCHEMA: dict[str, pl.DataType] = {
     "jaccard": pl.Float64(),
 }
 
-CORRECTION_OUTCOME = pl.Enum(
-    [
-        "passed",
-        "corrected",
-        "passed_after_retry",
-        "forced_through",
-        "timeout_pass_through",
-        # the-office's correction pipeline
-        "regeneration_requested",
-        "regeneration_success",
-        "direct_correction_success",
-    ]
-)
+#: The outcome of one attempt in an action-gate correction log: the type the file's
+#: model checks (``toolkit.load.persona``) and, derived from it, the frame's Enum.
+CorrectionOutcome = Literal[
+    "passed",
+    "corrected",
+    "passed_after_retry",
+    "forced_through",
+    "timeout_pass_through",
+    # the-office's correction pipeline
+    "regeneration_requested",
+    "regeneration_success",
+    "direct_correction_success",
+]
+CORRECTION_OUTCOME = pl.Enum(get_args(CorrectionOutcome))
 
 #: Action-gate correction log: one row per (action, attempt, dimension).
 CORRECTION_LOG_SCHEMA: dict[str, pl.DataType] = {

@@ -213,6 +213,30 @@ def test_a_persona_proposition_links_to_the_window_the_judge_read(
     assert (w.failed, w.errors, w.outside) == ([], [], [])
 
 
+def test_a_simulation_rows_shared_note_reads_on_every_row_and_on_the_tick(
+    site: Path, browser_page: Watched
+) -> None:
+    """The note a dimension's rows share is stored once in the run's file; the page
+    still shows it whole on each row and in what was scored at a tick."""
+    w = browser_page
+    page = w.page
+    run = quote("sample_runs/universes/ashfall", safe="")
+    _open(w, site, f"#run/{run}/dim/groundedness")
+    page.wait_for_selector("table.evidence")
+    why = page.eval_on_selector_all(
+        "table.evidence tbody tr td:last-child", "ts => ts.map(t => t.textContent)"
+    )
+    assert len(why) == 64
+    assert why[0] == "Groundedness over the window ending at tick 101"
+    assert why[-1] == "Groundedness over the window ending at tick 164"
+    page.locator("table.evidence a.detail").first.click()
+    page.wait_for_selector("li.current .cites")
+    cites = page.locator("li.current .cites").inner_text()
+    assert "Groundedness 1 ✓ OK Groundedness over the window ending at tick 101" in cites
+    assert "Vocabulary growth over the window ending at tick 101" in cites
+    assert (w.failed, w.errors, w.outside) == ([], [], [])
+
+
 def test_the_index_works_from_the_keyboard(site: Path, browser_page: Watched) -> None:
     w = browser_page
     page = w.page

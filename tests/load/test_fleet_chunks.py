@@ -1,7 +1,7 @@
 """A fleet's tick files are parsed a chunk of runs at a time (issue 25): a tick number
 repeated within a run is found whatever the chunking, and each run gets exactly its own
-rows, also when two runs given to ``load_runs`` share a folder name (the one case where a
-slug's rows are checked across chunks)."""
+rows. A run is in one load once: the same folder named twice is read once, and two
+folders sharing a name (a slug) are refused, never mixed under one slug."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import tick_v1, tick_v2, write_run
 
+from toolkit.errors import InputError
 from toolkit.load import universe as U
 from toolkit.load.universe import load_universe, load_universes
 
@@ -50,12 +51,50 @@ def test_a_repeated_tick_is_reported_and_dropped_whatever_the_chunks(
         assert alone.ticks["slug"].unique().to_list() == [slug]
 
 
-def test_runs_sharing_a_folder_name_are_checked_across_chunks(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("chunk", [1, 10_000])
+def test_two_folders_sharing_a_name_are_refused_naming_both(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
 ) -> None:
-    write_run(tmp_path / "a" / "vale", [tick_v1(1), tick_v1(2)])
-    write_run(tmp_path / "b" / "vale", [tick_v1(2), tick_v1(3)])
-    monkeypatch.setattr(U, "CHUNK_FILES", 1)  # each run a chunk of its own
-    u = U.load_runs([tmp_path / "a" / "vale", tmp_path / "b" / "vale"])  # no slug check
-    dropped = {p for p, r in u.issues.select("path", "reason").iter_rows() if "duplicate" in r}
-    assert dropped == {str(tmp_path / "b" / "vale" / "tick_summaries" / "ticks" / "tick_2.json")}
+    """They were loaded under one slug: the second run's ticks 2 dropped as duplicates,
+    its tick 3 mixed into the first run's rows (and scoring failed on unsorted ticks)."""
+    first = write_run(tmp_path / "a" / "vale", [tick_v1(1), tick_v1(2)])
+    second = write_run(tmp_path / "b" / "vale", [tick_v1(2), tick_v1(3)])
+    monkeypatch.setattr(U, "CHUNK_FILES", chunk)
+    with pytest.raises(InputError) as caught:
+        U.load_runs([first, tmp_path / "c-no-run", second])
+    line = str(caught.value)
+    assert "two runs share the slug 'vale'" in line
+    assert str(first) in line and str(second) in line
+    assert "\n" not in line
+
+
+def test_the_same_folder_named_twice_is_loaded_once(tmp_path: Path) -> None:
+    """It was loaded twice: every tick doubled under the one slug, with no issue."""
+    run = write_run(tmp_path / "runs" / "vale", [tick_v1(t) for t in range(1, 4)])
+    other = write_run(tmp_path / "runs" / "moor", [tick_v2(t) for t in range(1, 3)])
+    alone = load_universe(run)
+    spelt = [run, other, str(run), tmp_path / "runs" / ".." / "runs" / "vale"]
+    u = U.load_runs(spelt)
+    assert u.slugs == ["vale", "moor"]
+    assert u.run("vale").ticks.equals(alone.ticks)
+    assert u.run("moor").ticks.height == 2
+    assert u.issues.height == 0
+    assert u.paths["vale"] == run  # the first spelling names it
+
+
+def test_a_symlink_to_a_run_given_beside_it_is_the_same_run(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "vale", [tick_v1(1), tick_v1(2)])
+    (tmp_path / "links").mkdir()
+    (tmp_path / "links" / "vale").symlink_to(run)
+    u = U.load_runs([run, tmp_path / "links" / "vale"])
+    assert u.ticks.height == 2 and u.issues.height == 0
+
+
+def test_load_universes_refuses_shared_slugs_with_the_same_line(tmp_path: Path) -> None:
+    write_run(tmp_path / "a" / "vale", [tick_v1(1)])
+    write_run(tmp_path / "b" / "vale", [tick_v1(1)])
+    with pytest.raises(InputError, match="two runs share the slug 'vale'"):
+        load_universes(tmp_path / "*" / "vale")
+    # overlapping patterns name one run twice: read once
+    u = load_universes(tmp_path / "a" / "*", tmp_path / "a" / "vale")
+    assert u.ticks.height == 1

@@ -304,3 +304,27 @@ def test_values_of_the_wrong_kind_are_reported_field_by_field(tmp_path: Path) ->
         (7, "review='nope'"),
     ]
     assert issues(tmp_path)[1][2].endswith("; item skipped")
+
+
+def test_a_field_dropped_in_validation_leaves_the_parsed_document_as_read() -> None:
+    """Validation drops an unusable field from a copy (made only once a field must go):
+    the parsed document itself, which later entries and line lookups read, is unchanged."""
+    import copy
+
+    from toolkit.load._yaml import parse_yaml
+    from toolkit.load.iterlog import V2Entry, _validate
+
+    text = "schema_version: 2\nreview: nope\nverifiers:\n  - status: pass\n  - 5\n"
+    parsed = parse_yaml(text)
+    before = copy.deepcopy(parsed.data)
+    reported: list[tuple[int | None, str]] = []
+    entry = _validate(V2Entry, parsed.data, parsed, (), lambda at, why: reported.append((at, why)))
+    assert entry is not None and len(entry.verifiers) == 1 and entry.review is None
+    assert sorted((at, why.split("=")[0]) for at, why in reported) == [
+        (2, "review"),
+        (5, "verifiers.1"),
+    ]
+    assert parsed.data == before
+    clean = {"schema_version": 2, "verifiers": [{"status": "pass"}]}
+    assert _validate(V2Entry, clean, parsed, (), lambda at, why: reported.append((at, why)))
+    assert clean == {"schema_version": 2, "verifiers": [{"status": "pass"}]}

@@ -504,6 +504,23 @@ def test_correction_log_table_shape_out_of_scale_names_the_dimension(tmp_path: P
         tk.load_correction_log(write_lines(tmp_path / "gate.jsonl", rows))
 
 
+def test_correction_log_reads_every_outcome_the_frame_holds_and_no_other(tmp_path: Path) -> None:
+    """The file's model and the frame's Enum have one list of outcomes (the Enum is
+    derived from the model's type): each loads into the frame, in the Enum's order."""
+    from toolkit.frames import CORRECTION_OUTCOME
+
+    outcomes = list(CORRECTION_OUTCOME.categories)
+    assert len(outcomes) == 8 and "direct_correction_success" in outcomes
+    rows = [{"agent_id": "a", "attempt": 1, "outcome": o} for o in outcomes]
+    log = tk.load_correction_log(write_lines(tmp_path / "gate.jsonl", rows))
+    assert log.schema["outcome"] == CORRECTION_OUTCOME
+    assert log["outcome"].cast(pl.String).to_list() == outcomes
+    with pytest.raises(tk.InputError, match=r"or 'direct_correction_success'$"):
+        tk.load_correction_log(
+            write_lines(tmp_path / "bad.jsonl", [{"attempt": 1, "outcome": "Passed"}])
+        )
+
+
 def test_correction_log_bad_outcome_names_line_and_value(tmp_path: Path) -> None:
     rows = [{"agent_id": "a", "attempt": 1, "outcome": "maybe"}]
     with pytest.raises(tk.InputError, match=r"gate.jsonl:1: outcome='maybe'"):

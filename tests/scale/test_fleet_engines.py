@@ -249,3 +249,22 @@ def test_a_local_run_with_its_cache_in_s3(
     options = {"endpoint_url": s3.endpoint}
     again = tk.load_universe(run, cache="s3://sweeps/cache-local-run", storage_options=options)
     assert "A changed action on disk." in again.ticks["action_text"].to_list()
+
+
+def test_load_runs_over_s3_reads_a_run_named_twice_once_and_refuses_a_shared_slug(
+    s3: S3, s3_sample_fleet: str
+) -> None:
+    from toolkit.errors import InputError
+    from toolkit.load.universe import load_runs
+
+    options = {"endpoint_url": s3.endpoint}
+    run = f"{s3_sample_fleet}/run-0001"
+    alone = load_runs([run], storage_options=options)
+    twice = load_runs([run, f"{run}/", f"{s3_sample_fleet}/run-0002"], storage_options=options)
+    assert twice.slugs == ["run-0001", "run-0002"]
+    assert twice.run("run-0001").ticks.equals(alone.ticks)
+    other = s3.upload(SAMPLE_FLEET / "run-0002", "elsewhere/run-0001")
+    with pytest.raises(InputError) as caught:
+        load_runs([run, other], storage_options=options)
+    assert "two runs share the slug 'run-0001'" in str(caught.value)
+    assert run in str(caught.value) and other in str(caught.value)

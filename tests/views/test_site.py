@@ -156,6 +156,63 @@ def test_every_evidence_row_points_at_an_item_of_its_own_run(samples: tuple[Any,
     assert checked > 1000 and windows > 100  # the persona propositions' message windows
 
 
+def _notes(dim: dict[str, Any]) -> list[str]:
+    """Each evidence row's note as the page shows it: its own, or (``null``) the text its
+    dimension stores once as ``each`` followed by the row's label."""
+    return [dim["each"] + e[0] if e[3] is None else e[3] for e in dim["evidence"]]
+
+
+def test_a_note_every_row_shares_is_stored_once_and_reads_back_whole(
+    samples: tuple[Any, Path],
+) -> None:
+    """A simulation run's file repeated "<dimension> over the window ending at tick N" on
+    every evidence row (a third of the samples' site): now stored once per dimension,
+    and every row of every run reads back the note the viewer gave it."""
+    collected, site = samples
+    files = {}
+    _, (_, rows) = _payload(site / "data" / "index-0.js")
+    for row in rows:
+        files[row[0]] = row[-1]
+    shared = 0
+    for run in collected.runs:
+        _, (_, doc) = _payload(site / "data" / "run" / f"{files[run.id]}.js")
+        for dim in doc["dims"]:
+            want = [e.note for e in run.evidence.get(dim["key"], ())]
+            assert _notes(dim) == want, (run.id, dim["key"])
+            shared += sum(e[3] is None for e in dim["evidence"])
+    _, (_, ashfall) = _payload(
+        site / "data" / "run" / f"{files['sample_runs/universes/ashfall']}.js"
+    )
+    ground = next(d for d in ashfall["dims"] if d["key"] == "groundedness")
+    assert ground["each"] == "Groundedness over the window ending at "
+    assert ground["evidence"][0][:4] == ["tick 101", 1.0, "OK", None]
+    assert shared > 25_000  # 25,304 rows of the 55 simulation runs
+
+
+def test_only_a_note_shared_by_two_rows_or_more_is_stored_once(tmp_path: Path) -> None:
+    rows = (
+        EvidenceRow("tick 1", 0.5, "WARN", "Dim A over the window ending at tick 1", "tick-1"),
+        EvidenceRow("tick 2", 0.6, "WARN", "Dim A over the window ending at tick 2", "tick-2"),
+        EvidenceRow("tick 3", 0.7, "OK", "a note of its own", "tick-3"),
+        EvidenceRow("tick 4", None, None, "", "tick-4"),
+    )
+    lone = (EvidenceRow("Ana ~ Ben", 0.4, None, "similarity of Ana ~ Ben", None),)
+    runs = [
+        SiteRun(id="r1", family="simulation", card=_card("r1"), evidence={"dim_a": rows}),
+        SiteRun(id="r2", family="discussion", card=_card("r2"), evidence={"dim_a": lone}),
+    ]
+    write_site(runs, tmp_path / "site")
+    docs = {}
+    for path in (tmp_path / "site" / "data" / "run").glob("*.js"):
+        _, (run_id, doc) = _payload(path)
+        docs[run_id] = doc["dims"][0]
+    r1, r2 = docs["r1"], docs["r2"]
+    assert r1["each"] == "Dim A over the window ending at "
+    assert [e[3] for e in r1["evidence"]] == [None, None, "a note of its own", ""]
+    assert _notes(r1) == [e.note for e in rows]
+    assert r2["each"] is None and r2["evidence"][0][3] == "similarity of Ana ~ Ben"
+
+
 def test_a_simulation_dimensions_series_ends_at_the_scorecards_value(
     samples: tuple[Any, Path],
 ) -> None:

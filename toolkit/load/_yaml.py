@@ -13,7 +13,8 @@ caller names the source, issued as a :class:`~toolkit.errors.DuplicateKeyWarning
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import yaml
@@ -24,6 +25,11 @@ from toolkit.load._duplicates import warn as warn_duplicates
 Path_ = tuple[str | int, ...]
 
 _NULL_TAG = "tag:yaml.org,2002:null"
+_STR_TAG = "tag:yaml.org,2002:str"
+#: Tags whose constructors return a scalar's value (called directly by ``_construct``).
+_SCALAR_TAGS = frozenset(
+    f"tag:yaml.org,2002:{t}" for t in ("null", "bool", "int", "float", "timestamp", "binary")
+)
 
 
 #: libyaml's C parser when PyYAML was built with it (the usual wheel), else pure Python.
@@ -37,11 +43,25 @@ class _Loader(_BASE):  # type: ignore[misc]
     duplicates: list[DuplicateKey]
 
 
+def _construct(loader: _Loader, node: yaml.Node) -> Any:
+    """``loader.construct_object(node, deep=True)``, without its bookkeeping for the most
+    common nodes: a scalar tagged string, null, bool, int, float, timestamp or binary is
+    built by that tag's constructor straight away (a string is its own text, what
+    ``construct_yaml_str`` returns). A scalar cannot be part of a recursive structure,
+    and its value is immutable, so an alias to it gets an equal value."""
+    if type(node) is yaml.ScalarNode:
+        if node.tag == _STR_TAG:
+            return node.value
+        if node.tag in _SCALAR_TAGS:  # not !!seq, !!set, ...: their constructors yield
+            return loader.yaml_constructors[node.tag](loader, node)
+    return loader.construct_object(node, deep=True)
+
+
 def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> dict[Any, Any]:
     loader.flatten_mapping(node)
     out: dict[Any, Any] = {}
     for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
+        key = _construct(loader, key_node)
         if not isinstance(key, str | int | float | bool) and key is not None:
             raise yaml.constructor.ConstructorError(
                 None, None, "found an unhashable mapping key", key_node.start_mark
@@ -56,7 +76,7 @@ def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> dict[Any, Any
         ):
             out[key] = value_node.value
         else:
-            out[key] = loader.construct_object(value_node, deep=True)
+            out[key] = _construct(loader, value_node)
     return out
 
 
@@ -74,11 +94,21 @@ _Loader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
 
 @dataclass(frozen=True)
 class ParsedYaml:
-    """A parsed YAML document: ``data`` and the 1-based line of each key path."""
+    """A parsed YAML document: ``data`` and the 1-based line of each key path.
+
+    The lines are indexed from the document's node the first time they are asked for
+    (most documents are read without a problem to report, and never ask)."""
 
     data: Any
-    lines: Mapping[Path_, int]
+    node: yaml.Node | None = field(default=None, repr=False, compare=False)
     duplicates: tuple[DuplicateKey, ...] = ()
+
+    @cached_property
+    def lines(self) -> Mapping[Path_, int]:
+        """The 1-based line of each key path and list item (``()``: the document)."""
+        lines: dict[Path_, int] = {}
+        _index(self.node, (), lines)
+        return lines
 
     def line_of(self, path: Sequence[str | int], default: int | None = None) -> int | None:
         """The line of the deepest known prefix of ``path`` (``default`` when none)."""
@@ -151,8 +181,6 @@ def parse_yaml(text: str, verbatim: Collection[str] = (), source: str | None = N
         raise YamlProblem(" ".join(str(exc).split()) or type(exc).__name__, None) from exc
     finally:
         loader.dispose()
-    lines: dict[Path_, int] = {}
-    _index(node, (), lines)
     if source is not None:
         warn_duplicates(source, loader.duplicates)
-    return ParsedYaml(data, lines, tuple(loader.duplicates))
+    return ParsedYaml(data, node, tuple(loader.duplicates))

@@ -324,12 +324,15 @@ def _validate(
 ) -> M | None:
     """Validate ``data`` with ``cls``; a field with an unusable value is reported and
     dropped (it becomes unreported) and validation retried. ``None`` when a required
-    field is missing or unusable."""
-    work = copy.deepcopy(data)
+    field is missing or unusable. ``data`` is never changed: the fields are dropped
+    from a copy, made only when one must be (validation itself changes nothing)."""
+    work = data
     for _ in range(200):
         try:
             return cls.model_validate(work)
         except ValidationError as exc:
+            if work is data:
+                work = copy.deepcopy(data)
             err = exc.errors()[0]
             loc = tuple(err["loc"])
             msg = str(err["msg"]).removeprefix("Value error, ")
@@ -502,14 +505,14 @@ def _load_entry(
     file_iteration: int | None,
 ) -> None:
     """Validate one entry (a whole file, or one item of ``historical.yaml``) into rows."""
-    line = parsed.line_of(prefix)
 
     def report(at: int | None, reason: str) -> None:
-        rows.issue(path, at if at is not None else line, reason)
+        # The entry's own line when the problem has none (looked up only on a problem).
+        rows.issue(path, at if at is not None else parsed.line_of(prefix), reason)
 
     if not isinstance(data, Mapping):
         kind = "empty" if data is None else f"a {type(data).__name__}"
-        report(line, f"an iteration entry must be a mapping, found {kind}; skipped")
+        report(None, f"an iteration entry must be a mapping, found {kind}; skipped")
         return
     raw_version = data.get("schema_version")
     version = _schema_version(raw_version)
@@ -528,7 +531,7 @@ def _load_entry(
         return
     iteration = file_iteration if file_iteration is not None else entry.iteration
     if iteration is None:
-        report(line, "iteration: missing; entry skipped")
+        report(None, "iteration: missing; entry skipped")
         return
     if file_iteration is not None and entry.iteration not in (None, file_iteration):
         report(
@@ -580,8 +583,8 @@ def _read_hook_sidecar(path: PurePath, blob: Blob, iteration: int, rows: _Rows) 
         rows.issue(path, parsed.line_of(("records",)), "records: must be a list; skipped")
         return
     for index, raw in enumerate(records):
-        at = parsed.line_of(("records", index))
         if not isinstance(raw, Mapping):
+            at = parsed.line_of(("records", index))
             rows.issue(path, at, f"records.{index}: a record must be a mapping; skipped")
             continue
 

@@ -44,6 +44,7 @@ from toolkit.frames import (
     CORRECTION_LOG_SCHEMA,
     PERSONAS_SCHEMA,
     PROPOSITIONS_SCHEMA,
+    CorrectionOutcome,
 )
 from toolkit.load import _edge
 from toolkit.load._common import parse_json_lines, parse_json_text
@@ -897,16 +898,7 @@ class _CorrectionRow(_Lenient):
         le=MAX_INT64,
         validation_alias=AliasChoices("attempt", "attempt_number", "attemptNumber"),
     )
-    outcome: Literal[
-        "passed",
-        "corrected",
-        "passed_after_retry",
-        "forced_through",
-        "timeout_pass_through",
-        "regeneration_requested",
-        "regeneration_success",
-        "direct_correction_success",
-    ]
+    outcome: CorrectionOutcome
     scores: dict[str, float | None] = Field(default_factory=dict)
     dimension_scores: list[_DimensionScore] | dict[str, float | _DimensionScore | None] = Field(
         default_factory=list, validation_alias=AliasChoices("dimension_scores", "dimensionScores")

@@ -993,12 +993,39 @@ def load_universes(
     if not dirs:
         shown = ", ".join(str(p) for p in patterns)
         raise InputError(shown, "no run folders (with tick_summaries/) match")
-    seen: dict[str, Path] = {}
-    for d in dirs:
-        if d.name in seen:
-            raise InputError(d, f"two runs share the slug {d.name!r} (also {seen[d.name]})")
-        seen[d.name] = d
+    _each_run_once((str(d.resolve()), d.name, str(d)) for d in dirs)
     return combine(_load(dirs, cache, progress, storage_options))
+
+
+def _shown(listing: Listing) -> str:
+    """A listed run as the user names it: its URL, or its local path."""
+    root = str(listing.root)
+    return listing.source.url(root) if listing.source is not None else root
+
+
+def _each_run_once(runs: Iterable[tuple[str, str, str]]) -> list[int]:
+    """The runs of one load to read, by position: one run named twice is read once, and
+    two different runs that share a slug are refused (their frames would mix).
+
+    Args:
+        runs: per run, its identity (the resolved path, or the storage path of a URL),
+            its slug (the folder's name) and the path or URL as the user gave it.
+
+    Raises:
+        InputError: two different runs share a slug; the line names both.
+    """
+    keep: list[int] = []
+    seen: set[str] = set()
+    slugs: dict[str, str] = {}
+    for i, (identity, slug, shown) in enumerate(runs):
+        if identity in seen:
+            continue
+        if slug in slugs:
+            raise InputError(shown, f"two runs share the slug {slug!r} (also {slugs[slug]})")
+        seen.add(identity)
+        slugs[slug] = shown
+        keep.append(i)
+    return keep
 
 
 def _remote_cache(cache: bool | str | Path, source: RemoteSource) -> bool | str | Path:
@@ -1020,25 +1047,25 @@ def load_runs(
     """Load the given run folders (paths, or URLs of one storage) into one set of frames.
 
     The unit of work of a fleet engine (:func:`toolkit.engine.score_fleet`): a folder
-    without ``tick_summaries/`` is not a run and is left out, as in
-    :func:`load_universes`.
+    without ``tick_summaries/`` is not a run and is left out, and a run named twice is
+    read once, as in :func:`load_universes`.
+
+    Raises:
+        InputError: two different runs share a slug (a folder name), e.g.
+            ``a/run-1`` and ``b/run-1``: their ticks would mix under one slug.
     """
     from toolkit.load._source import is_remote, local_path, open_remote
 
     if not runs:
         return combine([])
     if not is_remote(runs[0]):
-        local = [local_path(r) for r in runs]
-        return combine(
-            _load(
-                [r for r in local if (r / "tick_summaries").is_dir()],
-                cache,
-                progress,
-                storage_options,
-            )
-        )
+        local = [r for r in map(local_path, runs) if (r / "tick_summaries").is_dir()]
+        keep = _each_run_once((str(r.resolve()), r.name, str(r)) for r in local)
+        return combine(_load([local[i] for i in keep], cache, progress, storage_options))
     first = open_remote(str(runs[0]), storage_options)
-    listed = list_remote_runs(first, [open_remote(str(r), storage_options).root for r in runs])
+    roots = list(dict.fromkeys(open_remote(str(r), storage_options).root for r in runs))
+    listed = list_remote_runs(first, roots)
+    _each_run_once((str(x.root), x.slug, _shown(x)) for x in listed)  # roots are distinct
     return combine(_load_listed(listed, _remote_cache(cache, first), progress, storage_options))
 
 
@@ -1072,12 +1099,6 @@ def _load_remote_patterns(
     if not listed or first is None:
         shown = ", ".join(str(p) for p in patterns)
         raise InputError(shown, "no run folders (with tick_summaries/) match")
-    seen: dict[str, Path] = {}
-    for listing in listed:
-        if listing.slug in seen:
-            raise InputError(
-                listing.root,
-                f"two runs share the slug {listing.slug!r} (also {seen[listing.slug]})",
-            )
-        seen[listing.slug] = listing.root
+    keep = _each_run_once((str(x.root), x.slug, _shown(x)) for x in listed)
+    listed = [listed[i] for i in keep]  # overlapping patterns name a run twice
     return combine(_load_listed(listed, _remote_cache(cache, first), progress, storage_options))

@@ -34,6 +34,7 @@ import os
 import re
 import shutil
 import tempfile
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -172,12 +173,40 @@ def _script(call: str, *args: Any) -> str:
     return f"window.__tk.{call}({body});\n"
 
 
+def _evidence(rows: Sequence[EvidenceRow]) -> tuple[str | None, list[list[Any]]]:
+    """A dimension's evidence rows as the pages read them: ``(each, rows)``, each row
+    ``[label, value, status, note, item]``.
+
+    A note that most rows share but for their own label at its end (``"Groundedness over
+    the window ending at tick 101"`` at ``tick 101``) is stored once, as ``each``
+    (``"Groundedness over the window ending at "``); a row whose note is that text followed
+    by its label has ``null`` for its note, and the page shows ``each`` + its label. Other
+    rows keep their own note (``""``: none)."""
+    heads = Counter(
+        e.note[: -len(e.label)] for e in rows if e.label and e.note.endswith(e.label)
+    )  # fmt: skip
+    each, count = heads.most_common(1)[0] if heads else (None, 0)
+    if count < 2 or not each:
+        each = None
+    return each, [
+        [
+            e.label,
+            _number(e.value),
+            e.status,
+            None if each is not None and e.note == each + e.label else e.note,
+            e.item,
+        ]
+        for e in rows
+    ]
+
+
 def _dimensions(run: SiteRun) -> list[dict[str, Any]]:
     if run.card is None:
         return []
     dims = []
     for row in run.card.dimensions.iter_rows(named=True):
         key = str(row["dimension"])
+        each, evidence = _evidence(run.evidence.get(key, ()))
         dims.append(
             {
                 "key": key,
@@ -188,10 +217,8 @@ def _dimensions(run: SiteRun) -> list[dict[str, Any]]:
                 "green": row["green"],
                 "red": row["red"],
                 "lines": [threshold_value(row["green"]), threshold_value(row["red"])],
-                "evidence": [
-                    [e.label, _number(e.value), e.status, e.note, e.item]
-                    for e in run.evidence.get(key, ())
-                ],
+                "each": each,
+                "evidence": evidence,
             }
         )
     return dims

@@ -489,6 +489,9 @@
     });
     return by;
   }
+  /* An evidence row's note: its own, or (null) the note its dimension's rows share,
+     stored once as `each`, followed by the row's label. */
+  function why(d, e) { return e[3] === null ? (d.each || "") + e[0] : e[3]; }
   /* What was scored at an item or window: dimension, evidence value, status, why. */
   function citeBlock(doc, cited, named) {
     var head = named ? "Scored on this window (dimension, what was judged, its value, why):" : "Scored here (dimension, its evidence value, this item's status, why):";
@@ -497,7 +500,7 @@
         return el("div", null, [el("a", { href: dimHref(doc.id, c[0].key), text: c[0].name }), " ",
           named ? el("strong", { text: c[1][0] }) : null, named ? " " : null,
           c[1][1] === null ? "" : num(fmt(c[1][1]), dimHref(doc.id, c[0].key)), " ", c[1][2] ? badge(c[1][2]) : null,
-          c[1][3] ? el("span", { class: "muted", text: " " + c[1][3] }) : null]);
+          why(c[0], c[1]) ? el("span", { class: "muted", text: " " + why(c[0], c[1]) }) : null]);
       })));
   }
   function transcript(doc, ranges) {
@@ -550,7 +553,7 @@
           el("td", null, [el("a", { href: to, text: e[0] })]),
           el("td", { class: "n" }, [e[1] === null ? "–" : num(fmt(e[1]), to)]),
           el("td", null, [e[2] ? badge(e[2], to) : "–"]),
-          el("td", null, [e[3] ? el("a", { href: to, class: "detail", text: e[3] }) : ""]),
+          el("td", null, [why(d, e) ? el("a", { href: to, class: "detail", text: why(d, e) }) : ""]),
         ]);
       });
       nodes.push(el("table", { class: "evidence" }, [el("thead", null, [head]), el("tbody", null, rows)]));

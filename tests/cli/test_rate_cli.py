@@ -90,6 +90,38 @@ def test_a_second_run_resumes_the_session_with_the_same_links(
     assert "resumed the session" in err
 
 
+def test_restore_puts_a_backup_zip_back_into_a_new_store_before_serving(
+    games: Path,
+    tmp_path: Path,
+    served: list[tuple[Any, tuple[str, int]]],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    old = RatingStore(tmp_path / "old.db")
+    old.submit("ana", "game-pass", 4, {}, "kept")
+    old.save_draft("ben", "game-pass", None, {}, "typed, never submitted")
+    archive = tmp_path / "backup.zip"
+    old.backup(archive)
+    new = tmp_path / "new.db"
+    args = ["rate", str(games), "--store", str(new), "--raters", "ana,ben", "--port", "0"]
+    assert main([*args, "--restore", str(archive)]) == 0
+    err = capsys.readouterr().err
+    drafts = old.all_drafts().height  # ana's (kept on submit) and ben's
+    assert f"restored {archive} (1 ratings, 0 labels, 0 items, {drafts} drafts rows added)" in err
+    store = RatingStore(new)
+    assert store.latest().select("rater", "score", "notes").rows() == [("ana", 4, "kept")]
+    draft = store.draft("ben", "game-pass")
+    assert draft is not None and draft.notes == "typed, never submitted"
+    # a second restore adds nothing; a file that is no backup stops before serving
+    assert main([*args[:-4], "--port", "0", "--restore", str(archive)]) == 0
+    assert "(0 ratings, 0 labels, 0 items, 0 drafts rows added)" in capsys.readouterr().err
+    junk = tmp_path / "junk.zip"
+    junk.write_bytes(b"not a zip")
+    served.clear()
+    assert main([*args[:-4], "--port", "0", "--restore", str(junk)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not a readable zip backup" in err and served == []
+
+
 def test_without_raters_and_without_a_session_is_one_line_exit_2(
     games: Path, served: list[tuple[Any, tuple[str, int]]], capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -220,11 +220,23 @@ def test_cache_deletes_only_the_file_its_manifest_named(tmp_path: Path) -> None:
     assert stranger.exists() and not first.exists()
 
 
-@pytest.mark.parametrize("manifest", ["[1, 2]", '{"ticks": "../../etc/passwd"}', "\x00\xff"])
+GARBAGE_MANIFESTS = ["[1, 2]", '{"ticks": "../../etc/passwd"}', "\x00\xff", "[" * 100_000]
+
+
+@pytest.mark.parametrize("manifest", GARBAGE_MANIFESTS, ids=["list", "escape", "bytes", "deep"])
 def test_garbage_cache_manifest_is_rebuilt(tmp_path: Path, manifest: str) -> None:
     root = write_run(tmp_path / "r", [tick_v1(1)])
     load_universe(root, cache=True)
     (root / ".toolkit_cache" / "manifest.json").write_text(manifest)
+    assert load_universe(root, cache=True).ticks.height == 1
+    # ... and written back whole: the next load reads it (a manifest naming its file)
+    assert '"ticks":' in (root / ".toolkit_cache" / "manifest.json").read_text()
+
+
+def test_a_cache_manifest_not_in_utf8_is_rebuilt(tmp_path: Path) -> None:
+    root = write_run(tmp_path / "r", [tick_v1(1)])
+    load_universe(root, cache=True)
+    (root / ".toolkit_cache" / "manifest.json").write_bytes(b'{"ticks": "\xff\xfe"}')
     assert load_universe(root, cache=True).ticks.height == 1
 
 

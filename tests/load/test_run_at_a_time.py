@@ -40,10 +40,10 @@ def _file_at_a_time(blobs: list[bytes]) -> Any:
     return _ticks._columns(rows)  # type: ignore[arg-type]
 
 
-def _left(blobs: list[bytes], slugs: list[str] | None = None) -> list[int]:
-    """The files the run-at-a-time path leaves to the file-at-a-time path."""
+def _left(blobs: list[bytes]) -> list[int]:
+    """The files the batch path leaves to the file-at-a-time path."""
     with _ticks.collector_paused():
-        _, taken, left = _ticks._fast(slugs or ["run"] * len(blobs), blobs)
+        _, taken, left = _ticks._fast(blobs)
     assert sorted(taken + left) == list(range(len(blobs)))  # every file goes one way
     return left
 
@@ -72,7 +72,7 @@ def test_every_sample_tick_file_is_taken_and_built_as_the_file_at_a_time_path_bu
     slugs = [str(p.parent.parent.parent) for p in paths]
     assert len(blobs) > 1000 and len(set(slugs)) > 10
     with _ticks.collector_paused():
-        frame, taken, left = _ticks._fast(slugs, blobs)
+        frame, taken, left = _ticks._fast(blobs)
     assert left == [] and taken == list(range(len(blobs)))
     assert frame is not None
     assert_frame_equal(frame, _file_at_a_time(blobs))
@@ -114,7 +114,7 @@ def test_edge_records_are_taken_and_built_as_the_file_at_a_time_path_builds_them
 ) -> None:
     blobs = [json.dumps(r, ensure_ascii=ascii_only, indent=1).encode() for r in RECORDS]
     with _ticks.collector_paused():
-        frame, taken, left = _ticks._fast(["run"] * len(blobs), blobs)
+        frame, taken, left = _ticks._fast(blobs)
     assert left == [] and taken == list(range(len(blobs)))
     assert frame is not None
     assert_frame_equal(frame, _file_at_a_time(blobs))
@@ -156,8 +156,42 @@ def test_one_file_that_needs_the_careful_path_is_the_only_one_that_takes_it(name
     blobs = _blobs(_GOOD)
     blobs[2] = blob
     assert _left(blobs) == [2]
-    # ... and in a chunk of two runs, only that file of that run
-    assert _left(blobs + _blobs(_GOOD), ["a"] * 5 + ["b"] * 5) == [2]
+    # ... and among more files, only that file
+    assert _left(blobs + _blobs(_GOOD)) == [2]
+
+
+def test_batches_split_anywhere_give_the_same_frame_and_leave_only_the_careful_file(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    blobs = _blobs(RECORDS)
+    blobs[5] = CAREFUL["a repeated key at the top"].encode()
+    whole = [b for i, b in enumerate(blobs) if i != 5]
+    expected = _file_at_a_time(whole)
+    for size in (1, 2, 3, 5, 7, len(blobs)):
+        monkeypatch.setattr(_ticks, "BATCH_FILES", size)
+        with _ticks.collector_paused():
+            frame, taken, left = _ticks._fast(blobs)
+        assert left == [5] and taken == [i for i in range(len(blobs)) if i != 5], size
+        assert frame is not None
+        assert_frame_equal(frame, expected)
+
+
+def test_files_without_a_tick_id_are_never_sent_to_the_models(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The tick number comes from the file name; the batch path takes such files whole
+    (an absent id once became the text "None", which only the models then put right)."""
+    run = write_run(tmp_path / "run", [tick_v2(n) for n in (1, 2, 3)])
+    for path in (run / "tick_summaries" / "ticks").iterdir():
+        record = json.loads(path.read_text())
+        del record["tick_id"]
+        path.write_text(json.dumps(record))
+    checked: list[Any] = []
+    real = _ticks.validate_tick
+    monkeypatch.setattr(_ticks, "validate_tick", lambda p, d: checked.append(p) or real(p, d))
+    u = load_universe(run)
+    assert u.ticks["tick"].to_list() == [1, 2, 3] and u.ticks["tick"].null_count() == 0
+    assert checked == []
 
 
 def test_the_careful_texts_are_what_their_names_say() -> None:

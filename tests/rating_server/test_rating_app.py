@@ -275,6 +275,35 @@ def test_the_organiser_sees_progress_agreement_and_exports_the_ratings(
     assert store.ratings().height == 6
 
 
+def test_the_organisers_backup_holds_a_raters_unsubmitted_draft_and_restores_it(
+    served: tuple[TestClient, Session, RatingStore], tmp_path: Path
+) -> None:
+    import zipfile
+
+    client, session, _store = served
+    token = session.raters["ana"]
+    csrf = _csrf(client, f"/r/{token}/1")
+    status, _ = _save(client, f"/r/{token}/1/draft", csrf, {"score": 3, "notes": "half-typed"})
+    assert status == 200
+    org = session.organiser_token
+    assert 'href="/o/' + org + '/backup.zip"' in client.get(f"/o/{org}").text
+    got = client.get(f"/o/{org}/backup.zip")
+    assert got.status_code == 200 and got.headers["content-type"] == "application/zip"
+    assert re.match(r'attachment; filename="ratings-backup-\d{8}T\d{6}Z\.zip"',
+                    got.headers["content-disposition"])  # fmt: skip
+    archive = tmp_path / "download.zip"
+    archive.write_bytes(got.content)
+    with zipfile.ZipFile(archive) as zipped:
+        assert "drafts.parquet" in zipped.namelist()
+    fresh = RatingStore(tmp_path / "moved.db")
+    fresh.restore(archive)
+    draft = fresh.draft("ana", session.queues["ana"][0])
+    assert draft is not None and (draft.score, draft.notes) == (3, "half-typed")
+    # only the organiser's token opens it
+    assert client.get(f"/o/{token}/backup.zip").status_code == 404
+    assert client.get("/o/not-a-token/backup.zip").status_code == 404
+
+
 def test_the_bare_address_says_nothing_about_the_session(
     served: tuple[TestClient, Session, RatingStore],
 ) -> None:

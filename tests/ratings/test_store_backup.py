@@ -224,3 +224,57 @@ def test_a_draft_stamped_in_another_zone_is_compared_in_utc(tmp_path: Path) -> N
     assert fresh.import_events(older, what="drafts") == 1
     draft = fresh.draft("ana", "g1")
     assert draft is not None and draft.updated_at == "2020-01-01T21:00:00.000000+00:00"
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_a_zip_backup_restored_into_a_fresh_store_is_the_same_store(
+    tmp_path: Path, fmt: str
+) -> None:
+    import zipfile
+
+    store = _filled(tmp_path / "a.db")
+    archive = tmp_path / "backup.zip"
+    assert store.backup(archive, fmt=fmt) == [archive]
+    with zipfile.ZipFile(archive) as zipped:  # read by the standard library, not by us
+        assert sorted(zipped.namelist()) == sorted(f"{p}.{fmt}" for p in EXPORT_PARTS)
+    fresh = RatingStore(tmp_path / "b.db")
+    assert fresh.restore(archive) == {"ratings": 2, "labels": 1, "items": 3, "drafts": 5}
+    want, got = _contents(store), _contents(fresh)
+    for part in EXPORT_PARTS:
+        assert got[part].equals(want[part]), part
+    assert fresh.restore(archive) == dict.fromkeys(EXPORT_PARTS, 0)
+
+
+def test_a_zip_that_is_not_a_backup_is_refused_in_one_line_naming_it(tmp_path: Path) -> None:
+    import zipfile
+
+    store = RatingStore(tmp_path / "r.db")
+    junk = tmp_path / "junk.zip"
+    junk.write_bytes(b"PK\x03\x04 not really a zip")
+    with pytest.raises(InputError, match=r"junk\.zip.*not a readable zip backup") as err:
+        store.restore(junk)
+    assert "\n" not in str(err.value)
+    # A zip of other files: nothing of them is extracted, and it holds no backup.
+    other = tmp_path / "other.zip"
+    with zipfile.ZipFile(other, "w") as zipped:
+        zipped.writestr("../../escape.parquet", b"x")
+        zipped.writestr("notes.txt", b"hello")
+    with pytest.raises(InputError, match="holds no backup of a ratings store"):
+        store.restore(other)
+    assert not (tmp_path.parent / "escape.parquet").exists()
+
+
+def test_a_zip_part_beyond_the_reading_limit_is_refused_before_it_is_inflated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import zipfile
+
+    monkeypatch.setenv("TOOLKIT_MAX_FILE_BYTES", "1000")
+    bomb = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as zipped:
+        zipped.writestr("ratings.csv", b"0" * 100_000)  # compresses to a few hundred bytes
+    store = RatingStore(tmp_path / "r.db")
+    too_big = r"ratings\.csv=100000: a backup part larger than the limit"
+    with pytest.raises(InputError, match=too_big):
+        store.restore(bomb)
+    assert store.events().height == 0

@@ -116,6 +116,11 @@ def register(sub: Any) -> None:
         "--public-url", type=_public_url, metavar="URL",
         help="the address raters use (behind a reverse proxy), for the links printed",
     )  # fmt: skip
+    parser.add_argument(
+        "--restore", metavar="BACKUP",
+        help="first put a backup (the organiser page's zip, or a backup folder) back into "
+        "the store; what the store already holds stays",
+    )  # fmt: skip
     parser.set_defaults(func=run)
 
 
@@ -224,6 +229,10 @@ def run(args: argparse.Namespace) -> int:
     raters = parse_raters(args.raters) if args.raters is not None else None
     # refuses a foreign or damaged file before writing; one connection per server thread
     store = RatingStore(args.store or default_store_path(transcripts), keep_open=True)
+    if args.restore is not None:
+        added = store.restore(args.restore)  # all or nothing; a bad backup stops here
+        said = ", ".join(f"{n} {part}" for part, n in added.items())
+        print(f"toolkit rate: restored {args.restore} ({said} rows added)", file=sys.stderr)
     sock = listen(args.host, args.port)
     try:
         if games is None:

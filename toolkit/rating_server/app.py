@@ -768,6 +768,18 @@ def export_json(request: Request) -> Response:
     )
 
 
+def export_backup(request: Request) -> Response:
+    """Every part of the store as one zip (:meth:`RatingStore.backup_archive`): ratings,
+    persona item ratings, labels and every draft, so nothing a rater typed is left out."""
+    server, _token = _organiser(request)
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    return Response(
+        server.store.backup_archive(),
+        media_type="application/zip",
+        headers={"Content-Disposition": f'attachment; filename="ratings-backup-{stamp}.zip"'},
+    )
+
+
 # -- the rest ---------------------------------------------------------------------------
 
 
@@ -857,6 +869,7 @@ def create_app(server: RatingServer) -> Starlette:
         Route("/o/{token}", organiser),
         Route("/o/{token}/ratings.csv", export_csv),
         Route("/o/{token}/ratings.json", export_json),
+        Route("/o/{token}/backup.zip", export_backup),
     ]
     app = Starlette(
         routes=routes,

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import io
 import json
 import secrets
 import sqlite3
@@ -1443,32 +1444,63 @@ class RatingStore:
     def backup(self, folder: str | Path, *, fmt: str = "parquet") -> list[Path]:
         """Export every part of the store (:data:`EXPORT_PARTS`) into ``folder`` as
         ``ratings``, ``labels``, ``items`` and ``drafts`` files (each written atomically);
-        :meth:`restore` reads them back.
+        :meth:`restore` reads them back. A ``folder`` ending in ``.zip`` is one archive of
+        those files instead (:meth:`backup_archive`), written atomically.
 
         Args:
-            folder: where the files go (created when missing).
+            folder: where the files go (created when missing), or a ``.zip`` file.
             fmt: ``parquet`` or ``csv``.
 
         Returns:
-            The files written, in the order of :data:`EXPORT_PARTS`.
+            The files written, in the order of :data:`EXPORT_PARTS` (the archive alone
+            for a ``.zip``).
         """
         if fmt not in ("parquet", "csv"):
             raise InputError(self._name, "a backup is parquet or csv", field="fmt", value=fmt)
         out = Path(folder)
+        if out.suffix.lower() == ".zip":
+            data = self.backup_archive(fmt=fmt)
+            with atomic_path(out) as tmp:
+                tmp.write_bytes(data)
+            return [out]
         out.mkdir(parents=True, exist_ok=True)
         return [self.export(out / f"{part}.{fmt}", what=part) for part in EXPORT_PARTS]
 
+    def backup_archive(self, *, fmt: str = "parquet") -> bytes:
+        """:meth:`backup` as the bytes of one ``.zip`` archive (what the organiser's page
+        offers for download): every part, drafts included, read in one go."""
+        import tempfile
+        import zipfile
+
+        if fmt not in ("parquet", "csv"):
+            raise InputError(self._name, "a backup is parquet or csv", field="fmt", value=fmt)
+        buffer = io.BytesIO()
+        with tempfile.TemporaryDirectory(prefix="toolkit-backup-") as tmp:
+            files = self.backup(tmp, fmt=fmt)
+            with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+                for path in files:
+                    archive.write(path, path.name)
+        return buffer.getvalue()
+
     def restore(self, folder: str | Path) -> dict[str, int]:
         """Import a :meth:`backup`: each part's file that is in ``folder`` (Parquet, else
-        CSV), all parts in one transaction (all or nothing), what the store already
-        holds left as it is (see :meth:`import_events`).
+        CSV) or in a ``.zip`` archive of them, all parts in one transaction (all or
+        nothing), what the store already holds left as it is (see :meth:`import_events`).
 
         Returns:
             Part -> how many rows it added or brought up to date.
 
         Raises:
-            InputError: a folder without any part, or what :meth:`import_events` refuses.
+            InputError: a folder or archive without any part, an archive that is not a
+                zip or holds a part larger than the reading limit, or what
+                :meth:`import_events` refuses.
         """
+        if Path(folder).suffix.lower() == ".zip" and not Path(folder).is_dir():
+            import tempfile
+
+            with tempfile.TemporaryDirectory(prefix="toolkit-restore-") as tmp:
+                self._unpack_backup(Path(folder), Path(tmp))
+                return self.restore(tmp)
         base = Path(folder)
         found = []
         for part in EXPORT_PARTS:
@@ -1490,6 +1522,31 @@ class RatingStore:
                     con.executemany(sql, rows)
                 added[part] = con.total_changes - before
         return added
+
+    @staticmethod
+    def _unpack_backup(archive: Path, into: Path) -> None:
+        """The parts' files of a backup archive, written into ``into``; any other member
+        is ignored (never extracted by its own name), and a part larger than the reading
+        limit is refused before it is inflated."""
+        import zipfile
+
+        from toolkit.load._edge import limits
+
+        wanted = {f"{part}.{fmt}" for part in EXPORT_PARTS for fmt in ("parquet", "csv")}
+        limit = limits().max_file_bytes
+        try:
+            with zipfile.ZipFile(archive) as zipped:
+                for info in zipped.infolist():
+                    if info.filename not in wanted:
+                        continue
+                    if info.file_size > limit:
+                        raise InputError(
+                            str(archive), f"a backup part larger than the limit ({limit} bytes)",
+                            field=info.filename, value=info.file_size,
+                        )  # fmt: skip
+                    (into / info.filename).write_bytes(zipped.read(info))
+        except (zipfile.BadZipFile, OSError, EOFError) as exc:
+            raise InputError(str(archive), f"not a readable zip backup ({exc})") from exc
 
     def import_events(self, path: str | Path, *, what: str = "ratings") -> int:
         """Append what an export (Parquet or CSV) holds that the store does not hold yet;

@@ -5,13 +5,15 @@ path gives, and the general path still serves every other case (issue 25)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import polars as pl
 import pytest
-from conftest import tick_v1, tick_v2
+from conftest import tick_v1, tick_v2, write_run
 
 from toolkit.load import _ticks
+from toolkit.load import universe as U
 from toolkit.load._ticks import parse_ticks
 
 
@@ -126,3 +128,18 @@ def test_subtypes_are_the_non_null_values_written_to_a_subtype(path: str) -> Non
     )
     assert errors == []
     assert frame["subtypes"].to_list() == [["oak", "7"], [], []]
+
+
+def test_each_run_gets_only_its_own_warnings_when_one_slug_begins_another(
+    tmp_path: Path,
+) -> None:
+    # A run's warnings begin "<slug>: ", so "vale: x"'s also begin "vale: ".
+    for slug in ("vale", "vale: x"):
+        run = write_run(tmp_path / slug, [tick_v1(1), tick_v1(2)])
+        text = json.dumps(tick_v1(3))[:-1] + ', "action_text": "again"}'
+        (run / "tick_summaries" / "ticks" / "tick_3.json").write_text(text)
+    loaded = U._load([tmp_path / "vale", tmp_path / "vale: x"], cache=False, progress=False)
+    for u, slug in zip(loaded, ("vale", "vale: x"), strict=True):
+        dupes = [w for w in u.warnings if "duplicate key" in w]
+        assert len(dupes) == 1, dupes
+        assert dupes[0].startswith(f"{slug}: {tmp_path / slug / 'tick_summaries'}")

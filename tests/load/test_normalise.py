@@ -143,3 +143,22 @@ def test_each_run_gets_only_its_own_warnings_when_one_slug_begins_another(
         dupes = [w for w in u.warnings if "duplicate key" in w]
         assert len(dupes) == 1, dupes
         assert dupes[0].startswith(f"{slug}: {tmp_path / slug / 'tick_summaries'}")
+
+
+@pytest.mark.parametrize(
+    ("name", "fields"),
+    [
+        ("tick_2.json", {"tick_id": "\u0663"}),  # ARABIC-INDIC DIGIT THREE, a digit to Python
+        ("tick_4.json", {"tick_id": "\x1c3"}),  # a space to Python's strip, not to Polars'
+        ("tick_\u0663.json", {}),  # no id, and the file name's number in such digits
+    ],
+)
+def test_a_tick_number_python_reads_is_the_frames_tick(
+    path: str, name: str, fields: dict[str, Any]
+) -> None:
+    # The per-file path validates the id with Python's rules; the frame takes the number
+    # it validated, not a second reading of the text by Polars (which raised here).
+    tick = {k: v for k, v in tick_v1(3).items() if k != "tick_id"} | fields
+    frame, errors = _parse([("tick_1.json", tick_v1(1)), (name, tick)])
+    assert errors == []
+    assert frame["tick"].to_list() == [1, 3]

@@ -175,8 +175,12 @@ def validate_tick(path: Path, data: Any) -> dict[str, Any]:
     count = tick.mutations.count
     if count is not None and not -MAX_TICK - 1 <= count <= MAX_TICK:
         raise InputError(path, "a count beyond 64 bits", field="mutations.count", value=count)
-    if tick.tick_id is None and not re.match(r"^tick_\d+\.json$", path.name):
-        raise InputError(path, "no tick id, and none in the file name", field="tick_id")
+    if tick.tick_id is None:
+        if not re.match(r"^tick_\d+\.json$", path.name):
+            raise InputError(path, "no tick id, and none in the file name", field="tick_id")
+        number = int(path.name[len("tick_") : -len(".json")])
+        if number > MAX_TICK:
+            raise InputError(path, "tick number beyond 64 bits", field="tick_id", value=path.name)
     if (unfit := _number_problem(tick)) is not None:
         raise InputError(
             path, "a number the frame cannot hold (too large, or not finite)",
@@ -184,6 +188,9 @@ def validate_tick(path: Path, data: Any) -> dict[str, Any]:
         )  # fmt: skip
     canonical = tick.model_dump(mode="json", by_alias=True)
     canonical["schema_version"] = version
+    # The number validated here, not its text: Polars would read some texts Python
+    # reads (a digit or a space outside ASCII) differently, or not at all.
+    canonical["tick_id"] = number
     return canonical
 
 

@@ -12,6 +12,7 @@ import polars as pl
 import pytest
 from conftest import tick_v1, tick_v2, write_run
 
+from toolkit.frames import TICKS_SCHEMA
 from toolkit.load import _ticks
 from toolkit.load import universe as U
 from toolkit.load._ticks import parse_ticks
@@ -30,6 +31,7 @@ def _parse(
     files = [f"/runs/{slug}/tick_summaries/ticks/{name}" for name, _ in named]
     blobs = [json.dumps(tick).encode() for _, tick in named]
     frame, errors = parse_ticks([slug] * len(files), files, blobs)
+    assert frame.schema == pl.Schema(TICKS_SCHEMA)  # whichever path, in the frame's types
     return frame, [str(e) for e in errors]
 
 

@@ -1070,6 +1070,9 @@ def _in_order(frame: pl.DataFrame) -> bool:
     return bool(frame.select(later.head(pl.len() - 1).fill_null(False).all()).item())
 
 
+_TICKS = pl.Schema(TICKS_SCHEMA)
+
+
 def normalise(raw: pl.DataFrame, slugs: pl.Series, files: pl.Series) -> pl.DataFrame:
     """Turn raw tick records (:data:`RAW_TICK_SCHEMA`) into the ticks frame.
 
@@ -1161,7 +1164,7 @@ def normalise(raw: pl.DataFrame, slugs: pl.Series, files: pl.Series) -> pl.DataF
         continuation="continuation",
         mutation_count="mutation_count",
         subtypes=_subtypes(mutations.struct.field("list")),
-        claimed_count=pl.col("_claimed").list.len(),
+        claimed_count=pl.col("_claimed").list.len().cast(pl.Int64),
         unsupported_claims="unsupported_claims",
         grounded=pl.when(pl.col("_claimed").is_not_null())
         .then(pl.col("unsupported_claims").is_null())
@@ -1179,11 +1182,14 @@ def normalise(raw: pl.DataFrame, slugs: pl.Series, files: pl.Series) -> pl.DataF
         .then(pl.col("observation").struct.field("text"))
         .otherwise(pl.col("observation_text")),
         cost_usd=pl.when(v2).then(pl.col("cost_usd")).when(costs.is_not_null()).then(v1_cost),
-        tokens_in=pl.when(tokens.is_not_null()).then(tokens_in),
-        tokens_out=pl.when(tokens.is_not_null()).then(tokens_out),
-        duration_ms="duration_ms",
+        tokens_in=pl.when(tokens.is_not_null()).then(tokens_in).cast(pl.Int64),
+        tokens_out=pl.when(tokens.is_not_null()).then(tokens_out).cast(pl.Int64),
+        duration_ms=pl.col("duration_ms").cast(pl.Int64),
         source_file="source_file",
-    ).cast(TICKS_SCHEMA)  # type: ignore[arg-type]
+    )
+    # Built in the frame's types: casting a whole frame costs even when nothing changes.
+    if out.schema != _TICKS:
+        out = out.cast(TICKS_SCHEMA)  # type: ignore[arg-type]
     # Files are listed run by run in tick order, so the rows nearly always come in order:
     # checking costs a fraction of sorting. Equal ticks keep their files' order.
     if _in_order(out):

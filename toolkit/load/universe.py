@@ -40,6 +40,7 @@ from toolkit.load._ticks import (
     CONTINUATION_MECHANIC,
     CONTINUATION_TEXT,
     TICK_ID_PATTERN,
+    _in_order,
     collector_paused,
     parse_ticks,
     tick_number,
@@ -635,7 +636,7 @@ def _chunks(listings: Sequence[Listing]) -> list[list[Listing]]:
 
 
 def _parse_group(
-    group: Sequence[Listing], bar: Any, notes: list[str]
+    group: Sequence[Listing], bar: Any, notes: dict[str, list[str]]
 ) -> tuple[pl.DataFrame, dict[str, list[dict[str, Any]]]]:
     """Read and parse the tick files of a group of runs in one bulk read."""
     slugs: list[str] = []
@@ -666,7 +667,8 @@ def _parse_group(
     ticks, errors = parse_ticks(slugs, files, blobs, found)
     del blobs
     by_path = dict(zip(files, slugs, strict=True))
-    notes.extend(f"{by_path[path]}: {note}" for path, note in found)
+    for path, note in found:
+        notes.setdefault(by_path[path], []).append(f"{by_path[path]}: {note}")
     for err in errors:
         tick_issues.setdefault(by_path.get(err.path or "", ""), []).append(_issue(err))
     return ticks, tick_issues
@@ -683,7 +685,7 @@ def _build(listings: Sequence[Listing], progress: bool | None) -> list[Universe]
     """Load runs from their files: tick files parsed in bulk, a chunk of runs at a time."""
     frames: list[pl.DataFrame] = []
     tick_issues: dict[str, list[dict[str, Any]]] = {}
-    notes: list[str] = []
+    notes: dict[str, list[str]] = {}  # each run's warnings, by slug
     bar: Any = _NoBar()
     if progress is not False:
         from tqdm.auto import tqdm
@@ -732,6 +734,18 @@ def _first_of_each_tick(
 ) -> pl.DataFrame:
     """``ticks`` with only the first file of each (slug, tick); each later one is an
     issue of its run ("duplicate tick number")."""
+    if _in_order(ticks):  # as parse_ticks gives them: a repeat follows the row it repeats
+        slug, tick = pl.col("slug"), pl.col("tick")
+        later = ticks.select(
+            ((slug == slug.shift()) & (tick == tick.shift())).fill_null(False)
+        ).to_series()
+        if not later.any():
+            return ticks
+        for slug_, path in ticks.filter(later).select("slug", "source_file").iter_rows():
+            tick_issues.setdefault(slug_, []).append(
+                {"path": path, "line": None, "reason": "duplicate tick number"}
+            )
+        return ticks.filter(later.not_())
     dupes = ticks.filter(pl.struct("slug", "tick").is_duplicated())
     if not dupes.height:
         return ticks
@@ -748,7 +762,7 @@ def _assemble(
     ticks: pl.DataFrame,
     offsets: Mapping[str, tuple[int, int]],
     tick_issues: Mapping[str, list[dict[str, Any]]],
-    notes: Sequence[str],
+    notes: Mapping[str, list[str]],
 ) -> list[Universe]:
     blobs = _fetch(group, ticks=False)
     out: list[Universe] = []
@@ -763,8 +777,7 @@ def _assemble(
                 batches=part.batches,
                 checkpoints=part.checkpoints,
                 issues=_frame(issues, LOAD_ISSUES_SCHEMA),
-                warnings=part.warnings
-                + tuple(n for n in notes if n.startswith(f"{listing.slug}: ")),
+                warnings=part.warnings + tuple(notes.get(listing.slug, ())),
                 names=part.names,
                 paths=part.paths,
                 conserved=part.conserved,

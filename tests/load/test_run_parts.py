@@ -1,4 +1,5 @@
-"""Each run's parts beside its tick files (issue 25): the snapshots in ``universe.db``.
+"""Each run's parts beside its tick files (issue 25): the snapshots in ``universe.db``,
+and the listing of its tick folder.
 
 :func:`toolkit.load.universe._checkpoints` lets SQLite vouch for the common database
 (every ``tick_id``, ``node_count`` and ``edge_count`` an integer, none negative) and then
@@ -11,6 +12,7 @@ frame never comes from the fast way itself.
 from __future__ import annotations
 
 import sqlite3
+import warnings
 from pathlib import Path
 
 import pytest
@@ -18,7 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
-from toolkit.load.universe import _checkpoints
+from toolkit.errors import SkippedInputWarning
+from toolkit.load.universe import _checkpoints, list_run
 
 _COUNT = st.integers(min_value=0, max_value=2**63 - 1)
 #: Cells SQLite may hold in an untyped column: integers of both signs, reals, text ids.
@@ -95,3 +98,77 @@ def test_a_count_written_as_text_is_read_as_its_number(tmp_path: Path) -> None:
     frame, issues, _ = _checkpoints("run", _db(tmp_path / "u.db", rows))
     assert frame.select("tick", "node_count", "edge_count").rows() == [(1, 42, 3), (2, 5, 7)]
     assert issues == []
+
+
+# ---------------------------------------------------------------------------
+# Listing a run's tick folder
+# ---------------------------------------------------------------------------
+
+#: Tick folder entries: plain tick files, numbers written with leading zeros or repeated,
+#: beyond 64 bits, Unicode digits, other files, a folder named like a tick file, a
+#: newline in a name.
+_ENTRY = st.one_of(
+    st.integers(min_value=0, max_value=400).map(lambda n: f"tick_{n}.json"),
+    st.integers(min_value=0, max_value=40).map(lambda n: f"tick_0{n}.json"),
+    st.sampled_from(
+        [
+            f"tick_{2**63}.json",
+            f"tick_{2**63 - 1}.json",
+            f"tick_{10**17}.json",
+            f"tick_{10**18}.json",
+            "tick_0.json",
+            "tick_\u0663.json",
+            "tick_.json",
+            "tick_1.json.bak",
+            "notes.txt",
+            "tick_2.json\n",
+            "dir:tick_5.json",
+        ]
+    ),
+)
+
+
+def _tick_folder(root: Path, names: list[str]) -> Path:
+    ticks = root / "tick_summaries" / "ticks"
+    ticks.mkdir(parents=True)
+    for name in names:
+        if name.startswith("dir:"):
+            (ticks / name[4:]).mkdir()
+        else:
+            (ticks / name).write_text("{}")
+    return root
+
+
+_PLAIN = st.integers(min_value=0, max_value=10**6).map(lambda n: f"tick_{n}.json")
+
+
+@settings(max_examples=80, deadline=None)
+@given(names=st.one_of(st.lists(_PLAIN, unique=True), st.lists(_ENTRY, unique=True, max_size=25)))
+def test_a_tick_folder_lists_the_same_as_entry_by_entry(
+    tmp_path_factory: pytest.TempPathFactory, names: list[str]
+) -> None:
+    """Without ``stat``, a plain folder is listed by a few C calls over all names; the
+    listing (files, order, skipped entries) is the one the entry-by-entry loop gives, which
+    a listing with ``stat`` always takes."""
+    root = _tick_folder(tmp_path_factory.mktemp("run") / "r", names)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SkippedInputWarning)
+        quick, careful = list_run(root, stat=False), list_run(root, stat=True)
+    assert quick.ticks == careful.ticks
+    assert quick.skipped == careful.skipped
+
+
+def test_a_plain_tick_folder_is_sorted_by_number(tmp_path: Path) -> None:
+    root = _tick_folder(tmp_path / "r", ["tick_10.json", "tick_9.json", "tick_100.json"])
+    ticks = root / "tick_summaries" / "ticks"
+    assert list_run(root, stat=False).ticks == tuple(
+        str(ticks / f"tick_{n}.json") for n in (9, 10, 100)
+    )
+
+
+def test_a_repeated_tick_number_lists_both_files_by_path(tmp_path: Path) -> None:
+    root = _tick_folder(tmp_path / "r", ["tick_1.json", "tick_01.json", "tick_001.json"])
+    ticks = root / "tick_summaries" / "ticks"
+    assert list_run(root, stat=False).ticks == tuple(
+        str(ticks / name) for name in ("tick_001.json", "tick_01.json", "tick_1.json")
+    )

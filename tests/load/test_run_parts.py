@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 from toolkit.errors import SkippedInputWarning
-from toolkit.load.universe import _checkpoints, list_run
+from toolkit.load.universe import TickPaths, _checkpoints, list_run
 
 _COUNT = st.integers(min_value=0, max_value=2**63 - 1)
 #: Cells SQLite may hold in an untyped column: integers of both signs, reals, text ids.
@@ -172,3 +172,16 @@ def test_a_repeated_tick_number_lists_both_files_by_path(tmp_path: Path) -> None
     assert list_run(root, stat=False).ticks == tuple(
         str(ticks / name) for name in ("tick_001.json", "tick_01.json", "tick_1.json")
     )
+
+
+def test_a_plain_listing_holds_no_string_per_path(tmp_path: Path) -> None:
+    """A fleet's listing is held all load long: a plain folder's paths are kept as the
+    folder and the names joined (built again when read), and read back the same."""
+    root = _tick_folder(tmp_path / "r", [f"tick_{n}.json" for n in range(1, 51)])
+    ticks = list_run(root, stat=False).ticks
+    assert isinstance(ticks, TickPaths)
+    assert len(ticks) == 50
+    folder = root / "tick_summaries" / "ticks"
+    expected = [str(folder / f"tick_{n}.json") for n in range(1, 51)]
+    assert list(ticks) == expected and ticks[0] == expected[0] and ticks[-2:] == expected[-2:]
+    assert ticks == tuple(expected) and tuple(expected) == ticks and ticks != expected[:-1]

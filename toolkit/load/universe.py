@@ -19,10 +19,10 @@ import operator
 import os
 import re
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, overload
 
 import polars as pl
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -266,7 +266,7 @@ class Listing:
     """
 
     root: Path
-    ticks: tuple[str, ...]
+    ticks: Sequence[str]
     compressed: tuple[tuple[str, Path], ...]
     extras: tuple[Path, ...]
     key: tuple[tuple[str, int, int], ...]
@@ -293,7 +293,9 @@ _NAME = operator.attrgetter("name")
 _REGULAR = operator.methodcaller("is_file", follow_symlinks=False)
 
 
-def _plain_tick_paths(folder: str, entries: Sequence[os.DirEntry[str]]) -> tuple[str, ...] | None:
+def _plain_tick_paths(
+    folder: str, entries: Sequence[os.DirEntry[str]]
+) -> TickPaths | tuple[()] | None:
     """The paths of a tick folder's files sorted by tick number, when the folder is plain:
     every entry a regular file named ``tick_<n>.json`` as token-world writes them (see
     :data:`_PLAIN_TICK_NAMES`); else ``None``, and :func:`list_run` looks at each entry on
@@ -314,8 +316,49 @@ def _plain_tick_paths(folder: str, entries: Sequence[os.DirEntry[str]]) -> tuple
     names = joined.split("\n")
     names.sort()
     names.sort(key=len)  # stable: by length, then by text, which is by number here
-    prefix = os.path.join(folder, "")
-    return tuple((prefix + ("\n" + prefix).join(names)).split("\n"))
+    return TickPaths(os.path.join(folder, ""), "\n".join(names), len(names))
+
+
+class TickPaths(Sequence[str]):
+    """A plain tick folder's file paths in tick order, held as the folder and the file
+    names joined by newlines (two strings), not as a string per path.
+
+    A fleet's listing is made before its first file is read and held until the load
+    ends: 90,000 path strings cost about 12 MiB of small Python objects, whose memory
+    outlived the load (docs/performance.md, "Memory"). The paths are built when they are
+    read, a chunk of runs at a time. Equal to any sequence of the same paths."""
+
+    __slots__ = ("_count", "_names", "_prefix")
+
+    def __init__(self, prefix: str, names: str, count: int) -> None:
+        self._prefix, self._names, self._count = prefix, names, count
+
+    def _paths(self) -> list[str]:
+        return (self._prefix + self._names.replace("\n", "\n" + self._prefix)).split("\n")
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths())
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        return self._paths()[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return len(other) == self._count and list(other) == self._paths()
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self._paths()))
+
+    def __repr__(self) -> str:
+        return f"TickPaths({self._prefix!r}, {plural(self._count, 'file')})"
 
 
 def list_run(root: Path, *, stat: bool = True) -> Listing:
@@ -699,17 +742,18 @@ def _parse_group(
     fetched = _fetch(group, ticks=True)
     limit = _edge.limits().max_file_bytes
     for listing in group:
+        paths = list(listing.ticks)  # built here, a chunk at a time (see TickPaths)
         if fetched is not None and listing.source is not None:
-            got = [fetched[path] for path in listing.ticks]
+            got = [fetched[path] for path in paths]
         else:
-            got = _edge.read_many_fast(listing.ticks, limit)
+            got = _edge.read_many_fast(paths, limit)
         bar.update(len(got))
         if InputError not in map(type, got):  # every file read: no loop in Python
             slugs.extend([listing.slug] * len(got))
-            files.extend(listing.ticks)
+            files.extend(paths)
             blobs.extend(got)  # type: ignore[arg-type]
             continue
-        for path, blob in zip(listing.ticks, got, strict=True):
+        for path, blob in zip(paths, got, strict=True):
             if isinstance(blob, InputError):
                 tick_issues.setdefault(listing.slug, []).append(_issue(blob))
                 continue

@@ -984,6 +984,14 @@ def score_universe(
     for text in universe.warnings:
         slug, _, rest = text.partition(": ")
         warnings.setdefault(slug, []).append(rest)
+    slugs = universe.slugs
+    sources = {slug: _grounded_source(rows.get(slug)) for slug in slugs}
+    dims = {
+        slug: _dimensions(rows.get(slug), fans.get(slug), rubric, sources[slug]) for slug in slugs
+    }
+    # Every card's frames are slices of one frame (two small frames a card cost ~30 KiB).
+    dimension_frames = Scorecard.dimensions_frames([(slug, dims[slug]) for slug in slugs])
+    measure_frames = Scorecard.measures_frames([(slug, dims[slug]) for slug in slugs])
     return [
         _card(
             slug,
@@ -991,19 +999,27 @@ def score_universe(
             rubric,
             w,
             rows.get(slug),
-            fans.get(slug),
             issues.get(slug, []),
             warnings.get(slug, []),
             int(batched.get(slug) or 0),
             extents.get(slug, {}),
             per_run_series.get((slug,)),
+            (dims[slug], sources[slug], dimension_frames[i], measure_frames[i]),
         )
-        for slug in universe.slugs
+        for i, slug in enumerate(slugs)
     ]
 
 
 def _iso(value: Any) -> str | None:
     return None if value is None else value.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _grounded_source(row: dict[str, Any] | None) -> str:
+    if row is None or row["observer_n"] == 0:
+        return "proxy: zero-mutation ticks"
+    if row["observer_n"] == row["n"]:
+        return "observer claims"
+    return "observer claims where present, else proxy"
 
 
 def _card(
@@ -1012,20 +1028,16 @@ def _card(
     rubric: SimulationRubric,
     w: int,
     row: dict[str, Any] | None,
-    fan: dict[str, Any] | None,
     issues: list[dict[str, Any]],
     load_warnings: list[str],
     batched: int,
     extent: dict[str, Any],
     series: pl.DataFrame | None,
+    scored: tuple[list[Dimension], str, pl.DataFrame, pl.DataFrame],
 ) -> Scorecard:
-    if row is None or row["observer_n"] == 0:
-        grounded_source = "proxy: zero-mutation ticks"
-    elif row["observer_n"] == row["n"]:
-        grounded_source = "observer claims"
-    else:
-        grounded_source = "observer claims where present, else proxy"
-    dims = _dimensions(row, fan, rubric, grounded_source)
+    """The scorecard of one run; ``scored``: its dimensions, where groundedness comes
+    from, and its dimensions and measures frames (from :func:`score_universe`)."""
+    dims, grounded_source, dimensions, measures = scored
     verdict, reason = _verdict(dims, row is not None, rubric.informational())
 
     warnings = [f"skipped {issue['reason']}" for issue in issues] + load_warnings
@@ -1063,11 +1075,11 @@ def _card(
         title=f"{name} · {_scored_span(row['n'] if row else 0, w)}",
         verdict=verdict,
         verdict_reason=reason,
-        dimensions=Scorecard.dimensions_frame(slug, dims),
+        dimensions=dimensions,
         warnings=tuple(warnings),
         meta=meta,
         series=series,
-        measures=Scorecard.measures_frame(slug, dims),
+        measures=measures,
     )
 
 

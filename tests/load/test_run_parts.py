@@ -11,16 +11,19 @@ frame never comes from the fast way itself.
 
 from __future__ import annotations
 
+import platform
 import sqlite3
 import warnings
 from pathlib import Path
 
 import pytest
+from conftest import SAMPLE_RUNS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 from toolkit.errors import SkippedInputWarning
+from toolkit.load import universe
 from toolkit.load.universe import TickPaths, _checkpoints, list_run
 
 _COUNT = st.integers(min_value=0, max_value=2**63 - 1)
@@ -185,3 +188,53 @@ def test_a_plain_listing_holds_no_string_per_path(tmp_path: Path) -> None:
     expected = [str(folder / f"tick_{n}.json") for n in range(1, 51)]
     assert list(ticks) == expected and ticks[0] == expected[0] and ticks[-2:] == expected[-2:]
     assert ticks == tuple(expected) and tuple(expected) == ticks and ticks != expected[:-1]
+
+
+# ---------------------------------------------------------------------------
+# Memory: the C heap's free pages after a fleet load
+# ---------------------------------------------------------------------------
+
+
+def _rss_kib() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmRSS")
+
+
+@pytest.mark.skipif(
+    platform.libc_ver()[0] != "glibc" or not Path("/proc/self/status").exists(),
+    reason="malloc_trim is glibc's; RSS is read from /proc",
+)
+def test_freed_heap_pages_go_back_to_the_system() -> None:
+    """Bytes freed under a block still in use stay in the process until trimmed."""
+    blobs = [bytes(2048) + bytes([i % 256]) for i in range(40_000)]  # ~80 MiB, C heap
+    keep = blobs[-1]  # allocated last: the heap's top stays in use
+    del blobs
+    before = _rss_kib()
+    universe._release_freed_heap()
+    assert before - _rss_kib() > 40 * 1024
+    assert keep
+
+
+def test_a_fleet_sized_load_releases_the_freed_heap_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[None] = []
+    monkeypatch.setattr(universe, "_release_freed_heap", lambda: calls.append(None))
+    monkeypatch.setattr(universe, "CHUNK_FILES", 10)
+    fleet = universe.load_universes(SAMPLE_RUNS / "fleet" / "*")
+    assert fleet.ticks.height >= 10 and len(calls) == 1
+    monkeypatch.setattr(universe, "CHUNK_FILES", 10**9)  # a small load: not worth a trim
+    universe.load_universes(SAMPLE_RUNS / "fleet" / "*")
+    assert len(calls) == 1
+
+
+def test_without_malloc_trim_the_release_does_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    import ctypes
+
+    def no_library(name: object) -> object:
+        raise OSError("no C library here")
+
+    monkeypatch.setattr(ctypes, "CDLL", no_library)
+    universe._release_freed_heap()  # no error, nothing to do

@@ -879,7 +879,27 @@ def _load(
 ) -> list[Universe]:
     with collector_paused():  # listing and loading make many objects, none in a cycle
         listings = [list_run(r, stat=bool(cache)) for r in roots]
-        return _load_listed(listings, cache, progress, storage_options)
+        loaded = _load_listed(listings, cache, progress, storage_options)
+    if sum(len(listing.ticks) for listing in listings) >= CHUNK_FILES:
+        _release_freed_heap()
+    return loaded
+
+
+def _release_freed_heap() -> None:
+    """Give the C heap's free pages back to the system (glibc's ``malloc_trim``; nothing
+    where there is no such call).
+
+    A fleet load reads its tick files' bytes into the C heap a chunk at a time; once the
+    load is done, about 9 MiB of it is free but still held, under whatever the caller does
+    next (scoring's own memory comes from Polars' allocator, which cannot reuse it). It
+    costs about 1 ms after a 300-run load (docs/performance.md, "Memory")."""
+    import ctypes
+
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError, TypeError):
+        return
+    trim(0)
 
 
 def _load_listed(

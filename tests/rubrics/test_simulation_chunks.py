@@ -60,3 +60,25 @@ def test_frames_of_subjects_without_dimensions_are_empty_slices() -> None:
     assert frames[1]["subject"].to_list() == ["y"]
     measures = Scorecard.measures_frames([("x", [dim]), ("y", [])])
     assert [m.rows() for m in measures] == [[("x", "a", "m", 2.0)], []]
+
+
+def test_a_fleet_of_up_to_two_chunks_is_scored_in_one_pass(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A pass costs a fixed ~7 ms; a small fleet's temporaries are small: one pass."""
+    universe = tk.load_universes(SAMPLE_RUNS / "fleet" / "*")
+    passes: list[int] = []
+    real = simulation.window_scores
+
+    def counted(ticks: pl.DataFrame, *args: object) -> object:
+        passes.append(ticks.height)
+        return real(ticks, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(simulation, "window_scores", counted)
+    monkeypatch.setattr(simulation, "SCORE_CHUNK_TICKS", (universe.ticks.height + 1) // 2)
+    tk.score_universe(universe, series=False)
+    assert passes == [universe.ticks.height]
+    passes.clear()
+    monkeypatch.setattr(simulation, "SCORE_CHUNK_TICKS", universe.ticks.height // 3)
+    tk.score_universe(universe, series=False)
+    assert len(passes) > 1 and sum(passes) == universe.ticks.height

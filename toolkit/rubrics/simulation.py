@@ -876,10 +876,12 @@ def _scored_span(ticks: int, window: int) -> str:
 
 #: Scoring takes the runs of a fleet about this many ticks at a time (whole runs; one
 #: chunk when a run's rows are not contiguous). Each chunk's temporaries are freed before
-#: the next is scored, and Polars' allocator reuses those pages, so scoring no longer
-#: raises a fleet load's peak memory (issue 25): 50 runs of 300 ticks a chunk cost about
-#: 0.015 s more CPU over 300 runs than one pass, and the peak stays the load's.
-SCORE_CHUNK_TICKS = 16_384
+#: the next is scored, and Polars' allocator reuses those pages, so scoring does not
+#: raise a fleet load's peak memory (issue 25). 27 runs of 300 ticks a chunk: scoring
+#: the 300-run fleet added about 7 MiB above the load's peak at 16,384 ticks a chunk and
+#: nothing at 8,192, for about 0.04 s more CPU (twelve passes instead of six). A fleet
+#: of up to twice this many ticks is scored in one pass.
+SCORE_CHUNK_TICKS = 8_192
 
 
 def run_chunks(slugs: pl.Series, size: int = SCORE_CHUNK_TICKS) -> list[tuple[int, int]]:
@@ -930,7 +932,11 @@ def score_universe(
     # Whole runs a chunk at a time: each chunk's temporaries are reused by the next.
     parts: list[pl.DataFrame] = []
     spans: list[pl.DataFrame] = []
-    for offset, length in run_chunks(universe.ticks["slug"], SCORE_CHUNK_TICKS):
+    # A fleet of up to two chunks is one pass: its temporaries are small, and a pass's
+    # fixed cost (about 7 ms) is not.
+    height = universe.ticks.height
+    size = SCORE_CHUNK_TICKS if height > 2 * SCORE_CHUNK_TICKS else max(height, 1)
+    for offset, length in run_chunks(universe.ticks["slug"], size):
         chunk = universe.ticks.slice(offset, length)
         if length:
             parts.append(window_scores(chunk, rubric, w, history).collect())

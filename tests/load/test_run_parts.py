@@ -108,8 +108,8 @@ def test_a_count_written_as_text_is_read_as_its_number(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------
 
 #: Tick folder entries: plain tick files, numbers written with leading zeros or repeated,
-#: beyond 64 bits, Unicode digits, other files, a folder named like a tick file, a
-#: newline in a name.
+#: beyond 64 bits, Unicode digits, other files, a folder or a symlink named like a tick
+#: file, a newline in a name.
 _ENTRY = st.one_of(
     st.integers(min_value=0, max_value=400).map(lambda n: f"tick_{n}.json"),
     st.integers(min_value=0, max_value=40).map(lambda n: f"tick_0{n}.json"),
@@ -126,6 +126,7 @@ _ENTRY = st.one_of(
             "notes.txt",
             "tick_2.json\n",
             "dir:tick_5.json",
+            "link:tick_6.json",
         ]
     ),
 )
@@ -137,6 +138,9 @@ def _tick_folder(root: Path, names: list[str]) -> Path:
     for name in names:
         if name.startswith("dir:"):
             (ticks / name[4:]).mkdir()
+        elif name.startswith("link:"):  # a symlink to a file inside the run
+            (root / "target.json").write_text("{}")
+            (ticks / name[5:]).symlink_to(root / "target.json")
         else:
             (ticks / name).write_text("{}")
     return root

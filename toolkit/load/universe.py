@@ -15,13 +15,14 @@ from __future__ import annotations
 import contextlib
 import glob as globmod
 import json
+import operator
 import os
 import re
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, overload
 
 import polars as pl
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -266,7 +267,7 @@ class Listing:
     """
 
     root: Path
-    ticks: tuple[str, ...]
+    ticks: Sequence[str]
     compressed: tuple[tuple[str, Path], ...]
     extras: tuple[Path, ...]
     key: tuple[tuple[str, int, int], ...]
@@ -282,6 +283,83 @@ class Listing:
 
 #: The largest tick or batch number a frame can hold (Int64).
 MAX_NUMBER = 2**63 - 1
+
+
+#: Tick file names joined by newlines, each ``tick_<n>.json`` with ``n`` in ASCII digits,
+#: no leading zero and at most 18 digits (below 2**63): sorting such names by length, then
+#: by text, sorts them by number.
+_PLAIN_NAME = r"tick_(?:0|[1-9][0-9]{0,17})\.json"
+_PLAIN_TICK_NAMES = re.compile(rf"(?:{_PLAIN_NAME}\n)*{_PLAIN_NAME}")
+_NAME = operator.attrgetter("name")
+_REGULAR = operator.methodcaller("is_file", follow_symlinks=False)
+
+
+def _plain_tick_paths(
+    folder: str, entries: Sequence[os.DirEntry[str]]
+) -> TickPaths | tuple[()] | None:
+    """The paths of a tick folder's files sorted by tick number, when the folder is plain:
+    every entry a regular file named ``tick_<n>.json`` as token-world writes them (see
+    :data:`_PLAIN_TICK_NAMES`); else ``None``, and :func:`list_run` looks at each entry on
+    its own.
+
+    The same listing as the entry-by-entry loop in a few C calls (one regular expression
+    over the names joined, two sorts, one join and split for the paths) instead of a
+    match, an ``int`` and a tuple per entry (docs/performance.md)."""
+    if not entries:
+        return ()
+    joined = "\n".join(map(_NAME, entries))
+    if (
+        joined.count("\n") != len(entries) - 1  # a name holding a newline
+        or _PLAIN_TICK_NAMES.fullmatch(joined) is None
+        or not all(map(_REGULAR, entries))
+    ):
+        return None
+    names = joined.split("\n")
+    names.sort()
+    names.sort(key=len)  # stable: by length, then by text, which is by number here
+    return TickPaths(os.path.join(folder, ""), "\n".join(names), len(names))
+
+
+class TickPaths(Sequence[str]):
+    """A plain tick folder's file paths in tick order, held as the folder and the file
+    names joined by newlines (two strings), not as a string per path.
+
+    A fleet's listing is made before its first file is read and held until the load
+    ends: 90,000 path strings cost about 12 MiB of small Python objects, whose memory
+    outlived the load (docs/performance.md, "Memory"). The paths are built when they are
+    read, a chunk of runs at a time. Equal to any sequence of the same paths."""
+
+    __slots__ = ("_count", "_names", "_prefix")
+
+    def __init__(self, prefix: str, names: str, count: int) -> None:
+        self._prefix, self._names, self._count = prefix, names, count
+
+    def _paths(self) -> list[str]:
+        return (self._prefix + self._names.replace("\n", "\n" + self._prefix)).split("\n")
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths())
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        return self._paths()[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return len(other) == self._count and list(other) == self._paths()
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self._paths()))
+
+    def __repr__(self) -> str:
+        return f"TickPaths({self._prefix!r}, {plural(self._count, 'file')})"
 
 
 def list_run(root: Path, *, stat: bool = True) -> Listing:
@@ -325,7 +403,10 @@ def list_run(root: Path, *, stat: bool = True) -> Listing:
 
     ticks: list[tuple[int, str]] = []
     match = _TICK_FILE.match
-    for e in _scan(root / "tick_summaries" / "ticks"):
+    tick_folder = root / "tick_summaries" / "ticks"
+    entries = _scan(tick_folder)
+    plain = None if stat else _plain_tick_paths(os.fspath(tick_folder), entries)
+    for e in entries if plain is None else ():
         if (m := match(e.name)) is None:
             continue
         number = int(m.group(1))
@@ -349,7 +430,7 @@ def list_run(root: Path, *, stat: bool = True) -> Listing:
             note(e, e.name)
     return Listing(
         root=root,
-        ticks=tuple(p for _, p in sorted(ticks)),
+        ticks=tuple(p for _, p in sorted(ticks)) if plain is None else plain,
         compressed=tuple((k, p) for k, _, p in sorted(compressed)),
         extras=tuple(sorted(extras)),
         key=tuple(sorted(key)),
@@ -448,6 +529,18 @@ def _batch_row(slug: str, path: Path, data: Any, kind: str) -> dict[str, Any]:
     }
 
 
+#: The snapshots' counts, and whether SQLite vouches for the row (every cell an integer,
+#: none negative): exactly the rows :func:`_cell_number` takes as they are.
+_SNAPSHOTS = (
+    "SELECT tick_id, typeof(tick_id), node_count, edge_count,"
+    " typeof(tick_id) = 'integer' AND tick_id >= 0"
+    " AND typeof(node_count) = 'integer' AND node_count >= 0"
+    " AND typeof(edge_count) = 'integer' AND edge_count >= 0"
+    " FROM graph_snapshots"
+)
+_by_tick = operator.itemgetter(0)
+
+
 def _checkpoints(
     slug: str, db: Path, blob: bytes | None = None
 ) -> tuple[pl.DataFrame, list[dict[str, Any]], list[str]]:
@@ -466,30 +559,34 @@ def _checkpoints(
         conn.deserialize(blob)
     conn.text_factory = bytes
     try:
-        rows = conn.execute(
-            "SELECT tick_id, typeof(tick_id), node_count, edge_count FROM graph_snapshots"
-        ).fetchall()
+        rows = conn.execute(_SNAPSHOTS).fetchall()
     finally:
         conn.close()
+    if all(row[4] for row in rows):  # SQLite vouches for every cell: no row to look at
+        rows.sort(key=_by_tick)  # stable, as the careful path's sort below
+        fast = [
+            {"slug": slug, "tick": t, "node_count": n, "edge_count": e} for t, _, n, e, _ in rows
+        ]
+        return _frame(fast, CHECKPOINTS_SCHEMA), [], []
     parsed: list[dict[str, Any]] = []
     issues: list[dict[str, Any]] = []
-    for index, (t, _, n, e) in enumerate(rows, start=1):
-        tick = _cell_number(t)
+    for index, (t, _, n, e, _) in enumerate(rows, start=1):
+        tick, nodes, edges = _cell_number(t), _cell_number(n), _cell_number(e)
         problem = None
         if tick is None:
             problem = f"tick_id={_edge.shown(t)} is not a tick number"
-        else:
-            for column, value in (("node_count", n), ("edge_count", e)):
-                if _cell_number(value) is None:
-                    problem = f"{column}={_edge.shown(value)} is not a whole number"
-                    break
+        elif nodes is None:
+            problem = f"node_count={_edge.shown(n)} is not a whole number"
+        elif edges is None:
+            problem = f"edge_count={_edge.shown(e)} is not a whole number"
         if problem is not None:
             reason = f"{db}: graph_snapshots row {index}: {problem}; the snapshot was skipped"
             issues.append({"path": str(db), "line": None, "reason": reason})
             continue
-        parsed.append({"slug": slug, "tick": tick, "node_count": n, "edge_count": e})
+        # the numbers read, not the cells: a count written as text ("42") is 42
+        parsed.append({"slug": slug, "tick": tick, "node_count": nodes, "edge_count": edges})
     warnings: list[str] = []
-    texts = [t for t, kind, _, _ in rows if kind in ("text", b"text")]
+    texts = [t for t, kind, *_ in rows if kind in ("text", b"text")]
     if texts:
         first = texts[0].decode("utf-8", "replace") if isinstance(texts[0], bytes) else texts[0]
         warnings.append(
@@ -646,17 +743,18 @@ def _parse_group(
     fetched = _fetch(group, ticks=True)
     limit = _edge.limits().max_file_bytes
     for listing in group:
+        paths = list(listing.ticks)  # built here, a chunk at a time (see TickPaths)
         if fetched is not None and listing.source is not None:
-            got = [fetched[path] for path in listing.ticks]
+            got = [fetched[path] for path in paths]
         else:
-            got = _edge.read_many_fast(listing.ticks, limit)
+            got = _edge.read_many_fast(paths, limit)
         bar.update(len(got))
         if InputError not in map(type, got):  # every file read: no loop in Python
             slugs.extend([listing.slug] * len(got))
-            files.extend(listing.ticks)
+            files.extend(paths)
             blobs.extend(got)  # type: ignore[arg-type]
             continue
-        for path, blob in zip(listing.ticks, got, strict=True):
+        for path, blob in zip(paths, got, strict=True):
             if isinstance(blob, InputError):
                 tick_issues.setdefault(listing.slug, []).append(_issue(blob))
                 continue
@@ -794,7 +892,27 @@ def _load(
 ) -> list[Universe]:
     with collector_paused():  # listing and loading make many objects, none in a cycle
         listings = [list_run(r, stat=bool(cache)) for r in roots]
-        return _load_listed(listings, cache, progress, storage_options)
+        loaded = _load_listed(listings, cache, progress, storage_options)
+    if sum(len(listing.ticks) for listing in listings) >= CHUNK_FILES:
+        _release_freed_heap()
+    return loaded
+
+
+def _release_freed_heap() -> None:
+    """Give the C heap's free pages back to the system (glibc's ``malloc_trim``; nothing
+    where there is no such call).
+
+    A fleet load reads its tick files' bytes into the C heap a chunk at a time; once the
+    load is done, about 9 MiB of it is free but still held, under whatever the caller does
+    next (scoring's own memory comes from Polars' allocator, which cannot reuse it). It
+    costs about 1 ms after a 300-run load (docs/performance.md, "Memory")."""
+    import ctypes
+
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError, TypeError):
+        return
+    trim(0)
 
 
 def _load_listed(

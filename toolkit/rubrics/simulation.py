@@ -876,10 +876,12 @@ def _scored_span(ticks: int, window: int) -> str:
 
 #: Scoring takes the runs of a fleet about this many ticks at a time (whole runs; one
 #: chunk when a run's rows are not contiguous). Each chunk's temporaries are freed before
-#: the next is scored, and Polars' allocator reuses those pages, so scoring no longer
-#: raises a fleet load's peak memory (issue 25): 50 runs of 300 ticks a chunk cost about
-#: 0.015 s more CPU over 300 runs than one pass, and the peak stays the load's.
-SCORE_CHUNK_TICKS = 16_384
+#: the next is scored, and Polars' allocator reuses those pages, so scoring does not
+#: raise a fleet load's peak memory (issue 25). 27 runs of 300 ticks a chunk: scoring
+#: the 300-run fleet added about 7 MiB above the load's peak at 16,384 ticks a chunk and
+#: nothing at 8,192, for about 0.04 s more CPU (twelve passes instead of six). A fleet
+#: of up to twice this many ticks is scored in one pass.
+SCORE_CHUNK_TICKS = 8_192
 
 
 def run_chunks(slugs: pl.Series, size: int = SCORE_CHUNK_TICKS) -> list[tuple[int, int]]:
@@ -930,7 +932,11 @@ def score_universe(
     # Whole runs a chunk at a time: each chunk's temporaries are reused by the next.
     parts: list[pl.DataFrame] = []
     spans: list[pl.DataFrame] = []
-    for offset, length in run_chunks(universe.ticks["slug"], SCORE_CHUNK_TICKS):
+    # A fleet of up to two chunks is one pass: its temporaries are small, and a pass's
+    # fixed cost (about 7 ms) is not.
+    height = universe.ticks.height
+    size = SCORE_CHUNK_TICKS if height > 2 * SCORE_CHUNK_TICKS else max(height, 1)
+    for offset, length in run_chunks(universe.ticks["slug"], size):
         chunk = universe.ticks.slice(offset, length)
         if length:
             parts.append(window_scores(chunk, rubric, w, history).collect())
@@ -984,6 +990,14 @@ def score_universe(
     for text in universe.warnings:
         slug, _, rest = text.partition(": ")
         warnings.setdefault(slug, []).append(rest)
+    slugs = universe.slugs
+    sources = {slug: _grounded_source(rows.get(slug)) for slug in slugs}
+    dims = {
+        slug: _dimensions(rows.get(slug), fans.get(slug), rubric, sources[slug]) for slug in slugs
+    }
+    # Every card's frames are slices of one frame (two small frames a card cost ~30 KiB).
+    dimension_frames = Scorecard.dimensions_frames([(slug, dims[slug]) for slug in slugs])
+    measure_frames = Scorecard.measures_frames([(slug, dims[slug]) for slug in slugs])
     return [
         _card(
             slug,
@@ -991,19 +1005,27 @@ def score_universe(
             rubric,
             w,
             rows.get(slug),
-            fans.get(slug),
             issues.get(slug, []),
             warnings.get(slug, []),
             int(batched.get(slug) or 0),
             extents.get(slug, {}),
             per_run_series.get((slug,)),
+            (dims[slug], sources[slug], dimension_frames[i], measure_frames[i]),
         )
-        for slug in universe.slugs
+        for i, slug in enumerate(slugs)
     ]
 
 
 def _iso(value: Any) -> str | None:
     return None if value is None else value.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _grounded_source(row: dict[str, Any] | None) -> str:
+    if row is None or row["observer_n"] == 0:
+        return "proxy: zero-mutation ticks"
+    if row["observer_n"] == row["n"]:
+        return "observer claims"
+    return "observer claims where present, else proxy"
 
 
 def _card(
@@ -1012,20 +1034,16 @@ def _card(
     rubric: SimulationRubric,
     w: int,
     row: dict[str, Any] | None,
-    fan: dict[str, Any] | None,
     issues: list[dict[str, Any]],
     load_warnings: list[str],
     batched: int,
     extent: dict[str, Any],
     series: pl.DataFrame | None,
+    scored: tuple[list[Dimension], str, pl.DataFrame, pl.DataFrame],
 ) -> Scorecard:
-    if row is None or row["observer_n"] == 0:
-        grounded_source = "proxy: zero-mutation ticks"
-    elif row["observer_n"] == row["n"]:
-        grounded_source = "observer claims"
-    else:
-        grounded_source = "observer claims where present, else proxy"
-    dims = _dimensions(row, fan, rubric, grounded_source)
+    """The scorecard of one run; ``scored``: its dimensions, where groundedness comes
+    from, and its dimensions and measures frames (from :func:`score_universe`)."""
+    dims, grounded_source, dimensions, measures = scored
     verdict, reason = _verdict(dims, row is not None, rubric.informational())
 
     warnings = [f"skipped {issue['reason']}" for issue in issues] + load_warnings
@@ -1063,11 +1081,11 @@ def _card(
         title=f"{name} · {_scored_span(row['n'] if row else 0, w)}",
         verdict=verdict,
         verdict_reason=reason,
-        dimensions=Scorecard.dimensions_frame(slug, dims),
+        dimensions=dimensions,
         warnings=tuple(warnings),
         meta=meta,
         series=series,
-        measures=Scorecard.measures_frame(slug, dims),
+        measures=measures,
     )
 
 

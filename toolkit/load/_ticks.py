@@ -9,11 +9,11 @@ the raw frame's columns), and any file that path cannot vouch for on its own
 same pass. A file holding a value whose column form Polars' NDJSON reader decides (a
 float inside a change list, a number beyond 64 bits) is read by that reader instead, in
 one read for all such files (JSON strings cannot hold a raw newline, so replacing
-newlines with spaces keeps every file one NDJSON line). Every row is then checked column-wise; a file
-the screen or the check refuses is looked at alone with the pydantic models, which name
-the file, the field and the value. A file that passes there is re-serialised in
-canonical form and read by Polars' reader, so there is exactly one normaliser,
-:func:`normalise`.
+newlines with spaces keeps every file one NDJSON line). Every row is then checked
+column-wise; a file the screen or the check refuses is looked at alone with the pydantic
+models, which name the file, the field and the value. A file that passes there is
+re-serialised in canonical form and read by Polars' reader, so there is exactly one
+normaliser, :func:`normalise`.
 
 The same bytes give the same frame whichever path a file takes (the differential tests
 load every sample both ways). Polars' reader keeps the *first* of repeated keys and

@@ -796,26 +796,22 @@ def _build(listings: Sequence[Listing], progress: bool | None) -> list[Universe]
             leave=False,
             miniters=1000,
         )
-    # A slug held by one listing only (as usual) is in one chunk: its repeated tick
+    # Every entry point reads a run once and refuses two runs sharing a slug
+    # (:func:`_each_run_once`), so a run's files are in one chunk: its repeated tick
     # numbers are found a chunk at a time, which keeps the hashing's memory small.
-    apart = len({listing.slug for listing in listings}) == len(listings)
+    if len({listing.slug for listing in listings}) != len(listings):
+        raise ValueError("_build needs runs with distinct slugs (see _each_run_once)")
     with bar:
         for group in _chunks(listings):
             frame, group_issues = _parse_group(group, bar, notes)
             for slug, found in group_issues.items():
                 tick_issues.setdefault(slug, []).extend(found)
-            frames.append(_first_of_each_tick(frame, tick_issues) if apart else frame)
+            frames.append(_first_of_each_tick(frame, tick_issues))
     ticks = pl.concat(frames) if frames else pl.DataFrame(schema=TICKS_SCHEMA)
-    if not apart:
-        ticks = _first_of_each_tick(ticks, tick_issues)
 
-    # Each run's rows are contiguous: zero-copy slices instead of a partitioned copy.
-    # Their lengths are the slug column's run lengths (no hashing) when slugs are apart.
-    extents = (
-        ticks["slug"].rle().struct.unnest().select("value", "len")
-        if apart
-        else ticks.group_by("slug", maintain_order=True).len()
-    )
+    # Each run's rows are contiguous: zero-copy slices instead of a partitioned copy,
+    # their lengths the slug column's run lengths (no hashing).
+    extents = ticks["slug"].rle().struct.unnest().select("value", "len")
     offsets: dict[str, tuple[int, int]] = {}
     start = 0
     for slug, count in extents.iter_rows():

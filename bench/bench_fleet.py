@@ -13,12 +13,15 @@ clock measures the neighbours as much as the code.
 The I/O floor lists the run folders and reads every tick file whole with one
 ``os.read`` of 64 KiB (and, beside it, sized by ``fstat``): the cheapest way to get the
 bytes. The files are in the page cache (the generator wrote them, every round reads
-them), so the floor is the system calls and the copies, not the disk. The floor recorded
+them), so the floor is the system calls and the copies, not the disk. (This machine's
+proactive reclaim can evict the cache of files untouched for a while: the first round
+after a pause may read some files from disk; the median of the rounds absorbs it.) The floor recorded
 before issue 25 read with a 16 MiB buffer, which glibc maps and unmaps on every read: it
 is still measured (``floor_16mib``) to show how much it inflated the floor.
 
-Also measured: a --small-runs fleet (load + score against naive), the cost per tick
-file of a cold load at each --scaling size, and (in a fresh process) peak memory.
+Also measured: a --small-runs fleet (load + score against naive, in a fresh process of
+its own), the cost per tick file of a cold load at each --scaling size, and (in a fresh
+process) peak memory. DuckDB reads in fresh processes too.
 
 Scale (issue 17), beside the local numbers in the same run:
     python bench/bench_fleet.py --runs 40 --ticks 100 --engine dask --source s3
@@ -243,6 +246,35 @@ def child_load(fleet: Path) -> dict[str, float]:
     return json.loads(out.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
+def child_small(fleet: Path, window: int, rounds: int) -> tuple[dict[str, Any], bool]:
+    """The small fleet's load + score, naive load + score and cold load, interleaved over
+    ``rounds`` in a fresh process capped like :func:`child_load` (after a warm-up load of
+    the sample run): each step's times, and whether the naive reference's statuses equal
+    the toolkit's for every run."""
+    code = (
+        f"import json, sys; sys.path.insert(0, {str(HERE)!r})\n"
+        "import bench_fleet as b, naive, toolkit as tk\n"
+        "from timing import interleaved\n"
+        f"tk.load_universe({str(SAMPLE)!r})\n"
+        f"fleet, pattern, window = b.Path({str(fleet)!r}), {str(fleet / 'run-*')!r}, {window}\n"
+        "steps = {\n"
+        "    'load_score': lambda: tk.score_universe(\n"
+        "        tk.load_universes(pattern, progress=False), window=window, series=False),\n"
+        "    'naive_load_score': lambda: naive.score_fleet(naive.load_fleet(fleet), window),\n"
+        "    'cold_load': lambda: tk.load_universes(pattern, progress=False),\n"
+        "}\n"
+        f"times, last, _ = interleaved(steps, {rounds})\n"
+        "agrees = b.verdicts(last['load_score']) == last['naive_load_score']\n"
+        "print(json.dumps({'times': times, 'agrees': agrees}))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True,
+        preexec_fn=_capped,
+    ).stdout  # fmt: skip
+    got = json.loads(out.strip().splitlines()[-1])
+    return got["times"], bool(got["agrees"])
+
+
 def machine() -> dict[str, Any]:
     import polars as pl
 
@@ -375,26 +407,18 @@ def main(argv: list[str]) -> int:
 
     if args.small_runs:
         small = fleet_at(args.out, args.small_runs, args.ticks, args.seed)
-        small_steps: dict[str, Any] = {
-            "load_score": lambda: tk.score_universe(
-                tk.load_universes(small / "run-*", progress=False), window=args.window,
-                series=False,
-            ),
-            "naive_load_score": lambda: naive.score_fleet(naive.load_fleet(small), args.window),
-            "cold_load": lambda: tk.load_universes(small / "run-*", progress=False),
-        }  # fmt: skip
-        if read_duckdb is not None:
-            small_steps["duckdb_read_json"] = lambda: read_duckdb(small)
+        # In a fresh process of its own (as a command-line run is), so the big fleet's
+        # steps before it (gigabytes of the naive reference's objects, a large Polars
+        # heap) do not weigh on the small fleet's numbers; the naive reference runs
+        # interleaved in the same process, under the same conditions.
+        times, agrees = child_small(small, args.window, args.rounds)
         if read_duckdb is not None:
             read_duckdb.times.clear()
-        times, last, _ = interleaved(small_steps, args.rounds)
-        if read_duckdb is not None:
+            for _ in range(args.rounds):
+                read_duckdb(small)
             times["duckdb_read_json"] = own_times(read_duckdb)
         results["small"] = {"runs": args.small_runs, "steps": measured(times)}
-        results["small"]["naive_agrees"] = (
-            verdicts(last["load_score"]) == last["naive_load_score"]
-        )  # fmt: skip
-        last.clear()
+        results["small"]["naive_agrees"] = agrees
         print("small fleet measured", file=sys.stderr)
 
     sizes = [int(n) for n in args.scaling.split(",") if n.strip()]
@@ -726,7 +750,7 @@ def report(r: dict[str, Any]) -> str:
     )
     if "small" in r:
         sm = r["small"]["steps"]
-        lines += ["", f"Small fleet: {r['small']['runs']} runs (same ticks per run)", "", *head]
+        lines += ["", f"Small fleet: {r['small']['runs']} runs (same ticks per run; its own fresh process)", "", *head]
         lines += [_row(label, sm[k]) for k, label in names if k in sm]
     if "scaling" in r:
         sc = r["scaling"]

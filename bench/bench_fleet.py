@@ -15,9 +15,9 @@ The I/O floor lists the run folders and reads every tick file whole with one
 bytes. The files are in the page cache (the generator wrote them, every round reads
 them), so the floor is the system calls and the copies, not the disk. (This machine's
 proactive reclaim can evict the cache of files untouched for a while: the first round
-after a pause may read some files from disk; the median of the rounds absorbs it.) The floor recorded
-before issue 25 read with a 16 MiB buffer, which glibc maps and unmaps on every read: it
-is still measured (``floor_16mib``) to show how much it inflated the floor.
+after a pause may read some files from disk; the median of the rounds absorbs it.) The
+floor recorded before issue 25 read with a 16 MiB buffer, which glibc maps and unmaps on
+every read: it is still measured (``floor_16mib``) to show how much it inflated the floor.
 
 Also measured: a --small-runs fleet (load + score against naive, in a fresh process of
 its own), the cost per tick file of a cold load at each --scaling size, and (in a fresh
@@ -750,7 +750,8 @@ def report(r: dict[str, Any]) -> str:
     )
     if "small" in r:
         sm = r["small"]["steps"]
-        lines += ["", f"Small fleet: {r['small']['runs']} runs (same ticks per run; its own fresh process)", "", *head]
+        title = f"Small fleet: {r['small']['runs']} runs (same ticks per run; its own process)"
+        lines += ["", title, "", *head]
         lines += [_row(label, sm[k]) for k, label in names if k in sm]
     if "scaling" in r:
         sc = r["scaling"]

@@ -160,11 +160,7 @@ def duckdb_reader() -> Any:
             "cpu, wall = timing.cpu_seconds() - c0, time.perf_counter() - t0\n"
             "print(json.dumps({'rows': rows, 'cpu': cpu, 'wall': wall}))\n"
         )
-        out = subprocess.run(
-            [sys.executable, "-c", code], check=True, capture_output=True, text=True,
-            preexec_fn=_capped,
-        ).stdout  # fmt: skip
-        got = json.loads(out.strip().splitlines()[-1])
+        got = run_child(code)
         read.times.append((got["cpu"], got["wall"]))  # type: ignore[attr-defined]
         return int(got["rows"])
 
@@ -208,11 +204,7 @@ def child_peak(fleet: Path, window: int, allocator: str | None = None) -> dict[s
     env = dict(os.environ)
     if allocator is not None:
         env["_RJEM_MALLOC_CONF"] = allocator
-    out = subprocess.run(
-        [sys.executable, "-c", code], check=True, capture_output=True, text=True, env=env,
-        preexec_fn=_capped,
-    ).stdout  # fmt: skip
-    return json.loads(out.strip().splitlines()[-1])  # type: ignore[no-any-return]
+    return run_child(code, env)  # type: ignore[no-any-return]
 
 
 #: The address-space cap (bytes) of the processes that load the cost-per-file fleets: no
@@ -222,6 +214,16 @@ LOAD_CAP = 4 * 2**30
 
 def _capped() -> None:  # in the child, before exec
     resource.setrlimit(resource.RLIMIT_AS, (LOAD_CAP, LOAD_CAP))
+
+
+def run_child(code: str, env: dict[str, str] | None = None) -> Any:
+    """Run ``code`` in a fresh Python process capped at :data:`LOAD_CAP`; the JSON value
+    of the last line it prints."""
+    out = subprocess.run(
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True, env=env,
+        preexec_fn=_capped,
+    ).stdout  # fmt: skip
+    return json.loads(out.strip().splitlines()[-1])
 
 
 def child_load(fleet: Path) -> dict[str, float]:
@@ -239,11 +241,7 @@ def child_load(fleet: Path) -> dict[str, float]:
         "print(json.dumps({'cpu': cpu, 'wall': wall, 'peak_kib': peak,"
         " 'ticks': u.ticks.height}))\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], check=True, capture_output=True, text=True,
-        preexec_fn=_capped,
-    ).stdout  # fmt: skip
-    return json.loads(out.strip().splitlines()[-1])  # type: ignore[no-any-return]
+    return run_child(code)  # type: ignore[no-any-return]
 
 
 def child_small(fleet: Path, window: int, rounds: int) -> tuple[dict[str, Any], bool]:
@@ -267,11 +265,7 @@ def child_small(fleet: Path, window: int, rounds: int) -> tuple[dict[str, Any], 
         "agrees = b.verdicts(last['load_score']) == last['naive_load_score']\n"
         "print(json.dumps({'times': times, 'agrees': agrees}))\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], check=True, capture_output=True, text=True,
-        preexec_fn=_capped,
-    ).stdout  # fmt: skip
-    got = json.loads(out.strip().splitlines()[-1])
+    got = run_child(code)
     return got["times"], bool(got["agrees"])
 
 

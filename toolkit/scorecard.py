@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -100,12 +100,10 @@ class Scorecard:
 
         A fleet's cards share one frame's memory instead of holding two small frames
         each (300 cards held about 9 MiB that way, docs/performance.md)."""
-        rows: list[dict[str, Any]] = []
-        counts: list[int] = []
-        for subject, dims in subjects:
-            before = len(rows)
-            rows.extend(
-                {
+
+        def rows(subject: str, dims: Iterable[Dimension]) -> Iterator[dict[str, Any]]:
+            for d in dims:
+                yield {
                     "subject": subject,
                     "dimension": d.key,
                     "name": d.name,
@@ -115,10 +113,8 @@ class Scorecard:
                     "green": d.green,
                     "red": d.red,
                 }
-                for d in dims
-            )
-            counts.append(len(rows) - before)
-        return _sliced(pl.DataFrame(rows, schema=SCORECARD_SCHEMA), counts)
+
+        return _sliced_rows(subjects, rows, SCORECARD_SCHEMA)
 
     @staticmethod
     def measures_frame(subject: str, dims: Iterable[Dimension]) -> pl.DataFrame:
@@ -131,22 +127,18 @@ class Scorecard:
         subjects: Iterable[tuple[str, Iterable[Dimension]]],
     ) -> list[pl.DataFrame]:
         """:meth:`measures_frame` of each ``(subject, dims)``, as slices of one frame."""
-        rows: list[dict[str, Any]] = []
-        counts: list[int] = []
-        for subject, dims in subjects:
-            before = len(rows)
-            rows.extend(
-                {
-                    "subject": subject,
-                    "dimension": d.key,
-                    "measure": name,
-                    "value": None if value is None else float(value),
-                }
-                for d in dims
-                for name, value in d.measures.items()
-            )
-            counts.append(len(rows) - before)
-        return _sliced(pl.DataFrame(rows, schema=MEASURES_SCHEMA), counts)
+
+        def rows(subject: str, dims: Iterable[Dimension]) -> Iterator[dict[str, Any]]:
+            for d in dims:
+                for name, value in d.measures.items():
+                    yield {
+                        "subject": subject,
+                        "dimension": d.key,
+                        "measure": name,
+                        "value": None if value is None else float(value),
+                    }
+
+        return _sliced_rows(subjects, rows, MEASURES_SCHEMA)
 
     def measures_of(self, key: str) -> dict[str, float | None]:
         """Dimension ``key``'s secondary measures, name -> value (empty when none)."""
@@ -222,8 +214,19 @@ def measures_frame(cards: Iterable[Scorecard], *, wide: bool = False) -> pl.Data
     return out.select("subject", *order)
 
 
-def _sliced(frame: pl.DataFrame, counts: Iterable[int]) -> list[pl.DataFrame]:
-    """``frame`` cut into consecutive zero-copy slices of ``counts`` rows each."""
+def _sliced_rows(
+    subjects: Iterable[tuple[str, Iterable[Dimension]]],
+    rows: Callable[[str, Iterable[Dimension]], Iterator[dict[str, Any]]],
+    schema: Mapping[str, pl.DataType],
+) -> list[pl.DataFrame]:
+    """One frame of every subject's ``rows``, cut into one zero-copy slice a subject."""
+    every: list[dict[str, Any]] = []
+    counts: list[int] = []
+    for subject, dims in subjects:
+        before = len(every)
+        every.extend(rows(subject, dims))
+        counts.append(len(every) - before)
+    frame = pl.DataFrame(every, schema=schema)
     out: list[pl.DataFrame] = []
     start = 0
     for count in counts:

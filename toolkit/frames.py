@@ -6,6 +6,7 @@ rely on them. Each schema is a ``dict`` usable as ``pl.DataFrame(rows, schema=..
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Literal, get_args
 
 import polars as pl
@@ -106,6 +107,17 @@ CHECKPOINTS_SCHEMA: dict[str, pl.DataType] = {
 def empty(schema: dict[str, pl.DataType]) -> pl.DataFrame:
     """An empty frame with ``schema``."""
     return pl.DataFrame(schema=schema)
+
+
+def slices(frame: pl.DataFrame, counts: Iterable[int]) -> list[pl.DataFrame]:
+    """``frame`` cut into consecutive zero-copy slices of ``counts`` rows each (the frames
+    of many runs or cards read, built or scored as one, handed back one each)."""
+    out: list[pl.DataFrame] = []
+    start = 0
+    for count in counts:
+        out.append(frame.slice(start, count))
+        start += count
+    return out
 
 
 # ---------------------------------------------------------------------------

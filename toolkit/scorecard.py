@@ -8,7 +8,7 @@ from typing import Any
 
 import polars as pl
 
-from toolkit.frames import MEASURES_SCHEMA, SCORECARD_SCHEMA
+from toolkit.frames import MEASURES_SCHEMA, SCORECARD_SCHEMA, slices
 
 OK, WARN, FAIL, NA = "OK", "WARN", "FAIL", "N/A"
 
@@ -226,10 +226,4 @@ def _sliced_rows(
         before = len(every)
         every.extend(rows(subject, dims))
         counts.append(len(every) - before)
-    frame = pl.DataFrame(every, schema=schema)
-    out: list[pl.DataFrame] = []
-    start = 0
-    for count in counts:
-        out.append(frame.slice(start, count))
-        start += count
-    return out
+    return slices(pl.DataFrame(every, schema=schema), counts)

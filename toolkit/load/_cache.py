@@ -55,7 +55,13 @@ import polars as pl
 
 from toolkit._atomic import atomic_path, remove_leftovers, safe_file_name
 from toolkit.errors import CacheWarning, InputError
-from toolkit.frames import BATCHES_SCHEMA, CHECKPOINTS_SCHEMA, LOAD_ISSUES_SCHEMA, TICKS_SCHEMA
+from toolkit.frames import (
+    BATCHES_SCHEMA,
+    CHECKPOINTS_SCHEMA,
+    LOAD_ISSUES_SCHEMA,
+    TICKS_SCHEMA,
+    slices,
+)
 from toolkit.load import _edge
 
 if TYPE_CHECKING:
@@ -370,12 +376,7 @@ class RunCache:
             return None
         if frame.schema != pl.Schema(TICKS_SCHEMA) or frame.height != sum(rows):
             return None
-        out: list[pl.DataFrame] = []
-        offset = 0
-        for count in rows:
-            out.append(frame.slice(offset, count))
-            offset += count
-        return out
+        return slices(frame, rows)
 
     def put_many(self, loaded: Sequence[tuple[Listing, Universe]]) -> None:
         """Store freshly loaded runs (best effort: see the module's docstring).

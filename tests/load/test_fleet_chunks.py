@@ -5,8 +5,10 @@ folders sharing a name (a slug) are refused, never mixed under one slug."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import tick_v1, tick_v2, write_run
@@ -98,3 +100,49 @@ def test_load_universes_refuses_shared_slugs_with_the_same_line(tmp_path: Path) 
     # overlapping patterns name one run twice: read once
     u = load_universes(tmp_path / "a" / "*", tmp_path / "a" / "vale")
     assert u.ticks.height == 1
+
+
+def _frames(u: U.Universe) -> tuple[object, ...]:
+    issues = u.issues.sort("path", "reason")
+    return (u.ticks, issues, tuple(sorted(u.warnings)))
+
+
+@pytest.mark.parametrize("budget", [1, 1_500, 4_000])
+def test_a_chunk_of_large_files_is_parsed_a_few_bytes_at_a_time_to_the_same_frames(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, budget: int
+) -> None:
+    """Tick files are read and parsed about CHUNK_BYTES at a time, even within a run: a
+    fleet of large files never sits in memory whole. Runs given out of slug order, a
+    repeated tick number split from its first file, a repeated key and a file over the
+    reading limit all come out as one bulk read gives them."""
+    zeta = write_run(tmp_path / "b" / "zeta", [tick_v2(t) for t in range(1, 8)])
+    alpha = _fleet(tmp_path / "a")  # run-2 repeats tick 3
+    pad = {"action_text": "x" * 700}  # ~1 KiB files
+    (zeta / "tick_summaries" / "ticks" / "tick_4.json").write_text(
+        json.dumps(tick_v2(4, **pad))[:-1] + ', "kind": "execute"}'  # a repeated key
+    )
+    (zeta / "tick_summaries" / "ticks" / "tick_6.json").write_text(
+        json.dumps(tick_v2(6, action_text="y" * 5_000))  # over the limit below
+    )
+    monkeypatch.setenv("TOOLKIT_MAX_FILE_BYTES", "4000")
+    runs = [zeta, *sorted(alpha.iterdir())]
+    whole = U.load_runs(runs)
+    sizes: list[int] = []
+    real = U.parse_ticks
+
+    def spy(slugs: Any, files: Any, blobs: Any, notes: Any = None) -> Any:
+        sizes.append(sum(map(len, blobs)))
+        return real(slugs, files, blobs, notes)
+
+    monkeypatch.setattr(U, "parse_ticks", spy)
+    monkeypatch.setattr(U, "CHUNK_BYTES", budget)
+    apart = U.load_runs(runs)
+    assert len(sizes) > 3  # the fleet was parsed in several reads
+    assert max(sizes) < budget + 4_000  # at most one file past the budget
+    for got, want in zip(_frames(apart), _frames(whole), strict=True):
+        assert got == want if isinstance(got, tuple) else got.equals(want)  # type: ignore[attr-defined]
+    assert "tick_6.json" in " ".join(apart.issues["path"].to_list())
+    assert any("duplicate key 'kind'" in w for w in apart.warnings)
+    assert _duplicates(apart) == ["tick_3.json"]
+    slugs = apart.ticks["slug"]
+    assert slugs.rle().len() == slugs.n_unique() == 5  # each run's rows together

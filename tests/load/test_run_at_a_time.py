@@ -395,3 +395,24 @@ def test_reading_many_files_gives_each_file_what_reading_it_alone_gives(
     assert sum(isinstance(g, InputError) for g in many) == 2 + sum(
         Path(p).stat().st_size > limit for p in paths[:-2]
     )
+
+
+def test_reading_many_files_within_a_budget_stops_after_the_file_that_reaches_it(
+    tmp_path: Path,
+) -> None:
+    from toolkit.load import _edge
+
+    paths = []
+    for i, size in enumerate((100, 300, 50, 1_000)):
+        path = tmp_path / f"tick_{i}.json"
+        path.write_bytes(b"a" * size)
+        paths.append(str(path))
+    assert [len(b) for b in _edge.read_many_fast(paths, 2**20, 400)] == [100, 300]
+    assert [len(b) for b in _edge.read_many_fast(paths, 2**20, 401)] == [100, 300, 50]
+    assert [len(b) for b in _edge.read_many_fast(paths, 2**20, 1)] == [100]  # one at least
+    assert [len(b) for b in _edge.read_many_fast(paths, 2**20, 0)] == [100]
+    assert len(_edge.read_many_fast(paths, 2**20)) == 4  # no budget: every file
+    # a file that cannot be read counts nothing, and reading goes on past it
+    missing = [str(tmp_path / "missing.json"), *paths]
+    got = _edge.read_many_fast(missing, 2**20, 350)
+    assert len(got) == 3 and isinstance(got[0], Exception)

@@ -304,14 +304,23 @@ def read_bytes_fast(path: str, limit: int) -> bytes | InputError:
         os.close(fd)
 
 
-def read_many_fast(paths: Iterable[str], limit: int) -> list[bytes | InputError]:
+def read_many_fast(
+    paths: Iterable[str], limit: int, budget: int | None = None
+) -> list[bytes | InputError]:
     """:func:`read_bytes_fast` of many files in one loop (two Python calls per file cost
     about a tenth of the read itself): one ``open``, one 64 KiB ``read`` and one
-    ``close`` for a file that fits in it; the same limits and problems."""
+    ``close`` for a file that fits in it; the same limits and problems.
+
+    With a ``budget`` (bytes), reading stops after the file that brings the bytes read to
+    it or beyond (at least one file is read): the result is then a prefix of ``paths``,
+    and the caller reads the rest later. A fleet of large tick files is thus read a few
+    hundred MiB at a time, whatever its number of files."""
     out: list[bytes | InputError] = []
     append = out.append
     want = min(_READ_SIZE, limit + 1)
     flags, opened, read, close = _FLAGS, os.open, os.read, os.close
+    total = 0
+    stop = budget if budget is not None else -1
     for path in paths:
         try:
             fd = opened(path, flags)
@@ -320,13 +329,18 @@ def read_many_fast(paths: Iterable[str], limit: int) -> list[bytes | InputError]
             continue
         try:
             blob = read(fd, want)
-            append(blob if len(blob) < want else _read_more(fd, blob, limit, path))
+            if len(blob) >= want:
+                blob = _read_more(fd, blob, limit, path)
+            append(blob)
+            total += len(blob)
         except InputError as err:
             append(err)
         except OSError as exc:
             append(InputError(path, f"cannot read file ({exc.strerror or exc})"))
         finally:
             close(fd)
+        if total >= stop >= 0:
+            break
     return out
 
 

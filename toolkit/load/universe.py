@@ -718,6 +718,9 @@ def _json_blob(path: Path, blobs: Mapping[str, bytes | InputError]) -> Any:
 
 #: Tick files parsed per bulk read: bounds the raw bytes and parse buffers held at once.
 CHUNK_FILES = 5_000
+#: ... and the bytes read before a parse (a chunk of large tick files is parsed in
+#: several reads of about this much; token-world's files, about 1 KiB each, never are).
+CHUNK_BYTES = 64 * 2**20
 
 
 def _chunks(listings: Sequence[Listing]) -> list[list[Listing]]:
@@ -735,40 +738,65 @@ def _chunks(listings: Sequence[Listing]) -> list[list[Listing]]:
 def _parse_group(
     group: Sequence[Listing], bar: Any, notes: dict[str, list[str]]
 ) -> tuple[pl.DataFrame, dict[str, list[dict[str, Any]]]]:
-    """Read and parse the tick files of a group of runs in one bulk read."""
+    """Read and parse the tick files of a group of runs: in one bulk read, or in a few
+    when their bytes pass :data:`CHUNK_BYTES` (a run's files may then be parsed in two
+    reads; the group's frame is the same)."""
     slugs: list[str] = []
     files: list[str] = []
     blobs: list[bytes] = []
+    pending = 0
+    parts: list[pl.DataFrame] = []
     tick_issues: dict[str, list[dict[str, Any]]] = {}
     fetched = _fetch(group, ticks=True)
     limit = _edge.limits().max_file_bytes
+
+    def parse() -> None:
+        nonlocal pending
+        found: list[tuple[str, str]] = []
+        ticks, errors = parse_ticks(slugs, files, blobs, found)
+        parts.append(ticks)
+        by_path = dict(zip(files, slugs, strict=True))
+        for path, note in found:
+            notes.setdefault(by_path[path], []).append(f"{by_path[path]}: {note}")
+        for err in errors:
+            tick_issues.setdefault(by_path.get(err.path or "", ""), []).append(_issue(err))
+        slugs.clear()
+        files.clear()
+        blobs.clear()
+        pending = 0
+
     for listing in group:
         paths = list(listing.ticks)  # built here, a chunk at a time (see TickPaths)
-        if fetched is not None and listing.source is not None:
-            got = [fetched[path] for path in paths]
-        else:
-            got = _edge.read_many_fast(paths, limit)
-        bar.update(len(got))
-        if InputError not in map(type, got):  # every file read: no loop in Python
-            slugs.extend([listing.slug] * len(got))
-            files.extend(paths)
-            blobs.extend(got)  # type: ignore[arg-type]
-            continue
-        for path, blob in zip(paths, got, strict=True):
-            if isinstance(blob, InputError):
-                tick_issues.setdefault(listing.slug, []).append(_issue(blob))
-                continue
-            slugs.append(listing.slug)
-            files.append(path)
-            blobs.append(blob)
-    found: list[tuple[str, str]] = []
-    ticks, errors = parse_ticks(slugs, files, blobs, found)
-    del blobs
-    by_path = dict(zip(files, slugs, strict=True))
-    for path, note in found:
-        notes.setdefault(by_path[path], []).append(f"{by_path[path]}: {note}")
-    for err in errors:
-        tick_issues.setdefault(by_path.get(err.path or "", ""), []).append(_issue(err))
+        start = 0
+        while start < len(paths):
+            if fetched is not None and listing.source is not None:
+                got = [fetched[path] for path in paths]
+            else:
+                got = _edge.read_many_fast(paths[start:], limit, CHUNK_BYTES - pending)
+            read = paths[start : start + len(got)]
+            start += len(got)
+            bar.update(len(got))
+            if InputError not in map(type, got):  # every file read: no loop in Python
+                slugs.extend([listing.slug] * len(got))
+                files.extend(read)
+                blobs.extend(got)  # type: ignore[arg-type]
+                pending += sum(map(len, got))  # type: ignore[arg-type]
+            else:
+                for path, blob in zip(read, got, strict=True):
+                    if isinstance(blob, InputError):
+                        tick_issues.setdefault(listing.slug, []).append(_issue(blob))
+                        continue
+                    slugs.append(listing.slug)
+                    files.append(path)
+                    blobs.append(blob)
+                    pending += len(blob)
+            if pending >= CHUNK_BYTES:
+                parse()
+    if blobs or not parts:
+        parse()
+    ticks = parts[0] if len(parts) == 1 else pl.concat(parts)
+    if len(parts) > 1 and not _in_order(ticks):  # runs parsed apart: put them together
+        ticks = ticks.sort("slug", "tick", maintain_order=True)
     return ticks, tick_issues
 
 

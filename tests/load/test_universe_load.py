@@ -299,3 +299,20 @@ def test_resolve_run_joins_a_slug_to_a_url_root_and_keeps_paths_and_urls() -> No
     assert resolve_run("s3://other/run", env=env) == "s3://other/run"
     here = SAMPLE_RUNS / "universes" / "ashfall"
     assert resolve_run(here, root="s3://bucket/universes") == here
+
+
+def test_a_runs_part_holds_only_its_own_issues_and_warnings_not_a_longer_namesakes(
+    tmp_path: Path,
+) -> None:
+    """``run("vale")`` took the issues of run ``vale2`` (its path starts the same) and the
+    warnings of a run named ``vale: x`` (its warnings start with ``vale:``)."""
+    for name in ("vale", "vale2", "vale: x"):
+        write_run(tmp_path / name, [tick_v1(1), tick_v1(2)])
+    (tmp_path / "vale2" / "tick_summaries" / "ticks" / "tick_2.json").write_text("{broken")
+    repeat = tmp_path / "vale: x" / "tick_summaries" / "ticks" / "tick_1.json"
+    repeat.write_text(json.dumps(tick_v1(1))[:-1] + ', "refused": false}')
+    u = load_universes(tmp_path / "*")
+    assert u.run("vale").issues.height == 0
+    assert [Path(p).name for p in u.run("vale2").issues["path"]] == ["tick_2.json"]
+    assert any("duplicate key 'refused'" in w for w in u.run("vale: x").warnings)
+    assert not any("duplicate key" in w for w in u.run("vale").warnings)

@@ -227,17 +227,27 @@ class Universe(Shows):
         """The part of this load that belongs to ``slug``."""
         if slug not in self.paths:
             raise KeyError(slug)
-        prefix = str(self.paths[slug])
+        root = str(self.paths[slug])
+        path = pl.col("path")
+        inside = (path == root) | path.str.starts_with(root.rstrip("/\\") + "/")
+        if os.sep != "/":
+            inside = inside | path.str.starts_with(root.rstrip("/\\") + os.sep)
         return Universe(
             ticks=self.ticks.filter(pl.col("slug") == slug),
             batches=self.batches.filter(pl.col("slug") == slug),
             checkpoints=self.checkpoints.filter(pl.col("slug") == slug),
-            issues=self.issues.filter(pl.col("path").str.starts_with(prefix)),
-            warnings=tuple(w for w in self.warnings if w.startswith(f"{slug}:")),
+            issues=self.issues.filter(inside),
+            warnings=tuple(w for w in self.warnings if self._warning_of(w) == slug),
             names={slug: self.names[slug]},
             paths={slug: self.paths[slug]},
             conserved={slug: self.conserved.get(slug, ())},
         )
+
+    def _warning_of(self, warning: str) -> str | None:
+        """The run a warning (``"<slug>: ..."``) is about: the longest slug it starts
+        with, so that run ``vale`` is not given the warnings of a run named ``vale: x``."""
+        owners = [s for s in self.paths if warning.startswith(f"{s}:")]
+        return max(owners, key=len) if owners else None
 
     @property
     def loadable(self) -> bool:

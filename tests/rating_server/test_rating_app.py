@@ -275,6 +275,24 @@ def test_the_organiser_sees_progress_agreement_and_exports_the_ratings(
     assert store.ratings().height == 6
 
 
+def test_the_organiser_sees_who_started_a_game_and_when_they_last_saved(
+    served: tuple[TestClient, Session, RatingStore],
+) -> None:
+    client, session, _store = served
+    token = session.raters["ana"]
+    csrf = _csrf(client, f"/r/{token}/1")
+    status, _ = _save(client, f"/r/{token}/1/draft", csrf, {"score": 2, "notes": "hmm"})
+    assert status == 200
+    page = client.get(f"/o/{session.organiser_token}").text
+    row = re.search(r"<tr><td>ana</td>.*?</tr>", page, re.S)
+    assert row is not None
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", row.group(0), re.S)
+    assert cells[1] == "0 of 2" and cells[2] == "1"  # submitted, started
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", cells[4])  # last saved
+    ben = re.search(r"<tr><td>ben</td>.*?</tr>", page, re.S)
+    assert ben is not None and "<td>never</td>" in ben.group(0)
+
+
 def test_the_organisers_backup_holds_a_raters_unsubmitted_draft_and_restores_it(
     served: tuple[TestClient, Session, RatingStore], tmp_path: Path
 ) -> None:

@@ -556,55 +556,13 @@ def organiser(request: Request) -> Response:
     server, token = _organiser(request)
     if server.persona:
         return _item_organiser(request, server, token)
-    session = server.session
     latest = _session_ratings(server)
-    drafts = server.store.drafts()
-    rated = {(r["rater"], r["transcript_id"]) for r in latest.iter_rows(named=True)}
-    drafted = {(r["rater"], r["transcript_id"]) for r in drafts.iter_rows(named=True)}
-    last_seen: dict[str, str] = {}
-    for r in drafts.iter_rows(named=True):
-        last_seen[r["rater"]] = max(last_seen.get(r["rater"], ""), r["updated_at"])
-    raters = []
-    for rater, queue in session.queues.items():
-        submitted = sum(1 for g in queue if (rater, g) in rated)
-        started = sum(1 for g in queue if (rater, g) in drafted and (rater, g) not in rated)
-        raters.append(
-            {
-                "rater": rater,
-                "assigned": len(queue),
-                "submitted": submitted,
-                "started": started,
-                "last": _when(last_seen.get(rater)),
-            }
-        )
-    scores: dict[str, list[int]] = {}
-    for r in latest.iter_rows(named=True):
-        scores.setdefault(r["transcript_id"], []).append(int(r["score"]))
-    assigned = {g: [r for r, q in session.queues.items() if g in q] for g in session.game_ids}
-    games = [
-        {
-            "game_id": gid,
-            "raters": ", ".join(assigned[gid]),
-            "received": len(scores.get(gid, [])),
-            "wanted": len(assigned[gid]),
-            "mean": f"{sum(scores[gid]) / len(scores[gid]):.2f}" if gid in scores else "",
-            "spread": (max(scores[gid]) - min(scores[gid])) if len(scores.get(gid, [])) > 1 else "",
-            "missing": gid not in server.transcripts,
-        }
-        for gid in session.game_ids
-    ]
+    context = _progress(server, token, latest, server.store.drafts(), "transcript_id")
+    for row in context["games"]:
+        row["missing"] = row["game_id"] not in server.transcripts
     alpha = krippendorff_alpha(latest) if latest.height else None
-    overlapping = sum(1 for s in scores.values() if len(s) > 1)
-    context = {
-        "session": session,
-        "scale": server.scale,
-        "raters": raters,
-        "games": games,
+    context |= {
         "alpha": None if alpha is None else f"{alpha:.3f}",
-        "overlapping": overlapping,
-        "total_submitted": latest.height,
-        "total_wanted": sum(len(q) for q in session.queues.values()),
-        "base": f"/o/{token}",
         "persona": False,
         "unit": "game",
     }
@@ -624,64 +582,78 @@ def _item_ratings(server: RatingServer) -> pl.DataFrame:
     )
 
 
+def _progress(
+    server: RatingServer, token: str, latest: pl.DataFrame, drafts: pl.DataFrame, key: str
+) -> dict[str, Any]:
+    """What the organiser's page shows of any session: per rater, how many of their queue
+    they submitted or started and when they last saved; per game or item (``key``: the
+    id column of ``latest`` and ``drafts``), who rates it, how many ratings came in, their
+    mean and spread; the totals."""
+    session = server.session
+    rated = set(latest.select("rater", key).iter_rows())
+    drafted = set(drafts.select("rater", key).iter_rows())
+    last_seen = dict(drafts.group_by("rater").agg(pl.col("updated_at").max()).iter_rows())
+    raters = [
+        {
+            "rater": rater,
+            "assigned": len(queue),
+            "submitted": sum(1 for g in queue if (rater, g) in rated),
+            "started": sum(1 for g in queue if (rater, g) in drafted and (rater, g) not in rated),
+            "last": _when(last_seen.get(rater)),
+        }
+        for rater, queue in session.queues.items()
+    ]
+    scores: dict[str, list[int]] = {}
+    for gid, score in latest.select(key, "score").iter_rows():
+        scores.setdefault(gid, []).append(int(score))
+    assigned = {g: [r for r, q in session.queues.items() if g in q] for g in session.game_ids}
+    units = []
+    for gid in session.game_ids:
+        got = scores.get(gid, [])
+        units.append(
+            {
+                "game_id": gid,
+                "raters": ", ".join(assigned[gid]),
+                "received": len(got),
+                "wanted": len(assigned[gid]),
+                "mean": f"{sum(got) / len(got):.2f}" if got else "",
+                "spread": (max(got) - min(got)) if len(got) > 1 else "",
+            }
+        )
+    return {
+        "session": session,
+        "scale": server.scale,
+        "raters": raters,
+        "games": units,
+        "overlapping": sum(1 for v in scores.values() if len(v) > 1),
+        "total_submitted": latest.height,
+        "total_wanted": sum(len(q) for q in session.queues.values()),
+        "base": f"/o/{token}",
+    }
+
+
 def _item_organiser(request: Request, server: RatingServer, token: str) -> Response:
     """The organiser's page of a persona session: progress, agreement (0-9, interval)."""
     from toolkit.ratings.agreement import krippendorff_alpha
 
     session = server.session
     latest = _item_ratings(server)
-    drafts = server.store.item_drafts()
-    rated = {(r["rater"], r["item_id"]) for r in latest.iter_rows(named=True)}
-    drafted = {(r["rater"], r["item_id"]) for r in drafts.iter_rows(named=True)}
-    last_seen: dict[str, str] = {}
-    for r in drafts.iter_rows(named=True):
-        last_seen[r["rater"]] = max(last_seen.get(r["rater"], ""), r["updated_at"])
-    raters = [
-        {
-            "rater": rater,
-            "assigned": len(queue),
-            "submitted": sum(1 for i in queue if (rater, i) in rated),
-            "started": sum(1 for i in queue if (rater, i) in drafted and (rater, i) not in rated),
-            "last": _when(last_seen.get(rater)),
-        }
-        for rater, queue in session.queues.items()
-    ]
-    scores: dict[str, list[int]] = {}
-    for r in latest.iter_rows(named=True):
-        scores.setdefault(r["item_id"], []).append(int(r["score"]))
-    assigned = {i: [r for r, q in session.queues.items() if i in q] for i in session.game_ids}
-    rows = []
-    for item_id in session.game_ids:
-        got = scores.get(item_id, [])
+    context = _progress(server, token, latest, server.store.item_drafts(), "item_id")
+    for row in context["games"]:
+        item_id = row["game_id"]
         about = session.items[item_id].about if item_id in session.items else {}
-        rows.append(
-            {
-                "game_id": item_id,
-                "agent": about.get("agent", ""),
-                "dimension": about.get("dimension", ""),
-                "raters": ", ".join(assigned[item_id]),
-                "received": len(got),
-                "wanted": len(assigned[item_id]),
-                "mean": f"{sum(got) / len(got):.2f}" if got else "",
-                "spread": (max(got) - min(got)) if len(got) > 1 else "",
-                "missing": item_id not in server.items,
-                "changed": item_id in server.changed,
-            }
-        )
+        row |= {
+            "agent": about.get("agent", ""),
+            "dimension": about.get("dimension", ""),
+            "missing": item_id not in server.items,
+            "changed": item_id in server.changed,
+        }
     pairs = latest.select(pl.col("item_id").alias("transcript_id"), "rater", "score")
     alpha = krippendorff_alpha(pairs, "interval") if latest.height else None
-    context = {
-        "session": session,
-        "scale": server.scale,
+    context |= {
+        "alpha": None if alpha is None else f"{alpha:.3f}",
         "persona": True,
         "unit": "item",
-        "raters": raters,
-        "games": rows,
-        "alpha": None if alpha is None else f"{alpha:.3f}",
-        "overlapping": sum(1 for v in scores.values() if len(v) > 1),
-        "total_submitted": latest.height,
-        "total_wanted": sum(len(q) for q in session.queues.values()),
-        "base": f"/o/{token}",
     }
     return _page(request, "organiser.html", context)
 

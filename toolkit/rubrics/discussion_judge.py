@@ -34,6 +34,7 @@ import polars as pl
 from pydantic import Field
 
 from toolkit._show import Shows, Summary, plural
+from toolkit.frames import CALIBRATION_SCORES_SCHEMA, CALIBRATION_TEXT_SCHEMA
 from toolkit.judge import (
     MAX_BATCH,
     Judge,
@@ -569,18 +570,9 @@ CALIBRATED_METRICS: tuple[str, ...] = ("engagement",)
 
 #: The long frame of the calibration contract, as :func:`engagement_calibration_scores`
 #: builds it (one row per game and rater; the judge is rater ``judge``).
-GAME_CALIBRATION_SCHEMA: dict[str, pl.DataType] = {
-    "item": pl.String(),
-    "rater": pl.String(),
-    "score": pl.Float64(),
-    "game": pl.String(),
-    "notes": pl.String(),
-    "reasoning": pl.String(),
-    "evidence": pl.String(),
-    "source": pl.String(),
-    "anchor": pl.String(),
-    "text_sha256": pl.String(),
-}
+GAME_CALIBRATION_SCHEMA: dict[str, pl.DataType] = (
+    CALIBRATION_SCORES_SCHEMA | {"game": pl.String()} | CALIBRATION_TEXT_SCHEMA
+)
 
 
 def _human_engagement(source: RatingSource | pl.DataFrame, game_ids: Sequence[str]) -> pl.DataFrame:

@@ -24,6 +24,7 @@ from typing import Any
 import polars as pl
 
 from toolkit.errors import InputError, InputWarning
+from toolkit.frames import CALIBRATION_SCORES_SCHEMA, CALIBRATION_TEXT_SCHEMA
 from toolkit.judge import DEFAULT_CONCURRENCY, Judge, JudgeUsage, PriceTable
 from toolkit.rubrics.persona import DEFAULT_PERSONA_RUBRIC, ENVIRONMENT, PendingRequest, ask_pending
 from toolkit.rubrics.persona_items import PersonaItem
@@ -31,19 +32,11 @@ from toolkit.rubrics.persona_items import PersonaItem
 __all__ = ["CALIBRATION_FRAME_SCHEMA", "evidence_excerpt", "persona_calibration_frame"]
 
 #: The frame :func:`persona_calibration_frame` returns (the calibration contract).
-CALIBRATION_FRAME_SCHEMA: dict[str, pl.DataType] = {
-    "item": pl.String(),
-    "rater": pl.String(),
-    "score": pl.Float64(),
-    "agent": pl.String(),
-    "dimension": pl.String(),
-    "notes": pl.String(),
-    "reasoning": pl.String(),
-    "evidence": pl.String(),
-    "source": pl.String(),
-    "anchor": pl.String(),
-    "text_sha256": pl.String(),
-}
+CALIBRATION_FRAME_SCHEMA: dict[str, pl.DataType] = (
+    CALIBRATION_SCORES_SCHEMA
+    | {"agent": pl.String(), "dimension": pl.String()}
+    | CALIBRATION_TEXT_SCHEMA
+)
 #: An evidence excerpt keeps this many lines, each cut to this many characters.
 EXCERPT_LINES, EXCERPT_CHARS = 3, 200
 

@@ -410,3 +410,16 @@ COMPARE_RESULT: dict[str, Any] = {
                "both_fail": 0, "p": 1.0}],
     "notes": ["<b>a note</b>"],
 }  # fmt: skip
+
+
+def has_repeated_key(text: str) -> bool:
+    """Python's json, independently of the toolkit: does any object write a key twice?"""
+    found = False
+
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        nonlocal found
+        found = found or len({k for k, _ in pairs}) != len(pairs)
+        return dict(pairs)
+
+    json.loads(text, object_pairs_hook=hook)
+    return found

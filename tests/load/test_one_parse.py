@@ -16,7 +16,7 @@ from typing import Any
 
 import polars as pl
 import pytest
-from conftest import SAMPLE_RUNS, tick_v1, tick_v2, write_run
+from conftest import SAMPLE_RUNS, has_repeated_key, tick_v1, tick_v2, write_run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
@@ -38,19 +38,6 @@ def _built(blobs: list[bytes]) -> pl.DataFrame:
         assert row is not None, blob
         rows.append(row)
     return _ticks._columns(rows)
-
-
-def _has_repeat(text: str) -> bool:
-    """Python's json, independently: does any object write a key twice?"""
-    found = False
-
-    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        nonlocal found
-        found = found or len({k for k, _ in pairs}) != len(pairs)
-        return dict(pairs)
-
-    json.loads(text, object_pairs_hook=hook)
-    return found
 
 
 # ---------------------------------------------------------------------------
@@ -179,14 +166,14 @@ BASE = json.dumps(tick_v1(1))[:-1]  # without the closing brace
     ],
 )
 def test_a_repeated_key_anywhere_sends_the_file_the_per_file_way(text: str, repeat: bool) -> None:
-    assert _has_repeat(text) is repeat
+    assert has_repeated_key(text) is repeat
     assert (_ticks._screen(text.encode()) is None) is repeat
 
 
 def test_an_escaped_colon_sends_the_file_the_per_file_way() -> None:
     # "a\u003a" is the key "a:"; escaped, it would blur the count, so it is not trusted.
     text = BASE + ', "a\\u003a": 1}'
-    assert not _has_repeat(text)
+    assert not has_repeated_key(text)
     assert _ticks._screen(text.encode()) is None
 
 
@@ -213,7 +200,7 @@ def _text(value: Any) -> str:
 @given(extra=st.lists(st.tuples(_KEYS, st.recursive(_LEAVES, _objects, max_leaves=12)), max_size=5))
 def test_any_repeated_key_is_found(extra: list[tuple[str, Any]]) -> None:
     text = BASE + "".join(f", {json.dumps('x' + k)}: {_text(v)}" for k, v in extra) + "}"
-    if _has_repeat(text):
+    if has_repeated_key(text):
         assert _ticks._screen(text.encode()) is None
     else:  # no repeat, no escaped colon, every field of the frame well typed
         assert _ticks._screen(text.encode()) is not None

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SAMPLE_RUNS, tick_v1, tick_v2, write_run
+from conftest import SAMPLE_RUNS, has_repeated_key, tick_v1, tick_v2, write_run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
@@ -46,19 +46,6 @@ def _left(blobs: list[bytes]) -> list[int]:
         _, taken, left = _ticks._fast(blobs)
     assert sorted(taken + left) == list(range(len(blobs)))  # every file goes one way
     return left
-
-
-def _has_repeat(text: str) -> bool:
-    """Python's json, independently: does any object write a key twice?"""
-    found = False
-
-    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        nonlocal found
-        found = found or len({k for k, _ in pairs}) != len(pairs)
-        return dict(pairs)
-
-    json.loads(text, object_pairs_hook=hook)
-    return found
 
 
 # ---------------------------------------------------------------------------
@@ -200,7 +187,7 @@ def test_the_careful_texts_are_what_their_names_say() -> None:
     for name, text in CAREFUL.items():
         if name in ("not JSON", "not UTF-8"):
             continue
-        assert _has_repeat(text) is ("repeated" in name), name
+        assert has_repeated_key(text) is ("repeated" in name), name
     with pytest.raises(ValueError):
         json.loads(CAREFUL["not JSON"])
 
@@ -315,7 +302,7 @@ def test_no_file_with_a_repeated_key_is_taken(files: list[list[tuple[str, Any]]]
     texts = [_file(extra, i + 1) for i, extra in enumerate(files)]
     left = set(_left([t.encode() for t in texts]))
     for i, text in enumerate(texts):
-        if _has_repeat(text):
+        if has_repeated_key(text):
             assert i in left, text
 
 

@@ -1,14 +1,15 @@
-"""The run-at-a-time tick path (issue 25): a run's files in a few C calls.
+"""The batch tick path (issue 25): a batch of files in a few C calls.
 
-:func:`toolkit.load._ticks._fast` decodes each run's tick files with one typed msgspec
-decoder mapped over them, checks the whole run's colon count against its structs written
-back, and builds the columns from the structs. A file it cannot vouch for goes the
-file-at-a-time way (:func:`toolkit.load._ticks._screen`), whose answers are pinned by
-``test_one_parse.py`` and ``test_same_bytes_same_score.py``. Here: that the two paths give
-the same frame, that exactly the files that need the careful path take it (so a run with
-one bad file still warns about exactly that file), and that no repeated key slips past.
-Expected answers come from Python's ``json`` module, the file-at-a-time builder and the
-per-file path, never from the code under test.
+:func:`toolkit.load._ticks._fast` decodes each batch of tick files with one typed
+msgspec decoder mapped over them, checks the batch's colon count against its structs
+written back, and has Polars' JSON reader build the columns from that written-back
+array. A file it cannot vouch for goes the file-at-a-time way
+(:func:`toolkit.load._ticks._screen`), whose answers are pinned by ``test_one_parse.py``
+and ``test_same_bytes_same_score.py``. Here: that the two paths give the same frame,
+that exactly the files that need the careful path take it (so a run with one bad file
+still warns about exactly that file), and that no repeated key slips past. Expected
+answers come from Python's ``json`` module, the file-at-a-time builder and the per-file
+path, never from the code under test.
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ def test_every_sample_tick_file_is_taken_and_built_as_the_file_at_a_time_path_bu
     assert_frame_equal(frame, _file_at_a_time(blobs))
 
 
-#: Records whose every value the run-at-a-time path builds itself (as EDGE_RECORDS in
+#: Records whose every value the batch path builds itself (as EDGE_RECORDS in
 #: test_one_parse.py): absent, null and empty objects, ints where floats go, an int tick
 #: id, change parts of every kind it takes, unicode, colons in text, the format's other
 #: fields (FORMATS.md) with values of any type.
@@ -114,7 +115,7 @@ def test_edge_records_are_taken_and_built_as_the_file_at_a_time_path_builds_them
 _GOOD = [tick_v1(1), tick_v2(2), tick_v1(3), tick_v2(4), tick_v1(5)]
 BASE = json.dumps(tick_v1(3))[:-1]  # without the closing brace
 
-#: One file's text that the run-at-a-time path must leave to the file-at-a-time path.
+#: One file's text that the batch path must leave to the file-at-a-time path.
 CAREFUL = {
     "a repeated key at the top": BASE + ', "action_text": "again"}',
     "a repeated key deep in a field the frame never reads": BASE
@@ -205,7 +206,7 @@ def test_a_run_with_one_careful_file_loads_as_the_file_at_a_time_path_loads_it(
         return load_universe(run)
 
     fast = load()
-    monkeypatch.setattr(_ticks, "RUN_AT_A_TIME", False)
+    monkeypatch.setattr(_ticks, "BATCH_PATH", False)
     screened = load()
     monkeypatch.setattr(_ticks, "BULK_READ", False)
     per_file = load()
@@ -241,7 +242,7 @@ def test_the_sample_fleet_loads_the_same_with_and_without_the_run_at_a_time_path
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     fast = load_universes(SAMPLE_RUNS / "fleet" / "*")
-    monkeypatch.setattr(_ticks, "RUN_AT_A_TIME", False)
+    monkeypatch.setattr(_ticks, "BATCH_PATH", False)
     screened = load_universes(SAMPLE_RUNS / "fleet" / "*")
     assert fast.ticks.height > 900 and len(fast.slugs) > 10
     assert_frame_equal(fast.ticks, screened.ticks)

@@ -129,10 +129,10 @@ RAW_TICK_SCHEMA: dict[str, pl.DataType] = {
 #: per-file path: the reference the bulk path must agree with (the differential tests
 #: switch it off; nothing else should).
 BULK_READ = True
-#: Whether the bulk read takes each run's files in a few C calls (:func:`_fast`) before
-#: the file-at-a-time screen (:func:`_screen`) takes the rest. Off, every file is screened
-#: on its own: the reference the run-at-a-time path must agree with (tests only).
-RUN_AT_A_TIME = True
+#: Whether the bulk read takes the files in batches of a few C calls (:func:`_fast`)
+#: before the file-at-a-time screen (:func:`_screen`) takes the rest. Off, every file is
+#: screened on its own: the reference the batch path must agree with (tests only).
+BATCH_PATH = True
 
 
 def tick_number(value: str | int | None) -> int | None:
@@ -497,20 +497,20 @@ def _plain(tick: _Screen | None, blob: bytes) -> tuple[Any, ...] | None:
 
 
 # ---------------------------------------------------------------------------
-# The run at a time: one C decode of a run's files into typed structs
+# The batch path: one C decode of a batch of files into typed structs
 # ---------------------------------------------------------------------------
 #
 # :func:`_screen` and :func:`_row` cost a Python call or two per field of every file.
-# The path below takes a run's files in a handful of C calls instead: ``map`` of one
+# The path below takes a batch of files in a handful of C calls instead: ``map`` of one
 # typed msgspec decoder over the files (structs of exactly the types :class:`_Screen`
 # and :func:`_row` let through, every field defaulting to UNSET), one encode of the
-# run's structs whose colon count must equal the colon count of the raw bytes (as in
+# batch's structs whose colon count must equal the colon count of the raw bytes (as in
 # :func:`_screen`: a repeated key, or a field no struct declares, drops a key and its
-# colon), and the structs' fields transposed into columns in C. A file it cannot vouch
-# for (a type outside those, a repeated or unknown key, an escape or number whose column
-# form is Polars' reader's to decide, bytes that do not parse) takes the file-at-a-time
-# path above, with its warnings and issues, so the frame is the same whichever path a
-# file takes.
+# colon), and that encoded JSON array read into columns by Polars' JSON reader. A file
+# it cannot vouch for (a type outside those, a repeated or unknown key, an escape or
+# number whose column form is Polars' reader's to decide, bytes that do not parse) takes
+# the file-at-a-time path above, with its warnings and issues, so the frame is the same
+# whichever path a file takes.
 
 _Int64 = Annotated[int, msgspec.Meta(ge=-_INT64, le=_INT64 - 1)]
 #: An integer a float column holds exactly (:func:`_float`).
@@ -568,7 +568,7 @@ class _FStageCosts(msgspec.Struct, gc=False):
 
 
 class _Fast(msgspec.Struct, gc=False):
-    """A tick file as the run-at-a-time path takes it: the fields of :class:`_Screen` in
+    """A tick file as the batch path takes it: the fields of :class:`_Screen` in
     the types :func:`_row` builds columns from itself (a float or bool in a change, an
     integer beyond 64 bits, or beyond 2**53 where a float goes, a flag that is not a bool
     fail here), and the other fields the format names (FORMATS: ``classified_actions``,
@@ -806,7 +806,7 @@ def parse_ticks(
     redo: set[int] = set(range(count))
     if count and BULK_READ:
         careful: Sequence[int] = range(count)
-        if RUN_AT_A_TIME:
+        if BATCH_PATH:
             with collector_paused():
                 fast, taken, careful = _fast(blobs)
             if fast is not None:

@@ -35,7 +35,7 @@ test: $(STAMP) lint typecheck
 	$(BIN)/python -m pytest
 
 fuzz: $(STAMP)
-	TOOLKIT_FUZZ_PROFILE=fuzz $(BIN)/python -m pytest tests/fuzz tests/load/test_reading_edge.py
+	TOOLKIT_FUZZ_PROFILE=fuzz $(BIN)/python -m pytest tests/fuzz tests/io/test_reading_edge.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check toolkit tests bench sample_runs notebooks/refresh.py

@@ -38,7 +38,7 @@ import polars as pl
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from toolkit.comparing import arm_scores  # noqa: E402
+from toolkit.fleet.compare import arm_scores  # noqa: E402
 from toolkit.rubrics.compare import adjust, compare_scores, paired_t_power  # noqa: E402
 
 ALPHA = 0.05

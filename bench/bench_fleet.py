@@ -509,7 +509,7 @@ def upload(client: Any, folder: Path, prefix: str) -> int:
 def scale(fleet: Path, args: argparse.Namespace, local_cards: Any) -> dict[str, Any]:
     """The engines and sources of issue 17, on the same fleet: Dask on a LocalCluster
     (2 workers x 1 thread) and reading from moto's S3 server on loopback."""
-    from toolkit.engine import score_fleet
+    from toolkit.fleet.engine import score_fleet
 
     out: dict[str, Any] = {}
     want = {c.subject: c.verdict for c in local_cards}

@@ -33,7 +33,7 @@ import naive_iterlogs  # noqa: E402
 from timing import best_of, interleaved, load_average, spread  # noqa: E402
 
 import toolkit as tk  # noqa: E402
-from toolkit.rubrics.outcome_fleet import (  # noqa: E402
+from toolkit.fleet.outcome import (  # noqa: E402
     find_iteration_logs,
     fleet_log_names,
     outcome_fleet,

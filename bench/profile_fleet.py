@@ -25,7 +25,8 @@ sys.path.insert(0, str(HERE))
 from timing import cpu_seconds  # noqa: E402
 
 import toolkit as tk  # noqa: E402
-from toolkit.load import _edge, _ticks  # noqa: E402
+from toolkit.io import edge  # noqa: E402
+from toolkit.load import _ticks  # noqa: E402
 from toolkit.load import universe as U  # noqa: E402
 
 
@@ -46,13 +47,13 @@ def main(argv: list[str]) -> int:
     args = p.parse_args(argv)
     dirs = U._run_dirs([args.fleet / "run-*"])
     listings = [U.list_run(r, stat=False) for r in dirs]
-    limit = _edge.limits().max_file_bytes
+    limit = edge.limits().max_file_bytes
     groups = U._chunks(listings)
     chunks = []
     for group in groups:
         files = [path for listing in group for path in listing.ticks]
         slugs = [listing.slug for listing in group for _ in listing.ticks]
-        blobs = [_edge.read_bytes_fast(path, limit) for path in files]
+        blobs = [edge.read_bytes_fast(path, limit) for path in files]
         chunks.append((slugs, files, blobs))
     count = sum(len(f) for _, f, _ in chunks)
 
@@ -72,7 +73,7 @@ def main(argv: list[str]) -> int:
     stages: dict[str, Callable[[], Any]] = {
         "list the runs' folders": lambda: [U.list_run(r, stat=False) for r in dirs],
         "read the tick files (open, read, close)": lambda: [
-            _edge.read_many_fast(listing.ticks, limit) for listing in listings
+            edge.read_many_fast(listing.ticks, limit) for listing in listings
         ],
         "scan for escapes and -0 (Polars)": lambda: [_ticks._unsafe(b) for _, _, b in chunks],
         "decode + colon count (msgspec)": decode,

@@ -18,8 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from toolkit._lazy import attach
-
-__version__ = "0.1.0"
+from toolkit._version import __version__
 
 #: Public name -> the module that defines it ("module:attribute" when renamed here).
 _LAZY: dict[str, str] = {
@@ -67,8 +66,8 @@ _LAZY: dict[str, str] = {
     "Transcripts": "toolkit.load.transcripts",
     "load_transcripts": "toolkit.load.transcripts",
     "Universe": "toolkit.load.universe",
-    "FleetScores": "toolkit.engine",
-    "score_fleet": "toolkit.engine",
+    "FleetScores": "toolkit.fleet.engine",
+    "score_fleet": "toolkit.fleet.engine",
     "load_universe": "toolkit.load.universe",
     "load_universes": "toolkit.load.universe",
     "Agreement": "toolkit.ratings.agreement",
@@ -135,8 +134,8 @@ _LAZY: dict[str, str] = {
     "measures_frame": "toolkit.scorecard",
     "scorecards_frame": "toolkit.scorecard",
     "write_score_sidecars": "toolkit.sidecars",
-    "compare": "toolkit.comparing",
-    "compare_plan": "toolkit.comparing",
+    "compare": "toolkit.fleet.compare",
+    "compare_plan": "toolkit.fleet.compare",
     "CompareResult": "toolkit.rubrics.compare",
     "CompareRubric": "toolkit.rubrics.compare",
     "load_compare_rubric": "toolkit.rubrics.compare",
@@ -203,13 +202,13 @@ _LAZY: dict[str, str] = {
 __all__ = ["__version__", *_LAZY]
 
 if TYPE_CHECKING:
-    from toolkit.comparing import compare as compare
-    from toolkit.comparing import compare_plan as compare_plan
-    from toolkit.engine import FleetScores as FleetScores
-    from toolkit.engine import score_fleet as score_fleet
     from toolkit.errors import InputError as InputError
     from toolkit.errors import RubricError as RubricError
     from toolkit.errors import ToolkitError as ToolkitError
+    from toolkit.fleet.compare import compare as compare
+    from toolkit.fleet.compare import compare_plan as compare_plan
+    from toolkit.fleet.engine import FleetScores as FleetScores
+    from toolkit.fleet.engine import score_fleet as score_fleet
     from toolkit.judge import CassetteMiss as CassetteMiss
     from toolkit.judge import Judge as Judge
     from toolkit.judge import JudgeRequest as JudgeRequest

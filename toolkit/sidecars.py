@@ -24,8 +24,8 @@ from typing import Any
 import polars as pl
 import yaml
 
-from toolkit._atomic import safe_file_name, write_text_atomic
 from toolkit.errors import InputError
+from toolkit.io.atomic import safe_file_name, write_text_atomic
 from toolkit.rubrics.outcome import OutcomeResult
 
 SIDECAR_SCHEMA_VERSION = 1
@@ -86,7 +86,7 @@ def write_score_sidecars(
             there; it is never created, so a name taken from data, such as a remote
             log's ``bucket/key``, cannot make one).
     """
-    from toolkit.load._source import is_remote, local_path
+    from toolkit.io.source import is_remote, local_path
 
     if is_remote(log_dir):
         raise InputError(

@@ -13,8 +13,8 @@ import pytest
 from conftest import SAMPLE_RUNS
 
 from toolkit.cli import main
-from toolkit.comparing import compare
-from toolkit.load.families import detect_family
+from toolkit.fleet.compare import compare
+from toolkit.fleet.families import detect_family
 
 A = SAMPLE_RUNS / "compare" / "a"
 B = SAMPLE_RUNS / "compare" / "b"
@@ -202,7 +202,7 @@ def test_each_family_is_told_from_its_folder() -> None:
 def test_outcome_iterations_pair_by_task() -> None:
     logs = SAMPLE_RUNS / "iteration_logs"
     result = compare(logs, logs, resamples=99)
-    from toolkit.comparing import arm_scores
+    from toolkit.fleet.compare import arm_scores
 
     frame = arm_scores(logs).frame
     tasks = frame.filter(pl.col("task").is_not_null())["task"].n_unique()

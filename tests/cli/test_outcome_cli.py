@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 from toolkit import InputError, collect_outcome_evidence, load_iteration_log, score_outcome
-from toolkit._atomic import is_temp_file
 from toolkit.cli import main
+from toolkit.io.atomic import is_temp_file
 from toolkit.rubrics.outcome import SIGNALS as SIGNAL_ORDER
 from toolkit.sidecars import session_sidecar_path, write_score_sidecars
 

@@ -15,7 +15,7 @@ import pytest
 from calibration_fixture import HOSTILE
 from conftest import CHROMIUM, CHROMIUM_ARGS, COMPARE_RESULT, SAMPLE_RUNS
 
-from toolkit.viewing import calibration_links, collect
+from toolkit.fleet.view import calibration_links, collect
 from toolkit.views.site import EvidenceRow, SiteItem, SiteRun, write_site
 
 STEP_MS = 15_000

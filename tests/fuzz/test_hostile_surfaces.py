@@ -90,7 +90,7 @@ _OPTION_VALUES = st.one_of(
 @given(st.lists(st.tuples(st.one_of(_OPTION_KEYS, NASTY_TEXT), _OPTION_VALUES), max_size=4))
 def test_storage_options(items: list[tuple[str, str]]) -> None:
     pytest.importorskip("s3fs")
-    from toolkit.load._source import open_remote, parse_storage_options
+    from toolkit.io.source import open_remote, parse_storage_options
 
     try:
         options = parse_storage_options([f"{k}={v}" for k, v in items])

@@ -311,7 +311,7 @@ def test_a_field_dropped_in_validation_leaves_the_parsed_document_as_read() -> N
     the parsed document itself, which later entries and line lookups read, is unchanged."""
     import copy
 
-    from toolkit.load._yaml import parse_yaml
+    from toolkit.io.yamlkeys import parse_yaml
     from toolkit.load.iterlog import V2Entry, _validate
 
     text = "schema_version: 2\nreview: nope\nverifiers:\n  - status: pass\n  - 5\n"

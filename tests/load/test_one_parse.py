@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 from toolkit.errors import InputError
-from toolkit.load import _edge, _ticks
+from toolkit.io import edge
+from toolkit.load import _ticks
 from toolkit.load.universe import load_universe
 
 
@@ -216,14 +217,14 @@ def test_fast_and_checked_reads_return_every_byte(tmp_path: Path, size: int) -> 
     path = tmp_path / "tick_1.json"
     data = bytes(range(256)) * (size // 256) + b"x" * (size % 256)
     path.write_bytes(data)
-    assert _edge.read_bytes_fast(str(path), 2**30) == data
-    assert _edge.read_bytes(path) == data
+    assert edge.read_bytes_fast(str(path), 2**30) == data
+    assert edge.read_bytes(path) == data
 
 
 @pytest.mark.parametrize("size", [65_536, 65_537, 2**20 + 1])
 def test_the_size_limit_holds_past_the_first_read(tmp_path: Path, size: int) -> None:
     path = tmp_path / "tick_1.json"
     path.write_bytes(b"a" * size)
-    got = _edge.read_bytes_fast(str(path), size - 1)
+    got = edge.read_bytes_fast(str(path), size - 1)
     assert isinstance(got, InputError) and "over the limit" in str(got)
-    assert _edge.read_bytes_fast(str(path), size) == b"a" * size
+    assert edge.read_bytes_fast(str(path), size) == b"a" * size

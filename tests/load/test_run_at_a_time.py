@@ -362,7 +362,7 @@ def test_reading_many_files_gives_each_file_what_reading_it_alone_gives(
     tmp_path: Path, limit: int
 ) -> None:
     from toolkit.errors import InputError
-    from toolkit.load import _edge
+    from toolkit.io import edge
 
     paths = []
     for size in (0, 1, 65_535, 65_536, 65_537, 3 * 2**20 + 5):
@@ -372,8 +372,8 @@ def test_reading_many_files_gives_each_file_what_reading_it_alone_gives(
     paths.append(str(tmp_path / "missing.json"))
     (tmp_path / "loop.json").symlink_to(tmp_path / "loop.json")
     paths.append(str(tmp_path / "loop.json"))
-    many = _edge.read_many_fast(paths, limit)
-    alone = [_edge.read_bytes_fast(p, limit) for p in paths]
+    many = edge.read_many_fast(paths, limit)
+    alone = [edge.read_bytes_fast(p, limit) for p in paths]
     assert len(many) == len(paths)
     for got, want, path in zip(many, alone, paths, strict=True):
         if isinstance(want, InputError):
@@ -388,19 +388,19 @@ def test_reading_many_files_gives_each_file_what_reading_it_alone_gives(
 def test_reading_many_files_within_a_budget_stops_after_the_file_that_reaches_it(
     tmp_path: Path,
 ) -> None:
-    from toolkit.load import _edge
+    from toolkit.io import edge
 
     paths = []
     for i, size in enumerate((100, 300, 50, 1_000)):
         path = tmp_path / f"tick_{i}.json"
         path.write_bytes(b"a" * size)
         paths.append(str(path))
-    assert [len(b) for b in _edge.read_many_fast(paths, 2**20, 400)] == [100, 300]
-    assert [len(b) for b in _edge.read_many_fast(paths, 2**20, 401)] == [100, 300, 50]
-    assert [len(b) for b in _edge.read_many_fast(paths, 2**20, 1)] == [100]  # one at least
-    assert [len(b) for b in _edge.read_many_fast(paths, 2**20, 0)] == [100]
-    assert len(_edge.read_many_fast(paths, 2**20)) == 4  # no budget: every file
+    assert [len(b) for b in edge.read_many_fast(paths, 2**20, 400)] == [100, 300]
+    assert [len(b) for b in edge.read_many_fast(paths, 2**20, 401)] == [100, 300, 50]
+    assert [len(b) for b in edge.read_many_fast(paths, 2**20, 1)] == [100]  # one at least
+    assert [len(b) for b in edge.read_many_fast(paths, 2**20, 0)] == [100]
+    assert len(edge.read_many_fast(paths, 2**20)) == 4  # no budget: every file
     # a file that cannot be read counts nothing, and reading goes on past it
     missing = [str(tmp_path / "missing.json"), *paths]
-    got = _edge.read_many_fast(missing, 2**20, 350)
+    got = edge.read_many_fast(missing, 2**20, 350)
     assert len(got) == 3 and isinstance(got[0], Exception)

@@ -24,9 +24,9 @@ from polars.testing import assert_frame_equal
 
 from toolkit.cli import main
 from toolkit.errors import DuplicateKeyWarning, InputError
+from toolkit.io.yamlkeys import parse_yaml
 from toolkit.load import _ticks
 from toolkit.load._common import parse_json_lines, parse_json_text
-from toolkit.load._yaml import parse_yaml
 from toolkit.load.universe import Universe, load_universe, load_universes
 from toolkit.rubrics.simulation import score_universe
 from toolkit.views.text import render_json

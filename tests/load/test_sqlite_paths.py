@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from conftest import tick_v1, write_run
 
-from toolkit.load import _edge
+from toolkit.io import edge
 from toolkit.load.discussion import load_discussion
 from toolkit.load.snapshots import snapshot_ticks
 from toolkit.load.universe import load_universe
@@ -83,7 +83,7 @@ def test_a_missing_database_is_not_created(tmp_path: Path) -> None:
     target = tmp_path / "run #1" / "universe.db"
     target.parent.mkdir()
     with pytest.raises(sqlite3.OperationalError):
-        _edge.sqlite_readonly(target).execute("SELECT 1 FROM sqlite_master").fetchall()
+        edge.sqlite_readonly(target).execute("SELECT 1 FROM sqlite_master").fetchall()
     assert tree(tmp_path) == {"run #1"}
 
 
@@ -91,7 +91,7 @@ def test_a_relative_path_is_read_from_the_current_folder(
     sweep: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(sweep)
-    con = _edge.sqlite_readonly(Path("run%41") / "universe.db")
+    con = edge.sqlite_readonly(Path("run%41") / "universe.db")
     try:
         assert con.execute("SELECT node_count FROM graph_snapshots").fetchall() == [(3,)]
         with pytest.raises(sqlite3.OperationalError, match="readonly"):

@@ -10,7 +10,7 @@ import pytest
 
 from toolkit.cli import main
 from toolkit.errors import InputError
-from toolkit.rubrics.outcome_fleet import (
+from toolkit.fleet.outcome import (
     find_iteration_logs,
     outcome_fleet,
     score_outcome_logs,

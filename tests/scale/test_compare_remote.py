@@ -44,7 +44,7 @@ def test_compare_over_s3_on_dask_equals_compare_on_disk(
 def test_an_outcome_arm_on_dask_over_s3_is_the_arm_on_disk(
     s3: S3, generated_logs: Path, dask_client: Any
 ) -> None:
-    from toolkit.comparing import arm_scores
+    from toolkit.fleet.compare import arm_scores
 
     url = s3.upload(generated_logs, "compare-logs")
     local = arm_scores(generated_logs, "auto")

@@ -13,8 +13,8 @@ from conftest import S3, SAMPLE_FLEET
 
 import toolkit as tk
 from toolkit.cli import main
-from toolkit.engine import map_partitions, score_fleet, score_runs
-from toolkit.load._source import RemoteSource
+from toolkit.fleet.engine import map_partitions, score_fleet, score_runs
+from toolkit.io.source import RemoteSource
 
 
 def fleet_json(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:

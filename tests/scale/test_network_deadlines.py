@@ -1,4 +1,4 @@
-"""One network-deadline policy (``toolkit._network``) for object storage and judges.
+"""One network-deadline policy (``toolkit.io.network``) for object storage and judges.
 
 An endpoint on 127.0.0.1 that accepts connections and never answers must fail within the
 deadlines, with them named in the one-line error. Each such test runs in a child
@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from toolkit import _network
 from toolkit.errors import InputError
-from toolkit.load._source import open_remote, parse_storage_options
+from toolkit.io import network
+from toolkit.io.source import open_remote, parse_storage_options
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -83,15 +83,15 @@ def test_s3_options_carry_the_deadlines_and_the_users_own_win(
 ) -> None:
     for variable in FAST:
         monkeypatch.delenv(variable, raising=False)
-    options = _network.storage_options("s3", {"config_kwargs": {"read_timeout": 120}})
+    options = network.storage_options("s3", {"config_kwargs": {"read_timeout": 120}})
     assert options["config_kwargs"]["read_timeout"] == 120  # the user's
-    assert options["config_kwargs"]["connect_timeout"] == _network.DEFAULT_CONNECT
+    assert options["config_kwargs"]["connect_timeout"] == network.DEFAULT_CONNECT
     assert options["config_kwargs"]["retries"] == {"max_attempts": 1, "mode": "standard"}
     monkeypatch.setenv("TOOLKIT_READ_TIMEOUT", "nan")
-    assert _network.deadlines().read == _network.DEFAULT_READ  # not a number: the default
+    assert network.deadlines().read == network.DEFAULT_READ  # not a number: the default
     monkeypatch.setenv("TOOLKIT_READ_TIMEOUT", "2.5")
-    assert _network.storage_options("s3", {})["config_kwargs"]["read_timeout"] == 2.5
-    assert _network.storage_options("memory", {"a": 1}) == {"a": 1}
+    assert network.storage_options("s3", {})["config_kwargs"]["read_timeout"] == 2.5
+    assert network.storage_options("memory", {"a": 1}) == {"a": 1}
 
 
 def test_s3_filesystem_makes_one_timed_out_request_plus_the_retries(
@@ -133,7 +133,7 @@ def test_a_judge_client_has_the_connect_deadline() -> None:
 
     judge = AnthropicJudge("m", api_key="k", base_url="http://127.0.0.1:9")
     timeout = judge._client.timeout
-    assert (timeout.connect, timeout.read) == (_network.DEFAULT_CONNECT, _network.JUDGE_TIMEOUT)
+    assert (timeout.connect, timeout.read) == (network.DEFAULT_CONNECT, network.JUDGE_TIMEOUT)
 
 
 def test_a_judge_that_never_answers_fails_open_naming_the_deadlines(silent_port: int) -> None:

@@ -11,8 +11,8 @@ import pytest
 from conftest import ITERATION_LOGS, S3
 
 from toolkit.cli import main
-from toolkit.engine import map_partitions
-from toolkit.rubrics.outcome_fleet import (
+from toolkit.fleet.engine import map_partitions
+from toolkit.fleet.outcome import (
     find_iteration_logs,
     score_log_partition,
     score_outcome_logs,

@@ -16,10 +16,10 @@ from conftest import BUCKET, ITERATION_LOGS, S3
 
 from toolkit.cli import main
 from toolkit.errors import InputError
+from toolkit.fleet.outcome import find_iteration_logs
 from toolkit.load.iterlog import IterationLog, load_iteration_log, load_iteration_logs
 from toolkit.load.outcome_evidence import collect_outcome_evidence
 from toolkit.rubrics.outcome import score_outcome
-from toolkit.rubrics.outcome_fleet import find_iteration_logs
 from toolkit.sidecars import write_score_sidecars
 
 TALLY = ITERATION_LOGS / "tally-loop"

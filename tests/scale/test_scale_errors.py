@@ -16,7 +16,7 @@ from conftest import BUCKET, ROOT, S3, SAMPLE_FLEET, free_port, tick_v1, write_r
 import toolkit as tk
 from toolkit.cli import main
 from toolkit.errors import InputError
-from toolkit.load._source import parse_storage_options
+from toolkit.io.source import parse_storage_options
 
 
 def cli_error(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:

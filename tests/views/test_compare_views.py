@@ -6,7 +6,7 @@ import polars as pl
 import pytest
 from conftest import SAMPLE_RUNS
 
-from toolkit.comparing import compare
+from toolkit.fleet.compare import compare
 from toolkit.rubrics.compare import CompareResult
 from toolkit.views.compare import (
     compare_chart,
@@ -81,7 +81,7 @@ def test_markdown_escapes_pipes(result: CompareResult) -> None:
 
 
 def test_the_plan_fits_80_columns() -> None:
-    from toolkit.comparing import compare_plan
+    from toolkit.fleet.compare import compare_plan
     from toolkit.views.compare import render_plan_text
 
     plan = compare_plan(SAMPLE_RUNS / "compare" / "a", 0.5, standardized=True)

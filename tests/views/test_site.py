@@ -16,8 +16,8 @@ import pytest
 from conftest import COMPARE_RESULT
 
 from toolkit.errors import InputError
+from toolkit.fleet.view import collect
 from toolkit.scorecard import Dimension, Scorecard
-from toolkit.viewing import collect
 from toolkit.views.site import (
     SHARD_ROWS,
     EvidenceRow,
@@ -294,7 +294,7 @@ def test_a_chat_without_a_kit_is_shown_unscored_and_with_a_given_kit_scored(
 ) -> None:
     from conftest import SAMPLE_RUNS
 
-    from toolkit.load.families import PersonaKit
+    from toolkit.fleet.families import PersonaKit
 
     kit_dir = SAMPLE_RUNS / "persona"
     chat = tmp_path / "radio-week2.jsonl"
@@ -408,7 +408,7 @@ def test_a_comparison_is_written_beside_the_runs_and_named_in_the_manifest(
 
 
 def test_load_compare_refuses_what_is_not_a_comparison(tmp_path: Path) -> None:
-    from toolkit.viewing import load_compare
+    from toolkit.fleet.view import load_compare
 
     good = tmp_path / "c.json"
     good.write_text(json.dumps(COMPARE_RESULT), encoding="utf-8")
@@ -426,7 +426,7 @@ def test_load_compare_refuses_what_is_not_a_comparison(tmp_path: Path) -> None:
 def test_a_calibration_result_loads_with_and_without_the_optional_fields(tmp_path: Path) -> None:
     from calibration_fixture import calibrate_json, calibration_result
 
-    from toolkit.viewing import load_calibration
+    from toolkit.fleet.view import load_calibration
 
     for n, doc in enumerate((calibrate_json(), calibration_result())):
         path = tmp_path / f"c{n}.json"
@@ -448,7 +448,7 @@ def test_each_disagreement_links_to_its_run_and_anchor_when_the_site_holds_it(
 ) -> None:
     from calibration_fixture import calibration_result
 
-    from toolkit.viewing import calibration_links
+    from toolkit.fleet.view import calibration_links
 
     collected, _ = samples
     links = calibration_links(calibration_result(), collected.runs)
@@ -544,7 +544,7 @@ def test_search_covers_the_judges_reasoning_and_the_calibrations_disagreements(
 ) -> None:
     from conftest import SAMPLE_RUNS
 
-    from toolkit.viewing import calibration_links, load_calibration
+    from toolkit.fleet.view import calibration_links, load_calibration
 
     collected, _ = samples
     lenny = next(r for r in collected.runs if r.id.endswith("radio-week2.jsonl/lenny"))
@@ -571,7 +571,7 @@ def test_the_samples_calibration_is_found_and_each_disagreement_links_to_its_cha
 ) -> None:
     from conftest import SAMPLE_RUNS
 
-    from toolkit.viewing import calibration_links
+    from toolkit.fleet.view import calibration_links
 
     collected, _ = samples
     assert collected.calibration_source == str(

@@ -13,6 +13,7 @@ import pytest
 from conftest import SAMPLE_RUNS
 
 import toolkit as tk
+from toolkit.fleet.outcome import OUTCOME_FLEET_SCHEMA
 from toolkit.load.discussion import load_discussion
 from toolkit.load.iterlog import load_iteration_log
 from toolkit.load.outcome_evidence import collect_outcome_evidence
@@ -20,7 +21,6 @@ from toolkit.load.universe import load_universe, load_universes
 from toolkit.rubrics.discussion import score_discussion
 from toolkit.rubrics.discussion_iterations import compare
 from toolkit.rubrics.outcome import OutcomeResult, score_outcome
-from toolkit.rubrics.outcome_fleet import OUTCOME_FLEET_SCHEMA
 from toolkit.rubrics.simulation import score_universe
 from toolkit.scorecard import Scorecard
 from toolkit.views.discussion import render_discussion_text

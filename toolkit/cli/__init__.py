@@ -38,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="toolkit", description="Score LLM-agent runs against explicit quality rubrics."
     )
-    from toolkit import __version__
+    from toolkit._version import __version__
 
     parser.add_argument("--version", action="version", version=f"toolkit {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

@@ -182,7 +182,7 @@ def finish(
     accepted = (*allowed_na(args, checks), *allow_na)
     failing = decide(checks, mode or "none", accepted)
     if getattr(args, "junit", None):
-        from toolkit._atomic import write_text_atomic
+        from toolkit.io.atomic import write_text_atomic
         from toolkit.views.junit import render_junit
 
         rubric, version = _rubric(cards)

@@ -34,7 +34,7 @@ def diff_ticks(args: argparse.Namespace, first: int, last: int) -> int:
     the snapshots taken before ticks ``first`` and ``last``."""
     import json
 
-    from toolkit.load._source import is_remote
+    from toolkit.io.source import is_remote
     from toolkit.views.diff import render_tick_diff_text
     from toolkit.views.text import terminal_style
 

@@ -46,6 +46,6 @@ def add_scale_arguments(p: argparse.ArgumentParser) -> None:
 
 def storage_options(args: argparse.Namespace) -> dict[str, Any]:
     """The parsed ``--storage-option`` values."""
-    from toolkit.load._source import parse_storage_options
+    from toolkit.io.source import parse_storage_options
 
     return parse_storage_options(args.storage_option)

@@ -46,7 +46,7 @@ def watch_run(args: argparse.Namespace, rubric: SimulationRubric) -> int:
     """Print the card now and again whenever the run changes, until Ctrl-C or
     ``--watch-for`` seconds; returns 0."""
     from toolkit.cli.quality import card_text, score_one
-    from toolkit.load._source import is_remote
+    from toolkit.io.source import is_remote
     from toolkit.views.text import terminal_style
 
     if is_remote(args.run_dir):

@@ -185,7 +185,7 @@ def run(args: argparse.Namespace) -> int:
     if args.html:
         from pathlib import Path
 
-        from toolkit._atomic import write_text_atomic
+        from toolkit.io.atomic import write_text_atomic
         from toolkit.views.calibration_page import render_calibration_page
 
         out = Path(args.html)

@@ -117,7 +117,7 @@ def _load_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     """Score, compare, print; the gate decides the exit code."""
-    from toolkit.comparing import compare, compare_plan
+    from toolkit.fleet.compare import compare, compare_plan
     from toolkit.rubrics.compare import gate_failures, parse_gate
     from toolkit.views.text import terminal_style
 
@@ -183,8 +183,8 @@ def _ci_outputs(args: argparse.Namespace, result: Any, gated: Sequence[str] | No
     ``$GITHUB_STEP_SUMMARY`` when that is set."""
     import os
 
-    from toolkit._atomic import write_text_atomic
     from toolkit.gate import REGRESSION_KIND, Check, kind_of
+    from toolkit.io.atomic import write_text_atomic
 
     if args.junit:
         from toolkit.views.junit import render_junit

@@ -70,18 +70,18 @@ def run(args: argparse.Namespace) -> int:
     """Load -> evidence -> score -> (write) -> print."""
     from toolkit.cli._gate import markdown
     from toolkit.cli._scale import storage_options
-    from toolkit.gate import checks_of
-    from toolkit.load._source import is_remote
-    from toolkit.load.iterlog import load_iteration_log
-    from toolkit.load.outcome_evidence import check_local_evidence, collect_outcome_evidence
-    from toolkit.rubrics.outcome import load_outcome_rubric, score_outcome
-    from toolkit.rubrics.outcome_fleet import (
+    from toolkit.fleet.outcome import (
         find_iteration_logs,
         fleet_log_names,
         fleet_scorecards,
         outcome_fleet,
         score_outcome_logs,
     )
+    from toolkit.gate import checks_of
+    from toolkit.io.source import is_remote
+    from toolkit.load.iterlog import load_iteration_log
+    from toolkit.load.outcome_evidence import check_local_evidence, collect_outcome_evidence
+    from toolkit.rubrics.outcome import load_outcome_rubric, score_outcome
     from toolkit.sidecars import write_score_sidecars
     from toolkit.views.outcome import (
         render_outcome_fleet_json,
@@ -183,8 +183,8 @@ def _on_dask(
 ) -> tuple[dict[str, tuple[OutcomeResult, int]], list[Any]]:
     """The same per-log scoring, a partition of logs per Dask task (each task gets the
     logs' paths or URLs and the storage options, and reads the logs itself)."""
-    from toolkit.engine import default_partition_size, map_partitions, partitions
-    from toolkit.rubrics.outcome_fleet import score_log_partition
+    from toolkit.fleet.engine import default_partition_size, map_partitions, partitions
+    from toolkit.fleet.outcome import score_log_partition
 
     size = args.partition_size or default_partition_size(len(logs))
     done, failures = map_partitions(

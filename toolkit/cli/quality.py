@@ -285,7 +285,7 @@ def _warn_stderr(warnings: list[str]) -> None:
 
 
 def _fleet(args: argparse.Namespace, rubric: SimulationRubric) -> int:
-    from toolkit.engine import score_fleet
+    from toolkit.fleet.engine import score_fleet
     from toolkit.gate import checks_of
     from toolkit.views.fleet import render_fleet_json, render_fleet_text
     from toolkit.views.text import terminal_style

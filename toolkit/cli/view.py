@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from toolkit.load.families import PersonaKit
+    from toolkit.fleet.families import PersonaKit
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     """Collect, write, and (without ``-o``) serve."""
     from toolkit.cli._scale import storage_options
     from toolkit.errors import InputError
-    from toolkit.viewing import calibration_links, collect, load_calibration, load_compare
+    from toolkit.fleet.view import calibration_links, collect, load_calibration, load_compare
     from toolkit.views.site import write_site
 
     if not 0 <= args.port <= 65535:
@@ -130,7 +130,7 @@ def _print_notes(notes: list[str]) -> None:
 def _kit(args: argparse.Namespace) -> PersonaKit | None:
     """The persona kit named on the command line (``None`` without one)."""
     from toolkit.errors import InputError
-    from toolkit.load.families import PersonaKit
+    from toolkit.fleet.families import PersonaKit
 
     given = [f for f in ("propositions", "cassette", "personas", "baseline") if getattr(args, f)]
     if not given:

@@ -14,8 +14,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from toolkit._network import JUDGE_TIMEOUT
 from toolkit.errors import InputError
+from toolkit.io.network import JUDGE_TIMEOUT
 from toolkit.judge._protocol import (
     EVIDENCE_HEADING,
     MAX_BATCH,
@@ -64,7 +64,7 @@ def judge_from_spec(
         record: a cassette a live judge records into and resumes from (see
             :class:`RecordingJudge`).
         timeout: seconds a live call waits for its answer before the SDK retries it
-            (the network policy of :mod:`toolkit._network`).
+            (the network policy of :mod:`toolkit.io.network`).
         max_retries: the SDK's retries on timeouts, connection errors, 429 and 5xx.
 
     Raises:

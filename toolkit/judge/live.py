@@ -21,8 +21,8 @@ from dataclasses import replace
 from types import ModuleType
 from typing import Any
 
-from toolkit._network import JUDGE_TIMEOUT, deadlines, judge_timeout
 from toolkit.errors import InputError
+from toolkit.io.network import JUDGE_TIMEOUT, deadlines, judge_timeout
 from toolkit.judge._protocol import (
     DOUBLE_CHECK_PROMPT,
     Estimate,

@@ -57,13 +57,13 @@ class PriceTable:
 
 
 def _read(path: Path) -> dict[str, Any]:
-    from toolkit.load import _edge
+    from toolkit.io import edge
     from toolkit.load._common import check_document_header
 
     if path.is_file() and path.stat().st_size > MAX_PRICES_BYTES:
         raise InputError(path, f"price file larger than {MAX_PRICES_BYTES} bytes")
     data = check_document_header(  # read through the edge: regular file, UTF-8, YAML limits
-        path, _edge.read_yaml(path), what="judge price table", fmt=PRICES_FORMAT,
+        path, edge.read_yaml(path), what="judge price table", fmt=PRICES_FORMAT,
         version=PRICES_VERSION,
     )  # fmt: skip
     models = data.get("models")

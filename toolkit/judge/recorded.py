@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from toolkit._atomic import write_text_atomic
 from toolkit.errors import InputError
+from toolkit.io.atomic import write_text_atomic
 from toolkit.judge._protocol import Estimate, Judge, JudgeRequest, JudgeResult
 
 CASSETTE_FORMAT = "toolkit-judge-cassette"

@@ -1,5 +1,5 @@
 """A Parquet cache of loaded runs, keyed on the source files' names, sizes and change
-marks (:func:`toolkit.load._source.file_mark`; ETags for objects), on the local disk or
+marks (:func:`toolkit.io.source.file_mark`; ETags for objects), on the local disk or
 in object storage.
 
 One run's entry (``<run>/.toolkit_cache/``, ``<cache dir>/<slug>-<hash>/`` or
@@ -53,7 +53,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 import msgspec
 import polars as pl
 
-from toolkit._atomic import atomic_path, remove_leftovers, safe_file_name
 from toolkit.errors import CacheWarning, InputError
 from toolkit.frames import (
     BATCHES_SCHEMA,
@@ -62,10 +61,11 @@ from toolkit.frames import (
     TICKS_SCHEMA,
     slices,
 )
-from toolkit.load import _edge
+from toolkit.io import edge
+from toolkit.io.atomic import atomic_path, remove_leftovers, safe_file_name
 
 if TYPE_CHECKING:
-    from toolkit.load._source import RemoteSource
+    from toolkit.io.source import RemoteSource
     from toolkit.load.universe import Listing, Universe
 
 #: Bump when the cached frames' meaning changes: every older entry is then rebuilt.
@@ -156,7 +156,7 @@ class _Disk:
         out: dict[str, bytes | None] = {}
         for path in paths:
             try:  # a regular file (never a symlink), within the size limit
-                out[path] = None if os.path.islink(path) else _edge.read_bytes(path)
+                out[path] = None if os.path.islink(path) else edge.read_bytes(path)
             except InputError:
                 out[path] = None
         return out
@@ -243,7 +243,7 @@ class RunCache:
     def __init__(
         self, location: bool | str | Path, storage_options: Mapping[str, Any] | None = None
     ) -> None:
-        from toolkit.load._source import is_remote, local_path, open_remote
+        from toolkit.io.source import is_remote, local_path, open_remote
 
         self.root: str | None = None
         self.store: _Store
@@ -387,7 +387,7 @@ class RunCache:
         if self.failure is not None and self.store.one_place:
             return
         entries: list[tuple[str, str, bytes, bytes]] = []
-        limit = _edge.limits().max_file_bytes
+        limit = edge.limits().max_file_bytes
         for listing, universe in loaded:
             folder = self.folder(listing)
             if not self.store.usable(folder):

@@ -1,4 +1,4 @@
-"""Helpers shared by the loaders; reading goes through :mod:`toolkit.load._edge`."""
+"""Helpers shared by the loaders; reading goes through :mod:`toolkit.io.edge`."""
 
 from __future__ import annotations
 
@@ -8,28 +8,28 @@ from typing import Any
 from pydantic import ValidationError
 
 from toolkit.errors import InputError
-from toolkit.load import _edge
-from toolkit.load._duplicates import DuplicateKey
+from toolkit.io import edge
+from toolkit.io.duplicates import DuplicateKey
 
 
 def read_json(path: Path, *, within: Path | None = None) -> Any:
-    """Read and parse a JSON file through the reading edge (:mod:`toolkit.load._edge`).
+    """Read and parse a JSON file through the reading edge (:mod:`toolkit.io.edge`).
 
     Raises:
         InputError: not a regular file, too big, not UTF-8, too deep, or not valid JSON
             (naming the line of the syntax error).
     """
-    return _edge.parse_json(_edge.read_bytes(path, within=within), path)
+    return edge.parse_json(edge.read_bytes(path, within=within), path)
 
 
 def parse_json_bytes(path: Path, blob: bytes) -> Any:
-    """Parse the bytes of the JSON file ``path`` (see :func:`toolkit.load._edge.parse_json`;
+    """Parse the bytes of the JSON file ``path`` (see :func:`toolkit.io.edge.parse_json`;
     a repeated key keeps its last value, with a warning).
 
     Raises:
         InputError: not UTF-8, too deep, or not valid JSON (with the line of the error).
     """
-    return _edge.parse_json(blob, path)
+    return edge.parse_json(blob, path)
 
 
 def load_json_bytes(path: Path, blob: bytes) -> tuple[Any, list[DuplicateKey]]:
@@ -39,7 +39,7 @@ def load_json_bytes(path: Path, blob: bytes) -> tuple[Any, list[DuplicateKey]]:
     Raises:
         InputError: not UTF-8, too deep, or not valid JSON (with the line of the error).
     """
-    return _edge.load_json(blob, path)
+    return edge.load_json(blob, path)
 
 
 def parse_json_text(path: str | Path | None, text: str) -> Any:
@@ -48,7 +48,7 @@ def parse_json_text(path: str | Path | None, text: str) -> Any:
     Raises:
         InputError: too deep, or not valid JSON, naming the line of the error.
     """
-    return _edge.parse_json_text(text, path)
+    return edge.parse_json_text(text, path)
 
 
 def parse_json_lines(path: str | Path | None, text: str) -> list[tuple[int, Any]]:
@@ -57,7 +57,7 @@ def parse_json_lines(path: str | Path | None, text: str) -> list[tuple[int, Any]
     Raises:
         InputError: a line that is not valid JSON (or too deep), naming its line number.
     """
-    return _edge.parse_json_lines(text, path)
+    return edge.parse_json_lines(text, path)
 
 
 def check_document_header(

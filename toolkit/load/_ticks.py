@@ -18,7 +18,7 @@ normaliser, :func:`normalise`.
 The same bytes give the same frame whichever path a file takes (the differential tests
 load every sample both ways). Polars' reader keeps the *first* of repeated keys and
 coerces mistyped scalars (``false`` as the text ``"false"``), where the rule of
-:mod:`toolkit.load._duplicates` is that the last value wins, with a warning, and the
+:mod:`toolkit.io.duplicates` is that the last value wins, with a warning, and the
 models refuse or coerce a mistyped field: a file that repeats a key or holds a field of
 a type the reader would coerce (:class:`_Screen`) is read on the per-file path.
 """

@@ -15,7 +15,7 @@ a reasoning depends on the judge's id, so :func:`toolkit.rubrics.calibrate.calib
 checks that. Scores
 are numbers on the rubric's scale (0 to 9 by default). When a rater scored an item more
 than once, the last row counts (with one warning saying how many). Read through the
-reading edge (:mod:`toolkit.load._edge`), like the engagement ratings files
+reading edge (:mod:`toolkit.io.edge`), like the engagement ratings files
 (:mod:`toolkit.load.ratings`).
 """
 
@@ -31,7 +31,7 @@ import polars as pl
 
 from toolkit.errors import InputError
 from toolkit.frames import CALIBRATION_TEXT_SCHEMA
-from toolkit.load import _edge
+from toolkit.io import edge
 from toolkit.load._common import parse_json_text
 
 __all__ = ["load_calibration_scores"]
@@ -60,7 +60,7 @@ def _score(
 def _rows_csv(
     path: str, text: str, scale: tuple[float, float]
 ) -> tuple[list[str], list[dict[str, Any]]]:
-    with _edge.csv_cells():
+    with edge.csv_cells():
         reader = csv.DictReader(io.StringIO(text))
         try:
             header = [h.strip() for h in (reader.fieldnames or [])]
@@ -80,7 +80,7 @@ def _rows_csv(
                 rows.append(row)
             return groups, rows
         except csv.Error as exc:
-            raise _edge.csv_problem(path, exc, reader.line_num or None) from exc
+            raise edge.csv_problem(path, exc, reader.line_num or None) from exc
 
 
 def _row(
@@ -123,7 +123,7 @@ def _text(path: str, value: Any, line: int | None, where: str) -> str | None:
         return None
     if not isinstance(value, str):
         raise InputError(path, "must be a string", field=where, value=value, line=line)
-    limit = _edge.limits().max_cell_bytes
+    limit = edge.limits().max_cell_bytes
     if len(value) > limit:
         raise InputError(
             path,
@@ -188,7 +188,7 @@ def load_calibration_scores(
     name = str(path)
     if not Path(path).exists():
         raise InputError(name, "no such scores file")
-    text = _edge.read_text(path)
+    text = edge.read_text(path)
     is_json = name.lower().endswith(".json") or text.lstrip().startswith(("[", "{"))
     groups, rows = _rows_json(name, text, scale) if is_json else _rows_csv(name, text, scale)
     if not rows:

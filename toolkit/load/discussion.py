@@ -35,7 +35,7 @@ from toolkit.frames import (
     DISCUSSION_PLAYERS_SCHEMA,
     DISCUSSION_VOTES_SCHEMA,
 )
-from toolkit.load import _edge
+from toolkit.io import edge
 from toolkit.load._common import parse_json_text
 from toolkit.load._fields import Int64
 from toolkit.ratings.store import is_rating_store
@@ -499,11 +499,11 @@ def _read_sqlite(b: _Builder, path: Path) -> None:
     try:
         _read_sqlite_tables(b, path)
     except sqlite3.Error as exc:  # a damaged file can fail at any query
-        raise _edge.sqlite_problem(b.path, exc) from exc
+        raise edge.sqlite_problem(b.path, exc) from exc
 
 
 def _read_sqlite_tables(b: _Builder, path: Path) -> None:
-    con = _edge.sqlite_readonly(path)
+    con = edge.sqlite_readonly(path)
     con.row_factory = sqlite3.Row
     undecodable = 0
 
@@ -581,11 +581,11 @@ def _no_cost_warning(b: _Builder) -> None:
 
 
 def _read_file(b: _Builder, path: Path, within: Path | None = None) -> None:
-    head = _edge.read_head(path, 16, within=within)  # refuses FIFOs, devices, folders
+    head = edge.read_head(path, 16, within=within)  # refuses FIFOs, devices, folders
     if path.suffix.lower() in SQLITE_SUFFIXES or head == _SQLITE_MAGIC:
         _read_sqlite(b, path)
         return
-    text = _edge.read_text(path, within=within)
+    text = edge.read_text(path, within=within)
     data = parse_json_text(b.path, text)
     if isinstance(data, Mapping) and "games" in data:
         _read_export(b, data)
@@ -605,16 +605,16 @@ def _files(path: Path, warnings: list[str]) -> list[Path]:
     """The game files of ``path``; in a folder, an entry with a game file's suffix that is
     not a readable regular file inside it is skipped with a warning (never silently)."""
     if path.is_dir():
-        entries, problem = _edge.scan_folder(path)
+        entries, problem = edge.scan_folder(path)
         if problem is not None:
             raise InputError(path, problem)
         found: list[Path] = []
         for entry in sorted(entries, key=lambda e: e.name):
             if Path(entry.name).suffix.lower() not in (".json", *SQLITE_SUFFIXES):
                 continue
-            skipped = _edge.entry_problem(entry, path)
+            skipped = edge.entry_problem(entry, path)
             if skipped is not None:
-                warnings.append(_edge.skipped_input(entry.path, skipped))
+                warnings.append(edge.skipped_input(entry.path, skipped))
             elif not is_rating_store(entry.path):  # the ratings store kept beside them
                 found.append(Path(entry.path))
         if not found:

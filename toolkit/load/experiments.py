@@ -40,7 +40,7 @@ from toolkit.frames import (
     EXPERIMENT_REPORTED_SCHEMA,
     EXPERIMENT_SCORES_SCHEMA,
 )
-from toolkit.load import _edge
+from toolkit.io import edge
 from toolkit.load._common import parse_json_lines, read_json, validation_problem
 from toolkit.load._fields import Int64
 
@@ -339,15 +339,15 @@ def _column_map(path: Path, columns: Sequence[str]) -> dict[str, str]:
 def _read_tidy(path: Path) -> tuple[list[dict[str, Any]], int]:
     """The rows of a tidy table as dicts of raw values, and the line number of row 0."""
     suffix = path.suffix.lower()
-    blob = _edge.read_bytes(path)
+    blob = edge.read_bytes(path)
     if suffix == ".csv":
-        frame = _edge.read_frame(blob, path, "csv")
+        frame = edge.read_frame(blob, path, "csv")
         return frame.to_dicts(), 2
     if suffix == ".parquet":
-        frame = _edge.read_frame(blob, path, "parquet")
+        frame = edge.read_frame(blob, path, "parquet")
         return frame.to_dicts(), 1
     rows: list[dict[str, Any]] = []
-    text = _edge.decode_text(blob, path)
+    text = edge.decode_text(blob, path)
     first = 0
     for number, obj in parse_json_lines(path, text):
         if not isinstance(obj, dict):

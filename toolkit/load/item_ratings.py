@@ -57,11 +57,11 @@ def load_item_ratings(path: str | Path) -> pl.DataFrame:
             "text_sha256",
         )
     else:
-        from toolkit.load import _edge
+        from toolkit.io import edge
         from toolkit.load._common import parse_json_text
         from toolkit.load.calibration import load_calibration_scores
 
-        text = _edge.read_text(path)
+        text = edge.read_text(path)
         if (
             text.lstrip().startswith("{")
             and isinstance((data := parse_json_text(name, text)), dict)

@@ -35,12 +35,12 @@ from toolkit.frames import (
     LOAD_ISSUES_SCHEMA,
     VERIFIERS_SCHEMA,
 )
-from toolkit.load import _edge
+from toolkit.io import edge
+from toolkit.io.yamlkeys import ParsedYaml, YamlProblem, YamlRefused, parse_yaml
 from toolkit.load._fields import MAX_INT64, Count, Date, Number, Text, Timestamp, TriState
-from toolkit.load._yaml import ParsedYaml, YamlProblem, YamlRefused, parse_yaml
 
 if TYPE_CHECKING:
-    from toolkit.load._source import RemoteSource
+    from toolkit.io.source import RemoteSource
 
 ITER_FILE = re.compile(r"^iter-(\d+)\.yaml$")
 HOOK_FILE = re.compile(r"^iter-(\d+)\.hook-outcomes\.yaml$")
@@ -389,9 +389,9 @@ def _parse(path: PurePath, blob: Blob, rows: _Rows) -> ParsedYaml | None:
     try:
         if isinstance(blob, InputError):
             raise blob
-        content = _edge.decode_text(blob, str(path))
+        content = edge.decode_text(blob, str(path))
     except InputError as err:
-        _edge.skipped_input(path, err.reason)
+        edge.skipped_input(path, err.reason)
         rows.issue(path, None, f"{err.reason}; the file was skipped")
         return None
     try:
@@ -686,7 +686,7 @@ def load_iteration_log(
         >>> log = load_iteration_log("sample_runs/iteration_logs/tally-loop")  # doctest: +SKIP
         >>> log.iterations.select("iteration", "schema_version", "commit")  # doctest: +SKIP
     """
-    from toolkit.load._source import is_remote, local_path
+    from toolkit.io.source import is_remote, local_path
 
     if is_remote(path):
         return load_iteration_logs([path], storage_options=storage_options)[0]
@@ -702,7 +702,7 @@ def load_iteration_log(
 
     def read(name: str) -> Blob:
         try:
-            return _edge.read_bytes(root / name, within=root)
+            return edge.read_bytes(root / name, within=root)
         except InputError as err:
             return err
 
@@ -721,7 +721,7 @@ def load_iteration_logs(
     Raises:
         InputError: as :func:`load_iteration_log`, for the first log that cannot be read.
     """
-    from toolkit.load._source import is_remote, open_remote
+    from toolkit.io.source import is_remote, open_remote
 
     out: dict[int, IterationLog] = {}
     remote: dict[str, list[int]] = {}
@@ -765,7 +765,7 @@ def _load_remote_logs(sources: Sequence[RemoteSource]) -> list[IterationLog]:
         root = source.root
         blobs: dict[str, Blob] = {n: got[f"{root}/{n}"] for n in names if not _beyond_64_bits(n)}
         for name in folders:
-            blobs[name] = InputError(f"{root}/{name}", _edge.describe_mode(stat.S_IFDIR))
+            blobs[name] = InputError(f"{root}/{name}", edge.describe_mode(stat.S_IFDIR))
         rows = _parse_log(
             sorted([*names, *folders]),
             PurePosixPath(root).joinpath,

@@ -34,9 +34,9 @@ from toolkit.frames import (
     TRANSCRIPT_TURNS_SCHEMA,
     VERIFIER_EVIDENCE_SCHEMA,
 )
-from toolkit.load import _edge
+from toolkit.io import edge
+from toolkit.io.yamlkeys import YamlProblem, parse_yaml
 from toolkit.load._fields import count, text
-from toolkit.load._yaml import YamlProblem, parse_yaml
 from toolkit.load.git import GitRepo
 from toolkit.load.iterlog import IterationLog
 from toolkit.load.transcripts import load_transcripts
@@ -197,7 +197,7 @@ def _read_local(path: Path) -> Found:
     if not path.is_file():
         return None
     try:
-        return _edge.read_bytes(path)
+        return edge.read_bytes(path)
     except InputError as err:
         return err
 
@@ -242,7 +242,7 @@ def _read_artifact(
         try:
             if isinstance(found, InputError):
                 raise found
-            content = _edge.decode_text(found, candidate)
+            content = edge.decode_text(found, candidate)
         except InputError as err:
             problem = problem or err
             continue
@@ -294,7 +294,7 @@ def check_local_evidence(
     Raises:
         InputError: ``repo`` or a transcript folder is a URL.
     """
-    from toolkit.load._source import is_remote
+    from toolkit.io.source import is_remote
 
     if repo is not None and not isinstance(repo, GitRepo) and is_remote(repo):
         raise InputError(

@@ -36,7 +36,6 @@ from pydantic import (
     field_validator,
 )
 
-from toolkit._atomic import safe_file_name, write_text_atomic
 from toolkit._show import Shows, Summary
 from toolkit.errors import InputError
 from toolkit.frames import (
@@ -46,7 +45,8 @@ from toolkit.frames import (
     PROPOSITIONS_SCHEMA,
     CorrectionOutcome,
 )
-from toolkit.load import _edge
+from toolkit.io import edge
+from toolkit.io.atomic import safe_file_name, write_text_atomic
 from toolkit.load._common import parse_json_lines, parse_json_text
 from toolkit.load._fields import MAX_INT64, Int64
 
@@ -187,7 +187,7 @@ class _PersonaEntry(_Lenient):
 
 
 def _read_text(path: Path, within: Path | None = None) -> str:
-    return _edge.read_text(path, within=within)
+    return edge.read_text(path, within=within)
 
 
 def load_chat(path: str | Path, personas: str | Path | None = None) -> ChatRun:
@@ -216,7 +216,7 @@ def load_chat(path: str | Path, personas: str | Path | None = None) -> ChatRun:
         return _chat_from_export(source, parse_json_text(source, text), extra)
     first = stripped.splitlines()[0]
     try:
-        head = _edge.parse_json_text(first, source)
+        head = edge.parse_json_text(first, source)
     except InputError:
         head = None
     if isinstance(head, dict) and "type" in head:
@@ -261,7 +261,7 @@ def load_personas(path: str | Path) -> pl.DataFrame:
 
 
 def _load_personas_file(path: Path) -> dict[str, _PersonaEntry]:
-    data = _edge.parse_yaml_text(_read_text(path), path)
+    data = edge.parse_yaml_text(_read_text(path), path)
     items: list[tuple[str, Any]]
     if isinstance(data, Mapping):
         items = [
@@ -430,7 +430,7 @@ def _chat_from_export(source: Path, data: Any, extra: dict[str, _PersonaEntry]) 
         tool_input = row.tool_input
         if isinstance(tool_input, str):
             try:
-                tool_input = _edge.parse_json_text(tool_input, source)
+                tool_input = edge.parse_json_text(tool_input, source)
             except InputError as exc:
                 raise InputError(
                     source,
@@ -634,7 +634,7 @@ def load_proposition_file(
         InputError: naming the file, the field (e.g. ``propositions.2.weight``) and value.
     """
     source = Path(path)
-    data = _edge.parse_yaml_text(_read_text(source, within), source)
+    data = edge.parse_yaml_text(_read_text(source, within), source)
     if not isinstance(data, Mapping):
         raise InputError(source, "a proposition file must be a mapping", value=data)
     try:
@@ -846,7 +846,7 @@ def write_baselines(baselines: Iterable[Baseline], folder: str | Path) -> list[P
     """Write each baseline atomically to ``<folder>/<agent_id>.json``; returns the paths.
 
     The agent id comes from the data, so it is made a safe file name first
-    (:func:`toolkit._atomic.safe_file_name`): a baseline is never written outside
+    (:func:`toolkit.io.atomic.safe_file_name`): a baseline is never written outside
     ``folder``.
 
     Raises:

@@ -26,7 +26,7 @@ import polars as pl
 from toolkit._show import Shows, Summary
 from toolkit.errors import InputError
 from toolkit.frames import DISCUSSION_RATINGS_SCHEMA
-from toolkit.load import _edge
+from toolkit.io import edge
 from toolkit.load._common import parse_json_text
 
 __all__ = ["FileRatings", "LabelSource", "RatingSource", "load_ratings", "open_rating_source"]
@@ -107,12 +107,12 @@ def _score(path: str, value: Any, line: int | None, where: str) -> float:
 
 
 def _rows_csv(path: str, text: str) -> list[dict[str, Any]]:
-    with _edge.csv_cells():
+    with edge.csv_cells():
         reader = csv.DictReader(io.StringIO(text))
         try:
             return _rows_of(path, reader)
         except csv.Error as exc:
-            raise _edge.csv_problem(path, exc, reader.line_num or None) from exc
+            raise edge.csv_problem(path, exc, reader.line_num or None) from exc
 
 
 def _rows_of(path: str, reader: csv.DictReader[str]) -> list[dict[str, Any]]:
@@ -186,7 +186,7 @@ def load_ratings(path: str | Path) -> FileRatings:
     name = str(path)
     if not Path(path).exists():
         raise InputError(name, "no such ratings file")
-    text = _edge.read_text(path)
+    text = edge.read_text(path)
     stripped = text.lstrip()
     is_json = name.lower().endswith(".json") or stripped.startswith(("[", "{"))
     rows = _rows_json(name, text) if is_json else _rows_csv(name, text)
@@ -208,7 +208,7 @@ def open_rating_source(path: str | Path) -> RatingSource:
     """
     if not Path(path).exists():
         raise InputError(str(path), "no such ratings file")
-    head = _edge.read_head(path, 16)
+    head = edge.read_head(path, 16)
     if head == b"SQLite format 3\x00":
         from toolkit.ratings.store import RatingStore, is_rating_store
 

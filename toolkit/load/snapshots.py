@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.errors import InputError
-from toolkit.load import _edge
+from toolkit.io import edge
 from toolkit.load._ticks import tick_number
 
 
@@ -177,7 +177,7 @@ def read_snapshots(db: Path, ticks: Sequence[int]) -> dict[int, GraphSnapshot]:
 
 def _query(db: Path, sql: str) -> list[tuple[Any, ...]]:
     try:
-        conn = _edge.sqlite_readonly(db)
+        conn = edge.sqlite_readonly(db)
         try:
             return conn.execute(sql).fetchall()
         finally:

@@ -35,7 +35,7 @@ from toolkit.frames import (
     TRANSCRIPT_EVENTS_SCHEMA,
     TRANSCRIPT_TURNS_SCHEMA,
 )
-from toolkit.load import _edge
+from toolkit.io import edge
 from toolkit.load._fields import MAX_INT64, timestamp
 
 
@@ -119,19 +119,19 @@ def load_transcripts(folders: Iterable[str | Path]) -> Transcripts:
         files.extend((root, f) for f in sorted(root.rglob("*.jsonl")))
     for root, path in files:
         try:
-            blob = _edge.read_bytes(path, within=root)
+            blob = edge.read_bytes(path, within=root)
         except InputError as err:
-            _edge.skipped_input(path, err.reason)
+            edge.skipped_input(path, err.reason)
             issues.append({"path": str(path), "line": None, "reason": err.reason})
             continue
         try:
-            content = _edge.decode_text(blob, path)
+            content = edge.decode_text(blob, path)
         except InputError as err:
             # Lenient, and said so: the lines are read with the bad bytes replaced.
             reason = f"{err.reason}; read with the bad bytes replaced"
             issues.append({"path": str(path), "line": None, "reason": reason})
             content = blob.decode("utf-8", errors="replace")
-        for number, line in _edge.iter_json_lines(content, path):
+        for number, line in edge.iter_json_lines(content, path):
             if isinstance(line, InputError):
                 issues.append({"path": str(path), "line": number, "reason": line.reason})
                 continue

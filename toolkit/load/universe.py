@@ -35,7 +35,7 @@ from toolkit.frames import (
     LOAD_ISSUES_SCHEMA,
     TICKS_SCHEMA,
 )
-from toolkit.load import _edge
+from toolkit.io import edge
 from toolkit.load._common import parse_json_bytes, read_json, validation_problem
 from toolkit.load._ticks import (
     CONTINUATION_MECHANIC,
@@ -48,7 +48,7 @@ from toolkit.load._ticks import (
 )
 
 if TYPE_CHECKING:
-    from toolkit.load._source import RemoteSource
+    from toolkit.io.source import RemoteSource
 
 __all__ = [
     "CONTINUATION_MECHANIC",
@@ -267,7 +267,7 @@ class Listing:
     """What a run folder holds, found without reading any file.
 
     ``key`` names every source file with its size and a mark of its modification and
-    change times and inode (:func:`toolkit.load._source.file_mark`): two listings with
+    change times and inode (:func:`toolkit.io.source.file_mark`): two listings with
     the same key hold the same bytes, as far as a cache can know.
     A run in object storage has a ``source``; its paths are fsspec paths
     (``bucket/key``) and its key holds each object's version mark (ETag) instead.
@@ -376,18 +376,18 @@ def list_run(root: Path, *, stat: bool = True) -> Listing:
     """List a run folder's source files, with their sizes and change marks when ``stat``.
 
     An entry named like a source file that is not a readable regular file inside the run
-    (see :func:`toolkit.load._edge.entry_problem`) is listed in ``skipped``, never
+    (see :func:`toolkit.io.edge.entry_problem`) is listed in ``skipped``, never
     dropped silently; so is a folder that cannot be listed.
     """
-    from toolkit.load._source import file_mark
+    from toolkit.io.source import file_mark
 
     key: list[tuple[str, int, int]] = []
     skipped: list[tuple[str, str]] = []
 
     def _scan(folder: Path) -> list[os.DirEntry[str]]:
-        entries, problem = _edge.scan_folder(folder)
+        entries, problem = edge.scan_folder(folder)
         if problem is not None:
-            _edge.skipped_input(folder, problem)
+            edge.skipped_input(folder, problem)
             skipped.append((str(folder), problem))
             key.append((str(folder), -1, 0))
         return entries
@@ -398,10 +398,10 @@ def list_run(root: Path, *, stat: bool = True) -> Listing:
         elif entry.is_file(follow_symlinks=False):  # a regular file: the scan's type says so
             return True
         else:
-            problem = _edge.entry_problem(entry, root)
+            problem = edge.entry_problem(entry, root)
         if problem is None:
             return True
-        _edge.skipped_input(entry.path, problem)
+        edge.skipped_input(entry.path, problem)
         skipped.append((entry.path, f"skipped: {problem}"))
         key.append((rel, -1, 0))  # a cached load is rebuilt when this entry changes
         return False
@@ -455,7 +455,7 @@ def list_remote_runs(
 
     With ``only_runs``, a folder without ``tick_summaries/`` is not a run and is left
     out; otherwise it is kept when it holds anything at all."""
-    from toolkit.load._source import version_mark
+    from toolkit.io.source import version_mark
 
     out: list[Listing] = []
     for root, objects in zip(roots, source.find_many(roots), strict=True):
@@ -563,7 +563,7 @@ def _checkpoints(
     the database's bytes when it was fetched from object storage: the same query runs
     over an in-memory copy."""
     if blob is None:
-        conn = _edge.sqlite_readonly(db)
+        conn = edge.sqlite_readonly(db)
     else:
         conn = sqlite3.connect(":memory:")
         conn.deserialize(blob)
@@ -584,11 +584,11 @@ def _checkpoints(
         tick, nodes, edges = _cell_number(t), _cell_number(n), _cell_number(e)
         problem = None
         if tick is None:
-            problem = f"tick_id={_edge.shown(t)} is not a tick number"
+            problem = f"tick_id={edge.shown(t)} is not a tick number"
         elif nodes is None:
-            problem = f"node_count={_edge.shown(n)} is not a whole number"
+            problem = f"node_count={edge.shown(n)} is not a whole number"
         elif edges is None:
-            problem = f"edge_count={_edge.shown(e)} is not a whole number"
+            problem = f"edge_count={edge.shown(e)} is not a whole number"
         if problem is not None:
             reason = f"{db}: graph_snapshots row {index}: {problem}; the snapshot was skipped"
             issues.append({"path": str(db), "line": None, "reason": reason})
@@ -641,9 +641,9 @@ def _read_yaml(path: Path, blobs: Mapping[str, bytes | InputError] | None = None
     """A run's YAML file through the reading edge; from ``blobs`` when the run was fetched
     from object storage (the same decoding and YAML checks)."""
     if blobs is None:
-        return _edge.read_yaml(path, within=path.parent)
+        return edge.read_yaml(path, within=path.parent)
     blob = _fetched(path, blobs)
-    return _edge.parse_yaml_text(_edge.decode_text(blob, path), path)
+    return edge.parse_yaml_text(edge.decode_text(blob, path), path)
 
 
 def _fetched(path: Path, blobs: Mapping[str, bytes | InputError]) -> bytes:
@@ -706,7 +706,7 @@ def _run_parts(
                 issues.extend(bad_rows)
                 warnings.extend(db_warnings)
             except sqlite3.Error as exc:
-                issues.append(_issue(_edge.sqlite_problem(db, exc)))
+                issues.append(_issue(edge.sqlite_problem(db, exc)))
     else:
         warnings.append(f"{slug}: no universe.db, so graph fan-out has no checkpoints")
     part = Universe(
@@ -758,7 +758,7 @@ def _parse_group(
     parts: list[pl.DataFrame] = []
     tick_issues: dict[str, list[dict[str, Any]]] = {}
     fetched = _fetch(group, ticks=True)
-    limit = _edge.limits().max_file_bytes
+    limit = edge.limits().max_file_bytes
 
     def parse() -> None:
         nonlocal pending
@@ -782,7 +782,7 @@ def _parse_group(
             if fetched is not None and listing.source is not None:
                 got = [fetched[path] for path in paths]
             else:
-                got = _edge.read_many_fast(paths[start:], limit, CHUNK_BYTES - pending)
+                got = edge.read_many_fast(paths[start:], limit, CHUNK_BYTES - pending)
             read = paths[start : start + len(got)]
             start += len(got)
             bar.update(len(got))
@@ -1001,7 +1001,7 @@ def resolve_run(
         InputError: neither a folder nor a run of that slug under the root exists (one
             line naming both places), or the root itself does not exist.
     """
-    from toolkit.load._source import is_remote, local_path
+    from toolkit.io.source import is_remote, local_path
 
     if is_remote(name) or local_path(name).exists():
         return name
@@ -1066,7 +1066,7 @@ def load_universe(
             loadable (no tick file or batch record could be read). Every face (API,
             reports, CLI) meets this one rule.
     """
-    from toolkit.load._source import is_remote, local_path, open_remote
+    from toolkit.io.source import is_remote, local_path, open_remote
 
     if is_remote(path):
         source = open_remote(str(path), storage_options)
@@ -1150,7 +1150,7 @@ def load_universes(
     Raises:
         InputError: no run folder matches, or two runs share a slug.
     """
-    from toolkit.load._source import is_remote, local_path
+    from toolkit.io.source import is_remote, local_path
 
     if any(is_remote(p) for p in patterns):
         return _load_remote_patterns(patterns, cache, progress, storage_options)
@@ -1211,7 +1211,7 @@ def load_runs(
 ) -> Universe:
     """Load the given run folders (paths, or URLs of one storage) into one set of frames.
 
-    The unit of work of a fleet engine (:func:`toolkit.engine.score_fleet`): a folder
+    The unit of work of a fleet engine (:func:`toolkit.fleet.engine.score_fleet`): a folder
     without ``tick_summaries/`` is not a run and is left out, and a run named twice is
     read once, as in :func:`load_universes`.
 
@@ -1219,7 +1219,7 @@ def load_runs(
         InputError: two different runs share a slug (a folder name), e.g.
             ``a/run-1`` and ``b/run-1``: their ticks would mix under one slug.
     """
-    from toolkit.load._source import is_remote, local_path, open_remote
+    from toolkit.io.source import is_remote, local_path, open_remote
 
     if not runs:
         return combine([])
@@ -1240,7 +1240,7 @@ def _load_remote_patterns(
     progress: bool | None,
     storage_options: Mapping[str, Any] | None,
 ) -> Universe:
-    from toolkit.load._source import is_remote, open_remote
+    from toolkit.io.source import is_remote, open_remote
 
     listed: list[Listing] = []
     first = None

@@ -34,7 +34,6 @@ from typing import Any
 
 import polars as pl
 
-from toolkit._atomic import atomic_path
 from toolkit.errors import InputError
 from toolkit.frames import (
     DISCUSSION_LABELS_SCHEMA,
@@ -44,6 +43,7 @@ from toolkit.frames import (
     LABEL_EVENTS_SCHEMA,
     RATING_EVENTS_SCHEMA,
 )
+from toolkit.io.atomic import atomic_path
 
 __all__ = [
     "APPLICATION_ID",
@@ -419,7 +419,7 @@ def default_store_path(transcripts_dir: str | Path) -> Path:
 def is_rating_store(path: str | Path) -> bool:
     """Whether ``path`` is a SQLite file marked as a toolkit ratings store (read from its
     header; never opens the database)."""
-    from toolkit.load._edge import read_head
+    from toolkit.io.edge import read_head
 
     try:
         head = read_head(path, 72)
@@ -533,7 +533,7 @@ class RatingStore:
     def _check_file(self) -> None:
         if self.path.is_dir():
             raise InputError(self._name, "is a folder, not a ratings store")
-        from toolkit.load._edge import read_head
+        from toolkit.io.edge import read_head
 
         head = read_head(self.path, 100)
         if not head:
@@ -554,7 +554,7 @@ class RatingStore:
     def _check_integrity(self) -> None:
         """Refuse a damaged store before anything is written to it (``quick_check``, read
         only)."""
-        from toolkit.load._edge import sqlite_problem
+        from toolkit.io.edge import sqlite_problem
 
         if self.path.stat().st_size == 0:
             return
@@ -586,7 +586,7 @@ class RatingStore:
 
     @contextlib.contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
-        from toolkit.load._edge import sqlite_problem
+        from toolkit.io.edge import sqlite_problem
 
         con: sqlite3.Connection | None = getattr(self._local, "con", None)
         fresh = con is None
@@ -1530,7 +1530,7 @@ class RatingStore:
         limit is refused before it is inflated."""
         import zipfile
 
-        from toolkit.load._edge import limits
+        from toolkit.io.edge import limits
 
         wanted = {f"{part}.{fmt}" for part in EXPORT_PARTS for fmt in ("parquet", "csv")}
         limit = limits().max_file_bytes
@@ -1575,11 +1575,11 @@ class RatingStore:
         name = str(path)
         target = Path(path)
         fmt = _format_of(target)
-        from toolkit.load import _edge
+        from toolkit.io import edge
 
         if not target.exists():
             raise InputError(name, "no such export file")
-        raw = _edge.read_frame(_edge.read_bytes(target), name, fmt)
+        raw = edge.read_frame(edge.read_bytes(target), name, fmt)
         if what == "ratings" and "instrument" not in raw.columns:
             # An export from before instruments were versioned: its ratings say so ("").
             raw = raw.with_columns(instrument=pl.lit("", dtype=pl.String))

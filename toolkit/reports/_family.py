@@ -61,7 +61,7 @@ def report_header(
             kernel, the inputs as typed on the command line are shown instead).
         now: the time of rendering (default: now, UTC).
     """
-    from toolkit import __version__
+    from toolkit._version import __version__
 
     spec = get_template(template)
     when = (now or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")

@@ -17,8 +17,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from toolkit._atomic import check_target, write_text_atomic
 from toolkit.errors import InputError, ToolkitError
+from toolkit.io.atomic import check_target, write_text_atomic
 from toolkit.reports._family import INPUTS_ENV
 from toolkit.reports._registry import ReportTemplate, get_template
 from toolkit.views.notebook import RENDERER_ENV, SPEC_CLASS
@@ -55,7 +55,7 @@ class Prepared:
 def _absolute(value: str) -> str:
     """A relative path (or glob) read from the current folder, made absolute; a URL
     (``s3://bucket/run``) is passed on as it is, for the notebook's loader to read."""
-    from toolkit.load._source import scheme_of
+    from toolkit.io.source import scheme_of
 
     if os.path.isabs(value) or scheme_of(value) is not None:
         return value
@@ -81,7 +81,7 @@ def parse_param(text: str) -> tuple[str, Any]:
     Raises:
         InputError: no ``=`` or an empty key; a value nested too deeply or an alias bomb.
     """
-    from toolkit.load._yaml import YamlProblem, YamlRefused, parse_yaml
+    from toolkit.io.yamlkeys import YamlProblem, YamlRefused, parse_yaml
 
     key, sep, raw = text.partition("=")
     key = key.strip()
@@ -110,9 +110,9 @@ def _parameters_source(path: Path) -> str:
     itself imports jsonschema, which costs seconds before a typo could be refused); an
     older notebook goes through ``nbformat.read``, which converts it.
     """
-    from toolkit.load import _edge
+    from toolkit.io import edge
 
-    data = _edge.parse_json(_edge.read_bytes(path), path)
+    data = edge.parse_json(edge.read_bytes(path), path)
     if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
         raise InputError(path, "not a Jupyter notebook (no list of cells)")
     cells: list[Any] = data["cells"]
@@ -139,7 +139,7 @@ def _parameters_source(path: Path) -> str:
                 return text
             raise InputError(
                 path, "the parameters cell's source must be text or a list of lines",
-                field=f"cells.{index}.source", value=_edge.shown(text),
+                field=f"cells.{index}.source", value=edge.shown(text),
             )  # fmt: skip
     raise InputError(path, "the notebook has no cell tagged 'parameters'")
 
@@ -235,7 +235,7 @@ def _header_cell(prepared: Prepared) -> NotebookNode:
 
     import nbformat
 
-    from toolkit import __version__
+    from toolkit._version import __version__
 
     def text(value: str) -> str:
         return html.escape(" ".join(value.split()), quote=True)
@@ -375,7 +375,7 @@ def export_html(nb: NotebookNode, *, title: str, show_code: bool = False) -> str
     import vl_convert
     from nbconvert import HTMLExporter
 
-    from toolkit import __version__
+    from toolkit._version import __version__
 
     charts = _static_widgets(nb)
     nb.metadata["title"] = title

@@ -69,7 +69,7 @@ def load_spec(
         data: Any = source
     else:
         path = str(source)
-        from toolkit.load._edge import read_yaml
+        from toolkit.io.edge import read_yaml
 
         try:
             data = read_yaml(path)

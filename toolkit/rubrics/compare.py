@@ -4,7 +4,7 @@
 scores turn into (:data:`toolkit.frames.COMPARE_SCORES_SCHEMA`: family, unit, run,
 dimension, value, passed) for two arms, A and B, and says per dimension how far B
 lands from A, with an interval, an exact test, an effect size and a correction across
-dimensions. It never opens a file: :mod:`toolkit.comparing` loads and scores the
+dimensions. It never opens a file: :mod:`toolkit.fleet.compare` loads and scores the
 folders and hands the frames here.
 
 * **Pairing.** Rows of A and B with the same ``unit`` (a scenario, a task, a game,

@@ -228,7 +228,7 @@ def load_engagement_scale(text: str, name: str) -> EngagementScale:
     Raises:
         RubricError: one line naming the file, the field and the value.
     """
-    from toolkit.load._edge import parse_yaml_text
+    from toolkit.io.edge import parse_yaml_text
 
     try:
         data = parse_yaml_text(text, name)

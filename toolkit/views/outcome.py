@@ -446,7 +446,7 @@ def render_outcome_fleet_text(
     fleet: pl.DataFrame, rubric_version: str, *, width: int | None = None, colour: bool = False
 ) -> str:
     """Many logs as a fixed-width table, worst mean first (the frame of
-    :func:`toolkit.rubrics.outcome_fleet.outcome_fleet`).
+    :func:`toolkit.fleet.outcome.outcome_fleet`).
 
     With a ``width`` too narrow for the log names, each log's name gets a line of its own
     above its numbers (names are never cut); ``colour`` colours each band.

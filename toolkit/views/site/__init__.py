@@ -2,7 +2,7 @@
 drill-down pages from a verdict to the tick, message or iteration behind it.
 
 This is a view: it takes plain records (:class:`SiteRun`: a scorecard, the transcript items
-and each dimension's evidence rows, built by :mod:`toolkit.viewing` from what the loaders
+and each dimension's evidence rows, built by :mod:`toolkit.fleet.view` from what the loaders
 and rubrics return) and writes files. It opens no run.
 
 What it writes under ``out_dir``::
@@ -41,8 +41,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from toolkit._atomic import TEMP_SUFFIX, atomic_path
 from toolkit.errors import InputError
+from toolkit.io.atomic import TEMP_SUFFIX, atomic_path
 from toolkit.scorecard import Scorecard
 from toolkit.views.palette import SWATCHES, UNKNOWN, Swatch
 
@@ -447,7 +447,7 @@ def write_site(
             (``#calibration``): the headline numbers, bias per group, the confusion
             table and the ranked disagreements. Its ``links`` (one per disagreement,
             ``{"run": id or None, "item": key or None, "why": text}``, see
-            :func:`toolkit.viewing.calibration_links`) say where each item is in the site.
+            :func:`toolkit.fleet.view.calibration_links`) say where each item is in the site.
 
     Returns:
         The path of ``index.html``.

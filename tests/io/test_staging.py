@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from toolkit.errors import InputError
-from toolkit.load._staging import local_name, shown
+from toolkit.io.staging import local_name, shown
 
 
 def test_an_object_lands_at_its_path_below_the_root(tmp_path: Path) -> None:

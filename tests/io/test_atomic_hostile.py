@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from toolkit._atomic import MAX_NAME, safe_file_name, write_text_atomic
 from toolkit.errors import InputError
+from toolkit.io.atomic import MAX_NAME, safe_file_name, write_text_atomic
 from toolkit.load.persona import Baseline, write_baselines
 
 

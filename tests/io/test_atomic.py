@@ -14,14 +14,14 @@ from pathlib import Path
 import pytest
 from conftest import SAMPLE_RUNS, tick_v1, write_run
 
-from toolkit._atomic import TEMP_SUFFIX, atomic_path, is_temp_file, remove_leftovers
+from toolkit.io.atomic import TEMP_SUFFIX, atomic_path, is_temp_file, remove_leftovers
 from toolkit.load.iterlog import load_iteration_log
 from toolkit.load.universe import load_universe
 
 #: A writer that dies (SIGKILL) halfway through writing ``argv[1]`` atomically.
 KILLED_WRITER = """
 import os, signal, sys
-from toolkit._atomic import atomic_path
+from toolkit.io.atomic import atomic_path
 with atomic_path(sys.argv[1]) as tmp:
     tmp.write_text("half of a sidecar")
     os.kill(os.getpid(), signal.SIGKILL)

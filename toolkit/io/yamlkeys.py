@@ -6,7 +6,7 @@ the scalar text of the keys named in ``verbatim`` and records, for every key and
 item, the line it starts on, so a problem can be reported as ``path:line``.
 
 A mapping that repeats a key keeps the last value, as YAML 1.1 loaders do (the rule of
-:mod:`toolkit.load._duplicates`); each repeat is recorded with its line and, when the
+:mod:`toolkit.io.duplicates`); each repeat is recorded with its line and, when the
 caller names the source, issued as a :class:`~toolkit.errors.DuplicateKeyWarning`.
 """
 
@@ -19,8 +19,8 @@ from typing import Any
 
 import yaml
 
-from toolkit.load._duplicates import DuplicateKey
-from toolkit.load._duplicates import warn as warn_duplicates
+from toolkit.io.duplicates import DuplicateKey
+from toolkit.io.duplicates import warn as warn_duplicates
 
 Path_ = tuple[str | int, ...]
 
@@ -153,14 +153,14 @@ def parse_yaml(text: str, verbatim: Collection[str] = (), source: str | None = N
     duplicate-key warnings (none are issued when it is ``None``: see ``duplicates``).
 
     The text first passes the reading edge's YAML check
-    (:func:`toolkit.load._edge.yaml_problem`): nesting depth and alias expansion are
+    (:func:`toolkit.io.edge.yaml_problem`): nesting depth and alias expansion are
     bounded before anything is composed.
 
     Raises:
         YamlProblem: the text is not valid YAML (the reason and line of the first problem),
             or is nested too deeply, or its aliases expand past the budget.
     """
-    from toolkit.load._edge import yaml_problem
+    from toolkit.io.edge import yaml_problem
 
     refused = yaml_problem(text)
     if refused is not None:

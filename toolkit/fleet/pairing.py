@@ -38,8 +38,8 @@ def run_pair_keys(
         ``({run: {"scenario": ..., "seed": ...}}, problems)``: a run maps to the keys
         its universe.yaml holds (maybe none); each problem is one line naming the file.
     """
-    from toolkit.load import _edge
-    from toolkit.load._source import is_remote, local_path, open_remote
+    from toolkit.io import edge
+    from toolkit.io.source import is_remote, local_path, open_remote
 
     keys: dict[str, dict[str, str]] = {}
     problems: list[str] = []
@@ -53,7 +53,7 @@ def run_pair_keys(
             keys[run] = {}
             continue
         try:
-            keys[run] = _keys_of(_edge.read_yaml(path, within=folder))
+            keys[run] = _keys_of(edge.read_yaml(path, within=folder))
         except InputError as err:
             keys[run] = {}
             problems.append(str(err))
@@ -68,8 +68,8 @@ def run_pair_keys(
                 keys[run] = {}
                 continue
             try:
-                text = _edge.decode_text(blob, wanted[run])
-                keys[run] = _keys_of(_edge.parse_yaml_text(text, wanted[run]))
+                text = edge.decode_text(blob, wanted[run])
+                keys[run] = _keys_of(edge.parse_yaml_text(text, wanted[run]))
             except InputError as err:
                 keys[run] = {}
                 problems.append(str(err))

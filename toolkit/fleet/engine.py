@@ -134,7 +134,7 @@ def fleet_runs(source: str | Path, storage_options: Mapping[str, Any] | None = N
     Raises:
         InputError: no such folder or bucket, or no run in it.
     """
-    from toolkit.load._source import is_remote, local_path, open_remote
+    from toolkit.io.source import is_remote, local_path, open_remote
 
     if is_remote(source):
         remote = open_remote(str(source), storage_options)

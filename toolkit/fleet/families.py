@@ -220,7 +220,7 @@ def survey(
     Raises:
         InputError: no such file, folder or bucket, or one that cannot be listed.
     """
-    from toolkit.load._source import is_remote, local_path, open_remote
+    from toolkit.io.source import is_remote, local_path, open_remote
 
     if is_remote(source):
         remote = open_remote(str(source), storage_options)
@@ -303,7 +303,7 @@ def detect_family(source: str | Path, storage_options: Mapping[str, Any] | None 
     Raises:
         InputError: nothing recognisable in ``source`` (name ``--family``).
     """
-    from toolkit.load._source import is_remote, local_path
+    from toolkit.io.source import is_remote, local_path
 
     if not is_remote(source) and local_path(source).is_file():
         return file_family(local_path(source).name, chats_only=True) or "discussion"

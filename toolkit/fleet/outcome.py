@@ -50,7 +50,7 @@ def find_iteration_logs(
     Raises:
         InputError: ``folder`` is not a folder, or holds no iteration log.
     """
-    from toolkit.load._source import is_remote, local_path
+    from toolkit.io.source import is_remote, local_path
 
     if is_remote(folder):
         return _find_remote_logs(str(folder), storage_options)
@@ -70,7 +70,7 @@ def find_iteration_logs(
 
 
 def _find_remote_logs(url: str, storage_options: Mapping[str, Any] | None) -> list[str]:
-    from toolkit.load._source import open_remote
+    from toolkit.io.source import open_remote
 
     source = open_remote(url, storage_options)
     objects = source.find_many([source.root])[0]
@@ -94,7 +94,7 @@ def fleet_log_names(
     under ``folder`` (the folder's own name when it is a log itself, or ``.`` when a log
     under it has that name too), so a fleet reads the same wherever it lives. The names
     are distinct: two logs never share a row."""
-    from toolkit.load._source import is_remote, local_path, open_remote
+    from toolkit.io.source import is_remote, local_path, open_remote
 
     if is_remote(folder):
         source = open_remote(str(folder), storage_options)
@@ -170,7 +170,7 @@ def score_outcome_logs(
     repo_s = None if repo is None else str(repo)
     extra = tuple(str(t) for t in transcripts)
     options = dict(storage_options or {})
-    from toolkit.load._source import is_remote
+    from toolkit.io.source import is_remote
 
     jobs = [str(p) if is_remote(p) else str(Path(p)) for p in paths]
     if workers is None:
@@ -224,7 +224,7 @@ def score_log_partition(
     storage_options: Mapping[str, Any] | None = None,
 ) -> list[tuple[str, tuple[OutcomeResult, int]]]:
     """Score a partition of logs in one process: the unit of work of the Dask engine
-    (:func:`toolkit.engine.map_partitions`), the same per-log function as above. Only
+    (:func:`toolkit.fleet.engine.map_partitions`), the same per-log function as above. Only
     the paths or URLs and the storage options travel to the worker, which reads the
     logs itself."""
     done = score_outcome_logs(

@@ -2,7 +2,7 @@
 file as a whole from a path (game transcripts and databases, persona chats, proposition
 files, judge cassettes, baselines).
 
-Each object is fetched through :meth:`toolkit.load._source.RemoteSource.fetch` (the
+Each object is fetched through :meth:`toolkit.io.source.RemoteSource.fetch` (the
 reading edge's size limit, one batch of concurrent requests) and written under the folder
 at its path below the source's root; a key that would land outside the folder (``..``,
 an absolute part) is refused by name. The caller removes the folder when done and shows
@@ -52,7 +52,7 @@ def stage(
     Raises:
         InputError: the storage could not be reached at all.
     """
-    from toolkit.load._source import open_remote
+    from toolkit.io.source import open_remote
 
     if not urls:
         return {}

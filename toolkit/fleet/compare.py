@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from toolkit.errors import InputError
-from toolkit.load.families import chat_files, detect_family
+from toolkit.fleet.families import chat_files, detect_family
 
 if TYPE_CHECKING:
     from toolkit.rubrics.compare import CompareResult
@@ -50,9 +50,9 @@ def _simulation(
     storage_options: Mapping[str, Any] | None,
     window: int | None,
 ) -> ArmScores:
-    from toolkit.engine import score_fleet, score_runs
-    from toolkit.load._source import is_remote, local_path
-    from toolkit.load.pairing import run_pair_keys
+    from toolkit.fleet.engine import score_fleet, score_runs
+    from toolkit.fleet.pairing import run_pair_keys
+    from toolkit.io.source import is_remote, local_path
     from toolkit.rubrics.compare import simulation_scores
 
     notes: list[str] = []
@@ -102,8 +102,8 @@ def _outcome(
     scheduler: str | None,
     partition_size: int | None,
 ) -> ArmScores:
-    from toolkit.engine import default_partition_size, map_partitions, partitions
-    from toolkit.rubrics.outcome_fleet import find_iteration_logs, fleet_log_names
+    from toolkit.fleet.engine import default_partition_size, map_partitions, partitions
+    from toolkit.fleet.outcome import find_iteration_logs, fleet_log_names
 
     logs = [str(p) for p in find_iteration_logs(source, storage_options=storage_options)]
     names = dict(zip(logs, fleet_log_names(source, logs, storage_options=storage_options),

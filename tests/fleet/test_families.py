@@ -1,4 +1,4 @@
-"""One family detector (:mod:`toolkit.load.families`) for ``view``, ``compare`` and every
+"""One family detector (:mod:`toolkit.fleet.families`) for ``view``, ``compare`` and every
 command that asks which runs a folder holds: each family is told from its names, on disk
 and in object storage (moto's S3 server on 127.0.0.1), the same way."""
 
@@ -12,7 +12,7 @@ import pytest
 from conftest import ITERATION_LOGS, S3, SAMPLE_RUNS
 
 from toolkit.errors import InputError
-from toolkit.load.families import PersonaKit, chat_files, detect_family, discover, survey
+from toolkit.fleet.families import PersonaKit, chat_files, detect_family, discover, survey
 
 PERSONA = SAMPLE_RUNS / "persona"
 

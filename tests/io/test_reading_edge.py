@@ -18,7 +18,7 @@ from conftest import SAMPLE_RUNS, tick_v1, write_run
 
 import toolkit as tk
 from toolkit.errors import InputError
-from toolkit.load import _edge
+from toolkit.io import edge
 from toolkit.load.discussion import load_discussion
 from toolkit.load.iterlog import load_iteration_log
 from toolkit.load.persona import (
@@ -59,7 +59,7 @@ def test_fifo_is_refused_before_it_can_block(tmp_path: Path) -> None:
     fifo = tmp_path / "chat.jsonl"
     os.mkfifo(fifo)
     with pytest.raises(InputError, match="named pipe") as err:
-        _edge.read_bytes(fifo)
+        edge.read_bytes(fifo)
     _one_line(err, fifo)
 
 
@@ -68,7 +68,7 @@ def test_fast_tick_read_of_a_fifo_does_not_block(tmp_path: Path) -> None:
     fifo = tmp_path / "tick_1.json"
     os.mkfifo(fifo)
     done: list[object] = []
-    worker = threading.Thread(target=lambda: done.append(_edge.read_bytes_fast(str(fifo), 100)))
+    worker = threading.Thread(target=lambda: done.append(edge.read_bytes_fast(str(fifo), 100)))
     worker.start()
     worker.join(5)
     assert done == [b""]
@@ -76,24 +76,24 @@ def test_fast_tick_read_of_a_fifo_does_not_block(tmp_path: Path) -> None:
 
 def test_utf16_bom_and_bad_utf8_name_the_problem_and_offset() -> None:
     with pytest.raises(InputError, match=r"x\.yaml: the text is UTF-16 \(little-endian\)"):
-        _edge.decode_text("a: 1".encode("utf-16"), "x.yaml")
+        edge.decode_text("a: 1".encode("utf-16"), "x.yaml")
     with pytest.raises(InputError, match=r"byte 0xff at byte offset 3"):
-        _edge.decode_text(b"abc\xffdef", "x.json")
-    assert _edge.decode_text(b"\xef\xbb\xbfok", "x") == "ok"
+        edge.decode_text(b"abc\xffdef", "x.json")
+    assert edge.decode_text(b"\xef\xbb\xbfok", "x") == "ok"
 
 
 def test_deep_json_names_the_path_to_the_deep_value() -> None:
     with pytest.raises(InputError) as err:
-        _edge.parse_json_text('{"a": {"b": ' + "[" * DEEP + "]" * DEEP + "}}", "f.json")
+        edge.parse_json_text('{"a": {"b": ' + "[" * DEEP + "]" * DEEP + "}}", "f.json")
     assert "nested deeper than 100 levels at $.a.b[0]×98" in str(err.value)
 
 
 def test_depth_limit_can_be_raised(monkeypatch: pytest.MonkeyPatch) -> None:
     text = "[" * 150 + "]" * 150
     with pytest.raises(InputError, match="TOOLKIT_MAX_DEPTH"):
-        _edge.parse_json_text(text, "f.json")
+        edge.parse_json_text(text, "f.json")
     monkeypatch.setenv("TOOLKIT_MAX_DEPTH", "200")
-    assert _edge.parse_json_text(text, "f.json") is not None
+    assert edge.parse_json_text(text, "f.json") is not None
 
 
 def test_size_limit_can_be_lowered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -101,23 +101,23 @@ def test_size_limit_can_be_lowered(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     big.write_text("[" + "1," * 100 + "1]")
     monkeypatch.setenv("TOOLKIT_MAX_FILE_BYTES", "50")
     with pytest.raises(InputError, match=r"over the limit of 50 .*TOOLKIT_MAX_FILE_BYTES"):
-        _edge.read_bytes(big)
+        edge.read_bytes(big)
 
 
 def test_lone_surrogate_escape_is_refused_but_pairs_are_text() -> None:
     with pytest.raises(InputError, match=r"lone UTF-16 surrogate escape \\ud800"):
-        _edge.parse_json_text('{"message": "hi \\ud800"}', "g.json")
-    assert _edge.parse_json_text('"\\ud83d\\ude00"', "g.json") == "\U0001f600"
+        edge.parse_json_text('{"message": "hi \\ud800"}', "g.json")
+    assert edge.parse_json_text('"\\ud83d\\ude00"', "g.json") == "\U0001f600"
 
 
 def test_yaml_alias_bomb_recursive_alias_and_deep_yaml_are_refused() -> None:
     with pytest.raises(InputError, match="aliases expand the document by more than 10,000"):
-        _edge.parse_yaml_text(BOMB, "bomb.yaml")
+        edge.parse_yaml_text(BOMB, "bomb.yaml")
     with pytest.raises(InputError, match=r"alias \*a refers to itself"):
-        _edge.parse_yaml_text("a: &a [*a]\n", "loop.yaml")
+        edge.parse_yaml_text("a: &a [*a]\n", "loop.yaml")
     with pytest.raises(InputError, match="nested deeper than 100"):
-        _edge.parse_yaml_text("- " * DEEP + "x\n", "deep.yaml")  # libyaml would segfault
-    merged = _edge.parse_yaml_text("b: &b {x: 1}\nc:\n  <<: *b\n  y: 2\n", "ok.yaml")
+        edge.parse_yaml_text("- " * DEEP + "x\n", "deep.yaml")  # libyaml would segfault
+    merged = edge.parse_yaml_text("b: &b {x: 1}\nc:\n  <<: *b\n  y: 2\n", "ok.yaml")
     assert merged["c"] == {"x": 1, "y": 2}
 
 
@@ -128,8 +128,8 @@ def test_symlink_out_of_the_folder_is_refused(tmp_path: Path) -> None:
     link = tmp_path / "run" / "x.json"
     link.symlink_to(outside)
     with pytest.raises(InputError, match="outside the folder being read"):
-        _edge.read_bytes(link, within=tmp_path / "run")
-    assert _edge.read_bytes(link) == b"{}"  # a file the user names directly is theirs
+        edge.read_bytes(link, within=tmp_path / "run")
+    assert edge.read_bytes(link) == b"{}"  # a file the user names directly is theirs
 
 
 # -- universes --------------------------------------------------------------------------
@@ -441,7 +441,7 @@ def test_yaml_past_libyamls_own_depth_is_refused_as_too_deep_not_taken_for_a_syn
     to the parser (which would let a --param value through as text)."""
     import yaml
 
-    from toolkit.load._edge import yaml_problem
+    from toolkit.io.edge import yaml_problem
 
     def scanner_stops(text: str, Loader: object = None) -> object:
         raise yaml.scanner.ScannerError(

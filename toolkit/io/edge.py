@@ -38,8 +38,8 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.errors import InputError, SkippedInputWarning
-from toolkit.load import _duplicates
-from toolkit.load._duplicates import DuplicateKey
+from toolkit.io import duplicates
+from toolkit.io.duplicates import DuplicateKey
 
 Name = str | Path | None
 
@@ -590,7 +590,7 @@ def load_json_text(text: str, name: Name) -> tuple[Any, list[DuplicateKey]]:
     """
     check_json_text(text, name)
     try:
-        return _duplicates.loads(text)
+        return duplicates.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(name, f"not valid JSON ({exc.msg})", line=exc.lineno) from exc
     except RecursionError as exc:  # pragma: no cover - the depth check comes first
@@ -605,7 +605,7 @@ def parse_json_text(text: str, name: Name) -> Any:
         InputError: too deep, or not valid JSON (with the line of the error).
     """
     value, dupes = load_json_text(text, name)
-    _duplicates.warn(name, dupes)
+    duplicates.warn(name, dupes)
     return value
 
 
@@ -627,14 +627,14 @@ def iter_json_lines(text: str, name: Name) -> Iterator[tuple[int, Any | InputErr
             continue
         try:
             check_json_text(line, name, line=number)
-            value, dupes = _duplicates.loads(line)
+            value, dupes = duplicates.loads(line)
         except InputError as err:
             yield number, err
             continue
         except json.JSONDecodeError as exc:
             yield number, InputError(name, f"not valid JSON ({exc.msg})", line=number)
             continue
-        _duplicates.warn(name, dupes, line=number)
+        duplicates.warn(name, dupes, line=number)
         yield number, value
 
 
@@ -744,7 +744,7 @@ def parse_yaml_text(text: str, name: Name) -> Any:
     Raises:
         InputError: not valid YAML, too deep, or an alias bomb; naming the file and line.
     """
-    from toolkit.load._yaml import YamlProblem, YamlRefused, parse_yaml
+    from toolkit.io.yamlkeys import YamlProblem, YamlRefused, parse_yaml
 
     try:
         return parse_yaml(text, source=None if name is None else str(name)).data

@@ -1,4 +1,4 @@
-"""``toolkit.load._yaml.parse_yaml`` reads what PyYAML's own safe loader reads (apart from
+"""``toolkit.io.yamlkeys.parse_yaml`` reads what PyYAML's own safe loader reads (apart from
 the keys kept verbatim, repeated keys and impossible dates, tested where they are used),
 whatever shortcut it takes to build the values; its line index answers when asked."""
 
@@ -9,7 +9,7 @@ import datetime as dt
 import pytest
 import yaml
 
-from toolkit.load._yaml import YamlProblem, parse_yaml
+from toolkit.io.yamlkeys import YamlProblem, parse_yaml
 
 DOCUMENTS = [
     "a: 1\nb: text\nc: true\nd: null\ne: 1.5\n",

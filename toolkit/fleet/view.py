@@ -8,7 +8,7 @@ loader and rubric, and the persona chat loader and rubric with a recorded judge.
 evidence rows of each dimension come from the frames those rubrics already return;
 nothing is re-scored here.
 
-Families are told by :mod:`toolkit.load.families` (the detector ``toolkit compare``
+Families are told by :mod:`toolkit.fleet.families` (the detector ``toolkit compare``
 uses too):
 
 * ``simulation``: a folder holding ``tick_summaries/`` (one run);
@@ -24,7 +24,7 @@ and a ``calibration.json`` beside them is the calibration page's result.
 A file that looks like a family but does not load is left out with a note (shown above
 the site's index and printed by the CLI), never silently. In object storage, the files
 read whole from a path (games, chats, kits, a calibration) are copied into a temporary
-folder to be loaded (:mod:`toolkit.load._staging`) and named by their URLs.
+folder to be loaded (:mod:`toolkit.io.staging`) and named by their URLs.
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import InputError, ToolkitError
-from toolkit.load.families import AGENT_TRANSCRIPT, Found, PersonaKit, survey
-from toolkit.load.families import label as _label
+from toolkit.fleet.families import AGENT_TRANSCRIPT, Found, PersonaKit, survey
+from toolkit.fleet.families import label as _label
 
 if TYPE_CHECKING:
     import polars as pl
@@ -59,7 +59,7 @@ class Collected:
 
 def _size(path: str) -> int | None:
     """Bytes under a local file or folder (``None`` for a URL)."""
-    from toolkit.load._source import is_remote
+    from toolkit.io.source import is_remote
 
     if is_remote(path):
         return None
@@ -181,7 +181,7 @@ def _outcome(
     the agent's transcript found beside the runs) shows that path, which is added to
     ``attached``, and the log is scored with the folders of those transcripts (as
     ``toolkit outcome LOG --transcripts FOLDER``)."""
-    from toolkit.load._source import is_remote
+    from toolkit.io.source import is_remote
     from toolkit.load.iterlog import load_iteration_log
     from toolkit.load.outcome_evidence import collect_outcome_evidence
     from toolkit.rubrics.outcome import load_outcome_rubric, score_outcome
@@ -624,8 +624,8 @@ def _collect(
     from dataclasses import replace
 
     from toolkit.errors import InputWarning
-    from toolkit.load._source import is_remote
-    from toolkit.load._staging import shown
+    from toolkit.io.source import is_remote
+    from toolkit.io.staging import shown
 
     found: list[Found] = []
     kits: dict[str, PersonaKit] = {}
@@ -723,7 +723,7 @@ def _staged(
     """The games, chats and persona kits found under ``url``, copied into ``folder``:
     the same finds with local paths (an object that cannot be read is noted and left
     out), and the kits by their local folder."""
-    from toolkit.load._staging import local_name, stage
+    from toolkit.io.staging import local_name, stage
 
     base = url.rstrip("/")
     wanted = [f.path for f in found if f.family in STAGED_FAMILIES]
@@ -759,7 +759,7 @@ def _kit_files(
 ) -> list[str]:
     """Every object of the kits under ``base``: the cassette, the personas file, and what
     the propositions and baselines folders hold (listed in one request each)."""
-    from toolkit.load._source import open_remote
+    from toolkit.io.source import open_remote
 
     if not kits:
         return []
@@ -784,8 +784,8 @@ def _staged_kit(
     Raises:
         InputError: a part cannot be listed or read.
     """
-    from toolkit.load._source import is_remote, open_remote
-    from toolkit.load._staging import stage
+    from toolkit.io.source import is_remote, open_remote
+    from toolkit.io.staging import stage
 
     parts: dict[str, str | None] = {}
     for n, (name, path) in enumerate(
@@ -867,7 +867,7 @@ def _result_json(path: str | Path, rubric: str) -> dict[str, Any]:
     Raises:
         InputError: not valid JSON, or not such a result (naming the file and the rubric).
     """
-    from toolkit.load._edge import parse_json_text, read_text
+    from toolkit.io.edge import parse_json_text, read_text
 
     doc = parse_json_text(read_text(path), str(path))
     if not isinstance(doc, dict) or doc.get("rubric") != rubric:

@@ -91,10 +91,10 @@ def parse_storage_options(items: Iterable[str]) -> dict[str, Any]:
             )  # fmt: skip
         value: Any = text
         if text.lstrip()[:1] in ("[", "{"):  # nested: held to the reading edge's depth
-            from toolkit.load import _edge
+            from toolkit.io import edge
 
             try:
-                _edge.check_json_text(text, None)
+                edge.check_json_text(text, None)
             except InputError as err:
                 raise InputError(None, err.reason, field="--storage-option", value=key) from None
         with contextlib.suppress(ValueError):  # not JSON: kept as text
@@ -134,12 +134,12 @@ class RemoteSource:
     @property
     def fs(self) -> Any:
         """The fsspec filesystem (fsspec caches instances, so this is cheap), with the
-        network deadlines of :mod:`toolkit._network`.
+        network deadlines of :mod:`toolkit.io.network`.
 
         Raises:
             InputError: the back-end refuses the storage options.
         """
-        from toolkit._network import filesystem
+        from toolkit.io.network import filesystem
 
         return filesystem(self.protocol, self.storage_options)
 
@@ -152,7 +152,7 @@ class RemoteSource:
         where = self.url(path)
         if isinstance(exc, FileNotFoundError):
             return InputError(where, "no such bucket or folder (check the URL and the region)")
-        from toolkit._network import deadlines, is_timeout
+        from toolkit.io.network import deadlines, is_timeout
 
         if is_timeout(exc):
             return InputError(
@@ -279,10 +279,10 @@ class RemoteSource:
         Raises:
             InputError: the storage could not be reached at all.
         """
-        from toolkit.load import _edge
+        from toolkit.io import edge
 
-        limit = _edge.limits().max_file_bytes
-        return {p: _edge.checked_blob(b, p, limit) for p, b in self.cat_many(paths).items()}
+        limit = edge.limits().max_file_bytes
+        return {p: edge.checked_blob(b, p, limit) for p, b in self.cat_many(paths).items()}
 
     def put_many(self, files: Mapping[str, bytes]) -> None:
         """Write each object ``{path: bytes}`` (concurrent PUTs; a PUT replaces an object

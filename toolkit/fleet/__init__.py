@@ -1,0 +1,1 @@
+"""Finding runs in folders and mapping work over them."""

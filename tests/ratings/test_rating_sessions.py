@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from toolkit.errors import InputError
 from toolkit.ratings.assign import assign_games, parse_raters
-from toolkit.ratings.store import RatingStore
+from toolkit.ratings.store import RatingStore, Save
+from toolkit.rubrics.discussion_spec import DEFAULT_ENGAGEMENT_SCALE
 
 GAMES = [f"game-{i:02d}" for i in range(12)]
 
@@ -147,7 +148,7 @@ def test_a_draft_with_a_score_off_the_scale_is_refused(tmp_path: Path, score: ob
 def test_submit_saves_the_rating_stamped_with_its_instrument_and_the_draft_together(
     tmp_path: Path,
 ) -> None:
-    store = RatingStore(tmp_path / "r.db")
+    store = RatingStore(tmp_path / "r.db", instrument=DEFAULT_ENGAGEMENT_SCALE.version)
     store.save_draft("ana", "g1", 2, {}, "first look")
     event_id = store.submit("ana", "g1", 5, {"watch_another": True}, "changed my mind")
     row = store.events().row(0, named=True)
@@ -157,6 +158,22 @@ def test_submit_saves_the_rating_stamped_with_its_instrument_and_the_draft_toget
     assert draft is not None and (draft.score, draft.notes) == (5, "changed my mind")
     store.submit("ana", "g2", 3, instrument="team-2.0")
     assert store.latest("ana")["instrument"].to_list() == ["2L-1.0.0", "team-2.0"]
+
+
+def test_the_instrument_comes_from_the_caller_and_a_rating_without_one_says_so(
+    tmp_path: Path,
+) -> None:
+    # The store knows no rubric: the instrument a rating is stamped with is the save's,
+    # else the one the store was opened with, else "" (not known).
+    bare = RatingStore(tmp_path / "r.db")
+    bare.submit("ana", "g1", 4)
+    bare.save_many([Save("ana", "g2", 3, submit=True, instrument="team-2.0")])
+    assert bare.latest("ana")["instrument"].to_list() == ["", "team-2.0"]
+    team = RatingStore(tmp_path / "r.db", instrument=" team-3.0 ")
+    team.save_rating("ben", "g1", 5)
+    assert team.latest("ben")["instrument"].to_list() == ["team-3.0"]
+    with pytest.raises(InputError, match="must be a non-empty string"):
+        RatingStore(tmp_path / "r.db", instrument="   ")
 
 
 def test_a_submit_that_fails_leaves_neither_the_rating_nor_the_draft(tmp_path: Path) -> None:

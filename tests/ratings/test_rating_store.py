@@ -29,6 +29,7 @@ from toolkit.ratings.store import (
     is_rating_store,
 )
 from toolkit.rubrics.discussion import score_discussion
+from toolkit.rubrics.discussion_spec import DEFAULT_ENGAGEMENT_SCALE
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -73,7 +74,7 @@ def test_a_version_1_store_is_migrated_and_keeps_its_ratings(tmp_path: Path) -> 
     con.commit()
     con.close()
 
-    store = RatingStore(path)
+    store = RatingStore(path, instrument=DEFAULT_ENGAGEMENT_SCALE.version)
     assert store.schema_version == SCHEMA_VERSION
     assert store.ratings().rows() == [("g1", "ana", 4.0)]
     assert store.events()["notes"].to_list() == ["from v1"]

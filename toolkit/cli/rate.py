@@ -228,7 +228,11 @@ def run(args: argparse.Namespace) -> int:
         games = load_discussion(transcripts)  # bad input stops here, exit 2
     raters = parse_raters(args.raters) if args.raters is not None else None
     # refuses a foreign or damaged file before writing; one connection per server thread
-    store = RatingStore(args.store or default_store_path(transcripts), keep_open=True)
+    store = RatingStore(
+        args.store or default_store_path(transcripts),
+        keep_open=True,
+        instrument=DEFAULT_ENGAGEMENT_SCALE.version,
+    )
     if args.restore is not None:
         added = store.restore(args.restore)  # all or nothing; a bad backup stops here
         said = ", ".join(f"{n} {part}" for part, n in added.items())

@@ -1,0 +1,235 @@
+"""One part of a store as a file and back: export to Parquet or CSV, import what a store
+does not hold yet (events matched by uid, the newer draft wins), all or nothing."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from toolkit.errors import InputError
+from toolkit.frames import (
+    DRAFT_EXPORT_SCHEMA,
+    ITEM_RATING_EVENTS_SCHEMA,
+    LABEL_EVENTS_SCHEMA,
+    RATING_EVENTS_SCHEMA,
+)
+from toolkit.io import edge
+from toolkit.io.atomic import atomic_path
+from toolkit.ratings.store.drafts import _Drafts
+from toolkit.ratings.store.labels import LABEL_KINDS, _Labels
+from toolkit.ratings.store.ratings import _Ratings
+from toolkit.ratings.store.rows import (
+    _HEX,
+    _ITEM_SCORE_RULE,
+    _check_answers,
+    _check_score,
+    _draft_row,
+    _item_score_ok,
+)
+
+#: The parts of a store an export holds, one file each (:meth:`RatingStore.backup`).
+EXPORT_PARTS: tuple[str, ...] = ("ratings", "labels", "items", "drafts")
+_EXPORT_SCHEMAS: dict[str, Mapping[str, pl.DataType]] = {
+    "ratings": RATING_EVENTS_SCHEMA,
+    "labels": LABEL_EVENTS_SCHEMA,
+    "items": ITEM_RATING_EVENTS_SCHEMA,
+    "drafts": DRAFT_EXPORT_SCHEMA,
+}
+#: An imported draft: added when the store has none, replacing the store's only when it
+#: was saved later (the newer form wins; the same draft twice changes nothing).
+_MERGE_DRAFT = (
+    "INSERT INTO drafts (rater, transcript_id, score, answers, notes, updated_at) "
+    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (rater, transcript_id) DO UPDATE SET "
+    "score = excluded.score, answers = excluded.answers, notes = excluded.notes, "
+    "updated_at = excluded.updated_at WHERE excluded.updated_at > drafts.updated_at"
+)
+_MERGE_ITEM_DRAFT = (
+    "INSERT INTO item_drafts (rater, item_id, score, notes, text_sha256, updated_at) "
+    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (rater, item_id) DO UPDATE SET "
+    "score = excluded.score, notes = excluded.notes, text_sha256 = excluded.text_sha256, "
+    "updated_at = excluded.updated_at WHERE excluded.updated_at > item_drafts.updated_at"
+)
+
+
+def _format_of(path: Path) -> str:
+    suffix = path.suffix.lower()
+    if suffix == ".parquet":
+        return "parquet"
+    if suffix == ".csv":
+        return "csv"
+    raise InputError(str(path), "an export is .parquet or .csv", field="suffix", value=suffix)
+
+
+class _Exports(_Ratings, _Labels, _Drafts):
+    """Export one part of the store, import one back."""
+
+    def export(self, path: str | Path, *, what: str = "ratings") -> Path:
+        """Write one part of the store to Parquet or CSV, chosen by the suffix.
+
+        A whole backup is every part (:meth:`backup` writes them all); :meth:`import_events`
+        reads each back.
+
+        Args:
+            path: ``*.parquet`` or ``*.csv``; written atomically.
+            what: one of :data:`EXPORT_PARTS`: ``ratings`` (the games' rating events,
+                the whole history), ``labels`` (reviewer label events), ``items`` (the
+                persona item rating events: score 0-9, notes, the hash of the text
+                rated) or ``drafts`` (every draft of a game or an item, with its notes
+                and answers: :data:`~toolkit.frames.DRAFT_EXPORT_SCHEMA`).
+
+        Returns:
+            The path written.
+        """
+        frame = self._events_of(what)
+        target = Path(path)
+        fmt = _format_of(target)
+        with atomic_path(target) as tmp:
+            if fmt == "parquet":
+                frame.write_parquet(tmp)
+            else:
+                frame.write_csv(tmp)
+        return target
+
+    def import_events(self, path: str | Path, *, what: str = "ratings") -> int:
+        """Append what an export (Parquet or CSV) holds that the store does not hold yet;
+        returns how many rows were added. All or nothing, in one transaction.
+
+        Events (``ratings``, ``labels``, ``items``) are matched by ``uid``: importing
+        twice adds nothing, and an older rating never replaces a newer one (the latest
+        counts). A draft (``drafts``) is added when the store has none for that rater and
+        game or item, and replaces the store's only when it was saved later: the newer
+        form wins, and importing twice changes nothing.
+
+        Raises:
+            InputError: an unreadable file, a missing column, a bad value (named).
+        """
+        plan = self._import_plan(path, what)
+        with self._write() as con:
+            before = con.total_changes
+            for sql, rows in plan:
+                con.executemany(sql, rows)
+            added = con.total_changes - before
+        return int(added)
+
+    def _import_plan(self, path: str | Path, what: str) -> list[tuple[str, list[tuple[Any, ...]]]]:
+        """The statements and their checked rows that import ``path`` as part ``what``."""
+        self._events_of(what)  # checks ``what``
+        name = str(path)
+        target = Path(path)
+        fmt = _format_of(target)
+        if not target.exists():
+            raise InputError(name, "no such export file")
+        raw = edge.read_frame(edge.read_bytes(target), name, fmt)
+        if what == "ratings" and "instrument" not in raw.columns:
+            # An export from before instruments were versioned: its ratings say so ("").
+            raw = raw.with_columns(instrument=pl.lit("", dtype=pl.String))
+        schema = _EXPORT_SCHEMAS[what]
+        needed = [c for c in schema if c != "event_id"]
+        missing = [c for c in needed if c not in raw.columns]
+        if missing:
+            raise InputError(name, "missing column of an export", field="columns", value=missing)
+        rows = []
+        for i, rec in enumerate(raw.select(needed).iter_rows(named=True)):
+            line = i + 2 if fmt == "csv" else None
+            if what == "drafts":
+                rows.append(_draft_row(name, rec, line))
+            else:
+                rows.append(self._import_row(name, rec, what, line))
+        if what == "drafts":
+            games = [r[1:6] + r[7:] for r in rows if r[0] == "game"]
+            items = [r[1:4] + r[5:] for r in rows if r[0] == "item"]
+            return [(_MERGE_DRAFT, games), (_MERGE_ITEM_DRAFT, items)]
+        table = {"ratings": "rating_events", "labels": "label_events",
+                 "items": "item_rating_events"}[what]  # fmt: skip
+        cols = ", ".join(needed)
+        marks = ", ".join("?" for _ in needed)
+        return [(f"INSERT OR IGNORE INTO {table} ({cols}) VALUES ({marks})", rows)]
+
+    def _import_row(
+        self, name: str, rec: Mapping[str, Any], what: str, line: int | None
+    ) -> tuple[Any, ...]:
+        def req(field: str) -> str:
+            value = rec[field]
+            if value is None or not str(value).strip():
+                raise InputError(name, "must not be empty", field=field, value=value, line=line)
+            return str(value)
+
+        created = rec["created_at"]
+        stamp = created.isoformat() if isinstance(created, datetime) else req("created_at")
+        try:
+            parsed = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+        except ValueError as exc:
+            raise InputError(
+                name, "not an ISO-8601 timestamp", field="created_at", value=created, line=line
+            ) from exc
+        utc = (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).astimezone(UTC)
+        iso = utc.isoformat(timespec="microseconds")
+        if what == "ratings":
+            try:
+                score = _check_score(name, int(str(rec["score"])), line)
+            except (TypeError, ValueError) as exc:
+                raise InputError(
+                    name, "score must be a whole number from 1 to 5", field="score",
+                    value=rec["score"], line=line,
+                ) from exc  # fmt: skip
+            answers_text = rec["answers"] or "{}"
+            try:
+                answers = json.loads(answers_text)
+            except (TypeError, json.JSONDecodeError) as exc:
+                raise InputError(
+                    name, "answers must be JSON", field="answers", value=answers_text, line=line
+                ) from exc
+            return (
+                req("uid"),
+                req("rater"),
+                req("transcript_id"),
+                score,
+                _check_answers(name, answers),
+                str(rec["notes"] or ""),
+                iso,
+                str(rec["instrument"] or ""),
+            )
+        if what == "items":
+            score = rec["score"]
+            with contextlib.suppress(TypeError, ValueError):
+                score = int(str(score)) if not isinstance(score, bool) else score
+            digest = req("text_sha256")
+            if not _item_score_ok(score, none_ok=False):
+                raise InputError(name, _ITEM_SCORE_RULE, field="score", value=rec["score"],
+                                 line=line)  # fmt: skip
+            if len(digest) != 64 or not set(digest) <= _HEX:
+                raise InputError(name, "text_sha256 must be 64 lowercase hex digits",
+                                 field="text_sha256", value=digest, line=line)  # fmt: skip
+            return (req("uid"), req("rater"), req("item_id"), score, str(rec["notes"] or ""),
+                    digest, iso)  # fmt: skip
+        kind = req("kind")
+        if kind not in LABEL_KINDS:
+            raise InputError(name, "unknown label kind", field="kind", value=kind, line=line)
+        label = rec["label"]
+        if isinstance(label, str):
+            label = {"true": True, "false": False}.get(label.strip().lower(), label)
+        if not isinstance(label, bool):
+            raise InputError(
+                name, "label must be true or false", field="label", value=label, line=line
+            )
+        return (req("uid"), req("reviewer"), req("game_id"), kind, req("item_id"), int(label), iso)
+
+    def _events_of(self, what: str) -> pl.DataFrame:
+        if what == "ratings":
+            return self.events()
+        if what == "labels":
+            return self.label_events()
+        if what == "items":
+            return self.item_events()
+        if what == "drafts":
+            return self.all_drafts()
+        raise InputError(
+            self._name, f"what must be one of {', '.join(EXPORT_PARTS)}", field="what",
+            value=what,
+        )  # fmt: skip

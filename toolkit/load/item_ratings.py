@@ -18,6 +18,10 @@ from pathlib import Path
 import polars as pl
 
 from toolkit.errors import InputError
+from toolkit.io import edge
+from toolkit.load._common import parse_json_text
+from toolkit.load.calibration import load_calibration_scores
+from toolkit.ratings.store import RatingStore, is_rating_store
 
 __all__ = ["ITEM_RATINGS_COLUMNS", "load_item_ratings"]
 
@@ -40,8 +44,6 @@ def load_item_ratings(path: str | Path) -> pl.DataFrame:
         InputError: a missing file or column, a score outside 0-9, a row without the
             text hash, a store that holds no persona item rating.
     """
-    from toolkit.ratings.store import RatingStore, is_rating_store
-
     name = str(path)
     if not Path(path).exists():
         raise InputError(name, "no such ratings file or store")
@@ -57,10 +59,6 @@ def load_item_ratings(path: str | Path) -> pl.DataFrame:
             "text_sha256",
         )
     else:
-        from toolkit.io import edge
-        from toolkit.load._common import parse_json_text
-        from toolkit.load.calibration import load_calibration_scores
-
         text = edge.read_text(path)
         if (
             text.lstrip().startswith("{")

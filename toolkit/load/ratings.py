@@ -28,6 +28,7 @@ from toolkit.errors import InputError
 from toolkit.frames import DISCUSSION_RATINGS_SCHEMA
 from toolkit.io import edge
 from toolkit.load._common import parse_json_text
+from toolkit.ratings.store import RatingStore, is_rating_store
 
 __all__ = ["FileRatings", "LabelSource", "RatingSource", "load_ratings", "open_rating_source"]
 
@@ -210,8 +211,6 @@ def open_rating_source(path: str | Path) -> RatingSource:
         raise InputError(str(path), "no such ratings file")
     head = edge.read_head(path, 16)
     if head == b"SQLite format 3\x00":
-        from toolkit.ratings.store import RatingStore, is_rating_store
-
         if not is_rating_store(path):
             raise InputError(
                 str(path),

@@ -15,7 +15,7 @@ from toolkit.ratings.store.sessions import _Sessions
 
 
 class RatingStore(_Backup, _Saves, _Sessions, _Opening, _Migrations):
-    """A SQLite ratings store (see the module docs).
+    """A SQLite ratings store (see :mod:`toolkit.ratings.store`).
 
     Every method opens its own short-lived connection, so a store object can be shared
     by widgets and used from several processes at once. A server keeps one connection

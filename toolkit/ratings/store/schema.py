@@ -146,7 +146,8 @@ MIGRATIONS: tuple[str, ...] = (
     + _APPEND_ONLY.format(table="item_rating_events"),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
-_KEPT_CACHE_KIB = 512
+
+#: The columns a save writes into the events tables (all but ``event_id``).
 _RATING_COLUMNS = (
     "uid", "rater", "transcript_id", "score", "answers", "notes", "created_at", "instrument",
 )  # fmt: skip

@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from toolkit.frames import (
-    OUTCOME_BREAKDOWN_SCHEMA,
-    OUTCOME_SCORES_SCHEMA,
-)
+from toolkit.frames import OUTCOME_BREAKDOWN_SCHEMA, OUTCOME_SCORES_SCHEMA
 from toolkit.rubrics.outcome.spec import OutcomeRubric
 
 

@@ -21,10 +21,10 @@ from toolkit import (
 from toolkit.rubrics.outcome import (
     PUBLISHED_FINGERPRINTS,
     OutcomeResult,
-    _parse_packaged,
     combine,
     default_outcome_rubric,
 )
+from toolkit.rubrics.outcome.spec import _parse_packaged
 
 RUBRIC = default_outcome_rubric()
 SIGNALS = [

@@ -11,6 +11,7 @@ from polars.testing import assert_frame_equal
 
 import toolkit as tk
 from toolkit.rubrics import simulation
+from toolkit.rubrics.simulation import score as simulation_score
 from toolkit.scorecard import Dimension, Scorecard
 
 
@@ -22,7 +23,7 @@ def test_scores_are_the_same_whatever_the_chunk_size(monkeypatch: pytest.MonkeyP
     universe = tk.load_universes(SAMPLE_RUNS / "fleet" / "*")
     assert len(universe.slugs) >= 3
     whole = _cards(universe)
-    monkeypatch.setattr(simulation, "SCORE_CHUNK_TICKS", 1)  # every run a chunk of its own
+    monkeypatch.setattr(simulation_score, "SCORE_CHUNK_TICKS", 1)  # every run a chunk of its own
     assert len(simulation.run_chunks(universe.ticks["slug"], 1)) == len(universe.slugs)
     assert _cards(universe) == whole
 
@@ -74,11 +75,11 @@ def test_a_fleet_of_up_to_two_chunks_is_scored_in_one_pass(
         passes.append(ticks.height)
         return real(ticks, *args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(simulation, "window_scores", counted)
-    monkeypatch.setattr(simulation, "SCORE_CHUNK_TICKS", (universe.ticks.height + 1) // 2)
+    monkeypatch.setattr(simulation_score, "window_scores", counted)
+    monkeypatch.setattr(simulation_score, "SCORE_CHUNK_TICKS", (universe.ticks.height + 1) // 2)
     tk.score_universe(universe, series=False)
     assert passes == [universe.ticks.height]
     passes.clear()
-    monkeypatch.setattr(simulation, "SCORE_CHUNK_TICKS", universe.ticks.height // 3)
+    monkeypatch.setattr(simulation_score, "SCORE_CHUNK_TICKS", universe.ticks.height // 3)
     tk.score_universe(universe, series=False)
     assert len(passes) > 1 and sum(passes) == universe.ticks.height

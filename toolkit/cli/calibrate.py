@@ -350,6 +350,7 @@ def _persona_frame(args: argparse.Namespace) -> pl.DataFrame:
         InputError: SCORES_FILE as well, a part missing, or what the loaders refuse.
     """
     from toolkit.cli._judge import judge_of
+    from toolkit.fleet.families import chat_files
     from toolkit.load.item_ratings import load_item_ratings
     from toolkit.rubrics.persona_calibration import persona_calibration_frame
     from toolkit.rubrics.persona_items import items_of_files
@@ -366,7 +367,8 @@ def _persona_frame(args: argparse.Namespace) -> pl.DataFrame:
             raise InputError(None, "--persona needs it", field=flag, value=None)
     ratings = load_item_ratings(args.ratings)
     judge = judge_of(args)
-    items = items_of_files(args.persona, args.propositions, personas=args.personas)
+    chats = (f for c in args.persona for f in chat_files(c))  # listed after the propositions
+    items = items_of_files(chats, args.propositions, personas=args.personas)
     return persona_calibration_frame(
         items, ratings, judge, judge_id=args.judge_id, ratings_name=args.ratings,
         double_check=args.double_check, concurrency=args.judge_concurrency,

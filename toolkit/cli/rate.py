@@ -180,9 +180,11 @@ def _is_persona(args: argparse.Namespace) -> bool:
 
 def _persona_items(args: argparse.Namespace) -> list[Any]:
     """The items of the chats (read before the store is touched: bad input, exit 2)."""
+    from toolkit.fleet.families import chat_files
     from toolkit.rubrics.persona_items import items_of_files
 
-    items = items_of_files(args.dir, args.propositions, personas=args.personas)
+    chats = (f for c in args.dir for f in chat_files(c))  # listed after the propositions
+    items = items_of_files(chats, args.propositions, personas=args.personas)
     if not items:
         raise InputError(args.dir[0], "no proposition of these chats is judged on 0-9: nothing "
                          "to rate", field="--propositions", value=args.propositions)  # fmt: skip

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from toolkit.errors import InputError, RubricError
+from toolkit.io.edge import read_yaml
 
 
 class RubricSpec(BaseModel):
@@ -69,8 +70,6 @@ def load_spec(
         data: Any = source
     else:
         path = str(source)
-        from toolkit.io.edge import read_yaml
-
         try:
             data = read_yaml(path)
         except InputError as exc:

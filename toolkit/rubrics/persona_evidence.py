@@ -105,6 +105,18 @@ def persona_evidence(
         .drop_nulls("words")
         .unique(["agent_id", "i", "words"])
     )
+    message_evidence = _message_evidence(acts, words, similarity_window, flag_above)
+    grams = _repeated_ngrams(acts, last_messages, ngram)
+    overlap, vocab_sizes = _vocabulary_overlap(acts, words, run)
+    agents = _agent_evidence(message_evidence, vocab_sizes, grams, overlap)
+    return PersonaEvidence(messages=message_evidence, agents=agents, overlap=overlap)
+
+
+def _message_evidence(
+    acts: pl.DataFrame, words: pl.DataFrame, similarity_window: int, flag_above: float
+) -> pl.DataFrame:
+    """Each message's tokens and its highest Jaccard similarity with the agent's previous
+    ``similarity_window`` messages, flagged above ``flag_above``."""
     sizes = words.group_by("agent_id", "i").agg(pl.len().alias("size"))
     # each message paired with the agent's previous ``similarity_window`` messages: a
     # linear number of pairs, whatever the vocabulary
@@ -153,8 +165,11 @@ def persona_evidence(
         .select(list(PERSONA_MESSAGE_EVIDENCE_SCHEMA))
         .cast(PERSONA_MESSAGE_EVIDENCE_SCHEMA)  # type: ignore[arg-type]
     )
+    return message_evidence
 
-    # n-gram repetition over each agent's last messages
+
+def _repeated_ngrams(acts: pl.DataFrame, last_messages: int, ngram: int) -> pl.DataFrame:
+    """Per agent, the share of repeated word n-grams over its last messages."""
     last = acts.filter(pl.col("i") >= pl.col("i").max().over("agent_id") - (last_messages - 1))
     grams = (
         last.select("agent_id", "i", "words")
@@ -177,7 +192,13 @@ def persona_evidence(
         )
         .select("agent_id", "repeated_ngram_share_last5")
     )
+    return grams
 
+
+def _vocabulary_overlap(
+    acts: pl.DataFrame, words: pl.DataFrame, run: str | None
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The vocabulary shared by each pair of agents, and each agent's vocabulary size."""
     vocab = words.select("agent_id", "words").unique()
     vocab_sizes = vocab.group_by("agent_id").agg(pl.len().alias("distinct_tokens"))
     agents_list = acts.select("agent_id").unique()
@@ -215,6 +236,16 @@ def persona_evidence(
         .cast(PERSONA_VOCAB_OVERLAP_SCHEMA)  # type: ignore[arg-type]
         .sort("agent_a", "agent_b")
     )
+    return overlap, vocab_sizes
+
+
+def _agent_evidence(
+    message_evidence: pl.DataFrame,
+    vocab_sizes: pl.DataFrame,
+    grams: pl.DataFrame,
+    overlap: pl.DataFrame,
+) -> pl.DataFrame:
+    """One row per agent: its messages, tokens, vocabulary, repetition and overlap."""
     mean_overlap = (
         pl.concat(
             [
@@ -246,7 +277,7 @@ def persona_evidence(
         .cast(PERSONA_AGENT_EVIDENCE_SCHEMA)  # type: ignore[arg-type]
         .sort("agent_id")
     )
-    return PersonaEvidence(messages=message_evidence, agents=agents, overlap=overlap)
+    return agents
 
 
 # ---------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from toolkit.errors import InputError
 from toolkit.judge import JudgeRequest, judged_text
-from toolkit.load.persona import ChatRun, PropositionSet
+from toolkit.load.persona import ChatRun, PropositionSet, load_chat, load_propositions
 from toolkit.rubrics.persona import (
     DEFAULT_PERSONA_RUBRIC,
     ENVIRONMENT,
@@ -159,30 +159,28 @@ def persona_items_of(
 
 
 def items_of_files(
-    chats: Sequence[str | Path],
+    chats: Iterable[str | Path],
     propositions: str | Path,
     *,
     personas: str | Path | None = None,
     rubric: PersonaRubric = DEFAULT_PERSONA_RUBRIC,
 ) -> list[PersonaItem]:
-    """The items of chat files and folders (as given on a command line), read through
-    the persona loaders: what ``toolkit rate`` serves and ``toolkit calibrate --persona``
-    rebuilds.
+    """The items of chat files, read through the persona loaders: what ``toolkit rate``
+    serves and ``toolkit calibrate --persona`` rebuilds.
 
     Args:
-        chats: chat files (toolkit JSONL, run_messages exports) or folders of them.
+        chats: chat files (toolkit JSONL, run_messages exports), each named as given. The
+            chats of a folder are the caller's to list
+            (:func:`toolkit.fleet.families.chat_files`); ``chats`` is read after the
+            propositions, so a lazy listing reports its errors after theirs.
         propositions: the folder of proposition files.
         personas: a personas file (names, specs) for every chat.
         rubric: the persona rubric.
 
     Raises:
-        InputError: an unreadable chat or proposition file, a folder without chats, two
-            chats with one run id.
+        InputError: an unreadable chat or proposition file, two chats with one run id.
     """
-    from toolkit.fleet.families import chat_files
-    from toolkit.load.persona import load_chat, load_propositions
-
     props = load_propositions(propositions)
-    files = [str(f) for c in chats for f in chat_files(c)]
+    files = [str(Path(f)) for f in chats]
     loaded = [(load_chat(f, personas=personas), f) for f in files]
     return persona_items_of(loaded, props, rubric=rubric)

@@ -1,0 +1,67 @@
+"""Scoring an iteration log with the outcome rubric: the inputs, the signals, their
+combination, the integrity track, the sessions and the objectives in one result.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from toolkit.load.iterlog import IterationLog
+from toolkit.load.outcome_evidence import OutcomeEvidence
+from toolkit.rubrics.outcome.combine import _clamped, _scores, combine
+from toolkit.rubrics.outcome.inputs import _inputs
+from toolkit.rubrics.outcome.integrity import _integrity
+from toolkit.rubrics.outcome.objectives import objectives
+from toolkit.rubrics.outcome.result import OutcomeResult
+from toolkit.rubrics.outcome.sessions import _sessions
+from toolkit.rubrics.outcome.signals import _signals
+from toolkit.rubrics.outcome.spec import OutcomeRubric, load_outcome_rubric
+
+
+def score_outcome(
+    log: IterationLog, evidence: OutcomeEvidence, rubric: OutcomeRubric | None = None
+) -> OutcomeResult:
+    """Score every iteration of ``log`` with the outcome rubric.
+
+    Args:
+        log: from :func:`toolkit.load_iteration_log`.
+        evidence: from :func:`toolkit.collect_outcome_evidence` (git facts, artifacts,
+            transcripts); without a repository the git-derived signals are absent.
+        rubric: defaults to the packaged rubric (:func:`load_outcome_rubric`).
+
+    Returns:
+        The :class:`OutcomeResult` (scores, breakdown, integrity, sessions, warnings).
+
+    Example:
+        >>> log = load_iteration_log("sample_runs/iteration_logs/tally-loop")  # doctest: +SKIP
+        >>> result = score_outcome(log, collect_outcome_evidence(log, repo="..."))  # doctest: +SKIP
+        >>> result.scores.select("iteration", "value", "band")  # doctest: +SKIP
+    """
+    rubric = rubric or load_outcome_rubric()
+    inputs = _inputs(log, evidence, rubric)
+    signals = _signals(rubric, evidence.transcripts_given)
+    frames = [
+        inputs.select(
+            "iteration",
+            pl.lit(name).alias("signal"),
+            signals[name][0].cast(pl.Float64).alias("sub_score"),
+            signals[name][1]
+            .cast(pl.String)
+            .fill_null("no evidence was gathered for this iteration")
+            .alias("detail"),
+        )
+        for name in rubric.weights()
+    ]
+    long, clamped = _clamped(pl.concat(frames))
+    breakdown = combine(long, rubric)
+    scores = _scores(inputs, breakdown, rubric)
+    warnings = [*log.issue_lines(), *evidence.issue_lines(), *clamped]
+    return OutcomeResult(
+        rubric=rubric,
+        scores=scores,
+        breakdown=breakdown,
+        integrity=_integrity(inputs, long, rubric),
+        sessions=_sessions(scores, rubric),
+        warnings=tuple(warnings),
+        objectives=objectives(log, evidence, rubric, inputs),
+    )

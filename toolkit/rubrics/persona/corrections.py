@@ -1,0 +1,88 @@
+"""Correction logs: what an action-gate correction log says (outcome rates,
+per-dimension failures, similarity).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from toolkit._show import Shows, Summary, plural
+from toolkit.rubrics.persona.spec import DEFAULT_PERSONA_RUBRIC, PersonaRubric
+
+
+@dataclass(frozen=True, repr=False)
+class CorrectionReport(Shows):
+    """What an action-gate correction log says.
+
+    Attributes:
+        outcomes: outcome, actions, rate — each action counted once, by the outcome of
+            its last attempt; rates sum to 1.
+        dimensions: dimension, scored, failures (the gate's own ``passed: false`` where
+            the log records it, else a score below the gate threshold), mean_score —
+            over every attempt.
+        mean_similarity: the mean similarity over attempts that report one (None if none).
+        similarity_failures: attempts whose similarity to recent messages is above
+            ``similarity_flag_above`` (0.6), as the-office's gate statistics count them.
+        similarity_checked: attempts that report a similarity.
+        mean_total_score: the mean ``total_score`` over attempts that report one.
+    """
+
+    outcomes: pl.DataFrame
+    dimensions: pl.DataFrame
+    mean_similarity: float | None
+    similarity_failures: int = 0
+    similarity_checked: int = 0
+    mean_total_score: float | None = None
+
+    def _summary(self) -> Summary:
+        mean = "-" if self.mean_similarity is None else f"{self.mean_similarity:.3f}"
+        return Summary(
+            "CorrectionReport",
+            f"{plural(int(self.outcomes['actions'].sum()), 'action')}",
+            (
+                *((f"{o}:", n) for o, n in self.outcomes.select("outcome", "actions").rows()),
+                ("mean similarity:", mean),
+                ("similarity failures:", f"{self.similarity_failures}/{self.similarity_checked}"),
+            ),
+        )
+
+
+def correction_report(
+    log: pl.DataFrame, rubric: PersonaRubric = DEFAULT_PERSONA_RUBRIC
+) -> CorrectionReport:
+    """Outcome rates, per-dimension failure counts and mean scores of a correction log
+    (:func:`toolkit.load_correction_log`)."""
+    attempts = log.unique(["agent_id", "action_id", "attempt", "line"])
+    final = attempts.sort("attempt").group_by("agent_id", "action_id").agg(pl.col("outcome").last())
+    outcomes = (
+        final.group_by("outcome")
+        .agg(pl.len().cast(pl.Int64).alias("actions"))
+        .with_columns((pl.col("actions") / pl.col("actions").sum()).alias("rate"))
+        .with_columns(pl.col("outcome").cast(pl.String))
+        .sort("actions", "outcome", descending=[True, False])
+    )
+    dims = (
+        log.filter(pl.col("dimension").is_not_null())
+        .group_by("dimension")
+        .agg(
+            pl.col("score").is_not_null().sum().cast(pl.Int64).alias("scored"),
+            pl.coalesce(~pl.col("passed"), pl.col("score") < rubric.gate_threshold)
+            .sum()
+            .cast(pl.Int64)
+            .alias("failures"),
+            pl.col("score").mean().alias("mean_score"),
+        )
+        .sort("dimension")
+    )
+    sim = attempts["similarity"].drop_nulls()
+    total = attempts["total_score"].drop_nulls()
+    return CorrectionReport(
+        outcomes=outcomes,
+        dimensions=dims,
+        mean_similarity=float(sim.mean()) if sim.len() else None,  # type: ignore[arg-type]
+        similarity_failures=int((sim > rubric.similarity_flag_above).sum()),
+        similarity_checked=int(sim.len()),
+        mean_total_score=float(total.mean()) if total.len() else None,  # type: ignore[arg-type]
+    )

@@ -1,0 +1,90 @@
+"""The simulation health rubric: eight dimensions over the last W ticks of a run.
+
+Seven decide the verdict; the eighth, novel subtype rate, is informational by default
+(``novel_subtype_rate.verdict: false``): it is scored and shown, never counted.
+
+Everything is computed column-wise: per-tick features, then one rolling pass over the
+ticks (``LazyFrame.rolling`` with a window of W rows, grouped by run) that yields the
+trailing-window value of every dimension at every tick. The scorecard is the last row of
+that series, so the card and the charts can never disagree.
+
+Where each part lives: the rubric as data in :mod:`.spec`, the per-tick features in
+:mod:`.features`, the trailing window in :mod:`.windows`, graph fan-out in
+:mod:`.fanout`, the per-tick series in :mod:`.series`, each dimension of a card in
+:mod:`.dimensions`, the card's verdict and the gate in :mod:`.card`,
+:func:`score_universe` in :mod:`.score`, and the ticks behind a status in
+:mod:`.evidence`.
+"""
+
+from toolkit.rubrics.simulation.card import GATE_MODES, passes_gate
+from toolkit.rubrics.simulation.dimensions import MEASURES, series_thresholds
+from toolkit.rubrics.simulation.evidence import character_breaks, refusal_clusters, ungrounded_ticks
+from toolkit.rubrics.simulation.fanout import fanout_series
+from toolkit.rubrics.simulation.features import tick_features
+from toolkit.rubrics.simulation.score import SCORE_CHUNK_TICKS, run_chunks, score_universe
+from toolkit.rubrics.simulation.series import SERIES_SCHEMA, dimension_series
+from toolkit.rubrics.simulation.spec import (
+    DEFAULT_RUBRIC,
+    DEGRADED,
+    DIMENSIONS,
+    FAILED,
+    HEALTHY,
+    INSUFFICIENT,
+    PUBLISHED,
+    RUBRIC_1_0_0,
+    RUBRIC_1_1_0,
+    SLOPE_DECIMALS,
+    SUBTYPE_PROPERTY,
+    CharacterSpec,
+    ClusterSpec,
+    CoherenceSpec,
+    DriftSpec,
+    FanoutSpec,
+    RatioBand,
+    SimulationRubric,
+    SubtypeSpec,
+    VocabularySpec,
+    load_simulation_rubric,
+)
+from toolkit.rubrics.simulation.windows import scored_window, window_scores, window_series
+
+__all__ = [
+    "DEFAULT_RUBRIC",
+    "DEGRADED",
+    "DIMENSIONS",
+    "FAILED",
+    "GATE_MODES",
+    "HEALTHY",
+    "INSUFFICIENT",
+    "MEASURES",
+    "PUBLISHED",
+    "RUBRIC_1_0_0",
+    "RUBRIC_1_1_0",
+    "SCORE_CHUNK_TICKS",
+    "SERIES_SCHEMA",
+    "SLOPE_DECIMALS",
+    "SUBTYPE_PROPERTY",
+    "CharacterSpec",
+    "ClusterSpec",
+    "CoherenceSpec",
+    "DriftSpec",
+    "FanoutSpec",
+    "RatioBand",
+    "SimulationRubric",
+    "SubtypeSpec",
+    "VocabularySpec",
+    "character_breaks",
+    "dimension_series",
+    "fanout_series",
+    "load_simulation_rubric",
+    "passes_gate",
+    "refusal_clusters",
+    "run_chunks",
+    "score_universe",
+    "scored_window",
+    "series_thresholds",
+    "tick_features",
+    "ungrounded_ticks",
+    "window_scores",
+    "window_series",
+]

@@ -1,0 +1,71 @@
+"""The per-tick series of every dimension of a run, in long form (one row per tick and
+dimension), for charts.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from toolkit.load.universe import Universe
+from toolkit.rubrics.simulation.fanout import fanout_series
+from toolkit.rubrics.simulation.features import _history
+from toolkit.rubrics.simulation.spec import DEFAULT_RUBRIC, DIMENSIONS, SimulationRubric
+from toolkit.rubrics.simulation.windows import window_series
+from toolkit.scorecard import NA
+
+#: Columns of :func:`dimension_series`.
+SERIES_SCHEMA: dict[str, pl.DataType] = {
+    "slug": pl.String(),
+    "tick": pl.Int64(),
+    "dimension": pl.String(),
+    "name": pl.String(),
+    "value": pl.Float64(),
+    "status": pl.String(),
+}
+
+
+def dimension_series(
+    universe: Universe, rubric: SimulationRubric = DEFAULT_RUBRIC, window: int | None = None
+) -> pl.DataFrame:
+    """Every dimension's trailing-window value and status at every tick, in long form.
+
+    Returns:
+        A frame with columns slug, tick, dimension, name, value, status: for the six
+        tick-based dimensions the value over the W ticks ending at that tick; for graph
+        fan-out the slope at the latest checkpoint at or before that tick.
+    """
+    if universe.ticks.height == 0:
+        return pl.DataFrame(schema=SERIES_SCHEMA)
+    wide = window_series(universe.ticks, rubric, window, _history(universe, rubric)).collect()
+    fan = fanout_series(universe.checkpoints, rubric).collect()
+    wide = wide.join_asof(
+        fan.select("slug", "tick", "slope", "status_graph_fanout").sort("tick"),
+        on="tick",
+        by="slug",
+        strategy="backward",
+        check_sortedness=False,
+    ).sort("slug", "tick")
+    values = {
+        "groundedness": "groundedness",
+        "character_stability": "character_stability",
+        "action_coherence": "streak",
+        "refusal_cluster": "cluster",
+        "vocabulary_growth": "vocab_rate",
+        "conservation_drift": "drift",
+        "graph_fanout": "slope",
+        "novel_subtype_rate": "subtype_rate",
+    }
+    keys = rubric.dimension_keys()
+    parts = [
+        wide.select(
+            "slug",
+            "tick",
+            pl.lit(key).alias("dimension"),
+            pl.lit(DIMENSIONS[key]).alias("name"),
+            pl.col(col).cast(pl.Float64).alias("value"),
+            pl.col(f"status_{key}").fill_null(NA).alias("status"),
+        )
+        for key, col in values.items()
+        if key in keys
+    ]
+    return pl.concat(parts).sort("slug", "dimension", "tick").cast(SERIES_SCHEMA)  # type: ignore[arg-type]

@@ -1,0 +1,211 @@
+"""The simulation rubric as data: the verdicts, the dimensions and each one's thresholds,
+the published versions (1.0.0, 1.1.0, 1.2.0) and :func:`load_simulation_rubric`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PositiveInt, model_validator
+
+from toolkit.rubrics._spec import RubricSpec, load_spec
+
+HEALTHY, DEGRADED, FAILED, INSUFFICIENT = "HEALTHY", "DEGRADED", "FAILED", "INSUFFICIENT_DATA"
+
+#: Slopes are rounded to this many decimals before they meet a threshold, so float noise
+#: (2.06 - 2.08 = -0.020000000000000018) cannot push a value across a boundary.
+SLOPE_DECIMALS = 9
+
+#: Dimension keys in scorecard order, with their display names.
+DIMENSIONS: dict[str, str] = {
+    "groundedness": "Groundedness",
+    "character_stability": "Character stability",
+    "action_coherence": "Action coherence",
+    "refusal_cluster": "Refusal cluster",
+    "vocabulary_growth": "Vocabulary growth",
+    "conservation_drift": "Conservation drift",
+    "graph_fanout": "Graph fan-out",
+    "novel_subtype_rate": "Novel subtype rate",
+}
+
+#: The mutation property whose new values :data:`DIMENSIONS` ``novel_subtype_rate`` counts.
+SUBTYPE_PROPERTY = "subtype"
+
+
+class _Part(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RatioBand(_Part):
+    """OK at or above ``ok_min``; FAIL below ``fail_below``; WARN between."""
+
+    ok_min: float = Field(ge=0, le=1)
+    fail_below: float = Field(ge=0, le=1)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> RatioBand:
+        if self.fail_below > self.ok_min:
+            raise ValueError("fail_below must not exceed ok_min")
+        return self
+
+
+class CharacterSpec(RatioBand):
+    """Character stability: a turn breaks character when its text holds a marker."""
+
+    markers: tuple[str, ...] = Field(min_length=1)
+
+
+class CoherenceSpec(_Part):
+    """Action coherence: the longest non-refused streak and refusals per 10 ticks."""
+
+    ok_streak_min: PositiveInt
+    ok_rate_max: float = Field(ge=0)
+    fail_streak_below: PositiveInt
+    fail_rate_min: float = Field(gt=0)
+    per_ticks: PositiveInt = 10
+
+    @model_validator(mode="after")
+    def _ordered(self) -> CoherenceSpec:
+        if self.fail_streak_below > self.ok_streak_min or self.fail_rate_min <= self.ok_rate_max:
+            raise ValueError("FAIL bounds must lie outside the OK bounds")
+        return self
+
+
+class ClusterSpec(_Part):
+    """Refusal cluster: the longest run of consecutive refusals."""
+
+    ok_max: int = Field(ge=0)
+    fail_min: PositiveInt
+
+    @model_validator(mode="after")
+    def _ordered(self) -> ClusterSpec:
+        if self.fail_min <= self.ok_max:
+            raise ValueError("fail_min must exceed ok_max")
+        return self
+
+
+class VocabularySpec(_Part):
+    """Vocabulary growth: novel verbs (or mechanic ids) per 10 ticks, and stagnation."""
+
+    unit: Literal["verb", "mechanic"] = "verb"
+    ok_rate_min: float = Field(ge=0)
+    ok_rate_max: float = Field(gt=0)
+    fail_rate_above: float = Field(gt=0)
+    fail_stagnant_min: PositiveInt
+    per_ticks: PositiveInt = 10
+
+    @model_validator(mode="after")
+    def _ordered(self) -> VocabularySpec:
+        if not self.ok_rate_min <= self.ok_rate_max <= self.fail_rate_above:
+            raise ValueError("need ok_rate_min <= ok_rate_max <= fail_rate_above")
+        return self
+
+
+class DriftSpec(_Part):
+    """Conservation drift: rollback ticks / ticks in window."""
+
+    ok_max: float = Field(ge=0, le=1)
+    fail_min: float = Field(gt=0, le=1)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> DriftSpec:
+        if self.fail_min <= self.ok_max:
+            raise ValueError("fail_min must exceed ok_max")
+        return self
+
+
+class FanoutSpec(_Part):
+    """Graph fan-out: the slope of edges/nodes over the last checkpoints.
+
+    FAIL needs the fall to be sustained. With ``sustained: slope`` (1.2.0 on, token-world's
+    rubric text) the slope over the last ``checkpoints`` checkpoints, measured at each of
+    ``recent_steps`` successive checkpoints, stays below ``fail_slope_below``. With
+    ``sustained: steps`` (1.0.0 and 1.1.0) the slope and each of the last ``recent_steps``
+    steps between consecutive checkpoints must be below it.
+    """
+
+    checkpoint_every: PositiveInt = 10
+    checkpoints: int = Field(default=5, ge=2)
+    ok_slope_min: float = 0.0
+    fail_slope_below: float = -0.02
+    recent_steps: PositiveInt = 3
+    per_ticks: PositiveInt = 10
+    sustained: Literal["slope", "steps"] = "slope"
+
+    @model_validator(mode="after")
+    def _ordered(self) -> FanoutSpec:
+        if self.fail_slope_below > self.ok_slope_min:
+            raise ValueError("fail_slope_below must not exceed ok_slope_min")
+        return self
+
+
+class SubtypeSpec(_Part):
+    """Novel subtype rate: distinct new ``subtype`` values written per 10 ticks.
+
+    WARN when no new value appears over a window of at least ``warn_zero_min_ticks``
+    ticks; never FAIL. ``verdict: false`` keeps it out of the verdict and the gate.
+    """
+
+    warn_zero_min_ticks: PositiveInt = 30
+    per_ticks: PositiveInt = 10
+    verdict: bool = False
+
+
+class SimulationRubric(RubricSpec):
+    """Every number of the simulation health rubric (version 1.2.0 by default).
+
+    Version 1.1.0 is the same rubric with the older graph fan-out FAIL rule
+    (``graph_fanout.sustained: steps``); 1.0.0 is 1.1.0 without ``novel_subtype_rate``
+    (``None``: the dimension is not scored).
+    """
+
+    rubric: Literal["simulation"] = "simulation"
+    version: str = "1.2.0"
+    window: PositiveInt = 50
+    groundedness: RatioBand = RatioBand(ok_min=0.95, fail_below=0.85)
+    character_stability: CharacterSpec = CharacterSpec(
+        ok_min=0.98,
+        fail_below=0.90,
+        markers=("framework", "yield", "mechanic", "system prompt", "operator", "scenario"),
+    )
+    action_coherence: CoherenceSpec = CoherenceSpec(
+        ok_streak_min=15, ok_rate_max=1.5, fail_streak_below=5, fail_rate_min=4.0
+    )
+    refusal_cluster: ClusterSpec = ClusterSpec(ok_max=2, fail_min=5)
+    vocabulary_growth: VocabularySpec = VocabularySpec(
+        ok_rate_min=0.5, ok_rate_max=2.5, fail_rate_above=4.0, fail_stagnant_min=30
+    )
+    conservation_drift: DriftSpec = DriftSpec(ok_max=0.02, fail_min=0.10)
+    graph_fanout: FanoutSpec = FanoutSpec()
+    novel_subtype_rate: SubtypeSpec | None = SubtypeSpec()
+
+    def dimension_keys(self) -> list[str]:
+        """The dimensions this rubric scores, in scorecard order."""
+        return [k for k in DIMENSIONS if k != "novel_subtype_rate" or self.novel_subtype_rate]
+
+    def informational(self) -> list[str]:
+        """Dimensions scored and shown but kept out of the verdict and the gate."""
+        sub = self.novel_subtype_rate
+        return ["novel_subtype_rate"] if sub is not None and not sub.verdict else []
+
+
+DEFAULT_RUBRIC = SimulationRubric()
+RUBRIC_1_1_0 = SimulationRubric(version="1.1.0", graph_fanout=FanoutSpec(sustained="steps"))
+RUBRIC_1_0_0 = RUBRIC_1_1_0.model_copy(update={"version": "1.0.0", "novel_subtype_rate": None})
+PUBLISHED: dict[str, SimulationRubric] = {
+    RUBRIC_1_0_0.version: RUBRIC_1_0_0,
+    RUBRIC_1_1_0.version: RUBRIC_1_1_0,
+    DEFAULT_RUBRIC.version: DEFAULT_RUBRIC,
+}
+
+
+def load_simulation_rubric(source: str | Path | Mapping[str, Any]) -> SimulationRubric:
+    """A simulation rubric from YAML (only changed keys needed), merged over 1.2.0, or
+    over the published version the file names (``1.1.0``, ``1.0.0``).
+
+    Raises:
+        RubricError: invalid numbers, or numbers changed without a new ``version``.
+    """
+    return load_spec(SimulationRubric, source, DEFAULT_RUBRIC, PUBLISHED)

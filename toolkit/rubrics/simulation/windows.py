@@ -1,0 +1,160 @@
+"""The trailing window: each dimension's value and status over the last W ticks, per
+tick (the rolling series) or per run (one row a run), from the same aggregations.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from toolkit.errors import InputError
+from toolkit.rubrics.simulation.features import _longest_run, tick_features
+from toolkit.rubrics.simulation.spec import DEFAULT_RUBRIC, SimulationRubric, SubtypeSpec
+from toolkit.scorecard import FAIL, NA, OK, WARN
+
+
+def _status(value: pl.Expr, *, fail: pl.Expr, ok: pl.Expr) -> pl.Expr:
+    return (
+        pl.when(value.is_null())
+        .then(pl.lit(NA))
+        .when(fail)
+        .then(pl.lit(FAIL))
+        .when(ok)
+        .then(pl.lit(OK))
+        .otherwise(pl.lit(WARN))
+    )
+
+
+_WINDOW_AGGS: dict[str, pl.Expr] = {
+    "tick": pl.col("tick").last(),
+    "first_tick": pl.col("tick").first(),
+    "n": pl.len().cast(pl.Int64),
+    "grounded": pl.col("grounded").sum().cast(pl.Int64),
+    "observer_n": (pl.col("grounded_source") == "observer").sum().cast(pl.Int64),
+    "turns": pl.col("turn").sum().cast(pl.Int64),
+    "breaks": (pl.col("turn") & pl.col("is_break")).sum().cast(pl.Int64),
+    "refused": pl.col("refused").sum().cast(pl.Int64),
+    "streak": _longest_run(pl.col("refused").not_()),
+    "cluster": _longest_run(pl.col("refused")),
+    "classified": pl.col("unit").is_not_null().sum().cast(pl.Int64),
+    "novel": pl.col("novel").sum().cast(pl.Int64),
+    "stagnant": _longest_run(pl.col("novel").not_()),
+    "rollbacks": pl.col("rollback").sum().cast(pl.Int64),
+    "new_subtypes": pl.col("new_subtypes").sum().cast(pl.Int64),
+}
+"""What the tick-based dimensions are built from, aggregated over one window. The
+same expressions serve the per-tick rolling series and the one-row-per-run scores."""
+
+
+def _with_statuses(lf: pl.LazyFrame, rubric: SimulationRubric) -> pl.LazyFrame:
+    """Add each dimension's value and ``status_<dimension>`` to window aggregates."""
+    g, c = rubric.groundedness, rubric.character_stability
+    coh, vocab = rubric.action_coherence, rubric.vocabulary_growth
+    cl, d = rubric.refusal_cluster, rubric.conservation_drift
+    sub = rubric.novel_subtype_rate or SubtypeSpec()
+    return lf.with_columns(
+        groundedness=pl.col("grounded") / pl.col("n"),
+        character_stability=pl.when(pl.col("turns") > 0).then(
+            (pl.col("turns") - pl.col("breaks")) / pl.col("turns")
+        ),
+        refuse_rate=pl.col("refused") * coh.per_ticks / pl.col("n"),
+        vocab_rate=pl.when(pl.col("classified") > 0).then(
+            pl.col("novel") / (pl.col("n") / vocab.per_ticks)
+        ),
+        drift=pl.col("rollbacks") / pl.col("n"),
+        subtype_rate=pl.col("new_subtypes") / (pl.col("n") / sub.per_ticks),
+    ).with_columns(
+        status_groundedness=_status(
+            pl.col("groundedness"),
+            fail=pl.col("groundedness") < g.fail_below,
+            ok=pl.col("groundedness") >= g.ok_min,
+        ),
+        status_character_stability=_status(
+            pl.col("character_stability"),
+            fail=pl.col("character_stability") < c.fail_below,
+            ok=pl.col("character_stability") >= c.ok_min,
+        ),
+        status_action_coherence=_status(
+            pl.col("streak"),
+            fail=(pl.col("streak") < coh.fail_streak_below)
+            | (pl.col("refuse_rate") >= coh.fail_rate_min),
+            ok=(pl.col("streak") >= coh.ok_streak_min) & (pl.col("refuse_rate") <= coh.ok_rate_max),
+        ),
+        status_refusal_cluster=_status(
+            pl.col("cluster"),
+            fail=pl.col("cluster") >= cl.fail_min,
+            ok=pl.col("cluster") <= cl.ok_max,
+        ),
+        status_vocabulary_growth=_status(
+            pl.col("vocab_rate"),
+            fail=(pl.col("stagnant") >= vocab.fail_stagnant_min)
+            | (pl.col("vocab_rate") > vocab.fail_rate_above),
+            ok=pl.col("vocab_rate").is_between(vocab.ok_rate_min, vocab.ok_rate_max),
+        ),
+        status_conservation_drift=_status(
+            pl.col("drift"),
+            fail=pl.col("drift") >= d.fail_min,
+            ok=pl.col("drift") <= d.ok_max,
+        ),
+        status_novel_subtype_rate=_status(
+            pl.col("subtype_rate"),
+            fail=pl.lit(False),
+            ok=(pl.col("subtype_rate") > 0) | (pl.col("n") < sub.warn_zero_min_ticks),
+        ),
+    )
+
+
+def scored_window(window: int | None, rubric: SimulationRubric = DEFAULT_RUBRIC) -> int:
+    """W, the number of most recent ticks scored: ``window``, or the rubric's when None.
+
+    The one rule every face (API, reports, CLI) meets.
+
+    Raises:
+        InputError: ``window`` is not a whole number of at least 1 (0 is refused, never
+            read as "the default").
+    """
+    if window is None:
+        return rubric.window
+    if isinstance(window, bool) or not isinstance(window, int) or window < 1:
+        raise InputError(
+            None, "must be a whole number of ticks, at least 1", field="window", value=window
+        )
+    return window
+
+
+def window_series(
+    ticks: pl.LazyFrame | pl.DataFrame,
+    rubric: SimulationRubric = DEFAULT_RUBRIC,
+    window: int | None = None,
+    history: pl.LazyFrame | pl.DataFrame | None = None,
+) -> pl.LazyFrame:
+    """The trailing-window value and status of the seven tick-based dimensions, per tick.
+
+    One row per tick (slug, tick) holding the dimensions over the W ticks ending there:
+    ``n``, ``first_tick``, ``grounded``, ``groundedness``, ``turns``, ``breaks``,
+    ``character_stability``, ``refused``, ``streak``, ``refuse_rate``, ``cluster``,
+    ``classified``, ``novel``, ``vocab_rate``, ``stagnant``, ``rollbacks``, ``drift``,
+    ``new_subtypes``, ``subtype_rate``, and a ``status_<dimension>`` column for each. One
+    rolling pass over every run.
+    """
+    w = scored_window(window, rubric)
+    feats = tick_features(ticks, rubric, history)
+    series = feats.rolling(index_column="pos", period=f"{w}i", group_by="slug").agg(**_WINDOW_AGGS)
+    return _with_statuses(series, rubric).drop("pos").sort("slug", "tick")
+
+
+def window_scores(
+    ticks: pl.LazyFrame | pl.DataFrame,
+    rubric: SimulationRubric = DEFAULT_RUBRIC,
+    window: int | None = None,
+    history: pl.LazyFrame | pl.DataFrame | None = None,
+) -> pl.LazyFrame:
+    """The seven tick-based dimensions over each run's last W ticks: one row per run.
+
+    The same columns as :func:`window_series` (the last row of each run's series), from
+    one ``group_by`` pass, so a fleet (or a larger-than-memory scan, with the streaming
+    engine) is scored without materialising per-tick windows.
+    """
+    w = scored_window(window, rubric)
+    feats = tick_features(ticks, rubric, history, window=w)
+    scores = feats.group_by("slug", maintain_order=True).agg(**_WINDOW_AGGS)
+    return _with_statuses(scores, rubric)

@@ -108,3 +108,9 @@ def test_asking_for_the_judge_imports_no_calibration(tmp_path: Path) -> None:
     modules = _imported(tmp_path, "toolkit.rubrics.discussion_judge:judge_discussion")
     assert "toolkit.rubrics.discussion.calibration" not in modules
     assert "numpy" not in modules
+
+
+def test_scoring_without_a_judge_imports_no_judge(tmp_path: Path) -> None:
+    modules = _imported(tmp_path, "toolkit.rubrics.discussion:score_discussion")
+    assert "toolkit.judge" not in modules
+    assert "toolkit.rubrics.discussion.judge" not in modules

@@ -3,16 +3,18 @@ warnings and the facts a page, a gate or the success check reads."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from toolkit.load.discussion import Discussion
-from toolkit.rubrics.discussion.judge import JudgedDiscussion
 from toolkit.rubrics.discussion.schemas import FAIL, PASS
 from toolkit.rubrics.discussion.spec import METRIC_KEYS, DiscussionSpec
 from toolkit.rubrics.discussion.verdict import decide_verdict
 from toolkit.scorecard import NA, Dimension, Scorecard
+
+if TYPE_CHECKING:  # the judge's machinery is imported only when a judge is asked
+    from toolkit.rubrics.discussion.judge import JudgedDiscussion
 
 __all__ = ["game_card"]
 

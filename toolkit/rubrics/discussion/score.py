@@ -7,7 +7,7 @@ scorecard per game (:mod:`.card`), each step column-wise over all games at once.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import polars as pl
 
@@ -15,12 +15,14 @@ from toolkit.load.discussion import Discussion
 from toolkit.load.ratings import RatingSource
 from toolkit.rubrics.discussion.card import game_card
 from toolkit.rubrics.discussion.evidence import gather_evidence
-from toolkit.rubrics.discussion.judge import JudgedDiscussion
 from toolkit.rubrics.discussion.labels import reviewer_labels
 from toolkit.rubrics.discussion.metrics import metrics_frame
 from toolkit.rubrics.discussion.report import DiscussionReport
 from toolkit.rubrics.discussion.spec import DEFAULT_DISCUSSION_SPEC, DiscussionSpec
 from toolkit.rubrics.discussion.tallies import fill_counts, game_tallies, judge_stands_in
+
+if TYPE_CHECKING:  # the judge's machinery is imported only when a judge is asked
+    from toolkit.rubrics.discussion.judge import JudgedDiscussion
 
 __all__ = ["score_discussion"]
 

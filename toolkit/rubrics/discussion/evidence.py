@@ -94,6 +94,8 @@ def _message_evidence(
 def ratings_frame(
     ratings: RatingSource | pl.DataFrame | None, game_ids: Sequence[str]
 ) -> pl.DataFrame:
+    """The engagement ratings of ``game_ids`` the scoring uses, in
+    :data:`~toolkit.frames.DISCUSSION_RATINGS_SCHEMA` (empty without ratings)."""
     if ratings is None:
         return pl.DataFrame(schema=DISCUSSION_RATINGS_SCHEMA)
     frame = ratings if isinstance(ratings, pl.DataFrame) else ratings.ratings(game_ids)

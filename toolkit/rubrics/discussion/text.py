@@ -28,6 +28,7 @@ SENTENCE = r"[^.!?\n]+[.!?]*"
 
 
 def alternation(words: Iterable[str]) -> str:
+    """A regex alternation of ``words``, escaped, longest first (so a longer cue wins)."""
     return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
 
 
@@ -37,10 +38,12 @@ def stem(word: str) -> str:
 
 
 def stem_regex(words: Iterable[str]) -> str:
+    """A case-insensitive regex of any word starting with one of ``words``' stems."""
     return r"(?i)\b(?:" + "|".join(re.escape(stem(w)) for w in words) + r")[\w]*"
 
 
 def with_roles(messages: pl.DataFrame, players: pl.DataFrame) -> pl.DataFrame:
+    """``messages`` with their speaker's ``role`` (the first player of that name)."""
     roles = players.select("game_id", pl.col("name").alias("speaker"), "role").unique(
         ["game_id", "speaker"], keep="first", maintain_order=True
     )

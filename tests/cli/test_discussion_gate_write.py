@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from toolkit.cli import main
-from toolkit.rubrics.discussion_spec import DEFAULT_DISCUSSION_SPEC
+from toolkit.rubrics.discussion import DEFAULT_DISCUSSION_SPEC
 
 
 def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:

@@ -17,7 +17,7 @@ from toolkit.cli import main
 from toolkit.errors import InputError
 from toolkit.judge import RecordedJudge
 from toolkit.rubrics.calibrate import calibrate
-from toolkit.rubrics.discussion_judge import (
+from toolkit.rubrics.discussion import (
     GAME_CALIBRATION_SCHEMA,
     discussion_requests,
     engagement_calibrate_rubric,

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from toolkit.rubrics.discussion_iterations import compare, success_check
-from toolkit.rubrics.discussion_spec import (
+from toolkit.rubrics.discussion import (
     DEFAULT_DISCUSSION_SPEC,
     DISCUSSION_SPEC_1_0_0,
     METRIC_KEYS,
+    compare,
+    success_check,
 )
 from toolkit.scorecard import Dimension, Scorecard
 

@@ -11,12 +11,12 @@ import pytest
 
 import toolkit as tk
 from toolkit.judge import CassetteMiss, JudgeRequest, JudgeResult, RecordedJudge
-from toolkit.rubrics.discussion_judge import (
+from toolkit.rubrics.discussion import (
+    DEFAULT_ENGAGEMENT_SCALE,
     discussion_requests,
     game_text,
     judge_discussion,
 )
-from toolkit.rubrics.discussion_spec import DEFAULT_ENGAGEMENT_SCALE
 
 
 @pytest.fixture

@@ -19,8 +19,7 @@ from toolkit.frames import (
     DISCUSSION_VOTES_SCHEMA,
 )
 from toolkit.load.discussion import Discussion
-from toolkit.rubrics.discussion import score_discussion
-from toolkit.rubrics.discussion_spec import DISCUSSION_SPEC_1_0_0
+from toolkit.rubrics.discussion import DISCUSSION_SPEC_1_0_0, score_discussion
 
 GID = "g1"
 PLAYERS = [

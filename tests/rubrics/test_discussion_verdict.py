@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from toolkit.errors import RubricError
-from toolkit.rubrics.discussion import decide_verdict
-from toolkit.rubrics.discussion_spec import (
+from toolkit.rubrics.discussion import (
     DEFAULT_DISCUSSION_SPEC,
     DISCUSSION_SPEC_1_0_0,
     METRIC_KEYS,
+    decide_verdict,
     load_discussion_spec,
 )
 

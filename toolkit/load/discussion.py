@@ -279,6 +279,25 @@ def _time(value: Any, path: str, where: str) -> datetime | None:
 def _read_transcript(b: _Builder, data: Mapping[str, Any]) -> None:
     t: _Transcript = _validate(_Transcript, data, b.path, "transcript")
     gid = t.gameId
+    _add_transcript_game(b, t)
+    _add_transcript_players(b, t)
+    _add_transcript_messages(b, t)
+    _add_transcript_votes(b, t)
+    names = {p.name for p in t.players}
+    _check_names(
+        b,
+        gid,
+        names,
+        [m.playerName for m in t.messages]
+        + [v.voterName for v in t.votes]
+        + [v.targetName for v in t.votes],
+    )
+
+
+def _add_transcript_game(b: _Builder, t: _Transcript) -> None:
+    """The game's row, its cost and cache hit rate (a warning when either is missing or
+    was read leniently)."""
+    gid = t.gameId
     cost = t.metadata.cost or _Cost()
     try:
         rate, note = _cache_rate(cost.cacheHitRate)
@@ -308,6 +327,11 @@ def _read_transcript(b: _Builder, data: Mapping[str, Any]) -> None:
             "cache_hit_rate": rate,
         }
     )
+
+
+def _add_transcript_players(b: _Builder, t: _Transcript) -> None:
+    """A row per player, in the transcript's order unless a position is given."""
+    gid = t.gameId
     for i, p in enumerate(t.players):
         b.players.append(
             {
@@ -320,6 +344,11 @@ def _read_transcript(b: _Builder, data: Mapping[str, Any]) -> None:
                 "position": p.position if p.position is not None else i,
             }
         )
+
+
+def _add_transcript_messages(b: _Builder, t: _Transcript) -> None:
+    """A row per message; a message id used twice is read as ``<id>.<n>``, with a warning."""
+    gid = t.gameId
     seen_ids: dict[str, int] = {}
     for i, m in enumerate(t.messages):
         mid = m.id or f"{gid}#t{m.turn}"
@@ -342,6 +371,11 @@ def _read_transcript(b: _Builder, data: Mapping[str, Any]) -> None:
                 "timestamp": _time(m.timestamp, b.path, f"messages.{i}.timestamp"),
             }
         )
+
+
+def _add_transcript_votes(b: _Builder, t: _Transcript) -> None:
+    """A row per vote."""
+    gid = t.gameId
     for i, v in enumerate(t.votes):
         b.votes.append(
             {
@@ -353,15 +387,6 @@ def _read_transcript(b: _Builder, data: Mapping[str, Any]) -> None:
                 "timestamp": _time(v.timestamp, b.path, f"votes.{i}.timestamp"),
             }
         )
-    names = {p.name for p in t.players}
-    _check_names(
-        b,
-        gid,
-        names,
-        [m.playerName for m in t.messages]
-        + [v.voterName for v in t.votes]
-        + [v.targetName for v in t.votes],
-    )
 
 
 # ---------------------------------------------------------------------------

@@ -1,0 +1,79 @@
+"""Metric 3, conversation coherence: whether each message links to the ones before it."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from toolkit.rubrics.discussion.spec import DiscussionSpec
+from toolkit.rubrics.discussion.text import WORD, mentions
+
+__all__ = ["coherence_evidence"]
+
+
+def coherence_evidence(messages: pl.DataFrame, spec: DiscussionSpec) -> pl.DataFrame:
+    """Whether each message links to the previous ``coherence_window`` messages.
+
+    A message after the first of its game is coherent when it has ``in_reply_to``, names
+    a speaker of one of the previous messages, or shares ``coherence_min_shared_words``
+    or more words of ``coherence_min_word_length`` or more letters with one of them.
+
+    A game's first message has nothing before it to link to: with
+    ``spec.coherence_counts_first`` (the rubric's formula, coherent / all messages) it
+    counts as not coherent; without (rubric 1.0.0) it is left out (null).
+
+    Returns:
+        messages with ``coherent`` and ``coherence_reason``.
+    """
+    n = spec.coherence_window
+    min_len = spec.coherence_min_word_length
+    lower = pl.col("text").str.to_lowercase()
+    frame = messages.with_columns(
+        lower.str.extract_all(WORD)
+        .list.eval(pl.element().filter(pl.element().str.len_chars() >= min_len))
+        .list.unique()
+        .list.sort()
+        .alias("_words"),
+        pl.int_range(pl.len()).over("game_id").alias("_pos"),
+    )
+    named: list[pl.Expr] = []
+    shared: list[pl.Expr] = []
+    for k in range(1, n + 1):
+        prev_speaker = pl.col("speaker").shift(k).over("game_id")
+        prev_turn = pl.col("turn").shift(k).over("game_id")
+        names_it = mentions(pl.col("text"), prev_speaker)
+        named.append(
+            pl.when(names_it).then(
+                pl.format("names {} (turn {})", prev_speaker, prev_turn.cast(pl.String()))
+            )
+        )
+        common = pl.col("_words").list.set_intersection(pl.col("_words").shift(k).over("game_id"))
+        shared.append(
+            pl.when(common.list.len() >= spec.coherence_min_shared_words).then(
+                pl.format(
+                    "shares {} with turn {}",
+                    common.list.sort().list.join(", "),
+                    prev_turn.cast(pl.String()),
+                )
+            )
+        )
+    reply = pl.when(pl.col("in_reply_to").is_not_null()).then(
+        pl.format("replies to {}", pl.coalesce("in_reply_to_player", "in_reply_to"))
+    )
+    reason = pl.coalesce(reply, *named, *shared)
+    first = spec.coherence_counts_first
+    return frame.with_columns(
+        pl.when(pl.col("_pos") == 0)
+        .then(pl.lit(False if first else None, dtype=pl.Boolean()))
+        .otherwise(reason.is_not_null())
+        .alias("coherent"),
+        pl.when(pl.col("_pos") == 0)
+        .then(
+            pl.lit(
+                "first message: nothing before it to link to"
+                if first
+                else "first message (not counted)"
+            )
+        )
+        .otherwise(reason.fill_null(f"no link to the previous {n} messages"))
+        .alias("coherence_reason"),
+    ).drop("_words", "_pos")

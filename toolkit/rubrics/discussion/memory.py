@@ -1,0 +1,277 @@
+"""Metric 1, memory accuracy: every reference to a past event, checked against the game.
+
+A reference is found, its claim read (kind, actor, object, round), looked up in the
+votes or the earlier messages, and given a verdict; a reviewer's label has the last word.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from toolkit.rubrics.discussion.schemas import (
+    ACCURATE,
+    INACCURATE,
+    NEEDS_REVIEW,
+    REFERENCE_SCHEMA,
+)
+from toolkit.rubrics.discussion.spec import DiscussionSpec, MemoryCues
+from toolkit.rubrics.discussion.text import SENTENCE, alternation, mentions
+
+__all__ = ["memory_references"]
+
+
+def memory_references(
+    messages: pl.DataFrame,
+    players: pl.DataFrame,
+    votes: pl.DataFrame,
+    spec: DiscussionSpec,
+    labels: pl.DataFrame | None = None,
+) -> pl.DataFrame:
+    """Every reference to a past event, with its kind, actor, and verdict.
+
+    A sentence matching one of ``spec.memory.reference_patterns`` is a reference. Its
+    claim's kind comes from its verb: ``vote`` (checked against the votes: the actor
+    voted for the object in an earlier round), ``said`` (the actor has an earlier
+    message), ``stance`` (an earlier message of the actor names the object, or replies
+    to them) or ``unverifiable``. The actor is the word before the verb (``I`` = the
+    speaker, ``you`` = the player replied to); the object the word after it. A named
+    round after the message's round is inaccurate; so is an actor that cannot be
+    identified; an unverifiable claim needs review (left out of the score) unless a
+    reviewer label (kind ``memory``) decides it.
+
+    Returns:
+        :data:`REFERENCE_SCHEMA` (game_id, reference_id, message_id, turn, round,
+        speaker, sentence, kind, actor, object, referenced_round, verdict, reason).
+    """
+    m = spec.memory
+    sentences = _reference_sentences(messages, m)
+    names = players.select(
+        "game_id", pl.col("name"), pl.col("name").str.to_lowercase().alias("_lower")
+    ).unique(["game_id", "_lower"], keep="first", maintain_order=True)
+    refs = _resolve(
+        _resolve(sentences, names, m, "_actor_word", "actor"), names, m, "_object_word", "object"
+    )
+    # A speech claim has no object ("X said ..."): what follows the verb is the content.
+    refs = refs.with_columns(
+        pl.when(pl.col("kind") == "said")
+        .then(pl.lit(None, dtype=pl.String()))
+        .otherwise("object")
+        .alias("object")
+    )
+    hits = pl.concat([_vote_hits(refs, votes), _said_hits(refs, messages)])
+    refs = _verdicts(refs.join(hits, on=["game_id", "reference_id"], how="left"))
+    if labels is not None and labels.height:
+        refs = _reviewer_verdicts(refs, labels)
+    return refs.select(list(REFERENCE_SCHEMA)).cast(REFERENCE_SCHEMA)  # type: ignore[arg-type]
+
+
+def _reference_sentences(messages: pl.DataFrame, m: MemoryCues) -> pl.DataFrame:
+    """One row per sentence that refers to a past event: its id (``message#index``), verb,
+    claim kind, the words before and after the verb, and the round it names."""
+    ref_pattern = "(?i)(?:" + "|".join(f"(?:{p})" for p in m.reference_patterns) + ")"
+    verbs = {"vote": m.vote_verbs, "said": m.speech_verbs, "stance": m.stance_verbs}
+    all_verbs = alternation([v for group in verbs.values() for v in group])
+    kind_of: dict[str, str] = {v: k for k, group in verbs.items() for v in group}
+    adverbs = r"(?:(?:also|then|both|just|had|has|have|already|all|openly|clearly|\w+ly)\s+)?"
+    actor_re = rf"(?i)([\w][\w'’-]*)\s+{adverbs}(?:{all_verbs})\b"
+    verb_re = rf"(?i)\b({all_verbs})\b"
+    object_re = rf"(?i)\b(?:{all_verbs})\s+(?:for\s+|against\s+|to\s+eliminate\s+)?([\w][\w'’-]*)"
+    last_round = alternation(m.last_round_words)
+    return (
+        messages.select(
+            "game_id",
+            "message_id",
+            "turn",
+            "round",
+            "speaker",
+            "in_reply_to_player",
+            pl.col("text").str.extract_all(SENTENCE).alias("sentence"),
+        )
+        .with_columns(pl.int_ranges(pl.col("sentence").list.len()).alias("_idx"))
+        .explode("sentence", "_idx")
+        .filter(pl.col("sentence").str.contains(ref_pattern))
+        .with_columns(
+            pl.col("sentence").str.strip_chars(),
+            pl.format("{}#{}", "message_id", pl.col("_idx").cast(pl.String())).alias(
+                "reference_id"
+            ),
+            pl.col("sentence").str.extract(verb_re, 1).str.to_lowercase().alias("_verb"),
+            pl.col("sentence").str.extract(actor_re, 1).alias("_actor_word"),
+            pl.col("sentence").str.extract(object_re, 1).alias("_object_word"),
+            pl.coalesce(
+                pl.col("sentence").str.extract(r"(?i)\bround (\d+)\b", 1).cast(pl.Int64),
+                pl.when(pl.col("sentence").str.contains(f"(?i)(?:{last_round})"))
+                .then(pl.col("round") - 1)
+                .otherwise(pl.lit(None, dtype=pl.Int64)),
+            ).alias("referenced_round"),
+        )
+        .with_columns(
+            pl.col("_verb")
+            .replace_strict(kind_of, default="unverifiable", return_dtype=pl.String())
+            .alias("kind")
+        )
+    )
+
+
+def _resolve(
+    frame: pl.DataFrame, names: pl.DataFrame, m: MemoryCues, word_col: str, out: str
+) -> pl.DataFrame:
+    """The player ``word_col`` stands for, in ``out``: a player's name (possessive or
+    not), the speaker (``self_words``) or the player replied to (``addressee_words``)."""
+    word = pl.col(word_col).str.to_lowercase().str.strip_chars("'’")
+    staged = frame.with_columns(
+        word.str.replace(r"['’]s$", "").alias("_lower"),
+    ).join(names, on=["game_id", "_lower"], how="left")
+    resolved = (
+        pl.when(pl.col("name").is_not_null())
+        .then(pl.col("name"))
+        .when(word.is_in(list(m.self_words)))
+        .then(pl.col("speaker"))
+        .when(word.is_in(list(m.addressee_words)))
+        .then(pl.col("in_reply_to_player"))
+        .otherwise(pl.lit(None, dtype=pl.String()))
+    )
+    return staged.with_columns(resolved.alias(out)).drop("_lower", "name")
+
+
+def _vote_hits(refs: pl.DataFrame, votes: pl.DataFrame) -> pl.DataFrame:
+    """Vote claims: a vote by the actor (for the object, when one is named) before this
+    round; ``_found`` names the earliest."""
+    return (
+        refs.filter(pl.col("kind") == "vote")
+        .select("reference_id", "game_id", "round", "actor", "object", "referenced_round")
+        .join(
+            votes.select(
+                "game_id",
+                pl.col("voter").alias("actor"),
+                pl.col("target").alias("_target"),
+                pl.col("round").alias("_vote_round"),
+            ),
+            on=["game_id", "actor"],
+            how="inner",
+        )
+        .filter(
+            (pl.col("_vote_round") < pl.col("round"))
+            & (pl.col("object").is_null() | (pl.col("_target") == pl.col("object")))
+            & (
+                pl.col("referenced_round").is_null()
+                | (pl.col("_vote_round") == pl.col("referenced_round"))
+            )
+        )
+        .group_by("game_id", "reference_id")
+        .agg(pl.col("_vote_round").min().alias("_r"))
+        .select(
+            "game_id",
+            "reference_id",
+            pl.format("vote of round {}", pl.col("_r").cast(pl.String())).alias("_found"),
+        )
+    )
+
+
+def _said_hits(refs: pl.DataFrame, messages: pl.DataFrame) -> pl.DataFrame:
+    """Said / stance claims: an earlier message of the actor (naming the object for
+    stances); ``_found`` names the earliest."""
+    return (
+        refs.filter(pl.col("kind").is_in(["said", "stance"]))
+        .select("reference_id", "game_id", "turn", "kind", "actor", "object", "referenced_round")
+        .join(
+            messages.select(
+                "game_id",
+                pl.col("speaker").alias("actor"),
+                pl.col("turn").alias("_turn"),
+                pl.col("round").alias("_round"),
+                pl.col("text").str.to_lowercase().alias("_text"),
+                pl.col("in_reply_to_player").alias("_replied"),
+            ),
+            on=["game_id", "actor"],
+            how="inner",
+        )
+        .filter(
+            (pl.col("_turn") < pl.col("turn"))
+            & (
+                pl.col("referenced_round").is_null()
+                | (pl.col("_round") == pl.col("referenced_round"))
+            )
+            & (
+                (pl.col("kind") == "said")
+                | pl.col("object").is_null()
+                | mentions(pl.col("_text"), pl.col("object"))
+                | (pl.col("_replied") == pl.col("object")).fill_null(False)
+            )
+        )
+        .group_by("game_id", "reference_id")
+        .agg(pl.col("_turn").min().alias("_t"))
+        .select(
+            "game_id",
+            "reference_id",
+            pl.format("message of turn {}", pl.col("_t").cast(pl.String())).alias("_found"),
+        )
+    )
+
+
+def _verdicts(refs: pl.DataFrame) -> pl.DataFrame:
+    """Each reference's ``verdict`` and the ``reason`` a reader sees."""
+    round_missing = (pl.col("referenced_round") > pl.col("round")) | (
+        pl.col("referenced_round") < 1
+    )
+    verdict = (
+        pl.when(round_missing)
+        .then(pl.lit(INACCURATE))
+        .when(pl.col("kind") == "unverifiable")
+        .then(pl.lit(NEEDS_REVIEW))
+        .when(pl.col("actor").is_null())
+        .then(pl.lit(INACCURATE))
+        .when(pl.col("_found").is_not_null())
+        .then(pl.lit(ACCURATE))
+        .otherwise(pl.lit(INACCURATE))
+    )
+    claim = pl.format(
+        "{} {}{}",
+        pl.col("actor").fill_null("?"),
+        pl.col("_verb").fill_null(""),
+        pl.when(pl.col("object").is_not_null())
+        .then(pl.format(" {}", pl.col("object")))
+        .otherwise(pl.lit("")),
+    )
+    reason = (
+        pl.when(round_missing)
+        .then(pl.format("round {} has not happened", pl.col("referenced_round").cast(pl.String())))
+        .when(pl.col("kind") == "unverifiable")
+        .then(pl.lit("no checkable claim (no vote, speech or stance verb)"))
+        .when(pl.col("actor").is_null())
+        .then(
+            pl.format(
+                "actor cannot be identified ('{}')", pl.col("_actor_word").fill_null("nobody")
+            )
+        )
+        .when(pl.col("_found").is_not_null())
+        .then(pl.format("{}: matches {}", claim, pl.col("_found")))
+        .when(pl.col("kind") == "vote")
+        .then(pl.format("{}: no such vote before this round", claim))
+        .otherwise(pl.format("{}: no earlier message supports it", claim))
+    )
+    return refs.with_columns(verdict.alias("verdict"), reason.alias("reason"))
+
+
+def _reviewer_verdicts(refs: pl.DataFrame, labels: pl.DataFrame) -> pl.DataFrame:
+    """A reviewer's label (kind ``memory``, item = reference id) over the verdict; the
+    reason says so and what it was."""
+    lab = (
+        labels.filter(pl.col("kind") == "memory")
+        .unique(["game_id", "item_id"], keep="last", maintain_order=True)
+        .select("game_id", pl.col("item_id").alias("reference_id"), pl.col("label").alias("_label"))
+    )
+    return (
+        refs.join(lab, on=["game_id", "reference_id"], how="left")
+        .with_columns(
+            pl.when(pl.col("_label").is_not_null())
+            .then(pl.when(pl.col("_label")).then(pl.lit(ACCURATE)).otherwise(pl.lit(INACCURATE)))
+            .otherwise(pl.col("verdict"))
+            .alias("verdict"),
+            pl.when(pl.col("_label").is_not_null())
+            .then(pl.format("labelled by a reviewer (was: {})", pl.col("reason")))
+            .otherwise(pl.col("reason"))
+            .alias("reason"),
+        )
+        .drop("_label")
+    )

@@ -1,0 +1,85 @@
+"""Metric 6, anti-repetition: the phrases each speaker uses, and how often again."""
+
+from __future__ import annotations
+
+import re
+
+import polars as pl
+
+from toolkit.rubrics.discussion.schemas import PHRASE_SCHEMA
+from toolkit.rubrics.discussion.spec import DiscussionSpec
+from toolkit.rubrics.discussion.text import WORD, stem
+
+__all__ = ["phrase_uses"]
+
+
+def phrase_uses(
+    messages: pl.DataFrame, players: pl.DataFrame, spec: DiscussionSpec
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Uses of each ``phrase_words``-word phrase per speaker.
+
+    Words are lower-cased tokens; a phrase holding a game term (``spec.game_terms``,
+    with inflections) is left out. A player's name becomes the placeholder ``<name>``
+    (``spec.phrase_names == "placeholder"``, a name of several words one placeholder),
+    so "I think [name] is suspicious" said fifteen times is fifteen uses of the same
+    phrases whoever is named; rubric 1.0.0 (``"exclude"``) left such phrases out.
+
+    Returns:
+        ``(phrases, counts)``: :data:`PHRASE_SCHEMA` rows (game_id, speaker, phrase,
+        uses, repeats, turns), and per game ``phrases`` (counted uses) and ``repeats``.
+    """
+    k = spec.phrase_words
+    name_words = (
+        players.select(
+            "game_id", pl.col("name").str.to_lowercase().str.extract_all(WORD).alias("_w")
+        )
+        .explode("_w")
+        .drop_nulls("_w")
+        .unique()
+        .with_columns(pl.lit(True).alias("_is_name"))
+    )
+    term_re = r"^(?:" + "|".join(re.escape(stem(t)) for t in spec.game_terms) + r")"
+    tokens = (
+        messages.select(
+            "game_id",
+            "message_id",
+            "turn",
+            "speaker",
+            pl.col("text").str.to_lowercase().str.extract_all(WORD).alias("_w"),
+        )
+        .explode("_w")
+        .drop_nulls("_w")
+        .join(name_words, on=["game_id", "_w"], how="left", maintain_order="left")
+        .with_columns(pl.col("_is_name").fill_null(False))
+    )
+    if spec.phrase_names == "placeholder":
+        prev_name = pl.col("_is_name").shift(1).over("game_id", "message_id").fill_null(False)
+        tokens = tokens.filter(~(pl.col("_is_name") & prev_name)).with_columns(
+            pl.when(pl.col("_is_name")).then(pl.lit("<name>")).otherwise("_w").alias("_w"),
+            (~pl.col("_is_name") & pl.col("_w").str.contains(term_re)).alias("_excluded"),
+        )
+    else:
+        tokens = tokens.with_columns(
+            (pl.col("_is_name") | pl.col("_w").str.contains(term_re)).alias("_excluded")
+        )
+    window = [pl.col("_w").shift(-i).over("game_id", "message_id") for i in range(k)]
+    excluded = [pl.col("_excluded").shift(-i).over("game_id", "message_id") for i in range(k)]
+    grams = (
+        tokens.with_columns(
+            pl.concat_str(window, separator=" ").alias("phrase"),
+            pl.any_horizontal(excluded).alias("_drop"),
+        )
+        .drop_nulls("phrase")
+        .filter(~pl.col("_drop"))
+    )
+    phrases = (
+        grams.group_by("game_id", "speaker", "phrase", maintain_order=True)
+        .agg(pl.len().alias("uses"), pl.col("turn").alias("turns"))
+        .with_columns((pl.col("uses") - 1).alias("repeats"))
+        .select(list(PHRASE_SCHEMA))
+        .cast(PHRASE_SCHEMA)  # type: ignore[arg-type]
+    )
+    counts = phrases.group_by("game_id").agg(
+        pl.col("uses").sum().alias("phrases"), pl.col("repeats").sum().alias("repeats")
+    )
+    return phrases, counts

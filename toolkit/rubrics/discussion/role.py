@@ -1,0 +1,147 @@
+"""Metric 4, role consistency: which messages break their speaker's role, and why."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from toolkit.rubrics.discussion.spec import DiscussionSpec, RoleCues
+from toolkit.rubrics.discussion.text import SENTENCE, alternation, cue_matches, mentions, with_roles
+
+__all__ = ["role_evidence"]
+
+#: The cue columns a message is read into, dropped once its breaks are named.
+_CUE_COLUMNS = ("_certain", "_reveal", "_deflect", "_defend", "_accuse", "_reason", "_breaks")
+
+
+def role_evidence(
+    messages: pl.DataFrame, players: pl.DataFrame, spec: DiscussionSpec
+) -> pl.DataFrame:
+    """Which messages break their speaker's role, and why.
+
+    Mafia: accusing a fellow Mafia (a sentence naming a partner and an accusation cue),
+    over-aggressive certainty, or revealing the role. Villager: deflecting, defending or
+    accusing with no reason cue in the message. Cue lists: ``spec.role``.
+
+    A stated absence of a reason (``spec.role.no_reason``: "we don't have solid
+    evidence") is not a reason; with ``spec.role.questions_in_role`` a Villager's
+    questions are left out of the accusation cues (questioning a suspect, "Why did you
+    vote for Y?", is in role; "Why are you looking at me?" still deflects).
+
+    Returns:
+        messages with ``role`` (from players), ``role_break`` and ``role_break_reason``.
+    """
+    cues = spec.role
+    framed = with_roles(messages, players) if "role" not in messages.columns else messages
+    framed = framed.join(
+        _accused_partners(framed, players, cues), on=["game_id", "message_id"], how="left"
+    )
+    return (
+        _read_cues(framed, cues)
+        .with_columns(_break_reasons().alias("_breaks"))
+        .with_columns(
+            (pl.col("_breaks").list.len() > 0).alias("role_break"),
+            pl.when(pl.col("role").is_null())
+            .then(pl.lit("speaker's role unknown"))
+            .when(pl.col("_breaks").list.len() > 0)
+            .then(pl.col("_breaks").list.join("; "))
+            .otherwise(pl.lit("in role"))
+            .alias("role_break_reason"),
+        )
+        .with_columns(
+            pl.when(pl.col("role").is_null())
+            .then(pl.lit(None, dtype=pl.Boolean()))
+            .otherwise(pl.col("role_break"))
+            .alias("role_break")
+        )
+        .drop(*_CUE_COLUMNS)
+        .drop("_atext", "_rtext")
+        .drop("_accused_partners")
+    )
+
+
+def _accused_partners(framed: pl.DataFrame, players: pl.DataFrame, cues: RoleCues) -> pl.DataFrame:
+    """Per Mafia message, the fellow Mafia it accuses (``_accused_partners``): sentences x
+    partners, column-wise; a message accusing none has no row."""
+    partners = players.filter(pl.col("role") == "MAFIA").select(
+        "game_id", pl.col("name").alias("partner")
+    )
+    accusation = alternation(cues.accusation)
+    partner_accused = (
+        mentions(pl.col("text"), pl.col("partner"))
+        & pl.col("text").str.to_lowercase().str.contains(f"(?:{accusation})")
+        if accusation
+        else pl.lit(False)
+    )
+    return (
+        framed.filter(pl.col("role") == "MAFIA")
+        .select("game_id", "message_id", "speaker", pl.col("text").str.extract_all(SENTENCE))
+        .explode("text")
+        .join(partners, on="game_id", how="inner")
+        .filter(pl.col("partner") != pl.col("speaker"))
+        .filter(partner_accused)
+        .group_by("game_id", "message_id", maintain_order=True)
+        .agg(pl.col("partner").unique(maintain_order=True).alias("_accused_partners"))
+    )
+
+
+def _read_cues(framed: pl.DataFrame, cues: RoleCues) -> pl.DataFrame:
+    """The cue phrases of each message, one list column per cue family: accusations read
+    without the questions (``questions_in_role``), reasons without stated absences of one
+    (``no_reason``)."""
+    accusation_text = pl.col("text")
+    if cues.questions_in_role:
+        accusation_text = accusation_text.str.replace_all(r"[^.!?\n]*\?", " ")
+    reason_text = pl.col("text")
+    if cues.no_reason:
+        absent = "(?i)(?:" + "|".join(f"(?:{p})" for p in cues.no_reason) + ")"
+        reason_text = reason_text.str.replace_all(absent, " ")
+    return framed.with_columns(
+        accusation_text.alias("_atext"), reason_text.alias("_rtext")
+    ).with_columns(
+        cue_matches("text", cues.mafia_over_certainty).alias("_certain"),
+        cue_matches("text", cues.mafia_reveal).alias("_reveal"),
+        cue_matches("text", cues.deflection).alias("_deflect"),
+        cue_matches("text", cues.defence).alias("_defend"),
+        cue_matches("_atext", cues.accusation).alias("_accuse"),
+        cue_matches("_rtext", cues.reason).alias("_reason"),
+    )
+
+
+def _break_reasons() -> pl.Expr:
+    """The role breaks of a message, each named with the cues that found it."""
+    has_reason = pl.col("_reason").list.len() > 0
+    mafia = pl.col("role") == "MAFIA"
+    villager = pl.col("role") == "VILLAGER"
+
+    def item(cond: pl.Expr, label: str, found: pl.Expr) -> pl.Expr:
+        return pl.when(cond).then(pl.format("{} ({})", pl.lit(label), found.list.join(", ")))
+
+    parts = [
+        item(
+            mafia & pl.col("_accused_partners").list.len().fill_null(0).gt(0),
+            "Mafia accuses fellow Mafia",
+            pl.col("_accused_partners"),
+        ),
+        item(
+            mafia & (pl.col("_certain").list.len() > 0),
+            "Mafia over-certain",
+            pl.col("_certain"),
+        ),
+        item(mafia & (pl.col("_reveal").list.len() > 0), "Mafia reveals role", pl.col("_reveal")),
+        item(
+            villager & ~has_reason & (pl.col("_deflect").list.len() > 0),
+            "Villager deflects without a reason",
+            pl.col("_deflect"),
+        ),
+        item(
+            villager & ~has_reason & (pl.col("_defend").list.len() > 0),
+            "Villager defends without evidence",
+            pl.col("_defend"),
+        ),
+        item(
+            villager & ~has_reason & (pl.col("_accuse").list.len() > 0),
+            "Villager accuses without a reason",
+            pl.col("_accuse"),
+        ),
+    ]
+    return pl.concat_list([p.fill_null(pl.lit(None)) for p in parts]).list.drop_nulls()

@@ -40,6 +40,7 @@ fuzz: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check toolkit tests bench sample_runs notebooks/refresh.py
 	$(BIN)/ruff format --check toolkit tests bench sample_runs notebooks/refresh.py
+	$(BIN)/lint-imports --no-cache
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

@@ -17,6 +17,7 @@ from collections.abc import Collection, Sequence
 from typing import Any, TextIO
 
 from toolkit.scorecard import FAIL, NA, OK, WARN, Scorecard
+from toolkit.scorecard import format_value as format_value  # the views' one score format
 
 #: ANSI colours of statuses and verdicts on a terminal (bold red, bold magenta, yellow, green, dim),
 #: for every rubric's words (discussion PASS/PENDING, persona REGRESSION, outcome bands).
@@ -151,15 +152,6 @@ def fit_table(
             out.append("")
         out.extend(block([*key_cols, *cols]))
     return out
-
-
-def format_value(value: float | None) -> str:
-    """A score as shown to people: integers bare, other numbers to three decimals."""
-    if value is None:
-        return "-"
-    if float(value).is_integer():
-        return str(int(value))
-    return f"{value:.3f}"
 
 
 def render_text(

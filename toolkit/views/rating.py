@@ -25,10 +25,9 @@ import ipywidgets as widgets
 import polars as pl
 
 from toolkit.errors import ToolkitError
-from toolkit.load.discussion import Discussion
 from toolkit.ratings.store import RatingStore
 from toolkit.rubrics.discussion_spec import DEFAULT_DISCUSSION_SPEC, EngagementScale
-from toolkit.views.transcript import TRANSCRIPT_CSS, roles_html, transcript_html
+from toolkit.views.transcript import TRANSCRIPT_CSS, Games, roles_html, transcript_html
 
 if TYPE_CHECKING:
     import altair as alt
@@ -67,7 +66,7 @@ class RatingSession(widgets.VBox):  # type: ignore[misc]
 
     def __init__(
         self,
-        transcripts: Discussion,
+        transcripts: Games,
         store: RatingStore,
         rater: str,
         scale: EngagementScale = DEFAULT_DISCUSSION_SPEC.engagement_scale,
@@ -374,7 +373,7 @@ class RatingSession(widgets.VBox):  # type: ignore[misc]
 
 
 def rating_session(
-    transcripts: Discussion,
+    transcripts: Games,
     *,
     store: RatingStore,
     rater: str,
@@ -395,7 +394,7 @@ def rating_session(
 
 
 def rater_page(
-    transcripts: Discussion,
+    transcripts: Games,
     store: RatingStore,
     rater: str | None = None,
     scale: EngagementScale = DEFAULT_DISCUSSION_SPEC.engagement_scale,

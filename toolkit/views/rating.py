@@ -27,6 +27,7 @@ import polars as pl
 from toolkit.errors import ToolkitError
 from toolkit.ratings.store import RatingStore
 from toolkit.rubrics.discussion_spec import DEFAULT_DISCUSSION_SPEC, EngagementScale
+from toolkit.views.charts import threshold_lines
 from toolkit.views.transcript import TRANSCRIPT_CSS, Games, roles_html, transcript_html
 
 if TYPE_CHECKING:
@@ -79,7 +80,18 @@ class RatingSession(widgets.VBox):  # type: ignore[misc]
         self.spec_scale = scale
         self.game_ids = transcripts.game_ids
         self.index = 0
+        self._reading_widgets()
+        question_rows = self._form_widgets(scale)
+        self._button_widgets()
+        self._connect()
+        super().__init__(self._children(question_rows), layout=widgets.Layout(max_width="980px"))
+        self._saved_form: tuple[Any, ...] | None = None
+        self.go(self._resume_index())
 
+    # -- widgets -----------------------------------------------------------
+
+    def _reading_widgets(self) -> None:
+        """The title, the progress, the transcript and the hidden roles."""
         self.title = widgets.HTML()
         self.progress = widgets.HTML()
         self.transcript = widgets.HTML(
@@ -91,6 +103,10 @@ class RatingSession(widgets.VBox):  # type: ignore[misc]
             description="Reveal roles", icon="eye", disabled=True, tooltip="after saving"
         )
         self.roles = widgets.HTML()
+
+    def _form_widgets(self, scale: EngagementScale) -> list[widgets.HBox]:
+        """The 1-5 choice with its levels described, the hint, the yes/no questions (their
+        rows returned) and the notes."""
         self.scale = widgets.ToggleButtons(
             options=[(f"{lv.score} {lv.label}", lv.score) for lv in scale.levels],
             value=None,
@@ -121,6 +137,10 @@ class RatingSession(widgets.VBox):  # type: ignore[misc]
             placeholder="Notes (optional): what made it worth watching, or not?",
             layout=widgets.Layout(width="100%", height="70px"),
         )
+        return rows
+
+    def _button_widgets(self) -> None:
+        """Save, Previous, Next and Skip, and the status line under them."""
         self.save_button = widgets.Button(
             description="Save rating", button_style="success", icon="check", disabled=True
         )
@@ -129,6 +149,8 @@ class RatingSession(widgets.VBox):  # type: ignore[misc]
         self.skip_button = widgets.Button(description="Skip", icon="forward")
         self.status = widgets.HTML()
 
+    def _connect(self) -> None:
+        """The buttons to their actions; a change on the form to :meth:`_changed`."""
         self.save_button.on_click(lambda _b: self.save())
         self.next_button.on_click(lambda _b: self.go(self.index + 1))
         self.previous_button.on_click(lambda _b: self.go(self.index - 1))
@@ -139,27 +161,22 @@ class RatingSession(widgets.VBox):  # type: ignore[misc]
             choice.observe(self._changed, names="value")
         self.notes.observe(self._changed, names="value")
 
-        super().__init__(
-            [
-                widgets.HBox(
-                    [self.title, self.progress], layout={"justify_content": "space-between"}
-                ),
-                self.transcript,
-                widgets.HBox([self.roles_button]),
-                self.roles,
-                widgets.HBox([widgets.VBox([self.scale, self.scale_help]), self.hint]),
-                widgets.HTML("<b>Evaluation questions</b>"),
-                *rows,
-                self.notes,
-                widgets.HBox(
-                    [self.previous_button, self.save_button, self.skip_button, self.next_button]
-                ),
-                self.status,
-            ],
-            layout=widgets.Layout(max_width="980px"),
-        )
-        self._saved_form: tuple[Any, ...] | None = None
-        self.go(self._resume_index())
+    def _children(self, question_rows: list[widgets.HBox]) -> list[Any]:
+        """The session's widgets, top to bottom."""
+        return [
+            widgets.HBox([self.title, self.progress], layout={"justify_content": "space-between"}),
+            self.transcript,
+            widgets.HBox([self.roles_button]),
+            self.roles,
+            widgets.HBox([widgets.VBox([self.scale, self.scale_help]), self.hint]),
+            widgets.HTML("<b>Evaluation questions</b>"),
+            *question_rows,
+            self.notes,
+            widgets.HBox(
+                [self.previous_button, self.save_button, self.skip_button, self.next_button]
+            ),
+            self.status,
+        ]
 
     # -- state -------------------------------------------------------------
 
@@ -447,13 +464,9 @@ def ratings_chart(
         pass_mark: the engagement a game needs (default: the discussion rubric's
             engagement threshold, 3.0).
     """
-    import altair as alt
-
-    from toolkit.views.charts import threshold_lines
+    import altair as alt  # altair (seconds, jsonschema): only when a chart is drawn
 
     if pass_mark is None:
-        from toolkit.rubrics.discussion_spec import DEFAULT_DISCUSSION_SPEC
-
         pass_mark = DEFAULT_DISCUSSION_SPEC.metrics["engagement"].threshold
     tid = "transcript_id" if "transcript_id" in ratings.columns else "game_id"
     data = (

@@ -20,28 +20,16 @@ from toolkit.rubrics.simulation import (
     SimulationRubric,
     series_thresholds,
 )
-from toolkit.scorecard import FAIL, NA, OK, STATUS_SEVERITY, WARN, Scorecard
-from toolkit.views.charts import threshold_lines
+from toolkit.scorecard import STATUS_SEVERITY, Scorecard
+from toolkit.views.charts import status_scale, threshold_lines
 from toolkit.views.html import table, text, wrap
 from toolkit.views.palette import swatch
 
 if TYPE_CHECKING:
     import altair as alt
 
-STATUS_ORDER = [OK, WARN, FAIL, NA]
-
 #: Room (in pixels) kept between the outermost dots and the chart's edges.
 EDGE_PADDING = 10
-
-
-def status_scale(channel: str = "fill", statuses: list[str] | None = None) -> alt.Scale:
-    """The palette as an Altair scale over ``statuses`` (default OK, WARN, FAIL, N/A):
-    ``channel`` ``"fill"`` (colour of a mark), ``"text"`` (text drawn on that fill) or
-    ``"shape"`` (point shape, so no status is told by colour alone)."""
-    import altair as alt  # altair (seconds, jsonschema): only when a chart is drawn
-
-    domain = statuses or STATUS_ORDER
-    return alt.Scale(domain=domain, range=[getattr(swatch(s), channel) for s in domain])
 
 
 def worst_dimension(card: Scorecard) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import textwrap
 from collections.abc import Collection, Sequence
 from typing import Any, TextIO
@@ -47,8 +48,6 @@ def terminal_style(stream: TextIO | None = None) -> tuple[int | None, bool]:
     and colour unless ``NO_COLOR`` is set or ``TERM=dumb``. Otherwise ``(None, False)``:
     no wrapping and no colour, so piped output is the same bytes whatever the terminal.
     """
-    import sys
-
     out = stream if stream is not None else sys.stdout
     try:
         tty = out.isatty()

@@ -4,7 +4,7 @@ A result class inherits :class:`Shows` (its dataclass declared with ``repr=False
 says what matters about it in :meth:`Shows._summary`: a headline, a few counts, the
 issues or warnings a reader must not miss, and optionally a small table. The text form is
 a few lines, like a polars frame's header; the HTML form is a small table drawn by
-:func:`toolkit.views.html.render_summary`. Nothing heavy is imported here.
+:func:`toolkit._html.render_summary`. Nothing heavy is imported here.
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from toolkit._html import render_summary
 
 #: The longest line a ``__repr__`` writes, how many table rows and notes it lists.
 MAX_WIDTH = 100
@@ -106,6 +108,4 @@ class Shows:
         return self._summary().text()
 
     def _repr_html_(self) -> str:
-        from toolkit.views.html import render_summary
-
         return render_summary(self._summary())

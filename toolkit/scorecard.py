@@ -8,12 +8,22 @@ from typing import Any
 
 import polars as pl
 
+from toolkit._html import render_card
 from toolkit.frames import MEASURES_SCHEMA, SCORECARD_SCHEMA, slices
 
 OK, WARN, FAIL, NA = "OK", "WARN", "FAIL", "N/A"
 
 #: Order used to sort statuses worst first (unknown statuses sort after these).
 STATUS_SEVERITY: dict[str, int] = {FAIL: 0, WARN: 1, NA: 2, OK: 3}
+
+
+def format_value(value: float | None) -> str:
+    """A score as shown to people: integers bare, other numbers to three decimals."""
+    if value is None:
+        return "-"
+    if float(value).is_integer():
+        return str(int(value))
+    return f"{value:.3f}"
 
 
 @dataclass(frozen=True)
@@ -82,10 +92,28 @@ class Scorecard:
         )
 
     def _repr_html_(self) -> str:
-        """The HTML scorecard (:func:`toolkit.views.html.render_html`)."""
-        from toolkit.views.html import render_html
-
-        return render_html(self)
+        """The HTML scorecard: a table with a badge per status, and the verdict
+        (:func:`toolkit._html.render_card`)."""
+        rows = [
+            (
+                row["status"],
+                row["name"],
+                format_value(row["value"]),
+                row["detail"],
+                row["green"],
+                row["red"],
+            )
+            for row in self.dimensions.iter_rows(named=True)
+        ]
+        return render_card(
+            self.title,
+            rows,
+            verdict=self.verdict,
+            verdict_reason=self.verdict_reason,
+            warnings=self.warnings,
+            rubric=self.rubric,
+            rubric_version=self.rubric_version,
+        )
 
     @staticmethod
     def dimensions_frame(subject: str, dims: Iterable[Dimension]) -> pl.DataFrame:

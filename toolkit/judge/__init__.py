@@ -40,6 +40,7 @@ from toolkit.judge.calls import (
     judge_usage,
     run_batches,
 )
+from toolkit.judge.live import AnthropicJudge, OpenAIJudge
 from toolkit.judge.prices import Price, PriceTable, load_prices
 from toolkit.judge.recorded import CassetteMiss, RecordedJudge, RecordingJudge
 
@@ -93,8 +94,6 @@ def judge_from_spec(
             )
         return RecordedJudge(arg)
     if kind in {"anthropic", "openai"}:
-        from toolkit.judge.live import AnthropicJudge, OpenAIJudge
-
         url = base_url or os.environ.get(BASE_URL_ENV) or None
         cls = AnthropicJudge if kind == "anthropic" else OpenAIJudge
         live: Judge = cls(arg, base_url=url, timeout=timeout, max_retries=max_retries)

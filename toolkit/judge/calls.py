@@ -16,6 +16,7 @@ import textwrap
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
+from html import escape
 from typing import Any
 
 from toolkit.errors import InputError
@@ -102,47 +103,12 @@ def run_batches(
         raise InputError(
             None, "at least one judge call must run", field="--judge-concurrency", value=concurrency
         )
-    from tqdm.auto import tqdm
+    from tqdm.auto import tqdm  # tqdm.auto (~0.4 s, ipywidgets): only when calls are sent
 
     estimate: Callable[..., Any] | None = getattr(judge, "estimate", None)
     if progress is None and estimate is None:
         progress = False  # a replay answers at once: nothing to watch
     n = len(batches)
-    results: list[list[JudgeResult] | None] = [None] * n
-    errors: dict[int, BaseException] = {}
-    spent = 0.0
-    in_flight: dict[Future[list[JudgeResult]], tuple[int, float]] = {}
-    stop: int | None = None
-    cap_reason: str | None = None
-
-    def settle(done: Iterable[Future[list[JudgeResult]]]) -> None:
-        nonlocal spent
-        for future in done:
-            index, _ = in_flight.pop(future)
-            bar.update()
-            try:
-                answer = future.result()
-            except Exception as exc:  # re-raised below, for the first failing batch
-                errors[index] = exc
-                continue
-            if len(answer) != len(batches[index]):
-                errors[index] = InputError(
-                    None,
-                    f"the judge returned {len(answer)} results for {len(batches[index])} requests",
-                    field="judge",
-                    value=judge.name,
-                )
-                continue
-            results[index] = answer
-            if budget is not None:
-                spent += budget.price.cost(
-                    sum(r.input_tokens for r in answer), sum(r.output_tokens for r in answer)
-                )
-
-    def wait_one() -> None:
-        done, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
-        settle(done)
-
     bar = tqdm(
         total=n,
         desc="judge calls",
@@ -150,44 +116,121 @@ def run_batches(
         disable=(not progress) if progress is not None else None,
         leave=False,
     )
+    calls = _Calls(judge, batches, budget, bar)
     with bar, ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="judge") as pool:
-        for index, batch in enumerate(batches):
-            if errors:
-                break
-            cost = 0.0
-            if budget is not None and estimate is not None:
-                bound = estimate(batch, double_check=double_check)
-                cost = budget.price.cost(bound.input_tokens, bound.output_tokens)
-                reserved = sum(c for _, c in in_flight.values())
-                while in_flight and spent + reserved + cost > budget.max_cost:
-                    wait_one()
-                    reserved = sum(c for _, c in in_flight.values())
-                if spent + cost > budget.max_cost:
-                    stop = index
-                    cap_reason = (
-                        f"not judged: the cost cap of {_money(budget.max_cost)} would be "
-                        f"exceeded (spent {_money(spent)}, next call estimated at up to "
-                        f"{_money(cost)})"
-                    )
-                    break
-            while len(in_flight) >= concurrency:
-                wait_one()
-            future = pool.submit(judge.judge, batch, double_check=double_check)
-            in_flight[future] = (index, cost)
-        while in_flight:
-            wait_one()
-    if errors:
-        raise errors[min(errors)]
-    skipped = 0
-    if stop is not None:
-        for index in range(stop, n):
-            results[index] = [
-                JudgeResult(None, "", error=cap_reason, transient=True) for _ in batches[index]
-            ]
-            skipped += 1
-    done = [r for r in results if r is not None]
+        stop, cap_reason = calls.send(pool, concurrency, estimate, double_check)
+        while calls.in_flight:
+            calls.wait_one()
+    if calls.errors:
+        raise calls.errors[min(calls.errors)]
+    skipped = calls.skip_from(stop, cap_reason)
+    done = [r for r in calls.results if r is not None]
     assert len(done) == n
     return BatchOutcome(done, sent=n - skipped, skipped=skipped, cap_reason=cap_reason)
+
+
+class _Calls:
+    """The judge calls of one :func:`run_batches`: the results so far (in batch order), the
+    errors by batch, the money spent and the calls in flight with their estimated cost."""
+
+    def __init__(
+        self,
+        judge: Judge,
+        batches: Sequence[Sequence[JudgeRequest]],
+        budget: Budget | None,
+        bar: Any,
+    ) -> None:
+        self.judge = judge
+        self.batches = batches
+        self.budget = budget
+        self.bar = bar
+        self.results: list[list[JudgeResult] | None] = [None] * len(batches)
+        self.errors: dict[int, BaseException] = {}
+        self.spent = 0.0
+        self.in_flight: dict[Future[list[JudgeResult]], tuple[int, float]] = {}
+
+    def send(
+        self,
+        pool: ThreadPoolExecutor,
+        concurrency: int,
+        estimate: Callable[..., Any] | None,
+        double_check: bool,
+    ) -> tuple[int | None, str | None]:
+        """Submit the batches in order, at most ``concurrency`` in flight, until one fails
+        or the next would pass the budget: the index of that next batch and why (else
+        ``None, None``)."""
+        for index, batch in enumerate(self.batches):
+            if self.errors:
+                break
+            cost = 0.0
+            if self.budget is not None and estimate is not None:
+                bound = estimate(batch, double_check=double_check)
+                cost = self.budget.price.cost(bound.input_tokens, bound.output_tokens)
+                reason = self._make_room(cost, self.budget)
+                if reason is not None:
+                    return index, reason
+            while len(self.in_flight) >= concurrency:
+                self.wait_one()
+            future = pool.submit(self.judge.judge, batch, double_check=double_check)
+            self.in_flight[future] = (index, cost)
+        return None, None
+
+    def _make_room(self, cost: float, budget: Budget) -> str | None:
+        """Wait for calls in flight until a call estimated at ``cost`` fits the cap with
+        what they may still cost; why not, when it does not fit even with none in flight."""
+        reserved = sum(c for _, c in self.in_flight.values())
+        while self.in_flight and self.spent + reserved + cost > budget.max_cost:
+            self.wait_one()
+            reserved = sum(c for _, c in self.in_flight.values())
+        if self.spent + cost > budget.max_cost:
+            return (
+                f"not judged: the cost cap of {_money(budget.max_cost)} would be "
+                f"exceeded (spent {_money(self.spent)}, next call estimated at up to "
+                f"{_money(cost)})"
+            )
+        return None
+
+    def wait_one(self) -> None:
+        """Wait for at least one call in flight to finish, and settle what finished."""
+        done, _ = wait(list(self.in_flight), return_when=FIRST_COMPLETED)
+        self._settle(done)
+
+    def _settle(self, done: Iterable[Future[list[JudgeResult]]]) -> None:
+        """Keep each finished call's results (or its error, or a wrong count of results as
+        an error) and add what it cost to what was spent."""
+        for future in done:
+            index, _ = self.in_flight.pop(future)
+            self.bar.update()
+            try:
+                answer = future.result()
+            except Exception as exc:  # re-raised by run_batches, for the first failing batch
+                self.errors[index] = exc
+                continue
+            if len(answer) != len(self.batches[index]):
+                self.errors[index] = InputError(
+                    None,
+                    f"the judge returned {len(answer)} results for "
+                    f"{len(self.batches[index])} requests",
+                    field="judge",
+                    value=self.judge.name,
+                )
+                continue
+            self.results[index] = answer
+            if self.budget is not None:
+                self.spent += self.budget.price.cost(
+                    sum(r.input_tokens for r in answer), sum(r.output_tokens for r in answer)
+                )
+
+    def skip_from(self, stop: int | None, cap_reason: str | None) -> int:
+        """The batches from ``stop`` on (not sent: the cost cap) as transient absences
+        naming ``cap_reason``; how many."""
+        if stop is None:
+            return 0
+        for index in range(stop, len(self.batches)):
+            self.results[index] = [
+                JudgeResult(None, "", error=cap_reason, transient=True) for _ in self.batches[index]
+            ]
+        return len(self.batches) - stop
 
 
 @dataclass(frozen=True)
@@ -302,8 +345,6 @@ class JudgeUsage:
         return out
 
     def _repr_html_(self) -> str:
-        from html import escape
-
         def row(name: str, t: Tokens) -> str:
             cost = "" if t.cost is None else _money(t.cost)
             num = '<td style="text-align:right">'

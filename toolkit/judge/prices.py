@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.errors import InputError
+from toolkit.io import edge
+from toolkit.io.documents import check_document_header
 
 PRICES_FORMAT = "toolkit-judge-prices"
 PRICES_VERSION = 1
@@ -57,9 +59,6 @@ class PriceTable:
 
 
 def _read(path: Path) -> dict[str, Any]:
-    from toolkit.io import edge
-    from toolkit.load._common import check_document_header
-
     if path.is_file() and path.stat().st_size > MAX_PRICES_BYTES:
         raise InputError(path, f"price file larger than {MAX_PRICES_BYTES} bytes")
     data = check_document_header(  # read through the edge: regular file, UTF-8, YAML limits

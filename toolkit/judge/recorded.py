@@ -10,6 +10,7 @@ from typing import Any
 
 from toolkit.errors import InputError
 from toolkit.io.atomic import write_text_atomic
+from toolkit.io.documents import check_document_header, read_json
 from toolkit.judge._protocol import Estimate, Judge, JudgeRequest, JudgeResult
 
 CASSETTE_FORMAT = "toolkit-judge-cassette"
@@ -21,8 +22,6 @@ class CassetteMiss(InputError):
 
 
 def _read_cassette(path: Path) -> dict[str, Any]:
-    from toolkit.load._common import check_document_header, read_json
-
     data = check_document_header(
         path, read_json(path), what="judge cassette", fmt=CASSETTE_FORMAT, version=CASSETTE_VERSION
     )

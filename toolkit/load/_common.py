@@ -1,25 +1,26 @@
-"""Helpers shared by the loaders; reading goes through :mod:`toolkit.io.edge`."""
+"""Helpers shared by the loaders; reading goes through :mod:`toolkit.io.edge`.
+
+Reading a JSON file and the one-line form of a pydantic error live in
+:mod:`toolkit.io.documents` (the judges use them too) and are named here for the loaders.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from toolkit.errors import InputError
 from toolkit.io import edge
+from toolkit.io.documents import read_json, validation_problem
 from toolkit.io.duplicates import DuplicateKey
 
-
-def read_json(path: Path, *, within: Path | None = None) -> Any:
-    """Read and parse a JSON file through the reading edge (:mod:`toolkit.io.edge`).
-
-    Raises:
-        InputError: not a regular file, too big, not UTF-8, too deep, or not valid JSON
-            (naming the line of the syntax error).
-    """
-    return edge.parse_json(edge.read_bytes(path, within=within), path)
+__all__ = [
+    "load_json_bytes",
+    "parse_json_bytes",
+    "parse_json_lines",
+    "parse_json_text",
+    "read_json",
+    "validation_problem",
+]
 
 
 def parse_json_bytes(path: Path, blob: bytes) -> Any:
@@ -58,36 +59,3 @@ def parse_json_lines(path: str | Path | None, text: str) -> list[tuple[int, Any]
         InputError: a line that is not valid JSON (or too deep), naming its line number.
     """
     return edge.parse_json_lines(text, path)
-
-
-def check_document_header(
-    path: str | Path, data: Any, *, what: str, fmt: str, version: int | str
-) -> dict[str, Any]:
-    """``data`` as a document of the toolkit's own versioned kind ``what`` (``format`` and
-    ``version`` keys, as cassettes and price tables carry).
-
-    Raises:
-        InputError: not a mapping with that ``format``, or another ``version``.
-    """
-    if not isinstance(data, dict) or data.get("format") != fmt:
-        raise InputError(
-            path,
-            f"not a {what} (expected format {fmt!r})",
-            field="format",
-            value=data.get("format") if isinstance(data, dict) else data,
-        )
-    if data.get("version") != version:
-        raise InputError(
-            path,
-            f"unsupported {what} version (this toolkit reads {version})",
-            field="version",
-            value=data.get("version"),
-        )
-    return data
-
-
-def validation_problem(path: Path, exc: ValidationError) -> InputError:
-    """The first pydantic error of ``exc`` as a one-line :class:`InputError`."""
-    err = exc.errors()[0]
-    where = ".".join(str(p) for p in err["loc"]) or "(top level)"
-    return InputError(path, err["msg"], field=where, value=err.get("input"))

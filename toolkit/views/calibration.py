@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from toolkit._show import plural
+from toolkit.views.markdown import cell
 
 if TYPE_CHECKING:
     from toolkit.rubrics.calibrate import Calibration
@@ -346,8 +347,6 @@ def render_calibration_markdown(
     result: Calibration, path: str, top: int, min_alpha: float | None, failures: list[str]
 ) -> str:
     """A pull-request comment: the same sections in code blocks under headings."""
-    from toolkit.views.markdown import cell
-
     head = [f"{cell(line)}  " for line in _head(result, path, None)]
     out = [f"## toolkit calibrate: {cell(path)}", "", *head]
     for heading, lines in _lines(result, top, words=False):
@@ -362,8 +361,6 @@ def render_calibration_markdown(
 def _markdown_disagreements(result: Calibration, top: int) -> list[str]:
     """Each top disagreement that has words: a table of who scored what and why, and
     the evidence quoted under it (cells escaped: data never becomes Markdown or HTML)."""
-    from toolkit.views.markdown import cell
-
     out: list[str] = []
     judge = "judge" if result.judge == "judge" else f"{cell(result.judge)} (judge)"
     for n, row in enumerate(result.disagreements.head(top).iter_rows(named=True), start=1):

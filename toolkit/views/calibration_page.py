@@ -24,12 +24,13 @@ from urllib.parse import quote
 
 import polars as pl
 
+from toolkit.rubrics.calibrate import Calibration, gate_failures
+from toolkit.views.charts import threshold_lines
+from toolkit.views.html import badge, table, text, wrap
 from toolkit.views.palette import swatch
 
 if TYPE_CHECKING:
     import altair as alt
-
-    from toolkit.rubrics.calibrate import Calibration
 
 __all__ = [
     "band_chart",
@@ -81,7 +82,7 @@ def band_frame(result: Calibration) -> pl.DataFrame:
 
 
 def _kind_scales(kinds: dict[str, str]) -> tuple[Any, Any]:
-    import altair as alt
+    import altair as alt  # altair (seconds, jsonschema): only when a chart is drawn
 
     domain = list(kinds)
     colour = alt.Scale(domain=domain, range=[swatch(s).fill for s in kinds.values()])
@@ -100,9 +101,7 @@ def band_chart(
     fewer than three humans); the band from the lowest to the
     highest leave-one-out alpha is shaded, the humans' own alpha is a dashed line, and
     ``min_alpha`` (a gate) a red dashed line."""
-    import altair as alt
-
-    from toolkit.views.charts import threshold_lines
+    import altair as alt  # altair (seconds, jsonschema): only when a chart is drawn
 
     frame = band_frame(result)
     colour, shape = _kind_scales(BAND_KINDS)
@@ -165,7 +164,7 @@ def bias_frame(result: Calibration) -> pl.DataFrame:
 def bias_chart(result: Calibration) -> alt.LayerChart | alt.FacetChart:
     """The judge's bias (judge - human mean) per group value with its bootstrap interval;
     an interval that excludes 0 (amber triangle) is a bias, not noise."""
-    import altair as alt
+    import altair as alt  # altair (seconds, jsonschema): only when a chart is drawn
 
     frame = bias_frame(result)
     colour, shape = _kind_scales(BIAS_KINDS)
@@ -199,7 +198,7 @@ def bias_chart(result: Calibration) -> alt.LayerChart | alt.FacetChart:
 
 
 def _svg(chart: Any) -> str:
-    import vl_convert
+    import vl_convert  # vl_convert: off the light paths (HEAVY, tests/test_startup_imports.py)
 
     return str(vl_convert.vegalite_to_svg(chart.to_dict()))
 
@@ -210,8 +209,6 @@ def _f(value: float | None, fmt: str = ".3f") -> str:
 
 def _inside(flag: bool | None) -> str:
     """Inside the band or below it, as a badge (a symbol beside the colour)."""
-    from toolkit.views.html import badge
-
     if flag is None:
         return badge("N/A", "undefined")
     return badge("OK", "inside") if flag else badge("FAIL", "below the band")
@@ -219,8 +216,6 @@ def _inside(flag: bool | None) -> str:
 
 def _headline(result: Calibration) -> list[list[str]]:
     """(number, value, what it means) rows, escaped."""
-    from toolkit.views.html import text
-
     r = result
     overall = r.bias.filter(pl.col("group") == "all").row(0, named=True)
     interval = "" if overall["low"] is None else f" [{overall['low']:+.2f}, {overall['high']:+.2f}]"
@@ -275,8 +270,6 @@ def source_href(source: str | None, anchor: str | None, base: Path | None) -> st
 
 
 def _disagreement(n: int, row: dict[str, Any], result: Calibration, base: Path | None) -> str:
-    from toolkit.views.html import text
-
     groups = " · ".join(text(row[g]) for g in result.groups if row[g] is not None)
     notes = {x["rater"]: x["note"] for x in row["notes"] or []}
     reasoning = (
@@ -355,13 +348,9 @@ PAGE_STYLE = (
 
 def _gate(r: Calibration, min_alpha: float | None, failures: list[str] | None) -> str:
     """The gate's verdict as a badge and its reasons (nothing without a gate)."""
-    from toolkit.views.html import badge, text
-
     if min_alpha is None:
         return ""
     if failures is None:
-        from toolkit.rubrics.calibrate import gate_failures
-
         failures = gate_failures(r, min_alpha)
     verdict = badge("FAIL") if failures else badge("PASS")
     reasons = "".join(f"<li>{text(f)}</li>" for f in failures)
@@ -371,14 +360,10 @@ def _gate(r: Calibration, min_alpha: float | None, failures: list[str] | None) -
 
 
 def _numbers(r: Calibration) -> str:
-    from toolkit.views.html import table
-
     return table(["number", "value", "what it means"], _headline(r), numeric=frozenset({1}))
 
 
 def _band_table(r: Calibration) -> str:
-    from toolkit.views.html import table, text
-
     return table(
         ["human left out", "alpha of the others", "judge in their place", ""],
         [
@@ -395,8 +380,6 @@ def _band_table(r: Calibration) -> str:
 
 
 def _bias_table(r: Calibration) -> str:
-    from toolkit.views.html import badge, table, text
-
     return table(
         ["", "items", "bias", "low", "high", ""],
         [
@@ -415,8 +398,6 @@ def _bias_table(r: Calibration) -> str:
 
 
 def _confusion(r: Calibration) -> str:
-    from toolkit.views.html import table, text
-
     c = r.confusion
     return (
         "<p>Pass: a score at or above the threshold (the humans: their mean).</p>"
@@ -472,8 +453,6 @@ def calibration_html(
     Raises:
         ValueError: another part.
     """
-    from toolkit.views.html import wrap
-
     gate = result.rubric.min_alpha if min_alpha is None else min_alpha
     parts = {
         "gate": lambda: _gate(result, gate, None),
@@ -507,8 +486,6 @@ def render_calibration_page(
         failures: the gate's reasons (:func:`~toolkit.rubrics.calibrate.gate_failures`).
         base: the folder the page is written to: local sources are linked relative to it.
     """
-    from toolkit.views.html import text, wrap
-
     r = result
     title = f"Can we trust the judge? {r.judge} vs {len(r.humans)} humans · {path}"
     parts = [

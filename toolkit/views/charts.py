@@ -4,7 +4,7 @@ A threshold line is a dashed rule at a rubric's edge (OK at or above 0.95, FAIL 
 the 3.0 pass mark) with its words written beside it, in the status's colour on a white
 page (:attr:`toolkit.views.palette.Swatch.on_white`, contrast checked), so a reader sees
 where a value stops being OK without reading the rubric page. Altair is imported when a
-chart is drawn.
+chart is drawn; a status scale (:func:`status_scale`) colours and shapes marks by status.
 """
 
 from __future__ import annotations
@@ -13,13 +13,23 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
-from toolkit.views.palette import swatch
+from toolkit.views.palette import STATUS_ORDER, swatch
 
 if TYPE_CHECKING:
-    import altair as alt
+    import altair as alt  # altair (seconds, jsonschema): only when a chart is drawn
 
 #: How a threshold rule is dashed (a data line is solid).
 DASH = [5, 3]
+
+
+def status_scale(channel: str = "fill", statuses: list[str] | None = None) -> alt.Scale:
+    """The palette as an Altair scale over ``statuses`` (default OK, WARN, FAIL, N/A):
+    ``channel`` ``"fill"`` (colour of a mark), ``"text"`` (text drawn on that fill) or
+    ``"shape"`` (point shape, so no status is told by colour alone)."""
+    import altair as alt  # altair (seconds, jsonschema): only when a chart is drawn
+
+    domain = statuses or list(STATUS_ORDER)
+    return alt.Scale(domain=domain, range=[getattr(swatch(s), channel) for s in domain])
 
 
 def threshold_lines(
@@ -43,7 +53,7 @@ def threshold_lines(
     Returns:
         Layers to add to a :func:`altair.layer` (rules first, then their labels).
     """
-    import altair as alt
+    import altair as alt  # altair (seconds, jsonschema): only when a chart is drawn
 
     layers: list[alt.Chart] = []
     for status in lines["status"].unique(maintain_order=True).to_list():

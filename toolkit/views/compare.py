@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from toolkit._show import plural
+from toolkit.views.html import badge, table, text, wrap
+from toolkit.views.palette import swatch
 from toolkit.views.text import paint, wrap_item
 
 if TYPE_CHECKING:
@@ -108,22 +110,47 @@ def render_compare_text(
     interval, the corrected p, the outcome), flips and pass^k of pass/fail outcomes,
     the noise floor, the unpaired units and notes. With ``width`` (a terminal) the table
     narrows its dimension column and long lines wrap; without, nothing is cut."""
-    lines = [*headline(result), ""]
-    pct = f"{result.level * 100:g}% CI"
+    name_w = _name_width(result, width)
+    lines = [*headline(result), "", *_dimension_lines(result, name_w, colour)]
+    lines += ["", *wrap_item(verdict_line(result), width, bullet="", indent=0)]
+    lines += _flip_lines(result)
+    lines += _pass_k_lines(result, width)
+    lines += _noise_lines(result, name_w, width)
+    lines += _unpaired_lines(result, width)
+    if result.notes:
+        lines += ["", "notes:"]
+        for note in result.notes:
+            lines += wrap_item(note, width)
+    lines.append(f"(rubric compare {result.version})")
+    return "\n".join(lines)
+
+
+def _name_width(result: CompareResult, width: int | None) -> int:
+    """The dimension column's width: the longest name, narrowed (to 10 at least) so the
+    table fits ``width`` columns."""
     names = result.dimensions["dimension"].to_list()
     fixed = 1 + 6 + 1 + 6 + 1 + 7 + 1 + 16 + 1 + 6 + 1 + 13  # the columns after the name
     name_w = max([len("dimension"), *(len(n) for n in names)])
     if width is not None:
         name_w = max(10, min(name_w, width - fixed))
-    head = (
+    return name_w
+
+
+def _clipped(name: str, name_w: int) -> str:
+    """``name`` cut to ``name_w`` characters, its last one ``…`` when cut."""
+    return name[: name_w - 1] + "…" if len(name) > name_w else name
+
+
+def _dimension_lines(result: CompareResult, name_w: int, colour: bool) -> list[str]:
+    """The table's header, then one line per dimension: means, B - A, its interval, the
+    corrected p and the outcome (painted when ``colour``)."""
+    pct = f"{result.level * 100:g}% CI"
+    lines = [
         f"{'dimension':<{name_w}} {'mean A':>6} {'mean B':>6} {'B - A':>7} "
         f"{pct:<16} {'p adj':>6} outcome"
-    )
-    lines.append(head)
+    ]
     for r in result.dimensions.iter_rows(named=True):
-        name = r["dimension"]
-        if len(name) > name_w:
-            name = name[: name_w - 1] + "…"
+        name = _clipped(r["dimension"], name_w)
         ci = (
             f"[{num(r['ci_low'], 6, True)}, {num(r['ci_high'], 6, True)}]"
             if r["ci_low"] is not None
@@ -134,7 +161,12 @@ def render_compare_text(
             f"{name:<{name_w}} {num(r['mean_a'], 6):>6} {num(r['mean_b'], 6):>6} "
             f"{num(r['diff'], sign=True):>7} {ci:<16} {p_text(r['p_adj']):>6} {outcome}"
         )
-    lines += ["", *wrap_item(verdict_line(result), width, bullet="", indent=0)]
+    return lines
+
+
+def _flip_lines(result: CompareResult) -> list[str]:
+    """Each pass/fail dimension's flips between A and B, with McNemar's p."""
+    lines: list[str] = []
     for f in result.flips.iter_rows(named=True):
         lines += [
             "",
@@ -143,6 +175,13 @@ def render_compare_text(
             f"fail -> pass {f['fail_to_pass']}, both fail {f['both_fail']}; "
             f"McNemar p = {p_text(f['p'])}",
         ]
+    return lines
+
+
+def _pass_k_lines(result: CompareResult, width: int | None) -> list[str]:
+    """pass^k of each pass/fail dimension, a line per arm (the units counted named where
+    fewer than the arm's most)."""
+    lines: list[str] = []
     for dim in dict.fromkeys(result.pass_k["dimension"].to_list()):
         rows = result.pass_k.filter(pl.col("dimension") == dim)
         lines.append(f"  pass^k of {dim} (tau-bench):")
@@ -156,46 +195,52 @@ def render_compare_text(
                 for k, units, v in arm_rows.select("k", "units", "pass_k").rows()
             )
             lines += wrap_item(cells, width, bullet=f"    {arm}: ", indent=7)
-    if result.noise.height:
-        lines += [
-            "",
-            "noise floor (A's repeated runs of one unit):",
-            f"  {'dimension':<{name_w}} {'units':>5} {'run sd':>7} {'2 runs':>7} {'floor':>7}",
-        ]
-        for r in result.noise.iter_rows(named=True):
-            name = r["dimension"]
-            if len(name) > name_w:
-                name = name[: name_w - 1] + "…"
-            lines.append(
-                f"  {name:<{name_w}} {r['units']:>5} {num(r['within_sd']):>7} "
-                f"{num(r['run_spread']):>7} {num(r['floor']):>7}"
-            )
-        lines += wrap_item(
-            "2 runs: two single runs of one unit land this far apart or less 95% of the "
-            "time; floor: the same for this comparison's mean difference (below it: "
-            "within noise)",
-            width,
-            bullet="  ",
-            indent=2,
+    return lines
+
+
+def _noise_lines(result: CompareResult, name_w: int, width: int | None) -> list[str]:
+    """The noise floor of each dimension (from A's repeated runs of one unit) and what its
+    columns mean; nothing without repeated runs."""
+    if not result.noise.height:
+        return []
+    lines = [
+        "",
+        "noise floor (A's repeated runs of one unit):",
+        f"  {'dimension':<{name_w}} {'units':>5} {'run sd':>7} {'2 runs':>7} {'floor':>7}",
+    ]
+    for r in result.noise.iter_rows(named=True):
+        name = _clipped(r["dimension"], name_w)
+        lines.append(
+            f"  {name:<{name_w}} {r['units']:>5} {num(r['within_sd']):>7} "
+            f"{num(r['run_spread']):>7} {num(r['floor']):>7}"
         )
-    if result.only_a or result.only_b:
-        lines.append("")
-        if result.only_a:
-            lines += wrap_item(
-                f"{len(result.only_a)} only in A: {_units(result.only_a)}", width,
-                bullet="unpaired: ", indent=2,
-            )  # fmt: skip
-        if result.only_b:
-            lines += wrap_item(
-                f"{len(result.only_b)} only in B: {_units(result.only_b)}", width,
-                bullet="unpaired: ", indent=2,
-            )  # fmt: skip
-    if result.notes:
-        lines += ["", "notes:"]
-        for note in result.notes:
-            lines += wrap_item(note, width)
-    lines.append(f"(rubric compare {result.version})")
-    return "\n".join(lines)
+    lines += wrap_item(
+        "2 runs: two single runs of one unit land this far apart or less 95% of the "
+        "time; floor: the same for this comparison's mean difference (below it: "
+        "within noise)",
+        width,
+        bullet="  ",
+        indent=2,
+    )
+    return lines
+
+
+def _unpaired_lines(result: CompareResult, width: int | None) -> list[str]:
+    """The units only one side has (nothing when every unit is paired)."""
+    if not (result.only_a or result.only_b):
+        return []
+    lines = [""]
+    if result.only_a:
+        lines += wrap_item(
+            f"{len(result.only_a)} only in A: {_units(result.only_a)}", width,
+            bullet="unpaired: ", indent=2,
+        )  # fmt: skip
+    if result.only_b:
+        lines += wrap_item(
+            f"{len(result.only_b)} only in B: {_units(result.only_b)}", width,
+            bullet="unpaired: ", indent=2,
+        )  # fmt: skip
+    return lines
 
 
 def render_compare_json(result: CompareResult) -> str:
@@ -276,9 +321,7 @@ def compare_chart(result: CompareResult) -> alt.LayerChart | alt.FacetChart:
     """The forest plot: one row per dimension, B - A with its interval (each dimension
     scaled to its own largest magnitude, so units may differ; the tooltip shows the raw
     numbers), the zero line, colour by outcome."""
-    import altair as alt
-
-    from toolkit.views.palette import swatch
+    import altair as alt  # altair (seconds, jsonschema): only when a chart is drawn
 
     frame = forest_frame(result)
     outcomes = list(OUTCOME_STATUS)
@@ -325,9 +368,7 @@ def render_compare_html(result: CompareResult, *, headline_first: bool = True) -
     """The comparison as an HTML fragment: the forest plot (inline SVG, drawn by
     vl-convert: no script, works offline), the table and the notes (without the first
     headline line when ``headline_first`` is false: a page's title says it)."""
-    import vl_convert
-
-    from toolkit.views.html import badge, table, text, wrap
+    import vl_convert  # vl_convert: off the light paths (HEAVY, tests/test_startup_imports.py)
 
     chart = compare_chart(result).to_dict() if result.dimensions.height else None
     svg = vl_convert.vegalite_to_svg(chart) if chart is not None else ""
@@ -396,7 +437,6 @@ def render_compare_html(result: CompareResult, *, headline_first: bool = True) -
 
 def render_compare_page(result: CompareResult) -> str:
     """A complete standalone HTML document holding :func:`render_compare_html`."""
-    from toolkit.views.html import text
 
     title = f"compare · {result.family}: {result.labels[1]} vs {result.labels[0]}"
     return (

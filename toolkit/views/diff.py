@@ -3,12 +3,44 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
-from toolkit.load.snapshots import GraphChange
 from toolkit.scorecard import Scorecard
 from toolkit.views.text import format_value, wrap_item
+
+
+class SnapshotTick(Protocol):
+    """A snapshot as the diff names it: the tick it was taken before."""
+
+    @property
+    def tick(self) -> int: ...
+
+
+class GraphChangeRecord(Protocol):
+    """What the diff reads of the change between two graph snapshots (a
+    :class:`toolkit.load.snapshots.GraphChange` is one; a view never reads the database):
+    both ticks, the names added and removed, the property changes (each shown as its
+    ``str``) and the JSON form."""
+
+    @property
+    def before(self) -> SnapshotTick: ...
+    @property
+    def after(self) -> SnapshotTick: ...
+    @property
+    def nodes_added(self) -> list[str]: ...
+    @property
+    def nodes_removed(self) -> list[str]: ...
+    @property
+    def edges_added(self) -> list[str]: ...
+    @property
+    def edges_removed(self) -> list[str]: ...
+    @property
+    def edges_removed_with_nodes(self) -> list[str]: ...
+    @property
+    def property_changes(self) -> Sequence[object]: ...
+    def to_dict(self) -> dict[str, Any]: ...
+
 
 #: Names listed per kind of graph change in the text view (JSON lists them all).
 SHOWN_NAMES = 4
@@ -35,7 +67,7 @@ def _names(
 
 def _change_lines(
     title: str,
-    change: GraphChange | None,
+    change: GraphChangeRecord | None,
     reason: str,
     width: int | None = None,
 ) -> list[str]:
@@ -65,7 +97,7 @@ def _change_lines(
 def render_diff_text(
     a: Scorecard,
     b: Scorecard,
-    changes: Mapping[str, GraphChange | None],
+    changes: Mapping[str, GraphChangeRecord | None],
     reasons: Mapping[str, str],
     *,
     width: int | None = None,
@@ -114,7 +146,7 @@ def render_diff_text(
     return "\n".join(line.rstrip() for line in lines)
 
 
-def render_tick_diff_text(slug: str, change: GraphChange, *, width: int | None = None) -> str:
+def render_tick_diff_text(slug: str, change: GraphChangeRecord, *, width: int | None = None) -> str:
     """Two ticks of one run (``toolkit quality RUN --diff A:B``, token-world's ``diff``):
     the net change between their snapshots, every name listed."""
     c = change
@@ -148,7 +180,7 @@ def render_tick_diff_text(slug: str, change: GraphChange, *, width: int | None =
 def render_diff_json(
     a: Scorecard,
     b: Scorecard,
-    changes: Mapping[str, GraphChange | None],
+    changes: Mapping[str, GraphChangeRecord | None],
     reasons: Mapping[str, str],
 ) -> str:
     """``{a: scorecard, b: scorecard, status_changes: [...], graph: {a, b, a_to_b}}``;

@@ -10,6 +10,7 @@ import polars as pl
 from toolkit.rubrics.discussion import DiscussionReport
 from toolkit.rubrics.discussion_iterations import Comparison, SuccessCheck
 from toolkit.scorecard import Scorecard
+from toolkit.views.charts import threshold_lines
 from toolkit.views.text import format_value, paint, render_text, wrap_item
 
 if TYPE_CHECKING:
@@ -265,7 +266,7 @@ def repeated_phrases(report: DiscussionReport, game_id: str, top: int = 10) -> p
 
 def similarity_heatmap(report: DiscussionReport, game_id: str) -> alt.LayerChart:
     """Speaker-by-speaker text similarity of one game, the threshold marked in the title."""
-    import altair as alt
+    import altair as alt  # altair (seconds, jsonschema): only when a chart is drawn
 
     thr = report.spec.similarity_threshold
     data = report.evidence.similarity.filter(pl.col("game_id") == game_id).select(
@@ -294,9 +295,7 @@ def similarity_heatmap(report: DiscussionReport, game_id: str) -> alt.LayerChart
 def comparison_chart(comparison: Comparison) -> alt.LayerChart:
     """Baseline vs candidate mean per metric, relative to each metric's threshold (1.0),
     with the threshold dashed and labelled."""
-    import altair as alt
-
-    from toolkit.views.charts import threshold_lines
+    import altair as alt  # altair (seconds, jsonschema): only when a chart is drawn
 
     long = comparison.metrics.unpivot(
         index=["key", "name", "threshold"],

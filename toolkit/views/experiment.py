@@ -25,6 +25,7 @@ from toolkit.rubrics.experiment import (
 )
 from toolkit.views.html import text, wrap
 from toolkit.views.palette import swatch
+from toolkit.views.text import fit_table, wrap_item
 
 if TYPE_CHECKING:
     import altair as alt
@@ -240,8 +241,6 @@ def render_experiment_text(
         exp_1       persona_adherence  200/200  5.81 (1.66)  6.72 (1.50)  -0.92  <0.001*
         * p < 0.05 (Welch's two-sided t-test; Δ = treatment − control; rubric ...)
     """
-    from toolkit.views.text import fit_table, wrap_item
-
     frame = table1_frame(stats, rubric, direction)
     columns = [c for c in frame.columns if c != "note"]
     right = {i for i, c in enumerate(columns) if c in _RIGHT}
@@ -316,8 +315,6 @@ def render_anova_text(
         )
         if r["absent_reason"]:
             notes.append(f"  {r['family']} / {metric_label(r['metric'])}: {r['absent_reason']}")
-    from toolkit.views.text import fit_table, wrap_item
-
     lines = fit_table(cells, right={3, 4, 5})
     if width is not None and max(len(line) for line in lines) > width:
         # too wide: the groups leave the table for lines of their own, wrapped
@@ -591,7 +588,7 @@ def distribution_chart(
         experiment: which experiment to draw.
         width: panel width in pixels.
     """
-    import altair as alt
+    import altair as alt  # altair (seconds, jsonschema): only when a chart is drawn
 
     counts = (
         scores.filter((pl.col("experiment") == experiment) & pl.col("score").is_not_null())

@@ -10,8 +10,10 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from toolkit.scorecard import FAIL, NA, OK, WARN, Scorecard
+from toolkit.views.charts import status_scale
 from toolkit.views.html import VERDICT_COLOURS
 from toolkit.views.palette import STATUS_ORDER
+from toolkit.views.text import paint
 
 if TYPE_CHECKING:
     import altair as alt
@@ -102,8 +104,6 @@ def render_fleet_text(
             None: the full layout, never shortened (as piped output is).
         colour: colour the statuses and verdicts with ANSI codes.
     """
-    from toolkit.views.text import paint
-
     frame = fleet_frame(cards, sort_by)
     if frame.height == 0:
         return "no runs"
@@ -219,7 +219,7 @@ def verdict_chart(fleet: pl.DataFrame) -> alt.Chart:
     Args:
         fleet: the frame of :func:`fleet_frame`.
     """
-    import altair as alt
+    import altair as alt  # altair (seconds, jsonschema): only when a chart is drawn
 
     counts = fleet.group_by("verdict").len().rename({"len": "runs"})
     order = [v for v in VERDICT_ORDER if v in counts["verdict"].to_list()]
@@ -264,9 +264,7 @@ def failing_dimensions(fleet: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame
 def failing_dimensions_chart(fleet: pl.DataFrame, keys: Sequence[str]) -> alt.Chart:
     """Stacked bars: for each dimension, the runs in each status, stacked (and listed in
     the legend) in the palette's order OK, WARN, FAIL, N/A; most failing dimension first."""
-    import altair as alt
-
-    from toolkit.views.simulation import status_scale
+    import altair as alt  # altair (seconds, jsonschema): only when a chart is drawn
 
     statuses = list(STATUS_ORDER)
     long = (
@@ -296,7 +294,7 @@ def failing_dimensions_chart(fleet: pl.DataFrame, keys: Sequence[str]) -> alt.Ch
 
 def trend_chart(fleet: pl.DataFrame) -> alt.Chart:
     """Runs per night by verdict (run date = the day of its last tick), to spot a change."""
-    import altair as alt
+    import altair as alt  # altair (seconds, jsonschema): only when a chart is drawn
 
     daily = (
         fleet.drop_nulls("ended")

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import base64
 import html
 import json
 import os
 from typing import Any, Literal
+
+import polars as pl
 
 #: Environment variable that picks the chart renderer when ``setup_notebook`` is not told.
 RENDERER_ENV = "TOOLKIT_NOTEBOOK_RENDERER"
@@ -26,7 +29,7 @@ def vega_lite_mime() -> str:
     Altair 6 names it ``application/vnd.vegalite.v6.json``, which nbformat does not take
     for JSON (its schema wants ``+json``), so a stored notebook with it would not validate.
     """
-    import altair as alt
+    import altair as alt  # altair (seconds, jsonschema): only when a chart is drawn
 
     return f"application/vnd.vegalite.v{alt.VEGALITE_VERSION.split('.')[0]}+json"
 
@@ -88,9 +91,7 @@ def _png_size(png: bytes) -> tuple[int, int]:
 def chart_png(spec: dict[str, Any]) -> tuple[str, int, int]:
     """The chart drawn headless (vl-convert) as base64 PNG, with its CSS width and height
     (the PNG itself is :data:`STORED_PNG_SCALE` times finer)."""
-    import base64
-
-    import vl_convert
+    import vl_convert  # vl_convert: off the light paths (HEAVY, tests/test_startup_imports.py)
 
     png = vl_convert.vegalite_to_png(spec, scale=STORED_PNG_SCALE)
     width, height = _png_size(png)
@@ -164,8 +165,7 @@ def setup_notebook(renderer: Renderer | None = None) -> None:
     Polars tables show wide text columns in full enough to read evidence. Altair is
     imported here (not when the toolkit is), and the toolkit's renderers registered.
     """
-    import altair as alt
-    import polars as pl
+    import altair as alt  # altair (seconds, jsonschema): only when a chart is drawn
 
     alt.renderers.register(REPORT_RENDERER, _report_renderer)
     alt.renderers.register(STORED_RENDERER, stored_chart_bundle)

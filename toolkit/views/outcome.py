@@ -9,7 +9,10 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from toolkit.rubrics.outcome import ABSENT, UNSCORED, OutcomeResult
+from toolkit.views.charts import threshold_lines
 from toolkit.views.html import render_html, status_colour
+from toolkit.views.notebook import StaticFallback, static_chart_html
+from toolkit.views.palette import DELTA_BINS, DELTA_STRONG, DELTA_ZERO
 from toolkit.views.text import format_value, paint, render_text, wrap_item, wrap_line
 
 if TYPE_CHECKING:
@@ -158,7 +161,7 @@ def render_outcome_json(result: OutcomeResult) -> str:
 
 
 def _band_scale(result: OutcomeResult) -> alt.Scale:
-    import altair as alt
+    import altair as alt  # altair (seconds, jsonschema): only when a chart is drawn
 
     names = [b.band for b in result.rubric.bands] + [UNSCORED]
     return alt.Scale(domain=names, range=[status_colour(n) for n in names])
@@ -181,9 +184,7 @@ def _band_edges(result: OutcomeResult) -> pl.DataFrame:
 def outcome_scores_chart(result: OutcomeResult) -> alt.LayerChart:
     """Bars of the score per iteration, coloured by band (unscored iterations at 0), with
     each band's lower edge dashed across the chart in the band's colour."""
-    import altair as alt
-
-    from toolkit.views.charts import threshold_lines
+    import altair as alt  # altair (seconds, jsonschema): only when a chart is drawn
 
     data = result.scores.with_columns(
         pl.col("value").fill_null(0.0).alias("shown"),
@@ -220,7 +221,7 @@ def outcome_scores_chart(result: OutcomeResult) -> alt.LayerChart:
 def outcome_breakdown_chart(result: OutcomeResult, iteration: int) -> alt.Chart:
     """One iteration's contributions per signal (they sum to its score); absent signals
     are listed with no bar."""
-    import altair as alt
+    import altair as alt  # altair (seconds, jsonschema): only when a chart is drawn
 
     rows = result.breakdown.filter(pl.col("iteration") == iteration)
     status = pl.when(pl.col("present")).then(result.rubric.band_expr(pl.col("sub_score")))
@@ -261,8 +262,6 @@ def integrity_table(result: OutcomeResult) -> pl.DataFrame:
         sort by their lowest delta, then their sum, then number; pairs by their lowest
         delta, then how many over-claims they hold.
     """
-    from toolkit.views.palette import DELTA_BINS, DELTA_STRONG, DELTA_ZERO
-
     data = result.integrity.filter(pl.col("delta").is_not_null()).with_columns(
         pair=pl.format("{} · {}", "signal", "role"),
         step=pl.when(pl.col("delta") <= -DELTA_STRONG)
@@ -310,9 +309,7 @@ def integrity_chart(result: OutcomeResult, max_rows: int = 25) -> alt.LayerChart
     checked), and a tooltip shows claimed, observed and delta. Iterations where every
     claim matched, and rows beyond ``max_rows``, are counted in the subtitle.
     """
-    import altair as alt
-
-    from toolkit.views.palette import DELTA_BINS
+    import altair as alt  # altair (seconds, jsonschema): only when a chart is drawn
 
     table = integrity_table(result)
     iterations = table["iteration"].unique()
@@ -374,9 +371,7 @@ def integrity_chart(result: OutcomeResult, max_rows: int = 25) -> alt.LayerChart
 def sessions_chart(result: OutcomeResult) -> alt.LayerChart:
     """Bars of each session's score (the mean of its scored iterations), by band, with
     each band's lower edge dashed in the band's colour (named in the subtitle)."""
-    import altair as alt
-
-    from toolkit.views.charts import threshold_lines
+    import altair as alt  # altair (seconds, jsonschema): only when a chart is drawn
 
     data = result.sessions.drop("iterations").with_columns(
         pl.col("value").fill_null(0.0).alias("shown")
@@ -407,10 +402,8 @@ def outcome_explorer(result: OutcomeResult, iteration: int | None = None) -> Any
         An ``ipywidgets.VBox`` of (the iteration picker, the scorecard, the chart output);
         in a stored notebook it also carries a static picture of the iteration shown.
     """
-    import ipywidgets as widgets
-    from IPython.display import display
-
-    from toolkit.views.notebook import StaticFallback, static_chart_html
+    import ipywidgets as widgets  # ipywidgets (~0.3 s): only when a widget is built
+    from IPython.display import display  # IPython: only inside a notebook
 
     class OutcomeExplorer(StaticFallback, widgets.VBox):  # type: ignore[misc]
         def _static_html(self) -> str:

@@ -8,85 +8,40 @@ colour of a swatch is chosen for WCAG AA contrast (at least 4.5:1) against its f
 ``tests/views/test_palette.py`` computes both ratios. HTML scorecards, badges, heat maps
 and charts all read this module; nothing else names a status colour.
 
-This module imports nothing heavy (no altair): text and HTML views use it too.
+The swatches themselves (:class:`Swatch`, :data:`SWATCHES`, :func:`swatch`) are defined in
+the leaf :mod:`toolkit._html`, so that a result draws its badges without importing the
+views; this module names them for the views, beside the contrast arithmetic and the
+heat-map bins. It imports nothing heavy (no altair): text and HTML views use it too.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-#: Text colours: white, and the near-black ink of our pages.
-WHITE = "#ffffff"
-INK = "#1f2328"
+from toolkit._html import INK, SWATCHES, UNKNOWN, WHITE, Swatch, swatch
+
+__all__ = [
+    "AA_TEXT",
+    "DELTA_BINS",
+    "DELTA_STRONG",
+    "DELTA_ZERO",
+    "INK",
+    "STATUS_ORDER",
+    "SWATCHES",
+    "UNKNOWN",
+    "WHITE",
+    "Bin",
+    "Swatch",
+    "contrast_ratio",
+    "relative_luminance",
+    "swatch",
+]
 
 #: WCAG 2 AA: the least contrast ratio for normal text.
 AA_TEXT = 4.5
 
-
-@dataclass(frozen=True)
-class Swatch:
-    """How one status looks.
-
-    Attributes:
-        fill: background of a badge, a heat-map cell or a chart mark.
-        text: colour of text drawn on ``fill`` (contrast >= 4.5:1).
-        on_white: colour of the status written on a white page (contrast >= 4.5:1).
-        symbol: a character shown beside the word (``✓``, ``!``, ``✗``, ...).
-        shape: the Vega-Lite point shape for this status in charts.
-    """
-
-    fill: str
-    text: str
-    on_white: str
-    symbol: str
-    shape: str
-
-
-_GOOD = Swatch("#2e7d32", WHITE, "#2e7d32", "✓", "circle")
-_BEST = Swatch("#1b5e20", WHITE, "#1b5e20", "★", "circle")
-_FAIR_GOOD = Swatch("#66bb6a", INK, "#2e7d32", "✓", "circle")
-_WARN = Swatch("#f9a825", INK, "#7a5200", "!", "triangle-up")
-_BAD = Swatch("#c62828", WHITE, "#c62828", "✗", "cross")
-#: A regression against a baseline is not a failed threshold: its own hue (purple, not a
-#: second red), its own symbol and shape.
-_REGRESSED = Swatch("#6a1b9a", WHITE, "#6a1b9a", "▼", "triangle-down")
-_NONE = Swatch("#757575", WHITE, "#616161", "–", "square")
-_ABSENT = Swatch("#e0e0e0", INK, "#616161", "○", "square")
-
-#: Every status word of every rubric, with its swatch.
-SWATCHES: dict[str, Swatch] = {
-    "OK": _GOOD,
-    "PASS": _GOOD,
-    "WARN": _WARN,
-    "FAIL": _BAD,
-    "N/A": _NONE,
-    "PENDING": _NONE,
-    "PENDING_RATING": _NONE,
-    "REGRESSION": _REGRESSED,
-    # Score bands (the outcome rubric), best to worst, and signals without evidence.
-    "excellent": _BEST,
-    "good": _FAIR_GOOD,
-    "fair": _WARN,
-    "poor": _BAD,
-    "unscored": _NONE,
-    "absent": _ABSENT,
-    # Verdicts.
-    "HEALTHY": _GOOD,
-    "DEGRADED": _WARN,
-    "FAILED": _BAD,
-    "INSUFFICIENT_DATA": _NONE,
-}
-
 #: The order statuses are listed in (legends, stacks): best to worst, then no evidence.
 STATUS_ORDER: tuple[str, ...] = ("OK", "WARN", "FAIL", "N/A")
-
-#: Any status word not in :data:`SWATCHES`.
-UNKNOWN = _NONE
-
-
-def swatch(status: str) -> Swatch:
-    """The swatch of ``status`` (grey for a word no rubric uses)."""
-    return SWATCHES.get(status, UNKNOWN)
 
 
 def relative_luminance(colour: str) -> float:

@@ -130,8 +130,6 @@ class Drilldown(StaticFallback, widgets.VBox):  # type: ignore[misc]
 
     def show(self, slug: str) -> Scorecard:
         """Score and show ``slug``."""
-        from toolkit.views.simulation import quality_panel
-
         card = self._score_one(slug)
         self.card = card
         self.scorecard.value = render_html(card)
@@ -145,8 +143,6 @@ class Drilldown(StaticFallback, widgets.VBox):  # type: ignore[misc]
 
     def _static_html(self) -> str:
         """The run shown now: its scorecard and a picture of its quality panel."""
-        from toolkit.views.simulation import quality_panel
-
         if self.card is None:
             return "<p>no runs</p>"
         return self.scorecard.value + static_chart_html(quality_panel(self.card))  # type: ignore[no-any-return]

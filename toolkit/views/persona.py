@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, cast
 import polars as pl
 
 from toolkit.rubrics.persona import ENVIRONMENT, PersonaResult
+from toolkit.views.charts import status_scale, threshold_lines
 from toolkit.views.palette import INK, swatch
 from toolkit.views.text import format_value, paint, wrap_item, wrap_line
 
@@ -159,9 +160,7 @@ def persona_heatmap(result: PersonaResult) -> alt.LayerChart:
     """Agents x dimensions of the whole-run 0-9 scores (counts left out), each cell coloured
     by its status (regressions apart, marked ▼), its label in the palette's text colour
     for that status."""
-    import altair as alt
-
-    from toolkit.views.simulation import status_scale
+    import altair as alt  # altair (seconds, jsonschema): only when a chart is drawn
 
     data = (
         persona_table(result)
@@ -223,9 +222,7 @@ def drift_chart(result: PersonaResult) -> alt.FacetChart:
     with the rubric's OK and FAIL edges dashed in every panel.
 
     A group (environment) dimension is one line, the environment's."""
-    import altair as alt
-
-    from toolkit.views.charts import threshold_lines
+    import altair as alt  # altair (seconds, jsonschema): only when a chart is drawn
 
     data = result.dimensions.filter(
         (pl.col("window") >= 1) & ~pl.col("dimension").is_in(list(result.rubric.count_dimensions))
@@ -266,9 +263,7 @@ def baseline_chart(result: PersonaResult) -> alt.FacetChart:
     panel draws only its rows (layers with their own data would draw every agent's rows
     in every panel).
     """
-    import altair as alt
-
-    from toolkit.views.charts import threshold_lines
+    import altair as alt  # altair (seconds, jsonschema): only when a chart is drawn
 
     if result.comparison is None:
         raise ValueError("the result has no baseline comparison")
@@ -333,7 +328,7 @@ def baseline_chart(result: PersonaResult) -> alt.FacetChart:
 
 def similarity_chart(result: PersonaResult) -> alt.LayerChart:
     """Each message's highest Jaccard similarity with the agent's previous five."""
-    import altair as alt
+    import altair as alt  # altair (seconds, jsonschema): only when a chart is drawn
 
     data = result.evidence.messages.filter(pl.col("max_jaccard_prev5").is_not_null())
     flag = result.rubric.similarity_flag_above

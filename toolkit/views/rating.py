@@ -25,10 +25,10 @@ import ipywidgets as widgets
 import polars as pl
 
 from toolkit.errors import ToolkitError
-from toolkit.load.discussion import Discussion
 from toolkit.ratings.store import RatingStore
 from toolkit.rubrics.discussion_spec import DEFAULT_DISCUSSION_SPEC, EngagementScale
-from toolkit.views.transcript import TRANSCRIPT_CSS, roles_html, transcript_html
+from toolkit.views.charts import threshold_lines
+from toolkit.views.transcript import TRANSCRIPT_CSS, Games, roles_html, transcript_html
 
 if TYPE_CHECKING:
     import altair as alt
@@ -67,7 +67,7 @@ class RatingSession(widgets.VBox):  # type: ignore[misc]
 
     def __init__(
         self,
-        transcripts: Discussion,
+        transcripts: Games,
         store: RatingStore,
         rater: str,
         scale: EngagementScale = DEFAULT_DISCUSSION_SPEC.engagement_scale,
@@ -80,7 +80,18 @@ class RatingSession(widgets.VBox):  # type: ignore[misc]
         self.spec_scale = scale
         self.game_ids = transcripts.game_ids
         self.index = 0
+        self._reading_widgets()
+        question_rows = self._form_widgets(scale)
+        self._button_widgets()
+        self._connect()
+        super().__init__(self._children(question_rows), layout=widgets.Layout(max_width="980px"))
+        self._saved_form: tuple[Any, ...] | None = None
+        self.go(self._resume_index())
 
+    # -- widgets -----------------------------------------------------------
+
+    def _reading_widgets(self) -> None:
+        """The title, the progress, the transcript and the hidden roles."""
         self.title = widgets.HTML()
         self.progress = widgets.HTML()
         self.transcript = widgets.HTML(
@@ -92,6 +103,10 @@ class RatingSession(widgets.VBox):  # type: ignore[misc]
             description="Reveal roles", icon="eye", disabled=True, tooltip="after saving"
         )
         self.roles = widgets.HTML()
+
+    def _form_widgets(self, scale: EngagementScale) -> list[widgets.HBox]:
+        """The 1-5 choice with its levels described, the hint, the yes/no questions (their
+        rows returned) and the notes."""
         self.scale = widgets.ToggleButtons(
             options=[(f"{lv.score} {lv.label}", lv.score) for lv in scale.levels],
             value=None,
@@ -122,6 +137,10 @@ class RatingSession(widgets.VBox):  # type: ignore[misc]
             placeholder="Notes (optional): what made it worth watching, or not?",
             layout=widgets.Layout(width="100%", height="70px"),
         )
+        return rows
+
+    def _button_widgets(self) -> None:
+        """Save, Previous, Next and Skip, and the status line under them."""
         self.save_button = widgets.Button(
             description="Save rating", button_style="success", icon="check", disabled=True
         )
@@ -130,6 +149,8 @@ class RatingSession(widgets.VBox):  # type: ignore[misc]
         self.skip_button = widgets.Button(description="Skip", icon="forward")
         self.status = widgets.HTML()
 
+    def _connect(self) -> None:
+        """The buttons to their actions; a change on the form to :meth:`_changed`."""
         self.save_button.on_click(lambda _b: self.save())
         self.next_button.on_click(lambda _b: self.go(self.index + 1))
         self.previous_button.on_click(lambda _b: self.go(self.index - 1))
@@ -140,27 +161,22 @@ class RatingSession(widgets.VBox):  # type: ignore[misc]
             choice.observe(self._changed, names="value")
         self.notes.observe(self._changed, names="value")
 
-        super().__init__(
-            [
-                widgets.HBox(
-                    [self.title, self.progress], layout={"justify_content": "space-between"}
-                ),
-                self.transcript,
-                widgets.HBox([self.roles_button]),
-                self.roles,
-                widgets.HBox([widgets.VBox([self.scale, self.scale_help]), self.hint]),
-                widgets.HTML("<b>Evaluation questions</b>"),
-                *rows,
-                self.notes,
-                widgets.HBox(
-                    [self.previous_button, self.save_button, self.skip_button, self.next_button]
-                ),
-                self.status,
-            ],
-            layout=widgets.Layout(max_width="980px"),
-        )
-        self._saved_form: tuple[Any, ...] | None = None
-        self.go(self._resume_index())
+    def _children(self, question_rows: list[widgets.HBox]) -> list[Any]:
+        """The session's widgets, top to bottom."""
+        return [
+            widgets.HBox([self.title, self.progress], layout={"justify_content": "space-between"}),
+            self.transcript,
+            widgets.HBox([self.roles_button]),
+            self.roles,
+            widgets.HBox([widgets.VBox([self.scale, self.scale_help]), self.hint]),
+            widgets.HTML("<b>Evaluation questions</b>"),
+            *question_rows,
+            self.notes,
+            widgets.HBox(
+                [self.previous_button, self.save_button, self.skip_button, self.next_button]
+            ),
+            self.status,
+        ]
 
     # -- state -------------------------------------------------------------
 
@@ -374,7 +390,7 @@ class RatingSession(widgets.VBox):  # type: ignore[misc]
 
 
 def rating_session(
-    transcripts: Discussion,
+    transcripts: Games,
     *,
     store: RatingStore,
     rater: str,
@@ -395,7 +411,7 @@ def rating_session(
 
 
 def rater_page(
-    transcripts: Discussion,
+    transcripts: Games,
     store: RatingStore,
     rater: str | None = None,
     scale: EngagementScale = DEFAULT_DISCUSSION_SPEC.engagement_scale,
@@ -448,13 +464,9 @@ def ratings_chart(
         pass_mark: the engagement a game needs (default: the discussion rubric's
             engagement threshold, 3.0).
     """
-    import altair as alt
-
-    from toolkit.views.charts import threshold_lines
+    import altair as alt  # altair (seconds, jsonschema): only when a chart is drawn
 
     if pass_mark is None:
-        from toolkit.rubrics.discussion_spec import DEFAULT_DISCUSSION_SPEC
-
         pass_mark = DEFAULT_DISCUSSION_SPEC.metrics["engagement"].threshold
     tid = "transcript_id" if "transcript_id" in ratings.columns else "game_id"
     data = (

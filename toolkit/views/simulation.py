@@ -9,33 +9,27 @@
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
 
 import polars as pl
 
-from toolkit.scorecard import FAIL, NA, OK, STATUS_SEVERITY, WARN, Scorecard
+from toolkit.rubrics.simulation import (
+    DEFAULT_RUBRIC,
+    PUBLISHED,
+    SimulationRubric,
+    series_thresholds,
+)
+from toolkit.scorecard import STATUS_SEVERITY, Scorecard
+from toolkit.views.charts import status_scale, threshold_lines
 from toolkit.views.html import table, text, wrap
 from toolkit.views.palette import swatch
 
 if TYPE_CHECKING:
     import altair as alt
 
-    from toolkit.rubrics.simulation import SimulationRubric
-
-STATUS_ORDER = [OK, WARN, FAIL, NA]
-
 #: Room (in pixels) kept between the outermost dots and the chart's edges.
 EDGE_PADDING = 10
-
-
-def status_scale(channel: str = "fill", statuses: list[str] | None = None) -> alt.Scale:
-    """The palette as an Altair scale over ``statuses`` (default OK, WARN, FAIL, N/A):
-    ``channel`` ``"fill"`` (colour of a mark), ``"text"`` (text drawn on that fill) or
-    ``"shape"`` (point shape, so no status is told by colour alone)."""
-    import altair as alt
-
-    domain = statuses or STATUS_ORDER
-    return alt.Scale(domain=domain, range=[getattr(swatch(s), channel) for s in domain])
 
 
 def worst_dimension(card: Scorecard) -> str:
@@ -59,8 +53,6 @@ def _cells(card: Scorecard) -> pl.DataFrame:
 
 def _rubric_of(card: Scorecard) -> SimulationRubric | None:
     """The packaged simulation rubric of the card's version (``None`` for another)."""
-    from toolkit.rubrics.simulation import PUBLISHED
-
     return PUBLISHED.get(card.rubric_version) if card.rubric == "simulation" else None
 
 
@@ -81,10 +73,7 @@ def quality_panel(
             dashed lines on the series (default: the packaged rubric of the card's
             version; a card of another version gets no lines).
     """
-    import altair as alt
-
-    from toolkit.rubrics.simulation import series_thresholds
-    from toolkit.views.charts import threshold_lines
+    import altair as alt  # altair (seconds, jsonschema): only when a chart is drawn
 
     cells = _cells(card)
     first = worst_dimension(card) if cells.height else None
@@ -95,6 +84,20 @@ def quality_panel(
         empty=False,
         clear=False,
     )
+    top = _status_cells(card, cells, pick, width)
+    bottom = _series_chart(card, pick, width, rubric or _rubric_of(card))
+    panel = alt.VConcatChart(vconcat=[top, bottom])
+    panel.resolve = alt.Resolve(scale=alt.ScaleResolveMap(color="shared"))
+    return panel
+
+
+def _status_cells(
+    card: Scorecard, cells: pl.DataFrame, pick: alt.Parameter, width: int
+) -> alt.LayerChart | alt.FacetChart:
+    """The panel's top row: a cell per dimension (status word and value on the status's
+    colour, the picked one outlined), titled with the verdict and its reason."""
+    import altair as alt  # altair (seconds, jsonschema): only when a chart is drawn
+
     subtitle = card.verdict_reason or "all dimensions OK"
     info = cells.filter(pl.col("dimension").is_in(list(card.meta.get("informational", ()))))
     if info.height:
@@ -119,7 +122,7 @@ def quality_panel(
         text=alt.Text("status:N"), fill=on_fill
     )
     values = base.mark_text(dy=16, fontSize=11).encode(text="label:N", fill=on_fill)
-    top = (
+    return (
         alt.layer(rects, words, values)
         .add_params(pick)
         .properties(
@@ -133,6 +136,16 @@ def quality_panel(
             ),
         )
     )
+
+
+def _series_chart(
+    card: Scorecard, pick: alt.Parameter, width: int, rubric: SimulationRubric | None
+) -> alt.LayerChart:
+    """The panel's bottom row: the picked dimension's trailing-window value at every tick,
+    each point in its status's colour and shape, with ``rubric``'s OK and FAIL edges as
+    dashed lines (none without a rubric)."""
+    import altair as alt  # altair (seconds, jsonschema): only when a chart is drawn
+
     series = card.series if card.series is not None else pl.DataFrame(schema={"tick": pl.Int64})
     names = dict(card.dimensions.select("dimension", "name").iter_rows())
     shown = (
@@ -155,23 +168,17 @@ def quality_panel(
             alt.Tooltip("status:N"),
         ],
     )
-    chosen = rubric or _rubric_of(card)
-    edges = series_thresholds(chosen) if chosen is not None else None
+    edges = series_thresholds(rubric) if rubric is not None else None
     rules = threshold_lines(edges, where=pick) if edges is not None and edges.height else []
-    bottom = alt.LayerChart(
+    return alt.LayerChart(
         layer=[line, points, *rules],
         width=width,
         height=180,
         title=alt.TitleParams(text=alt.ExprRef(shown), anchor="start"),
     )
-    panel = alt.VConcatChart(vconcat=[top, bottom])
-    panel.resolve = alt.Resolve(scale=alt.ScaleResolveMap(color="shared"))
-    return panel
 
 
 def _json(value: object) -> str:
-    import json
-
     return json.dumps(value, ensure_ascii=False)
 
 
@@ -187,9 +194,7 @@ def fanout_chart(
             slug, tick, fan_out, slope, status_graph_fanout, ...
         rubric: the rubric whose edges the subtitle names (default: the packaged one).
     """
-    import altair as alt
-
-    from toolkit.rubrics.simulation import DEFAULT_RUBRIC
+    import altair as alt  # altair (seconds, jsonschema): only when a chart is drawn
 
     spec = (rubric or DEFAULT_RUBRIC).graph_fanout
     subtitle = (

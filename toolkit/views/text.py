@@ -12,11 +12,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import textwrap
 from collections.abc import Collection, Sequence
 from typing import Any, TextIO
 
 from toolkit.scorecard import FAIL, NA, OK, WARN, Scorecard
+from toolkit.scorecard import format_value as format_value  # the views' one score format
 
 #: ANSI colours of statuses and verdicts on a terminal (bold red, bold magenta, yellow, green, dim),
 #: for every rubric's words (discussion PASS/PENDING, persona REGRESSION, outcome bands).
@@ -46,8 +48,6 @@ def terminal_style(stream: TextIO | None = None) -> tuple[int | None, bool]:
     and colour unless ``NO_COLOR`` is set or ``TERM=dumb``. Otherwise ``(None, False)``:
     no wrapping and no colour, so piped output is the same bytes whatever the terminal.
     """
-    import sys
-
     out = stream if stream is not None else sys.stdout
     try:
         tty = out.isatty()
@@ -151,15 +151,6 @@ def fit_table(
             out.append("")
         out.extend(block([*key_cols, *cols]))
     return out
-
-
-def format_value(value: float | None) -> str:
-    """A score as shown to people: integers bare, other numbers to three decimals."""
-    if value is None:
-        return "-"
-    if float(value).is_integer():
-        return str(int(value))
-    return f"{value:.3f}"
 
 
 def render_text(

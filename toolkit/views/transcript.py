@@ -9,14 +9,44 @@ strict Content-Security-Policy can serve that CSS as a file.
 from __future__ import annotations
 
 from html import escape
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import polars as pl
 
-if TYPE_CHECKING:  # a view takes the loaded game; it never loads one
-    from toolkit.load.discussion import Discussion
+__all__ = [
+    "TRANSCRIPT_CSS",
+    "GameFrames",
+    "Games",
+    "judged_text_html",
+    "roles_html",
+    "transcript_html",
+]
 
-__all__ = ["TRANSCRIPT_CSS", "judged_text_html", "roles_html", "transcript_html"]
+
+class GameFrames(Protocol):
+    """What a transcript view reads of one game: its frames, schemas
+    :data:`~toolkit.frames.DISCUSSION_PLAYERS_SCHEMA`,
+    :data:`~toolkit.frames.DISCUSSION_MESSAGES_SCHEMA` and
+    :data:`~toolkit.frames.DISCUSSION_VOTES_SCHEMA` (a loaded
+    :class:`~toolkit.load.discussion.Discussion` of one game is one; a view never loads
+    a game itself)."""
+
+    @property
+    def players(self) -> pl.DataFrame: ...
+    @property
+    def messages(self) -> pl.DataFrame: ...
+    @property
+    def votes(self) -> pl.DataFrame: ...
+
+
+class Games(Protocol):
+    """Games to show one at a time: their ids, in order, and each game's frames (a loaded
+    :class:`~toolkit.load.discussion.Discussion` is one)."""
+
+    @property
+    def game_ids(self) -> list[str]: ...
+    def game(self, game_id: str) -> GameFrames: ...
+
 
 #: The transcript's styles (a stylesheet's text, without ``<style>``).
 TRANSCRIPT_CSS = (
@@ -31,7 +61,7 @@ TRANSCRIPT_CSS = (
 )
 
 
-def transcript_html(game: Discussion) -> str:
+def transcript_html(game: GameFrames) -> str:
     """One game as readable HTML: round headers, speakers, replies, the round's votes.
 
     Roles are not shown.
@@ -66,7 +96,7 @@ def transcript_html(game: Discussion) -> str:
     return "".join(parts)
 
 
-def roles_html(game: Discussion) -> str:
+def roles_html(game: GameFrames) -> str:
     """The players' roles (and who survived) as an HTML table."""
     rows = "".join(
         f"<tr><td>{escape(p['name'])}</td><td><b>{escape(p['role'] or '?')}</b></td>"

@@ -461,52 +461,17 @@ def write_site(
     _check_target(out)
     data = Path(tempfile.mkdtemp(prefix=".data-new.", suffix=TEMP_SUFFIX, dir=out))
     try:
-        rows: list[list[Any]] = []
-        texts: list[str | list[str]] = []
-        seen: set[str] = set()
-        dimsets: dict[tuple[Any, ...], int] = {}
-        #: shared transcripts: key -> (file number, items, searched text)
-        shared: dict[str, tuple[str, tuple[SiteItem, ...], str]] = {}
-        linked = _linked_texts(calibration)
-        for n, run in enumerate(runs):
-            if run.id in seen:
-                raise ValueError(f"two runs have the id {run.id!r}")
-            seen.add(run.id)
-            file = f"{n:06d}"
-            ref = None
-            if run.transcript:
-                if run.transcript not in shared:
-                    shared[run.transcript] = (file, run.items, transcript_text(run.items))
-                    _write(data / "transcript" / f"{file}.js",
-                           _script("transcript", file, items_document(run.items)))  # fmt: skip
-                elif shared[run.transcript][1] != run.items:
-                    raise ValueError(f"runs of the transcript {run.transcript!r} differ in items")
-                ref = shared[run.transcript][0]
-            _write(data / "run" / f"{file}.js", _script("run", run.id, run_document(run, ref)))
-            rows.append(index_row(run, file, dimsets))
-            own = search_text(run, items=ref is None, extra=linked.get(run.id, ()))
-            texts.append(own if ref is None else [own, ref])
-        index_shards = max(1, -(-len(rows) // SHARD_ROWS))
-        for s in range(index_shards):
-            part = rows[s * SHARD_ROWS : (s + 1) * SHARD_ROWS]
-            _write(data / f"index-{s}.js", _script("index", s, part))
-        search_shards = -(-len(texts) // SEARCH_SHARD_RUNS)
-        by_file = {file: text for file, _, text in shared.values()}
-        for s in range(search_shards):
-            start = s * SEARCH_SHARD_RUNS
-            part_text = texts[start : start + SEARCH_SHARD_RUNS]
-            # Each shared transcript once per shard that has a run of it.
-            refs = {t[1]: by_file[t[1]] for t in part_text if isinstance(t, list)}
-            cal = calibration_texts(calibration) if calibration is not None and s == 0 else []
-            _write(data / f"search-{s}.js", _script("search", s, start, part_text, refs, cal))
+        written = _write_runs(runs, data, _linked_texts(calibration))
+        index_shards = _write_index(data, written.rows)
+        search_shards = _write_search(data, written, calibration)
         if compare is not None:
             _write(data / "compare.js", _script("compare", dict(compare)))
         if calibration is not None:
             _write(data / "calibration.js", _script("calibration", dict(calibration)))
         _write(
             data / "manifest.js",
-            manifest(len(rows), index_shards, search_shards, notes, compare is not None, dimsets,
-                     calibration is not None),
+            manifest(len(written.rows), index_shards, search_shards, notes, compare is not None,
+                     written.dimsets, calibration is not None),
         )  # fmt: skip
         _copy_static(out)
         _swap_in(data, out / "data")
@@ -514,3 +479,79 @@ def write_site(
         shutil.rmtree(data, ignore_errors=True)
         raise
     return out / "index.html"
+
+
+@dataclass
+class _Written:
+    """What writing the runs' files leaves for the index, the search and the manifest.
+
+    Attributes:
+        rows: one index row per run, in order.
+        texts: per run, its searched text, or ``[its text, shared transcript file]``.
+        dimsets: each distinct set of dimensions -> its number in the manifest.
+        shared: each shared transcript's key -> (file number, items, searched text).
+    """
+
+    rows: list[list[Any]] = field(default_factory=list)
+    texts: list[str | list[str]] = field(default_factory=list)
+    dimsets: dict[tuple[Any, ...], int] = field(default_factory=dict)
+    shared: dict[str, tuple[str, tuple[SiteItem, ...], str]] = field(default_factory=dict)
+
+
+def _write_runs(
+    runs: Iterable[SiteRun], data: Path, linked: Mapping[str, Sequence[str]]
+) -> _Written:
+    """Write each run's file (and each shared transcript's, once) under ``data``; collect
+    the index rows and the searched texts (``linked``: more text to find a run by).
+
+    Raises:
+        ValueError: two runs share an id, or runs of one transcript differ in its items.
+    """
+    written = _Written()
+    shared = written.shared
+    seen: set[str] = set()
+    for n, run in enumerate(runs):
+        if run.id in seen:
+            raise ValueError(f"two runs have the id {run.id!r}")
+        seen.add(run.id)
+        file = f"{n:06d}"
+        ref = None
+        if run.transcript:
+            if run.transcript not in shared:
+                shared[run.transcript] = (file, run.items, transcript_text(run.items))
+                _write(data / "transcript" / f"{file}.js",
+                       _script("transcript", file, items_document(run.items)))  # fmt: skip
+            elif shared[run.transcript][1] != run.items:
+                raise ValueError(f"runs of the transcript {run.transcript!r} differ in items")
+            ref = shared[run.transcript][0]
+        _write(data / "run" / f"{file}.js", _script("run", run.id, run_document(run, ref)))
+        written.rows.append(index_row(run, file, written.dimsets))
+        own = search_text(run, items=ref is None, extra=linked.get(run.id, ()))
+        written.texts.append(own if ref is None else [own, ref])
+    return written
+
+
+def _write_index(data: Path, rows: list[list[Any]]) -> int:
+    """Write the index rows, :data:`SHARD_ROWS` per shard (at least one); how many shards."""
+    index_shards = max(1, -(-len(rows) // SHARD_ROWS))
+    for s in range(index_shards):
+        part = rows[s * SHARD_ROWS : (s + 1) * SHARD_ROWS]
+        _write(data / f"index-{s}.js", _script("index", s, part))
+    return index_shards
+
+
+def _write_search(data: Path, written: _Written, calibration: Mapping[str, Any] | None) -> int:
+    """Write the searched texts, :data:`SEARCH_SHARD_RUNS` runs per shard, each shared
+    transcript once per shard that has a run of it (and the calibration's texts in the
+    first); how many shards."""
+    texts = written.texts
+    search_shards = -(-len(texts) // SEARCH_SHARD_RUNS)
+    by_file = {file: text for file, _, text in written.shared.values()}
+    for s in range(search_shards):
+        start = s * SEARCH_SHARD_RUNS
+        part_text = texts[start : start + SEARCH_SHARD_RUNS]
+        # Each shared transcript once per shard that has a run of it.
+        refs = {t[1]: by_file[t[1]] for t in part_text if isinstance(t, list)}
+        cal = calibration_texts(calibration) if calibration is not None and s == 0 else []
+        _write(data / f"search-{s}.js", _script("search", s, start, part_text, refs, cal))
+    return search_shards

@@ -199,7 +199,8 @@ def _persona_server(
     args: argparse.Namespace, store: Any, raters: Any, items: list[Any]
 ) -> tuple[Any, bool, Any]:
     """(server, created, the item ids rebuilt from the chats) of a persona session."""
-    # the server (starlette, jinja2, polars: 0.47 s of CPU): `toolkit --help` imports this
+    # the server, the store, the instrument (starlette, jinja2, polars, pydantic: 0.47 s of
+    # CPU): `toolkit --help` imports this module
     from toolkit.rating_server import RatingServer
     from toolkit.ratings.store import SessionItem
     from toolkit.rubrics.discussion_spec import DEFAULT_ENGAGEMENT_SCALE
@@ -280,7 +281,8 @@ def _games_server(
     args: argparse.Namespace, store: Any, raters: Any, games: Any
 ) -> tuple[Any, bool, Any]:
     """(server, created, the game ids read) of a session over games."""
-    # the server (starlette, jinja2, polars: 0.47 s of CPU): `toolkit --help` imports this
+    # the server and the instrument (starlette, jinja2, polars, pydantic: 0.47 s of CPU):
+    # `toolkit --help` imports this module
     from toolkit.rating_server import RatingServer
     from toolkit.rubrics.discussion_spec import DEFAULT_ENGAGEMENT_SCALE
 

@@ -90,6 +90,24 @@ def test_a_second_run_resumes_the_session_with_the_same_links(
     assert "resumed the session" in err
 
 
+def test_a_game_gone_from_the_folder_is_warned_about_and_a_new_one_noted(
+    games: Path, served: list[tuple[Any, tuple[str, int]]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["rate", str(games), "--raters", "ana,ben", "--port", "0"]) == 0
+    capsys.readouterr()
+    (games / "game-pass.json").rename(games.parent / "game-pass.json")
+    extra = json.loads((games.parent / "game-pass.json").read_text("utf-8"))
+    extra["gameId"] = "game-new"
+    (games / "game-new.json").write_text(json.dumps(extra), "utf-8")
+    assert main(["rate", str(games), "--port", "0"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[2:4] == [
+        f"toolkit rate: warning: game game-pass of the session is not in {games}",
+        f"toolkit rate: note: 1 game(s) in {games} are not in this session (a new --store "
+        "starts a session with them)",
+    ]
+
+
 def test_restore_puts_a_backup_zip_back_into_a_new_store_before_serving(
     games: Path,
     tmp_path: Path,

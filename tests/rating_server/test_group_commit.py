@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from toolkit.errors import InputError
-from toolkit.rating_server.app import GroupCommit
+from toolkit.rating_server import GroupCommit
 from toolkit.ratings.store import RatingStore, Save
 
 

@@ -17,8 +17,7 @@ from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from toolkit.load.discussion import load_discussion
-from toolkit.rating_server import RatingServer, create_app
-from toolkit.rating_server.app import CSP, MAX_BODY_BYTES
+from toolkit.rating_server import CSP, MAX_BODY_BYTES, RatingServer, create_app
 from toolkit.ratings.store import RatingStore, Session
 from toolkit.rubrics.discussion_spec import DEFAULT_ENGAGEMENT_SCALE
 

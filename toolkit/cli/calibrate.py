@@ -28,22 +28,25 @@ import argparse
 import json
 import math
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from toolkit.cli import help_text
+from toolkit.cli._gate import finish
+from toolkit.cli._judge import add_argument_once, add_judge_arguments, judge_of
 from toolkit.errors import InputError
+from toolkit.gate import checks_of
 
 if TYPE_CHECKING:
     import polars as pl
 
-    from toolkit.rubrics.calibrate import Calibration
+    from toolkit.rubrics.calibrate import CalibrateRubric, Calibration
 
 FORMATS = ("table", "json", "markdown")
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``calibrate`` subcommand."""
-    from toolkit.cli import help_text
-
     p = sub.add_parser(
         "calibrate",
         help="can we trust the judge? an LLM judge held against human raters",
@@ -117,22 +120,41 @@ def _gate_words(args: argparse.Namespace) -> list[str] | None:
 
 def run(args: argparse.Namespace) -> int:
     """Read, calibrate, print; the gate decides the exit code."""
-    from toolkit.load.calibration import load_calibration_scores
-    from toolkit.rubrics.calibrate import (
-        DEFAULT_CALIBRATE_RUBRIC,
-        calibrate,
-        gate_failures,
-        parse_gate,
-    )
+    # the statistics (numpy, polars, pydantic: 0.36 s of CPU): `toolkit --help` imports this
+    from toolkit.rubrics.calibrate import calibrate, gate_failures, parse_gate
 
     words = _gate_words(args)
-    rubric = DEFAULT_CALIBRATE_RUBRIC
     games = getattr(args, "discussion", None)
-    if games:  # the judge's engagement of games against people's ratings: the 1-5 scale
+    rubric = _rubric(games)
+    min_alpha = parse_gate(words, rubric) if words is not None else None
+    _check_arguments(args, games)
+    rubric = _rubric_asked(args, rubric)
+    frame, label, sources = _scores(args, rubric, games)
+    result = calibrate(frame, judge=args.judge_id, rubric=rubric, seed=args.seed)
+    failures = gate_failures(result, min_alpha) if min_alpha is not None else []
+    _print(args, result, label, min_alpha, failures, sources)
+    if args.html:
+        _write_page(args, result, label, min_alpha, failures)
+    return _finish(args, result, label, min_alpha, failures)
+
+
+def _rubric(games: list[str] | None) -> CalibrateRubric:
+    """The calibration rubric: the judge's engagement of games against people's ratings
+    (``--discussion``) is on the 1-5 scale; anything else on the default rubric's."""
+    # the statistics and the judged rubric (numpy, polars, pydantic: 0.39 s of CPU):
+    # `toolkit --help` imports this module
+    from toolkit.rubrics.calibrate import DEFAULT_CALIBRATE_RUBRIC
+
+    if games:
         from toolkit.rubrics.discussion_judge import engagement_calibrate_rubric
 
-        rubric = engagement_calibrate_rubric()
-    min_alpha = parse_gate(words, rubric) if words is not None else None
+        return engagement_calibrate_rubric()
+    return DEFAULT_CALIBRATE_RUBRIC
+
+
+def _check_arguments(args: argparse.Namespace, games: list[str] | None) -> None:
+    """One input (SCORES_FILE, --discussion or --persona), a finite --threshold, a --top
+    of 0 or more."""
     if args.scores is not None and games:
         raise InputError(None, "give SCORES_FILE or --discussion GAMES, not both",
                          field="SCORES_FILE", value=args.scores)  # fmt: skip
@@ -142,6 +164,10 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(None, "must be a finite number", field="--threshold", value=args.threshold)
     if args.top < 0:
         raise InputError(None, "must be 0 or more", field="--top", value=args.top)
+
+
+def _rubric_asked(args: argparse.Namespace, rubric: CalibrateRubric) -> CalibrateRubric:
+    """``rubric`` with --threshold and --level (then versioned ``+cli``)."""
     changes: dict[str, object] = {}
     if args.threshold is not None:
         changes["threshold"] = args.threshold
@@ -149,6 +175,14 @@ def run(args: argparse.Namespace) -> int:
         changes["level"] = args.level
     if changes:  # a threshold changed on the command line is not rubric 1.0.0
         rubric = rubric.model_copy(update=changes | {"version": f"{rubric.version}+cli"})
+    return rubric
+
+
+def _scores(
+    args: argparse.Namespace, rubric: CalibrateRubric, games: list[str] | None
+) -> tuple[pl.DataFrame, str, list[tuple[str, str]]]:
+    """(the calibration frame, its label, the sources named by the text) of SCORES_FILE,
+    of --discussion games judged or of a --persona session."""
     sources: list[tuple[str, str]]
     if games or args.persona is not None:
         frame = _discussion_scores(args) if games else _persona_frame(args)
@@ -158,11 +192,24 @@ def run(args: argparse.Namespace) -> int:
         sources = [("judge", str(args.judge)), ("games" if games else "chats", inputs)]
         sources.append(("ratings", str(args.ratings)))
     else:
+        # the scores' loader (polars, pydantic: 0.20 s of CPU): `toolkit --help` imports this
+        from toolkit.load.calibration import load_calibration_scores
+
         frame = load_calibration_scores(args.scores, (rubric.scale_min, rubric.scale_max))
         label = args.scores
         sources = [("scores", str(args.scores))]
-    result = calibrate(frame, judge=args.judge_id, rubric=rubric, seed=args.seed)
-    failures = gate_failures(result, min_alpha) if min_alpha is not None else []
+    return frame, label, sources
+
+
+def _print(
+    args: argparse.Namespace,
+    result: Calibration,
+    label: str,
+    min_alpha: float | None,
+    failures: list[str],
+    sources: list[tuple[str, str]],
+) -> None:
+    """Print the calibration as --format asks (JSON with the gate's decision)."""
     if args.format == "json":
         data = result.to_dict()
         data["disagreements"] = data["disagreements"][: args.top]
@@ -172,32 +219,44 @@ def run(args: argparse.Namespace) -> int:
             else {"min_alpha": min_alpha, "passed": not failures, "reasons": failures}
         )
         print(json.dumps(data, indent=2))
-    elif args.format == "markdown":
-        from toolkit.views.calibration import render_calibration_markdown
+        return
+    # the calibration's text views (textwrap and the shared helpers: 8 ms of CPU, against
+    # `toolkit --help`'s 60 ms): --help imports this module
+    from toolkit.views.calibration import (
+        render_calibration_markdown,
+        render_calibration_table,
+    )
 
+    if args.format == "markdown":
         print(render_calibration_markdown(result, label, args.top, min_alpha, failures))
     else:
-        from toolkit.views.calibration import render_calibration_table
-
         print(
             render_calibration_table(result, label, args.top, min_alpha, failures, sources=sources)
         )
-    if args.html:
-        from pathlib import Path
 
-        from toolkit.io.atomic import write_text_atomic
-        from toolkit.views.calibration_page import render_calibration_page
 
-        out = Path(args.html)
-        page = render_calibration_page(
-            result, label, top=args.top, min_alpha=min_alpha, failures=failures,
-            base=out.parent,
-        )  # fmt: skip
-        try:
-            write_text_atomic(out, page)
-        except OSError as exc:
-            raise InputError(args.html, f"cannot write the page ({exc.strerror})") from None
-    return _finish(args, result, label, min_alpha, failures)
+def _write_page(
+    args: argparse.Namespace,
+    result: Calibration,
+    label: str,
+    min_alpha: float | None,
+    failures: list[str],
+) -> None:
+    """``--html OUT.html``: the one offline page, written atomically."""
+    # the page (polars: 0.17 s of CPU) and atomic writes (tempfile, random: 3 ms of CPU):
+    # `toolkit --help` imports this module
+    from toolkit.io.atomic import write_text_atomic
+    from toolkit.views.calibration_page import render_calibration_page
+
+    out = Path(args.html)
+    page = render_calibration_page(
+        result, label, top=args.top, min_alpha=min_alpha, failures=failures,
+        base=out.parent,
+    )  # fmt: skip
+    try:
+        write_text_atomic(out, page)
+    except OSError as exc:
+        raise InputError(args.html, f"cannot write the page ({exc.strerror})") from None
 
 
 def _finish(
@@ -211,8 +270,8 @@ def _finish(
     ``--junit``, the Markdown appended to ``$GITHUB_STEP_SUMMARY`` (with the
     disagreements side by side), one stderr line per reason the gate failed; the exit
     code (1: the gate failed)."""
-    from toolkit.cli._gate import finish
-    from toolkit.gate import checks_of
+    # the statistics (numpy, polars, pydantic: 0.36 s of CPU) and the calibration's text
+    # views: `toolkit --help` imports this module
     from toolkit.rubrics.calibrate import gate_scorecard
     from toolkit.views.calibration import render_calibration_markdown
 
@@ -238,8 +297,6 @@ def _finish(
 def _add_discussion_arguments(p: argparse.ArgumentParser) -> None:
     """``--discussion GAMES --ratings FILE --judge SPEC [--metric engagement]``: the
     scores come from judging the games and from people's ratings of the same games."""
-    from toolkit.cli._judge import add_argument_once, add_judge_arguments
-
     group = p.add_argument_group("judged discussions (instead of SCORES_FILE)")
     add_argument_once(
         p,
@@ -282,7 +339,8 @@ def _discussion_scores(args: argparse.Namespace) -> Any:
     Raises:
         InputError: ``--ratings`` or ``--judge`` missing, or what the loaders refuse.
     """
-    from toolkit.cli._judge import judge_of
+    # the loaders and the judged rubric (polars, pydantic: 0.4 s of CPU): `toolkit --help`
+    # imports this module
     from toolkit.load.discussion import load_discussions
     from toolkit.load.ratings import open_rating_source
     from toolkit.rubrics.discussion_judge import (
@@ -315,8 +373,6 @@ def _add_persona_arguments(p: argparse.ArgumentParser) -> None:
     """``--persona CHATS --propositions DIR --ratings FILE --judge SPEC``: the scores come
     from the session's ratings and from the judge asked about the same persona items
     (``--judge`` and ``--ratings`` are shared with any other block that asks for them)."""
-    from toolkit.cli._judge import add_argument_once, add_judge_arguments
-
     group = p.add_argument_group("a rated persona session (instead of SCORES_FILE)")
     add_argument_once(
         p, group, "--persona", nargs="+", metavar="CHAT",
@@ -349,7 +405,8 @@ def _persona_frame(args: argparse.Namespace) -> pl.DataFrame:
     Raises:
         InputError: SCORES_FILE as well, a part missing, or what the loaders refuse.
     """
-    from toolkit.cli._judge import judge_of
+    # the loaders, the folder walk and the persona rubric (polars, pydantic: 0.36 s of CPU):
+    # `toolkit --help` imports this module
     from toolkit.fleet.families import chat_files
     from toolkit.load.item_ratings import load_item_ratings
     from toolkit.rubrics.persona_calibration import persona_calibration_frame

@@ -40,6 +40,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "input. --junit FILE and --format markdown serve CI (docs/ci.md)."
         ),
     )
+    _add_run_arguments(p)
+    _add_output_arguments(p)
+    _add_watch_arguments(p)
+    _add_rubric_and_cache_arguments(p)
+    add_scale_arguments(p)
+    add_gate_arguments(p, bare="strict", allow_na=True, what="run")
+    p.set_defaults(func=run)
+
+
+def _add_run_arguments(p: argparse.ArgumentParser) -> None:
+    """What is scored: RUN_DIR (or its slug under --root) or --all DIR, and --window."""
     p.add_argument(
         "run_dir",
         metavar="RUN_DIR",
@@ -65,6 +76,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         type=_positive,
         help="ticks to score (default: the rubric's, 50); --last N is token-world's spelling",
     )
+
+
+def _add_output_arguments(p: argparse.ArgumentParser) -> None:
+    """How it is shown: --format, --compat, --only and --sort (a fleet), --diff."""
     p.add_argument("--format", choices=("table", "json", "html", "markdown"), default="table")
     p.add_argument(
         "--compat",
@@ -89,6 +104,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="show RUN_DIR and RUN_B side by side: scorecards and graph changes; "
         "--diff A:B compares ticks A and B of RUN_DIR (token-world's diff)",
     )
+
+
+def _add_watch_arguments(p: argparse.ArgumentParser) -> None:
+    """--watch: the card reprinted as ticks arrive (--interval, --watch-for)."""
     p.add_argument(
         "--watch",
         action="store_true",
@@ -107,6 +126,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="S",
         help="with --watch: stop after S seconds (default: until Ctrl-C)",
     )
+
+
+def _add_rubric_and_cache_arguments(p: argparse.ArgumentParser) -> None:
+    """The rubric scored against (--rubric FILE) and the Parquet cache (--cache [DIR])."""
     p.add_argument(
         "--rubric", metavar="FILE", help="a rubric YAML merged over the default rubric version"
     )
@@ -119,9 +142,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="keep loaded runs as Parquet (beside each run, or in DIR: a folder or a URL "
         "such as s3://bucket/cache, reached with the same --storage-option) for fast reloads",
     )
-    add_scale_arguments(p)
-    add_gate_arguments(p, bare="strict", allow_na=True, what="run")
-    p.set_defaults(func=run)
 
 
 COMPAT = ("token-world",)

@@ -131,6 +131,8 @@ def listen(host: str, port: int | None) -> Any:
     Raises:
         InputError: the given port is taken, or no port of the default range is free.
     """
+    # the server package (starlette, jinja2, polars: 0.47 s of CPU): `toolkit --help`
+    # imports this module (tests/test_startup_imports.py)
     from toolkit.rating_server.run import bind_socket
 
     if port is not None:
@@ -146,6 +148,8 @@ def listen(host: str, port: int | None) -> Any:
 
 
 def _serve(app: Any, sock: Any) -> None:  # pragma: no cover - replaced in unit tests
+    # the server package (starlette, jinja2, polars: 0.47 s of CPU): `toolkit --help`
+    # imports this module
     from toolkit.rating_server.run import serve
 
     serve(app, sock)
@@ -154,6 +158,7 @@ def _serve(app: Any, sock: Any) -> None:  # pragma: no cover - replaced in unit 
 def _is_persona(args: argparse.Namespace) -> bool:
     """Whether the inputs are persona chats (``toolkit compare``'s family detection);
     games are one folder, file or database."""
+    # family detection (5 ms of CPU, against `toolkit --help`'s 60 ms): --help imports this
     from toolkit.fleet.families import detect_family
 
     families = [detect_family(d) for d in args.dir]
@@ -180,6 +185,8 @@ def _is_persona(args: argparse.Namespace) -> bool:
 
 def _persona_items(args: argparse.Namespace) -> list[Any]:
     """The items of the chats (read before the store is touched: bad input, exit 2)."""
+    # the persona rubric and the folder walk (polars, pydantic: 0.36 s of CPU): `toolkit
+    # --help` imports this module
     from toolkit.fleet.families import chat_files
     from toolkit.rubrics.persona_items import items_of_files
 
@@ -195,6 +202,8 @@ def _persona_server(
     args: argparse.Namespace, store: Any, raters: Any, items: list[Any]
 ) -> tuple[Any, bool, Any]:
     """(server, created, the item ids rebuilt from the chats) of a persona session."""
+    # the server, the store, the instrument (starlette, jinja2, polars, pydantic: 0.47 s of
+    # CPU): `toolkit --help` imports this module
     from toolkit.rating_server import RatingServer
     from toolkit.ratings.store import SessionItem
     from toolkit.rubrics.discussion_spec import DEFAULT_ENGAGEMENT_SCALE
@@ -213,22 +222,56 @@ def _persona_server(
 
 def run(args: argparse.Namespace) -> int:
     """Check the games (or chats) and the store, open the session, print the links, serve."""
-    from toolkit.rating_server import RatingServer, create_app
+    # the server and the raters' draw (starlette, jinja2, polars: 0.47 s of CPU; random:
+    # 2 ms) only once `rate` runs: `toolkit --help` imports this module
+    from toolkit.rating_server import create_app
     from toolkit.ratings.assign import parse_raters
+
+    persona = _is_persona(args)
+    games, items = _inputs(args, persona)  # bad input stops here, exit 2
+    raters = parse_raters(args.raters) if args.raters is not None else None
+    store = _open_store(args)
+    sock = listen(args.host, args.port)
+    try:
+        if games is None:
+            server, created, have = _persona_server(args, store, raters, items)
+        else:
+            server, created, have = _games_server(args, store, raters, games)
+        app = create_app(server)
+    except BaseException:
+        sock.close()
+        raise
+    port = sock.getsockname()[1]
+    shown_host = f"[{args.host}]" if ":" in args.host else args.host
+    base = args.public_url or f"http://{shown_host}:{port}"
+    _say_session(args, store.path, server, created, have, "item" if persona else "game")
+    _print_links(server.session, base)
+    err = sys.stderr
+    print(f"toolkit rate: serving on {shown_host}:{port} (Ctrl-C stops)", file=err)
+    err.flush()
+    _serve(app, sock)
+    return 0
+
+
+def _inputs(args: argparse.Namespace, persona: bool) -> tuple[Any, list[Any]]:
+    """(the games, None for chats; the chats' items, empty for games), read before the
+    store is touched: bad input stops here, exit 2."""
+    if persona:
+        return None, _persona_items(args)
+    # the discussion loader (polars, pydantic: 0.29 s of CPU): `toolkit --help` imports this
+    from toolkit.load.discussion import load_discussion
+
+    return load_discussion(Path(args.dir[0])), []
+
+
+def _open_store(args: argparse.Namespace) -> Any:
+    """The ratings store (``--store``, default beside the games), with ``--restore``'s
+    backup put back into it first."""
+    # the ratings store (polars, sqlite3: 0.17 s of CPU): `toolkit --help` imports this module
     from toolkit.ratings.store import RatingStore, default_store_path
     from toolkit.rubrics.discussion_spec import DEFAULT_ENGAGEMENT_SCALE
 
-    persona = _is_persona(args)
     transcripts = Path(args.dir[0])
-    games = None
-    items: list[Any] = []
-    if persona:
-        items = _persona_items(args)  # bad input stops here, exit 2
-    else:
-        from toolkit.load.discussion import load_discussion
-
-        games = load_discussion(transcripts)  # bad input stops here, exit 2
-    raters = parse_raters(args.raters) if args.raters is not None else None
     # refuses a foreign or damaged file before writing; one connection per server thread
     store = RatingStore(
         args.store or default_store_path(transcripts),
@@ -239,29 +282,36 @@ def run(args: argparse.Namespace) -> int:
         added = store.restore(args.restore)  # all or nothing; a bad backup stops here
         said = ", ".join(f"{n} {part}" for part, n in added.items())
         print(f"toolkit rate: restored {args.restore} ({said} rows added)", file=sys.stderr)
-    sock = listen(args.host, args.port)
-    try:
-        if games is None:
-            server, created, have = _persona_server(args, store, raters, items)
-        else:
-            have = games.game_ids
-            session, created = store.open_session(have, raters, args.overlap, args.seed)
-            server = RatingServer.build(store, session, games, DEFAULT_ENGAGEMENT_SCALE)
-        session = server.session
-        app = create_app(server)
-    except BaseException:
-        sock.close()
-        raise
-    port = sock.getsockname()[1]
-    shown_host = f"[{args.host}]" if ":" in args.host else args.host
-    base = args.public_url or f"http://{shown_host}:{port}"
+    return store
+
+
+def _games_server(
+    args: argparse.Namespace, store: Any, raters: Any, games: Any
+) -> tuple[Any, bool, Any]:
+    """(server, created, the game ids read) of a session over games."""
+    # the server and the instrument (starlette, jinja2, polars, pydantic: 0.47 s of CPU):
+    # `toolkit --help` imports this module
+    from toolkit.rating_server import RatingServer
+    from toolkit.rubrics.discussion_spec import DEFAULT_ENGAGEMENT_SCALE
+
+    have = games.game_ids
+    session, created = store.open_session(have, raters, args.overlap, args.seed)
+    return RatingServer.build(store, session, games, DEFAULT_ENGAGEMENT_SCALE), created, have
+
+
+def _say_session(
+    args: argparse.Namespace, path: Any, server: Any, created: bool, have: Any, unit: str
+) -> None:
+    """On stderr: the session created or resumed, its size, the games (or items) of the
+    session missing from DIR or changed since, those of DIR not in it, a plain-HTTP
+    warning."""
+    session = server.session
     missing = sorted(set(session.game_ids) - set(have))
     extra = sorted(set(have) - set(session.game_ids))
-    unit = "item" if persona else "game"
     where = " ".join(args.dir)
     err = sys.stderr
     verb = "created" if created else "resumed"
-    print(f"toolkit rate: {verb} the session in {store.path}", file=err)
+    print(f"toolkit rate: {verb} the session in {path}", file=err)
     print(
         f"toolkit rate: {len(session.game_ids)} {unit}(s), {len(session.raters)} rater(s), "
         f"{session.overlap} per {unit}, seed {session.seed}",
@@ -270,17 +320,7 @@ def run(args: argparse.Namespace) -> int:
     for gid in missing:
         print(f"toolkit rate: warning: {unit} {gid} of the session is not in {where}", file=err)
     if server.changed:
-        from toolkit.views.text import wrap_item
-
-        shown = ", ".join(server.changed[:CHANGED_SHOWN])
-        more = len(server.changed) - CHANGED_SHOWN
-        said = (
-            f"{len(server.changed)} item(s) changed since the session began (the text the "
-            f"judge reads is not the text rated), not served: {shown}"
-            + (f" and {more} more (the organiser's page lists them)" if more > 0 else "")
-        )
-        for line in wrap_item(said, 80, bullet="toolkit rate: warning: ", indent=2):
-            print(line, file=err)
+        _say_changed(server.changed)
     if extra:
         print(
             f"toolkit rate: note: {len(extra)} {unit}(s) in {where} are not in this session "
@@ -293,6 +333,27 @@ def run(args: argparse.Namespace) -> int:
             "reverse proxy and give --public-url (docs/ratings.md)",
             file=err,
         )
+
+
+def _say_changed(changed: tuple[str, ...]) -> None:
+    """The persona items changed since the session began (not served), on stderr: the
+    first :data:`CHANGED_SHOWN` named, the rest counted."""
+    # the text view (polars: 0.17 s of CPU): `toolkit --help` imports this module
+    from toolkit.views.text import wrap_item
+
+    shown = ", ".join(changed[:CHANGED_SHOWN])
+    more = len(changed) - CHANGED_SHOWN
+    said = (
+        f"{len(changed)} item(s) changed since the session began (the text the "
+        f"judge reads is not the text rated), not served: {shown}"
+        + (f" and {more} more (the organiser's page lists them)" if more > 0 else "")
+    )
+    for line in wrap_item(said, 80, bullet="toolkit rate: warning: ", indent=2):
+        print(line, file=sys.stderr)
+
+
+def _print_links(session: Any, base: str) -> None:
+    """On stdout: each rater's private link and the organiser's."""
     out = sys.stdout
     print("Private links (send each rater only their own):", file=out)
     width = max(len(r) for r in session.raters)
@@ -300,7 +361,3 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {rater:<{width}}  {base}/r/{token}", file=out)
     print(f"Organiser: {base}/o/{session.organiser_token}", file=out)
     out.flush()
-    print(f"toolkit rate: serving on {shown_host}:{port} (Ctrl-C stops)", file=err)
-    err.flush()
-    _serve(app, sock)
-    return 0

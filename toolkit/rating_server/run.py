@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import socket
 
+import uvicorn
 from starlette.applications import Starlette
 
 from toolkit.errors import InputError
@@ -59,8 +60,6 @@ def bind_socket(host: str, port: int) -> socket.socket:
 def serve(app: Starlette, sock: socket.socket) -> None:
     """Serve ``app`` on ``sock`` with uvicorn (one process) until interrupted (Ctrl-C or
     SIGTERM: a clean stop, no traceback)."""
-    import uvicorn
-
     config = uvicorn.Config(
         app,
         access_log=False,  # addresses hold private tokens: never logged

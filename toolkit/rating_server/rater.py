@@ -1,0 +1,241 @@
+"""The rater's pages, at their private token: the first game (or persona item) not yet
+submitted, game N of their queue with their draft, the end of the queue; saving the form
+as a draft or submitting it as a rating (through the group commit)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+
+from toolkit.judge import MISSING_DATA_RULE, SCALE_BANDS
+from toolkit.rating_server.form import _form
+from toolkit.rating_server.group_commit import GroupCommit
+from toolkit.rating_server.pages import _page, _Refused, _server
+from toolkit.rating_server.server import RatingServer
+from toolkit.ratings.store import Draft, Save
+
+__all__ = ["rater_done", "rater_game", "rater_home", "save_draft", "submit"]
+
+
+def _rater(request: Request) -> tuple[RatingServer, str, str]:
+    """(server, rater, token) of a rater's address; 404 for any other token."""
+    server = _server(request)
+    token = str(request.path_params["token"])
+    rater = server.session.rater_of(token)
+    if rater is None:
+        raise _Refused(404, "no such page")
+    return server, rater, token
+
+
+def _position(request: Request, queue: tuple[str, ...]) -> int:
+    n = int(request.path_params["n"])
+    if not 1 <= n <= len(queue):
+        raise _Refused(404, "no such game in your queue")
+    return n
+
+
+def _submitted(server: RatingServer, rater: str) -> dict[str, dict[str, Any]]:
+    if server.persona:
+        items = server.store.item_latest(rater)
+        return {str(r["item_id"]): r for r in items.iter_rows(named=True)}
+    latest = server.store.latest(rater)
+    return {str(r["transcript_id"]): r for r in latest.iter_rows(named=True)}
+
+
+def _next_unsubmitted(
+    queue: tuple[str, ...], done: Mapping[str, Any] | set[str], after: int
+) -> int | None:
+    """The 1-based position of the first game not submitted after ``after`` (wrapping)."""
+    n = len(queue)
+    for step in range(1, n + 1):
+        i = (after - 1 + step) % n
+        if queue[i] not in done:
+            return i + 1
+    return None
+
+
+def rater_home(request: Request) -> Response:
+    """Send the rater to their first game not yet submitted, or to "all done"."""
+    server, rater, token = _rater(request)
+    queue = server.session.queues.get(rater, ())
+    n = _next_unsubmitted(queue, _submitted(server, rater), 0) if queue else None
+    target = f"/r/{token}/{n}" if n is not None else f"/r/{token}/done"
+    return RedirectResponse(target, status_code=303)
+
+
+def rater_game(request: Request) -> Response:
+    """Game N of the rater's queue, with their draft (or submitted rating) on the form."""
+    server, rater, token = _rater(request)
+    queue = server.session.queues.get(rater, ())
+    n = _position(request, queue)
+    if server.persona:
+        return _item_page(request, server, rater, token, queue, n)
+    gid = queue[n - 1]
+    done = _submitted(server, rater)
+    draft: Draft | None = server.store.draft(rater, gid)
+    rating = done.get(gid)
+    if draft is None and rating is not None:
+        draft = Draft(
+            score=int(rating["score"]),
+            answers=json.loads(rating["answers"]),
+            notes=str(rating["notes"]),
+            updated_at=rating["created_at"].isoformat(),
+        )
+    state = {
+        "score": draft.score if draft else None,
+        "answers": draft.answers if draft else {},
+        "notes": draft.notes if draft else "",
+    }
+    submitted_score = int(rating["score"]) if rating is not None else None
+    changed = (
+        rating is not None
+        and draft is not None
+        and (
+            draft.score != rating["score"]
+            or draft.answers != json.loads(rating["answers"])
+            or draft.notes != rating["notes"]
+        )
+    )
+    context = {
+        "rater": rater,
+        "n": n,
+        "total": len(queue),
+        "submitted_count": sum(1 for g in queue if g in done),
+        "base": f"/r/{token}",
+        "csrf": server.csrf(token),
+        "scale": server.scale,
+        "state": state,
+        "state_json": json.dumps(state),
+        "submitted_score": submitted_score,
+        "changed": changed,
+        "transcript": server.transcripts.get(gid),
+        # the game's id and roles only once this rater has submitted a rating of it
+        "game_id": gid if rating is not None else None,
+        "roles": server.roles.get(gid) if rating is not None else None,
+    }
+    return _page(request, "rater.html", context)
+
+
+def _item_page(
+    request: Request,
+    server: RatingServer,
+    rater: str,
+    token: str,
+    queue: tuple[str, ...],
+    n: int,
+) -> Response:
+    """Item N of a persona session: the judged text, the claim, the 0-9 scale."""
+    item_id = queue[n - 1]
+    done = _submitted(server, rater)
+    draft = server.store.item_draft(rater, item_id)
+    rating = done.get(item_id)
+    if draft is None and rating is not None:
+        draft = Draft(int(rating["score"]), {}, str(rating["notes"]), "")
+    state: dict[str, Any] = {
+        "score": draft.score if draft else None,
+        "answers": {},
+        "notes": draft.notes if draft else "",
+    }
+    submitted_score = int(rating["score"]) if rating is not None else None
+    changed = (
+        rating is not None
+        and draft is not None
+        and (draft.score != rating["score"] or draft.notes != rating["notes"])
+    )
+    page = server.items.get(item_id)
+    context = {
+        "rater": rater,
+        "n": n,
+        "total": len(queue),
+        "submitted_count": sum(1 for i in queue if i in done),
+        "base": f"/r/{token}",
+        "csrf": server.csrf(token),
+        "bands": SCALE_BANDS,
+        "missing_rule": MISSING_DATA_RULE,
+        "state": state,
+        "state_json": json.dumps(state),
+        "submitted_score": submitted_score,
+        "changed": changed,
+        "item": page,
+        "item_changed": item_id in server.changed,
+        "text_html": page.html if page is not None else None,
+    }
+    return _page(request, "rate_item.html", context)
+
+
+def rater_done(request: Request) -> Response:
+    """The end of the queue: every game submitted (or the ones still to do)."""
+    server, rater, token = _rater(request)
+    queue = server.session.queues.get(rater, ())
+    done = _submitted(server, rater)
+    context = {
+        "rater": rater,
+        "base": f"/r/{token}",
+        "total": len(queue),
+        "games": [(i + 1, gid in done) for i, gid in enumerate(queue)],
+        "all_done": all(g in done for g in queue),
+        "todo": sum(1 for g in queue if g not in done),
+        "unit": "item" if server.persona else "game",
+    }
+    return _page(request, "done.html", context)
+
+
+async def save_draft(request: Request) -> Response:
+    """Save the form as the rater's draft of game N (committed before the answer)."""
+    server, rater, token = _rater(request)
+    queue = server.session.queues.get(rater, ())
+    n = _position(request, queue)
+    form = await _form(request, server, token)
+    commits: GroupCommit = request.app.state.commits
+    saved_at = await commits.save(
+        Save(
+            rater, queue[n - 1], form["score"], form["answers"], form["notes"],
+            text_sha256=_item_hash(server, queue[n - 1]),
+        )
+    )  # fmt: skip
+    return JSONResponse({"saved": True, "saved_at": saved_at})
+
+
+def _item_hash(server: RatingServer, item_id: str) -> str | None:
+    """A persona item's text hash (None for a game); refused when it is not served."""
+    if not server.persona:
+        return None
+    page = server.items.get(item_id)
+    if page is None:
+        why = "changed since the session began" if item_id in server.changed else "missing"
+        raise _Refused(409, f"this item's text is {why}: it cannot be rated; tell your organiser")
+    return page.text_sha256
+
+
+async def submit(request: Request) -> Response:
+    """Save the form as the rater's rating of game N (and its draft); answer where next."""
+    server, rater, token = _rater(request)
+    queue = server.session.queues.get(rater, ())
+    n = _position(request, queue)
+    form = await _form(request, server, token)
+    if form["score"] is None:
+        low, high = (0, 9) if server.persona else (1, 5)
+        raise _Refused(422, f"choose a score from {low} to {high} before submitting")
+    digest = _item_hash(server, queue[n - 1])
+    commits: GroupCommit = request.app.state.commits
+    event_id = await commits.save(
+        Save(
+            rater, queue[n - 1], form["score"], form["answers"], form["notes"],
+            submit=True, instrument=None if server.persona else server.scale.version,
+            text_sha256=digest,
+        )
+    )  # fmt: skip
+    rated = server.store.item_rated_ids if server.persona else server.store.rated_ids
+    done = await _in_thread(rated, rater)
+    after = _next_unsubmitted(queue, done, n)
+    target = f"/r/{token}/{after}" if after is not None else f"/r/{token}/done"
+    return JSONResponse({"submitted": True, "rating": event_id, "next": target})
+
+
+async def _in_thread(func: Callable[..., Any], *args: Any) -> Any:
+    return await run_in_threadpool(func, *args)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from toolkit._version import __version__
 from toolkit.reports._registry import ROOT, get_template
 from toolkit.views.notebook import report_mode
 
@@ -61,8 +62,6 @@ def report_header(
             kernel, the inputs as typed on the command line are shown instead).
         now: the time of rendering (default: now, UTC).
     """
-    from toolkit._version import __version__
-
     spec = get_template(template)
     when = (now or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
     typed = os.environ.get(INPUTS_ENV) if report_mode() else None

@@ -26,7 +26,11 @@ def notebooks_dir() -> Path:
 
 
 def _rubric_version(name: str) -> str:
-    """The version of the packaged rubric ``name`` (the one each template scores with)."""
+    """The version of the packaged rubric ``name`` (the one each template scores with).
+
+    Each rubric is imported only when its version is asked for: a report needs one rubric,
+    and importing all seven costs about a second of CPU (polars, pydantic, the rubrics'
+    specs) before ``toolkit report`` could refuse a typo."""
     if name == "simulation":
         from toolkit.rubrics.simulation import DEFAULT_RUBRIC
 

@@ -9,16 +9,21 @@ it into a page that needs nothing from the network.
 from __future__ import annotations
 
 import ast
+import html
 import os
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+from toolkit._version import __version__
 from toolkit.errors import InputError, ToolkitError
+from toolkit.io import edge
 from toolkit.io.atomic import check_target, write_text_atomic
+from toolkit.io.yamlkeys import YamlProblem, YamlRefused, parse_yaml
 from toolkit.reports._family import INPUTS_ENV
 from toolkit.reports._registry import ReportTemplate, get_template
 from toolkit.views.notebook import RENDERER_ENV, SPEC_CLASS
@@ -81,8 +86,6 @@ def parse_param(text: str) -> tuple[str, Any]:
     Raises:
         InputError: no ``=`` or an empty key; a value nested too deeply or an alias bomb.
     """
-    from toolkit.io.yamlkeys import YamlProblem, YamlRefused, parse_yaml
-
     key, sep, raw = text.partition("=")
     key = key.strip()
     if not sep or not key.isidentifier():
@@ -110,14 +113,12 @@ def _parameters_source(path: Path) -> str:
     itself imports jsonschema, which costs seconds before a typo could be refused); an
     older notebook goes through ``nbformat.read``, which converts it.
     """
-    from toolkit.io import edge
-
     data = edge.parse_json(edge.read_bytes(path), path)
     if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
         raise InputError(path, "not a Jupyter notebook (no list of cells)")
     cells: list[Any] = data["cells"]
     if data.get("nbformat") != 4:
-        import nbformat
+        import nbformat  # jsonschema through nbformat: seconds, only for an old notebook
 
         read: Callable[..., NotebookNode] = nbformat.read  # untyped
         try:
@@ -231,11 +232,7 @@ def _header_cell(prepared: Prepared) -> NotebookNode:
     leaves an HTML block alone, so neither a tag nor a backtick, a link or a blank line in
     an input becomes live HTML or Markdown.
     """
-    import html
-
-    import nbformat
-
-    from toolkit._version import __version__
+    import nbformat  # jsonschema through nbformat: seconds of CPU, only when a report is made
 
     def text(value: str) -> str:
         return html.escape(" ".join(value.split()), quote=True)
@@ -263,6 +260,8 @@ def execute(prepared: Prepared, timeout: int = 600) -> NotebookNode:
         ReportError: a cell failed; the message is that cell's one-line error (an
             ``InputError`` from a loader comes through as it is).
     """
+    # the notebook machinery (nbclient, papermill, jupyter_client: seconds of CPU) only
+    # when a notebook runs: `toolkit report --help` and a refused input stay quick
     from jupyter_client.kernelspec import NoSuchKernel
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
@@ -338,9 +337,7 @@ def _vega_bundle() -> str:
     (written atomically; an unwritable cache only costs the rebuild). The key is read from
     the packages' metadata, so a cached bundle costs no import of Altair (about 0.4 s).
     """
-    from importlib.metadata import PackageNotFoundError, version
-
-    import vl_convert
+    import vl_convert  # a compiled Vega engine (about 0.3 s), only when a page is exported
 
     try:
         altair_version = version("altair")
@@ -352,7 +349,7 @@ def _vega_bundle() -> str:
         return cached.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         pass
-    from altair.utils._importers import vl_version_for_vl_convert
+    from altair.utils._importers import vl_version_for_vl_convert  # altair: 0.4 s, cold only
 
     vl_version = vl_version_for_vl_convert()
     bundle: Callable[..., str] = vl_convert.javascript_bundle
@@ -372,10 +369,9 @@ def export_html(nb: NotebookNode, *, title: str, show_code: bool = False) -> str
     the page has a chart; nothing is loaded from the network (no require.js, MathJax,
     mermaid or widget manager from a CDN).
     """
+    # the exporter and the Vega engine (nbconvert, vl_convert: seconds), only on export
     import vl_convert
     from nbconvert import HTMLExporter
-
-    from toolkit._version import __version__
 
     charts = _static_widgets(nb)
     nb.metadata["title"] = title

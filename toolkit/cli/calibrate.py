@@ -213,8 +213,8 @@ def _finish(
     code (1: the gate failed)."""
     from toolkit.cli._gate import finish
     from toolkit.gate import checks_of
-    from toolkit.rubrics.calibrate import gate_scorecard
     from toolkit.views.calibration import render_calibration_markdown
+    from toolkit.views.calibration_gate import gate_scorecard
 
     reference = result.rubric.min_alpha if min_alpha is None else min_alpha
     card = gate_scorecard(result, reference, f"{result.judge} on {label}")

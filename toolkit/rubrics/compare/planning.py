@@ -7,7 +7,6 @@ import math
 
 import numpy as np
 import polars as pl
-from scipy import stats
 
 from toolkit.errors import InputError
 from toolkit.frames import COMPARE_PLAN_SCHEMA
@@ -15,10 +14,15 @@ from toolkit.rubrics.compare.arms import check_scores
 from toolkit.rubrics.compare.noise import noise_floor, within_sds
 from toolkit.rubrics.compare.rubric import TESTS
 
+# scipy is imported in paired_t_power: about 1 s of imports that a refused input
+# (`toolkit compare --plan` with a missing folder) never pays
+
 
 def paired_t_power(dz: float, n: int, alpha: float = 0.05) -> float:
     """The power of a two-sided paired t-test at standardised effect ``dz`` over ``n``
     pairs (noncentral t, :data:`scipy.stats.nct`)."""
+    from scipy import stats
+
     df = n - 1
     crit = float(stats.t.ppf(1 - alpha / 2, df))
     nc = dz * math.sqrt(n)

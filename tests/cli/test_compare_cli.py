@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import polars as pl
 import pytest
 from conftest import SAMPLE_RUNS
 
+import toolkit
 from toolkit.cli import main
 from toolkit.fleet.compare import compare
 from toolkit.fleet.families import detect_family
@@ -243,3 +247,42 @@ def test_the_result_shows_itself_in_a_few_lines(sample_json: dict[str, object]) 
     assert "better: 2" in lines[1] and "worse: 1" in lines[1]
     assert all(len(line) <= 100 for line in lines)
     assert "CompareResult" in result._repr_html_()
+
+
+#: Runs the CLI in a fresh process; writes its exit code and whether scipy was imported.
+REFUSAL = """
+import json, sys
+from toolkit.cli import main
+try:
+    code = main(sys.argv[2:])
+except SystemExit as exc:
+    code = exc.code
+with open(sys.argv[1], "w", encoding="utf-8") as out:
+    json.dump({"code": code, "scipy": "scipy" in sys.modules}, out)
+"""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [str(A), str(B), "--gate", "nonsense"],
+        [str(A / "no-such-folder"), str(B)],
+        ["--plan", str(A / "no-such-folder"), "--mde", "0.1"],
+    ],
+    ids=["bad-gate", "missing-folder", "plan-missing-folder"],
+)
+def test_a_refused_input_is_refused_before_scipy_is_imported(
+    args: list[str], tmp_path: Path
+) -> None:
+    here = str(Path(toolkit.__file__).resolve().parents[1])
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")])),
+    }
+    report = tmp_path / "report.json"
+    subprocess.run(
+        [sys.executable, "-c", REFUSAL, str(report), "compare", *args],
+        env=env, capture_output=True, timeout=600, check=False,
+    )  # fmt: skip
+    done = json.loads(report.read_text(encoding="utf-8"))
+    assert done == {"code": 2, "scipy": False}  # about 1 s of imports a refusal never pays

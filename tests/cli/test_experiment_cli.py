@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import SAMPLE_RUNS
 
+import toolkit
 from toolkit.cli import main
 
 GATE = SAMPLE_RUNS / "experiments" / "harbour_council_gate.json"
@@ -151,6 +153,35 @@ def test_console_script_prints_no_traceback(tmp_path: Path) -> None:
     )
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr and f"{bad}:1: not valid JSON" in proc.stderr
+
+
+#: Runs the CLI in a fresh process; writes its exit code and whether scipy was imported.
+REFUSAL = """
+import json, sys
+from toolkit.cli import main
+try:
+    code = main(sys.argv[2:])
+except SystemExit as exc:
+    code = exc.code
+with open(sys.argv[1], "w", encoding="utf-8") as out:
+    json.dump({"code": code, "scipy": "scipy" in sys.modules}, out)
+"""
+
+
+def test_a_missing_file_is_refused_before_scipy_is_imported(tmp_path: Path) -> None:
+    here = str(Path(toolkit.__file__).resolve().parents[1])
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")])),
+    }
+    report = tmp_path / "report.json"
+    missing = str(tmp_path / "no-such-results.json")
+    subprocess.run(
+        [sys.executable, "-c", REFUSAL, str(report), "experiment", missing],
+        env=env, capture_output=True, timeout=600, check=False,
+    )  # fmt: skip
+    done = json.loads(report.read_text(encoding="utf-8"))
+    assert done == {"code": 2, "scipy": False}  # about 1 s of imports a refusal never pays
 
 
 def test_table1_reproduces_from_the_command_line(

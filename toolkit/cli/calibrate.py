@@ -270,10 +270,10 @@ def _finish(
     ``--junit``, the Markdown appended to ``$GITHUB_STEP_SUMMARY`` (with the
     disagreements side by side), one stderr line per reason the gate failed; the exit
     code (1: the gate failed)."""
-    # the statistics (numpy, polars, pydantic: 0.36 s of CPU) and the calibration's text
-    # views: `toolkit --help` imports this module
-    from toolkit.rubrics.calibrate import gate_scorecard
+    # the calibration's views (polars, pydantic: 0.36 s of CPU): `toolkit --help` imports
+    # this module
     from toolkit.views.calibration import render_calibration_markdown
+    from toolkit.views.calibration_gate import gate_scorecard
 
     reference = result.rubric.min_alpha if min_alpha is None else min_alpha
     card = gate_scorecard(result, reference, f"{result.judge} on {label}")

@@ -24,12 +24,13 @@ from __future__ import annotations
 import csv
 import io
 import math
+import warnings
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from toolkit.errors import InputError
+from toolkit.errors import InputError, InputWarning
 from toolkit.frames import CALIBRATION_TEXT_SCHEMA
 from toolkit.io import edge
 from toolkit.load._common import parse_json_text
@@ -202,10 +203,6 @@ def load_calibration_scores(
     frame = pl.DataFrame(rows, schema=schema)
     kept = frame.unique(["item", "rater"], keep="last", maintain_order=True)
     if kept.height < frame.height:  # lenient, as the ratings files are, but said
-        import warnings
-
-        from toolkit.errors import InputWarning
-
         repeated = frame.height - kept.height
         warnings.warn(
             InputWarning(

@@ -31,7 +31,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import numpy as np
 import polars as pl
@@ -40,11 +40,8 @@ from pydantic import Field
 from toolkit._show import Shows, Summary, plural
 from toolkit.errors import InputError
 from toolkit.frames import CALIBRATION_SCORES_SCHEMA, CALIBRATION_TEXT_SCHEMA
-from toolkit.ratings.agreement import score_text
+from toolkit.ratings.agreement import krippendorff_alpha, score_text
 from toolkit.rubrics._spec import RubricSpec, load_spec
-
-if TYPE_CHECKING:
-    from toolkit.scorecard import Scorecard
 
 CALIBRATE_VERSION = "1.0.0"
 #: The columns every scores frame has; any other column is a group (agent, dimension...)
@@ -141,8 +138,6 @@ def weighted_kappa(a: Sequence[float], b: Sequence[float]) -> float | None:
 
 
 def _alpha(long: pl.DataFrame, raters: Sequence[str], level: str) -> float | None:
-    from toolkit.ratings.agreement import krippendorff_alpha
-
     part = long.filter(pl.col("rater").is_in(list(raters)))
     return krippendorff_alpha(
         part.select(pl.col("item").alias("transcript_id"), "rater", "score"),
@@ -358,6 +353,50 @@ def calibrate(
             be shown as someone else's), or two different evidence, source, anchor or
             text hash values for one item.
     """
+    long, humans = _long_scores(scores, judge)
+    groups = groups_of(scores)
+    judged = long.filter(pl.col("rater") == judge).select(
+        "item", pl.col("score").alias("judge"), "reasoning"
+    )
+    paired = _paired_items(long, judged, judge, groups)
+    band, band_low, band_high = _band(long, humans, judge, rubric.level)
+    kappa, kappa_mean = _kappa(long, humans, judged)
+    diffs = paired.with_columns((pl.col("judge") - pl.col("human_mean")).alias("diff"))
+    j = paired["judge"].to_numpy()
+    m = paired["human_mean"].to_numpy()
+    return Calibration(
+        judge=judge,
+        humans=humans,
+        items=paired.height,
+        unpaired=len(set(long["item"].to_list())) - paired.height,
+        alpha_humans=_alpha(long, humans, rubric.level),
+        alpha_with_judge=_alpha(long, (*humans, judge), rubric.level),
+        band=band,
+        band_low=band_low,
+        band_high=band_high,
+        spearman=_spearman(j, m),
+        kappa=kappa,
+        kappa_mean=kappa_mean,
+        bias=_bias(diffs, groups, rubric, seed),
+        confusion=_confusion(j, m, rubric.threshold),
+        disagreements=(
+            diffs.with_columns(pl.col("diff").abs().alias("_abs"))
+            .sort(["_abs", "item"], descending=[True, False])
+            .select("item", *groups, *DISAGREEMENT_COLUMNS[1:])
+        ),
+        rubric=rubric,
+        seed=seed,
+    )
+
+
+def _long_scores(scores: pl.DataFrame, judge: str) -> tuple[pl.DataFrame, tuple[str, ...]]:
+    """The scores cast (item and rater as text, score as Float64), one row per item and
+    rater (the last), with the text columns checked (:func:`_texts`); and the humans.
+
+    Raises:
+        InputError: a missing column, a judge id that is no rater, fewer than two
+            humans, or a text column on the wrong row or item.
+    """
     missing = [c for c in BASE_COLUMNS if c not in scores.columns]
     if missing:
         raise InputError(
@@ -366,7 +405,6 @@ def calibrate(
             field="columns",
             value=",".join(scores.columns),
         )
-    groups = groups_of(scores)
     long = scores.with_columns(
         pl.col("item").cast(pl.String),
         pl.col("rater").cast(pl.String),
@@ -388,12 +426,19 @@ def calibrate(
             field="rater",
             value=",".join(humans),
         )
-    level = rubric.level
-    long = _texts(long, judge)
+    return _texts(long, judge), humans
 
-    judged = long.filter(pl.col("rater") == judge).select(
-        "item", pl.col("score").alias("judge"), "reasoning"
-    )
+
+def _paired_items(
+    long: pl.DataFrame, judged: pl.DataFrame, judge: str, groups: Sequence[str]
+) -> pl.DataFrame:
+    """Per item scored by the judge and a human: the human mean, every human's score as
+    text, the groups, the notes and ratings, the judge's score and reasoning, and the
+    item's texts; in item order.
+
+    Raises:
+        InputError: no item was scored by both the judge and a human.
+    """
     human_rows = long.filter(pl.col("rater") != judge).sort("item", "rater")
     per_item = human_rows.group_by("item", maintain_order=True).agg(
         pl.col("score").mean().alias("human_mean"),
@@ -413,7 +458,6 @@ def calibrate(
         .join(about, on="item", how="left")
         .sort("item")
     )
-    all_items = set(long["item"].to_list())
     if paired.height == 0:
         raise InputError(
             None,
@@ -421,10 +465,15 @@ def calibrate(
             field="--judge-id",
             value=judge,
         )
+    return paired
 
-    # alphas: humans, judge added, and the leave-one-out band
-    alpha_humans = _alpha(long, humans, level)
-    alpha_with_judge = _alpha(long, (*humans, judge), level)
+
+def _band(
+    long: pl.DataFrame, humans: Sequence[str], judge: str, level: str
+) -> tuple[pl.DataFrame, float | None, float | None]:
+    """The leave-one-out band: per human left out, alpha of the others and alpha of the
+    others with the judge, and whether that stays at or above the band's minimum; and
+    the band's minimum and maximum (None when undefined)."""
     band_rows: list[dict[str, Any]] = []
     for left in humans:
         others = [h for h in humans if h != left]
@@ -454,15 +503,26 @@ def calibrate(
             "inside": pl.Boolean(),
         },
     )
+    return band, band_low, band_high
 
-    # rank correlation and weighted kappa
-    j = paired["judge"].to_numpy()
-    m = paired["human_mean"].to_numpy()
-    spearman: float | None = None
-    if paired.height >= 3 and np.unique(j).size > 1 and np.unique(m).size > 1:
-        from scipy.stats import spearmanr
 
-        spearman = float(spearmanr(j, m).statistic)
+def _spearman(judge: np.ndarray, human_mean: np.ndarray) -> float | None:
+    """Spearman's rho of the judge against the human mean per item (None with fewer
+    than three items or when either side does not vary)."""
+    if judge.size < 3 or np.unique(judge).size <= 1 or np.unique(human_mean).size <= 1:
+        return None
+    # scipy: imported here, as `toolkit calibrate` refuses a bad input without it
+    # (about 1 s of imports; tests/test_startup_imports.py)
+    from scipy.stats import spearmanr
+
+    rho = float(spearmanr(judge, human_mean).statistic)
+    return None if math.isnan(rho) else rho
+
+
+def _kappa(
+    long: pl.DataFrame, humans: Sequence[str], judged: pl.DataFrame
+) -> tuple[pl.DataFrame, float | None]:
+    """Quadratic weighted kappa of the judge against each human, and their mean."""
     kappa_rows: list[dict[str, Any]] = []
     for human in humans:
         both = (
@@ -481,33 +541,26 @@ def calibrate(
         kappa_rows, schema={"human": pl.String(), "items": pl.Int64(), "kappa": pl.Float64()}
     )
     defined = kappa["kappa"].drop_nulls()
-    kappa_mean = float(defined.mean()) if defined.len() else None  # type: ignore[arg-type]
+    return kappa, float(defined.mean()) if defined.len() else None  # type: ignore[arg-type]
 
-    # bias, overall and per group value
-    diffs = paired.with_columns((pl.col("judge") - pl.col("human_mean")).alias("diff"))
-    bias_rows: list[dict[str, Any]] = []
 
-    def bias_row(group: str, value: str, d: np.ndarray, salt: int) -> dict[str, Any]:
-        low, high = _bias_interval(d, rubric, seed + salt)
-        return {
-            "group": group,
-            "value": value,
-            "items": int(d.size),
-            "bias": float(d.mean()),
-            "low": low,
-            "high": high,
-        }
-
-    bias_rows.append(bias_row("all", "all", diffs["diff"].to_numpy(), 0))
+def _bias(
+    diffs: pl.DataFrame, groups: Sequence[str], rubric: CalibrateRubric, seed: int
+) -> pl.DataFrame:
+    """The bias (mean judge - human mean) with its bootstrap interval, overall and per
+    value of each group (each its own stream of the seed)."""
+    bias_rows = [_bias_row("all", "all", diffs["diff"].to_numpy(), rubric, seed)]
     salt = 1
     for g in groups:
         for value, part in sorted(
             diffs.filter(pl.col(g).is_not_null()).partition_by(g, as_dict=True).items(),
             key=lambda kv: str(kv[0][0]),
         ):
-            bias_rows.append(bias_row(g, str(value[0]), part["diff"].to_numpy(), salt))
+            bias_rows.append(
+                _bias_row(g, str(value[0]), part["diff"].to_numpy(), rubric, seed + salt)
+            )
             salt += 1
-    bias = pl.DataFrame(
+    return pl.DataFrame(
         bias_rows,
         schema={
             "group": pl.String(),
@@ -519,43 +572,33 @@ def calibrate(
         },
     )
 
-    # the confusion table at the threshold
-    t = rubric.threshold
-    jp = j >= t
-    hp = m >= t
-    confusion: dict[str, float] = {
-        "threshold": t,
+
+def _bias_row(
+    group: str, value: str, d: np.ndarray, rubric: CalibrateRubric, seed: int
+) -> dict[str, Any]:
+    low, high = _bias_interval(d, rubric, seed)
+    return {
+        "group": group,
+        "value": value,
+        "items": int(d.size),
+        "bias": float(d.mean()),
+        "low": low,
+        "high": high,
+    }
+
+
+def _confusion(judge: np.ndarray, human_mean: np.ndarray, threshold: float) -> dict[str, float]:
+    """The confusion table at ``threshold``: judge pass/fail against human-mean pass/fail."""
+    jp = judge >= threshold
+    hp = human_mean >= threshold
+    return {
+        "threshold": threshold,
         "both_pass": int((jp & hp).sum()),
         "judge_only": int((jp & ~hp).sum()),
         "humans_only": int((~jp & hp).sum()),
         "both_fail": int((~jp & ~hp).sum()),
         "agreement": float((jp == hp).mean()),
     }
-
-    ranked = (
-        diffs.with_columns(pl.col("diff").abs().alias("_abs"))
-        .sort(["_abs", "item"], descending=[True, False])
-        .select("item", *groups, *DISAGREEMENT_COLUMNS[1:])
-    )
-    return Calibration(
-        judge=judge,
-        humans=humans,
-        items=paired.height,
-        unpaired=len(all_items) - paired.height,
-        alpha_humans=alpha_humans,
-        alpha_with_judge=alpha_with_judge,
-        band=band,
-        band_low=band_low,
-        band_high=band_high,
-        spearman=None if spearman is None or math.isnan(spearman) else spearman,
-        kappa=kappa,
-        kappa_mean=kappa_mean,
-        bias=bias,
-        confusion=confusion,
-        disagreements=ranked,
-        rubric=rubric,
-        seed=seed,
-    )
 
 
 # ---------------------------------------------------------------------------
@@ -661,40 +704,3 @@ def gate_failures(result: Calibration, min_alpha: float) -> list[str]:
     falls below the humans' leave-one-out band; an undefined alpha fails too.
     """
     return [c.reason for c in gate_checks(result, min_alpha) if not c.passed]
-
-
-def gate_scorecard(result: Calibration, min_alpha: float, subject: str) -> Scorecard:
-    """The gate's findings as a :class:`~toolkit.scorecard.Scorecard` (one dimension per
-    :class:`GateCheck`, OK or FAIL; verdict PASS or FAIL), so that ``--junit``, the
-    GitHub step summary and the stderr lines are written as for every scoring command.
-
-    Args:
-        result: the calibration.
-        min_alpha: the gate's alpha (the rubric's when no gate was asked for).
-        subject: what was calibrated, e.g. ``judge 'judge' on scores.csv``.
-    """
-    from toolkit.scorecard import FAIL, OK, Dimension
-    from toolkit.scorecard import Scorecard as Card
-
-    checks = gate_checks(result, min_alpha)
-    dims = [
-        Dimension(c.key, c.name, c.value, OK if c.passed else FAIL, c.detail,
-                  f">= {min_alpha:g}" + ("" if c.key == "alpha_humans" else ", inside the band"),
-                  f"< {min_alpha:g}" + ("" if c.key == "alpha_humans" else " or below the band"))
-        for c in checks
-    ]  # fmt: skip
-    failed = [c.name for c in checks if not c.passed]
-    return Card(
-        rubric=result.rubric.rubric,
-        rubric_version=result.rubric.version,
-        subject=subject,
-        title=f"calibrate {subject}",
-        verdict="FAIL" if failed else "PASS",
-        verdict_reason=(
-            f"below min-alpha {min_alpha:g} or the band: {', '.join(failed)}"
-            if failed
-            else f"the judge sits inside the human band (min-alpha {min_alpha:g})"
-        ),
-        dimensions=Card.dimensions_frame(subject, dims),
-        meta={"judge": result.judge, "humans": list(result.humans), "min_alpha": min_alpha},
-    )

@@ -17,7 +17,7 @@ item the chats do not hold: never joined to a judge score about another text.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -129,6 +129,43 @@ def persona_calibration_frame(
     """
     by_id = {item.item_id: item for item in items}
     rows = ratings.to_dicts()
+    _check_ratings(rows, by_id, judge_id, ratings_name)
+    rated = [by_id[i] for i in dict.fromkeys(str(r["item"]) for r in rows)]
+    answers, _usage = _judged(
+        judge, rated, double_check=double_check, concurrency=concurrency, max_cost=max_cost,
+        prices=prices, progress=progress,
+    )  # fmt: skip
+    out = [_human_row(r, by_id[str(r["item"])]) for r in rows]
+    unanswered: list[tuple[str, str]] = []
+    for item, answer in zip(rated, answers, strict=True):
+        if answer["source"] != "judge":
+            unanswered.append((item.item_id, str(answer["absent_reason"])))
+            continue
+        out.append(_judge_row(item, answer, judge_id))
+    if unanswered:
+        first, why = unanswered[0]
+        warnings.warn(
+            InputWarning(
+                f"{judge.name}: no judge score for {len(unanswered)} item(s) (first: {first}: "
+                f"{why})"
+            ),
+            stacklevel=2,
+        )
+    return pl.DataFrame(out, schema=CALIBRATION_FRAME_SCHEMA).sort("item", "rater")
+
+
+def _check_ratings(
+    rows: Sequence[Mapping[str, Any]],
+    by_id: Mapping[str, PersonaItem],
+    judge_id: str,
+    ratings_name: str | None,
+) -> None:
+    """Refuse a rating of an item the chats do not hold, of a text other than the one
+    the judge reads now, or by a rater named like the judge.
+
+    Raises:
+        InputError: naming the first such item or the rater.
+    """
     unknown = sorted({str(r["item"]) for r in rows} - set(by_id))
     if unknown:
         raise InputError(
@@ -154,57 +191,39 @@ def persona_calibration_frame(
             ratings_name, "a human rater has the judge's id: give another --judge-id",
             field="rater", value=judge_id,
         )  # fmt: skip
-    rated = [by_id[i] for i in dict.fromkeys(str(r["item"]) for r in rows)]
-    answers, _usage = _judged(
-        judge, rated, double_check=double_check, concurrency=concurrency, max_cost=max_cost,
-        prices=prices, progress=progress,
-    )  # fmt: skip
-    out: list[dict[str, object]] = []
 
-    def about(item: PersonaItem) -> dict[str, object]:
-        return {
-            "agent": item.agent,
-            "dimension": item.dimension,
-            "evidence": evidence_excerpt(item),
-            "source": item.source,
-            "anchor": item.anchor,
-            "text_sha256": item.text_sha256,
-        }
 
-    for r in rows:
-        item = by_id[str(r["item"])]
-        out.append(
-            {
-                "item": item.item_id,
-                "rater": str(r["rater"]),
-                "score": float(r["score"]),
-                "notes": str(r["notes"] or ""),
-                "reasoning": None,
-                **about(item),
-            }
-        )
-    unanswered: list[tuple[str, str]] = []
-    for item, answer in zip(rated, answers, strict=True):
-        if answer["source"] != "judge":
-            unanswered.append((item.item_id, str(answer["absent_reason"])))
-            continue
-        out.append(
-            {
-                "item": item.item_id,
-                "rater": judge_id,
-                "score": float(answer["raw"]),
-                "notes": None,
-                "reasoning": str(answer["reasoning"]),
-                **about(item),
-            }
-        )
-    if unanswered:
-        first, why = unanswered[0]
-        warnings.warn(
-            InputWarning(
-                f"{judge.name}: no judge score for {len(unanswered)} item(s) (first: {first}: "
-                f"{why})"
-            ),
-            stacklevel=2,
-        )
-    return pl.DataFrame(out, schema=CALIBRATION_FRAME_SCHEMA).sort("item", "rater")
+def _about(item: PersonaItem) -> dict[str, object]:
+    """The columns every row of ``item`` shares: its groups and its texts."""
+    return {
+        "agent": item.agent,
+        "dimension": item.dimension,
+        "evidence": evidence_excerpt(item),
+        "source": item.source,
+        "anchor": item.anchor,
+        "text_sha256": item.text_sha256,
+    }
+
+
+def _human_row(rating: Mapping[str, Any], item: PersonaItem) -> dict[str, object]:
+    """A human's rating of ``item`` as a row of the frame (its notes, no reasoning)."""
+    return {
+        "item": item.item_id,
+        "rater": str(rating["rater"]),
+        "score": float(rating["score"]),
+        "notes": str(rating["notes"] or ""),
+        "reasoning": None,
+        **_about(item),
+    }
+
+
+def _judge_row(item: PersonaItem, answer: Mapping[str, Any], judge_id: str) -> dict[str, object]:
+    """The judge's answer about ``item`` as a row of the frame (its reasoning, no notes)."""
+    return {
+        "item": item.item_id,
+        "rater": judge_id,
+        "score": float(answer["raw"]),
+        "notes": None,
+        "reasoning": str(answer["reasoning"]),
+        **_about(item),
+    }

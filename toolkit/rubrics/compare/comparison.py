@@ -1,0 +1,399 @@
+"""Frames in, one comparison out: :func:`compare_scores` pairs the arms, tests every
+dimension (:mod:`toolkit.rubrics.compare.stats`), corrects across dimensions and
+classifies each difference against the noise floor."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from toolkit.errors import InputError
+from toolkit.frames import (
+    COMPARE_DIMENSIONS_SCHEMA,
+    COMPARE_FLIPS_SCHEMA,
+    COMPARE_PASS_K_SCHEMA,
+)
+from toolkit.rubrics.compare.arms import Arms, pair_arms
+from toolkit.rubrics.compare.noise import (
+    noise_floor,
+    paired_floor,
+    unpaired_floor,
+    with_floors,
+    within_sds,
+)
+from toolkit.rubrics.compare.result import CompareResult
+from toolkit.rubrics.compare.rubric import (
+    CORRECTIONS,
+    DEFAULT_COMPARE_RUBRIC,
+    PAIR_KEYS,
+    TESTS,
+    CompareRubric,
+)
+from toolkit.rubrics.compare.stats import (
+    TestResult,
+    adjust,
+    bootstrap_interval,
+    fisher_p,
+    mcnemar_exact,
+    paired_test,
+    pass_hat_k,
+    two_sided_z,
+    unpaired_test,
+)
+
+Floats = np.ndarray[Any, np.dtype[np.float64]]
+
+
+def _classify(
+    p_adj: float | None, diff: float | None, floor: float | None, direction: int, alpha: float
+) -> str:
+    if p_adj is None or diff is None:
+        return "n/a"
+    if p_adj >= alpha:
+        return "no difference"
+    if floor is not None and abs(diff) < floor:
+        return "within noise"
+    if direction == 0 or diff == 0:
+        return "changed"
+    return "better" if direction * diff > 0 else "worse"
+
+
+def compare_scores(
+    a: pl.DataFrame,
+    b: pl.DataFrame,
+    *,
+    family: str | None = None,
+    pair_by: str | None = None,
+    test: str = "wilcoxon",
+    correction: str = "holm",
+    alpha: float | None = None,
+    level: float | None = None,
+    seed: int = 0,
+    resamples: int | None = None,
+    directions: Mapping[str, int] | None = None,
+    labels: tuple[str, str] = ("A", "B"),
+    notes: Sequence[str] = (),
+    rubric: CompareRubric = DEFAULT_COMPARE_RUBRIC,
+) -> CompareResult:
+    """Compare the scores of arm B with arm A, dimension by dimension.
+
+    Args:
+        a, b: :data:`toolkit.frames.COMPARE_SCORES_SCHEMA` frames (family, unit, run,
+            dimension, value, passed), plus any pairing-key columns.
+        family: the family (default: the frames' ``family`` column); decides the
+            directions (:data:`DIRECTIONS`).
+        pair_by: a column to pair units by instead of ``unit`` (e.g. ``"seed"``).
+        test: ``"wilcoxon"`` (signed-rank; Mann-Whitney unpaired) or ``"t"`` (paired
+            t; Welch unpaired).
+        correction: ``"holm"`` or ``"bh"`` across the dimensions' p-values.
+        alpha: the significance level after correction (default: the rubric's, 0.05).
+        level: the bootstrap interval's confidence level (and the noise floor's;
+            default: the rubric's, 0.95).
+        seed: seeds the bootstrap (each dimension its own stream of it).
+        resamples: bootstrap resamples (0: no interval, e.g. for a calibration loop;
+            default: the rubric's, 9999).
+        directions: dimension -> +1/-1/0, over the rubric's for the family.
+        labels: what A and B are called in the output.
+        notes: notes from the loading step, shown first.
+        rubric: the rubric data (:class:`CompareRubric`, version 1.0.0 by default).
+
+    Returns:
+        A :class:`CompareResult`.
+
+    Raises:
+        InputError: a bad option, a missing column, an empty arm or a pairing key
+            that is not there.
+    """
+    alpha, level, resamples = _settings(test, correction, alpha, level, seed, resamples, rubric)
+    arms = pair_arms(a, b, family, pair_by)
+    z = two_sided_z(level)
+    noise = noise_floor(arms.a, z)
+    design = _Design(
+        arms, test, level, seed, resamples, z, arms.binary(), within_sds(noise),
+        arms.runs_per_unit(), rubric, directions,
+    )  # fmt: skip
+    dims = arms.dimensions(design.binary)
+    tested = [_dimension(design, index, dim) for index, dim in enumerate(dims)]
+    return CompareResult(
+        family=arms.family,
+        mode=arms.mode,
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        level=level,
+        seed=seed,
+        resamples=resamples,
+        pairs=len(arms.shared),
+        only_a=arms.only_a,
+        only_b=arms.only_b,
+        dimensions=_corrected([t.row for t in tested], correction, alpha),
+        flips=pl.DataFrame([r for t in tested for r in t.flips], schema=COMPARE_FLIPS_SCHEMA),
+        pass_k=pl.DataFrame([r for t in tested for r in t.pass_k], schema=COMPARE_PASS_K_SCHEMA),
+        noise=with_floors(noise, {t.row["dimension"]: t.floor for t in tested}),
+        runs_a=arms.a["run"].n_unique(),
+        runs_b=arms.b["run"].n_unique(),
+        labels=labels,
+        pair_by=pair_by or ", else ".join(PAIR_KEYS.get(arms.family, ("unit",))),
+        notes=(*notes, *arms.notes()),
+        version=rubric.version,
+    )
+
+
+def _settings(
+    test: str,
+    correction: str,
+    alpha: float | None,
+    level: float | None,
+    seed: int,
+    resamples: int | None,
+    rubric: CompareRubric,
+) -> tuple[float, float, int]:
+    """The options checked, and alpha, level and resamples (the rubric's when not given).
+
+    Raises:
+        InputError: a test or correction that does not exist, or a number out of range.
+    """
+    if test not in TESTS:
+        raise InputError(None, f"must be one of {', '.join(TESTS)}", field="--test", value=test)
+    if correction not in CORRECTIONS:
+        raise InputError(
+            None, f"must be one of {', '.join(CORRECTIONS)}", field="--correction",
+            value=correction,
+        )  # fmt: skip
+    alpha = rubric.alpha if alpha is None else alpha
+    level = rubric.level if level is None else level
+    resamples = rubric.resamples if resamples is None else resamples
+    for name, value, ok in (
+        ("--alpha", alpha, 0 < alpha < 1),
+        ("--level", level, 0 < level < 1),
+        ("--seed", seed, seed >= 0),
+        ("--resamples", resamples, resamples >= 0),
+    ):
+        if not ok:
+            raise InputError(None, "out of range", field=name, value=value)
+    return alpha, level, resamples
+
+
+@dataclass(frozen=True)
+class _Design:
+    """What every dimension of one comparison is tested with."""
+
+    arms: Arms
+    test: str
+    level: float
+    seed: int
+    resamples: int
+    z: float
+    binary: set[str]
+    within: dict[str, float]  # dimension -> A's pooled within-unit SD
+    runs: dict[str, dict[str, int]]  # arm -> unit -> runs
+    rubric: CompareRubric
+    directions: Mapping[str, int] | None
+
+
+@dataclass(frozen=True)
+class _Numbers:
+    """One dimension's two samples (unit means or rates), its test and interval."""
+
+    xa: Floats
+    xb: Floats
+    n: int
+    result: TestResult
+    low: float | None
+    high: float | None
+    floor: float | None = None
+    flips: tuple[dict[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class _Tested:
+    """One dimension before the correction: its row, noise floor, flips and pass^k."""
+
+    row: dict[str, Any]
+    floor: float | None
+    flips: tuple[dict[str, Any], ...]
+    pass_k: list[dict[str, Any]]
+
+
+def _dimension(design: _Design, index: int, dim: str) -> _Tested:
+    """Test dimension ``dim`` (the ``index``-th: its own bootstrap stream of the seed)."""
+    rng = np.random.default_rng([design.seed, index])
+    kind = "pass/fail" if dim in design.binary else "numeric"
+    col = "rate" if kind == "pass/fail" else "value"
+    da, db = _arm_rows(design.arms, dim, kind)
+    pass_k = _pass_k_rows(dim, da, db) if kind == "pass/fail" else []
+    direction = design.rubric.direction_of(design.arms.family, dim, design.directions)
+    if design.arms.mode == "paired":
+        numbers = _paired(design, dim, kind, col, da, db, rng)
+    else:
+        numbers = _unpaired(design, dim, kind, col, da, db, rng)
+    row = {"dimension": dim, "kind": kind, "direction": direction}
+    row |= _numbers_row(numbers, design.arms.mode)
+    return _Tested(row, numbers.floor, numbers.flips, pass_k)
+
+
+def _arm_rows(arms: Arms, dim: str, kind: str) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Both arms' unit means of ``dim``: the judged units with their pass ``rate`` for a
+    pass/fail dimension, else the units with a value."""
+    da = arms.means_a.filter(pl.col("dimension") == dim)
+    db = arms.means_b.filter(pl.col("dimension") == dim)
+    if kind == "pass/fail":
+        rate = (pl.col("passes") / pl.col("judged")).alias("rate")
+        return (
+            da.filter(pl.col("judged") > 0).with_columns(rate),
+            db.filter(pl.col("judged") > 0).with_columns(rate),
+        )
+    return da.drop_nulls("value"), db.drop_nulls("value")
+
+
+def _pass_k_rows(dim: str, da: pl.DataFrame, db: pl.DataFrame) -> list[dict[str, Any]]:
+    """pass^k of each arm for k = 1 .. its most runs of a unit (none without repeats)."""
+    arm_counts = {
+        arm: list(zip(frame["judged"].to_list(), frame["passes"].to_list(), strict=True))
+        for arm, frame in (("A", da), ("B", db))
+    }
+    rows: list[dict[str, Any]] = []
+    if not any(n >= 2 for counts in arm_counts.values() for n, _ in counts):
+        return rows
+    for arm, counts in arm_counts.items():
+        top = max((n for n, _ in counts), default=0)
+        for k in range(1, top + 1):
+            rows.append(
+                {
+                    "dimension": dim, "arm": arm, "k": k,
+                    "units": sum(1 for n, _ in counts if n >= k),
+                    "pass_k": pass_hat_k(counts, k),
+                }
+            )  # fmt: skip
+    return rows
+
+
+def _paired(
+    design: _Design,
+    dim: str,
+    kind: str,
+    col: str,
+    da: pl.DataFrame,
+    db: pl.DataFrame,
+    rng: np.random.Generator,
+) -> _Numbers:
+    """The paired units' test (McNemar or :func:`paired_test`), bootstrap interval of
+    the mean difference, and noise floor."""
+    joined = da.join(db, on="unit", suffix="_b").sort("unit")
+    xa = joined[col].to_numpy().astype(float)
+    xb = joined[f"{col}_b"].to_numpy().astype(float)
+    flips: tuple[dict[str, Any], ...] = ()
+    if kind == "pass/fail":
+        flip, result = _flip_test(dim, xa, xb, design.rubric.majority)
+        flips = (flip,)
+    else:
+        result = paired_test(xa, xb, design.test)
+    low, high = bootstrap_interval([xb - xa], rng, design.level, design.resamples)
+    sd_w = design.within.get(dim)
+    floor = None
+    if sd_w is not None and xa.size:
+        units = joined["unit"].to_list()
+        ra = [design.runs["A"].get(u, 1) for u in units]
+        rb = [design.runs["B"].get(u, 1) for u in units]
+        floor = paired_floor(sd_w, design.z, ra, rb)
+    return _Numbers(xa, xb, xa.size, result, low, high, floor, flips)
+
+
+def _flip_test(
+    dim: str, xa: Floats, xb: Floats, majority: float
+) -> tuple[dict[str, Any], TestResult]:
+    """The flip table of the paired units (a unit passes above ``majority``) and
+    McNemar's exact test of it; the effect is the net share of units that flipped to
+    pass."""
+    n = xa.size
+    pa, pb = xa > majority, xb > majority
+    table = {
+        "both_pass": int(np.sum(pa & pb)),
+        "pass_to_fail": int(np.sum(pa & ~pb)),
+        "fail_to_pass": int(np.sum(~pa & pb)),
+        "both_fail": int(np.sum(~pa & ~pb)),
+    }
+    p = mcnemar_exact(table["pass_to_fail"], table["fail_to_pass"]) if n else None
+    net = (table["fail_to_pass"] - table["pass_to_fail"]) / n if n else None
+    result = TestResult(
+        "mcnemar", float(table["fail_to_pass"]) if n else None, p, net, None,
+        "" if n else "no pair judged",
+    )  # fmt: skip
+    return {"dimension": dim, **table, "p": p}, result
+
+
+def _unpaired(
+    design: _Design,
+    dim: str,
+    kind: str,
+    col: str,
+    da: pl.DataFrame,
+    db: pl.DataFrame,
+    rng: np.random.Generator,
+) -> _Numbers:
+    """Every unit's test (Fisher or :func:`unpaired_test`), bootstrap interval of
+    mean(B) - mean(A), and noise floor."""
+    xa = da[col].to_numpy().astype(float)
+    xb = db[col].to_numpy().astype(float)
+    if kind == "pass/fail":
+        result = _fisher_test(xa, xb, design.rubric.majority)
+    else:
+        result = unpaired_test(xa, xb, design.test)
+    low, high = bootstrap_interval([xa, xb], rng, design.level, design.resamples)
+    sd_w = design.within.get(dim)
+    floor = None
+    if sd_w is not None and xa.size and xb.size:
+        ra = [design.runs["A"].get(u, 1) for u in da["unit"].to_list()]
+        rb = [design.runs["B"].get(u, 1) for u in db["unit"].to_list()]
+        floor = unpaired_floor(sd_w, design.z, ra, rb)
+    return _Numbers(xa, xb, xa.size + xb.size, result, low, high, floor)
+
+
+def _fisher_test(xa: Floats, xb: Floats, majority: float) -> TestResult:
+    """Fisher's exact test of the units passing (above ``majority``) in each arm; the
+    effect is the difference of the pass shares."""
+    na, nb = int(np.sum(xa > majority)), int(np.sum(xb > majority))
+    if xa.size and xb.size:
+        p: float | None = fisher_p([[nb, xb.size - nb], [na, xa.size - na]])
+    else:
+        p = None
+    net = nb / xb.size - na / xa.size if xa.size and xb.size else None
+    return TestResult("fisher", None, p, net, None)
+
+
+def _numbers_row(numbers: _Numbers, mode: str) -> dict[str, Any]:
+    """A dimension's row from its numbers: both means, the difference, the test."""
+    xa, xb, result = numbers.xa, numbers.xb, numbers.result
+    mean_a = float(np.mean(xa)) if xa.size else None
+    mean_b = float(np.mean(xb)) if xb.size else None
+    diff = mean_b - mean_a if mean_a is not None and mean_b is not None else None
+    if mode == "paired" and xa.size:
+        diff = float(np.mean(xb - xa))
+    note = result.note
+    if xa.size == 0 or xb.size == 0:
+        note = "no paired unit has this dimension" if mode == "paired" else "absent in an arm"
+    return {
+        "n": numbers.n, "mean_a": mean_a, "mean_b": mean_b, "diff": diff,
+        "ci_low": numbers.low, "ci_high": numbers.high, "test": result.name,
+        "statistic": result.statistic, "p": result.p, "effect": result.effect,
+        "rank_biserial": result.rank_biserial, "noise_floor": numbers.floor, "note": note,
+    }  # fmt: skip
+
+
+def _corrected(rows: list[dict[str, Any]], correction: str, alpha: float) -> pl.DataFrame:
+    """The rows with ``p_adj`` (``correction`` across the tested dimensions) and their
+    ``outcome`` (:func:`_classify`), as :data:`toolkit.frames.COMPARE_DIMENSIONS_SCHEMA`."""
+    tested = [i for i, r in enumerate(rows) if r["p"] is not None and not math.isnan(r["p"])]
+    adjusted = adjust([rows[i]["p"] for i in tested], correction)
+    for r in rows:
+        r["p_adj"] = None
+    for i, value in zip(tested, adjusted, strict=True):
+        rows[i]["p_adj"] = value
+    for r in rows:
+        r["outcome"] = _classify(r["p_adj"], r["diff"], r["noise_floor"], r["direction"], alpha)
+    return pl.DataFrame(rows, schema=COMPARE_DIMENSIONS_SCHEMA)

@@ -14,7 +14,7 @@ builds it; a local path is an OS path, a remote one its fsspec path ``bucket/key
 - naming: :attr:`~Source.root`, :attr:`~Source.name`, :meth:`~Source.url` (the text to
   show), :meth:`~Source.join`, :meth:`~Source.at` (a source rooted inside this one),
   :meth:`~Source.identity` (one string per place, for telling two names of one folder
-  apart), :attr:`~Source.disk` (the local folder, when there is one);
+  apart), :meth:`~Source.absolute`, :attr:`~Source.disk` (the local folder, when there is one);
 - listing: :meth:`~Source.kind`, :meth:`~Source.subfolders`, :meth:`~Source.glob`,
   :meth:`~Source.list_many` (what folders hold, with sizes and change marks for a
   cache), :meth:`~Source.is_link`;
@@ -202,10 +202,10 @@ class Folder:
         marks: ``{name: (size, mark)}`` for each file when marks were asked for; the
             mark changes when the file is rewritten (:func:`file_mark`,
             :func:`version_mark`).
-        skipped: ``(name, why)`` of each entry that is neither a folder nor a file that
-            can be read (a FIFO, a dangling or looping symlink, a link out of the
-            listed folder).
-        folders: the names of the subfolders.
+        skipped: ``(name, why)`` of each entry that cannot be read as a file (a FIFO,
+            a folder, a dangling or looping symlink, a link out of the listed folder);
+            object storage has none.
+        folders: the names of the subfolders (a local one is also in ``skipped``).
         problem: why the folder could not be listed (a missing folder lists as empty).
     """
 
@@ -257,10 +257,15 @@ class Source(ABC):
         """The source rooted at ``path``, a path of this one (same storage, same
         options)."""
 
+    @abstractmethod
     def identity(self, path: str | None = None) -> str:
-        """One string per place (a resolved local path; a remote path as it is), so two
+        """One string per place (a local path resolved; a remote path's URL), so two
         names of one folder are told to be one."""
-        return self.root if path is None else path
+
+    @abstractmethod
+    def absolute(self, path: str | None = None) -> str:
+        """The path as a name that does not depend on the working folder (a local path
+        made absolute, its links kept; a remote path's URL)."""
 
     # -- listing --------------------------------------------------------------
 
@@ -387,6 +392,9 @@ class LocalSource(Source):
     def identity(self, path: str | None = None) -> str:
         return str(Path(self.root if path is None else path).resolve())
 
+    def absolute(self, path: str | None = None) -> str:
+        return os.path.abspath(self.root if path is None else path)
+
     def kind(self, path: str | None = None) -> Kind:
         where = self.path if path is None else Path(path)
         if where.is_dir():
@@ -426,14 +434,15 @@ class LocalSource(Source):
         else:
             usable, folders, skipped = [], [], []
             for e in entries:
-                if e.is_file(follow_symlinks=False):
+                if (
+                    e.is_file(follow_symlinks=False)
+                    or (why := edge.entry_problem(e, within)) is None
+                ):
                     usable.append(e)
-                elif e.is_dir():
+                    continue
+                skipped.append((e.name, why))  # a folder too: it is not a file either
+                if e.is_dir():  # a link to a folder counts, as for Path.is_dir
                     folders.append(e.name)
-                elif (why := edge.entry_problem(e, within)) is None:
-                    usable.append(e)
-                else:
-                    skipped.append((e.name, why))
             files = [e.name for e in usable]
         noted: dict[str, tuple[int, int]] = {}
         if marks:
@@ -522,6 +531,12 @@ class RemoteSource(Source):
 
     def at(self, path: str) -> RemoteSource:
         return RemoteSource(self.protocol, path.rstrip("/"), self.storage_options)
+
+    def identity(self, path: str | None = None) -> str:
+        return self.url(path)
+
+    def absolute(self, path: str | None = None) -> str:
+        return self.url(path)
 
     def kind(self, path: str | None = None) -> Kind:
         return "unknown"

@@ -43,11 +43,11 @@ from pydantic import ValidationError
 
 from toolkit.errors import InputError
 from toolkit.frames import GROUNDED_SOURCE, TICK_STATUS, TICKS_SCHEMA
-from toolkit.load._common import load_json_bytes
+from toolkit.load._common import load_json_bytes, validation_problem
+from toolkit.load._run_files import TICK_ID_PATTERN, TickV1, TickV2
 
 CONTINUATION_TEXT = "[long_running_continuation]"
 CONTINUATION_MECHANIC = "continue_long_action"
-TICK_ID_PATTERN = r"^(?:tick_)?(\d+)$"
 _TICK_ID = re.compile(TICK_ID_PATTERN)
 _CHANGES = pl.List(pl.List(pl.String()))
 _STAGES = ("classifier", "observer")
@@ -151,9 +151,6 @@ def validate_tick(path: Path, data: Any) -> dict[str, Any]:
     Raises:
         InputError: naming the file, the field and the value that is wrong.
     """
-    from toolkit.load._common import validation_problem
-    from toolkit.load.universe import TickV1, TickV2
-
     if not isinstance(data, dict):
         raise InputError(path, "a tick summary must be a JSON object", field="(top level)")
     version = data.get("schema_version", 1)

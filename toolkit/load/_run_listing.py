@@ -152,28 +152,39 @@ class _Found:
 
     def entries(
         self, folder: Folder, pattern: re.Pattern[str], rel: str
-    ) -> list[tuple[re.Match[str], str]]:
-        """The entries of ``folder`` named by ``pattern`` that can be read, with their
-        paths; the others are skipped, with why (a folder that cannot be listed too)."""
+    ) -> list[tuple[int, re.Match[str], str]]:
+        """The entries of ``folder`` named by ``pattern`` that can be read: their number
+        (0 for a name without one), match and path; the others are skipped, with why (a
+        folder that cannot be listed too)."""
         if folder.problem is not None:
             edge.skipped_input(folder.path, folder.problem)
             self.skipped.append((folder.path, folder.problem))
             self.key.append((folder.path, -1, 0))
         bad = dict(folder.skipped)
-        out: list[tuple[re.Match[str], str]] = []
-        for name in [*folder.files, *bad]:
+        out: list[tuple[int, re.Match[str], str]] = []
+        prefix = self.source.join(folder.path, "")  # joined once: a warm load lists every file
+        group = pattern.groups  # the group holding the file's number (0: none)
+        marks = folder.marks if self.stat else None
+        if not bad:  # the common case, in comprehensions: a warm load lists every file
+            named = [(m, name) for name in folder.files if (m := pattern.match(name))]
+            numbers = [int(m.group(group)) for m, _ in named] if group else [0] * len(named)
+            if max(numbers, default=0) <= MAX_NUMBER:
+                if marks is not None:
+                    self.key.extend([(rel + name, *marks[name]) for _, name in named])
+                return [(n, m, prefix + name) for n, (m, name) in zip(numbers, named, strict=True)]
+        for name in [*folder.files, *bad] if bad else folder.files:
             if (m := pattern.match(name)) is None:
                 continue
-            path = self.source.join(folder.path, name)
-            numbered = m.lastindex is not None and int(m.group(m.lastindex)) > MAX_NUMBER
-            problem = "its number is beyond 64 bits" if numbered else bad.get(name)
-            if problem is None:
-                out.append((m, path))
-                if self.stat:  # a warm load marks every tick file
-                    self.key.append((rel + name, *folder.marks[name]))
+            number = int(m.group(group)) if group else 0
+            beyond = number > MAX_NUMBER
+            if not beyond and name not in bad:
+                out.append((number, m, prefix + name))
+                if marks is not None:
+                    self.key.append((rel + name, *marks[name]))
                 continue
-            edge.skipped_input(path, problem)
-            self.skipped.append((path, f"skipped: {problem}"))
+            problem = "its number is beyond 64 bits" if beyond else bad[name]
+            edge.skipped_input(prefix + name, problem)
+            self.skipped.append((prefix + name, f"skipped: {problem}"))
             self.key.append((rel + name, -1, 0))  # a cached load is rebuilt when it changes
         return out
 
@@ -184,15 +195,15 @@ def _listing(source: Source, root: str, found: dict[str, Folder], stat: bool) ->
     folder = found["tick_summaries/ticks"]
     plain = None if stat else _plain_tick_paths(source, folder)
     if plain is None:
-        numbered = [(int(m.group(1)), p) for m, p in seen.entries(folder, _TICK_FILE, "ticks/")]
+        numbered = [(n, p) for n, _, p in seen.entries(folder, _TICK_FILE, "ticks/")]
         ticks: Sequence[str] = tuple(p for _, p in sorted(numbered))
     else:
         ticks = plain
     compressed = [
-        (m.group(1), int(m.group(2)), Path(p))
-        for m, p in seen.entries(found["tick_summaries"], _COMPRESSED_FILE, "")
+        (m.group(1), n, Path(p))
+        for n, m, p in seen.entries(found["tick_summaries"], _COMPRESSED_FILE, "")
     ]
-    extras = [Path(p) for _, p in seen.entries(found[""], _EXTRAS, "")]
+    extras = [Path(p) for _, _, p in seen.entries(found[""], _EXTRAS, "")]
     return Listing(
         root=Path(root),
         ticks=ticks,

@@ -21,6 +21,7 @@ from typing import overload
 from toolkit._show import plural
 from toolkit.io import edge
 from toolkit.io.source import Folder, Source, open_source
+from toolkit.load._ticks import collector_paused
 
 __all__ = ["MAX_NUMBER", "Listing", "TickPaths", "list_run", "list_runs"]
 
@@ -229,13 +230,15 @@ def list_runs(
         InputError: a folder in object storage cannot be listed.
     """
     out: list[Listing] = []
-    for root, found in zip(roots, source.list_many(roots, _SUBS, marks=stat), strict=True):
-        if found[""].empty and found[""].problem is None:
-            continue
-        listing = _listing(source, root, found, stat)
-        if only_runs and not listing.summaries:
-            continue
-        out.append(listing)
+    with collector_paused():  # a listing makes many tuples, none in a cycle
+        listed = source.list_many(roots, _SUBS, marks=stat)
+        for root, found in zip(roots, listed, strict=True):
+            if found[""].empty and found[""].problem is None:
+                continue
+            listing = _listing(source, root, found, stat)
+            if only_runs and not listing.summaries:
+                continue
+            out.append(listing)
     return out
 
 

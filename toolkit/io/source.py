@@ -1,18 +1,37 @@
-"""Where runs live: a local folder (the zero-setup default) or an fsspec URL.
+"""Where bytes live: one :class:`Source` for a local folder and for an fsspec URL.
 
-``s3://bucket/sweep``, ``gs://…``, ``az://…`` name folders in object storage; the
-back-ends are optional extras (``pip install 'toolkit[s3]'``, ``[gcs]``, ``[azure]``).
-``file://`` URLs and plain paths are the local disk and take the loaders' local path,
-untouched. Everything about URLs lives here: resolving a source, listing folders, and
-fetching many small objects concurrently on fsspec's event loop (never one blocking
-GET at a time, never a key expanded as a glob), returned as bytes keyed by name, which
-the format modules then parse exactly as they parse bytes read from the disk.
+A *source* is a folder of named byte strings: a folder on the local disk
+(:class:`LocalSource`, the zero-setup default) or a folder in object storage
+(:class:`RemoteSource`: ``s3://bucket/sweep``, ``gs://…``, ``az://…``; the back-ends are
+optional extras, ``pip install 'toolkit[s3]'``, ``[gcs]``, ``[azure]``). ``file://`` URLs
+and plain paths are the local disk. :func:`open_source` is the only place that reads a
+scheme; everything else receives a :class:`Source` and asks it to list, fetch, write
+and name, never where it lives. The interface is in :mod:`toolkit.io.source_base`, the
+two implementations in :mod:`toolkit.io.source_local` and :mod:`toolkit.io.source_remote`;
+this module opens them and re-exports them.
 
-Inside the toolkit a remote file is named by its fsspec path, ``bucket/key`` (a URL
-without its scheme), so the same path arithmetic serves both; :meth:`RemoteSource.url`
-gives the URL back. Credentials come from each cloud's usual chain (environment
-variables, profiles, instance roles); ``storage_options`` are passed to fsspec as they
-are (for example ``endpoint_url`` for an S3-compatible server).
+The interface (every path is a string in the source's own syntax, as :meth:`Source.join`
+builds it; a local path is an OS path, a remote one its fsspec path ``bucket/key``):
+
+- naming: :attr:`~Source.root`, :attr:`~Source.name`, :meth:`~Source.url` (the text to
+  show), :meth:`~Source.join`, :meth:`~Source.lookup` (a relative path a file wrote),
+  :meth:`~Source.at` (a source rooted inside this one),
+  :meth:`~Source.identity` (one string per place, for telling two names of one folder
+  apart), :meth:`~Source.absolute`, :attr:`~Source.disk` (the local folder, when there
+  is one), :meth:`~Source.same_store` (whether one source can list another's paths);
+- listing: :meth:`~Source.kind`, :meth:`~Source.subfolders`, :meth:`~Source.glob`,
+  :meth:`~Source.list_many` (what folders hold, with sizes and change marks for a
+  cache), :meth:`~Source.is_link`;
+- reading: :meth:`~Source.fetch` (many at once, each held to the reading edge's limits)
+  and :meth:`~Source.fetch_some` (a prefix within a byte budget: the bulk tick read);
+- writing: :meth:`~Source.put_many` (each file replaced atomically) and
+  :meth:`~Source.remove_many`.
+
+A remote source fetches many small objects concurrently on fsspec's event loop (never
+one blocking GET at a time, never a key expanded as a glob); the bytes are parsed
+exactly as bytes read from the disk. Credentials come from each cloud's usual chain
+(environment variables, profiles, instance roles); ``storage_options`` are passed to
+fsspec as they are (for example ``endpoint_url`` for an S3-compatible server).
 
 fsspec back-ends are imported only when a URL is used.
 """
@@ -22,15 +41,31 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from toolkit.errors import InputError
+from toolkit.io import edge
+from toolkit.io.source_base import Folder, Kind, Source, file_mark, version_mark
+from toolkit.io.source_local import LocalSource
+from toolkit.io.source_remote import CONCURRENT_GETS, RemoteSource
 
-#: How many object GETs :meth:`RemoteSource.cat_many` keeps in flight at once.
-CONCURRENT_GETS = 64
+__all__ = [
+    "CONCURRENT_GETS",
+    "EXTRAS",
+    "Folder",
+    "Kind",
+    "LocalSource",
+    "RemoteSource",
+    "Source",
+    "disk_path",
+    "file_mark",
+    "open_remote",
+    "open_source",
+    "parse_storage_options",
+    "version_mark",
+]
 
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://(.*)$")
 
@@ -46,7 +81,12 @@ EXTRAS: dict[str, tuple[str, str]] = {
 }
 
 
-def scheme_of(source: str | Path) -> str | None:
+# ---------------------------------------------------------------------------
+# Reading a scheme (here only)
+# ---------------------------------------------------------------------------
+
+
+def _scheme_of(source: str | Path) -> str | None:
     """The URL scheme of ``source`` (``"s3"``), or ``None`` for a plain path."""
     if isinstance(source, Path):
         return None
@@ -54,13 +94,13 @@ def scheme_of(source: str | Path) -> str | None:
     return m.group(1).lower() if m else None
 
 
-def is_remote(source: str | Path) -> bool:
+def _is_remote(source: str | Path) -> bool:
     """Whether ``source`` is a URL that is not on the local disk (not ``file://``)."""
-    scheme = scheme_of(source)
+    scheme = _scheme_of(source)
     return scheme is not None and scheme not in ("file", "local")
 
 
-def local_path(source: str | Path) -> Path:
+def _local_path(source: str | Path) -> Path:
     """A plain path, or the path of a ``file://`` URL."""
     if isinstance(source, Path):
         return source
@@ -69,6 +109,39 @@ def local_path(source: str | Path) -> Path:
         rest = m.group(2)
         return Path(rest if rest else "/")
     return Path(source)
+
+
+# The modules that still decide for themselves (toolkit.fleet, the CLI, reports) import
+# these names until they open a Source; nothing in toolkit.load or toolkit.io does.
+scheme_of = _scheme_of
+is_remote = _is_remote
+local_path = _local_path
+
+
+def disk_path(path_or_url: str | Path) -> Path | None:
+    """The local path a path or ``file://`` URL names; ``None`` for a URL of remote
+    storage (nothing is opened: for what only a folder on this machine allows, such as
+    git or writing sidecars, refused in one line before anything is read)."""
+    return None if _is_remote(path_or_url) else _local_path(path_or_url)
+
+
+def open_source(
+    path_or_url: str | Path | Source, storage_options: Mapping[str, Any] | None = None
+) -> Source:
+    """The :class:`Source` a path or URL names: a local folder for a plain path or a
+    ``file://`` URL, a :class:`RemoteSource` for any other URL (a Source is returned
+    as it is).
+
+    Nothing is read or contacted here.
+
+    Raises:
+        InputError: an unknown scheme, or its back-end's package is not installed.
+    """
+    if isinstance(path_or_url, Source):
+        return path_or_url
+    if _is_remote(path_or_url):
+        return open_remote(str(path_or_url), storage_options)
+    return LocalSource(_local_path(path_or_url))
 
 
 def parse_storage_options(items: Iterable[str]) -> dict[str, Any]:
@@ -91,8 +164,6 @@ def parse_storage_options(items: Iterable[str]) -> dict[str, Any]:
             )  # fmt: skip
         value: Any = text
         if text.lstrip()[:1] in ("[", "{"):  # nested: held to the reading edge's depth
-            from toolkit.io import edge
-
             try:
                 edge.check_json_text(text, None)
             except InputError as err:
@@ -110,226 +181,6 @@ def parse_storage_options(items: Iterable[str]) -> dict[str, Any]:
     return out
 
 
-def _first_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-@dataclass(frozen=True)
-class RemoteSource:
-    """A folder in object storage, reached through fsspec.
-
-    Attributes:
-        protocol: the URL scheme (``s3``).
-        root: the folder's fsspec path, ``bucket/prefix`` without a trailing slash.
-        storage_options: passed to ``fsspec.filesystem`` (credentials from the usual
-            chain when empty). Plain data, so a source pickles to Dask workers, which
-            open their own connection.
-    """
-
-    protocol: str
-    root: str
-    storage_options: Mapping[str, Any] = field(default_factory=dict, hash=False)
-
-    @property
-    def fs(self) -> Any:
-        """The fsspec filesystem (fsspec caches instances, so this is cheap), with the
-        network deadlines of :mod:`toolkit.io.network`.
-
-        Raises:
-            InputError: the back-end refuses the storage options.
-        """
-        from toolkit.io.network import filesystem
-
-        return filesystem(self.protocol, self.storage_options)
-
-    def url(self, path: str | None = None) -> str:
-        """``protocol://path`` of a path inside this source (the root by default)."""
-        return f"{self.protocol}://{self.root if path is None else path}"
-
-    def error(self, exc: BaseException, path: str | None = None, what: str = "read") -> InputError:
-        """A storage failure as a one-line :class:`InputError` naming the URL."""
-        where = self.url(path)
-        if isinstance(exc, FileNotFoundError):
-            return InputError(where, "no such bucket or folder (check the URL and the region)")
-        from toolkit.io.network import deadlines, is_timeout
-
-        if is_timeout(exc):
-            return InputError(
-                where, f"cannot {what}: no answer in time ({_first_line(exc)}; "
-                f"{deadlines().said()})",
-            )  # fmt: skip
-        if isinstance(exc, PermissionError):
-            return InputError(
-                where,
-                f"access denied ({_first_line(exc)}); check the credentials in the "
-                "environment or profile, or pass --storage-option",
-            )
-        return InputError(where, f"cannot {what} ({_first_line(exc)})")
-
-    def subfolders(self) -> list[str]:
-        """The folders directly inside the root (fsspec paths, sorted).
-
-        Raises:
-            InputError: the bucket or folder does not exist, or cannot be listed.
-        """
-        fs = self.fs
-        try:
-            fs.invalidate_cache(self.root)
-            entries = fs.ls(self.root, detail=True)
-        except Exception as exc:  # any back-end's failure becomes one line
-            raise self.error(exc, what="list the folder") from exc
-        return sorted(
-            e["name"].rstrip("/") for e in entries if e.get("type") == "directory"
-        )  # fmt: skip
-
-    def _each(self, method: str, calls: Sequence[tuple[Any, ...]], **kwargs: Any) -> list[Any]:
-        """``fs.<method>(*args, **kwargs)`` for every ``args`` of ``calls``: concurrently
-        on fsspec's event loop for asynchronous back-ends (s3fs, gcsfs, adlfs; at most
-        :data:`CONCURRENT_GETS` in flight), else one after another. Each path is the exact
-        key it names (never expanded as a glob); a call's failure is returned in its
-        place, not raised."""
-        fs = self.fs
-        if getattr(fs, "async_impl", False):
-            import asyncio
-
-            from fsspec.asyn import sync
-
-            call = getattr(fs, f"_{method}")
-
-            async def _all() -> list[Any]:
-                gate = asyncio.Semaphore(CONCURRENT_GETS)
-
-                async def one(args: tuple[Any, ...]) -> Any:
-                    async with gate:
-                        return await call(*args, **kwargs)
-
-                return await asyncio.gather(*(one(a) for a in calls), return_exceptions=True)
-
-            return list(sync(fs.loop, _all))
-        out: list[Any] = []
-        for args in calls:
-            try:
-                out.append(getattr(fs, method)(*args, **kwargs))
-            except Exception as exc:  # returned in its place, as above
-                out.append(exc)
-        return out
-
-    def find_many(self, folders: Sequence[str]) -> list[dict[str, dict[str, Any]]]:
-        """Every object under each folder: ``{path relative to the folder: info}``.
-
-        The folders are listed concurrently on asynchronous back-ends (s3fs, gcsfs,
-        adlfs); an info holds ``size`` and the back-end's version marks (ETag,
-        LastModified, …).
-
-        Raises:
-            InputError: a folder cannot be listed.
-        """
-        fs = self.fs
-        try:
-            for folder in folders:
-                fs.invalidate_cache(folder)
-            found = self._each("find", [(f,) for f in folders], detail=True)
-        except Exception as exc:
-            raise self.error(exc, what="list the folders") from exc
-        out: list[dict[str, dict[str, Any]]] = []
-        for folder, hits in zip(folders, found, strict=True):
-            if isinstance(hits, BaseException):
-                raise self.error(hits, folder, what="list the folder")
-            prefix = folder.rstrip("/") + "/"
-            out.append(
-                {
-                    name[len(prefix) :]: info
-                    for name, info in hits.items()
-                    if name.startswith(prefix) and info.get("type", "file") != "directory"
-                }
-            )
-        return out
-
-    def cat_many(self, paths: Sequence[str]) -> dict[str, bytes | OSError]:
-        """The bytes of many objects at once (concurrent requests on fsspec's event loop).
-
-        Each path is fetched as the one object it names: never expanded as a glob, so a
-        key holding ``[``, ``*`` or ``?`` is read as it is (fsspec's batched ``cat``
-        would expand it). At most :data:`CONCURRENT_GETS` requests are in flight.
-        A path that cannot be read maps to an :class:`OSError` saying why.
-
-        Raises:
-            InputError: the storage could not be reached at all.
-        """
-        if not paths:
-            return {}
-        try:
-            got = self._each("cat_file", [(p,) for p in paths])
-        except Exception as exc:
-            raise self.error(exc, paths[0]) from exc
-        out: dict[str, bytes | OSError] = {}
-        for path, blob in zip(paths, got, strict=True):
-            if isinstance(blob, bytes | OSError):
-                out[path] = blob
-            else:
-                out[path] = OSError(_first_line(blob) if blob is not None else "not returned")
-        return out
-
-    def fetch(self, paths: Sequence[str]) -> dict[str, bytes | InputError]:
-        """:meth:`cat_many`, each object held to the reading edge's size limit, as a
-        local file is: bytes, or the one-line problem (a missing object's problem has
-        its :class:`FileNotFoundError` as ``__cause__``).
-
-        Raises:
-            InputError: the storage could not be reached at all.
-        """
-        from toolkit.io import edge
-
-        limit = edge.limits().max_file_bytes
-        return {p: edge.checked_blob(b, p, limit) for p, b in self.cat_many(paths).items()}
-
-    def put_many(self, files: Mapping[str, bytes]) -> None:
-        """Write each object ``{path: bytes}`` (concurrent PUTs; a PUT replaces an object
-        whole, so a reader sees the old object or the new one).
-
-        Raises:
-            InputError: an object could not be written (the first failure, named).
-        """
-        paths = list(files)
-        try:
-            done = self._each("pipe_file", list(files.items()))
-        except Exception as exc:
-            raise self.error(exc, paths[0] if paths else None, what="write") from exc
-        for path, result in zip(paths, done, strict=True):
-            if isinstance(result, BaseException):
-                raise self.error(result, path, what="write")
-
-    def remove_many(self, paths: Sequence[str]) -> None:
-        """Delete each object by its exact key (never a glob, never recursive), best
-        effort: an object that cannot be deleted stays."""
-        with contextlib.suppress(Exception):
-            self._each("rm_file", [(p,) for p in paths])
-
-
-def version_mark(info: Mapping[str, Any]) -> int:
-    """An integer that changes when an object is rewritten: its ETag (or generation,
-    or modification time), hashed; 0 when the back-end reports none."""
-    import hashlib
-
-    for key in ("ETag", "etag", "md5Hash", "generation", "LastModified", "mtime", "updated"):
-        if info.get(key) is not None:
-            digest = hashlib.sha256(str(info[key]).encode()).hexdigest()[:15]
-            return int(digest, 16)
-    return 0
-
-
-def file_mark(st: Any) -> int:
-    """An integer that changes when a local file is rewritten, for a cache key: its
-    modification time, change time and inode, hashed. The change time cannot be set back
-    (``os.utime``, ``touch -d`` and ``cp -p`` set it to now), so a same-size edit with the
-    old modification time restored still changes the mark; a file replaced by another
-    (a rename over it) changes the inode. Python's hash of a tuple of integers is the
-    same in every process (integers are not salted), and costs no more than the ``stat``
-    a warm load makes anyway."""
-    return hash((st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
-
-
 def open_remote(url: str, storage_options: Mapping[str, Any] | None = None) -> RemoteSource:
     """Resolve a remote URL to a :class:`RemoteSource`, checking that its back-end exists.
 
@@ -339,10 +190,10 @@ def open_remote(url: str, storage_options: Mapping[str, Any] | None = None) -> R
         InputError: an unknown scheme, or the back-end's package is not installed (the
             message names the extra to install).
     """
-    scheme = scheme_of(url)
+    scheme = _scheme_of(url)
     if scheme is None:
         raise InputError(url, "not a URL")
-    import fsspec
+    import fsspec  # fsspec: `import toolkit` stays light (tests/test_startup_imports.py)
 
     try:
         cls = fsspec.get_filesystem_class(scheme)

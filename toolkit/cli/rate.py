@@ -154,7 +154,7 @@ def _serve(app: Any, sock: Any) -> None:  # pragma: no cover - replaced in unit 
 def _is_persona(args: argparse.Namespace) -> bool:
     """Whether the inputs are persona chats (``toolkit compare``'s family detection);
     games are one folder, file or database."""
-    from toolkit.fleet.families import detect_family
+    from toolkit.fleet.find import detect_family
 
     families = [detect_family(d) for d in args.dir]
     persona = [f == "persona" for f in families]

@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from toolkit.errors import InputError
+from toolkit.io import edge
+from toolkit.io.source import is_remote, local_path, open_remote
 
 #: The universe.yaml fields read as pairing keys.
 KEY_FIELDS: tuple[str, ...] = ("scenario", "seed")
@@ -38,9 +40,6 @@ def run_pair_keys(
         ``({run: {"scenario": ..., "seed": ...}}, problems)``: a run maps to the keys
         its universe.yaml holds (maybe none); each problem is one line naming the file.
     """
-    from toolkit.io import edge
-    from toolkit.io.source import is_remote, local_path, open_remote
-
     keys: dict[str, dict[str, str]] = {}
     problems: list[str] = []
     remote = [r for r in runs if is_remote(r)]

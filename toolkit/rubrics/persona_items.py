@@ -179,7 +179,7 @@ def items_of_files(
         InputError: an unreadable chat or proposition file, a folder without chats, two
             chats with one run id.
     """
-    from toolkit.fleet.families import chat_files
+    from toolkit.fleet.find import chat_files
     from toolkit.load.persona import load_chat, load_propositions
 
     props = load_propositions(propositions)

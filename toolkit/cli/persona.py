@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from toolkit.cli._gate import add_gate_arguments
-from toolkit.cli._judge import add_judge_arguments
+from toolkit.cli._gate import add_gate_arguments, finish, markdown
+from toolkit.cli._judge import add_judge_arguments, judge_of
+from toolkit.gate import REGRESSION_KIND, checks_of
 
 if TYPE_CHECKING:
     from toolkit.gate import Check
@@ -61,7 +63,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     """Load -> score -> print; returns the exit code."""
-    from toolkit.cli._judge import judge_of
+    # The loaders, the rubric and the views (polars): every toolkit call
+    # imports this module, and --help stays light (tests/test_startup_imports.py).
     from toolkit.load.persona import load_baselines, load_chat, load_propositions, write_baselines
     from toolkit.rubrics.persona import (
         DEFAULT_PERSONA_RUBRIC,
@@ -70,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
         score_persona,
     )
     from toolkit.views.persona import persona_table, render_persona_table
-    from toolkit.views.text import render_json
+    from toolkit.views.text import render_json, terminal_style
 
     rubric = load_persona_rubric(args.rubric) if args.rubric else DEFAULT_PERSONA_RUBRIC
     chat = load_chat(args.run, personas=args.personas)
@@ -93,8 +96,6 @@ def run(args: argparse.Namespace) -> int:
     usage = result.usage
     cards, checks = list(result.scorecards.values()), _checks(result)
     if args.format == "markdown":
-        from toolkit.cli._gate import markdown
-
         print(markdown(args, "persona", cards, checks), end="")
     elif args.format == "json":
         table = persona_table(result)
@@ -111,8 +112,6 @@ def run(args: argparse.Namespace) -> int:
             )
         )
     else:
-        from toolkit.views.text import terminal_style
-
         width, colour = terminal_style()
         print(render_persona_table(result, width=width, colour=colour))
         if usage is not None and usage.model is not None:
@@ -120,8 +119,6 @@ def run(args: argparse.Namespace) -> int:
     if args.write_baseline:
         written = write_baselines(baselines_from(result), args.write_baseline)
         print(f"wrote {len(written)} baseline(s) to {args.write_baseline}", file=sys.stderr)
-    from toolkit.cli._gate import finish
-
     return finish(args, "persona", cards, checks)
 
 
@@ -130,10 +127,7 @@ def _checks(result: PersonaResult) -> list[Check]:
     is a ``regression`` (what the default gate fails on), not a plain FAIL. A group
     dimension (convergence) that regressed is the environment's regression, once, with
     the agents whose baselines it fell below."""
-    from dataclasses import replace
-
-    from toolkit.gate import REGRESSION_KIND, checks_of
-    from toolkit.rubrics.persona import ENVIRONMENT
+    from toolkit.rubrics.persona import ENVIRONMENT  # polars: as in run
 
     rows = result.regressions.select("agent_id", "dimension", "score", "baseline").rows()
     out: list[Check] = []

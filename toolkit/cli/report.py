@@ -11,7 +11,7 @@ _NAMES = "{template names}"
 
 
 def _template_names() -> str:
-    from toolkit.reports import TEMPLATES
+    from toolkit.reports import TEMPLATES  # the registry: read only when help is printed
 
     return ", ".join(TEMPLATES)
 
@@ -62,6 +62,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     """Render the report and print where it was written."""
     _without_iri_parsers()
+    # after the line above: nbformat then skips jsonschema's iri parsers (about 2 s)
     from toolkit.reports import parse_param, render_report
 
     params = dict(parse_param(p) for p in args.param)

@@ -18,9 +18,15 @@ stopped), 2 on bad input.
 from __future__ import annotations
 
 import argparse
+import functools
+import shutil
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from toolkit.cli import help_text
+from toolkit.cli._scale import storage_options
+from toolkit.errors import InputError
 
 if TYPE_CHECKING:
     from toolkit.fleet.families import PersonaKit
@@ -28,8 +34,6 @@ if TYPE_CHECKING:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``view`` subcommand."""
-    from toolkit.cli import help_text
-
     p = sub.add_parser(
         "view",
         help="an offline site of every run under the folders (index, drill-down, search)",
@@ -81,8 +85,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Collect, write, and (without ``-o``) serve."""
-    from toolkit.cli._scale import storage_options
-    from toolkit.errors import InputError
+    # The finder, the loaders, the rubrics and the site writer (polars): every toolkit
+    # call imports this module, and --help stays light (tests/test_startup_imports.py).
     from toolkit.fleet.view import calibration_links, collect, load_calibration, load_compare
     from toolkit.views.site import write_site
 
@@ -104,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
         index = write_site(collected.runs, args.out, **site)
         print(f"toolkit view: wrote {len(collected.runs)} run(s): {index}")
         return 0
-    import tempfile
+    import tempfile  # 9 ms of --help's 60 (python -X importtime): only when serving
 
     folder = Path(tempfile.mkdtemp(prefix="toolkit-view-"))
     write_site(collected.runs, folder, **site)
@@ -114,6 +118,7 @@ def run(args: argparse.Namespace) -> int:
 def _print_notes(notes: list[str]) -> None:
     """One ``toolkit view: note: ...`` line per note on standard error; on a terminal,
     wrapped to its width at word boundaries (a path or URL is never cut)."""
+    # textwrap and the text views (polars): not paid by --help (python -X importtime).
     import textwrap
 
     from toolkit.views.text import terminal_style
@@ -129,8 +134,7 @@ def _print_notes(notes: list[str]) -> None:
 
 def _kit(args: argparse.Namespace) -> PersonaKit | None:
     """The persona kit named on the command line (``None`` without one)."""
-    from toolkit.errors import InputError
-    from toolkit.fleet.families import PersonaKit
+    from toolkit.fleet.families import PersonaKit  # 17 ms of regexes: not paid by --help
 
     given = [f for f in ("propositions", "cassette", "personas", "baseline") if getattr(args, f)]
     if not given:
@@ -146,10 +150,7 @@ def _kit(args: argparse.Namespace) -> PersonaKit | None:
 
 def _serve(folder: Path, port: int, count: int) -> int:
     """Serve ``folder`` on 127.0.0.1 until interrupted."""
-    import functools
-    import http.server
-
-    from toolkit.errors import InputError
+    import http.server  # 190 ms (python -X importtime): --help and -o never pay it
 
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, format: str, *args: object) -> None:
@@ -173,7 +174,5 @@ def _serve(folder: Path, port: int, count: int) -> int:
         try:
             server.serve_forever()
         except KeyboardInterrupt:
-            import shutil
-
             shutil.rmtree(folder, ignore_errors=True)  # ours: made by mkdtemp above
     return 0

@@ -214,11 +214,13 @@ class _Objects:
     ) -> dict[str, OSError | InputError]:
         if not files:
             return {}
-        try:  # concurrent PUTs; a failure is most often the whole store's (no bucket)
-            self.source.put_many({self.join(f, name): data for f, name, data in files})
-        except InputError as exc:
-            return {folder: exc for folder, _, _ in files}
-        return {}
+        # concurrent PUTs; a failure is most often the whole store's (no bucket)
+        failed = self.source.put_many({self.join(f, name): data for f, name, data in files})
+        out: dict[str, OSError | InputError] = {}
+        for folder, name, _ in files:
+            if (err := failed.get(self.join(folder, name))) is not None:
+                out.setdefault(folder, err)
+        return out
 
     def delete_many(self, files: Sequence[tuple[str, str]]) -> None:
         # One DELETE per exact key (``rm`` would expand a glob character in the cache's

@@ -11,7 +11,7 @@ from toolkit.cli._gate import finish
 from toolkit.cli._scale import storage_options
 from toolkit.errors import InputError
 from toolkit.gate import checks_of
-from toolkit.io.source import is_remote
+from toolkit.io.source import open_source
 from toolkit.load.snapshots import GraphChange, read_snapshots, snapshot_ticks
 from toolkit.load.universe import load_universe
 from toolkit.rubrics.simulation import SimulationRubric, score_universe
@@ -38,10 +38,10 @@ TICK_SPAN = re.compile(r"^(\d+)(?::|\.\.)(\d+)$")
 def diff_ticks(args: argparse.Namespace, first: int, last: int) -> int:
     """Two ticks of one run (token-world's ``diff SLUG A B``): the net graph change between
     the snapshots taken before ticks ``first`` and ``last``."""
-    if is_remote(args.run_dir):
+    root = open_source(args.run_dir).disk
+    if root is None:
         raise InputError(args.run_dir, "--diff A:B reads universe.db of a local run folder")
     first, last = min(first, last), max(first, last)  # as token-world: always forward
-    root = Path(args.run_dir)
     db = root / "universe.db"
     if not db.is_file():
         raise InputError(root, "no universe.db: no graph snapshots to compare ticks with")

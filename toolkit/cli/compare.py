@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.cli import help_text
+from toolkit.cli._output import output_source
 from toolkit.cli._scale import add_scale_arguments, storage_options
 from toolkit.errors import InputError
 from toolkit.gate import REGRESSION_KIND, Check, kind_of
@@ -187,36 +188,45 @@ def _ci_outputs(args: argparse.Namespace, result: Any, gated: Sequence[str] | No
     (one test case per dimension; a dimension significantly worse in B, of those the gate
     names, is a ``REGRESSION`` and fails) and the Markdown appended to
     ``$GITHUB_STEP_SUMMARY`` when that is set."""
-    # The views (polars): not paid by --help (tests/test_startup_imports.py).
-    from toolkit.views.compare import render_compare_markdown
-
     if args.junit:
-        # the JUnit view and the atomic writer: 21 ms, only with --junit
-        from toolkit.io.atomic import write_text_atomic
-        from toolkit.views.junit import render_junit
-
-        subject = f"{result.labels[0]} vs {result.labels[1]}"
-        checks = []
-        for r in result.dimensions.iter_rows(named=True):
-            worse = r["outcome"] == "worse" and (gated is None or r["dimension"] in gated)
-            status = "REGRESSION" if worse else "OK"
-            detail = f"{r['outcome']}: B - A = {r['diff']}, adjusted p = {r['p_adj']}"
-            kind = REGRESSION_KIND if worse else kind_of(status)
-            checks.append(Check(subject, r["dimension"], r["dimension"], status, kind,
-                                r["diff"], detail))  # fmt: skip
-        xml = render_junit(checks, suite="toolkit compare", rubric="compare",
-                           rubric_version=result.version,
-                           mode="regression" if args.gate else "none")  # fmt: skip
-        try:
-            write_text_atomic(Path(args.junit), xml)
-        except OSError as exc:
-            raise InputError(
-                args.junit, f"cannot write the JUnit report ({exc.strerror})"
-            ) from None
+        _junit(args, result, gated)
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
+        # The views (polars): not paid by --help (tests/test_startup_imports.py).
+        from toolkit.views.compare import render_compare_markdown
+
         try:  # one write in append mode, as every scoring command appends
             with open(summary, "a", encoding="utf-8") as fh:
                 fh.write(render_compare_markdown(result) + "\n")
         except OSError as exc:
             raise InputError(summary, f"cannot append the step summary ({exc.strerror})") from None
+
+
+def _junit(args: argparse.Namespace, result: Any, gated: Sequence[str] | None) -> None:
+    """``--junit FILE``: written atomically on this machine, or put to a URL through its
+    Source."""
+    # the JUnit view and the atomic writer: 21 ms, only with --junit
+    from toolkit.io.atomic import write_text_atomic
+    from toolkit.views.junit import render_junit
+
+    subject = f"{result.labels[0]} vs {result.labels[1]}"
+    checks = []
+    for r in result.dimensions.iter_rows(named=True):
+        worse = r["outcome"] == "worse" and (gated is None or r["dimension"] in gated)
+        status = "REGRESSION" if worse else "OK"
+        detail = f"{r['outcome']}: B - A = {r['diff']}, adjusted p = {r['p_adj']}"
+        kind = REGRESSION_KIND if worse else kind_of(status)
+        checks.append(Check(subject, r["dimension"], r["dimension"], status, kind,
+                            r["diff"], detail))  # fmt: skip
+    xml = render_junit(checks, suite="toolkit compare", rubric="compare",
+                       rubric_version=result.version,
+                       mode="regression" if args.gate else "none")  # fmt: skip
+    dest = output_source(args.junit, storage_options(args))
+    if dest is not None:
+        for failed in dest.put_many({dest.root: xml.encode("utf-8")}).values():
+            raise InputError(args.junit, f"cannot write the JUnit report ({failed})")
+        return
+    try:
+        write_text_atomic(Path(args.junit), xml)
+    except OSError as exc:
+        raise InputError(args.junit, f"cannot write the JUnit report ({exc.strerror})") from None

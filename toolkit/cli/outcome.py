@@ -10,7 +10,7 @@ from toolkit.cli._gate import add_gate_arguments, finish, markdown
 from toolkit.cli._scale import add_scale_arguments, storage_options
 from toolkit.errors import InputError
 from toolkit.gate import checks_of
-from toolkit.io.source import is_remote
+from toolkit.io.source import open_source
 
 if TYPE_CHECKING:
     from toolkit.load.iterlog import IterationLog
@@ -133,7 +133,7 @@ def _load_log(args: argparse.Namespace, options: dict[str, Any]) -> IterationLog
     # polars: as in run.
     from toolkit.load.iterlog import load_iteration_log
 
-    if args.write and is_remote(args.log_dir):
+    if args.write and open_source(args.log_dir, options).disk is None:
         raise InputError(
             args.log_dir,
             "--write writes score sidecars only into a local log folder; this log is in "

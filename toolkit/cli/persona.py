@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from toolkit.cli._gate import add_gate_arguments, finish, markdown
 from toolkit.cli._judge import add_judge_arguments, judge_of
+from toolkit.cli._output import refuse_url
 from toolkit.gate import REGRESSION_KIND, checks_of
 
 if TYPE_CHECKING:
@@ -47,8 +48,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_judge_arguments(parser)
     parser.add_argument("--personas", type=Path, help="personas YAML/JSON (names, specs)")
     parser.add_argument("--baseline", type=Path, help="folder of golden baseline JSON files")
-    parser.add_argument(
-        "--write-baseline", type=Path, metavar="DIR", help="write this run's scores as baselines"
+    parser.add_argument(  # a str: a URL given here is refused by name, not mangled by Path
+        "--write-baseline", metavar="DIR", help="write this run's scores as baselines"
     )
     parser.add_argument("--rubric", type=Path, help="YAML overrides of the persona rubric")
     parser.add_argument(
@@ -75,6 +76,8 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.views.persona import persona_table, render_persona_table
     from toolkit.views.text import render_json, terminal_style
 
+    if args.write_baseline:
+        refuse_url(args.write_baseline, "--write-baseline", "baseline files")
     rubric = load_persona_rubric(args.rubric) if args.rubric else DEFAULT_PERSONA_RUBRIC
     chat = load_chat(args.run, personas=args.personas)
     propositions = load_propositions(args.propositions)

@@ -26,7 +26,7 @@ from toolkit.fleet.engine import (
 )
 from toolkit.fleet.find import chat_files, detect_family, find_iteration_logs, fleet_log_names
 from toolkit.fleet.pairing import run_pair_keys
-from toolkit.io.source import is_remote, local_path
+from toolkit.io.source import open_source
 from toolkit.judge import judge_from_spec
 from toolkit.load.discussion import load_discussions
 from toolkit.load.iterlog import load_iteration_logs
@@ -79,7 +79,8 @@ def _simulation(
 ) -> ArmScores:
     notes: list[str] = []
     options = dict(storage_options or {})
-    single = not is_remote(source) and (local_path(source) / "tick_summaries").is_dir()
+    arm = open_source(source, options)
+    single = arm.kind(arm.join(arm.root, "tick_summaries")) == "folder"
     if single:
         runs = [str(source)]
         cards = score_runs(runs, None, window, cache, options)

@@ -11,9 +11,10 @@ command that takes a folder (``view``, ``compare``, ``quality --all``, ``outcome
 * :func:`chat_files`, :func:`kit_for`, :func:`session_of`: the chats of a folder, the
   persona kit of a chat, the session an agent transcript belongs to.
 
-A local folder is walked with ``os.walk`` (links are not followed); a folder in object
-storage is listed in one recursive listing and walked as if it were a disk, so a folder
-is the same runs wherever it lives.
+Each function opens the :class:`~toolkit.io.source.Source` its argument names once (or
+takes one) and asks it: a folder on the disk is walked with ``os.walk`` (links are not
+followed); a folder in object storage is listed in one recursive listing and walked as
+if it were a disk, so a folder is the same runs wherever it lives.
 """
 
 from __future__ import annotations
@@ -36,11 +37,29 @@ from toolkit.fleet.families import (
     kit_of,
     label,
 )
-from toolkit.io.source import is_remote, local_path, open_remote
+from toolkit.io.source import RemoteSource, Source, open_source
 
 # ---------------------------------------------------------------------------
 # Walks: a local folder, or the objects of one recursive listing
 # ---------------------------------------------------------------------------
+
+
+def objects_under(source: Source) -> dict[str, dict[str, Any]]:
+    """Every object under a folder in object storage, ``{path under it: info}``, in one
+    recursive listing; ``{}`` for a folder on the disk (walked instead).
+
+    Raises:
+        InputError: the folder cannot be listed.
+    """
+    return objects_under_many(source, [source.root])[0]
+
+
+def objects_under_many(source: Source, folders: Sequence[str]) -> list[dict[str, dict[str, Any]]]:
+    """:func:`objects_under` of several folders of ``source`` (its paths), listed
+    concurrently in object storage."""
+    if isinstance(source, RemoteSource):
+        return source.find_many(folders)
+    return [{} for _ in folders]
 
 
 def _local_walk(root: Path) -> Walk:
@@ -73,7 +92,7 @@ def _listing_walk(root: str, objects: Sequence[str]) -> Walk:
 
 
 def survey(
-    source: str | Path, storage_options: Mapping[str, Any] | None = None
+    source: str | Path | Source, storage_options: Mapping[str, Any] | None = None
 ) -> tuple[list[Found], dict[str, PersonaKit]]:
     """Every run, log, game file and chat under ``source`` (a folder, a file or an fsspec
     URL, listed in one recursive listing), in path order, and the persona kits found.
@@ -81,23 +100,22 @@ def survey(
     Raises:
         InputError: no such file, folder or bucket, or one that cannot be listed.
     """
-    if is_remote(source):
-        return _survey_remote(str(source), storage_options)
-    root = local_path(source)
+    src = open_source(source, storage_options)
+    name = label(source if not isinstance(source, Source) else src.url())
+    root = src.disk
+    if root is None:
+        assert isinstance(src, RemoteSource)  # the only source without a disk
+        return _survey_remote(src, name)
     if not root.exists():
         raise InputError(root, "no such file or folder")
     if root.is_file():
-        return _survey_file(root, label(source))
-    found, kits = classify(_local_walk(root), root.as_posix(), label(source))
+        return _survey_file(root, name)
+    found, kits = classify(_local_walk(root), root.as_posix(), name)
     return [Found(f.family, str(Path(f.path)), f.id) for f in found], kits
 
 
-def _survey_remote(
-    url: str, storage_options: Mapping[str, Any] | None
-) -> tuple[list[Found], dict[str, PersonaKit]]:
-    remote = open_remote(url, storage_options)
-    objects = remote.find_many([remote.root])[0]
-    name = label(url)
+def _survey_remote(remote: RemoteSource, name: str) -> tuple[list[Found], dict[str, PersonaKit]]:
+    objects = objects_under(remote)
     if not objects:
         # A URL naming one object, not a folder.
         fam = file_family(remote.root.rsplit("/", 1)[-1], chats_only=True)
@@ -137,7 +155,9 @@ def _kit_urls(url: Any, kit: PersonaKit) -> PersonaKit:
     )
 
 
-def discover(source: str | Path, storage_options: Mapping[str, Any] | None = None) -> list[Found]:
+def discover(
+    source: str | Path | Source, storage_options: Mapping[str, Any] | None = None
+) -> list[Found]:
     """Every run, log, game file and chat under ``source`` (see :func:`survey`).
 
     Raises:
@@ -162,7 +182,9 @@ def chat_files(source: str | Path) -> list[Path]:
     return files
 
 
-def detect_family(source: str | Path, storage_options: Mapping[str, Any] | None = None) -> str:
+def detect_family(
+    source: str | Path | Source, storage_options: Mapping[str, Any] | None = None
+) -> str:
     """The one family of the runs in ``source``: ``simulation`` (run folders with
     tick_summaries/), ``outcome`` (iter-N.yaml files), ``persona`` (chat files) or
     ``discussion`` (game transcripts, exports or a game database); when a folder holds
@@ -172,13 +194,16 @@ def detect_family(source: str | Path, storage_options: Mapping[str, Any] | None 
     Raises:
         InputError: nothing recognisable in ``source`` (name ``--family``).
     """
-    if not is_remote(source) and local_path(source).is_file():
-        return file_family(local_path(source).name, chats_only=True) or "discussion"
+    src = open_source(source, storage_options)
+    if src.kind() == "file":
+        return file_family(src.name, chats_only=True) or "discussion"
     families = {f.family for f in discover(source, storage_options)}
     for family in FAMILIES:
         if family in families:
             return family
-    shown = source if is_remote(source) else local_path(source)
+    shown: str | Path = src.url() if isinstance(source, Source) else source
+    if src.disk is not None:
+        shown = src.disk
     raise InputError(
         shown, "cannot tell which runs these are: give --family", field="--family", value="auto"
     )
@@ -212,7 +237,9 @@ def session_of(path: str) -> str:
 # ---------------------------------------------------------------------------
 
 
-def fleet_runs(source: str | Path, storage_options: Mapping[str, Any] | None = None) -> list[str]:
+def fleet_runs(
+    source: str | Path | Source, storage_options: Mapping[str, Any] | None = None
+) -> list[str]:
     """The run folders of a fleet folder, as paths or URLs, sorted.
 
     Local runs are named as ``source`` names them (a Dask cluster beyond this machine
@@ -224,13 +251,13 @@ def fleet_runs(source: str | Path, storage_options: Mapping[str, Any] | None = N
     Raises:
         InputError: no such folder or bucket, or no run in it.
     """
-    if is_remote(source):
-        remote = open_remote(str(source), storage_options)
-        runs = [remote.url(p) for p in remote.subfolders()]
+    src = open_source(source, storage_options)
+    folder = src.disk
+    if folder is None:
+        runs = [src.url(p) for p in src.subfolders()]
         if not runs:
-            raise InputError(remote.url(), "no run folders in it")
+            raise InputError(src.url(), "no run folders in it")
         return runs
-    folder = local_path(source)
     if not folder.is_dir():
         raise InputError(folder, "no such folder of runs")
     found = sorted(
@@ -249,7 +276,7 @@ def fleet_runs(source: str | Path, storage_options: Mapping[str, Any] | None = N
 
 
 def find_iteration_logs(
-    folder: str | Path, *, storage_options: Mapping[str, Any] | None = None
+    folder: str | Path | Source, *, storage_options: Mapping[str, Any] | None = None
 ) -> list[Path] | list[str]:
     """Every folder under ``folder`` (itself included) holding ``iter-N.yaml`` files.
 
@@ -262,9 +289,10 @@ def find_iteration_logs(
     Raises:
         InputError: ``folder`` is not a folder, or holds no iteration log.
     """
-    if is_remote(folder):
-        return _find_remote_logs(str(folder), storage_options)
-    root = local_path(folder)
+    src = open_source(folder, storage_options)
+    root = src.disk
+    if root is None:
+        return _find_remote_logs(src)
     if not root.is_dir():
         raise InputError(root, "no such folder of iteration logs")
     found = sorted(
@@ -279,9 +307,8 @@ def find_iteration_logs(
     return found
 
 
-def _find_remote_logs(url: str, storage_options: Mapping[str, Any] | None) -> list[str]:
-    source = open_remote(url, storage_options)
-    objects = source.find_many([source.root])[0]
+def _find_remote_logs(source: Source) -> list[str]:
+    objects = objects_under(source)
     parents = sorted(
         {rel.rpartition("/")[0] for rel in objects if ITER_NAME.match(rel.rpartition("/")[2])}
     )
@@ -293,7 +320,7 @@ def _find_remote_logs(url: str, storage_options: Mapping[str, Any] | None) -> li
 
 
 def fleet_log_names(
-    folder: str | Path,
+    folder: str | Path | Source,
     logs: Sequence[str | Path],
     *,
     storage_options: Mapping[str, Any] | None = None,
@@ -302,12 +329,8 @@ def fleet_log_names(
     under ``folder`` (the folder's own name when it is a log itself, or ``.`` when a log
     under it has that name too), so a fleet reads the same wherever it lives. The names
     are distinct: two logs never share a row."""
-    if is_remote(folder):
-        source = open_remote(str(folder), storage_options)
-        top, base = source.url(), source.root.rpartition("/")[2]
-    else:
-        root = local_path(folder)
-        top, base = str(root), (root.name or root.resolve().name)
+    src = open_source(folder, storage_options)
+    top, base = src.url(), (src.name or Path(src.identity()).name)
     names: list[str] = []
     for log in logs:
         shown = str(log)

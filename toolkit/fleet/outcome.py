@@ -15,7 +15,7 @@ from tqdm.auto import tqdm
 
 from toolkit.fleet.find import find_iteration_logs as find_iteration_logs
 from toolkit.fleet.find import fleet_log_names as fleet_log_names
-from toolkit.io.source import is_remote
+from toolkit.io.source import open_source
 from toolkit.load.iterlog import load_iteration_logs
 from toolkit.load.outcome_evidence import collect_outcome_evidence
 from toolkit.rubrics.outcome import (
@@ -94,7 +94,7 @@ def score_outcome_logs(
     repo_s = None if repo is None else str(repo)
     extra = tuple(str(t) for t in transcripts)
     options = dict(storage_options or {})
-    jobs = [str(p) if is_remote(p) else str(Path(p)) for p in paths]
+    jobs = [str(p) if open_source(p).disk is None else str(Path(p)) for p in paths]
     if workers is None:
         n = (os.cpu_count() or 1) if len(jobs) >= PROCESS_MIN_LOGS else 1
     else:

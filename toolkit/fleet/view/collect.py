@@ -21,7 +21,7 @@ from toolkit.fleet.view.persona import persona_runs
 from toolkit.fleet.view.results import load_calibration
 from toolkit.fleet.view.simulation import simulation_runs
 from toolkit.fleet.view.staging import is_one_object, kit_paths, staged, staged_kit
-from toolkit.io.source import is_remote
+from toolkit.io.source import open_source
 from toolkit.io.staging import shown
 from toolkit.views.site import SiteRun
 
@@ -71,7 +71,7 @@ def _collect(
     """:func:`collect`, with games, chats and persona kits of object storage copied into
     ``tmp`` to be loaded (the site and the notes name their URLs)."""
     found, kits, copies, notes = _find(sources, storage_options, tmp)
-    if kit is not None and any(is_remote(p) for p in kit_paths(kit)):
+    if kit is not None and any(open_source(p).disk is None for p in kit_paths(kit)):
         kit = staged_kit(kit, storage_options, tmp / "kit", copies)
     scoring = _Scoring(storage_options, kits, kit, notes)
     scoring.score(found)
@@ -100,13 +100,14 @@ def _find(
     kits: dict[str, PersonaKit] = {}
     copies: dict[str, str] = {}
     notes: list[str] = []
-    for n, source in enumerate(sources):
-        here, its_kits = survey(source, storage_options)
-        if is_remote(source):
+    for n, given in enumerate(sources):
+        source = open_source(given, storage_options)
+        here, its_kits = survey(given, storage_options)
+        if source.disk is None:
             folder = tmp / f"{n:04d}"
-            one = is_one_object(here, str(source).rstrip("/"))
-            here, its_kits = staged(str(source), here, its_kits, storage_options, folder, notes)
-            base = str(source).rstrip("/")
+            base = source.url()
+            one = is_one_object(here, base)
+            here, its_kits = staged(source, here, its_kits, storage_options, folder, notes)
             copies[str(folder)] = base.rsplit("/", 1)[0] if one else base
         found.extend(here)
         kits.update(its_kits)

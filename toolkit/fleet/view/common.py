@@ -4,17 +4,16 @@ time, the bytes under a path, and what a family's file is called in a note."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
-from toolkit.io.source import is_remote
+from toolkit.io.source import open_source
 
 
 def size_of(path: str) -> int | None:
     """Bytes under a local file or folder (``None`` for a URL)."""
-    if is_remote(path):
+    p = open_source(path).disk
+    if p is None:
         return None
-    p = Path(path)
     if p.is_file():
         return p.stat().st_size
     total = 0

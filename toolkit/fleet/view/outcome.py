@@ -12,7 +12,7 @@ from typing import Any
 from toolkit.errors import InputError
 from toolkit.fleet.families import Found
 from toolkit.fleet.view.common import iso, size_of, text
-from toolkit.io.source import is_remote
+from toolkit.io.source import Source, open_source
 from toolkit.load.iterlog import IterationLog, load_iteration_log
 from toolkit.load.outcome_evidence import collect_outcome_evidence
 from toolkit.rubrics.outcome import load_outcome_rubric, score_outcome
@@ -42,6 +42,7 @@ def outcome_runs(
         for r in c.dimensions.iter_rows(named=True)
     }
     items, sources = _iteration_items(log, agent_logs or {}, attached)
+    where = open_source(f.path, storage_options)
     by_signal: dict[str, list[dict[str, Any]]] = {}
     for r in result.breakdown.sort("iteration").iter_rows(named=True):
         by_signal.setdefault(str(r["signal"]), []).append(r)
@@ -49,7 +50,7 @@ def outcome_runs(
     runs = []
     for card in cards:
         n = int(card.meta["iteration"])
-        src = _shown_source(f.path, sources.get(n) or f.path)
+        src = _shown_source(where, sources.get(n) or f.path)
         runs.append(
             SiteRun(
                 id=f"{f.id}/{card.subject}",
@@ -71,7 +72,7 @@ def _transcript_folders(log: IterationLog, agent_logs: Mapping[str, str] | None)
     read as `toolkit outcome LOG --transcripts FOLDER` reads them (local folders only)."""
     sessions = {text(s).lower() for s in log.iterations["agent_session_id"].to_list()}
     return sorted({str(Path(path).parent) for session, path in (agent_logs or {}).items()
-                   if session in sessions and not is_remote(path)})  # fmt: skip
+                   if session in sessions and open_source(path).disk is not None})  # fmt: skip
 
 
 def _iteration_items(
@@ -135,9 +136,9 @@ def _iteration_evidence(
     }
 
 
-def _shown_source(log: str, src: str) -> str:
-    """An iteration's source file as the site names it: with the log's scheme when the
-    log is in object storage (the loader names objects without scheme)."""
-    if is_remote(log) and not is_remote(src):
-        return f"{log.split('://', 1)[0]}://{src}"
+def _shown_source(log: Source, src: str) -> str:
+    """An iteration's source file as the site names it: the URL of the object when the
+    log is in object storage (the loader names objects by their path in the storage)."""
+    if log.disk is None and open_source(src).disk is not None:
+        return log.url(src)
     return src

@@ -10,8 +10,9 @@ from typing import Any
 
 from toolkit.errors import InputError
 from toolkit.fleet.families import Found, PersonaKit
+from toolkit.fleet.find import objects_under, objects_under_many
 from toolkit.fleet.view.common import what
-from toolkit.io.source import is_remote, open_remote
+from toolkit.io.source import Source, open_source
 from toolkit.io.staging import local_name, stage
 
 #: The families read whole from a path, so copied out of object storage to be loaded.
@@ -27,19 +28,19 @@ def kit_paths(kit: PersonaKit) -> list[str]:
 
 
 def staged(
-    url: str,
+    source: Source,
     found: list[Found],
     kits: Mapping[str, PersonaKit],
     storage_options: Mapping[str, Any] | None,
     folder: Path,
     notes: list[str],
 ) -> tuple[list[Found], dict[str, PersonaKit]]:
-    """The games, chats and persona kits found under ``url``, copied into ``folder``:
+    """The games, chats and persona kits found in ``source``, copied into ``folder``:
     the same finds with local paths (an object that cannot be read is noted and left
     out), and the kits by their local folder."""
-    base = url.rstrip("/")
+    base = source.url()
     wanted = [f.path for f in found if f.family in STAGED_FAMILIES]
-    kit_files = _kit_files(base, kits, storage_options)
+    kit_files = _kit_files(source, kits, storage_options)
     got = stage(base, [*wanted, *kit_files], folder, storage_options)
     out: list[Found] = []
     for f in found:
@@ -67,15 +68,15 @@ def staged(
 
 
 def _kit_files(
-    base: str, kits: Mapping[str, PersonaKit], storage_options: Mapping[str, Any] | None
+    source: Source, kits: Mapping[str, PersonaKit], storage_options: Mapping[str, Any] | None
 ) -> list[str]:
-    """Every object of the kits under ``base``: the cassette, the personas file, and what
+    """Every object of the kits in ``source``: the cassette, the personas file, and what
     the propositions and baselines folders hold (listed in one request each)."""
     if not kits:
         return []
-    remote = open_remote(base, storage_options)
     folders = [k for kit in kits.values() for k in (kit.propositions, kit.baselines) if k]
-    listed = remote.find_many([f.split("://", 1)[1] for f in folders])
+    paths = [open_source(f, storage_options).root for f in folders]
+    listed = objects_under_many(source, paths)
     files = [p for kit in kits.values() for p in (kit.cassette, kit.personas) if p]
     for folder, objects in zip(folders, listed, strict=True):
         files.extend(f"{folder}/{rel}" for rel in sorted(objects))
@@ -99,14 +100,17 @@ def staged_kit(
         (("propositions", kit.propositions), ("cassette", kit.cassette),
          ("personas", kit.personas), ("baselines", kit.baselines))
     ):  # fmt: skip
-        if path is None or not is_remote(path):
+        if path is None:
+            parts[name] = None
+            continue
+        part = open_source(path, storage_options)
+        if part.disk is not None:
             parts[name] = path
             continue
         base = path.rstrip("/")
         here = folder / f"{n}"
         if name in ("propositions", "baselines"):
-            remote = open_remote(base, storage_options)
-            objects = remote.find_many([remote.root])[0]
+            objects = objects_under(part)
             urls = [f"{base}/{rel}" for rel in sorted(objects)]
             copies[str(here)] = base
             target = here

@@ -33,6 +33,7 @@ family's site records), :mod:`.staging` (copies out of object storage), :mod:`.r
 calibration's disagreements are in the site).
 """
 
+from toolkit.fleet.find import session_of
 from toolkit.fleet.view.collect import Collected, collect
 from toolkit.fleet.view.links import calibration_links, names_items
 from toolkit.fleet.view.persona import PERSONA_NOTE
@@ -48,4 +49,5 @@ __all__ = [
     "load_calibration",
     "load_compare",
     "names_items",
+    "session_of",
 ]

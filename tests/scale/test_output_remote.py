@@ -90,3 +90,13 @@ def test_persona_refuses_to_write_baselines_to_a_url(
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and url in err[0] and "--write-baseline" in err[0], err
     assert not (tmp_path / "s3:").exists()
+
+
+def test_a_file_url_output_is_the_folder_it_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    site = tmp_path / "site"
+    assert main(["view", str(SAMPLE_RUNS / "universes"), "-o", f"file://{site}"]) == 0
+    assert capsys.readouterr().out.strip().endswith(f": {site / 'index.html'}")
+    assert (site / "index.html").is_file() and not (tmp_path / "file:").exists()

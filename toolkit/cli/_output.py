@@ -2,10 +2,12 @@
 come in by (:func:`toolkit.io.source.open_source`), never a local folder named after a
 scheme (``-o s3://bucket/site`` once made a folder ``s3:``).
 
-A writer that needs a real folder (the site writer's atomic swap, a report's atomic
-file) writes into a temporary local folder, and :func:`put_folder` puts its files
-through the output's :class:`~toolkit.io.source.Source`; an option that can only write
-beside local files refuses a URL in one line (:func:`refuse_url`).
+A writer opens the output's :class:`~toolkit.io.source.Source` and asks it: on this
+machine it writes into the Source's folder (a ``file://`` URL is its path, never a
+folder ``file:``); in object storage a writer that needs a real folder (the site
+writer's atomic swap, a report's atomic file) writes into a temporary local folder, and
+:func:`put_folder` or :func:`put_file` puts the files through the Source. An option that
+can only write on this machine refuses a URL in one line (:func:`local_target`).
 """
 
 from __future__ import annotations
@@ -18,17 +20,14 @@ from toolkit.errors import InputError
 from toolkit.io.source import Source, open_source
 
 
-def output_source(
-    target: str | Path, storage_options: Mapping[str, Any] | None = None
-) -> Source | None:
-    """The :class:`~toolkit.io.source.Source` of an output URL; ``None`` for a path on this
-    machine (written as it always was).
+def open_output(target: str | Path, storage_options: Mapping[str, Any] | None = None) -> Source:
+    """The :class:`~toolkit.io.source.Source` an output path or URL names (its
+    :attr:`~toolkit.io.source.Source.disk` is the local path; ``None`` for a URL).
 
     Raises:
         InputError: an unknown scheme, or its back-end's package is not installed.
     """
-    dest = open_source(target, storage_options)
-    return None if dest.disk is not None else dest
+    return open_source(target, storage_options)
 
 
 def put_folder(folder: Path, dest: Source) -> int:
@@ -64,11 +63,13 @@ def put_file(local: Path, dest: Source) -> str:
     return dest.url()
 
 
-def refuse_url(target: str | Path, option: str, writes: str) -> None:
-    """Refuse an output URL for an option that writes only on this machine.
+def local_target(target: str | Path, option: str, writes: str) -> Path:
+    """The local path of an output an option writes only on this machine.
 
     Raises:
         InputError: ``target`` is a URL (one line naming it and the option).
     """
-    if open_source(target).disk is None:
+    path = open_source(target).disk
+    if path is None:
         raise InputError(target, f"{option} writes {writes} on this machine, not to a URL")
+    return path

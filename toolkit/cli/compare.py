@@ -23,11 +23,10 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from toolkit.cli import help_text
-from toolkit.cli._output import output_source
+from toolkit.cli._output import open_output
 from toolkit.cli._scale import add_scale_arguments, storage_options
 from toolkit.errors import InputError
 from toolkit.gate import REGRESSION_KIND, Check, kind_of
@@ -221,12 +220,12 @@ def _junit(args: argparse.Namespace, result: Any, gated: Sequence[str] | None) -
     xml = render_junit(checks, suite="toolkit compare", rubric="compare",
                        rubric_version=result.version,
                        mode="regression" if args.gate else "none")  # fmt: skip
-    dest = output_source(args.junit, storage_options(args))
-    if dest is not None:
+    dest = open_output(args.junit, storage_options(args))
+    if dest.disk is None:  # put through the output's Source
         for failed in dest.put_many({dest.root: xml.encode("utf-8")}).values():
             raise InputError(args.junit, f"cannot write the JUnit report ({failed})")
         return
     try:
-        write_text_atomic(Path(args.junit), xml)
+        write_text_atomic(dest.disk, xml)
     except OSError as exc:
         raise InputError(args.junit, f"cannot write the JUnit report ({exc.strerror})") from None

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from toolkit.cli._gate import add_gate_arguments, finish, markdown
 from toolkit.cli._judge import add_judge_arguments, judge_of
-from toolkit.cli._output import refuse_url
+from toolkit.cli._output import local_target
 from toolkit.gate import REGRESSION_KIND, checks_of
 
 if TYPE_CHECKING:
@@ -76,8 +76,9 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.views.persona import persona_table, render_persona_table
     from toolkit.views.text import render_json, terminal_style
 
+    baselines_to = None
     if args.write_baseline:
-        refuse_url(args.write_baseline, "--write-baseline", "baseline files")
+        baselines_to = local_target(args.write_baseline, "--write-baseline", "baseline files")
     rubric = load_persona_rubric(args.rubric) if args.rubric else DEFAULT_PERSONA_RUBRIC
     chat = load_chat(args.run, personas=args.personas)
     propositions = load_propositions(args.propositions)
@@ -119,9 +120,9 @@ def run(args: argparse.Namespace) -> int:
         print(render_persona_table(result, width=width, colour=colour))
         if usage is not None and usage.model is not None:
             print("\n".join(usage.lines()))
-    if args.write_baseline:
-        written = write_baselines(baselines_from(result), args.write_baseline)
-        print(f"wrote {len(written)} baseline(s) to {args.write_baseline}", file=sys.stderr)
+    if baselines_to is not None:
+        written = write_baselines(baselines_from(result), baselines_to)
+        print(f"wrote {len(written)} baseline(s) to {baselines_to}", file=sys.stderr)
     return finish(args, "persona", cards, checks)
 
 

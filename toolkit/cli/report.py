@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from toolkit.cli._output import output_source, put_file
+from toolkit.cli._output import open_output, put_file
 
 #: Stands for the template names in the help texts below: they are filled in when the help
 #: is printed, so building the parser (every ``toolkit`` call) need not read the registry.
@@ -72,12 +72,12 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.reports import parse_param, render_report
 
     params = dict(parse_param(p) for p in args.param)
-    dest = output_source(args.output) if args.output is not None else None
-    if dest is None:
+    dest = open_output(args.output) if args.output is not None else None
+    if dest is None or dest.disk is not None:
         path = render_report(
             args.template,
             args.inputs,
-            output=args.output,
+            output=None if dest is None else dest.disk,
             params=params,
             show_code=args.show_code,
             timeout=args.timeout,

@@ -10,10 +10,10 @@ with the network off (no CDN, no server), so it can be zipped, attached
 to a CI run or put on any static host.
 
 With -o SITE the site is written there: a folder, or a URL (s3://...,
-reached with the same --storage-option) its files are put to. Without it,
-it is written to a temporary folder and served on 127.0.0.1 until Ctrl-C (which removes the
-folder); the address is printed. Exit 0 when written (or served and
-stopped), 2 on bad input.
+reached with the same --storage-option) its files are put to. Without
+it, it is written to a temporary folder and served on 127.0.0.1 until
+Ctrl-C (which removes the folder); the address is printed. Exit 0 when
+written (or served and stopped), 2 on bad input.
 """
 
 from __future__ import annotations
@@ -26,12 +26,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkit.cli import help_text
-from toolkit.cli._output import output_source, put_folder
+from toolkit.cli._output import open_output, put_folder
 from toolkit.cli._scale import storage_options
 from toolkit.errors import InputError
 
 if TYPE_CHECKING:
     from toolkit.fleet.families import PersonaKit
+    from toolkit.io.source import Source
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -98,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         raise InputError(None, "must be a port number (0-65535)", field="--port", value=args.port)
     options = storage_options(args)
-    dest = output_source(args.out, options) if args.out is not None else None
+    dest = open_output(args.out, options) if args.out is not None else None
     compare = load_compare(args.compare) if args.compare else None
     given = load_calibration(args.calibration) if args.calibration else None
     collected = collect(args.paths, options, kit=_kit(args))
@@ -111,23 +112,31 @@ def run(args: argparse.Namespace) -> int:
         calibration = {**calibration, "links": calibration_links(calibration, collected.runs)}
     _print_notes(notes)
     site: dict[str, Any] = {"notes": notes, "compare": compare, "calibration": calibration}
-    # 9 ms of --help's 60 (python -X importtime): only when serving or writing to a URL
-    import tempfile
+    if dest is not None:
+        where = _write(collected.runs, dest, site)
+        print(f"toolkit view: wrote {len(collected.runs)} run(s): {where}")
+        return 0
+    import tempfile  # 9 ms of --help's 60 (python -X importtime): only when serving
 
-    if dest is not None:  # written here, then put through the output's Source
-        with tempfile.TemporaryDirectory(prefix="toolkit-view-") as tmp:
-            write_site(collected.runs, tmp, **site)
-            put_folder(Path(tmp), dest)
-        index_url = dest.url(dest.join(dest.root, "index.html"))
-        print(f"toolkit view: wrote {len(collected.runs)} run(s): {index_url}")
-        return 0
-    if args.out is not None:
-        index = write_site(collected.runs, args.out, **site)
-        print(f"toolkit view: wrote {len(collected.runs)} run(s): {index}")
-        return 0
     folder = Path(tempfile.mkdtemp(prefix="toolkit-view-"))
     write_site(collected.runs, folder, **site)
     return _serve(folder, args.port, len(collected.runs))
+
+
+def _write(runs: list[Any], dest: Source, site: dict[str, Any]) -> str:
+    """The site written into the output's folder, or written here and put through the
+    output's Source (a URL); where its index is."""
+    # the site writer (polars) and tempfile: not paid by --help (python -X importtime)
+    import tempfile
+
+    from toolkit.views.site import write_site
+
+    if dest.disk is not None:
+        return str(write_site(runs, dest.disk, **site))
+    with tempfile.TemporaryDirectory(prefix="toolkit-view-") as tmp:
+        write_site(runs, tmp, **site)
+        put_folder(Path(tmp), dest)
+    return dest.url(dest.join(dest.root, "index.html"))
 
 
 def _print_notes(notes: list[str]) -> None:

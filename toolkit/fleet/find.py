@@ -215,7 +215,7 @@ def kit_for(path: str, kits: Mapping[str, PersonaKit]) -> PersonaKit | None:
     while folder:
         if folder in kits:
             return kits[folder]
-        if "/" not in folder or folder.endswith("://"):
+        if "/" not in folder:
             return None
         folder = folder.rsplit("/", 1)[0]
     return None

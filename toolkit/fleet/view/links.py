@@ -4,9 +4,10 @@ the file it names, and the item (a message, a window of messages) its anchor nam
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
+from toolkit.errors import InputError
+from toolkit.io.source import open_source
 from toolkit.views.site import SiteRun
 
 
@@ -45,14 +46,23 @@ def calibration_links(doc: Mapping[str, Any], runs: Sequence[SiteRun]) -> list[d
     return out
 
 
+def _on_disk(path: str) -> str | None:
+    """The resolved local path of ``path`` (``None`` for a URL, known or not)."""
+    try:
+        source = open_source(path)
+    except InputError:  # a scheme no back-end reads: not a file of this machine
+        return None
+    return source.identity() if source.disk is not None else None
+
+
 def _runs_of_source(source: str, by_source: Mapping[str, list[SiteRun]]) -> list[SiteRun]:
     plain = _plain(source)
     if plain in by_source:
         return by_source[plain]
-    if "://" not in plain:
-        target = Path(plain).resolve()
+    target = _on_disk(plain)
+    if target is not None:
         for path, runs in by_source.items():
-            if "://" not in path and Path(path).resolve() == target:
+            if _on_disk(path) == target:
                 return runs
     ends = [path for path in by_source if path.endswith("/" + plain)]
     return by_source[ends[0]] if len(ends) == 1 else []

@@ -26,8 +26,13 @@ from timing import cpu_seconds  # noqa: E402
 
 import toolkit as tk  # noqa: E402
 from toolkit.io import edge  # noqa: E402
-from toolkit.load import _ticks  # noqa: E402
-from toolkit.load import universe as U  # noqa: E402
+from toolkit.io.source import open_source  # noqa: E402
+from toolkit.load import (  # noqa: E402
+    _run_build,
+    _run_listing,
+    _run_parts,
+    _ticks,
+)
 
 
 def fastest(rounds: int, fn: Callable[[], Any]) -> tuple[float, Any]:
@@ -45,10 +50,11 @@ def main(argv: list[str]) -> int:
     p.add_argument("fleet", type=Path)
     p.add_argument("--rounds", type=int, default=3)
     args = p.parse_args(argv)
-    dirs = U._run_dirs([args.fleet / "run-*"])
-    listings = [U.list_run(r, stat=False) for r in dirs]
+    fleet = open_source(args.fleet)
+    dirs = fleet.glob(fleet.join(fleet.root, "run-*"))
+    listings = _run_listing.list_runs(fleet, dirs, stat=False)
     limit = edge.limits().max_file_bytes
-    groups = U._chunks(listings)
+    groups = _run_build._chunks(listings)
     chunks = []
     for group in groups:
         files = [path for listing in group for path in listing.ticks]
@@ -71,7 +77,7 @@ def main(argv: list[str]) -> int:
         return out
 
     stages: dict[str, Callable[[], Any]] = {
-        "list the runs' folders": lambda: [U.list_run(r, stat=False) for r in dirs],
+        "list the runs' folders": lambda: _run_listing.list_runs(fleet, dirs, stat=False),
         "read the tick files (open, read, close)": lambda: [
             edge.read_many_fast(listing.ticks, limit) for listing in listings
         ],
@@ -96,7 +102,10 @@ def main(argv: list[str]) -> int:
     times["column-wise checks (Polars)"], _ = fastest(args.rounds, checks)
     times["normalise (Polars)"], _ = fastest(args.rounds, normalised)
     times["each run's universe.db, YAML, small frames"], _ = fastest(
-        args.rounds, lambda: [U._run_parts(listing) for listing in listings]
+        args.rounds,
+        lambda: [
+            _run_parts.run_parts(listing, _run_parts.fetch_parts([listing])) for listing in listings
+        ],
     )
     whole, _ = fastest(args.rounds, lambda: tk.load_universes(args.fleet / "run-*", progress=False))
     rest = whole - sum(times.values())

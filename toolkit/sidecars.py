@@ -26,6 +26,7 @@ import yaml
 
 from toolkit.errors import InputError
 from toolkit.io.atomic import safe_file_name, write_text_atomic
+from toolkit.io.source import disk_path
 from toolkit.rubrics.outcome import OutcomeResult
 
 SIDECAR_SCHEMA_VERSION = 1
@@ -86,13 +87,12 @@ def write_score_sidecars(
             there; it is never created, so a name taken from data, such as a remote
             log's ``bucket/key``, cannot make one).
     """
-    from toolkit.io.source import is_remote, local_path
-
-    if is_remote(log_dir):
+    folder = disk_path(log_dir)
+    if folder is None:
         raise InputError(
             log_dir, "score sidecars are written only into a local log folder, not a URL"
         )
-    log_dir = local_path(log_dir)
+    log_dir = folder
     if not log_dir.is_dir():
         raise InputError(
             log_dir, "no such local log folder: score sidecars are written only beside a log "

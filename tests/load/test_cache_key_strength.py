@@ -14,7 +14,8 @@ from pathlib import Path
 import polars as pl
 from conftest import tick_v1, write_run
 
-from toolkit.load.universe import list_run, load_universe
+from toolkit.load._run_listing import list_run
+from toolkit.load.universe import load_universe
 
 
 def test_same_size_edit_with_the_old_mtime_restored_is_read_again(tmp_path: Path) -> None:

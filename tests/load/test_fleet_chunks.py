@@ -14,6 +14,7 @@ import pytest
 from conftest import tick_v1, tick_v2, write_run
 
 from toolkit.errors import InputError
+from toolkit.load import _run_build as B
 from toolkit.load import universe as U
 from toolkit.load.universe import load_universe, load_universes
 
@@ -42,7 +43,7 @@ def test_a_repeated_tick_is_reported_and_dropped_whatever_the_chunks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
 ) -> None:
     fleet = _fleet(tmp_path)
-    monkeypatch.setattr(U, "CHUNK_FILES", chunk)
+    monkeypatch.setattr(B, "CHUNK_FILES", chunk)
     u = load_universes(fleet / "run-*")
     assert _duplicates(u) == ["tick_3.json"]  # the later file in listing order is dropped
     counts = dict(u.ticks.group_by("slug").len().iter_rows())
@@ -61,7 +62,7 @@ def test_two_folders_sharing_a_name_are_refused_naming_both(
     its tick 3 mixed into the first run's rows (and scoring failed on unsorted ticks)."""
     first = write_run(tmp_path / "a" / "vale", [tick_v1(1), tick_v1(2)])
     second = write_run(tmp_path / "b" / "vale", [tick_v1(2), tick_v1(3)])
-    monkeypatch.setattr(U, "CHUNK_FILES", chunk)
+    monkeypatch.setattr(B, "CHUNK_FILES", chunk)
     with pytest.raises(InputError) as caught:
         U.load_runs([first, tmp_path / "c-no-run", second])
     line = str(caught.value)
@@ -128,14 +129,14 @@ def test_a_chunk_of_large_files_is_parsed_a_few_bytes_at_a_time_to_the_same_fram
     runs = [zeta, *sorted(alpha.iterdir())]
     whole = U.load_runs(runs)
     sizes: list[int] = []
-    real = U.parse_ticks
+    real = B.parse_ticks
 
     def spy(slugs: Any, files: Any, blobs: Any, notes: Any = None) -> Any:
         sizes.append(sum(map(len, blobs)))
         return real(slugs, files, blobs, notes)
 
-    monkeypatch.setattr(U, "parse_ticks", spy)
-    monkeypatch.setattr(U, "CHUNK_BYTES", budget)
+    monkeypatch.setattr(B, "parse_ticks", spy)
+    monkeypatch.setattr(B, "CHUNK_BYTES", budget)
     apart = U.load_runs(runs)
     assert len(sizes) > 3  # the fleet was parsed in several reads
     assert max(sizes) < budget + 4_000  # at most one file past the budget

@@ -14,7 +14,8 @@ from conftest import tick_v1, tick_v2, write_run
 
 from toolkit.frames import TICKS_SCHEMA
 from toolkit.load import _ticks
-from toolkit.load import universe as U
+from toolkit.load._run_build import load_listed
+from toolkit.load._run_listing import list_run
 from toolkit.load._ticks import parse_ticks
 
 
@@ -140,7 +141,8 @@ def test_each_run_gets_only_its_own_warnings_when_one_slug_begins_another(
         run = write_run(tmp_path / slug, [tick_v1(1), tick_v1(2)])
         text = json.dumps(tick_v1(3))[:-1] + ', "action_text": "again"}'
         (run / "tick_summaries" / "ticks" / "tick_3.json").write_text(text)
-    loaded = U._load([tmp_path / "vale", tmp_path / "vale: x"], cache=False, progress=False)
+    listed = [list_run(tmp_path / slug, stat=False) for slug in ("vale", "vale: x")]
+    loaded = load_listed(listed, cache=False, progress=False)
     for u, slug in zip(loaded, ("vale", "vale: x"), strict=True):
         dupes = [w for w in u.warnings if "duplicate key" in w]
         assert len(dupes) == 1, dupes

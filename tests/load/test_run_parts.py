@@ -1,7 +1,7 @@
 """Each run's parts beside its tick files (issue 25): the snapshots in ``universe.db``,
 and the listing of its tick folder.
 
-:func:`toolkit.load.universe._checkpoints` lets SQLite vouch for the common database
+:func:`toolkit.load._run_parts._checkpoints` lets SQLite vouch for the common database
 (every ``tick_id``, ``node_count`` and ``edge_count`` an integer, none negative) and then
 builds the frame without looking at each cell in Python; any other row sends the whole
 database the careful way, row by row. Here: the two ways give the same frame. The careful
@@ -23,8 +23,9 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 from toolkit.errors import SkippedInputWarning
-from toolkit.load import universe
-from toolkit.load.universe import TickPaths, _checkpoints, list_run
+from toolkit.load import _run_build, universe
+from toolkit.load._run_listing import TickPaths, list_run
+from toolkit.load._run_parts import _checkpoints
 
 _COUNT = st.integers(min_value=0, max_value=2**63 - 1)
 #: Cells SQLite may hold in an untyped column: integers of both signs, reals, text ids.
@@ -216,7 +217,7 @@ def test_freed_heap_pages_go_back_to_the_system() -> None:
     keep = blobs[-1]  # allocated last: the heap's top stays in use
     del blobs
     before = _rss_kib()
-    universe._release_freed_heap()
+    _run_build._release_freed_heap()
     assert before - _rss_kib() > 40 * 1024
     assert keep
 
@@ -225,11 +226,11 @@ def test_a_fleet_sized_load_releases_the_freed_heap_once(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     calls: list[None] = []
-    monkeypatch.setattr(universe, "_release_freed_heap", lambda: calls.append(None))
-    monkeypatch.setattr(universe, "CHUNK_FILES", 10)
+    monkeypatch.setattr(_run_build, "_release_freed_heap", lambda: calls.append(None))
+    monkeypatch.setattr(_run_build, "CHUNK_FILES", 10)
     fleet = universe.load_universes(SAMPLE_RUNS / "fleet" / "*")
     assert fleet.ticks.height >= 10 and len(calls) == 1
-    monkeypatch.setattr(universe, "CHUNK_FILES", 10**9)  # a small load: not worth a trim
+    monkeypatch.setattr(_run_build, "CHUNK_FILES", 10**9)  # a small load: not worth a trim
     universe.load_universes(SAMPLE_RUNS / "fleet" / "*")
     assert len(calls) == 1
 
@@ -241,4 +242,4 @@ def test_without_malloc_trim_the_release_does_nothing(monkeypatch: pytest.Monkey
         raise OSError("no C library here")
 
     monkeypatch.setattr(ctypes, "CDLL", no_library)
-    universe._release_freed_heap()  # no error, nothing to do
+    _run_build._release_freed_heap()  # no error, nothing to do

@@ -14,7 +14,7 @@ import polars as pl
 import pytest
 from conftest import BUCKET, S3, tick_v1, write_run
 
-import toolkit.load.universe as universe_mod
+import toolkit.load._run_build as build_mod
 from toolkit.errors import CacheWarning
 from toolkit.load._cache import CACHE_FORMAT, FOLDER_NAME
 from toolkit.load.universe import load_universe, load_universes
@@ -96,13 +96,13 @@ def place(request: pytest.FixtureRequest, tmp_path: Path) -> Place:
 def builds(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     """Records which runs were loaded from their files (not from the cache)."""
     seen: list[list[str]] = []
-    real = universe_mod._build
+    real = build_mod._build
 
     def spy(listings, progress):  # type: ignore[no-untyped-def]
         seen.append([listing.slug for listing in listings])
         return real(listings, progress)
 
-    monkeypatch.setattr(universe_mod, "_build", spy)
+    monkeypatch.setattr(build_mod, "_build", spy)
     return seen
 
 

@@ -379,7 +379,7 @@ def test_a_file_url_is_the_local_log(tmp_path: Path, capsys: pytest.CaptureFixtu
     copy = tmp_path / "tally-loop"
     shutil.copytree(TALLY, copy)
     log = load_iteration_log(f"file://{copy}")
-    assert log.source is None and log.root == copy
+    assert log.source.disk == copy and log.root == copy
     assert log.iterations.equals(load_iteration_log(copy).iterations)
     code, _, err = run_cli(["outcome", f"file://{copy}", "--write"], capsys)
     assert code == 0, err

@@ -12,12 +12,15 @@ the names start with a dot and end in ``.toolkit-tmp``, which no input pattern m
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import re
 import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+
+from toolkit.errors import InputError
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
@@ -37,8 +40,6 @@ def safe_file_name(text: str) -> str:
     name = _UNSAFE.sub("_", text).lstrip(".") or "_"
     if len(name) <= MAX_NAME:
         return name
-    import hashlib
-
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
     return f"{name[: MAX_NAME - 17]}-{digest}"
 
@@ -120,8 +121,6 @@ def check_target(path: str | Path) -> Path:
         InputError: the path is a folder, or its name is too long for the temporary file
             beside it.
     """
-    from toolkit.errors import InputError
-
     target = Path(path)
     if target.is_dir():
         raise InputError(target, "is a folder: name the file to write")
@@ -145,8 +144,6 @@ def atomic_path(path: str | Path, *, durable: bool = True) -> Iterator[Path]:
     file or the new one; ``durable=False`` is still atomic for readers (right for caches,
     which are rebuilt, never for scores or ratings).
     """
-    from toolkit.errors import InputError
-
     target = check_target(path)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -25,7 +25,9 @@ See ``docs/formats/limits.md``.
 from __future__ import annotations
 
 import contextlib
+import csv
 import errno
+import io
 import json
 import os
 import re
@@ -401,9 +403,7 @@ def read_frame(blob: bytes, name: Name, kind: str) -> Any:
         InputError: the bytes are not a readable file of that kind (Polars' own error,
             or a panic inside it, on one line).
     """
-    import io
-
-    import polars as pl
+    import polars as pl  # polars: `import toolkit` stays light (tests/test_startup_imports.py)
 
     try:
         if kind == "csv":
@@ -418,8 +418,6 @@ def read_frame(blob: bytes, name: Name, kind: str) -> Any:
 def csv_cells() -> Iterator[int]:
     """Let the ``csv`` module read cells up to the cell limit (restored afterwards);
     yields the limit."""
-    import csv
-
     limit = limits().max_cell_bytes
     before = csv.field_size_limit(limit)
     try:
@@ -671,7 +669,7 @@ def yaml_problem(text: str) -> tuple[str, int | None] | None:
     )  # fmt: skip
     if cheap <= limit.max_depth and "&" not in text:
         return None  # too few nesting marks to reach the limit, and no anchors
-    import yaml
+    import yaml  # yaml: ~35 ms, only when a YAML text has nesting to count
 
     loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     sizes: dict[str, int] = {}
@@ -744,6 +742,7 @@ def parse_yaml_text(text: str, name: Name) -> Any:
     Raises:
         InputError: not valid YAML, too deep, or an alias bomb; naming the file and line.
     """
+    # yamlkeys imports this module (and yaml, ~35 ms): a cycle and a startup cost
     from toolkit.io.yamlkeys import YamlProblem, YamlRefused, parse_yaml
 
     try:

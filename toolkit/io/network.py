@@ -120,7 +120,7 @@ def filesystem(protocol: str, given: Mapping[str, Any]) -> Any:
         InputError: the back-end refuses the options (``max_concurrency=0``, an unknown
             or mistyped option), naming ``--storage-option``.
     """
-    import fsspec
+    import fsspec  # fsspec: only when a URL is used (tests/test_startup_imports.py)
 
     options = storage_options(protocol, given)
     try:

@@ -16,6 +16,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from toolkit.errors import InputError
+from toolkit.io.source import open_remote
 
 
 def local_name(root_url: str, url: str, folder: Path) -> Path:
@@ -52,8 +53,6 @@ def stage(
     Raises:
         InputError: the storage could not be reached at all.
     """
-    from toolkit.io.source import open_remote
-
     if not urls:
         return {}
     remote = open_remote(root_url, storage_options)

@@ -21,6 +21,7 @@ import yaml
 
 from toolkit.io.duplicates import DuplicateKey
 from toolkit.io.duplicates import warn as warn_duplicates
+from toolkit.io.edge import yaml_problem
 
 Path_ = tuple[str | int, ...]
 
@@ -160,8 +161,6 @@ def parse_yaml(text: str, verbatim: Collection[str] = (), source: str | None = N
         YamlProblem: the text is not valid YAML (the reason and line of the first problem),
             or is nested too deeply, or its aliases expand past the budget.
     """
-    from toolkit.io.edge import yaml_problem
-
     refused = yaml_problem(text)
     if refused is not None:
         raise YamlRefused(*refused)

@@ -31,24 +31,22 @@ reported once as a :class:`~toolkit.errors.CacheWarning` (one line on the CLI's 
 forwarded to the client when the load runs on a Dask worker), and a cache in one place
 is not tried again for the rest of that load.
 
-Only the bytes' storage differs between the disk and object storage (:class:`_Disk`,
-:class:`_Objects`); validation, keys and decoding are :class:`RunCache`'s alone.
+The cache wraps a :class:`~toolkit.io.source.Source` (a cache folder on disk, or a URL):
+validation, keys and decoding are :class:`RunCache`'s alone, the bytes the source's.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import io
 import json
 import os
 import re
-import stat
 import sys
 import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
 import msgspec
 import polars as pl
@@ -62,11 +60,10 @@ from toolkit.frames import (
     slices,
 )
 from toolkit.io import edge
-from toolkit.io.atomic import atomic_path, remove_leftovers, safe_file_name
-
-if TYPE_CHECKING:
-    from toolkit.io.source import RemoteSource
-    from toolkit.load.universe import Listing, Universe
+from toolkit.io.atomic import safe_file_name
+from toolkit.io.source import LocalSource, Source, open_source
+from toolkit.load._run_listing import Listing
+from toolkit.load._run_result import Universe
 
 #: Bump when the cached frames' meaning changes: every older entry is then rebuilt.
 #: (5: the Parquet file's digest is taken over msgspec's encoding of the key.)
@@ -96,136 +93,9 @@ _TICKS_FILE = re.compile(r"^ticks-[0-9a-f]{16}\.parquet$")
 def _digest(listing: Listing) -> str:
     """Names an entry's Parquet file: the format, where the run is (its absolute path or
     its URL) and its files' key."""
-    where = (
-        listing.source.url(str(listing.root))
-        if listing.source is not None
-        else os.path.abspath(listing.root)
-    )
+    where = listing.source.absolute(str(listing.root))
     blob = _KEY_ENCODE([CACHE_FORMAT, where, listing.key])  # msgspec: C, ~10x json.dumps
     return hashlib.sha256(blob).hexdigest()[:16]
-
-
-# ---------------------------------------------------------------------------
-# Where the bytes live
-# ---------------------------------------------------------------------------
-
-
-class _Store(Protocol):
-    """The bytes of cache entries: one folder (or prefix) per run."""
-
-    #: Whether every entry lives in one place (so one failed write says the rest fail too).
-    one_place: bool
-
-    def join(self, folder: str, name: str) -> str:
-        """The path of the file ``name`` in the entry ``folder``."""
-
-    def usable(self, folder: str) -> bool:
-        """Whether the entry ``folder`` may be read and written at all."""
-
-    def read_many(self, paths: Sequence[str]) -> dict[str, bytes | None]:
-        """The bytes of each file, within the reading edge's size limit; ``None`` for a
-        file that is missing, unreadable, too big or not a regular file."""
-
-    def write_many(
-        self, files: Sequence[tuple[str, str, bytes]]
-    ) -> dict[str, OSError | InputError]:
-        """Replace each file ``(folder, name, bytes)`` atomically (object storage:
-        concurrent PUTs); every file is written, or has failed, before this returns.
-
-        Returns:
-            The entries (folders) a file of which could not be written, with why.
-        """
-
-    def delete_many(self, files: Sequence[tuple[str, str]]) -> None:
-        """Remove each file ``(folder, name)`` that is there (best effort)."""
-
-
-class _Disk:
-    """Entries in folders on the local disk."""
-
-    #: A file that cannot be written says nothing of the others (each is tried).
-    one_place = False
-
-    def join(self, folder: str, name: str) -> str:
-        return os.path.join(folder, name)
-
-    def usable(self, folder: str) -> bool:
-        return not os.path.islink(folder)  # a cache folder leading elsewhere is left alone
-
-    def read_many(self, paths: Sequence[str]) -> dict[str, bytes | None]:
-        out: dict[str, bytes | None] = {}
-        for path in paths:
-            try:  # a regular file (never a symlink), within the size limit
-                out[path] = None if os.path.islink(path) else edge.read_bytes(path)
-            except InputError:
-                out[path] = None
-        return out
-
-    def write_many(
-        self, files: Sequence[tuple[str, str, bytes]]
-    ) -> dict[str, OSError | InputError]:
-        failed: dict[str, OSError | InputError] = {}
-        for folder, name, data in files:
-            try:  # one entry that cannot be written never keeps the others from theirs
-                os.makedirs(folder, exist_ok=True)
-                remove_leftovers(Path(folder))  # the cache owns its folder
-                with atomic_path(os.path.join(folder, name), durable=False) as tmp:
-                    tmp.write_bytes(data)
-            except OSError as exc:  # named by the file it was to replace, not a temp file
-                failed.setdefault(
-                    folder, OSError(exc.errno, exc.strerror, os.path.join(folder, name))
-                )
-            except InputError as exc:
-                failed.setdefault(folder, exc)
-        return failed
-
-    def delete_many(self, files: Sequence[tuple[str, str]]) -> None:
-        for folder, name in files:
-            path = os.path.join(folder, name)
-            with contextlib.suppress(OSError):
-                if stat.S_ISREG(os.lstat(path).st_mode):
-                    os.unlink(path)
-
-
-class _Objects:
-    """Entries under prefixes in object storage (fsspec): a PUT replaces an object
-    whole, so no temporary object is needed."""
-
-    one_place = True
-
-    def __init__(self, source: RemoteSource) -> None:
-        self.source = source
-
-    def join(self, folder: str, name: str) -> str:
-        return f"{folder}/{name}"
-
-    def usable(self, folder: str) -> bool:
-        return True
-
-    def read_many(self, paths: Sequence[str]) -> dict[str, bytes | None]:
-        try:
-            got = self.source.fetch(paths)  # concurrent requests, one call
-        except InputError:
-            return dict.fromkeys(paths)  # storage out of reach: every entry is a miss
-        return {p: None if isinstance(b, InputError) else b for p, b in got.items()}
-
-    def write_many(
-        self, files: Sequence[tuple[str, str, bytes]]
-    ) -> dict[str, OSError | InputError]:
-        if not files:
-            return {}
-        # concurrent PUTs; a failure is most often the whole store's (no bucket)
-        failed = self.source.put_many({self.join(f, name): data for f, name, data in files})
-        out: dict[str, OSError | InputError] = {}
-        for folder, name, _ in files:
-            if (err := failed.get(self.join(folder, name))) is not None:
-                out.setdefault(folder, err)
-        return out
-
-    def delete_many(self, files: Sequence[tuple[str, str]]) -> None:
-        # One DELETE per exact key (``rm`` would expand a glob character in the cache's
-        # URL into other keys).
-        self.source.remove_many([self.join(folder, name) for folder, name in files])
 
 
 # ---------------------------------------------------------------------------
@@ -245,23 +115,19 @@ class RunCache:
     def __init__(
         self, location: bool | str | Path, storage_options: Mapping[str, Any] | None = None
     ) -> None:
-        from toolkit.io.source import is_remote, local_path, open_remote
-
         self.root: str | None = None
-        self.store: _Store
+        self.source: Source
         self.where: str
-        if isinstance(location, bool):
-            self.store = _Disk()
+        if isinstance(location, bool):  # beside each run: every path names its own folder
+            self.source = LocalSource(Path(os.curdir))
             self.where = FOLDER_NAME
-        elif is_remote(location):
-            source = open_remote(str(location), storage_options)
-            self.root = source.root
-            self.store = _Objects(source)
-            self.where = source.url()
         else:
-            self.root = os.fspath(local_path(location))
-            self.store = _Disk()
-            self.where = self.root
+            self.source = open_source(location, storage_options)
+            self.root = self.source.root
+            self.where = self.source.url()
+        #: Whether every entry lives in one place, so that one failed write says the rest
+        #: fail too (object storage: most often the whole store's failure, no bucket).
+        self.one_place = self.source.disk is None
         #: The first write that failed in this cache's life (one warning, then no retries
         #: when the cache is in one place).
         self.failure: str | None = None
@@ -274,13 +140,39 @@ class RunCache:
         """The cache folder (or prefix) of one run."""
         if self.root is None:
             return os.path.join(listing.root, FOLDER_NAME)
-        ident = (
-            listing.source.url(str(listing.root))
-            if listing.source is not None
-            else str(listing.root.resolve())
-        )
+        ident = listing.source.identity(str(listing.root))
         where = hashlib.sha256(ident.encode()).hexdigest()[:12]
-        return self.store.join(self.root, f"{safe_file_name(listing.slug)}-{where}")
+        return self.source.join(self.root, f"{safe_file_name(listing.slug)}-{where}")
+
+    def _read_many(self, paths: Sequence[str]) -> dict[str, bytes | None]:
+        """The bytes of each file, within the reading edge's size limit; ``None`` for a
+        file that is missing, unreadable, too big, not a regular file or a symlink."""
+        wanted = [p for p in paths if not self.source.is_link(p)]
+        try:
+            got = self.source.fetch(wanted)  # object storage: concurrent requests, one call
+        except InputError:
+            return dict.fromkeys(paths)  # storage out of reach: every entry is a miss
+        return {p: None if isinstance(b := got.get(p), InputError) else b for p in paths}
+
+    def _write_many(
+        self, files: Sequence[tuple[str, str, bytes]]
+    ) -> dict[str, OSError | InputError]:
+        """Replace each file ``(folder, name, bytes)`` atomically; every file is written,
+        or has failed, before this returns.
+
+        Returns:
+            The entries (folders) a file of which could not be written, with why.
+        """
+        paths = {self.source.join(f, name): f for f, name, _ in files}
+        failed = self.source.put_many(
+            {self.source.join(f, name): data for f, name, data in files},
+            durable=False,  # a cache is rebuilt, never lost
+            own_folders=True,  # the cache owns its folders
+        )
+        out: dict[str, OSError | InputError] = {}
+        for path, err in failed.items():
+            out.setdefault(paths[path], err)
+        return out
 
     @staticmethod
     def _manifest(blob: bytes | None, where: str) -> dict[str, Any] | None:
@@ -328,21 +220,19 @@ class RunCache:
 
     def get_many(self, listings: Sequence[Listing]) -> dict[int, Universe]:
         """The fresh cached runs among ``listings``, by index; the rest are misses."""
-        from toolkit.load.universe import Universe
-
         folders = {i: self.folder(listing) for i, listing in enumerate(listings)}
-        folders = {i: f for i, f in folders.items() if self.store.usable(f)}
-        blobs = self.store.read_many([self.store.join(f, MANIFEST) for f in folders.values()])
+        folders = {i: f for i, f in folders.items() if not self.source.is_link(f)}
+        blobs = self._read_many([self.source.join(f, MANIFEST) for f in folders.values()])
         entries: dict[int, tuple[str, dict[str, pl.DataFrame], dict[str, Any]]] = {}
         for i, folder in folders.items():
-            manifest = self._manifest(blobs[self.store.join(folder, MANIFEST)], folder)
+            manifest = self._manifest(blobs[self.source.join(folder, MANIFEST)], folder)
             self._seen[folder] = manifest
             small = None if manifest is None else self._fresh(manifest, listings[i])
             if manifest is not None and small is not None:
-                entries[i] = (self.store.join(folder, manifest["ticks"]), small, manifest)
+                entries[i] = (self.source.join(folder, manifest["ticks"]), small, manifest)
         if not entries:
             return {}
-        got = self.store.read_many([path for path, _, _ in entries.values()])
+        got = self._read_many([path for path, _, _ in entries.values()])
         parquet = {i: blob for i, (path, _, _) in entries.items() if (blob := got[path])}
         entries = {i: e for i, e in entries.items() if i in parquet}
         rows = {i: manifest["rows"] for i, (_, _, manifest) in entries.items()}
@@ -386,13 +276,13 @@ class RunCache:
         Every entry's Parquet file is written before any manifest that names it (in object
         storage: one concurrent request for the Parquet objects, then one for the
         manifests); then the Parquet files the replaced manifests named are deleted."""
-        if self.failure is not None and self.store.one_place:
+        if self.failure is not None and self.one_place:
             return
         entries: list[tuple[str, str, bytes, bytes]] = []
         limit = edge.limits().max_file_bytes
         for listing, universe in loaded:
             folder = self.folder(listing)
-            if not self.store.usable(folder):
+            if self.source.is_link(folder):
                 continue  # a cache folder that leads elsewhere is never written (nor cleaned)
             name = f"ticks-{_digest(listing)}.parquet"
             manifest = _manifest_bytes(listing, name, universe)
@@ -401,15 +291,15 @@ class RunCache:
                 self._too_big(listing.slug, max(len(ticks), len(manifest)), limit)
                 continue
             entries.append((folder, name, ticks, manifest))
-        unseen = {self.store.join(f, MANIFEST): f for f, *_ in entries if f not in self._seen}
-        got = self.store.read_many(list(unseen))  # the manifests about to be replaced
+        unseen = {self.source.join(f, MANIFEST): f for f, *_ in entries if f not in self._seen}
+        got = self._read_many(list(unseen))  # the manifests about to be replaced
         for path, folder in unseen.items():
             self._seen[folder] = self._manifest(got[path], folder)
         # Every Parquet file first, then the manifests of the entries whose Parquet file
         # was written (a manifest never names a file that is not there).
-        failed = self.store.write_many([(f, name, ticks) for f, name, ticks, _ in entries])
+        failed = self._write_many([(f, name, ticks) for f, name, ticks, _ in entries])
         written = [e for e in entries if e[0] not in failed]
-        failed.update(self.store.write_many([(f, MANIFEST, m) for f, _, _, m in written]))
+        failed.update(self._write_many([(f, MANIFEST, m) for f, _, _, m in written]))
         for folder, exc in failed.items():
             self._failed(folder, exc)
         stale: list[tuple[str, str]] = []
@@ -420,7 +310,7 @@ class RunCache:
             previous = None if old is None else str(old["ticks"])  # matched _TICKS_FILE
             if previous is not None and previous != name:
                 stale.append((folder, previous))
-        self.store.delete_many(stale)
+        self.source.remove_many([self.source.join(f, name) for f, name in stale])
 
     def _too_big(self, slug: str, size: int, limit: int) -> None:
         """One warning per cache for entries over the reading edge's size limit."""

@@ -35,7 +35,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from itertools import repeat
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import msgspec
 import polars as pl
@@ -43,14 +43,21 @@ from pydantic import ValidationError
 
 from toolkit.errors import InputError
 from toolkit.frames import GROUNDED_SOURCE, TICK_STATUS, TICKS_SCHEMA
-from toolkit.load._common import load_json_bytes
+from toolkit.load._common import load_json_bytes, validation_problem
+from toolkit.load._run_files import TICK_ID_PATTERN, TickV1, TickV2
+from toolkit.load._tick_screen import (
+    _ENCODE,
+    _FAST_DECODE,
+    _STAGES,
+    RAW_TICK_SCHEMA,
+    _columns,
+    _plain,
+    _screen,
+)
 
 CONTINUATION_TEXT = "[long_running_continuation]"
 CONTINUATION_MECHANIC = "continue_long_action"
-TICK_ID_PATTERN = r"^(?:tick_)?(\d+)$"
 _TICK_ID = re.compile(TICK_ID_PATTERN)
-_CHANGES = pl.List(pl.List(pl.String()))
-_STAGES = ("classifier", "observer")
 #: The largest tick number the ticks frame holds (Int64).
 MAX_TICK = 2**63 - 1
 #: A duration must stay below this magnitude to fit the frame's 64-bit integer column, and
@@ -96,35 +103,6 @@ def _numbers_unfit() -> pl.Expr:
     return pl.any_horizontal([p.fill_null(False) for p in parts])
 
 
-#: What the NDJSON reader is asked for: the union of tick schema v1 and v2. Scalars inside
-#: mutation and claim lists arrive as text (numbers as digits, objects as JSON).
-RAW_TICK_SCHEMA: dict[str, pl.DataType] = {
-    "schema_version": pl.Int64(),
-    "tick_id": pl.String(),
-    "timestamp_iso": pl.String(),
-    "action_text": pl.String(),
-    "classified_action": pl.Struct(
-        {"verb": pl.String(), "actor": pl.String(), "target": pl.String()}
-    ),
-    "matched_mechanic_id": pl.String(),
-    "yielded": pl.Boolean(),
-    "refused": pl.Boolean(),
-    "refusal_reason": pl.String(),
-    "mutations": pl.Struct({"count": pl.Int64(), "list": _CHANGES}),
-    "observation_text": pl.String(),
-    "duration_ms": pl.Float64(),
-    "llm_tokens_by_stage": pl.Struct(
-        {s: pl.Struct({"in": pl.Float64(), "out": pl.Float64()}) for s in _STAGES}
-    ),
-    "llm_cost_usd_by_stage": pl.Struct({s: pl.Float64() for s in _STAGES}),
-    "actor_id": pl.String(),
-    "kind": pl.String(),
-    "conservation_verdict": pl.String(),
-    "observation": pl.Struct({"text": pl.String(), "claimed_changes": _CHANGES}),
-    "cost_usd": pl.Float64(),
-}
-
-
 #: Whether :func:`parse_ticks` tries the bulk read first. Off, every file takes the
 #: per-file path: the reference the bulk path must agree with (the differential tests
 #: switch it off; nothing else should).
@@ -151,9 +129,6 @@ def validate_tick(path: Path, data: Any) -> dict[str, Any]:
     Raises:
         InputError: naming the file, the field and the value that is wrong.
     """
-    from toolkit.load._common import validation_problem
-    from toolkit.load.universe import TickV1, TickV2
-
     if not isinstance(data, dict):
         raise InputError(path, "a tick summary must be a JSON object", field="(top level)")
     version = data.get("schema_version", 1)
@@ -203,403 +178,6 @@ def _read(lines: Sequence[bytes]) -> pl.DataFrame:
     return pl.read_ndjson(io.BytesIO(b"\n".join(lines)), schema=RAW_TICK_SCHEMA)
 
 
-_Unset = msgspec.UnsetType
-_UNSET = msgspec.UNSET
-
-
-class _Action(msgspec.Struct):
-    verb: str | None = None
-    actor: str | None = None
-    target: str | None = None
-
-
-class _Mutations(msgspec.Struct):
-    count: int | _Unset | None = _UNSET
-    changes: list[list[Any]] | _Unset = msgspec.field(name="list", default=_UNSET)
-
-
-class _Observation(msgspec.Struct):
-    text: str | None = None
-    claimed_changes: list[list[Any]] | None = None
-
-
-_Number = int | float | None
-
-
-class _Tokens(msgspec.Struct):
-    tokens_in: _Number = msgspec.field(name="in", default=None)
-    tokens_out: _Number = msgspec.field(name="out", default=None)
-
-
-class _StageTokens(msgspec.Struct):
-    classifier: _Tokens | None = None
-    observer: _Tokens | None = None
-
-
-class _StageCosts(msgspec.Struct):
-    classifier: _Number = None
-    observer: _Number = None
-
-
-class _Screen(msgspec.Struct):
-    """The JSON types the bulk reader takes each field in (mirrors :data:`RAW_TICK_SCHEMA`).
-
-    For a record of these types the bulk reader's values and the pydantic models' are the
-    same; any other type (``"refused": "yes"``, ``"action_text": false``, ``"count":
-    2.0``) is left to the models, which coerce it or refuse the file with a reason, so
-    both paths answer alike. msgspec checks the types strictly (a ``bool`` is not a
-    number, ``null`` is not a list) and ignores fields the frame does not read. A field
-    the file does not hold is ``None`` or, where ``null`` is refused, unset.
-    """
-
-    schema_version: int | _Unset = _UNSET
-    tick_id: str | int | _Unset = _UNSET
-    timestamp_iso: str | None = None
-    action_text: str | None = None
-    matched_mechanic_id: str | None = None
-    refusal_reason: str | None = None
-    observation_text: str | None = None
-    actor_id: str | None = None
-    kind: str | None = None
-    conservation_verdict: str | None = None
-    duration_ms: _Number = None
-    cost_usd: _Number = None
-    yielded: Any = _UNSET  # v1: a bool (checked in :func:`_screen`)
-    refused: Any = _UNSET
-    classified_action: _Action | None = None
-    mutations: _Mutations | None = None
-    observation: _Observation | None = None
-    llm_tokens_by_stage: _StageTokens | None = None
-    llm_cost_usd_by_stage: _StageCosts | None = None
-
-
-_DECODE = msgspec.json.Decoder().decode
-_ENCODE = msgspec.json.Encoder().encode
-
-
-def _screen(blob: bytes) -> _Screen | None:
-    """A tick file's fields, typed; ``None`` when the file must go the per-file way: it
-    repeats a key (the bulk reader would keep the first value), a field has a JSON type
-    the bulk reader would coerce (:class:`_Screen`), or the parser refuses it.
-
-    One parse (msgspec, C). Repeated keys are found exactly by counting colons: outside
-    strings a colon ends each key, so a file with no repeat has as many colons as its
-    parsed value written back (every key kept, strings unchanged); a repeat drops a key
-    and its colon. A ``\\u003a`` escape (a colon written escaped) would blur the count, so
-    a file holding one is read on the per-file path.
-    """
-    try:
-        data = _DECODE(blob)
-    except (ValueError, RecursionError):  # not JSON, not UTF-8, too deep: the edge says so
-        return None
-    if blob.count(b":") != _ENCODE(data).count(b":") or b"\\u003" in blob:
-        return None
-    try:
-        tick = msgspec.convert(data, _Screen)
-    except msgspec.ValidationError:
-        return None
-    if tick.schema_version in (1, _UNSET) and not (
-        type(tick.yielded) in (bool, _Unset) and type(tick.refused) in (bool, _Unset)
-    ):
-        return None
-    return tick
-
-
-# ---------------------------------------------------------------------------
-# The typed columns, built from the screened fields (no second parse)
-# ---------------------------------------------------------------------------
-
-#: Integers a 64-bit column holds, and floats' exact integers: a number outside these
-#: bounds leaves the file to Polars' reader (whose rounding and refusals are the rule).
-_INT64 = 2**63
-_EXACT = 2**53
-
-
-class _NotPlain(Exception):
-    """A value whose column form is Polars' reader's to decide (see :func:`_row`)."""
-
-
-def _float(value: int | float | None) -> float | None:
-    if value is None or type(value) is float:
-        return value
-    if -_EXACT < value < _EXACT:
-        return float(value)
-    raise _NotPlain
-
-
-def _int(value: Any) -> int | None:
-    if value is None or value is _UNSET:
-        return None
-    if -_INT64 <= value < _INT64:
-        return int(value)
-    raise _NotPlain
-
-
-def _changes(changes: list[list[Any]] | _Unset | None) -> str | None:
-    """A change list as compact JSON for :func:`_columns` to decode into text parts, when
-    each part comes out as the bulk reader gives it: text as is, a whole number as its
-    digits. Anything else (a float, a bool, an object) is left to the reader."""
-    if changes is None or changes is _UNSET:
-        return None
-    for change in changes:
-        for part in change:
-            if not (part is None or type(part) is str or (type(part) is int and _is_int64(part))):
-                raise _NotPlain
-    return _ENCODE(changes).decode()
-
-
-def _is_int64(value: int) -> bool:
-    return -_INT64 <= value < _INT64
-
-
-def _flag(value: Any) -> bool | None:
-    if value is None or value is _UNSET:
-        return None
-    if type(value) is bool:
-        return value
-    raise _NotPlain
-
-
-def _row(tick: _Screen) -> tuple[Any, ...]:
-    """One screened tick as the values of :data:`_FLAT` (raises :class:`_NotPlain`)."""
-    action = tick.classified_action
-    mutations = tick.mutations
-    tokens = tick.llm_tokens_by_stage
-    costs = tick.llm_cost_usd_by_stage
-    seen = tick.observation
-    tick_id = tick.tick_id
-    if type(tick_id) is int:
-        if not _is_int64(tick_id):
-            raise _NotPlain
-        tick_id = str(tick_id)
-    cls = tokens.classifier if tokens is not None else None
-    obs = tokens.observer if tokens is not None else None
-    return (
-        _int(tick.schema_version),
-        None if tick_id is _UNSET else tick_id,
-        tick.timestamp_iso,
-        tick.action_text,
-        action is not None,
-        None if action is None else action.verb,
-        None if action is None else action.actor,
-        None if action is None else action.target,
-        tick.matched_mechanic_id,
-        _flag(tick.yielded),
-        _flag(tick.refused),
-        tick.refusal_reason,
-        mutations is not None,
-        None if mutations is None else _int(mutations.count),
-        None if mutations is None else _changes(mutations.changes),
-        tick.observation_text,
-        _float(tick.duration_ms),
-        tokens is not None,
-        cls is not None,
-        None if cls is None else _float(cls.tokens_in),
-        None if cls is None else _float(cls.tokens_out),
-        obs is not None,
-        None if obs is None else _float(obs.tokens_in),
-        None if obs is None else _float(obs.tokens_out),
-        costs is not None,
-        None if costs is None else _float(costs.classifier),
-        None if costs is None else _float(costs.observer),
-        tick.actor_id,
-        tick.kind,
-        tick.conservation_verdict,
-        seen is not None,
-        None if seen is None else seen.text,
-        None if seen is None else _changes(seen.claimed_changes),
-        _float(tick.cost_usd),
-    )
-
-
-_S, _F, _B = pl.String(), pl.Float64(), pl.Boolean()
-#: The flat columns :func:`_row` fills; :func:`_columns` nests them as RAW_TICK_SCHEMA.
-_FLAT: dict[str, pl.DataType] = {
-    "schema_version": pl.Int64(), "tick_id": _S, "timestamp_iso": _S, "action_text": _S,
-    "_action": _B, "_verb": _S, "_actor": _S, "_target": _S,
-    "matched_mechanic_id": _S, "yielded": _B, "refused": _B, "refusal_reason": _S,
-    "_mutations": _B, "_count": pl.Int64(), "_list": _S,
-    "observation_text": _S, "duration_ms": _F,
-    "_tokens": _B, "_cls": _B, "_cls_in": _F, "_cls_out": _F,
-    "_obs": _B, "_obs_in": _F, "_obs_out": _F,
-    "_costs": _B, "_cost_cls": _F, "_cost_obs": _F,
-    "actor_id": _S, "kind": _S, "conservation_verdict": _S,
-    "_observation": _B, "_obs_text": _S, "_claimed": _S, "cost_usd": _F,
-}  # fmt: skip
-
-
-def _columns(rows: Sequence[tuple[Any, ...]]) -> pl.DataFrame:
-    """Rows of :func:`_row` as a frame of :data:`RAW_TICK_SCHEMA`, as Polars' NDJSON
-    reader would give it (a missing object is a null struct, an empty one is not)."""
-    flat = pl.DataFrame(
-        {name: list(values) for name, values in zip(_FLAT, zip(*rows, strict=True), strict=True)}
-        if rows
-        else {name: [] for name in _FLAT},
-        schema=_FLAT,
-    )
-    return _nested(flat)
-
-
-def _nested(flat: pl.DataFrame) -> pl.DataFrame:
-    """The flat columns of :data:`_FLAT` nested as :data:`RAW_TICK_SCHEMA`. The change
-    lists (``_list``, ``_claimed``) are JSON text to decode, or already lists of text."""
-
-    def nested(present: str, **fields: pl.Expr | str) -> pl.Expr:
-        parts = [
-            pl.col(v).alias(k) if isinstance(v, str) else v.alias(k) for k, v in fields.items()
-        ]
-        return pl.when(pl.col(present)).then(pl.struct(parts))
-
-    def changes(column: str) -> pl.Expr:
-        if flat.schema[column] == _CHANGES:
-            return pl.col(column)
-        return pl.col(column).str.json_decode(_CHANGES)
-
-    def tokens(present: str, prefix: str) -> pl.Expr:
-        return nested(present, **{"in": pl.col(f"{prefix}_in"), "out": pl.col(f"{prefix}_out")})
-
-    frame = flat.select(
-        "schema_version", "tick_id", "timestamp_iso", "action_text",
-        classified_action=nested("_action", verb="_verb", actor="_actor", target="_target"),
-        matched_mechanic_id="matched_mechanic_id", yielded="yielded", refused="refused",
-        refusal_reason="refusal_reason",
-        mutations=nested("_mutations", count="_count", list=changes("_list")),
-        observation_text="observation_text", duration_ms="duration_ms",
-        llm_tokens_by_stage=nested(
-            "_tokens", classifier=tokens("_cls", "_cls"), observer=tokens("_obs", "_obs")
-        ),
-        llm_cost_usd_by_stage=nested("_costs", classifier="_cost_cls", observer="_cost_obs"),
-        actor_id="actor_id", kind="kind", conservation_verdict="conservation_verdict",
-        observation=nested(
-            "_observation", text="_obs_text", claimed_changes=changes("_claimed")
-        ),
-        cost_usd="cost_usd",
-    )  # fmt: skip
-    return frame.cast(RAW_TICK_SCHEMA)  # type: ignore[arg-type]
-
-
-#: ``\\udxxx`` escapes (a lone surrogate is no text) and a number ``-0`` (its sign would
-#: not survive an integer): a file that may hold either is left to Polars' reader.
-_PLAIN_UNSAFE = (b"\\ud", b"\\uD")
-_MINUS_ZERO = re.compile(rb"[\[,:\s]-0(?![0-9.eE])")
-
-
-def _plain(tick: _Screen | None, blob: bytes) -> tuple[Any, ...] | None:
-    """:func:`_row` of a screened tick, or ``None`` when its columns are Polars' to read."""
-    if tick is None or any(mark in blob for mark in _PLAIN_UNSAFE):
-        return None
-    if b"-0" in blob and _MINUS_ZERO.search(blob):
-        return None
-    try:
-        return _row(tick)
-    except _NotPlain:
-        return None
-
-
-# ---------------------------------------------------------------------------
-# The batch path: one C decode of a batch of files into typed structs
-# ---------------------------------------------------------------------------
-#
-# :func:`_screen` and :func:`_row` cost a Python call or two per field of every file.
-# The path below takes a batch of files in a handful of C calls instead: ``map`` of one
-# typed msgspec decoder over the files (structs of exactly the types :class:`_Screen`
-# and :func:`_row` let through, every field defaulting to UNSET), one encode of the
-# batch's structs whose colon count must equal the colon count of the raw bytes (as in
-# :func:`_screen`: a repeated key, or a field no struct declares, drops a key and its
-# colon), and that encoded JSON array read into columns by Polars' JSON reader. A file
-# it cannot vouch for (a type outside those, a repeated or unknown key, an escape or
-# number whose column form is Polars' reader's to decide, bytes that do not parse) takes
-# the file-at-a-time path above, with its warnings and issues, so the frame is the same
-# whichever path a file takes.
-
-_Int64 = Annotated[int, msgspec.Meta(ge=-_INT64, le=_INT64 - 1)]
-#: An integer a float column holds exactly (:func:`_float`).
-_Exact = Annotated[int, msgspec.Meta(gt=-_EXACT, lt=_EXACT)]
-_FNum = float | _Exact | _Unset | None
-_FStr = str | _Unset | None
-_FChanges = list[list[str | _Int64 | None]]
-
-
-class _FAction(msgspec.Struct, gc=False):
-    verb: _FStr = _UNSET
-    actor: _FStr = _UNSET
-    target: _FStr = _UNSET
-    indirect_object: Any = _UNSET
-    params: Any = _UNSET
-
-
-class _FLongAction(msgspec.Struct, gc=False):
-    active: Any = _UNSET
-    turns_elapsed: Any = _UNSET
-    turns_total: Any = _UNSET
-    threshold_fired: Any = _UNSET
-    interrupted: Any = _UNSET
-
-
-class _FNode(msgspec.Struct, gc=False):
-    type: Any = _UNSET
-    properties: Any = _UNSET
-    edges: Any = _UNSET
-
-
-class _FMutations(msgspec.Struct, gc=False):
-    count: _Int64 | _Unset | None = _UNSET
-    changes: _FChanges | _Unset = msgspec.field(name="list", default=_UNSET)
-
-
-class _FObservation(msgspec.Struct, gc=False):
-    text: _FStr = _UNSET
-    claimed_changes: _FChanges | _Unset | None = _UNSET
-
-
-class _FTokens(msgspec.Struct, gc=False):
-    tokens_in: _FNum = msgspec.field(name="in", default=_UNSET)
-    tokens_out: _FNum = msgspec.field(name="out", default=_UNSET)
-
-
-class _FStageTokens(msgspec.Struct, gc=False):
-    classifier: _FTokens | _Unset | None = _UNSET
-    observer: _FTokens | _Unset | None = _UNSET
-
-
-class _FStageCosts(msgspec.Struct, gc=False):
-    classifier: _FNum = _UNSET
-    observer: _FNum = _UNSET
-
-
-class _Fast(msgspec.Struct, gc=False):
-    """A tick file as the batch path takes it: the fields of :class:`_Screen` in
-    the types :func:`_row` builds columns from itself (a float or bool in a change, an
-    integer beyond 64 bits, or beyond 2**53 where a float goes, a flag that is not a bool
-    fail here), and the other fields the format names (FORMATS: ``classified_actions``,
-    ``long_running_action``, ``projected_state``), so that the colon count sees them.
-    Every default is UNSET, which an encode leaves out."""
-
-    schema_version: _Int64 | _Unset = _UNSET
-    tick_id: str | _Int64 | _Unset = _UNSET
-    timestamp_iso: _FStr = _UNSET
-    action_text: _FStr = _UNSET
-    classified_action: _FAction | _Unset | None = _UNSET
-    classified_actions: list[_FAction] | _Unset | None = _UNSET
-    matched_mechanic_id: _FStr = _UNSET
-    yielded: bool | _Unset = _UNSET
-    refused: bool | _Unset = _UNSET
-    refusal_reason: _FStr = _UNSET
-    mutations: _FMutations | _Unset | None = _UNSET
-    observation_text: _FStr = _UNSET
-    long_running_action: _FLongAction | _Unset | None = _UNSET
-    duration_ms: _FNum = _UNSET
-    llm_tokens_by_stage: _FStageTokens | _Unset | None = _UNSET
-    llm_cost_usd_by_stage: _FStageCosts | _Unset | None = _UNSET
-    actor_id: _FStr = _UNSET
-    kind: _FStr = _UNSET
-    conservation_verdict: _FStr = _UNSET
-    projected_state: dict[str, _FNode] | _Unset | None = _UNSET
-    observation: _FObservation | _Unset | None = _UNSET
-    cost_usd: _FNum = _UNSET
-
-
-_FAST_DECODE = msgspec.json.Decoder(_Fast).decode
 #: Bytes that send a file the file-at-a-time way before any parse: an escaped colon (it
 #: would blur the colon count), a surrogate escape, and a number ``-0`` (each a value
 #: whose column form is Polars' reader's to decide; see :func:`_plain`). A number is
@@ -800,54 +378,76 @@ def parse_ticks(
         The ticks frame (:data:`toolkit.frames.TICKS_SCHEMA`) sorted by slug and tick,
         and one :class:`InputError` per file that could not be used.
     """
-    count = len(blobs)
     errors: list[InputError] = []
     parts: list[pl.DataFrame] = []
-    redo: set[int] = set(range(count))
-    if count and BULK_READ:
-        careful: Sequence[int] = range(count)
-        if BATCH_PATH:
-            with collector_paused():
-                fast, taken, careful = _fast(blobs)
-            if fast is not None:
-                parts.append(_ordered(fast, taken))
-        plain: list[int] = []
-        plain_rows: list[tuple[Any, ...]] = []
-        rest: list[int] = []
-        for i in careful:
-            blob = blobs[i]
-            tick = _screen(blob)
-            if tick is None:
-                continue
-            row = _plain(tick, blob)
-            if row is None:
-                rest.append(i)
-            else:
-                plain.append(i)
-                plain_rows.append(row)
-        if plain:
-            parts.append(_ordered(_columns(plain_rows), plain))
-        del plain_rows
-        if rest:
-            try:
-                read = _read([_one_line(blobs[i]) for i in rest])
-            except pl.exceptions.PolarsError:
-                read = None
-            if read is not None and read.height == len(rest):
-                parts.append(_ordered(read, rest))
-        raw = pl.concat(parts) if len(parts) > 1 else parts[0] if parts else None
-        parts = []
-        if raw is not None:
-            names = _texts("source_file", files).gather(raw["_order"])
-            bad = _problems(raw, names)
-            redo -= set(raw["_order"].filter(bad.not_()).to_list())
-            if not redo:
-                return _normalised(raw, slugs, files), errors
-            parts.append(raw.filter(bad.not_()))
+    redo: set[int] = set(range(len(blobs)))
+    raw = _bulk(blobs) if blobs and BULK_READ else None
+    if raw is not None:
+        names = _texts("source_file", files).gather(raw["_order"])
+        bad = _problems(raw, names)
+        redo -= set(raw["_order"].filter(bad.not_()).to_list())
+        if not redo:
+            return _normalised(raw, slugs, files), errors
+        parts.append(raw.filter(bad.not_()))
     # The per-file path: only for the files the bulk read could not take.
+    careful = _one_at_a_time(sorted(redo), files, blobs, errors, notes)
+    if careful is not None:
+        parts.append(careful)
+    if not parts:
+        return pl.DataFrame(schema=TICKS_SCHEMA), errors
+    return _normalised(pl.concat(parts), slugs, files), errors
+
+
+def _bulk(blobs: Sequence[bytes]) -> pl.DataFrame | None:
+    """The raw rows (with their file's index, ``_order``) of the files the bulk read
+    takes: the batch path, then the screen, then Polars' NDJSON reader for the files
+    whose values are the reader's to decide; ``None`` when it takes none."""
+    parts: list[pl.DataFrame] = []
+    careful: Sequence[int] = range(len(blobs))
+    if BATCH_PATH:
+        with collector_paused():
+            fast, taken, careful = _fast(blobs)
+        if fast is not None:
+            parts.append(_ordered(fast, taken))
+    plain: list[int] = []
+    plain_rows: list[tuple[Any, ...]] = []
+    rest: list[int] = []
+    for i in careful:
+        blob = blobs[i]
+        tick = _screen(blob)
+        if tick is None:
+            continue
+        row = _plain(tick, blob)
+        if row is None:
+            rest.append(i)
+        else:
+            plain.append(i)
+            plain_rows.append(row)
+    if plain:
+        parts.append(_ordered(_columns(plain_rows), plain))
+    del plain_rows
+    if rest:
+        try:
+            read = _read([_one_line(blobs[i]) for i in rest])
+        except pl.exceptions.PolarsError:
+            read = None
+        if read is not None and read.height == len(rest):
+            parts.append(_ordered(read, rest))
+    return pl.concat(parts) if len(parts) > 1 else parts[0] if parts else None
+
+
+def _one_at_a_time(
+    indexes: Sequence[int],
+    files: Sequence[str | Path],
+    blobs: Sequence[bytes],
+    errors: list[InputError],
+    notes: list[tuple[str, str]] | None,
+) -> pl.DataFrame | None:
+    """The raw rows of the files at ``indexes``, each parsed and validated on its own by
+    the pydantic models; a file they refuse is one of ``errors``."""
     lines: list[bytes] = []
     kept: list[int] = []
-    for i in sorted(redo):
+    for i in indexes:
         path = Path(files[i])
         try:
             data, dupes = load_json_bytes(path, blobs[i])
@@ -859,11 +459,7 @@ def parse_ticks(
             notes.extend((str(files[i]), d.describe(files[i])) for d in dupes)
         lines.append(json.dumps(canonical).encode())
         kept.append(i)
-    if kept:
-        parts.append(_ordered(_read(lines), kept))
-    if not parts:
-        return pl.DataFrame(schema=TICKS_SCHEMA), errors
-    return _normalised(pl.concat(parts), slugs, files), errors
+    return _ordered(_read(lines), kept) if kept else None
 
 
 def _normalised(
@@ -991,22 +587,15 @@ def _in_order(frame: pl.DataFrame) -> bool:
 _TICKS = pl.Schema(TICKS_SCHEMA)
 
 
-def normalise(raw: pl.DataFrame, slugs: pl.Series, files: pl.Series) -> pl.DataFrame:
-    """Turn raw tick records (:data:`RAW_TICK_SCHEMA`) into the ticks frame.
-
-    Status, rollback, continuation, groundedness (exact from observer claims, else the
-    proxy), cost and tokens are derived column-wise; see ``docs/formats/universe.md``.
-    Claimed and made values are compared as text (``5`` and ``"5"`` are the same value).
-    """
-    v2 = pl.col("schema_version").fill_null(1) == 2
-    action = pl.col("classified_action")
-    mechanic = pl.col("matched_mechanic_id")
-    kind = pl.col("kind")
+def _status(v2: pl.Expr) -> pl.Expr:
+    """The tick's status: v2's ``kind``; v1's refused / yielded flags, else executed when
+    a mechanic matched, else unmatched."""
+    mechanic, kind = pl.col("matched_mechanic_id"), pl.col("kind")
 
     def status_(name: str) -> pl.Expr:  # built as the enum: no cast of text afterwards
         return pl.lit(name, dtype=TICK_STATUS)
 
-    status = (
+    return (
         pl.when(v2)
         .then(  # three comparisons cost less than a replace_strict
             pl.when(kind == "execute")
@@ -1024,6 +613,12 @@ def normalise(raw: pl.DataFrame, slugs: pl.Series, files: pl.Series) -> pl.DataF
         .then(status_("executed"))
         .otherwise(status_("unmatched"))
     )
+
+
+def _derived(raw: pl.DataFrame, slugs: pl.Series, files: pl.Series, v2: pl.Expr) -> pl.DataFrame:
+    """``raw`` with the columns the ticks frame is selected from: slug, file, tick number,
+    claims, status, continuation, mutation count, verb."""
+    mechanic = pl.col("matched_mechanic_id")
     claims = pl.col("observation").struct.field("claimed_changes")
     continuation = (pl.col("action_text") == CONTINUATION_TEXT).fill_null(False) | (
         mechanic == CONTINUATION_MECHANIC
@@ -1032,44 +627,49 @@ def normalise(raw: pl.DataFrame, slugs: pl.Series, files: pl.Series) -> pl.DataF
     mutation_count = pl.coalesce(
         mutations.struct.field("count"), mutations.struct.field("list").list.len(), pl.lit(0)
     )
-    tokens = pl.col("llm_tokens_by_stage")
-    tokens_in = pl.sum_horizontal(
-        [tokens.struct.field(s).struct.field("in").fill_null(0) for s in _STAGES]
-    )
-    tokens_out = pl.sum_horizontal(
-        [tokens.struct.field(s).struct.field("out").fill_null(0) for s in _STAGES]
-    )
-    costs = pl.col("llm_cost_usd_by_stage")
-    v1_cost = pl.sum_horizontal([costs.struct.field(s).fill_null(0.0) for s in _STAGES])
-
     claimed = raw.select(pl.when(v2).then(claims)).to_series()
-    frame = raw.with_columns(
+    return raw.with_columns(
         slugs.alias("slug"),
         files.alias("source_file"),
         _tick_numbers(raw["tick_id"], files),
         claimed.alias("_claimed"),
         _unsupported_claims(claimed, raw["mutations"].struct.field("list")),
-        status=status,
+        status=_status(v2),
         continuation=continuation,
         mutation_count=mutation_count,
-        _verb=action.struct.field("verb").str.strip_chars().str.to_lowercase(),
+        _verb=pl.col("classified_action").struct.field("verb").str.strip_chars().str.to_lowercase(),
     )
-    out = frame.select(
-        slug="slug",
-        tick="tick",
-        schema_version=pl.col("schema_version").fill_null(1),
+
+
+def _action_columns(v2: pl.Expr) -> dict[str, pl.Expr | str]:
+    """What the agent did: time, actor, text, verb, target, mechanic, status, refusal."""
+    action = pl.col("classified_action")
+    return {
         # Each tick has its own time: a cache of parsed strings only costs (-20 %).
-        timestamp=pl.col("timestamp_iso").str.strptime(
+        "timestamp": pl.col("timestamp_iso").str.strptime(
             pl.Datetime("us", "UTC"), "%Y-%m-%dT%H:%M:%SZ", strict=False, cache=False
         ),
-        actor=pl.coalesce(pl.when(v2).then("actor_id"), action.struct.field("actor")),
-        action_text="action_text",
-        verb=pl.when(pl.col("_verb") != "").then("_verb"),
-        target=action.struct.field("target"),
-        mechanic="matched_mechanic_id",
-        status="status",
-        refusal_reason="refusal_reason",
-        rollback=pl.when(v2)
+        "actor": pl.coalesce(pl.when(v2).then("actor_id"), action.struct.field("actor")),
+        "action_text": "action_text",
+        "verb": pl.when(pl.col("_verb") != "").then("_verb"),
+        "target": action.struct.field("target"),
+        "mechanic": "matched_mechanic_id",
+        "status": "status",
+        "refusal_reason": "refusal_reason",
+    }
+
+
+def _outcome_columns(v2: pl.Expr) -> dict[str, pl.Expr | str]:
+    """What came of it: rollback, continuation, mutations, claims and groundedness, and
+    the observation's text."""
+    claimed = pl.col("_claimed").is_not_null()
+    proxy_ungrounded = (
+        pl.col("status").is_in(["executed", "unmatched"])
+        & pl.col("continuation").not_()
+        & (pl.col("mutation_count") == 0)
+    )
+    return {
+        "rollback": pl.when(v2)
         .then(pl.col("conservation_verdict") == "violated")
         .otherwise(
             (pl.col("status") == "refused")
@@ -1079,30 +679,57 @@ def normalise(raw: pl.DataFrame, slugs: pl.Series, files: pl.Series) -> pl.DataF
             .str.contains("conservation", literal=True)
         )
         .fill_null(False),
-        continuation="continuation",
-        mutation_count="mutation_count",
-        subtypes=_subtypes(mutations.struct.field("list")),
-        claimed_count=pl.col("_claimed").list.len().cast(pl.Int64),
-        unsupported_claims="unsupported_claims",
-        grounded=pl.when(pl.col("_claimed").is_not_null())
+        "continuation": "continuation",
+        "mutation_count": "mutation_count",
+        "subtypes": _subtypes(pl.col("mutations").struct.field("list")),
+        "claimed_count": pl.col("_claimed").list.len().cast(pl.Int64),
+        "unsupported_claims": "unsupported_claims",
+        "grounded": pl.when(claimed)
         .then(pl.col("unsupported_claims").is_null())
-        .otherwise(
-            (
-                pl.col("status").is_in(["executed", "unmatched"])
-                & pl.col("continuation").not_()
-                & (pl.col("mutation_count") == 0)
-            ).not_()
-        ),
-        grounded_source=pl.when(pl.col("_claimed").is_not_null())
+        .otherwise(proxy_ungrounded.not_()),
+        "grounded_source": pl.when(claimed)
         .then(pl.lit("observer", dtype=GROUNDED_SOURCE))
         .otherwise(pl.lit("proxy", dtype=GROUNDED_SOURCE)),
-        observation_text=pl.when(v2)
+        "observation_text": pl.when(v2)
         .then(pl.col("observation").struct.field("text"))
         .otherwise(pl.col("observation_text")),
-        cost_usd=pl.when(v2).then(pl.col("cost_usd")).when(costs.is_not_null()).then(v1_cost),
-        tokens_in=pl.when(tokens.is_not_null()).then(tokens_in).cast(pl.Int64),
-        tokens_out=pl.when(tokens.is_not_null()).then(tokens_out).cast(pl.Int64),
-        duration_ms=pl.col("duration_ms").cast(pl.Int64),
+    }
+
+
+def _usage_columns(v2: pl.Expr) -> dict[str, pl.Expr | str]:
+    """What it cost: dollars, tokens in and out (summed over the stages), duration."""
+    tokens = pl.col("llm_tokens_by_stage")
+    tokens_in = pl.sum_horizontal(
+        [tokens.struct.field(s).struct.field("in").fill_null(0) for s in _STAGES]
+    )
+    tokens_out = pl.sum_horizontal(
+        [tokens.struct.field(s).struct.field("out").fill_null(0) for s in _STAGES]
+    )
+    costs = pl.col("llm_cost_usd_by_stage")
+    v1_cost = pl.sum_horizontal([costs.struct.field(s).fill_null(0.0) for s in _STAGES])
+    return {
+        "cost_usd": pl.when(v2).then(pl.col("cost_usd")).when(costs.is_not_null()).then(v1_cost),
+        "tokens_in": pl.when(tokens.is_not_null()).then(tokens_in).cast(pl.Int64),
+        "tokens_out": pl.when(tokens.is_not_null()).then(tokens_out).cast(pl.Int64),
+        "duration_ms": pl.col("duration_ms").cast(pl.Int64),
+    }
+
+
+def normalise(raw: pl.DataFrame, slugs: pl.Series, files: pl.Series) -> pl.DataFrame:
+    """Turn raw tick records (:data:`RAW_TICK_SCHEMA`) into the ticks frame.
+
+    Status, rollback, continuation, groundedness (exact from observer claims, else the
+    proxy), cost and tokens are derived column-wise; see ``docs/formats/universe.md``.
+    Claimed and made values are compared as text (``5`` and ``"5"`` are the same value).
+    """
+    v2 = pl.col("schema_version").fill_null(1) == 2
+    out = _derived(raw, slugs, files, v2).select(
+        slug="slug",
+        tick="tick",
+        schema_version=pl.col("schema_version").fill_null(1),
+        **_action_columns(v2),
+        **_outcome_columns(v2),
+        **_usage_columns(v2),
         source_file="source_file",
     )
     # Built in the frame's types: casting a whole frame costs even when nothing changes.

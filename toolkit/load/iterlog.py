@@ -21,8 +21,8 @@ import re
 import stat
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path, PurePath, PurePosixPath
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
+from pathlib import Path, PurePath
+from typing import Annotated, Any, Literal, TypeVar
 
 import polars as pl
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, field_validator
@@ -36,11 +36,9 @@ from toolkit.frames import (
     VERIFIERS_SCHEMA,
 )
 from toolkit.io import edge
+from toolkit.io.source import Folder, Source, open_source
 from toolkit.io.yamlkeys import ParsedYaml, YamlProblem, YamlRefused, parse_yaml
 from toolkit.load._fields import MAX_INT64, Count, Date, Number, Text, Timestamp, TriState
-
-if TYPE_CHECKING:
-    from toolkit.io.source import RemoteSource
 
 ITER_FILE = re.compile(r"^iter-(\d+)\.yaml$")
 HOOK_FILE = re.compile(r"^iter-(\d+)\.hook-outcomes\.yaml$")
@@ -254,8 +252,8 @@ class IterationLog(Shows):
             :data:`toolkit.frames.HOOK_OUTCOMES_SCHEMA`.
         issues: what could not be used, :data:`toolkit.frames.LOAD_ISSUES_SCHEMA`
             (path, line, reason).
-        source: where a log in object storage lives (``None`` for a local folder);
-            evidence beside the log is fetched from it.
+        source: where the log lives (a local folder or object storage); evidence
+            beside the log is fetched from it.
     """
 
     root: Path
@@ -263,12 +261,12 @@ class IterationLog(Shows):
     verifiers: pl.DataFrame
     hook_outcomes: pl.DataFrame
     issues: pl.DataFrame
-    source: RemoteSource | None = None
+    source: Source
 
     @property
     def where(self) -> str:
         """The log's folder as the user names it: its URL, or its local path."""
-        return str(self.root) if self.source is None else self.source.url(str(self.root))
+        return self.source.url(str(self.root))
 
     def _summary(self) -> Summary:
         return Summary(
@@ -407,6 +405,7 @@ def _parse(path: PurePath, blob: Blob, rows: _Rows) -> ParsedYaml | None:
 def _entry_rows(
     entry: V1Entry | V2Entry, iteration: int, source: str, path: PurePath
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """One iteration's row and its verifiers' rows, from an entry of either schema."""
     row: dict[str, Any] = {
         "iteration": iteration,
         "schema_version": entry.schema_version,
@@ -423,7 +422,6 @@ def _entry_rows(
         "review_failed_gates": [],
         "verifier_count": 0,
     }
-    verifiers: list[dict[str, Any]] = []
     if isinstance(entry, V1Entry):
         sa = entry.self_assessment
         row |= {
@@ -435,9 +433,17 @@ def _entry_rows(
             "impl_persisted_via_workflow_commands": sa and sa.persisted_via_workflow_commands,
             "impl_linked_traces_to_outcomes": sa and sa.linked_traces_to_outcomes,
         }
-        return row, verifiers
+        return row, []
+    row |= _v2_fields(entry)
+    verifiers = _verifier_rows(entry, iteration, path)
+    row["verifier_count"] = len(verifiers)
+    return row, verifiers
+
+
+def _v2_fields(entry: V2Entry) -> dict[str, Any]:
+    """The columns only a schema v2 entry fills: agent, tokens, impl and review."""
     agent, tokens, impl, review = entry.agent, entry.session_tokens, entry.impl, entry.review
-    row["checkpoint_at"] = entry.checkpoint_at
+    row: dict[str, Any] = {"checkpoint_at": entry.checkpoint_at}
     if agent is not None:
         row |= {
             "agent_session_id": agent.session_id,
@@ -472,27 +478,30 @@ def _entry_rows(
             "review_failed_gates": [g for g in review.failed_gates if g],
             "review_decision_artifact": review.decision_artifact,
         }
-    for index, v in enumerate(entry.verifiers):
-        verifiers.append(
-            {
-                "iteration": iteration,
-                "verifier_index": index,
-                "type": v.type,
-                "status": v.status,
-                "gate_passed": v.gate_passed,
-                "tests_added": v.tests_added,
-                "tests_total_pass": v.tests_total_pass,
-                "retries": v.retries,
-                "result_artifact": v.result_artifact,
-                "linked_traces": [t.model_dump() for t in v.linked_traces],
-                "tests_added_by_kind": [t.model_dump() for t in v.tests_added_by_kind],
-                "linked_traces_to_outcomes": v.self_assessment
-                and v.self_assessment.linked_traces_to_outcomes,
-                "source_file": str(path),
-            }
-        )
-    row["verifier_count"] = len(verifiers)
-    return row, verifiers
+    return row
+
+
+def _verifier_rows(entry: V2Entry, iteration: int, path: PurePath) -> list[dict[str, Any]]:
+    """A schema v2 entry's verifiers, one row each."""
+    return [
+        {
+            "iteration": iteration,
+            "verifier_index": index,
+            "type": v.type,
+            "status": v.status,
+            "gate_passed": v.gate_passed,
+            "tests_added": v.tests_added,
+            "tests_total_pass": v.tests_total_pass,
+            "retries": v.retries,
+            "result_artifact": v.result_artifact,
+            "linked_traces": [t.model_dump() for t in v.linked_traces],
+            "tests_added_by_kind": [t.model_dump() for t in v.tests_added_by_kind],
+            "linked_traces_to_outcomes": v.self_assessment
+            and v.self_assessment.linked_traces_to_outcomes,
+            "source_file": str(path),
+        }
+        for index, v in enumerate(entry.verifiers)
+    ]
 
 
 def _load_entry(
@@ -634,7 +643,7 @@ def _parse_log(
     return rows
 
 
-def _log_frames(root: Path, rows: _Rows, source: RemoteSource | None = None) -> IterationLog:
+def _log_frames(root: Path, rows: _Rows, source: Source) -> IterationLog:
     iteration_rows = [
         row
         | {
@@ -686,28 +695,7 @@ def load_iteration_log(
         >>> log = load_iteration_log("sample_runs/iteration_logs/tally-loop")  # doctest: +SKIP
         >>> log.iterations.select("iteration", "schema_version", "commit")  # doctest: +SKIP
     """
-    from toolkit.io.source import is_remote, local_path
-
-    if is_remote(path):
-        return load_iteration_logs([path], storage_options=storage_options)[0]
-    root = local_path(path)
-    if not root.exists():
-        raise InputError(root, "no such folder")
-    if not root.is_dir():
-        raise InputError(root, "not a folder (an iteration log is a folder of iter-N.yaml files)")
-    try:
-        names = sorted(entry.name for entry in root.iterdir())
-    except OSError as exc:
-        raise InputError(root, f"cannot list the folder ({exc.strerror})") from exc
-
-    def read(name: str) -> Blob:
-        try:
-            return edge.read_bytes(root / name, within=root)
-        except InputError as err:
-            return err
-
-    wanted = [n for n in names if _wanted(n)]
-    return _log_frames(root, _parse_log(wanted, lambda name: root / name, read))
+    return load_iteration_logs([path], storage_options=storage_options)[0]
 
 
 def load_iteration_logs(
@@ -721,57 +709,74 @@ def load_iteration_logs(
     Raises:
         InputError: as :func:`load_iteration_log`, for the first log that cannot be read.
     """
-    from toolkit.io.source import is_remote, open_remote
-
-    out: dict[int, IterationLog] = {}
-    remote: dict[str, list[int]] = {}
-    sources: dict[int, RemoteSource] = {}
-    for i, path in enumerate(paths):
-        if is_remote(path):
-            sources[i] = open_remote(str(path), storage_options)
-            remote.setdefault(sources[i].protocol, []).append(i)
+    sources = [open_source(path, storage_options) for path in paths]
+    groups: list[list[int]] = []  # the logs one source can list and fetch together
+    for i, source in enumerate(sources):
+        group = next((g for g in groups if sources[g[0]].same_store(source)), None)
+        if group is None:
+            groups.append([i])
         else:
-            out[i] = load_iteration_log(path)
-    for group in remote.values():
-        logs = _load_remote_logs([sources[i] for i in group])
+            group.append(i)
+    out: dict[int, IterationLog] = {}
+    for group in groups:
+        logs = _load_logs([sources[i] for i in group])
         out.update(zip(group, logs, strict=True))
     return [out[i] for i in range(len(paths))]
 
 
-def _load_remote_logs(sources: Sequence[RemoteSource]) -> list[IterationLog]:
-    """Logs in object storage (one scheme, one set of options): one concurrent listing,
-    one batched fetch of every log's files, then :func:`_parse_log` for each."""
+def _check_folder(source: Source, folder: Folder) -> None:
+    """Refuse a log that is not a readable folder.
+
+    Raises:
+        InputError: no such folder (no objects under a URL), not a folder, or a folder
+            that cannot be listed.
+    """
+    kind = source.kind()
+    if kind == "missing":
+        raise InputError(source.url(), "no such folder")
+    if kind == "file":
+        raise InputError(
+            source.url(), "not a folder (an iteration log is a folder of iter-N.yaml files)"
+        )
+    if folder.problem is not None:
+        raise InputError(source.url(), folder.problem)
+    if kind == "unknown" and folder.empty:  # (a missing bucket is named by the listing)
+        raise InputError(source.url(), "no such log folder (no objects under it)")
+
+
+def _load_logs(sources: Sequence[Source]) -> list[IterationLog]:
+    """Logs of one storage: one (concurrent) listing, one batched fetch of every log's
+    files, then :func:`_parse_log` for each."""
     fetcher = sources[0]
-    listings = fetcher.find_many([s.root for s in sources])
-    plans: list[tuple[list[str], set[str]]] = []
+    listings = fetcher.list_many([s.root for s in sources], marks=False)
+    plans: list[tuple[list[str], dict[str, str]]] = []
     keys: list[str] = []
-    for source, objects in zip(sources, listings, strict=True):
-        if not objects:  # (a missing bucket is named by the listing itself)
-            raise InputError(source.url(), "no such log folder (no objects under it)")
-        names: list[str] = []
-        folders: set[str] = set()
-        for rel in objects:
-            first, slash, _ = rel.partition("/")
-            if slash and _wanted(first):
-                folders.add(first)  # a "folder" named like a file of the log
-            elif not slash and _wanted(rel):
-                names.append(rel)
-        folders -= set(names)  # an object with that very key is what a GET returns
-        plans.append((names, folders))
-        keys.extend(f"{source.root}/{n}" for n in names if not _beyond_64_bits(n))
+    for source, found in zip(sources, listings, strict=True):
+        folder = found[""]
+        _check_folder(source, folder)
+        names = [n for n in folder.files if _wanted(n)]
+        # an entry that cannot be read as a file (a folder named like a file of the log)
+        # is an issue; an object with that very key is what a GET returns
+        bad = {n: why for n, why in folder.skipped if _wanted(n)}
+        for name in folder.folders:
+            if _wanted(name) and name not in names:
+                bad.setdefault(name, edge.describe_mode(stat.S_IFDIR))
+        plans.append((names, bad))
+        keys.extend(source.join(source.root, n) for n in names if not _beyond_64_bits(n))
     got = fetcher.fetch(keys)
     logs: list[IterationLog] = []
-    for source, (names, folders) in zip(sources, plans, strict=True):
-        root = source.root
-        blobs: dict[str, Blob] = {n: got[f"{root}/{n}"] for n in names if not _beyond_64_bits(n)}
-        for name in folders:
-            blobs[name] = InputError(f"{root}/{name}", edge.describe_mode(stat.S_IFDIR))
-        rows = _parse_log(
-            sorted([*names, *folders]),
-            PurePosixPath(root).joinpath,
-            blobs.__getitem__,
-        )
-        logs.append(_log_frames(Path(root), rows, source))
+    for source, (names, bad) in zip(sources, plans, strict=True):
+
+        def path_of(name: str, source: Source = source) -> Path:
+            return Path(source.join(source.root, name))
+
+        blobs: dict[str, Blob] = {
+            n: got[source.join(source.root, n)] for n in names if not _beyond_64_bits(n)
+        }
+        for name, why in bad.items():
+            blobs[name] = InputError(path_of(name), why)
+        rows = _parse_log(sorted([*names, *bad]), path_of, blobs.__getitem__)
+        logs.append(_log_frames(Path(source.root), rows, source))
     return logs
 
 

@@ -15,7 +15,6 @@ absolute artifact path are on this machine (a URL for either is refused with one
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from toolkit.frames import (
     VERIFIER_EVIDENCE_SCHEMA,
 )
 from toolkit.io import edge
+from toolkit.io.source import disk_path
 from toolkit.io.yamlkeys import YamlProblem, parse_yaml
 from toolkit.load._fields import count, text
 from toolkit.load.git import GitRepo
@@ -179,15 +179,13 @@ def _artifact_candidates(
     ref: str, log: IterationLog, git: GitRepo | None, beside: Mapping[str, Found]
 ) -> list[tuple[str, Found]]:
     """Where ``ref`` may be, in lookup order, each with what is there: the log folder
-    (fetched from object storage for a remote log, see :func:`_fetch_beside`), then the
+    (fetched through the log's source, see :func:`_fetch_beside`), then the
     repository's working tree. An absolute ref is a path on this machine."""
     as_path = Path(ref)
     if as_path.is_absolute():
         return [(str(as_path), _read_local(as_path))]
-    if log.source is not None:
-        out: list[tuple[str, Found]] = [(_beside_key(log, ref) or ref, beside.get(ref))]
-    else:
-        out = [(str(log.root / as_path), _read_local(log.root / as_path))]
+    key = log.source.lookup(str(log.root), ref)
+    out: list[tuple[str, Found]] = [(key or ref, beside.get(ref))]
     if git is not None and git.worktree is not None:
         out.append((str(git.worktree / as_path), _read_local(git.worktree / as_path)))
     return out
@@ -202,29 +200,22 @@ def _read_local(path: Path) -> Found:
         return err
 
 
-def _beside_key(log: IterationLog, ref: str) -> str | None:
-    """The fsspec path of ``ref`` resolved against a remote log's folder, or ``None``
-    when ``..`` parts lead out of the bucket."""
-    key = posixpath.normpath(f"{log.root.as_posix()}/{ref}")
-    bucket = log.root.parts[0]
-    return key if key.startswith(bucket + "/") else None
-
-
 def _fetch_beside(log: IterationLog, refs: Iterable[str]) -> dict[str, Found]:
-    """For a log in object storage: the relative artifact refs looked up beside it, all
-    fetched in one batched request (``None``: no such object)."""
-    if log.source is None:
-        return {}
+    """The relative artifact refs looked up beside the log, all fetched in one batched
+    request (``None``: no such file, or not a file)."""
     keys = {
         ref: key
         for ref in sorted(set(refs))
-        if not Path(ref).is_absolute() and (key := _beside_key(log, ref)) is not None
+        if not Path(ref).is_absolute() and (key := log.source.lookup(str(log.root), ref))
     }
     got = log.source.fetch(sorted(set(keys.values())))
     out: dict[str, Found] = {}
     for ref, key in keys.items():
         blob = got[key]
-        missing = isinstance(blob, InputError) and isinstance(blob.__cause__, FileNotFoundError)
+        missing = isinstance(blob, InputError) and (
+            isinstance(blob.__cause__, FileNotFoundError)
+            or log.source.kind(key) in ("folder", "missing")
+        )
         out[ref] = None if missing else blob
     return out
 
@@ -294,14 +285,12 @@ def check_local_evidence(
     Raises:
         InputError: ``repo`` or a transcript folder is a URL.
     """
-    from toolkit.io.source import is_remote
-
-    if repo is not None and not isinstance(repo, GitRepo) and is_remote(repo):
+    if repo is not None and not isinstance(repo, GitRepo) and disk_path(repo) is None:
         raise InputError(
             repo, "a git repository is read from a local folder, not a URL (clone it first)"
         )
     for folder in transcripts:
-        if is_remote(folder):
+        if disk_path(folder) is None:
             raise InputError(
                 folder, "transcripts are read from local folders, not URLs (copy them first)"
             )
@@ -343,6 +332,36 @@ def collect_outcome_evidence(
     for it in log.iterations.iter_rows(named=True):
         rows.append(_iteration_facts(it, git, plans, log, beside))
 
+    artifact_rows = _artifact_rows(with_artifact, log, git, beside)
+    events = pl.DataFrame(schema=TRANSCRIPT_EVENTS_SCHEMA)
+    uses = pl.DataFrame(schema=TOOL_USES_SCHEMA)
+    turns = pl.DataFrame(schema=TRANSCRIPT_TURNS_SCHEMA)
+    if folders:
+        loaded = load_transcripts(folders)
+        events, uses, turns = loaded.events, loaded.tool_uses, loaded.turns
+        issues.extend(loaded.issues.to_dicts())
+    added = _added_lines(log, git, rows) if git is not None else {}
+    return OutcomeEvidence(
+        commits=pl.DataFrame(rows, schema=OUTCOME_EVIDENCE_SCHEMA),
+        verifier_artifacts=pl.DataFrame(artifact_rows, schema=VERIFIER_EVIDENCE_SCHEMA),
+        transcript_events=events,
+        transcripts_given=bool(folders),
+        issues=pl.DataFrame(issues, schema=LOAD_ISSUES_SCHEMA),
+        repo=None if git is None else str(git.path),
+        trunk=None if git is None else git.trunk,
+        tool_uses=uses,
+        transcript_turns=turns,
+        added_lines=added,
+    )
+
+
+def _artifact_rows(
+    with_artifact: pl.DataFrame,
+    log: IterationLog,
+    git: GitRepo | None,
+    beside: Mapping[str, Found],
+) -> list[dict[str, Any]]:
+    """Each verifier's result artifact: where it was found, its status, or why not."""
     artifact_rows: list[dict[str, Any]] = []
     for v in with_artifact.iter_rows(named=True):
         data, where, reason = _read_artifact(v["result_artifact"], log, git, beside)
@@ -363,33 +382,21 @@ def collect_outcome_evidence(
                 "artifact_reason": reason,
             }
         )
+    return artifact_rows
 
-    events = pl.DataFrame(schema=TRANSCRIPT_EVENTS_SCHEMA)
-    uses = pl.DataFrame(schema=TOOL_USES_SCHEMA)
-    turns = pl.DataFrame(schema=TRANSCRIPT_TURNS_SCHEMA)
-    if folders:
-        loaded = load_transcripts(folders)
-        events, uses, turns = loaded.events, loaded.tool_uses, loaded.turns
-        issues.extend(loaded.issues.to_dicts())
+
+def _added_lines(
+    log: IterationLog, git: GitRepo, rows: Iterable[Mapping[str, Any]]
+) -> dict[int, str]:
+    """The lines each commit added, for the iterations whose verifiers claim tests added
+    by kind."""
     added: dict[int, str] = {}
-    if git is not None:
-        claimed = log.verifiers.filter(pl.col("tests_added_by_kind").list.len() > 0)
-        wanted = set(claimed["iteration"].to_list())
-        for row in rows:
-            if row["iteration"] in wanted and row.get("commit_sha"):
-                added[row["iteration"]] = git.added_lines(row["commit_sha"])
-    return OutcomeEvidence(
-        commits=pl.DataFrame(rows, schema=OUTCOME_EVIDENCE_SCHEMA),
-        verifier_artifacts=pl.DataFrame(artifact_rows, schema=VERIFIER_EVIDENCE_SCHEMA),
-        transcript_events=events,
-        transcripts_given=bool(folders),
-        issues=pl.DataFrame(issues, schema=LOAD_ISSUES_SCHEMA),
-        repo=None if git is None else str(git.path),
-        trunk=None if git is None else git.trunk,
-        tool_uses=uses,
-        transcript_turns=turns,
-        added_lines=added,
-    )
+    claimed = log.verifiers.filter(pl.col("tests_added_by_kind").list.len() > 0)
+    wanted = set(claimed["iteration"].to_list())
+    for row in rows:
+        if row["iteration"] in wanted and row.get("commit_sha"):
+            added[row["iteration"]] = git.added_lines(row["commit_sha"])
+    return added
 
 
 def _iteration_facts(

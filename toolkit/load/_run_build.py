@@ -1,0 +1,264 @@
+"""Loading listed runs: their tick files read and parsed in bulk, a chunk of runs at a
+time, through each run's :class:`~toolkit.io.source.Source`; the rest of each run
+(:mod:`toolkit.load._run_parts`) beside them; fresh runs from the cache."""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import itertools
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from toolkit.errors import InputError
+from toolkit.frames import LOAD_ISSUES_SCHEMA, TICKS_SCHEMA
+from toolkit.load._cache import RunCache
+from toolkit.load._run_listing import Listing
+from toolkit.load._run_parts import fetch_parts, run_parts
+from toolkit.load._run_result import Universe, frame, issue_row
+from toolkit.load._ticks import _in_order, collector_paused, parse_ticks
+
+__all__ = ["CHUNK_BYTES", "CHUNK_FILES", "load_listed"]
+
+
+#: Tick files parsed per bulk read: bounds the raw bytes and parse buffers held at once.
+CHUNK_FILES = 5_000
+#: ... and the bytes read before a parse (a chunk of large tick files is parsed in
+#: several reads of about this much; token-world's files, about 1 KiB each, never are).
+CHUNK_BYTES = 64 * 2**20
+
+
+def _chunks(listings: Sequence[Listing]) -> list[list[Listing]]:
+    groups: list[list[Listing]] = [[]]
+    size = 0
+    for listing in listings:
+        if groups[-1] and size + len(listing.ticks) > CHUNK_FILES:
+            groups.append([])
+            size = 0
+        groups[-1].append(listing)
+        size += len(listing.ticks)
+    return groups
+
+
+class _Group:
+    """The tick files of a group of runs being read, and what their parse found."""
+
+    def __init__(self, notes: dict[str, list[str]]) -> None:
+        self.notes = notes
+        self.slugs: list[str] = []
+        self.files: list[str] = []
+        self.blobs: list[bytes] = []
+        self.pending = 0
+        self.parts: list[pl.DataFrame] = []
+        self.issues: dict[str, list[dict[str, Any]]] = {}
+
+    def take(
+        self, slugs: Sequence[str], read: Sequence[str], got: Sequence[bytes | InputError]
+    ) -> None:
+        """Hold the bytes read (a file that could not be read is an issue of its run)."""
+        if InputError not in map(type, got):  # every file read: no loop in Python
+            self.slugs.extend(slugs)
+            self.files.extend(read)
+            self.blobs.extend(got)  # type: ignore[arg-type]
+            self.pending += sum(map(len, got))  # type: ignore[arg-type]
+            return
+        for slug, path, blob in zip(slugs, read, got, strict=True):
+            if isinstance(blob, InputError):
+                self.issues.setdefault(slug, []).append(issue_row(blob))
+                continue
+            self.slugs.append(slug)
+            self.files.append(path)
+            self.blobs.append(blob)
+            self.pending += len(blob)
+
+    def parse(self) -> None:
+        """Parse the bytes held into a frame."""
+        found: list[tuple[str, str]] = []
+        ticks, errors = parse_ticks(self.slugs, self.files, self.blobs, found)
+        self.parts.append(ticks)
+        by_path = dict(zip(self.files, self.slugs, strict=True))
+        for path, note in found:
+            self.notes.setdefault(by_path[path], []).append(f"{by_path[path]}: {note}")
+        for err in errors:
+            self.issues.setdefault(by_path.get(err.path or "", ""), []).append(issue_row(err))
+        self.slugs.clear()
+        self.files.clear()
+        self.blobs.clear()
+        self.pending = 0
+
+
+def _parse_group(
+    group: Sequence[Listing], bar: Any, notes: dict[str, list[str]]
+) -> tuple[pl.DataFrame, dict[str, list[dict[str, Any]]]]:
+    """Read and parse the tick files of a group of runs: in one bulk read per source,
+    or in a few when their bytes pass :data:`CHUNK_BYTES` (a run's files may then be
+    parsed in two reads; the group's frame is the same)."""
+    held = _Group(notes)
+    for source, same in itertools.groupby(group, key=lambda listing: listing.source):
+        listed = list(same)
+        paths = [p for listing in listed for p in listing.ticks]  # built here (see TickPaths)
+        slugs = [s for x in listed for s in itertools.repeat(x.slug, len(x.ticks))]
+        start = 0
+        while start < len(paths):
+            got = source.fetch_some(paths[start:], CHUNK_BYTES - held.pending)
+            end = start + len(got)
+            held.take(slugs[start:end], paths[start:end], got)
+            start = end
+            bar.update(len(got))
+            if held.pending >= CHUNK_BYTES:
+                held.parse()
+    if held.blobs or not held.parts:
+        held.parse()
+    parts = held.parts
+    ticks = parts[0] if len(parts) == 1 else pl.concat(parts)
+    if len(parts) > 1 and not _in_order(ticks):  # runs parsed apart: put them together
+        ticks = ticks.sort("slug", "tick", maintain_order=True)
+    return ticks, held.issues
+
+
+class _NoBar(contextlib.nullcontext["_NoBar"]):
+    """What :func:`_build` counts on when no bar is shown (importing tqdm costs ~30 ms)."""
+
+    def update(self, n: int = 1) -> None:
+        pass
+
+
+def _build(listings: Sequence[Listing], progress: bool | None) -> list[Universe]:
+    """Load runs from their files: tick files parsed in bulk, a chunk of runs at a time."""
+    frames: list[pl.DataFrame] = []
+    tick_issues: dict[str, list[dict[str, Any]]] = {}
+    notes: dict[str, list[str]] = {}  # each run's warnings, by slug
+    bar: Any = _NoBar()
+    if progress is not False:
+        from tqdm.auto import tqdm  # tqdm: ~30 ms, only when a bar may show (see _NoBar)
+
+        bar = tqdm(
+            total=sum(len(listing.ticks) for listing in listings),
+            desc="reading tick files",
+            unit="file",
+            disable=(not progress) if progress is not None else None,
+            leave=False,
+            miniters=1000,
+        )
+    # Every entry point reads a run once and refuses two runs sharing a slug
+    # (:func:`_each_run_once`), so a run's files are in one chunk: its repeated tick
+    # numbers are found a chunk at a time, which keeps the hashing's memory small.
+    if len({listing.slug for listing in listings}) != len(listings):
+        raise ValueError("_build needs runs with distinct slugs (see _each_run_once)")
+    with bar:
+        for group in _chunks(listings):
+            frame, group_issues = _parse_group(group, bar, notes)
+            for slug, found in group_issues.items():
+                tick_issues.setdefault(slug, []).extend(found)
+            frames.append(_first_of_each_tick(frame, tick_issues))
+    ticks = pl.concat(frames) if frames else pl.DataFrame(schema=TICKS_SCHEMA)
+
+    # Each run's rows are contiguous: zero-copy slices instead of a partitioned copy,
+    # their lengths the slug column's run lengths (no hashing).
+    extents = ticks["slug"].rle().struct.unnest().select("value", "len")
+    offsets: dict[str, tuple[int, int]] = {}
+    start = 0
+    for slug, count in extents.iter_rows():
+        offsets[slug] = (start, count)
+        start += count
+    out: list[Universe] = []
+    for group in _chunks(listings):
+        out.extend(_assemble(group, ticks, offsets, tick_issues, notes))
+    return out
+
+
+def _first_of_each_tick(
+    ticks: pl.DataFrame, tick_issues: dict[str, list[dict[str, Any]]]
+) -> pl.DataFrame:
+    """``ticks`` with only the first file of each (slug, tick); each later one is an
+    issue of its run ("duplicate tick number")."""
+    if _in_order(ticks):  # as parse_ticks gives them: a repeat follows the row it repeats
+        slug, tick = pl.col("slug"), pl.col("tick")
+        later = ticks.select(
+            ((slug == slug.shift()) & (tick == tick.shift())).fill_null(False)
+        ).to_series()
+        if not later.any():
+            return ticks
+        for slug_, path in ticks.filter(later).select("slug", "source_file").iter_rows():
+            tick_issues.setdefault(slug_, []).append(
+                {"path": path, "line": None, "reason": "duplicate tick number"}
+            )
+        return ticks.filter(later.not_())
+    dupes = ticks.filter(pl.struct("slug", "tick").is_duplicated())
+    if not dupes.height:
+        return ticks
+    first = dupes.unique(subset=["slug", "tick"], keep="first", maintain_order=True)
+    for row in dupes.join(first, on="source_file", how="anti").iter_rows(named=True):
+        tick_issues.setdefault(row["slug"], []).append(
+            {"path": row["source_file"], "line": None, "reason": "duplicate tick number"}
+        )
+    return ticks.unique(subset=["slug", "tick"], keep="first", maintain_order=True)
+
+
+def _assemble(
+    group: Sequence[Listing],
+    ticks: pl.DataFrame,
+    offsets: Mapping[str, tuple[int, int]],
+    tick_issues: Mapping[str, list[dict[str, Any]]],
+    notes: Mapping[str, list[str]],
+) -> list[Universe]:
+    blobs = fetch_parts(group)
+    out: list[Universe] = []
+    for listing in group:
+        part, issues = run_parts(listing, blobs)
+        skipped = [{"path": p, "line": None, "reason": f"{p}: {r}"} for p, r in listing.skipped]
+        issues = skipped + tick_issues.get(listing.slug, []) + issues
+        offset, length = offsets.get(listing.slug, (0, 0))
+        out.append(
+            Universe(
+                ticks=ticks.slice(offset, length),
+                batches=part.batches,
+                checkpoints=part.checkpoints,
+                issues=frame(issues, LOAD_ISSUES_SCHEMA),
+                warnings=part.warnings + tuple(notes.get(listing.slug, ())),
+                names=part.names,
+                paths=part.paths,
+                conserved=part.conserved,
+            )
+        )
+    return out
+
+
+def _release_freed_heap() -> None:
+    """Give the C heap's free pages back to the system (glibc's ``malloc_trim``; nothing
+    where there is no such call).
+
+    A fleet load reads its tick files' bytes into the C heap a chunk at a time; once the
+    load is done, about 9 MiB of it is free but still held, under whatever the caller does
+    next (scoring's own memory comes from Polars' allocator, which cannot reuse it). It
+    costs about 1 ms after a 300-run load (docs/performance.md, "Memory")."""
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError, TypeError):
+        return
+    trim(0)
+
+
+def load_listed(
+    listings: Sequence[Listing],
+    cache: bool | str | Path,
+    progress: bool | None,
+    storage_options: Mapping[str, Any] | None = None,
+) -> list[Universe]:
+    """Load listed runs: fresh cache entries from the cache (a folder, or a URL reached
+    with ``storage_options``), the rest from their files, then cached."""
+    with collector_paused():  # loading makes many objects, none in a cycle
+        store = RunCache(cache, storage_options) if cache else None
+        found: dict[int, Universe] = store.get_many(listings) if store is not None else {}
+        stale = [i for i in range(len(listings)) if i not in found]
+        if stale:
+            built = _build([listings[i] for i in stale], progress)
+            found.update(zip(stale, built, strict=True))
+            if store is not None:
+                store.put_many([(listings[i], found[i]) for i in stale])
+    if sum(len(listing.ticks) for listing in listings) >= CHUNK_FILES:
+        _release_freed_heap()
+    return [found[i] for i in range(len(listings))]

@@ -18,7 +18,7 @@ from conftest import SAMPLE_RUNS
 import toolkit
 from toolkit.cli import main
 from toolkit.fleet.compare import compare
-from toolkit.fleet.families import detect_family
+from toolkit.fleet.find import detect_family
 
 A = SAMPLE_RUNS / "compare" / "a"
 B = SAMPLE_RUNS / "compare" / "b"

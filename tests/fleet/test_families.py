@@ -12,7 +12,8 @@ import pytest
 from conftest import ITERATION_LOGS, S3, SAMPLE_RUNS
 
 from toolkit.errors import InputError
-from toolkit.fleet.families import PersonaKit, chat_files, detect_family, discover, survey
+from toolkit.fleet.families import PersonaKit
+from toolkit.fleet.find import chat_files, detect_family, discover, survey
 
 PERSONA = SAMPLE_RUNS / "persona"
 

@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import argparse
+import json
 import re
 from pathlib import Path
 
+from toolkit.cli._gate import finish
 from toolkit.cli._scale import storage_options
 from toolkit.errors import InputError
+from toolkit.gate import checks_of
+from toolkit.io.source import open_source
 from toolkit.load.snapshots import GraphChange, read_snapshots, snapshot_ticks
 from toolkit.load.universe import load_universe
 from toolkit.rubrics.simulation import SimulationRubric, score_universe
 from toolkit.scorecard import Scorecard
+from toolkit.views.diff import render_diff_json, render_diff_text, render_tick_diff_text
+from toolkit.views.text import terminal_style
 
 
 def _window_ticks(card: Scorecard, ticks: list[int]) -> tuple[int, int] | None:
@@ -32,16 +38,10 @@ TICK_SPAN = re.compile(r"^(\d+)(?::|\.\.)(\d+)$")
 def diff_ticks(args: argparse.Namespace, first: int, last: int) -> int:
     """Two ticks of one run (token-world's ``diff SLUG A B``): the net graph change between
     the snapshots taken before ticks ``first`` and ``last``."""
-    import json
-
-    from toolkit.io.source import is_remote
-    from toolkit.views.diff import render_tick_diff_text
-    from toolkit.views.text import terminal_style
-
-    if is_remote(args.run_dir):
+    root = open_source(args.run_dir).disk
+    if root is None:
         raise InputError(args.run_dir, "--diff A:B reads universe.db of a local run folder")
     first, last = min(first, last), max(first, last)  # as token-world: always forward
-    root = Path(args.run_dir)
     db = root / "universe.db"
     if not db.is_file():
         raise InputError(root, "no universe.db: no graph snapshots to compare ticks with")
@@ -77,8 +77,6 @@ def diff_runs(args: argparse.Namespace, rubric: SimulationRubric) -> int:
             raise InputError(None, "a diff of two ticks is not scored: no --gate or --junit",
                              field="--diff", value=args.diff)  # fmt: skip
         return diff_ticks(args, int(asked.group(1)), int(asked.group(2)))
-    from toolkit.views.diff import render_diff_json, render_diff_text
-
     cards: list[Scorecard] = []
     roots: list[Path] = []
     for path in (args.run_dir, args.diff):
@@ -117,10 +115,5 @@ def diff_runs(args: argparse.Namespace, rubric: SimulationRubric) -> int:
     if args.format == "json":
         print(render_diff_json(a, b, changes, reasons))
     else:
-        from toolkit.views.text import terminal_style
-
         print(render_diff_text(a, b, changes, reasons, width=terminal_style()[0]))
-    from toolkit.cli._gate import finish
-    from toolkit.gate import checks_of
-
     return finish(args, "quality", cards, [c for card in cards for c in checks_of(card)])

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from toolkit.io.source import parse_storage_options
+
 
 def _positive(text: str) -> int:
     try:
@@ -46,6 +48,4 @@ def add_scale_arguments(p: argparse.ArgumentParser) -> None:
 
 def storage_options(args: argparse.Namespace) -> dict[str, Any]:
     """The parsed ``--storage-option`` values."""
-    from toolkit.io.source import parse_storage_options
-
     return parse_storage_options(args.storage_option)

@@ -16,7 +16,10 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from toolkit.cli.quality import card_text, score_one
 from toolkit.errors import InputError, NothingLoadable
+from toolkit.io.source import open_source
+from toolkit.views.text import terminal_style
 
 if TYPE_CHECKING:
     from toolkit.rubrics.simulation import SimulationRubric
@@ -45,13 +48,9 @@ def tick_stamp(root: Path) -> tuple[tuple[str, int, int], ...]:
 def watch_run(args: argparse.Namespace, rubric: SimulationRubric) -> int:
     """Print the card now and again whenever the run changes, until Ctrl-C or
     ``--watch-for`` seconds; returns 0."""
-    from toolkit.cli.quality import card_text, score_one
-    from toolkit.io.source import is_remote
-    from toolkit.views.text import terminal_style
-
-    if is_remote(args.run_dir):
+    root = open_source(args.run_dir).disk
+    if root is None:
         raise InputError(args.run_dir, "--watch follows a local run folder, not a URL")
-    root = Path(args.run_dir)
     if not root.is_dir():
         raise InputError(root, "not a folder")
     if args.interval <= 0:

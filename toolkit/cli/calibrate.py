@@ -407,7 +407,7 @@ def _persona_frame(args: argparse.Namespace) -> pl.DataFrame:
     """
     # the loaders, the folder walk and the persona rubric (polars, pydantic: 0.36 s of CPU):
     # `toolkit --help` imports this module
-    from toolkit.fleet.families import chat_files
+    from toolkit.fleet.find import chat_files
     from toolkit.load.item_ratings import load_item_ratings
     from toolkit.rubrics.persona_calibration import persona_calibration_frame
     from toolkit.rubrics.persona_items import items_of_files

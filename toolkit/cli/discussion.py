@@ -16,8 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkit.cli import help_text
-from toolkit.cli._gate import add_gate_arguments
-from toolkit.cli._judge import add_judge_arguments
+from toolkit.cli._gate import add_gate_arguments, finish, markdown
+from toolkit.cli._judge import add_judge_arguments, judge_of
+from toolkit.errors import InputError
+from toolkit.gate import checks_of
 
 if TYPE_CHECKING:
     from toolkit.gate import Check
@@ -88,12 +90,15 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Load -> score -> print. Returns 0 (bad input raises, which the CLI turns into 2)."""
+    # The loaders, the rubric and the views (polars): every toolkit call imports this
+    # module, and --help stays light (tests/test_startup_imports.py).
     from toolkit.load.discussion import load_discussions
     from toolkit.load.ratings import open_rating_source
     from toolkit.rubrics.discussion import score_discussion
     from toolkit.rubrics.discussion_iterations import compare, success_check
     from toolkit.rubrics.discussion_spec import DEFAULT_DISCUSSION_SPEC, load_discussion_spec
     from toolkit.views.discussion import render_discussion_json, render_discussion_text
+    from toolkit.views.text import terminal_style
 
     _check_judge_options(args)
     spec = load_discussion_spec(args.rubric) if args.rubric else DEFAULT_DISCUSSION_SPEC
@@ -118,8 +123,6 @@ def run(args: argparse.Namespace) -> int:
         comparison = compare(baseline, report, spec)
         success = success_check(report, spec)
     if args.format == "markdown":
-        from toolkit.cli._gate import markdown
-
         notes = _judge_notes(report)
         print(markdown(args, "discussion", report.scorecards, _checks(report), notes=notes), end="")
     elif args.format == "json":
@@ -128,16 +131,12 @@ def run(args: argparse.Namespace) -> int:
             print(f"toolkit discussion: warning: {warning}", file=sys.stderr)
         print(render_discussion_json(report, comparison, success))
     else:
-        from toolkit.views.text import terminal_style
-
         width, colour = terminal_style()
         print(render_discussion_text(report, comparison, success, width=width, colour=colour))
         usage = judged.usage if judged is not None else None
         if usage is not None and usage.model is not None:
             print("\n".join(usage.lines(width or 80)))
     if args.compat and not args.write:
-        from toolkit.errors import InputError
-
         raise InputError(None, "needs --write (it names the file --write saves)",
                          field="--compat", value=args.compat)  # fmt: skip
     if args.write:
@@ -152,8 +151,6 @@ def _check_judge_options(args: argparse.Namespace) -> None:
     Raises:
         InputError: naming the option given without a judge.
     """
-    from toolkit.errors import InputError
-
     if getattr(args, "judge", None):
         return
     if getattr(args, "engagement", "humans") == "judge":
@@ -174,8 +171,7 @@ def _judged(
     args: argparse.Namespace, discussion: Discussion, spec: DiscussionSpec
 ) -> JudgedDiscussion:
     """The judge's readings of every game (``--judge`` and the live-judge options)."""
-    from toolkit.cli._judge import judge_of
-    from toolkit.rubrics.discussion_judge import judge_discussion
+    from toolkit.rubrics.discussion_judge import judge_discussion  # polars: as in run
 
     return judge_discussion(
         discussion,
@@ -194,6 +190,7 @@ def _write_scorecards(
 ) -> list[Path]:
     """Each game's scorecard JSON beside its source file (see :mod:`toolkit.sidecars`);
     with ``compat="2l"`` 2L's own evaluation file instead."""
+    # The sidecars and the views (polars): as in run.
     from toolkit.sidecars import (
         discussion_sidecar_path,
         two_l_evaluation_path,
@@ -219,31 +216,28 @@ def _write_scorecards(
 
 def _judge_notes(report: DiscussionReport) -> list[str]:
     """The judge's block as Markdown notes (empty without a judge)."""
-    from toolkit.views.discussion import judge_lines
+    from toolkit.views.discussion import judge_lines  # polars: as in run
 
     return judge_lines(report, None)
 
 
 def _checks(report: DiscussionReport) -> list[Check]:
     """Each game's metrics (shown, never deciding) and its verdict (deciding)."""
-    from toolkit.gate import checks_of
-
     return [c for card in report.scorecards for c in checks_of(card, by_verdict=True)]
 
 
 def _gate(args: argparse.Namespace, report: DiscussionReport) -> int:
     """The gate's exit code (0 without a gate); under fail-only a game still waiting for
     its rating passes, and stderr says how many did."""
-    from toolkit.cli._gate import finish
+    # The rubric and the text views (polars): as in run.
     from toolkit.rubrics.discussion import PENDING_RATING
+    from toolkit.views.text import terminal_style, wrap_item
 
     code = finish(
         args, "discussion", report.scorecards, _checks(report), notes=_judge_notes(report)
     )
     pending = sum(c.verdict == PENDING_RATING for c in report.scorecards)
     if args.gate == "fail-only" and pending:
-        from toolkit.views.text import terminal_style, wrap_item
-
         warning = (
             f"warning: {pending} game(s) wait for an engagement rating and pass the gate "
             "unrated ('--gate strict' fails them)"

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from toolkit.cli._gate import add_gate_arguments, finish
+from toolkit.cli._gate import add_gate_arguments, finish, markdown
 from toolkit.errors import InputError
+from toolkit.gate import checks_of
 
 if TYPE_CHECKING:
     import polars as pl
@@ -91,7 +92,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Load, test and print; the exit code follows the module docstring of toolkit.cli."""
-    from toolkit.gate import checks_of
+    # The loaders, the rubric (scipy) and the views (polars): every toolkit call
+    # imports this module, and --help stays light (tests/test_startup_imports.py).
     from toolkit.load.experiments import load_experiments, load_reference_table
     from toolkit.rubrics.experiment import (
         DEFAULT_RUBRIC,
@@ -107,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
         render_experiment_latex,
         render_experiment_text,
     )
+    from toolkit.views.text import terminal_style
 
     rubric = load_experiment_rubric(args.rubric) if args.rubric else DEFAULT_RUBRIC
     groups = {}
@@ -129,8 +132,6 @@ def run(args: argparse.Namespace) -> int:
     cards = experiment_scorecards(stats, rubric, direction)
     gate_checks = [c for card in cards for c in checks_of(card)]
     if args.format == "markdown":
-        from toolkit.cli._gate import markdown
-
         print(markdown(args, "experiment", cards, gate_checks, notes=loaded.warnings), end="")
     elif args.format == "json":
         print(render_experiment_json(stats, rubric, direction, loaded.warnings, checks))
@@ -139,8 +140,6 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "html":
         print(render_experiment_html(stats, rubric, direction))
     else:
-        from toolkit.views.text import terminal_style
-
         width, _ = terminal_style()
         print(
             render_experiment_text(stats, rubric, direction, loaded.warnings, checks, width=width)
@@ -149,8 +148,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _anova(args: argparse.Namespace, scores: pl.DataFrame, rubric: ExperimentRubric) -> int:
+    # The rubric (scipy) and the views (polars): as in run.
     from toolkit.rubrics.experiment import anova_stats
     from toolkit.views.experiment import render_anova_json, render_anova_text
+    from toolkit.views.text import terminal_style
 
     if args.format not in ("table", "json"):
         raise InputError(None, "--test anova prints a table or JSON", field="--format",
@@ -166,8 +167,6 @@ def _anova(args: argparse.Namespace, scores: pl.DataFrame, rubric: ExperimentRub
             field="--reference", value=args.reference,
         )  # fmt: skip
     anova = anova_stats(scores, rubric, args.alpha)
-    from toolkit.views.text import terminal_style
-
     print(
         render_anova_json(anova, rubric)
         if args.format == "json"

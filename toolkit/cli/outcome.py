@@ -6,11 +6,14 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from toolkit.cli._gate import add_gate_arguments, finish
-from toolkit.cli._scale import add_scale_arguments
+from toolkit.cli._gate import add_gate_arguments, finish, markdown
+from toolkit.cli._scale import add_scale_arguments, storage_options
 from toolkit.errors import InputError
+from toolkit.gate import checks_of
+from toolkit.io.source import open_source
 
 if TYPE_CHECKING:
+    from toolkit.load.iterlog import IterationLog
     from toolkit.rubrics.outcome import OutcomeResult, OutcomeRubric
 
 
@@ -68,31 +71,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Load -> evidence -> score -> (write) -> print."""
-    from toolkit.cli._gate import markdown
-    from toolkit.cli._scale import storage_options
-    from toolkit.fleet.outcome import (
-        find_iteration_logs,
-        fleet_log_names,
-        fleet_scorecards,
-        outcome_fleet,
-        score_outcome_logs,
-    )
-    from toolkit.gate import checks_of
-    from toolkit.io.source import is_remote
-    from toolkit.load.iterlog import load_iteration_log
-    from toolkit.load.outcome_evidence import check_local_evidence, collect_outcome_evidence
-    from toolkit.rubrics.outcome import load_outcome_rubric, score_outcome
-    from toolkit.sidecars import write_score_sidecars
-    from toolkit.views.outcome import (
-        render_outcome_fleet_json,
-        render_outcome_fleet_text,
-        render_outcome_iteration,
-        render_outcome_json,
-        render_outcome_table,
-    )
-    from toolkit.views.text import terminal_style
+    # The loaders, the rubric and the views import polars: every toolkit call imports
+    # this module, and --help stays light (tests/test_startup_imports.py).
+    from toolkit.load.outcome_evidence import check_local_evidence
+    from toolkit.rubrics.outcome import load_outcome_rubric
 
-    width, colour = terminal_style()
     if (args.log_dir is None) == (args.all_dir is None):
         raise InputError(None, "give either LOG_DIR or --all DIR (one of them)")
     options = storage_options(args)
@@ -101,35 +84,56 @@ def run(args: argparse.Namespace) -> int:
     if args.all_dir is not None:
         if args.iteration is not None or args.write:
             raise InputError(None, "--iteration and --write work on one log, not with --all")
-        logs = [str(p) for p in find_iteration_logs(args.all_dir, storage_options=options)]
-        failures: list[Any] = []
-        if args.engine == "dask":
-            results, failures = _on_dask(args, logs, rubric, options)
-        else:
-            results = score_outcome_logs(
-                logs,
-                rubric,
-                repo=args.repo,
-                transcripts=args.transcripts,
-                storage_options=options,
-            )
-        # Each log is named by its path under --all, the same wherever the logs live.
-        labels = fleet_log_names(args.all_dir, logs, storage_options=options)
-        names = dict(zip(logs, labels, strict=True))
-        fleet = outcome_fleet({names[k]: v for k, v in results.items()}, rubric)
-        cards = fleet_scorecards(fleet, rubric)
-        checks = [c for card in cards for c in checks_of(card)]
-        if args.format == "markdown":
-            print(markdown(args, "outcome", cards, checks), end="")
-        elif args.format == "json":
-            print(render_outcome_fleet_json(fleet, rubric.version))
-        else:
-            print(render_outcome_fleet_text(fleet, rubric.version, width=width, colour=colour))
-        code = finish(args, "outcome", cards, checks)
-        for failure in failures:
-            print(f"toolkit outcome: error: {failure}", file=sys.stderr)
-        return 2 if failures else code
-    if args.write and is_remote(args.log_dir):
+        return _run_fleet(args, rubric, options)
+    return _run_log(args, rubric, options)
+
+
+def _run_fleet(args: argparse.Namespace, rubric: OutcomeRubric, options: dict[str, Any]) -> int:
+    """``--all DIR``: one line per log, worst mean first."""
+    # polars, the rubric and the views: as in run.
+    from toolkit.fleet.find import find_iteration_logs, fleet_log_names
+    from toolkit.fleet.outcome import fleet_scorecards, outcome_fleet, score_outcome_logs
+    from toolkit.views.outcome import render_outcome_fleet_json, render_outcome_fleet_text
+    from toolkit.views.text import terminal_style
+
+    width, colour = terminal_style()
+    logs = [str(p) for p in find_iteration_logs(args.all_dir, storage_options=options)]
+    failures: list[Any] = []
+    if args.engine == "dask":
+        results, failures = _on_dask(args, logs, rubric, options)
+    else:
+        results = score_outcome_logs(
+            logs,
+            rubric,
+            repo=args.repo,
+            transcripts=args.transcripts,
+            storage_options=options,
+        )
+    # Each log is named by its path under --all, the same wherever the logs live.
+    labels = fleet_log_names(args.all_dir, logs, storage_options=options)
+    names = dict(zip(logs, labels, strict=True))
+    fleet = outcome_fleet({names[k]: v for k, v in results.items()}, rubric)
+    cards = fleet_scorecards(fleet, rubric)
+    checks = [c for card in cards for c in checks_of(card)]
+    if args.format == "markdown":
+        print(markdown(args, "outcome", cards, checks), end="")
+    elif args.format == "json":
+        print(render_outcome_fleet_json(fleet, rubric.version))
+    else:
+        print(render_outcome_fleet_text(fleet, rubric.version, width=width, colour=colour))
+    code = finish(args, "outcome", cards, checks)
+    for failure in failures:
+        print(f"toolkit outcome: error: {failure}", file=sys.stderr)
+    return 2 if failures else code
+
+
+def _load_log(args: argparse.Namespace, options: dict[str, Any]) -> IterationLog:
+    """The one log of ``LOG_DIR``, refused when it has no iteration (or not the one
+    ``--iteration`` names), or when ``--write`` would write into object storage."""
+    # polars: as in run.
+    from toolkit.load.iterlog import load_iteration_log
+
+    if args.write and open_source(args.log_dir, options).disk is None:
         raise InputError(
             args.log_dir,
             "--write writes score sidecars only into a local log folder; this log is in "
@@ -148,6 +152,24 @@ def run(args: argparse.Namespace) -> int:
             field="--iteration",
             value=args.iteration,
         )
+    return log
+
+
+def _run_log(args: argparse.Namespace, rubric: OutcomeRubric, options: dict[str, Any]) -> int:
+    """``LOG_DIR``: each iteration and session of one log (or ``--iteration N``)."""
+    # polars, the rubric, the sidecars and the views: as in run.
+    from toolkit.load.outcome_evidence import collect_outcome_evidence
+    from toolkit.rubrics.outcome import score_outcome
+    from toolkit.sidecars import write_score_sidecars
+    from toolkit.views.outcome import (
+        render_outcome_iteration,
+        render_outcome_json,
+        render_outcome_table,
+    )
+    from toolkit.views.text import terminal_style
+
+    width, colour = terminal_style()
+    log = _load_log(args, options)
     evidence = collect_outcome_evidence(log, repo=args.repo, transcripts=args.transcripts)
     result = score_outcome(log, evidence, rubric)
     shown = result if args.iteration is None else result.only([args.iteration])
@@ -183,6 +205,7 @@ def _on_dask(
 ) -> tuple[dict[str, tuple[OutcomeResult, int]], list[Any]]:
     """The same per-log scoring, a partition of logs per Dask task (each task gets the
     logs' paths or URLs and the storage options, and reads the logs itself)."""
+    # polars (the outcome fleet) and tqdm: as in run.
     from toolkit.fleet.engine import default_partition_size, map_partitions, partitions
     from toolkit.fleet.outcome import score_log_partition
 

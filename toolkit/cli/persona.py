@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from toolkit.cli._gate import add_gate_arguments
-from toolkit.cli._judge import add_judge_arguments
+from toolkit.cli._gate import add_gate_arguments, finish, markdown
+from toolkit.cli._judge import add_judge_arguments, judge_of
+from toolkit.cli._output import local_target
+from toolkit.gate import REGRESSION_KIND, checks_of
 
 if TYPE_CHECKING:
     from toolkit.gate import Check
@@ -45,8 +48,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_judge_arguments(parser)
     parser.add_argument("--personas", type=Path, help="personas YAML/JSON (names, specs)")
     parser.add_argument("--baseline", type=Path, help="folder of golden baseline JSON files")
-    parser.add_argument(
-        "--write-baseline", type=Path, metavar="DIR", help="write this run's scores as baselines"
+    parser.add_argument(  # a str: a URL given here is refused by name, not mangled by Path
+        "--write-baseline", metavar="DIR", help="write this run's scores as baselines"
     )
     parser.add_argument("--rubric", type=Path, help="YAML overrides of the persona rubric")
     parser.add_argument(
@@ -61,7 +64,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     """Load -> score -> print; returns the exit code."""
-    from toolkit.cli._judge import judge_of
+    # The loaders, the rubric and the views (polars): every toolkit call
+    # imports this module, and --help stays light (tests/test_startup_imports.py).
     from toolkit.load.persona import load_baselines, load_chat, load_propositions, write_baselines
     from toolkit.rubrics.persona import (
         DEFAULT_PERSONA_RUBRIC,
@@ -70,8 +74,11 @@ def run(args: argparse.Namespace) -> int:
         score_persona,
     )
     from toolkit.views.persona import persona_table, render_persona_table
-    from toolkit.views.text import render_json
+    from toolkit.views.text import render_json, terminal_style
 
+    baselines_to = None
+    if args.write_baseline:
+        baselines_to = local_target(args.write_baseline, "--write-baseline", "baseline files")
     rubric = load_persona_rubric(args.rubric) if args.rubric else DEFAULT_PERSONA_RUBRIC
     chat = load_chat(args.run, personas=args.personas)
     propositions = load_propositions(args.propositions)
@@ -93,8 +100,6 @@ def run(args: argparse.Namespace) -> int:
     usage = result.usage
     cards, checks = list(result.scorecards.values()), _checks(result)
     if args.format == "markdown":
-        from toolkit.cli._gate import markdown
-
         print(markdown(args, "persona", cards, checks), end="")
     elif args.format == "json":
         table = persona_table(result)
@@ -111,17 +116,13 @@ def run(args: argparse.Namespace) -> int:
             )
         )
     else:
-        from toolkit.views.text import terminal_style
-
         width, colour = terminal_style()
         print(render_persona_table(result, width=width, colour=colour))
         if usage is not None and usage.model is not None:
             print("\n".join(usage.lines()))
-    if args.write_baseline:
-        written = write_baselines(baselines_from(result), args.write_baseline)
-        print(f"wrote {len(written)} baseline(s) to {args.write_baseline}", file=sys.stderr)
-    from toolkit.cli._gate import finish
-
+    if baselines_to is not None:
+        written = write_baselines(baselines_from(result), baselines_to)
+        print(f"wrote {len(written)} baseline(s) to {baselines_to}", file=sys.stderr)
     return finish(args, "persona", cards, checks)
 
 
@@ -130,10 +131,7 @@ def _checks(result: PersonaResult) -> list[Check]:
     is a ``regression`` (what the default gate fails on), not a plain FAIL. A group
     dimension (convergence) that regressed is the environment's regression, once, with
     the agents whose baselines it fell below."""
-    from dataclasses import replace
-
-    from toolkit.gate import REGRESSION_KIND, checks_of
-    from toolkit.rubrics.persona import ENVIRONMENT
+    from toolkit.rubrics.persona import ENVIRONMENT  # polars: as in run
 
     rows = result.regressions.select("agent_id", "dimension", "score", "baseline").rows()
     out: list[Check] = []

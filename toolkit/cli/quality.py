@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from toolkit.cli._gate import add_gate_arguments, finish
+from toolkit.cli._gate import add_gate_arguments, finish, markdown
 from toolkit.cli._scale import add_scale_arguments, storage_options
 from toolkit.errors import InputError, NothingLoadable
+from toolkit.gate import checks_of
 
 if TYPE_CHECKING:
     from toolkit.rubrics.simulation import SimulationRubric
@@ -16,6 +19,8 @@ if TYPE_CHECKING:
 
 
 def _positive(text: str) -> int:
+    # The rubric (polars): parsing --window must not cost every toolkit call its import
+    # (tests/test_startup_imports.py).
     from toolkit.rubrics.simulation import scored_window
 
     try:
@@ -184,7 +189,7 @@ def _check_options(args: argparse.Namespace) -> None:
 
 
 def _verdicts(text: str) -> list[str]:
-    from toolkit.views.fleet import VERDICT_ORDER
+    from toolkit.views.fleet import VERDICT_ORDER  # polars: not paid by --help
 
     wanted = [v.strip().upper() for v in text.split(",") if v.strip()]
     bad = [v for v in wanted if v not in VERDICT_ORDER]
@@ -198,6 +203,9 @@ def _verdicts(text: str) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     """Load, score and print; the exit code follows the module docstring."""
+    # The loader and the rubric (polars): every toolkit call imports this module, and
+    # --help stays light (tests/test_startup_imports.py).
+    from toolkit.load.universe import resolve_run
     from toolkit.rubrics.simulation import DEFAULT_RUBRIC, load_simulation_rubric
 
     _check_options(args)
@@ -206,17 +214,16 @@ def run(args: argparse.Namespace) -> int:
     rubric = load_simulation_rubric(args.rubric) if args.rubric else DEFAULT_RUBRIC
     if args.all_dir is not None:
         return _fleet(args, rubric)
-    from toolkit.load.universe import resolve_run
-
     args.run_dir = resolve_run(args.run_dir, args.root)
     if args.diff is not None:
+        # the snapshots and the diff views: 55 ms that a run without --diff never pays
         from toolkit.cli._run_diff import diff_runs, is_tick_span
 
         if not is_tick_span(args.diff):  # --diff A:B is two ticks of RUN_DIR, not a run
             args.diff = resolve_run(args.diff, args.root)
         return diff_runs(args, rubric)
     if args.watch:
-        from toolkit.cli._watch import watch_run
+        from toolkit.cli._watch import watch_run  # 7 ms, only when watching
 
         return watch_run(args, rubric)
     try:  # refuses what is not a run (one rule for every face)
@@ -230,6 +237,7 @@ def run(args: argparse.Namespace) -> int:
 
 def score_one(args: argparse.Namespace, rubric: SimulationRubric) -> Scorecard:
     """The scorecard of ``args.run_dir`` (raises :class:`NothingLoadable` when empty)."""
+    # The loader and the rubric (polars): as in run.
     from toolkit.load.universe import load_universe
     from toolkit.rubrics.simulation import score_universe
 
@@ -239,7 +247,7 @@ def score_one(args: argparse.Namespace, rubric: SimulationRubric) -> Scorecard:
 
 def card_text(card: Scorecard, width: int | None, colour: bool) -> str:
     """The text card the command prints (rubric version and thresholds included)."""
-    from toolkit.views.text import render_text
+    from toolkit.views.text import render_text  # polars: as in run
 
     return render_text(card, width=width, colour=colour, thresholds=True)
 
@@ -247,8 +255,7 @@ def card_text(card: Scorecard, width: int | None, colour: bool) -> str:
 def _insufficient(args: argparse.Namespace, rubric: SimulationRubric, err: Exception) -> Scorecard:
     """An empty run as an INSUFFICIENT_DATA card (token-world's reading), when a gate or
     ``--compat`` asked what to do with it; its reason goes to stderr."""
-    from pathlib import Path
-
+    # The rubric and the scorecard (polars): as in run.
     from toolkit.rubrics.simulation import INSUFFICIENT
     from toolkit.scorecard import Scorecard
 
@@ -269,17 +276,14 @@ def _insufficient(args: argparse.Namespace, rubric: SimulationRubric, err: Excep
 
 def _show(args: argparse.Namespace, card: Scorecard) -> int:
     """Print ``card`` in the asked format; the gate's exit code."""
-    from toolkit.gate import checks_of
+    # The views (polars): as in run.
+    from toolkit.views.compat import render_token_world_json
     from toolkit.views.html import render_html_page
     from toolkit.views.text import render_json, terminal_style
 
     checks = checks_of(card)
     allow: tuple[str, ...] = ()
     if args.compat == "token-world":  # token-world's reading: all eight count, N/A is OK
-        from dataclasses import replace
-
-        from toolkit.views.compat import render_token_world_json
-
         checks = [replace(c, counted=True) for c in checks]
         allow = tuple(c.key for c in checks if c.key != "verdict")
         _warn_stderr(list(card.warnings))
@@ -289,8 +293,6 @@ def _show(args: argparse.Namespace, card: Scorecard) -> int:
     elif args.format == "html":
         print(render_html_page(card))
     elif args.format == "markdown":
-        from toolkit.cli._gate import markdown
-
         print(markdown(args, "quality", [card], checks, allow_na=allow), end="")
     else:
         width, colour = terminal_style()
@@ -305,8 +307,8 @@ def _warn_stderr(warnings: list[str]) -> None:
 
 
 def _fleet(args: argparse.Namespace, rubric: SimulationRubric) -> int:
+    # The engine and the views (polars, tqdm): as in run.
     from toolkit.fleet.engine import score_fleet
-    from toolkit.gate import checks_of
     from toolkit.views.fleet import render_fleet_json, render_fleet_text
     from toolkit.views.text import terminal_style
 
@@ -331,8 +333,6 @@ def _fleet(args: argparse.Namespace, rubric: SimulationRubric) -> int:
     if args.format == "json":
         print(render_fleet_json(cards, sort_by=sort_by))
     elif args.format == "markdown":
-        from toolkit.cli._gate import markdown
-
         print(markdown(args, "quality", cards, checks), end="")
     else:
         width, colour = terminal_style()

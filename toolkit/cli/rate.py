@@ -159,7 +159,7 @@ def _is_persona(args: argparse.Namespace) -> bool:
     """Whether the inputs are persona chats (``toolkit compare``'s family detection);
     games are one folder, file or database."""
     # family detection (5 ms of CPU, against `toolkit --help`'s 60 ms): --help imports this
-    from toolkit.fleet.families import detect_family
+    from toolkit.fleet.find import detect_family
 
     families = [detect_family(d) for d in args.dir]
     persona = [f == "persona" for f in families]
@@ -187,7 +187,7 @@ def _persona_items(args: argparse.Namespace) -> list[Any]:
     """The items of the chats (read before the store is touched: bad input, exit 2)."""
     # the persona rubric and the folder walk (polars, pydantic: 0.36 s of CPU): `toolkit
     # --help` imports this module
-    from toolkit.fleet.families import chat_files
+    from toolkit.fleet.find import chat_files
     from toolkit.rubrics.persona_items import items_of_files
 
     chats = (f for c in args.dir for f in chat_files(c))  # listed after the propositions

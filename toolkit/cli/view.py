@@ -9,27 +9,34 @@ to the tick, message or iteration behind it. The site opens from file://
 with the network off (no CDN, no server), so it can be zipped, attached
 to a CI run or put on any static host.
 
-With -o SITE the site is written there. Without it, it is written to a
-temporary folder and served on 127.0.0.1 until Ctrl-C (which removes the
-folder); the address is printed. Exit 0 when written (or served and
-stopped), 2 on bad input.
+With -o SITE the site is written there: a folder, or a URL (s3://...,
+reached with the same --storage-option) its files are put to. Without
+it, it is written to a temporary folder and served on 127.0.0.1 until
+Ctrl-C (which removes the folder); the address is printed. Exit 0 when
+written (or served and stopped), 2 on bad input.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+import shutil
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from toolkit.cli import help_text
+from toolkit.cli._output import open_output, put_folder
+from toolkit.cli._scale import storage_options
+from toolkit.errors import InputError
+
 if TYPE_CHECKING:
     from toolkit.fleet.families import PersonaKit
+    from toolkit.io.source import Source
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the ``view`` subcommand."""
-    from toolkit.cli import help_text
-
     p = sub.add_parser(
         "view",
         help="an offline site of every run under the folders (index, drill-down, search)",
@@ -40,7 +47,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "paths", metavar="DIR", nargs="+", help="folders, files or URLs (s3://...) to look in"
     )
     p.add_argument(
-        "-o", "--out", metavar="SITE", help="write the site into this folder (else: serve it)"
+        "-o",
+        "--out",
+        metavar="SITE",
+        help="write the site into this folder or URL (else: serve it)",
     )
     p.add_argument(
         "--compare",
@@ -81,16 +91,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Collect, write, and (without ``-o``) serve."""
-    from toolkit.cli._scale import storage_options
-    from toolkit.errors import InputError
+    # The finder, the loaders, the rubrics and the site writer (polars): every toolkit
+    # call imports this module, and --help stays light (tests/test_startup_imports.py).
     from toolkit.fleet.view import calibration_links, collect, load_calibration, load_compare
     from toolkit.views.site import write_site
 
     if not 0 <= args.port <= 65535:
         raise InputError(None, "must be a port number (0-65535)", field="--port", value=args.port)
+    options = storage_options(args)
+    dest = open_output(args.out, options) if args.out is not None else None
     compare = load_compare(args.compare) if args.compare else None
     given = load_calibration(args.calibration) if args.calibration else None
-    collected = collect(args.paths, storage_options(args), kit=_kit(args))
+    collected = collect(args.paths, options, kit=_kit(args))
     notes = list(collected.notes)
     calibration = given or collected.calibration
     if given is not None and collected.calibration is not None:
@@ -100,20 +112,37 @@ def run(args: argparse.Namespace) -> int:
         calibration = {**calibration, "links": calibration_links(calibration, collected.runs)}
     _print_notes(notes)
     site: dict[str, Any] = {"notes": notes, "compare": compare, "calibration": calibration}
-    if args.out is not None:
-        index = write_site(collected.runs, args.out, **site)
-        print(f"toolkit view: wrote {len(collected.runs)} run(s): {index}")
+    if dest is not None:
+        where = _write(collected.runs, dest, site)
+        print(f"toolkit view: wrote {len(collected.runs)} run(s): {where}")
         return 0
-    import tempfile
+    import tempfile  # 9 ms of --help's 60 (python -X importtime): only when serving
 
     folder = Path(tempfile.mkdtemp(prefix="toolkit-view-"))
     write_site(collected.runs, folder, **site)
     return _serve(folder, args.port, len(collected.runs))
 
 
+def _write(runs: list[Any], dest: Source, site: dict[str, Any]) -> str:
+    """The site written into the output's folder, or written here and put through the
+    output's Source (a URL); where its index is."""
+    # the site writer (polars) and tempfile: not paid by --help (python -X importtime)
+    import tempfile
+
+    from toolkit.views.site import write_site
+
+    if dest.disk is not None:
+        return str(write_site(runs, dest.disk, **site))
+    with tempfile.TemporaryDirectory(prefix="toolkit-view-") as tmp:
+        write_site(runs, tmp, **site)
+        put_folder(Path(tmp), dest)
+    return dest.url(dest.join(dest.root, "index.html"))
+
+
 def _print_notes(notes: list[str]) -> None:
     """One ``toolkit view: note: ...`` line per note on standard error; on a terminal,
     wrapped to its width at word boundaries (a path or URL is never cut)."""
+    # textwrap and the text views (polars): not paid by --help (python -X importtime).
     import textwrap
 
     from toolkit.views.text import terminal_style
@@ -129,8 +158,7 @@ def _print_notes(notes: list[str]) -> None:
 
 def _kit(args: argparse.Namespace) -> PersonaKit | None:
     """The persona kit named on the command line (``None`` without one)."""
-    from toolkit.errors import InputError
-    from toolkit.fleet.families import PersonaKit
+    from toolkit.fleet.families import PersonaKit  # 17 ms of regexes: not paid by --help
 
     given = [f for f in ("propositions", "cassette", "personas", "baseline") if getattr(args, f)]
     if not given:
@@ -146,10 +174,7 @@ def _kit(args: argparse.Namespace) -> PersonaKit | None:
 
 def _serve(folder: Path, port: int, count: int) -> int:
     """Serve ``folder`` on 127.0.0.1 until interrupted."""
-    import functools
-    import http.server
-
-    from toolkit.errors import InputError
+    import http.server  # 190 ms (python -X importtime): --help and -o never pay it
 
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, format: str, *args: object) -> None:
@@ -173,7 +198,5 @@ def _serve(folder: Path, port: int, count: int) -> int:
         try:
             server.serve_forever()
         except KeyboardInterrupt:
-            import shutil
-
             shutil.rmtree(folder, ignore_errors=True)  # ours: made by mkdtemp above
     return 0

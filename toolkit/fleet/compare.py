@@ -12,15 +12,42 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import polars as pl
 
 from toolkit.errors import InputError
-from toolkit.fleet.families import chat_files, detect_family
-
-if TYPE_CHECKING:
-    from toolkit.rubrics.compare import CompareResult
+from toolkit.fleet.engine import (
+    default_partition_size,
+    map_partitions,
+    partitions,
+    score_fleet,
+    score_runs,
+)
+from toolkit.fleet.find import chat_files, detect_family, find_iteration_logs, fleet_log_names
+from toolkit.fleet.pairing import run_pair_keys
+from toolkit.io.source import open_source
+from toolkit.judge import judge_from_spec
+from toolkit.load.discussion import load_discussions
+from toolkit.load.iterlog import load_iteration_logs
+from toolkit.load.outcome_evidence import collect_outcome_evidence
+from toolkit.load.persona import load_chat, load_propositions
+from toolkit.load.ratings import open_rating_source
+from toolkit.rubrics.compare import (
+    DEFAULT_COMPARE_RUBRIC,
+    FAMILIES,
+    CompareResult,
+    compare_scores,
+    discussion_scores,
+    load_compare_rubric,
+    outcome_scores,
+    persona_scores,
+    plan_pairs,
+    simulation_scores,
+)
+from toolkit.rubrics.discussion import score_discussion
+from toolkit.rubrics.outcome import default_outcome_rubric, score_outcome
+from toolkit.rubrics.persona import score_persona
 
 AUTO = "auto"
 
@@ -50,14 +77,10 @@ def _simulation(
     storage_options: Mapping[str, Any] | None,
     window: int | None,
 ) -> ArmScores:
-    from toolkit.fleet.engine import score_fleet, score_runs
-    from toolkit.fleet.pairing import run_pair_keys
-    from toolkit.io.source import is_remote, local_path
-    from toolkit.rubrics.compare import simulation_scores
-
     notes: list[str] = []
     options = dict(storage_options or {})
-    single = not is_remote(source) and (local_path(source) / "tick_summaries").is_dir()
+    arm = open_source(source, options)
+    single = arm.kind(arm.join(arm.root, "tick_summaries")) == "folder"
     if single:
         runs = [str(source)]
         cards = score_runs(runs, None, window, cache, options)
@@ -80,11 +103,6 @@ def outcome_partition(
     """The unit of work of an outcome arm on either engine: load the logs ``logs`` (those
     in object storage in one batched fetch), score each with the outcome rubric 2.1.0 and
     turn it into compare's long frame, each log named by ``names``."""
-    from toolkit.load.iterlog import load_iteration_logs
-    from toolkit.load.outcome_evidence import collect_outcome_evidence
-    from toolkit.rubrics.compare import outcome_scores
-    from toolkit.rubrics.outcome import default_outcome_rubric, score_outcome
-
     rubric = default_outcome_rubric()
     out = []
     for path, log in zip(logs, load_iteration_logs(logs, storage_options=storage_options),
@@ -102,9 +120,6 @@ def _outcome(
     scheduler: str | None,
     partition_size: int | None,
 ) -> ArmScores:
-    from toolkit.fleet.engine import default_partition_size, map_partitions, partitions
-    from toolkit.fleet.outcome import find_iteration_logs, fleet_log_names
-
     logs = [str(p) for p in find_iteration_logs(source, storage_options=storage_options)]
     names = dict(zip(logs, fleet_log_names(source, logs, storage_options=storage_options),
                      strict=True))  # fmt: skip
@@ -133,11 +148,6 @@ def _outcome(
 
 
 def _discussion(source: str | Path, ratings: str | Path | None) -> ArmScores:
-    from toolkit.load.discussion import load_discussions
-    from toolkit.load.ratings import open_rating_source
-    from toolkit.rubrics.compare import discussion_scores
-    from toolkit.rubrics.discussion import score_discussion
-
     source_ratings = open_rating_source(ratings) if ratings else None
     report = score_discussion(load_discussions([source]), ratings=source_ratings)
     return ArmScores(discussion_scores(report), _label(source), "discussion")
@@ -149,11 +159,6 @@ def _persona(
     judge: Any,
     personas: str | Path | None,
 ) -> ArmScores:
-    from toolkit.judge import judge_from_spec
-    from toolkit.load.persona import load_chat, load_propositions
-    from toolkit.rubrics.compare import persona_scores
-    from toolkit.rubrics.persona import score_persona
-
     if propositions is None or judge is None:
         raise InputError(
             source, "persona runs are judged: give --propositions DIR and --judge SPEC",
@@ -191,8 +196,6 @@ def arm_scores(
     Raises:
         InputError: an unknown family, a family that cannot be told, or bad input.
     """
-    from toolkit.rubrics.compare import FAMILIES
-
     if isinstance(source, pl.DataFrame):
         fam = str(source["family"][0]) if source.height else family
         return ArmScores(source, "frame", fam)
@@ -270,12 +273,6 @@ def compare(
     Raises:
         InputError: bad input or options, or arms of different families.
     """
-    from toolkit.rubrics.compare import (
-        DEFAULT_COMPARE_RUBRIC,
-        compare_scores,
-        load_compare_rubric,
-    )
-
     spec = DEFAULT_COMPARE_RUBRIC if rubric is None else load_compare_rubric(rubric)
 
     kwargs: dict[str, Any] = {
@@ -285,8 +282,6 @@ def compare(
         "personas": personas,
     }  # fmt: skip
     if judge is not None and isinstance(judge, str):
-        from toolkit.judge import judge_from_spec
-
         kwargs["judge"] = judge_from_spec(judge)
     arm_a = arm_scores(a, family, **kwargs)
     arm_b = arm_scores(b, arm_a.family if family == AUTO else family, **kwargs)
@@ -317,8 +312,6 @@ def compare_plan(
         :data:`toolkit.frames.COMPARE_PLAN_SCHEMA`: dimension, mde, sd_diff, source,
         pairs, note.
     """
-    from toolkit.rubrics.compare import plan_pairs
-
     arm = arm_scores(a, family, **load)
     return plan_pairs(arm.frame, mde, standardized=standardized, power=power, alpha=alpha,
                       test=test)  # fmt: skip

@@ -14,6 +14,7 @@ Dask and distributed are imported only when ``engine="dask"``.
 
 from __future__ import annotations
 
+import html
 import logging
 import math
 import os
@@ -22,13 +23,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from tqdm.auto import tqdm
+
 from toolkit.errors import InputError
+from toolkit.fleet.find import fleet_runs
+from toolkit.load.universe import load_runs
+from toolkit.rubrics.simulation import DEFAULT_RUBRIC, SimulationRubric, score_universe
+from toolkit.scorecard import Scorecard, scorecards_frame
 
 if TYPE_CHECKING:
     import polars as pl
-
-    from toolkit.rubrics.simulation import SimulationRubric
-    from toolkit.scorecard import Scorecard
 
 Engine = Literal["local", "dask"]
 ENGINES: tuple[str, ...] = ("local", "dask")
@@ -81,8 +85,6 @@ class FleetScores:
     def frame(self) -> pl.DataFrame:
         """Every card's dimension rows in one frame
         (:data:`toolkit.scorecard.SCORECARD_SCHEMA`)."""
-        from toolkit.scorecard import scorecards_frame
-
         return scorecards_frame(self.cards)
 
     def __repr__(self) -> str:
@@ -93,8 +95,6 @@ class FleetScores:
         )
 
     def _repr_html_(self) -> str:
-        import html
-
         head = f"<p>{html.escape(repr(self))}</p>"
         fails = "".join(f"<li>{html.escape(str(f))}</li>" for f in self.failures)
         return head + (f"<ul>{fails}</ul>" if fails else "") + self.frame._repr_html_()
@@ -115,44 +115,8 @@ def score_runs(
 ) -> list[Scorecard]:
     """Load the run folders ``runs`` (paths or URLs) and score them: the per-partition
     unit of work of both engines (one bulk read, one ``group_by`` pass)."""
-    from toolkit.load.universe import load_runs
-    from toolkit.rubrics.simulation import DEFAULT_RUBRIC, score_universe
-
     universe = load_runs(runs, cache=cache, progress=progress, storage_options=storage_options)
     return score_universe(universe, rubric or DEFAULT_RUBRIC, window, series=False)
-
-
-def fleet_runs(source: str | Path, storage_options: Mapping[str, Any] | None = None) -> list[str]:
-    """The run folders of a fleet folder, as paths or URLs, sorted.
-
-    Local runs are named as ``source`` names them (a Dask cluster beyond this machine
-    needs an absolute path that every worker sees). A local folder counts as a run when
-    it holds ``tick_summaries/``; in object storage
-    every subfolder is a candidate and the worker that lists it leaves out the ones that
-    are not runs (one listing per run, done where the run is read).
-
-    Raises:
-        InputError: no such folder or bucket, or no run in it.
-    """
-    from toolkit.io.source import is_remote, local_path, open_remote
-
-    if is_remote(source):
-        remote = open_remote(str(source), storage_options)
-        runs = [remote.url(p) for p in remote.subfolders()]
-        if not runs:
-            raise InputError(remote.url(), "no run folders in it")
-        return runs
-    folder = local_path(source)
-    if not folder.is_dir():
-        raise InputError(folder, "no such folder of runs")
-    found = sorted(
-        str(p)
-        for p in folder.iterdir()
-        if not p.name.startswith(".") and p.is_dir() and (p / "tick_summaries").is_dir()
-    )  # fmt: skip
-    if not found:
-        raise InputError(folder, "no run folders (with tick_summaries/) in it")
-    return found
 
 
 # ---------------------------------------------------------------------------
@@ -170,7 +134,7 @@ def partitions(items: Sequence[T], size: int) -> list[list[T]]:
 def _connect(scheduler: str | None) -> tuple[Any, Any]:
     """A Dask client: to ``scheduler``, or to a LocalCluster started here (closed by the
     caller). Returns ``(client, cluster or None)``."""
-    try:
+    try:  # Dask: a local fleet never imports it (tests/test_startup_imports.py, STORAGE)
         import distributed
     except ImportError:
         raise InputError(
@@ -222,8 +186,6 @@ def map_partitions(
     ``scheduler``, or on a LocalCluster started for the call and closed after); a failed
     task becomes a :class:`PartitionFailure` and the others still count.
     """
-    from tqdm.auto import tqdm
-
     disable = (not progress) if progress is not None else None
     if engine == "local":
         out: list[T] = []
@@ -239,7 +201,7 @@ def map_partitions(
     else:
         owned = None
     try:
-        import distributed
+        import distributed  # Dask: only with engine="dask" (as in _connect)
 
         as_completed: Any = distributed.as_completed
         futures = [client.submit(func, list(part), *args, pure=False) for part in parts]

@@ -1,9 +1,10 @@
 """Which family of runs is where: the one place the toolkit tells a simulation run from an
 iteration log, a discussion game or a persona chat, in a local folder or in object storage.
 
-``toolkit view`` lists every run of every family under its folders (:func:`discover`);
-``toolkit compare`` asks which one family a folder holds (:func:`detect_family`); both
-read the same walk, so a folder is never one family for one command and another for the
+``toolkit view`` lists every run of every family under its folders
+(:func:`toolkit.fleet.find.discover`); ``toolkit compare`` asks which one family a folder
+holds (:func:`toolkit.fleet.find.detect_family`); both read the same walk through
+:func:`classify`, so a folder is never one family for one command and another for the
 other.
 
 A family is told from names only (no file is opened here):
@@ -17,7 +18,7 @@ A family is told from names only (no file is opened here):
 A judge cassette (``cassette.json``, ``*.cassette.json``) is no run of any family. Beside
 the runs, a ``calibration.json`` or ``*.calibration.json`` file is taken as the
 result of ``toolkit calibrate --format json`` (kind ``calibration``: a page of the site,
-not a family of runs; :func:`detect_family` never answers it).
+not a family of runs; :func:`~toolkit.fleet.find.detect_family` never answers it).
 
 Two kinds of ``*.jsonl`` files are no chats, though they share the suffix:
 
@@ -38,17 +39,16 @@ cassette, personas and baselines are not candidates of another family.
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from toolkit.errors import InputError
 
-#: The families, in the order :func:`detect_family` prefers them when a folder holds
-#: several (a fleet's folder may hold a stray JSON file; a chat folder its cassette).
+#: The families, in the order :func:`~toolkit.fleet.find.detect_family` prefers them
+#: when a folder holds several (a fleet's folder may hold a stray JSON file; a chat
+#: folder its cassette).
 FAMILIES: tuple[str, ...] = ("simulation", "outcome", "persona", "discussion")
 ITER_NAME = re.compile(r"^iter-\d+\.yaml$")
 CHAT_SUFFIXES = (".jsonl", ".run_messages.json")
@@ -148,7 +148,7 @@ def kit_of(folder: str, dirs: Sequence[str], files: Sequence[str]) -> PersonaKit
 Walk = Iterator[tuple[str, list[str], list[str]]]
 
 
-def _classify(walk: Walk, root: str, name: str) -> tuple[list[Found], dict[str, PersonaKit]]:
+def classify(walk: Walk, root: str, name: str) -> tuple[list[Found], dict[str, PersonaKit]]:
     """Runs found in an ``os.walk``-like top-down walk (``dirs`` pruned in place) of
     ``root`` (paths joined with ``/``), and the persona kits by folder."""
     found: list[Found] = []
@@ -185,133 +185,3 @@ def _classify(walk: Walk, root: str, name: str) -> tuple[list[Found], dict[str, 
 def kit_file(kit: PersonaKit, path: str) -> bool:
     """Whether ``path`` is the cassette or the personas file of ``kit``."""
     return path in (kit.cassette, kit.personas)
-
-
-def _local_walk(root: Path) -> Walk:
-    for folder, dirs, files in os.walk(root):  # links are not followed
-        yield Path(folder).as_posix(), dirs, files
-
-
-def _listing_walk(root: str, objects: Sequence[str]) -> Walk:
-    """An ``os.walk``-like top-down walk of the object keys ``objects`` (relative to
-    ``root``), honouring pruned ``dirs``."""
-    files: dict[str, list[str]] = {}
-    dirs: dict[str, set[str]] = {}
-    for key in objects:
-        parts = key.strip("/").split("/")
-        for depth in range(len(parts) - 1):
-            parent = "/".join(parts[:depth])
-            dirs.setdefault(parent, set()).add(parts[depth])
-        files.setdefault("/".join(parts[:-1]), []).append(parts[-1])
-    stack = [""]
-    while stack:
-        rel = stack.pop()
-        here = sorted(dirs.get(rel, ()))
-        yield (f"{root}/{rel}" if rel else root), here, sorted(files.get(rel, []))
-        stack.extend(f"{rel}/{d}" if rel else d for d in reversed(here))
-
-
-def survey(
-    source: str | Path, storage_options: Mapping[str, Any] | None = None
-) -> tuple[list[Found], dict[str, PersonaKit]]:
-    """Every run, log, game file and chat under ``source`` (a folder, a file or an fsspec
-    URL, listed in one recursive listing), in path order, and the persona kits found.
-
-    Raises:
-        InputError: no such file, folder or bucket, or one that cannot be listed.
-    """
-    from toolkit.io.source import is_remote, local_path, open_remote
-
-    if is_remote(source):
-        remote = open_remote(str(source), storage_options)
-        objects = remote.find_many([remote.root])[0]
-        name = label(str(source))
-        if not objects:
-            # A URL naming one object, not a folder.
-            fam = file_family(remote.root.rsplit("/", 1)[-1], chats_only=True)
-            try:
-                single = bool(fam) and bool(remote.fs.isfile(remote.root))
-            except Exception as exc:  # any back-end's failure becomes one line
-                raise remote.error(exc) from exc
-            if single:
-                return [Found(fam, remote.url(), name)], {}
-            raise InputError(remote.url(), "no such file or folder (nothing under it)")
-        found, kits = _classify(_listing_walk(remote.root, list(objects)), remote.root, name)
-        as_url = {k: _kit_urls(remote.url, v) for k, v in kits.items()}
-        return [Found(f.family, remote.url(f.path), f.id) for f in found], {
-            remote.url(k): v for k, v in as_url.items()
-        }
-    root = local_path(source)
-    if not root.exists():
-        raise InputError(root, "no such file or folder")
-    if root.is_file():
-        # A chat named alone is still scored by the kit of its folder.
-        folder = root.parent
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:  # an unlistable folder has no kit to offer; the file is still read
-            entries = []
-        dirs = [e.name for e in entries if e.is_dir(follow_symlinks=False)]
-        kit = kit_of(folder.as_posix(), dirs, [e.name for e in entries if e.is_file()])
-        kits = {folder.as_posix(): kit} if kit is not None else {}
-        return [Found(file_family(root.name, chats_only=True), str(root), label(source))], kits
-    found, kits = _classify(_local_walk(root), root.as_posix(), label(source))
-    return [Found(f.family, str(Path(f.path)), f.id) for f in found], kits
-
-
-def _kit_urls(url: Any, kit: PersonaKit) -> PersonaKit:
-    return PersonaKit(
-        propositions=url(kit.propositions),
-        cassette=url(kit.cassette),
-        personas=url(kit.personas) if kit.personas else None,
-        baselines=url(kit.baselines) if kit.baselines else None,
-    )
-
-
-def discover(source: str | Path, storage_options: Mapping[str, Any] | None = None) -> list[Found]:
-    """Every run, log, game file and chat under ``source`` (see :func:`survey`).
-
-    Raises:
-        InputError: no such file or folder.
-    """
-    return survey(source, storage_options)[0]
-
-
-def chat_files(source: str | Path) -> list[Path]:
-    """The persona chat files of a local ``source``: itself when a file, else every chat
-    :func:`discover` finds under it (path order).
-
-    Raises:
-        InputError: no such file or folder, or a folder with no chat file in it.
-    """
-    path = Path(source)
-    if path.is_file():
-        return [path]
-    files = [Path(f.path) for f in discover(path) if f.family == "persona"]
-    if not files:
-        raise InputError(path, "no chat files (*.jsonl, *.run_messages.json) in it")
-    return files
-
-
-def detect_family(source: str | Path, storage_options: Mapping[str, Any] | None = None) -> str:
-    """The one family of the runs in ``source``: ``simulation`` (run folders with
-    tick_summaries/), ``outcome`` (iter-N.yaml files), ``persona`` (chat files) or
-    ``discussion`` (game transcripts, exports or a game database); when a folder holds
-    several, the first of :data:`FAMILIES`. A single file that is no chat is taken as
-    games.
-
-    Raises:
-        InputError: nothing recognisable in ``source`` (name ``--family``).
-    """
-    from toolkit.io.source import is_remote, local_path
-
-    if not is_remote(source) and local_path(source).is_file():
-        return file_family(local_path(source).name, chats_only=True) or "discussion"
-    families = {f.family for f in discover(source, storage_options)}
-    for family in FAMILIES:
-        if family in families:
-            return family
-    shown = source if is_remote(source) else local_path(source)
-    raise InputError(
-        shown, "cannot tell which runs these are: give --family", field="--family", value="auto"
-    )

@@ -11,11 +11,19 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
+from tqdm.auto import tqdm
 
-from toolkit.errors import InputError
-from toolkit.load.iterlog import ITER_FILE, load_iteration_logs
+from toolkit.fleet.find import find_iteration_logs as find_iteration_logs
+from toolkit.fleet.find import fleet_log_names as fleet_log_names
+from toolkit.io.source import open_source
+from toolkit.load.iterlog import load_iteration_logs
 from toolkit.load.outcome_evidence import collect_outcome_evidence
-from toolkit.rubrics.outcome import OutcomeResult, OutcomeRubric, default_outcome_rubric
+from toolkit.rubrics.outcome import (
+    OutcomeResult,
+    OutcomeRubric,
+    default_outcome_rubric,
+    score_outcome,
+)
 from toolkit.scorecard import Dimension, Scorecard
 
 #: Below this many logs (when ``workers`` is not given) one process is faster: a spawned
@@ -36,88 +44,6 @@ OUTCOME_FLEET_SCHEMA: dict[str, pl.DataType] = {
 }
 
 
-def find_iteration_logs(
-    folder: str | Path, *, storage_options: Mapping[str, Any] | None = None
-) -> list[Path] | list[str]:
-    """Every folder under ``folder`` (itself included) holding ``iter-N.yaml`` files.
-
-    Args:
-        folder: a local folder, or an fsspec URL (``s3://bucket/logs``): then every
-            object under it is listed in one recursive listing, and the logs are
-            returned as URLs.
-        storage_options: fsspec options when ``folder`` is a URL.
-
-    Raises:
-        InputError: ``folder`` is not a folder, or holds no iteration log.
-    """
-    from toolkit.io.source import is_remote, local_path
-
-    if is_remote(folder):
-        return _find_remote_logs(str(folder), storage_options)
-    root = local_path(folder)
-    if not root.is_dir():
-        raise InputError(root, "no such folder of iteration logs")
-    found = sorted(
-        {
-            Path(dirpath)
-            for dirpath, _, files in os.walk(root)
-            if any(ITER_FILE.match(name) for name in files)
-        }
-    )
-    if not found:
-        raise InputError(root, "no iteration logs (folders with iter-N.yaml files) found")
-    return found
-
-
-def _find_remote_logs(url: str, storage_options: Mapping[str, Any] | None) -> list[str]:
-    from toolkit.io.source import open_remote
-
-    source = open_remote(url, storage_options)
-    objects = source.find_many([source.root])[0]
-    parents = sorted(
-        {rel.rpartition("/")[0] for rel in objects if ITER_FILE.match(rel.rpartition("/")[2])}
-    )
-    if not parents:
-        raise InputError(
-            source.url(), "no iteration logs (folders with iter-N.yaml objects) under it"
-        )
-    return [source.url(f"{source.root}/{p}" if p else source.root) for p in parents]
-
-
-def fleet_log_names(
-    folder: str | Path,
-    logs: Sequence[str | Path],
-    *,
-    storage_options: Mapping[str, Any] | None = None,
-) -> list[str]:
-    """What each log of :func:`find_iteration_logs` is called in a fleet table: its path
-    under ``folder`` (the folder's own name when it is a log itself, or ``.`` when a log
-    under it has that name too), so a fleet reads the same wherever it lives. The names
-    are distinct: two logs never share a row."""
-    from toolkit.io.source import is_remote, local_path, open_remote
-
-    if is_remote(folder):
-        source = open_remote(str(folder), storage_options)
-        top, base = source.url(), source.root.rpartition("/")[2]
-    else:
-        root = local_path(folder)
-        top, base = str(root), (root.name or root.resolve().name)
-    names: list[str] = []
-    for log in logs:
-        shown = str(log)
-        if shown == top:
-            names.append(base)
-        elif shown.startswith(top.rstrip("/") + "/"):
-            names.append(shown[len(top.rstrip("/")) + 1 :])
-        else:
-            names.append(shown)
-    if len(set(names)) < len(names):
-        names = ["." if str(log) == top else name for log, name in zip(logs, names, strict=True)]
-    if len(set(names)) < len(names):  # cannot happen for distinct paths; never merge rows
-        names = [str(log) for log in logs]
-    return names
-
-
 def _score_chunk(
     paths: Sequence[str],
     rubric: OutcomeRubric,
@@ -127,8 +53,6 @@ def _score_chunk(
 ) -> list[tuple[OutcomeResult, int]]:
     """Load a chunk of logs (those in object storage in one batched fetch), gather each
     one's evidence and score it."""
-    from toolkit.rubrics.outcome import score_outcome
-
     done = []
     for log in load_iteration_logs(paths, storage_options=storage_options):
         evidence = collect_outcome_evidence(log, repo=repo, transcripts=transcripts)
@@ -170,15 +94,11 @@ def score_outcome_logs(
     repo_s = None if repo is None else str(repo)
     extra = tuple(str(t) for t in transcripts)
     options = dict(storage_options or {})
-    from toolkit.io.source import is_remote
-
-    jobs = [str(p) if is_remote(p) else str(Path(p)) for p in paths]
+    jobs = [str(p) if open_source(p).disk is None else str(Path(p)) for p in paths]
     if workers is None:
         n = (os.cpu_count() or 1) if len(jobs) >= PROCESS_MIN_LOGS else 1
     else:
         n = max(1, workers)
-    from tqdm.auto import tqdm
-
     bar = tqdm(
         total=len(jobs),
         desc="scoring iteration logs",

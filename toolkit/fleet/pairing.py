@@ -2,9 +2,10 @@
 
 ``toolkit compare`` pairs a run of version A with the run of version B that played the
 same scenario (or, without one, the same seed). The keys come from the run's
-``universe.yaml`` through the reading edge (local folders) or one concurrent fetch
-(object storage); a run whose file is missing or unreadable simply has no key (it is
-then paired by its slug), and a file that is not valid YAML is reported as a note.
+``universe.yaml``, asked of each run's :class:`~toolkit.io.source.Source`: through the
+reading edge (local folders) or one concurrent fetch (object storage); a run whose file
+is missing or unreadable simply has no key (it is then paired by its slug), and a file
+that is not valid YAML is reported as a note.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from toolkit.errors import InputError
+from toolkit.io import edge
+from toolkit.io.source import open_source
 
 #: The universe.yaml fields read as pairing keys.
 KEY_FIELDS: tuple[str, ...] = ("scenario", "seed")
@@ -38,16 +41,14 @@ def run_pair_keys(
         ``({run: {"scenario": ..., "seed": ...}}, problems)``: a run maps to the keys
         its universe.yaml holds (maybe none); each problem is one line naming the file.
     """
-    from toolkit.io import edge
-    from toolkit.io.source import is_remote, local_path, open_remote
-
     keys: dict[str, dict[str, str]] = {}
     problems: list[str] = []
-    remote = [r for r in runs if is_remote(r)]
-    for run in runs:
-        if is_remote(run):
+    sources = {run: open_source(run, storage_options) for run in runs}
+    remote = [run for run, source in sources.items() if source.disk is None]
+    for run, source in sources.items():
+        folder = source.disk
+        if folder is None:
             continue
-        folder = local_path(run)
         path = folder / "universe.yaml"
         if not path.is_file():
             keys[run] = {}
@@ -58,10 +59,10 @@ def run_pair_keys(
             keys[run] = {}
             problems.append(str(err))
     if remote:
-        source = open_remote(remote[0], storage_options)
-        keys_at = {run: run.split("://", 1)[1].rstrip("/") + "/universe.yaml" for run in remote}
-        wanted = {run: source.url(key) for run, key in keys_at.items()}
-        blobs = source.fetch(list(keys_at.values()))
+        store = sources[remote[0]]  # one batched fetch for every run in object storage
+        keys_at = {run: store.join(sources[run].root, "universe.yaml") for run in remote}
+        wanted = {run: store.url(key) for run, key in keys_at.items()}
+        blobs = store.fetch(list(keys_at.values()))
         for run, key in keys_at.items():
             blob = blobs.get(key)
             if blob is None or isinstance(blob, InputError):

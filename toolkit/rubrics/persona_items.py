@@ -171,7 +171,7 @@ def items_of_files(
     Args:
         chats: chat files (toolkit JSONL, run_messages exports), each named as given. The
             chats of a folder are the caller's to list
-            (:func:`toolkit.fleet.families.chat_files`); ``chats`` is read after the
+            (:func:`toolkit.fleet.find.chat_files`); ``chats`` is read after the
             propositions, so a lazy listing reports its errors after theirs.
         propositions: the folder of proposition files.
         personas: a personas file (names, specs) for every chat.

@@ -1,0 +1,191 @@
+"""Find, load and score everything under some folders for the site: the finder
+(:func:`toolkit.fleet.find.survey`) names each run's family, each family's module builds
+its site records, and what could not be read is kept as a note, never dropped silently."""
+
+from __future__ import annotations
+
+import tempfile
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from toolkit.errors import InputError, InputWarning, ToolkitError
+from toolkit.fleet.families import AGENT_TRANSCRIPT, Found, PersonaKit
+from toolkit.fleet.find import kit_for, session_of, survey
+from toolkit.fleet.view.common import what
+from toolkit.fleet.view.discussion import discussion_runs
+from toolkit.fleet.view.outcome import outcome_runs
+from toolkit.fleet.view.persona import persona_runs
+from toolkit.fleet.view.results import load_calibration
+from toolkit.fleet.view.simulation import simulation_runs
+from toolkit.fleet.view.staging import is_one_object, kit_paths, staged, staged_kit
+from toolkit.io.source import open_source
+from toolkit.io.staging import shown
+from toolkit.views.site import SiteRun
+
+
+@dataclass
+class Collected:
+    """The site's runs, and notes on what was left out or read leniently."""
+
+    runs: list[SiteRun]
+    notes: list[str]
+    #: A ``toolkit calibrate --format json`` result found beside the runs, and its path.
+    calibration: dict[str, Any] | None = None
+    calibration_source: str | None = None
+
+
+def collect(
+    sources: Sequence[str | Path],
+    storage_options: Mapping[str, Any] | None = None,
+    kit: PersonaKit | None = None,
+) -> Collected:
+    """Find, load and score everything under ``sources`` for the site.
+
+    Args:
+        sources: folders, files or fsspec URLs.
+        storage_options: fsspec options for the URLs.
+        kit: the persona kit for chats that have none of their own (a folder holding
+            ``propositions/`` and ``cassette.json`` is the kit of the chats under it).
+            Chats are judged only by recorded judges: ``toolkit view`` makes no live call.
+
+    Returns:
+        The runs (simulation runs first, then iteration logs, games and chats, each in
+        path order) and the notes on what was left out.
+
+    Raises:
+        InputError: a source does not exist, or nothing at all was found in them.
+    """
+    with tempfile.TemporaryDirectory(prefix="toolkit-view-") as tmp:
+        return _collect(sources, storage_options, kit, Path(tmp))
+
+
+def _collect(
+    sources: Sequence[str | Path],
+    storage_options: Mapping[str, Any] | None,
+    kit: PersonaKit | None,
+    tmp: Path,
+) -> Collected:
+    """:func:`collect`, with games, chats and persona kits of object storage copied into
+    ``tmp`` to be loaded (the site and the notes name their URLs)."""
+    found, kits, copies, notes = _find(sources, storage_options, tmp)
+    if kit is not None and any(open_source(p).disk is None for p in kit_paths(kit)):
+        kit = staged_kit(kit, storage_options, tmp / "kit", copies)
+    scoring = _Scoring(storage_options, kits, kit, notes)
+    scoring.score(found)
+    runs, notes = scoring.runs, scoring.notes
+    if copies:
+        runs = [replace(r, source=shown(r.source, copies)) for r in runs]
+        notes = [shown(n, copies) for n in notes]
+    runs = _unique(runs)
+    if not runs:
+        where = ", ".join(str(s) for s in sources)
+        raise InputError(where, "no run, iteration log, game or chat found in it")
+    kept = list(dict.fromkeys(notes))
+    if scoring.calibration is None:
+        return Collected(runs, kept)
+    doc, path = scoring.calibration
+    return Collected(runs, kept, doc, shown(path, copies))
+
+
+def _find(
+    sources: Sequence[str | Path], storage_options: Mapping[str, Any] | None, tmp: Path
+) -> tuple[list[Found], dict[str, PersonaKit], dict[str, str], list[str]]:
+    """Every find under ``sources`` and the persona kits, those of object storage that
+    are read whole copied into ``tmp`` (``copies``: local folder -> URL), and the notes
+    on objects that could not be copied."""
+    found: list[Found] = []
+    kits: dict[str, PersonaKit] = {}
+    copies: dict[str, str] = {}
+    notes: list[str] = []
+    for n, given in enumerate(sources):
+        source = open_source(given, storage_options)
+        here, its_kits = survey(given, storage_options)
+        if source.disk is None:
+            folder = tmp / f"{n:04d}"
+            base = source.url()
+            one = is_one_object(here, base)
+            here, its_kits = staged(source, here, its_kits, storage_options, folder, notes)
+            copies[str(folder)] = base.rsplit("/", 1)[0] if one else base
+        found.extend(here)
+        kits.update(its_kits)
+    return found, kits, copies, notes
+
+
+@dataclass
+class _Scoring:
+    """Scoring the finds, one family's module each: the runs, the notes, and the first
+    calibration result found."""
+
+    storage_options: Mapping[str, Any] | None
+    kits: Mapping[str, PersonaKit]
+    kit: PersonaKit | None
+    notes: list[str]
+    runs: list[SiteRun] = field(default_factory=list)
+    calibration: tuple[dict[str, Any], str] | None = None
+    judged: dict[str, Any] = field(default_factory=dict)
+    attached: set[str] = field(default_factory=set)
+    agent_logs: dict[str, str] = field(default_factory=dict)
+
+    def score(self, found: Sequence[Found]) -> None:
+        """Every find, simulation runs first; what was read leniently and the agent
+        transcripts no iteration names become notes."""
+        self.agent_logs = {session_of(f.path): f.path for f in found
+                           if f.family == AGENT_TRANSCRIPT}  # fmt: skip
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", InputWarning)
+            sims = [f for f in found if f.family == "simulation"]
+            if sims:
+                try:
+                    self.runs.extend(simulation_runs(sims, self.storage_options))
+                except ToolkitError as err:
+                    self.notes.append(f"simulation runs left out: {err}")
+            for f in found:
+                try:
+                    self._one(f)
+                except ToolkitError as err:
+                    self.notes.append(f"left out as not {what(f.family)}: {err}")
+        for w in caught:
+            if issubclass(w.category, InputWarning):
+                self.notes.append(f"read leniently: {w.message}")
+        loose = sorted(set(self.agent_logs.values()) - self.attached)
+        if loose:
+            self.notes.append(
+                f"agent transcript(s) not shown: no iteration log of this site names their "
+                f"session (agent.session_id): {', '.join(loose)}"
+            )
+
+    def _one(self, f: Found) -> None:
+        """One iteration log, game file, chat or calibration result (the other finds are
+        scored together or not at all)."""
+        if f.family == "outcome":
+            self.runs.extend(outcome_runs(f, self.storage_options, self.agent_logs,
+                                          self.attached))  # fmt: skip
+        elif f.family == "discussion":
+            self.runs.extend(discussion_runs(f))
+        elif f.family == "persona":
+            chats, why = persona_runs(f, kit_for(f.path, self.kits) or self.kit, self.judged)
+            self.runs.extend(chats)
+            if why:
+                self.notes.append(why)
+        elif f.family == "calibration":
+            doc = load_calibration(f.path)
+            if self.calibration is None:
+                self.calibration = (doc, f.path)
+            else:
+                shows = self.calibration[1]
+                self.notes.append(f"calibration not shown: {f.path} (the site shows "
+                                  f"{shows}; name one with --calibration)")  # fmt: skip
+
+
+def _unique(runs: list[SiteRun]) -> list[SiteRun]:
+    """Runs with distinct ids (a repeated id gets ``~2``, ``~3``...)."""
+    seen: dict[str, int] = {}
+    out = []
+    for run in runs:
+        n = seen.get(run.id, 0) + 1
+        seen[run.id] = n
+        out.append(run if n == 1 else replace(run, id=f"{run.id}~{n}"))
+    return out

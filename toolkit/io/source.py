@@ -111,13 +111,6 @@ def _local_path(source: str | Path) -> Path:
     return Path(source)
 
 
-# The modules that still decide for themselves (toolkit.fleet, the CLI, reports) import
-# these names until they open a Source; nothing in toolkit.load or toolkit.io does.
-scheme_of = _scheme_of
-is_remote = _is_remote
-local_path = _local_path
-
-
 def disk_path(path_or_url: str | Path) -> Path | None:
     """The local path a path or ``file://`` URL names; ``None`` for a URL of remote
     storage (nothing is opened: for what only a folder on this machine allows, such as

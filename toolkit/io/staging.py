@@ -16,7 +16,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from toolkit.errors import InputError
-from toolkit.io.source import open_remote
+from toolkit.io.source import open_source
 
 
 def local_name(root_url: str, url: str, folder: Path) -> Path:
@@ -55,7 +55,7 @@ def stage(
     """
     if not urls:
         return {}
-    remote = open_remote(root_url, storage_options)
+    remote = open_source(root_url, storage_options)
     out: dict[str, Path | InputError] = {}
     keys: dict[str, str] = {}
     for url in urls:

@@ -23,6 +23,7 @@ from toolkit._version import __version__
 from toolkit.errors import InputError, ToolkitError
 from toolkit.io import edge
 from toolkit.io.atomic import check_target, write_text_atomic
+from toolkit.io.source import disk_path
 from toolkit.io.yamlkeys import YamlProblem, YamlRefused, parse_yaml
 from toolkit.reports._family import INPUTS_ENV
 from toolkit.reports._registry import ReportTemplate, get_template
@@ -60,11 +61,10 @@ class Prepared:
 def _absolute(value: str) -> str:
     """A relative path (or glob) read from the current folder, made absolute; a URL
     (``s3://bucket/run``) is passed on as it is, for the notebook's loader to read."""
-    from toolkit.io.source import scheme_of
-
-    if os.path.isabs(value) or scheme_of(value) is not None:
+    local = disk_path(value)
+    if local is None or local.is_absolute():
         return value
-    return str(Path.cwd() / value)
+    return str(Path.cwd() / local)
 
 
 def _absolute_value(value: Any) -> Any:

@@ -31,7 +31,7 @@ from timing import best_of  # noqa: E402
 
 import toolkit as tk  # noqa: E402
 from toolkit.judge import JudgeRequest, JudgeResult, RecordedJudge  # noqa: E402
-from toolkit.rubrics.discussion_judge import discussion_requests, judge_discussion  # noqa: E402
+from toolkit.rubrics.discussion import discussion_requests, judge_discussion  # noqa: E402
 
 SAMPLE = ROOT / "sample_runs" / "discussions"
 REAL = ROOT.parent / "shared" / "real_runs" / "discussions" / "2l-ai-mafia" / "data-backup.json"

@@ -651,7 +651,7 @@ def record_cassette(out: Path) -> Path:
     (a sub-folder: the games' loader reads every JSON file of ``out`` as a game)."""
     import toolkit as tk
     from toolkit.judge import RecordingJudge
-    from toolkit.rubrics.discussion_judge import judge_discussion
+    from toolkit.rubrics.discussion import judge_discussion
 
     (out / "judge").mkdir(exist_ok=True)
     cassette = out / "judge" / "cassette.json"

@@ -85,16 +85,16 @@ _LAZY: dict[str, str] = {
     "report_header": "toolkit.reports",
     "DiscussionReport": "toolkit.rubrics.discussion",
     "score_discussion": "toolkit.rubrics.discussion",
-    "Comparison": "toolkit.rubrics.discussion_iterations",
-    "SuccessCheck": "toolkit.rubrics.discussion_iterations",
-    "success_check": "toolkit.rubrics.discussion_iterations",
-    "compare_discussions": "toolkit.rubrics.discussion_iterations:compare",
-    "DEFAULT_DISCUSSION_SPEC": "toolkit.rubrics.discussion_spec",
-    "DiscussionSpec": "toolkit.rubrics.discussion_spec",
-    "EngagementScale": "toolkit.rubrics.discussion_spec",
-    "load_discussion_spec": "toolkit.rubrics.discussion_spec",
-    "judge_discussion": "toolkit.rubrics.discussion_judge",
-    "JudgedDiscussion": "toolkit.rubrics.discussion_judge",
+    "Comparison": "toolkit.rubrics.discussion",
+    "SuccessCheck": "toolkit.rubrics.discussion",
+    "success_check": "toolkit.rubrics.discussion",
+    "compare_discussions": "toolkit.rubrics.discussion:compare",
+    "DEFAULT_DISCUSSION_SPEC": "toolkit.rubrics.discussion",
+    "DiscussionSpec": "toolkit.rubrics.discussion",
+    "EngagementScale": "toolkit.rubrics.discussion",
+    "load_discussion_spec": "toolkit.rubrics.discussion",
+    "judge_discussion": "toolkit.rubrics.discussion",
+    "JudgedDiscussion": "toolkit.rubrics.discussion",
     "ExperimentRubric": "toolkit.rubrics.experiment",
     "compare_to_reference": "toolkit.rubrics.experiment",
     "compare_to_reported": "toolkit.rubrics.experiment",
@@ -274,18 +274,18 @@ if TYPE_CHECKING:
     from toolkit.rubrics.compare import CompareResult as CompareResult
     from toolkit.rubrics.compare import CompareRubric as CompareRubric
     from toolkit.rubrics.compare import load_compare_rubric as load_compare_rubric
+    from toolkit.rubrics.discussion import DEFAULT_DISCUSSION_SPEC as DEFAULT_DISCUSSION_SPEC
+    from toolkit.rubrics.discussion import Comparison as Comparison
     from toolkit.rubrics.discussion import DiscussionReport as DiscussionReport
+    from toolkit.rubrics.discussion import DiscussionSpec as DiscussionSpec
+    from toolkit.rubrics.discussion import EngagementScale as EngagementScale
+    from toolkit.rubrics.discussion import JudgedDiscussion as JudgedDiscussion
+    from toolkit.rubrics.discussion import SuccessCheck as SuccessCheck
+    from toolkit.rubrics.discussion import compare as compare_discussions
+    from toolkit.rubrics.discussion import judge_discussion as judge_discussion
+    from toolkit.rubrics.discussion import load_discussion_spec as load_discussion_spec
     from toolkit.rubrics.discussion import score_discussion as score_discussion
-    from toolkit.rubrics.discussion_iterations import Comparison as Comparison
-    from toolkit.rubrics.discussion_iterations import SuccessCheck as SuccessCheck
-    from toolkit.rubrics.discussion_iterations import compare as compare_discussions
-    from toolkit.rubrics.discussion_iterations import success_check as success_check
-    from toolkit.rubrics.discussion_judge import JudgedDiscussion as JudgedDiscussion
-    from toolkit.rubrics.discussion_judge import judge_discussion as judge_discussion
-    from toolkit.rubrics.discussion_spec import DEFAULT_DISCUSSION_SPEC as DEFAULT_DISCUSSION_SPEC
-    from toolkit.rubrics.discussion_spec import DiscussionSpec as DiscussionSpec
-    from toolkit.rubrics.discussion_spec import EngagementScale as EngagementScale
-    from toolkit.rubrics.discussion_spec import load_discussion_spec as load_discussion_spec
+    from toolkit.rubrics.discussion import success_check as success_check
     from toolkit.rubrics.experiment import ExperimentRubric as ExperimentRubric
     from toolkit.rubrics.experiment import anova_stats as anova_stats
     from toolkit.rubrics.experiment import assumption_checks as assumption_checks

@@ -22,7 +22,7 @@ from toolkit.judge import build_prompt
 from toolkit.load.persona import load_chat, load_propositions
 from toolkit.rating_server import RatingServer, create_app
 from toolkit.ratings.store import RatingStore, Session, SessionItem
-from toolkit.rubrics.discussion_spec import DEFAULT_ENGAGEMENT_SCALE
+from toolkit.rubrics.discussion import DEFAULT_ENGAGEMENT_SCALE
 from toolkit.rubrics.persona_items import PersonaItem, persona_items_of
 
 BASE = "http://127.0.0.1:8866"

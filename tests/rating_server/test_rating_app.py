@@ -19,7 +19,7 @@ from starlette.testclient import TestClient
 from toolkit.load.discussion import load_discussion
 from toolkit.rating_server import CSP, MAX_BODY_BYTES, RatingServer, create_app
 from toolkit.ratings.store import RatingStore, Session
-from toolkit.rubrics.discussion_spec import DEFAULT_ENGAGEMENT_SCALE
+from toolkit.rubrics.discussion import DEFAULT_ENGAGEMENT_SCALE
 
 BASE = "http://127.0.0.1:8866"
 HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)>'

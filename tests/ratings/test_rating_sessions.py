@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from toolkit.errors import InputError
 from toolkit.ratings.assign import assign_games, parse_raters
 from toolkit.ratings.store import RatingStore, Save
-from toolkit.rubrics.discussion_spec import DEFAULT_ENGAGEMENT_SCALE
+from toolkit.rubrics.discussion import DEFAULT_ENGAGEMENT_SCALE
 
 GAMES = [f"game-{i:02d}" for i in range(12)]
 

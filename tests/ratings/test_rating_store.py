@@ -28,8 +28,7 @@ from toolkit.ratings.store import (
     default_store_path,
     is_rating_store,
 )
-from toolkit.rubrics.discussion import score_discussion
-from toolkit.rubrics.discussion_spec import DEFAULT_ENGAGEMENT_SCALE
+from toolkit.rubrics.discussion import DEFAULT_ENGAGEMENT_SCALE, score_discussion
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,5 +1,4 @@
-"""The discussion rubric's package face: its lazy table, the old module paths, what
-importing a part costs."""
+"""The discussion rubric's package face: its lazy table, what importing a part costs."""
 
 from __future__ import annotations
 
@@ -10,17 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 import toolkit
 import toolkit.rubrics.discussion as discussion
-
-#: The module paths of before the package, kept for the modules that import them.
-OLD_PATHS = (
-    "toolkit.rubrics.discussion_spec",
-    "toolkit.rubrics.discussion_judge",
-    "toolkit.rubrics.discussion_iterations",
-)
 
 
 def _static_imports(package_file: str) -> dict[str, str]:
@@ -56,15 +46,6 @@ def test_no_public_name_is_also_a_module_of_the_package() -> None:
     assert modules & set(discussion.__all__) == set()
 
 
-@pytest.mark.parametrize("path", OLD_PATHS)
-def test_the_old_paths_give_the_package_s_own_objects(path: str) -> None:
-    old = importlib.import_module(path)
-    assert old.__all__
-    assert _static_imports(old.__file__).keys() == set(old.__all__)
-    for name in old.__all__:
-        assert getattr(old, name) is getattr(discussion, name), name
-
-
 def test_the_front_door_names_the_package_s_objects() -> None:
     assert toolkit.score_discussion is discussion.score_discussion
     assert toolkit.compare_discussions is discussion.compare
@@ -97,7 +78,7 @@ def _imported(tmp_path: Path, *names: str) -> set[str]:
 def test_reading_the_spec_imports_no_scoring(tmp_path: Path) -> None:
     modules = _imported(
         tmp_path,
-        "toolkit.rubrics.discussion_spec:DEFAULT_ENGAGEMENT_SCALE",
+        "toolkit.rubrics.discussion:DEFAULT_ENGAGEMENT_SCALE",
         "toolkit.rubrics.discussion:DEFAULT_DISCUSSION_SPEC",
     )
     assert "polars" not in modules
@@ -105,7 +86,7 @@ def test_reading_the_spec_imports_no_scoring(tmp_path: Path) -> None:
 
 
 def test_asking_for_the_judge_imports_no_calibration(tmp_path: Path) -> None:
-    modules = _imported(tmp_path, "toolkit.rubrics.discussion_judge:judge_discussion")
+    modules = _imported(tmp_path, "toolkit.rubrics.discussion:judge_discussion")
     assert "toolkit.rubrics.discussion.calibration" not in modules
     assert "numpy" not in modules
 

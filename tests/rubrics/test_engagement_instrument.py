@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from toolkit.errors import RubricError
-from toolkit.rubrics.discussion_spec import (
+from toolkit.rubrics.discussion import (
     DEFAULT_DISCUSSION_SPEC,
     DEFAULT_ENGAGEMENT_SCALE,
     load_discussion_spec,

@@ -15,7 +15,7 @@ from toolkit.cli import main
 from toolkit.load.item_ratings import load_item_ratings
 from toolkit.rating_server import RatingServer, create_app
 from toolkit.ratings.store import RatingStore, Save, SessionItem
-from toolkit.rubrics.discussion_spec import DEFAULT_ENGAGEMENT_SCALE
+from toolkit.rubrics.discussion import DEFAULT_ENGAGEMENT_SCALE
 from toolkit.rubrics.persona_items import items_of_files
 
 SESSION = SAMPLE_RUNS / "calibration" / "persona"

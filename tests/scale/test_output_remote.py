@@ -1,6 +1,6 @@
 """Outputs through the same door as inputs (moto's S3 server on 127.0.0.1): an output URL
-is written to object storage (``view -o``, ``report -o``, ``compare --junit``) or refused
-in one line naming it (``persona --write-baseline``); never a local folder named after
+is written to object storage (``view -o``, ``report -o``, every ``--junit``) or refused
+in one line naming it (``persona --write-baseline``, ``calibrate --html``); never a local folder named after
 its scheme (``-o s3://bucket/site`` once made a folder ``s3:``)."""
 
 from __future__ import annotations
@@ -75,6 +75,33 @@ def test_compare_puts_its_junit_report_to_a_url(
     assert main(["compare", *arms, "--junit", str(tmp_path / "here.xml")]) == 0
     capsys.readouterr()
     assert _keys(s3, "out/ci") == {"compare.xml": (tmp_path / "here.xml").read_bytes()}
+    assert not (tmp_path / "s3:").exists()
+
+
+def test_a_scoring_command_puts_its_junit_report_to_a_url(
+    s3: S3, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    run = str(SAMPLE_RUNS / "universes" / "ashfall")
+    url = f"s3://{BUCKET}/out/gate/quality.xml"
+    main(["quality", run, "--storage-option", s3.option, "--junit", url])
+    main(["quality", run, "--junit", str(tmp_path / "here.xml")])
+    capsys.readouterr()
+    assert _keys(s3, "out/gate") == {"quality.xml": (tmp_path / "here.xml").read_bytes()}
+    assert not (tmp_path / "s3:").exists()
+
+
+def test_calibrate_refuses_a_page_url_before_any_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    url = f"s3://{BUCKET}/out/calibration.html"
+    scores = str(SAMPLE_RUNS / "calibration" / "scores.csv")
+    assert main(["calibrate", scores, "--html", url]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""  # refused before the statistics are printed
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and url in lines[0] and "--html" in lines[0], lines
     assert not (tmp_path / "s3:").exists()
 
 

@@ -8,8 +8,7 @@ import vl_convert
 
 from toolkit.load.discussion import load_discussion
 from toolkit.load.ratings import load_ratings
-from toolkit.rubrics.discussion import DiscussionReport, score_discussion
-from toolkit.rubrics.discussion_iterations import compare
+from toolkit.rubrics.discussion import DiscussionReport, compare, score_discussion
 from toolkit.views.discussion import (
     comparison_chart,
     evidence_table,
@@ -116,7 +115,7 @@ def test_each_metric_line_shows_the_threshold_it_is_held_to_within_80_columns(
 ) -> None:
     import json
 
-    from toolkit.rubrics.discussion_spec import DEFAULT_DISCUSSION_SPEC as SPEC
+    from toolkit.rubrics.discussion import DEFAULT_DISCUSSION_SPEC as SPEC
     from toolkit.views.discussion import render_discussion_json
 
     report = _report(sample_runs / "discussions")

@@ -18,8 +18,7 @@ from toolkit.load.discussion import load_discussion
 from toolkit.load.iterlog import load_iteration_log
 from toolkit.load.outcome_evidence import collect_outcome_evidence
 from toolkit.load.universe import load_universe, load_universes
-from toolkit.rubrics.discussion import score_discussion
-from toolkit.rubrics.discussion_iterations import compare
+from toolkit.rubrics.discussion import compare, score_discussion
 from toolkit.rubrics.outcome import OutcomeResult, score_outcome
 from toolkit.rubrics.simulation import score_universe
 from toolkit.scorecard import Scorecard

@@ -9,12 +9,16 @@ Exit codes: 0 printed; 1 a ``--gate`` that did not pass; 2 bad input (one line o
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
+import re
 import sys
 import warnings
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from toolkit._version import __version__
+from toolkit.cli._gate import normalize_argv, resolve
 from toolkit.errors import InputWarning, ToolkitError
 
 COMMANDS: tuple[str, ...] = (
@@ -38,8 +42,6 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="toolkit", description="Score LLM-agent runs against explicit quality rubrics."
     )
-    from toolkit._version import __version__
-
     parser.add_argument("--version", action="version", version=f"toolkit {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
@@ -67,13 +69,9 @@ def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespa
     """Parse ``argv``: a subcommand's options and paths in any order (``--gate`` too, see
     :func:`toolkit.cli._gate.normalize_argv`); an unknown option is refused with the
     closest option it may have meant and a pointer to the subcommand's ``--help``."""
-    from toolkit.cli._gate import normalize_argv
-
     argv = normalize_argv(argv)
     command = next((a for a in argv if not a.startswith("-")), None)
     if command is not None and command not in _commands(parser):
-        import difflib
-
         close = difflib.get_close_matches(command, _commands(parser), n=1)
         if close:
             parser.error(f"unknown command {command!r} (did you mean {close[0]}?)")
@@ -100,8 +98,6 @@ def _refuse(parser: argparse.ArgumentParser, message: str) -> None:
 
 def _did_you_mean(parser: argparse.ArgumentParser, unknown: list[str]) -> str:
     """`` (did you mean --window?)`` for the first unknown option close to a real one."""
-    import difflib
-
     options = [o for a in parser._actions for o in a.option_strings if o.startswith("--")]
     for word in unknown:
         if word.startswith("-"):
@@ -115,8 +111,6 @@ def _did_you_mean(parser: argparse.ArgumentParser, unknown: list[str]) -> str:
 def help_text(doc: str | None) -> str:
     """A module docstring as ``--help`` text: no rst markup (````x````, ``:func:`x```), and
     without a first paragraph that only repeats the usage line."""
-    import re
-
     paragraphs = (doc or "").strip().split("\n\n")
     if paragraphs and paragraphs[0].startswith("``toolkit "):
         paragraphs = paragraphs[1:]
@@ -153,7 +147,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         with warnings.catch_warnings():
             warnings.simplefilter("default", InputWarning)
             warnings.showwarning = _warning_line(args.command)
-            from toolkit.cli._gate import resolve
 
             resolve(args)
             code = int(args.func(args))

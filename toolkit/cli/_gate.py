@@ -23,9 +23,10 @@ import argparse
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from toolkit.cli._output import write_output
+from toolkit.cli._scale import storage_options
 from toolkit.errors import InputError
 from toolkit.gate import ALIASES, MODES, Check, decide, reason
 
@@ -183,7 +184,8 @@ def finish(
     accepted = (*allowed_na(args, checks), *allow_na)
     failing = decide(checks, mode or "none", accepted)
     if getattr(args, "junit", None):
-        _write_junit(args.junit, command, cards, checks, shown, mode, accepted)
+        options = storage_options(args) if getattr(args, "storage_option", None) else None
+        _write_junit(args.junit, command, cards, checks, shown, mode, accepted, options)
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
         _append_summary(summary, command, cards, shown, failing, notes, details)
@@ -202,15 +204,15 @@ def _write_junit(
     shown: str | None,
     mode: str | None,
     accepted: Sequence[str],
+    storage_options: Mapping[str, Any] | None = None,
 ) -> None:
-    """``--junit FILE``: one test case per subject and dimension, written atomically.
+    """``--junit FILE``: one test case per subject and dimension, written atomically on
+    this machine or as one object through the output's Source (a URL).
 
     Raises:
         InputError: the file cannot be written.
     """
-    # the JUnit view (polars, xml: 0.17 s of CPU) and atomic writes (tempfile, random:
-    # 3 ms): `toolkit --help` imports this module
-    from toolkit.io.atomic import write_text_atomic
+    # the JUnit view (polars, xml: 0.17 s of CPU): `toolkit --help` imports this module
     from toolkit.views.junit import render_junit
 
     rubric, version = _rubric(cards)
@@ -223,11 +225,7 @@ def _write_junit(
         allow_na=accepted,
         decide_mode=mode or "none",
     )
-    try:
-        write_text_atomic(Path(path), xml)
-    except OSError as exc:
-        why = f"cannot write the JUnit report ({exc.strerror})"
-        raise InputError(path, why) from None
+    write_output(path, xml, "the JUnit report", storage_options)
 
 
 def _append_summary(

@@ -73,3 +73,31 @@ def local_target(target: str | Path, option: str, writes: str) -> Path:
     if path is None:
         raise InputError(target, f"{option} writes {writes} on this machine, not to a URL")
     return path
+
+
+def write_output(
+    target: str | Path,
+    text: str,
+    what: str,
+    storage_options: Mapping[str, Any] | None = None,
+) -> None:
+    """Write ``text`` (UTF-8) as the file ``target`` names: atomically on this machine, or
+    as one object through its Source (a PUT replaces an object whole).
+
+    Raises:
+        InputError: the file or object could not be written (one line naming ``target``
+            and ``what`` was written, such as "the JUnit report").
+    """
+    # atomic writes (tempfile, random: 3 ms of CPU) only when a file is written: `toolkit
+    # --help` imports this module
+    from toolkit.io.atomic import write_text_atomic
+
+    dest = open_output(target, storage_options)
+    if dest.disk is None:
+        for failed in dest.put_many({dest.root: text.encode("utf-8")}).values():
+            raise InputError(target, f"cannot write {what} ({failed})")
+        return
+    try:
+        write_text_atomic(dest.disk, text)
+    except OSError as exc:
+        raise InputError(target, f"cannot write {what} ({exc.strerror})") from None

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from toolkit.cli import help_text
 from toolkit.cli._gate import finish
 from toolkit.cli._judge import add_argument_once, add_judge_arguments, judge_of
+from toolkit.cli._output import local_target
 from toolkit.errors import InputError
 from toolkit.gate import checks_of
 
@@ -128,6 +129,8 @@ def run(args: argparse.Namespace) -> int:
     rubric = _rubric(games)
     min_alpha = parse_gate(words, rubric) if words is not None else None
     _check_arguments(args, games)
+    if args.html:  # a page only this machine can hold: a URL is refused before any work
+        _page_path(args)
     rubric = _rubric_asked(args, rubric)
     frame, label, sources = _scores(args, rubric, games)
     result = calibrate(frame, judge=args.judge_id, rubric=rubric, seed=args.seed)
@@ -146,7 +149,7 @@ def _rubric(games: list[str] | None) -> CalibrateRubric:
     from toolkit.rubrics.calibrate import DEFAULT_CALIBRATE_RUBRIC
 
     if games:
-        from toolkit.rubrics.discussion_judge import engagement_calibrate_rubric
+        from toolkit.rubrics.discussion import engagement_calibrate_rubric
 
         return engagement_calibrate_rubric()
     return DEFAULT_CALIBRATE_RUBRIC
@@ -235,6 +238,11 @@ def _print(
         )
 
 
+def _page_path(args: argparse.Namespace) -> Path:
+    """``--html``'s local path (refused for a URL: the page links relative to its folder)."""
+    return local_target(args.html, "--html", "the page (its links are relative to its folder)")
+
+
 def _write_page(
     args: argparse.Namespace,
     result: Calibration,
@@ -248,7 +256,7 @@ def _write_page(
     from toolkit.io.atomic import write_text_atomic
     from toolkit.views.calibration_page import render_calibration_page
 
-    out = Path(args.html)
+    out = _page_path(args)
     page = render_calibration_page(
         result, label, top=args.top, min_alpha=min_alpha, failures=failures,
         base=out.parent,
@@ -343,7 +351,7 @@ def _discussion_scores(args: argparse.Namespace) -> Any:
     # imports this module
     from toolkit.load.discussion import load_discussions
     from toolkit.load.ratings import open_rating_source
-    from toolkit.rubrics.discussion_judge import (
+    from toolkit.rubrics.discussion import (
         engagement_calibration_scores,
         judge_discussion,
     )

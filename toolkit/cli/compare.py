@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from toolkit.cli import help_text
-from toolkit.cli._output import open_output
+from toolkit.cli._output import write_output
 from toolkit.cli._scale import add_scale_arguments, storage_options
 from toolkit.errors import InputError
 from toolkit.gate import REGRESSION_KIND, Check, kind_of
@@ -204,8 +204,7 @@ def _ci_outputs(args: argparse.Namespace, result: Any, gated: Sequence[str] | No
 def _junit(args: argparse.Namespace, result: Any, gated: Sequence[str] | None) -> None:
     """``--junit FILE``: written atomically on this machine, or put to a URL through its
     Source."""
-    # the JUnit view and the atomic writer: 21 ms, only with --junit
-    from toolkit.io.atomic import write_text_atomic
+    # the JUnit view: 21 ms, only with --junit
     from toolkit.views.junit import render_junit
 
     subject = f"{result.labels[0]} vs {result.labels[1]}"
@@ -220,12 +219,4 @@ def _junit(args: argparse.Namespace, result: Any, gated: Sequence[str] | None) -
     xml = render_junit(checks, suite="toolkit compare", rubric="compare",
                        rubric_version=result.version,
                        mode="regression" if args.gate else "none")  # fmt: skip
-    dest = open_output(args.junit, storage_options(args))
-    if dest.disk is None:  # put through the output's Source
-        for failed in dest.put_many({dest.root: xml.encode("utf-8")}).values():
-            raise InputError(args.junit, f"cannot write the JUnit report ({failed})")
-        return
-    try:
-        write_text_atomic(dest.disk, xml)
-    except OSError as exc:
-        raise InputError(args.junit, f"cannot write the JUnit report ({exc.strerror})") from None
+    write_output(args.junit, xml, "the JUnit report", storage_options(args))

@@ -25,9 +25,7 @@ if TYPE_CHECKING:
     from toolkit.gate import Check
     from toolkit.load.discussion import Discussion
     from toolkit.load.ratings import RatingSource
-    from toolkit.rubrics.discussion import DiscussionReport
-    from toolkit.rubrics.discussion_judge import JudgedDiscussion
-    from toolkit.rubrics.discussion_spec import DiscussionSpec
+    from toolkit.rubrics.discussion import DiscussionReport, DiscussionSpec, JudgedDiscussion
 
 
 def register(sub: Any) -> None:
@@ -94,9 +92,13 @@ def run(args: argparse.Namespace) -> int:
     # module, and --help stays light (tests/test_startup_imports.py).
     from toolkit.load.discussion import load_discussions
     from toolkit.load.ratings import open_rating_source
-    from toolkit.rubrics.discussion import score_discussion
-    from toolkit.rubrics.discussion_iterations import compare, success_check
-    from toolkit.rubrics.discussion_spec import DEFAULT_DISCUSSION_SPEC, load_discussion_spec
+    from toolkit.rubrics.discussion import (
+        DEFAULT_DISCUSSION_SPEC,
+        compare,
+        load_discussion_spec,
+        score_discussion,
+        success_check,
+    )
     from toolkit.views.discussion import render_discussion_json, render_discussion_text
     from toolkit.views.text import terminal_style
 
@@ -171,7 +173,7 @@ def _judged(
     args: argparse.Namespace, discussion: Discussion, spec: DiscussionSpec
 ) -> JudgedDiscussion:
     """The judge's readings of every game (``--judge`` and the live-judge options)."""
-    from toolkit.rubrics.discussion_judge import judge_discussion  # polars: as in run
+    from toolkit.rubrics.discussion import judge_discussion  # polars: as in run
 
     return judge_discussion(
         discussion,

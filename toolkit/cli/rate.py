@@ -206,7 +206,7 @@ def _persona_server(
     # CPU): `toolkit --help` imports this module
     from toolkit.rating_server import RatingServer
     from toolkit.ratings.store import SessionItem
-    from toolkit.rubrics.discussion_spec import DEFAULT_ENGAGEMENT_SCALE
+    from toolkit.rubrics.discussion import DEFAULT_ENGAGEMENT_SCALE
 
     held = [
         SessionItem(i.item_id, i.text_sha256, {
@@ -269,7 +269,7 @@ def _open_store(args: argparse.Namespace) -> Any:
     backup put back into it first."""
     # the ratings store (polars, sqlite3: 0.17 s of CPU): `toolkit --help` imports this module
     from toolkit.ratings.store import RatingStore, default_store_path
-    from toolkit.rubrics.discussion_spec import DEFAULT_ENGAGEMENT_SCALE
+    from toolkit.rubrics.discussion import DEFAULT_ENGAGEMENT_SCALE
 
     transcripts = Path(args.dir[0])
     # refuses a foreign or damaged file before writing; one connection per server thread
@@ -292,7 +292,7 @@ def _games_server(
     # the server and the instrument (starlette, jinja2, polars, pydantic: 0.47 s of CPU):
     # `toolkit --help` imports this module
     from toolkit.rating_server import RatingServer
-    from toolkit.rubrics.discussion_spec import DEFAULT_ENGAGEMENT_SCALE
+    from toolkit.rubrics.discussion import DEFAULT_ENGAGEMENT_SCALE
 
     have = games.game_ids
     session, created = store.open_session(have, raters, args.overlap, args.seed)

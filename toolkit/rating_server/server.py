@@ -11,7 +11,7 @@ from typing import Any
 
 from toolkit.load.discussion import Discussion
 from toolkit.ratings.store import RatingStore, Session
-from toolkit.rubrics.discussion_spec import EngagementScale
+from toolkit.rubrics.discussion import EngagementScale
 from toolkit.views.transcript import judged_text_html, roles_html, transcript_html
 
 __all__ = ["ItemPage", "RatingServer"]

@@ -40,7 +40,7 @@ def _rubric_version(name: str) -> str:
 
         return default_outcome_rubric().version
     if name == "discussion":
-        from toolkit.rubrics.discussion_spec import DEFAULT_DISCUSSION_SPEC
+        from toolkit.rubrics.discussion import DEFAULT_DISCUSSION_SPEC
 
         return DEFAULT_DISCUSSION_SPEC.version
     if name == "persona":

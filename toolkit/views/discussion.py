@@ -7,8 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from toolkit.rubrics.discussion import DiscussionReport
-from toolkit.rubrics.discussion_iterations import Comparison, SuccessCheck
+from toolkit.rubrics.discussion import Comparison, DiscussionReport, SuccessCheck
 from toolkit.scorecard import Scorecard
 from toolkit.views.charts import threshold_lines
 from toolkit.views.text import format_value, paint, render_text, wrap_item
@@ -16,7 +15,7 @@ from toolkit.views.text import format_value, paint, render_text, wrap_item
 if TYPE_CHECKING:
     import altair as alt
 
-    from toolkit.rubrics.discussion_judge import JudgedDiscussion
+    from toolkit.rubrics.discussion import JudgedDiscussion
 
 __all__ = [
     "advice_lines",

@@ -12,7 +12,7 @@ be read or refused the rating. Rater names match ignoring case (``ana`` is ``Ana
 spelling of the rater's first saved rating is kept (:meth:`RatingStore.rater_name`).
 The scale, its labels and descriptions, the evaluation questions and the hint are rubric
 data
-(:class:`~toolkit.rubrics.discussion_spec.EngagementScale`).
+(:class:`~toolkit.rubrics.discussion.EngagementScale`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import polars as pl
 
 from toolkit.errors import ToolkitError
 from toolkit.ratings.store import RatingStore
-from toolkit.rubrics.discussion_spec import DEFAULT_DISCUSSION_SPEC, EngagementScale
+from toolkit.rubrics.discussion import DEFAULT_DISCUSSION_SPEC, EngagementScale
 from toolkit.views.charts import threshold_lines
 from toolkit.views.transcript import TRANSCRIPT_CSS, Games, roles_html, transcript_html
 

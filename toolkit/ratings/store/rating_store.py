@@ -32,7 +32,7 @@ class RatingStore(_Backup, _Saves, _Sessions, _Opening, _Migrations):
         instrument: the version of the engagement instrument a game rating is stamped
             with when its save names none: the caller's instrument (the store knows no
             rubric; the rating server and ``toolkit rate`` give the packaged one's,
-            ``toolkit.rubrics.discussion_spec.DEFAULT_ENGAGEMENT_SCALE.version``). Not
+            ``toolkit.rubrics.discussion.DEFAULT_ENGAGEMENT_SCALE.version``). Not
             given, such a rating is stamped "" (its instrument is not known), as ratings
             saved before instruments were versioned are.
 

@@ -10,6 +10,8 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 PACKAGE = Path(__file__).resolve().parents[1] / "toolkit"
 
 #: The one module that reads a scheme: where a run lives is asked there and nowhere else.
@@ -88,3 +90,44 @@ def test_few_files_past_800_lines() -> None:
 def test_few_functions_past_80_lines() -> None:
     _, functions = _spans()
     assert len(functions) <= MAX_FUNCTIONS_OVER_80, functions
+
+
+def _private_names_imported(path: Path) -> list[str]:
+    """``from toolkit.x import _name`` where ``_name`` is no module: a private helper
+    used outside its module."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("toolkit"):
+            base = PACKAGE.parent.joinpath(*(node.module or "").split("."))
+            for alias in node.names:
+                name = alias.name
+                if not name.startswith("_") or name.startswith("__"):
+                    continue
+                if (base / f"{name}.py").exists() or (base / name).is_dir():
+                    continue  # a private module, imported by name: fine
+                out.append(f"{path.relative_to(PACKAGE.parent)}: {node.module}.{name}")
+    return out
+
+
+@pytest.mark.parametrize(
+    "package",
+    [
+        "io",
+        "load",
+        "judge",
+        "ratings",
+        "rubrics",
+        "views",
+        "fleet",
+        "rating_server",
+        "reports",
+        "cli",
+    ],
+)
+def test_no_module_borrows_another_modules_private_helper(package: str) -> None:
+    found = [
+        hit
+        for path in sorted((PACKAGE / package).rglob("*.py"))
+        for hit in _private_names_imported(path)
+    ]
+    assert found == []

@@ -1,7 +1,7 @@
 """Outputs through the same door as inputs (moto's S3 server on 127.0.0.1): an output URL
 is written to object storage (``view -o``, ``report -o``, every ``--junit``) or refused
-in one line naming it (``persona --write-baseline``, ``calibrate --html``); never a local folder named after
-its scheme (``-o s3://bucket/site`` once made a folder ``s3:``)."""
+in one line naming it (``persona --write-baseline``, ``calibrate --html``); never a local
+folder named after its scheme (``-o s3://bucket/site`` once made a folder ``s3:``)."""
 
 from __future__ import annotations
 

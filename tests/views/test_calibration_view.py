@@ -3,12 +3,10 @@ reasoning, each rater's note and the evidence, at 80 columns (issue 27)."""
 
 from __future__ import annotations
 
-import ast
 import json
 from pathlib import Path
 
-import pytest
-from conftest import ROOT, SAMPLE_RUNS
+from conftest import SAMPLE_RUNS
 
 from toolkit.load.calibration import load_calibration_scores
 from toolkit.rubrics.calibrate import calibrate
@@ -98,33 +96,6 @@ def test_the_markdown_of_a_session_without_words_has_no_side_by_side(tmp_path: P
     path.write_text(json.dumps(rows), encoding="utf-8")
     md = render_calibration_markdown(calibrate(load_calibration_scores(path)), "s", 3, None, [])
     assert "side by side" not in md and "### Top 3 disagreements" in md
-
-
-def _private_names_imported(path: Path) -> list[str]:
-    """``from toolkit.x import _name`` where ``_name`` is no module: a private helper
-    used outside its module."""
-    out = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("toolkit"):
-            base = ROOT.joinpath(*(node.module or "").split("."))
-            for alias in node.names:
-                name = alias.name
-                if not name.startswith("_") or name.startswith("__"):
-                    continue
-                if (base / f"{name}.py").exists() or (base / name).is_dir():
-                    continue  # a private module, imported by name: fine
-                out.append(f"{path.relative_to(ROOT)}: {node.module}.{name}")
-    return out
-
-
-@pytest.mark.parametrize("package", ["rubrics", "views", "ratings", "cli"])
-def test_no_module_borrows_another_modules_private_helper(package: str) -> None:
-    found = [
-        hit
-        for path in sorted((ROOT / "toolkit" / package).rglob("*.py"))
-        for hit in _private_names_imported(path)
-    ]
-    assert found == []
 
 
 def test_the_markdown_head_is_escaped_and_whole() -> None:

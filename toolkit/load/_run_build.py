@@ -19,7 +19,7 @@ from toolkit.load._cache import RunCache
 from toolkit.load._run_listing import Listing
 from toolkit.load._run_parts import fetch_parts, run_parts
 from toolkit.load._run_result import Universe, frame, issue_row
-from toolkit.load._ticks import _in_order, collector_paused, parse_ticks
+from toolkit.load._ticks import collector_paused, in_order, parse_ticks
 
 __all__ = ["CHUNK_BYTES", "CHUNK_FILES", "load_listed"]
 
@@ -114,7 +114,7 @@ def _parse_group(
         held.parse()
     parts = held.parts
     ticks = parts[0] if len(parts) == 1 else pl.concat(parts)
-    if len(parts) > 1 and not _in_order(ticks):  # runs parsed apart: put them together
+    if len(parts) > 1 and not in_order(ticks):  # runs parsed apart: put them together
         ticks = ticks.sort("slug", "tick", maintain_order=True)
     return ticks, held.issues
 
@@ -175,7 +175,7 @@ def _first_of_each_tick(
 ) -> pl.DataFrame:
     """``ticks`` with only the first file of each (slug, tick); each later one is an
     issue of its run ("duplicate tick number")."""
-    if _in_order(ticks):  # as parse_ticks gives them: a repeat follows the row it repeats
+    if in_order(ticks):  # as parse_ticks gives them: a repeat follows the row it repeats
         slug, tick = pl.col("slug"), pl.col("tick")
         later = ticks.select(
             ((slug == slug.shift()) & (tick == tick.shift())).fill_null(False)

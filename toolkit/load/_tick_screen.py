@@ -1,7 +1,7 @@
 """The msgspec shapes of a tick file and the file-at-a-time screen: a tick file decoded
 once into typed structs (:class:`_Screen`; :class:`_Fast` for the batch path of
 :mod:`toolkit.load._ticks`), and its fields turned into the raw frame's columns
-(:func:`_row`, :func:`_columns`) when :func:`_plain` can vouch for them."""
+(:func:`_row`, :func:`screened_frame`) when :func:`plain_row` can vouch for them."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import msgspec
 import polars as pl
 
 _CHANGES = pl.List(pl.List(pl.String()))
-_STAGES = ("classifier", "observer")
+STAGES = ("classifier", "observer")
 
 #: What the NDJSON reader is asked for: the union of tick schema v1 and v2. Scalars inside
 #: mutation and claim lists arrive as text (numbers as digits, objects as JSON).
@@ -33,9 +33,9 @@ RAW_TICK_SCHEMA: dict[str, pl.DataType] = {
     "observation_text": pl.String(),
     "duration_ms": pl.Float64(),
     "llm_tokens_by_stage": pl.Struct(
-        {s: pl.Struct({"in": pl.Float64(), "out": pl.Float64()}) for s in _STAGES}
+        {s: pl.Struct({"in": pl.Float64(), "out": pl.Float64()}) for s in STAGES}
     ),
-    "llm_cost_usd_by_stage": pl.Struct({s: pl.Float64() for s in _STAGES}),
+    "llm_cost_usd_by_stage": pl.Struct({s: pl.Float64() for s in STAGES}),
     "actor_id": pl.String(),
     "kind": pl.String(),
     "conservation_verdict": pl.String(),
@@ -105,7 +105,7 @@ class _Screen(msgspec.Struct):
     conservation_verdict: str | None = None
     duration_ms: _Number = None
     cost_usd: _Number = None
-    yielded: Any = _UNSET  # v1: a bool (checked in :func:`_screen`)
+    yielded: Any = _UNSET  # v1: a bool (checked in :func:`screen_tick`)
     refused: Any = _UNSET
     classified_action: _Action | None = None
     mutations: _Mutations | None = None
@@ -115,10 +115,10 @@ class _Screen(msgspec.Struct):
 
 
 _DECODE = msgspec.json.Decoder().decode
-_ENCODE = msgspec.json.Encoder().encode
+ENCODE = msgspec.json.Encoder().encode
 
 
-def _screen(blob: bytes) -> _Screen | None:
+def screen_tick(blob: bytes) -> _Screen | None:
     """A tick file's fields, typed; ``None`` when the file must go the per-file way: it
     repeats a key (the bulk reader would keep the first value), a field has a JSON type
     the bulk reader would coerce (:class:`_Screen`), or the parser refuses it.
@@ -133,7 +133,7 @@ def _screen(blob: bytes) -> _Screen | None:
         data = _DECODE(blob)
     except (ValueError, RecursionError):  # not JSON, not UTF-8, too deep: the edge says so
         return None
-    if blob.count(b":") != _ENCODE(data).count(b":") or b"\\u003" in blob:
+    if blob.count(b":") != ENCODE(data).count(b":") or b"\\u003" in blob:
         return None
     try:
         tick = msgspec.convert(data, _Screen)
@@ -177,7 +177,7 @@ def _int(value: Any) -> int | None:
 
 
 def _changes(changes: list[list[Any]] | _Unset | None) -> str | None:
-    """A change list as compact JSON for :func:`_columns` to decode into text parts, when
+    """A change list as compact JSON for :func:`screened_frame` to decode into text parts, when
     each part comes out as the bulk reader gives it: text as is, a whole number as its
     digits. Anything else (a float, a bool, an object) is left to the reader."""
     if changes is None or changes is _UNSET:
@@ -186,7 +186,7 @@ def _changes(changes: list[list[Any]] | _Unset | None) -> str | None:
         for part in change:
             if not (part is None or type(part) is str or (type(part) is int and _is_int64(part))):
                 raise _NotPlain
-    return _ENCODE(changes).decode()
+    return ENCODE(changes).decode()
 
 
 def _is_int64(value: int) -> bool:
@@ -254,7 +254,7 @@ def _row(tick: _Screen) -> tuple[Any, ...]:
 
 
 _S, _F, _B = pl.String(), pl.Float64(), pl.Boolean()
-#: The flat columns :func:`_row` fills; :func:`_columns` nests them as RAW_TICK_SCHEMA.
+#: The flat columns :func:`_row` fills; :func:`screened_frame` nests them as RAW_TICK_SCHEMA.
 _FLAT: dict[str, pl.DataType] = {
     "schema_version": pl.Int64(), "tick_id": _S, "timestamp_iso": _S, "action_text": _S,
     "_action": _B, "_verb": _S, "_actor": _S, "_target": _S,
@@ -269,7 +269,7 @@ _FLAT: dict[str, pl.DataType] = {
 }  # fmt: skip
 
 
-def _columns(rows: Sequence[tuple[Any, ...]]) -> pl.DataFrame:
+def screened_frame(rows: Sequence[tuple[Any, ...]]) -> pl.DataFrame:
     """Rows of :func:`_row` as a frame of :data:`RAW_TICK_SCHEMA`, as Polars' NDJSON
     reader would give it (a missing object is a null struct, an empty one is not)."""
     flat = pl.DataFrame(
@@ -325,7 +325,7 @@ _PLAIN_UNSAFE = (b"\\ud", b"\\uD")
 _MINUS_ZERO = re.compile(rb"[\[,:\s]-0(?![0-9.eE])")
 
 
-def _plain(tick: _Screen | None, blob: bytes) -> tuple[Any, ...] | None:
+def plain_row(tick: _Screen | None, blob: bytes) -> tuple[Any, ...] | None:
     """:func:`_row` of a screened tick, or ``None`` when its columns are Polars' to read."""
     if tick is None or any(mark in blob for mark in _PLAIN_UNSAFE):
         return None
@@ -341,12 +341,12 @@ def _plain(tick: _Screen | None, blob: bytes) -> tuple[Any, ...] | None:
 # The batch path: one C decode of a batch of files into typed structs
 # ---------------------------------------------------------------------------
 #
-# :func:`_screen` and :func:`_row` cost a Python call or two per field of every file.
+# :func:`screen_tick` and :func:`_row` cost a Python call or two per field of every file.
 # The path below takes a batch of files in a handful of C calls instead: ``map`` of one
 # typed msgspec decoder over the files (structs of exactly the types :class:`_Screen`
 # and :func:`_row` let through, every field defaulting to UNSET), one encode of the
 # batch's structs whose colon count must equal the colon count of the raw bytes (as in
-# :func:`_screen`: a repeated key, or a field no struct declares, drops a key and its
+# :func:`screen_tick`: a repeated key, or a field no struct declares, drops a key and its
 # colon), and that encoded JSON array read into columns by Polars' JSON reader. A file
 # it cannot vouch for (a type outside those, a repeated or unknown key, an escape or
 # number whose column form is Polars' reader's to decide, bytes that do not parse) takes
@@ -440,4 +440,4 @@ class _Fast(msgspec.Struct, gc=False):
     cost_usd: _FNum = _UNSET
 
 
-_FAST_DECODE = msgspec.json.Decoder(_Fast).decode
+FAST_DECODE = msgspec.json.Decoder(_Fast).decode

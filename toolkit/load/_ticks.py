@@ -4,8 +4,8 @@ The fast path parses each tick file once with msgspec: a batch of files together
 (:func:`_fast`: one typed decoder mapped over them, one colon count for the batch, and
 the decoded structs written back as one JSON array that Polars' JSON reader turns into
 the raw frame's columns), and any file that path cannot vouch for on its own
-(:func:`_screen`, whose typed fields become columns through :func:`_row` and
-:func:`_columns`). Repeated keys are found exactly and the JSON types checked in the
+(:func:`screen_tick`, whose typed fields become columns through :func:`_row` and
+:func:`screened_frame`). Repeated keys are found exactly and the JSON types checked in the
 same pass. A file holding a value whose column form Polars' NDJSON reader decides (a
 float inside a change list, a number beyond 64 bits) is read by that reader instead, in
 one read for all such files (JSON strings cannot hold a raw newline, so replacing
@@ -46,13 +46,13 @@ from toolkit.frames import GROUNDED_SOURCE, TICK_STATUS, TICKS_SCHEMA
 from toolkit.load._common import load_json_bytes, validation_problem
 from toolkit.load._run_files import TICK_ID_PATTERN, TickV1, TickV2
 from toolkit.load._tick_screen import (
-    _ENCODE,
-    _FAST_DECODE,
-    _STAGES,
+    ENCODE,
+    FAST_DECODE,
     RAW_TICK_SCHEMA,
-    _columns,
-    _plain,
-    _screen,
+    STAGES,
+    plain_row,
+    screen_tick,
+    screened_frame,
 )
 
 CONTINUATION_TEXT = "[long_running_continuation]"
@@ -93,10 +93,10 @@ def _numbers_unfit() -> pl.Expr:
     parts = [
         unfit(pl.col("duration_ms"), _DURATION_BOUND),
         unfit(pl.col("cost_usd"), math.inf),
-        *(unfit(costs.struct.field(s), math.inf) for s in _STAGES),
+        *(unfit(costs.struct.field(s), math.inf) for s in STAGES),
         *(
             unfit(tokens.struct.field(s).struct.field(k), _TOKENS_BOUND)
-            for s in _STAGES
+            for s in STAGES
             for k in ("in", "out")
         ),
     ]
@@ -108,7 +108,7 @@ def _numbers_unfit() -> pl.Expr:
 #: switch it off; nothing else should).
 BULK_READ = True
 #: Whether the bulk read takes the files in batches of a few C calls (:func:`_fast`)
-#: before the file-at-a-time screen (:func:`_screen`) takes the rest. Off, every file is
+#: before the file-at-a-time screen (:func:`screen_tick`) takes the rest. Off, every file is
 #: screened on its own: the reference the batch path must agree with (tests only).
 BATCH_PATH = True
 
@@ -180,7 +180,7 @@ def _read(lines: Sequence[bytes]) -> pl.DataFrame:
 
 #: Bytes that send a file the file-at-a-time way before any parse: an escaped colon (it
 #: would blur the colon count), a surrogate escape, and a number ``-0`` (each a value
-#: whose column form is Polars' reader's to decide; see :func:`_plain`). A number is
+#: whose column form is Polars' reader's to decide; see :func:`plain_row`). A number is
 #: followed by a delimiter, so ``-0`` then one of these covers every ``-0`` number.
 _UNSAFE = ["\\u003", "\\ud", "\\uD", "-0,", "-0]", "-0}", "-0 ", "-0\n", "-0\r", "-0\t"]
 _DECODE_ERRORS = (msgspec.MsgspecError, ValueError, RecursionError)
@@ -208,26 +208,26 @@ def _decoded(blobs: Sequence[bytes]) -> tuple[bytes, list[int]]:
     """The files msgspec decodes as :class:`_Fast` with every key accounted for by the
     colon count, written back as one JSON array, and their positions in ``blobs``."""
     try:
-        ticks = list(map(_FAST_DECODE, blobs))
+        ticks = list(map(FAST_DECODE, blobs))
         kept = list(range(len(blobs)))
     except _DECODE_ERRORS:  # some file does not fit: find which, one at a time
         ticks, kept = [], []
         for i, blob in enumerate(blobs):
             try:
-                ticks.append(_FAST_DECODE(blob))
+                ticks.append(FAST_DECODE(blob))
             except _DECODE_ERRORS:
                 continue
             kept.append(i)
     raw = sum(map(bytes.count, (blobs[i] for i in kept), repeat(b":")))
-    written = _ENCODE(ticks)
+    written = ENCODE(ticks)
     if written.count(b":") == raw:
         return written, kept
     same = [
         i
         for i, (k, tick) in enumerate(zip(kept, ticks, strict=True))
-        if _ENCODE(tick).count(b":") == blobs[k].count(b":")
+        if ENCODE(tick).count(b":") == blobs[k].count(b":")
     ]
-    return _ENCODE([ticks[i] for i in same]), [kept[i] for i in same]
+    return ENCODE([ticks[i] for i in same]), [kept[i] for i in same]
 
 
 #: Files decoded and read back per batch. Polars' JSON reader costs least per record on
@@ -361,8 +361,8 @@ def parse_ticks(
 ) -> tuple[pl.DataFrame, list[InputError]]:
     """Parse tick files' bytes (of one run or many) into the ticks frame.
 
-    Each file is parsed once (:func:`_screen`) and its typed fields become the frame's
-    columns (:func:`_columns`); a file whose values are Polars' reader's to decide (a
+    Each file is parsed once (:func:`screen_tick`) and its typed fields become the frame's
+    columns (:func:`screened_frame`); a file whose values are Polars' reader's to decide (a
     float inside a change list, a number beyond 64 bits) is read by it, in one NDJSON
     read for all such files. A file the screen or the column-wise check refuses is read
     on its own and validated by the pydantic models (:func:`validate_tick`).
@@ -414,17 +414,17 @@ def _bulk(blobs: Sequence[bytes]) -> pl.DataFrame | None:
     rest: list[int] = []
     for i in careful:
         blob = blobs[i]
-        tick = _screen(blob)
+        tick = screen_tick(blob)
         if tick is None:
             continue
-        row = _plain(tick, blob)
+        row = plain_row(tick, blob)
         if row is None:
             rest.append(i)
         else:
             plain.append(i)
             plain_rows.append(row)
     if plain:
-        parts.append(_ordered(_columns(plain_rows), plain))
+        parts.append(_ordered(screened_frame(plain_rows), plain))
     del plain_rows
     if rest:
         try:
@@ -577,7 +577,7 @@ def _tick_numbers(ids: pl.Series, files: pl.Series) -> pl.Series:
     return named.cast(pl.Int64).alias("tick")
 
 
-def _in_order(frame: pl.DataFrame) -> bool:
+def in_order(frame: pl.DataFrame) -> bool:
     """Whether the rows are sorted by slug, then tick (no null tick)."""
     slug, tick = pl.col("slug"), pl.col("tick")
     later = (slug.shift(-1) > slug) | ((slug.shift(-1) == slug) & (tick.shift(-1) >= tick))
@@ -700,13 +700,13 @@ def _usage_columns(v2: pl.Expr) -> dict[str, pl.Expr | str]:
     """What it cost: dollars, tokens in and out (summed over the stages), duration."""
     tokens = pl.col("llm_tokens_by_stage")
     tokens_in = pl.sum_horizontal(
-        [tokens.struct.field(s).struct.field("in").fill_null(0) for s in _STAGES]
+        [tokens.struct.field(s).struct.field("in").fill_null(0) for s in STAGES]
     )
     tokens_out = pl.sum_horizontal(
-        [tokens.struct.field(s).struct.field("out").fill_null(0) for s in _STAGES]
+        [tokens.struct.field(s).struct.field("out").fill_null(0) for s in STAGES]
     )
     costs = pl.col("llm_cost_usd_by_stage")
-    v1_cost = pl.sum_horizontal([costs.struct.field(s).fill_null(0.0) for s in _STAGES])
+    v1_cost = pl.sum_horizontal([costs.struct.field(s).fill_null(0.0) for s in STAGES])
     return {
         "cost_usd": pl.when(v2).then(pl.col("cost_usd")).when(costs.is_not_null()).then(v1_cost),
         "tokens_in": pl.when(tokens.is_not_null()).then(tokens_in).cast(pl.Int64),
@@ -737,6 +737,6 @@ def normalise(raw: pl.DataFrame, slugs: pl.Series, files: pl.Series) -> pl.DataF
         out = out.cast(TICKS_SCHEMA)  # type: ignore[arg-type]
     # Files are listed run by run in tick order, so the rows nearly always come in order:
     # checking costs a fraction of sorting. Equal ticks keep their files' order.
-    if _in_order(out):
+    if in_order(out):
         return out
     return out.sort("slug", "tick", maintain_order=True)

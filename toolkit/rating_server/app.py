@@ -46,9 +46,9 @@ from toolkit.errors import ToolkitError
 from toolkit.rating_server.exports import export_backup, export_csv, export_json
 from toolkit.rating_server.group_commit import GroupCommit
 from toolkit.rating_server.organiser import organiser
-from toolkit.rating_server.pages import _page, _Refused
+from toolkit.rating_server.pages import Refused, render_page
 from toolkit.rating_server.rater import rater_done, rater_game, rater_home, save_draft, submit
-from toolkit.rating_server.security import _Headers
+from toolkit.rating_server.security import Headers
 from toolkit.rating_server.server import RatingServer
 from toolkit.views.transcript import TRANSCRIPT_CSS
 
@@ -68,7 +68,7 @@ def _templates() -> Jinja2Templates:
 
 def index(request: Request) -> Response:
     """The bare address: says nothing about the session."""
-    return _page(request, "index.html", {})
+    return render_page(request, "index.html", {})
 
 
 def no_icon(request: Request) -> Response:
@@ -82,7 +82,7 @@ def transcript_css(request: Request) -> Response:
 
 
 async def _refused(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, _Refused)
+    assert isinstance(exc, Refused)
     return _refusal(request, exc.status, exc.message)
 
 
@@ -126,8 +126,8 @@ def create_app(server: RatingServer) -> Starlette:
     ]
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(_Headers)],
-        exception_handlers={_Refused: _refused, ToolkitError: _store_error},
+        middleware=[Middleware(Headers)],
+        exception_handlers={Refused: _refused, ToolkitError: _store_error},
     )
     app.state.server = server
     app.state.templates = _templates()

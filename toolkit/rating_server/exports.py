@@ -10,7 +10,7 @@ import polars as pl
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from toolkit.rating_server.organiser import _item_ratings, _organiser, _session_ratings
+from toolkit.rating_server.organiser import item_ratings, organiser_page, session_ratings
 from toolkit.rating_server.server import RatingServer
 
 __all__ = ["ITEM_ABOUT", "export_backup", "export_csv", "export_json"]
@@ -29,7 +29,7 @@ def _item_export_frame(server: RatingServer) -> pl.DataFrame:
         schema={"item": pl.String(), **{k: pl.String() for k in ITEM_ABOUT}},
     )
     return (
-        _item_ratings(server)
+        item_ratings(server)
         .rename({"item_id": "item"})
         .join(about, on="item", how="left")
         .select(
@@ -46,7 +46,7 @@ def _item_export_frame(server: RatingServer) -> pl.DataFrame:
 
 
 def _export_frame(server: RatingServer) -> pl.DataFrame:
-    return _session_ratings(server).select(
+    return session_ratings(server).select(
         pl.col("transcript_id").alias("game_id"),
         "rater",
         "score",
@@ -60,7 +60,7 @@ def _export_frame(server: RatingServer) -> pl.DataFrame:
 
 def export_csv(request: Request) -> Response:
     """The ratings that count, as CSV (one row per rater and game)."""
-    server, _token = _organiser(request)
+    server, _token = organiser_page(request)
     frame = _item_export_frame(server) if server.persona else _export_frame(server)
     return Response(
         frame.write_csv(),
@@ -71,7 +71,7 @@ def export_csv(request: Request) -> Response:
 
 def export_json(request: Request) -> Response:
     """The ratings that count, as JSON (answers as objects)."""
-    server, _token = _organiser(request)
+    server, _token = organiser_page(request)
     if server.persona:
         payload = {
             "kind": "persona",
@@ -98,7 +98,7 @@ def export_json(request: Request) -> Response:
 def export_backup(request: Request) -> Response:
     """Every part of the store as one zip (:meth:`RatingStore.backup_archive`): ratings,
     persona item ratings, labels and every draft, so nothing a rater typed is left out."""
-    server, _token = _organiser(request)
+    server, _token = organiser_page(request)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     return Response(
         server.store.backup_archive(),

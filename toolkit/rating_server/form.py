@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 from starlette.requests import Request
 
-from toolkit.rating_server.pages import _Refused
+from toolkit.rating_server.pages import Refused
 from toolkit.rating_server.server import RatingServer
 
 __all__ = ["MAX_BODY_BYTES", "MAX_NOTES_CHARS"]
@@ -33,40 +33,40 @@ def _same_origin(request: Request) -> bool:
     return urlsplit(origin).netloc == host and origin != "null"
 
 
-async def _form(request: Request, server: RatingServer, token: str) -> dict[str, Any]:
+async def read_form(request: Request, server: RatingServer, token: str) -> dict[str, Any]:
     """The checked JSON body of a save: score, answers, notes; CSRF and origin checked."""
     if not _same_origin(request):
-        raise _Refused(403, "cross-site request refused")
+        raise Refused(403, "cross-site request refused")
     given = request.headers.get("x-csrf-token", "")
     if not hmac.compare_digest(given.encode(), server.csrf(token).encode()):
-        raise _Refused(403, "missing or wrong CSRF token: reload the page")
+        raise Refused(403, "missing or wrong CSRF token: reload the page")
     if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
-        raise _Refused(415, "a save is JSON")
+        raise Refused(415, "a save is JSON")
     length = request.headers.get("content-length")
     if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
-        raise _Refused(413, "the request is too large")
+        raise Refused(413, "the request is too large")
     body = b""
     async for chunk in request.stream():
         body += chunk
         if len(body) > MAX_BODY_BYTES:
-            raise _Refused(413, "the request is too large")
+            raise Refused(413, "the request is too large")
     try:
         data = json.loads(body)
     except (ValueError, RecursionError) as exc:
-        raise _Refused(400, "the request is not JSON") from exc
+        raise Refused(400, "the request is not JSON") from exc
     if not isinstance(data, dict):
-        raise _Refused(422, "the request must be a JSON object")
+        raise Refused(422, "the request must be a JSON object")
     score = data.get("score")
     low, high = (0, 9) if server.persona else (1, 5)
     if score is not None and (type(score) is not int or not low <= score <= high):
-        raise _Refused(422, f"score must be a whole number from {low} to {high}")
+        raise Refused(422, f"score must be a whole number from {low} to {high}")
     answers = data.get("answers") or {}
     keys = set() if server.persona else {q.key for q in server.scale.questions}
     if not isinstance(answers, dict) or any(
         k not in keys or v not in (True, False, None) for k, v in answers.items()
     ):
-        raise _Refused(422, "answers must map this instrument's questions to true/false/null")
+        raise Refused(422, "answers must map this instrument's questions to true/false/null")
     notes = data.get("notes") or ""
     if not isinstance(notes, str) or len(notes) > MAX_NOTES_CHARS:
-        raise _Refused(422, f"notes must be text of at most {MAX_NOTES_CHARS} characters")
+        raise Refused(422, f"notes must be text of at most {MAX_NOTES_CHARS} characters")
     return {"score": score, "answers": answers, "notes": notes}

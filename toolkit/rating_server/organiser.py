@@ -11,22 +11,22 @@ import polars as pl
 from starlette.requests import Request
 from starlette.responses import Response
 
-from toolkit.rating_server.pages import _page, _Refused, _server
+from toolkit.rating_server.pages import Refused, render_page, server_of
 from toolkit.rating_server.server import RatingServer
 from toolkit.ratings.agreement import krippendorff_alpha
 
 __all__ = ["organiser"]
 
 
-def _organiser(request: Request) -> tuple[RatingServer, str]:
-    server = _server(request)
+def organiser_page(request: Request) -> tuple[RatingServer, str]:
+    server = server_of(request)
     token = str(request.path_params["token"])
     if not server.session.is_organiser(token):
-        raise _Refused(404, "no such page")
+        raise Refused(404, "no such page")
     return server, token
 
 
-def _session_ratings(server: RatingServer) -> pl.DataFrame:
+def session_ratings(server: RatingServer) -> pl.DataFrame:
     """The ratings that count, of this session's raters and games."""
     session = server.session
     return server.store.latest().filter(
@@ -37,10 +37,10 @@ def _session_ratings(server: RatingServer) -> pl.DataFrame:
 
 def organiser(request: Request) -> Response:
     """Progress per rater and per game, and how far the raters agree so far."""
-    server, token = _organiser(request)
+    server, token = organiser_page(request)
     if server.persona:
         return _item_organiser(request, server, token)
-    latest = _session_ratings(server)
+    latest = session_ratings(server)
     context = _progress(server, token, latest, server.store.drafts(), "transcript_id")
     for row in context["games"]:
         row["missing"] = row["game_id"] not in server.transcripts
@@ -50,10 +50,10 @@ def organiser(request: Request) -> Response:
         "persona": False,
         "unit": "game",
     }
-    return _page(request, "organiser.html", context)
+    return render_page(request, "organiser.html", context)
 
 
-def _item_ratings(server: RatingServer) -> pl.DataFrame:
+def item_ratings(server: RatingServer) -> pl.DataFrame:
     """The persona item ratings that count, of this session's raters and items."""
     session = server.session
     return server.store.item_latest().filter(
@@ -115,7 +115,7 @@ def _progress(
 def _item_organiser(request: Request, server: RatingServer, token: str) -> Response:
     """The organiser's page of a persona session: progress, agreement (0-9, interval)."""
     session = server.session
-    latest = _item_ratings(server)
+    latest = item_ratings(server)
     context = _progress(server, token, latest, server.store.item_drafts(), "item_id")
     for row in context["games"]:
         item_id = row["game_id"]
@@ -133,7 +133,7 @@ def _item_organiser(request: Request, server: RatingServer, token: str) -> Respo
         "persona": True,
         "unit": "item",
     }
-    return _page(request, "organiser.html", context)
+    return render_page(request, "organiser.html", context)
 
 
 def _when(stamp: str | None) -> str:

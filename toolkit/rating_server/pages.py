@@ -16,7 +16,7 @@ from starlette.templating import Jinja2Templates
 from toolkit.rating_server.server import RatingServer
 
 
-class _Refused(Exception):
+class Refused(Exception):
     """A request refused with an HTTP status and one line of text."""
 
     def __init__(self, status: int, message: str) -> None:
@@ -25,11 +25,13 @@ class _Refused(Exception):
         self.message = message
 
 
-def _server(request: Request) -> RatingServer:
+def server_of(request: Request) -> RatingServer:
     server: RatingServer = request.app.state.server
     return server
 
 
-def _page(request: Request, name: str, context: dict[str, Any], status: int = 200) -> Response:
+def render_page(
+    request: Request, name: str, context: dict[str, Any], status: int = 200
+) -> Response:
     templates: Jinja2Templates = request.app.state.templates
     return templates.TemplateResponse(request, name, context, status_code=status)

@@ -13,9 +13,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from toolkit.judge import MISSING_DATA_RULE, SCALE_BANDS
-from toolkit.rating_server.form import _form
+from toolkit.rating_server.form import read_form
 from toolkit.rating_server.group_commit import GroupCommit
-from toolkit.rating_server.pages import _page, _Refused, _server
+from toolkit.rating_server.pages import Refused, render_page, server_of
 from toolkit.rating_server.server import RatingServer
 from toolkit.ratings.store import Draft, Save
 
@@ -24,18 +24,18 @@ __all__ = ["rater_done", "rater_game", "rater_home", "save_draft", "submit"]
 
 def _rater(request: Request) -> tuple[RatingServer, str, str]:
     """(server, rater, token) of a rater's address; 404 for any other token."""
-    server = _server(request)
+    server = server_of(request)
     token = str(request.path_params["token"])
     rater = server.session.rater_of(token)
     if rater is None:
-        raise _Refused(404, "no such page")
+        raise Refused(404, "no such page")
     return server, rater, token
 
 
 def _position(request: Request, queue: tuple[str, ...]) -> int:
     n = int(request.path_params["n"])
     if not 1 <= n <= len(queue):
-        raise _Refused(404, "no such game in your queue")
+        raise Refused(404, "no such game in your queue")
     return n
 
 
@@ -118,7 +118,7 @@ def rater_game(request: Request) -> Response:
         "game_id": gid if rating is not None else None,
         "roles": server.roles.get(gid) if rating is not None else None,
     }
-    return _page(request, "rater.html", context)
+    return render_page(request, "rater.html", context)
 
 
 def _item_page(
@@ -165,7 +165,7 @@ def _item_page(
         "item_changed": item_id in server.changed,
         "text_html": page.html if page is not None else None,
     }
-    return _page(request, "rate_item.html", context)
+    return render_page(request, "rate_item.html", context)
 
 
 def rater_done(request: Request) -> Response:
@@ -182,7 +182,7 @@ def rater_done(request: Request) -> Response:
         "todo": sum(1 for g in queue if g not in done),
         "unit": "item" if server.persona else "game",
     }
-    return _page(request, "done.html", context)
+    return render_page(request, "done.html", context)
 
 
 async def save_draft(request: Request) -> Response:
@@ -190,7 +190,7 @@ async def save_draft(request: Request) -> Response:
     server, rater, token = _rater(request)
     queue = server.session.queues.get(rater, ())
     n = _position(request, queue)
-    form = await _form(request, server, token)
+    form = await read_form(request, server, token)
     commits: GroupCommit = request.app.state.commits
     saved_at = await commits.save(
         Save(
@@ -208,7 +208,7 @@ def _item_hash(server: RatingServer, item_id: str) -> str | None:
     page = server.items.get(item_id)
     if page is None:
         why = "changed since the session began" if item_id in server.changed else "missing"
-        raise _Refused(409, f"this item's text is {why}: it cannot be rated; tell your organiser")
+        raise Refused(409, f"this item's text is {why}: it cannot be rated; tell your organiser")
     return page.text_sha256
 
 
@@ -217,10 +217,10 @@ async def submit(request: Request) -> Response:
     server, rater, token = _rater(request)
     queue = server.session.queues.get(rater, ())
     n = _position(request, queue)
-    form = await _form(request, server, token)
+    form = await read_form(request, server, token)
     if form["score"] is None:
         low, high = (0, 9) if server.persona else (1, 5)
-        raise _Refused(422, f"choose a score from {low} to {high} before submitting")
+        raise Refused(422, f"choose a score from {low} to {high} before submitting")
     digest = _item_hash(server, queue[n - 1])
     commits: GroupCommit = request.app.state.commits
     event_id = await commits.save(

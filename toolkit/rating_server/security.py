@@ -25,7 +25,7 @@ _SECURITY_HEADERS = (
 )
 
 
-class _Headers:
+class Headers:
     """Security headers on every response (a pure ASGI middleware)."""
 
     def __init__(self, app: ASGIApp) -> None:

@@ -13,13 +13,13 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from toolkit.io import edge
 
 
-def _first_error(exc: ValidationError) -> tuple[str, Any, str]:
+def first_error(exc: ValidationError) -> tuple[str, Any, str]:
     err = exc.errors()[0]
     where = ".".join(str(p) for p in err["loc"]) or "(top level)"
     return where, err.get("input"), err["msg"]
 
 
-def _utc(value: datetime | None) -> datetime | None:
+def utc(value: datetime | None) -> datetime | None:
     if value is None:
         return None
     if value.tzinfo is None:
@@ -27,9 +27,9 @@ def _utc(value: datetime | None) -> datetime | None:
     return value.astimezone(UTC)
 
 
-class _Lenient(BaseModel):
+class Lenient(BaseModel):
     model_config = ConfigDict(extra="ignore", populate_by_name=True)
 
 
-def _read_text(path: Path, within: Path | None = None) -> str:
+def read_text(path: Path, within: Path | None = None) -> str:
     return edge.read_text(path, within=within)

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from toolkit.errors import InputError
 from toolkit.io.atomic import safe_file_name, write_text_atomic
 from toolkit.load._common import parse_json_text
-from toolkit.load.persona._parse import _first_error, _read_text, _utc
+from toolkit.load.persona._parse import first_error, read_text, utc
 
 
 class Baseline(BaseModel):
@@ -41,7 +41,7 @@ class Baseline(BaseModel):
             k: int(v) if float(v).is_integer() else round(v, 4)
             for k, v in self.proposition_scores.items()
         }
-        stamp = _utc(self.captured_at)
+        stamp = utc(self.captured_at)
         assert stamp is not None
         payload = {
             "agentId": self.agent_id,
@@ -59,13 +59,13 @@ def load_baseline(path: str | Path, *, within: Path | None = None) -> Baseline:
         InputError: naming the file, the field and the value.
     """
     source = Path(path)
-    data = parse_json_text(source, _read_text(source, within))
+    data = parse_json_text(source, read_text(source, within))
     if not isinstance(data, dict):
         raise InputError(source, "a baseline must be a JSON object", value=data)
     try:
         return Baseline.model_validate(data)
     except ValidationError as exc:
-        loc, value, msg = _first_error(exc)
+        loc, value, msg = first_error(exc)
         raise InputError(source, msg, field=loc, value=value) from exc
 
 

@@ -7,10 +7,10 @@ from pathlib import Path
 from toolkit.errors import InputError
 from toolkit.io import edge
 from toolkit.load._common import parse_json_lines, parse_json_text
-from toolkit.load.persona._parse import _read_text
-from toolkit.load.persona.export import _chat_from_export
-from toolkit.load.persona.jsonl import _chat_from_jsonl
-from toolkit.load.persona.run import ChatRun, _load_personas_file
+from toolkit.load.persona._parse import read_text
+from toolkit.load.persona.export import chat_from_export
+from toolkit.load.persona.jsonl import chat_from_jsonl
+from toolkit.load.persona.run import ChatRun, load_personas_file
 
 
 def load_chat(path: str | Path, personas: str | Path | None = None) -> ChatRun:
@@ -30,29 +30,29 @@ def load_chat(path: str | Path, personas: str | Path | None = None) -> ChatRun:
         InputError: one line naming the file, the line or field and the value.
     """
     source = Path(path)
-    text = _read_text(source)
+    text = read_text(source)
     stripped = text.lstrip()
     if not stripped:
         raise InputError(source, "the file is empty; expected a chat run")
-    extra = _load_personas_file(Path(personas)) if personas is not None else {}
+    extra = load_personas_file(Path(personas)) if personas is not None else {}
     if stripped.startswith("["):
-        return _chat_from_export(source, parse_json_text(source, text), extra)
+        return chat_from_export(source, parse_json_text(source, text), extra)
     first = stripped.splitlines()[0]
     try:
         head = edge.parse_json_text(first, source)
     except InputError:
         head = None
     if isinstance(head, dict) and "type" in head:
-        return _chat_from_jsonl(source, parse_json_lines(source, text), extra)
+        return chat_from_jsonl(source, parse_json_lines(source, text), extra)
     if isinstance(head, dict) and (
         {"message_type", "messageType", "tool_name", "toolName"} & set(head)
     ):
-        return _chat_from_export(source, [row for _, row in parse_json_lines(source, text)], extra)
+        return chat_from_export(source, [row for _, row in parse_json_lines(source, text)], extra)
     data = parse_json_text(source, text)
     if isinstance(data, dict) and isinstance(
         data.get("run_messages", data.get("runMessages")), list
     ):
-        return _chat_from_export(source, data.get("run_messages", data.get("runMessages")), extra)
+        return chat_from_export(source, data.get("run_messages", data.get("runMessages")), extra)
     raise InputError(
         source,
         "not a chat run: expected toolkit chat JSONL (lines with a 'type') or a "

@@ -12,7 +12,7 @@ from toolkit.errors import InputError
 from toolkit.frames import CORRECTION_LOG_SCHEMA, CorrectionOutcome
 from toolkit.load._common import parse_json_lines
 from toolkit.load._fields import MAX_INT64
-from toolkit.load.persona._parse import _first_error, _Lenient, _read_text
+from toolkit.load.persona._parse import Lenient, first_error, read_text
 
 
 class _BadDimension(ValueError):
@@ -21,7 +21,7 @@ class _BadDimension(ValueError):
         self.field, self.value = field, value
 
 
-class _DimensionScore(_Lenient):
+class _DimensionScore(Lenient):
     """One entry of the table shape's ``dimension_scores``."""
 
     dimension: str | None = None
@@ -30,7 +30,7 @@ class _DimensionScore(_Lenient):
     passed: bool | None = None
 
 
-class _CorrectionRow(_Lenient):
+class _CorrectionRow(Lenient):
     agent_id: str | None = Field(default=None, validation_alias=AliasChoices("agent_id", "agentId"))
     action_id: str | int | None = Field(
         default=None, validation_alias=AliasChoices("action_id", "actionId", "message_id")
@@ -108,12 +108,12 @@ def load_correction_log(path: str | Path) -> pl.DataFrame:
     """
     source = Path(path)
     rows: list[dict[str, Any]] = []
-    for number, obj in parse_json_lines(source, _read_text(source)):
+    for number, obj in parse_json_lines(source, read_text(source)):
         try:
             row = _CorrectionRow.model_validate(obj)
             dims = row.dimension_rows()
         except ValidationError as exc:
-            loc, value, msg = _first_error(exc)
+            loc, value, msg = first_error(exc)
             raise InputError(source, msg, field=loc, value=value, line=number) from exc
         except _BadDimension as exc:
             raise InputError(

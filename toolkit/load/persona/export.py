@@ -15,11 +15,11 @@ from pydantic import AliasChoices, Field, ValidationError
 
 from toolkit.errors import InputError
 from toolkit.io import edge
-from toolkit.load.persona._parse import _first_error, _Lenient, _utc
-from toolkit.load.persona.run import ChatRun, _build_run, _PersonaEntry
+from toolkit.load.persona._parse import Lenient, first_error, utc
+from toolkit.load.persona.run import ChatRun, PersonaEntry, build_run
 
 
-class _ExportRow(_Lenient):
+class _ExportRow(Lenient):
     agent_id: str = Field(min_length=1, validation_alias=AliasChoices("agent_id", "agentId"))
     message_type: str | None = Field(
         default=None, validation_alias=AliasChoices("message_type", "messageType")
@@ -34,7 +34,7 @@ class _ExportRow(_Lenient):
     run_id: str | None = Field(default=None, validation_alias=AliasChoices("run_id", "runId"))
 
 
-def _chat_from_export(source: Path, data: Any, extra: dict[str, _PersonaEntry]) -> ChatRun:
+def chat_from_export(source: Path, data: Any, extra: dict[str, PersonaEntry]) -> ChatRun:
     if not isinstance(data, list):
         raise InputError(source, "expected a list of run_messages rows", value=data)
     parsed, skipped = _send_message_rows(source, data)
@@ -51,7 +51,7 @@ def _chat_from_export(source: Path, data: Any, extra: dict[str, _PersonaEntry]) 
         )
     run = next(iter(run_ids)) if run_ids else source.stem
     epoch = datetime(1970, 1, 1, tzinfo=UTC)
-    parsed.sort(key=lambda t: (_utc(t[1].created_at) or epoch, t[0]))
+    parsed.sort(key=lambda t: (utc(t[1].created_at) or epoch, t[0]))
     rows, no_channel = _message_rows(run, parsed)
     if skipped:
         warnings.append(
@@ -63,7 +63,7 @@ def _chat_from_export(source: Path, data: Any, extra: dict[str, _PersonaEntry]) 
         warnings.append(f"{no_channel} send_message rows have no channel; shown as '(no channel)'")
     if all(r["time"] is None for r in rows):
         warnings.append("no created_at on any row; the file order is the message order")
-    return _build_run(run, source, "run_messages", rows, dict(extra), warnings)
+    return build_run(run, source, "run_messages", rows, dict(extra), warnings)
 
 
 def _send_message_rows(
@@ -79,7 +79,7 @@ def _send_message_rows(
         try:
             row = _ExportRow.model_validate(item)
         except ValidationError as exc:
-            loc, value, msg = _first_error(exc)
+            loc, value, msg = first_error(exc)
             raise InputError(source, msg, field=f"[{index}].{loc}", value=value) from exc
         if row.tool_name != "send_message" or "result" in (row.message_type or ""):
             skipped[f"{row.message_type or '?'}/{row.tool_name or '-'}"] += 1
@@ -131,7 +131,7 @@ def _message_rows(
                 "agent_name": row.agent_id,
                 "kind": "action",
                 "text": tool_input["text"],
-                "time": _utc(row.created_at),
+                "time": utc(row.created_at),
                 "recipient_id": None if recipient is None else str(recipient),
             }
         )

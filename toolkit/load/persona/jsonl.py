@@ -13,23 +13,23 @@ from pydantic import AliasChoices, Field, ValidationError
 
 from toolkit.errors import InputError
 from toolkit.load._fields import Int64
-from toolkit.load.persona._parse import _first_error, _Lenient, _utc
-from toolkit.load.persona.run import ChatRun, _build_run, _PersonaEntry
+from toolkit.load.persona._parse import Lenient, first_error, utc
+from toolkit.load.persona.run import ChatRun, PersonaEntry, build_run
 
 
-class _RunLine(_Lenient):
+class _RunLine(Lenient):
     type: Literal["run"]
     run: str = Field(min_length=1)
 
 
-class _PersonaLine(_Lenient):
+class _PersonaLine(Lenient):
     type: Literal["persona"]
     agent_id: str = Field(min_length=1, validation_alias=AliasChoices("agent_id", "agentId"))
     name: str | None = None
     persona: str | None = None
 
 
-class _MessageLine(_Lenient):
+class _MessageLine(Lenient):
     type: Literal["message"]
     step: Int64 | None = None
     channel: str = "general"
@@ -42,15 +42,15 @@ class _MessageLine(_Lenient):
     )
 
 
-def _chat_from_jsonl(
-    source: Path, lines: list[tuple[int, Any]], extra: dict[str, _PersonaEntry]
+def chat_from_jsonl(
+    source: Path, lines: list[tuple[int, Any]], extra: dict[str, PersonaEntry]
 ) -> ChatRun:
     run = source.stem
-    personas: dict[str, _PersonaEntry] = {}
+    personas: dict[str, PersonaEntry] = {}
     rows: list[dict[str, Any]] = []
     warnings: list[str] = []
     unknown: Counter[str] = Counter()
-    models: dict[str, type[_Lenient]] = {
+    models: dict[str, type[Lenient]] = {
         "run": _RunLine,
         "persona": _PersonaLine,
         "message": _MessageLine,
@@ -66,12 +66,12 @@ def _chat_from_jsonl(
         try:
             parsed = model.model_validate(obj)
         except ValidationError as exc:
-            loc, value, msg = _first_error(exc)
+            loc, value, msg = first_error(exc)
             raise InputError(source, msg, field=loc, value=value, line=number) from exc
         if isinstance(parsed, _RunLine):
             run = parsed.run
         elif isinstance(parsed, _PersonaLine):
-            personas[parsed.agent_id] = _PersonaEntry(
+            personas[parsed.agent_id] = PersonaEntry(
                 agent_id=parsed.agent_id, name=parsed.name, persona=parsed.persona
             )
         elif isinstance(parsed, _MessageLine):
@@ -92,7 +92,7 @@ def _chat_from_jsonl(
                     "agent_name": parsed.agent_id,
                     "kind": parsed.kind,
                     "text": parsed.text,
-                    "time": _utc(parsed.time),
+                    "time": utc(parsed.time),
                     "recipient_id": parsed.recipient_id,
                 }
             )
@@ -107,9 +107,9 @@ def _chat_from_jsonl(
         row["run"] = run
     for agent_id, entry in extra.items():
         base = personas.get(agent_id)
-        personas[agent_id] = _PersonaEntry(
+        personas[agent_id] = PersonaEntry(
             agent_id=agent_id,
             name=entry.name or (base.name if base else None),
             persona=entry.persona or (base.persona if base else None),
         )
-    return _build_run(run, source, "jsonl", rows, personas, warnings)
+    return build_run(run, source, "jsonl", rows, personas, warnings)

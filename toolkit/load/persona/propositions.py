@@ -22,7 +22,7 @@ from toolkit.errors import InputError
 from toolkit.frames import PROPOSITIONS_SCHEMA
 from toolkit.io import edge
 from toolkit.load._fields import MAX_INT64
-from toolkit.load.persona._parse import _first_error, _read_text
+from toolkit.load.persona._parse import first_error, read_text
 
 #: The persona dimensions in the order they are shown.
 PERSONA_DIMENSIONS: tuple[str, ...] = (
@@ -172,13 +172,13 @@ def load_proposition_file(
         InputError: naming the file, the field (e.g. ``propositions.2.weight``) and value.
     """
     source = Path(path)
-    data = edge.parse_yaml_text(_read_text(source, within), source)
+    data = edge.parse_yaml_text(read_text(source, within), source)
     if not isinstance(data, Mapping):
         raise InputError(source, "a proposition file must be a mapping", value=data)
     try:
         spec = PropositionFileModel.model_validate(data)
     except ValidationError as exc:
-        loc, value, msg = _first_error(exc)
+        loc, value, msg = first_error(exc)
         raise InputError(source, msg, field=loc, value=value) from exc
     warnings: list[str] = []
     stem = source.stem

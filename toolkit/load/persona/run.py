@@ -16,7 +16,7 @@ from toolkit._show import Shows, Summary
 from toolkit.errors import InputError
 from toolkit.frames import CHAT_MESSAGES_SCHEMA, PERSONAS_SCHEMA
 from toolkit.io import edge
-from toolkit.load.persona._parse import _first_error, _Lenient, _read_text
+from toolkit.load.persona._parse import Lenient, first_error, read_text
 
 
 @dataclass(frozen=True, repr=False)
@@ -69,7 +69,7 @@ class ChatRun(Shows):
         return None if value is None else str(value)
 
 
-class _PersonaEntry(_Lenient):
+class PersonaEntry(Lenient):
     agent_id: str = Field(min_length=1, validation_alias=AliasChoices("agent_id", "agentId", "id"))
     name: str | None = Field(default=None, validation_alias=AliasChoices("name", "display_name"))
     persona: str | None = Field(
@@ -85,7 +85,7 @@ def load_personas(path: str | Path) -> pl.DataFrame:
         Schema :data:`toolkit.frames.PERSONAS_SCHEMA` (run, agent_id, name, persona) with
         a null run; a missing name is the agent id.
     """
-    entries = _load_personas_file(Path(path))
+    entries = load_personas_file(Path(path))
     return pl.DataFrame(
         [
             {
@@ -100,8 +100,8 @@ def load_personas(path: str | Path) -> pl.DataFrame:
     )
 
 
-def _load_personas_file(path: Path) -> dict[str, _PersonaEntry]:
-    data = edge.parse_yaml_text(_read_text(path), path)
+def load_personas_file(path: Path) -> dict[str, PersonaEntry]:
+    data = edge.parse_yaml_text(read_text(path), path)
     items: list[tuple[str, Any]]
     if isinstance(data, Mapping):
         items = [
@@ -114,29 +114,29 @@ def _load_personas_file(path: Path) -> dict[str, _PersonaEntry]:
         raise InputError(
             path, "expected a mapping or a list of personas", field="(top level)", value=data
         )
-    out: dict[str, _PersonaEntry] = {}
+    out: dict[str, PersonaEntry] = {}
     for where, item in items:
         try:
-            entry = _PersonaEntry.model_validate(item)
+            entry = PersonaEntry.model_validate(item)
         except ValidationError as exc:
-            loc, value, msg = _first_error(exc)
+            loc, value, msg = first_error(exc)
             raise InputError(path, msg, field=f"{where}.{loc}", value=value) from exc
         out[entry.agent_id] = entry
     return out
 
 
-def _build_run(
+def build_run(
     run: str,
     source: Path,
     form: str,
     rows: list[dict[str, Any]],
-    personas: dict[str, _PersonaEntry],
+    personas: dict[str, PersonaEntry],
     warnings: list[str],
 ) -> ChatRun:
     speakers = [r["agent_id"] for r in rows if r["agent_id"] is not None and r["kind"] == "action"]
     for agent_id in dict.fromkeys(speakers):
         if agent_id not in personas:
-            personas[agent_id] = _PersonaEntry(agent_id=agent_id)
+            personas[agent_id] = PersonaEntry(agent_id=agent_id)
             if form == "jsonl":
                 warnings.append(f"agent {agent_id!r} speaks but has no persona line")
     persona_rows = [

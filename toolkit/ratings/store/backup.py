@@ -11,10 +11,10 @@ from pathlib import Path
 from toolkit.errors import InputError
 from toolkit.io.atomic import atomic_path
 from toolkit.io.edge import limits
-from toolkit.ratings.store.exports import EXPORT_PARTS, _Exports
+from toolkit.ratings.store.exports import EXPORT_PARTS, Exports
 
 
-class _Backup(_Exports):
+class Backup(Exports):
     """Back up every part of the store, restore a backup."""
 
     def backup(self, folder: str | Path, *, fmt: str = "parquet") -> list[Path]:

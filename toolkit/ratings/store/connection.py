@@ -18,12 +18,12 @@ from typing import Any
 
 from toolkit.io.edge import sqlite_problem
 
-_BUSY_TIMEOUT_MS = 30_000
+BUSY_TIMEOUT_MS = 30_000
 #: The page cache of each connection a server keeps open (KiB; SQLite's default is 2 MiB).
 _KEPT_CACHE_KIB = 512
 
 
-def _readable(exc: Exception) -> Exception:
+def readable(exc: Exception) -> Exception:
     """SQLite's complaint about a damaged file, as text even when the damage reached the
     message itself (Python then raises UnicodeDecodeError while decoding it)."""
     if isinstance(exc, UnicodeDecodeError):
@@ -32,7 +32,7 @@ def _readable(exc: Exception) -> Exception:
     return exc
 
 
-class _Connections:
+class Connections:
     """The plumbing of a :class:`~toolkit.ratings.store.RatingStore`: its connections,
     its write transactions and the append of one event. Every part of the store
     subclasses it; the store's ``__init__`` sets these attributes."""
@@ -54,14 +54,14 @@ class _Connections:
         if con is None:
             try:
                 con = sqlite3.connect(
-                    self.path, timeout=_BUSY_TIMEOUT_MS / 1000, isolation_level=None
+                    self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None
                 )
             except sqlite3.Error as exc:
                 raise sqlite_problem(self._name, exc) from exc
         keep = False
         try:
             if fresh:
-                con.execute(f"PRAGMA busy_timeout = {_BUSY_TIMEOUT_MS}")
+                con.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
                 con.execute("PRAGMA journal_mode = WAL")
                 con.execute("PRAGMA synchronous = FULL")
                 if self._keep_open:  # one per server thread: a small page cache each
@@ -69,7 +69,7 @@ class _Connections:
             yield con
             keep = self._keep_open
         except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
-            raise sqlite_problem(self._name, _readable(exc)) from exc
+            raise sqlite_problem(self._name, readable(exc)) from exc
         finally:
             if keep:
                 self._local.con = con

@@ -10,8 +10,8 @@ import polars as pl
 
 from toolkit.errors import InputError
 from toolkit.frames import DRAFT_EXPORT_SCHEMA
-from toolkit.ratings.store.connection import _Connections
-from toolkit.ratings.store.rows import MAX_SCORE, MIN_SCORE, _draft_row, _item_score_ok
+from toolkit.ratings.store.connection import Connections
+from toolkit.ratings.store.rows import MAX_SCORE, MIN_SCORE, draft_row, item_score_ok
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class Draft:
     updated_at: str
 
 
-class _Drafts(_Connections):
+class Drafts(Connections):
     """Reading the drafts back: one rater's, every rater's (for progress), all of them."""
 
     def item_draft(self, rater: str, item_id: str) -> Draft | None:
@@ -48,7 +48,7 @@ class _Drafts(_Connections):
         if row is None:
             return None
         score, notes, updated = row
-        if not (_item_score_ok(score, none_ok=True) and isinstance(notes, str)
+        if not (item_score_ok(score, none_ok=True) and isinstance(notes, str)
                 and isinstance(updated, str)):  # fmt: skip
             raise InputError(
                 self._name, "damaged ratings store: a stored draft holds a value it cannot have",
@@ -68,7 +68,7 @@ class _Drafts(_Connections):
             ).fetchall()
         for row in rows:
             texts = isinstance(row[0], str) and isinstance(row[1], str) and isinstance(row[3], str)
-            if not (texts and _item_score_ok(row[2], none_ok=True)):
+            if not (texts and item_score_ok(row[2], none_ok=True)):
                 raise InputError(
                     self._name, "damaged ratings store: a stored draft holds a value it cannot "
                     "have", field="item_drafts", value=tuple(row[:2]),
@@ -161,7 +161,7 @@ class _Drafts(_Connections):
             ).fetchall()
         for row in (*games, *items):
             try:
-                _draft_row(self._name, dict(zip(DRAFT_EXPORT_SCHEMA, row, strict=True)), None)
+                draft_row(self._name, dict(zip(DRAFT_EXPORT_SCHEMA, row, strict=True)), None)
             except InputError:
                 raise InputError(
                     self._name, "damaged ratings store: a stored draft holds a value it cannot "

@@ -21,16 +21,16 @@ from toolkit.frames import (
 )
 from toolkit.io import edge
 from toolkit.io.atomic import atomic_path
-from toolkit.ratings.store.drafts import _Drafts
-from toolkit.ratings.store.labels import LABEL_KINDS, _Labels
-from toolkit.ratings.store.ratings import _Ratings
+from toolkit.ratings.store.drafts import Drafts
+from toolkit.ratings.store.labels import LABEL_KINDS, Labels
+from toolkit.ratings.store.ratings import Ratings
 from toolkit.ratings.store.rows import (
-    _HEX,
-    _ITEM_SCORE_RULE,
-    _check_answers,
-    _check_score,
-    _draft_row,
-    _item_score_ok,
+    HEX,
+    ITEM_SCORE_RULE,
+    check_answers,
+    check_score,
+    draft_row,
+    item_score_ok,
 )
 
 #: The parts of a store an export holds, one file each (:meth:`RatingStore.backup`).
@@ -66,7 +66,7 @@ def _format_of(path: Path) -> str:
     raise InputError(str(path), "an export is .parquet or .csv", field="suffix", value=suffix)
 
 
-class _Exports(_Ratings, _Labels, _Drafts):
+class Exports(Ratings, Labels, Drafts):
     """Export one part of the store, import one back."""
 
     def export(self, path: str | Path, *, what: str = "ratings") -> Path:
@@ -138,7 +138,7 @@ class _Exports(_Ratings, _Labels, _Drafts):
         for i, rec in enumerate(raw.select(needed).iter_rows(named=True)):
             line = i + 2 if fmt == "csv" else None
             if what == "drafts":
-                rows.append(_draft_row(name, rec, line))
+                rows.append(draft_row(name, rec, line))
             else:
                 rows.append(self._import_row(name, rec, what, line))
         if what == "drafts":
@@ -172,7 +172,7 @@ class _Exports(_Ratings, _Labels, _Drafts):
         iso = utc.isoformat(timespec="microseconds")
         if what == "ratings":
             try:
-                score = _check_score(name, int(str(rec["score"])), line)
+                score = check_score(name, int(str(rec["score"])), line)
             except (TypeError, ValueError) as exc:
                 raise InputError(
                     name, "score must be a whole number from 1 to 5", field="score",
@@ -190,7 +190,7 @@ class _Exports(_Ratings, _Labels, _Drafts):
                 req("rater"),
                 req("transcript_id"),
                 score,
-                _check_answers(name, answers),
+                check_answers(name, answers),
                 str(rec["notes"] or ""),
                 iso,
                 str(rec["instrument"] or ""),
@@ -200,10 +200,10 @@ class _Exports(_Ratings, _Labels, _Drafts):
             with contextlib.suppress(TypeError, ValueError):
                 score = int(str(score)) if not isinstance(score, bool) else score
             digest = req("text_sha256")
-            if not _item_score_ok(score, none_ok=False):
-                raise InputError(name, _ITEM_SCORE_RULE, field="score", value=rec["score"],
+            if not item_score_ok(score, none_ok=False):
+                raise InputError(name, ITEM_SCORE_RULE, field="score", value=rec["score"],
                                  line=line)  # fmt: skip
-            if len(digest) != 64 or not set(digest) <= _HEX:
+            if len(digest) != 64 or not set(digest) <= HEX:
                 raise InputError(name, "text_sha256 must be 64 lowercase hex digits",
                                  field="text_sha256", value=digest, line=line)  # fmt: skip
             return (req("uid"), req("rater"), req("item_id"), score, str(rec["notes"] or ""),

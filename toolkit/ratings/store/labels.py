@@ -10,8 +10,8 @@ import polars as pl
 
 from toolkit.errors import InputError
 from toolkit.frames import DISCUSSION_LABELS_SCHEMA, LABEL_EVENTS_SCHEMA
-from toolkit.ratings.store.connection import _Connections
-from toolkit.ratings.store.rows import _frame, _now, _text
+from toolkit.ratings.store.connection import Connections
+from toolkit.ratings.store.rows import checked_text, now_stamp, rows_frame
 
 #: Label kinds and what ``True`` means: the message is strategic / role-consistent, the
 #: memory reference is accurate; ``diversity``: a reviewer can tell this speaker (item =
@@ -20,7 +20,7 @@ from toolkit.ratings.store.rows import _frame, _now, _text
 LABEL_KINDS: tuple[str, ...] = ("strategic", "role", "memory", "diversity", "fascinating")
 
 
-class _Labels(_Connections):
+class Labels(Connections):
     """Setting a reviewer's label and reading the labels back."""
 
     def set_label(self, reviewer: str, game_id: str, kind: str, item_id: str, label: bool) -> int:
@@ -50,12 +50,12 @@ class _Labels(_Connections):
             raise InputError(self._name, "label must be true or false", field="label", value=label)
         row = (
             str(uuid.uuid4()),
-            _text(self._name, reviewer, "reviewer"),
-            _text(self._name, game_id, "game_id"),
+            checked_text(self._name, reviewer, "reviewer"),
+            checked_text(self._name, game_id, "game_id"),
             kind,
-            _text(self._name, item_id, "item_id"),
+            checked_text(self._name, item_id, "item_id"),
             int(label),
-            _now(),
+            now_stamp(),
         )
         return self._append(
             "label_events",
@@ -70,7 +70,7 @@ class _Labels(_Connections):
                 "SELECT event_id, uid, reviewer, game_id, kind, item_id, label, created_at "
                 "FROM label_events ORDER BY event_id"
             ).fetchall()
-        return _frame([(*r[:6], bool(r[6]), r[7]) for r in rows], LABEL_EVENTS_SCHEMA)
+        return rows_frame([(*r[:6], bool(r[6]), r[7]) for r in rows], LABEL_EVENTS_SCHEMA)
 
     def labels(self, game_ids: Sequence[str] | None = None) -> pl.DataFrame:
         """The labels that count (the latest per game, kind and item, whoever set it), as

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from toolkit.errors import InputError
 from toolkit.io.edge import read_head, sqlite_problem
-from toolkit.ratings.store.connection import _BUSY_TIMEOUT_MS, _Connections, _readable
+from toolkit.ratings.store.connection import BUSY_TIMEOUT_MS, Connections, readable
 from toolkit.ratings.store.schema import APPLICATION_ID
 
 #: The file a session uses when no store is named, beside the transcripts.
@@ -41,7 +41,7 @@ def is_rating_store(path: str | Path) -> bool:
     )
 
 
-class _Opening(_Connections):
+class Opening(Connections):
     """The checks a store makes of its file before it opens it for writing."""
 
     def _check_file(self) -> None:
@@ -73,7 +73,7 @@ class _Opening(_Connections):
         # file refused here, whatever it is, is left byte for byte as it was.
         uri = f"{self.path.resolve().as_uri()}?mode=ro"
         try:
-            con = sqlite3.connect(uri, uri=True, timeout=_BUSY_TIMEOUT_MS / 1000)
+            con = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
             try:
                 found = [r[0] for r in con.execute("PRAGMA quick_check").fetchall()]
                 app_id = int(con.execute("PRAGMA application_id").fetchone()[0])
@@ -84,7 +84,7 @@ class _Opening(_Connections):
             finally:
                 con.close()
         except (sqlite3.Error, UnicodeDecodeError) as exc:  # SQLite's message may be bytes
-            raise sqlite_problem(self._name, _readable(exc)) from exc
+            raise sqlite_problem(self._name, readable(exc)) from exc
         if found != ["ok"]:
             raise sqlite_problem(self._name, RuntimeError(str(found[0]) if found else "damaged"))
         if app_id != APPLICATION_ID and set(tables) - {"sqlite_sequence"}:

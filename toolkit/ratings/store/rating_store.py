@@ -6,15 +6,15 @@ import threading
 from pathlib import Path
 
 from toolkit.errors import InputError
-from toolkit.ratings.store.backup import _Backup
-from toolkit.ratings.store.opening import _Opening
-from toolkit.ratings.store.rows import _text
-from toolkit.ratings.store.saves import _Saves
-from toolkit.ratings.store.schema import _Migrations
-from toolkit.ratings.store.sessions import _Sessions
+from toolkit.ratings.store.backup import Backup
+from toolkit.ratings.store.opening import Opening
+from toolkit.ratings.store.rows import checked_text
+from toolkit.ratings.store.saves import Saves
+from toolkit.ratings.store.schema import Migrations
+from toolkit.ratings.store.sessions import Sessions
 
 
-class RatingStore(_Backup, _Saves, _Sessions, _Opening, _Migrations):
+class RatingStore(Backup, Saves, Sessions, Opening, Migrations):
     """A SQLite ratings store (see :mod:`toolkit.ratings.store`).
 
     Every method opens its own short-lived connection, so a store object can be shared
@@ -52,7 +52,7 @@ class RatingStore(_Backup, _Saves, _Sessions, _Opening, _Migrations):
         self.path = Path(path)
         self._name = str(path)
         self._keep_open = keep_open
-        self._instrument = _text(self._name, instrument, "instrument") if instrument else ""
+        self._instrument = checked_text(self._name, instrument, "instrument") if instrument else ""
         self._local = threading.local()
         self._write_lock = threading.Lock()
         #: Test hook: called inside a save's transaction, just before COMMIT.

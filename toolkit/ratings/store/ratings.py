@@ -16,14 +16,14 @@ from toolkit.frames import (
     ITEM_RATING_EVENTS_SCHEMA,
     RATING_EVENTS_SCHEMA,
 )
-from toolkit.ratings.store.connection import _Connections
-from toolkit.ratings.store.rows import MAX_SCORE, MIN_SCORE, _frame, _item_score_ok
-from toolkit.ratings.store.schema import _ITEM_COLUMNS, _RATING_COLUMNS
+from toolkit.ratings.store.connection import Connections
+from toolkit.ratings.store.rows import MAX_SCORE, MIN_SCORE, item_score_ok, rows_frame
+from toolkit.ratings.store.schema import ITEM_COLUMNS, RATING_COLUMNS
 
-_RATING_SELECT = ", ".join(("event_id", *_RATING_COLUMNS))
+_RATING_SELECT = ", ".join(("event_id", *RATING_COLUMNS))
 
 
-class _Ratings(_Connections):
+class Ratings(Connections):
     """Reading the ratings back: games' and persona items'."""
 
     def events(self) -> pl.DataFrame:
@@ -37,7 +37,7 @@ class _Ratings(_Connections):
             rows = con.execute(
                 f"SELECT {_RATING_SELECT} FROM rating_events ORDER BY event_id"
             ).fetchall()
-        return _frame(self._checked(rows), RATING_EVENTS_SCHEMA)
+        return rows_frame(self._checked(rows), RATING_EVENTS_SCHEMA)
 
     def latest(self, rater: str | None = None) -> pl.DataFrame:
         """The rating that counts per rater and transcript: the latest saved (by time, then
@@ -55,7 +55,7 @@ class _Ratings(_Connections):
                 f"{where}) WHERE rank = 1 ORDER BY transcript_id, rater",
                 params,
             ).fetchall()
-        return _frame(self._checked(rows), RATING_EVENTS_SCHEMA)
+        return rows_frame(self._checked(rows), RATING_EVENTS_SCHEMA)
 
     def _checked(
         self,
@@ -94,7 +94,7 @@ class _Ratings(_Connections):
             rows,
             "item_rating_events",
             ITEM_RATING_EVENTS_SCHEMA,
-            lambda v: _item_score_ok(v, none_ok=False),
+            lambda v: item_score_ok(v, none_ok=False),
         )
 
     def rated_ids(self, rater: str) -> set[str]:
@@ -146,7 +146,7 @@ class _Ratings(_Connections):
             item_id, score 0-9, notes, text_sha256, created_at), sorted by item, rater.
         """
         where, params = ("WHERE rater = ?", (rater,)) if rater is not None else ("", ())
-        cols = ", ".join(("event_id", *_ITEM_COLUMNS))
+        cols = ", ".join(("event_id", *ITEM_COLUMNS))
         with self._connect() as con:
             rows = con.execute(
                 f"SELECT {cols} FROM (SELECT *, row_number() OVER (PARTITION BY rater, item_id "
@@ -154,7 +154,7 @@ class _Ratings(_Connections):
                 f"{where}) WHERE rank = 1 ORDER BY item_id, rater",
                 params,
             ).fetchall()
-        return _frame(self._checked_items(rows), ITEM_RATING_EVENTS_SCHEMA)
+        return rows_frame(self._checked_items(rows), ITEM_RATING_EVENTS_SCHEMA)
 
     def item_rated_ids(self, rater: str) -> set[str]:
         """The persona items ``rater`` has a rating of."""
@@ -171,9 +171,9 @@ class _Ratings(_Connections):
             :data:`~toolkit.frames.ITEM_RATING_EVENTS_SCHEMA` (event_id, uid, rater,
             item_id, score 0-9, notes, text_sha256, created_at).
         """
-        cols = ", ".join(("event_id", *_ITEM_COLUMNS))
+        cols = ", ".join(("event_id", *ITEM_COLUMNS))
         with self._connect() as con:
             rows = con.execute(
                 f"SELECT {cols} FROM item_rating_events ORDER BY event_id"
             ).fetchall()
-        return _frame(self._checked_items(rows), ITEM_RATING_EVENTS_SCHEMA)
+        return rows_frame(self._checked_items(rows), ITEM_RATING_EVENTS_SCHEMA)

@@ -15,20 +15,20 @@ from toolkit.errors import InputError
 MIN_SCORE, MAX_SCORE = 1, 5
 #: The scale of an item rating (a persona proposition's 0-9).
 ITEM_MIN_SCORE, ITEM_MAX_SCORE = 0, 9
-_HEX = frozenset("0123456789abcdef")
+HEX = frozenset("0123456789abcdef")
 
 
-def _now() -> str:
+def now_stamp() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
-def _text(path: str, value: Any, field: str) -> str:
+def checked_text(path: str, value: Any, field: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise InputError(path, "must be a non-empty string", field=field, value=value)
     return value.strip()
 
 
-def _check_score(path: str, value: Any, line: int | None = None) -> int:
+def check_score(path: str, value: Any, line: int | None = None) -> int:
     ok = isinstance(value, int | float) and not isinstance(value, bool)
     if not ok or value != int(value) or not MIN_SCORE <= int(value) <= MAX_SCORE:
         raise InputError(
@@ -37,22 +37,22 @@ def _check_score(path: str, value: Any, line: int | None = None) -> int:
     return int(value)
 
 
-_ITEM_SCORE_RULE = "score must be a whole number from 0 to 9"
+ITEM_SCORE_RULE = "score must be a whole number from 0 to 9"
 
 
-def _item_score_ok(value: Any, *, none_ok: bool) -> bool:
+def item_score_ok(value: Any, *, none_ok: bool) -> bool:
     if value is None:
         return none_ok
     return type(value) is int and ITEM_MIN_SCORE <= value <= ITEM_MAX_SCORE
 
 
-def _check_item_score(path: str, value: Any) -> int:
-    if not _item_score_ok(value, none_ok=False):
-        raise InputError(path, _ITEM_SCORE_RULE, field="score", value=value)
+def check_item_score(path: str, value: Any) -> int:
+    if not item_score_ok(value, none_ok=False):
+        raise InputError(path, ITEM_SCORE_RULE, field="score", value=value)
     return int(value)
 
 
-def _check_answers(path: str, answers: Mapping[str, bool | None] | None) -> str:
+def check_answers(path: str, answers: Mapping[str, bool | None] | None) -> str:
     if answers is None:
         return "{}"
     if not isinstance(answers, Mapping):
@@ -75,7 +75,7 @@ def _check_answers(path: str, answers: Mapping[str, bool | None] | None) -> str:
     return json.dumps(clean, sort_keys=True)
 
 
-def _draft_row(name: str, rec: Mapping[str, Any], line: int | None) -> tuple[Any, ...]:
+def draft_row(name: str, rec: Mapping[str, Any], line: int | None) -> tuple[Any, ...]:
     """A draft of a ``drafts`` export, checked: (kind, rater, id, score, answers,
     notes, text_sha256, updated_at)."""
     kind = rec["kind"]
@@ -114,15 +114,15 @@ def _draft_row(name: str, rec: Mapping[str, Any], line: int | None) -> tuple[Any
                          field="answers", value=answers_text, line=line)  # fmt: skip
     digest = rec["text_sha256"]
     if kind == "item":
-        if not isinstance(digest, str) or len(digest) != 64 or not set(digest) <= _HEX:
+        if not isinstance(digest, str) or len(digest) != 64 or not set(digest) <= HEX:
             raise InputError(name, "text_sha256 must be 64 lowercase hex digits",
                              field="text_sha256", value=digest, line=line)  # fmt: skip
         return ("item", rec["rater"], rec["id"], score, "{}", notes, digest, stamp)
-    return ("game", rec["rater"], rec["id"], score, _check_answers(name, answers), notes,
+    return ("game", rec["rater"], rec["id"], score, check_answers(name, answers), notes,
             None, stamp)  # fmt: skip
 
 
-def _frame(rows: Sequence[Sequence[Any]], schema: Mapping[str, pl.DataType]) -> pl.DataFrame:
+def rows_frame(rows: Sequence[Sequence[Any]], schema: Mapping[str, pl.DataType]) -> pl.DataFrame:
     cols = list(schema)
     records = [dict(zip(cols, r, strict=True)) for r in rows]
     for rec in records:

@@ -9,25 +9,25 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolkit.errors import InputError
-from toolkit.ratings.store.connection import _Connections
+from toolkit.ratings.store.connection import Connections
 from toolkit.ratings.store.rows import (
-    _HEX,
-    _ITEM_SCORE_RULE,
-    _check_answers,
-    _check_item_score,
-    _check_score,
-    _now,
-    _text,
+    HEX,
+    ITEM_SCORE_RULE,
+    check_answers,
+    check_item_score,
+    check_score,
+    checked_text,
+    now_stamp,
 )
-from toolkit.ratings.store.schema import _ITEM_COLUMNS, _RATING_COLUMNS
+from toolkit.ratings.store.schema import ITEM_COLUMNS, RATING_COLUMNS
 
 _INSERT_RATING = (
-    f"INSERT INTO rating_events ({', '.join(_RATING_COLUMNS)}) "
-    f"VALUES ({', '.join('?' for _ in _RATING_COLUMNS)})"
+    f"INSERT INTO rating_events ({', '.join(RATING_COLUMNS)}) "
+    f"VALUES ({', '.join('?' for _ in RATING_COLUMNS)})"
 )
 _INSERT_ITEM_RATING = (
-    f"INSERT INTO item_rating_events ({', '.join(_ITEM_COLUMNS)}) "
-    f"VALUES ({', '.join('?' for _ in _ITEM_COLUMNS)})"
+    f"INSERT INTO item_rating_events ({', '.join(ITEM_COLUMNS)}) "
+    f"VALUES ({', '.join('?' for _ in ITEM_COLUMNS)})"
 )
 _UPSERT_ITEM_DRAFT = (
     "INSERT INTO item_drafts (rater, item_id, score, notes, text_sha256, updated_at) "
@@ -73,7 +73,7 @@ class Save:
     text_sha256: str | None = None
 
 
-class _Saves(_Connections):
+class Saves(Connections):
     """Saving a rater's form: drafts and ratings, one by one or many in one transaction."""
 
     def save_rating(
@@ -102,7 +102,7 @@ class _Saves(_Connections):
             InputError: a missing rater or transcript id, a score outside 1-5, bad answers.
         """
         row = self._rating_row(rater, transcript_id, score, answers, notes, instrument)
-        return self._append("rating_events", _RATING_COLUMNS, row)
+        return self._append("rating_events", RATING_COLUMNS, row)
 
     def _rating_row(
         self,
@@ -116,13 +116,13 @@ class _Saves(_Connections):
         stamp = instrument or self._instrument
         return (
             str(uuid.uuid4()),
-            _text(self._name, rater, "rater"),
-            _text(self._name, transcript_id, "transcript_id"),
-            _check_score(self._name, score),
-            _check_answers(self._name, answers),
+            checked_text(self._name, rater, "rater"),
+            checked_text(self._name, transcript_id, "transcript_id"),
+            check_score(self._name, score),
+            check_answers(self._name, answers),
             notes if isinstance(notes, str) else str(notes),
-            _now(),
-            _text(self._name, stamp, "instrument") if stamp else "",
+            now_stamp(),
+            checked_text(self._name, stamp, "instrument") if stamp else "",
         )
 
     def save_draft(
@@ -172,12 +172,12 @@ class _Saves(_Connections):
                 )  # fmt: skip
             else:
                 row = (
-                    _text(self._name, save.rater, "rater"),
-                    _text(self._name, save.transcript_id, "transcript_id"),
-                    None if save.score is None else _check_score(self._name, save.score),
-                    _check_answers(self._name, save.answers),
+                    checked_text(self._name, save.rater, "rater"),
+                    checked_text(self._name, save.transcript_id, "transcript_id"),
+                    None if save.score is None else check_score(self._name, save.score),
+                    check_answers(self._name, save.answers),
                     save.notes if isinstance(save.notes, str) else str(save.notes),
-                    _now(),
+                    now_stamp(),
                 )
             prepared.append(("rating" if save.submit else "draft", row))
         out: list[int | str] = []
@@ -206,7 +206,7 @@ class _Saves(_Connections):
         SHA-256 of the text rated."""
         name = self._name
         digest = save.text_sha256
-        if not isinstance(digest, str) or len(digest) != 64 or not set(digest) <= _HEX:
+        if not isinstance(digest, str) or len(digest) != 64 or not set(digest) <= HEX:
             raise InputError(
                 name, "text_sha256 must be 64 lowercase hex digits", field="text_sha256",
                 value=digest,
@@ -215,15 +215,15 @@ class _Saves(_Connections):
             raise InputError(name, "an item rating has no answers", field="answers",
                              value=dict(save.answers))  # fmt: skip
         if save.submit and save.score is None:
-            raise InputError(name, _ITEM_SCORE_RULE, field="score")
-        score = None if save.score is None else _check_item_score(name, save.score)
-        rater = _text(name, save.rater, "rater")
-        item = _text(name, save.transcript_id, "item_id")
+            raise InputError(name, ITEM_SCORE_RULE, field="score")
+        score = None if save.score is None else check_item_score(name, save.score)
+        rater = checked_text(name, save.rater, "rater")
+        item = checked_text(name, save.transcript_id, "item_id")
         notes = save.notes if isinstance(save.notes, str) else str(save.notes)
         if save.submit:
-            row = (str(uuid.uuid4()), rater, item, score, notes, digest, _now())
+            row = (str(uuid.uuid4()), rater, item, score, notes, digest, now_stamp())
             return "item rating", row
-        return "item draft", (rater, item, score, notes, digest, _now())
+        return "item draft", (rater, item, score, notes, digest, now_stamp())
 
     def submit(
         self,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 
 from toolkit.errors import InputError
-from toolkit.ratings.store.connection import _Connections
+from toolkit.ratings.store.connection import Connections
 
 #: ``PRAGMA application_id`` of a toolkit ratings store ("TkRt").
 APPLICATION_ID = 0x546B5274
@@ -148,10 +148,10 @@ MIGRATIONS: tuple[str, ...] = (
 SCHEMA_VERSION = len(MIGRATIONS)
 
 #: The columns a save writes into the events tables (all but ``event_id``).
-_RATING_COLUMNS = (
+RATING_COLUMNS = (
     "uid", "rater", "transcript_id", "score", "answers", "notes", "created_at", "instrument",
 )  # fmt: skip
-_ITEM_COLUMNS = ("uid", "rater", "item_id", "score", "notes", "text_sha256", "created_at")
+ITEM_COLUMNS = ("uid", "rater", "item_id", "score", "notes", "text_sha256", "created_at")
 
 
 def _statements(script: str) -> list[str]:
@@ -169,7 +169,7 @@ def _statements(script: str) -> list[str]:
     return out
 
 
-class _Migrations(_Connections):
+class Migrations(Connections):
     """Bring the file up to the schema this toolkit knows (and say which it holds)."""
 
     def _migrate(self) -> None:

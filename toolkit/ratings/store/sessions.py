@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from toolkit.errors import InputError
 from toolkit.ratings.assign import assign_games
-from toolkit.ratings.store.connection import _Connections
-from toolkit.ratings.store.rows import _now, _text
+from toolkit.ratings.store.connection import Connections
+from toolkit.ratings.store.rows import checked_text, now_stamp
 
 #: The kinds of rating session: games rated 1-5 on the engagement instrument, or items
 #: (persona propositions) rated 0-9.
@@ -125,7 +125,7 @@ def _insert_session(
             seed,
             secrets.token_urlsafe(24),
             secrets.token_urlsafe(32),
-            _now(),
+            now_stamp(),
             kind,
         ),
     )
@@ -146,7 +146,7 @@ def _insert_session(
     )
 
 
-class _Sessions(_Connections):
+class Sessions(Connections):
     """The session a store holds: read, created, resumed."""
 
     def session(self) -> Session | None:
@@ -262,7 +262,7 @@ class _Sessions(_Connections):
                 "holds no rating session yet: name the raters (--raters ana,ben,chidi)",
                 field="--raters",
             )
-        names = [_text(self._name, r, "rater") for r in raters]
+        names = [checked_text(self._name, r, "rater") for r in raters]
         overlap = overlap if overlap is not None else min(2, len(names))
         seed = seed if seed is not None else secrets.randbelow(2**31)
         queues = assign_games(game_ids, names, overlap, seed)

@@ -84,7 +84,9 @@ def combine(long: pl.DataFrame, rubric: OutcomeRubric) -> pl.DataFrame:
     )
 
 
-def _scores(inputs: pl.DataFrame, breakdown: pl.DataFrame, rubric: OutcomeRubric) -> pl.DataFrame:
+def combined_scores(
+    inputs: pl.DataFrame, breakdown: pl.DataFrame, rubric: OutcomeRubric
+) -> pl.DataFrame:
     scale = 10.0**rubric.decimals
     totals = breakdown.group_by("iteration").agg(
         pl.col("present").sum().alias("signals_present"),
@@ -109,7 +111,7 @@ def _scores(inputs: pl.DataFrame, breakdown: pl.DataFrame, rubric: OutcomeRubric
     )
 
 
-def _clamped(long: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
+def clamped_scores(long: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
     """Sub-scores clamped to [0, 1], as dot-agents clamps them; each clamp is said in the
     signal's detail and as a warning (an out-of-range input is kept, not dropped)."""
     raw = pl.col("sub_score")

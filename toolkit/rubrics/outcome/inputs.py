@@ -10,7 +10,7 @@ from toolkit.load.iterlog import IterationLog
 from toolkit.load.outcome_evidence import OutcomeEvidence
 from toolkit.rubrics.outcome.spec import OutcomeRubric
 
-_EPOCH = pl.lit(0).cast(pl.Datetime("us", "UTC"))
+EPOCH = pl.lit(0).cast(pl.Datetime("us", "UTC"))
 
 
 def _verifier_facts(log: IterationLog, ev: OutcomeEvidence, rubric: OutcomeRubric) -> pl.DataFrame:
@@ -87,7 +87,7 @@ def _transcript_facts(windows: pl.DataFrame, ev: OutcomeEvidence) -> pl.DataFram
     )
     spans = windows.filter(pl.col("commit_time").is_not_null()).select(
         "iteration",
-        pl.col("window_start").fill_null(_EPOCH).alias("w_start"),
+        pl.col("window_start").fill_null(EPOCH).alias("w_start"),
         pl.col("commit_time").alias("w_end"),
     )
     inside = spans.join_where(
@@ -127,7 +127,7 @@ def _scope_facts(facts: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _inputs(log: IterationLog, ev: OutcomeEvidence, rubric: OutcomeRubric) -> pl.DataFrame:
+def signal_inputs(log: IterationLog, ev: OutcomeEvidence, rubric: OutcomeRubric) -> pl.DataFrame:
     facts = (
         log.iterations.join(ev.commits, on="iteration", how="left")
         .sort("iteration")

@@ -7,11 +7,11 @@ from __future__ import annotations
 import polars as pl
 
 from toolkit.frames import INTEGRITY_SCHEMA
-from toolkit.rubrics.outcome.signals import _git_scope_score, _scope_note_score
-from toolkit.rubrics.outcome.spec import _SIGNAL_ORDER, TWO_WAY_ROLES, OutcomeRubric
+from toolkit.rubrics.outcome.signals import git_scope_score, scope_note_score
+from toolkit.rubrics.outcome.spec import SIGNAL_ORDER, TWO_WAY_ROLES, OutcomeRubric
 
 
-def _integrity(inputs: pl.DataFrame, long: pl.DataFrame, rubric: OutcomeRubric) -> pl.DataFrame:
+def integrity_rows(inputs: pl.DataFrame, long: pl.DataFrame, rubric: OutcomeRubric) -> pl.DataFrame:
     observed = long.pivot(on="signal", index="iteration", values="sub_score")
     observed = observed.rename(lambda c: c if c == "iteration" else f"obs_{c}")
     x = inputs.join(observed, on="iteration")
@@ -50,8 +50,8 @@ def _integrity(inputs: pl.DataFrame, long: pl.DataFrame, rubric: OutcomeRubric) 
         ),
         "scope": (
             pl.lit(TWO_WAY_ROLES["scope"]),
-            _scope_note_score(rubric),
-            _git_scope_score(),
+            scope_note_score(rubric),
+            git_scope_score(),
         ),
     }
     frames = [
@@ -71,6 +71,6 @@ def _integrity(inputs: pl.DataFrame, long: pl.DataFrame, rubric: OutcomeRubric) 
         pl.concat(frames)
         .filter(pl.col("claimed").is_not_null() | pl.col("observed").is_not_null())
         .with_columns((pl.col("observed") - pl.col("claimed")).alias("delta"))
-        .sort("iteration", pl.col("signal").replace_strict(_SIGNAL_ORDER))
+        .sort("iteration", pl.col("signal").replace_strict(SIGNAL_ORDER))
         .cast(INTEGRITY_SCHEMA)  # type: ignore[arg-type]
     )

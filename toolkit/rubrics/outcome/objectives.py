@@ -9,7 +9,7 @@ import polars as pl
 from toolkit.frames import OUTCOME_OBJECTIVES_SCHEMA
 from toolkit.load.iterlog import IterationLog
 from toolkit.load.outcome_evidence import OutcomeEvidence
-from toolkit.rubrics.outcome.inputs import _EPOCH, _inputs
+from toolkit.rubrics.outcome.inputs import EPOCH, signal_inputs
 from toolkit.rubrics.outcome.spec import OutcomeRubric, load_outcome_rubric
 
 #: The objectives reported per iteration, in order, with what 1 means.
@@ -32,7 +32,7 @@ def _transcript_counts(
     spans = inputs.select(
         "iteration",
         "git_reason",
-        pl.col("window_start").fill_null(_EPOCH).alias("w_start"),
+        pl.col("window_start").fill_null(EPOCH).alias("w_start"),
         pl.col("commit_time").alias("w_end"),
         pl.format(
             "({}, {}]",
@@ -221,7 +221,7 @@ def objectives(
     """
     rubric = rubric or load_outcome_rubric()
     if inputs is None:
-        inputs = _inputs(log, evidence, rubric)
+        inputs = signal_inputs(log, evidence, rubric)
     order = {key: i for i, key in enumerate(OBJECTIVES)}
     return (
         pl.concat(

@@ -8,13 +8,13 @@ import polars as pl
 
 from toolkit.load.iterlog import IterationLog
 from toolkit.load.outcome_evidence import OutcomeEvidence
-from toolkit.rubrics.outcome.combine import _clamped, _scores, combine
-from toolkit.rubrics.outcome.inputs import _inputs
-from toolkit.rubrics.outcome.integrity import _integrity
+from toolkit.rubrics.outcome.combine import clamped_scores, combine, combined_scores
+from toolkit.rubrics.outcome.inputs import signal_inputs
+from toolkit.rubrics.outcome.integrity import integrity_rows
 from toolkit.rubrics.outcome.objectives import objectives
 from toolkit.rubrics.outcome.result import OutcomeResult
-from toolkit.rubrics.outcome.sessions import _sessions
-from toolkit.rubrics.outcome.signals import _signals
+from toolkit.rubrics.outcome.sessions import session_scores
+from toolkit.rubrics.outcome.signals import signal_specs
 from toolkit.rubrics.outcome.spec import OutcomeRubric, load_outcome_rubric
 
 
@@ -38,8 +38,8 @@ def score_outcome(
         >>> result.scores.select("iteration", "value", "band")  # doctest: +SKIP
     """
     rubric = rubric or load_outcome_rubric()
-    inputs = _inputs(log, evidence, rubric)
-    signals = _signals(rubric, evidence.transcripts_given)
+    inputs = signal_inputs(log, evidence, rubric)
+    signals = signal_specs(rubric, evidence.transcripts_given)
     frames = [
         inputs.select(
             "iteration",
@@ -52,16 +52,16 @@ def score_outcome(
         )
         for name in rubric.weights()
     ]
-    long, clamped = _clamped(pl.concat(frames))
+    long, clamped = clamped_scores(pl.concat(frames))
     breakdown = combine(long, rubric)
-    scores = _scores(inputs, breakdown, rubric)
+    scores = combined_scores(inputs, breakdown, rubric)
     warnings = [*log.issue_lines(), *evidence.issue_lines(), *clamped]
     return OutcomeResult(
         rubric=rubric,
         scores=scores,
         breakdown=breakdown,
-        integrity=_integrity(inputs, long, rubric),
-        sessions=_sessions(scores, rubric),
+        integrity=integrity_rows(inputs, long, rubric),
+        sessions=session_scores(scores, rubric),
         warnings=tuple(warnings),
         objectives=objectives(log, evidence, rubric, inputs),
     )

@@ -8,7 +8,7 @@ from toolkit.frames import SESSION_SCORES_SCHEMA
 from toolkit.rubrics.outcome.spec import OutcomeRubric
 
 
-def _sessions(scores: pl.DataFrame, rubric: OutcomeRubric) -> pl.DataFrame:
+def session_scores(scores: pl.DataFrame, rubric: OutcomeRubric) -> pl.DataFrame:
     value = pl.col("value").mean().round(rubric.decimals)
     return (
         scores.filter(pl.col("session_id").is_not_null() & (pl.col("session_id") != ""))

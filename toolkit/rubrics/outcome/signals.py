@@ -175,7 +175,7 @@ def _correction_pressure(rubric: OutcomeRubric) -> Signal:
     return score, detail
 
 
-def _scope_note_score(rubric: OutcomeRubric) -> pl.Expr:
+def scope_note_score(rubric: OutcomeRubric) -> pl.Expr:
     note = pl.col("impl_scope_note").str.strip_chars().str.to_lowercase()
     exact = note.replace_strict(rubric.scope_note_scores, default=None, return_dtype=pl.Float64)
     out: Any = pl.when(exact.is_not_null()).then(exact)
@@ -185,7 +185,7 @@ def _scope_note_score(rubric: OutcomeRubric) -> pl.Expr:
     return result
 
 
-def _git_scope_score() -> pl.Expr:
+def git_scope_score() -> pl.Expr:
     measured = pl.col("changed_files").is_not_null() & pl.col("write_scope").is_not_null()
     empty = pl.col("changed_files").list.len() == 0
     fraction = pl.col("s_inside").fill_null(0) / pl.col("s_files").fill_null(0)
@@ -193,8 +193,8 @@ def _git_scope_score() -> pl.Expr:
 
 
 def _scope(rubric: OutcomeRubric) -> Signal:
-    git = _git_scope_score()
-    note = _scope_note_score(rubric)
+    git = git_scope_score()
+    note = scope_note_score(rubric)
     why_no_git = pl.coalesce(
         pl.when(pl.col("commit_sha").is_null()).then(pl.col("git_reason")),
         pl.col("write_scope_reason"),
@@ -302,7 +302,7 @@ def _token_efficiency(transcripts_given: bool) -> Signal:
     return score, detail
 
 
-def _signals(rubric: OutcomeRubric, transcripts_given: bool) -> dict[str, Signal]:
+def signal_specs(rubric: OutcomeRubric, transcripts_given: bool) -> dict[str, Signal]:
     return {
         "landed": _landed(),
         "verifier": _verifier(rubric),

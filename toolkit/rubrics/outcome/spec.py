@@ -41,7 +41,7 @@ TWO_WAY_ROLES: dict[str, str] = {
     "scope": "impl",
 }
 
-_SIGNAL_ORDER = {s: i for i, s in enumerate(SIGNALS)}
+SIGNAL_ORDER = {s: i for i, s in enumerate(SIGNALS)}
 
 UNSCORED = "unscored"
 ABSENT = "absent"

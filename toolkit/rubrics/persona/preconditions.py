@@ -75,7 +75,7 @@ def _agent_addressed_someone(ctx: PreconditionContext) -> bool:
     return ctx.actions()["recipient_id"].drop_nulls().len() >= 1
 
 
-def _check_preconditions(propositions: PropositionSet) -> None:
+def check_preconditions(propositions: PropositionSet) -> None:
     for f in propositions.files:
         for i, p in enumerate(f.spec.propositions):
             if p.precondition is not None and p.precondition not in PRECONDITIONS:

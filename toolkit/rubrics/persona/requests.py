@@ -23,14 +23,14 @@ from toolkit.load.persona import (
 from toolkit.rubrics.persona.preconditions import (
     PRECONDITIONS,
     PreconditionContext,
-    _check_preconditions,
+    check_preconditions,
 )
 from toolkit.rubrics.persona.spec import ENVIRONMENT, PersonaRubric, file_window
 from toolkit.rubrics.persona.trajectory import (
-    _variables,
     format_trajectory,
     trajectory_rows,
     window_rows,
+    window_variables,
 )
 from toolkit.rubrics.persona_evidence import message_pairs, ngram_evidence, vocabulary_evidence
 
@@ -82,7 +82,7 @@ def steps_anchor(steps: Sequence[Any], kept: set[Any]) -> str:
     return ",".join(f"s{a}" if a == b else f"s{a}-s{b}" for a, b in runs)
 
 
-def _score_window(
+def score_window(
     run: ChatRun,
     messages: pl.DataFrame,
     window: int,
@@ -146,7 +146,7 @@ def _file_rows(
     if agent_id is not None:
         acts = acts.filter(pl.col("agent_id") == agent_id)
     persona = run.persona_of(agent_id) if (agent_id is not None and spec.include_personas) else None
-    values, reasons = _variables(run, shown, agent_id)
+    values, reasons = window_variables(run, shown, agent_id)
     trajectory, evidence, no_pairs = _judged_material(
         rubric, dimension, agent_id, name, acts, shown, format_trajectory(all_rows, first_n, last_n)
     )
@@ -263,8 +263,8 @@ def whole_run_requests(
     """The run's messages, its window-0 proposition rows and the judge requests they
     need: what :func:`score_persona` sends to the judge, and what
     :func:`toolkit.rubrics.persona_items.persona_items` lists for human raters."""
-    _check_preconditions(propositions)
+    check_preconditions(propositions)
     messages = run.messages.select(list(CHAT_MESSAGES_SCHEMA))
     pending: list[PendingRequest] = []
-    rows = _score_window(run, messages, 0, propositions, rubric, pending, warnings, agents)
+    rows = score_window(run, messages, 0, propositions, rubric, pending, warnings, agents)
     return messages, rows, pending

@@ -14,9 +14,9 @@ from toolkit.judge import DEFAULT_CONCURRENCY, Judge, JudgeUsage, PriceTable
 from toolkit.load.persona import Baseline, ChatRun, PropositionSet
 from toolkit.rubrics.persona.baselines import compare_baselines
 from toolkit.rubrics.persona.judging import ask_pending
-from toolkit.rubrics.persona.requests import _score_window, chosen_agents, whole_run_requests
+from toolkit.rubrics.persona.requests import chosen_agents, score_window, whole_run_requests
 from toolkit.rubrics.persona.result import PersonaResult
-from toolkit.rubrics.persona.scorecards import _scorecards
+from toolkit.rubrics.persona.scorecards import persona_scorecards
 from toolkit.rubrics.persona.scores import dimension_scores, score_rows
 from toolkit.rubrics.persona.spec import DEFAULT_PERSONA_RUBRIC, PersonaRubric
 from toolkit.rubrics.persona_evidence import PersonaEvidence, persona_evidence
@@ -86,7 +86,7 @@ def score_persona(
     comparison = compare_baselines(partial, baselines, rubric) if baselines is not None else None
     if comparison is not None:
         warnings.extend(_unscored_baselines(comparison))
-    cards = _scorecards(partial, comparison, rubric)
+    cards = persona_scorecards(partial, comparison, rubric)
     return replace(
         partial,
         scorecards=cards,
@@ -120,7 +120,7 @@ def _judged_scores(
             )
         for k, start in enumerate(range(0, messages.height, windows), start=1):
             part = messages.slice(start, windows)
-            rows += _score_window(run, part, k, propositions, rubric, pending, [], agents)
+            rows += score_window(run, part, k, propositions, rubric, pending, [], agents)
     usage = ask_pending(
         judge,
         pending,

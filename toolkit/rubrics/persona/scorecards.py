@@ -32,7 +32,7 @@ def _fmt(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else f"{x:.2f}"
 
 
-def _scorecards(
+def persona_scorecards(
     result: PersonaResult, comparison: pl.DataFrame | None, rubric: PersonaRubric
 ) -> dict[str, Scorecard]:
     whole = result.dimensions.filter(pl.col("window") == 0)

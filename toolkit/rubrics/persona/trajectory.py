@@ -74,7 +74,7 @@ def format_trajectory(rows: pl.DataFrame, first_n: int | None, last_n: int | Non
     return "\n".join(lines)
 
 
-def _variables(
+def window_variables(
     run: ChatRun, window: pl.DataFrame, agent_id: str | None
 ) -> tuple[dict[str, str | None], dict[str, str]]:
     values: dict[str, str | None] = {}

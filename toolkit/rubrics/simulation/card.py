@@ -47,7 +47,7 @@ def _iso(value: Any) -> str | None:
     return None if value is None else value.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _card(
+def run_card(
     slug: str,
     name: str,
     rubric: SimulationRubric,

@@ -146,7 +146,7 @@ def series_thresholds(rubric: SimulationRubric = DEFAULT_RUBRIC) -> pl.DataFrame
 _Make = Callable[[str, float | None, str, str], Dimension]
 
 
-def _dimensions(
+def dimension_rows(
     row: dict[str, Any] | None,
     fan: dict[str, Any] | None,
     rubric: SimulationRubric,
@@ -264,7 +264,7 @@ def _fanout_dimension(fan: dict[str, Any] | None, dim: _Make) -> Dimension:
     )
 
 
-def _grounded_source(row: dict[str, Any] | None) -> str:
+def grounded_source_of(row: dict[str, Any] | None) -> str:
     if row is None or row["observer_n"] == 0:
         return "proxy: zero-mutation ticks"
     if row["observer_n"] == row["n"]:

@@ -7,14 +7,14 @@ from __future__ import annotations
 import polars as pl
 
 from toolkit.load.universe import Universe
-from toolkit.rubrics.simulation.features import _history, tick_features
+from toolkit.rubrics.simulation.features import run_history, tick_features
 from toolkit.rubrics.simulation.spec import DEFAULT_RUBRIC, SimulationRubric
 from toolkit.rubrics.simulation.windows import scored_window
 
 
 def _window(universe: Universe, rubric: SimulationRubric, window: int | None) -> pl.LazyFrame:
     return tick_features(
-        universe.ticks, rubric, _history(universe, rubric), window=scored_window(window, rubric)
+        universe.ticks, rubric, run_history(universe, rubric), window=scored_window(window, rubric)
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from toolkit.rubrics.simulation.spec import DEFAULT_RUBRIC, SLOPE_DECIMALS, SimulationRubric
-from toolkit.rubrics.simulation.windows import _status
+from toolkit.rubrics.simulation.windows import status_of
 
 
 def fanout_series(
@@ -74,7 +74,7 @@ def fanout_series(
     )
     return (
         out.with_columns(
-            status_graph_fanout=_status(
+            status_graph_fanout=status_of(
                 pl.col("slope"), fail=collapsing, ok=pl.col("slope") >= f.ok_slope_min
             )
         )

@@ -10,7 +10,7 @@ from toolkit.load.universe import CONTINUATION_MECHANIC, Universe
 from toolkit.rubrics.simulation.spec import DEFAULT_RUBRIC, SimulationRubric
 
 
-def _longest_run(mask: pl.Expr) -> pl.Expr:
+def longest_run(mask: pl.Expr) -> pl.Expr:
     """Length of the longest run of ``True`` in ``mask`` (0 when none)."""
     runs = mask.rle()
     return (
@@ -103,7 +103,7 @@ def _with_new_subtypes(lf: pl.LazyFrame) -> pl.LazyFrame:
     )
 
 
-def _history(universe: Universe, rubric: SimulationRubric) -> pl.DataFrame | None:
+def run_history(universe: Universe, rubric: SimulationRubric) -> pl.DataFrame | None:
     if rubric.vocabulary_growth.unit != "mechanic" or universe.batches.height == 0:
         return None
     return (

@@ -10,10 +10,10 @@ from typing import Any
 import polars as pl
 
 from toolkit.load.universe import Universe
-from toolkit.rubrics.simulation.card import _card
-from toolkit.rubrics.simulation.dimensions import _dimensions, _grounded_source
+from toolkit.rubrics.simulation.card import run_card
+from toolkit.rubrics.simulation.dimensions import dimension_rows, grounded_source_of
 from toolkit.rubrics.simulation.fanout import fanout_series
-from toolkit.rubrics.simulation.features import _history
+from toolkit.rubrics.simulation.features import run_history
 from toolkit.rubrics.simulation.series import dimension_series
 from toolkit.rubrics.simulation.spec import DEFAULT_RUBRIC, SimulationRubric
 from toolkit.rubrics.simulation.windows import scored_window, window_scores
@@ -90,15 +90,16 @@ def score_universe(
     issues = _issues_by_run(universe)
     warnings = _warnings_by_run(universe)
     slugs = universe.slugs
-    sources = {slug: _grounded_source(rows.get(slug)) for slug in slugs}
+    sources = {slug: grounded_source_of(rows.get(slug)) for slug in slugs}
     dims = {
-        slug: _dimensions(rows.get(slug), fans.get(slug), rubric, sources[slug]) for slug in slugs
+        slug: dimension_rows(rows.get(slug), fans.get(slug), rubric, sources[slug])
+        for slug in slugs
     }
     # Every card's frames are slices of one frame (two small frames a card cost ~30 KiB).
     dimension_frames = Scorecard.dimensions_frames([(slug, dims[slug]) for slug in slugs])
     measure_frames = Scorecard.measures_frames([(slug, dims[slug]) for slug in slugs])
     return [
-        _card(
+        run_card(
             slug,
             universe.names[slug],
             rubric,
@@ -120,7 +121,7 @@ def _last_windows(
 ) -> tuple[pl.DataFrame, list[pl.DataFrame]]:
     """The window scores of every run (one row a run) and, per chunk, each run's extent
     (ticks loaded, first and last timestamp)."""
-    history = _history(universe, rubric)
+    history = run_history(universe, rubric)
     # Whole runs a chunk at a time: each chunk's temporaries are reused by the next.
     parts: list[pl.DataFrame] = []
     spans: list[pl.DataFrame] = []

@@ -8,7 +8,7 @@ import polars as pl
 
 from toolkit.load.universe import Universe
 from toolkit.rubrics.simulation.fanout import fanout_series
-from toolkit.rubrics.simulation.features import _history
+from toolkit.rubrics.simulation.features import run_history
 from toolkit.rubrics.simulation.spec import DEFAULT_RUBRIC, DIMENSIONS, SimulationRubric
 from toolkit.rubrics.simulation.windows import window_series
 from toolkit.scorecard import NA
@@ -36,7 +36,7 @@ def dimension_series(
     """
     if universe.ticks.height == 0:
         return pl.DataFrame(schema=SERIES_SCHEMA)
-    wide = window_series(universe.ticks, rubric, window, _history(universe, rubric)).collect()
+    wide = window_series(universe.ticks, rubric, window, run_history(universe, rubric)).collect()
     fan = fanout_series(universe.checkpoints, rubric).collect()
     wide = wide.join_asof(
         fan.select("slug", "tick", "slope", "status_graph_fanout").sort("tick"),

@@ -7,12 +7,12 @@ from __future__ import annotations
 import polars as pl
 
 from toolkit.errors import InputError
-from toolkit.rubrics.simulation.features import _longest_run, tick_features
+from toolkit.rubrics.simulation.features import longest_run, tick_features
 from toolkit.rubrics.simulation.spec import DEFAULT_RUBRIC, SimulationRubric, SubtypeSpec
 from toolkit.scorecard import FAIL, NA, OK, WARN
 
 
-def _status(value: pl.Expr, *, fail: pl.Expr, ok: pl.Expr) -> pl.Expr:
+def status_of(value: pl.Expr, *, fail: pl.Expr, ok: pl.Expr) -> pl.Expr:
     return (
         pl.when(value.is_null())
         .then(pl.lit(NA))
@@ -33,11 +33,11 @@ _WINDOW_AGGS: dict[str, pl.Expr] = {
     "turns": pl.col("turn").sum().cast(pl.Int64),
     "breaks": (pl.col("turn") & pl.col("is_break")).sum().cast(pl.Int64),
     "refused": pl.col("refused").sum().cast(pl.Int64),
-    "streak": _longest_run(pl.col("refused").not_()),
-    "cluster": _longest_run(pl.col("refused")),
+    "streak": longest_run(pl.col("refused").not_()),
+    "cluster": longest_run(pl.col("refused")),
     "classified": pl.col("unit").is_not_null().sum().cast(pl.Int64),
     "novel": pl.col("novel").sum().cast(pl.Int64),
-    "stagnant": _longest_run(pl.col("novel").not_()),
+    "stagnant": longest_run(pl.col("novel").not_()),
     "rollbacks": pl.col("rollback").sum().cast(pl.Int64),
     "new_subtypes": pl.col("new_subtypes").sum().cast(pl.Int64),
 }
@@ -63,39 +63,39 @@ def _with_statuses(lf: pl.LazyFrame, rubric: SimulationRubric) -> pl.LazyFrame:
         drift=pl.col("rollbacks") / pl.col("n"),
         subtype_rate=pl.col("new_subtypes") / (pl.col("n") / sub.per_ticks),
     ).with_columns(
-        status_groundedness=_status(
+        status_groundedness=status_of(
             pl.col("groundedness"),
             fail=pl.col("groundedness") < g.fail_below,
             ok=pl.col("groundedness") >= g.ok_min,
         ),
-        status_character_stability=_status(
+        status_character_stability=status_of(
             pl.col("character_stability"),
             fail=pl.col("character_stability") < c.fail_below,
             ok=pl.col("character_stability") >= c.ok_min,
         ),
-        status_action_coherence=_status(
+        status_action_coherence=status_of(
             pl.col("streak"),
             fail=(pl.col("streak") < coh.fail_streak_below)
             | (pl.col("refuse_rate") >= coh.fail_rate_min),
             ok=(pl.col("streak") >= coh.ok_streak_min) & (pl.col("refuse_rate") <= coh.ok_rate_max),
         ),
-        status_refusal_cluster=_status(
+        status_refusal_cluster=status_of(
             pl.col("cluster"),
             fail=pl.col("cluster") >= cl.fail_min,
             ok=pl.col("cluster") <= cl.ok_max,
         ),
-        status_vocabulary_growth=_status(
+        status_vocabulary_growth=status_of(
             pl.col("vocab_rate"),
             fail=(pl.col("stagnant") >= vocab.fail_stagnant_min)
             | (pl.col("vocab_rate") > vocab.fail_rate_above),
             ok=pl.col("vocab_rate").is_between(vocab.ok_rate_min, vocab.ok_rate_max),
         ),
-        status_conservation_drift=_status(
+        status_conservation_drift=status_of(
             pl.col("drift"),
             fail=pl.col("drift") >= d.fail_min,
             ok=pl.col("drift") <= d.ok_max,
         ),
-        status_novel_subtype_rate=_status(
+        status_novel_subtype_rate=status_of(
             pl.col("subtype_rate"),
             fail=pl.lit(False),
             ok=(pl.col("subtype_rate") > 0) | (pl.col("n") < sub.warn_zero_min_ticks),

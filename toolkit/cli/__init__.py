@@ -9,7 +9,6 @@ Exit codes: 0 printed; 1 a ``--gate`` that did not pass; 2 bad input (one line o
 from __future__ import annotations
 
 import argparse
-import difflib
 import importlib
 import re
 import sys
@@ -72,6 +71,8 @@ def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespa
     argv = normalize_argv(argv)
     command = next((a for a in argv if not a.startswith("-")), None)
     if command is not None and command not in _commands(parser):
+        import difflib  # 1 ms (heapq) that only a mistyped command pays
+
         close = difflib.get_close_matches(command, _commands(parser), n=1)
         if close:
             parser.error(f"unknown command {command!r} (did you mean {close[0]}?)")
@@ -98,6 +99,8 @@ def _refuse(parser: argparse.ArgumentParser, message: str) -> None:
 
 def _did_you_mean(parser: argparse.ArgumentParser, unknown: list[str]) -> str:
     """`` (did you mean --window?)`` for the first unknown option close to a real one."""
+    import difflib  # 1 ms (heapq) that only an unknown option pays
+
     options = [o for a in parser._actions for o in a.option_strings if o.startswith("--")]
     for word in unknown:
         if word.startswith("-"):

@@ -25,8 +25,6 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from toolkit.cli._output import write_output
-from toolkit.cli._scale import storage_options
 from toolkit.errors import InputError
 from toolkit.gate import ALIASES, MODES, Check, decide, reason
 
@@ -184,7 +182,7 @@ def finish(
     accepted = (*allowed_na(args, checks), *allow_na)
     failing = decide(checks, mode or "none", accepted)
     if getattr(args, "junit", None):
-        options = storage_options(args) if getattr(args, "storage_option", None) else None
+        options = _storage_options(args)
         _write_junit(args.junit, command, cards, checks, shown, mode, accepted, options)
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
@@ -194,6 +192,16 @@ def finish(
     bad = {s: c for s, c in failing.items() if c}
     _say_why(command, shown, bad, per_check)
     return 1 if bad else 0
+
+
+def _storage_options(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The ``--storage-option`` values of a command that has them (``None`` if none)."""
+    if not getattr(args, "storage_option", None):
+        return None
+    # the option parser of the io package (44 ms of CPU): `toolkit --help` imports this module
+    from toolkit.cli._scale import storage_options
+
+    return storage_options(args)
 
 
 def _write_junit(
@@ -212,7 +220,9 @@ def _write_junit(
     Raises:
         InputError: the file cannot be written.
     """
-    # the JUnit view (polars, xml: 0.17 s of CPU): `toolkit --help` imports this module
+    # the JUnit view (polars, xml: 0.17 s of CPU) and the output's Source (the io package:
+    # 44 ms): `toolkit --help` imports this module
+    from toolkit.cli._output import write_output
     from toolkit.views.junit import render_junit
 
     rubric, version = _rubric(cards)

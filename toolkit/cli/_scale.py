@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from toolkit.io.source import parse_storage_options
-
 
 def _positive(text: str) -> int:
     try:
@@ -48,4 +46,8 @@ def add_scale_arguments(p: argparse.ArgumentParser) -> None:
 
 def storage_options(args: argparse.Namespace) -> dict[str, Any]:
     """The parsed ``--storage-option`` values."""
+    # the io package's Source (the reading edge, sqlite3, csv: 25 ms of CPU) only when a
+    # command runs: `toolkit --help` imports this module
+    from toolkit.io.source import parse_storage_options
+
     return parse_storage_options(args.storage_option)

@@ -10,7 +10,6 @@ from toolkit.cli._gate import add_gate_arguments, finish, markdown
 from toolkit.cli._scale import add_scale_arguments, storage_options
 from toolkit.errors import InputError
 from toolkit.gate import checks_of
-from toolkit.io.source import open_source
 
 if TYPE_CHECKING:
     from toolkit.load.iterlog import IterationLog
@@ -130,7 +129,8 @@ def _run_fleet(args: argparse.Namespace, rubric: OutcomeRubric, options: dict[st
 def _load_log(args: argparse.Namespace, options: dict[str, Any]) -> IterationLog:
     """The one log of ``LOG_DIR``, refused when it has no iteration (or not the one
     ``--iteration`` names), or when ``--write`` would write into object storage."""
-    # polars: as in run.
+    # polars and the io package: as in run.
+    from toolkit.io.source import open_source
     from toolkit.load.iterlog import load_iteration_log
 
     if args.write and open_source(args.log_dir, options).disk is None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from toolkit import _html  # noqa: F401  (registers how results draw themselves as HTML)
 from toolkit._lazy import attach
 from toolkit._version import __version__
 

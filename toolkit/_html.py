@@ -2,9 +2,11 @@
 style sheet, the status colours and badges, tables, a result's summary and a scorecard's
 card.
 
-A leaf beside :mod:`toolkit._show` (like polars' ``dataframe/_html.py``): loaders, rubrics
-and the scorecard draw their notebook HTML here without importing :mod:`toolkit.views`,
-which builds its pages on the same helpers (:mod:`toolkit.views.html`,
+A leaf beside :mod:`toolkit.summary` (like polars' ``dataframe/_html.py``). It registers
+:func:`render_summary` and :func:`render_card` as the drawers of a result's summary and of
+a scorecard (:func:`toolkit.summary.register_html`) when the package's front door imports
+it: loaders, rubrics and the scorecard say what they hold and import no drawing code, and
+:mod:`toolkit.views` builds its pages on the same helpers (:mod:`toolkit.views.html`,
 :mod:`toolkit.views.palette`).
 
 Every HTML fragment goes through :func:`wrap`, and every piece of text in it through
@@ -24,7 +26,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from html import escape
-from typing import Protocol
+
+from toolkit.summary import Summary, register_html
 
 #: Text colours: white, and the near-black ink of our pages.
 WHITE = "#ffffff"
@@ -188,25 +191,6 @@ def render_card(
     return wrap(body, "tk-scorecard", rubric=rubric, verdict=verdict)
 
 
-class SummaryRows(Protocol):
-    """What a result says about itself, as plain rows (:class:`toolkit._show.Summary`)."""
-
-    @property
-    def kind(self) -> str: ...
-    @property
-    def headline(self) -> str: ...
-    @property
-    def facts(self) -> tuple[tuple[str, object], ...]: ...
-    @property
-    def notes(self) -> tuple[str, ...]: ...
-    @property
-    def notes_title(self) -> str: ...
-    @property
-    def columns(self) -> tuple[str, ...]: ...
-    @property
-    def rows(self) -> tuple[tuple[str, ...], ...]: ...
-
-
 #: Summary table columns whose cells are drawn as status badges.
 BADGE_COLUMNS = frozenset({"status", "verdict"})
 
@@ -214,7 +198,7 @@ BADGE_COLUMNS = frozenset({"status", "verdict"})
 SUMMARY_MAX_ROWS = 20
 
 
-def render_summary(summary: SummaryRows) -> str:
+def render_summary(summary: Summary) -> str:
     """A result object's HTML form: its headline, a table of counts, an optional table
     of rows, and its issues or warnings (the first :data:`SUMMARY_MAX_ROWS` of each)."""
     parts = [f"<p><b>{text(summary.kind)}</b> {text(summary.headline)}</p>"]
@@ -252,3 +236,7 @@ def render_summary(summary: SummaryRows) -> str:
             f"<ul class='tk-warn'>{items}</ul>"
         )
     return wrap("".join(parts), "tk-summary", summary=summary.kind)
+
+
+register_html("summary", render_summary)
+register_html("scorecard", render_card)

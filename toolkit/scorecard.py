@@ -8,8 +8,8 @@ from typing import Any
 
 import polars as pl
 
-from toolkit._html import render_card
 from toolkit.frames import MEASURES_SCHEMA, SCORECARD_SCHEMA, slices
+from toolkit.summary import draw_html
 
 OK, WARN, FAIL, NA = "OK", "WARN", "FAIL", "N/A"
 
@@ -93,7 +93,7 @@ class Scorecard:
 
     def _repr_html_(self) -> str:
         """The HTML scorecard: a table with a badge per status, and the verdict
-        (:func:`toolkit._html.render_card`)."""
+        (drawn by :func:`toolkit._html.render_card`, registered as "scorecard")."""
         rows = [
             (
                 row["status"],
@@ -105,7 +105,8 @@ class Scorecard:
             )
             for row in self.dimensions.iter_rows(named=True)
         ]
-        return render_card(
+        return draw_html(
+            "scorecard",
             self.title,
             rows,
             verdict=self.verdict,

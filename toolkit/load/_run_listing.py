@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import overload
 
-from toolkit._show import plural
 from toolkit.io import edge
 from toolkit.io.source import Folder, Source, open_source
 from toolkit.load._ticks import collector_paused
+from toolkit.summary import plural
 
 __all__ = ["MAX_NUMBER", "Listing", "TickPaths", "list_run", "list_runs"]
 

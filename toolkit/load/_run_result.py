@@ -11,7 +11,6 @@ from typing import Any
 
 import polars as pl
 
-from toolkit._show import Shows, Summary, issue_notes, plural
 from toolkit.errors import InputError
 from toolkit.frames import (
     BATCHES_SCHEMA,
@@ -19,6 +18,7 @@ from toolkit.frames import (
     LOAD_ISSUES_SCHEMA,
     TICKS_SCHEMA,
 )
+from toolkit.summary import Shows, Summary, issue_notes, plural
 
 __all__ = ["Universe", "combine", "frame", "issue_row"]
 

@@ -27,7 +27,6 @@ from typing import Any
 import polars as pl
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from toolkit._show import Shows, Summary, plural
 from toolkit.errors import InputError
 from toolkit.frames import (
     DISCUSSION_GAMES_SCHEMA,
@@ -39,6 +38,7 @@ from toolkit.io import edge
 from toolkit.load._common import parse_json_text
 from toolkit.load._fields import Int64
 from toolkit.ratings.store import is_rating_store
+from toolkit.summary import Shows, Summary, plural
 
 __all__ = ["Discussion", "load_discussion", "load_discussions"]
 

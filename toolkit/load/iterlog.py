@@ -27,7 +27,6 @@ from typing import Any, TypeVar
 import polars as pl
 from pydantic import BaseModel, ValidationError
 
-from toolkit._show import Shows, Summary, issue_notes
 from toolkit.errors import InputError
 from toolkit.frames import (
     HOOK_OUTCOMES_SCHEMA,
@@ -40,6 +39,7 @@ from toolkit.io.source import Folder, Source, open_source
 from toolkit.io.yamlkeys import ParsedYaml, YamlProblem, YamlRefused, parse_yaml
 from toolkit.load._fields import MAX_INT64
 from toolkit.load._iterlog_files import HookRecord, V1Entry, V2Entry
+from toolkit.summary import Shows, Summary, issue_notes
 
 ITER_FILE = re.compile(r"^iter-(\d+)\.yaml$")
 HOOK_FILE = re.compile(r"^iter-(\d+)\.hook-outcomes\.yaml$")

@@ -23,7 +23,6 @@ from typing import Any
 
 import polars as pl
 
-from toolkit._show import Shows, Summary, issue_notes
 from toolkit.errors import InputError
 from toolkit.frames import (
     LOAD_ISSUES_SCHEMA,
@@ -40,6 +39,7 @@ from toolkit.load._fields import count, text
 from toolkit.load.git import GitRepo
 from toolkit.load.iterlog import IterationLog
 from toolkit.load.transcripts import load_transcripts
+from toolkit.summary import Shows, Summary, issue_notes
 
 PLANS_FOLDER = ".agents/workflow/plans"
 _TASKS_FILE = re.compile(rf"^{re.escape(PLANS_FOLDER)}/([^/]+)/TASKS\.yaml$")

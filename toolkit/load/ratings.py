@@ -23,12 +23,12 @@ from typing import Any, Protocol, runtime_checkable
 
 import polars as pl
 
-from toolkit._show import Shows, Summary
 from toolkit.errors import InputError
 from toolkit.frames import DISCUSSION_RATINGS_SCHEMA
 from toolkit.io import edge
 from toolkit.load._common import parse_json_text
 from toolkit.ratings.store import RatingStore, is_rating_store
+from toolkit.summary import Shows, Summary
 
 __all__ = ["FileRatings", "LabelSource", "RatingSource", "load_ratings", "open_rating_source"]
 

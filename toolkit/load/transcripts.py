@@ -27,7 +27,6 @@ from typing import Any
 
 import polars as pl
 
-from toolkit._show import Shows, Summary, issue_notes, plural
 from toolkit.errors import InputError
 from toolkit.frames import (
     LOAD_ISSUES_SCHEMA,
@@ -37,6 +36,7 @@ from toolkit.frames import (
 )
 from toolkit.io import edge
 from toolkit.load._fields import MAX_INT64, timestamp
+from toolkit.summary import Shows, Summary, issue_notes, plural
 
 
 @dataclass(frozen=True, repr=False)

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Literal
 
 import polars as pl
 
-from toolkit._show import Shows, Summary, plural
 from toolkit.frames import PAIRWISE_AGREEMENT_SCHEMA, TRANSCRIPT_AGREEMENT_SCHEMA
+from toolkit.summary import Shows, Summary, plural
 
 if TYPE_CHECKING:
     import numpy as np

@@ -37,11 +37,11 @@ import numpy as np
 import polars as pl
 from pydantic import Field
 
-from toolkit._show import Shows, Summary, plural
 from toolkit.errors import InputError
 from toolkit.frames import CALIBRATION_SCORES_SCHEMA, CALIBRATION_TEXT_SCHEMA
 from toolkit.ratings.agreement import krippendorff_alpha, score_text
 from toolkit.rubrics._spec import RubricSpec, load_spec
+from toolkit.summary import Shows, Summary, plural
 
 CALIBRATE_VERSION = "1.0.0"
 #: The columns every scores frame has; any other column is a group (agent, dimension...)

@@ -11,12 +11,12 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from toolkit._show import Shows, Summary, plural
 from toolkit.frames import (
     PERSONA_AGENT_EVIDENCE_SCHEMA,
     PERSONA_MESSAGE_EVIDENCE_SCHEMA,
     PERSONA_VOCAB_OVERLAP_SCHEMA,
 )
+from toolkit.summary import Shows, Summary, plural
 
 _WORD = r"[a-z0-9']+"
 

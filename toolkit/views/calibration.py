@@ -17,7 +17,7 @@ import textwrap
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from toolkit._show import plural
+from toolkit.summary import plural
 from toolkit.views.markdown import cell
 
 if TYPE_CHECKING:

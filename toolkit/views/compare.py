@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from toolkit._show import plural
+from toolkit.summary import plural
 from toolkit.views.html import badge, table, text, wrap
 from toolkit.views.palette import swatch
 from toolkit.views.text import paint, wrap_item

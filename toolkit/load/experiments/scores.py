@@ -10,7 +10,6 @@ from pathlib import Path
 
 import polars as pl
 
-from toolkit._show import Shows, Summary, plural
 from toolkit.errors import InputError
 from toolkit.frames import (
     EXPERIMENT_REPORTED_SCHEMA,
@@ -18,6 +17,7 @@ from toolkit.frames import (
 from toolkit.load._common import read_json
 from toolkit.load.experiments.tidy import TIDY_SUFFIXES, parse_score_table, read_tidy
 from toolkit.load.experiments.tinytroupe import parse_tinytroupe_results
+from toolkit.summary import Shows, Summary, plural
 
 # ---------------------------------------------------------------------------
 # The result

@@ -17,12 +17,12 @@ from typing import Literal
 import polars as pl
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from toolkit._show import Shows, Summary
 from toolkit.errors import InputError
 from toolkit.frames import PROPOSITIONS_SCHEMA
 from toolkit.io import edge
 from toolkit.load._fields import MAX_INT64
 from toolkit.load.persona._parse import first_error, read_text
+from toolkit.summary import Shows, Summary
 
 #: The persona dimensions in the order they are shown.
 PERSONA_DIMENSIONS: tuple[str, ...] = (

@@ -12,11 +12,11 @@ from typing import Any
 import polars as pl
 from pydantic import AliasChoices, Field, ValidationError
 
-from toolkit._show import Shows, Summary
 from toolkit.errors import InputError
 from toolkit.frames import CHAT_MESSAGES_SCHEMA, PERSONAS_SCHEMA
 from toolkit.io import edge
 from toolkit.load.persona._parse import Lenient, first_error, read_text
+from toolkit.summary import Shows, Summary
 
 
 @dataclass(frozen=True, repr=False)

@@ -7,8 +7,8 @@ from typing import Any
 
 import polars as pl
 
-from toolkit._show import Shows, Summary, plural
 from toolkit.rubrics.compare.rubric import COMPARE_VERSION
+from toolkit.summary import Shows, Summary, plural
 
 
 @dataclass(frozen=True, repr=False)

@@ -13,10 +13,10 @@ from typing import Any
 
 import polars as pl
 
-from toolkit._show import Shows, Summary
 from toolkit.rubrics.discussion.report import Games, report_cards
 from toolkit.rubrics.discussion.spec import DEFAULT_DISCUSSION_SPEC, METRIC_KEYS, DiscussionSpec
 from toolkit.scorecard import Scorecard
+from toolkit.summary import Shows, Summary
 
 __all__ = ["COMPARISON_SCHEMA", "Comparison", "compare"]
 

@@ -33,7 +33,6 @@ from typing import Any
 
 import polars as pl
 
-from toolkit._show import Shows, Summary, plural
 from toolkit.judge import (
     BatchOutcome,
     Judge,
@@ -54,6 +53,7 @@ from toolkit.rubrics.discussion.judge_spec import (
     DiscussionJudgeSpec,
 )
 from toolkit.rubrics.discussion.spec import DEFAULT_DISCUSSION_SPEC, DiscussionSpec
+from toolkit.summary import Shows, Summary, plural
 
 __all__ = [
     "JUDGED_ITEMS_SCHEMA",

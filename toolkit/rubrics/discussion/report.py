@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from toolkit._show import Shows, Summary, plural
 from toolkit.rubrics.discussion.evidence import DiscussionEvidence
 from toolkit.rubrics.discussion.spec import DEFAULT_DISCUSSION_SPEC, METRIC_KEYS, DiscussionSpec
 from toolkit.scorecard import Scorecard
+from toolkit.summary import Shows, Summary, plural
 
 if TYPE_CHECKING:  # the judge's machinery is imported only when a judge is asked
     from toolkit.rubrics.discussion.judge import JudgedDiscussion

@@ -9,7 +9,6 @@ from typing import Any
 
 import polars as pl
 
-from toolkit._show import Shows, Summary
 from toolkit.rubrics.discussion.report import Games, report_cards
 from toolkit.rubrics.discussion.spec import (
     DEFAULT_DISCUSSION_SPEC,
@@ -18,6 +17,7 @@ from toolkit.rubrics.discussion.spec import (
     Success,
 )
 from toolkit.scorecard import Scorecard
+from toolkit.summary import Shows, Summary
 
 __all__ = ["BATCH_SCHEMA", "SUCCESS_SCHEMA", "SuccessCheck", "success_check"]
 

@@ -10,10 +10,10 @@ from typing import Any
 
 import polars as pl
 
-from toolkit._show import Shows, Summary, plural
 from toolkit.frames import OUTCOME_OBJECTIVES_SCHEMA
 from toolkit.rubrics.outcome.spec import ABSENT, MEANING, OutcomeRubric
 from toolkit.scorecard import Dimension, Scorecard
+from toolkit.summary import Shows, Summary, plural
 
 
 @dataclass(frozen=True, repr=False)

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from toolkit._show import Shows, Summary, plural
 from toolkit.rubrics.persona.spec import DEFAULT_PERSONA_RUBRIC, PersonaRubric
+from toolkit.summary import Shows, Summary, plural
 
 
 @dataclass(frozen=True, repr=False)

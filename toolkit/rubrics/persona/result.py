@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from toolkit._show import Shows, Summary
 from toolkit.frames import PERSONA_BASELINE_SCHEMA, PERSONA_SCORES_SCHEMA
 from toolkit.judge import JudgeUsage
 from toolkit.rubrics.persona.spec import ENVIRONMENT, PersonaRubric
 from toolkit.rubrics.persona_evidence import PersonaEvidence
 from toolkit.scorecard import Scorecard
+from toolkit.summary import Shows, Summary
 
 
 @dataclass(frozen=True, repr=False)

@@ -3,17 +3,40 @@
 A result class inherits :class:`Shows` (its dataclass declared with ``repr=False``) and
 says what matters about it in :meth:`Shows._summary`: a headline, a few counts, the
 issues or warnings a reader must not miss, and optionally a small table. The text form is
-a few lines, like a polars frame's header; the HTML form is a small table drawn by
-:func:`toolkit._html.render_summary`. Nothing heavy is imported here.
+a few lines, like a polars frame's header. Here a result only *says* what it holds:
+the HTML of a summary and of a scorecard is drawn by whatever :func:`register_html` names
+for it, and :mod:`toolkit._html` registers its drawers when the package's front door is
+imported (which Python does before any module of the package). So loaders and rubrics
+import no drawing code, and nothing heavy is imported here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from toolkit._html import render_summary
+#: kind ("summary", "scorecard") -> the function that draws it as HTML.
+_DRAWERS: dict[str, Callable[..., str]] = {}
+
+
+def register_html(kind: str, draw: Callable[..., str]) -> None:
+    """Name the function that draws ``kind`` ("summary", "scorecard") as notebook HTML."""
+    _DRAWERS[kind] = draw
+
+
+def draw_html(kind: str, *args: Any, **kwargs: Any) -> str:
+    """``kind`` drawn as HTML by its registered function.
+
+    Raises:
+        RuntimeError: nothing is registered for ``kind`` (an internal error: importing
+            ``toolkit`` registers every drawer).
+    """
+    draw = _DRAWERS.get(kind)
+    if draw is None:
+        raise RuntimeError(f"no HTML drawer for {kind!r} (importing toolkit registers them)")
+    return draw(*args, **kwargs)
+
 
 #: The longest line a ``__repr__`` writes, how many table rows and notes it lists.
 MAX_WIDTH = 100
@@ -108,4 +131,4 @@ class Shows:
         return self._summary().text()
 
     def _repr_html_(self) -> str:
-        return render_summary(self._summary())
+        return draw_html("summary", self._summary())

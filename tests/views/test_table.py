@@ -112,3 +112,32 @@ def test_import_toolkit_does_not_import_great_tables() -> None:
     code = "import sys, toolkit, toolkit.views.table; print('great_tables' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def _declarations(style_attr: str) -> dict[str, str]:
+    """A style attribute as a browser parses it: a declaration whose value holds a second
+    ``name:`` (two declarations run together without ``;``) is invalid and dropped."""
+    kept: dict[str, str] = {}
+    for part in style_attr.split(";"):
+        if not part.strip():
+            continue
+        name, _, value = part.partition(":")
+        if ":" in value:  # "nowrap background-color: #1b5e20": the browser drops it whole
+            continue
+        kept[name.strip()] = value.strip()
+    return kept
+
+
+def test_status_fill_survives_beside_the_short_text_style() -> None:
+    """A short text column is styled ``white-space: nowrap``; great_tables appends the
+    status fill to the same attribute, so a missing ``;`` made the browser drop the fill and
+    left white text on white ("poor" as a blank cell)."""
+    frame = pl.DataFrame({"iteration": ["iter-1", "iter-2"], "band": ["excellent", "poor"]})
+    html = show_table(frame).html
+    styles = [re.search(r'style="([^"]*)"', tag).group(1) for tag in _cell_tags(html, "band")]  # type: ignore[union-attr]
+    assert len(styles) == 2
+    for value, style_attr in zip(["excellent", "poor"], styles, strict=True):
+        declared = _declarations(style_attr)
+        assert declared.get("white-space") == "nowrap"
+        assert declared.get("background-color") == swatch(value).fill
+        assert declared.get("color") == swatch(value).text

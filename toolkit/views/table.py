@@ -154,7 +154,7 @@ def table_gt(
     short = [c for c in text_columns if c not in prose]
     if short:  # an id or a word is never broken across lines; only prose wraps
         table = table.tab_style(
-            style=style.css("white-space: nowrap"), locations=loc.body(columns=short)
+            style=style.css("white-space: nowrap;"), locations=loc.body(columns=short)
         )
     if prose:
         table = table.cols_width({c: PROSE_WIDTH for c in prose}).tab_style(

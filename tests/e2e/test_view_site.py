@@ -403,6 +403,35 @@ def test_the_calibration_page_links_every_number_to_evidence_that_exists(
     assert (w.failed, w.errors, w.outside) == ([], [], [])
 
 
+@pytest.mark.parametrize(
+    ("with_judge", "humans", "said"),
+    [
+        (0.813, 0.793, "Above the humans' alpha (0.793)"),  # the case that read "Below"
+        (0.744, 0.851, "Below the humans' alpha (0.851)"),
+        (0.8502, 0.8498, "Equal to the humans' alpha (0.850) at this precision"),
+    ],
+)
+def test_the_sentence_beside_alpha_with_the_judge_follows_the_numbers(
+    tmp_path: Path, browser_page: Watched, with_judge: float, humans: float, said: str
+) -> None:
+    """The calibration page said "Below the humans' alpha" whatever the two alphas were
+    (0.813 with the judge beside 0.793 among the humans); the sentence is now computed
+    from the numbers as they are printed."""
+    from calibration_fixture import calibration_result
+
+    collected = collect([SAMPLE_RUNS / "persona"])
+    doc = {**calibration_result(), "alpha_with_judge": with_judge, "alpha_humans": humans}
+    calibration = {**doc, "links": calibration_links(doc, collected.runs)}
+    write_site(collected.runs, tmp_path, notes=collected.notes, calibration=calibration)
+    page = browser_page.page
+    _open(browser_page, tmp_path)
+    page.locator("#calibration-link").click()
+    page.wait_for_selector("table.cal-headline")
+    row = page.locator("table.cal-headline tr", has_text="Alpha with the judge added").inner_text()
+    assert said in row, row
+    assert browser_page.errors == []
+
+
 def test_an_arm_is_the_runs_of_a_folder_of_that_name_anywhere_under_the_sources(
     tmp_path: Path, browser_page: Watched
 ) -> None:

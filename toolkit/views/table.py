@@ -158,7 +158,7 @@ def table_gt(
         )
     if prose:
         table = table.cols_width({c: PROSE_WIDTH for c in prose}).tab_style(
-            style=style.css("white-space: normal; overflow-wrap: anywhere"),
+            style=style.css("white-space: normal; overflow-wrap: anywhere;"),
             locations=loc.body(columns=prose),
         )
     for column in status:

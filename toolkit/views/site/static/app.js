@@ -66,6 +66,17 @@
   function runHref(id) { return "#run/" + enc(id); }
   function dimHref(id, key) { return runHref(id) + "/dim/" + enc(key); }
   function itemHref(id, key) { return runHref(id) + "/item/" + enc(key); }
+  // The sentence beside "alpha with the judge added", from the two numbers as printed.
+  function judgeAddedNote(withJudge, humans) {
+    if (withJudge === null || withJudge === undefined || humans === null || humans === undefined) {
+      return "Not computed: too few items rated by both the judge and the humans.";
+    }
+    var a = Number(fmt(withJudge)), b = Number(fmt(humans));
+    if (a < b) return "Below the humans' alpha (" + fmt(humans) + "): the judge agrees with them less than they agree with each other.";
+    if (a > b) return "Above the humans' alpha (" + fmt(humans) + "): adding the judge raises the agreement; it agrees with them at least as well as they agree with each other.";
+    return "Equal to the humans' alpha (" + fmt(humans) + ") at this precision: adding the judge leaves the agreement as it was.";
+  }
+
   function fmt(v) {
     if (v === null || v === undefined) return "–";
     if (typeof v !== "number") return String(v);
@@ -793,7 +804,7 @@
     var verdict = inside === null || inside === undefined ? badge("N/A", null, false, null, "no band (fewer than 3 humans)") : inside ? badge("OK", calHref("band"), false, null, "inside the band") : badge("FAIL", calHref("band"), false, null, "BELOW the band");
     var headline = [
       ["Alpha among the humans", c.alpha_humans, calHref("band"), "How far the humans agree with each other (Krippendorff, " + c.level + "); the baseline."],
-      ["Alpha with the judge added", c.alpha_with_judge, calHref("band"), "Below the humans' alpha: the judge agrees with them less than they agree with each other."],
+      ["Alpha with the judge added", c.alpha_with_judge, calHref("band"), judgeAddedNote(c.alpha_with_judge, c.alpha_humans)],
       ["Humans' leave-one-out band", c.band ? [c.band.low, c.band.high] : null, calHref("band"), "The humans' alpha with each one left out: the panel's natural spread."],
       ["Judge in place of each human", "verdict", calHref("band"), "Inside when every alpha with the judge in a human's seat is at or above the band's low end; BELOW otherwise."],
       ["Spearman (judge vs human mean)", c.spearman, calHref("disagreements"), "Does the judge order the items as the humans do, whatever its offset?"],

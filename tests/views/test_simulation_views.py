@@ -148,12 +148,26 @@ def test_fanout_chart_plots_each_checkpoint() -> None:
     )
     assert [r["tick"] for r in data] == [120, 130, 140, 150, 160]
     # the status is the slope's, so its edges are named, not drawn on the level axis
+    # the packaged rubric (1.2.0): the slope itself stays below the FAIL edge
     assert spec["title"]["subtitle"] == (
         "status from the slope per 10 ticks over the last 5 checkpoints: OK >= 0; "
-        "FAIL < -0.02 with each of the last 3 steps < -0.02"
+        "FAIL < -0.02 at each of the last 3 checkpoints"
     )
     assert data[-1]["status"] == "FAIL"
     assert data[0]["fan_out"] == pytest.approx(47 / 20)
+
+
+def test_fanout_subtitle_states_the_rule_of_the_rubric_applied() -> None:
+    """The subtitle said 1.1.0's rule (each step between checkpoints) under the 1.2.0 rubric
+    whose card sits above it; it now follows the rubric's ``sustained`` setting."""
+    from toolkit.rubrics.simulation.spec import RUBRIC_1_1_0
+
+    u = tk.load_universe(SAMPLE_RUNS / "universes" / "ashfall")
+    series = tk.fanout_series(u.checkpoints, RUBRIC_1_1_0).collect()
+    subtitle = tk.fanout_chart(series, rubric=RUBRIC_1_1_0).to_dict()["title"]["subtitle"]
+    assert subtitle.endswith(
+        "FAIL < -0.02 with each of the last 3 steps between checkpoints < -0.02"
+    )
 
 
 def test_charts_draw_headless(failed_card: tk.Scorecard) -> None:

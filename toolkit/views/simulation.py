@@ -197,10 +197,17 @@ def fanout_chart(
     import altair as alt  # altair (seconds, jsonschema): only when a chart is drawn
 
     spec = (rubric or DEFAULT_RUBRIC).graph_fanout
+    if spec.sustained == "slope":  # 1.2.0 on: the slope itself stays low for N checkpoints
+        sustained = f"at each of the last {spec.recent_steps} checkpoints"
+    else:  # 1.0.0 and 1.1.0: each step between consecutive checkpoints falls too
+        sustained = (
+            f"with each of the last {spec.recent_steps} steps between checkpoints "
+            f"< {spec.fail_slope_below:g}"
+        )
     subtitle = (
         f"status from the slope per {spec.per_ticks} ticks over the last {spec.checkpoints} "
         f"checkpoints: OK >= {spec.ok_slope_min:g}; FAIL < {spec.fail_slope_below:g} "
-        f"with each of the last {spec.recent_steps} steps < {spec.fail_slope_below:g}"
+        f"{sustained}"
     )
 
     data = fanout.select(

@@ -3,17 +3,23 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# `make demo` needs only the toolkit itself; `make test` adds the test and extra packages.
+CORE := $(VENV)/.core
 
-.PHONY: demo test fuzz lint typecheck lab samples notebooks bench clean
+.PHONY: demo view test fuzz lint typecheck lab samples notebooks bench clean
 
-$(STAMP): pyproject.toml
+$(CORE): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(CORE)
+
+$(STAMP): $(CORE) pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $(STAMP)
 
-demo: $(STAMP)
+demo: $(CORE)
 	@echo "== Simulation runs: the fleet, then each sample run"
 	@$(BIN)/toolkit quality --all sample_runs/universes; echo
 	@for run in sample_runs/universes/*/; do $(BIN)/toolkit quality $$run; echo; done
@@ -30,6 +36,13 @@ demo: $(STAMP)
 	@$(BIN)/python sample_runs/iteration_logs/make_repo.py build/tally-repo --force >/dev/null
 	@$(BIN)/toolkit outcome sample_runs/iteration_logs/tally-loop --repo build/tally-repo \
 		--transcripts sample_runs/iteration_logs/transcripts
+	@echo; echo "What next: 'make view' writes every sample run as one offline site" \
+		"(build/site/index.html); 'make lab' opens the notebooks; '. .venv/bin/activate'" \
+		"puts the toolkit command on your PATH for the README's other commands."
+
+view: $(CORE)
+	$(BIN)/toolkit view sample_runs -o build/site
+	@echo "Open build/site/index.html in a browser."
 
 test: $(STAMP) lint typecheck
 	$(BIN)/python -m pytest

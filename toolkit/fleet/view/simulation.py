@@ -26,12 +26,15 @@ def simulation_runs(
     for members in groups.values():
         by_slug = {label(f.path): f for f in members}
         universe = load_runs([f.path for f in members], storage_options=storage_options)
+        # Each run's ticks taken from the fleet once (one pass), never filtered per run:
+        # a filter per run scans every run's ticks, quadratic in the runs of the folder.
+        ticks_of = universe.ticks.partition_by("slug", as_dict=True, maintain_order=True)
+        empty = universe.ticks.clear()
         for card in score_universe(universe, DEFAULT_RUBRIC, None, series=True):
             where = by_slug.get(card.subject)
             if where is None:
                 continue
-            ticks = universe.ticks.filter(universe.ticks["slug"] == card.subject)
-            yield _simulation_run(where, card, ticks)
+            yield _simulation_run(where, card, ticks_of.get((card.subject,), empty))
 
 
 def _tick_item(t: dict[str, Any]) -> SiteItem:

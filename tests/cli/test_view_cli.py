@@ -200,3 +200,77 @@ def test_the_help_fits_80_columns(
     out = capsys.readouterr().out
     assert "--calibration FILE" in out and "--cassette FILE" in out
     assert [line for line in out.splitlines() if len(line) > 80] == []
+
+
+def _site_runs(site: Path) -> dict[str, dict[str, object]]:
+    """Each run record of a written site, by its id (the shards are ``window.__tk.run(id,
+    record)`` calls holding JSON)."""
+    import json
+
+    runs = {}
+    for shard in (site / "data" / "run").glob("*.js"):
+        body = shard.read_text("utf-8")
+        record = json.loads(body[body.index(",") + 1 : body.rindex(")")])
+        runs[record["id"]] = record
+    return runs
+
+
+def test_view_scores_games_with_the_ratings_found_beside_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """game-pass was PENDING_RATING on the site though ratings.csv lies beside it and
+    `toolkit discussion --ratings` passes it (engagement 3.67 of 3 ratings)."""
+    games = tmp_path / "games"
+    games.mkdir()
+    for name in ("game-pass.json", "ratings.csv"):
+        (games / name).write_bytes((SAMPLE_RUNS / "discussions" / name).read_bytes())
+    assert main(["view", str(games), "-o", str(tmp_path / "site")]) == 0
+    err = capsys.readouterr().err
+    assert f"engagement ratings found beside the games: {games / 'ratings.csv'}" in err
+    (record,) = _site_runs(tmp_path / "site").values()
+    assert record["verdict"] == "PASS"
+    # without the file beside it, the same game waits for people, as on the command line
+    (games / "ratings.csv").unlink()
+    assert main(["view", str(games), "-o", str(tmp_path / "site2")]) == 0
+    (record,) = _site_runs(tmp_path / "site2").values()
+    assert record["verdict"] == "PENDING_RATING"
+
+
+def test_view_ratings_option_scores_every_game_with_that_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    games = tmp_path / "games"
+    games.mkdir()
+    (games / "game-pass.json").write_bytes(
+        (SAMPLE_RUNS / "discussions" / "game-pass.json").read_bytes()
+    )
+    low = tmp_path / "low.csv"
+    low.write_text("game_id,rater,score\ngame-pass,ana,1\ngame-pass,ben,2\n", encoding="utf-8")
+    assert main(["view", str(games), "--ratings", str(low), "-o", str(tmp_path / "site")]) == 0
+    (record,) = _site_runs(tmp_path / "site").values()
+    assert record["verdict"] == "FAIL" and "engagement 1.50 below 3.0" in str(record["reason"])
+
+
+def test_view_with_repo_scores_iterations_as_toolkit_outcome_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Iteration 2 of the sample log was excellent 0.8934 on the site and good 0.7531 with
+    a landed over-claim in `toolkit outcome --repo` (the site had no repository)."""
+    repo = tmp_path / "repo"
+    made = subprocess.run(
+        [sys.executable, str(SAMPLE_RUNS / "iteration_logs" / "make_repo.py"), str(repo)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    log = SAMPLE_RUNS / "iteration_logs" / "tally-loop"
+    assert main(["view", str(log), "--repo", str(repo), "-o", str(tmp_path / "site")]) == 0
+    capsys.readouterr()
+    runs = {r["title"]: r for r in _site_runs(tmp_path / "site").values()}
+    second = next(r for t, r in runs.items() if str(t).startswith("Iteration 2"))
+    assert main(["outcome", str(log), "--repo", str(repo), "--format", "json"]) == 0
+    import json
+
+    scored = json.loads(capsys.readouterr().out)
+    expected = next(i for i in scored["iterations"] if i["iteration"] == 2)
+    assert (expected["value"], expected["band"]) == (0.7531, "good")
+    assert second["verdict"] == "good" and "value 0.7531 " in str(second["reason"])

@@ -63,6 +63,23 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="a `toolkit calibrate ... --format json` result: adds its page (agreement, bias, "
         "disagreements linked to their runs); a calibration.json beside the runs is found",
     )
+    evidence = p.add_argument_group(
+        "evidence the commands use",
+        "The same evidence `toolkit outcome` and `toolkit discussion` take, so the\n"
+        "site scores what they score. A ratings file named ratings.csv or\n"
+        "ratings.json (or a ratings store ratings.db) beside game files is found.",
+    )
+    evidence.add_argument(
+        "--repo",
+        metavar="DIR",
+        help="the git repository the iteration logs' commits live in (as toolkit outcome --repo)",
+    )
+    evidence.add_argument(
+        "--ratings",
+        metavar="FILE",
+        help="engagement ratings for the games (as toolkit discussion --ratings): CSV, JSON "
+        "or a ratings store; over any found beside the games",
+    )
     kit = p.add_argument_group(
         "persona chats",
         "A folder holding propositions/ and cassette.json (and personas.yaml,\n"
@@ -102,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
     dest = open_output(args.out, options) if args.out is not None else None
     compare = load_compare(args.compare) if args.compare else None
     given = load_calibration(args.calibration) if args.calibration else None
-    collected = collect(args.paths, options, kit=_kit(args))
+    collected = collect(args.paths, options, kit=_kit(args), repo=args.repo, ratings=args.ratings)
     notes = list(collected.notes)
     calibration = given or collected.calibration
     if given is not None and collected.calibration is not None:

@@ -15,7 +15,7 @@ from toolkit.errors import InputError, InputWarning, ToolkitError
 from toolkit.fleet.families import AGENT_TRANSCRIPT, Found, PersonaKit
 from toolkit.fleet.find import kit_for, session_of, survey
 from toolkit.fleet.view.common import what
-from toolkit.fleet.view.discussion import discussion_runs
+from toolkit.fleet.view.discussion import discussion_runs, ratings_beside
 from toolkit.fleet.view.outcome import outcome_runs
 from toolkit.fleet.view.persona import persona_runs
 from toolkit.fleet.view.results import load_calibration
@@ -23,6 +23,7 @@ from toolkit.fleet.view.simulation import simulation_runs
 from toolkit.fleet.view.staging import is_one_object, kit_paths, staged, staged_kit
 from toolkit.io.source import open_source
 from toolkit.io.staging import shown
+from toolkit.load.ratings import RatingSource, open_rating_source
 from toolkit.views.site import SiteRun
 
 
@@ -41,6 +42,8 @@ def collect(
     sources: Sequence[str | Path],
     storage_options: Mapping[str, Any] | None = None,
     kit: PersonaKit | None = None,
+    repo: str | Path | None = None,
+    ratings: str | Path | None = None,
 ) -> Collected:
     """Find, load and score everything under ``sources`` for the site.
 
@@ -50,6 +53,11 @@ def collect(
         kit: the persona kit for chats that have none of their own (a folder holding
             ``propositions/`` and ``cassette.json`` is the kit of the chats under it).
             Chats are judged only by recorded judges: ``toolkit view`` makes no live call.
+        repo: the git repository of the iteration logs' commits (as ``toolkit outcome
+            --repo``); without it their git facts are missing, as on the command line.
+        ratings: engagement ratings for every game (as ``toolkit discussion
+            --ratings``); without it, a ratings file beside a game file
+            (:data:`~toolkit.fleet.view.discussion.RATINGS_BESIDE`) scores its games.
 
     Returns:
         The runs (simulation runs first, then iteration logs, games and chats, each in
@@ -58,8 +66,36 @@ def collect(
     Raises:
         InputError: a source does not exist, or nothing at all was found in them.
     """
+    evidence = _Evidence(repo, open_rating_source(ratings) if ratings is not None else None)
     with tempfile.TemporaryDirectory(prefix="toolkit-view-") as tmp:
-        return _collect(sources, storage_options, kit, Path(tmp))
+        return _collect(sources, storage_options, kit, Path(tmp), evidence)
+
+
+@dataclass
+class _Evidence:
+    """What the commands are given beside the runs: the repository of the iteration logs
+    and the games' ratings (given, or found beside each game file and opened once)."""
+
+    repo: str | Path | None = None
+    ratings: RatingSource | None = None
+    found: dict[str, RatingSource | None] = field(default_factory=dict)
+
+    def ratings_for(self, game_file: str, notes: list[str]) -> RatingSource | None:
+        """The ratings that score the games of ``game_file``; a file found beside it is
+        named in the notes once."""
+        if self.ratings is not None:
+            return self.ratings
+        path = ratings_beside(game_file)
+        if path is None:
+            return None
+        if path not in self.found:
+            try:
+                self.found[path] = open_rating_source(path)
+                notes.append(f"engagement ratings found beside the games: {path}")
+            except ToolkitError as err:
+                self.found[path] = None
+                notes.append(f"ratings beside the games not read: {err}")
+        return self.found[path]
 
 
 def _collect(
@@ -67,13 +103,14 @@ def _collect(
     storage_options: Mapping[str, Any] | None,
     kit: PersonaKit | None,
     tmp: Path,
+    evidence: _Evidence,
 ) -> Collected:
     """:func:`collect`, with games, chats and persona kits of object storage copied into
     ``tmp`` to be loaded (the site and the notes name their URLs)."""
     found, kits, copies, notes = _find(sources, storage_options, tmp)
     if kit is not None and any(open_source(p).disk is None for p in kit_paths(kit)):
         kit = staged_kit(kit, storage_options, tmp / "kit", copies)
-    scoring = _Scoring(storage_options, kits, kit, notes)
+    scoring = _Scoring(storage_options, kits, kit, notes, evidence)
     scoring.score(found)
     runs, notes = scoring.runs, scoring.notes
     if copies:
@@ -123,6 +160,7 @@ class _Scoring:
     kits: Mapping[str, PersonaKit]
     kit: PersonaKit | None
     notes: list[str]
+    evidence: _Evidence = field(default_factory=_Evidence)
     runs: list[SiteRun] = field(default_factory=list)
     calibration: tuple[dict[str, Any], str] | None = None
     judged: dict[str, Any] = field(default_factory=dict)
@@ -162,9 +200,9 @@ class _Scoring:
         scored together or not at all)."""
         if f.family == "outcome":
             self.runs.extend(outcome_runs(f, self.storage_options, self.agent_logs,
-                                          self.attached))  # fmt: skip
+                                          self.attached, self.evidence.repo))  # fmt: skip
         elif f.family == "discussion":
-            self.runs.extend(discussion_runs(f))
+            self.runs.extend(discussion_runs(f, self.evidence.ratings_for(f.path, self.notes)))
         elif f.family == "persona":
             chats, why = persona_runs(f, kit_for(f.path, self.kits) or self.kit, self.judged)
             self.runs.extend(chats)

@@ -3,6 +3,7 @@ items), each metric's rows taken from the evidence frames the discussion rubric 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -11,16 +12,33 @@ from toolkit.errors import InputError
 from toolkit.fleet.families import Found
 from toolkit.fleet.view.common import iso, size_of, text
 from toolkit.load.discussion import load_discussions
+from toolkit.load.ratings import RatingSource
+from toolkit.ratings.store import is_rating_store
 from toolkit.rubrics.discussion import score_discussion
 from toolkit.views.site import EvidenceRow, SiteItem, SiteRun
 
+#: The names a ratings file beside game files is found by, the ratings store first.
+RATINGS_BESIDE = ("ratings.db", "ratings.csv", "ratings.json")
 
-def discussion_runs(f: Found) -> list[SiteRun]:
-    """The games of one file, each a site run."""
+
+def ratings_beside(path: str) -> str | None:
+    """The ratings file in the folder of the game file ``path`` (a local one), if any:
+    the ratings store ``toolkit rate`` keeps there, else ``ratings.csv`` or ``.json``."""
+    folder = Path(path).parent
+    for name in RATINGS_BESIDE:
+        candidate = folder / name
+        if candidate.is_file() and (name != "ratings.db" or is_rating_store(candidate)):
+            return str(candidate)
+    return None
+
+
+def discussion_runs(f: Found, ratings: RatingSource | None = None) -> list[SiteRun]:
+    """The games of one file, each a site run, scored with the engagement ``ratings``
+    (as ``toolkit discussion --ratings``) when given."""
     discussion = load_discussions([f.path])
     if not discussion.game_ids:
         raise InputError(f.path, "no game in it")
-    report = score_discussion(discussion)
+    report = score_discussion(discussion, ratings=ratings)
     ev = report.evidence
     games = {r["game_id"]: r for r in discussion.games.iter_rows(named=True)}
     runs = []

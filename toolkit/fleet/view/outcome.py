@@ -24,16 +24,19 @@ def outcome_runs(
     storage_options: Mapping[str, Any] | None,
     agent_logs: Mapping[str, str] | None = None,
     attached: set[str] | None = None,
+    repo: str | Path | None = None,
 ) -> list[SiteRun]:
     """The iterations of one log, each a site run sharing the log's timeline; an
     iteration whose ``agent.session_id`` names one of ``agent_logs`` (session id -> path of
     the agent's transcript found beside the runs) shows that path, which is added to
     ``attached``, and the log is scored with the folders of those transcripts (as
-    ``toolkit outcome LOG --transcripts FOLDER``)."""
+    ``toolkit outcome LOG --transcripts FOLDER``), and with ``repo`` as ``--repo``."""
     log = load_iteration_log(f.path, storage_options=storage_options)
     if log.iterations.is_empty():
         raise InputError(f.path, "no iteration could be loaded")
-    gathered = collect_outcome_evidence(log, transcripts=_transcript_folders(log, agent_logs))
+    gathered = collect_outcome_evidence(
+        log, repo=repo, transcripts=_transcript_folders(log, agent_logs)
+    )
     result = score_outcome(log, gathered, load_outcome_rubric(None))
     cards = result.scorecards()
     status = {

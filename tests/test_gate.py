@@ -178,3 +178,75 @@ def test_markdown_without_a_gate_has_no_gate_column() -> None:
 def test_compat_verdict_follows_its_own_dimensions(statuses: dict[str, str], verdict: str) -> None:
     ours = card("r", statuses, verdict="HEALTHY", meta={"informational": ["novel"]})
     assert token_world_dict(ours)["verdict"] == verdict
+
+
+# --- summary mode: within the host's limits -------------------------------------------------
+
+
+def _fleet(n: int) -> list[Scorecard]:
+    """``n`` healthy runs with every tenth one failed and every seventh degraded."""
+    cards = []
+    for i in range(n):
+        verdict = "FAILED" if i % 10 == 3 else "DEGRADED" if i % 7 == 5 else "HEALTHY"
+        cards.append(card(f"run-{i:04d}", {"x": "OK", "y": "WARN", "z": "FAIL"}, verdict=verdict))
+    return cards
+
+
+def test_markdown_fits_a_comment_and_shows_the_worst_in_full() -> None:
+    """1,000 runs took ~1.1 KB each: past GitHub's 65,536-character comment at ~60 runs."""
+    cards = _fleet(1000)
+    failed = [c.subject for c in cards if c.verdict == "FAILED"]  # 100 of them
+    text = render_markdown(cards, command="toolkit quality")
+    assert len(text.encode("utf-8")) <= 65_536
+    assert "Summary mode" in text
+    # the count by verdict covers every run: i % 10 == 3 fails (100); i % 7 == 5 degrades
+    # (143) unless it fails (i % 70 == 33: 14), so 129; the other 771 are healthy
+    assert "| **HEALTHY** | 771 |" in text and "| **FAILED** | 100 |" in text
+    assert "| **DEGRADED** | 129 |" in text
+    # the worst first: every failed run, in the command's order, then degraded ones
+    shown = [line.split(" | ")[0][2:] for line in text.splitlines() if line.startswith("| run-")]
+    degraded = [c.subject for c in cards if c.verdict == "DEGRADED"]
+    assert len(shown) > 100 and shown[:100] == failed
+    assert shown[100:] == degraded[: len(shown) - 100]
+    # every run shown has its details block; the rest are counted, never cut mid-table
+    assert text.count("<details>") == text.count("</details>") == len(shown)
+    assert f"_{1000 - len(shown)} more subject(s) not shown" in text
+    assert not text.rstrip().endswith("|")
+
+
+def test_markdown_gate_failures_come_first_in_summary_mode() -> None:
+    cards = _fleet(200)
+    failing = {c.subject: [] for c in cards}
+    failing["run-0000"] = [Check("run-0000", "z", "Z", "FAIL", "fail")]  # a HEALTHY run
+    text = render_markdown(cards, command="toolkit quality", mode="strict", failing=failing,
+                           limit=8_000)  # fmt: skip
+    first = next(line for line in text.splitlines() if line.startswith("| run-"))
+    assert first.startswith("| run-0000 | **HEALTHY** | **fail** |")
+    assert len(text.encode("utf-8")) <= 8_000
+
+
+def test_markdown_within_the_limit_is_the_whole_report() -> None:
+    cards = _fleet(5)
+    text = render_markdown(cards, command="toolkit quality")
+    assert "Summary mode" not in text and text.count("<details>") == 5
+    assert render_markdown(cards, command="toolkit quality", limit=None) == text
+
+
+def test_step_summary_counts_what_the_step_already_wrote(
+    tmp_path: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The step summary's 1 MiB holds every command of the step: a summary already near
+    the limit leaves this command only the room that is left."""
+    import argparse
+    from pathlib import Path
+
+    from toolkit.cli import _gate
+
+    summary = Path(str(tmp_path)) / "summary.md"
+    summary.write_text("x" * (1_048_576 - 20_000), encoding="utf-8")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    cards = _fleet(300)
+    checks = [c for k in cards for c in checks_of(k)]
+    _gate.finish(argparse.Namespace(gate=None, junit=None), "quality", cards, checks)
+    assert summary.stat().st_size <= 1_048_576
+    assert "Summary mode" in summary.read_text("utf-8")

@@ -254,11 +254,17 @@ def _append_summary(
         InputError: the file cannot be appended to.
     """
     # the Markdown view (polars: 0.17 s of CPU): `toolkit --help` imports this module
-    from toolkit.views.markdown import render_markdown
+    from toolkit.views.markdown import STEP_SUMMARY_LIMIT, render_markdown
 
+    try:  # the step's summary so far counts against the host's limit
+        used = os.path.getsize(summary)
+    except OSError:
+        used = 0
+    room = max(STEP_SUMMARY_LIMIT - used - len(details.encode("utf-8")) - 2, 0)
     text = render_markdown(
-        cards, command=f"toolkit {command}", mode=shown, failing=failing, notes=notes
-    )
+        cards, command=f"toolkit {command}", mode=shown, failing=failing, notes=notes,
+        limit=room,
+    )  # fmt: skip
     if details:
         text += "\n" + details.rstrip("\n") + "\n"
     try:  # one write in append mode: two steps appending cannot interleave lines

@@ -181,7 +181,8 @@ def test_missing_arms_and_folders_exit_2(
     empty = tmp_path / "empty"
     empty.mkdir()
     code, _, err = run_cli([str(empty), str(A)], capsys)
-    assert code == 2 and "give --family" in err
+    assert code == 2 and f"{empty}: no simulation run, iteration log, game or chat found" in err
+    assert "--family='auto'" not in err  # no internal option value named
 
 
 def test_a_bad_universe_yaml_is_a_note_and_the_run_pairs_by_slug(tmp_path: Path) -> None:

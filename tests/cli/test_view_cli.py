@@ -274,3 +274,24 @@ def test_view_with_repo_scores_iterations_as_toolkit_outcome_does(
     expected = next(i for i in scored["iterations"] if i["iteration"] == 2)
     assert (expected["value"], expected["band"]) == (0.7531, "good")
     assert second["verdict"] == "good" and "value 0.7531 " in str(second["reason"])
+
+
+def test_json_files_of_another_kind_are_one_note_and_a_broken_game_its_own(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`toolkit view sample_runs` opened with a note per experiment or planted-truth JSON
+    file; those are one line now, and a game file that is broken keeps its own."""
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    (folder / "game-pass.json").write_bytes(
+        (SAMPLE_RUNS / "discussions" / "game-pass.json").read_bytes()
+    )
+    (folder / "results.json").write_text('{"experiments": {}}', encoding="utf-8")
+    (folder / "planted.json").write_text('{"bias": 0.5}', encoding="utf-8")
+    (folder / "broken.json").write_text('{"gameId": "g", "messages": 7}', encoding="utf-8")
+    assert main(["view", str(folder), "-o", str(tmp_path / "site")]) == 0
+    notes = [line for line in capsys.readouterr().err.splitlines() if "note:" in line]
+    grouped = [n for n in notes if "JSON file(s) of another kind" in n]
+    assert len(grouped) == 1 and "2 JSON file(s)" in grouped[0]
+    assert str(folder / "results.json") in grouped[0] and str(folder / "planted.json") in grouped[0]
+    assert any(str(folder / "broken.json") in n and "left out as not" in n for n in notes)

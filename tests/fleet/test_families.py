@@ -75,7 +75,7 @@ def test_hidden_files_and_written_folders_are_never_runs(tmp_path: Path) -> None
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text("{}", encoding="utf-8")
     assert discover(tmp_path) == []
-    with pytest.raises(InputError, match="cannot tell which runs these are"):
+    with pytest.raises(InputError, match="no simulation run, iteration log, game or chat found"):
         detect_family(tmp_path)
 
 
@@ -183,7 +183,7 @@ def test_agent_transcripts_and_correction_logs_are_no_chats(tmp_path: Path) -> N
     }  # fmt: skip
     assert [p.name for p in chat_files(tmp_path)] == ["chat.jsonl", "incorrect.jsonl"]
     # compare never takes a folder of agent transcripts for runs of a family.
-    with pytest.raises(InputError, match="give --family"):
+    with pytest.raises(InputError, match=r"no simulation run, .* found in it .*give --family"):
         detect_family(tmp_path / "transcripts")
 
 

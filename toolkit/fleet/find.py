@@ -205,7 +205,9 @@ def detect_family(
     if src.disk is not None:
         shown = src.disk
     raise InputError(
-        shown, "cannot tell which runs these are: give --family", field="--family", value="auto"
+        shown,
+        "no simulation run, iteration log, game or chat found in it (a folder of them "
+        "named otherwise: give --family)",
     )
 
 

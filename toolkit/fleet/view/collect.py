@@ -166,6 +166,7 @@ class _Scoring:
     judged: dict[str, Any] = field(default_factory=dict)
     attached: set[str] = field(default_factory=set)
     agent_logs: dict[str, str] = field(default_factory=dict)
+    other_json: list[str] = field(default_factory=list)
 
     def score(self, found: Sequence[Found]) -> None:
         """Every find, simulation runs first; what was read leniently and the agent
@@ -183,8 +184,18 @@ class _Scoring:
             for f in found:
                 try:
                     self._one(f)
+                except InputError as err:
+                    if f.family == "discussion" and err.field == "(top level)":
+                        self.other_json.append(f.path)  # a JSON file of another kind
+                    else:
+                        self.notes.append(f"left out as not {what(f.family)}: {err}")
                 except ToolkitError as err:
                     self.notes.append(f"left out as not {what(f.family)}: {err}")
+        if self.other_json:
+            self.notes.append(
+                f"{len(self.other_json)} JSON file(s) of another kind left out (not a game, "
+                f"chat, log or calibration result): {', '.join(self.other_json)}"
+            )
         for w in caught:
             if issubclass(w.category, InputWarning):
                 self.notes.append(f"read leniently: {w.message}")
@@ -195,6 +206,9 @@ class _Scoring:
                 f"session (agent.session_id): {', '.join(loose)}"
             )
 
+    def _ratings_for(self, game_file: str) -> RatingSource | None:
+        return self.evidence.ratings_for(game_file, self.notes)
+
     def _one(self, f: Found) -> None:
         """One iteration log, game file, chat or calibration result (the other finds are
         scored together or not at all)."""
@@ -202,7 +216,7 @@ class _Scoring:
             self.runs.extend(outcome_runs(f, self.storage_options, self.agent_logs,
                                           self.attached, self.evidence.repo))  # fmt: skip
         elif f.family == "discussion":
-            self.runs.extend(discussion_runs(f, self.evidence.ratings_for(f.path, self.notes)))
+            self.runs.extend(discussion_runs(f, self._ratings_for))
         elif f.family == "persona":
             chats, why = persona_runs(f, kit_for(f.path, self.kits) or self.kit, self.judged)
             self.runs.extend(chats)

@@ -3,6 +3,7 @@ items), each metric's rows taken from the evidence frames the discussion rubric 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,12 +33,16 @@ def ratings_beside(path: str) -> str | None:
     return None
 
 
-def discussion_runs(f: Found, ratings: RatingSource | None = None) -> list[SiteRun]:
-    """The games of one file, each a site run, scored with the engagement ``ratings``
-    (as ``toolkit discussion --ratings``) when given."""
+def discussion_runs(
+    f: Found, ratings_for: Callable[[str], RatingSource | None] | None = None
+) -> list[SiteRun]:
+    """The games of one file, each a site run, scored with the engagement ratings
+    ``ratings_for(path)`` gives (as ``toolkit discussion --ratings``), asked once the file
+    holds games."""
     discussion = load_discussions([f.path])
     if not discussion.game_ids:
         raise InputError(f.path, "no game in it")
+    ratings = ratings_for(f.path) if ratings_for is not None else None
     report = score_discussion(discussion, ratings=ratings)
     ev = report.evidence
     games = {r["game_id"]: r for r in discussion.games.iter_rows(named=True)}

@@ -56,6 +56,9 @@ _LAZY: dict[str, str] = {
     "load_baselines": "toolkit.load.persona",
     "load_chat": "toolkit.load.persona",
     "load_correction_log": "toolkit.load.persona",
+    "correction_log_from_rows": "toolkit.load.persona",
+    "load_intervention_log": "toolkit.load.persona",
+    "intervention_log_from_rows": "toolkit.load.persona",
     "load_personas": "toolkit.load.persona",
     "load_propositions": "toolkit.load.persona",
     "render_claim": "toolkit.load.persona",
@@ -117,6 +120,8 @@ _LAZY: dict[str, str] = {
     "baselines_from": "toolkit.rubrics.persona",
     "compare_baselines": "toolkit.rubrics.persona",
     "correction_report": "toolkit.rubrics.persona",
+    "intervention_report": "toolkit.rubrics.persona",
+    "office_harness_report": "toolkit.rubrics.persona",
     "load_persona_rubric": "toolkit.rubrics.persona",
     "persona_scores_frame": "toolkit.rubrics.persona",
     "register_precondition": "toolkit.rubrics.persona",
@@ -238,10 +243,13 @@ if TYPE_CHECKING:
     from toolkit.load.persona import Baseline as Baseline
     from toolkit.load.persona import ChatRun as ChatRun
     from toolkit.load.persona import PropositionSet as PropositionSet
+    from toolkit.load.persona import correction_log_from_rows as correction_log_from_rows
+    from toolkit.load.persona import intervention_log_from_rows as intervention_log_from_rows
     from toolkit.load.persona import load_baseline as load_baseline
     from toolkit.load.persona import load_baselines as load_baselines
     from toolkit.load.persona import load_chat as load_chat
     from toolkit.load.persona import load_correction_log as load_correction_log
+    from toolkit.load.persona import load_intervention_log as load_intervention_log
     from toolkit.load.persona import load_personas as load_personas
     from toolkit.load.persona import load_propositions as load_propositions
     from toolkit.load.persona import render_claim as render_claim
@@ -308,7 +316,9 @@ if TYPE_CHECKING:
     from toolkit.rubrics.persona import baselines_from as baselines_from
     from toolkit.rubrics.persona import compare_baselines as compare_baselines
     from toolkit.rubrics.persona import correction_report as correction_report
+    from toolkit.rubrics.persona import intervention_report as intervention_report
     from toolkit.rubrics.persona import load_persona_rubric as load_persona_rubric
+    from toolkit.rubrics.persona import office_harness_report as office_harness_report
     from toolkit.rubrics.persona import persona_scores_frame as persona_scores_frame
     from toolkit.rubrics.persona import register_precondition as register_precondition
     from toolkit.rubrics.persona import score_persona as score_persona

@@ -102,6 +102,7 @@ _LAZY: dict[str, str] = {
     "ExperimentRubric": "toolkit.rubrics.experiment",
     "compare_to_reference": "toolkit.rubrics.experiment",
     "compare_to_reported": "toolkit.rubrics.experiment",
+    "office_reproduction": "toolkit.rubrics.experiment",
     "experiment_scorecards": "toolkit.rubrics.experiment",
     "experiment_stats": "toolkit.rubrics.experiment",
     "anova_stats": "toolkit.rubrics.experiment",
@@ -304,6 +305,7 @@ if TYPE_CHECKING:
     from toolkit.rubrics.experiment import experiment_stats as experiment_stats
     from toolkit.rubrics.experiment import group_intervals as group_intervals
     from toolkit.rubrics.experiment import load_experiment_rubric as load_experiment_rubric
+    from toolkit.rubrics.experiment import office_reproduction as office_reproduction
     from toolkit.rubrics.outcome import OutcomeResult as OutcomeResult
     from toolkit.rubrics.outcome import OutcomeRubric as OutcomeRubric
     from toolkit.rubrics.outcome import default_outcome_rubric as default_outcome_rubric

@@ -119,6 +119,11 @@ def test_update_baseline_writes_the_folder(
         (["--window", "seven"], "--window"),
         (["--dimensions", "charm"], "--dimensions"),
         (["--update-baseline"], "--update-baseline"),
+        (["--update-baseline", "--baseline", "nowhere"], "no such folder"),
+        (["--baseline", "nowhere"], "no such baseline file or folder"),
+        (["--junit", "out.xml"], "--junit"),
+        (["--gate", "strict"], "--gate"),
+        (["--write-baseline", "here"], "--write-baseline"),
     ],
 )
 def test_bad_flags_exit_2_naming_them(

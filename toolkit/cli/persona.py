@@ -228,15 +228,14 @@ def _run_office(args: argparse.Namespace) -> int:
     )  # fmt: skip
     from toolkit.views.office import office_json, office_pr_comment, office_summary
 
+    _refuse_under_compat(args)
     dims = office_dimensions(args.dimensions) if args.dimensions else None
     window = parse_office_window(args.window or OFFICE_WINDOW)
     base_dir = args.baseline
     if base_dir is None and OFFICE_BASELINES.is_dir():
         base_dir = OFFICE_BASELINES
         print(f"baselines: {OFFICE_BASELINES} (the harness's folder)", file=sys.stderr)
-    if args.update_baseline and base_dir is None:
-        raise InputError(None, "names no folder to write: give --baseline DIR",
-                         field="--update-baseline", value=True)  # fmt: skip
+    update_folder = _update_folder(args.update_baseline, base_dir)
     rubric = load_persona_rubric(args.rubric) if args.rubric else DEFAULT_PERSONA_RUBRIC
     chat, note = within_window(load_chat(args.run, personas=args.personas), window)
     if note:
@@ -247,7 +246,7 @@ def _run_office(args: argparse.Namespace) -> int:
             tuple(f for f in propositions.files if f.spec.dimension in dims), propositions.warnings
         )
     baselines = None
-    if base_dir is not None and not args.update_baseline and Path(base_dir).exists():
+    if base_dir is not None and not args.update_baseline:
         baselines = load_baselines(base_dir)
     result = score_persona(
         chat, propositions, judge_of(args), rubric=rubric, double_check=args.double_check,
@@ -270,8 +269,46 @@ def _run_office(args: argparse.Namespace) -> int:
     elif not args.output:
         print(text)
     print(office_summary(report.document, report.absent + result.warnings), file=sys.stderr)
-    if args.update_baseline and base_dir is not None:
-        written = write_baselines(office_baselines(report), local_target(
-            str(base_dir), "--baseline", "baseline files"))  # fmt: skip
-        print(f"wrote {len(written)} baseline(s) to {base_dir}", file=sys.stderr)
+    if update_folder is not None:
+        written = write_baselines(office_baselines(report), update_folder)
+        print(f"wrote {len(written)} baseline(s) to {update_folder}", file=sys.stderr)
     return EXIT_REGRESSION if report.failed else EXIT_OK
+
+
+def _update_folder(update: bool, base_dir: str | Path | None) -> Path | None:
+    """The folder ``--update-baseline`` rewrites (None without the flag), checked before
+    any judge call.
+
+    Raises:
+        InputError: no ``--baseline`` folder, a URL, or no such folder.
+    """
+    if not update:
+        return None
+    if base_dir is None:
+        raise InputError(None, "names no folder to write: give --baseline DIR",
+                         field="--update-baseline", value=True)  # fmt: skip
+    folder = local_target(str(base_dir), "--baseline", "baseline files")
+    if not folder.is_dir():
+        raise InputError(folder, "no such folder to write the baselines in", field="--baseline")
+    return folder
+
+
+def _refuse_under_compat(args: argparse.Namespace) -> None:
+    """Refuse the options the harness's own rules stand in for.
+
+    Raises:
+        InputError: ``--junit``, ``--write-baseline`` or a ``--gate`` mode given.
+    """
+    for flag, value in (
+        ("--junit", args.junit),
+        ("--write-baseline", args.write_baseline),
+        ("--gate", None if args.gate == DEFAULT_GATE else args.gate),
+    ):
+        if value:  # the harness's exit rule and baseline folder stand in for these
+            raise InputError(
+                None,
+                "not with --compat the-office (exit 1 when an agent fails; "
+                "--update-baseline rewrites --baseline)",
+                field=flag,
+                value=value,
+            )

@@ -240,3 +240,38 @@ def test_intervention_rows_and_inconsistency() -> None:
 def test_intervention_bad_type_names_the_field() -> None:
     with pytest.raises(InputError, match="intervention_type"):
         tk.intervention_log_from_rows([{"agent_id": "a", "intervention_type": "x", "fired": 1}])
+
+
+def test_csv_exports_as_psql_writes_them(tmp_path: Path) -> None:
+    # \copy correction_logs TO ... CSV HEADER: jsonb as JSON text, null as an empty cell,
+    # timestamptz with a two-digit offset
+    corrections = tmp_path / "correction_logs.csv"
+    corrections.write_text(
+        "id,agent_id,run_id,channel_id,original_text,final_text,stage,attempt_number,outcome,"
+        "dimension_scores,similarity_score,total_score,token_usage,duration_ms,created_at\n"
+        'a1,lenny,,general,"v1, first","v1, first",original,1,regeneration_requested,'
+        '"[{""dimension"": ""fluency"", ""score"": 4, ""passed"": false}]",0.3,4,'
+        '"{""input_tokens"": 9, ""output_tokens"": 1}",,2026-11-09 18:41:02.118+00\n'
+        "a2,lenny,,general,v2,v2,regeneration,2,regeneration_success,"
+        '"[{""dimension"": ""fluency"", ""score"": 8, ""passed"": true}]",,8,,,'
+        "2026-11-09 18:41:09.5+00\n",
+        "utf-8",
+    )
+    log = tk.load_correction_log(corrections)
+    assert actions(log) == [[1, 2]]
+    first = log.filter(pl.col("line") == 2).row(0, named=True)
+    assert first["original_text"] == "v1, first" and first["passed"] is False
+    assert first["created_at"] == datetime(2026, 11, 9, 18, 41, 2, 118000, tzinfo=UTC)
+    assert first["input_tokens"] == 9 and first["run_id"] is None
+    interventions = tmp_path / "intervention_logs.csv"
+    interventions.write_text(
+        "id,agent_id,channel_id,intervention_type,textual_precondition,"
+        "textual_precondition_result,functional_precondition_result,"
+        "propositional_precondition_result,fired,nudge_text,token_usage,created_at\n"
+        "i1,otis,general,variety,,,t,,t,Say something new.,,2026-11-09 18:50:00+00\n"
+        "i2,mags,general,variety,,,f,,f,,,2026-11-09 18:50:01+00\n",
+        "utf-8",
+    )
+    report = tk.intervention_report(tk.load_intervention_log(interventions))
+    assert report.by_type.rows() == [("variety", 2, 1, 0.5)]
+    assert report.inconsistent.height == 0

@@ -26,6 +26,7 @@ JSON text in ``extra``.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -37,6 +38,7 @@ from pydantic import AliasChoices, Field, ValidationError, field_validator
 
 from toolkit.errors import InputError
 from toolkit.frames import CORRECTION_LOG_SCHEMA, CorrectionOutcome
+from toolkit.io import edge
 from toolkit.load._common import parse_json_lines, parse_json_text
 from toolkit.load._fields import MAX_INT64
 from toolkit.load.persona._parse import Lenient, first_error, read_text, utc
@@ -59,6 +61,17 @@ def json_or_value(value: Any) -> Any:
     """A jsonb column handed over as text (a driver without JSON decoding), parsed."""
     if isinstance(value, str) and value.strip()[:1] in ("{", "["):
         return json.loads(value)
+    return value
+
+
+_PG_OFFSET = re.compile(r"[+-]\d\d$")
+
+
+def pg_time(value: Any) -> Any:
+    """A timestamptz as psql writes it in CSV (``2026-11-09 18:41:02.118+00``): the
+    offset's minutes added so it parses as ISO 8601."""
+    if isinstance(value, str) and _PG_OFFSET.search(value.strip()):
+        return value.strip() + ":00"
     return value
 
 
@@ -126,6 +139,7 @@ class _CorrectionRow(Lenient):
     _jsonb = field_validator("dimension_scores", "token_usage", mode="before")(
         classmethod(lambda cls, v: json_or_value(v))
     )
+    _time = field_validator("created_at", mode="before")(classmethod(lambda cls, v: pg_time(v)))
 
     @field_validator("scores")
     @classmethod
@@ -270,7 +284,8 @@ def _frame(source: Path, numbered: list[tuple[int, Any]]) -> pl.DataFrame:
 
 def load_correction_log(path: str | Path) -> pl.DataFrame:
     """Read an action-gate correction log: JSON Lines (one attempt per line), a JSON
-    array of rows, or ``{"correction_logs": [...]}`` (a table export).
+    array of rows, ``{"correction_logs": [...]}`` (a table export), or a CSV export of
+    the table (``\\copy correction_logs TO ... CSV HEADER``; jsonb cells as JSON text).
 
     Outcome is passed | corrected | passed_after_retry | forced_through |
     timeout_pass_through | regeneration_requested | regeneration_success |
@@ -286,16 +301,29 @@ def load_correction_log(path: str | Path) -> pl.DataFrame:
         names), line. An attempt without scores gives one row with a null dimension.
     """
     source = Path(path)
+    return _frame(source, numbered_rows(source, "correction_logs"))
+
+
+def numbered_rows(source: Path, table: str) -> list[tuple[int, Any]]:
+    """``(line, row)`` of a log file: CSV (line 2 is the first row), JSON Lines, a JSON
+    array or ``{<table>: [...]}``.
+
+    Raises:
+        InputError: unreadable, or a JSON document that holds no list of rows.
+    """
+    if source.suffix.lower() == ".csv":
+        frame = edge.read_frame(edge.read_bytes(source), source, "csv")
+        return list(enumerate(frame.to_dicts(), start=2))
     text = read_text(source)
     head = text.lstrip()[:1]
     if head == "[" or (head == "{" and one_document(text)):
         data = parse_json_text(source, text)
-        items = data.get("correction_logs") if isinstance(data, dict) else data
+        items = data.get(table) if isinstance(data, dict) else data
         if not isinstance(items, list):
-            raise InputError(source, "expected a list of rows", field="correction_logs",
+            raise InputError(source, "expected a list of rows", field=table,
                              value=type(items).__name__)  # fmt: skip
-        return _frame(source, list(enumerate(items, start=1)))
-    return _frame(source, parse_json_lines(source, text))
+        return list(enumerate(items, start=1))
+    return parse_json_lines(source, text)
 
 
 def one_document(text: str) -> bool:

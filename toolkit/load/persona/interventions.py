@@ -23,9 +23,14 @@ from pydantic import AliasChoices, Field, ValidationError, field_validator
 
 from toolkit.errors import InputError
 from toolkit.frames import INTERVENTION_LOG_SCHEMA
-from toolkit.load._common import parse_json_lines, parse_json_text
-from toolkit.load.persona._parse import Lenient, first_error, read_text, utc
-from toolkit.load.persona.corrections import as_text, json_or_value, one_document, token_count
+from toolkit.load.persona._parse import Lenient, first_error, utc
+from toolkit.load.persona.corrections import (
+    as_text,
+    json_or_value,
+    numbered_rows,
+    pg_time,
+    token_count,
+)
 
 
 def _alias(snake: str, camel: str) -> Any:
@@ -60,6 +65,7 @@ class _InterventionRow(Lenient):
     _jsonb = field_validator("token_usage", mode="before")(
         classmethod(lambda cls, v: json_or_value(v))
     )
+    _time = field_validator("created_at", mode="before")(classmethod(lambda cls, v: pg_time(v)))
 
 
 _KNOWN = frozenset(_InterventionRow.model_fields) | frozenset(
@@ -119,8 +125,8 @@ def intervention_log_from_rows(
 
 
 def load_intervention_log(path: str | Path) -> pl.DataFrame:
-    """Read an intervention log: JSON Lines, a JSON array of rows, or
-    ``{"intervention_logs": [...]}``.
+    """Read an intervention log: JSON Lines, a JSON array of rows,
+    ``{"intervention_logs": [...]}``, or a CSV export of the table.
 
     Returns:
         :data:`toolkit.frames.INTERVENTION_LOG_SCHEMA`, one row per evaluation: id,
@@ -134,13 +140,4 @@ def load_intervention_log(path: str | Path) -> pl.DataFrame:
         InputError: naming the file, the line, the field and the value.
     """
     source = Path(path)
-    text = read_text(source)
-    head = text.lstrip()[:1]
-    if head == "[" or (head == "{" and one_document(text)):
-        data = parse_json_text(source, text)
-        items = data.get("intervention_logs") if isinstance(data, dict) else data
-        if not isinstance(items, list):
-            raise InputError(source, "expected a list of rows", field="intervention_logs",
-                             value=type(items).__name__)  # fmt: skip
-        return _frame(source, list(enumerate(items, start=1)))
-    return _frame(source, parse_json_lines(source, text))
+    return _frame(source, numbered_rows(source, "intervention_logs"))

@@ -319,3 +319,11 @@ def test_window_ends_at_the_latest_message(tmp_path: Path) -> None:
     untimed = _write_run(tmp_path, [{k: v for k, v in m.items() if k != "time"} for m in MESSAGES])
     same, why = within_window(untimed, timedelta(hours=1))
     assert same.messages.height == 2 and why is not None and "no message has a time" in why
+
+
+def test_the_report_shows_itself(tmp_path: Path) -> None:
+    report = _report(tmp_path)
+    assert repr(report).splitlines()[0] == (
+        "OfficeReport: 0/2 agents passed (the-office harness report, 2026-11-27T09:30:05.123Z)"
+    )
+    assert "data-summary='OfficeReport'" in report._repr_html_()

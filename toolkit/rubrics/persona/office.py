@@ -35,6 +35,7 @@ from toolkit.errors import InputError
 from toolkit.load.persona import Baseline, ChatRun
 from toolkit.rubrics.persona.result import PersonaResult
 from toolkit.rubrics.persona.spec import ENVIRONMENT
+from toolkit.summary import Shows, Summary
 
 #: The harness's dimensions, in its order (``--dimensions`` accepts only these).
 OFFICE_DIMENSIONS = ("adherence", "consistency", "fluency", "convergence", "ideas_quantity")
@@ -48,8 +49,8 @@ OFFICE_WINDOW = "7d"
 _WINDOW = re.compile(r"^(\d+)([dhw])$")
 
 
-@dataclass(frozen=True)
-class OfficeReport:
+@dataclass(frozen=True, repr=False)
+class OfficeReport(Shows):
     """The harness's document and what the toolkit could not put in it.
 
     Attributes:
@@ -61,6 +62,18 @@ class OfficeReport:
 
     document: dict[str, Any]
     absent: tuple[str, ...] = field(default=())
+
+    def _summary(self) -> Summary:
+        summary = self.document["summary"]
+        return Summary(
+            "OfficeReport",
+            f"{summary['passed']}/{summary['total']} agents passed "
+            f"(the-office harness report, {self.document['timestamp']})",
+            tuple((f"{a}:", "PASS" if r["pass"] else "FAIL")
+                  for a, r in self.document["agents"].items()),
+            notes=self.absent,
+            notes_title="left out",
+        )  # fmt: skip
 
     @property
     def failed(self) -> int:

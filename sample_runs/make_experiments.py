@@ -25,6 +25,12 @@ Three files, written for this project:
   ``ideas_qty`` is skewed (most agents offer none or one idea, a few many), so its
   Shapiro-Wilk check fails; ``Fluency`` of ``Gate+Variety`` is spread wider than the
   control's. No stored test results (the file was saved before TinyTroupe's tests ran).
+* ``harbour_council_office_report.json``: the same gate experiment as the-office's
+  experiment runner reports it (``{scenario, seed, agentsCount, environmentsCount,
+  metrics: {<dimension>: {treatment, control, delta, tTest, effectSize}}, displayLabels,
+  timestamp}``), from a rerun with 24 agents per arm: its summaries only, numbers written
+  as JavaScript's JSON.stringify writes them. Against the reference it keeps the
+  direction of adherence and ideas but not of fluency: 2 of 3 significant findings.
 
 Everything is drawn from ``random.Random(seed)``, so the output is byte-for-byte stable.
 """
@@ -201,6 +207,63 @@ def lantern_fair(rng: random.Random) -> dict[str, object]:
     }
 
 
+#: the-office rerun of the gate experiment: dimension -> (T mean, T sd, C mean, C sd, n).
+OFFICE_RERUN: dict[str, tuple[float, float, float, float, int]] = {
+    "adherence": (7.125, 1.2619, 5.75, 1.1516, 24),
+    "consistency": (6.5, 1.1795, 6.7083, 0.9546, 24),
+    "fluency": (7.2917, 0.9079, 7.0, 0.6594, 24),
+    "convergence": (5.1667, 0.7528, 6.0, 0.6325, 6),
+    "ideas_quantity": (9.8333, 1.4720, 5.5, 1.2247, 6),
+}
+OFFICE_LABELS = {
+    "adherence": "persona_adherence",
+    "consistency": "self_consistency",
+    "fluency": "fluency",
+    "convergence": "divergence",
+    "ideas_quantity": "ideas_qty",
+}
+
+
+def office_report() -> dict[str, object]:
+    """the-office's runner report of the rerun: Welch's t (group A the treatment), its
+    two-sided p, significance at p <= 0.05 and Cohen's d over the unweighted pooled sd,
+    as the runner computes them."""
+    metrics: dict[str, object] = {}
+    for dim, (t_mean, t_sd, c_mean, c_sd, n) in OFFICE_RERUN.items():
+        va, vb = t_sd**2 / n, c_sd**2 / n
+        t = (t_mean - c_mean) / math.sqrt(va + vb)
+        df = (va + vb) ** 2 / (va**2 / (n - 1) + vb**2 / (n - 1))
+        p = float(2 * sps.t.sf(abs(t), df))
+        metrics[dim] = {
+            "treatment": {"mean": t_mean, "sd": t_sd},
+            "control": {"mean": c_mean, "sd": c_sd},
+            "delta": t_mean - c_mean,
+            "tTest": {
+                "tStatistic": t, "degreesOfFreedom": df, "pValue": p, "significant": p <= 0.05,
+                "meanA": t_mean, "meanB": c_mean, "sdA": t_sd, "sdB": c_sd,
+            },
+            "effectSize": (t_mean - c_mean) / math.sqrt((t_sd**2 + c_sd**2) / 2),
+        }  # fmt: skip
+    return {
+        "scenario": "harbour-council-gate",
+        "seed": 7,
+        "agentsCount": 48,
+        "environmentsCount": 12,
+        "metrics": metrics,
+        "displayLabels": OFFICE_LABELS,
+        "timestamp": "2026-11-20T14:02:11.907Z",
+    }
+
+
+def _js_numbers(value: object) -> object:
+    """Whole floats as integers, as JSON.stringify writes them (6, not 6.0)."""
+    if isinstance(value, dict):
+        return {k: _js_numbers(v) for k, v in value.items()}
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
 def write(out_dir: Path) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     rng = random.Random(20261122)
@@ -213,6 +276,10 @@ def write(out_dir: Path) -> None:
     )
     (out_dir / "lantern_fair_arms.json").write_text(
         json.dumps(lantern_fair(random.Random(20261123)), indent=2) + "\n", encoding="utf-8"
+    )
+    (out_dir / "harbour_council_office_report.json").write_text(
+        json.dumps(_js_numbers(office_report()), indent=2, ensure_ascii=False) + "\n",
+        encoding="utf-8",
     )
 
 

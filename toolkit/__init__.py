@@ -56,6 +56,9 @@ _LAZY: dict[str, str] = {
     "load_baselines": "toolkit.load.persona",
     "load_chat": "toolkit.load.persona",
     "load_correction_log": "toolkit.load.persona",
+    "correction_log_from_rows": "toolkit.load.persona",
+    "load_intervention_log": "toolkit.load.persona",
+    "intervention_log_from_rows": "toolkit.load.persona",
     "load_personas": "toolkit.load.persona",
     "load_propositions": "toolkit.load.persona",
     "render_claim": "toolkit.load.persona",
@@ -99,6 +102,7 @@ _LAZY: dict[str, str] = {
     "ExperimentRubric": "toolkit.rubrics.experiment",
     "compare_to_reference": "toolkit.rubrics.experiment",
     "compare_to_reported": "toolkit.rubrics.experiment",
+    "office_reproduction": "toolkit.rubrics.experiment",
     "experiment_scorecards": "toolkit.rubrics.experiment",
     "experiment_stats": "toolkit.rubrics.experiment",
     "anova_stats": "toolkit.rubrics.experiment",
@@ -117,6 +121,8 @@ _LAZY: dict[str, str] = {
     "baselines_from": "toolkit.rubrics.persona",
     "compare_baselines": "toolkit.rubrics.persona",
     "correction_report": "toolkit.rubrics.persona",
+    "intervention_report": "toolkit.rubrics.persona",
+    "office_harness_report": "toolkit.rubrics.persona",
     "load_persona_rubric": "toolkit.rubrics.persona",
     "persona_scores_frame": "toolkit.rubrics.persona",
     "register_precondition": "toolkit.rubrics.persona",
@@ -238,10 +244,13 @@ if TYPE_CHECKING:
     from toolkit.load.persona import Baseline as Baseline
     from toolkit.load.persona import ChatRun as ChatRun
     from toolkit.load.persona import PropositionSet as PropositionSet
+    from toolkit.load.persona import correction_log_from_rows as correction_log_from_rows
+    from toolkit.load.persona import intervention_log_from_rows as intervention_log_from_rows
     from toolkit.load.persona import load_baseline as load_baseline
     from toolkit.load.persona import load_baselines as load_baselines
     from toolkit.load.persona import load_chat as load_chat
     from toolkit.load.persona import load_correction_log as load_correction_log
+    from toolkit.load.persona import load_intervention_log as load_intervention_log
     from toolkit.load.persona import load_personas as load_personas
     from toolkit.load.persona import load_propositions as load_propositions
     from toolkit.load.persona import render_claim as render_claim
@@ -296,6 +305,7 @@ if TYPE_CHECKING:
     from toolkit.rubrics.experiment import experiment_stats as experiment_stats
     from toolkit.rubrics.experiment import group_intervals as group_intervals
     from toolkit.rubrics.experiment import load_experiment_rubric as load_experiment_rubric
+    from toolkit.rubrics.experiment import office_reproduction as office_reproduction
     from toolkit.rubrics.outcome import OutcomeResult as OutcomeResult
     from toolkit.rubrics.outcome import OutcomeRubric as OutcomeRubric
     from toolkit.rubrics.outcome import default_outcome_rubric as default_outcome_rubric
@@ -308,7 +318,9 @@ if TYPE_CHECKING:
     from toolkit.rubrics.persona import baselines_from as baselines_from
     from toolkit.rubrics.persona import compare_baselines as compare_baselines
     from toolkit.rubrics.persona import correction_report as correction_report
+    from toolkit.rubrics.persona import intervention_report as intervention_report
     from toolkit.rubrics.persona import load_persona_rubric as load_persona_rubric
+    from toolkit.rubrics.persona import office_harness_report as office_harness_report
     from toolkit.rubrics.persona import persona_scores_frame as persona_scores_frame
     from toolkit.rubrics.persona import register_precondition as register_precondition
     from toolkit.rubrics.persona import score_persona as score_persona

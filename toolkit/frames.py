@@ -356,6 +356,42 @@ CORRECTION_LOG_SCHEMA: dict[str, pl.DataType] = {
     "similarity": pl.Float64(),
     "total_score": pl.Float64(),
     "line": pl.Int64(),
+    # the-office's correction_logs table: every column kept (issue 37)
+    "action": pl.Int64(),
+    "id": pl.String(),
+    "run_id": pl.String(),
+    "channel_id": pl.String(),
+    "original_text": pl.String(),
+    "final_text": pl.String(),
+    "stage": pl.Enum(["original", "regeneration", "direct_correction"]),
+    "threshold": pl.Float64(),
+    "token_usage": pl.String(),
+    "input_tokens": pl.Int64(),
+    "output_tokens": pl.Int64(),
+    "duration_ms": pl.Int64(),
+    "created_at": pl.Datetime("us", "UTC"),
+    "extra": pl.String(),
+}
+
+#: the-office's intervention log (``intervention_logs``): one row per evaluation of an
+#: intervention for an agent.
+INTERVENTION_LOG_SCHEMA: dict[str, pl.DataType] = {
+    "id": pl.String(),
+    "agent_id": pl.String(),
+    "channel_id": pl.String(),
+    "intervention_type": pl.Enum(["anti_convergence", "variety", "custom"]),
+    "textual_precondition": pl.String(),
+    "textual_precondition_result": pl.Boolean(),
+    "functional_precondition_result": pl.Boolean(),
+    "propositional_precondition_result": pl.Boolean(),
+    "fired": pl.Boolean(),
+    "nudge_text": pl.String(),
+    "token_usage": pl.String(),
+    "input_tokens": pl.Int64(),
+    "output_tokens": pl.Int64(),
+    "created_at": pl.Datetime("us", "UTC"),
+    "extra": pl.String(),
+    "line": pl.Int64(),
 }
 
 

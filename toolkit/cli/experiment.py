@@ -118,6 +118,8 @@ def run(args: argparse.Namespace) -> int:
     if args.control_run:
         groups[args.control_run] = "control"
     loaded = load_experiments(args.files, groups=groups or None, rename=dict(args.rename))
+    if loaded.scores.height == 0 and loaded.reported.height:
+        return _office(args, loaded.reported, loaded.warnings, rubric)
     if loaded.scores.height == 0:
         raise InputError(None, "no scores in any of the files given")
     if args.test == "anova":
@@ -172,4 +174,40 @@ def _anova(args: argparse.Namespace, scores: pl.DataFrame, rubric: ExperimentRub
         if args.format == "json"
         else render_anova_text(anova, rubric, width=terminal_style()[0])
     )
+    return 0
+
+
+def _office(
+    args: argparse.Namespace, reported: pl.DataFrame, warnings: tuple[str, ...],
+    rubric: ExperimentRubric,
+) -> int:  # fmt: skip
+    """the-office experiment runner reports: their own numbers (no scores to test again)
+    and, with ``--reference``, per metric whether the direction matches and the share of
+    the reference's significant findings reproduced."""
+    # the loaders, the rubric and the views (polars, scipy): as in run
+    from toolkit.load.experiments import load_reference_table
+    from toolkit.rubrics.experiment.office import office_reproduction
+    from toolkit.views.office_experiment import (
+        render_office_report_json,
+        render_office_report_text,
+    )
+
+    if args.format not in ("table", "json"):
+        raise InputError(None, "a the-office experiment report prints as a table or JSON",
+                         field="--format", value=args.format)  # fmt: skip
+    if args.gate is not None or args.junit or args.test != "welch":
+        flag = "--test" if args.test != "welch" else ("--gate" if args.gate else "--junit")
+        raise InputError(
+            None, "a the-office experiment report carries its test's results, not its scores",
+            field=flag, value=args.test if flag == "--test" else (args.gate or args.junit),
+        )  # fmt: skip
+    alpha = rubric.alpha if args.alpha is None else args.alpha
+    reproduction = None
+    if args.reference:
+        reference = load_reference_table(args.reference)
+        reproduction = office_reproduction(reported, reference, rubric, alpha)
+    if args.format == "json":
+        print(render_office_report_json(reported, alpha, reproduction, warnings))
+    else:
+        print(render_office_report_text(reported, rubric, alpha, reproduction, warnings))
     return 0

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 
 from toolkit.cli._gate import add_gate_arguments, finish, markdown
 from toolkit.cli._judge import add_judge_arguments, judge_of
-from toolkit.cli._output import local_target
+from toolkit.cli._output import local_target, write_output
+from toolkit.errors import InputError
 from toolkit.gate import REGRESSION_KIND, checks_of
 
 if TYPE_CHECKING:
@@ -59,7 +60,42 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--format", choices=("table", "json", "markdown"), default="table")
     add_gate_arguments(parser, bare="strict", default=DEFAULT_GATE, what="agent")
+    _add_office_arguments(parser)
     parser.set_defaults(func=run)
+
+
+#: The flags only ``--compat the-office`` takes (its evaluation harness's own).
+OFFICE_FLAGS = (
+    "dimensions",
+    "threshold",
+    "window",
+    "regression_delta",
+    "update_baseline",
+    "output",
+)
+
+
+def _add_office_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--compat the-office`` and the harness's flags (see docs/rubrics/persona.md)."""
+    office = parser.add_argument_group("the-office's evaluation harness (--compat the-office)")
+    office.add_argument(
+        "--compat",
+        choices=("the-office",),
+        help="print the-office harness's JSON (or, with --format markdown, its PR comment) "
+        "and exit 1 when an agent fails, as its CI expects",
+    )
+    office.add_argument("--dimensions", metavar="DIM,...", help="dimensions to report")
+    office.add_argument(
+        "--threshold", type=float, metavar="X", help="a dimension passes at X or above (5.0)"
+    )
+    office.add_argument("--window", metavar="7d|12h|2w", help="messages of the last ... (7d)")
+    office.add_argument(
+        "--regression-delta", type=float, metavar="X", help="more than X below baseline (1.0)"
+    )
+    office.add_argument(
+        "--update-baseline", action="store_true", help="rewrite the --baseline files"
+    )
+    office.add_argument("--output", metavar="FILE", help="write the JSON here, not on stdout")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -76,6 +112,14 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.views.persona import persona_table, render_persona_table
     from toolkit.views.text import render_json, terminal_style
 
+    if args.compat == "the-office":
+        return _run_office(args)
+    given = [f for f in OFFICE_FLAGS if getattr(args, f, None) not in (None, False)]
+    if given:
+        flag = "--" + given[0].replace("_", "-")
+        raise InputError(
+            None, "only with --compat the-office", field=flag, value=getattr(args, given[0])
+        )
     baselines_to = None
     if args.write_baseline:
         baselines_to = local_target(args.write_baseline, "--write-baseline", "baseline files")
@@ -150,7 +194,121 @@ def _checks(result: PersonaResult) -> list[Check]:
 
 
 def _agent_list(value: str | None) -> list[str] | None:
-    """``--agents a,b`` as a list (``None`` without the flag)."""
-    if value is None:
+    """``--agents a,b`` as a list (``None`` without the flag or with ``all``)."""
+    if value is None or value.strip() == "all":
         return None
     return [part.strip() for part in value.split(",") if part.strip()]
+
+
+#: Where the-office keeps its golden baselines (read when --baseline is not given).
+OFFICE_BASELINES = Path("src/features/evaluation/baselines")
+
+
+def _run_office(args: argparse.Namespace) -> int:
+    """``--compat the-office``: the harness's JSON (stdout or ``--output``), its PR comment
+    with ``--format markdown``, its summary on stderr; exit 1 when an agent fails."""
+    # the loaders, the rubric and the views (polars): as in run
+    from toolkit.load.persona import (
+        PropositionSet,
+        load_baselines,
+        load_chat,
+        load_propositions,
+        write_baselines,
+    )
+    from toolkit.rubrics.persona import DEFAULT_PERSONA_RUBRIC, load_persona_rubric, score_persona
+    from toolkit.rubrics.persona.office import (
+        OFFICE_REGRESSION_DELTA,
+        OFFICE_THRESHOLD,
+        OFFICE_WINDOW,
+        office_baselines,
+        office_dimensions,
+        office_harness_report,
+        parse_office_window,
+        within_window,
+    )  # fmt: skip
+    from toolkit.views.office import office_json, office_pr_comment, office_summary
+
+    _refuse_under_compat(args)
+    dims = office_dimensions(args.dimensions) if args.dimensions else None
+    window = parse_office_window(args.window or OFFICE_WINDOW)
+    base_dir = args.baseline
+    if base_dir is None and OFFICE_BASELINES.is_dir():
+        base_dir = OFFICE_BASELINES
+        print(f"baselines: {OFFICE_BASELINES} (the harness's folder)", file=sys.stderr)
+    update_folder = _update_folder(args.update_baseline, base_dir)
+    rubric = load_persona_rubric(args.rubric) if args.rubric else DEFAULT_PERSONA_RUBRIC
+    chat, note = within_window(load_chat(args.run, personas=args.personas), window)
+    if note:
+        print(f"window: {note}", file=sys.stderr)
+    propositions = load_propositions(args.propositions)
+    if dims is not None:
+        propositions = PropositionSet(
+            tuple(f for f in propositions.files if f.spec.dimension in dims), propositions.warnings
+        )
+    baselines = None
+    if base_dir is not None and not args.update_baseline:
+        baselines = load_baselines(base_dir)
+    result = score_persona(
+        chat, propositions, judge_of(args), rubric=rubric, double_check=args.double_check,
+        concurrency=args.judge_concurrency, max_cost=args.max_cost, prices=args.prices,
+        progress=False if args.no_progress else None, agents=_agent_list(args.agents),
+    )  # fmt: skip
+    report = office_harness_report(
+        result, baselines, dimensions=dims, update_baseline=args.update_baseline,
+        threshold=OFFICE_THRESHOLD if args.threshold is None else args.threshold,
+        regression_delta=(
+            OFFICE_REGRESSION_DELTA if args.regression_delta is None else args.regression_delta
+        ),
+    )  # fmt: skip
+    text = office_json(report.document)
+    if args.output:
+        write_output(args.output, text, "the harness report")
+        print(f"Report written to {args.output}", file=sys.stderr)
+    if args.format == "markdown":
+        print(office_pr_comment(report.document), end="")
+    elif not args.output:
+        print(text)
+    print(office_summary(report.document, report.absent + result.warnings), file=sys.stderr)
+    if update_folder is not None:
+        written = write_baselines(office_baselines(report), update_folder)
+        print(f"wrote {len(written)} baseline(s) to {update_folder}", file=sys.stderr)
+    return EXIT_REGRESSION if report.failed else EXIT_OK
+
+
+def _update_folder(update: bool, base_dir: str | Path | None) -> Path | None:
+    """The folder ``--update-baseline`` rewrites (None without the flag), checked before
+    any judge call.
+
+    Raises:
+        InputError: no ``--baseline`` folder, a URL, or no such folder.
+    """
+    if not update:
+        return None
+    if base_dir is None:
+        raise InputError(None, "names no folder to write: give --baseline DIR",
+                         field="--update-baseline", value=True)  # fmt: skip
+    folder = local_target(str(base_dir), "--baseline", "baseline files")
+    if not folder.is_dir():
+        raise InputError(folder, "no such folder to write the baselines in", field="--baseline")
+    return folder
+
+
+def _refuse_under_compat(args: argparse.Namespace) -> None:
+    """Refuse the options the harness's own rules stand in for.
+
+    Raises:
+        InputError: ``--junit``, ``--write-baseline`` or a ``--gate`` mode given.
+    """
+    for flag, value in (
+        ("--junit", args.junit),
+        ("--write-baseline", args.write_baseline),
+        ("--gate", None if args.gate == DEFAULT_GATE else args.gate),
+    ):
+        if value:  # the harness's exit rule and baseline folder stand in for these
+            raise InputError(
+                None,
+                "not with --compat the-office (exit 1 when an agent fails; "
+                "--update-baseline rewrites --baseline)",
+                field=flag,
+                value=value,
+            )

@@ -7,6 +7,10 @@ Two input forms:
   one score per list element; the unit is the element's position (``"0"``, ``"1"``, ...)
   because the lists are anonymous. The authors' own test results are kept apart, in
   ``reported``, so a reproduction can be checked against them.
+* **the-office's experiment runner report** (``{scenario, seed, metrics: {<dim>: {treatment,
+  control, delta, tTest, effectSize}}, displayLabels, ...}``), told apart from a TinyTroupe
+  file by its shape: summaries only, kept in ``reported`` (no scores); see
+  :mod:`~toolkit.load.experiments.office`.
 * **A tidy score table** (CSV, JSON Lines or Parquet), one row per score, which is what
   the persona scorers write for two runs of the same agents: columns ``group``
   (``treatment`` | ``control``; or ``run`` plus a run -> group mapping), ``agent`` (or
@@ -28,6 +32,11 @@ tidy tables in :mod:`~toolkit.load.experiments.tidy`, the cells both share in
 """
 
 from toolkit.load.experiments.cells import GROUPS
+from toolkit.load.experiments.office import (
+    OFFICE_TABLE1_SCENARIOS,
+    is_office_report,
+    parse_office_report,
+)
 from toolkit.load.experiments.reference import load_reference_table
 from toolkit.load.experiments.scores import (
     ExperimentScores,
@@ -50,15 +59,18 @@ from toolkit.load.experiments.tinytroupe import (
 
 __all__ = [
     "GROUPS",
+    "OFFICE_TABLE1_SCENARIOS",
     "TIDY_COLUMNS",
     "TIDY_SUFFIXES",
     "ExperimentScores",
     "ReportedTest",
     "ResultsFile",
     "ResultsGroup",
+    "is_office_report",
     "load_experiment",
     "load_experiments",
     "load_reference_table",
+    "parse_office_report",
     "parse_score_table",
     "parse_tinytroupe_results",
     "scores_from_frame",

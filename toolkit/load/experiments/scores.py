@@ -11,10 +11,9 @@ from pathlib import Path
 import polars as pl
 
 from toolkit.errors import InputError
-from toolkit.frames import (
-    EXPERIMENT_REPORTED_SCHEMA,
-)
+from toolkit.frames import EXPERIMENT_REPORTED_SCHEMA, EXPERIMENT_SCORES_SCHEMA
 from toolkit.load._common import read_json
+from toolkit.load.experiments.office import is_office_report, parse_office_report
 from toolkit.load.experiments.tidy import TIDY_SUFFIXES, parse_score_table, read_tidy
 from toolkit.load.experiments.tinytroupe import parse_tinytroupe_results
 from toolkit.summary import Shows, Summary, plural
@@ -87,8 +86,9 @@ def load_experiment(
     """Load one experiment file: TinyTroupe results JSON, or a tidy score table.
 
     Args:
-        path: a ``.json`` TinyTroupe results file, or a ``.csv`` / ``.jsonl`` /
-            ``.parquet`` tidy table.
+        path: a ``.json`` TinyTroupe results file or the-office experiment runner report
+            (told apart by shape; the report gives ``reported`` rows and no scores), or a
+            ``.csv`` / ``.jsonl`` / ``.parquet`` tidy table.
         experiment: the experiment's name (default: the file's stem; a tidy table's
             ``experiment`` column wins over both).
         groups: for tidy tables with a ``run`` column: run name -> treatment | control.
@@ -114,7 +114,13 @@ def load_experiment(
     name = experiment or p.stem
     suffix = p.suffix.lower()
     if suffix == ".json":
-        scores, reported, warnings = parse_tinytroupe_results(p, read_json(p), name, rename)
+        data = read_json(p)
+        if is_office_report(data):  # the-office's runner report: summaries, no scores
+            reported, warnings = parse_office_report(p, data, experiment, rename)
+            sources = {e: str(p) for e in dict.fromkeys(reported["experiment"].to_list())}
+            empty = pl.DataFrame(schema=EXPERIMENT_SCORES_SCHEMA)
+            return ExperimentScores(empty, reported, tuple(warnings), sources or {name: str(p)})
+        scores, reported, warnings = parse_tinytroupe_results(p, data, name, rename)
     elif suffix in TIDY_SUFFIXES:
         rows, first = read_tidy(p)
         scores = parse_score_table(

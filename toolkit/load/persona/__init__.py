@@ -17,12 +17,13 @@ an optional per-proposition ``precondition`` naming a registered Python predicat
 Where each part lives: the chat run and personas files in :mod:`.run`, the JSONL form in
 :mod:`.jsonl`, the run_messages export in :mod:`.export`, :func:`load_chat` in
 :mod:`.chat`, proposition files in :mod:`.propositions`, baselines in :mod:`.baselines`
-and correction logs in :mod:`.corrections`.
+correction logs in :mod:`.corrections` and intervention logs in :mod:`.interventions`.
 """
 
 from toolkit.load.persona.baselines import Baseline, load_baseline, load_baselines, write_baselines
 from toolkit.load.persona.chat import load_chat
-from toolkit.load.persona.corrections import load_correction_log
+from toolkit.load.persona.corrections import correction_log_from_rows, load_correction_log
+from toolkit.load.persona.interventions import intervention_log_from_rows, load_intervention_log
 from toolkit.load.persona.propositions import (
     PERSONA_DIMENSIONS,
     TEMPLATE_VARIABLES,
@@ -46,10 +47,13 @@ __all__ = [
     "PropositionFileModel",
     "PropositionModel",
     "PropositionSet",
+    "correction_log_from_rows",
+    "intervention_log_from_rows",
     "load_baseline",
     "load_baselines",
     "load_chat",
     "load_correction_log",
+    "load_intervention_log",
     "load_personas",
     "load_proposition_file",
     "load_propositions",

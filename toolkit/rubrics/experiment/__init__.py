@@ -29,6 +29,7 @@ from toolkit.rubrics.experiment.assumptions import (
     LARGE_GROUP,
     assumption_checks,
 )
+from toolkit.rubrics.experiment.office import Reproduction, office_reproduction, reported_stats
 from toolkit.rubrics.experiment.reference import (
     AGREEMENT_SCHEMA,
     DIRECTION_SCHEMA,
@@ -68,6 +69,7 @@ __all__ = [
     "STATISTIC_NAMES",
     "TESTS",
     "ExperimentRubric",
+    "Reproduction",
     "anova_stats",
     "assumption_checks",
     "compare_to_reference",
@@ -80,5 +82,7 @@ __all__ = [
     "load_experiment_rubric",
     "match_key",
     "match_key_expr",
+    "office_reproduction",
+    "reported_stats",
     "round_half_away",
 ]

@@ -12,14 +12,17 @@ Where each part lives: the rubric as data in :mod:`.spec`, preconditions in
 requests of a chat in :mod:`.requests`, asking the judge in :mod:`.judging`, proposition
 and dimension scores in :mod:`.scores`, the result type in :mod:`.result`,
 :func:`score_persona` in :mod:`.score`, baselines in :mod:`.baselines`, scorecards in
-:mod:`.scorecards` and correction logs in :mod:`.corrections`.
+:mod:`.scorecards`, correction logs in :mod:`.corrections`, intervention logs in
+:mod:`.interventions` and the-office harness's report in :mod:`.office`.
 """
 
 from collections.abc import Sequence
 
 from toolkit.rubrics.persona.baselines import BASELINE_DECIMALS, baselines_from, compare_baselines
 from toolkit.rubrics.persona.corrections import CorrectionReport, correction_report
+from toolkit.rubrics.persona.interventions import InterventionReport, intervention_report
 from toolkit.rubrics.persona.judging import ask_pending
+from toolkit.rubrics.persona.office import OfficeReport, office_harness_report
 from toolkit.rubrics.persona.preconditions import (
     PRECONDITIONS,
     Precondition,
@@ -55,7 +58,9 @@ __all__: Sequence[str] = [
     "PRECONDITIONS",
     "PUBLISHED_PERSONA_RUBRICS",
     "CorrectionReport",
+    "InterventionReport",
     "JudgeEvidence",
+    "OfficeReport",
     "PendingRequest",
     "PersonaResult",
     "PersonaRubric",
@@ -69,7 +74,9 @@ __all__: Sequence[str] = [
     "dimension_scores",
     "file_window",
     "format_trajectory",
+    "intervention_report",
     "load_persona_rubric",
+    "office_harness_report",
     "persona_scores_frame",
     "register_precondition",
     "score_persona",

@@ -1,0 +1,116 @@
+"""JSON text as JavaScript's ``JSON.stringify(value, null, indent)`` writes it.
+
+For documents a JavaScript program reads back and compares byte for byte or displays
+(the-office's evaluation harness report): whole numbers without a fraction (``1``, not
+Python's ``1.0``), exponents as ECMAScript's ``Number::toString`` places them (``1e-7``,
+``0.000001``, ``1e+21``), keys in insertion order, non-ASCII characters kept, and
+``Number.prototype.toFixed`` for the numbers a report prints.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+
+from toolkit.errors import InputError
+
+
+def js_number(value: float | int) -> str:
+    """``value`` as ECMAScript's ``Number::toString`` (and so ``JSON.stringify``) writes it.
+
+    The digits are the shortest that read back to the same double (Python's ``repr``
+    finds the same ones); only their placement differs: ``1`` for 1.0, ``0.00001`` for
+    1e-05, ``100000000000000000000`` for 1e20, ``1e+21`` for 1e21.
+
+    Raises:
+        InputError: NaN or an infinity (``JSON.stringify`` would write ``null``, which
+            the harness's readers cannot format).
+    """
+    if isinstance(value, bool):
+        raise InputError(None, "a boolean is not a number", field="number", value=value)
+    number = float(value)
+    if math.isnan(number) or math.isinf(number):
+        raise InputError(None, "JSON has no such number", field="number", value=value)
+    if number == 0:
+        return "0"  # -0 too: JSON.stringify(-0) is "0"
+    sign = "-" if number < 0 else ""
+    digits, point = _shortest_digits(abs(number))
+    k, n = len(digits), point
+    if k <= n <= 21:
+        body = digits + "0" * (n - k)
+    elif 0 < n <= 21:
+        body = digits[:n] + "." + digits[n:]
+    elif -6 < n <= 0:
+        body = "0." + "0" * (-n) + digits
+    else:
+        exponent = n - 1
+        mark = "+" if exponent >= 0 else "-"
+        mantissa = digits if k == 1 else digits[0] + "." + digits[1:]
+        body = f"{mantissa}e{mark}{abs(exponent)}"
+    return sign + body
+
+
+def _shortest_digits(number: float) -> tuple[str, int]:
+    """The shortest round-trip digits of a positive finite ``number`` and ``n`` with
+    ``number = 0.d1d2...dk × 10**n`` (ECMAScript's notation)."""
+    text = repr(number)
+    mantissa, _, exp = text.partition("e")
+    exponent = int(exp) if exp else 0
+    whole, _, frac = mantissa.partition(".")
+    digits = (whole + frac).lstrip("0")
+    lead = len(whole) if whole != "0" else -(len(frac) - len(frac.lstrip("0")))
+    digits = digits.rstrip("0") or "0"
+    return digits, lead + exponent
+
+
+def js_to_fixed(value: float, digits: int) -> str:
+    """``value.toFixed(digits)`` as JavaScript computes it: the exact binary value rounded
+    half up (away from zero), ``-`` kept for a negative value that rounds to zero
+    (``(-0.04).toFixed(1)`` is ``"-0.0"``), none for ``-0``; from 1e21 on, the number as
+    ``String(value)`` writes it."""
+    number = float(value)
+    if math.isnan(number):
+        return "NaN"
+    if math.isinf(number):
+        return "Infinity" if number > 0 else "-Infinity"
+    if abs(number) >= 1e21:
+        return js_number(number)  # toFixed falls back to ToString from 10**21 on
+    sign = "-" if number < 0 else ""
+    quantum = Decimal(1).scaleb(-digits)
+    rounded = Decimal(abs(number)).quantize(quantum, rounding=ROUND_HALF_UP)
+    return sign + f"{rounded:.{digits}f}"
+
+
+def js_json(value: Any, indent: int = 2) -> str:
+    """``JSON.stringify(value, null, indent)`` of a document of dicts, lists, strings,
+    numbers, booleans and ``None`` (no trailing newline, as JavaScript gives it)."""
+    return _dump(value, indent, 0)
+
+
+def _dump(value: Any, indent: int, depth: int) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return js_number(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    pad, inner = " " * (indent * depth), " " * (indent * (depth + 1))
+    if isinstance(value, Mapping):
+        if not value:
+            return "{}"
+        items = [
+            f"{inner}{json.dumps(str(k), ensure_ascii=False)}: {_dump(v, indent, depth + 1)}"
+            for k, v in value.items()
+        ]
+        return "{\n" + ",\n".join(items) + "\n" + pad + "}"
+    if isinstance(value, Sequence):
+        if not value:
+            return "[]"
+        items = [f"{inner}{_dump(v, indent, depth + 1)}" for v in value]
+        return "[\n" + ",\n".join(items) + "\n" + pad + "]"
+    raise InputError(None, "cannot be written as JSON", field="value", value=type(value).__name__)

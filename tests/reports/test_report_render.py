@@ -284,3 +284,41 @@ def test_every_toolkit_error_is_shown_by_its_message_alone() -> None:
 
     raised_in_notebooks = {c.__name__ for c in walk(ToolkitError)} - {"ReportError"}
     assert raised_in_notebooks - INPUT_ERRORS == set()
+
+
+def test_progress_is_told_each_cell_in_order_then_the_export(tmp_path: Path) -> None:
+    """`toolkit report` was silent for 20-80 s; the renderer now tells a progress callback
+    when the kernel starts, as each code cell starts, and before writing the HTML."""
+    source = parameterised_notebook(tmp_path / "custom.ipynb", "# a comment first\nx = value")
+    told: list[tuple[int, int, str]] = []
+    render_report(str(source), ["7"], output=tmp_path / "r.html",
+                  progress=lambda done, total, what: told.append((done, total, what)))  # fmt: skip
+    # the code cells: the header cell, the parameters, papermill's injected ones, the body
+    total = told[0][1]
+    assert told[0] == (0, total, "starting the kernel")
+    assert [d for d, _, _ in told[1:-1]] == list(range(total))
+    assert told[-2][2] == "x = value"  # the first line that is not a comment
+    assert told[-1] == (total, total, "writing the HTML")
+
+
+def test_the_cli_status_line_shows_on_a_terminal_only(tmp_path: Path) -> None:
+    import io
+
+    from toolkit.cli.report import _TerminalProgress
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    assert _TerminalProgress.on(io.StringIO()) is None  # a CI log gets nothing
+    screen = Tty()
+    line = _TerminalProgress.on(screen)
+    assert line is not None
+    line.width = 40
+    line(2, 13, "tk\x1b[31m.load_universe(run)")
+    line.clear()
+    said = screen.getvalue()
+    # one line, rewritten in place, cut to the terminal's width less one
+    assert said.startswith("\r\x1b[2Ktoolkit report: cell 3 of 13 · tk [31m.\r")
+    assert "\x1b[31m" not in said  # the cell's own control characters never reach it
+    assert said.endswith("\r\x1b[2K")

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 from pathlib import Path
+from typing import TextIO
 
 from toolkit.cli._output import open_output, put_file
 
@@ -66,7 +68,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Render the report and print where it was written."""
+    """Render the report and print where it was written (on a terminal, a status line
+    says which cell runs meanwhile, cleared when done or failed)."""
+    progress = _TerminalProgress.on(sys.stderr)
+    try:
+        return _render(args, progress)
+    finally:
+        if progress is not None:
+            progress.clear()
+
+
+def _render(args: argparse.Namespace, progress: _TerminalProgress | None) -> int:
     _without_iri_parsers()
     # after the line above: nbformat then skips jsonschema's iri parsers (about 2 s)
     from toolkit.reports import parse_param, render_report
@@ -81,7 +93,10 @@ def run(args: argparse.Namespace) -> int:
             params=params,
             show_code=args.show_code,
             timeout=args.timeout,
+            progress=progress,
         )
+        if progress is not None:
+            progress.clear()  # the status line gone before the path is printed
         print(path, file=sys.stdout)
         return 0
     import tempfile  # 9 ms of --help's 60 (python -X importtime): only for a URL
@@ -94,9 +109,40 @@ def run(args: argparse.Namespace) -> int:
             params=params,
             show_code=args.show_code,
             timeout=args.timeout,
+            progress=progress,
         )
+        if progress is not None:
+            progress.clear()
         print(put_file(local, dest), file=sys.stdout)
     return 0
+
+
+class _TerminalProgress:
+    """One status line on a terminal, rewritten in place as the report's cells run
+    ("toolkit report: cell 3 of 14 · tk.load_universe(...)"); nothing when not a terminal
+    (a CI log gets the path only)."""
+
+    def __init__(self, stream: TextIO, width: int) -> None:
+        self.stream, self.width = stream, width
+
+    @classmethod
+    def on(cls, stream: TextIO) -> _TerminalProgress | None:
+        if not stream.isatty():
+            return None
+        return cls(stream, shutil.get_terminal_size().columns)
+
+    def __call__(self, done: int, total: int, what: str) -> None:
+        shown = "".join(ch if ch.isprintable() else " " for ch in what)
+        line = f"toolkit report: cell {min(done + 1, total)} of {total} · {shown}"
+        if done >= total:
+            line = f"toolkit report: {total} cells run · {shown}"
+        line = line[: max(self.width - 1, 20)]
+        self.stream.write("\r\x1b[2K" + line)
+        self.stream.flush()
+
+    def clear(self) -> None:
+        self.stream.write("\r\x1b[2K")
+        self.stream.flush()
 
 
 def _without_iri_parsers() -> None:

@@ -250,8 +250,17 @@ def _header_cell(prepared: Prepared) -> NotebookNode:
     return cell
 
 
-def execute(prepared: Prepared, timeout: int = 600) -> NotebookNode:
+#: ``progress(done, total, what)``: told as a report runs (cells done of all, and what now).
+Progress = Callable[[int, int, str], None]
+
+
+def execute(
+    prepared: Prepared, timeout: int = 600, progress: Progress | None = None
+) -> NotebookNode:
     """Run the notebook with its parameters injected; returns the executed notebook.
+
+    ``progress`` is told when the kernel starts and as each code cell starts (cells done,
+    code cells in all, the cell's first line).
 
     The kernel runs in the notebook's folder with ``TOOLKIT_NOTEBOOK_RENDERER=report``
     (charts as report HTML) and ``TQDM_DISABLE=1`` (no progress widgets).
@@ -284,6 +293,8 @@ def execute(prepared: Prepared, timeout: int = 600) -> NotebookNode:
         kernel_name="python3",
         resources={"metadata": {"path": str(prepared.source.parent)}},
     )
+    if progress is not None:
+        _report_progress(client, nb, progress)
     try:
         client.execute(env=env, stderr=subprocess.DEVNULL)  # no kernel start-up chatter
     except CellExecutionError as exc:
@@ -405,6 +416,23 @@ def default_output(prepared: Prepared) -> Path:
     return Path.cwd() / f"{stem}.html"
 
 
+def _report_progress(client: Any, nb: NotebookNode, progress: Progress) -> None:
+    """Hook ``progress`` to the client: the kernel's start, then each code cell's."""
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    total = len(code)
+    order = {id(c): i for i, c in enumerate(code)}
+
+    def started(cell: Any, cell_index: int, **_: Any) -> None:
+        if cell.cell_type != "code":
+            return
+        lines = [ln.strip() for ln in str(cell.source).splitlines() if ln.strip()]
+        first = next((ln for ln in lines if not ln.startswith("#")), lines[0] if lines else "")
+        progress(order.get(id(cell), 0), total, first)
+
+    client.on_notebook_start = lambda **_: progress(0, total, "starting the kernel")
+    client.on_cell_start = started
+
+
 def render_report(
     template: str,
     inputs: Sequence[str] = (),
@@ -413,6 +441,7 @@ def render_report(
     params: Mapping[str, Any] | None = None,
     show_code: bool = False,
     timeout: int = 600,
+    progress: Progress | None = None,
 ) -> Path:
     """Execute a template for some inputs and write its standalone HTML report.
 
@@ -426,6 +455,8 @@ def render_report(
         params: more parameter values (``--param KEY=VALUE``).
         show_code: keep the code cells.
         timeout: seconds a cell may run.
+        progress: told as the notebook runs (see :func:`execute`), then once more
+            (``total, total, "writing the HTML"``) before the export.
 
     Returns:
         The path of the written report.
@@ -436,7 +467,10 @@ def render_report(
     """
     prepared = prepare(template, inputs, params)
     target = check_target(Path(output) if output is not None else default_output(prepared))
-    nb = execute(prepared, timeout=timeout)
+    nb = execute(prepared, timeout=timeout, progress=progress)
+    if progress is not None:
+        cells = sum(1 for c in nb.cells if c.cell_type == "code")
+        progress(cells, cells, "writing the HTML")
     title = prepared.template.title if prepared.template else prepared.source.stem
     shown = ", ".join(Path(i).name or i for i in prepared.inputs)
     page = export_html(nb, title=f"{title}: {shown}" if shown else title, show_code=show_code)

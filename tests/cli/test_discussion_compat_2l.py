@@ -61,7 +61,9 @@ def test_write_compat_2l_saves_2ls_file_name_shape_and_mode(
     assert sorted(p.name for p in saved.parent.iterdir()) == ["game-pass-evaluation.json"]
     text = saved.read_text(encoding="utf-8")
     doc = json.loads(text)
-    assert list(doc) == ["metrics", "passCount", "totalMetrics", "overallPass", "timestamp"]
+    assert list(doc) == [
+        "metrics", "passCount", "totalMetrics", "overallPass", "timestamp", "toolkit"
+    ]  # fmt: skip
     assert list(doc["metrics"]) == TWO_L_KEYS
     for metric in doc["metrics"].values():
         assert list(metric) == ["score", "threshold", "pass"]
@@ -69,7 +71,8 @@ def test_write_compat_2l_saves_2ls_file_name_shape_and_mode(
     assert doc["metrics"]["engagement"]["threshold"] == 3.0
     assert doc["passCount"] == 7 and doc["totalMetrics"] == 7 and doc["overallPass"] is True
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", doc["timestamp"])
-    assert text.startswith('{\n  "metrics": {\n    "memoryAccuracy": {\n      "score"')
+    assert text.startswith('{\n  "metrics": {\n    "memoryAccuracy": {\n      "score": 1,\n')
+    assert '"threshold": 3,' in text  # JSON.stringify writes 3.0 as 3, never 3.0
     assert not text.endswith("\n")  # JSON.stringify(result, null, 2) writes none
     assert stat.S_IMODE(saved.stat().st_mode) == 0o644  # not a temporary file's 0600
 
@@ -85,8 +88,11 @@ def test_a_failed_or_unrated_game_is_not_an_overall_pass(
     )
     assert doc["overallPass"] is False
     assert doc["metrics"]["roleConsistency"]["pass"] is False
-    # no rating given: engagement has no score (2L wrote a placeholder 3.0 that passed)
-    assert doc["metrics"]["engagement"] == {"score": None, "threshold": 3.0, "pass": False}
+    # no rating given: 2L's own placeholder 3 (a number, as 2L always writes), not a pass;
+    # the toolkit's own state says why
+    assert doc["metrics"]["engagement"] == {"score": 3, "threshold": 3, "pass": False}
+    assert doc["toolkit"]["placeholders"] == {"engagement": "pending: no rating yet"}
+    assert doc["toolkit"]["verdict"] == "FAIL"
     assert doc["passCount"] == sum(m["pass"] for m in doc["metrics"].values())
 
 
@@ -102,29 +108,39 @@ def test_a_rewrite_replaces_the_file_whole_and_leaves_no_temporary_file(
     assert [p.name for p in saved.parent.iterdir()] == [saved.name]
 
 
-def test_a_game_without_messages_is_na_here_where_2l_scores_it_four_of_seven(
+EMPTY_GAME = {
+    "gameId": "empty", "timestamp": "2026-03-14T19:00:00.000Z",
+    "metadata": {"playerCount": 2, "totalTurns": 0,
+                 "cost": {"totalCost": 0.0, "cacheHitRate": 0.0}},
+    "players": [{"name": "Ada", "role": "MAFIA", "personality": "x"},
+                {"name": "Bo", "role": "VILLAGER", "personality": "y"}],
+    "messages": [], "votes": [],
+}  # fmt: skip
+
+
+def test_a_game_without_messages_is_na_here_and_carries_2ls_placeholders(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """2L's script scores an empty game: strategic depth, role consistency and diversity 0,
-    coherence, anti-repetition and memory 1.0, engagement its placeholder 3.0: 4/7, FAIL,
-    with advice. Here a metric with nothing to measure is N/A: no score, not a pass."""
-    game = {
-        "gameId": "empty", "timestamp": "2026-03-14T19:00:00.000Z",
-        "metadata": {"playerCount": 2, "totalTurns": 0,
-                     "cost": {"totalCost": 0.0, "cacheHitRate": 0.0}},
-        "players": [{"name": "Ada", "role": "MAFIA", "personality": "x"},
-                    {"name": "Bo", "role": "VILLAGER", "personality": "y"}],
-        "messages": [], "votes": [],
-    }  # fmt: skip
+    coherence, anti-repetition and memory 1.0, engagement its placeholder 3.0: 4/7, FAIL.
+    Here a metric with nothing to measure is N/A (not a pass); 2L's file still gets 2L's
+    numbers, and the toolkit's key names each one as a placeholder."""
     source = tmp_path / "discussion-empty.json"
-    source.write_text(json.dumps(game), encoding="utf-8")
+    source.write_text(json.dumps(EMPTY_GAME), encoding="utf-8")
     code, out, _ = run([str(source), "--write", "--compat", "2l"], capsys)
     assert code == 0
     doc = json.loads(
         (tmp_path / "evaluations" / "discussion-empty-evaluation.json").read_text("utf-8")
     )
-    na = [k for k, m in doc["metrics"].items() if m["score"] is None]
-    assert "strategicDepth" in na and "roleConsistency" in na
+    scores = {k: m["score"] for k, m in doc["metrics"].items()}
+    assert scores == {"memoryAccuracy": 1, "strategicDepth": 0, "coherence": 1,
+                      "roleConsistency": 0, "personalityDiversity": 0, "antiRepetition": 1,
+                      "engagement": 3}  # fmt: skip
+    assert sorted(doc["toolkit"]["placeholders"]) == sorted(
+        ["strategicDepth", "coherence", "roleConsistency", "personalityDiversity",
+         "antiRepetition", "engagement"]
+    )  # fmt: skip
+    assert not any(m["pass"] for k, m in doc["metrics"].items() if k != "memoryAccuracy")
     assert doc["overallPass"] is False
     assert "N/A" in out
 

@@ -569,8 +569,8 @@ def test_cli_prints_the_account_and_json_carries_it(
     assert account[0] == f"judge recording:anthropic:claude-fake: {calls} call(s)"
     text = " ".join(" ".join(account[1:]).split())  # the lines are wrapped at 80
     assert (
-        f"propositions: {asked} answered live, 0 replayed from the cassette, 0 failed, "
-        "0 not judged tokens: "
+        f"propositions: {asked} answered live, 0 replayed from the cassette, 0 unusable "
+        "replies, 0 failed, 0 not judged; 0 absent tokens: "
     ) in text
     assert (
         f"tokens: {sent_in:,} in, {sent_out:,} out; est. cost ${cost:.4f} "

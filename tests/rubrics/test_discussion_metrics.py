@@ -285,6 +285,33 @@ def test_role_rubric_examples_for_both_roles(
     ].to_list()
 
 
+# Issue 37: a general statement about the game accuses nobody (the real 2L game's first
+# message said "statistically at least two of you are Mafia hiding among us"); an
+# accusation of a player, in the same message or sentence, still counts.
+GENERAL_OR_ACCUSING = [
+    ("Ten alive, and statistically at least two of you are Mafia hiding among us.", False),
+    ("Someone is lying.", False),
+    ("One of us must be Mafia.", False),
+    ("Some of them are probably suspicious.", False),
+    ("We need to vote out the Mafia before it is too late.", False),
+    ("I suspect someone is lying.", False),
+    ("There are Mafia among us.", False),
+    ("Two of you are Mafia. Eve is mafia.", True),
+    ("Someone is lying and Eve is Mafia.", True),
+    ("I suspect Eve.", True),
+    ("Vote for Dune.", True),
+    ("Eve is lying.", True),
+]
+
+
+@pytest.mark.parametrize(("text", "accuses"), GENERAL_OR_ACCUSING)
+def test_a_general_statement_about_the_game_is_no_accusation(text: str, accuses: bool) -> None:
+    ev = score_discussion(game([(1, "Cole", text)])).evidence.messages
+    assert ev["role_break"].to_list() == [accuses], ev["role_break_reason"].to_list()
+    if accuses:
+        assert ev["role_break_reason"][0].startswith("Villager accuses without a reason")
+
+
 def test_villager_deflection_names_the_rubric_cue() -> None:
     ev = score_discussion(
         game([(1, "Cole", "That seems hasty, let us not jump to conclusions.")])

@@ -85,6 +85,11 @@ def test_real_export_scores_every_game(real_runs: Path) -> None:
         "40/41"
     )
     assert big.status_of("engagement") == "PENDING"
+    # its first message, a Villager's "statistically at least two of you are Mafia hiding
+    # among us", accuses nobody (issue 37)
+    first = report.evidence.messages.filter(pl.col("game_id") == big.subject).sort("turn")
+    assert first["role"][0] == "VILLAGER" and "two of you are Mafia" in first["text"][0]
+    assert first["role_break"][0] is False, first["role_break_reason"][0]
     # the database holds no cost: unknown is not over the budget (issue 23 item 6), so
     # the verdict rests on the metrics; no game of the export fails on cost alone
     assert big.meta["cost"] is None

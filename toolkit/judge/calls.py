@@ -259,9 +259,11 @@ class JudgeUsage:
         model: the live model priced (``None`` for a judge without one).
         price: its price (dollars per million tokens), ``None`` when unknown.
         calls: batches sent to the live model (a double-check batch makes two API calls).
-        answered_live: propositions answered by a live call in this run.
+        answered_live: propositions answered by a live call in this run (a usable answer).
         replayed: propositions answered without a live call (from the cassette).
         failed: propositions whose call failed (absent, asked again on resume).
+        unusable: propositions whose reply held no usable answer (unparseable, or a value
+            off the scale): absent, with the judge error.
         not_judged: propositions left absent by the cost cap.
         total: all tokens and the estimated cost.
         by_dimension: tokens and cost per dimension.
@@ -285,6 +287,12 @@ class JudgeUsage:
     max_cost: float | None = None
     cap_reason: str | None = None
     estimated_calls: int = 0
+    unusable: int = 0
+
+    @property
+    def absent(self) -> int:
+        """Propositions left without a score: unusable replies, failed calls, the cap's."""
+        return self.unusable + self.failed + self.not_judged
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready mapping (for ``--format json``)."""
@@ -298,7 +306,9 @@ class JudgeUsage:
             "answered_live": self.answered_live,
             "replayed": self.replayed,
             "failed": self.failed,
+            "unusable": self.unusable,
             "not_judged": self.not_judged,
+            "absent": self.absent,
             "max_cost_usd": self.max_cost,
             "cap_reason": self.cap_reason,
             "estimated_calls": self.estimated_calls,
@@ -318,7 +328,8 @@ class JudgeUsage:
         parts = [
             f"judge {self.judge}: {self.calls} call(s)",
             f"propositions: {self.answered_live} answered live, {self.replayed} replayed "
-            f"from the cassette, {self.failed} failed, {self.not_judged} not judged",
+            f"from the cassette, {self.unusable} unusable replies, {self.failed} failed, "
+            f"{self.not_judged} not judged; {self.absent} absent",
             f"tokens: {self.total.input_tokens:,} in, {self.total.output_tokens:,} out; {cost}",
         ]
         if self.by_agent:
@@ -383,12 +394,16 @@ def judge_usage(
     *,
     prices: PriceTable | None = None,
     max_cost: float | None = None,
+    usable: Sequence[bool] | None = None,
 ) -> JudgeUsage:
     """Account for ``entries`` (dimension, subject, result) of one :func:`run_batches`.
 
     A live answer carries tokens (reported, or the call's estimate when the server
     reported none); an answer without tokens came from a cassette (or a judge that
     reports none). A transient result is a failed call, or the cap's when it names it.
+    A reply that came back but holds no usable answer (``usable``, one flag per entry,
+    as the caller decided: by default a reply with a value) is counted as unusable, not
+    as answered, whether live or replayed.
     """
     model = getattr(judge, "model", None)
     model = model if isinstance(model, str) else None
@@ -408,6 +423,10 @@ def judge_usage(
         by_dim.setdefault(dimension, []).append(pair)
         by_agent.setdefault(subject, []).append(pair)
     results = [r for _, _, r in entries]
+    ok = list(usable) if usable is not None else [r.value is not None for r in results]
+    if len(ok) != len(results):
+        raise ValueError("judge_usage: one usable flag per entry")
+    answered = [r for r, good in zip(results, ok, strict=True) if good and not r.transient]
     failed = sum(1 for r in results if r.transient and not capped(r))
     not_judged = sum(1 for r in results if capped(r))
     return JudgeUsage(
@@ -415,8 +434,8 @@ def judge_usage(
         model=model,
         price=price,
         calls=sum(1 for batch in outcome.results if any(live(r) for r in batch)),
-        answered_live=sum(1 for r in results if live(r) and not r.transient),
-        replayed=sum(1 for r in results if not live(r) and not r.transient),
+        answered_live=sum(1 for r in answered if live(r)),
+        replayed=sum(1 for r in answered if not live(r)),
         failed=failed,
         not_judged=not_judged,
         total=_tokens(((r.input_tokens, r.output_tokens) for r in results), price),
@@ -427,4 +446,5 @@ def judge_usage(
         estimated_calls=sum(
             1 for batch in outcome.results if any(r.usage_estimated for r in batch)
         ),
+        unusable=sum(1 for r in results if not r.transient) - len(answered),
     )

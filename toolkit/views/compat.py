@@ -108,18 +108,41 @@ def two_l_timestamp(now: datetime | None = None) -> str:
     return when.strftime("%Y-%m-%dT%H:%M:%S.") + f"{when.microsecond // 1000:03d}Z"
 
 
+#: The number 2L's script writes for a metric with nothing to measure (no reference to the
+#: past: memory 1; fewer than two messages: coherence 1; no phrases: anti-repetition 1;
+#: no messages: strategic depth, role consistency and diversity 0; engagement its
+#: constant 3, the placeholder for a human rating). Written where this rubric has no
+#: score, so 2L's readers (``score.toFixed(2)``) always find a number; the toolkit's own
+#: state is under :data:`TWO_L_OWN_KEY`.
+TWO_L_PLACEHOLDERS: dict[str, int] = {
+    "memoryAccuracy": 1,
+    "strategicDepth": 0,
+    "coherence": 1,
+    "roleConsistency": 0,
+    "personalityDiversity": 0,
+    "antiRepetition": 1,
+    "engagement": 3,
+}
+
+#: The key of the toolkit's own state in 2L's file (2L's readers ignore it).
+TWO_L_OWN_KEY = "toolkit"
+
+
 def two_l_evaluation(
     card: Scorecard, thresholds: Mapping[str, float], now: datetime | None = None
 ) -> dict[str, Any]:
     """One game's scorecard in the shape of 2L's ``evaluations/<stem>-evaluation.json``.
 
     ``{metrics: {memoryAccuracy: {score, threshold, pass}, ...7}, passCount, totalMetrics,
-    overallPass, timestamp}`` and nothing else, so scripts written against 2L's file read
-    it unchanged. The numbers and the verdict are this rubric's (see
-    ``docs/rubrics/discussion.md``): ``pass`` is a metric's PASS; a metric without
-    evidence (N/A, or engagement still waiting for a rating) has ``score`` null and
-    ``pass`` false; ``overallPass`` is the verdict PASS, which also needs engagement and
-    the cost budget (2L's script passes at 5 of 7).
+    overallPass, timestamp}`` as 2L writes it, then the toolkit's own state under
+    ``toolkit``: ``{verdict, verdictReason, rubricVersion, placeholders: {<2L key>: why}}``.
+    Scripts written against 2L's file read it unchanged. The numbers and the verdict are
+    this rubric's (see ``docs/rubrics/discussion.md``): ``pass`` is a metric's PASS; a
+    metric without evidence (N/A, or engagement still waiting for a rating) carries 2L's
+    own placeholder (:data:`TWO_L_PLACEHOLDERS`, never null: 2L's display code calls
+    ``score.toFixed(2)``) with ``pass`` false, and is named under ``toolkit.placeholders``;
+    ``overallPass`` is the verdict PASS, which also needs engagement and the cost budget
+    (2L's script passes at 5 of 7).
 
     Args:
         card: a discussion scorecard.
@@ -128,10 +151,15 @@ def two_l_evaluation(
     """
     rows = {r["dimension"]: r for r in card.dimensions.iter_rows(named=True)}
     metrics: dict[str, Any] = {}
+    placeholders: dict[str, str] = {}
     for ours, theirs in TWO_L_METRICS.items():
         row = rows.get(ours, {})
+        score = row.get("value")
+        if score is None:
+            score = TWO_L_PLACEHOLDERS[theirs]
+            placeholders[theirs] = str(row.get("detail") or "no score")
         metrics[theirs] = {
-            "score": row.get("value"),
+            "score": score,
             "threshold": thresholds[ours],
             "pass": row.get("status") == "PASS",
         }
@@ -142,4 +170,10 @@ def two_l_evaluation(
         "totalMetrics": len(TWO_L_METRICS),
         "overallPass": card.verdict == "PASS",
         "timestamp": two_l_timestamp(now),
+        TWO_L_OWN_KEY: {
+            "verdict": card.verdict,
+            "verdictReason": card.verdict_reason,
+            "rubricVersion": card.rubric_version,
+            "placeholders": placeholders,
+        },
     }

@@ -63,9 +63,10 @@ def _percent(value: float | None) -> str:
     return text if text == "-" else f"{text}%"
 
 
-#: JSON has no infinity: a percent change from a control mean of 0 is written as this
-#: string (with a leading ``-`` when negative), which Python's ``float()`` and
-#: JavaScript's ``Number()`` both read back as infinity.
+#: JSON has no infinity: a percent change from a control mean of 0 (and the t of two
+#: constant groups with different means) is written as this string (with a leading ``-``
+#: when negative), which Python's ``float()`` and JavaScript's ``Number()`` both read back
+#: as infinity.
 JSON_INFINITY = "Infinity"
 
 
@@ -520,6 +521,8 @@ def experiment_report_dict(
     for r in stats.iter_rows(named=True):
         cell = {k: _json_number(v) for k, v in r.items() if k not in ("experiment", "metric")}
         cell["percent_change"] = _json_percent(r["percent_change"])
+        for key in ("t_stat", "statistic"):  # ±∞: two constant groups apart
+            cell[key] = _json_percent(r[key])
         cell["p_display"] = format_p(r["p_value"], rubric.p_floor, rubric.decimals + 1)
         check = checks.get((r["experiment"], r["metric"]))
         if check is not None:

@@ -33,6 +33,9 @@ PERSONA_DIMENSIONS: tuple[str, ...] = (
     "ideas_quantity",
 )
 
+#: The proposition profiles a file may name (``profile:``); the first is the default.
+PROPOSITION_PROFILES: tuple[str, ...] = ("the-office", "tinytroupe")
+
 #: The template variables a claim may use.
 TEMPLATE_VARIABLES: tuple[str, ...] = ("agent_name", "action", "channel_name", "recipient_name")
 
@@ -65,6 +68,11 @@ class PropositionFileModel(BaseModel):
     first_n: int | None = Field(default=None, ge=0, le=MAX_INT64)
     last_n: int | None = Field(default=None, ge=0, le=MAX_INT64)
     propositions: list[PropositionModel] = Field(min_length=1)
+    #: How the file's propositions are read (:data:`PROPOSITION_PROFILES`): ``the-office``
+    #: (``{{action}}`` is the agent's last message in the window) or ``tinytroupe``
+    #: (TinyTroupe's late-2025 propositions: ``{{action}}`` is the list of the agent's
+    #: messages in the window, and a precondition holds when any one of them matches).
+    profile: Literal["the-office", "tinytroupe"] = "the-office"
 
     @field_validator("propositions")
     @classmethod

@@ -25,7 +25,9 @@ def role_evidence(
     A stated absence of a reason (``spec.role.no_reason``: "we don't have solid
     evidence") is not a reason; with ``spec.role.questions_in_role`` a Villager's
     questions are left out of the accusation cues (questioning a suspect, "Why did you
-    vote for Y?", is in role; "Why are you looking at me?" still deflects).
+    vote for Y?", is in role; "Why are you looking at me?" still deflects). A general
+    statement about the game (``spec.role.general_statements``: "at least two of you are
+    Mafia", "someone is lying") accuses nobody and is left out of the accusation cues.
 
     Returns:
         messages with ``role`` (from players), ``role_break`` and ``role_break_reason``.
@@ -86,11 +88,14 @@ def _accused_partners(framed: pl.DataFrame, players: pl.DataFrame, cues: RoleCue
 
 def _read_cues(framed: pl.DataFrame, cues: RoleCues) -> pl.DataFrame:
     """The cue phrases of each message, one list column per cue family: accusations read
-    without the questions (``questions_in_role``), reasons without stated absences of one
-    (``no_reason``)."""
+    without the questions (``questions_in_role``) and general statements, reasons without
+    stated absences of one (``no_reason``)."""
     accusation_text = pl.col("text")
     if cues.questions_in_role:
         accusation_text = accusation_text.str.replace_all(r"[^.!?\n]*\?", " ")
+    if cues.general_statements:
+        general = "(?i)(?:" + "|".join(f"(?:{p})" for p in cues.general_statements) + ")"
+        accusation_text = accusation_text.str.replace_all(general, " ")
     reason_text = pl.col("text")
     if cues.no_reason:
         absent = "(?i)(?:" + "|".join(f"(?:{p})" for p in cues.no_reason) + ")"

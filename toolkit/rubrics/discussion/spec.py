@@ -98,6 +98,12 @@ class RoleCues(_Part):
     ("Why did you vote for Y?") is questioning a suspect, not an accusation: question
     sentences are left out of the accusation cues (deflection and defence cues still
     read them: "Why are you looking at me?" deflects).
+
+    ``general_statements`` are regular expressions (case-insensitive) of a statement about
+    the game that accuses nobody: an accusation cue whose subject or object is an unnamed,
+    counted or indefinite group ("at least two of you are Mafia", "someone is lying",
+    "we must vote out the Mafia"). They are removed before accusation cues are looked for;
+    the rest of the sentence is still read ("someone is lying and Eve is Mafia" accuses).
     """
 
     mafia_over_certainty: tuple[str, ...]
@@ -108,6 +114,7 @@ class RoleCues(_Part):
     reason: tuple[str, ...]
     no_reason: tuple[str, ...] = ()
     questions_in_role: bool = False
+    general_statements: tuple[str, ...] = ()
 
 
 class Success(_Part):
@@ -512,6 +519,27 @@ def _fixes(**by_metric: tuple[str, ...]) -> dict[str, Metric]:
 
 _ROLE_1_0_0 = DISCUSSION_SPEC_1_0_0.role
 
+#: Nobody in particular: an indefinite person, or a counted or unnamed part of a group
+#: ("at least two of you", "one of us", "some of them", "the Mafia").
+_NOBODY_IN_PARTICULAR = (
+    r"(?:someone|somebody|anyone|anybody|whoever|no ?one|nobody|there"
+    r"|(?:(?:at least|at most|exactly|maybe|probably|likely|statistically)\s+)*"
+    r"(?:one|two|three|four|five|six|several|some|many|a few|a couple|both|\d+)"
+    r"\s+(?:\w+\s+)?of\s+(?:you|us|them|the\s+\w+)"
+    r"|(?:the|a|any|other)\s+mafia(?:\s+(?:players?|members?|team))?)"
+)
+#: Statements about the game that accuse nobody (issue 37: the real 2L game's first
+#: message, "statistically at least two of you are Mafia hiding among us").
+_GENERAL_STATEMENTS = (
+    # a group as the subject: "two of you are Mafia", "someone is lying"
+    r"\b" + _NOBODY_IN_PARTICULAR + r"\s+(?:is|are|must be|might be|could be|may be)\s+"
+    r"(?:\w+\s+){0,2}?(?:mafia|suspicious|lying)\b",
+    # a group as the object: "I suspect someone", "we must vote out the Mafia"
+    r"\b(?:i suspect|i accuse|vote for|vote out|eliminate)\s+"
+    + _NOBODY_IN_PARTICULAR
+    + r"(?:\s+(?:is|are|must be)\s+(?:\w+\s+){0,2}?(?:mafia|suspicious|lying)\b)?",
+)
+
 #: Rubric 1.1.0 (the default): the source rubric's own examples (issue 23, items 7, 8,
 #: 11, 12, 13). See docs/rubrics/discussion.md, "Changes in 1.1.0".
 DEFAULT_DISCUSSION_SPEC = DISCUSSION_SPEC_1_0_0.model_copy(
@@ -546,6 +574,7 @@ DEFAULT_DISCUSSION_SPEC = DISCUSSION_SPEC_1_0_0.model_copy(
                     r"(?:evidence|reason|reasons|proof|explanation)\b",
                 ),
                 "questions_in_role": True,
+                "general_statements": _GENERAL_STATEMENTS,
             }
         ),
         # 11: a test is a batch of 3 games; going on needs the sign-off.

@@ -34,7 +34,7 @@ _NEEDS = {
 }
 
 _UNDEFINED = {
-    "student": "both groups have sd 0",
+    "student": "both groups have sd 0 and equal means",
     "mannwhitney": "scipy returned no p-value",
     "ks": "scipy returned no p-value",
     "chisquare": "every score has the same value, so there is one category only",
@@ -123,19 +123,27 @@ def experiment_stats(
     minimum = rubric.min_per_group
     wide = _difference_columns(_wide(scores), minimum)
     if test == "welch":
-        wide = _welch_test(wide, level)
-        undefined = pl.when(~_testable(minimum)).then(
-            pl.lit("both groups have sd 0 (all scores equal within each group): t is undefined")
+        wide = _welch_test(wide, level, minimum)
+        undefined: pl.Expr = (
+            pl.when(_constant_apart(minimum))
+            .then(pl.lit(CONSTANT_APART))
+            .when(~_testable(minimum))
+            .then(pl.lit(CONSTANT_EQUAL))
         )
     else:
         wide = _other_test(wide, scores, test, level, _enough(minimum))
         undefined = pl.when(pl.col("p_value").is_null()).then(
             pl.lit(f"{_NEEDS[test]} gives no result for these scores ({_UNDEFINED[test]})")
         )
+    collapsed = pl.col("se") == 0  # no spread: the interval is the difference itself
     return (
         wide.with_columns(
-            ci_low=pl.col("delta") - pl.col("crit") * pl.col("se"),
-            ci_high=pl.col("delta") + pl.col("crit") * pl.col("se"),
+            ci_low=pl.when(collapsed)
+            .then(pl.col("delta"))
+            .otherwise(pl.col("delta") - pl.col("crit") * pl.col("se")),
+            ci_high=pl.when(collapsed)
+            .then(pl.col("delta"))
+            .otherwise(pl.col("delta") + pl.col("crit") * pl.col("se")),
             alpha=pl.lit(level, dtype=pl.Float64),
             test=pl.lit(test),
             significant=pl.col("p_value") < level,
@@ -167,6 +175,22 @@ def _mean_variances() -> tuple[pl.Expr, pl.Expr]:
     """The variance of each group's mean, sd^2 / n (treatment, control)."""
     t_n, c_n = pl.col("t_n").cast(pl.Float64), pl.col("c_n").cast(pl.Float64)
     return pl.col("t_sd") ** 2 / t_n, pl.col("c_sd") ** 2 / c_n
+
+
+#: Welch's test on two constant groups (sd 0 each) with different means: the difference
+#: is certain, t = ±∞ and p = 0, as scipy's ``ttest_ind`` and TinyTroupe report them.
+CONSTANT_APART = (
+    "both groups constant (sd 0) with different means: t = ±∞, p = 0 (as scipy); "
+    "Cohen's d and df are undefined (no spread)"
+)
+#: ... and with equal means: 0 / 0, no test.
+CONSTANT_EQUAL = "both groups constant (sd 0) with equal means: t is undefined (0 / 0), no test"
+
+
+def _constant_apart(minimum: int) -> pl.Expr:
+    """Enough scores, no spread in either group, and different means."""
+    v_t, v_c = _mean_variances()
+    return _enough(minimum) & ((v_t + v_c) == 0) & (pl.col("t_mean") != pl.col("c_mean"))
 
 
 def _testable(minimum: int) -> pl.Expr:
@@ -202,16 +226,20 @@ def _difference_columns(wide: pl.DataFrame, minimum: int) -> pl.DataFrame:
             (((t_n - 1) * t_var + (c_n - 1) * c_var) / (t_n + c_n - 2)).sqrt()
         ),
     ).with_columns(
-        t_stat=pl.when(testable).then(pl.col("delta") / pl.col("se")),
+        t_stat=pl.when(testable)
+        .then(pl.col("delta") / pl.col("se"))
+        .when(_constant_apart(minimum))
+        .then(pl.col("delta").sign() * float("inf")),
         cohens_d=pl.when(testable & (pl.col("pooled") > 0)).then(
             pl.col("delta") / pl.col("pooled")
         ),
     )
 
 
-def _welch_test(wide: pl.DataFrame, level: float) -> pl.DataFrame:
+def _welch_test(wide: pl.DataFrame, level: float, minimum: int) -> pl.DataFrame:
     """Welch's two-sided p and the interval's critical t, both looked up in scipy's t
-    distribution for the whole column at once."""
+    distribution for the whole column at once; p = 0 for two constant groups apart
+    (:data:`CONSTANT_APART`)."""
     from scipy import stats
 
     t_values = to_numpy(wide["t_stat"])
@@ -222,6 +250,8 @@ def _welch_test(wide: pl.DataFrame, level: float) -> pl.DataFrame:
     return wide.with_columns(
         from_numpy("p_value", p),
         from_numpy("crit", crit),
+    ).with_columns(
+        pl.when(_constant_apart(minimum)).then(0.0).otherwise(pl.col("p_value")).alias("p_value"),
         statistic=pl.col("t_stat"),
         median_delta=pl.lit(None, dtype=pl.Float64),
         prob_superiority=pl.lit(None, dtype=pl.Float64),

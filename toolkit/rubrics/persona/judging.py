@@ -67,11 +67,13 @@ def ask_pending(
         progress=progress,
     )
     entries: list[tuple[str, str, JudgeResult]] = []
+    usable: list[bool] = []
     for chunk, results in zip(chunks, outcome.results, strict=True):
         for item, result in zip(chunk, results, strict=True):
             _apply(item.row, result, item.request.kind, outcome.cap_reason)
             entries.append((item.request.dimension, item.request.subject, result))
-    return judge_usage(judge, entries, outcome, prices=table, max_cost=max_cost)
+            usable.append(item.row["source"] != "absent")
+    return judge_usage(judge, entries, outcome, prices=table, max_cost=max_cost, usable=usable)
 
 
 def _apply(

@@ -146,7 +146,9 @@ def _file_rows(
     if agent_id is not None:
         acts = acts.filter(pl.col("agent_id") == agent_id)
     persona = run.persona_of(agent_id) if (agent_id is not None and spec.include_personas) else None
-    values, reasons = window_variables(run, shown, agent_id)
+    values, reasons = window_variables(
+        run, shown, agent_id, action_list=spec.profile == "tinytroupe"
+    )
     trajectory, evidence, no_pairs = _judged_material(
         rubric, dimension, agent_id, name, acts, shown, format_trajectory(all_rows, first_n, last_n)
     )

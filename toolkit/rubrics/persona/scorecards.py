@@ -10,12 +10,16 @@ import polars as pl
 
 from toolkit.rubrics.persona.result import PersonaResult
 from toolkit.rubrics.persona.spec import ENVIRONMENT, PersonaRubric
-from toolkit.scorecard import FAIL, NA, OK, WARN, Dimension, Scorecard
+from toolkit.scorecard import FAIL, NA, OK, WARN, Dimension, Scorecard, format_value
 
 
-def _status(value: float | None, count: bool, rubric: PersonaRubric) -> str:
+def dimension_status(value: float | None, count: bool, rubric: PersonaRubric) -> str:
+    """A dimension's status (``count``: a count dimension's thresholds), decided on its
+    value as printed (:func:`format_value`, three
+    decimals): a score shown as "7.000" is at a 7.0 line, whatever float noise is below."""
     if value is None:
         return NA
+    value = float(format_value(value))
     green, red = (
         (rubric.count_green_at, rubric.count_red_below)
         if count
@@ -99,7 +103,7 @@ def _dimension(
     forced = props.filter(pl.col("source") == "precondition").height
     total = props.height
     value = row["score"]
-    status = _status(value, count, rubric)
+    status = dimension_status(value, count, rubric)
     if value is None:
         reasons = props["absent_reason"].drop_nulls().unique(maintain_order=True)
         detail = "absent: " + ("; ".join(reasons.to_list()) or "no proposition judged")

@@ -75,8 +75,13 @@ def format_trajectory(rows: pl.DataFrame, first_n: int | None, last_n: int | Non
 
 
 def window_variables(
-    run: ChatRun, window: pl.DataFrame, agent_id: str | None
+    run: ChatRun, window: pl.DataFrame, agent_id: str | None, *, action_list: bool = False
 ) -> tuple[dict[str, str | None], dict[str, str]]:
+    """The values of a claim's template variables in ``window`` (and, for a variable with
+    none, why). ``{{action}}`` is the agent's last message, or with ``action_list`` (the
+    ``tinytroupe`` profile) every message of the agent in the window, one numbered line
+    each (``1. ...``), as TinyTroupe's action-level propositions receive the window's
+    actions."""
     values: dict[str, str | None] = {}
     reasons: dict[str, str] = {}
     acts = window.filter(pl.col("kind") == "action")
@@ -90,7 +95,11 @@ def window_variables(
     values["channel_name"] = ", ".join(channels) if channels else None
     if not channels:
         reasons["channel_name"] = "no message in this window"
-    values["action"] = str(acts["text"][-1]) if acts.height else None
+    texts = [str(t) for t in acts["text"].to_list()]
+    if action_list:
+        values["action"] = "\n".join(f"{i}. {t}" for i, t in enumerate(texts, 1)) or None
+    else:
+        values["action"] = texts[-1] if texts else None
     if not acts.height:
         reasons["action"] = "no message in this window"
     recipients = acts["recipient_id"].drop_nulls()

@@ -22,6 +22,7 @@ from toolkit.frames import (
 )
 from toolkit.io import edge
 from toolkit.io.atomic import atomic_path
+from toolkit.io.csvcells import restore_frame, write_csv
 from toolkit.ratings.store.drafts import Drafts
 from toolkit.ratings.store.labels import LABEL_KINDS, Labels
 from toolkit.ratings.store.merge import Step, merge_events, order_of
@@ -101,7 +102,7 @@ class Exports(Ratings, Labels, Drafts):
             if fmt == "parquet":
                 frame.write_parquet(tmp)
             else:
-                frame.write_csv(tmp)
+                write_csv(frame, tmp)  # cells that would start a formula: neutralised
         return target
 
     def import_events(self, path: str | Path, *, what: str = "ratings") -> int:
@@ -138,6 +139,8 @@ class Exports(Ratings, Labels, Drafts):
         """The steps and their checked rows that import ``blob`` (a ``fmt`` file, named
         ``name`` in every error) as part ``what``."""
         raw = edge.read_frame(blob, name, fmt)
+        if fmt == "csv":  # the quote write_csv put before a formula-like cell, taken off
+            raw = restore_frame(raw)
         if what == "ratings" and "instrument" not in raw.columns:
             # An export from before instruments were versioned: its ratings say so ("").
             raw = raw.with_columns(instrument=pl.lit("", dtype=pl.String))

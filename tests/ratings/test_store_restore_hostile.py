@@ -233,6 +233,11 @@ def test_blank_lines_and_parquet_rows_count_against_the_row_limit(
     padded = _zip(tmp_path / "p.zip", {"ratings.csv": RATINGS_CSV + b"\n" * 1000})
     with pytest.raises(InputError, match=r"member ratings\.csv: holds 1,002 rows \(blank"):
         RatingStore(tmp_path / "s.db").restore(padded)
+    folder = tmp_path / "padded"
+    folder.mkdir()
+    (folder / "ratings.csv").write_bytes(RATINGS_CSV + b"\n" * 1000)
+    with pytest.raises(InputError, match=r"padded/ratings\.csv: holds 1,002 rows"):
+        RatingStore(tmp_path / "s.db").restore(folder)
     buffer = io.BytesIO()
     pl.DataFrame({"uid": ["same"] * 5000}).write_parquet(buffer)
     many = _zip(tmp_path / "m.zip", {"ratings.parquet": buffer.getvalue()})

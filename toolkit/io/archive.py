@@ -115,11 +115,12 @@ def _inflate(zipped: zipfile.ZipFile, info: zipfile.ZipInfo, name: str, limit: i
     return b"".join(chunks)
 
 
-def _check_rows(blob: bytes, name: str, member: str) -> None:
-    """Refuse a member of more rows than :func:`max_rows`: a CSV's lines (blank lines
-    count), a Parquet file's rows (from its footer, before any value is decoded)."""
+def check_rows(blob: bytes, name: str, member: str | None = None) -> None:
+    """Refuse a member of the archive ``name`` (or, ``member`` None, the file ``name``)
+    of more rows than :func:`max_rows`: a CSV's lines (blank lines count), a Parquet
+    file's rows (from its footer, before any value is decoded)."""
     rows_limit = max_rows()
-    if member.lower().endswith(".parquet"):
+    if (member or name).lower().endswith(".parquet"):
         import polars as pl  # polars: `toolkit --help` imports the io package, not polars
 
         try:
@@ -129,10 +130,11 @@ def _check_rows(blob: bytes, name: str, member: str) -> None:
     else:
         rows = blob.count(b"\n") + (0 if blob.endswith(b"\n") or not blob else 1)
     if rows > rows_limit:
-        raise _refused(
-            name, member, f"holds {rows:,} rows (blank lines count), over the limit of "
-            f"{rows_limit:,} (raise {ROWS_VARIABLE} to read it)",
-        )  # fmt: skip
+        said = (
+            f"holds {rows:,} rows (blank lines count), over the limit of {rows_limit:,} "
+            f"(raise {ROWS_VARIABLE} to read it)"
+        )
+        raise _refused(name, member, said) if member else InputError(name, said)
 
 
 def read_zip_members(path: str | Path, wanted: set[str]) -> dict[str, bytes]:
@@ -177,5 +179,5 @@ def read_zip_members(path: str | Path, wanted: set[str]) -> dict[str, bytes]:
                     f"{info.file_size:,} bytes), over the limit of {MAX_RATIO}: a zip bomb?",
                 )  # fmt: skip
             out[member] = _inflate(zipped, info, name, limit)
-            _check_rows(out[member], name, member)
+            check_rows(out[member], name, member)
     return out

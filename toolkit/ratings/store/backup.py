@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.errors import InputError
-from toolkit.io.archive import read_zip_members, refuse_special
+from toolkit.io.archive import check_rows, read_zip_members, refuse_special
 from toolkit.io.atomic import atomic_path, write_text_atomic
 from toolkit.io.edge import parse_json, read_bytes
 from toolkit.ratings.store.exports import EXPORT_PARTS, Exports
@@ -175,7 +175,9 @@ def _read_backup(
             path = Path(name) / f"{part}.{fmt}"
             if part not in found and os.path.lexists(path):
                 refuse_special(path)
-                found[part] = (read_bytes(path), str(path), fmt)
+                blob = read_bytes(path)
+                check_rows(blob, str(path))
+                found[part] = (blob, str(path), fmt)
         if os.path.lexists(Path(name) / IDENTITY_FILE):
             refuse_special(Path(name) / IDENTITY_FILE)
             identity_blob = read_bytes(Path(name) / IDENTITY_FILE)

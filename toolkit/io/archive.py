@@ -34,7 +34,7 @@ MAX_RATIO = 100
 RATIO_FREE_BYTES = 1 << 20
 #: Environment variable and default of :func:`max_rows`.
 ROWS_VARIABLE = "TOOLKIT_MAX_ROWS"
-DEFAULT_MAX_ROWS = 2_000_000
+DEFAULT_MAX_ROWS = 500_000
 #: The compression methods the standard library reads.
 READABLE_METHODS = {
     zipfile.ZIP_STORED: "stored",
@@ -50,7 +50,7 @@ _READ_SIZE = 1 << 20
 
 def max_rows() -> int:
     """The most rows (a CSV's lines, blank lines included) a member may hold
-    (``TOOLKIT_MAX_ROWS``, default 2,000,000; a value that is not a positive whole number
+    (``TOOLKIT_MAX_ROWS``, default 500,000; a value that is not a positive whole number
     is ignored)."""
     raw = os.environ.get(ROWS_VARIABLE, "").strip()
     return int(raw) if raw.isdigit() and int(raw) > 0 else DEFAULT_MAX_ROWS

@@ -229,3 +229,26 @@ def test_raters_keep_saving_while_a_thousand_idle_sockets_are_open(
     assert "refused connections beyond 64 from one address (client 127.0.0.2)" in err
     assert "request line and headers did not arrive within 3 s (client 127.0.0.3)" in err
     assert len(err.splitlines()) <= 2 * 8  # once per address and reason, not per socket
+
+
+def test_a_client_leaving_mid_body_of_a_real_connection_is_one_line(
+    server: tuple[RatingServer, Session, RatingStore], capfd: pytest.CaptureFixture[str]
+) -> None:
+    built, session, store = server
+    token = session.raters["ana"]
+    err = ""
+    with _Running(create_app(built)) as running:
+        head = (
+            f"POST /r/{token}/1/draft HTTP/1.1\r\nHost: 127.0.0.1:{running.port}\r\n"
+            f"Content-Type: application/json\r\nX-CSRF-Token: {built.csrf(token)}\r\n"
+            "Content-Length: 100\r\n\r\n"
+        )
+        with socket.create_connection(("127.0.0.1", running.port)) as s:
+            s.sendall(head.encode() + b'{"score": 3, "no')
+            time.sleep(0.3)  # the application is reading the body
+        deadline = time.monotonic() + 10
+        while "client left" not in err and time.monotonic() < deadline:
+            time.sleep(0.05)
+            err += capfd.readouterr().err
+    assert err == "toolkit rate: a client left before its save was read: nothing saved\n"
+    assert store.drafts().height == 0

@@ -363,6 +363,14 @@ def test_a_refused_rate_leaves_no_store_behind(
     deep = tmp_path / "new" / "folder" / "r.db"
     assert main(["rate", str(games), "--store", str(deep), "--port", "0"]) == 2
     assert not (tmp_path / "new").exists()
+    # a backup that is refused into a new store: the store it was put into goes too
+    junk = tmp_path / "junk.zip"
+    junk.write_bytes(b"not a zip")
+    fresh = tmp_path / "fresh.db"
+    args = ["rate", str(games), "--store", str(fresh), "--raters", "ana", "--port", "0"]
+    assert main([*args, "--restore", str(junk)]) == 2
+    assert "not a readable zip backup" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("fresh")) == []
     # an existing store is never removed
     assert main(["rate", str(games), "--raters", "ana", "--port", "0"]) == 0
     assert main(["rate", str(games), "--raters", "ben", "--port", "0"]) == 2

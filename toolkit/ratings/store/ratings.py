@@ -27,7 +27,8 @@ class Ratings(Connections):
     """Reading the ratings back: games' and persona items'."""
 
     def events(self) -> pl.DataFrame:
-        """Every rating event ever saved, oldest first.
+        """Every rating event of this store's session ever saved, oldest first (another
+        session's, imported as its data, are in the exports only).
 
         Returns:
             :data:`~toolkit.frames.RATING_EVENTS_SCHEMA` (event_id, uid, rater,
@@ -140,8 +141,8 @@ class Ratings(Connections):
         return frame.cast(DISCUSSION_RATINGS_SCHEMA)  # type: ignore[arg-type]
 
     def item_latest(self, rater: str | None = None) -> pl.DataFrame:
-        """The persona item rating that counts per rater and item: the latest saved (by
-        time, then event id), optionally for one rater.
+        """The persona item rating that counts per rater and item: the latest submitted
+        (in the order the store recorded them, ``seq``), optionally for one rater.
 
         Returns:
             :data:`~toolkit.frames.ITEM_RATING_EVENTS_SCHEMA` (event_id, uid, rater,
@@ -168,7 +169,8 @@ class Ratings(Connections):
         return {str(r[0]) for r in rows}
 
     def item_events(self) -> pl.DataFrame:
-        """Every persona item rating ever saved, oldest first (the whole history).
+        """Every persona item rating of this store's session ever saved, oldest first
+        (the whole history; another session's are in the exports only).
 
         Returns:
             :data:`~toolkit.frames.ITEM_RATING_EVENTS_SCHEMA` (event_id, uid, rater,

@@ -136,6 +136,24 @@ def test_an_older_rating_restored_never_counts_over_a_newer_one(tmp_path: Path) 
     assert _scores(behind) == [("ana", "g1", 4, "new")]
 
 
+def test_a_label_stamped_by_a_clock_ahead_does_not_stop_a_new_label_counting(
+    tmp_path: Path,
+) -> None:
+    store = RatingStore(tmp_path / "s.db")
+    folder = tmp_path / "b"
+    folder.mkdir()
+    (folder / "labels.csv").write_text(
+        "uid,reviewer,game_id,kind,item_id,label,created_at\n"
+        "l1,rev,g1,role,m2,false,2099-01-01T00:00:00Z\n",
+        encoding="utf-8",
+    )
+    assert store.restore(folder) == {"labels": 1}
+    assert store.labels().rows() == [("g1", "role", "m2", False)]
+    store.set_label("rev", "g1", "role", "m2", True)
+    assert store.labels().rows() == [("g1", "role", "m2", True)]
+    assert store.restore(folder) == {"labels": 0}
+
+
 def test_a_draft_stamped_in_the_future_never_replaces_the_stores_draft(tmp_path: Path) -> None:
     store = RatingStore(tmp_path / "s.db")
     store.save_draft("ana", "g1", 2, notes="typed here")

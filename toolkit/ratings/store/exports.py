@@ -155,8 +155,6 @@ class Exports(Ratings, Labels, Drafts):
             line = i + 2 if fmt == "csv" else None
             if what == "drafts":
                 rows.append(draft_row(name, rec, line))
-            elif what == "labels":
-                rows.append(self._import_row(name, rec, what, line))
             else:
                 order = order_of(name, rec, i, line)
                 origin = str(rec.get("origin") or "")
@@ -167,11 +165,13 @@ class Exports(Ratings, Labels, Drafts):
             items = [(*r[1:4], *r[5:], now) for r in rows if r[0] == "item"]
             return [Step(_MERGE_DRAFT, games), Step(_MERGE_ITEM_DRAFT, items)]
         if what == "labels":
-            cols = ", ".join(needed)
-            marks = ", ".join("?" for _ in needed)
-            return [Step(f"INSERT OR IGNORE INTO label_events ({cols}) VALUES ({marks})", rows)]
-        return [Step("", rows, table="rating_events" if what == "ratings" else
-                     "item_rating_events", columns=tuple(needed))]  # fmt: skip
+            key: tuple[str, ...] = ("game_id", "kind", "item_id")
+            return [Step("", rows, "label_events", tuple(needed), key, with_origin=False)]
+        table, key = (
+            ("rating_events", ("rater", "transcript_id")) if what == "ratings"
+            else ("item_rating_events", ("rater", "item_id"))
+        )  # fmt: skip
+        return [Step("", rows, table, tuple(needed), key)]
 
     def _run_plan(self, con: sqlite3.Connection, plan: list[Step], origin: str = "") -> None:
         """Apply ``plan`` inside the caller's write transaction; ``origin`` given, the

@@ -255,6 +255,12 @@ class Exports(Ratings, Labels, Drafts):
         """Part ``what`` as exported: events with every row the store holds, each with
         its place in the store's order of submission (``seq``) and its ``origin`` (""
         for this store's session), so that a restore keeps both."""
+        if what == "labels":
+            events = self.label_events()
+            with self._connect() as con:
+                order = dict(con.execute("SELECT event_id, seq FROM label_events").fetchall())
+            seq = [order[e] for e in events["event_id"]]
+            return events.with_columns(seq=pl.Series(seq, dtype=pl.Int64))
         if what not in ("ratings", "items"):
             return self._events_of(what)
         table, schema, cols = (

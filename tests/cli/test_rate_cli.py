@@ -351,3 +351,52 @@ def test_the_discussion_command_reads_ratings_and_labels_from_a_store(
     assert set(by_id) == {"game-over-budget", "game-pass", "game-role-repetition"}
     engagement = next(m for m in by_id["game-pass"]["metrics"] if m["key"] == "engagement")
     assert engagement["score"] == 3.5
+
+
+def test_a_refused_rate_leaves_no_store_behind(
+    games: Path, tmp_path: Path, served: list[tuple[Any, tuple[str, int]]],
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    assert main(["rate", str(games), "--port", "0"]) == 2
+    assert "name the raters" in capsys.readouterr().err
+    assert sorted(p.name for p in games.iterdir() if p.name.startswith("ratings")) == []
+    deep = tmp_path / "new" / "folder" / "r.db"
+    assert main(["rate", str(games), "--store", str(deep), "--port", "0"]) == 2
+    assert not (tmp_path / "new").exists()
+    # a backup that is refused into a new store: the store it was put into goes too
+    junk = tmp_path / "junk.zip"
+    junk.write_bytes(b"not a zip")
+    fresh = tmp_path / "fresh.db"
+    args = ["rate", str(games), "--store", str(fresh), "--raters", "ana", "--port", "0"]
+    assert main([*args, "--restore", str(junk)]) == 2
+    assert "not a readable zip backup" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("fresh")) == []
+    # an existing store is never removed
+    assert main(["rate", str(games), "--raters", "ana", "--port", "0"]) == 0
+    assert main(["rate", str(games), "--raters", "ben", "--port", "0"]) == 2
+    assert is_rating_store(games / "ratings.db")
+
+
+def test_another_sessions_backup_is_refused_unless_imported_as_its_data(
+    games: Path, tmp_path: Path, served: list[tuple[Any, tuple[str, int]]],
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    other = RatingStore(tmp_path / "other.db")
+    other.open_session(["game-pass"], ["ana"], 1, 1)
+    other.submit("ana", "game-pass", 1, {}, "the other session's")
+    archive = tmp_path / "other.zip"
+    other.backup(archive)
+    assert main(["rate", str(games), "--raters", "ana", "--port", "0"]) == 0
+    store = RatingStore(games / "ratings.db")
+    store.submit("ana", "game-pass", 4, {}, "ours")
+    capsys.readouterr()
+    args = ["rate", str(games), "--port", "0", "--restore", str(archive)]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{archive}: session_id=" in err
+    assert "--import-other-session" in err
+    assert main([*args, "--import-other-session"]) == 0
+    assert "kept as another session's data" in capsys.readouterr().err
+    assert store.latest().select("score", "notes").rows() == [(4, "ours")]
+    assert main(["rate", str(games), "--port", "0", "--import-other-session"]) == 2
+    assert "is for a backup named by --restore" in capsys.readouterr().err

@@ -66,7 +66,7 @@ def _contents(store: RatingStore) -> dict[str, pl.DataFrame]:
 def test_a_backup_restored_into_a_fresh_store_is_the_same_store(tmp_path: Path, fmt: str) -> None:
     store = _filled(tmp_path / "a.db")
     files = store.backup(tmp_path / "backup", fmt=fmt)
-    assert [f.name for f in files] == [f"{p}.{fmt}" for p in EXPORT_PARTS]
+    assert [f.name for f in files] == [*(f"{p}.{fmt}" for p in EXPORT_PARTS), "session.json"]
 
     fresh = RatingStore(tmp_path / "b.db")
     added = fresh.restore(tmp_path / "backup")
@@ -236,7 +236,8 @@ def test_a_zip_backup_restored_into_a_fresh_store_is_the_same_store(
     archive = tmp_path / "backup.zip"
     assert store.backup(archive, fmt=fmt) == [archive]
     with zipfile.ZipFile(archive) as zipped:  # read by the standard library, not by us
-        assert sorted(zipped.namelist()) == sorted(f"{p}.{fmt}" for p in EXPORT_PARTS)
+        want_names = [*(f"{p}.{fmt}" for p in EXPORT_PARTS), "session.json"]
+        assert sorted(zipped.namelist()) == sorted(want_names)
     fresh = RatingStore(tmp_path / "b.db")
     assert fresh.restore(archive) == {"ratings": 2, "labels": 1, "items": 3, "drafts": 5}
     want, got = _contents(store), _contents(fresh)

@@ -121,6 +121,11 @@ def register(sub: Any) -> None:
         help="first put a backup (the organiser page's zip, or a backup folder) back into "
         "the store; what the store already holds stays",
     )  # fmt: skip
+    parser.add_argument(
+        "--import-other-session", action="store_true",
+        help="with --restore: the backup is of another session; keep its ratings as that "
+        "session's data (they do not count here, nothing of this session is replaced)",
+    )  # fmt: skip
     parser.set_defaults(func=run)
 
 
@@ -230,8 +235,15 @@ def run(args: argparse.Namespace) -> int:
     persona = _is_persona(args)
     games, items = _inputs(args, persona)  # bad input stops here, exit 2
     raters = parse_raters(args.raters) if args.raters is not None else None
-    store = _open_store(args)
-    sock = listen(args.host, args.port)
+    if args.import_other_session and args.restore is None:
+        raise InputError(None, "is for a backup named by --restore", field="--import-other-session")
+    new_store = _new_store_files(args)
+    try:
+        store = _open_store(args)
+        sock = listen(args.host, args.port)
+    except BaseException:
+        _remove(new_store)
+        raise
     try:
         if games is None:
             server, created, have = _persona_server(args, store, raters, items)
@@ -240,6 +252,7 @@ def run(args: argparse.Namespace) -> int:
         app = create_app(server)
     except BaseException:
         sock.close()
+        _remove(new_store)
         raise
     port = sock.getsockname()[1]
     shown_host = f"[{args.host}]" if ":" in args.host else args.host
@@ -264,24 +277,68 @@ def _inputs(args: argparse.Namespace, persona: bool) -> tuple[Any, list[Any]]:
     return load_discussion(Path(args.dir[0])), []
 
 
+def _store_path(args: argparse.Namespace) -> Path:
+    """The store's file: ``--store``, else ``ratings.db`` beside the games (as
+    :func:`toolkit.ratings.store.default_store_path` names it)."""
+    if args.store:
+        return Path(args.store)
+    transcripts = Path(args.dir[0])
+    return (transcripts if transcripts.is_dir() else transcripts.parent) / "ratings.db"
+
+
+def _new_store_files(args: argparse.Namespace) -> list[Path]:
+    """The files (the store, its WAL and shared memory) and folders this run would create
+    for a store that does not exist yet, newest first: removed again when the command is
+    refused, so a refused command leaves nothing behind. Empty for an existing store."""
+    path = _store_path(args)
+    if path.exists() or path.is_symlink():
+        return []
+    created = [Path(f"{path}{suffix}") for suffix in ("-wal", "-shm", "-journal", "")]
+    folder = path.parent
+    while not folder.exists():
+        created.append(folder)
+        folder = folder.parent
+    return created
+
+
+def _remove(paths: list[Path]) -> None:
+    """Remove what :func:`_new_store_files` listed (files, then the folders made for
+    them if empty)."""
+    for path in paths:
+        try:
+            if path.is_dir() and not path.is_symlink():
+                path.rmdir()
+            else:
+                path.unlink(missing_ok=True)
+        except OSError:
+            pass  # a folder someone else filled meanwhile stays
+
+
 def _open_store(args: argparse.Namespace) -> Any:
     """The ratings store (``--store``, default beside the games), with ``--restore``'s
     backup put back into it first."""
     # the ratings store (polars, sqlite3: 0.17 s of CPU): `toolkit --help` imports this module
-    from toolkit.ratings.store import RatingStore, default_store_path
+    from toolkit.ratings.store import RatingStore
     from toolkit.rubrics.discussion import DEFAULT_ENGAGEMENT_SCALE
 
-    transcripts = Path(args.dir[0])
     # refuses a foreign or damaged file before writing; one connection per server thread
     store = RatingStore(
-        args.store or default_store_path(transcripts),
+        _store_path(args),
         keep_open=True,
         instrument=DEFAULT_ENGAGEMENT_SCALE.version,
     )
     if args.restore is not None:
-        added = store.restore(args.restore)  # all or nothing; a bad backup stops here
+        # all or nothing; a bad backup, or one of another session, stops here
+        added = store.restore(args.restore, other_session=args.import_other_session)
         said = ", ".join(f"{n} {part}" for part, n in added.items())
         print(f"toolkit rate: restored {args.restore} ({said} rows added)", file=sys.stderr)
+        if args.import_other_session:
+            print(
+                "toolkit rate: note: kept as another session's data: its ratings are in "
+                "the backups and exports of this store, never counted here; its drafts and "
+                "labels were left out",
+                file=sys.stderr,
+            )
     return store
 
 

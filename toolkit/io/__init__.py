@@ -7,6 +7,9 @@
   SQLite and CSV safety).
 - :mod:`toolkit.io.atomic`: atomic writes; :mod:`toolkit.io.staging`: copying remote
   files beside a local output; :mod:`toolkit.io.network`: the network deadlines.
+- :mod:`toolkit.io.archive`: zip members read through the reading limits;
+  :mod:`toolkit.io.csvcells`: the one CSV writer (cells that would start a formula
+  neutralised).
 
 Each public name is imported on first use (PEP 562, as in ``toolkit``): importing one
 module of the package (``toolkit.io.source``) does not import the others, and ``toolkit

@@ -36,7 +36,7 @@ from pathlib import Path
 import jinja2
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -44,6 +44,7 @@ from starlette.templating import Jinja2Templates
 
 from toolkit.errors import ToolkitError
 from toolkit.rating_server.exports import export_backup, export_csv, export_json
+from toolkit.rating_server.form import Left
 from toolkit.rating_server.group_commit import GroupCommit
 from toolkit.rating_server.organiser import organiser
 from toolkit.rating_server.pages import Refused, render_page
@@ -93,6 +94,14 @@ async def _store_error(request: Request, exc: Exception) -> Response:
     return _refusal(request, 503, "the ratings store could not save: tell your organiser")
 
 
+async def _left(request: Request, exc: Exception) -> Response:
+    # One line for the organiser (no token: the rater's address is not shown); the answer
+    # goes nowhere, the client is gone.
+    print("toolkit rate: a client left before its save was read: nothing saved", file=sys.stderr,
+          flush=True)  # fmt: skip
+    return Response(status_code=400)
+
+
 def _refusal(request: Request, status: int, message: str) -> Response:
     if request.method == "POST" or "application/json" in request.headers.get("accept", ""):
         return JSONResponse({"error": message}, status_code=status)
@@ -127,7 +136,12 @@ def create_app(server: RatingServer) -> Starlette:
     app = Starlette(
         routes=routes,
         middleware=[Middleware(Headers)],
-        exception_handlers={Refused: _refused, ToolkitError: _store_error},
+        exception_handlers={
+            Refused: _refused,
+            ToolkitError: _store_error,
+            Left: _left,
+            ClientDisconnect: _left,
+        },
     )
     app.state.server = server
     app.state.templates = _templates()

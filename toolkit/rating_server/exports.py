@@ -10,6 +10,7 @@ import polars as pl
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from toolkit.io.csvcells import write_csv
 from toolkit.rating_server.organiser import item_ratings, organiser_page, session_ratings
 from toolkit.rating_server.server import RatingServer
 
@@ -59,11 +60,13 @@ def _export_frame(server: RatingServer) -> pl.DataFrame:
 
 
 def export_csv(request: Request) -> Response:
-    """The ratings that count, as CSV (one row per rater and game)."""
+    """The ratings that count, as CSV (one row per rater and game); a text cell that
+    would start a spreadsheet formula is written with a ``'`` in front
+    (:mod:`toolkit.io.csvcells`)."""
     server, _token = organiser_page(request)
     frame = _item_export_frame(server) if server.persona else _export_frame(server)
     return Response(
-        frame.write_csv(),
+        write_csv(frame),  # a cell that would start a formula is written as text
         media_type="text/csv; charset=utf-8",
         headers={"Content-Disposition": 'attachment; filename="ratings.csv"'},
     )

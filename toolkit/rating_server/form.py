@@ -9,7 +9,7 @@ import json
 from typing import Any
 from urllib.parse import urlsplit
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 
 from toolkit.rating_server.pages import Refused
 from toolkit.rating_server.server import RatingServer
@@ -46,10 +46,13 @@ async def read_form(request: Request, server: RatingServer, token: str) -> dict[
     if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
         raise Refused(413, "the request is too large")
     body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY_BYTES:
-            raise Refused(413, "the request is too large")
+    try:
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_BODY_BYTES:
+                raise Refused(413, "the request is too large")
+    except ClientDisconnect:
+        raise Left() from None
     try:
         data = json.loads(body)
     except (ValueError, RecursionError) as exc:
@@ -62,11 +65,21 @@ async def read_form(request: Request, server: RatingServer, token: str) -> dict[
         raise Refused(422, f"score must be a whole number from {low} to {high}")
     answers = data.get("answers") or {}
     keys = set() if server.persona else {q.key for q in server.scale.questions}
+    # ``type(v) is bool``: 1 == True, so ``1 in (True, False)`` would let a number through
     if not isinstance(answers, dict) or any(
-        k not in keys or v not in (True, False, None) for k, v in answers.items()
+        k not in keys or not (v is None or type(v) is bool) for k, v in answers.items()
     ):
         raise Refused(422, "answers must map this instrument's questions to true/false/null")
     notes = data.get("notes") or ""
     if not isinstance(notes, str) or len(notes) > MAX_NOTES_CHARS:
         raise Refused(422, f"notes must be text of at most {MAX_NOTES_CHARS} characters")
+    try:
+        notes.encode("utf-8")
+    except UnicodeEncodeError:  # JSON's "\ud800": a lone surrogate is no character
+        raise Refused(422, "notes hold text that is not valid Unicode (a lone surrogate): "
+                      "retype the note") from None  # fmt: skip
     return {"score": score, "answers": answers, "notes": notes}
+
+
+class Left(Exception):
+    """The client left before its request's body was read: nothing was saved."""

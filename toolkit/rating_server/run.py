@@ -15,8 +15,9 @@ import uvicorn
 from starlette.applications import Starlette
 
 from toolkit.errors import InputError
+from toolkit.rating_server.guard import GuardedH11Protocol
 
-__all__ = ["bind_socket", "serve"]
+__all__ = ["bind_socket", "serve", "server_config"]
 
 
 def bind_socket(host: str, port: int) -> socket.socket:
@@ -60,17 +61,26 @@ def bind_socket(host: str, port: int) -> socket.socket:
 def serve(app: Starlette, sock: socket.socket) -> None:
     """Serve ``app`` on ``sock`` with uvicorn (one process) until interrupted (Ctrl-C or
     SIGTERM: a clean stop, no traceback)."""
-    config = uvicorn.Config(
-        app,
-        access_log=False,  # addresses hold private tokens: never logged
-        log_level="warning",
-        server_header=False,
-        timeout_graceful_shutdown=5,
-        lifespan="off",
-    )
+    config = server_config(app)
     try:
         uvicorn.Server(config).run(sockets=[sock])
     except KeyboardInterrupt:  # Ctrl-C: uvicorn has shut down cleanly, then re-raised it
         pass
     finally:
         sock.close()
+
+
+def server_config(app: Starlette) -> uvicorn.Config:
+    """uvicorn's configuration of the rating server: no access log, the h11 protocol
+    with deadlines on a request's headers and body and a cap on connections per client
+    address (:mod:`toolkit.rating_server.guard`), idle keep-alive closed after 5 s."""
+    return uvicorn.Config(
+        app,
+        http=GuardedH11Protocol,
+        access_log=False,  # addresses hold private tokens: never logged
+        log_level="warning",
+        server_header=False,
+        timeout_keep_alive=5,
+        timeout_graceful_shutdown=5,
+        lifespan="off",
+    )

@@ -30,6 +30,7 @@ Where each idea lives:
 - :mod:`~toolkit.ratings.store.labels`: reviewers' label overrides.
 - :mod:`~toolkit.ratings.store.exports`: one part exported to a file, imported back.
 - :mod:`~toolkit.ratings.store.backup`: every part backed up, restored in one transaction.
+- :mod:`~toolkit.ratings.store.merge`: imported events merged in the store's order of submission.
 - :mod:`~toolkit.ratings.store.rating_store`: :class:`RatingStore`, composed of them.
 
 :class:`RatingStore` is composed from mixins, one per concern, each a subclass of the

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sqlite3
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,8 +22,10 @@ from toolkit.frames import (
 )
 from toolkit.io import edge
 from toolkit.io.atomic import atomic_path
+from toolkit.io.csvcells import restore_frame, write_csv
 from toolkit.ratings.store.drafts import Drafts
 from toolkit.ratings.store.labels import LABEL_KINDS, Labels
+from toolkit.ratings.store.merge import Step, merge_events, order_of
 from toolkit.ratings.store.ratings import Ratings
 from toolkit.ratings.store.rows import (
     HEX,
@@ -31,7 +34,10 @@ from toolkit.ratings.store.rows import (
     check_score,
     draft_row,
     item_score_ok,
+    now_stamp,
+    rows_frame,
 )
+from toolkit.ratings.store.schema import ITEM_COLUMNS, RATING_COLUMNS
 
 #: The parts of a store an export holds, one file each (:meth:`RatingStore.backup`).
 EXPORT_PARTS: tuple[str, ...] = ("ratings", "labels", "items", "drafts")
@@ -42,18 +48,21 @@ _EXPORT_SCHEMAS: dict[str, Mapping[str, pl.DataType]] = {
     "drafts": DRAFT_EXPORT_SCHEMA,
 }
 #: An imported draft: added when the store has none, replacing the store's only when it
-#: was saved later (the newer form wins; the same draft twice changes nothing).
+#: was saved later (the newer form wins; the same draft twice changes nothing) and not
+#: after this machine's now (a stamp from a clock running ahead never wins).
 _MERGE_DRAFT = (
     "INSERT INTO drafts (rater, transcript_id, score, answers, notes, updated_at) "
     "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (rater, transcript_id) DO UPDATE SET "
     "score = excluded.score, answers = excluded.answers, notes = excluded.notes, "
-    "updated_at = excluded.updated_at WHERE excluded.updated_at > drafts.updated_at"
+    "updated_at = excluded.updated_at WHERE excluded.updated_at > drafts.updated_at "
+    "AND excluded.updated_at <= ?"
 )
 _MERGE_ITEM_DRAFT = (
     "INSERT INTO item_drafts (rater, item_id, score, notes, text_sha256, updated_at) "
     "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (rater, item_id) DO UPDATE SET "
     "score = excluded.score, notes = excluded.notes, text_sha256 = excluded.text_sha256, "
-    "updated_at = excluded.updated_at WHERE excluded.updated_at > item_drafts.updated_at"
+    "updated_at = excluded.updated_at WHERE excluded.updated_at > item_drafts.updated_at "
+    "AND excluded.updated_at <= ?"
 )
 
 
@@ -86,14 +95,14 @@ class Exports(Ratings, Labels, Drafts):
         Returns:
             The path written.
         """
-        frame = self._events_of(what)
+        frame = self._export_frame(what)
         target = Path(path)
         fmt = _format_of(target)
         with atomic_path(target) as tmp:
             if fmt == "parquet":
                 frame.write_parquet(tmp)
             else:
-                frame.write_csv(tmp)
+                write_csv(frame, tmp)  # cells that would start a formula: neutralised
         return target
 
     def import_events(self, path: str | Path, *, what: str = "ratings") -> int:
@@ -112,20 +121,26 @@ class Exports(Ratings, Labels, Drafts):
         plan = self._import_plan(path, what)
         with self._write() as con:
             before = con.total_changes
-            for sql, rows in plan:
-                con.executemany(sql, rows)
+            self._run_plan(con, plan)
             added = con.total_changes - before
         return int(added)
 
-    def _import_plan(self, path: str | Path, what: str) -> list[tuple[str, list[tuple[Any, ...]]]]:
-        """The statements and their checked rows that import ``path`` as part ``what``."""
+    def _import_plan(self, path: str | Path, what: str) -> list[Step]:
+        """The steps and their checked rows that import the file ``path`` as part ``what``."""
         self._events_of(what)  # checks ``what``
         name = str(path)
         target = Path(path)
         fmt = _format_of(target)
         if not target.exists():
             raise InputError(name, "no such export file")
-        raw = edge.read_frame(edge.read_bytes(target), name, fmt)
+        return self._blob_plan(edge.read_bytes(target), name, fmt, what)
+
+    def _blob_plan(self, blob: bytes, name: str, fmt: str, what: str) -> list[Step]:
+        """The steps and their checked rows that import ``blob`` (a ``fmt`` file, named
+        ``name`` in every error) as part ``what``."""
+        raw = edge.read_frame(blob, name, fmt)
+        if fmt == "csv":  # the quote write_csv put before a formula-like cell, taken off
+            raw = restore_frame(raw)
         if what == "ratings" and "instrument" not in raw.columns:
             # An export from before instruments were versioned: its ratings say so ("").
             raw = raw.with_columns(instrument=pl.lit("", dtype=pl.String))
@@ -134,22 +149,38 @@ class Exports(Ratings, Labels, Drafts):
         missing = [c for c in needed if c not in raw.columns]
         if missing:
             raise InputError(name, "missing column of an export", field="columns", value=missing)
+        extra = [c for c in ("seq", "event_id", "origin") if c in raw.columns]
         rows = []
-        for i, rec in enumerate(raw.select(needed).iter_rows(named=True)):
+        for i, rec in enumerate(raw.select(needed + extra).iter_rows(named=True)):
             line = i + 2 if fmt == "csv" else None
             if what == "drafts":
                 rows.append(draft_row(name, rec, line))
             else:
-                rows.append(self._import_row(name, rec, what, line))
+                order = order_of(name, rec, i, line)
+                origin = str(rec.get("origin") or "")
+                rows.append((order, origin, self._import_row(name, rec, what, line)))
         if what == "drafts":
-            games = [r[1:6] + r[7:] for r in rows if r[0] == "game"]
-            items = [r[1:4] + r[5:] for r in rows if r[0] == "item"]
-            return [(_MERGE_DRAFT, games), (_MERGE_ITEM_DRAFT, items)]
-        table = {"ratings": "rating_events", "labels": "label_events",
-                 "items": "item_rating_events"}[what]  # fmt: skip
-        cols = ", ".join(needed)
-        marks = ", ".join("?" for _ in needed)
-        return [(f"INSERT OR IGNORE INTO {table} ({cols}) VALUES ({marks})", rows)]
+            now = now_stamp()
+            games = [(*r[1:6], r[7], now) for r in rows if r[0] == "game"]
+            items = [(*r[1:4], *r[5:], now) for r in rows if r[0] == "item"]
+            return [Step(_MERGE_DRAFT, games), Step(_MERGE_ITEM_DRAFT, items)]
+        if what == "labels":
+            key: tuple[str, ...] = ("game_id", "kind", "item_id")
+            return [Step("", rows, "label_events", tuple(needed), key, with_origin=False)]
+        table, key = (
+            ("rating_events", ("rater", "transcript_id")) if what == "ratings"
+            else ("item_rating_events", ("rater", "item_id"))
+        )  # fmt: skip
+        return [Step("", rows, table, tuple(needed), key)]
+
+    def _run_plan(self, con: sqlite3.Connection, plan: list[Step], origin: str = "") -> None:
+        """Apply ``plan`` inside the caller's write transaction; ``origin`` given, the
+        events of this store's session in it are imported as that other session's."""
+        for step in plan:
+            if step.table:
+                merge_events(con, step, origin)
+            else:
+                con.executemany(step.sql, step.rows)
 
     def _import_row(
         self, name: str, rec: Mapping[str, Any], what: str, line: int | None
@@ -219,6 +250,36 @@ class Exports(Ratings, Labels, Drafts):
                 name, "label must be true or false", field="label", value=label, line=line
             )
         return (req("uid"), req("reviewer"), req("game_id"), kind, req("item_id"), int(label), iso)
+
+    def _export_frame(self, what: str) -> pl.DataFrame:
+        """Part ``what`` as exported: events with every row the store holds, each with
+        its place in the store's order of submission (``seq``) and its ``origin`` (""
+        for this store's session), so that a restore keeps both."""
+        if what == "labels":
+            events = self.label_events()
+            with self._connect() as con:
+                order = dict(con.execute("SELECT event_id, seq FROM label_events").fetchall())
+            seq = [order[e] for e in events["event_id"]]
+            return events.with_columns(seq=pl.Series(seq, dtype=pl.Int64))
+        if what not in ("ratings", "items"):
+            return self._events_of(what)
+        table, schema, cols = (
+            ("rating_events", RATING_EVENTS_SCHEMA, RATING_COLUMNS) if what == "ratings"
+            else ("item_rating_events", ITEM_RATING_EVENTS_SCHEMA, ITEM_COLUMNS)
+        )  # fmt: skip
+        with self._connect() as con:
+            rows = con.execute(
+                f"SELECT event_id, {', '.join(cols)}, seq, origin FROM {table} ORDER BY event_id"
+            ).fetchall()
+        base = [r[:-2] for r in rows]
+        if what == "ratings":
+            self._checked(base)
+        else:
+            self._checked_items(base)
+        return rows_frame(base, schema).with_columns(
+            pl.Series("seq", [r[-2] for r in rows], dtype=pl.Int64),
+            pl.Series("origin", [str(r[-1]) for r in rows], dtype=pl.String),
+        )
 
     def _events_of(self, what: str) -> pl.DataFrame:
         if what == "ratings":

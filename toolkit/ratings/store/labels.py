@@ -57,11 +57,15 @@ class Labels(Connections):
             int(label),
             now_stamp(),
         )
-        return self._append(
-            "label_events",
-            ("uid", "reviewer", "game_id", "kind", "item_id", "label", "created_at"),
-            row,
-        )
+        with self._write() as con:  # after every label the store holds (``seq``)
+            event_id = con.execute(
+                "INSERT INTO label_events (uid, reviewer, game_id, kind, item_id, label, "
+                "created_at, seq) VALUES (?, ?, ?, ?, ?, ?, ?, "
+                "(SELECT coalesce(max(seq), 0) + 1 FROM label_events))",
+                row,
+            ).lastrowid
+        assert event_id is not None
+        return int(event_id)
 
     def label_events(self) -> pl.DataFrame:
         """Every label event, oldest first: :data:`~toolkit.frames.LABEL_EVENTS_SCHEMA`."""
@@ -73,15 +77,21 @@ class Labels(Connections):
         return rows_frame([(*r[:6], bool(r[6]), r[7]) for r in rows], LABEL_EVENTS_SCHEMA)
 
     def labels(self, game_ids: Sequence[str] | None = None) -> pl.DataFrame:
-        """The labels that count (the latest per game, kind and item, whoever set it), as
+        """The labels that count (the latest per game, kind and item, whoever set it, in
+        the order the store recorded them: ``seq``, never the clocks' stamps), as
         :func:`toolkit.score_discussion` takes them.
 
         Returns:
             :data:`~toolkit.frames.DISCUSSION_LABELS_SCHEMA` (game_id, kind, item_id, label).
         """
+        with self._connect() as con:
+            order = dict(con.execute("SELECT event_id, seq FROM label_events").fetchall())
+        events = self.label_events()
         frame = (
-            self.label_events()
-            .sort("created_at", "event_id")
+            events.with_columns(
+                seq=pl.Series([order[e] for e in events["event_id"]], dtype=pl.Int64)
+            )
+            .sort("seq", "event_id")
             .unique(["game_id", "kind", "item_id"], keep="last", maintain_order=True)
             .select(list(DISCUSSION_LABELS_SCHEMA))
         )

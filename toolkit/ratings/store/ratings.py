@@ -27,7 +27,8 @@ class Ratings(Connections):
     """Reading the ratings back: games' and persona items'."""
 
     def events(self) -> pl.DataFrame:
-        """Every rating event ever saved, oldest first.
+        """Every rating event of this store's session ever saved, oldest first (another
+        session's, imported as its data, are in the exports only).
 
         Returns:
             :data:`~toolkit.frames.RATING_EVENTS_SCHEMA` (event_id, uid, rater,
@@ -35,24 +36,24 @@ class Ratings(Connections):
         """
         with self._connect() as con:
             rows = con.execute(
-                f"SELECT {_RATING_SELECT} FROM rating_events ORDER BY event_id"
+                f"SELECT {_RATING_SELECT} FROM rating_events WHERE origin = '' ORDER BY event_id"
             ).fetchall()
         return rows_frame(self._checked(rows), RATING_EVENTS_SCHEMA)
 
     def latest(self, rater: str | None = None) -> pl.DataFrame:
-        """The rating that counts per rater and transcript: the latest saved (by time, then
-        event id), optionally for one rater.
+        """The rating that counts per rater and transcript: the latest submitted (in the order
+        the store recorded them, ``seq``; never by the clocks' stamps), optionally for one rater.
 
         Returns:
             :data:`~toolkit.frames.RATING_EVENTS_SCHEMA`, one row per rater and transcript.
         """
-        where, params = ("WHERE rater = ?", (rater,)) if rater is not None else ("", ())
+        where, params = ("AND rater = ?", (rater,)) if rater is not None else ("", ())
         with self._connect() as con:
             rows = con.execute(
                 f"SELECT {_RATING_SELECT} "
                 "FROM (SELECT *, row_number() OVER (PARTITION BY rater, transcript_id "
-                "ORDER BY created_at DESC, event_id DESC) AS rank FROM rating_events "
-                f"{where}) WHERE rank = 1 ORDER BY transcript_id, rater",
+                "ORDER BY seq DESC, event_id DESC) AS rank FROM rating_events "
+                f"WHERE origin = '' {where}) WHERE rank = 1 ORDER BY transcript_id, rater",
                 params,
             ).fetchall()
         return rows_frame(self._checked(rows), RATING_EVENTS_SCHEMA)
@@ -105,7 +106,8 @@ class Ratings(Connections):
         """
         with self._connect() as con:
             rows = con.execute(
-                "SELECT DISTINCT transcript_id FROM rating_events WHERE rater = ?", (rater,)
+                "SELECT DISTINCT transcript_id FROM rating_events WHERE rater = ? AND origin = ''",
+                (rater,),
             ).fetchall()
         return {str(r[0]) for r in rows}
 
@@ -119,7 +121,8 @@ class Ratings(Connections):
         wanted = name.strip()
         with self._connect() as con:
             raters = con.execute(
-                "SELECT rater FROM rating_events GROUP BY rater ORDER BY min(event_id)"
+                "SELECT rater FROM rating_events WHERE origin = '' GROUP BY rater "
+                "ORDER BY min(event_id)"
             ).fetchall()
         key = wanted.casefold()
         return next((str(r) for (r,) in raters if str(r).casefold() == key), wanted)
@@ -138,20 +141,20 @@ class Ratings(Connections):
         return frame.cast(DISCUSSION_RATINGS_SCHEMA)  # type: ignore[arg-type]
 
     def item_latest(self, rater: str | None = None) -> pl.DataFrame:
-        """The persona item rating that counts per rater and item: the latest saved (by
-        time, then event id), optionally for one rater.
+        """The persona item rating that counts per rater and item: the latest submitted
+        (in the order the store recorded them, ``seq``), optionally for one rater.
 
         Returns:
             :data:`~toolkit.frames.ITEM_RATING_EVENTS_SCHEMA` (event_id, uid, rater,
             item_id, score 0-9, notes, text_sha256, created_at), sorted by item, rater.
         """
-        where, params = ("WHERE rater = ?", (rater,)) if rater is not None else ("", ())
+        where, params = ("AND rater = ?", (rater,)) if rater is not None else ("", ())
         cols = ", ".join(("event_id", *ITEM_COLUMNS))
         with self._connect() as con:
             rows = con.execute(
                 f"SELECT {cols} FROM (SELECT *, row_number() OVER (PARTITION BY rater, item_id "
-                "ORDER BY created_at DESC, event_id DESC) AS rank FROM item_rating_events "
-                f"{where}) WHERE rank = 1 ORDER BY item_id, rater",
+                "ORDER BY seq DESC, event_id DESC) AS rank FROM item_rating_events "
+                f"WHERE origin = '' {where}) WHERE rank = 1 ORDER BY item_id, rater",
                 params,
             ).fetchall()
         return rows_frame(self._checked_items(rows), ITEM_RATING_EVENTS_SCHEMA)
@@ -160,12 +163,14 @@ class Ratings(Connections):
         """The persona items ``rater`` has a rating of."""
         with self._connect() as con:
             rows = con.execute(
-                "SELECT DISTINCT item_id FROM item_rating_events WHERE rater = ?", (rater,)
+                "SELECT DISTINCT item_id FROM item_rating_events WHERE rater = ? AND origin = ''",
+                (rater,),
             ).fetchall()
         return {str(r[0]) for r in rows}
 
     def item_events(self) -> pl.DataFrame:
-        """Every persona item rating ever saved, oldest first (the whole history).
+        """Every persona item rating of this store's session ever saved, oldest first
+        (the whole history; another session's are in the exports only).
 
         Returns:
             :data:`~toolkit.frames.ITEM_RATING_EVENTS_SCHEMA` (event_id, uid, rater,
@@ -174,6 +179,6 @@ class Ratings(Connections):
         cols = ", ".join(("event_id", *ITEM_COLUMNS))
         with self._connect() as con:
             rows = con.execute(
-                f"SELECT {cols} FROM item_rating_events ORDER BY event_id"
+                f"SELECT {cols} FROM item_rating_events WHERE origin = '' ORDER BY event_id"
             ).fetchall()
         return rows_frame(self._checked_items(rows), ITEM_RATING_EVENTS_SCHEMA)

@@ -21,13 +21,17 @@ from toolkit.ratings.store.rows import (
 )
 from toolkit.ratings.store.schema import ITEM_COLUMNS, RATING_COLUMNS
 
+#: A rating is recorded after every rating the store holds (``seq``: the order of
+#: submission, which decides the rating that counts, whatever the clocks say).
 _INSERT_RATING = (
-    f"INSERT INTO rating_events ({', '.join(RATING_COLUMNS)}) "
-    f"VALUES ({', '.join('?' for _ in RATING_COLUMNS)})"
+    f"INSERT INTO rating_events ({', '.join(RATING_COLUMNS)}, seq) "
+    f"VALUES ({', '.join('?' for _ in RATING_COLUMNS)}, "
+    "(SELECT coalesce(max(seq), 0) + 1 FROM rating_events))"
 )
 _INSERT_ITEM_RATING = (
-    f"INSERT INTO item_rating_events ({', '.join(ITEM_COLUMNS)}) "
-    f"VALUES ({', '.join('?' for _ in ITEM_COLUMNS)})"
+    f"INSERT INTO item_rating_events ({', '.join(ITEM_COLUMNS)}, seq) "
+    f"VALUES ({', '.join('?' for _ in ITEM_COLUMNS)}, "
+    "(SELECT coalesce(max(seq), 0) + 1 FROM item_rating_events))"
 )
 _UPSERT_ITEM_DRAFT = (
     "INSERT INTO item_drafts (rater, item_id, score, notes, text_sha256, updated_at) "
@@ -102,7 +106,10 @@ class Saves(Connections):
             InputError: a missing rater or transcript id, a score outside 1-5, bad answers.
         """
         row = self._rating_row(rater, transcript_id, score, answers, notes, instrument)
-        return self._append("rating_events", RATING_COLUMNS, row)
+        with self._write() as con:
+            event_id = con.execute(_INSERT_RATING, row).lastrowid
+        assert event_id is not None
+        return int(event_id)
 
     def _rating_row(
         self,

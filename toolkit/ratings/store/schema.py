@@ -144,6 +144,44 @@ MIGRATIONS: tuple[str, ...] = (
     );
     """
     + _APPEND_ONLY.format(table="item_rating_events"),
+    # 7: the order of submission the store records (``seq``), which decides the rating
+    # (and the reviewer label) that counts, not wall-clock stamps (which a backup from
+    # another machine may carry ahead of this one's); ``origin``: "" for this store's
+    # session, else the session id of another session's backup imported as that
+    # session's data (never counted here); ``store_meta``: the session identity a
+    # restore adopted. Existing rows keep the order they counted in (time, event id).
+    """
+    ALTER TABLE rating_events ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE rating_events ADD COLUMN origin TEXT NOT NULL DEFAULT '';
+    ALTER TABLE item_rating_events ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE item_rating_events ADD COLUMN origin TEXT NOT NULL DEFAULT '';
+    DROP TRIGGER rating_events_no_update;
+    DROP TRIGGER item_rating_events_no_update;
+    UPDATE rating_events SET seq = ranked.n FROM (SELECT event_id AS id, row_number() OVER
+        (ORDER BY created_at, event_id) AS n FROM rating_events) AS ranked
+        WHERE rating_events.event_id = ranked.id;
+    UPDATE item_rating_events SET seq = ranked.n FROM (SELECT event_id AS id, row_number()
+        OVER (ORDER BY created_at, event_id) AS n FROM item_rating_events) AS ranked
+        WHERE item_rating_events.event_id = ranked.id;
+    CREATE TRIGGER rating_events_no_update BEFORE UPDATE ON rating_events
+    BEGIN SELECT RAISE(ABORT, 'rating_events is append-only'); END;
+    CREATE TRIGGER item_rating_events_no_update BEFORE UPDATE ON item_rating_events
+    BEGIN SELECT RAISE(ABORT, 'item_rating_events is append-only'); END;
+    ALTER TABLE label_events ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
+    DROP TRIGGER label_events_no_update;
+    UPDATE label_events SET seq = ranked.n FROM (SELECT event_id AS id, row_number() OVER
+        (ORDER BY created_at, event_id) AS n FROM label_events) AS ranked
+        WHERE label_events.event_id = ranked.id;
+    CREATE TRIGGER label_events_no_update BEFORE UPDATE ON label_events
+    BEGIN SELECT RAISE(ABORT, 'label_events is append-only'); END;
+    CREATE INDEX label_events_seq ON label_events (seq);
+    CREATE INDEX rating_events_seq ON rating_events (seq);
+    CREATE INDEX item_rating_events_seq ON item_rating_events (seq);
+    CREATE TABLE store_meta (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    );
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

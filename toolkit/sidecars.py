@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -27,6 +26,7 @@ import yaml
 
 from toolkit.errors import InputError
 from toolkit.io.atomic import safe_file_name, write_text_atomic
+from toolkit.io.js_json import js_json
 from toolkit.io.source import disk_path
 from toolkit.rubrics.outcome import OutcomeResult
 
@@ -175,8 +175,8 @@ def write_json_sidecar(path: Path, document: Mapping[str, Any], *, compat_2l: bo
     the write outside ``<folder>``.
 
     With ``compat_2l`` the file is written as 2L's evaluate script writes its own
-    (:func:`json_stringify`: two-space indented, no trailing newline, non-ASCII kept, numbers
-    as JavaScript prints them, and the usual mode for a new file,
+    (:func:`toolkit.io.js_json.js_json`: two-space indented, no trailing newline, non-ASCII
+    kept, numbers as JavaScript prints them, and the usual mode for a new file,
     0644 under the common umask 022, not a temporary file's 0600); still atomically.
 
     Raises:
@@ -190,7 +190,7 @@ def write_json_sidecar(path: Path, document: Mapping[str, Any], *, compat_2l: bo
         if folder.resolve().parent != folder.parent.resolve():
             raise InputError(folder, "refusing to write scorecards outside the input's folder")
         if compat_2l:  # as 2L writes it: JSON.stringify(result, null, 2), the usual mode
-            text = json_stringify(document)
+            text = js_json(document, non_finite="null")
             umask = os.umask(0)
             os.umask(umask)
             return write_text_atomic(path, text, mode=0o666 & ~umask)
@@ -198,75 +198,3 @@ def write_json_sidecar(path: Path, document: Mapping[str, Any], *, compat_2l: bo
         return write_text_atomic(path, text)
     except OSError as exc:
         raise InputError(path, f"cannot write the scorecard ({exc.strerror or exc})") from exc
-
-
-def js_number(value: float) -> str:
-    """``value`` as JavaScript's ``Number.prototype.toString`` (and so ``JSON.stringify``)
-    writes it: the shortest digits that read back to the same double (Python's ``repr``
-    finds the same ones), a whole number without ``.0`` (``1``, ``3``), plain notation from
-    1e-6 up to below 1e21 and ``1e-7``/``1e+21`` beyond; ``null`` for NaN and the infinities,
-    as ``JSON.stringify`` writes them."""
-    if not math.isfinite(value):
-        return "null"
-    if value == 0:
-        return "0"  # -0 too: JSON.stringify(-0) is "0"
-    sign = "-" if value < 0 else ""
-    digits, n = _shortest_digits(abs(value))
-    k = len(digits)  # value = 0.d1..dk x 10^n (ECMA-262 Number::toString)
-    if k <= n <= 21:
-        text = digits + "0" * (n - k)
-    elif 0 < n <= 21:
-        text = f"{digits[:n]}.{digits[n:]}"
-    elif -6 < n <= 0:
-        text = "0." + "0" * -n + digits
-    else:
-        tail = f".{digits[1:]}" if k > 1 else ""
-        text = f"{digits[0]}{tail}e{'+' if n - 1 >= 0 else '-'}{abs(n - 1)}"
-    return sign + text
-
-
-def _shortest_digits(value: float) -> tuple[str, int]:
-    """The shortest round-trip digits of positive ``value`` and ``n`` with
-    ``value = 0.<digits> x 10^n`` (from ``repr``, which finds the shortest digits)."""
-    text = repr(value)
-    mantissa, _, exp = text.partition("e")
-    whole, _, frac = mantissa.partition(".")
-    if frac == "0":
-        frac = ""
-    digits = (whole + frac).lstrip("0")
-    n = len(whole) + int(exp or 0) if whole != "0" else int(exp or 0)
-    if whole == "0":  # 0.00ddd: the leading zeros of the fraction lower n
-        n -= len(frac) - len(frac.lstrip("0"))
-    return digits.rstrip("0") or "0", n
-
-
-def json_stringify(document: Any, indent: str = "  ", _level: int = 0) -> str:
-    """``document`` as JavaScript's ``JSON.stringify(document, null, 2)`` writes it.
-
-    Python's ``json.dumps(indent=2, ensure_ascii=False)`` agrees on layout and strings
-    (both escape only ``"``, ``\\`` and control characters, with lowercase hex), but writes
-    ``1.0`` where JavaScript writes ``1``, and ``1e-07``/``1e+16`` where it writes
-    ``1e-7``/``10000000000000000``; numbers go through :func:`js_number`. No trailing
-    newline."""
-    pad, inner = indent * _level, indent * (_level + 1)
-    if isinstance(document, Mapping):
-        if not document:
-            return "{}"
-        items = [
-            f"{inner}{json.dumps(str(key), ensure_ascii=False)}: "
-            f"{json_stringify(value, indent, _level + 1)}"
-            for key, value in document.items()
-        ]
-        return "{\n" + ",\n".join(items) + f"\n{pad}}}"
-    if isinstance(document, list | tuple):
-        if not document:
-            return "[]"
-        items = [f"{inner}{json_stringify(value, indent, _level + 1)}" for value in document]
-        return "[\n" + ",\n".join(items) + f"\n{pad}]"
-    if isinstance(document, bool) or document is None:
-        return json.dumps(document)
-    if isinstance(document, int):
-        return js_number(float(document)) if abs(document) >= 2**53 else str(document)
-    if isinstance(document, float):
-        return js_number(document)
-    return json.dumps(str(document), ensure_ascii=False)

@@ -21,6 +21,7 @@ import pytest
 
 import toolkit as tk
 from toolkit.errors import InputError
+from toolkit.io.js_json import js_json, js_number, js_to_fixed
 from toolkit.judge import JudgeRequest, JudgeResult
 from toolkit.rubrics.persona.office import (
     office_baselines,
@@ -29,7 +30,6 @@ from toolkit.rubrics.persona.office import (
     parse_office_window,
     within_window,
 )
-from toolkit.views.js_json import js_json, js_number, js_to_fixed
 from toolkit.views.office import office_json, office_pr_comment
 
 NODE = shutil.which("node")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toolkit.views.js_json import js_json, js_number, js_to_fixed
+from toolkit.io.js_json import js_json, js_number, js_to_fixed
 
 #: The first line of the PR comment: the-office's bot finds its comment by it.
 OFFICE_COMMENT_MARKER = "<!-- persona-evaluation-report -->"

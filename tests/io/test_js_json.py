@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from toolkit.sidecars import js_number, json_stringify
+from toolkit.io.js_json import js_json, js_number
 
 #: Number::toString by hand: whole numbers without ".0", plain from 1e-6 to below 1e21.
 BY_HAND = [
@@ -24,12 +24,12 @@ BY_HAND = [
 
 @pytest.mark.parametrize(("value", "text"), BY_HAND)
 def test_numbers_are_written_as_javascript_writes_them(value: float, text: str) -> None:
-    assert js_number(value) == text
+    assert js_number(value, non_finite="null") == text
 
 
 def test_layout_matches_json_stringify_with_two_spaces() -> None:
     doc = {"a": [1.0, {"b": None, "c": True}], "d": {}, "e": [], "f": 'é\n"q"'}
-    assert json_stringify(doc) == (
+    assert js_json(doc, non_finite="null") == (
         '{\n  "a": [\n    1,\n    {\n      "b": null,\n      "c": true\n    }\n  ],\n'
         '  "d": {},\n  "e": [],\n  "f": "é\\n\\"q\\""\n}'
     )
@@ -44,4 +44,4 @@ def test_node_stringifies_the_same_document_to_the_same_bytes() -> None:
          json.dumps(doc)],
         capture_output=True, text=True, check=True,
     )  # fmt: skip
-    assert json_stringify(doc) == done.stdout
+    assert js_json(doc, non_finite="null") == done.stdout

@@ -1,8 +1,8 @@
 """JSON text as JavaScript's ``JSON.stringify(value, null, indent)`` writes it.
 
 For documents a JavaScript program reads back and compares byte for byte or displays
-(the-office's evaluation harness report): whole numbers without a fraction (``1``, not
-Python's ``1.0``), exponents as ECMAScript's ``Number::toString`` places them (``1e-7``,
+(the-office's evaluation harness report, 2L's ``<stem>-evaluation.json``): whole numbers
+without a fraction (``1``, not Python's ``1.0``), exponents as ECMAScript's ``Number::toString`` places them (``1e-7``,
 ``0.000001``, ``1e+21``), keys in insertion order, non-ASCII characters kept, and
 ``Number.prototype.toFixed`` for the numbers a report prints.
 """
@@ -13,26 +13,35 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any
+from typing import Any, Literal
 
 from toolkit.errors import InputError
 
 
-def js_number(value: float | int) -> str:
+def js_number(value: float | int, *, non_finite: Literal["refuse", "null"] = "refuse") -> str:
     """``value`` as ECMAScript's ``Number::toString`` (and so ``JSON.stringify``) writes it.
 
     The digits are the shortest that read back to the same double (Python's ``repr``
     finds the same ones); only their placement differs: ``1`` for 1.0, ``0.00001`` for
-    1e-05, ``100000000000000000000`` for 1e20, ``1e+21`` for 1e21.
+    1e-05, ``100000000000000000000`` for 1e20, ``1e+21`` for 1e21. An int below 2**53 is
+    written whole; a larger one as the double JavaScript would hold.
+
+    Args:
+        non_finite: NaN and the infinities: ``"null"`` writes them as ``JSON.stringify``
+            does; ``"refuse"`` (for a reader that formats every number, like the-office's
+            harness) raises.
 
     Raises:
-        InputError: NaN or an infinity (``JSON.stringify`` would write ``null``, which
-            the harness's readers cannot format).
+        InputError: a boolean, or NaN or an infinity under ``"refuse"``.
     """
     if isinstance(value, bool):
         raise InputError(None, "a boolean is not a number", field="number", value=value)
+    if isinstance(value, int) and abs(value) < 2**53:
+        return str(value)
     number = float(value)
     if math.isnan(number) or math.isinf(number):
+        if non_finite == "null":
+            return "null"
         raise InputError(None, "JSON has no such number", field="number", value=value)
     if number == 0:
         return "0"  # -0 too: JSON.stringify(-0) is "0"
@@ -84,19 +93,22 @@ def js_to_fixed(value: float, digits: int) -> str:
     return sign + f"{rounded:.{digits}f}"
 
 
-def js_json(value: Any, indent: int = 2) -> str:
+def js_json(
+    value: Any, indent: int = 2, *, non_finite: Literal["refuse", "null"] = "refuse"
+) -> str:
     """``JSON.stringify(value, null, indent)`` of a document of dicts, lists, strings,
-    numbers, booleans and ``None`` (no trailing newline, as JavaScript gives it)."""
-    return _dump(value, indent, 0)
+    numbers, booleans and ``None`` (no trailing newline, as JavaScript gives it);
+    ``non_finite`` as in :func:`js_number`."""
+    return _dump(value, indent, 0, non_finite)
 
 
-def _dump(value: Any, indent: int, depth: int) -> str:
+def _dump(value: Any, indent: int, depth: int, non_finite: Literal["refuse", "null"]) -> str:
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | float):
-        return js_number(value)
+        return js_number(value, non_finite=non_finite)
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)
     pad, inner = " " * (indent * depth), " " * (indent * (depth + 1))
@@ -104,13 +116,14 @@ def _dump(value: Any, indent: int, depth: int) -> str:
         if not value:
             return "{}"
         items = [
-            f"{inner}{json.dumps(str(k), ensure_ascii=False)}: {_dump(v, indent, depth + 1)}"
+            f"{inner}{json.dumps(str(k), ensure_ascii=False)}: "
+            f"{_dump(v, indent, depth + 1, non_finite)}"
             for k, v in value.items()
         ]
         return "{\n" + ",\n".join(items) + "\n" + pad + "}"
     if isinstance(value, Sequence):
         if not value:
             return "[]"
-        items = [f"{inner}{_dump(v, indent, depth + 1)}" for v in value]
+        items = [f"{inner}{_dump(v, indent, depth + 1, non_finite)}" for v in value]
         return "[\n" + ",\n".join(items) + "\n" + pad + "]"
     raise InputError(None, "cannot be written as JSON", field="value", value=type(value).__name__)

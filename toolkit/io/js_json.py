@@ -2,7 +2,8 @@
 
 For documents a JavaScript program reads back and compares byte for byte or displays
 (the-office's evaluation harness report, 2L's ``<stem>-evaluation.json``): whole numbers
-without a fraction (``1``, not Python's ``1.0``), exponents as ECMAScript's ``Number::toString`` places them (``1e-7``,
+without a fraction (``1``, not Python's ``1.0``), exponents as ECMAScript's
+``Number::toString`` places them (``1e-7``,
 ``0.000001``, ``1e+21``), keys in insertion order, non-ASCII characters kept, and
 ``Number.prototype.toFixed`` for the numbers a report prints.
 """

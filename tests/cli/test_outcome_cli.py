@@ -105,7 +105,12 @@ def test_json_follows_the_documented_shape(
         "4c1d7e2a-5b8f-4e0c-9a61-2f3b7d9e8a10",
         "9e0b5c37-1a2d-4f6e-8b90-c4d5e6f7a8b9",
     }
-    assert len(doc["warnings"]) == 1 and "iter-7.yaml:2" in doc["warnings"][0]
+    assert len(doc["warnings"]) == 2 and "iter-7.yaml:2" in doc["warnings"][0]
+    # The sample holds reviewers' labels: the 2.1.0 output says how 3.0.0 would score them.
+    assert doc["warnings"][1].endswith(
+        "reviewers' labels (iter-N.labels.yaml) on 4 iteration(s) are shown beside the score "
+        "but not in it under rubric 2.1.0: --rubric dot-agents-3.0.0 scores them as human_label"
+    )
 
 
 def test_table_output(capsys: pytest.CaptureFixture[str], tally_log: Path) -> None:

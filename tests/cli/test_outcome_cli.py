@@ -108,8 +108,9 @@ def test_json_follows_the_documented_shape(
     assert len(doc["warnings"]) == 2 and "iter-7.yaml:2" in doc["warnings"][0]
     # The sample holds reviewers' labels: the 2.1.0 output says how 3.0.0 would score them.
     assert doc["warnings"][1].endswith(
-        "reviewers' labels (iter-N.labels.yaml) on 4 iteration(s) are shown beside the score "
-        "but not in it under rubric 2.1.0: --rubric dot-agents-3.0.0 scores them as human_label"
+        "this log's reviewers' labels (iter-N.labels.yaml) on 4 iteration(s) are shown beside "
+        "the score but not in it under rubric 2.1.0: --rubric dot-agents-3.0.0 scores them as "
+        "human_label"
     )
 
 

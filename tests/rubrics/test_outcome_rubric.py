@@ -1,5 +1,6 @@
-"""The outcome rubric (dot-agents' 2.1.0, the default): data validation, sub-score mappings, combination, integrity,
-sessions. Expected numbers are worked out by hand from the inputs."""
+"""The outcome rubric (dot-agents' 2.1.0, the default): data validation, sub-score
+mappings, combination, integrity, sessions. Expected numbers are worked out by hand from
+the inputs."""
 
 from __future__ import annotations
 

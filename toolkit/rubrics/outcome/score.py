@@ -84,13 +84,14 @@ def rubric_hints(log: IterationLog, rubric: OutcomeRubric) -> list[str]:
             else "dot-agents never published that version"
         )
         hints.append(
-            f"{log.where}: {len(files)} score sidecar(s) (iter-{files[0]}.score.yaml, ...) "
-            f"were written under rubric {version}, these scores are {rubric.version}'s: {how}"
+            f"this log's iter-N.score.yaml sidecars ({len(files)}, the first "
+            f"iter-{files[0]}.score.yaml) were written under rubric {version}, these scores "
+            f"are {rubric.version}'s: {how}"
         )
     if log.labels.height and "human_label" not in rubric.weights():
         iterations = sorted(set(log.labels["iteration"].to_list()))
         hints.append(
-            f"{log.where}: reviewers' labels (iter-N.labels.yaml) on {len(iterations)} "
+            f"this log's reviewers' labels (iter-N.labels.yaml) on {len(iterations)} "
             f"iteration(s) are shown beside the score but not in it under rubric "
             f"{rubric.version}: --rubric dot-agents-3.0.0 scores them as human_label"
         )

@@ -511,3 +511,41 @@ def test_calibrate_outcome_holds_the_score_against_the_reviewers(
     assert diffs["iter-4"] == pytest.approx(values[4] - (0.5556 + 0.7222) / 2, abs=1e-9)
     # iter-6: every reviewer is a rater here (1, 1, 0.8889), not only the override.
     assert diffs["iter-6"] == pytest.approx(values[6] - (1 + 1 + 0.8889) / 3, abs=1e-9)
+
+
+# --- the labels file, read as its rules say ---------------------------------------------------
+
+
+def test_the_latest_edit_is_the_latest_timestamp_and_a_wrong_iteration_is_named(
+    tmp_path: Path,
+) -> None:
+    write_entry(tmp_path, 1, {"schema_version": 2})
+    edited = label("ana", "2026-05-01T10:00:00Z", GOOD)
+    # written out of order: the edit of 05-03 (correctness 0 only: 0.0) is the latest
+    edited["history"] = [
+        {"timestamp": "2026-05-03T10:00:00Z", "structured": {"correctness": 0}},
+        {"timestamp": "2026-05-02T10:00:00Z", "structured": GOOD},
+    ]
+    doc = {"iteration": 9, "schema_version": "1.4", "labels": [edited]}
+    (tmp_path / "iter-1.labels.yaml").write_text(yaml.safe_dump(doc))
+    result = score(tmp_path, V30)
+    assert sub(result, 1, "human_label")[0] == 0.0
+    row = result.labels.row(0, named=True)
+    assert (row["actor"], row["correctness"], row["scope_judgement"]) == ("ana", 0, None)
+    assert any("iteration=9: differs from the file name's 1" in w for w in result.warnings)
+
+
+def test_labels_are_shown_per_iteration_in_the_text_and_json(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["outcome", str(SAMPLE), "--rubric", "dot-agents-3.0.0", "--iteration", "6"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    block = text.split("Reviewers' labels (* = counted in human_label)\n")[1].splitlines()
+    assert block[0].split()[:5] == ["iter", "6", "maya.okafor", "(reviewer)", "1.00"]
+    assert "(not counted: an admin override label counts instead)" in block[0]
+    assert block[2].split()[:6] == ["iter", "6", "*", "priya.nand", "(admin", "override)"]
+    assert main(["outcome", str(SAMPLE), "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    said = {i["iteration"]: [x["actor"] for x in i["labels"]] for i in doc["iterations"]}
+    assert said[6] == ["maya.okafor", "lee.brandt", "priya.nand"] and said[3] == []

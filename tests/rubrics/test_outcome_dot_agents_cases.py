@@ -549,3 +549,20 @@ def test_labels_are_shown_per_iteration_in_the_text_and_json(
     doc = json.loads(capsys.readouterr().out)
     said = {i["iteration"]: [x["actor"] for x in i["labels"]] for i in doc["iterations"]}
     assert said[6] == ["maya.okafor", "lee.brandt", "priya.nand"] and said[3] == []
+
+
+# --- backfill from transcripts -----------------------------------------------------------------
+
+
+def test_token_backfill_from_the_transcript_window(
+    tally_repo: Path, tally_transcripts: Path
+) -> None:
+    result = score(SAMPLE, V21, repo=tally_repo, transcripts=[tally_transcripts])
+    # iter-4 has no native rate: the transcript's messages in its window hold 45800
+    # cache-read and 8000 cache-creation tokens (each message counted once):
+    # 45800 / 53800 = 0.851301.
+    value_, detail = sub(result, 4, "token_efficiency")
+    assert value_ == pytest.approx(45800 / 53800)
+    assert "45800 cache-read / (45800 + 8000 cache-creation) tokens" in detail
+    # iter-5 reports its own rate: no backfill.
+    assert sub(result, 5, "token_efficiency")[1].startswith("session_tokens.cache_hit_rate")

@@ -566,3 +566,13 @@ def test_token_backfill_from_the_transcript_window(
     assert "45800 cache-read / (45800 + 8000 cache-creation) tokens" in detail
     # iter-5 reports its own rate: no backfill.
     assert sub(result, 5, "token_efficiency")[1].startswith("session_tokens.cache_hit_rate")
+
+
+def test_sidecars_stamped_2_2_0_by_an_earlier_toolkit_are_named_as_2_1_0s(tmp_path: Path) -> None:
+    write_entry(tmp_path, 1, {"schema_version": 2})
+    (tmp_path / "iter-1.score.yaml").write_text("schema_version: 1\nrubric: outcome\n"
+                                                "rubric_version: 2.2.0\nvalue: 1.0\n")  # fmt: skip
+    hints = [w for w in score(tmp_path, V30).warnings if "2.2.0" in w]
+    assert len(hints) == 1 and "--rubric dot-agents-2.1.0 scores it the same way" in hints[0]
+    # Under 2.1.0 the numbers are the same, but the stamp still differs: said once.
+    assert any("were written under rubric 2.2.0" in w for w in score(tmp_path).warnings)

@@ -16,7 +16,12 @@ from toolkit.rubrics.outcome.objectives import objectives
 from toolkit.rubrics.outcome.result import OutcomeResult
 from toolkit.rubrics.outcome.sessions import session_scores
 from toolkit.rubrics.outcome.signals import signal_specs
-from toolkit.rubrics.outcome.spec import NAMED_RUBRICS, OutcomeRubric, load_outcome_rubric
+from toolkit.rubrics.outcome.spec import (
+    NAMED_RUBRICS,
+    UNPUBLISHED_VERSIONS,
+    OutcomeRubric,
+    load_outcome_rubric,
+)
 
 
 def score_outcome(
@@ -78,11 +83,16 @@ def rubric_hints(log: IterationLog, rubric: OutcomeRubric) -> list[str]:
     for version in others:
         files = [n for n, v in log.score_versions.items() if v == version]
         name = f"dot-agents-{version}"
-        how = (
-            f"score it the same way with --rubric {name}"
-            if name in NAMED_RUBRICS
-            else "dot-agents never published that version"
-        )
+        same = UNPUBLISHED_VERSIONS.get(version)
+        if name in NAMED_RUBRICS:
+            how = f"score it the same way with --rubric {name}"
+        elif same is not None:
+            how = (
+                f"dot-agents never published {version} (an earlier toolkit's stamp on "
+                f"{same}'s numbers): --rubric dot-agents-{same} scores it the same way"
+            )
+        else:
+            how = "dot-agents never published that version"
         hints.append(
             f"this log's iter-N.score.yaml sidecars ({len(files)}, the first "
             f"iter-{files[0]}.score.yaml) were written under rubric {version}, these scores "

@@ -540,6 +540,9 @@ ITERATIONS_SCHEMA: dict[str, pl.DataType] = {
     "verifier_count": pl.Int64(),
     "hook_outcomes_file": pl.String(),
     "hook_outcomes_problem": pl.String(),
+    # Whether the implementation wrote a self_assessment block at all (a block without
+    # the linked-traces flag is a claim of 0 in the integrity track).
+    "impl_self_assessment": pl.Boolean(),
 }
 
 LINKED_TRACE = pl.Struct({"trace_ref": pl.String(), "outcome_ref": pl.String()})
@@ -560,6 +563,7 @@ VERIFIERS_SCHEMA: dict[str, pl.DataType] = {
     "tests_added_by_kind": pl.List(TEST_BY_KIND),
     "linked_traces_to_outcomes": pl.Boolean(),
     "source_file": pl.String(),
+    "self_assessment": pl.Boolean(),
 }
 
 HOOK_RESULT = pl.Enum(["allow", "advise", "remediate"])
@@ -595,6 +599,8 @@ TRANSCRIPT_EVENTS_SCHEMA: dict[str, pl.DataType] = {
     "cache_creation_tokens": pl.Int64(),
     "tool_calls": pl.Int64(),
     "tool_errors": pl.Int64(),
+    # ``tool_result`` items (the denominator of the tool-error rate).
+    "tool_results": pl.Int64(),
 }
 
 #: One row per tool call an agent made, from Claude Code transcripts (``tool_use`` items)
@@ -730,6 +736,29 @@ RATING_EVENTS_SCHEMA: dict[str, pl.DataType] = {
     "notes": pl.String(),
     "created_at": pl.Datetime("us", "UTC"),
     "instrument": pl.String(),
+}
+
+#: One row per reviewer's label of an iteration (dot-agents 3.0.0's ``iter-N.labels.yaml``),
+#: with its latest edit's three structured answers (null when not answered), its free text,
+#: its ``position`` in the file and the file it came from.
+LABELS_SCHEMA: dict[str, pl.DataType] = {
+    "iteration": pl.Int64(),
+    "label_id": pl.String(),
+    "actor": pl.String(),
+    "role": pl.String(),
+    "admin_override": pl.Boolean(),
+    "created_at": pl.Datetime("us", "UTC"),
+    "updated_at": pl.Datetime("us", "UTC"),
+    "edited_by": pl.String(),
+    "edited_role": pl.String(),
+    "edited_at": pl.Datetime("us", "UTC"),
+    "edits": pl.Int64(),
+    "correctness": pl.Int64(),
+    "scope_judgement": pl.String(),
+    "hallucination": pl.String(),
+    "free_text": pl.String(),
+    "position": pl.Int64(),
+    "source_file": pl.String(),
 }
 
 #: One row per saved rating of a persona item (0-9; append-only, the latest per rater and

@@ -1,12 +1,14 @@
 """Score sidecars written beside an iteration log.
 
-``iter-N.score.yaml`` holds one iteration's score and breakdown (each row with its
-``label``), the objectives checked beside the score, its integrity rows and, when a
-verifier links traces to outcomes, dot-agents' derived ``linked_traces_to_outcomes:
-true`` marker; ``session-<id>.score.yaml`` holds a session's mean. Each is stamped with
-the rubric and its version, and written atomically (a temporary file in the same folder,
-then a rename): a crash mid-write leaves the previous file whole. The loader never reads
-them as iterations.
+``iter-N.score.yaml`` holds one iteration's score, breakdown and objectives as dot-agents'
+``da score`` writes them (0 where it writes 0: an unscored value, an absent signal's
+sub-score, an absent objective), and, when a verifier links traces to outcomes, its derived
+``linked_traces_to_outcomes: true`` marker; what the toolkit adds (signal labels,
+integrity rows, clamping reports) is under the ``toolkit`` key. ``session-<id>.score.yaml``
+holds a session's mean. Each is stamped with the rubric and the version dot-agents
+published, and written atomically (a temporary file in the same folder, then a rename): a
+crash mid-write leaves the previous file whole. The loader never reads them as iterations
+(only their ``rubric_version``).
 
 ``toolkit discussion --write`` saves each game's scorecard JSON in an ``evaluations/``
 folder beside the game's source file, the same way (see :func:`discussion_sidecar_path`).
@@ -100,25 +102,78 @@ def write_score_sidecars(
             "on this machine",
         )  # fmt: skip
     wanted = result.scores["iteration"].to_list() if iterations is None else list(iterations)
-    written: list[Path] = []
-    integrity = result.integrity
-    for n in wanted:
-        data = {
-            **_header(result),
-            **result.iteration_dict(n),
-            "integrity": integrity.filter(pl.col("iteration") == n).drop("iteration").to_dicts(),
-        }
-        if not data["linked_traces_to_outcomes"]:
-            # dot-agents writes the derived marker only when it is true (omitempty).
-            del data["linked_traces_to_outcomes"]
-        written.append(_write(iteration_sidecar_path(log_dir, n), data))
+    written = [
+        _write(iteration_sidecar_path(log_dir, n), iteration_sidecar(result, n)) for n in wanted
+    ]
     if sessions:
-        per_iteration = result.scores.select("iteration", "scored", "value", "band")
         for session in result.sessions.iter_rows(named=True):
-            members = per_iteration.filter(pl.col("iteration").is_in(session["iterations"]))
-            data = {**_header(result), **session, "per_iteration": members.to_dicts()}
+            data = session_sidecar(result, session["session_id"])
             written.append(_write(session_sidecar_path(log_dir, session["session_id"]), data))
     return written
+
+
+def _zero(value: float | None) -> float:
+    """dot-agents writes 0 where the toolkit holds null (unscored, absent)."""
+    return 0.0 if value is None else value
+
+
+def iteration_sidecar(result: OutcomeResult, iteration: int) -> dict[str, Any]:
+    """``iter-N.score.yaml`` as ``da score`` writes it, value for value: an unscored
+    iteration's ``value``, an absent signal's ``sub_score`` and an absent objective's
+    ``value`` are 0 (with ``scored: false`` / ``present: false`` beside them), and
+    ``linked_traces_to_outcomes: true`` only when true. What the toolkit adds (signal
+    labels, integrity rows, clamping reports) is under the ``toolkit`` key and never
+    changes a number above it."""
+    row = result.iteration_dict(iteration)
+    breakdown = [
+        {k: v for k, v in r.items() if k != "label"} | {"sub_score": _zero(r["sub_score"])}
+        for r in row["breakdown"]
+    ]
+    objectives = [
+        {
+            "objective": o["objective"],
+            "present": o["value"] is not None,
+            "value": 0 if o["value"] is None else o["value"],
+            "detail": o["detail"],
+        }
+        for o in row["objectives"]
+    ]
+    data: dict[str, Any] = {
+        **_header(result),
+        "iteration": iteration,
+        "scored": row["scored"],
+        "value": _zero(row["value"]),
+        "band": row["band"],
+        "breakdown": breakdown,
+        "objectives": objectives,
+    }
+    if row["linked_traces_to_outcomes"]:
+        data["linked_traces_to_outcomes"] = True  # omitempty, as dot-agents writes it
+    integrity = result.integrity.filter(pl.col("iteration") == iteration).drop("iteration")
+    clamped = [w for w in result.warnings if w.startswith(f"iteration {iteration}: the ")]
+    data["toolkit"] = {
+        "labels": {r["signal"]: r["label"] for r in row["breakdown"]},
+        "integrity": integrity.to_dicts(),
+        "clamped": clamped,
+    }
+    return data
+
+
+def session_sidecar(result: OutcomeResult, session_id: str) -> dict[str, Any]:
+    """``session-<id>.score.yaml`` as dot-agents writes it: the session's value (0 when
+    unscored) and band, and each iteration's value (0 when unscored) and band."""
+    session = result.sessions.filter(pl.col("session_id") == session_id).row(0, named=True)
+    members = result.scores.filter(pl.col("iteration").is_in(session["iterations"]))
+    per_iteration = [
+        {**m, "value": _zero(m["value"])}
+        for m in members.select("iteration", "scored", "value", "band").to_dicts()
+    ]
+    return {
+        **_header(result),
+        **session,
+        "value": _zero(session["value"]),
+        "per_iteration": per_iteration,
+    }
 
 
 # ---------------------------------------------------------------------------

@@ -228,7 +228,7 @@ def test_every_scoring_command_writes_junit(
     [
         (["quality", str(FAILED)], "### toolkit quality · rubric simulation 1.2.0"),
         (["discussion", str(GAMES / "game-pass.json")], "### toolkit discussion · rubric"),
-        (["outcome", str(LOG)], "### toolkit outcome · rubric outcome 2.2.0"),
+        (["outcome", str(LOG)], "### toolkit outcome · rubric outcome 2.1.0"),
         (["experiment", str(EXPERIMENTS / "harbour_council_gate.json")], "### toolkit experiment"),
         (["persona", *PERSONA_ARGS], "### toolkit persona · rubric persona"),
     ],

@@ -13,7 +13,6 @@ import yaml
 from toolkit import InputError, collect_outcome_evidence, load_iteration_log, score_outcome
 from toolkit.cli import main
 from toolkit.io.atomic import is_temp_file
-from toolkit.rubrics.outcome import SIGNALS as SIGNAL_ORDER
 from toolkit.sidecars import session_sidecar_path, write_score_sidecars
 
 
@@ -52,7 +51,7 @@ def test_json_follows_the_documented_shape(
         "integrity",
         "warnings",
     ]
-    assert doc["rubric_version"] == "2.2.0"
+    assert doc["rubric_version"] == "2.1.0"
     assert [i["iteration"] for i in doc["iterations"]] == [1, 2, 3, 4, 5, 6]
     it5 = doc["iterations"][4]
     assert list(it5) == [
@@ -63,6 +62,7 @@ def test_json_follows_the_documented_shape(
         "breakdown",
         "objectives",
         "linked_traces_to_outcomes",
+        "labels",
     ]
     # Iteration 5 in the sample transcript: `git checkout -b spike/streaming`, then
     # `pytest -q`, and no Read of loop-state.md; its verifier lists no linked traces.
@@ -84,7 +84,15 @@ def test_json_follows_the_documented_shape(
         "effective_weight",
         "contribution",
     ]
-    assert [b["signal"] for b in it5["breakdown"]] == list(SIGNAL_ORDER)
+    assert [b["signal"] for b in it5["breakdown"]] == [
+        "landed",
+        "verifier",
+        "tests",
+        "correction_pressure",
+        "scope",
+        "hook_outcomes",
+        "token_efficiency",
+    ]  # dot-agents 2.1.0's order
     assert list(doc["integrity"][0]) == [
         "iteration",
         "signal",
@@ -97,7 +105,13 @@ def test_json_follows_the_documented_shape(
         "4c1d7e2a-5b8f-4e0c-9a61-2f3b7d9e8a10",
         "9e0b5c37-1a2d-4f6e-8b90-c4d5e6f7a8b9",
     }
-    assert len(doc["warnings"]) == 1 and "iter-7.yaml:2" in doc["warnings"][0]
+    assert len(doc["warnings"]) == 2 and "iter-7.yaml:2" in doc["warnings"][0]
+    # The sample holds reviewers' labels: the 2.1.0 output says how 3.0.0 would score them.
+    assert doc["warnings"][1].endswith(
+        "this log's reviewers' labels (iter-N.labels.yaml) on 4 iteration(s) are shown beside "
+        "the score but not in it under rubric 2.1.0: --rubric dot-agents-3.0.0 scores them as "
+        "human_label"
+    )
 
 
 def test_table_output(capsys: pytest.CaptureFixture[str], tally_log: Path) -> None:
@@ -126,10 +140,10 @@ def test_write_persists_stamped_sidecars(
     code, _, err = run(capsys, str(log_copy), "--repo", str(tally_repo), "--write")
     assert code == 0 and "wrote 8 score sidecar(s)" in err
     it2 = yaml.safe_load((log_copy / "iter-2.score.yaml").read_text())
-    assert (it2["rubric"], it2["rubric_version"], it2["iteration"]) == ("outcome", "2.2.0", 2)
+    assert (it2["rubric"], it2["rubric_version"], it2["iteration"]) == ("outcome", "2.1.0", 2)
     assert (it2["value"], it2["band"]) == (0.7531, "good")
     assert [b["signal"] for b in it2["breakdown"]][:2] == ["landed", "verifier"]
-    assert it2["integrity"][0] == {
+    assert it2["toolkit"]["integrity"][0] == {
         "signal": "landed",
         "role": "impl",
         "claimed": 1.0,
@@ -140,7 +154,7 @@ def test_write_persists_stamped_sidecars(
         session_sidecar_path(log_copy, "9e0b5c37-1a2d-4f6e-8b90-c4d5e6f7a8b9").read_text()
     )
     assert (session["rubric_version"], session["iterations"], session["value"]) == (
-        "2.2.0",
+        "2.1.0",
         [6],
         0.8901,
     )
@@ -214,9 +228,14 @@ def test_exit_2_on_bad_options(
     err = one_line_error(capsys, str(tally_log), "--iteration", "9")
     assert "--iteration=9: no such iteration in the log (it has 1..6)" in err
     bad = tmp_path / "rubric.yaml"
-    bad.write_text("version: 2.2.0\ntool_error_weight: 5\n")
+    bad.write_text("version: 2.1.0\ntool_error_weight: 5\n")
     err = one_line_error(capsys, str(tally_log), "--rubric", str(bad))
     assert "bump its version" in err
+    bad.write_text("version: 2.2.0\n")
+    err = one_line_error(capsys, str(tally_log), "--rubric", str(bad))
+    assert "never published outcome rubric 2.2.0" in err
+    err = one_line_error(capsys, str(tally_log), "--rubric", "dot-agents-9.9.9")
+    assert "no such published rubric" in err
 
 
 def test_exit_2_when_a_sidecar_cannot_be_written(

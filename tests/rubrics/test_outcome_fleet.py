@@ -87,7 +87,7 @@ def test_cli_all_prints_one_line_per_log(logs: Path, capsys: pytest.CaptureFixtu
     assert out[-1].startswith("2 logs, worst mean first")
     code = main(["outcome", "--all", str(logs), "--format", "json"])
     data = json.loads(capsys.readouterr().out)
-    assert data["rubric_version"] == "2.2.0" and len(data["logs"]) == 2
+    assert data["rubric_version"] == "2.1.0" and len(data["logs"]) == 2
 
 
 @pytest.mark.parametrize(

@@ -281,7 +281,9 @@ def test_sidecar_carries_the_derived_linked_traces_marker_and_the_objectives(
     write_score_sidecars(result, log)
     linked = yaml.safe_load((log / "iter-2.score.yaml").read_text())
     assert linked["linked_traces_to_outcomes"] is True
-    assert [b["label"] for b in linked["breakdown"]][:2] == ["Landed on trunk", "Verifier results"]
+    # The signal labels are the toolkit's: under its own key, not in dot-agents' rows.
+    assert "label" not in linked["breakdown"][0]
+    assert list(linked["toolkit"]["labels"].values())[:2] == ["Landed on trunk", "Verifier results"]
     assert [o["objective"] for o in linked["objectives"]] == [
         "ran_cli_command",
         "ran_tests_before_commit",

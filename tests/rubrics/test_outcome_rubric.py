@@ -1,5 +1,6 @@
-"""The outcome rubric 2.2.0: data validation, sub-score mappings, combination, integrity,
-sessions. Expected numbers are worked out by hand from the inputs."""
+"""The outcome rubric (dot-agents' 2.1.0, the default): data validation, sub-score
+mappings, combination, integrity, sessions. Expected numbers are worked out by hand from
+the inputs."""
 
 from __future__ import annotations
 
@@ -57,8 +58,9 @@ def write_entry(folder: Path, n: int, entry: dict[str, Any]) -> None:
 # --- the rubric as data ------------------------------------------------------------
 
 
-def test_the_packaged_rubric_is_version_2_2_0_with_the_issue_weights() -> None:
-    assert RUBRIC.version == "2.2.0"
+def test_the_packaged_rubric_is_dot_agents_2_1_0_with_its_weights() -> None:
+    # The numbers the toolkit computed as "2.2.0" were dot-agents' 2.1.0 all along.
+    assert RUBRIC.version == "2.1.0"
     assert RUBRIC.combination == "weighted_mean_renormalized"  # dot-agents' name for it
     assert RUBRIC.weights() == {
         "landed": 0.20,
@@ -75,7 +77,8 @@ def test_the_packaged_rubric_is_version_2_2_0_with_the_issue_weights() -> None:
         ("fair", 0.50),
         ("poor", 0.0),
     ]
-    assert PUBLISHED_FINGERPRINTS["2.2.0"] == RUBRIC.fingerprint()
+    assert PUBLISHED_FINGERPRINTS["2.1.0"] == RUBRIC.fingerprint()
+    assert "2.2.0" not in PUBLISHED_FINGERPRINTS
 
 
 @pytest.mark.parametrize(
@@ -109,8 +112,10 @@ def test_a_changed_weight_without_a_version_bump_is_an_error() -> None:
         load_outcome_rubric({"signals": changed})
     bumped = load_outcome_rubric({"signals": changed, "version": "2.3.0-team"})
     assert bumped.weights()["landed"] == 0.21
-    with pytest.raises(RubricError, match=r"differs from published version 2\.1\.0"):
-        load_outcome_rubric({"version": "2.1.0"})  # superseded: its numbers are not packaged
+    # A file naming 2.1.0 is dot-agents' 2.1.0 (accepted); 2.2.0 was never published.
+    assert load_outcome_rubric({"version": "2.1.0"}) == RUBRIC
+    with pytest.raises(RubricError, match=r"never published outcome rubric 2\.2\.0"):
+        load_outcome_rubric({"version": "2.2.0"})
 
 
 def test_the_rubric_file_names_its_combination_method() -> None:
@@ -260,7 +265,7 @@ def test_correction_pressure(sample: OutcomeResult) -> None:
     # 1 of 6 calls in (2026-03-03T10:00, 2026-03-05T14:00] -> 1 / (1 + 2 + 2 + 2/6).
     value, detail = sub(sample, 4, "correction_pressure")
     assert value == pytest.approx(1 / (5 + 1 / 3))
-    assert "tool error rate 0.167 (1/6 calls)" in detail
+    assert "tool error rate 0.167 (1/6 tool results errored)" in detail
     assert sub(sample, 3, "correction_pressure")[0] == 0.5  # 1 retry
     # iter-5: retries 0 + 2; 1 error in 2 calls -> 1 / (1 + 2 + 1).
     assert sub(sample, 5, "correction_pressure")[0] == 0.25
@@ -318,9 +323,28 @@ def test_without_a_repository_git_signals_are_absent_and_say_why(tally_log: Path
     )
 
 
+def test_nothing_recorded_scores_correction_pressure_alone(tmp_path: Path) -> None:
+    # dot-agents: correction pressure is raw counts (none recorded -> 1 / (1 + 0) = 1.0).
+    write_entry(tmp_path, 1, {"schema_version": 2, "agent": {"session_id": "s1"}})
+    row = score_dir(tmp_path).scores.row(0, named=True)
+    assert (row["scored"], row["value"], row["band"], row["signals_present"]) == (
+        True,
+        1.0,
+        "excellent",
+        1,
+    )
+    assert sub(score_dir(tmp_path), 1, "correction_pressure") == (
+        1.0,
+        "no retries, user corrections or tool errors recorded (each counts 0)",
+    )
+
+
 def test_nothing_present_is_unscored(tmp_path: Path) -> None:
     write_entry(tmp_path, 1, {"schema_version": 2, "agent": {"session_id": "s1"}})
-    result = score_dir(tmp_path)
+    only_verifier = [{"signal": "verifier", "label": "Verifier results", "weight": 1.0}]
+    rubric = load_outcome_rubric({"version": "2.1.0-verifier-only", "signals": only_verifier})
+    log = load_iteration_log(tmp_path)
+    result = score_outcome(log, collect_outcome_evidence(log), rubric)
     row = result.scores.row(0, named=True)
     assert (row["scored"], row["value"], row["band"], row["signals_present"]) == (
         False,
@@ -328,10 +352,7 @@ def test_nothing_present_is_unscored(tmp_path: Path) -> None:
         "unscored",
         0,
     )
-    assert sub(result, 1, "correction_pressure") == (
-        None,
-        "no retries, review-decision artifact or transcript tool calls",
-    )
+    assert sub(result, 1, "verifier") == (None, "no verifiers recorded")
     session = result.sessions.row(0, named=True)
     assert (session["scored"], session["value"], session["band"]) == (False, None, "unscored")
 
@@ -391,8 +412,9 @@ def test_an_out_of_range_sub_score_is_clamped_and_reported_not_dropped(tmp_path:
     assert (high, low) == (1.0, 0.0)
     assert "sub-score 82.0 is outside [0, 1]: clamped to 1.0" in high_detail
     assert "sub-score -0.5 is outside [0, 1]: clamped to 0.0" in low_detail
-    # The only present signal: the value is the clamped sub-score, not unscored.
-    assert result.scores["value"].to_list() == [1.0, 0.0]
+    # Beside correction pressure (nothing recorded: 1.0, weight 0.13), the clamped
+    # sub-score counts: (0.09 x 1 + 0.13) / 0.22 = 1.0 and (0.09 x 0 + 0.13) / 0.22 = 0.5909.
+    assert result.scores["value"].to_list() == [1.0, 0.5909]
     assert [w for w in result.warnings if "clamped" in w] == [
         "iteration 1: the token_efficiency sub-score 82 is outside [0, 1]; clamped to 1",
         "iteration 2: the token_efficiency sub-score -0.5 is outside [0, 1]; clamped to 0",
@@ -478,12 +500,18 @@ def test_sessions_are_the_mean_of_their_scored_iterations(sample: OutcomeResult)
 
 
 def test_unscored_iterations_do_not_vote_in_their_session(tmp_path: Path) -> None:
+    # Under a rubric of the verifier alone (correction pressure is never absent).
     write_entry(tmp_path, 1, {"schema_version": 2, "agent": {"session_id": "s"}})
     write_entry(
-        tmp_path, 2, {"schema_version": 2, "agent": {"session_id": "s"}, "impl": {"retries": 1}}
+        tmp_path,
+        2,
+        {"schema_version": 2, "agent": {"session_id": "s"}, "verifiers": [{"status": "partial"}]},
     )
     write_entry(tmp_path, 3, {"schema_version": 2, "agent": {"session_id": ""}})
-    session = score_dir(tmp_path).sessions.to_dicts()
+    only_verifier = [{"signal": "verifier", "label": "Verifier results", "weight": 1.0}]
+    rubric = load_outcome_rubric({"version": "2.1.0-verifier-only", "signals": only_verifier})
+    log = load_iteration_log(tmp_path)
+    session = score_outcome(log, collect_outcome_evidence(log), rubric).sessions.to_dicts()
     assert session == [
         {
             "session_id": "s",

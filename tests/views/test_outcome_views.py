@@ -15,6 +15,7 @@ from toolkit import (
     collect_outcome_evidence,
     integrity_chart,
     load_iteration_log,
+    load_outcome_rubric,
     outcome_breakdown_chart,
     outcome_explorer,
     outcome_scores_chart,
@@ -41,7 +42,7 @@ def test_each_iteration_is_a_scorecard_with_one_dimension_per_signal(
     result: OutcomeResult,
 ) -> None:
     card = result.scorecard(6)
-    assert (card.rubric, card.rubric_version, card.subject) == ("outcome", "2.2.0", "iter-6")
+    assert (card.rubric, card.rubric_version, card.subject) == ("outcome", "2.1.0", "iter-6")
     assert (card.verdict, card.title) == (
         "excellent",
         "Iteration 6 · session 9e0b5c37-1a2d-4f6e-8b90-c4d5e6f7a8b9",
@@ -87,9 +88,12 @@ def test_iteration_text_lists_the_objectives_after_the_score(result: OutcomeResu
 
 
 def test_unscored_iteration_scorecard(tmp_path: Path) -> None:
+    # Unscored needs a rubric without correction pressure (never absent: raw counts).
     (tmp_path / "iter-1.yaml").write_text("schema_version: 2\niteration: 1\n")
     log = load_iteration_log(tmp_path)
-    card = score_outcome(log, collect_outcome_evidence(log)).scorecard(1)
+    only_verifier = [{"signal": "verifier", "label": "Verifier results", "weight": 1.0}]
+    rubric = load_outcome_rubric({"version": "2.1.0-verifier-only", "signals": only_verifier})
+    card = score_outcome(log, collect_outcome_evidence(log), rubric).scorecard(1)
     assert (card.verdict, card.verdict_reason) == ("unscored", "no signal present")
     assert set(card.dimensions["status"].to_list()) == {"absent"}
 

@@ -16,7 +16,10 @@ Or over a rated persona session (``toolkit rate CHATS --propositions DIR``):
 ``--persona CHATS --propositions DIR --ratings STORE_OR_CSV --judge recorded:CASSETTE``
 rebuilds the session's items from the chats, replays the judge from the cassette
 (no judge is called) and refuses a rating of a text that has changed since; or over
-judged games: ``--discussion GAMES --ratings FILE --judge SPEC`` (engagement, 1-5).
+judged games: ``--discussion GAMES --ratings FILE --judge SPEC`` (engagement, 1-5); or
+over an agent iteration log: ``--outcome LOG_DIR`` holds the automated outcome score (or
+one signal, ``--outcome-signal``) against the reviewers' labels in its
+``iter-N.labels.yaml`` files (0-1).
 
 Exit codes: 0 printed; 1 ``--gate min-alpha [X]`` failed (one stderr line per reason);
 2 bad input.
@@ -96,6 +99,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     _add_discussion_arguments(p)
     _add_persona_arguments(p)
+    _add_outcome_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -131,8 +135,11 @@ def run(args: argparse.Namespace) -> int:
     _check_arguments(args, games)
     if args.html:  # a page only this machine can hold: a URL is refused before any work
         _page_path(args)
+    if getattr(args, "outcome", None) is not None:
+        frame, label, sources, rubric = _outcome_scores(args)
+    else:
+        frame, label, sources = _scores(args, rubric, games)
     rubric = _rubric_asked(args, rubric)
-    frame, label, sources = _scores(args, rubric, games)
     result = calibrate(frame, judge=args.judge_id, rubric=rubric, seed=args.seed)
     failures = gate_failures(result, min_alpha) if min_alpha is not None else []
     _print(args, result, label, min_alpha, failures, sources)
@@ -161,7 +168,10 @@ def _check_arguments(args: argparse.Namespace, games: list[str] | None) -> None:
     if args.scores is not None and games:
         raise InputError(None, "give SCORES_FILE or --discussion GAMES, not both",
                          field="SCORES_FILE", value=args.scores)  # fmt: skip
-    if args.scores is None and not games and args.persona is None:
+    if args.scores is not None and getattr(args, "outcome", None) is not None:
+        raise InputError(None, "give SCORES_FILE or --outcome LOG_DIR, not both",
+                         field="SCORES_FILE", value=args.scores)  # fmt: skip
+    if args.scores is None and not games and args.persona is None and args.outcome is None:
         raise InputError(None, "give the scores file (CSV or JSON)", field="SCORES_FILE")
     if args.threshold is not None and not math.isfinite(args.threshold):
         raise InputError(None, "must be a finite number", field="--threshold", value=args.threshold)
@@ -440,3 +450,59 @@ def _persona_frame(args: argparse.Namespace) -> pl.DataFrame:
         max_cost=args.max_cost, prices=args.prices,
         progress=False if args.no_progress else None,
     )  # fmt: skip
+
+
+# -- an agent iteration log: the automated outcome score held against reviewers' labels --
+
+
+def _add_outcome_arguments(p: argparse.ArgumentParser) -> None:
+    """``--outcome LOG_DIR [--outcome-signal S] [--outcome-rubric R] [--repo DIR]
+    [--transcripts DIR ...]``: the outcome rubric's score is the judge, each reviewer of
+    the log's ``iter-N.labels.yaml`` a rater."""
+    group = p.add_argument_group("an agent iteration log (instead of SCORES_FILE)")
+    group.add_argument(
+        "--outcome", metavar="LOG_DIR",
+        help="an iteration log with reviewers' labels: its outcome score is the judge, each "
+        "reviewer (a label's actor) a rater, on the 0-1 scale",
+    )  # fmt: skip
+    group.add_argument(
+        "--outcome-signal", default="value", metavar="SIGNAL",
+        help="with --outcome: the value (default) or one signal's sub-score",
+    )  # fmt: skip
+    group.add_argument(
+        "--outcome-rubric", metavar="NAME|FILE",
+        help="with --outcome: dot-agents-2.1.0 (default; no labels inside the score), "
+        "dot-agents-3.0.0 (its value includes human_label itself) or a rubric file",
+    )  # fmt: skip
+    group.add_argument("--repo", metavar="DIR", help="with --outcome: the log's git repository")
+    group.add_argument(
+        "--transcripts", metavar="DIR", nargs="+", action="extend", default=[],
+        help="with --outcome: Claude Code transcript folders",
+    )  # fmt: skip
+
+
+def _outcome_scores(
+    args: argparse.Namespace,
+) -> tuple[pl.DataFrame, str, list[tuple[str, str]], CalibrateRubric]:
+    """The calibration frame of ``--outcome``, its label, sources and rubric (0-1)."""
+    # the loaders and the outcome rubric (polars, pydantic, git: 0.4 s of CPU): `toolkit
+    # --help` imports this module
+    from toolkit.load.iterlog import load_iteration_log
+    from toolkit.load.outcome_evidence import check_local_evidence, collect_outcome_evidence
+    from toolkit.rubrics.outcome import load_outcome_rubric, score_outcome
+    from toolkit.rubrics.outcome.calibration import (
+        outcome_calibrate_rubric,
+        outcome_calibration_scores,
+    )
+
+    check_local_evidence(args.repo, args.transcripts)
+    outcome_rubric = load_outcome_rubric(args.outcome_rubric)
+    log = load_iteration_log(args.outcome)
+    evidence = collect_outcome_evidence(log, repo=args.repo, transcripts=args.transcripts)
+    result = score_outcome(log, evidence, outcome_rubric)
+    frame = outcome_calibration_scores(result, signal=args.outcome_signal, judge_id=args.judge_id)
+    what = "outcome value" if args.outcome_signal == "value" else args.outcome_signal
+    label = f"{what} (rubric {outcome_rubric.version}) on {args.outcome}"
+    sources = [("judge", f"{what}, rubric {outcome_rubric.version}")]
+    sources.append(("labels", str(args.outcome)))
+    return frame, label, sources, outcome_calibrate_rubric(result)

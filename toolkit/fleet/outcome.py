@@ -79,7 +79,7 @@ def score_outcome_logs(
     Args:
         paths: the log folders, or their URLs (``s3://bucket/logs/run-1``): the logs of a
             chunk in object storage are listed and fetched together.
-        rubric: the outcome rubric (default 2.2.0).
+        rubric: the outcome rubric (default: dot-agents 2.1.0).
         repo: a git repository all the logs' commits live in (optional, a local folder).
         transcripts: local transcript folders for token backfill (optional).
         workers: worker processes; default: the machine's cores for

@@ -3,8 +3,10 @@
 A log is a folder (on the disk, or in object storage named by an fsspec URL) of
 ``iter-<N>.yaml`` files, an optional ``historical.yaml`` whose
 ``iterations:`` list fills in iterations that have no dedicated file, and sidecars that
-are never iterations: ``iter-N.hook-outcomes.yaml`` (read here), ``iter-N.score.yaml``
-and ``session-<id>.score.yaml`` (written by :mod:`toolkit.sidecars`).
+are never iterations: ``iter-N.hook-outcomes.yaml`` (read here), reviewers'
+``iter-N.labels.yaml`` (read here, by :mod:`toolkit.load.labels`; never written),
+``iter-N.score.yaml`` (only its ``rubric_version`` read) and ``session-<id>.score.yaml``
+(written by :mod:`toolkit.sidecars`).
 
 :func:`load_iteration_log` normalises both schema versions into typed frames. A file
 that cannot be used (not YAML, an unknown ``schema_version``, a field with a value of
@@ -20,7 +22,7 @@ import copy
 import re
 import stat
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any, TypeVar
 
@@ -39,10 +41,12 @@ from toolkit.io.source import Folder, Source, open_source
 from toolkit.io.yamlkeys import ParsedYaml, YamlProblem, YamlRefused, parse_yaml
 from toolkit.load._fields import MAX_INT64
 from toolkit.load._iterlog_files import HookRecord, V1Entry, V2Entry
+from toolkit.load.labels import LABELS_FILE, label_rows, labels_frame
 from toolkit.summary import Shows, Summary, issue_notes
 
 ITER_FILE = re.compile(r"^iter-(\d+)\.yaml$")
 HOOK_FILE = re.compile(r"^iter-(\d+)\.hook-outcomes\.yaml$")
+SCORE_FILE = re.compile(r"^iter-(\d+)\.score\.yaml$")
 HISTORICAL_FILE = "historical.yaml"
 KNOWN_SCHEMA_VERSIONS = (1, 2)
 
@@ -106,6 +110,10 @@ class IterationLog(Shows):
             (path, line, reason).
         source: where the log lives (a local folder or object storage); evidence
             beside the log is fetched from it.
+        labels: reviewers' labels (``iter-N.labels.yaml``, dot-agents 3.0.0), one row
+            per label with its latest edit, :data:`toolkit.frames.LABELS_SCHEMA`.
+        score_versions: iteration -> the ``rubric_version`` its existing
+            ``iter-N.score.yaml`` was written under (read, never as an iteration).
     """
 
     root: Path
@@ -114,6 +122,8 @@ class IterationLog(Shows):
     hook_outcomes: pl.DataFrame
     issues: pl.DataFrame
     source: Source
+    labels: pl.DataFrame = field(default_factory=lambda: labels_frame([]))
+    score_versions: Mapping[int, str] = field(default_factory=dict)
 
     @property
     def where(self) -> str:
@@ -224,6 +234,8 @@ class _Rows:
     hook_files: dict[int, str]
     issues: list[dict[str, Any]]
     hook_problems: dict[int, str]
+    labels: list[dict[str, Any]] = field(default_factory=list)
+    score_versions: dict[int, str] = field(default_factory=dict)
 
     def issue(self, path: PurePath, line: int | None, reason: str) -> None:
         self.issues.append({"path": str(path), "line": line, "reason": " ".join(reason.split())})
@@ -284,6 +296,7 @@ def _entry_rows(
             "impl_tests_total_pass": entry.tests_total_pass,
             "impl_persisted_via_workflow_commands": sa and sa.persisted_via_workflow_commands,
             "impl_linked_traces_to_outcomes": sa and sa.linked_traces_to_outcomes,
+            "impl_self_assessment": sa is not None,
         }
         return row, []
     row |= _v2_fields(entry)
@@ -321,6 +334,7 @@ def _v2_fields(entry: V2Entry) -> dict[str, Any]:
             "impl_tests_total_pass": impl.tests_total_pass,
             "impl_persisted_via_workflow_commands": sa and sa.persisted_via_workflow_commands,
             "impl_linked_traces_to_outcomes": sa and sa.linked_traces_to_outcomes,
+            "impl_self_assessment": sa is not None,
         }
     if review is not None:
         row |= {
@@ -351,6 +365,7 @@ def _verifier_rows(entry: V2Entry, iteration: int, path: PurePath) -> list[dict[
             "linked_traces_to_outcomes": v.self_assessment
             and v.self_assessment.linked_traces_to_outcomes,
             "source_file": str(path),
+            "self_assessment": v.self_assessment is not None,
         }
         for index, v in enumerate(entry.verifiers)
     ]
@@ -467,7 +482,11 @@ def _read_hook_sidecar(path: PurePath, blob: Blob, iteration: int, rows: _Rows) 
 
 def _wanted(name: str) -> bool:
     """Whether a file of the log's folder is read (iterations, hook sidecars, history)."""
-    return bool(ITER_FILE.match(name) or HOOK_FILE.match(name)) or name == HISTORICAL_FILE
+    return (
+        bool(ITER_FILE.match(name) or HOOK_FILE.match(name) or LABELS_FILE.match(name))
+        or bool(SCORE_FILE.match(name))
+        or name == HISTORICAL_FILE
+    )
 
 
 def _parse_log(
@@ -490,6 +509,10 @@ def _parse_log(
                 )
         elif hook_match:
             _load_hook_sidecar(path, read(name), int(hook_match.group(1)), rows)
+        elif (labels_match := LABELS_FILE.match(name)) is not None:
+            _load_labels(path, read(name), int(labels_match.group(1)), rows)
+        elif (score_match := SCORE_FILE.match(name)) is not None:
+            _load_score_version(path, read(name), int(score_match.group(1)), rows)
     if HISTORICAL_FILE in names:
         _load_historical(path_of(HISTORICAL_FILE), read(HISTORICAL_FILE), rows)
     return rows
@@ -514,7 +537,30 @@ def _log_frames(root: Path, rows: _Rows, source: Source) -> IterationLog:
             "path", "line", nulls_last=False, maintain_order=True
         ),
         source=source,
+        labels=labels_frame(rows.labels),
+        score_versions=dict(sorted(rows.score_versions.items())),
     )
+
+
+def _load_labels(path: PurePath, blob: Blob, iteration: int, rows: _Rows) -> None:
+    """A reviewers' labels file: its labels, and each problem as an issue naming it."""
+    parsed = _parse(path, blob, rows)
+    if parsed is None:
+        return
+    found, problems = label_rows(parsed.data, iteration, str(path), parsed.line_of)
+    rows.labels.extend(found)
+    for line, reason in problems:
+        rows.issue(path, line, reason)
+
+
+def _load_score_version(path: PurePath, blob: Blob, iteration: int, rows: _Rows) -> None:
+    """The ``rubric_version`` an existing score sidecar was written under (nothing else of
+    it is read; a sidecar that cannot be read is not a problem of the log)."""
+    if isinstance(blob, InputError):
+        return
+    match = re.search(rb"(?m)^rubric_version:\s*['\"]?([0-9][0-9A-Za-z.+-]*)", blob[:4096])
+    if match is not None:
+        rows.score_versions[iteration] = match.group(1).decode("ascii")
 
 
 def load_iteration_log(
@@ -524,7 +570,8 @@ def load_iteration_log(
 
     ``iter-N.yaml`` files are iterations; ``historical.yaml`` entries fill in iterations
     with no dedicated file (a dedicated file wins); ``iter-N.hook-outcomes.yaml`` sidecars
-    give the hook-outcome records; score sidecars and other files are ignored. Tri-state
+    give the hook-outcome records; ``iter-N.labels.yaml`` reviewers' labels; of an
+    ``iter-N.score.yaml`` only its ``rubric_version`` is read; other files are ignored. Tri-state
     test flags stay null when unreported. Problems are collected, not raised: see
     :attr:`IterationLog.issues`.
 
@@ -633,7 +680,12 @@ def _load_logs(sources: Sequence[Source]) -> list[IterationLog]:
 
 
 def _beyond_64_bits(name: str) -> bool:
-    number = ITER_FILE.match(name) or HOOK_FILE.match(name)
+    number = (
+        ITER_FILE.match(name)
+        or HOOK_FILE.match(name)
+        or LABELS_FILE.match(name)
+        or SCORE_FILE.match(name)
+    )
     return number is not None and int(number.group(1)) > MAX_INT64
 
 

@@ -264,7 +264,7 @@ def _event(
             "cache_read_tokens": _int(usage.get("cache_read_input_tokens")),
             "cache_creation_tokens": _int(usage.get("cache_creation_input_tokens")),
         }
-    tool_calls = tool_errors = 0
+    tool_calls = tool_errors = tool_results = 0
     for item in _content(message):
         kind = item.get("type")
         if kind == "tool_use":
@@ -273,17 +273,20 @@ def _event(
                 tool_calls += 1
                 if isinstance(key, str):
                     calls.add(key)
-        elif kind == "tool_result" and item.get("is_error") is True:
+        elif kind == "tool_result":
+            # Each result counted once per tool_use_id (Claude Code repeats lines).
             key = item.get("tool_use_id")
             if not isinstance(key, str) or key not in results:
-                tool_errors += 1
+                tool_results += 1
+                tool_errors += item.get("is_error") is True
                 if isinstance(key, str):
                     results.add(key)
-    if not has_usage and tool_calls == 0 and tool_errors == 0:
+    if not has_usage and tool_calls == 0 and tool_results == 0:
         return None
     return {
         "message_id": message_id,
         **tokens,
         "tool_calls": tool_calls,
         "tool_errors": tool_errors,
+        "tool_results": tool_results,
     }

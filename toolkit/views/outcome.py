@@ -23,6 +23,7 @@ SHORT: dict[str, str] = {
     "landed": "landed",
     "verifier": "verif",
     "tests": "tests",
+    "human_label": "human",
     "correction_pressure": "corr",
     "scope": "scope",
     "hook_outcomes": "hooks",
@@ -106,11 +107,32 @@ def render_outcome_table(
                 f"{_fixed(r['claimed'])}  observed {_fixed(r['observed'])}  "
                 f"delta {_fixed(r['delta'])}"
             )
+    if result.labels.height:
+        lines.append("Reviewers' labels (* = counted in human_label)")
+        lines.extend(_label_lines(result.labels, width))
     if result.warnings:
         lines.append("Warnings")
         for w in result.warnings:
             lines.extend(wrap_item(w, width))
     return "\n".join(lines)
+
+
+def _label_lines(labels: pl.DataFrame, width: int | None) -> list[str]:
+    """One line per label: the iteration, who (and their role), the three answers, the
+    label's sub-score, whether it counted, and the free text."""
+    out: list[str] = []
+    for r in labels.iter_rows(named=True):
+        mark = "*" if r["counted"] else " "
+        role = (r["role"] or "-") + (" override" if r["admin_override"] else "")
+        answers = (
+            f"correctness {'-' if r['correctness'] is None else r['correctness']}/3, "
+            f"scope {r['scope_judgement'] or '-'}, hallucination {r['hallucination'] or '-'}"
+        )
+        head = f"  iter {r['iteration']:<4} {mark} {r['actor']} ({role}) {_fixed(r['sub_score'])}  "
+        said = answers + (f'; "{r["free_text"]}"' if r["free_text"] else "")
+        said += f" (not counted: {r['why_not']})" if r["why_not"] else ""
+        out.extend(wrap_line(head, said, width, 8))
+    return out
 
 
 def band_line(result: OutcomeResult) -> str:
@@ -146,6 +168,10 @@ def render_outcome_iteration(
                 f"  {r['signal']:<9} {r['role']:<9} claimed {_fixed(r['claimed'])}  "
                 f"observed {_fixed(r['observed'])}  delta {_fixed(r['delta'])}"
             )
+    said = result.labels.filter(pl.col("iteration") == iteration)
+    if said.height:
+        lines.append("Reviewers' labels (* = counted in human_label)")
+        lines.extend(_label_lines(said, width))
     done = result.objectives.filter(pl.col("iteration") == iteration)
     if done.height:
         lines.append("Objectives (checked, beside the score and not in it; - = not checked)")

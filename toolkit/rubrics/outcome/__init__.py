@@ -1,9 +1,10 @@
 """The outcome rubric: an explainable quality score per agent iteration and session.
 
-The rubric is data (``outcome.yaml`` beside this package, version 2.2.0): seven signals
-with weights, the combination method, score bands, and the small mappings the sub-scores
-use. Scoring is
-column-wise over the frames of an :class:`~toolkit.load.iterlog.IterationLog` and its
+The rubric is data (``outcome.yaml`` beside this package, dot-agents' version 2.1.0, the
+default; ``outcome-3.0.0.yaml``, dot-agents' 3.0.0 with ``human_label`` from reviewers'
+labels, by ``load_outcome_rubric("dot-agents-3.0.0")``): seven or eight signals with
+weights, the combination method, score bands, and the small mappings the sub-scores use.
+Scoring is column-wise over the frames of an :class:`~toolkit.load.iterlog.IterationLog` and its
 :class:`~toolkit.load.outcome_evidence.OutcomeEvidence`:
 
 * each signal gets a sub-score in [0, 1] per iteration (one outside is clamped, and the

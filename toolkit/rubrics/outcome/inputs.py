@@ -8,6 +8,7 @@ import polars as pl
 
 from toolkit.load.iterlog import IterationLog
 from toolkit.load.outcome_evidence import OutcomeEvidence
+from toolkit.rubrics.outcome.labels import human_label_facts, label_view
 from toolkit.rubrics.outcome.spec import OutcomeRubric
 
 EPOCH = pl.lit(0).cast(pl.Datetime("us", "UTC"))
@@ -44,6 +45,7 @@ def _verifier_facts(log: IterationLog, ev: OutcomeEvidence, rubric: OutcomeRubri
             .any()
             .alias("v_linked_reported"),
             has_traces.any().alias("v_traces"),
+            pl.col("self_assessment").fill_null(False).any().alias("v_self_assessment"),
         )
     )
 
@@ -101,6 +103,7 @@ def _transcript_facts(windows: pl.DataFrame, ev: OutcomeEvidence) -> pl.DataFram
         pl.col("cache_creation_tokens").sum().alias("t_cache_creation"),
         pl.col("tool_calls").sum().alias("t_calls"),
         pl.col("tool_errors").sum().alias("t_errors"),
+        pl.col("tool_results").sum().alias("t_results"),
     )
 
 
@@ -127,6 +130,13 @@ def _scope_facts(facts: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def is_eval_run(log: IterationLog) -> bool:
+    """Whether the log is an eval-harness run's (``.agents/eval/runs/<run-id>/iteration-log``),
+    where trunk landing does not apply."""
+    parts = log.root.parts
+    return len(parts) >= 4 and parts[-4:-2] == ("eval", "runs") and parts[-1] == "iteration-log"
+
+
 def signal_inputs(log: IterationLog, ev: OutcomeEvidence, rubric: OutcomeRubric) -> pl.DataFrame:
     facts = (
         log.iterations.join(ev.commits, on="iteration", how="left")
@@ -138,5 +148,7 @@ def signal_inputs(log: IterationLog, ev: OutcomeEvidence, rubric: OutcomeRubric)
         .join(_hook_facts(log, rubric), on="iteration", how="left")
         .join(_transcript_facts(facts, ev), on="iteration", how="left")
         .join(_scope_facts(facts), on="iteration", how="left")
+        .join(human_label_facts(label_view(log.labels, rubric)), on="iteration", how="left")
+        .with_columns(pl.lit(is_eval_run(log)).alias("eval_run"))
         .sort("iteration")
     )

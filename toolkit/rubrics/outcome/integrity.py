@@ -27,7 +27,13 @@ def integrity_rows(inputs: pl.DataFrame, long: pl.DataFrame, rubric: OutcomeRubr
     )
     impl_linked = pl.col("impl_linked_traces_to_outcomes")
     linked = pl.col("v_linked").fill_null(False) | impl_linked.fill_null(False)
-    reported = pl.col("v_linked_reported").fill_null(False) | impl_linked.is_not_null()
+    # A self-assessment block without the linked-traces flag is a claim of 0 (not none).
+    reported = (
+        pl.col("v_linked_reported").fill_null(False)
+        | impl_linked.is_not_null()
+        | pl.col("impl_self_assessment").fill_null(False)
+        | pl.col("v_self_assessment").fill_null(False)
+    )
     v1 = pl.col("schema_version") == 1
     pairs: dict[str, tuple[pl.Expr, pl.Expr, pl.Expr]] = {
         "landed": (

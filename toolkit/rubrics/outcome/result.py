@@ -11,6 +11,7 @@ from typing import Any
 import polars as pl
 
 from toolkit.frames import OUTCOME_OBJECTIVES_SCHEMA
+from toolkit.rubrics.outcome.labels import LABEL_VIEW_SCHEMA
 from toolkit.rubrics.outcome.spec import ABSENT, MEANING, OutcomeRubric
 from toolkit.scorecard import Dimension, Scorecard
 from toolkit.summary import Shows, Summary, plural
@@ -35,6 +36,11 @@ class OutcomeResult(Shows):
         objectives: :data:`toolkit.frames.OUTCOME_OBJECTIVES_SCHEMA` (iteration,
             objective, value, detail): what each iteration did, checked from transcripts
             and its diff (:data:`OBJECTIVES`), beside the score and never in it.
+        labels: reviewers' labels, who said what per iteration,
+            :data:`toolkit.rubrics.outcome.labels.LABEL_VIEW_SCHEMA` (iteration, actor,
+            role, admin_override, the three answers, free_text, sub_score, counted,
+            why_not, updated_at); they feed ``human_label`` under rubric 3.0.0 and are
+            shown beside the score under any rubric.
     """
 
     rubric: OutcomeRubric
@@ -46,6 +52,7 @@ class OutcomeResult(Shows):
     objectives: pl.DataFrame = field(
         default_factory=lambda: pl.DataFrame(schema=OUTCOME_OBJECTIVES_SCHEMA)
     )
+    labels: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=LABEL_VIEW_SCHEMA))
 
     def _summary(self) -> Summary:
         bands = self.scores.group_by("band", maintain_order=True).len().rows()
@@ -84,6 +91,7 @@ class OutcomeResult(Shows):
             integrity=self.integrity.filter(pl.col("iteration").is_in(keep)),
             sessions=self.sessions.filter(pl.col("session_id").is_in(session_ids)),
             objectives=self.objectives.filter(pl.col("iteration").is_in(keep)),
+            labels=self.labels.filter(pl.col("iteration").is_in(keep)),
         )
 
     def over_claims(self, limit: int | None = None) -> pl.DataFrame:
@@ -109,13 +117,24 @@ class OutcomeResult(Shows):
             "linked_traces_to_outcomes": bool(row["linked_traces_to_outcomes"]),
         }
 
+    def labels_of(self, iteration: int) -> list[dict[str, Any]]:
+        """Who said what about ``iteration``: its reviewers' labels as JSON-ready dicts."""
+        rows = self.labels.filter(pl.col("iteration") == iteration).drop("iteration")
+        return [
+            {**r, "updated_at": None if r["updated_at"] is None else r["updated_at"].isoformat()}
+            for r in rows.to_dicts()
+        ]
+
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape of ``toolkit outcome --format json``: rubric_version, iterations
         (each with its breakdown), sessions, integrity, warnings."""
         return {
             "rubric": self.rubric.rubric,
             "rubric_version": self.rubric.version,
-            "iterations": [self.iteration_dict(n) for n in self.scores["iteration"].to_list()],
+            "iterations": [
+                {**self.iteration_dict(n), "labels": self.labels_of(n)}
+                for n in self.scores["iteration"].to_list()
+            ],
             "sessions": self.sessions.to_dicts(),
             "integrity": self.integrity.to_dicts(),
             "warnings": list(self.warnings),

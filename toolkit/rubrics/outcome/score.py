@@ -11,11 +11,17 @@ from toolkit.load.outcome_evidence import OutcomeEvidence
 from toolkit.rubrics.outcome.combine import clamped_scores, combine, combined_scores
 from toolkit.rubrics.outcome.inputs import signal_inputs
 from toolkit.rubrics.outcome.integrity import integrity_rows
+from toolkit.rubrics.outcome.labels import label_view
 from toolkit.rubrics.outcome.objectives import objectives
 from toolkit.rubrics.outcome.result import OutcomeResult
 from toolkit.rubrics.outcome.sessions import session_scores
 from toolkit.rubrics.outcome.signals import signal_specs
-from toolkit.rubrics.outcome.spec import OutcomeRubric, load_outcome_rubric
+from toolkit.rubrics.outcome.spec import (
+    NAMED_RUBRICS,
+    UNPUBLISHED_VERSIONS,
+    OutcomeRubric,
+    load_outcome_rubric,
+)
 
 
 def score_outcome(
@@ -55,7 +61,7 @@ def score_outcome(
     long, clamped = clamped_scores(pl.concat(frames))
     breakdown = combine(long, rubric)
     scores = combined_scores(inputs, breakdown, rubric)
-    warnings = [*log.issue_lines(), *evidence.issue_lines(), *clamped]
+    warnings = [*log.issue_lines(), *evidence.issue_lines(), *clamped, *rubric_hints(log, rubric)]
     return OutcomeResult(
         rubric=rubric,
         scores=scores,
@@ -64,4 +70,39 @@ def score_outcome(
         sessions=session_scores(scores, rubric),
         warnings=tuple(warnings),
         objectives=objectives(log, evidence, rubric, inputs),
+        labels=label_view(log.labels, rubric),
     )
+
+
+def rubric_hints(log: IterationLog, rubric: OutcomeRubric) -> list[str]:
+    """What the reader should know about the version: the log's existing score sidecars
+    were written under another version, or it holds reviewers' labels that this rubric
+    does not score; each says how to score it that way."""
+    hints: list[str] = []
+    others = sorted({v for v in log.score_versions.values() if v != rubric.version})
+    for version in others:
+        files = [n for n, v in log.score_versions.items() if v == version]
+        name = f"dot-agents-{version}"
+        same = UNPUBLISHED_VERSIONS.get(version)
+        if name in NAMED_RUBRICS:
+            how = f"score it the same way with --rubric {name}"
+        elif same is not None:
+            how = (
+                f"dot-agents never published {version} (an earlier toolkit's stamp on "
+                f"{same}'s numbers): --rubric dot-agents-{same} scores it the same way"
+            )
+        else:
+            how = "dot-agents never published that version"
+        hints.append(
+            f"this log's iter-N.score.yaml sidecars ({len(files)}, the first "
+            f"iter-{files[0]}.score.yaml) were written under rubric {version}, these scores "
+            f"are {rubric.version}'s: {how}"
+        )
+    if log.labels.height and "human_label" not in rubric.weights():
+        iterations = sorted(set(log.labels["iteration"].to_list()))
+        hints.append(
+            f"this log's reviewers' labels (iter-N.labels.yaml) on {len(iterations)} "
+            f"iteration(s) are shown beside the score but not in it under rubric "
+            f"{rubric.version}: --rubric dot-agents-3.0.0 scores them as human_label"
+        )
+    return hints

@@ -31,10 +31,12 @@ def _when_fmt(condition: pl.Expr, template: str, *args: pl.Expr | str) -> pl.Exp
     return pl.when(condition).then(pl.format(template, *args)).otherwise(pl.lit(""))
 
 
-def _landed() -> Signal:
+def _landed(rubric: OutcomeRubric) -> Signal:
     sha = pl.col("commit_sha")
     ok = pl.col("on_trunk") & pl.col("reverted_by").is_null()
-    score = pl.when(sha.is_not_null()).then(pl.when(ok).then(1.0).otherwise(0.0))
+    # 3.0.0: in an eval-harness run trunk landing does not apply (absent, never 0).
+    skip = pl.col("eval_run") & pl.lit(not rubric.landed_in_eval_runs)
+    score = pl.when(sha.is_not_null() & ~skip).then(pl.when(ok).then(1.0).otherwise(0.0))
     found = (
         pl.when(pl.col("commit_via") == "summary")
         .then(
@@ -56,7 +58,9 @@ def _landed() -> Signal:
         .otherwise(pl.format("on {}, not reverted", "trunk"))
     )
     detail = (
-        pl.when(sha.is_not_null())
+        pl.when(skip)
+        .then(pl.lit("trunk landing not applicable (an eval-harness run)"))
+        .when(sha.is_not_null())
         .then(pl.concat_str([found, where], separator=" "))
         .otherwise(pl.col("git_reason"))
     )
@@ -136,14 +140,14 @@ def _correction_pressure(rubric: OutcomeRubric) -> Signal:
     retries = pl.col("impl_retries").fill_null(0) + pl.col("v_retries").fill_null(0)
     corrections_known = pl.col("user_corrections").is_not_null()
     corrections = pl.col("user_corrections").fill_null(0) + pl.col("retries_in_loop").fill_null(0)
-    calls = pl.col("t_calls").fill_null(0)
-    errors_known = calls > 0
+    results = pl.col("t_results").fill_null(0)
+    errors_known = results > 0
+    # errored tool results over tool results (dot-agents' rate; at most 1 by construction)
     error_rate = (
-        pl.when(errors_known)
-        .then(pl.min_horizontal(pl.col("t_errors").fill_null(0) / calls, pl.lit(1.0)))
-        .otherwise(0.0)
+        pl.when(errors_known).then(pl.col("t_errors").fill_null(0) / results).otherwise(0.0)
     )
-    present = retries_known | corrections_known | errors_known
+    # A signal of raw counts: with none recorded it is 1 / (1 + 0) = 1.0, never absent.
+    present = pl.lit(True)
     friction = retries + corrections + rubric.tool_error_weight * error_rate
     score = pl.when(present).then(1.0 / (1.0 + friction))
     parts = [
@@ -162,15 +166,28 @@ def _correction_pressure(rubric: OutcomeRubric) -> Signal:
         pl.when(errors_known)
         .then(
             pl.format(
-                "tool error rate {} ({}/{} calls)", _num(error_rate), pl.col("t_errors"), calls
+                "tool error rate {} ({}/{} tool results errored)",
+                _num(error_rate),
+                pl.col("t_errors"),
+                results,
             )
         )
-        .otherwise(pl.lit("no transcript tool calls")),
+        .otherwise(pl.lit("no transcript tool results")),
     ]
+    nothing = ~(retries_known | corrections_known | errors_known)
     detail = (
-        pl.when(present)
-        .then(pl.concat_str(parts, separator="; "))
-        .otherwise(pl.lit("no retries, review-decision artifact or transcript tool calls"))
+        pl.when(nothing)
+        .then(pl.lit("no retries, user corrections or tool errors recorded (each counts 0)"))
+        .otherwise(pl.concat_str(parts, separator="; "))
+    )
+    return score, detail
+
+
+def _human_label() -> Signal:
+    score = pl.col("hl_score")
+    detail = pl.coalesce(
+        pl.col("hl_detail"),
+        pl.lit("no reviewers' labels (iter-N.labels.yaml missing, empty or unreadable)"),
     )
     return score, detail
 
@@ -304,9 +321,10 @@ def _token_efficiency(transcripts_given: bool) -> Signal:
 
 def signal_specs(rubric: OutcomeRubric, transcripts_given: bool) -> dict[str, Signal]:
     return {
-        "landed": _landed(),
+        "landed": _landed(rubric),
         "verifier": _verifier(rubric),
         "tests": _tests(),
+        "human_label": _human_label(),
         "correction_pressure": _correction_pressure(rubric),
         "scope": _scope(rubric),
         "hook_outcomes": _hook_outcomes(rubric),

@@ -26,6 +26,7 @@ SIGNALS: tuple[str, ...] = (
     "landed",
     "verifier",
     "tests",
+    "human_label",
     "correction_pressure",
     "scope",
     "hook_outcomes",
@@ -52,6 +53,7 @@ MEANING: dict[str, tuple[str, str]] = {
     "landed": ("1 = on the trunk, not reverted", "0 = reverted or not on the trunk"),
     "verifier": ("1 = every verifier passed", "0 = every verifier failed"),
     "tests": ("1 = every reported test flag true", "0 = every reported flag false"),
+    "human_label": ("1 = reviewers: correct, on target, no hallucination", "0 = all wrong"),
     "correction_pressure": ("1 = no retries, corrections or tool errors", "-> 0 as they pile up"),
     "scope": ("1 = every changed file in write_scope", "0 = none in write_scope"),
     "hook_outcomes": ("1 = gates allowed", "0 = a gate remediated"),
@@ -61,11 +63,22 @@ MEANING: dict[str, tuple[str, str]] = {
 #: Published versions and the fingerprint of their content (see :meth:`fingerprint`).
 #: A packaged rubric whose content changed without a new version fails to load.
 PUBLISHED_FINGERPRINTS: dict[str, str] = {
-    "2.1.0": "25bb8005d10f518b",
-    "2.2.0": "c6af00b5797991b0",
+    "2.1.0": "6606c8d8720def67",
+    "3.0.0": "853ce16c2dedcad1",
 }
 
-_RUBRIC_FILE = "outcome.yaml"
+#: The rubrics dot-agents published, by the name ``--rubric`` takes, and their files.
+NAMED_RUBRICS: dict[str, str] = {
+    "dot-agents-2.1.0": "outcome.yaml",
+    "dot-agents-3.0.0": "outcome-3.0.0.yaml",
+}
+DEFAULT_RUBRIC_NAME = "dot-agents-2.1.0"
+
+#: A version the toolkit once stamped that dot-agents never published (its numbers were
+#: 2.1.0's), and what a file naming it should say instead.
+UNPUBLISHED_VERSIONS: dict[str, str] = {"2.2.0": "2.1.0"}
+
+_RUBRIC_FILE = NAMED_RUBRICS[DEFAULT_RUBRIC_NAME]
 
 
 class SignalWeight(BaseModel):
@@ -114,6 +127,18 @@ class OutcomeRubric(RubricSpec):
     review_decision_claims: dict[str, float]
     test_command_patterns: tuple[str, ...] = Field(min_length=1)
     loop_state_file: str = Field(min_length=1)
+    # human_label (3.0.0): correctness 0..label_correctness_max, two mapped answers, and
+    # the labels file's schema major version that is read.
+    label_correctness_max: int = Field(default=3, gt=0)
+    label_scope_scores: dict[str, float] = Field(
+        default_factory=lambda: {"on-target": 1.0, "partial": 0.5, "breach": 0.0}
+    )
+    label_hallucination_scores: dict[str, float] = Field(
+        default_factory=lambda: {"none": 1.0, "minor": 0.5, "major": 0.0}
+    )
+    label_schema_major: int = 1
+    # Whether landed is scored in eval-harness runs (3.0.0: no, it is absent there).
+    landed_in_eval_runs: bool = True
 
     @model_validator(mode="after")
     def _check(self) -> OutcomeRubric:
@@ -158,6 +183,8 @@ class OutcomeRubric(RubricSpec):
         _unit("scope_note_prefixes", self.scope_note_prefixes)
         _unit("hook_result_scores", self.hook_result_scores)
         _unit("review_decision_claims", self.review_decision_claims)
+        _unit("label_scope_scores", self.label_scope_scores)
+        _unit("label_hallucination_scores", self.label_hallucination_scores)
         return self
 
     def weights(self) -> dict[str, float]:
@@ -204,37 +231,65 @@ def _parse_packaged(content: str, where: str) -> OutcomeRubric:
     return spec
 
 
-@lru_cache(maxsize=1)
+@lru_cache(maxsize=4)
+def named_outcome_rubric(name: str) -> OutcomeRubric:
+    """A rubric dot-agents published, by name (:data:`NAMED_RUBRICS`:
+    ``dot-agents-2.1.0``, ``dot-agents-3.0.0``), checked against its fingerprint.
+
+    Raises:
+        RubricError: an unknown name, or a packaged file changed without a version bump.
+    """
+    if name not in NAMED_RUBRICS:
+        raise RubricError(
+            None,
+            f"no such published rubric (known: {', '.join(NAMED_RUBRICS)}, or a YAML file)",
+            field="--rubric",
+            value=name,
+        )
+    source = resources.files("toolkit.rubrics").joinpath(NAMED_RUBRICS[name])
+    return _parse_packaged(source.read_text(encoding="utf-8"), str(source))
+
+
 def default_outcome_rubric() -> OutcomeRubric:
-    """The packaged rubric (version 2.2.0), checked against its published fingerprint.
+    """The packaged default rubric: dot-agents' 2.1.0, checked against its published
+    fingerprint.
 
     Raises:
         RubricError: the packaged file was changed without a version bump.
     """
-    source = resources.files("toolkit.rubrics").joinpath(_RUBRIC_FILE)
-    return _parse_packaged(source.read_text(encoding="utf-8"), str(source))
+    return named_outcome_rubric(DEFAULT_RUBRIC_NAME)
+
+
+def _published() -> dict[str, OutcomeRubric]:
+    rubrics = [named_outcome_rubric(name) for name in NAMED_RUBRICS]
+    return {r.version: r for r in rubrics}
 
 
 def load_outcome_rubric(source: str | Path | Mapping[str, Any] | None = None) -> OutcomeRubric:
-    """The outcome rubric: the packaged one, or ``source`` (a YAML path or a mapping)
-    merged over it. Only the keys that change need to be given; a list (``signals``,
-    ``bands``) replaces the packaged list whole.
+    """The outcome rubric: a published one by name (``dot-agents-2.1.0``, the default;
+    ``dot-agents-3.0.0``), or ``source`` (a YAML path or a mapping) merged over the
+    published version it names (else over the default). Only the keys that change need
+    to be given; a list (``signals``, ``bands``) replaces the packaged list whole.
 
     Raises:
-        RubricError: the result is invalid, or it changes a published version's content
-            without a new ``version``.
+        RubricError: the result is invalid, names a version dot-agents never published
+            (2.2.0), or changes a published version's content without a new ``version``.
     """
-    default = default_outcome_rubric()
     if source is None:
-        return default
-    spec = load_spec(OutcomeRubric, source, default, {default.version: default})
-    pinned = PUBLISHED_FINGERPRINTS.get(spec.version)
-    if pinned is not None and pinned != spec.fingerprint():
-        # An older published version (2.1.0): its numbers are not packaged any more, so a
-        # file naming it cannot be what it says.
+        return default_outcome_rubric()
+    if isinstance(source, str) and source in NAMED_RUBRICS:
+        return named_outcome_rubric(source)
+    where = None if isinstance(source, Mapping) else str(source)
+    if isinstance(source, str) and source.startswith("dot-agents-") and not Path(source).exists():
+        named_outcome_rubric(source)  # raises: an unknown name
+    published = _published()
+    spec = load_spec(OutcomeRubric, source, default_outcome_rubric(), published)
+    if spec.version in UNPUBLISHED_VERSIONS:
         raise RubricError(
-            None if isinstance(source, Mapping) else str(source),
-            f"the rubric differs from published version {spec.version}; bump its version",
+            where,
+            f"dot-agents never published outcome rubric {spec.version} (its numbers were "
+            f"{UNPUBLISHED_VERSIONS[spec.version]}'s): name version "
+            f"{UNPUBLISHED_VERSIONS[spec.version]}, or a version of your own",
             field="version",
             value=spec.version,
         )

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,7 @@ import polars as pl
 import yaml
 
 from toolkit.errors import InputError
-from toolkit.io.atomic import safe_file_name, write_text_atomic
+from toolkit.io.atomic import safe_file_name, usual_mode, write_text_atomic
 from toolkit.io.js_json import js_json
 from toolkit.io.source import disk_path
 from toolkit.rubrics.outcome import OutcomeResult
@@ -246,9 +245,7 @@ def write_json_sidecar(path: Path, document: Mapping[str, Any], *, compat_2l: bo
             raise InputError(folder, "refusing to write scorecards outside the input's folder")
         if compat_2l:  # as 2L writes it: JSON.stringify(result, null, 2), the usual mode
             text = js_json(document, non_finite="null")
-            umask = os.umask(0)
-            os.umask(umask)
-            return write_text_atomic(path, text, mode=0o666 & ~umask)
+            return write_text_atomic(path, text, mode=usual_mode())
         text = json.dumps(document, indent=2, default=str) + "\n"
         return write_text_atomic(path, text)
     except OSError as exc:

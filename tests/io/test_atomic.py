@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import time
@@ -14,7 +15,13 @@ from pathlib import Path
 import pytest
 from conftest import SAMPLE_RUNS, tick_v1, write_run
 
-from toolkit.io.atomic import TEMP_SUFFIX, atomic_path, is_temp_file, remove_leftovers
+from toolkit.io.atomic import (
+    TEMP_SUFFIX,
+    atomic_path,
+    is_temp_file,
+    remove_leftovers,
+    write_text_atomic,
+)
 from toolkit.load.iterlog import load_iteration_log
 from toolkit.load.universe import load_universe
 
@@ -133,3 +140,54 @@ def test_tick_loader_ignores_temp_files_in_a_run(tmp_path: Path) -> None:
 @pytest.mark.parametrize("name", ["ashfall", "willowbrook"])
 def test_sample_runs_hold_no_temp_files(name: str) -> None:
     assert not [p for p in (SAMPLE_RUNS / "universes" / name).rglob("*") if is_temp_file(p.name)]
+
+
+# --- the mode a written file gets (issue 41: 0600 files a web server could not serve) -------
+
+
+def _umask_is(value: int) -> int:
+    old = os.umask(value)
+    return old
+
+
+def test_a_new_file_gets_the_usual_mode_of_the_umask(tmp_path: Path) -> None:
+    old = _umask_is(0o022)
+    try:
+        written = write_text_atomic(tmp_path / "report.xml", "<x/>")
+        assert stat.S_IMODE(written.stat().st_mode) == 0o644
+        os.umask(0o027)
+        again = write_text_atomic(tmp_path / "other.xml", "<x/>")
+        assert stat.S_IMODE(again.stat().st_mode) == 0o640
+    finally:
+        os.umask(old)
+
+
+def test_a_replaced_file_keeps_its_own_mode_and_private_stays_private(tmp_path: Path) -> None:
+    old = _umask_is(0o022)
+    try:
+        target = tmp_path / "score.yaml"
+        target.write_text("old", encoding="utf-8")
+        target.chmod(0o640)
+        write_text_atomic(target, "new")
+        assert stat.S_IMODE(target.stat().st_mode) == 0o640 and target.read_text() == "new"
+        secret = write_text_atomic(tmp_path / "backup.json", "{}", private=True)
+        assert stat.S_IMODE(secret.stat().st_mode) == 0o600
+    finally:
+        os.umask(old)
+
+
+def test_the_site_is_readable_by_others(tmp_path: Path) -> None:
+    """The site's data folder came from mkdtemp (0700) and its files from mkstemp (0600):
+    a web server run as another user served 404."""
+    from toolkit.views.site import write_site
+
+    old = _umask_is(0o022)
+    try:
+        write_site([], tmp_path / "site")
+    finally:
+        os.umask(old)
+    for path in [tmp_path / "site", *(tmp_path / "site").rglob("*")]:
+        mode = stat.S_IMODE(path.stat().st_mode)
+        assert mode & 0o004, (path, oct(mode))  # others may read
+        if path.is_dir():
+            assert mode & 0o001, (path, oct(mode))  # and enter

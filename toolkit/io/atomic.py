@@ -7,6 +7,11 @@ is renamed over the target when complete. A writer that is killed mid-write leav
 temporary file behind; the next writer of the same target removes such leftovers first
 (:func:`remove_leftovers`), and loaders never take them as input (:func:`is_temp_file`:
 the names start with a dot and end in ``.toolkit-tmp``, which no input pattern matches).
+
+A new file gets the mode a plain ``open()`` would give it under the user's umask (0644
+under the common 022), so a report, a site or a JUnit file can be served or read by
+another user; a file replaced keeps its own mode. Files that hold people's ratings or a
+session's identity are written ``private`` (0600).
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import contextlib
 import hashlib
 import os
 import re
+import stat
 import tempfile
 import time
 from collections.abc import Iterator
@@ -132,8 +138,35 @@ def check_target(path: str | Path) -> Path:
     return target
 
 
+def _umask() -> int:
+    """This process's umask, read without changing it where Linux tells it (other threads
+    may be creating files), else by setting and restoring it."""
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    old = os.umask(0o022)
+    os.umask(old)
+    return old
+
+
+def usual_mode(*, folder: bool = False) -> int:
+    """The mode ``open()`` (or ``mkdir()``, with ``folder``) gives a new file under the
+    user's umask: 0644 (0755) under the common 022."""
+    return (0o777 if folder else 0o666) & ~_umask()
+
+
+def _mode_for(target: Path) -> int:
+    """The mode of the file ``target`` replaces, or the usual mode of a new file."""
+    try:
+        st = target.stat()
+    except OSError:
+        return usual_mode()
+    return st.st_mode & 0o7777 if stat.S_ISREG(st.st_mode) else usual_mode()
+
+
 @contextlib.contextmanager
-def atomic_path(path: str | Path, *, durable: bool = True) -> Iterator[Path]:
+def atomic_path(path: str | Path, *, durable: bool = True, private: bool = False) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; when the block ends without an exception,
     it replaces ``path`` (else it is removed).
 
@@ -142,7 +175,9 @@ def atomic_path(path: str | Path, *, durable: bool = True) -> Iterator[Path]:
     written is an :class:`~toolkit.errors.InputError` before anything is written. With
     ``durable``, the new file and the folder are fsynced, so a power cut keeps the old
     file or the new one; ``durable=False`` is still atomic for readers (right for caches,
-    which are rebuilt, never for scores or ratings).
+    which are rebuilt, never for scores or ratings). The new file gets the mode of the
+    file it replaces, or the usual mode of a new file (:func:`usual_mode`); ``private``
+    keeps the temporary file's 0600 (people's ratings and notes, a session's identity).
     """
     target = check_target(path)
     try:
@@ -159,6 +194,8 @@ def atomic_path(path: str | Path, *, durable: bool = True) -> Iterator[Path]:
     os.close(fd)
     tmp = Path(tmp_name)
     try:
+        if not private:
+            tmp.chmod(_mode_for(target))
         yield tmp
         if durable:
             fd = os.open(tmp, os.O_RDONLY)
@@ -182,14 +219,15 @@ def write_text_atomic(
     *,
     durable: bool = True,
     mode: int | None = None,
+    private: bool = False,
 ) -> Path:
     """Write ``text`` to ``path`` atomically (see :func:`atomic_path`).
 
     Two writers racing each leave a complete file; the last rename wins. ``mode`` (e.g.
     ``0o644``) is set on the new file before it replaces ``path``; without it the file
-    keeps the private mode of its temporary file (0600).
+    gets the mode :func:`atomic_path` gives (``private``: 0600).
     """
-    with atomic_path(path, durable=durable) as tmp:
+    with atomic_path(path, durable=durable, private=private) as tmp:
         tmp.write_text(text, encoding=encoding)
         if mode is not None:
             tmp.chmod(mode)

@@ -474,8 +474,4 @@ def render_report(
     title = prepared.template.title if prepared.template else prepared.source.stem
     shown = ", ".join(Path(i).name or i for i in prepared.inputs)
     page = export_html(nb, title=f"{title}: {shown}" if shown else title, show_code=show_code)
-    written = write_text_atomic(target, page)
-    umask = os.umask(0)
-    os.umask(umask)
-    written.chmod(0o666 & ~umask)  # a report is for sharing: the usual mode, not mkstemp's 0600
-    return written
+    return write_text_atomic(target, page)  # the usual mode (0644 under umask 022): shared

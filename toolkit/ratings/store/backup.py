@@ -43,13 +43,13 @@ class Backup(Exports):
         out = Path(folder)
         if out.suffix.lower() == ".zip":
             data = self.backup_archive(fmt=fmt)
-            with atomic_path(out) as tmp:
+            with atomic_path(out, private=True) as tmp:  # ratings and the session's identity
                 tmp.write_bytes(data)
             return [out]
         out.mkdir(parents=True, exist_ok=True)
         files = [self.export(out / f"{part}.{fmt}", what=part) for part in EXPORT_PARTS]
         identity = {"session_id": self.session_identity(), "kind": "toolkit ratings backup"}
-        write_text_atomic(out / IDENTITY_FILE, json.dumps(identity, indent=2) + "\n")
+        write_text_atomic(out / IDENTITY_FILE, json.dumps(identity, indent=2) + "\n", private=True)
         return [*files, out / IDENTITY_FILE]
 
     def backup_archive(self, *, fmt: str = "parquet") -> bytes:

@@ -98,7 +98,7 @@ class Exports(Ratings, Labels, Drafts):
         frame = self._export_frame(what)
         target = Path(path)
         fmt = _format_of(target)
-        with atomic_path(target) as tmp:
+        with atomic_path(target, private=True) as tmp:  # people's ratings and notes
             if fmt == "parquet":
                 frame.write_parquet(tmp)
             else:

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.errors import InputError
-from toolkit.io.atomic import TEMP_SUFFIX, atomic_path
+from toolkit.io.atomic import TEMP_SUFFIX, atomic_path, usual_mode
 from toolkit.scorecard import Scorecard
 from toolkit.views.palette import SWATCHES, UNKNOWN, Swatch
 
@@ -460,6 +460,7 @@ def write_site(
     out.mkdir(parents=True, exist_ok=True)
     _check_target(out)
     data = Path(tempfile.mkdtemp(prefix=".data-new.", suffix=TEMP_SUFFIX, dir=out))
+    data.chmod(usual_mode(folder=True))  # mkdtemp's 0700 would hide it from a web server
     try:
         written = _write_runs(runs, data, _linked_texts(calibration))
         index_shards = _write_index(data, written.rows)

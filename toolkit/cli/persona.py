@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from toolkit.cli._gate import add_gate_arguments, finish, markdown
-from toolkit.cli._judge import add_judge_arguments, judge_of
+from toolkit.cli._judge import JUDGE_HELP, add_judge_arguments, judge_of
+from toolkit.cli._office import add_office_arguments, is_database, is_stored, office_inputs
 from toolkit.cli._output import local_target
+from toolkit.errors import InputError
 from toolkit.gate import REGRESSION_KIND, checks_of
 
 if TYPE_CHECKING:
@@ -41,11 +43,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "never), 2 on bad input."
         ),
     )
-    parser.add_argument("run", type=Path, help="chat run: toolkit JSONL or run_messages export")
+    parser.add_argument(  # a str: a postgresql:// URL is not mangled by Path
+        "run",
+        help="chat run: toolkit JSONL, run_messages export, or postgresql://…/DB of the-office",
+    )
     parser.add_argument(
         "--propositions", type=Path, required=True, help="folder of proposition YAML files"
     )
-    add_judge_arguments(parser)
+    add_judge_arguments(parser, judge_help=JUDGE_HELP + "; stored[:EVAL_RUN_ID,…] (the-office)")
+    add_office_arguments(parser)
     parser.add_argument("--personas", type=Path, help="personas YAML/JSON (names, specs)")
     parser.add_argument("--baseline", type=Path, help="folder of golden baseline JSON files")
     parser.add_argument(  # a str: a URL given here is refused by name, not mangled by Path
@@ -80,10 +86,18 @@ def run(args: argparse.Namespace) -> int:
     if args.write_baseline:
         baselines_to = local_target(args.write_baseline, "--write-baseline", "baseline files")
     rubric = load_persona_rubric(args.rubric) if args.rubric else DEFAULT_PERSONA_RUBRIC
-    chat = load_chat(args.run, personas=args.personas)
+    logs, database = None, is_database(args.run)
+    if not database:
+        if args.channel or args.window or is_stored(args.judge):
+            what = "--judge stored" if is_stored(args.judge) else "--channel and --window"
+            raise InputError(args.run, f"{what} need a postgresql:// database of the-office")
+        chat = load_chat(args.run, personas=args.personas)
     propositions = load_propositions(args.propositions)
     baselines = load_baselines(args.baseline) if args.baseline else None
-    judge = judge_of(args)
+    if database:
+        chat, judge, logs = office_inputs(args)
+    else:
+        judge = judge_of(args)
     result = score_persona(
         chat,
         propositions,
@@ -113,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
                 evidence=result.evidence.agents.to_dicts(),
                 warnings=list(result.warnings),
                 judge_usage=None if usage is None else usage.to_dict(),
+                **({} if logs is None else {"the_office_logs": logs.to_dict()}),
             )
         )
     else:
@@ -120,6 +135,8 @@ def run(args: argparse.Namespace) -> int:
         print(render_persona_table(result, width=width, colour=colour))
         if usage is not None and usage.model is not None:
             print("\n".join(usage.lines()))
+        if logs is not None:
+            print("\n".join(logs.lines()))
     if baselines_to is not None:
         written = write_baselines(baselines_from(result), baselines_to)
         print(f"wrote {len(written)} baseline(s) to {baselines_to}", file=sys.stderr)

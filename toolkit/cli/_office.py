@@ -1,0 +1,144 @@
+"""``toolkit persona postgresql://…/DB --channel NAME``: the-office's database as a persona
+run, its stored judge scores as ``--judge stored``, and its correction and intervention
+logs summarised beside the scores.
+
+``--judge stored`` takes, for each agent, the latest evaluation run whose window lies
+inside ``--window`` (any, without one); ``--judge stored:ID[,ID…]`` names the evaluation
+runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from toolkit.judge import Judge
+    from toolkit.load.persona import ChatRun
+
+STORED = "stored"
+
+
+def add_office_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--channel`` and ``--window`` (a postgresql:// run of the-office only)."""
+    group = parser.add_argument_group("the-office's PostgreSQL database (a postgresql:// run)")
+    group.add_argument(
+        "--channel",
+        metavar="NAME|ID",
+        help="the channel whose conversation is judged (several: a,b)",
+    )
+    group.add_argument(
+        "--window",
+        metavar="7d|START..END",
+        help="messages of the last 7d/12h/2w, or between two ISO dates (END's day included)",
+    )
+
+
+def is_database(run: str) -> bool:
+    """Whether the run argument is a postgresql:// (or postgres://) URL."""
+    return run.lower().startswith(("postgresql://", "postgres://"))
+
+
+def is_stored(spec: str | None) -> bool:
+    """Whether ``--judge`` asks for the database's stored scores."""
+    return spec is not None and (spec == STORED or spec.startswith(STORED + ":"))
+
+
+@dataclass
+class OfficeLogs:
+    """The correction and intervention logs of the run's scope, and their summaries."""
+
+    corrections: pl.DataFrame
+    interventions: pl.DataFrame
+    correction_table: pl.DataFrame
+    intervention_table: pl.DataFrame
+    warnings: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        """The summaries as text lines (every stage/outcome and type present)."""
+        out = [f"correction logs: {self.corrections.height} attempt(s)"]
+        for r in self.correction_table.iter_rows(named=True):
+            out.append(f"  {r['stage']:<18} {r['outcome']:<26} {r['attempts']:>4}")
+        out.append(f"interventions: {self.interventions.height} logged")
+        for r in self.intervention_table.iter_rows(named=True):
+            rate = "-" if r["fired_rate"] is None else f"{r['fired_rate']:.0%}"
+            pre = "; ".join(
+                f"{k} {r[k + '_true']} held/{r[k + '_false']} failed/{r[k + '_null']} not run"
+                for k in ("textual", "functional", "propositional")
+            )
+            out.append(
+                f"  {r['intervention_type']:<17} fired {r['fired']}/{r['logged']} ({rate}); {pre}"
+            )
+        return out + [f"warning: {w}" for w in self.warnings]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The summaries as JSON-ready records."""
+        return {
+            "corrections": self.correction_table.to_dicts(),
+            "interventions": self.intervention_table.to_dicts(),
+            "warnings": self.warnings,
+        }
+
+
+def office_inputs(args: argparse.Namespace) -> tuple[ChatRun, Judge, OfficeLogs]:
+    """The chat run, the judge (stored or as ``--judge`` names it) and the logs of a
+    postgresql:// run.
+
+    Raises:
+        InputError: no ``--channel``; a missing table or column, an unknown channel or
+            evaluation run, a value of the wrong type (one line, URI redacted).
+    """
+    # The database driver, polars and the loaders: imported only for a postgresql://
+    # run, so that --help and the file runs stay light (tests/test_startup_imports.py).
+    from toolkit.cli._judge import judge_of
+    from toolkit.errors import InputError
+    from toolkit.judge.stored import StoredJudge
+    from toolkit.load.persona import load_chat
+    from toolkit.load.persona.office_db import office_chat, office_tables, parse_window, redact
+    from toolkit.load.persona.office_summaries import correction_summary, intervention_summary
+    from toolkit.load.persona.office_tables import correction_logs, intervention_logs, stored_scores
+
+    if not args.channel:
+        raise InputError(redact(args.run), "name the channel to judge: --channel NAME or ID")
+    agents = _agents(args)
+    window = parse_window(args.window)
+    with office_tables(args.run) as tables:
+        chat = office_chat(tables, channel=args.channel, window=window, agents=agents)
+        judge: Judge
+        if is_stored(args.judge):
+            _, _, ids = str(args.judge).partition(":")
+            chosen = [i.strip() for i in ids.split(",") if i.strip()] or None
+            scores = stored_scores(
+                tables,
+                agents=None if chosen else chat.agent_ids,
+                window=window if chosen is None else parse_window(None),
+                evaluation_runs=chosen,
+            )
+            if scores.height == 0:
+                what = f"evaluation runs {', '.join(chosen)}" if chosen else "evaluation runs"
+                span = f" inside {window.label()}" if window.label() else ""
+                raise InputError(tables.url(), f"no stored scores: no {what}{span}",
+                                 field="--judge", value=args.judge)  # fmt: skip
+            judge = StoredJudge(scores, "the-office evaluation_scores")
+        else:
+            judge = judge_of(args)
+        corrections = correction_logs(tables, channel=args.channel, window=window, agents=agents)
+        interventions = intervention_logs(tables, channel=args.channel, window=window,
+                                          agents=agents)  # fmt: skip
+    if args.personas:  # laid over the database's names and persona specs
+        chat = load_chat(args.run, personas=args.personas, channel=args.channel,
+                         window=args.window, agents=agents)  # fmt: skip
+    c_table, c_warn = correction_summary(corrections)
+    i_table, i_warn = intervention_summary(interventions)
+    logs = OfficeLogs(corrections, interventions, c_table, i_table, c_warn + i_warn)
+    return chat, judge, logs
+
+
+def _agents(args: argparse.Namespace) -> list[str] | None:
+    value = getattr(args, "agents", None)
+    if value is None:
+        return None
+    return [part.strip() for part in str(value).split(",") if part.strip()]

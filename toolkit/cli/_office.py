@@ -10,14 +10,12 @@ runs.
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    import polars as pl
-
     from toolkit.judge import Judge
     from toolkit.load.persona import ChatRun
+    from toolkit.load.persona.office_summaries import OfficeLogs
 
 STORED = "stored"
 
@@ -47,40 +45,22 @@ def is_stored(spec: str | None) -> bool:
     return spec is not None and (spec == STORED or spec.startswith(STORED + ":"))
 
 
-@dataclass
-class OfficeLogs:
-    """The correction and intervention logs of the run's scope, and their summaries."""
-
-    corrections: pl.DataFrame
-    interventions: pl.DataFrame
-    correction_table: pl.DataFrame
-    intervention_table: pl.DataFrame
-    warnings: list[str] = field(default_factory=list)
-
-    def lines(self) -> list[str]:
-        """The summaries as text lines (every stage/outcome and type present)."""
-        out = [f"correction logs: {self.corrections.height} attempt(s)"]
-        for r in self.correction_table.iter_rows(named=True):
-            out.append(f"  {r['stage']:<18} {r['outcome']:<26} {r['attempts']:>4}")
-        out.append(f"interventions: {self.interventions.height} logged")
-        for r in self.intervention_table.iter_rows(named=True):
-            rate = "-" if r["fired_rate"] is None else f"{r['fired_rate']:.0%}"
-            pre = "; ".join(
-                f"{k} {r[k + '_true']} held/{r[k + '_false']} failed/{r[k + '_null']} not run"
-                for k in ("textual", "functional", "propositional")
-            )
-            out.append(
-                f"  {r['intervention_type']:<17} fired {r['fired']}/{r['logged']} ({rate}); {pre}"
-            )
-        return out + [f"warning: {w}" for w in self.warnings]
-
-    def to_dict(self) -> dict[str, Any]:
-        """The summaries as JSON-ready records."""
-        return {
-            "corrections": self.correction_table.to_dicts(),
-            "interventions": self.intervention_table.to_dicts(),
-            "warnings": self.warnings,
-        }
+def log_lines(logs: OfficeLogs) -> list[str]:
+    """The log summaries as text lines (every stage/outcome and type present)."""
+    out = [f"correction logs: {logs.corrections.height} attempt(s)"]
+    for r in logs.correction_table.iter_rows(named=True):
+        out.append(f"  {r['stage']:<18} {r['outcome']:<26} {r['attempts']:>4}")
+    out.append(f"interventions: {logs.interventions.height} logged")
+    for r in logs.intervention_table.iter_rows(named=True):
+        rate = "-" if r["fired_rate"] is None else f"{r['fired_rate']:.0%}"
+        pre = "; ".join(
+            f"{k} {r[k + '_true']} held/{r[k + '_false']} failed/{r[k + '_null']} not run"
+            for k in ("textual", "functional", "propositional")
+        )
+        out.append(
+            f"  {r['intervention_type']:<17} fired {r['fired']}/{r['logged']} ({rate}); {pre}"
+        )
+    return out + [f"warning: {w}" for w in logs.warnings]
 
 
 def office_inputs(args: argparse.Namespace) -> tuple[ChatRun, Judge, OfficeLogs]:
@@ -98,7 +78,7 @@ def office_inputs(args: argparse.Namespace) -> tuple[ChatRun, Judge, OfficeLogs]
     from toolkit.judge.stored import StoredJudge
     from toolkit.load.persona import load_chat
     from toolkit.load.persona.office_db import office_chat, office_tables, parse_window, redact
-    from toolkit.load.persona.office_summaries import correction_summary, intervention_summary
+    from toolkit.load.persona.office_summaries import office_logs
     from toolkit.load.persona.office_tables import correction_logs, intervention_logs, stored_scores
 
     if not args.channel:
@@ -131,10 +111,7 @@ def office_inputs(args: argparse.Namespace) -> tuple[ChatRun, Judge, OfficeLogs]
     if args.personas:  # laid over the database's names and persona specs
         chat = load_chat(args.run, personas=args.personas, channel=args.channel,
                          window=args.window, agents=agents)  # fmt: skip
-    c_table, c_warn = correction_summary(corrections)
-    i_table, i_warn = intervention_summary(interventions)
-    logs = OfficeLogs(corrections, interventions, c_table, i_table, c_warn + i_warn)
-    return chat, judge, logs
+    return chat, judge, office_logs(corrections, interventions)
 
 
 def _agents(args: argparse.Namespace) -> list[str] | None:

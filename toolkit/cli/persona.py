@@ -15,7 +15,13 @@ from typing import TYPE_CHECKING
 
 from toolkit.cli._gate import add_gate_arguments, finish, markdown
 from toolkit.cli._judge import JUDGE_HELP, add_judge_arguments, judge_of
-from toolkit.cli._office import add_office_arguments, is_database, is_stored, office_inputs
+from toolkit.cli._office import (
+    add_office_arguments,
+    is_database,
+    is_stored,
+    log_lines,
+    office_inputs,
+)
 from toolkit.cli._output import local_target
 from toolkit.errors import InputError
 from toolkit.gate import REGRESSION_KIND, checks_of
@@ -136,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
         if usage is not None and usage.model is not None:
             print("\n".join(usage.lines()))
         if logs is not None:
-            print("\n".join(logs.lines()))
+            print("\n".join(log_lines(logs)))
     if baselines_to is not None:
         written = write_baselines(baselines_from(result), baselines_to)
         print(f"wrote {len(written)} baseline(s) to {baselines_to}", file=sys.stderr)

@@ -10,12 +10,14 @@ experiment's, is counted in a warning.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
 
 from toolkit.frames import EXPERIMENT_REPORTED_SCHEMA, EXPERIMENT_SCORES_SCHEMA
 from toolkit.load.experiments import ExperimentScores
+from toolkit.summary import Shows, Summary
 
 #: What the-office's schema lists (late 2026).
 STAGES = ("original", "regeneration", "direct_correction")
@@ -26,6 +28,54 @@ PRECONDITIONS = ("textual_precondition_result", "functional_precondition_result"
                  "propositional_precondition_result")  # fmt: skip
 
 _NONE = "(none)"
+
+
+@dataclass(frozen=True, repr=False)
+class OfficeLogs(Shows):
+    """the-office's correction and intervention logs of a scope, whole, and their
+    summaries (:func:`correction_summary`, :func:`intervention_summary`).
+
+    Attributes:
+        corrections: every ``correction_logs`` row (the table shape, all columns).
+        interventions: every ``intervention_logs`` row (all columns).
+        correction_table: attempts by stage and outcome.
+        intervention_table: fired rate and precondition results by type.
+        warnings: values the schema does not list (counted, never dropped).
+    """
+
+    corrections: pl.DataFrame
+    interventions: pl.DataFrame
+    correction_table: pl.DataFrame
+    intervention_table: pl.DataFrame
+    warnings: tuple[str, ...] = ()
+
+    def _summary(self) -> Summary:
+        return Summary(
+            "OfficeLogs",
+            "the-office correction and intervention logs",
+            (
+                ("correction attempts", self.corrections.height),
+                ("interventions", self.interventions.height),
+                ("fired", int(self.interventions["fired"].fill_null(False).sum())),
+            ),
+            notes=self.warnings,
+            notes_title="warnings",
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The summaries as JSON-ready records."""
+        return {
+            "corrections": self.correction_table.to_dicts(),
+            "interventions": self.intervention_table.to_dicts(),
+            "warnings": list(self.warnings),
+        }
+
+
+def office_logs(corrections: pl.DataFrame, interventions: pl.DataFrame) -> OfficeLogs:
+    """Both logs with their summaries."""
+    c_table, c_warn = correction_summary(corrections)
+    i_table, i_warn = intervention_summary(interventions)
+    return OfficeLogs(corrections, interventions, c_table, i_table, tuple(c_warn + i_warn))
 
 
 def correction_summary(logs: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
@@ -177,7 +227,9 @@ __all__ = [
     "OUTCOMES",
     "PRECONDITIONS",
     "STAGES",
+    "OfficeLogs",
     "correction_summary",
     "experiment_scores",
     "intervention_summary",
+    "office_logs",
 ]

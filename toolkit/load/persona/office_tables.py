@@ -23,7 +23,17 @@ from typing import Any
 import polars as pl
 
 from toolkit.errors import InputError
-from toolkit.load.persona.office_db import SYSTEM, Tables, Window, as_text, resolve_channels
+from toolkit.load.experiments import ExperimentScores
+from toolkit.load.persona.office_db import (
+    SYSTEM,
+    Tables,
+    Window,
+    as_text,
+    office_tables,
+    parse_window,
+    resolve_channels,
+)
+from toolkit.load.persona.office_summaries import OfficeLogs, experiment_scores, office_logs
 
 RUN_COLUMNS = ("id", "agent_id", "channel_id", "created_at")
 RUN_MESSAGE_COLUMNS = (
@@ -403,6 +413,72 @@ def experiment_frames(
     return exps, envs, scores
 
 
+def load_office_transcripts(
+    url: str,
+    *,
+    channel: str | Sequence[str] | None = None,
+    window: str | None = None,
+    agents: Sequence[str] | None = None,
+) -> pl.DataFrame:
+    """The run transcripts of the-office's runs (``run_messages`` joined with ``runs``)
+    in a channel, window (``7d`` or ``START..END``, on the run's start) and agents.
+
+    Returns:
+        One row per run message: run_id, agent_id, channel_id, step_id, message_type,
+        part (said | thinking | tool | assistant | prompt | other), text (for ``said``:
+        what the agent posted), tool_name, tool_input (JSON text), time.
+    """
+    with office_tables(url) as tables:
+        frame, _ = run_transcripts(
+            tables, channel=channel, window=parse_window(window), agents=agents
+        )
+        return frame
+
+
+def load_office_logs(
+    url: str,
+    *,
+    channel: str | Sequence[str] | None = None,
+    window: str | None = None,
+    agents: Sequence[str] | None = None,
+) -> OfficeLogs:
+    """the-office's correction and intervention logs in a channel, window and agents,
+    whole, with their summaries."""
+    win = parse_window(window)
+    with office_tables(url) as tables:
+        corrections = correction_logs(tables, channel=channel, window=win, agents=agents)
+        interventions = intervention_logs(tables, channel=channel, window=win, agents=agents)
+    return office_logs(corrections, interventions)
+
+
+def load_stored_scores(
+    url: str,
+    *,
+    agents: Sequence[str] | None = None,
+    window: str | None = None,
+    evaluation_runs: Sequence[str] | None = None,
+) -> pl.DataFrame:
+    """the-office's own judge scores (see :func:`stored_scores`); hand them to
+    :class:`toolkit.judge.StoredJudge` to score with them."""
+    with office_tables(url) as tables:
+        return stored_scores(
+            tables, agents=agents, window=parse_window(window), evaluation_runs=evaluation_runs
+        )
+
+
+def load_office_experiments(url: str, *, experiment: str | None = None) -> ExperimentScores:
+    """the-office's experiments (all, or one by id) as treatment-vs-control scores per
+    dimension, for :func:`toolkit.experiment_stats` and ``toolkit experiment``.
+
+    Each agent's group is that of the environment listing it; its scores are the
+    ``evaluation_scores`` of its evaluation run for the experiment (proposition
+    ``experiment-<id>-<dimension>``).
+    """
+    with office_tables(url) as tables:
+        exps, envs, scores = experiment_frames(tables, experiment=experiment)
+        return experiment_scores(exps, envs, scores, tables.url())
+
+
 __all__ = [
     "CORRECTION_COLUMNS",
     "INTERVENTION_COLUMNS",
@@ -410,6 +486,10 @@ __all__ = [
     "correction_logs",
     "experiment_frames",
     "intervention_logs",
+    "load_office_experiments",
+    "load_office_logs",
+    "load_office_transcripts",
+    "load_stored_scores",
     "run_transcripts",
     "stored_scores",
     "transcripts_from_rows",

@@ -61,6 +61,7 @@ __all__ = [
     "Source",
     "disk_path",
     "file_mark",
+    "open_postgres",
     "open_remote",
     "open_source",
     "parse_storage_options",
@@ -122,8 +123,9 @@ def open_source(
     path_or_url: str | Path | Source, storage_options: Mapping[str, Any] | None = None
 ) -> Source:
     """The :class:`Source` a path or URL names: a local folder for a plain path or a
-    ``file://`` URL, a :class:`RemoteSource` for any other URL (a Source is returned
-    as it is).
+    ``file://`` URL, a :class:`~toolkit.io.source_postgres.PostgresSource` for a
+    ``postgresql://`` or ``postgres://`` URL, a :class:`RemoteSource` for any other URL
+    (a Source is returned as it is).
 
     Nothing is read or contacted here.
 
@@ -132,9 +134,35 @@ def open_source(
     """
     if isinstance(path_or_url, Source):
         return path_or_url
+    if _scheme_of(path_or_url) in ("postgresql", "postgres"):
+        return open_postgres(str(path_or_url))
     if _is_remote(path_or_url):
         return open_remote(str(path_or_url), storage_options)
     return LocalSource(_local_path(path_or_url))
+
+
+def open_postgres(url: str) -> Source:
+    """A :class:`~toolkit.io.source_postgres.PostgresSource` for a ``postgresql://`` URL
+    (nothing contacted yet).
+
+    Raises:
+        InputError: the URL is not one libpq reads, or psycopg is not installed.
+    """
+    try:  # psycopg and libpq: only when a database URL is used (tests/test_startup_imports.py)
+        from toolkit.io.source_postgres import PostgresSource
+    except ImportError:
+        raise InputError(
+            _redacted(url),
+            "reading postgresql:// needs psycopg: pip install 'toolkit[postgres]'",
+        ) from None
+    return PostgresSource(url)
+
+
+def _redacted(url: str) -> str:
+    """``url`` without a password (for the one error raised before the driver loads)."""
+    head, sep, rest = url.partition("://")
+    userinfo, at, host = rest.rpartition("@")
+    return f"{head}{sep}{userinfo.split(':', 1)[0]}{at}{host}" if at else url
 
 
 def parse_storage_options(items: Iterable[str]) -> dict[str, Any]:

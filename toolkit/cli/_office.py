@@ -75,14 +75,15 @@ def office_inputs(args: argparse.Namespace) -> tuple[ChatRun, Judge, OfficeLogs]
     # run, so that --help and the file runs stay light (tests/test_startup_imports.py).
     from toolkit.cli._judge import judge_of
     from toolkit.errors import InputError
+    from toolkit.io.source_postgres import redact_uri
     from toolkit.judge.stored import StoredJudge
     from toolkit.load.persona import load_chat
-    from toolkit.load.persona.office_db import office_chat, office_tables, parse_window, redact
+    from toolkit.load.persona.office_db import office_chat, office_tables, parse_window
     from toolkit.load.persona.office_summaries import office_logs
     from toolkit.load.persona.office_tables import correction_logs, intervention_logs, stored_scores
 
     if not args.channel:
-        raise InputError(redact(args.run), "name the channel to judge: --channel NAME or ID")
+        raise InputError(redact_uri(args.run), "name the channel to judge: --channel NAME or ID")
     agents = _agents(args)
     window = parse_window(args.window)
     with office_tables(args.run) as tables:

@@ -11,7 +11,7 @@ from toolkit.load._common import parse_json_lines, parse_json_text
 from toolkit.load.persona._parse import read_text
 from toolkit.load.persona.export import chat_from_export
 from toolkit.load.persona.jsonl import chat_from_jsonl
-from toolkit.load.persona.office_db import is_database_url, load_office_chat, redact
+from toolkit.load.persona.office_db import is_database_url, load_office_chat
 from toolkit.load.persona.run import ChatRun, PersonaEntry, build_run, load_personas_file
 
 
@@ -55,8 +55,6 @@ def load_chat(
         InputError: one line naming the file, the line or field and the value.
     """
     if is_database_url(path):
-        if channel is None:
-            raise InputError(redact(str(path)), "name the channel to read (channel=NAME or ID)")
         chat = load_office_chat(str(path), channel=channel, window=window, agents=agents)
         if personas is None:
             return chat

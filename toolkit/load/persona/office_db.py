@@ -61,11 +61,6 @@ class Tables(Protocol):
     ) -> pl.DataFrame: ...
 
 
-def redact(url: str) -> str:
-    """``url`` without its password (TEMPORARY until PostgresSource's redact_uri)."""
-    return re.sub(r"(://[^:/@]*):[^@/]*@", r"\1:***@", url)
-
-
 def is_database_url(value: object) -> bool:
     """Whether ``value`` is a ``postgresql://`` or ``postgres://`` URL."""
     return isinstance(value, str) and value.lower().startswith(SCHEMES)
@@ -151,7 +146,7 @@ def _when(part: str, text: str, *, end: bool) -> datetime | None:
     return value.astimezone(UTC)
 
 
-def resolve_channels(tables: Tables, channel: str | Sequence[str]) -> pl.DataFrame:
+def resolve_channels(tables: Tables, channel: str | Sequence[str] | None) -> pl.DataFrame:
     """The channels named (by id or name; a comma-separated string names several).
 
     Returns:
@@ -160,7 +155,7 @@ def resolve_channels(tables: Tables, channel: str | Sequence[str]) -> pl.DataFra
     Raises:
         InputError: a channel no row has, with the closest names ("did you mean").
     """
-    asked = channel.split(",") if isinstance(channel, str) else list(channel)
+    asked = channel.split(",") if isinstance(channel, str) else list(channel or ())
     asked = [a.strip().lstrip("#") for a in asked if a.strip()]
     if not asked:
         raise InputError(tables.url(), "name a channel (--channel NAME or ID)", field="--channel")
@@ -192,7 +187,7 @@ AGENT_COLUMNS = ("id", "display_name", "system_prompt")
 def load_office_chat(
     url: str,
     *,
-    channel: str | Sequence[str],
+    channel: str | Sequence[str] | None,
     window: str | Window | None = None,
     agents: Sequence[str] | None = None,
 ) -> ChatRun:
@@ -220,7 +215,7 @@ def load_office_chat(
 def office_chat(
     tables: Tables,
     *,
-    channel: str | Sequence[str],
+    channel: str | Sequence[str] | None,
     window: str | Window | None = None,
     agents: Sequence[str] | None = None,
 ) -> ChatRun:
@@ -364,6 +359,5 @@ __all__ = [
     "office_chat",
     "office_tables",
     "parse_window",
-    "redact",
     "resolve_channels",
 ]

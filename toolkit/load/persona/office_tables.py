@@ -173,7 +173,8 @@ def run_transcripts(
 
     Returns:
         The frame (run_id, agent_id, channel_id, step_id, message_type, part, text,
-        tool_name, tool_input as JSON text, time) ordered by run and time, and warnings.
+        tool_name, tool_input as JSON text, time) ordered by the runs' start, then by
+        time within a run; and warnings.
     """
     for table, cols in (("runs", RUN_COLUMNS), ("run_messages", RUN_MESSAGE_COLUMNS)):
         tables.require(table, cols, system=SYSTEM)
@@ -194,7 +195,7 @@ def run_transcripts(
 def transcripts_from_rows(runs: pl.DataFrame, rows: pl.DataFrame) -> tuple[pl.DataFrame, list[str]]:
     """Join ``run_messages`` rows to their ``runs`` and name each message's part (pure)."""
     owners = as_text(runs, ("id", "agent_id", "channel_id")).select(
-        pl.col("id").alias("run_id"), "agent_id", "channel_id"
+        pl.col("id").alias("run_id"), "agent_id", "channel_id", pl.col("created_at").alias("_at")
     )
     out: list[dict[str, Any]] = []
     other: dict[str, int] = {}
@@ -235,7 +236,9 @@ def transcripts_from_rows(runs: pl.DataFrame, rows: pl.DataFrame) -> tuple[pl.Da
         "time": pl.Datetime("us", "UTC"),
     }
     frame = pl.DataFrame(out, schema=schema).join(owners, on="run_id", how="left")
-    frame = frame.select("run_id", "agent_id", "channel_id", *[c for c in schema if c != "run_id"])
+    frame = frame.sort("_at", "run_id", "time", maintain_order=True).select(
+        "run_id", "agent_id", "channel_id", *[c for c in schema if c != "run_id"]
+    )
     warnings = [
         f"{n} run message(s) of type {k!r} (not in the schema) kept as part 'other'"
         for k, n in sorted(other.items())

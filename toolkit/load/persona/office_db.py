@@ -225,6 +225,9 @@ def office_chat(
     tables.require("messages", MESSAGE_COLUMNS, system=SYSTEM)
     tables.require("agents", AGENT_COLUMNS, system=SYSTEM)
     ids = channels["id"].to_list()
+    if win.start is not None or win.end is not None:  # the window compares times: check first
+        probe = tables.frame("messages", ("created_at",), where=[("channel_id", "in", [])])
+        _timestamps(probe, tables.url(), "messages", "created_at")
     messages = tables.frame(
         "messages",
         MESSAGE_COLUMNS,
@@ -254,6 +257,18 @@ def _uuid_text(value: Any) -> str:
     if isinstance(value, bytes | bytearray) and len(value) == 16:
         return str(uuid.UUID(bytes=bytes(value)))
     return str(value)
+
+
+def _timestamps(frame: pl.DataFrame, url: str, table: str, column: str) -> None:
+    """Refuse a time column of another type than a timestamp (a value of the wrong type)."""
+    series = frame[column]
+    if not isinstance(series.dtype, pl.Datetime):
+        raise InputError(
+            url,
+            f"expected timestamptz in {table}.{column} ({SYSTEM}), got {series.dtype}",
+            field=f"{table}.{column}",
+            value=series[0] if len(series) else None,
+        )
 
 
 def _strings(frame: pl.DataFrame, url: str, table: str, columns: Sequence[str]) -> None:
@@ -292,14 +307,8 @@ def chat_from_office_rows(
         raise InputError(url, f"no messages in {where}{span}: nothing to evaluate")
     _strings(messages, url, "messages", ("channel_id", "user_id", "text"))
     _strings(agents, url, "agents", AGENT_COLUMNS)
+    _timestamps(messages, url, "messages", "created_at")
     time = messages["created_at"]
-    if not isinstance(time.dtype, pl.Datetime):
-        raise InputError(
-            url,
-            f"expected timestamptz in messages.created_at ({SYSTEM}), got {time.dtype}",
-            field="messages.created_at",
-            value=time[0],
-        )
     names = dict(zip(channels["id"].to_list(), channels["name"].to_list(), strict=True))
     known = {str(r["id"]): r for r in agents.iter_rows(named=True)}
     personas = {

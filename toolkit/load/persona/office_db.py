@@ -315,7 +315,7 @@ def chat_from_office_rows(
         a: PersonaEntry(agent_id=a, name=r["display_name"] or a, persona=r["system_prompt"])
         for a, r in known.items()
     }
-    if time.dtype.time_zone:
+    if isinstance(time.dtype, pl.Datetime) and time.dtype.time_zone:
         times = time.dt.convert_time_zone("UTC")
     else:  # timestamp without time zone: UTC, as the-office writes it
         times = time.dt.replace_time_zone("UTC")

@@ -12,9 +12,11 @@ What goes in, all written for this project (Harbor Hill Community Radio):
 * ``runs``, ``run_steps`` and ``run_messages``: one run per agent message (system, user,
   thinking, a ``send_message`` tool call and its return, sometimes a memory lookup);
   ``run_messages`` has no agent column, as upstream.
-* ``evaluation_runs`` / ``evaluation_scores``: one evaluation run per agent and week
-  (week 1 the baseline), the scores being the answers the sample cassette recorded for
-  the same conversation (``cassette.json``), so ``--judge stored`` reproduces them.
+* ``evaluation_runs`` / ``evaluation_scores``: one evaluation run per agent, week and
+  dimension (week 1 the baseline), each score the proposition's final score (after
+  inversion and hard mode, as the-office stores it) of the answers the sample cassette
+  recorded for the same conversation (``cassette.json``), so ``--judge stored``
+  reproduces them.
 * ``correction_logs`` (both stages, all six outcomes), ``intervention_logs`` (every
   type, fired and not), one ``experiments`` row with four ``experiment_environments``
   and per-agent ``evaluation_scores`` (proposition id ``experiment-<id>-<dimension>``).
@@ -260,7 +262,9 @@ def conversation(chats: Iterable[tk.ChatRun]) -> tuple[list[dict[str, Any]], ...
 
 
 def evaluations(chats: Sequence[tk.ChatRun]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """One evaluation run per agent and week; its scores are the cassette's answers."""
+    """One evaluation run per agent, week and dimension (as the-office's scorers make
+    them); each score is what the-office stores: the proposition's final score (after
+    inversion and hard mode) of the cassette's answers."""
     propositions = tk.load_propositions(HERE / "propositions")
     judge = RecordedJudge(HERE / "cassette.json")
     eval_runs: list[dict[str, Any]] = []
@@ -272,41 +276,47 @@ def evaluations(chats: Sequence[tk.ChatRun]) -> tuple[list[dict[str, Any]], list
         scores = result.scores.filter(pl.col("window") == 0, pl.col("source") == "judge")
         overall = result.dimensions.filter(pl.col("window") == 0)
         for agent in chat.agent_ids:
-            erid = uid("evaluation", week, agent)
-            mine = overall.filter(
-                pl.col("agent_id") == agent, pl.col("dimension") != "ideas_quantity"
-            )
-            eval_runs.append(
-                {
-                    "id": erid,
-                    "agent_id": agent,
-                    "status": "completed",
-                    "dimensions": DIMENSIONS,
-                    "window_start": start,
-                    "window_end": end,
-                    "sample_size": chat.messages.height,
-                    "overall_score": round(float(mine["score"].mean()), 2),
-                    "is_baseline": week == 1,
-                    "token_usage": {"input_tokens": 41000, "output_tokens": 5200},
-                    "experiment_id": None,
-                    "created_at": end + timedelta(hours=2),
-                    "completed_at": end + timedelta(hours=2, minutes=3),
-                }
-            )
-            rows = scores.filter((pl.col("agent_id") == agent) | pl.col("agent_id").is_null())
-            for r in rows.iter_rows(named=True):
-                eval_scores.append(
+            for k, dim in enumerate(DIMENSIONS):
+                erid = uid("evaluation", week, agent, dim)
+                mine = overall.filter(
+                    pl.col("dimension") == dim,
+                    (pl.col("agent_id") == agent) | pl.col("agent_id").is_null(),
+                )
+                at = end + timedelta(hours=2, minutes=k)
+                eval_runs.append(
                     {
-                        "id": uid("score", erid, r["proposition"]),
-                        "evaluation_run_id": erid,
-                        "dimension": r["dimension"],
-                        "proposition_id": r["proposition"],
-                        "score": float(r["raw"]),
-                        "reasoning": r["reasoning"],
-                        "context_snippet": None,
-                        "created_at": end + timedelta(hours=2, minutes=1),
+                        "id": erid,
+                        "agent_id": agent,
+                        "status": "completed",
+                        "dimensions": [dim],
+                        "window_start": start,
+                        "window_end": end,
+                        "sample_size": chat.messages.filter(pl.col("agent_id") == agent).height,
+                        "overall_score": round(float(mine["score"][0]), 3),
+                        "is_baseline": week == 1,
+                        "token_usage": {"input_tokens": 8200, "output_tokens": 1040},
+                        "experiment_id": None,
+                        "created_at": at,
+                        "completed_at": at + timedelta(seconds=40),
                     }
                 )
+                rows = scores.filter(
+                    pl.col("dimension") == dim,
+                    (pl.col("agent_id") == agent) | pl.col("agent_id").is_null(),
+                )
+                for r in rows.iter_rows(named=True):
+                    eval_scores.append(
+                        {
+                            "id": uid("score", erid, r["proposition"]),
+                            "evaluation_run_id": erid,
+                            "dimension": dim,
+                            "proposition_id": r["proposition"],
+                            "score": float(r["score"]),
+                            "reasoning": r["reasoning"],
+                            "context_snippet": None,
+                            "created_at": at + timedelta(seconds=30),
+                        }
+                    )
     return eval_runs, eval_scores
 
 

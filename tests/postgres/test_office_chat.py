@@ -165,16 +165,16 @@ def test_stored_judge_names_evaluation_runs(
 ) -> None:
     scores = tk.load_stored_scores(office, agents=["otis"])
     week1 = scores.filter(pl.col("is_baseline"))["evaluation_run_id"].unique().to_list()
-    assert len(week1) == 1
+    assert len(week1) == 5  # the-office runs one evaluation per dimension
     code, out, err = _cli(
         ["persona", office, "--channel", "fundraiser,studio", "--window", WEEK2, "--agents",
-         "otis", "--judge", f"stored:{week1[0]}", "--propositions", str(PROPOSITIONS),
+         "otis", "--judge", "stored:" + ",".join(week1), "--propositions", str(PROPOSITIONS),
          "--gate", "none", "--format", "json"],
         capsys,
     )  # fmt: skip
     assert code == 0, err
     doc = json.loads(out)
-    assert "1 evaluation run" in doc["judge"]
+    assert "5 evaluation run(s)" in doc["judge"]
     # the named run is otis's week-1 evaluation: his scores are week 1's
     reference = tk.score_persona(
         _file_week(1), tk.load_propositions(PROPOSITIONS), RecordedJudge(PERSONA / "cassette.json")

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from toolkit.judge import Judge
-    from toolkit.load.persona import ChatRun
+    from toolkit.load.persona import ChatRun, PropositionSet
     from toolkit.load.persona.office_summaries import OfficeLogs
 
 STORED = "stored"
@@ -63,7 +63,9 @@ def log_lines(logs: OfficeLogs) -> list[str]:
     return out + [f"warning: {w}" for w in logs.warnings]
 
 
-def office_inputs(args: argparse.Namespace) -> tuple[ChatRun, Judge, OfficeLogs]:
+def office_inputs(
+    args: argparse.Namespace, propositions: PropositionSet
+) -> tuple[ChatRun, Judge, OfficeLogs]:
     """The chat run, the judge (stored or as ``--judge`` names it) and the logs of a
     postgresql:// run.
 
@@ -103,7 +105,11 @@ def office_inputs(args: argparse.Namespace) -> tuple[ChatRun, Judge, OfficeLogs]
                 span = f" inside {window.label()}" if window.label() else ""
                 raise InputError(tables.url(), f"no stored scores: no {what}{span}",
                                  field="--judge", value=args.judge)  # fmt: skip
-            judge = StoredJudge(scores, "the-office evaluation_scores")
+            settings = {
+                str(p): (bool(i), bool(h))
+                for p, i, h in propositions.frame().select("proposition", "inverted", "hard").rows()
+            }
+            judge = StoredJudge(scores, "the-office evaluation_scores", settings)
         else:
             judge = judge_of(args)
         corrections = correction_logs(tables, channel=args.channel, window=window, agents=agents)
@@ -113,6 +119,18 @@ def office_inputs(args: argparse.Namespace) -> tuple[ChatRun, Judge, OfficeLogs]
         chat = load_chat(args.run, personas=args.personas, channel=args.channel,
                          window=args.window, agents=agents)  # fmt: skip
     return chat, judge, office_logs(corrections, interventions)
+
+
+def stored_warning(judge: object) -> str | None:
+    """A warning when a stored judge rounded scores that were not whole numbers."""
+    rounded = getattr(judge, "rounded", 0)
+    if not rounded:
+        return None
+    return (
+        f"{rounded} stored score(s) were not whole numbers once inversion and hard mode "
+        "were undone (the-office stores the mean over sampled messages) and were rounded "
+        "to the nearest; each one's reasoning gives the stored value"
+    )
 
 
 def _agents(args: argparse.Namespace) -> list[str] | None:

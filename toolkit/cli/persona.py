@@ -21,6 +21,7 @@ from toolkit.cli._office import (
     is_stored,
     log_lines,
     office_inputs,
+    stored_warning,
 )
 from toolkit.cli._output import local_target
 from toolkit.errors import InputError
@@ -101,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
     propositions = load_propositions(args.propositions)
     baselines = load_baselines(args.baseline) if args.baseline else None
     if database:
-        chat, judge, logs = office_inputs(args)
+        chat, judge, logs = office_inputs(args, propositions)
     else:
         judge = judge_of(args)
     result = score_persona(
@@ -117,6 +118,9 @@ def run(args: argparse.Namespace) -> int:
         progress=False if args.no_progress else None,
         agents=_agent_list(getattr(args, "agents", None)),
     )
+    rounded = stored_warning(judge)
+    if rounded is not None:
+        result = replace(result, warnings=(*result.warnings, rounded))
     usage = result.usage
     cards, checks = list(result.scorecards.values()), _checks(result)
     if args.format == "markdown":

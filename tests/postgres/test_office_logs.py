@@ -192,3 +192,17 @@ def test_a_time_that_is_not_a_timestamp(
         err = _one_line_error(url, _persona(url, "--channel", "fundraiser", *window), capsys)
         assert "messages.created_at" in err
         assert "expected timestamptz" in err
+
+
+def test_agents_by_display_name_scope_the_logs(
+    office: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = _cli(
+        ["persona", office, "--channel", "fundraiser", "--window", "2026-11-09..2026-11-09",
+         "--agents", "Lenny", "--judge", "stored", "--propositions", str(PROPOSITIONS),
+         "--gate", "none"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    assert "correction logs: 4 attempt(s)" in out  # lenny in #fundraiser: 2 + 2 attempts
+    assert "interventions: 1 logged" in out  # his anti_convergence nudge

@@ -90,6 +90,7 @@ def office_inputs(
     window = parse_window(args.window)
     with office_tables(args.run) as tables:
         chat = office_chat(tables, channel=args.channel, window=window, agents=agents)
+        agents = _ids(chat, agents)  # names given to --agents, as the logs know them
         judge: Judge
         if is_stored(args.judge):
             _, _, ids = str(args.judge).partition(":")
@@ -131,6 +132,14 @@ def stored_warning(judge: object) -> str | None:
         "were undone (the-office stores the mean over sampled messages) and were rounded "
         "to the nearest; each one's reasoning gives the stored value"
     )
+
+
+def _ids(chat: ChatRun, agents: list[str] | None) -> list[str] | None:
+    """``--agents`` as agent ids: a display name of the conversation is its agent's id."""
+    if agents is None:
+        return None
+    by_name = {str(n): str(a) for a, n in chat.personas.select("agent_id", "name").rows()}
+    return [by_name.get(a, a) for a in agents]
 
 
 def _agents(args: argparse.Namespace) -> list[str] | None:

@@ -200,3 +200,12 @@ def test_stored_needs_a_database(capsys: pytest.CaptureFixture[str]) -> None:
 def test_no_messages_in_the_window_is_one_line(office: str) -> None:
     with pytest.raises(InputError, match="no messages in #fundraiser"):
         tk.load_chat(office, channel="fundraiser", window="2025-01-01..2025-01-02")
+
+
+def test_stored_scores_of_runs_overlapping_the_window(office: str) -> None:
+    # week 2's evaluation windows are [11-09, 11-10): they overlap a window that starts
+    # mid-day; week 1's [11-02, 11-03) do not; the experiment's runs are never included
+    scores = tk.load_stored_scores(office, window="2026-11-09T12:00..2026-11-20")
+    assert scores["evaluation_run_id"].n_unique() == 4 * 5  # four agents, five dimensions
+    assert not scores["is_baseline"].any()
+    assert scores["experiment_id"].null_count() == scores.height

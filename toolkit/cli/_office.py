@@ -2,8 +2,8 @@
 run, its stored judge scores as ``--judge stored``, and its correction and intervention
 logs summarised beside the scores.
 
-``--judge stored`` takes, for each agent, the latest evaluation run whose window lies
-inside ``--window`` (any, without one); ``--judge stored:ID[,ID…]`` names the evaluation
+``--judge stored`` takes, for each agent and dimension, the latest evaluation run whose window
+overlaps ``--window`` (any, without one); ``--judge stored:ID[,ID…]`` names the evaluation
 runs.
 """
 
@@ -103,7 +103,7 @@ def office_inputs(
             )
             if scores.height == 0:
                 what = f"evaluation runs {', '.join(chosen)}" if chosen else "evaluation runs"
-                span = f" inside {window.label()}" if window.label() else ""
+                span = f" overlapping {window.label()}" if window.label() else ""
                 raise InputError(tables.url(), f"no stored scores: no {what}{span}",
                                  field="--judge", value=args.judge)  # fmt: skip
             settings = {

@@ -258,8 +258,8 @@ def stored_scores(
 
     Args:
         agents: only these agents' evaluation runs.
-        window: only evaluation runs whose window lies inside it (``window_start`` at or
-            after its start, ``window_end`` at or before its end).
+        window: only evaluation runs whose window overlaps it (``window_end`` after its
+            start, ``window_start`` before its end).
         evaluation_runs: only these evaluation runs (ids).
         experiment: only the runs of this experiment; ``None``: only runs of no
             experiment.
@@ -273,9 +273,9 @@ def stored_scores(
     tables.require("evaluation_scores", EVALUATION_SCORE_COLUMNS, system=SYSTEM)
     where: list[tuple[str, str, Any]] = []
     if window is not None and window.start is not None:
-        where.append(("window_start", ">=", window.start))
+        where.append(("window_end", ">", window.start))
     if window is not None and window.end is not None:
-        where.append(("window_end", "<=", window.end))
+        where.append(("window_start", "<", window.end))
     if agents:
         where.append(("agent_id", "in", list(agents)))
     if evaluation_runs:

@@ -180,3 +180,11 @@ def test_experiment_scores_groups_from_environments() -> None:
         "1 experiment score(s) skipped: agent in no environment of its experiment (group None)",
         "1 experiment score(s) skipped: not an experiment-<id>-<dimension> proposition",
     ]
+
+
+def test_window_label_reads_back_as_the_same_window() -> None:
+    for text in ("2026-11-09..2026-11-09", "2026-11-02..2026-11-08", "..2026-11-09"):
+        window = parse_window(text)
+        assert window.label() == text
+        assert parse_window(window.label()) == window
+    assert parse_window("2026-11-09T18:30..").label() == "2026-11-09T18:30+00:00.."

@@ -209,3 +209,23 @@ def test_stored_scores_of_runs_overlapping_the_window(office: str) -> None:
     assert scores["evaluation_run_id"].n_unique() == 4 * 5  # four agents, five dimensions
     assert not scores["is_baseline"].any()
     assert scores["experiment_id"].null_count() == scores.height
+
+
+def test_stored_week1_writes_the_committed_baselines(
+    office: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Week 1's stored scores are the cassette's: baselines written from them are the
+    sample baselines (recorded from the files with the cassette)."""
+    out = tmp_path / "baselines"
+    code, _, err = _cli(
+        ["persona", office, "--channel", "fundraiser,studio", "--window",
+         "2026-11-02..2026-11-02", "--judge", "stored", "--propositions", str(PROPOSITIONS),
+         "--write-baseline", str(out), "--gate", "none"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    for agent in ("mags", "otis", "priya", "lenny"):
+        got = json.loads((out / f"{agent}.json").read_text())
+        want = json.loads((PERSONA / "baselines" / f"{agent}.json").read_text())
+        assert got["dimensions"] == want["dimensions"], agent
+        assert got["propositionScores"] == want["propositionScores"], agent

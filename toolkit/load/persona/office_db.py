@@ -25,7 +25,7 @@ import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, time, timedelta
 from typing import Any, Protocol
 
 import polars as pl
@@ -97,10 +97,16 @@ class Window:
         return out
 
     def label(self) -> str:
-        """``START..END`` (ISO), empty for an open window."""
+        """``START..END`` as ``--window`` takes it (whole UTC days as dates, END's day
+        included), empty for an open window."""
         if self.start is None and self.end is None:
             return ""
-        show = [d.isoformat(timespec="minutes") if d else "" for d in (self.start, self.end)]
+        ends = [d for d in (self.start, self.end) if d is not None]
+        if all(d.astimezone(UTC).time() == time(0) for d in ends):
+            last = None if self.end is None else self.end - timedelta(days=1)
+            show = [d.astimezone(UTC).date().isoformat() if d else "" for d in (self.start, last)]
+        else:
+            show = [d.isoformat(timespec="minutes") if d else "" for d in (self.start, self.end)]
         return "..".join(show)
 
 
@@ -308,17 +314,17 @@ def chat_from_office_rows(
     _strings(messages, url, "messages", ("channel_id", "user_id", "text"))
     _strings(agents, url, "agents", AGENT_COLUMNS)
     _timestamps(messages, url, "messages", "created_at")
-    time = messages["created_at"]
+    stamps = messages["created_at"]
     names = dict(zip(channels["id"].to_list(), channels["name"].to_list(), strict=True))
     known = {str(r["id"]): r for r in agents.iter_rows(named=True)}
     personas = {
         a: PersonaEntry(agent_id=a, name=r["display_name"] or a, persona=r["system_prompt"])
         for a, r in known.items()
     }
-    if isinstance(time.dtype, pl.Datetime) and time.dtype.time_zone:
-        times = time.dt.convert_time_zone("UTC")
+    if isinstance(stamps.dtype, pl.Datetime) and stamps.dtype.time_zone:
+        times = stamps.dt.convert_time_zone("UTC")
     else:  # timestamp without time zone: UTC, as the-office writes it
-        times = time.dt.replace_time_zone("UTC")
+        times = stamps.dt.replace_time_zone("UTC")
     rows: list[dict[str, Any]] = []
     people = 0
     for step, (row, at) in enumerate(

@@ -31,7 +31,6 @@ from __future__ import annotations
 import itertools
 import math
 import os
-import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
@@ -44,6 +43,7 @@ from psycopg.conninfo import conninfo_to_dict
 from toolkit.errors import InputError
 from toolkit.io import edge
 from toolkit.io.network import deadlines
+from toolkit.io.source import is_postgres_url, redact_uri
 from toolkit.io.source_base import Folder, Kind, Source
 
 __all__ = [
@@ -68,8 +68,6 @@ _NOT_FILES = "a database holds tables, not files"
 _ROWS_PER_FETCH = 2_000
 _BATCH_BYTES = 64 * 1024 * 1024
 
-_URI = re.compile(r"(?i)\b(postgres(?:ql)?://)(\S+)")
-_PASSWORD_WORD = re.compile(r"(?i)\bpassword\s*=\s*('(?:[^'\\]|\\.)*'|[^\s&]+)")
 _CURSORS = itertools.count()
 _OPS = frozenset({"=", "<", "<=", ">", ">=", "in"})
 
@@ -90,29 +88,6 @@ _DTYPES: dict[str, pl.DataType] = {
     "_int4": pl.List(pl.Int64()),
     "_int8": pl.List(pl.Int64()),
 }
-
-
-def is_postgres_url(text: str) -> bool:
-    """Whether ``text`` is a ``postgresql://`` or ``postgres://`` URL."""
-    return text[:13].lower().startswith(("postgresql://", "postgres://"))
-
-
-def redact_uri(text: str) -> str:
-    """``text`` with the password of every PostgreSQL URI in it removed
-    (``postgresql://user:secret@host/db`` -> ``postgresql://user@host/db``) and every
-    ``password=…`` (a URI query parameter or a keyword connection string) shown as
-    ``password=***``. The user information is taken to end at the last ``@`` of the URI,
-    so a password holding an unescaped ``@`` is removed whole."""
-
-    def one(m: re.Match[str]) -> str:
-        token = m.group(2)
-        if "@" in token:
-            userinfo, rest = token.rsplit("@", 1)
-            user = userinfo.split(":", 1)[0]
-            token = f"{user}@{rest}" if user else rest
-        return m.group(1) + token
-
-    return _PASSWORD_WORD.sub("password=***", _URI.sub(one, text))
 
 
 def _statement_seconds() -> float:

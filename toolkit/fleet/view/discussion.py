@@ -10,6 +10,7 @@ import polars as pl
 from toolkit.errors import InputError
 from toolkit.fleet.families import Found
 from toolkit.fleet.view.common import iso, size_of, text
+from toolkit.io.source import redact_uri
 from toolkit.load.discussion import load_discussions
 from toolkit.rubrics.discussion import score_discussion
 from toolkit.views.site import EvidenceRow, SiteItem, SiteRun
@@ -45,7 +46,7 @@ def discussion_runs(f: Found) -> list[SiteRun]:
                 card=card,
                 items=items,
                 evidence=discussion_evidence(ev, game, msgs),
-                source=f.path,
+                source=redact_uri(f.path),
                 size=size_of(f.path),
                 time=iso(info.get("created_at")),
             )

@@ -66,6 +66,7 @@ _LAZY: dict[str, str] = {
     "load_office_logs": "toolkit.load.persona.office_tables",
     "load_office_transcripts": "toolkit.load.persona.office_tables",
     "load_stored_scores": "toolkit.load.persona.office_tables",
+    "proposition_settings": "toolkit.load.persona.office_tables",
     "FileRatings": "toolkit.load.ratings",
     "LabelSource": "toolkit.load.ratings",
     "RatingSource": "toolkit.load.ratings",
@@ -262,6 +263,7 @@ if TYPE_CHECKING:
         load_office_transcripts as load_office_transcripts,
     )
     from toolkit.load.persona.office_tables import load_stored_scores as load_stored_scores
+    from toolkit.load.persona.office_tables import proposition_settings as proposition_settings
     from toolkit.load.ratings import FileRatings as FileRatings
     from toolkit.load.ratings import LabelSource as LabelSource
     from toolkit.load.ratings import RatingSource as RatingSource

@@ -21,6 +21,7 @@ import toolkit as tk
 from toolkit.cli import main
 from toolkit.errors import InputError
 from toolkit.judge import RecordedJudge
+from toolkit.rubrics.compare.family_scores import persona_scores
 
 ROOT = Path(__file__).resolve().parents[2]
 PERSONA = ROOT / "sample_runs" / "persona"
@@ -229,3 +230,20 @@ def test_stored_week1_writes_the_committed_baselines(
         want = json.loads((PERSONA / "baselines" / f"{agent}.json").read_text())
         assert got["dimensions"] == want["dimensions"], agent
         assert got["propositionScores"] == want["propositionScores"], agent
+
+
+def test_two_windows_compared(office: str) -> None:
+    """Week 1 against week 2, both judged by the stored scores, through tk.compare: the
+    group's adherence fell (lenny's slide), as the sample was written."""
+    propositions = tk.load_propositions(PROPOSITIONS)
+    settings = tk.proposition_settings(propositions)
+
+    def arm(window: str) -> pl.DataFrame:
+        chat = tk.load_chat(office, channel="fundraiser,studio", window=window)
+        judge = tk.StoredJudge(tk.load_stored_scores(office, window=window), office, settings)
+        return persona_scores(tk.score_persona(chat, propositions, judge, progress=False))
+
+    result = tk.compare(arm("2026-11-02..2026-11-02"), arm(WEEK2))
+    adherence = result.dimensions.filter(pl.col("dimension") == "adherence").row(0, named=True)
+    assert adherence["outcome"] == "worse"
+    assert adherence["diff"] < 0

@@ -82,7 +82,12 @@ def office_inputs(
     from toolkit.load.persona import load_chat
     from toolkit.load.persona.office_db import office_chat, office_tables, parse_window
     from toolkit.load.persona.office_summaries import office_logs
-    from toolkit.load.persona.office_tables import correction_logs, intervention_logs, stored_scores
+    from toolkit.load.persona.office_tables import (
+        correction_logs,
+        intervention_logs,
+        proposition_settings,
+        stored_scores,
+    )
 
     if not args.channel:
         raise InputError(redact_uri(args.run), "name the channel to judge: --channel NAME or ID")
@@ -106,10 +111,7 @@ def office_inputs(
                 span = f" overlapping {window.label()}" if window.label() else ""
                 raise InputError(tables.url(), f"no stored scores: no {what}{span}",
                                  field="--judge", value=args.judge)  # fmt: skip
-            settings = {
-                str(p): (bool(i), bool(h))
-                for p, i, h in propositions.frame().select("proposition", "inverted", "hard").rows()
-            }
+            settings = proposition_settings(propositions)
             judge = StoredJudge(scores, "the-office evaluation_scores", settings)
         else:
             judge = judge_of(args)

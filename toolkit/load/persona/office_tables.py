@@ -34,6 +34,7 @@ from toolkit.load.persona.office_db import (
     resolve_channels,
 )
 from toolkit.load.persona.office_summaries import OfficeLogs, experiment_scores, office_logs
+from toolkit.load.persona.propositions import PropositionSet
 
 RUN_COLUMNS = ("id", "agent_id", "channel_id", "created_at")
 RUN_MESSAGE_COLUMNS = (
@@ -469,6 +470,15 @@ def load_stored_scores(
         )
 
 
+def proposition_settings(propositions: PropositionSet) -> dict[str, tuple[bool, bool]]:
+    """Proposition id -> ``(inverted, hard)``: what :class:`toolkit.judge.StoredJudge`
+    needs to undo the-office's storing rule."""
+    return {
+        str(p): (bool(i), bool(h))
+        for p, i, h in propositions.frame().select("proposition", "inverted", "hard").rows()
+    }
+
+
 def load_office_experiments(url: str, *, experiment: str | None = None) -> ExperimentScores:
     """the-office's experiments (all, or one by id) as treatment-vs-control scores per
     dimension, for :func:`toolkit.experiment_stats` and ``toolkit experiment``.
@@ -493,6 +503,7 @@ __all__ = [
     "load_office_logs",
     "load_office_transcripts",
     "load_stored_scores",
+    "proposition_settings",
     "run_transcripts",
     "stored_scores",
     "transcripts_from_rows",

@@ -40,6 +40,7 @@ HEAVY = frozenset(
         "uvicorn",
         "jinja2",
         "great_tables",
+        "psycopg",
     }
 )
 

@@ -32,6 +32,7 @@ _LAZY: dict[str, str] = {
     "JudgeResult": "toolkit.judge",
     "RecordedJudge": "toolkit.judge",
     "RecordingJudge": "toolkit.judge",
+    "StoredJudge": "toolkit.judge",
     "judge_from_spec": "toolkit.judge",
     "JudgeUsage": "toolkit.judge",
     "load_prices": "toolkit.judge",
@@ -63,6 +64,12 @@ _LAZY: dict[str, str] = {
     "load_propositions": "toolkit.load.persona",
     "render_claim": "toolkit.load.persona",
     "write_baselines": "toolkit.load.persona",
+    "OfficeLogs": "toolkit.load.persona.office_summaries",
+    "load_office_experiments": "toolkit.load.persona.office_tables",
+    "load_office_logs": "toolkit.load.persona.office_tables",
+    "load_office_transcripts": "toolkit.load.persona.office_tables",
+    "load_stored_scores": "toolkit.load.persona.office_tables",
+    "proposition_settings": "toolkit.load.persona.office_tables",
     "FileRatings": "toolkit.load.ratings",
     "LabelSource": "toolkit.load.ratings",
     "RatingSource": "toolkit.load.ratings",
@@ -223,6 +230,7 @@ if TYPE_CHECKING:
     from toolkit.judge import JudgeUsage as JudgeUsage
     from toolkit.judge import RecordedJudge as RecordedJudge
     from toolkit.judge import RecordingJudge as RecordingJudge
+    from toolkit.judge import StoredJudge as StoredJudge
     from toolkit.judge import judge_from_spec as judge_from_spec
     from toolkit.judge import load_prices as load_prices
     from toolkit.load.calibration import load_calibration_scores as load_calibration_scores
@@ -255,6 +263,16 @@ if TYPE_CHECKING:
     from toolkit.load.persona import load_propositions as load_propositions
     from toolkit.load.persona import render_claim as render_claim
     from toolkit.load.persona import write_baselines as write_baselines
+    from toolkit.load.persona.office_summaries import OfficeLogs as OfficeLogs
+    from toolkit.load.persona.office_tables import (
+        load_office_experiments as load_office_experiments,
+    )
+    from toolkit.load.persona.office_tables import load_office_logs as load_office_logs
+    from toolkit.load.persona.office_tables import (
+        load_office_transcripts as load_office_transcripts,
+    )
+    from toolkit.load.persona.office_tables import load_stored_scores as load_stored_scores
+    from toolkit.load.persona.office_tables import proposition_settings as proposition_settings
     from toolkit.load.ratings import FileRatings as FileRatings
     from toolkit.load.ratings import LabelSource as LabelSource
     from toolkit.load.ratings import RatingSource as RatingSource

@@ -322,7 +322,8 @@ def _add_discussion_arguments(p: argparse.ArgumentParser) -> None:
         "--discussion",
         nargs="+",
         metavar="GAMES",
-        help="Mafia games (transcripts, exports, .db, folders): the judge rates each game's "
+        help="Mafia games (transcripts, exports, .db, folders, postgresql:// databases): the "
+        "judge rates each game's "
         "engagement (1-5) and is held against --ratings",
     )
     add_argument_once(

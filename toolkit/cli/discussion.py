@@ -36,7 +36,23 @@ def register(sub: Any) -> None:
         description=help_text(__doc__),
     )
     parser.add_argument(
-        "paths", nargs="+", metavar="PATH", help="transcript, export, .db or folder"
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="transcript, export, .db, folder, or 2L's PostgreSQL database "
+        "(postgresql://USER@HOST/DB: read-only; see docs/postgres.md)",
+    )
+    parser.add_argument(
+        "--game",
+        action="append",
+        metavar="ID",
+        help="only this game (repeatable; asked of a database alone)",
+    )
+    parser.add_argument(
+        "--since",
+        metavar="DATE",
+        help="only games created on or after DATE (YYYY-MM-DD, UTC, or an ISO-8601 time; "
+        "pushed into a database's query)",
     )
     parser.add_argument(
         "--ratings",
@@ -105,7 +121,9 @@ def run(args: argparse.Namespace) -> int:
     _check_judge_options(args)
     spec = load_discussion_spec(args.rubric) if args.rubric else DEFAULT_DISCUSSION_SPEC
     ratings: RatingSource | None = open_rating_source(args.ratings) if args.ratings else None
-    discussion = load_discussions(args.paths)
+    discussion = load_discussions(
+        args.paths, games=getattr(args, "game", None) or (), since=getattr(args, "since", None)
+    )
     kinds = dict(zip(discussion.game_ids, discussion.games["source_kind"].to_list(), strict=True))
     require_cost = bool(getattr(args, "require_cost", False))
     judged = _judged(args, discussion, spec) if getattr(args, "judge", None) else None
@@ -142,6 +160,9 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(None, "needs --write (it names the file --write saves)",
                          field="--compat", value=args.compat)  # fmt: skip
     if args.write:
+        if "postgres" in kinds.values():
+            raise InputError(None, "saves beside each game's file; a database has no folder "
+                             "(use --format json > FILE)", field="--write", value=True)  # fmt: skip
         for path in _write_scorecards(report, kinds, compat=args.compat):
             print(f"toolkit discussion: wrote {path}", file=sys.stderr)
     return _gate(args, report)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from toolkit.cli._gate import add_gate_arguments, finish, markdown
@@ -12,6 +13,7 @@ from toolkit.gate import checks_of
 if TYPE_CHECKING:
     import polars as pl
 
+    from toolkit.load.experiments import ExperimentScores
     from toolkit.rubrics.experiment import ExperimentRubric
 
 #: ``--test`` choices: the rubric's two-group tests (``toolkit.rubrics.experiment.TESTS``,
@@ -51,7 +53,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "run, N/A, fails strict); exit 2 on bad input."
         ),
     )
-    p.add_argument("files", nargs="+", metavar="FILE", help="[NAME=]results file")
+    p.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="[NAME=]results file, or postgresql://…/DB of the-office (its experiments)",
+    )
     p.add_argument("--alpha", type=_alpha, help="significance level (default: the rubric's, 0.05)")
     p.add_argument(
         "--reference",
@@ -94,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
     """Load, test and print; the exit code follows the module docstring of toolkit.cli."""
     # The loaders, the rubric (scipy) and the views (polars): every toolkit call
     # imports this module, and --help stays light (tests/test_startup_imports.py).
-    from toolkit.load.experiments import load_experiments, load_reference_table
+    from toolkit.load.experiments import load_reference_table
     from toolkit.rubrics.experiment import (
         DEFAULT_RUBRIC,
         assumption_checks,
@@ -117,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
         groups[args.treatment_run] = "treatment"
     if args.control_run:
         groups[args.control_run] = "control"
-    loaded = load_experiments(args.files, groups=groups or None, rename=dict(args.rename))
+    loaded = _load(args, groups)
     if loaded.scores.height == 0 and loaded.reported.height:
         return _office(args, loaded.reported, loaded.warnings, rubric)
     if loaded.scores.height == 0:
@@ -147,6 +154,36 @@ def run(args: argparse.Namespace) -> int:
             render_experiment_text(stats, rubric, direction, loaded.warnings, checks, width=width)
         )
     return finish(args, "experiment", cards, gate_checks)
+
+
+def _load(args: argparse.Namespace, groups: dict[str, str]) -> ExperimentScores:
+    """The files' scores and, for a postgresql:// argument, the experiments of
+    the-office's database (every one, each its own experiment)."""
+    # polars and the loaders (the database driver only for a URL): as in run.
+    import polars as pl
+
+    from toolkit.io.source import is_postgres_url
+    from toolkit.load.experiments import ExperimentScores, load_experiments
+    from toolkit.load.persona.office_tables import load_office_experiments
+
+    urls = [f for f in args.files if is_postgres_url(f)]
+    files = [f for f in args.files if f not in urls]
+    parts = [load_office_experiments(url) for url in urls]
+    if args.rename:
+        parts = [
+            replace(p, scores=p.scores.with_columns(pl.col("metric").replace(dict(args.rename))))
+            for p in parts
+        ]
+    if files:
+        parts.append(load_experiments(files, groups=groups or None, rename=dict(args.rename)))
+    if len(parts) == 1:
+        return parts[0]
+    return ExperimentScores(
+        scores=pl.concat([p.scores for p in parts], how="vertical"),
+        reported=pl.concat([p.reported for p in parts], how="vertical"),
+        warnings=tuple(w for p in parts for w in p.warnings),
+        sources={k: v for p in parts for k, v in (p.sources or {}).items()},
+    )
 
 
 def _anova(args: argparse.Namespace, scores: pl.DataFrame, rubric: ExperimentRubric) -> int:

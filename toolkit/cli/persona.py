@@ -14,7 +14,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from toolkit.cli._gate import add_gate_arguments, finish, markdown
-from toolkit.cli._judge import add_judge_arguments, judge_of
+from toolkit.cli._judge import JUDGE_HELP, add_judge_arguments, judge_of
+from toolkit.cli._office import (
+    add_office_arguments,
+    is_database,
+    is_stored,
+    log_lines,
+    office_inputs,
+    stored_warning,
+)
 from toolkit.cli._output import local_target, write_output
 from toolkit.errors import InputError
 from toolkit.gate import REGRESSION_KIND, checks_of
@@ -42,11 +50,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "never), 2 on bad input."
         ),
     )
-    parser.add_argument("run", type=Path, help="chat run: toolkit JSONL or run_messages export")
+    parser.add_argument(  # a str: a postgresql:// URL is not mangled by Path
+        "run",
+        help="chat run: toolkit JSONL, run_messages export, or postgresql://…/DB of the-office",
+    )
     parser.add_argument(
         "--propositions", type=Path, required=True, help="folder of proposition YAML files"
     )
-    add_judge_arguments(parser)
+    add_judge_arguments(parser, judge_help=JUDGE_HELP + "; stored[:EVAL_RUN_ID,…] (the-office)")
+    add_office_arguments(parser)
     parser.add_argument("--personas", type=Path, help="personas YAML/JSON (names, specs)")
     parser.add_argument("--baseline", type=Path, help="folder of golden baseline JSON files")
     parser.add_argument(  # a str: a URL given here is refused by name, not mangled by Path
@@ -65,10 +77,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 #: The flags only ``--compat the-office`` takes (its evaluation harness's own).
-OFFICE_FLAGS = (
+OFFICE_FLAGS = (  # --window too, which a database run takes as well (cli/_office.py)
     "dimensions",
     "threshold",
-    "window",
     "regression_delta",
     "update_baseline",
     "output",
@@ -88,7 +99,6 @@ def _add_office_arguments(parser: argparse.ArgumentParser) -> None:
     office.add_argument(
         "--threshold", type=float, metavar="X", help="a dimension passes at X or above (5.0)"
     )
-    office.add_argument("--window", metavar="7d|12h|2w", help="messages of the last ... (7d)")
     office.add_argument(
         "--regression-delta", type=float, metavar="X", help="more than X below baseline (1.0)"
     )
@@ -124,10 +134,18 @@ def run(args: argparse.Namespace) -> int:
     if args.write_baseline:
         baselines_to = local_target(args.write_baseline, "--write-baseline", "baseline files")
     rubric = load_persona_rubric(args.rubric) if args.rubric else DEFAULT_PERSONA_RUBRIC
-    chat = load_chat(args.run, personas=args.personas)
+    logs, database = None, is_database(args.run)
+    if not database:
+        if args.channel or args.window or is_stored(args.judge):
+            what = "--judge stored" if is_stored(args.judge) else "--channel and --window"
+            raise InputError(args.run, f"{what} need a postgresql:// database of the-office")
+        chat = load_chat(args.run, personas=args.personas)
     propositions = load_propositions(args.propositions)
     baselines = load_baselines(args.baseline) if args.baseline else None
-    judge = judge_of(args)
+    if database:
+        chat, judge, logs = office_inputs(args, propositions)
+    else:
+        judge = judge_of(args)
     result = score_persona(
         chat,
         propositions,
@@ -141,6 +159,9 @@ def run(args: argparse.Namespace) -> int:
         progress=False if args.no_progress else None,
         agents=_agent_list(getattr(args, "agents", None)),
     )
+    rounded = stored_warning(judge)
+    if rounded is not None:
+        result = replace(result, warnings=(*result.warnings, rounded))
     usage = result.usage
     cards, checks = list(result.scorecards.values()), _checks(result)
     if args.format == "markdown":
@@ -157,6 +178,7 @@ def run(args: argparse.Namespace) -> int:
                 evidence=result.evidence.agents.to_dicts(),
                 warnings=list(result.warnings),
                 judge_usage=None if usage is None else usage.to_dict(),
+                **({} if logs is None else {"the_office_logs": logs.to_dict()}),
             )
         )
     else:
@@ -164,6 +186,8 @@ def run(args: argparse.Namespace) -> int:
         print(render_persona_table(result, width=width, colour=colour))
         if usage is not None and usage.model is not None:
             print("\n".join(usage.lines()))
+        if logs is not None:
+            print("\n".join(log_lines(logs)))
     if baselines_to is not None:
         written = write_baselines(baselines_from(result), baselines_to)
         print(f"wrote {len(written)} baseline(s) to {baselines_to}", file=sys.stderr)

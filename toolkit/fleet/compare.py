@@ -26,7 +26,7 @@ from toolkit.fleet.engine import (
 )
 from toolkit.fleet.find import chat_files, detect_family, find_iteration_logs, fleet_log_names
 from toolkit.fleet.pairing import run_pair_keys
-from toolkit.io.source import open_source
+from toolkit.io.source import is_postgres_url, open_source
 from toolkit.judge import judge_from_spec
 from toolkit.load.discussion import load_discussions
 from toolkit.load.iterlog import load_iteration_logs
@@ -64,6 +64,8 @@ class ArmScores:
 
 def _label(source: str | Path) -> str:
     text = str(source).rstrip("/")
+    if is_postgres_url(text):  # a database: its name, never a query parameter
+        text = text.split("?", 1)[0]
     return text.rsplit("/", 1)[-1] or text
 
 

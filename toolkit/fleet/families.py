@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from toolkit.errors import InputError
+from toolkit.io.source import is_postgres_url
 
 #: The families, in the order :func:`~toolkit.fleet.find.detect_family` prefers them
 #: when a folder holds several (a fleet's folder may hold a stray JSON file; a chat
@@ -108,6 +109,8 @@ def label(source: str | Path) -> str:
     """The name a source is shown by: its last path part (of the resolved folder for
     ``.``)."""
     text = str(source).rstrip("/")
+    if is_postgres_url(text):  # a database: its name, never a query parameter
+        text = text.split("?", 1)[0]
     name = text.rsplit("/", 1)[-1]
     return name if name not in ("", ".", "..") else Path(text).resolve().name or "runs"
 

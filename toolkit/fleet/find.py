@@ -102,6 +102,8 @@ def survey(
     """
     src = open_source(source, storage_options)
     name = label(source if not isinstance(source, Source) else src.url())
+    if src.kind() == "database":  # one find: the database (its URL, to connect)
+        return [Found(database_family(src), str(source), name)], {}
     root = src.disk
     if root is None:
         assert isinstance(src, RemoteSource)  # the only source without a disk
@@ -197,6 +199,8 @@ def detect_family(
     src = open_source(source, storage_options)
     if src.kind() == "file":
         return file_family(src.name, chats_only=True) or "discussion"
+    if src.kind() == "database":
+        return database_family(src)
     families = {f.family for f in discover(source, storage_options)}
     for family in FAMILIES:
         if family in families:
@@ -209,6 +213,26 @@ def detect_family(
         "no simulation run, iteration log, game or chat found in it (a folder of them "
         "named otherwise: give --family)",
     )
+
+
+#: A table only one system's database has -> that system's family.
+DATABASE_TABLES = {"DiscussionMessage": "discussion"}
+
+
+def database_family(src: Source) -> str:
+    """The family of a database's runs, from its tables (2L's ``"DiscussionMessage"``).
+
+    Raises:
+        InputError: none of the known tables (name ``--family``).
+    """
+    tables = src.tables()  # type: ignore[attr-defined]
+    for table, family in DATABASE_TABLES.items():
+        if table in tables:
+            return family
+    raise InputError(
+        src.url(), "no table of a known system (2L: \"DiscussionMessage\"): give --family",
+        field="--family", value="auto",
+    )  # fmt: skip
 
 
 def kit_for(path: str, kits: Mapping[str, PersonaKit]) -> PersonaKit | None:

@@ -61,13 +61,18 @@ __all__ = [
     "Source",
     "disk_path",
     "file_mark",
+    "is_postgres_url",
+    "open_postgres",
     "open_remote",
     "open_source",
     "parse_storage_options",
+    "redact_uri",
     "version_mark",
 ]
 
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://(.*)$")
+_PG_URI = re.compile(r"(?i)\b(postgres(?:ql)?://)(\S+)")
+_PASSWORD_WORD = re.compile(r"(?i)\bpassword\s*=\s*('(?:[^'\\]|\\.)*'|[^\s&]+)")
 
 #: scheme -> (the package that implements it, the toolkit extra that installs it).
 EXTRAS: dict[str, tuple[str, str]] = {
@@ -111,6 +116,30 @@ def _local_path(source: str | Path) -> Path:
     return Path(source)
 
 
+def is_postgres_url(path_or_url: str | Path) -> bool:
+    """Whether ``path_or_url`` is a ``postgresql://`` or ``postgres://`` URL (a
+    database: :class:`~toolkit.io.source_postgres.PostgresSource`)."""
+    return _scheme_of(path_or_url) in ("postgresql", "postgres")
+
+
+def redact_uri(text: str) -> str:
+    """``text`` with the password of every PostgreSQL URI in it removed
+    (``postgresql://user:secret@host/db`` -> ``postgresql://user@host/db``) and every
+    ``password=…`` (a URI query parameter or a keyword connection string) shown as
+    ``password=***``. The user information is taken to end at the last ``@`` of the URI,
+    so a password holding an unescaped ``@`` is removed whole."""
+
+    def one(m: re.Match[str]) -> str:
+        token = m.group(2)
+        if "@" in token:
+            userinfo, rest = token.rsplit("@", 1)
+            user = userinfo.split(":", 1)[0]
+            token = f"{user}@{rest}" if user else rest
+        return m.group(1) + token
+
+    return _PASSWORD_WORD.sub("password=***", _PG_URI.sub(one, text))
+
+
 def disk_path(path_or_url: str | Path) -> Path | None:
     """The local path a path or ``file://`` URL names; ``None`` for a URL of remote
     storage (nothing is opened: for what only a folder on this machine allows, such as
@@ -122,8 +151,9 @@ def open_source(
     path_or_url: str | Path | Source, storage_options: Mapping[str, Any] | None = None
 ) -> Source:
     """The :class:`Source` a path or URL names: a local folder for a plain path or a
-    ``file://`` URL, a :class:`RemoteSource` for any other URL (a Source is returned
-    as it is).
+    ``file://`` URL, a :class:`~toolkit.io.source_postgres.PostgresSource` for a
+    ``postgresql://`` or ``postgres://`` URL, a :class:`RemoteSource` for any other URL
+    (a Source is returned as it is).
 
     Nothing is read or contacted here.
 
@@ -132,9 +162,28 @@ def open_source(
     """
     if isinstance(path_or_url, Source):
         return path_or_url
+    if is_postgres_url(path_or_url):
+        return open_postgres(str(path_or_url))
     if _is_remote(path_or_url):
         return open_remote(str(path_or_url), storage_options)
     return LocalSource(_local_path(path_or_url))
+
+
+def open_postgres(url: str) -> Source:
+    """A :class:`~toolkit.io.source_postgres.PostgresSource` for a ``postgresql://`` URL
+    (nothing contacted yet).
+
+    Raises:
+        InputError: the URL is not one libpq reads, or psycopg is not installed.
+    """
+    try:  # psycopg and libpq: only when a database URL is used (tests/test_startup_imports.py)
+        from toolkit.io.source_postgres import PostgresSource
+    except ImportError:
+        raise InputError(
+            redact_uri(url),
+            "reading postgresql:// needs psycopg: pip install 'toolkit[postgres]'",
+        ) from None
+    return PostgresSource(url)
 
 
 def parse_storage_options(items: Iterable[str]) -> dict[str, Any]:

@@ -15,8 +15,9 @@ from toolkit.errors import InputError
 
 __all__ = ["Folder", "Kind", "Source", "file_mark", "version_mark"]
 
-#: What :meth:`Source.kind` can say of a path.
-Kind = Literal["folder", "file", "missing", "unknown"]
+#: What :meth:`Source.kind` can say of a path (``"database"``: a database's tables,
+#: :mod:`toolkit.io.source_postgres`).
+Kind = Literal["folder", "file", "missing", "unknown", "database"]
 
 
 @dataclass(frozen=True)

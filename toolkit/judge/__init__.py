@@ -43,6 +43,7 @@ from toolkit.judge.calls import (
 from toolkit.judge.live import AnthropicJudge, OpenAIJudge
 from toolkit.judge.prices import Price, PriceTable, load_prices
 from toolkit.judge.recorded import CassetteMiss, RecordedJudge, RecordingJudge
+from toolkit.judge.stored import StoredJudge
 
 #: The environment variable naming a base URL for live judges (``--judge-base-url``).
 BASE_URL_ENV = "TOOLKIT_JUDGE_BASE_URL"
@@ -80,6 +81,14 @@ def judge_from_spec(
         raise InputError(None, "a whole number of retries from 0 to 10",
                          field="--judge-retries", value=max_retries)  # fmt: skip
     kind, _, arg = spec.partition(":")
+    if kind == "stored":
+        raise InputError(
+            None,
+            "a stored judge reads the scores the-office stored in its database: give a "
+            "postgresql://…/DB run (toolkit persona postgresql://…/DB --channel NAME)",
+            field="--judge",
+            value=spec,
+        )
     if not arg:
         raise InputError(
             None, "expected KIND:ARG, e.g. recorded:cassette.json", field="--judge", value=spec
@@ -125,6 +134,7 @@ __all__ = [
     "PriceTable",
     "RecordedJudge",
     "RecordingJudge",
+    "StoredJudge",
     "Tokens",
     "budget_for",
     "build_prompt",

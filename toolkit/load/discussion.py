@@ -7,7 +7,15 @@ Three input forms are read, each detected from the file itself:
 * a **database export** (``data-backup.json``): ``{"games": [...]}``, each game nesting its
   ``players``, ``discussionMessages`` and ``votes`` with ids instead of names;
 * the game's **SQLite database**, tables ``Game``, ``Player``, ``DiscussionMessage`` and
-  ``Vote`` (Prisma's column names).
+  ``Vote`` (Prisma's column names);
+* the game's **PostgreSQL database** (a ``postgresql://`` URL: the same tables, quoted;
+  every game with a Discussion phase, or those named, created since a date), read by a
+  read-only session (:mod:`toolkit.io.source_postgres`).
+
+The result, :class:`Discussion`, and what the readers share are in
+:mod:`toolkit.load.discussion_base`; the database-shaped forms (export, SQLite,
+PostgreSQL: rows with player ids, nested per game by one function) in
+:mod:`toolkit.load.discussion_db`.
 
 A folder is read as every ``*.json`` / ``*.db`` / ``*.sqlite`` file in it (except a
 toolkit ratings store kept there). The owners of
@@ -17,28 +25,30 @@ missing metadata); so is this loader, and it says so in :attr:`Discussion.warnin
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
 import polars as pl
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import Field
 
 from toolkit.errors import InputError
-from toolkit.frames import (
-    DISCUSSION_GAMES_SCHEMA,
-    DISCUSSION_MESSAGES_SCHEMA,
-    DISCUSSION_PLAYERS_SCHEMA,
-    DISCUSSION_VOTES_SCHEMA,
-)
 from toolkit.io import edge
+from toolkit.io.source import is_postgres_url
 from toolkit.load._common import parse_json_text
 from toolkit.load._fields import Int64
+from toolkit.load.discussion_base import (
+    Builder,
+    Discussion,
+    Lenient,
+    RoleModel,
+    read_time,
+    validate,
+)
+from toolkit.load.discussion_db import read_export, read_postgres, read_sqlite
+from toolkit.load.discussion_postgres import since_time
 from toolkit.ratings.store import is_rating_store
-from toolkit.summary import Shows, Summary, plural
 
 __all__ = ["Discussion", "load_discussion", "load_discussions"]
 
@@ -47,119 +57,8 @@ _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
 # ---------------------------------------------------------------------------
-# The load result
-# ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, repr=False)
-class Discussion(Shows):
-    """Games of LLM Mafia as typed frames.
-
-    Attributes:
-        games: one row per game, :data:`~toolkit.frames.DISCUSSION_GAMES_SCHEMA` (game_id,
-            source_kind, source_file, status, round_number, player_count, created_at,
-            total_turns, duration_seconds, cost_usd, input_tokens, cached_tokens,
-            output_tokens, cache_hit_rate).
-        players: :data:`~toolkit.frames.DISCUSSION_PLAYERS_SCHEMA` (game_id, player_id,
-            name, role, personality, alive, position).
-        messages: :data:`~toolkit.frames.DISCUSSION_MESSAGES_SCHEMA` (game_id, message_id,
-            turn, round, speaker, text, in_reply_to, in_reply_to_player, timestamp),
-            sorted by game and turn.
-        votes: :data:`~toolkit.frames.DISCUSSION_VOTES_SCHEMA` (game_id, round, voter,
-            target, justification, timestamp).
-        warnings: lenient readings the reader should know about.
-    """
-
-    games: pl.DataFrame
-    players: pl.DataFrame
-    messages: pl.DataFrame
-    votes: pl.DataFrame
-    warnings: tuple[str, ...] = ()
-
-    def _summary(self) -> Summary:
-        ids = self.game_ids
-        shown = ", ".join(ids[:3]) + (f", … {len(ids) - 3} more" if len(ids) > 3 else "")
-        return Summary(
-            "Discussion",
-            f"{plural(len(ids), 'game')} ({shown or 'none'})",
-            (
-                ("players", self.players.height),
-                ("messages", self.messages.height),
-                ("votes", self.votes.height),
-            ),
-            notes=self.warnings,
-            notes_title="warnings",
-        )
-
-    @property
-    def game_ids(self) -> list[str]:
-        """The game ids, in load order."""
-        return [str(g) for g in self.games["game_id"].to_list()]
-
-    def game(self, game_id: str) -> Discussion:
-        """The same frames restricted to one game."""
-        if game_id not in self.game_ids:
-            raise KeyError(game_id)
-        keep = pl.col("game_id") == game_id
-        return Discussion(
-            games=self.games.filter(keep),
-            players=self.players.filter(keep),
-            messages=self.messages.filter(keep),
-            votes=self.votes.filter(keep),
-            warnings=tuple(w for w in self.warnings if game_id in w),
-        )
-
-
-@dataclass
-class _Builder:
-    """Rows collected while reading, turned into frames once."""
-
-    path: str
-    games: list[dict[str, Any]] = field(default_factory=list)
-    players: list[dict[str, Any]] = field(default_factory=list)
-    messages: list[dict[str, Any]] = field(default_factory=list)
-    votes: list[dict[str, Any]] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-
-    def build(self) -> Discussion:
-        messages = pl.DataFrame(self.messages, schema=DISCUSSION_MESSAGES_SCHEMA)
-        order = {g["game_id"]: i for i, g in enumerate(self.games)}
-        messages = (
-            messages.with_columns(
-                pl.col("game_id")
-                .replace_strict(order, default=len(order), return_dtype=pl.Int64)
-                .alias("_order")
-            )
-            .sort(["_order", "turn"], maintain_order=True)
-            .drop("_order")
-        )
-        return Discussion(
-            games=pl.DataFrame(self.games, schema=DISCUSSION_GAMES_SCHEMA),
-            players=pl.DataFrame(self.players, schema=DISCUSSION_PLAYERS_SCHEMA),
-            messages=messages,
-            votes=pl.DataFrame(self.votes, schema=DISCUSSION_VOTES_SCHEMA),
-            warnings=tuple(self.warnings),
-        )
-
-
-# ---------------------------------------------------------------------------
 # Shared parsing helpers
 # ---------------------------------------------------------------------------
-
-
-def _parse_time(value: Any) -> datetime | None:
-    """ISO-8601 text (``Z`` allowed) or epoch milliseconds (Prisma on SQLite) -> UTC."""
-    if value is None or value == "":
-        return None
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return datetime.fromtimestamp(float(value) / 1000.0, tz=UTC)
-    if isinstance(value, str):
-        text = value.strip()
-        if text.isdigit():
-            return datetime.fromtimestamp(int(text) / 1000.0, tz=UTC)
-        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
-        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-    raise ValueError(f"not a timestamp: {value!r}")
 
 
 def _cache_rate(value: Any) -> tuple[float | None, str | None]:
@@ -178,30 +77,7 @@ def _cache_rate(value: Any) -> tuple[float | None, str | None]:
     return rate, None
 
 
-class _Lenient(BaseModel):
-    """File-boundary models: unknown keys are kept out of the frames, never an error."""
-
-    model_config = ConfigDict(extra="ignore", populate_by_name=True)
-
-
-class _Role(_Lenient):
-    @field_validator("role", mode="before", check_fields=False)
-    @classmethod
-    def _upper(cls, value: Any) -> Any:
-        return value.strip().upper() if isinstance(value, str) else value
-
-
-def _validate(model: type[BaseModel], data: Any, path: str, where: str) -> Any:
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(p) for p in err["loc"])
-        field_name = f"{where}.{loc}" if loc else where
-        raise InputError(path, err["msg"], field=field_name, value=err.get("input")) from exc
-
-
-def _check_names(b: _Builder, game_id: str, names: set[str], used: Iterable[str | None]) -> None:
+def _check_names(b: Builder, game_id: str, names: set[str], used: Iterable[str | None]) -> None:
     unknown = sorted({n for n in used if n is not None and n not in names})
     if unknown:
         b.warnings.append(
@@ -214,7 +90,7 @@ def _check_names(b: _Builder, game_id: str, names: set[str], used: Iterable[str 
 # ---------------------------------------------------------------------------
 
 
-class _Cost(_Lenient):
+class _Cost(Lenient):
     totalCost: float | None = None
     totalInputTokens: Int64 | None = None
     totalCachedTokens: Int64 | None = None
@@ -223,7 +99,7 @@ class _Cost(_Lenient):
     avgCostPerTurn: float | None = None
 
 
-class _Metadata(_Lenient):
+class _Metadata(Lenient):
     playerCount: Int64 | None = None
     mafiaCount: Int64 | None = None
     villagerCount: Int64 | None = None
@@ -233,7 +109,7 @@ class _Metadata(_Lenient):
     cost: _Cost | None = None
 
 
-class _TPlayer(_Role):
+class _TPlayer(RoleModel):
     name: str = Field(min_length=1)
     role: str
     personality: str | None = None
@@ -241,7 +117,7 @@ class _TPlayer(_Role):
     position: Int64 | None = None
 
 
-class _TMessage(_Lenient):
+class _TMessage(Lenient):
     id: str | None = None
     turn: Int64
     roundNumber: Int64
@@ -252,7 +128,7 @@ class _TMessage(_Lenient):
     inReplyToPlayer: str | None = None
 
 
-class _TVote(_Lenient):
+class _TVote(Lenient):
     roundNumber: Int64
     voterName: str = Field(min_length=1)
     targetName: str | None = None
@@ -260,7 +136,7 @@ class _TVote(_Lenient):
     timestamp: str | int | None = None
 
 
-class _Transcript(_Lenient):
+class _Transcript(Lenient):
     gameId: str = Field(min_length=1)
     timestamp: str | int | None = None
     metadata: _Metadata = Field(default_factory=_Metadata)
@@ -269,15 +145,8 @@ class _Transcript(_Lenient):
     votes: list[_TVote] = Field(default_factory=list)
 
 
-def _time(value: Any, path: str, where: str) -> datetime | None:
-    try:
-        return _parse_time(value)
-    except (ValueError, OverflowError, OSError) as exc:  # e.g. epoch ms beyond year 9999
-        raise InputError(path, "not an ISO-8601 timestamp", field=where, value=value) from exc
-
-
-def _read_transcript(b: _Builder, data: Mapping[str, Any]) -> None:
-    t: _Transcript = _validate(_Transcript, data, b.path, "transcript")
+def _read_transcript(b: Builder, data: Mapping[str, Any]) -> None:
+    t: _Transcript = validate(_Transcript, data, b.path, "transcript")
     gid = t.gameId
     _add_transcript_game(b, t)
     _add_transcript_players(b, t)
@@ -294,7 +163,7 @@ def _read_transcript(b: _Builder, data: Mapping[str, Any]) -> None:
     )
 
 
-def _add_transcript_game(b: _Builder, t: _Transcript) -> None:
+def _add_transcript_game(b: Builder, t: _Transcript) -> None:
     """The game's row, its cost and cache hit rate (a warning when either is missing or
     was read leniently)."""
     gid = t.gameId
@@ -317,7 +186,7 @@ def _add_transcript_game(b: _Builder, t: _Transcript) -> None:
             "status": None,
             "round_number": max((m.roundNumber for m in t.messages), default=None),
             "player_count": t.metadata.playerCount or len(t.players),
-            "created_at": _time(t.timestamp, b.path, "timestamp"),
+            "created_at": read_time(t.timestamp, b.path, "timestamp"),
             "total_turns": t.metadata.totalTurns,
             "duration_seconds": t.metadata.durationSeconds,
             "cost_usd": cost.totalCost,
@@ -329,7 +198,7 @@ def _add_transcript_game(b: _Builder, t: _Transcript) -> None:
     )
 
 
-def _add_transcript_players(b: _Builder, t: _Transcript) -> None:
+def _add_transcript_players(b: Builder, t: _Transcript) -> None:
     """A row per player, in the transcript's order unless a position is given."""
     gid = t.gameId
     for i, p in enumerate(t.players):
@@ -346,7 +215,7 @@ def _add_transcript_players(b: _Builder, t: _Transcript) -> None:
         )
 
 
-def _add_transcript_messages(b: _Builder, t: _Transcript) -> None:
+def _add_transcript_messages(b: Builder, t: _Transcript) -> None:
     """A row per message; a message id used twice is read as ``<id>.<n>``, with a warning."""
     gid = t.gameId
     seen_ids: dict[str, int] = {}
@@ -368,12 +237,12 @@ def _add_transcript_messages(b: _Builder, t: _Transcript) -> None:
                 "text": m.message,
                 "in_reply_to": m.inReplyToId,
                 "in_reply_to_player": m.inReplyToPlayer,
-                "timestamp": _time(m.timestamp, b.path, f"messages.{i}.timestamp"),
+                "timestamp": read_time(m.timestamp, b.path, f"messages.{i}.timestamp"),
             }
         )
 
 
-def _add_transcript_votes(b: _Builder, t: _Transcript) -> None:
+def _add_transcript_votes(b: Builder, t: _Transcript) -> None:
     """A row per vote."""
     gid = t.gameId
     for i, v in enumerate(t.votes):
@@ -384,219 +253,8 @@ def _add_transcript_votes(b: _Builder, t: _Transcript) -> None:
                 "voter": v.voterName,
                 "target": v.targetName,
                 "justification": v.justification,
-                "timestamp": _time(v.timestamp, b.path, f"votes.{i}.timestamp"),
+                "timestamp": read_time(v.timestamp, b.path, f"votes.{i}.timestamp"),
             }
-        )
-
-
-# ---------------------------------------------------------------------------
-# Database export (data-backup.json) and SQLite: the same rows, ids instead of names
-# ---------------------------------------------------------------------------
-
-
-class _DPlayer(_Role):
-    id: str = Field(min_length=1)
-    name: str = Field(min_length=1)
-    role: str
-    personality: str | None = None
-    isAlive: bool = True
-    position: Int64 | None = None
-
-
-class _DMessage(_Lenient):
-    id: str = Field(min_length=1)
-    roundNumber: Int64
-    playerId: str
-    message: str
-    inReplyToId: str | None = None
-    timestamp: str | int | None = None
-    turn: Int64
-
-
-class _DVote(_Lenient):
-    roundNumber: Int64
-    voterId: str
-    targetId: str | None = None
-    justification: str | None = None
-    timestamp: str | int | None = None
-
-
-class _DGame(_Lenient):
-    id: str = Field(min_length=1)
-    status: str | None = None
-    roundNumber: Int64 | None = None
-    playerCount: Int64 | None = None
-    createdAt: str | int | None = None
-    players: list[_DPlayer] = Field(default_factory=list)
-    discussionMessages: list[_DMessage] = Field(default_factory=list)
-    votes: list[_DVote] = Field(default_factory=list)
-
-
-def _add_db_game(b: _Builder, g: _DGame, kind: str, where: str) -> None:
-    """Rows of one database game; player ids are resolved to names."""
-    gid = g.id
-    by_id = {p.id: p.name for p in g.players}
-    speaker_of = {m.id: by_id.get(m.playerId, m.playerId) for m in g.discussionMessages}
-    b.games.append(
-        {
-            "game_id": gid,
-            "source_kind": kind,
-            "source_file": b.path,
-            "status": g.status,
-            "round_number": g.roundNumber,
-            "player_count": g.playerCount if g.playerCount is not None else len(g.players),
-            "created_at": _time(g.createdAt, b.path, f"{where}.createdAt"),
-            "total_turns": len(g.discussionMessages),
-            "duration_seconds": None,
-            "cost_usd": None,
-            "input_tokens": None,
-            "cached_tokens": None,
-            "output_tokens": None,
-            "cache_hit_rate": None,
-        }
-    )
-    for i, p in enumerate(g.players):
-        b.players.append(
-            {
-                "game_id": gid,
-                "player_id": p.id,
-                "name": p.name,
-                "role": p.role,
-                "personality": p.personality,
-                "alive": p.isAlive,
-                "position": p.position if p.position is not None else i,
-            }
-        )
-    missing: set[str] = set()
-    for i, m in enumerate(g.discussionMessages):
-        if m.playerId not in by_id:
-            missing.add(m.playerId)
-        b.messages.append(
-            {
-                "game_id": gid,
-                "message_id": m.id,
-                "turn": m.turn,
-                "round": m.roundNumber,
-                "speaker": by_id.get(m.playerId, m.playerId),
-                "text": m.message,
-                "in_reply_to": m.inReplyToId,
-                "in_reply_to_player": speaker_of.get(m.inReplyToId) if m.inReplyToId else None,
-                "timestamp": _time(
-                    m.timestamp, b.path, f"{where}.discussionMessages.{i}.timestamp"
-                ),
-            }
-        )
-    for i, v in enumerate(g.votes):
-        for pid in (v.voterId, v.targetId):
-            if pid is not None and pid not in by_id:
-                missing.add(pid)
-        b.votes.append(
-            {
-                "game_id": gid,
-                "round": v.roundNumber,
-                "voter": by_id.get(v.voterId, v.voterId),
-                "target": by_id.get(v.targetId, v.targetId) if v.targetId else None,
-                "justification": v.justification,
-                "timestamp": _time(v.timestamp, b.path, f"{where}.votes.{i}.timestamp"),
-            }
-        )
-    if missing:
-        b.warnings.append(
-            f"game {gid}: {len(missing)} player id(s) not among its players, kept as ids: "
-            + ", ".join(sorted(missing))
-        )
-
-
-def _read_export(b: _Builder, data: Mapping[str, Any]) -> None:
-    games = data.get("games")
-    if not isinstance(games, list):
-        raise InputError(b.path, "expected a list of games", field="games", value=games)
-    for i, raw in enumerate(games):
-        g: _DGame = _validate(_DGame, raw, b.path, f"games.{i}")
-        _add_db_game(b, g, "export", f"games.{i}")
-    _no_cost_warning(b)
-
-
-_SQL_TABLES = ("Game", "Player", "DiscussionMessage", "Vote")
-
-
-def _read_sqlite(b: _Builder, path: Path) -> None:
-    try:
-        _read_sqlite_tables(b, path)
-    except sqlite3.Error as exc:  # a damaged file can fail at any query
-        raise edge.sqlite_problem(b.path, exc) from exc
-
-
-def _read_sqlite_tables(b: _Builder, path: Path) -> None:
-    con = edge.sqlite_readonly(path)
-    con.row_factory = sqlite3.Row
-    undecodable = 0
-
-    def text(raw: bytes) -> str:
-        nonlocal undecodable
-        try:
-            return raw.decode("utf-8")
-        except UnicodeDecodeError:
-            undecodable += 1
-            return raw.decode("utf-8", errors="replace")
-
-    con.text_factory = text
-    try:
-        tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        for table in ("Game", "Player", "DiscussionMessage"):
-            if table not in tables:
-                raise InputError(
-                    b.path, "missing table of the game database", field="table", value=table
-                )
-        if "Vote" not in tables:
-            b.warnings.append(f"{b.path}: no Vote table; read as a game without votes")
-
-        def rows(table: str) -> list[dict[str, Any]]:
-            if table not in tables:
-                return []
-            cur = con.execute(f'SELECT * FROM "{table}"')  # names from a fixed list
-            return [dict(r) for r in cur]
-
-        games = rows("Game")
-        nested: dict[str, dict[str, Any]] = {}
-        for g in games:
-            nested[str(g.get("id"))] = {**g, "players": [], "discussionMessages": [], "votes": []}
-        for table, key in (
-            ("Player", "players"),
-            ("DiscussionMessage", "discussionMessages"),
-            ("Vote", "votes"),
-        ):
-            for r in rows(table):
-                gid = str(r.get("gameId"))
-                if gid not in nested:
-                    raise InputError(
-                        b.path,
-                        f"{table} row names an unknown game",
-                        field=f"{table}.gameId",
-                        value=r.get("gameId"),
-                    )
-                if "isAlive" in r and isinstance(r["isAlive"], int):
-                    r["isAlive"] = bool(r["isAlive"])
-                nested[gid][key].append(r)
-    finally:
-        con.close()
-    if undecodable:
-        b.warnings.append(
-            f"{b.path}: {undecodable} text cell(s) are not UTF-8; read with the bad bytes "
-            "replaced (U+FFFD)"
-        )
-    for i, (gid, raw) in enumerate(nested.items()):
-        raw["discussionMessages"].sort(key=lambda m: m.get("turn") or 0)
-        game: _DGame = _validate(_DGame, raw, b.path, f"Game[{gid}]")
-        _add_db_game(b, game, "sqlite", f"Game.{i}")
-    _no_cost_warning(b)
-
-
-def _no_cost_warning(b: _Builder) -> None:
-    if b.games:
-        b.warnings.append(
-            f"{b.path}: the game database holds no cost; the budget check cannot be made "
-            f"for its {len(b.games)} game(s)"
         )
 
 
@@ -605,15 +263,15 @@ def _no_cost_warning(b: _Builder) -> None:
 # ---------------------------------------------------------------------------
 
 
-def _read_file(b: _Builder, path: Path, within: Path | None = None) -> None:
+def _read_file(b: Builder, path: Path, within: Path | None = None) -> None:
     head = edge.read_head(path, 16, within=within)  # refuses FIFOs, devices, folders
     if path.suffix.lower() in SQLITE_SUFFIXES or head == _SQLITE_MAGIC:
-        _read_sqlite(b, path)
+        read_sqlite(b, path)
         return
     text = edge.read_text(path, within=within)
     data = parse_json_text(b.path, text)
     if isinstance(data, Mapping) and "games" in data:
-        _read_export(b, data)
+        read_export(b, data)
     elif isinstance(data, Mapping) and ("gameId" in data or "messages" in data):
         _read_transcript(b, data)
     else:
@@ -650,12 +308,21 @@ def _files(path: Path, warnings: list[str]) -> list[Path]:
     return [path]
 
 
-def load_discussion(path: str | Path) -> Discussion:
+def load_discussion(
+    path: str | Path,
+    *,
+    games: Sequence[str] | str = (),
+    since: datetime | date | str | None = None,
+) -> Discussion:
     """Load the games held in ``path``: a transcript, a database export, a SQLite game
-    database, or a folder of those.
+    database, a folder of those, or 2L's PostgreSQL database (a ``postgresql://`` URL:
+    every game with a Discussion phase; see :mod:`toolkit.load.discussion_postgres`).
 
     Args:
-        path: the file or folder.
+        path: the file, folder or database URL.
+        games: only these game ids (a database is asked for them alone).
+        since: only games created at or after this date or time (UTC unless it says
+            otherwise; pushed into a database's query).
 
     Returns:
         A :class:`Discussion` with frames games, players, messages (game_id, message_id,
@@ -665,35 +332,80 @@ def load_discussion(path: str | Path) -> Discussion:
     Raises:
         InputError: one line naming the file, the field and the value.
     """
-    return load_discussions([path])
+    return load_discussions([path], games=games, since=since)
 
 
-def load_discussions(paths: Sequence[str | Path]) -> Discussion:
+def load_discussions(
+    paths: Sequence[str | Path],
+    *,
+    games: Sequence[str] | str = (),
+    since: datetime | date | str | None = None,
+) -> Discussion:
     """Load and stack the games of several paths (see :func:`load_discussion`).
 
     Raises:
         InputError: for a bad file, or when the same game id is loaded twice.
     """
+    wanted = [games] if isinstance(games, str) else list(games)
+    after = since_time(since)
     parts: list[Discussion] = []
     seen: dict[str, str] = {}
     skipped: list[str] = []
     for raw in paths:
+        if is_postgres_url(str(raw)):
+            b = Builder(str(raw))
+            read_postgres(b, str(raw), wanted, after)
+            _add_part(parts, seen, b, b.path)
+            continue
         folder = Path(raw) if Path(raw).is_dir() else None
         for file in _files(Path(raw), skipped):
-            b = _Builder(str(file))
+            b = Builder(str(file))
             _read_file(b, file, folder)
-            for g in b.games:
-                if g["game_id"] in seen:
-                    raise InputError(
-                        file,
-                        f"game loaded twice (also in {seen[g['game_id']]})",
-                        field="game_id",
-                        value=g["game_id"],
-                    )
-                seen[g["game_id"]] = str(file)
-            parts.append(b.build())
+            _add_part(parts, seen, b, str(file))
     if not parts:
         raise InputError(None, "no input paths given")
+    return _only(_stacked(parts, skipped), wanted, after)
+
+
+def _add_part(parts: list[Discussion], seen: dict[str, str], b: Builder, where: str) -> None:
+    """Add one file's (or database's) games, refusing a game id loaded twice."""
+    for g in b.games:
+        if g["game_id"] in seen:
+            raise InputError(
+                where,
+                f"game loaded twice (also in {seen[g['game_id']]})",
+                field="game_id",
+                value=g["game_id"],
+            )
+        seen[g["game_id"]] = where
+    parts.append(b.build())
+
+
+def _only(d: Discussion, games: Sequence[str], since: datetime | None) -> Discussion:
+    """The games named (all when none) created at or after ``since`` (a game of unknown
+    creation time is kept only without ``since``)."""
+    if not games and since is None:
+        return d
+    keep = d.games
+    if games:
+        missing = sorted(set(games) - set(d.game_ids))
+        if missing:
+            raise InputError(None, "no such game in the input", field="--game", value=missing[0])
+        keep = keep.filter(pl.col("game_id").is_in(list(games)))
+    if since is not None:
+        keep = keep.filter(pl.col("created_at") >= since)
+    ids = keep["game_id"].to_list()
+    inside = pl.col("game_id").is_in(ids)
+    return Discussion(
+        games=keep,
+        players=d.players.filter(inside),
+        messages=d.messages.filter(inside),
+        votes=d.votes.filter(inside),
+        warnings=d.warnings,
+    )
+
+
+def _stacked(parts: Sequence[Discussion], skipped: Sequence[str]) -> Discussion:
     return Discussion(
         games=pl.concat([p.games for p in parts]),
         players=pl.concat([p.players for p in parts]),

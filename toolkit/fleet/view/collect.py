@@ -21,7 +21,7 @@ from toolkit.fleet.view.persona import persona_runs
 from toolkit.fleet.view.results import load_calibration
 from toolkit.fleet.view.simulation import simulation_runs
 from toolkit.fleet.view.staging import is_one_object, kit_paths, staged, staged_kit
-from toolkit.io.source import open_source
+from toolkit.io.source import open_source, redact_uri
 from toolkit.io.staging import shown
 from toolkit.load.ratings import RatingSource, open_rating_source
 from toolkit.views.site import SiteRun
@@ -118,7 +118,7 @@ def _collect(
         notes = [shown(n, copies) for n in notes]
     runs = _unique(runs)
     if not runs:
-        where = ", ".join(str(s) for s in sources)
+        where = ", ".join(redact_uri(str(s)) for s in sources)
         raise InputError(where, "no run, iteration log, game or chat found in it")
     kept = list(dict.fromkeys(notes))
     if scoring.calibration is None:
@@ -140,7 +140,7 @@ def _find(
     for n, given in enumerate(sources):
         source = open_source(given, storage_options)
         here, its_kits = survey(given, storage_options)
-        if source.disk is None:
+        if source.disk is None and source.kind() != "database":  # a database is not copied
             folder = tmp / f"{n:04d}"
             base = source.url()
             one = is_one_object(here, base)

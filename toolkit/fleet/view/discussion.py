@@ -12,6 +12,7 @@ import polars as pl
 from toolkit.errors import InputError
 from toolkit.fleet.families import Found
 from toolkit.fleet.view.common import iso, size_of, text
+from toolkit.io.source import redact_uri
 from toolkit.load.discussion import load_discussions
 from toolkit.load.ratings import RatingSource
 from toolkit.ratings.store import is_rating_store
@@ -68,7 +69,7 @@ def discussion_runs(
                 card=card,
                 items=items,
                 evidence=discussion_evidence(ev, game, msgs),
-                source=f.path,
+                source=redact_uri(f.path),
                 size=size_of(f.path),
                 time=iso(info.get("created_at")),
             )

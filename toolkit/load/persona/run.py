@@ -29,8 +29,8 @@ class ChatRun(Shows):
             agent_id, agent_name, kind, text, time, recipient_id), sorted by step.
         personas: schema :data:`toolkit.frames.PERSONAS_SCHEMA` (run, agent_id, name,
             persona); ``persona`` is null when the input gives no persona spec.
-        source: the file it was read from.
-        form: ``"jsonl"`` or ``"run_messages"``.
+        source: the file it was read from (a database: its redacted URL).
+        form: ``"jsonl"``, ``"run_messages"`` or ``"the-office"`` (its PostgreSQL tables).
         warnings: what was skipped or assumed while reading.
     """
 
@@ -127,7 +127,7 @@ def load_personas_file(path: Path) -> dict[str, PersonaEntry]:
 
 def build_run(
     run: str,
-    source: Path,
+    source: Path | str,
     form: str,
     rows: list[dict[str, Any]],
     personas: dict[str, PersonaEntry],

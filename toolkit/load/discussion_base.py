@@ -1,0 +1,169 @@
+"""What every 2L reader shares (:mod:`toolkit.load.discussion`,
+:mod:`toolkit.load.discussion_db`): the :class:`Discussion` result, the :class:`Builder`
+rows are collected in, the lenient file-boundary models, and the timestamp parser."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import polars as pl
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+
+from toolkit.errors import InputError
+from toolkit.frames import (
+    DISCUSSION_GAMES_SCHEMA,
+    DISCUSSION_MESSAGES_SCHEMA,
+    DISCUSSION_PLAYERS_SCHEMA,
+    DISCUSSION_VOTES_SCHEMA,
+)
+from toolkit.summary import Shows, Summary, plural
+
+__all__ = ["Builder", "Discussion", "Lenient", "RoleModel", "parse_time", "read_time", "validate"]
+
+
+# ---------------------------------------------------------------------------
+# The load result
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, repr=False)
+class Discussion(Shows):
+    """Games of LLM Mafia as typed frames.
+
+    Attributes:
+        games: one row per game, :data:`~toolkit.frames.DISCUSSION_GAMES_SCHEMA` (game_id,
+            source_kind, source_file, status, round_number, player_count, created_at,
+            total_turns, duration_seconds, cost_usd, input_tokens, cached_tokens,
+            output_tokens, cache_hit_rate).
+        players: :data:`~toolkit.frames.DISCUSSION_PLAYERS_SCHEMA` (game_id, player_id,
+            name, role, personality, alive, position).
+        messages: :data:`~toolkit.frames.DISCUSSION_MESSAGES_SCHEMA` (game_id, message_id,
+            turn, round, speaker, text, in_reply_to, in_reply_to_player, timestamp),
+            sorted by game and turn.
+        votes: :data:`~toolkit.frames.DISCUSSION_VOTES_SCHEMA` (game_id, round, voter,
+            target, justification, timestamp).
+        warnings: lenient readings the reader should know about.
+    """
+
+    games: pl.DataFrame
+    players: pl.DataFrame
+    messages: pl.DataFrame
+    votes: pl.DataFrame
+    warnings: tuple[str, ...] = ()
+
+    def _summary(self) -> Summary:
+        ids = self.game_ids
+        shown = ", ".join(ids[:3]) + (f", … {len(ids) - 3} more" if len(ids) > 3 else "")
+        return Summary(
+            "Discussion",
+            f"{plural(len(ids), 'game')} ({shown or 'none'})",
+            (
+                ("players", self.players.height),
+                ("messages", self.messages.height),
+                ("votes", self.votes.height),
+            ),
+            notes=self.warnings,
+            notes_title="warnings",
+        )
+
+    @property
+    def game_ids(self) -> list[str]:
+        """The game ids, in load order."""
+        return [str(g) for g in self.games["game_id"].to_list()]
+
+    def game(self, game_id: str) -> Discussion:
+        """The same frames restricted to one game."""
+        if game_id not in self.game_ids:
+            raise KeyError(game_id)
+        keep = pl.col("game_id") == game_id
+        return Discussion(
+            games=self.games.filter(keep),
+            players=self.players.filter(keep),
+            messages=self.messages.filter(keep),
+            votes=self.votes.filter(keep),
+            warnings=tuple(w for w in self.warnings if game_id in w),
+        )
+
+
+@dataclass
+class Builder:
+    """Rows collected while reading, turned into frames once."""
+
+    path: str
+    games: list[dict[str, Any]] = field(default_factory=list)
+    players: list[dict[str, Any]] = field(default_factory=list)
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    votes: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def build(self) -> Discussion:
+        messages = pl.DataFrame(self.messages, schema=DISCUSSION_MESSAGES_SCHEMA)
+        order = {g["game_id"]: i for i, g in enumerate(self.games)}
+        messages = (
+            messages.with_columns(
+                pl.col("game_id")
+                .replace_strict(order, default=len(order), return_dtype=pl.Int64)
+                .alias("_order")
+            )
+            .sort(["_order", "turn"], maintain_order=True)
+            .drop("_order")
+        )
+        return Discussion(
+            games=pl.DataFrame(self.games, schema=DISCUSSION_GAMES_SCHEMA),
+            players=pl.DataFrame(self.players, schema=DISCUSSION_PLAYERS_SCHEMA),
+            messages=messages,
+            votes=pl.DataFrame(self.votes, schema=DISCUSSION_VOTES_SCHEMA),
+            warnings=tuple(self.warnings),
+        )
+
+
+# ---------------------------------------------------------------------------
+# Shared parsing helpers
+# ---------------------------------------------------------------------------
+
+
+def parse_time(value: Any) -> datetime | None:
+    """ISO-8601 text (``Z`` allowed) or epoch milliseconds (Prisma on SQLite) -> UTC."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return datetime.fromtimestamp(float(value) / 1000.0, tz=UTC)
+    if isinstance(value, str):
+        text = value.strip()
+        if text.isdigit():
+            return datetime.fromtimestamp(int(text) / 1000.0, tz=UTC)
+        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    raise ValueError(f"not a timestamp: {value!r}")
+
+
+class Lenient(BaseModel):
+    """File-boundary models: unknown keys are kept out of the frames, never an error."""
+
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+
+class RoleModel(Lenient):
+    @field_validator("role", mode="before", check_fields=False)
+    @classmethod
+    def _upper(cls, value: Any) -> Any:
+        return value.strip().upper() if isinstance(value, str) else value
+
+
+def validate(model: type[BaseModel], data: Any, path: str, where: str) -> Any:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"])
+        field_name = f"{where}.{loc}" if loc else where
+        raise InputError(path, err["msg"], field=field_name, value=err.get("input")) from exc
+
+
+def read_time(value: Any, path: str, where: str) -> datetime | None:
+    try:
+        return parse_time(value)
+    except (ValueError, OverflowError, OSError) as exc:  # e.g. epoch ms beyond year 9999
+        raise InputError(path, "not an ISO-8601 timestamp", field=where, value=value) from exc

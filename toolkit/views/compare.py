@@ -191,11 +191,23 @@ def _pass_k_lines(result: CompareResult, width: int | None) -> list[str]:
                 continue
             top = max(arm_rows["units"].to_list(), default=0)
             cells = "  ".join(
-                f"k={k} {v:.2f}" + ("" if units == top else f" ({plural(units, 'unit')})")
-                for k, units, v in arm_rows.select("k", "units", "pass_k").rows()
+                f"k={k} {pass_k_cell(v, lo, hi)}"
+                + ("" if units == top else f" ({plural(units, 'unit')})")
+                for k, units, v, lo, hi in arm_rows.select(
+                    "k", "units", "pass_k", "ci_low", "ci_high"
+                ).rows()
             )
             lines += wrap_item(cells, width, bullet=f"    {arm}: ", indent=7)
     return lines
+
+
+def pass_k_cell(value: float | None, low: float | None, high: float | None) -> str:
+    """A pass^k value with its interval: ``0.67 [0.42, 0.92]`` (``-`` when none)."""
+    if value is None:
+        return "-"
+    if low is None or high is None:
+        return f"{value:.2f}"
+    return f"{value:.2f} [{low:.2f}, {high:.2f}]"
 
 
 def _noise_lines(result: CompareResult, name_w: int, width: int | None) -> list[str]:
@@ -414,8 +426,10 @@ def render_compare_html(result: CompareResult, *, headline_first: bool = True) -
         cells = "; ".join(
             f"{arm}: "
             + ", ".join(
-                f"k={k} {v:.2f}"
-                for k, v in rows_k.filter(pl.col("arm") == arm).select("k", "pass_k").rows()
+                f"k={k} {pass_k_cell(v, lo, hi)}"
+                for k, v, lo, hi in rows_k.filter(pl.col("arm") == arm)
+                .select("k", "pass_k", "ci_low", "ci_high")
+                .rows()
             )
             for arm in ("A", "B")
             if rows_k.filter(pl.col("arm") == arm).height

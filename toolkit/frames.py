@@ -914,3 +914,22 @@ PASS_K_SCHEMA: dict[str, pl.DataType] = {
     "ci_low": pl.Float64(),
     "ci_high": pl.Float64(),
 }
+
+#: A comparison split by a task property (eval-harness runs: difficulty, language): per
+#: value, the paired tasks' pass rates, pass^k and mean score in each arm, and B - A.
+COMPARE_STRATA_SCHEMA: dict[str, pl.DataType] = {
+    "by": pl.String(),  # difficulty | language | all
+    "value": pl.String(),
+    "tasks": pl.Int64(),  # paired tasks of this value
+    "pass_a": pl.Float64(),  # mean over tasks of each task's pass rate
+    "pass_b": pl.Float64(),
+    "diff": pl.Float64(),  # pass_b - pass_a
+    "ci_low": pl.Float64(),  # percentile bootstrap over tasks (null: fewer than 2)
+    "ci_high": pl.Float64(),
+    "k": pl.Int64(),  # the largest k every paired task reaches in both arms
+    "pass_k_a": pl.Float64(),
+    "pass_k_b": pl.Float64(),
+    "score_a": pl.Float64(),  # mean toolkit score (null without one)
+    "score_b": pl.Float64(),
+    "ahead": pl.String(),  # A | B | even
+}

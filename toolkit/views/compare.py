@@ -115,6 +115,7 @@ def render_compare_text(
     lines += ["", *wrap_item(verdict_line(result), width, bullet="", indent=0)]
     lines += _flip_lines(result)
     lines += _pass_k_lines(result, width)
+    lines += strata_lines(result, width)
     lines += _noise_lines(result, name_w, width)
     lines += _unpaired_lines(result, width)
     if result.notes:
@@ -198,6 +199,41 @@ def _pass_k_lines(result: CompareResult, width: int | None) -> list[str]:
                 ).rows()
             )
             lines += wrap_item(cells, width, bullet=f"    {arm}: ", indent=7)
+    return lines
+
+
+def _ahead_text(row: dict[str, Any], labels: tuple[str, str]) -> str:
+    """Who is ahead on one stratum, in words."""
+    if row["ahead"] == "even":
+        return "even"
+    return f"{row['ahead']} ({labels[0 if row['ahead'] == 'A' else 1]}) ahead"
+
+
+def strata_lines(result: CompareResult, width: int | None) -> list[str]:
+    """Which arm is ahead over all tasks and per difficulty and language (eval-harness
+    runs): pass rates, B - A with its interval, pass^k at the k every task reaches, and
+    the mean score; nothing when the units carry no such property."""
+    strata = result.strata
+    if strata is None or strata.is_empty():
+        return []
+    lines = ["", "by task property (pass rate of paired tasks; no test: few tasks each):"]
+    head = f"  {'':<19} {'tasks':>5} {'A':>5} {'B':>5} {'B - A':>6} {'95% CI':<15} pass^k A/B"
+    lines.append(head)
+    for r in strata.iter_rows(named=True):
+        name = r["value"] if r["by"] == "all" else f"{r['by'][:4]}={r['value']}"
+        ci = f"[{r['ci_low']:+.2f}, {r['ci_high']:+.2f}]" if r["ci_low"] is not None else "-"
+        lines.append(
+            f"  {_clipped(name, 19):<19} {r['tasks']:>5} {r['pass_a']:>5.2f} {r['pass_b']:>5.2f} "
+            f"{r['diff']:>+6.2f} {ci:<15} k={r['k']} {r['pass_k_a']:.2f}/{r['pass_k_b']:.2f}  "
+            f"{_ahead_text(r, result.labels)}"
+        )
+    overall = strata.row(0, named=True)
+    lines += wrap_item(
+        f"overall: {_ahead_text(overall, result.labels)} on the verifier's pass rate "
+        f"({overall['pass_b']:.2f} vs {overall['pass_a']:.2f} over {overall['tasks']} tasks); "
+        "see the passed row above for its test",
+        width, bullet="  ", indent=2,
+    )  # fmt: skip
     return lines
 
 
@@ -308,11 +344,42 @@ def render_compare_markdown(result: CompareResult) -> str:
             f"\n{md(f['dimension'])}: {f['pass_to_fail']} pass → fail, {f['fail_to_pass']} "
             f"fail → pass (McNemar p = {p_text(f['p'])})."
         )
+    out += _strata_markdown(result)
     if result.only_a or result.only_b:
         out.append(f"\nUnpaired: {len(result.only_a)} only in A, {len(result.only_b)} only in B.")
     for note in result.notes:
         out.append(f"\n> {md(note)}")
     return "\n".join(out)
+
+
+def _strata_markdown(result: CompareResult) -> list[str]:
+    """pass^k per arm and the table by task property, for a pull-request comment."""
+    out: list[str] = []
+    for dim in dict.fromkeys(result.pass_k["dimension"].to_list()):
+        rows_k = result.pass_k.filter(pl.col("dimension") == dim)
+        for arm in ("A", "B"):
+            cells = ", ".join(
+                f"k={k} {pass_k_cell(v, lo, hi)}"
+                for k, v, lo, hi in rows_k.filter(pl.col("arm") == arm)
+                .select("k", "pass_k", "ci_low", "ci_high")
+                .rows()
+            )
+            if cells:
+                out.append(f"\npass^k of {md(dim)}, {arm}: {md(cells)}")
+    strata = result.strata
+    if strata is None or strata.is_empty():
+        return out
+    out += ["", "| tasks by | tasks | pass A | pass B | B − A | 95% CI | pass^k A / B | ahead |",
+            "|---|---:|---:|---:|---:|---|---|---|"]  # fmt: skip
+    for r in strata.iter_rows(named=True):
+        name = r["value"] if r["by"] == "all" else f"{r['by']} = {r['value']}"
+        ci = f"{r['ci_low']:+.2f} … {r['ci_high']:+.2f}" if r["ci_low"] is not None else "–"
+        out.append(
+            f"| {md(name)} | {r['tasks']} | {r['pass_a']:.2f} | {r['pass_b']:.2f} | "
+            f"{r['diff']:+.2f} | {ci} | k={r['k']}: {r['pass_k_a']:.2f} / {r['pass_k_b']:.2f} | "
+            f"{md(_ahead_text(r, result.labels))} |"
+        )
+    return out
 
 
 def forest_frame(result: CompareResult) -> pl.DataFrame:
@@ -483,3 +550,51 @@ def render_plan_text(plan: pl.DataFrame, *, label: str, power: float, alpha: flo
             indent=name_w + 29,
         )  # fmt: skip
     return "\n".join(lines)
+
+
+def render_pass_k_text(result: Any, *, width: int | None = None) -> str:
+    """``toolkit compare --pass-k``: pass^1 .. pass^n of one set of trials, each with its
+    bootstrap interval over tasks, then the tasks that never or not always passed."""
+    tasks = result.tasks
+    pct = f"{result.level * 100:g}% CI"
+    lines = [
+        f"pass^k · {result.label} · {plural(tasks.height, 'task')}, "
+        f"{plural(int(tasks['trials'].sum()), 'trial')} (tau-bench)",
+        "",
+        f"{'k':>3} {'tasks':>5} {'pass^k':>7}  {pct}",
+    ]
+    for r in result.table.iter_rows(named=True):
+        value = "-" if r["pass_k"] is None else f"{r['pass_k']:.3f}"
+        ci = f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]" if r["ci_low"] is not None else "-"
+        lines.append(f"{r['k']:>3} {r['tasks']:>5} {value:>7}  {ci}")
+    never = tasks.filter(pl.col("passes") == 0)["task"].to_list()
+    flaky = tasks.filter((pl.col("passes") > 0) & (pl.col("passes") < pl.col("trials")))
+    lines.append("")
+    if flaky.height:
+        shown = tuple(f"{t} {c}/{n}" for t, n, c in flaky.select("task", "trials", "passes").rows())
+        lines += wrap_item(_units(shown), width, bullet="not always: ", indent=2)
+    if never:
+        lines += wrap_item(_units(tuple(never)), width, bullet="never: ", indent=2)
+    for note in result.notes:
+        lines += wrap_item(note, width)
+    lines.append(
+        f"(rubric compare {result.version}; {result.resamples} resamples, seed {result.seed})"
+    )
+    return "\n".join(lines)
+
+
+def render_pass_k_markdown(result: Any) -> str:
+    """``toolkit compare --pass-k --format markdown``: the table for a comment."""
+    pct = f"{result.level * 100:g}% CI"
+    out = [
+        f"### pass^k · `{md(result.label)}`",
+        "",
+        f"| k | tasks | pass^k | {pct} |",
+        "|---:|---:|---:|---|",
+    ]
+    for r in result.table.iter_rows(named=True):
+        value = "–" if r["pass_k"] is None else f"{r['pass_k']:.3f}"
+        ci = f"{r['ci_low']:.3f} … {r['ci_high']:.3f}" if r["ci_low"] is not None else "–"
+        out.append(f"| {r['k']} | {r['tasks']} | {value} | {ci} |")
+    out += [f"\n> {md(n)}" for n in result.notes]
+    return "\n".join(out)

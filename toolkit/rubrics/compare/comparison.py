@@ -31,8 +31,10 @@ from toolkit.rubrics.compare.result import CompareResult
 from toolkit.rubrics.compare.rubric import (
     CORRECTIONS,
     DEFAULT_COMPARE_RUBRIC,
+    EVAL_PASSED,
     PAIR_KEYS,
     TESTS,
+    VERDICT,
     CompareRubric,
 )
 from toolkit.rubrics.compare.stats import (
@@ -45,6 +47,7 @@ from toolkit.rubrics.compare.stats import (
     two_sided_z,
     unpaired_test,
 )
+from toolkit.rubrics.compare.strata import STRATA_KEYS, strata_frame
 
 Floats = np.ndarray[Any, np.dtype[np.float64]]
 
@@ -141,7 +144,19 @@ def compare_scores(
         pair_by=pair_by or ", else ".join(PAIR_KEYS.get(arms.family, ("unit",))),
         notes=(*notes, *arms.notes()),
         version=rubric.version,
+        strata=_strata(arms, design.binary, level, resamples, seed),
     )
+
+
+def _strata(
+    arms: Arms, binary: set[str], level: float, resamples: int, seed: int
+) -> pl.DataFrame | None:
+    """The comparison by difficulty and language (:mod:`.strata`) when the units carry
+    them and a pass/fail dimension (``passed`` first, else the verdict) is there."""
+    verdict = next((d for d in (EVAL_PASSED, VERDICT) if d in binary), None)
+    if verdict is None or not any(k in arms.a.columns for k in STRATA_KEYS):
+        return None
+    return strata_frame(arms, verdict, "score", level=level, resamples=resamples, seed=seed)
 
 
 def _settings(

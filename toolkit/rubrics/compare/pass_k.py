@@ -115,7 +115,7 @@ class PassKResult(Shows):
             tuple(
                 (f"pass^{k}:", "-" if v is None else f"{v:.3f}")
                 for k, v in self.table.select("k", "pass_k").rows()
-            ),  # fmt: skip
+            ),
             notes=self.notes,
             notes_title="notes",
         )

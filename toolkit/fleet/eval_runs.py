@@ -22,6 +22,7 @@ from toolkit.load.eval_runs import EvalRuns, load_eval_runs
 from toolkit.load.iterlog import load_iteration_logs
 from toolkit.load.outcome_evidence import collect_outcome_evidence
 from toolkit.rubrics.outcome import OutcomeRubric, default_outcome_rubric, score_outcome
+from toolkit.scorecard import Dimension, Scorecard
 from toolkit.summary import Shows, Summary, plural
 
 #: The toolkit's own score of each run's iteration, beside the eval-run.yaml columns.
@@ -121,3 +122,30 @@ def replicates(runs: pl.DataFrame) -> pl.DataFrame:
         pl.col("passed").mean().alias("pass_rate"),
         pl.col("value").mean().alias("mean_value"),
     )
+
+
+def eval_scorecards(runs: pl.DataFrame, rubric: OutcomeRubric | None = None) -> list[Scorecard]:
+    """One :class:`~toolkit.scorecard.Scorecard` per run (for ``--gate`` and
+    ``--format markdown``): the toolkit's score of its iteration as the one dimension,
+    whose band is the verdict (``unscored`` without one); the detail says the verifier's
+    verdict and the task."""
+    rule = rubric or default_outcome_rubric()
+    floors = ", ".join(f"{b.band} >= {b.min:g}" for b in rule.bands)
+    cards: list[Scorecard] = []
+    for r in runs.iter_rows(named=True):
+        band = r["band"] if r["scored"] else "unscored"
+        verify = "verify passed" if r["passed"] else f"verify failed ({r['verify_phase'] or '?'})"
+        detail = f"{r['task_id']}: {verify}"
+        dim = Dimension("score", "Outcome score", r["value"], band, detail, floors, "")
+        cards.append(
+            Scorecard(
+                rubric=rule.rubric,
+                rubric_version=rule.version,
+                subject=r["run_id"],
+                title=f"{r['run_id']} · {r['task_id']}",
+                verdict=band,
+                verdict_reason=detail,
+                dimensions=Scorecard.dimensions_frame(r["run_id"], [dim]),
+            )
+        )
+    return cards

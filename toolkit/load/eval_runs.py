@@ -248,7 +248,9 @@ def _row(run: EvalRunFile, spec: TaskSpec, where: str, names: tuple[str, str]) -
 
 
 def _yaml(blob: bytes | InputError | None, name: str) -> Any:
-    if blob is None:
+    if blob is None or (
+        isinstance(blob, InputError) and isinstance(blob.__cause__, FileNotFoundError)
+    ):
         raise InputError(name, "missing: an eval run folder holds taskspec.yaml and eval-run.yaml")
     if isinstance(blob, InputError):
         raise blob

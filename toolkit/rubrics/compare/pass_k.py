@@ -154,11 +154,12 @@ def pass_k(
     counts = list(zip(tasks["trials"].to_list(), tasks["passes"].to_list(), strict=True))
     rows = pass_k_rows(counts, level=level, resamples=resamples, seed=seed)
     told = list(notes)
-    uneven = tasks.filter(pl.col("trials") < tasks["trials"].max())
-    if uneven.height:
+    most = max(n for n, _ in counts)
+    uneven = sum(1 for n, _ in counts if n < most)
+    if uneven:
         told.append(
-            f"{plural(uneven.height, 'task')} with fewer trials than the most "
-            f"({int(tasks['trials'].max())}) count only for k up to their own"
+            f"{plural(uneven, 'task')} with fewer trials than the most ({most}) count only "
+            "for k up to their own"
         )
     return PassKResult(label, pl.DataFrame(rows, schema=PASS_K_SCHEMA), tasks, level,
                        resamples, seed, tuple(told))  # fmt: skip

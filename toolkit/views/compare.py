@@ -217,15 +217,16 @@ def strata_lines(result: CompareResult, width: int | None) -> list[str]:
     if strata is None or strata.is_empty():
         return []
     lines = ["", "by task property (pass rate of paired tasks; no test: few tasks each):"]
-    head = f"  {'':<19} {'tasks':>5} {'A':>5} {'B':>5} {'B - A':>6} {'95% CI':<15} pass^k A/B"
+    head = f"  {'':<16} {'tasks':>5} {'A':>5} {'B':>5} {'B - A':>6} {'95% CI':<14} pass^k A/B"
+    head = head.replace("95% CI", f"{result.level * 100:g}% CI")
     lines.append(head)
     for r in strata.iter_rows(named=True):
         name = r["value"] if r["by"] == "all" else f"{r['by'][:4]}={r['value']}"
         ci = f"[{r['ci_low']:+.2f}, {r['ci_high']:+.2f}]" if r["ci_low"] is not None else "-"
         lines.append(
-            f"  {_clipped(name, 19):<19} {r['tasks']:>5} {r['pass_a']:>5.2f} {r['pass_b']:>5.2f} "
-            f"{r['diff']:>+6.2f} {ci:<15} k={r['k']} {r['pass_k_a']:.2f}/{r['pass_k_b']:.2f}  "
-            f"{_ahead_text(r, result.labels)}"
+            f"  {_clipped(name, 16):<16} {r['tasks']:>5} {r['pass_a']:>5.2f} {r['pass_b']:>5.2f} "
+            f"{r['diff']:>+6.2f} {ci:<14} k={r['k']} {r['pass_k_a']:.2f}/{r['pass_k_b']:.2f} "
+            f"{'even' if r['ahead'] == 'even' else r['ahead'] + ' ahead'}"
         )
     overall = strata.row(0, named=True)
     lines += wrap_item(

@@ -50,7 +50,7 @@ def _row(by: str, value: str, units: list[str], a: dict[str, Any], b: dict[str, 
     kb = pass_k_terms([(b[u]["n"], b[u]["c"]) for u in units], k)
     sa = [a[u]["score"] for u in units if a[u]["score"] is not None]
     sb = [b[u]["score"] for u in units if b[u]["score"] is not None]
-    diff = float(np.mean(rb - ra))
+    diff = float(np.round(np.mean(rb - ra), 12)) + 0.0  # 2/3 - 2/3 is 0, never -0.00
     return {
         "by": by, "value": value, "tasks": len(units), "pass_a": float(ra.mean()),
         "pass_b": float(rb.mean()), "diff": diff, "ci_low": low, "ci_high": high, "k": k,

@@ -104,3 +104,12 @@ def test_pass_k_bad_input_exits_2_in_one_line(
     assert len(err.strip().splitlines()) == 1
     code, _, err = run_cli(["compare", "--pass-k", str(path), str(path)], capsys)
     assert code == 2 and "--pass-k takes one file or folder" in err
+
+
+def test_markdown_and_html_carry_pass_k_and_the_split(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["compare", str(CLAUDE), str(CODEX), "--resamples", "99", "--format"]
+    code, out, _ = run_cli([*args, "markdown"], capsys)
+    assert code == 0 and "| tasks by | tasks |" in out and "| difficulty = hard | 2 |" in out
+    assert "pass^k of passed, A: k=1" in out
+    code, out, _ = run_cli([*args, "html"], capsys)
+    assert code == 0 and "By task property" in out and "difficulty = hard" in out

@@ -503,6 +503,7 @@ def render_compare_html(result: CompareResult, *, headline_first: bool = True) -
             if rows_k.filter(pl.col("arm") == arm).height
         )
         extra.append(f"<p>pass^k of {text(dim)} (tau-bench): {text(cells)}</p>")
+    extra += _strata_html(result)
     if result.only_a or result.only_b:
         extra.append(
             f"<p>Unpaired: {len(result.only_a)} only in A ({text(_units(result.only_a))}), "
@@ -515,6 +516,32 @@ def render_compare_html(result: CompareResult, *, headline_first: bool = True) -
         f"{head}<figure class='tk-forest'>{svg}</figure>{body}{''.join(extra)}",
         "tk-compare",
     )
+
+
+def _strata_html(result: CompareResult) -> list[str]:
+    """The comparison by task property as an HTML table (nothing without one)."""
+    strata = result.strata
+    if strata is None or strata.is_empty():
+        return []
+    rows = [
+        [
+            text(r["value"] if r["by"] == "all" else f"{r['by']} = {r['value']}"),
+            text(str(r["tasks"])),
+            text(f"{r['pass_a']:.2f}"),
+            text(f"{r['pass_b']:.2f}"),
+            text(f"{r['diff']:+.2f}"),
+            text(f"{r['ci_low']:+.2f} … {r['ci_high']:+.2f}" if r["ci_low"] is not None else "-"),
+            text(f"k={r['k']}: {r['pass_k_a']:.2f} / {r['pass_k_b']:.2f}"),
+            text("even" if r["ahead"] == "even" else f"{r['ahead']} ahead"),
+        ]
+        for r in strata.iter_rows(named=True)
+    ]
+    head = ["tasks by", "tasks", "pass A", "pass B", "B − A", f"{result.level * 100:g}% CI",
+            "pass^k A / B", "ahead"]  # fmt: skip
+    return [
+        "<p>By task property (pass rate of the paired tasks; no test: few tasks each):</p>",
+        table(head, rows, numeric=frozenset({1, 2, 3, 4})),
+    ]
 
 
 def render_compare_page(result: CompareResult) -> str:

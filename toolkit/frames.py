@@ -880,6 +880,8 @@ COMPARE_PASS_K_SCHEMA: dict[str, pl.DataType] = {
     "k": pl.Int64(),
     "units": pl.Int64(),
     "pass_k": pl.Float64(),
+    "ci_low": pl.Float64(),  # percentile bootstrap over the units (null: fewer than 2)
+    "ci_high": pl.Float64(),
 }
 
 #: How far two single runs of the same unit land apart by chance, from A's repeats.
@@ -926,4 +928,73 @@ CALIBRATION_TEXT_SCHEMA: dict[str, pl.DataType] = {
     "source": pl.String(),
     "anchor": pl.String(),
     "text_sha256": pl.String(),
+}
+
+# ---------------------------------------------------------------------------
+# dot-agents eval-harness runs and pass^k over per-trial results (issues 36, 37)
+# ---------------------------------------------------------------------------
+
+#: One row per eval-harness run (``.agents/eval/runs/<run-id>/``): the task it ran, the
+#: agent, the verifier's verdict, the score dot-agents recorded and (when scored) the
+#: toolkit's own score of its one-iteration log.
+EVAL_RUNS_SCHEMA: dict[str, pl.DataType] = {
+    "run_id": pl.String(),
+    "task_id": pl.String(),
+    "language": pl.String(),
+    "difficulty": pl.String(),
+    "template_id": pl.String(),
+    "base_commit": pl.String(),
+    "harness": pl.String(),
+    "model": pl.String(),
+    "session_id": pl.String(),
+    "retries": pl.Int64(),
+    "exit_code": pl.Int64(),
+    "duration_s": pl.Float64(),
+    "passed": pl.Boolean(),  # verify.passed
+    "verify_phase": pl.String(),
+    "verify_exit_code": pl.Int64(),
+    "verify_duration_s": pl.Float64(),
+    "recorded_value": pl.Float64(),  # score.value as eval-run.yaml holds it
+    "recorded_band": pl.String(),
+    "recorded_scored": pl.Boolean(),
+    "recorded_version": pl.String(),
+    "path": pl.String(),
+}
+
+#: The per-trial frame pass^k is computed from (a public input: ``toolkit compare
+#: --pass-k FILE``): one row per trial of a task; ``passed`` is the verdict (from
+#: ``reward`` by tau-bench's rule when only a reward is given).
+PASS_K_TRIALS_SCHEMA: dict[str, pl.DataType] = {
+    "task": pl.String(),
+    "trial": pl.String(),
+    "passed": pl.Boolean(),
+    "reward": pl.Float64(),
+}
+
+#: pass^k of one set of trials, k = 1 .. the most trials of a task.
+PASS_K_SCHEMA: dict[str, pl.DataType] = {
+    "k": pl.Int64(),
+    "tasks": pl.Int64(),  # tasks with at least k trials (those counted)
+    "pass_k": pl.Float64(),
+    "ci_low": pl.Float64(),
+    "ci_high": pl.Float64(),
+}
+
+#: A comparison split by a task property (eval-harness runs: difficulty, language): per
+#: value, the paired tasks' pass rates, pass^k and mean score in each arm, and B - A.
+COMPARE_STRATA_SCHEMA: dict[str, pl.DataType] = {
+    "by": pl.String(),  # difficulty | language | all
+    "value": pl.String(),
+    "tasks": pl.Int64(),  # paired tasks of this value
+    "pass_a": pl.Float64(),  # mean over tasks of each task's pass rate
+    "pass_b": pl.Float64(),
+    "diff": pl.Float64(),  # pass_b - pass_a
+    "ci_low": pl.Float64(),  # percentile bootstrap over tasks (null: fewer than 2)
+    "ci_high": pl.Float64(),
+    "k": pl.Int64(),  # the largest k every paired task reaches in both arms
+    "pass_k_a": pl.Float64(),
+    "pass_k_b": pl.Float64(),
+    "score_a": pl.Float64(),  # mean toolkit score (null without one)
+    "score_b": pl.Float64(),
+    "ahead": pl.String(),  # A | B | even
 }

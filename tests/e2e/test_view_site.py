@@ -19,7 +19,7 @@ from toolkit.fleet.view import calibration_links, collect
 from toolkit.views.site import EvidenceRow, SiteItem, SiteRun, write_site
 
 STEP_MS = 15_000
-#: The most pages the crawl visits (the samples' site has 82 runs, most with 8 dimensions).
+#: The most pages the crawl visits (the samples' site has 130 runs, most with 8 dimensions).
 CRAWL_LIMIT = 500
 
 
@@ -101,9 +101,9 @@ def test_the_index_opens_from_file_with_the_network_off(site: Path, browser_page
     w = browser_page
     _open(w, site)
     w.page.wait_for_selector("#rows tr")
-    assert w.page.locator("main h1").inner_text() == "Every run (82)"
-    assert w.page.locator("#rows tr").count() == 82
-    assert w.page.locator("#count").inner_text() == "82 runs"
+    assert w.page.locator("main h1").inner_text() == "Every run (130)"
+    assert w.page.locator("#rows tr").count() == 100  # the first page of 100 rows
+    assert w.page.locator("#count").inner_text() == "130 runs"
     # Status badges carry a symbol and a name, not colour alone.
     first = w.page.locator("#rows tr").first.locator(".dots .badge").first
     assert first.inner_text() in {"✓", "!", "✗", "–", "○", "★", "▼"}
@@ -151,7 +151,9 @@ def test_every_number_links_to_evidence_that_exists(site: Path, browser_page: Wa
     _open(w, site)
     page.wait_for_selector("#rows tr")
     runs = page.eval_on_selector_all("#rows a.run", "as => as.map(a => a.getAttribute('href'))")
-    assert len(runs) == 82  # 46 runs, logs, games and chats + the compare pair (24 + 12)
+    # 46 runs, logs, games and chats + the compare pair (24 + 12) + 48 eval-harness runs:
+    # 130, of which the index's first page shows 100
+    assert len(runs) == 100
     to_visit = list(runs)
     seen: set[str] = set()
     numbers = 0
@@ -270,15 +272,15 @@ def test_filter_by_column_and_search_inside_transcripts(site: Path, browser_page
     _open(w, site)
     page.wait_for_selector("#rows tr")
     page.locator("input[data-filter=family]").fill("outcome")
-    assert page.locator("#count").inner_text() == "6 of 82 runs"
+    assert page.locator("#count").inner_text() == "54 of 130 runs"  # 6 + 48 eval runs
     page.locator("input[data-filter=family]").fill("")
     page.locator("input[data-filter=verdict]").fill("failed")
     failed = page.locator("#rows tr").count()
-    assert 0 < failed < 82
+    assert 0 < failed < 130
     page.locator("input[data-filter=verdict]").fill("")
     # Text that is only inside one game's messages.
     page.locator("#q").fill("leave me alone")
-    page.wait_for_function("document.getElementById('count').textContent === '1 of 82 runs'")
+    page.wait_for_function("document.getElementById('count').textContent === '1 of 130 runs'")
     assert "game-role-repetition" in page.locator("#rows a.run").inner_text()
     assert (w.failed, w.errors, w.outside) == ([], [], [])
 

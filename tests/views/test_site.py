@@ -69,8 +69,9 @@ def test_every_family_of_the_samples_is_found_once_per_run_iteration_game_and_ch
     # 16 fleet runs + 3 universes + the compare pair's 24 + 12 runs; tally-loop's 6
     # iterations; 3 game files + the 3 games of baseline/games.db; 3 chat files (two forms
     # of week 1, and week 2), each scored by the persona kit beside them: 4 agents and the
-    # environment.
-    assert families == {"simulation": 55, "outcome": 6, "discussion": 6, "persona": 15}
+    # environment. Outcome: also the 48 eval-harness runs of sample_runs/eval_runs (two
+    # agents x 8 tasks x 3), each shown by its one iteration.
+    assert families == {"simulation": 55, "outcome": 6 + 48, "discussion": 6, "persona": 15}
     ids = [r.id for r in collected.runs]
     assert len(set(ids)) == len(ids)
     assert "sample_runs/universes/ashfall" in ids
@@ -95,11 +96,12 @@ def test_files_that_are_not_runs_are_left_out_with_a_note_naming_them(
 def test_index_rows_name_each_run_and_point_at_its_file(samples: tuple[Any, Path]) -> None:
     collected, site = samples
     call, (man,) = _payload(site / "data" / "manifest.js")
-    # 46 runs, logs, games and chats' scorecards, and the compare pair (24 + 12 runs)
-    assert call == "manifest" and man["runs"] == len(collected.runs) == 82
+    # 46 runs, logs, games and chats' scorecards, the compare pair (24 + 12 runs) and the
+    # 48 eval-harness runs
+    assert call == "manifest" and man["runs"] == len(collected.runs) == 82 + 48
     assert man["index_shards"] == 1 and man["search_shards"] == 1
     _, (shard, rows) = _payload(site / "data" / "index-0.js")
-    assert shard == 0 and len(rows) == 82
+    assert shard == 0 and len(rows) == 82 + 48
     cols = man["columns"]
     by_id = {r[cols.index("id")]: dict(zip(cols, r, strict=True)) for r in rows}
     ashfall = by_id["sample_runs/universes/ashfall"]
@@ -251,7 +253,7 @@ def test_outcome_evidence_is_the_signal_over_the_logs_iterations(
 def test_search_text_holds_actions_messages_and_summaries(samples: tuple[Any, Path]) -> None:
     _, site = samples
     _, (_, start, texts, shared, _cal) = _payload(site / "data" / "search-0.js")
-    assert start == 0 and len(texts) == 82
+    assert start == 0 and len(texts) == 82 + 48
     joined = "\n".join(t if isinstance(t, str) else t[0] for t in texts)
     joined += "\n".join(shared.values())
     assert "tobin goes to the mill to take the bread." in joined  # a tick's action
@@ -526,7 +528,7 @@ def test_a_chats_transcript_is_written_once_and_its_runs_refer_to_it(
     assert len(week2) == 5 and {d["transcript"] for d in week2} == {shared}
     assert [i["text"] for i in _items(site, week2[0])] == chat.messages["text"].to_list()
     # An iteration log's timeline too: once for its six iterations.
-    logs = [d for d in docs if d["family"] == "outcome"]
+    logs = [d for d in docs if d["family"] == "outcome" and "/eval_runs/" not in d["id"]]
     assert len(logs) == 6 and len({d["transcript"] for d in logs}) == 1
 
 

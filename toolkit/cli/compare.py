@@ -8,6 +8,11 @@ Wilcoxon's signed-rank test (or the paired t-test), the effect size and the
 Holm-corrected p-value; pass/fail outcomes get a flip table, McNemar's exact test and
 pass^k. A difference below the noise floor of A's repeated runs is "within noise".
 
+``toolkit compare --pass-k FILE|DIR`` gives pass^1 .. pass^n of one set of runs, each with
+its bootstrap interval over tasks: a CSV or JSONL file of trials (columns task, trial and
+reward or passed; a reward passes within 1e-6 of 1, as in tau-bench) or a folder of runs
+(eval-harness runs: a trial passes when verify.passed is true).
+
 ``toolkit compare --plan A --mde 0.05`` tells how many pairs per arm find a difference
 of 0.05 with 80% power, from the pilot set A.
 
@@ -82,6 +87,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "worse in B, of the dimensions --gate names)",
     )
     p.add_argument("--plan", metavar="A", help="plan a comparison from the pilot set A")
+    p.add_argument(
+        "--pass-k",
+        metavar="FILE|DIR",
+        dest="pass_k",
+        help="pass^1..k with intervals of one set of runs: a CSV/JSONL of task, trial, "
+        "reward or passed, or a folder of runs",
+    )
     p.add_argument("--mde", help="with --plan: the difference to find (e.g. 0.05, or 0.5sd)")
     p.add_argument("--power", type=float, default=0.8, help="with --plan: the power (0.8)")
     p.add_argument("--format", choices=FORMATS, default="table")
@@ -127,6 +139,8 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.views.text import terminal_style, wrap_item
 
     width, colour = terminal_style()
+    if args.pass_k is not None:
+        return _pass_k(args, width)
     if args.plan is not None:
         return _plan(args, width)
     if len(args.arms) != 2:
@@ -154,6 +168,31 @@ def run(args: argparse.Namespace) -> int:
         for part in wrap_item(line, err_width, bullet="toolkit compare: gate: ", indent=2):
             print(part, file=sys.stderr)
     return 1 if failures else 0
+
+
+def _pass_k(args: argparse.Namespace, width: int | None) -> int:
+    """``--pass-k FILE|DIR``: pass^1..k of one set of runs, with intervals."""
+    # polars and the statistics: as in run.
+    from toolkit.fleet.compare import pass_k_of
+    from toolkit.views.compare import render_pass_k_markdown, render_pass_k_text
+
+    if args.arms or args.plan or args.gate or args.mde is not None:
+        raise InputError(None, "--pass-k takes one file or folder (no A B, --plan or --gate)",
+                         field="--pass-k", value=args.pass_k)  # fmt: skip
+    if args.format == "html":
+        raise InputError(None, "--pass-k prints table, json or markdown", field="--format",
+                         value=args.format)  # fmt: skip
+    result = pass_k_of(
+        args.pass_k, family=args.family, resamples=args.resamples, seed=args.seed,
+        rubric=args.rubric, **_load_options(args),
+    )  # fmt: skip
+    if args.format == "json":
+        print(json.dumps(result.to_dict(), indent=2))
+    elif args.format == "markdown":
+        print(render_pass_k_markdown(result))
+    else:
+        print(render_pass_k_text(result, width=width))
+    return 0
 
 
 def _plan(args: argparse.Namespace, width: int | None) -> int:

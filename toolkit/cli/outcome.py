@@ -28,7 +28,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "(s3://, gs://, az://); --repo and --transcripts are local folders. "
             "Exit 0 when printed; with --gate, 1 when an iteration's band (with --all, a "
             "log's mean band) fails it: poor fails every gate, fair and unscored fail "
-            "strict; 2 on bad input."
+            "strict; 2 on bad input. A folder of dot-agents eval-harness runs (a repository, "
+            "its .agents/eval/runs, or run folders with eval-run.yaml) as LOG_DIR or --all: "
+            "one line per run, each task's replicates together."
         ),
     )
     parser.add_argument(
@@ -80,6 +82,10 @@ def run(args: argparse.Namespace) -> int:
     options = storage_options(args)
     check_local_evidence(args.repo, args.transcripts)
     rubric = load_outcome_rubric(args.rubric)
+    if _holds_eval_runs(args.all_dir or args.log_dir, options):
+        if args.iteration is not None or args.write:
+            raise InputError(None, "--iteration and --write work on one log, not on eval runs")
+        return _run_eval(args, rubric, options)
     if args.all_dir is not None:
         if args.iteration is not None or args.write:
             raise InputError(None, "--iteration and --write work on one log, not with --all")
@@ -124,6 +130,42 @@ def _run_fleet(args: argparse.Namespace, rubric: OutcomeRubric, options: dict[st
     for failure in failures:
         print(f"toolkit outcome: error: {failure}", file=sys.stderr)
     return 2 if failures else code
+
+
+def _holds_eval_runs(folder: str, options: dict[str, Any]) -> bool:
+    """Whether ``folder`` holds dot-agents eval-harness runs (and no iteration log of its
+    own at its top)."""
+    # the finder (the io package): as in run.
+    from toolkit.fleet.find import detect_family
+
+    try:
+        return detect_family(folder, options) == "eval"
+    except InputError:
+        return False  # nothing recognisable: the iteration-log path says why
+
+
+def _run_eval(args: argparse.Namespace, rubric: OutcomeRubric, options: dict[str, Any]) -> int:
+    """Eval-harness runs: one line per run, each task's replicates together."""
+    # polars, the rubric and the views: as in run.
+    from toolkit.fleet.eval_runs import eval_scorecards, score_eval_runs
+    from toolkit.views.eval_runs import render_eval_runs_json, render_eval_runs_text
+    from toolkit.views.text import terminal_style
+
+    width, colour = terminal_style()
+    if args.repo or args.transcripts:
+        raise InputError(None, "eval-harness runs are scored without --repo or --transcripts "
+                         "(trunk landing does not apply in the harness)")  # fmt: skip
+    scored = score_eval_runs(args.all_dir or args.log_dir, rubric, storage_options=options)
+    cards = eval_scorecards(scored.runs, rubric)
+    checks = [c for card in cards for c in checks_of(card, by_verdict=True)]
+    if args.format == "markdown":
+        print(markdown(args, "outcome", cards, checks), end="")
+    elif args.format == "json":
+        print(render_eval_runs_json(scored.runs, rubric.version, scored.notes))
+    else:
+        print(render_eval_runs_text(scored.runs, scored.label, rubric.version,
+                                    notes=scored.notes, width=width, colour=colour))  # fmt: skip
+    return finish(args, "outcome", cards, checks)
 
 
 def _load_log(args: argparse.Namespace, options: dict[str, Any]) -> IterationLog:

@@ -8,6 +8,7 @@ what order do we score it" lives here.
 - :mod:`toolkit.fleet.pairing`: the pairing keys of simulation runs;
 - :mod:`toolkit.fleet.engine`: one load-and-score function mapped over partitions, here
   or on a Dask cluster; :mod:`toolkit.fleet.outcome`: the same for iteration logs;
+  :mod:`toolkit.fleet.eval_runs`: dot-agents eval-harness runs, read and scored;
 - :mod:`toolkit.fleet.compare` (``tk.compare``, ``toolkit compare``) and
   :mod:`toolkit.fleet.view` (``toolkit view``): what those faces do with folders.
 

@@ -24,6 +24,7 @@ from toolkit.fleet.engine import (
     score_fleet,
     score_runs,
 )
+from toolkit.fleet.eval_runs import score_eval_runs
 from toolkit.fleet.find import chat_files, detect_family, find_iteration_logs, fleet_log_names
 from toolkit.fleet.pairing import run_pair_keys
 from toolkit.io.source import is_postgres_url, open_source
@@ -33,14 +34,19 @@ from toolkit.load.iterlog import load_iteration_logs
 from toolkit.load.outcome_evidence import collect_outcome_evidence
 from toolkit.load.persona import load_chat, load_propositions
 from toolkit.load.ratings import open_rating_source
+from toolkit.load.trials import read_trials
 from toolkit.rubrics.compare import (
     DEFAULT_COMPARE_RUBRIC,
+    EVAL_PASSED,
     FAMILIES,
     CompareResult,
+    PassKResult,
     compare_scores,
     discussion_scores,
+    eval_scores,
     load_compare_rubric,
     outcome_scores,
+    pass_k,
     persona_scores,
     plan_pairs,
     simulation_scores,
@@ -149,6 +155,20 @@ def _outcome(
     return ArmScores(frame, _label(source), "outcome", tuple(notes))
 
 
+def _eval(source: str | Path, storage_options: Mapping[str, Any] | None) -> ArmScores:
+    """Eval-harness runs: each run's iteration scored, its verifier's verdict, its task."""
+    scored = score_eval_runs(source, storage_options=storage_options)
+    agents = scored.runs.select("harness", "model").unique(maintain_order=True).rows()
+    who = ", ".join(f"{h or '?'}/{m or '?'}" for h, m in agents)
+    label = _label(source)
+    if label in (".agents", "eval", "runs"):
+        label = str(source)
+    notes = list(scored.notes)
+    if len(agents) > 1:
+        notes.append(f"{label}: runs of {len(agents)} agents in one arm ({who})")
+    return ArmScores(eval_scores(scored.runs), f"{label} ({who})", "eval", tuple(notes))
+
+
 def _discussion(source: str | Path, ratings: str | Path | None) -> ArmScores:
     source_ratings = open_rating_source(ratings) if ratings else None
     report = score_discussion(load_discussions([source]), ratings=source_ratings)
@@ -214,6 +234,8 @@ def arm_scores(
     if fam == "outcome":
         return _outcome(source, storage_options, engine=engine, scheduler=scheduler,
                         partition_size=partition_size)  # fmt: skip
+    if fam == "eval":
+        return _eval(source, storage_options)
     if engine != "local":
         raise InputError(None, f"{fam} runs are scored here: --engine dask is for simulation "
                          "fleets and iteration logs", field="--engine", value=engine)  # fmt: skip
@@ -323,3 +345,63 @@ def scores_of(sources: Sequence[str | Path], family: str = AUTO, **load: Any) ->
     """Several folders of one family, scored and stacked into one long frame (e.g. to
     split one fleet into halves for an A/A check)."""
     return pl.concat([arm_scores(s, family, **load).frame for s in sources], how="vertical")
+
+
+def trials_of(
+    source: str | Path, family: str = AUTO, **load: Any
+) -> tuple[pl.DataFrame, list[str]]:
+    """The per-trial frame (:data:`toolkit.frames.PASS_K_TRIALS_SCHEMA`) of a folder of
+    runs, and notes: for eval-harness runs a task is its ``task_id``, a trial a run and
+    its verdict ``verify.passed``; for the other families a task is the comparison's unit
+    and the verdict its pass/fail row (``load`` as for :func:`compare`).
+
+    Raises:
+        InputError: no runs, or runs without a pass/fail verdict.
+    """
+    arm = arm_scores(source, family, **load)
+    judged = arm.frame.filter(pl.col("passed").is_not_null())
+    if judged.is_empty():
+        raise InputError(source, f"no run with a pass/fail verdict ({arm.family} runs)")
+    dims = judged["dimension"].unique(maintain_order=True).to_list()
+    dim = EVAL_PASSED if EVAL_PASSED in dims else dims[0]
+    notes = [*arm.notes]
+    if arm.family == "eval":
+        notes.append("a trial is a run; it passed when its verify.passed is true")
+    else:
+        notes.append(f"a trial is a run; it passed when its {dim} passed")
+    frame = judged.filter(pl.col("dimension") == dim).select(
+        pl.col("unit").alias("task"), pl.col("run").alias("trial"), "passed",
+        pl.lit(None, pl.Float64()).alias("reward"),
+    )  # fmt: skip
+    return frame, notes
+
+
+def pass_k_of(
+    source: str | Path,
+    *,
+    family: str = AUTO,
+    level: float | None = None,
+    resamples: int | None = None,
+    seed: int = 0,
+    rubric: str | Path | Mapping[str, Any] | None = None,
+    **load: Any,
+) -> PassKResult:
+    """pass^1 .. pass^n of one set of runs: a ``.csv`` or ``.jsonl`` file of trials
+    (:func:`toolkit.load.trials.read_trials`) or a folder of runs (:func:`trials_of`),
+    with bootstrap intervals over tasks (the rubric's level and resamples unless given).
+
+    Raises:
+        InputError: bad input, one line.
+    """
+    spec = DEFAULT_COMPARE_RUBRIC if rubric is None else load_compare_rubric(rubric)
+    src = open_source(source, load.get("storage_options"))
+    if src.kind() == "file":
+        frame, notes = read_trials(source, storage_options=load.get("storage_options")), []
+        notes.append("a trial passed when its passed is true, else when its reward is within "
+                     "1e-6 of 1 (tau-bench)")  # fmt: skip
+    else:
+        frame, notes = trials_of(source, family, **load)
+    return pass_k(
+        frame, label=_label(source), level=spec.level if level is None else level,
+        resamples=spec.resamples if resamples is None else resamples, seed=seed, notes=notes,
+    )  # fmt: skip

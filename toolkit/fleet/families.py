@@ -10,6 +10,9 @@ other.
 A family is told from names only (no file is opened here):
 
 * ``simulation``: a folder holding ``tick_summaries/`` (one run; not looked inside);
+* ``eval``: a folder holding ``eval-run.yaml`` (one dot-agents eval-harness run: its
+  ``iteration-log/`` is part of the run, not an iteration log of its own); a repository's
+  ``.agents/eval/runs/`` is looked into (the only hidden folder that is);
 * ``outcome``: a folder holding ``iter-N.yaml`` files (one iteration log);
 * ``persona``: a ``*.jsonl`` or ``*.run_messages.json`` chat file;
 * ``discussion``: any other ``*.json``, ``*.db`` or ``*.sqlite`` file (a game transcript,
@@ -50,8 +53,12 @@ from toolkit.io.source import is_postgres_url
 #: The families, in the order :func:`~toolkit.fleet.find.detect_family` prefers them
 #: when a folder holds several (a fleet's folder may hold a stray JSON file; a chat
 #: folder its cassette).
-FAMILIES: tuple[str, ...] = ("simulation", "outcome", "persona", "discussion")
+FAMILIES: tuple[str, ...] = ("simulation", "eval", "outcome", "persona", "discussion")
 ITER_NAME = re.compile(r"^iter-\d+\.yaml$")
+#: The record of one dot-agents eval-harness run (its folder is the run).
+EVAL_RUN_NAME = "eval-run.yaml"
+#: Where a repository keeps its eval-harness runs: the hidden path walked into.
+EVAL_RUNS_PATH = (".agents", "eval", "runs")
 CHAT_SUFFIXES = (".jsonl", ".run_messages.json")
 GAME_SUFFIXES = (".json", ".db", ".sqlite")
 #: A coding agent's session transcript: Claude Code ``<uuid>.jsonl``, Codex ``rollout-*.jsonl``.
@@ -160,12 +167,16 @@ def classify(walk: Walk, root: str, name: str) -> tuple[list[Found], dict[str, P
     for folder, dirs, files in walk:
         rel = folder[len(root) :].lstrip("/")
         prefix = f"{name}/{rel}" if rel else name
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_FOLDERS)
+        dirs[:] = sorted(d for d in dirs if _walked(rel, d))
         seen += len(files)
         if seen > MAX_FILES:
             raise InputError(root, f"more than {MAX_FILES} files: name a folder of runs")
         if "tick_summaries" in dirs:
             found.append(Found("simulation", folder, prefix))
+            dirs[:] = []
+            continue
+        if EVAL_RUN_NAME in files:
+            found.append(Found("eval", folder, prefix))
             dirs[:] = []
             continue
         if any(ITER_NAME.match(f) for f in files):
@@ -183,6 +194,23 @@ def classify(walk: Walk, root: str, name: str) -> tuple[list[Found], dict[str, P
             if family:
                 found.append(Found(family, f"{folder}/{file}", f"{prefix}/{file}"))
     return found, kits
+
+
+def _walked(rel: str, name: str) -> bool:
+    """Whether the walk goes into folder ``name`` of the folder at ``rel`` (under the
+    root): not a hidden folder, nor one the toolkit writes, except the steps of
+    ``.agents/eval/runs`` (a repository's eval-harness runs)."""
+    if name.startswith("."):
+        return name == EVAL_RUNS_PATH[0]
+    if name in SKIPPED_FOLDERS:
+        return False
+    parts = rel.split("/") if rel else []
+    if EVAL_RUNS_PATH[0] in parts:  # inside .agents: only eval/runs/ and below
+        at = parts.index(EVAL_RUNS_PATH[0])
+        depth = len(parts) - at  # 1: in .agents, 2: in .agents/eval
+        if depth < len(EVAL_RUNS_PATH):
+            return name == EVAL_RUNS_PATH[depth]
+    return True
 
 
 def kit_file(kit: PersonaKit, path: str) -> bool:

@@ -8,6 +8,7 @@ command that takes a folder (``view``, ``compare``, ``quality --all``, ``outcome
 * :func:`fleet_runs`: the run folders of a fleet folder (``quality --all``, the engine);
 * :func:`find_iteration_logs` and :func:`fleet_log_names`: the iteration logs under a
   folder and what each is called in a fleet table (``outcome --all``, ``compare``);
+* :func:`find_eval_runs`: the dot-agents eval-harness runs under a folder or repository;
 * :func:`chat_files`, :func:`kit_for`, :func:`session_of`: the chats of a folder, the
   persona kit of a chat, the session an agent transcript belongs to.
 
@@ -188,10 +189,11 @@ def detect_family(
     source: str | Path | Source, storage_options: Mapping[str, Any] | None = None
 ) -> str:
     """The one family of the runs in ``source``: ``simulation`` (run folders with
-    tick_summaries/), ``outcome`` (iter-N.yaml files), ``persona`` (chat files) or
-    ``discussion`` (game transcripts, exports or a game database); when a folder holds
-    several, the first of :data:`~toolkit.fleet.families.FAMILIES`. A single file that is
-    no chat is taken as games.
+    tick_summaries/), ``eval`` (dot-agents eval-harness runs), ``outcome`` (iter-N.yaml
+    files), ``persona`` (chat files) or ``discussion`` (game transcripts, exports or a
+    game database); when a folder holds several, the first of
+    :data:`~toolkit.fleet.families.FAMILIES`. A single file that is no chat is taken as
+    games.
 
     Raises:
         InputError: nothing recognisable in ``source`` (name ``--family``).
@@ -371,3 +373,28 @@ def fleet_log_names(
     if len(set(names)) < len(names):  # cannot happen for distinct paths; never merge rows
         names = [str(log) for log in logs]
     return names
+
+
+# ---------------------------------------------------------------------------
+# dot-agents eval-harness runs (toolkit outcome, compare, compare --pass-k)
+# ---------------------------------------------------------------------------
+
+
+def find_eval_runs(
+    source: str | Path | Source, storage_options: Mapping[str, Any] | None = None
+) -> list[str]:
+    """The eval-harness run folders (each holding ``eval-run.yaml``) under ``source``: a
+    repository (its ``.agents/eval/runs/``), that folder, a folder of run folders or one
+    run folder; paths or URLs in path order.
+
+    Raises:
+        InputError: no such folder, or no eval run in it.
+    """
+    src = open_source(source, storage_options)
+    runs = [f.path for f in discover(src, storage_options) if f.family == "eval"]
+    if not runs:
+        shown: str | Path = src.disk if src.disk is not None else src.url()
+        raise InputError(
+            shown, "no eval-harness runs (folders with eval-run.yaml, as in .agents/eval/runs/)"
+        )
+    return runs

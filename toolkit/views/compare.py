@@ -115,6 +115,7 @@ def render_compare_text(
     lines += ["", *wrap_item(verdict_line(result), width, bullet="", indent=0)]
     lines += _flip_lines(result)
     lines += _pass_k_lines(result, width)
+    lines += strata_lines(result, width)
     lines += _noise_lines(result, name_w, width)
     lines += _unpaired_lines(result, width)
     if result.notes:
@@ -191,11 +192,59 @@ def _pass_k_lines(result: CompareResult, width: int | None) -> list[str]:
                 continue
             top = max(arm_rows["units"].to_list(), default=0)
             cells = "  ".join(
-                f"k={k} {v:.2f}" + ("" if units == top else f" ({plural(units, 'unit')})")
-                for k, units, v in arm_rows.select("k", "units", "pass_k").rows()
+                f"k={k} {pass_k_cell(v, lo, hi)}"
+                + ("" if units == top else f" ({plural(units, 'unit')})")
+                for k, units, v, lo, hi in arm_rows.select(
+                    "k", "units", "pass_k", "ci_low", "ci_high"
+                ).rows()
             )
             lines += wrap_item(cells, width, bullet=f"    {arm}: ", indent=7)
     return lines
+
+
+def _ahead_text(row: dict[str, Any], labels: tuple[str, str]) -> str:
+    """Who is ahead on one stratum, in words."""
+    if row["ahead"] == "even":
+        return "even"
+    return f"{row['ahead']} ({labels[0 if row['ahead'] == 'A' else 1]}) ahead"
+
+
+def strata_lines(result: CompareResult, width: int | None) -> list[str]:
+    """Which arm is ahead over all tasks and per difficulty and language (eval-harness
+    runs): pass rates, B - A with its interval, pass^k at the k every task reaches, and
+    the mean score; nothing when the units carry no such property."""
+    strata = result.strata
+    if strata is None or strata.is_empty():
+        return []
+    lines = ["", "by task property (pass rate of paired tasks; no test: few tasks each):"]
+    head = f"  {'':<16} {'tasks':>5} {'A':>5} {'B':>5} {'B - A':>6} {'95% CI':<14} pass^k A/B"
+    head = head.replace("95% CI", f"{result.level * 100:g}% CI")
+    lines.append(head)
+    for r in strata.iter_rows(named=True):
+        name = r["value"] if r["by"] == "all" else f"{r['by'][:4]}={r['value']}"
+        ci = f"[{r['ci_low']:+.2f}, {r['ci_high']:+.2f}]" if r["ci_low"] is not None else "-"
+        lines.append(
+            f"  {_clipped(name, 16):<16} {r['tasks']:>5} {r['pass_a']:>5.2f} {r['pass_b']:>5.2f} "
+            f"{r['diff']:>+6.2f} {ci:<14} k={r['k']} {r['pass_k_a']:.2f}/{r['pass_k_b']:.2f} "
+            f"{'even' if r['ahead'] == 'even' else r['ahead'] + ' ahead'}"
+        )
+    overall = strata.row(0, named=True)
+    lines += wrap_item(
+        f"overall: {_ahead_text(overall, result.labels)} on the verifier's pass rate "
+        f"({overall['pass_b']:.2f} vs {overall['pass_a']:.2f} over {overall['tasks']} tasks); "
+        "see the passed row above for its test",
+        width, bullet="  ", indent=2,
+    )  # fmt: skip
+    return lines
+
+
+def pass_k_cell(value: float | None, low: float | None, high: float | None) -> str:
+    """A pass^k value with its interval: ``0.67 [0.42, 0.92]`` (``-`` when none)."""
+    if value is None:
+        return "-"
+    if low is None or high is None:
+        return f"{value:.2f}"
+    return f"{value:.2f} [{low:.2f}, {high:.2f}]"
 
 
 def _noise_lines(result: CompareResult, name_w: int, width: int | None) -> list[str]:
@@ -296,11 +345,42 @@ def render_compare_markdown(result: CompareResult) -> str:
             f"\n{md(f['dimension'])}: {f['pass_to_fail']} pass → fail, {f['fail_to_pass']} "
             f"fail → pass (McNemar p = {p_text(f['p'])})."
         )
+    out += _strata_markdown(result)
     if result.only_a or result.only_b:
         out.append(f"\nUnpaired: {len(result.only_a)} only in A, {len(result.only_b)} only in B.")
     for note in result.notes:
         out.append(f"\n> {md(note)}")
     return "\n".join(out)
+
+
+def _strata_markdown(result: CompareResult) -> list[str]:
+    """pass^k per arm and the table by task property, for a pull-request comment."""
+    out: list[str] = []
+    for dim in dict.fromkeys(result.pass_k["dimension"].to_list()):
+        rows_k = result.pass_k.filter(pl.col("dimension") == dim)
+        for arm in ("A", "B"):
+            cells = ", ".join(
+                f"k={k} {pass_k_cell(v, lo, hi)}"
+                for k, v, lo, hi in rows_k.filter(pl.col("arm") == arm)
+                .select("k", "pass_k", "ci_low", "ci_high")
+                .rows()
+            )
+            if cells:
+                out.append(f"\npass^k of {md(dim)}, {arm}: {md(cells)}")
+    strata = result.strata
+    if strata is None or strata.is_empty():
+        return out
+    out += ["", "| tasks by | tasks | pass A | pass B | B − A | 95% CI | pass^k A / B | ahead |",
+            "|---|---:|---:|---:|---:|---|---|---|"]  # fmt: skip
+    for r in strata.iter_rows(named=True):
+        name = r["value"] if r["by"] == "all" else f"{r['by']} = {r['value']}"
+        ci = f"{r['ci_low']:+.2f} … {r['ci_high']:+.2f}" if r["ci_low"] is not None else "–"
+        out.append(
+            f"| {md(name)} | {r['tasks']} | {r['pass_a']:.2f} | {r['pass_b']:.2f} | "
+            f"{r['diff']:+.2f} | {ci} | k={r['k']}: {r['pass_k_a']:.2f} / {r['pass_k_b']:.2f} | "
+            f"{md(_ahead_text(r, result.labels))} |"
+        )
+    return out
 
 
 def forest_frame(result: CompareResult) -> pl.DataFrame:
@@ -414,13 +494,16 @@ def render_compare_html(result: CompareResult, *, headline_first: bool = True) -
         cells = "; ".join(
             f"{arm}: "
             + ", ".join(
-                f"k={k} {v:.2f}"
-                for k, v in rows_k.filter(pl.col("arm") == arm).select("k", "pass_k").rows()
+                f"k={k} {pass_k_cell(v, lo, hi)}"
+                for k, v, lo, hi in rows_k.filter(pl.col("arm") == arm)
+                .select("k", "pass_k", "ci_low", "ci_high")
+                .rows()
             )
             for arm in ("A", "B")
             if rows_k.filter(pl.col("arm") == arm).height
         )
         extra.append(f"<p>pass^k of {text(dim)} (tau-bench): {text(cells)}</p>")
+    extra += _strata_html(result)
     if result.only_a or result.only_b:
         extra.append(
             f"<p>Unpaired: {len(result.only_a)} only in A ({text(_units(result.only_a))}), "
@@ -433,6 +516,32 @@ def render_compare_html(result: CompareResult, *, headline_first: bool = True) -
         f"{head}<figure class='tk-forest'>{svg}</figure>{body}{''.join(extra)}",
         "tk-compare",
     )
+
+
+def _strata_html(result: CompareResult) -> list[str]:
+    """The comparison by task property as an HTML table (nothing without one)."""
+    strata = result.strata
+    if strata is None or strata.is_empty():
+        return []
+    rows = [
+        [
+            text(r["value"] if r["by"] == "all" else f"{r['by']} = {r['value']}"),
+            text(str(r["tasks"])),
+            text(f"{r['pass_a']:.2f}"),
+            text(f"{r['pass_b']:.2f}"),
+            text(f"{r['diff']:+.2f}"),
+            text(f"{r['ci_low']:+.2f} … {r['ci_high']:+.2f}" if r["ci_low"] is not None else "-"),
+            text(f"k={r['k']}: {r['pass_k_a']:.2f} / {r['pass_k_b']:.2f}"),
+            text("even" if r["ahead"] == "even" else f"{r['ahead']} ahead"),
+        ]
+        for r in strata.iter_rows(named=True)
+    ]
+    head = ["tasks by", "tasks", "pass A", "pass B", "B − A", f"{result.level * 100:g}% CI",
+            "pass^k A / B", "ahead"]  # fmt: skip
+    return [
+        "<p>By task property (pass rate of the paired tasks; no test: few tasks each):</p>",
+        table(head, rows, numeric=frozenset({1, 2, 3, 4})),
+    ]
 
 
 def render_compare_page(result: CompareResult) -> str:
@@ -469,3 +578,51 @@ def render_plan_text(plan: pl.DataFrame, *, label: str, power: float, alpha: flo
             indent=name_w + 29,
         )  # fmt: skip
     return "\n".join(lines)
+
+
+def render_pass_k_text(result: Any, *, width: int | None = None) -> str:
+    """``toolkit compare --pass-k``: pass^1 .. pass^n of one set of trials, each with its
+    bootstrap interval over tasks, then the tasks that never or not always passed."""
+    tasks = result.tasks
+    pct = f"{result.level * 100:g}% CI"
+    lines = [
+        f"pass^k · {result.label} · {plural(tasks.height, 'task')}, "
+        f"{plural(int(tasks['trials'].sum()), 'trial')} (tau-bench)",
+        "",
+        f"{'k':>3} {'tasks':>5} {'pass^k':>7}  {pct}",
+    ]
+    for r in result.table.iter_rows(named=True):
+        value = "-" if r["pass_k"] is None else f"{r['pass_k']:.3f}"
+        ci = f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]" if r["ci_low"] is not None else "-"
+        lines.append(f"{r['k']:>3} {r['tasks']:>5} {value:>7}  {ci}")
+    never = tasks.filter(pl.col("passes") == 0)["task"].to_list()
+    flaky = tasks.filter((pl.col("passes") > 0) & (pl.col("passes") < pl.col("trials")))
+    lines.append("")
+    if flaky.height:
+        shown = tuple(f"{t} {c}/{n}" for t, n, c in flaky.select("task", "trials", "passes").rows())
+        lines += wrap_item(_units(shown), width, bullet="not always: ", indent=2)
+    if never:
+        lines += wrap_item(_units(tuple(never)), width, bullet="never: ", indent=2)
+    for note in result.notes:
+        lines += wrap_item(note, width)
+    lines.append(
+        f"(rubric compare {result.version}; {result.resamples} resamples, seed {result.seed})"
+    )
+    return "\n".join(lines)
+
+
+def render_pass_k_markdown(result: Any) -> str:
+    """``toolkit compare --pass-k --format markdown``: the table for a comment."""
+    pct = f"{result.level * 100:g}% CI"
+    out = [
+        f"### pass^k · `{md(result.label)}`",
+        "",
+        f"| k | tasks | pass^k | {pct} |",
+        "|---:|---:|---:|---|",
+    ]
+    for r in result.table.iter_rows(named=True):
+        value = "–" if r["pass_k"] is None else f"{r['pass_k']:.3f}"
+        ci = f"{r['ci_low']:.3f} … {r['ci_high']:.3f}" if r["ci_low"] is not None else "–"
+        out.append(f"| {r['k']} | {r['tasks']} | {value} | {ci} |")
+    out += [f"\n> {md(n)}" for n in result.notes]
+    return "\n".join(out)

@@ -215,6 +215,10 @@ class _Scoring:
         if f.family == "outcome":
             self.runs.extend(outcome_runs(f, self.storage_options, self.agent_logs,
                                           self.attached, self.evidence.repo))  # fmt: skip
+        elif f.family == "eval":  # an eval-harness run: its one-iteration log, as a log
+            log = Found("outcome", f"{f.path.rstrip('/')}/iteration-log", f.id)
+            self.runs.extend(outcome_runs(log, self.storage_options, self.agent_logs,
+                                          self.attached))  # fmt: skip
         elif f.family == "discussion":
             self.runs.extend(discussion_runs(f, self._ratings_for))
         elif f.family == "persona":

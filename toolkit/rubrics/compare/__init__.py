@@ -18,7 +18,11 @@ folders and hands the frames here.
   correlation. Unpaired: Mann-Whitney U or Welch's t, Cohen's d.
 * **Pass/fail outcomes** (a verdict): the flip table of paired units, McNemar's exact
   test (a binomial test on the discordant pairs) and pass^k as tau-bench defines it
-  (per unit C(c, k) / C(n, k), averaged over units) for k = 1..n.
+  (per unit C(c, k) / C(n, k), averaged over units) for k = 1..n, with a bootstrap
+  interval over units, per arm in every comparison; :func:`pass_k` gives it for one set
+  of trials (:mod:`~toolkit.rubrics.compare.pass_k`).
+* **Strata** (:mod:`~toolkit.rubrics.compare.strata`): for units that carry a difficulty
+  or a language (eval-harness runs), which arm is ahead on each value.
 * **Correction** across the dimensions of one comparison: Holm (default) or
   Benjamini-Hochberg (:func:`scipy.stats.false_discovery_control`).
 * **Noise floor.** From A's repeated runs of one unit: the pooled within-unit standard
@@ -49,12 +53,14 @@ from toolkit.rubrics.compare.arms import check_scores, rekey
 from toolkit.rubrics.compare.comparison import compare_scores
 from toolkit.rubrics.compare.family_scores import (
     discussion_scores,
+    eval_scores,
     outcome_scores,
     persona_scores,
     simulation_scores,
 )
 from toolkit.rubrics.compare.gate import gate_failures, parse_gate
 from toolkit.rubrics.compare.noise import noise_floor
+from toolkit.rubrics.compare.pass_k import PassKResult, check_trials, pass_k, pass_k_rows
 from toolkit.rubrics.compare.planning import (
     MAX_PAIRS,
     WILCOXON_ARE,
@@ -68,6 +74,7 @@ from toolkit.rubrics.compare.rubric import (
     CORRECTIONS,
     DEFAULT_COMPARE_RUBRIC,
     DIRECTIONS,
+    EVAL_PASSED,
     FAMILIES,
     MAJORITY,
     PAIR_KEYS,
@@ -91,30 +98,36 @@ from toolkit.rubrics.compare.stats import (
     unpaired_test,
     wilcoxon_test,
 )
+from toolkit.rubrics.compare.strata import STRATA_KEYS, strata_frame
 
 __all__ = [
     "COMPARE_VERSION",
     "CORRECTIONS",
     "DEFAULT_COMPARE_RUBRIC",
     "DIRECTIONS",
+    "EVAL_PASSED",
     "EXACT_TIES_MAX",
     "FAMILIES",
     "MAJORITY",
     "MAX_PAIRS",
     "PAIR_KEYS",
+    "STRATA_KEYS",
     "TESTS",
     "VERDICT",
     "WILCOXON_ARE",
     "CompareResult",
     "CompareRubric",
     "Direction",
+    "PassKResult",
     "TestResult",
     "adjust",
     "bootstrap_interval",
     "check_scores",
+    "check_trials",
     "compare_scores",
     "direction_of",
     "discussion_scores",
+    "eval_scores",
     "gate_failures",
     "holm",
     "load_compare_rubric",
@@ -126,11 +139,14 @@ __all__ = [
     "pairs_for_power",
     "parse_gate",
     "pass_hat_k",
+    "pass_k",
+    "pass_k_rows",
     "persona_scores",
     "plan_pairs",
     "rank_biserial_paired",
     "rekey",
     "simulation_scores",
+    "strata_frame",
     "unpaired_test",
     "wilcoxon_test",
 ]

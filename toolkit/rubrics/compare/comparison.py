@@ -26,12 +26,15 @@ from toolkit.rubrics.compare.noise import (
     with_floors,
     within_sds,
 )
+from toolkit.rubrics.compare.pass_k import pass_k_rows
 from toolkit.rubrics.compare.result import CompareResult
 from toolkit.rubrics.compare.rubric import (
     CORRECTIONS,
     DEFAULT_COMPARE_RUBRIC,
+    EVAL_PASSED,
     PAIR_KEYS,
     TESTS,
+    VERDICT,
     CompareRubric,
 )
 from toolkit.rubrics.compare.stats import (
@@ -41,10 +44,10 @@ from toolkit.rubrics.compare.stats import (
     fisher_p,
     mcnemar_exact,
     paired_test,
-    pass_hat_k,
     two_sided_z,
     unpaired_test,
 )
+from toolkit.rubrics.compare.strata import STRATA_KEYS, strata_frame
 
 Floats = np.ndarray[Any, np.dtype[np.float64]]
 
@@ -141,7 +144,19 @@ def compare_scores(
         pair_by=pair_by or ", else ".join(PAIR_KEYS.get(arms.family, ("unit",))),
         notes=(*notes, *arms.notes()),
         version=rubric.version,
+        strata=_strata(arms, design.binary, level, resamples, seed),
     )
+
+
+def _strata(
+    arms: Arms, binary: set[str], level: float, resamples: int, seed: int
+) -> pl.DataFrame | None:
+    """The comparison by difficulty and language (:mod:`.strata`) when the units carry
+    them and a pass/fail dimension (``passed`` first, else the verdict) is there."""
+    verdict = next((d for d in (EVAL_PASSED, VERDICT) if d in binary), None)
+    if verdict is None or not any(k in arms.a.columns for k in STRATA_KEYS):
+        return None
+    return strata_frame(arms, verdict, "score", level=level, resamples=resamples, seed=seed)
 
 
 def _settings(
@@ -226,7 +241,7 @@ def _dimension(design: _Design, index: int, dim: str) -> _Tested:
     kind = "pass/fail" if dim in design.binary else "numeric"
     col = "rate" if kind == "pass/fail" else "value"
     da, db = _arm_rows(design.arms, dim, kind)
-    pass_k = _pass_k_rows(dim, da, db) if kind == "pass/fail" else []
+    pass_k = _pass_k_rows(design, index, dim, da, db) if kind == "pass/fail" else []
     direction = design.rubric.direction_of(design.arms.family, dim, design.directions)
     if design.arms.mode == "paired":
         numbers = _paired(design, dim, kind, col, da, db, rng)
@@ -251,25 +266,19 @@ def _arm_rows(arms: Arms, dim: str, kind: str) -> tuple[pl.DataFrame, pl.DataFra
     return da.drop_nulls("value"), db.drop_nulls("value")
 
 
-def _pass_k_rows(dim: str, da: pl.DataFrame, db: pl.DataFrame) -> list[dict[str, Any]]:
-    """pass^k of each arm for k = 1 .. its most runs of a unit (none without repeats)."""
-    arm_counts = {
-        arm: list(zip(frame["judged"].to_list(), frame["passes"].to_list(), strict=True))
-        for arm, frame in (("A", da), ("B", db))
-    }
+def _pass_k_rows(
+    design: _Design, index: int, dim: str, da: pl.DataFrame, db: pl.DataFrame
+) -> list[dict[str, Any]]:
+    """pass^k of each arm for k = 1 .. its most runs of a unit, with the bootstrap
+    interval over units (:func:`~toolkit.rubrics.compare.pass_k.pass_k_rows`)."""
     rows: list[dict[str, Any]] = []
-    if not any(n >= 2 for counts in arm_counts.values() for n, _ in counts):
-        return rows
-    for arm, counts in arm_counts.items():
-        top = max((n for n, _ in counts), default=0)
-        for k in range(1, top + 1):
-            rows.append(
-                {
-                    "dimension": dim, "arm": arm, "k": k,
-                    "units": sum(1 for n, _ in counts if n >= k),
-                    "pass_k": pass_hat_k(counts, k),
-                }
-            )  # fmt: skip
+    for arm_index, (arm, frame) in enumerate((("A", da), ("B", db))):
+        counts = list(zip(frame["judged"].to_list(), frame["passes"].to_list(), strict=True))
+        for row in pass_k_rows(counts, level=design.level, resamples=design.resamples,
+                               seed=[design.seed, index, arm_index]):  # fmt: skip
+            rows.append({"dimension": dim, "arm": arm, "k": row["k"], "units": row["tasks"],
+                         "pass_k": row["pass_k"], "ci_low": row["ci_low"],
+                         "ci_high": row["ci_high"]})  # fmt: skip
     return rows
 
 

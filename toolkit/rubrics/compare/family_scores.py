@@ -9,7 +9,7 @@ from typing import Any
 import polars as pl
 
 from toolkit.frames import COMPARE_SCORES_SCHEMA
-from toolkit.rubrics.compare.rubric import PAIR_KEYS, VERDICT
+from toolkit.rubrics.compare.rubric import EVAL_PASSED, PAIR_KEYS, VERDICT
 
 
 def _frame(rows: list[dict[str, Any]], keys: Sequence[str]) -> pl.DataFrame:
@@ -105,3 +105,36 @@ def persona_scores(result: Any) -> pl.DataFrame:
                      "proposition_agent": f"{prop} x {who}", "dimension": dim,
                      "value": score, "passed": None})  # fmt: skip
     return _frame(rows, ("proposition_agent",))
+
+
+#: The numeric dimensions of an eval-harness run, from its row (toolkit score first).
+EVAL_DIMENSIONS: tuple[tuple[str, str], ...] = (
+    ("score", "value"),
+    ("retries", "retries"),
+    ("duration_s", "duration_s"),
+)
+
+
+def eval_scores(runs: pl.DataFrame) -> pl.DataFrame:
+    """Eval-harness runs as compare's long frame: a run is a run folder (``run_id``), its
+    unit the task (``task_id``: runs of one task are replicates, the same task in two arms a
+    pair). Numeric rows: the toolkit's score of the run's iteration, the agent's retries
+    and its duration in seconds; the pass/fail row ``passed`` is the verifier's
+    ``verify.passed``. ``difficulty``, ``language``, ``harness`` and ``model`` are kept
+    as columns (the comparison is split by the first two).
+
+    Args:
+        runs: one row per run: :data:`toolkit.frames.EVAL_RUNS_SCHEMA` plus ``value``.
+    """
+    keys = ("task", "difficulty", "language", "harness", "model")
+    rows: list[dict[str, Any]] = []
+    for r in runs.iter_rows(named=True):
+        base = {"family": "eval", "unit": r["task_id"], "run": r["run_id"], "task": r["task_id"],
+                "difficulty": r["difficulty"], "language": r["language"],
+                "harness": r["harness"], "model": r["model"]}  # fmt: skip
+        for dim, col in EVAL_DIMENSIONS:
+            value = r.get(col)
+            rows.append(base | {"dimension": dim, "value": None if value is None else float(value),
+                                "passed": None})  # fmt: skip
+        rows.append(base | {"dimension": EVAL_PASSED, "value": None, "passed": r["passed"]})
+    return _frame(rows, keys)

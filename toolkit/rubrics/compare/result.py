@@ -29,6 +29,8 @@ class CompareResult(Shows):
         runs_a, runs_b: runs read in each arm.
         labels: what A and B are called (folder names).
         notes: what the reader must know (fallbacks, dropped values, keys used).
+        strata: :data:`toolkit.frames.COMPARE_STRATA_SCHEMA` (units that carry a
+            difficulty or language: eval-harness runs), else ``None``.
     """
 
     family: str
@@ -52,6 +54,7 @@ class CompareResult(Shows):
     pair_by: str = "unit"
     notes: tuple[str, ...] = ()
     version: str = COMPARE_VERSION
+    strata: pl.DataFrame | None = None
 
     def _summary(self) -> Summary:
         counts = self.dimensions.group_by("outcome", maintain_order=True).len().rows()
@@ -107,4 +110,5 @@ class CompareResult(Shows):
             "pass_k": self.pass_k.to_dicts(),
             "noise": self.noise.to_dicts(),
             "notes": list(self.notes),
+            **({"strata": self.strata.to_dicts()} if self.strata is not None else {}),
         }

@@ -12,11 +12,13 @@ from pydantic import Field
 from toolkit.rubrics._spec import RubricSpec, load_spec
 
 COMPARE_VERSION = "1.0.0"
-FAMILIES: tuple[str, ...] = ("simulation", "outcome", "discussion", "persona")
+FAMILIES: tuple[str, ...] = ("simulation", "outcome", "discussion", "persona", "eval")
 TESTS: tuple[str, ...] = ("wilcoxon", "t")
 CORRECTIONS: tuple[str, ...] = ("holm", "bh")
 #: The pseudo-dimension holding each run's pass/fail verdict.
 VERDICT = "verdict"
+#: The pass/fail dimension of eval-harness runs: the verifier's ``verify.passed``.
+EVAL_PASSED = "passed"
 
 #: Per family: dimension -> +1 (higher is better), -1 (lower is better), 0 (a band: a
 #: change is reported but is neither better nor worse). ``"*"`` is the default of
@@ -39,6 +41,8 @@ DIRECTIONS: Mapping[str, Mapping[str, Direction]] = {
     "outcome": {"*": 1},
     "discussion": {"*": 1},
     "persona": {"*": 1},
+    # eval-harness runs (added with issue 36; the other families' numbers are unchanged)
+    "eval": {EVAL_PASSED: 1, "score": 1, "retries": -1, "duration_s": -1, "*": 1},
 }
 
 #: Pairing keys each family offers, in the order the default pairing tries them.
@@ -47,6 +51,7 @@ PAIR_KEYS: Mapping[str, tuple[str, ...]] = {
     "outcome": ("task", "run"),
     "discussion": ("game_id",),
     "persona": ("proposition_agent",),
+    "eval": ("task", "run"),
 }
 
 #: A unit passes a pass/fail dimension when more than this share of its runs passed.

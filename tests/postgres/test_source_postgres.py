@@ -68,13 +68,13 @@ def test_redact_uri_removes_passwords_in_every_form() -> None:
     text = (
         "at postgresql://guest:s3cr%40t@db.example:5432/app?sslmode=require and "
         "postgres://u:p@ss@h/db, conninfo host=h password='a b' user=u, "
-        "postgresql://h/db?password=qq&sslmode=disable"
+        "postgresql://h/db?password=qq&sslmode=disable&sslpassword=kk"
     )
     out = redact_uri(text)
     assert out == (
         "at postgresql://guest@db.example:5432/app?sslmode=require and "
         "postgres://u@h/db, conninfo host=h password=*** user=u, "
-        "postgresql://h/db?password=***&sslmode=disable"
+        "postgresql://h/db?password=***&sslmode=disable&sslpassword=***"
     )
 
 

@@ -62,7 +62,7 @@ DEFAULT_STATEMENT = 60.0
 #: used (the schema read); the rest tune Prisma's pool and are ignored.
 PRISMA_PARAMETERS = frozenset(
     {"schema", "pgbouncer", "connection_limit", "pool_timeout", "socket_timeout",
-     "statement_cache_size", "sslaccept", "sslidentity", "sslpassword"}
+     "statement_cache_size", "sslaccept", "sslidentity"}
 )  # fmt: skip
 
 _NOT_FILES = "a database holds tables, not files"
@@ -130,9 +130,10 @@ class PostgresSource(Source):
             params = conninfo_to_dict(self._conninfo)
         except psycopg.Error as exc:
             raise InputError(self.root, f"not a PostgreSQL URI ({self._said(exc)})") from None
-        password = str(params.get("password") or "")
-        if password:
-            self._secrets = [password, quote(password, safe=""), password.strip()]
+        for key in ("password", "sslpassword"):
+            secret = str(params.get(key) or "")
+            if secret:
+                self._secrets += [secret, quote(secret, safe=""), secret.strip()]
         self._params = params
         self._con: psycopg.Connection[Any] | None = None
         self._columns: dict[str, dict[str, str]] | None = None

@@ -45,6 +45,11 @@ def server_bin() -> Path | None:
     return found[-1] if found else None
 
 
+def _reachable(folder: Path) -> bool:
+    """Whether every folder down to ``folder`` lets other users through (o+x)."""
+    return all(os.stat(p).st_mode & 0o001 for p in [folder, *folder.parents])
+
+
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
@@ -66,14 +71,24 @@ class Cluster:
         self.bindir = bindir
         self.admin_password = "adm-" + secrets.token_hex(8)
         self.guest_password = "gst:" + secrets.token_hex(8) + "/@?"
-        self.folder = Path(tempfile.mkdtemp(prefix="toolkit-pg-"))
+        self._as: list[str] = []
+        base = None
+        if os.geteuid() == 0:  # the server refuses root: run it as the package's user
+            try:
+                pw = pwd.getpwnam("postgres")
+            except KeyError:
+                raise RuntimeError(
+                    "running as root needs the `postgres` system user (Debian's postgresql "
+                    "package creates it)"
+                ) from None
+            self._as = ["runuser", "-u", "postgres", "--"]
+            if not _reachable(Path(tempfile.gettempdir())):
+                base = "/tmp"  # the postgres user must reach its folder
+        self.folder = Path(tempfile.mkdtemp(prefix="toolkit-pg-", dir=base))
+        if self._as:
+            os.chown(self.folder, pw.pw_uid, pw.pw_gid)
         self.data = self.folder / "data"
         self.port = 0
-        self._as: list[str] = []
-        if os.geteuid() == 0:  # the server refuses root: run it as the package's user
-            pw = pwd.getpwnam("postgres")
-            os.chown(self.folder, pw.pw_uid, pw.pw_gid)
-            self._as = ["runuser", "-u", "postgres", "--"]
         self._start()
 
     # -- lifecycle ------------------------------------------------------------

@@ -122,6 +122,8 @@ def test_since_and_game_select_games(twol: str) -> None:
         load_discussion(twol, games=["nope"])
     with pytest.raises(InputError, match="--since='last week'"):
         load_discussion(twol, since="last week")
+    with pytest.raises(InputError, match="no game with a Discussion phase created since 2030"):
+        load_discussion(twol, since="2030-01-01")
 
 
 def test_the_filters_are_in_the_query(pg_server: Cluster, tmp_path: Path) -> None:
@@ -152,6 +154,8 @@ def test_a_game_without_a_discussion_is_left_out_with_a_warning(
     assert "lobby-1" not in d.game_ids and len(d.game_ids) == 3
     assert any("1 game(s) without a discussion message" in w and "lobby-1" in w
                for w in d.warnings)  # fmt: skip
+    with pytest.raises(InputError, match="--game='lobby-1': not among the games read"):
+        load_discussion(guest, games=["lobby-1", "base-7-1"])
 
 
 def test_a_database_and_files_together_refuse_a_game_loaded_twice(twol: str) -> None:

@@ -68,13 +68,13 @@ def test_redact_uri_removes_passwords_in_every_form() -> None:
     text = (
         "at postgresql://guest:s3cr%40t@db.example:5432/app?sslmode=require and "
         "postgres://u:p@ss@h/db, conninfo host=h password='a b' user=u, "
-        "postgresql://h/db?password=qq&sslmode=disable"
+        "postgresql://h/db?password=qq&sslmode=disable&sslpassword=kk"
     )
     out = redact_uri(text)
     assert out == (
         "at postgresql://guest@db.example:5432/app?sslmode=require and "
         "postgres://u@h/db, conninfo host=h password=*** user=u, "
-        "postgresql://h/db?password=***&sslmode=disable"
+        "postgresql://h/db?password=***&sslmode=disable&sslpassword=***"
     )
 
 
@@ -273,3 +273,23 @@ def test_a_huge_text_cell_is_refused_without_reading_it_whole(
     monkeypatch.setenv("TOOLKIT_MAX_CELL_BYTES", str(7_000_000))
     with PostgresSource(guest) as src:
         assert src.frame("t", ["body"])["body"].str.len_chars().to_list() == [5, 3_000_000]
+
+
+def test_each_transaction_sets_its_own_timeout_as_behind_a_transaction_pooler(
+    pg_server: Cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pooler hands a transaction to a server session without the session's SETs: the
+    statement timeout is set again in every transaction (SET LOCAL)."""
+    file = tmp_path / "slow.sql"
+    file.write_text("CREATE VIEW slow AS SELECT 1 AS x FROM pg_sleep(5);")
+    guest = pg_server.make_database("slow", [file])
+    monkeypatch.setenv("TOOLKIT_STATEMENT_TIMEOUT", "0.5")
+    with PostgresSource(guest) as src:
+        con = src.connection()
+        with con.transaction():  # what another session of the pool would look like
+            con.execute("SET statement_timeout = 0")
+        start = time.monotonic()
+        with pytest.raises(InputError) as err:
+            src.frame("slow", ["x"])
+    assert time.monotonic() - start < 4
+    assert "cannot read table 'slow'" in str(err.value) and "longer than 0.5 s" in str(err.value)

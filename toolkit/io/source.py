@@ -72,7 +72,7 @@ __all__ = [
 
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://(.*)$")
 _PG_URI = re.compile(r"(?i)\b(postgres(?:ql)?://)(\S+)")
-_PASSWORD_WORD = re.compile(r"(?i)\bpassword\s*=\s*('(?:[^'\\]|\\.)*'|[^\s&]+)")
+_PASSWORD_WORD = re.compile(r"(?i)\b(\w*password)\s*=\s*('(?:[^'\\]|\\.)*'|[^\s&]+)")
 
 #: scheme -> (the package that implements it, the toolkit extra that installs it).
 EXTRAS: dict[str, tuple[str, str]] = {
@@ -125,9 +125,10 @@ def is_postgres_url(path_or_url: str | Path) -> bool:
 def redact_uri(text: str) -> str:
     """``text`` with the password of every PostgreSQL URI in it removed
     (``postgresql://user:secret@host/db`` -> ``postgresql://user@host/db``) and every
-    ``password=…`` (a URI query parameter or a keyword connection string) shown as
-    ``password=***``. The user information is taken to end at the last ``@`` of the URI,
-    so a password holding an unescaped ``@`` is removed whole."""
+    ``password=…`` or ``sslpassword=…`` (a URI query parameter or a keyword connection
+    string) shown as ``password=***`` (``sslpassword=***``). The user information is taken
+    to end at the last ``@`` of the URI, so a password holding an unescaped ``@`` is
+    removed whole."""
 
     def one(m: re.Match[str]) -> str:
         token = m.group(2)
@@ -137,7 +138,7 @@ def redact_uri(text: str) -> str:
             token = f"{user}@{rest}" if user else rest
         return m.group(1) + token
 
-    return _PASSWORD_WORD.sub("password=***", _PG_URI.sub(one, text))
+    return _PASSWORD_WORD.sub(r"\1=***", _PG_URI.sub(one, text))
 
 
 def disk_path(path_or_url: str | Path) -> Path | None:

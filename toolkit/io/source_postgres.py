@@ -28,6 +28,7 @@ Nothing is contacted until a table is asked for.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import os
@@ -61,7 +62,7 @@ DEFAULT_STATEMENT = 60.0
 #: used (the schema read); the rest tune Prisma's pool and are ignored.
 PRISMA_PARAMETERS = frozenset(
     {"schema", "pgbouncer", "connection_limit", "pool_timeout", "socket_timeout",
-     "statement_cache_size", "sslaccept", "sslidentity", "sslpassword"}
+     "statement_cache_size", "sslaccept", "sslidentity"}
 )  # fmt: skip
 
 _NOT_FILES = "a database holds tables, not files"
@@ -129,9 +130,10 @@ class PostgresSource(Source):
             params = conninfo_to_dict(self._conninfo)
         except psycopg.Error as exc:
             raise InputError(self.root, f"not a PostgreSQL URI ({self._said(exc)})") from None
-        password = str(params.get("password") or "")
-        if password:
-            self._secrets = [password, quote(password, safe=""), password.strip()]
+        for key in ("password", "sslpassword"):
+            secret = str(params.get(key) or "")
+            if secret:
+                self._secrets += [secret, quote(secret, safe=""), secret.strip()]
         self._params = params
         self._con: psycopg.Connection[Any] | None = None
         self._columns: dict[str, dict[str, str]] | None = None
@@ -259,16 +261,14 @@ class PostgresSource(Source):
         if timeout is not None:
             extra["connect_timeout"] = timeout
         try:
-            con = psycopg.connect(self._conninfo, autocommit=True, **extra)
+            # prepare_threshold=None: no prepared statements, which a transaction pooler
+            # (PgBouncer, Supabase's port 6543) cannot keep across transactions
+            con = psycopg.connect(self._conninfo, autocommit=True, prepare_threshold=None, **extra)
         except psycopg.Error as exc:
             raise self.error(exc, "cannot connect") from None
         try:
-            ms = int(_statement_seconds() * 1000)
             con.execute("SET default_transaction_read_only = on")
-            con.execute(sql.SQL("SET statement_timeout = {}").format(sql.Literal(ms)))
-            con.execute("SET TIME ZONE 'UTC'")
-            if self._schema:
-                con.execute(sql.SQL("SET search_path = {}").format(sql.Identifier(self._schema)))
+            con.execute(self._settings("SET"))
         except psycopg.Error as exc:
             con.close()
             raise self.error(exc, "cannot set up a read-only session") from None
@@ -276,6 +276,26 @@ class PostgresSource(Source):
         con.read_only = True  # every transaction BEGIN … READ ONLY, too
         self._con = con
         return con
+
+    def _settings(self, verb: str) -> sql.Composed:
+        """The statement timeout, UTC and the schema, as ``SET`` (the session) or ``SET
+        LOCAL`` (each transaction: a transaction pooler may hand every transaction to
+        another server session, which has none of the session's settings)."""
+        ms = int(_statement_seconds() * 1000)
+        parts = [
+            sql.SQL(verb + " statement_timeout = {}").format(sql.Literal(ms)),
+            sql.SQL(verb + " TIME ZONE 'UTC'"),
+        ]
+        if self._schema:
+            parts.append(sql.SQL(verb + " search_path = {}").format(sql.Identifier(self._schema)))
+        return sql.SQL("; ").join(parts)
+
+    @contextlib.contextmanager
+    def _transaction(self, con: psycopg.Connection[Any]) -> Iterator[None]:
+        """A read-only transaction with the settings of :meth:`_settings`."""
+        with con.transaction():
+            con.execute(self._settings("SET LOCAL"))
+            yield
 
     def close(self) -> None:
         """Close the session (a later call opens a new one)."""
@@ -307,7 +327,7 @@ class PostgresSource(Source):
         )
         con = self.connection()
         try:
-            with con.transaction():
+            with self._transaction(con):
                 rows = con.execute(query).fetchall()
         except psycopg.Error as exc:
             raise self.error(exc, "cannot list the tables") from None
@@ -425,7 +445,7 @@ class PostgresSource(Source):
         pending: list[pl.DataFrame] = []
         rows, size = 0, 0.0
         try:
-            with con.transaction(), con.cursor(name=f"toolkit_{next(_CURSORS)}") as cur:
+            with self._transaction(con), con.cursor(name=f"toolkit_{next(_CURSORS)}") as cur:
                 cur.execute(query, params)
                 while chunk := cur.fetchmany(_ROWS_PER_FETCH):
                     frame = self._frame(table, schema, chunk)

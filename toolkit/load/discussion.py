@@ -390,7 +390,8 @@ def _only(d: Discussion, games: Sequence[str], since: datetime | None) -> Discus
     if games:
         missing = sorted(set(games) - set(d.game_ids))
         if missing:
-            raise InputError(None, "no such game in the input", field="--game", value=missing[0])
+            raise InputError(None, "not among the games read (a game without a discussion "
+                             "is left out)", field="--game", value=missing[0])  # fmt: skip
         keep = keep.filter(pl.col("game_id").is_in(list(games)))
     if since is not None:
         keep = keep.filter(pl.col("created_at") >= since)

@@ -245,7 +245,12 @@ def _add_nested(b: Builder, nested: Mapping[str, dict[str, Any]], kind: str) -> 
 def read_postgres(b: Builder, url: str, games: Sequence[str], since: datetime | None) -> None:
     """The games of a 2L PostgreSQL database (see :mod:`toolkit.load.discussion_postgres`):
     each game with a Discussion phase (a discussion message), the rest counted in a
-    warning."""
+    warning.
+
+    Raises:
+        InputError: what :func:`postgres_rows` refuses, a row that cannot be read, or no
+            game with a Discussion phase at all (nothing to score is not a pass).
+    """
     rows = postgres_rows(url, games=games, since=since)
     b.path = rows.url
     try:
@@ -261,6 +266,9 @@ def read_postgres(b: Builder, url: str, games: Sequence[str], since: datetime | 
             f"{b.path}: {len(quiet)} game(s) without a discussion message (no Discussion "
             f"phase yet) not read: {', '.join(quiet[:5])}{' …' if len(quiet) > 5 else ''}"
         )
+    if not nested:
+        when = f" created since {since:%Y-%m-%d %H:%M} UTC" if since else ""
+        raise InputError(b.path, f"no game with a Discussion phase{when} in this database")
     _add_nested(b, nested, "postgres")
 
 

@@ -137,8 +137,11 @@ def check_outputs(args: Any) -> None:
     """
     wanted = [(a, o, False) for a, o in FILE_OPTIONS.items()]
     wanted += [(a, o, True) for a, o in FOLDER_OPTIONS.items()]
-    given = [(getattr(args, a, None), o, f) for a, o, f in wanted]
-    given = [(v, o, f) for v, o, f in given if isinstance(v, str | Path) and str(v)]
+    given: list[tuple[str | Path, str, bool]] = []
+    for attribute, option, folder in wanted:
+        value = getattr(args, attribute, None)
+        if isinstance(value, str | Path) and str(value):
+            given.append((value, option, folder))
     if not given:
         return
     # the output checks (tempfile, random: 3 ms of CPU) only when an output is named:

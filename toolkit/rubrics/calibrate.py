@@ -39,6 +39,7 @@ from pydantic import Field
 
 from toolkit.errors import InputError
 from toolkit.frames import CALIBRATION_SCORES_SCHEMA, CALIBRATION_TEXT_SCHEMA
+from toolkit.io.edge import INVISIBLE_PATTERN, visible
 from toolkit.ratings.agreement import krippendorff_alpha, score_text
 from toolkit.rubrics._spec import RubricSpec, load_spec
 from toolkit.summary import Shows, Summary, plural
@@ -353,8 +354,9 @@ def calibrate(
             be shown as someone else's), or two different evidence, source, anchor or
             text hash values for one item.
     """
-    long, humans = _long_scores(scores, judge)
     groups = groups_of(scores)
+    judge = visible(judge)
+    long, humans = _long_scores(_visible_ids(scores, groups), judge)
     judged = long.filter(pl.col("rater") == judge).select(
         "item", pl.col("score").alias("judge"), "reasoning"
     )
@@ -387,6 +389,22 @@ def calibrate(
         rubric=rubric,
         seed=seed,
     )
+
+
+def _visible_ids(scores: pl.DataFrame, groups: Sequence[str]) -> pl.DataFrame:
+    """``scores`` with the control characters of item, rater and group values written as
+    escapes (:func:`toolkit.io.edge.visible`): every view, the terminal, the page's
+    charts and JUnit get ``h\\x1b[31m1``, never an ANSI escape (a chart renderer aborted
+    the process on one). Only the values holding such a character are rewritten."""
+    columns = [c for c in ("item", "rater", *groups) if c in scores.columns]
+    fixes = []
+    for c in columns:
+        text = pl.col(c).cast(pl.String)
+        odd = scores.select(text.filter(text.str.contains(INVISIBLE_PATTERN)).unique())[c]
+        if odd.len():
+            mapping = {v: visible(v) for v in odd.to_list()}
+            fixes.append(text.replace(mapping).alias(c))
+    return scores.with_columns(fixes) if fixes else scores
 
 
 def _long_scores(scores: pl.DataFrame, judge: str) -> tuple[pl.DataFrame, tuple[str, ...]]:

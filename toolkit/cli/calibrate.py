@@ -219,8 +219,7 @@ def _print(
 ) -> None:
     """Print the calibration as --format asks (JSON with the gate's decision)."""
     if args.format == "json":
-        data = result.to_dict()
-        data["disagreements"] = data["disagreements"][: args.top]
+        data = result.to_dict(top=args.top)
         data["gate"] = (
             None
             if min_alpha is None

@@ -35,6 +35,7 @@ import polars as pl
 from toolkit.errors import InputError, InputWarning
 from toolkit.frames import CALIBRATION_TEXT_SCHEMA
 from toolkit.io import edge
+from toolkit.ratings.agreement import last_per_pair
 
 __all__ = ["load_calibration_scores"]
 
@@ -59,7 +60,7 @@ def _score(
     return score
 
 
-def _csv_shape(path: str, text: str) -> tuple[list[str], array[int], list[int]]:
+def _csv_shape(path: str, blob: bytes) -> tuple[list[str], array[int], list[int]]:
     """The header of a scores CSV, the first line of each record and the records that
     are blank lines, by one streaming pass of the ``csv`` module (constant memory a
     row): every cell within the cell limit, no column named twice, every record as wide
@@ -72,7 +73,9 @@ def _csv_shape(path: str, text: str) -> tuple[list[str], array[int], list[int]]:
     starts: array[int] = array("q")
     blank: list[int] = []
     with edge.csv_cells():
-        reader = csv.reader(io.StringIO(text))
+        # decoded as it is read (a StringIO of the whole text holds 4 bytes a character)
+        lines = io.TextIOWrapper(io.BytesIO(blob), encoding="utf-8-sig", newline="")
+        reader = csv.reader(lines)
         try:
             header = [h.strip() for h in next(reader, [])]
             _check_header(path, header)
@@ -115,8 +118,8 @@ def _frame_csv(path: str, blob: bytes, scale: tuple[float, float]) -> pl.DataFra
     """The scores of a CSV: its shape checked by :func:`_csv_shape`, its values read by
     Polars and checked column by column (no Python loop over the rows)."""
     edge.check_lines(blob, path)
-    text = edge.decode_text(blob, path)
-    header, starts, blank = _csv_shape(path, text)
+    edge.decode_text(blob, path)  # UTF-8, or one line naming the byte offset
+    header, starts, blank = _csv_shape(path, blob)
     raw: pl.DataFrame = edge.read_frame(blob.removeprefix(b"\xef\xbb\xbf"), path, "csv")
     raw = raw.rename(dict(zip(raw.columns, header, strict=True)))
     if blank:
@@ -290,7 +293,7 @@ def load_calibration_scores(
         frame = _frame_csv(name, blob, scale)
     if frame.height == 0:
         raise InputError(name, "no scores in the file")
-    kept = frame.unique(["item", "rater"], keep="last", maintain_order=True)
+    kept = last_per_pair(frame, ("item", "rater"))
     if kept.height < frame.height:  # lenient, as the ratings files are, but said
         repeated = frame.height - kept.height
         warnings.warn(

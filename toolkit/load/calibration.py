@@ -16,7 +16,11 @@ checks that. Scores
 are numbers on the rubric's scale (0 to 9 by default). When a rater scored an item more
 than once, the last row counts (with one warning saying how many). Read through the
 reading edge (:mod:`toolkit.io.edge`), like the engagement ratings files
-(:mod:`toolkit.load.ratings`).
+(:mod:`toolkit.load.ratings`): a CSV's shape (a column named twice, rows with more or
+fewer cells than the header) is checked by one streaming pass of the ``csv`` module and
+its values by Polars, column by column, so 10^6 rows cost no Python loop over values;
+blank lines are skipped but count against the line limit (``TOOLKIT_MAX_LINES``). A JSON
+file that writes a key twice in one object is refused, naming both values.
 """
 
 from __future__ import annotations

@@ -137,3 +137,38 @@ def test_a_link_inside_its_folder_and_a_new_name_may_be_written(tmp_path: Path) 
     assert output_problem(tmp_path / "new.xml") is None
     assert output_problem(tmp_path, folder=True) is None
     assert check_output_folder(tmp_path / "new-site") == tmp_path / "new-site"
+
+
+PERSONA = SAMPLE_RUNS / "persona"
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "folder"])
+def test_a_judge_cassette_to_record_is_held_to_the_same_rule(
+    kind: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make, said = KINDS[kind]
+    target = make(tmp_path)
+    before = _state(target)
+    game = SAMPLE_RUNS / "discussions" / "game-pass.json"
+    words = ["discussion", str(game), "--judge", f"recorded:{tmp_path / 'x.json'}"]
+    assert main([*words, "--record", str(target)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and said in err[0] and err[0].endswith("(given to --record)"), err
+    assert _state(target) == before
+
+
+def test_write_baseline_refuses_a_file_and_a_fifo(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cassette = PERSONA / "cassette.json"
+    words = ["persona", str(PERSONA / "radio-week1.jsonl"), "--propositions",
+             str(PERSONA / "propositions"), "--judge", f"recorded:{cassette}"]  # fmt: skip
+    plain = tmp_path / "baselines.txt"
+    plain.write_text("mine")
+    for target, said in ((plain, "is a file, not a folder"), (_fifo(tmp_path), "(FIFO)")):
+        before = _state(target)
+        assert main([*words, "--write-baseline", str(target)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and said in err[0], err
+        assert err[0].endswith("(given to --write-baseline)"), err
+        assert _state(target) == before

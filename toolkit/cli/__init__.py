@@ -18,6 +18,7 @@ from typing import Any, TextIO
 
 from toolkit._version import __version__
 from toolkit.cli._gate import normalize_argv, resolve
+from toolkit.cli._output import check_outputs
 from toolkit.errors import InputWarning, ToolkitError
 
 COMMANDS: tuple[str, ...] = (
@@ -152,6 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.showwarning = _warning_line(args.command)
 
             resolve(args)
+            check_outputs(args)  # a FIFO, device, folder or outside link: before any work
             code = int(args.func(args))
     except ToolkitError as exc:
         print(f"toolkit {args.command}: error: {exc}", file=sys.stderr)

@@ -107,3 +107,52 @@ def write_output(
         write_text_atomic(dest.disk, text)
     except OSError as exc:
         raise InputError(target, f"cannot write {what} ({exc.strerror})") from None
+
+
+#: The output options of the commands, by the name argparse gives them: each names a file
+#: a command writes (and would replace).
+FILE_OPTIONS: dict[str, str] = {
+    "junit": "--junit",
+    "html": "--html",
+    "output": "-o",
+    "record": "--record",
+}
+
+#: The output options naming a folder a command writes into.
+FOLDER_OPTIONS: dict[str, str] = {
+    "out": "-o",
+    "write_baseline": "--write-baseline",
+}
+
+
+def check_outputs(args: Any) -> None:
+    """Refuse, before any work, every local output the parsed ``args`` name that is not
+    where a file or folder may be written: a named pipe, a socket, a device, a folder
+    named as a file (a file named as a folder), a symbolic link out of its folder
+    (:func:`toolkit.io.atomic.output_problem`, the helper every writer asks again when it
+    writes). A URL is checked by its Source when written.
+
+    Raises:
+        InputError: one line naming the option, the path and why.
+    """
+    wanted = [(a, o, False) for a, o in FILE_OPTIONS.items()]
+    wanted += [(a, o, True) for a, o in FOLDER_OPTIONS.items()]
+    given: list[tuple[str | Path, str, bool]] = []
+    for attribute, option, folder in wanted:
+        value = getattr(args, attribute, None)
+        if isinstance(value, str | Path) and str(value):
+            given.append((value, option, folder))
+    if not given:
+        return
+    # the output checks (tempfile, random: 3 ms of CPU) only when an output is named:
+    # `toolkit --help` imports this module
+    from toolkit.io.atomic import check_output_folder, check_target
+
+    for value, option, folder in given:
+        path = open_output(value).disk
+        if path is None:
+            continue
+        if folder:
+            check_output_folder(path, option)
+        else:
+            check_target(path, option)

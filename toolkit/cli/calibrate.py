@@ -47,6 +47,8 @@ if TYPE_CHECKING:
     from toolkit.rubrics.calibrate import CalibrateRubric, Calibration
 
 FORMATS = ("table", "json", "markdown")
+#: The seeds taken (numpy's and SciPy's legacy seeds stop at 2**32 - 1).
+SEED_LIMIT = 2**32
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -177,6 +179,9 @@ def _check_arguments(args: argparse.Namespace, games: list[str] | None) -> None:
         raise InputError(None, "must be a finite number", field="--threshold", value=args.threshold)
     if args.top < 0:
         raise InputError(None, "must be 0 or more", field="--top", value=args.top)
+    if not 0 <= args.seed < SEED_LIMIT:
+        raise InputError(None, f"must be from 0 to {SEED_LIMIT - 1:,}", field="--seed",
+                         value=args.seed)  # fmt: skip
 
 
 def _rubric_asked(args: argparse.Namespace, rubric: CalibrateRubric) -> CalibrateRubric:
@@ -224,14 +229,13 @@ def _print(
 ) -> None:
     """Print the calibration as --format asks (JSON with the gate's decision)."""
     if args.format == "json":
-        data = result.to_dict()
-        data["disagreements"] = data["disagreements"][: args.top]
+        data = result.to_dict(top=args.top)
         data["gate"] = (
             None
             if min_alpha is None
             else {"min_alpha": min_alpha, "passed": not failures, "reasons": failures}
         )
-        print(json.dumps(data, indent=2))
+        print(json.dumps(_finite(data), indent=2, allow_nan=False))
         return
     # the calibration's text views (textwrap and the shared helpers: 8 ms of CPU, against
     # `toolkit --help`'s 60 ms): --help imports this module
@@ -246,6 +250,18 @@ def _print(
         print(
             render_calibration_table(result, label, args.top, min_alpha, failures, sources=sources)
         )
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every infinite or undefined float as null: JSON has no
+    ``Infinity`` or ``NaN``."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
 
 
 def _page_path(args: argparse.Namespace) -> Path:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from collections.abc import Sequence
@@ -48,8 +49,8 @@ def _mde(text: str) -> tuple[float, bool]:
         raise InputError(
             None, "must be a number, or a number of SDs such as 0.5sd", field="--mde", value=text
         ) from None
-    if not value > 0:
-        raise InputError(None, "must be a positive difference", field="--mde", value=text)
+    if not (value > 0 and math.isfinite(value)):  # inf would print Infinity in JSON
+        raise InputError(None, "must be a positive, finite difference", field="--mde", value=text)
     return value, standardized
 
 
@@ -208,17 +209,29 @@ def _plan(args: argparse.Namespace, width: int | None) -> int:
         raise InputError(None, "--plan needs --mde (the difference to find)")
     mde, standardized = _mde(args.mde)
     alpha = args.alpha if args.alpha is not None else 0.05
+    for flag, value in (("--power", args.power), ("--alpha", alpha)):
+        if not 0 < value < 1:  # inf and nan included
+            raise InputError(None, "must be between 0 and 1", field=flag, value=value)
     table = compare_plan(
         args.plan, mde, family=args.family, standardized=standardized, power=args.power,
         alpha=alpha, test=args.test, **_load_options(args),
     )  # fmt: skip
     if args.format == "json":
-        print(json.dumps(table.to_dicts(), indent=2))
+        rows = [{k: _finite(v) for k, v in row.items()} for row in table.to_dicts()]
+        print(json.dumps(rows, indent=2, allow_nan=False))
     else:
         print(render_plan_text(table, label=args.plan, power=args.power,
                                alpha=alpha,
                                test=args.test, width=width))  # fmt: skip
     return 0
+
+
+def _finite(value: Any) -> Any:
+    """A number JSON can hold: an infinite or undefined float is null (never
+    ``Infinity`` or ``NaN``, which JSON does not have)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
 
 
 def _ci_outputs(args: argparse.Namespace, result: Any, gated: Sequence[str] | None) -> None:

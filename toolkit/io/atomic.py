@@ -119,17 +119,88 @@ def _fsync_folder(folder: Path) -> None:
             os.close(dir_fd)
 
 
-def check_target(path: str | Path) -> Path:
+def _kind(mode: int) -> str:
+    """What a file that is not a regular file is, in words."""
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def output_problem(path: str | Path, *, folder: bool = False) -> str | None:
+    """Why ``path`` must not be written as an output, or ``None`` when it may be.
+
+    An output replaces a regular file (``folder``: fills a folder) or makes a new one; it
+    never replaces a named pipe, a socket or a device (``/dev/null`` stays a device), a
+    folder where a file is expected (nor a file where a folder is), nor follows a
+    symbolic link out of the folder that holds it. Checked before any work is done, so a
+    refused output costs nothing and leaves nothing behind. Every writer asks this (see
+    :func:`check_target` and :func:`check_output_folder`).
+    """
+    name = os.fspath(path)
+    try:
+        info = os.lstat(name)
+    except OSError:
+        return None  # nothing there yet: a new file (an unwritable folder fails later)
+    if stat.S_ISLNK(info.st_mode):
+        real = os.path.realpath(name)
+        home = os.path.realpath(os.path.dirname(os.path.abspath(name)))
+        if os.path.commonpath([real, home]) != home:
+            return f"is a symbolic link leading out of its folder (to {real}); name the file itself"
+        try:
+            info = os.stat(name)
+        except OSError:
+            return None  # a dangling link inside the folder: replaced by the new file
+    mode = info.st_mode
+    if folder:
+        if stat.S_ISDIR(mode):
+            return None
+        if stat.S_ISREG(mode):
+            return "is a file, not a folder: name a folder to write into"
+        return f"is {_kind(mode)}, not a folder: name a folder to write into"
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "is a folder: name the file to write"
+    return f"is {_kind(mode)}, not a regular file: an output never replaces it"
+
+
+def _refused(path: str | Path, problem: str, option: str | None) -> InputError:
+    """The one-line refusal of an output, naming its path whole (and the option)."""
+    return InputError(path, problem if option is None else f"{problem} (given to {option})")
+
+
+def check_output_folder(path: str | Path, option: str | None = None) -> Path:
+    """``path`` as a folder an output may be written into (made if missing), checked
+    before any work (:func:`output_problem` with ``folder=True``).
+
+    Raises:
+        InputError: one line naming ``path`` (and ``option``) and why.
+    """
+    problem = output_problem(path, folder=True)
+    if problem is not None:
+        raise _refused(path, problem, option)
+    return Path(path)
+
+
+def check_target(path: str | Path, option: str | None = None) -> Path:
     """``path`` as a file :func:`atomic_path` can write, checked before any work is done
     for it (a report checks its ``-o`` before running its notebook).
 
     Raises:
-        InputError: the path is a folder, or its name is too long for the temporary file
-            beside it.
+        InputError: the path is a folder, a named pipe, a socket, a device or a symbolic
+            link out of its folder (:func:`output_problem`), or its name is too long for
+            the temporary file beside it.
     """
     target = Path(path)
-    if target.is_dir():
-        raise InputError(target, "is a folder: name the file to write")
+    problem = output_problem(target)
+    if problem is not None:
+        raise _refused(path, problem, option)
     if len(os.fsencode(target.name)) > _LONGEST_TARGET:
         raise InputError(
             target, f"the file name is longer than {_LONGEST_TARGET} bytes (with the "

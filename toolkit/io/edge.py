@@ -55,6 +55,7 @@ LIMIT_VARIABLES: dict[str, tuple[str, int]] = {
     "TOOLKIT_MAX_DEPTH": ("max_depth", 100),
     "TOOLKIT_MAX_YAML_ALIAS_NODES": ("max_yaml_alias_nodes", 10_000),
     "TOOLKIT_MAX_CELL_BYTES": ("max_cell_bytes", 1024 * 1024),
+    "TOOLKIT_MAX_LINES": ("max_lines", 2_000_000),
 }
 
 
@@ -68,12 +69,16 @@ class Limits:
         max_yaml_alias_nodes: how many nodes YAML aliases may add to a document by
             repeating anchored values (``TOOLKIT_MAX_YAML_ALIAS_NODES``, 10,000).
         max_cell_bytes: the largest CSV cell (``TOOLKIT_MAX_CELL_BYTES``, 1 MiB).
+        max_lines: the most lines a CSV file may have, blank lines included
+            (``TOOLKIT_MAX_LINES``, 2,000,000): a file padded with blank lines is refused
+            before a reader makes a row of each.
     """
 
     max_file_bytes: int
     max_depth: int
     max_yaml_alias_nodes: int
     max_cell_bytes: int
+    max_lines: int = 2_000_000
 
 
 def limits() -> Limits:
@@ -368,6 +373,25 @@ def shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+#: Characters a terminal or a renderer acts on instead of showing: C0 and C1 controls
+#: (ESC starts an ANSI sequence), DEL, zero-width and bidirectional marks, lone surrogates.
+INVISIBLE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+#: The same class as a Polars (Rust) pattern, to find the values that need :func:`visible`.
+INVISIBLE_PATTERN = r"[\x00-\x1F\x7F-\x9F\x{200B}-\x{200F}\x{202A}-\x{202E}\x{2066}-\x{2069}]"
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group(0))
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def visible(text: str) -> str:
+    """``text`` with every character of :data:`INVISIBLE` written as its escape
+    (ESC as ``\\x1b``, U+202E as ``\\u202e``), so an id from a file can be printed to a
+    terminal or handed to a renderer without acting on either."""
+    return INVISIBLE.sub(_escape, text)
+
+
 def sqlite_readonly(path: str | Path) -> sqlite3.Connection:
     """Open an SQLite file read-only, from exactly that path: the one place a ``file:`` URI
     is built.
@@ -396,15 +420,40 @@ def sqlite_problem(path: str | Path, exc: Exception) -> InputError:
     )
 
 
+def check_lines(blob: bytes | str, name: Name) -> int:
+    """The number of lines of CSV bytes or text, blank lines included; refused past the
+    line limit before any reader makes a row of each (Polars reads a blank line as a row
+    of nulls, 130-500 bytes of memory each).
+
+    Raises:
+        InputError: more lines than :attr:`Limits.max_lines`, naming the file.
+    """
+    data = blob if isinstance(blob, bytes) else blob.encode("utf-8", "surrogatepass")
+    lines = data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
+    limit = limits().max_lines
+    if lines > limit:
+        blank = data.count(b"\n\n")
+        said = f" (at least {blank:,} of them blank)" if blank else ""
+        raise InputError(
+            name,
+            f"the file has {lines:,} lines{said}, over the limit of {limit:,} "
+            f"(raise {_variable('max_lines')} to read it)",
+        )
+    return lines
+
+
 def read_frame(blob: bytes, name: Name, kind: str) -> Any:
-    """A Polars frame from CSV (every column as text) or Parquet bytes.
+    """A Polars frame from CSV (every column as text) or Parquet bytes; CSV is held to
+    the line limit first (:func:`check_lines`).
 
     Raises:
         InputError: the bytes are not a readable file of that kind (Polars' own error,
-            or a panic inside it, on one line).
+            or a panic inside it, on one line), or a CSV over the line limit.
     """
     import polars as pl  # polars: `import toolkit` stays light (tests/test_startup_imports.py)
 
+    if kind == "csv":
+        check_lines(blob, name)
     try:
         if kind == "csv":
             return pl.read_csv(io.BytesIO(blob), infer_schema=False)
@@ -579,6 +628,10 @@ def check_json_text(text: str, name: Name, *, line: int | None = None) -> None:
         )
 
 
+#: An integer literal longer than Python converts (``sys.get_int_max_str_digits()``).
+_TOO_LONG = "holds an integer with more digits than can be read (over 4,300): not a number"
+
+
 def load_json_text(text: str, name: Name) -> tuple[Any, list[DuplicateKey]]:
     """Parse JSON text with the depth check: the value (of a repeated key, the last value
     wins) and the repeated keys, for a caller that reports them itself.
@@ -591,6 +644,8 @@ def load_json_text(text: str, name: Name) -> tuple[Any, list[DuplicateKey]]:
         return duplicates.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(name, f"not valid JSON ({exc.msg})", line=exc.lineno) from exc
+    except ValueError as exc:  # an integer longer than Python converts (4,300 digits)
+        raise InputError(name, _TOO_LONG) from exc
     except RecursionError as exc:  # pragma: no cover - the depth check comes first
         raise InputError(name, "nested too deeply") from exc
 
@@ -631,6 +686,9 @@ def iter_json_lines(text: str, name: Name) -> Iterator[tuple[int, Any | InputErr
             continue
         except json.JSONDecodeError as exc:
             yield number, InputError(name, f"not valid JSON ({exc.msg})", line=number)
+            continue
+        except ValueError:  # an integer longer than Python converts
+            yield number, InputError(name, _TOO_LONG, line=number)
             continue
         duplicates.warn(name, dupes, line=number)
         yield number, value

@@ -16,15 +16,21 @@ checks that. Scores
 are numbers on the rubric's scale (0 to 9 by default). When a rater scored an item more
 than once, the last row counts (with one warning saying how many). Read through the
 reading edge (:mod:`toolkit.io.edge`), like the engagement ratings files
-(:mod:`toolkit.load.ratings`).
+(:mod:`toolkit.load.ratings`): a CSV's shape (a column named twice, rows with more or
+fewer cells than the header) is checked by one streaming pass of the ``csv`` module and
+its values by Polars, column by column, so 10^6 rows cost no Python loop over values;
+blank lines are skipped but count against the line limit (``TOOLKIT_MAX_LINES``). A JSON
+file that writes a key twice in one object is refused, naming both values.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import json
 import math
 import warnings
+from array import array
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +39,7 @@ import polars as pl
 from toolkit.errors import InputError, InputWarning
 from toolkit.frames import CALIBRATION_TEXT_SCHEMA
 from toolkit.io import edge
-from toolkit.load._common import parse_json_text
+from toolkit.ratings.agreement import last_per_pair
 
 __all__ = ["load_calibration_scores"]
 
@@ -51,37 +57,102 @@ def _score(
         raise InputError(path, why, field=where, value=value, line=line)
     try:
         score = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: a 400-digit integer
         raise InputError(path, why, field=where, value=value, line=line) from None
     if math.isnan(score) or not low <= score <= high:
         raise InputError(path, why, field=where, value=value, line=line)
     return score
 
 
-def _rows_csv(
-    path: str, text: str, scale: tuple[float, float]
-) -> tuple[list[str], list[dict[str, Any]]]:
+def _csv_shape(path: str, blob: bytes) -> tuple[list[str], array[int], list[int]]:
+    """The header of a scores CSV, the first line of each record and the records that
+    are blank lines, by one streaming pass of the ``csv`` module (constant memory a
+    row): every cell within the cell limit, no column named twice, every record as wide
+    as the header.
+
+    Raises:
+        InputError: a column missing or named twice, a record with more or fewer cells
+            than the header, a cell over the limit; naming the file, line and value.
+    """
+    starts: array[int] = array("q")
+    blank: list[int] = []
     with edge.csv_cells():
-        reader = csv.DictReader(io.StringIO(text))
+        # decoded as it is read (a StringIO of the whole text holds 4 bytes a character)
+        lines = io.TextIOWrapper(io.BytesIO(blob), encoding="utf-8-sig", newline="")
+        reader = csv.reader(lines)
         try:
-            header = [h.strip() for h in (reader.fieldnames or [])]
-            if [f for f in _FIELDS if f not in header]:
-                raise InputError(
-                    path,
-                    "a scores CSV needs the columns item, rater, score",
-                    field="header",
-                    value=",".join(header),
-                    line=1,
-                )
-            reader.fieldnames = header
-            groups = [h for h in header if h and h not in _FIELDS]
-            rows: list[dict[str, Any]] = []
-            for i, raw in enumerate(reader, start=2):
-                row = _row(path, raw, groups, i, "", scale)
-                rows.append(row)
-            return groups, rows
+            header = [h.strip() for h in next(reader, [])]
+            _check_header(path, header)
+            width, line = len(header), reader.line_num + 1
+            for index, cells in enumerate(reader):
+                if not cells:  # a blank line (counted against the line limit already)
+                    blank.append(index)
+                    line = reader.line_num + 1
+                    continue
+                if len(cells) != width:
+                    raise InputError(
+                        path, f"the row has {len(cells)} cells, the header {width}",
+                        field="row", value=",".join(cells), line=line,
+                    )  # fmt: skip
+                starts.append(line)
+                line = reader.line_num + 1
         except csv.Error as exc:
             raise edge.csv_problem(path, exc, reader.line_num or None) from exc
+    return header, starts, blank
+
+
+def _check_header(path: str, header: list[str]) -> None:
+    """Refuse a header without item, rater and score, or naming a column twice."""
+    if [f for f in _FIELDS if f not in header]:
+        raise InputError(
+            path,
+            "a scores CSV needs the columns item, rater, score",
+            field="header",
+            value=",".join(header),
+            line=1,
+        )
+    seen: set[str] = set()
+    for name in header:
+        if name in seen:
+            raise InputError(path, "names a column twice", field="header", value=name, line=1)
+        seen.add(name)
+
+
+def _frame_csv(path: str, blob: bytes, scale: tuple[float, float]) -> pl.DataFrame:
+    """The scores of a CSV: its shape checked by :func:`_csv_shape`, its values read by
+    Polars and checked column by column (no Python loop over the rows)."""
+    edge.check_lines(blob, path)
+    edge.decode_text(blob, path)  # UTF-8, or one line naming the byte offset
+    header, starts, blank = _csv_shape(path, blob)
+    raw: pl.DataFrame = edge.read_frame(blob.removeprefix(b"\xef\xbb\xbf"), path, "csv")
+    raw = raw.rename(dict(zip(raw.columns, header, strict=True)))
+    if blank:
+        raw = raw.with_row_index("_row").filter(~pl.col("_row").is_in(blank)).drop("_row")
+    groups = [h for h in header if h and h not in _FIELDS]
+    stripped = raw.with_columns(pl.all().str.strip_chars())
+    frame = stripped.select(
+        "item", "rater", pl.col("score").cast(pl.Float64, strict=False), *groups
+    ).with_columns(pl.col(g).replace("", None) for g in groups)
+    low, high = scale
+    empty = "must be a non-empty string"
+    checks: list[tuple[str, pl.Expr, str]] = [
+        ("item", pl.col("item").is_null() | (pl.col("item") == ""), empty),
+        ("rater", pl.col("rater").is_null() | (pl.col("rater") == ""), empty),
+        ("score", ~pl.col("score").is_between(low, high).fill_null(False),
+         f"score must be a number from {low:g} to {high:g}"),
+    ]  # fmt: skip
+    if "text_sha256" in groups:
+        sha = pl.col("text_sha256").str.to_lowercase()
+        frame = frame.with_columns(sha)
+        checks.append(("text_sha256", sha.is_not_null() & ~sha.str.contains("^[0-9a-f]{64}$"),
+                       "must be a sha256: 64 hex digits"))  # fmt: skip
+    for column, bad, why in checks:
+        hit = frame.select(pl.arg_where(bad).first()).item()
+        if hit is not None:
+            line = starts[hit] if hit < len(starts) else None
+            shown = stripped[column][hit]  # an empty cell is read as null: shown as it was
+            raise InputError(path, why, field=column, value=shown or "", line=line)
+    return frame
 
 
 def _row(
@@ -145,10 +216,30 @@ def _text(path: str, value: Any, line: int | None, where: str) -> str | None:
     return text
 
 
+def _repeated_values(text: str, key: str) -> list[Any]:
+    """The values of the first object of ``text`` that writes ``key`` more than once."""
+    found: list[Any] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        values = [v for k, v in items if k == key]
+        if len(values) > 1 and not found:
+            found.extend(values)
+        return dict(items)
+
+    json.loads(text, object_pairs_hook=pairs)  # parsed once already: it cannot fail here
+    return found
+
+
 def _rows_json(
     path: str, text: str, scale: tuple[float, float]
 ) -> tuple[list[str], list[dict[str, Any]]]:
-    data = parse_json_text(path, text)
+    data, dupes = edge.load_json_text(text, path)
+    if dupes:  # a score file is written by a program: a repeat is a bug, never a choice
+        first = dupes[0]
+        raise InputError(
+            path, "names a field twice in one object (which value is meant?)",
+            field=first.key, value=_repeated_values(text, first.key), line=first.line,
+        )  # fmt: skip
     key = "scores"
     if isinstance(data, dict):
         if "scores" not in data and data.get("kind") == "persona" and "ratings" in data:
@@ -189,19 +280,24 @@ def load_calibration_scores(
     name = str(path)
     if not Path(path).exists():
         raise InputError(name, "no such scores file")
-    text = edge.read_text(path)
-    is_json = name.lower().endswith(".json") or text.lstrip().startswith(("[", "{"))
-    groups, rows = _rows_json(name, text, scale) if is_json else _rows_csv(name, text, scale)
-    if not rows:
+    blob = edge.read_bytes(path)
+    is_json = name.lower().endswith(".json") or blob.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(
+        (b"[", b"{")
+    )
+    if is_json:
+        groups, rows = _rows_json(name, edge.decode_text(blob, name), scale)
+        schema: dict[str, pl.DataType] = {
+            "item": pl.String(),
+            "rater": pl.String(),
+            "score": pl.Float64(),
+        }
+        schema |= {g: pl.String() for g in groups}
+        frame = pl.DataFrame(rows, schema=schema)
+    else:
+        frame = _frame_csv(name, blob, scale)
+    if frame.height == 0:
         raise InputError(name, "no scores in the file")
-    schema: dict[str, pl.DataType] = {
-        "item": pl.String(),
-        "rater": pl.String(),
-        "score": pl.Float64(),
-    }
-    schema |= {g: pl.String() for g in groups}
-    frame = pl.DataFrame(rows, schema=schema)
-    kept = frame.unique(["item", "rater"], keep="last", maintain_order=True)
+    kept = last_per_pair(frame, ("item", "rater"))
     if kept.height < frame.height:  # lenient, as the ratings files are, but said
         repeated = frame.height - kept.height
         warnings.warn(

@@ -108,6 +108,7 @@ def _score(path: str, value: Any, line: int | None, where: str) -> float:
 
 
 def _rows_csv(path: str, text: str) -> list[dict[str, Any]]:
+    edge.check_lines(text, path)  # blank lines count: a padded file is refused, not read
     with edge.csv_cells():
         reader = csv.DictReader(io.StringIO(text))
         try:

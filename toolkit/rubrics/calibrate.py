@@ -39,7 +39,8 @@ from pydantic import Field
 
 from toolkit.errors import InputError
 from toolkit.frames import CALIBRATION_SCORES_SCHEMA, CALIBRATION_TEXT_SCHEMA
-from toolkit.ratings.agreement import krippendorff_alpha, score_text
+from toolkit.io.edge import INVISIBLE_PATTERN, visible
+from toolkit.ratings.agreement import krippendorff_alpha, last_per_pair, score_text
 from toolkit.rubrics._spec import RubricSpec, load_spec
 from toolkit.summary import Shows, Summary, plural
 
@@ -123,12 +124,9 @@ def weighted_kappa(a: Sequence[float], b: Sequence[float]) -> float | None:
     if x.size == 0 or x.size != y.size:
         return None
     cats = np.unique(np.concatenate([x, y]))
-    idx = {v: i for i, v in enumerate(cats)}
     k = cats.size
-    observed = np.zeros((k, k))
-    for u, v in zip(x, y, strict=True):
-        observed[idx[u], idx[v]] += 1
-    observed /= x.size
+    cells = np.searchsorted(cats, x) * k + np.searchsorted(cats, y)
+    observed = np.bincount(cells, minlength=k * k).reshape(k, k) / x.size
     expected = np.outer(observed.sum(axis=1), observed.sum(axis=0))
     weights = (cats[:, None] - cats[None, :]) ** 2
     denominator = float((weights * expected).sum())
@@ -145,6 +143,10 @@ def _alpha(long: pl.DataFrame, raters: Sequence[str], level: str) -> float | Non
     )
 
 
+#: The most indices one chunk of bootstrap resamples draws (:func:`_bias_interval`).
+_CHUNK_VALUES = 1 << 22
+
+
 def _bias_interval(
     diffs: np.ndarray, rubric: CalibrateRubric, seed: int
 ) -> tuple[float | None, float | None]:
@@ -152,8 +154,14 @@ def _bias_interval(
     if diffs.size < 2 or rubric.resamples == 0:
         return None, None
     rng = np.random.default_rng(seed)
-    picks = rng.integers(0, diffs.size, size=(rubric.resamples, diffs.size))
-    means = diffs[picks].mean(axis=1)
+    # in chunks of resamples, about 2**22 drawn indices each (32 MiB, whatever the items):
+    # the generator gives the same stream in chunks as in one draw, so the same interval
+    means = np.empty(rubric.resamples)
+    chunk = max(1, _CHUNK_VALUES // diffs.size)
+    for start in range(0, rubric.resamples, chunk):
+        rows = min(chunk, rubric.resamples - start)
+        picks = rng.integers(0, diffs.size, size=(rows, diffs.size))
+        means[start : start + rows] = diffs[picks].mean(axis=1)
     tail = (1 - rubric.confidence) / 2 * 100
     low, high = np.percentile(means, [tail, 100 - tail])
     return float(low), float(high)
@@ -255,8 +263,9 @@ class Calibration(Shows):
             ),
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        """Every number as plain JSON-able data (the JSON output)."""
+    def to_dict(self, top: int | None = None) -> dict[str, Any]:
+        """Every number as plain JSON-able data (the JSON output); with ``top``, only the
+        first ``top`` disagreements (a list of 250,000 items is not built to be cut)."""
         return {
             "rubric": self.rubric.rubric,
             "rubric_version": self.rubric.version,
@@ -280,7 +289,9 @@ class Calibration(Shows):
             "kappa": self.kappa.to_dicts(),
             "bias": self.bias.to_dicts(),
             "confusion": self.confusion,
-            "disagreements": self.disagreements.to_dicts(),
+            "disagreements": (
+                self.disagreements if top is None else self.disagreements.head(top)
+            ).to_dicts(),
         }
 
 
@@ -353,8 +364,9 @@ def calibrate(
             be shown as someone else's), or two different evidence, source, anchor or
             text hash values for one item.
     """
-    long, humans = _long_scores(scores, judge)
     groups = groups_of(scores)
+    judge = visible(judge)
+    long, humans = _long_scores(_visible_ids(scores, groups), judge)
     judged = long.filter(pl.col("rater") == judge).select(
         "item", pl.col("score").alias("judge"), "reasoning"
     )
@@ -368,7 +380,7 @@ def calibrate(
         judge=judge,
         humans=humans,
         items=paired.height,
-        unpaired=len(set(long["item"].to_list())) - paired.height,
+        unpaired=long["item"].n_unique() - paired.height,
         alpha_humans=_alpha(long, humans, rubric.level),
         alpha_with_judge=_alpha(long, (*humans, judge), rubric.level),
         band=band,
@@ -389,6 +401,22 @@ def calibrate(
     )
 
 
+def _visible_ids(scores: pl.DataFrame, groups: Sequence[str]) -> pl.DataFrame:
+    """``scores`` with the control characters of item, rater and group values written as
+    escapes (:func:`toolkit.io.edge.visible`): every view, the terminal, the page's
+    charts and JUnit get ``h\\x1b[31m1``, never an ANSI escape (a chart renderer aborted
+    the process on one). Only the values holding such a character are rewritten."""
+    columns = [c for c in ("item", "rater", *groups) if c in scores.columns]
+    fixes = []
+    for c in columns:
+        text = pl.col(c).cast(pl.String)
+        odd = scores.select(text.filter(text.str.contains(INVISIBLE_PATTERN)).unique())[c]
+        if odd.len():
+            mapping = {v: visible(v) for v in odd.to_list()}
+            fixes.append(text.replace(mapping).alias(c))
+    return scores.with_columns(fixes) if fixes else scores
+
+
 def _long_scores(scores: pl.DataFrame, judge: str) -> tuple[pl.DataFrame, tuple[str, ...]]:
     """The scores cast (item and rater as text, score as Float64), one row per item and
     rater (the last), with the text columns checked (:func:`_texts`); and the humans.
@@ -405,12 +433,13 @@ def _long_scores(scores: pl.DataFrame, judge: str) -> tuple[pl.DataFrame, tuple[
             field="columns",
             value=",".join(scores.columns),
         )
-    long = scores.with_columns(
+    cast = scores.with_columns(
         pl.col("item").cast(pl.String),
         pl.col("rater").cast(pl.String),
         pl.col("score").cast(pl.Float64),
-    ).unique(["item", "rater"], keep="last", maintain_order=True)
-    raters = sorted(set(long["rater"].to_list()))
+    )
+    long = last_per_pair(cast, ("item", "rater"))
+    raters = sorted(long["rater"].unique().to_list())
     if judge not in raters:
         raise InputError(
             None,
@@ -511,11 +540,12 @@ def _spearman(judge: np.ndarray, human_mean: np.ndarray) -> float | None:
     than three items or when either side does not vary)."""
     if judge.size < 3 or np.unique(judge).size <= 1 or np.unique(human_mean).size <= 1:
         return None
-    # scipy: imported here, as `toolkit calibrate` refuses a bad input without it
-    # (about 1 s of imports; tests/test_startup_imports.py)
-    from scipy.stats import spearmanr
-
-    rho = float(spearmanr(judge, human_mean).statistic)
+    # Pearson's r of the average ranks, as scipy.stats.spearmanr defines it (equal to it in
+    # tests/rubrics/test_calibrate_scale.py) without importing scipy.stats (about 1 s)
+    ranks = pl.DataFrame({"j": judge, "m": human_mean}).select(
+        pl.all().rank("average").cast(pl.Float64)
+    )
+    rho = float(np.corrcoef(ranks["j"].to_numpy(), ranks["m"].to_numpy())[0, 1])
     return None if math.isnan(rho) else rho
 
 

@@ -186,12 +186,26 @@ def _settings(
     for name, value, ok in (
         ("--alpha", alpha, 0 < alpha < 1),
         ("--level", level, 0 < level < 1),
-        ("--seed", seed, seed >= 0),
-        ("--resamples", resamples, resamples >= 0),
+        ("--seed", seed, 0 <= seed < SEED_LIMIT),
+        ("--resamples", resamples, 0 <= resamples <= MAX_RESAMPLES),
     ):
         if not ok:
-            raise InputError(None, "out of range", field=name, value=value)
+            raise InputError(None, f"out of range ({_RANGES[name]})", field=name, value=value)
     return alpha, level, resamples
+
+
+#: The seeds taken: 0 to 2**32 - 1 (a seed past it is a typo, not a different stream).
+SEED_LIMIT = 2**32
+#: The most bootstrap resamples: 10^6 statistics are 8 MB per dimension, and the resamples
+#: are drawn in batches of at most 2**22 values (32 MiB), whatever the number of pairs
+#: (:func:`toolkit.rubrics.compare.stats.bootstrap_interval`).
+MAX_RESAMPLES = 1_000_000
+_RANGES = {
+    "--alpha": "between 0 and 1",
+    "--level": "between 0 and 1",
+    "--seed": f"0 to {SEED_LIMIT - 1:,}",
+    "--resamples": f"0 to {MAX_RESAMPLES:,}",
+}
 
 
 @dataclass(frozen=True)

@@ -82,6 +82,10 @@ def rank_biserial_paired(d: np.ndarray[Any, np.dtype[np.float64]]) -> float | No
     return (plus - minus) / (plus + minus)
 
 
+#: The most values one bootstrap batch draws (2**22 indices and means: 32 MiB).
+BATCH_VALUES = 1 << 22
+
+
 def bootstrap_interval(
     samples: Sequence[np.ndarray[Any, np.dtype[np.float64]]],
     rng: np.random.Generator,
@@ -94,13 +98,15 @@ def bootstrap_interval(
 
     if resamples < 1 or any(s.size < 2 for s in samples):  # 0 resamples: no interval
         return None, None
+    # the resamples in batches of at most 2**22 drawn values (32 MiB), never resamples x n
+    batch = max(1, BATCH_VALUES // max(s.size for s in samples))
     if len(samples) == 1:
         d = samples[0]
         if np.all(d == d[0]):
             return float(d[0]), float(d[0])
         res = bootstrap(
             (d,), np.mean, n_resamples=resamples, confidence_level=level,
-            method="percentile", rng=rng, vectorized=True,
+            method="percentile", rng=rng, vectorized=True, batch=batch,
         )  # fmt: skip
     else:
 
@@ -109,7 +115,7 @@ def bootstrap_interval(
 
         res = bootstrap(
             tuple(samples), diff, n_resamples=resamples, confidence_level=level,
-            method="percentile", rng=rng, vectorized=True, paired=False,
+            method="percentile", rng=rng, vectorized=True, paired=False, batch=batch,
         )  # fmt: skip
     ci = res.confidence_interval
     return float(ci.low), float(ci.high)

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.errors import InputError
-from toolkit.io.atomic import TEMP_SUFFIX, atomic_path, usual_mode
+from toolkit.io.atomic import TEMP_SUFFIX, atomic_path, check_output_folder, usual_mode
 from toolkit.scorecard import Scorecard
 from toolkit.views.palette import SWATCHES, UNKNOWN, Swatch
 
@@ -453,10 +453,11 @@ def write_site(
         The path of ``index.html``.
 
     Raises:
-        InputError: ``out_dir`` holds a ``data/`` folder the site did not write.
+        InputError: ``out_dir`` is not a folder (a file, a named pipe, a device, a link
+            out of its folder), or holds a ``data/`` folder the site did not write.
         ValueError: two runs share an id.
     """
-    out = Path(out_dir)
+    out = check_output_folder(out_dir)  # not a file, a FIFO, a device or a link out
     out.mkdir(parents=True, exist_ok=True)
     _check_target(out)
     data = Path(tempfile.mkdtemp(prefix=".data-new.", suffix=TEMP_SUFFIX, dir=out))

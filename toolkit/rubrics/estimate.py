@@ -82,7 +82,8 @@ def power_lambda(y: np.ndarray, yhat: np.ndarray, yhat_unrated: np.ndarray) -> n
     var = np.concatenate([yhat, yhat_unrated], axis=-1).var(-1, ddof=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         lam = cov / ((1 + n / big_n) * var)
-    return np.clip(lam, 0.0, 1.0)
+    clipped: np.ndarray = np.clip(lam, 0.0, 1.0)
+    return clipped
 
 
 def ppi_mean(

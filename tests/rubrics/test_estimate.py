@@ -3,14 +3,25 @@ truths at its stated rate, narrower than people alone, and bad input refused in 
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import polars as pl
 import pytest
+from conftest import SAMPLE_RUNS
 
+from toolkit.cli import main
 from toolkit.errors import InputError
 from toolkit.rubrics.estimate import estimate, gate_failures, power_lambda, ppi_mean
 
-ppi_py = pytest.importorskip("ppi_py")
+
+@pytest.fixture
+def ppi_py():
+    """The reference implementation (a [dev] dependency): its tests skip without it."""
+    return pytest.importorskip("ppi_py")
+
+
+SCORES = SAMPLE_RUNS / "calibration" / "scores.csv"
 
 
 def _frame(human: dict[str, list[float]], judge: dict[str, float], **groups: dict[str, str]):
@@ -37,7 +48,9 @@ def _random_frame(seed: int, n: int, big_n: int) -> tuple[pl.DataFrame, np.ndarr
 
 
 @pytest.mark.parametrize(("seed", "n", "big_n"), [(0, 30, 200), (1, 100, 1000), (2, 12, 40)])
-def test_the_estimate_and_interval_equal_ppi_python_with_power_tuning(seed, n, big_n) -> None:
+def test_the_estimate_and_interval_equal_ppi_python_with_power_tuning(
+    seed, n, big_n, ppi_py
+) -> None:
     frame, y, judge = _random_frame(seed, n, big_n)
     row = estimate(frame).frame.row(0, named=True)
     ref = ppi_py.ppi_mean_pointestimate(y, judge[:n], judge[n:], lam=None)
@@ -48,7 +61,7 @@ def test_the_estimate_and_interval_equal_ppi_python_with_power_tuning(seed, n, b
     assert (row["rated"], row["unrated"]) == (n, big_n)
 
 
-def test_the_pass_rate_equals_ppi_python_on_the_verdicts() -> None:
+def test_the_pass_rate_equals_ppi_python_on_the_verdicts(ppi_py) -> None:
     frame, y, judge = _random_frame(3, 60, 300)
     row = (
         estimate(frame, threshold=5.0)
@@ -64,7 +77,7 @@ def test_the_pass_rate_equals_ppi_python_on_the_verdicts() -> None:
     )
 
 
-def test_lam_one_and_zero_are_plain_ppi_and_the_classical_interval() -> None:
+def test_lam_one_and_zero_are_plain_ppi_and_the_classical_interval(ppi_py) -> None:
     _, y, judge = _random_frame(4, 40, 400)
     for lam in (0.0, 1.0, 0.3):
         _, low, high = ppi_mean(y, judge[:40], judge[40:], lam)
@@ -191,3 +204,46 @@ def test_an_unknown_by_column_is_refused() -> None:
     frame = _frame({"a": [3], "b": [5]}, {"a": 4, "b": 2})
     with pytest.raises(InputError, match="no such group column"):
         estimate(frame, by="agent")
+
+
+# -- toolkit calibrate --estimate ------------------------------------------------------
+
+
+def _partial_session(path) -> None:
+    """The sample session with people's ratings kept on every third item only."""
+    scores = pl.read_csv(SCORES)
+    keep = sorted(scores["item"].unique())[::3]
+    scores.filter((pl.col("rater") == "judge") | pl.col("item").is_in(keep)).write_csv(path)
+
+
+def test_cli_estimate_prints_the_table_and_json(tmp_path, capsys) -> None:
+    path = tmp_path / "partial.csv"
+    _partial_session(path)
+    assert main(["calibrate", str(path), "--estimate", "--by", "agent"]) == 0
+    out = capsys.readouterr().out
+    assert "PPI++ estimate" in out and "agent=Ada" in out and "proposition=" not in out
+    assert main(["calibrate", str(path), "--estimate", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    overall = data["rows"][0]
+    assert (overall["rated"], overall["unrated"]) == (14, 26)
+    assert overall["people_mean"] == pytest.approx(54 / 14)  # the 14 rated items' human means
+    assert data["gate"] is None
+
+
+def test_cli_gate_estimate_exits_1_and_says_how_many_ratings_decide_it(tmp_path, capsys) -> None:
+    path = tmp_path / "partial.csv"
+    _partial_session(path)
+    args = ["calibrate", str(path), "--by", "agent", "--threshold", "4.5", "--gate", "estimate"]
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert "agent=Lenny" in err and "more rated items would decide it" in err
+    assert main(["calibrate", str(path), "--gate", "estimate", "2", "--by", "agent"]) == 0
+
+
+def test_cli_estimate_bad_input_exits_2_in_one_line(tmp_path, capsys) -> None:
+    path = tmp_path / "partial.csv"
+    _partial_session(path)
+    assert main(["calibrate", str(path), "--estimate", "--by", "nope"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "no such group column" in err and "\n" not in err
+    assert main(["calibrate", str(path), "--gate", "estimate", "x", "y"]) == 2

@@ -321,7 +321,7 @@ def _groups(scores: pl.DataFrame, by: str | Sequence[str] | None) -> list[str]:
         if g not in found:
             have = ", ".join(found) or "none"
             raise InputError(None, f"no such group column; the frame has {have}",
-                             field="by", value=g)  # fmt: skip
+                             field="--by", value=g)  # fmt: skip
     return wanted
 
 
@@ -422,6 +422,9 @@ def gate_failures(result: Estimate, scores: pl.DataFrame, threshold: float) -> l
         span = f"{r['estimate']:.3f} [{r['low']:.3f}, {r['high']:.3f}]"
         if r["high"] < threshold:
             out.append(f"{where}: the mean {span} is below {threshold:g}")
+        elif more is None and not r["unrated"]:
+            out.append(f"{where}: the mean {span} straddles {threshold:g} with every item "
+                       "rated; only more items or raters per item would decide it")  # fmt: skip
         elif more is None:
             out.append(f"{where}: the mean {span} straddles {threshold:g}; rating every "
                        "item would not decide it")  # fmt: skip

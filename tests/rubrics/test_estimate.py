@@ -12,7 +12,13 @@ from conftest import SAMPLE_RUNS
 
 from toolkit.cli import main
 from toolkit.errors import InputError
-from toolkit.rubrics.estimate import estimate, gate_failures, power_lambda, ppi_mean
+from toolkit.rubrics.estimate import (
+    estimate,
+    gate_failures,
+    power_lambda,
+    ppi_mean,
+    ratings_to_decide,
+)
 
 
 @pytest.fixture
@@ -247,3 +253,24 @@ def test_cli_estimate_bad_input_exits_2_in_one_line(tmp_path, capsys) -> None:
     err = capsys.readouterr().err.strip()
     assert "no such group column" in err and "\n" not in err
     assert main(["calibrate", str(path), "--gate", "estimate", "x", "y"]) == 2
+
+
+def test_ratings_to_decide_matches_the_hand_count_at_lam_zero() -> None:
+    # people 4, 6, 4, 6: mean 5, variance 1 (over n); against 5.5 the half-width
+    # 1.95996 / sqrt(m) first falls below 0.5 at m = 16 rated items, 12 more than 4
+    y = np.array([4.0, 6.0, 4.0, 6.0])
+    more = ratings_to_decide(y, np.array([1.0, 2, 3, 4]), np.arange(100.0), 0.0, 5.5)
+    assert more == 12
+    assert ratings_to_decide(y, np.array([1.0, 2, 3, 4]), np.arange(100.0), 0.0, 9.0) == 0
+    assert ratings_to_decide(y, np.array([1.0, 2, 3, 4]), np.arange(5.0), 0.0, 5.01) is None
+
+
+def test_a_judge_whose_verdict_never_changes_leaves_the_pass_rate_to_people() -> None:
+    frame = _frame({"a": [2], "b": [6], "c": [7]}, {"a": 6, "b": 7, "c": 8, "d": 9, "e": 6})
+    row = (
+        estimate(frame, threshold=5)
+        .frame.filter(pl.col("measure") == "pass_rate")
+        .row(0, named=True)
+    )
+    assert row["lam"] == 0.0 and row["estimate"] == pytest.approx(2 / 3)
+    assert row["note"] == "the judge does not vary here: the people's mean"

@@ -157,6 +157,8 @@ _LAZY: dict[str, str] = {
     "Calibration": "toolkit.rubrics.calibrate",
     "CalibrateRubric": "toolkit.rubrics.calibrate",
     "load_calibrate_rubric": "toolkit.rubrics.calibrate",
+    "estimate": "toolkit.rubrics.estimate",
+    "Estimate": "toolkit.rubrics.estimate",
     "load_calibration_scores": "toolkit.load.calibration",
     "load_item_ratings": "toolkit.load.item_ratings",
     "PersonaItem": "toolkit.rubrics.persona_items",
@@ -314,6 +316,8 @@ if TYPE_CHECKING:
     from toolkit.rubrics.discussion import load_discussion_spec as load_discussion_spec
     from toolkit.rubrics.discussion import score_discussion as score_discussion
     from toolkit.rubrics.discussion import success_check as success_check
+    from toolkit.rubrics.estimate import Estimate as Estimate
+    from toolkit.rubrics.estimate import estimate as estimate
     from toolkit.rubrics.experiment import ExperimentRubric as ExperimentRubric
     from toolkit.rubrics.experiment import anova_stats as anova_stats
     from toolkit.rubrics.experiment import assumption_checks as assumption_checks

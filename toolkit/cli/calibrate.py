@@ -21,6 +21,11 @@ over an agent iteration log: ``--outcome LOG_DIR`` holds the automated outcome s
 one signal, ``--outcome-signal``) against the reviewers' labels in its
 ``iter-N.labels.yaml`` files (0-1).
 
+With ``--estimate`` (``--by COLUMN``): the PPI++ estimate of the people's mean score and
+pass rate from the judge on every item and people's ratings of some, beside judge-only
+and people-only, with intervals; ``--gate estimate [X]`` exits 1 when a mean's interval
+is not wholly at or above X (``--threshold``), saying how many more ratings decide it.
+
 Exit codes: 0 printed; 1 ``--gate min-alpha [X]`` failed (one stderr line per reason);
 2 bad input.
 """
@@ -35,6 +40,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkit.cli import help_text
+from toolkit.cli._estimate import (
+    add_estimate_arguments,
+    gate_threshold,
+    run_estimate,
+    wants_estimate,
+)
 from toolkit.cli._gate import finish
 from toolkit.cli._judge import add_argument_once, add_judge_arguments, judge_of
 from toolkit.cli._output import local_target
@@ -102,6 +113,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     _add_discussion_arguments(p)
     _add_persona_arguments(p)
     _add_outcome_arguments(p)
+    add_estimate_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -133,6 +145,15 @@ def run(args: argparse.Namespace) -> int:
     words = _gate_words(args)
     games = getattr(args, "discussion", None)
     rubric = _rubric(games)
+    if wants_estimate(args, words):  # the PPI++ estimate instead of the calibration
+        _check_arguments(args, games)
+        if getattr(args, "outcome", None) is not None:  # the outcome score against labels
+            frame, _, _, rubric = _outcome_scores(args)
+        else:
+            frame = _scores(args, rubric, games)[0]
+        rubric = _rubric_asked(args, rubric)
+        gate = gate_threshold(args, words, rubric.threshold)
+        return run_estimate(args, frame, rubric.threshold, gate)
     min_alpha = parse_gate(words, rubric) if words is not None else None
     _check_arguments(args, games)
     if args.html:  # a page only this machine can hold: a URL is refused before any work

@@ -1,0 +1,434 @@
+"""What is the true score? A judge on every item, corrected by people on a few (PPI++).
+
+``estimate`` is a rubric over the same long frame of scores as
+:func:`toolkit.rubrics.calibrate.calibrate` (item, rater, score, optional group columns
+such as agent or dimension; the judge is one rater id, every other rater is a person).
+An item's human score is the mean over its raters. The judge's score on every item,
+corrected by the judge's error measured on the rated items, gives the
+prediction-powered estimate of the people's mean (Angelopoulos, Bates, Fannjiang,
+Jordan & Zrnic 2023), power-tuned (PPI++, Angelopoulos, Duchi & Zrnic 2023)::
+
+    estimate = lam * mean(judge on unrated) + mean(human - lam * judge, on rated)
+
+with ``lam = cov(human, judge) / ((1 + n/N) * var(judge))`` clipped to [0, 1] (n rated
+items, N unrated; lam 0 is the people-only mean, 1 plain PPI) and the CLT interval
+``estimate +- z * sqrt(lam^2 var(judge on unrated) / N + var(human - lam judge) / n)``
+(variances over n, as the reference implementation ``ppi-python`` takes them). Beside it
+the judge-only mean (every judged item: an interval for the judge's mean, not for the
+people's) and the people-only mean (the rated items), each with its interval.
+
+Means, and pass rates (a verdict as a proportion: pass = score >= threshold; the human
+verdict passes when the human mean does), overall and per value of each group column,
+one row each. Every row carries its interval, the rated and unrated item counts and a
+sha256 of its input rows. docs/rubrics/estimate.md says what the numbers mean and when
+to trust them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from toolkit.errors import InputError
+from toolkit.rubrics.calibrate import BASE_COLUMNS, groups_of
+from toolkit.summary import Shows, Summary, plural
+
+ESTIMATE_VERSION = "1.0.0"
+MEASURES: tuple[str, ...] = ("mean", "pass_rate")
+#: The columns of :attr:`Estimate.frame`.
+ESTIMATE_SCHEMA: dict[str, pl.DataType] = {
+    "group": pl.String(),
+    "value": pl.String(),
+    "measure": pl.String(),
+    "estimate": pl.Float64(),
+    "low": pl.Float64(),
+    "high": pl.Float64(),
+    "lam": pl.Float64(),
+    "judge_mean": pl.Float64(),
+    "judge_low": pl.Float64(),
+    "judge_high": pl.Float64(),
+    "people_mean": pl.Float64(),
+    "people_low": pl.Float64(),
+    "people_high": pl.Float64(),
+    "rated": pl.Int64(),
+    "unrated": pl.Int64(),
+    "digest": pl.String(),
+    "note": pl.String(),
+}
+
+
+# ---------------------------------------------------------------------------
+# The arithmetic, vectorised over leading axes (one draw per row in the tests)
+# ---------------------------------------------------------------------------
+
+
+def power_lambda(y: np.ndarray, yhat: np.ndarray, yhat_unrated: np.ndarray) -> np.ndarray:
+    """PPI++'s variance-minimising lam for a mean, clipped to [0, 1], along the last axis.
+
+    ``cov(y, yhat) / ((1 + n/N) * var(yhat over rated and unrated))``: the covariance
+    over n, the judge's variance over n + N - 1 (as ``ppi-python`` takes them); nan
+    where the judge does not vary.
+    """
+    n, big_n = y.shape[-1], yhat_unrated.shape[-1]
+    cov = ((y - y.mean(-1, keepdims=True)) * (yhat - yhat.mean(-1, keepdims=True))).mean(-1)
+    var = np.concatenate([yhat, yhat_unrated], axis=-1).var(-1, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lam = cov / ((1 + n / big_n) * var)
+    clipped: np.ndarray = np.clip(lam, 0.0, 1.0)
+    return clipped
+
+
+def ppi_mean(
+    y: np.ndarray,
+    yhat: np.ndarray,
+    yhat_unrated: np.ndarray,
+    lam: np.ndarray | float,
+    confidence: float = 0.95,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The prediction-powered mean and its CLT interval for a given lam, along the last
+    axis: (estimate, low, high)."""
+    lam = np.asarray(lam, float)[..., None]
+    n, big_n = y.shape[-1], yhat_unrated.shape[-1]
+    rectifier = y - lam * yhat
+    point = (lam * yhat_unrated).mean(-1) + rectifier.mean(-1)
+    var = (lam * yhat_unrated).var(-1) / big_n + rectifier.var(-1) / n
+    half = _z(confidence) * np.sqrt(var)
+    return point, point - half, point + half
+
+
+def _z(confidence: float) -> float:
+    return NormalDist().inv_cdf(1 - (1 - confidence) / 2)
+
+
+def _clt(x: np.ndarray, confidence: float) -> tuple[float, float, float]:
+    """The mean of ``x`` and its CLT interval (variance over n, as ``ppi-python``)."""
+    mean = float(x.mean())
+    half = _z(confidence) * float(x.std()) / math.sqrt(x.size)
+    return mean, mean - half, mean + half
+
+
+def ratings_to_decide(
+    y: np.ndarray,
+    yhat: np.ndarray,
+    yhat_unrated: np.ndarray,
+    lam: float,
+    threshold: float,
+    confidence: float = 0.95,
+) -> int | None:
+    """How many more items must be rated before the interval clears ``threshold``: the
+    smallest k for which, at the variances seen so far, the half-width with n + k rated
+    and N - k unrated items falls below the distance from the estimate to the threshold.
+    0 when it already clears it; None when rating every item would not."""
+    shown = yhat_unrated if yhat_unrated.size else np.zeros(1)  # lam 0 when none is unrated
+    point, low, high = (float(v) for v in ppi_mean(y, yhat, shown, lam, confidence))
+    if not low <= threshold <= high:
+        return 0
+    distance = abs(point - threshold)
+    judge_var = float((lam * yhat_unrated).var()) if yhat_unrated.size else 0.0
+    rect_var = float((y - lam * yhat).var())
+    n, big_n = y.size, yhat_unrated.size
+    z = _z(confidence)
+    for k in range(1, big_n + 1):
+        left = big_n - k
+        var = rect_var / (n + k) + (judge_var / left if left else 0.0)
+        if z * math.sqrt(var) < distance:
+            return k
+    return None
+
+
+# ---------------------------------------------------------------------------
+# The result
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, repr=False)
+class Estimate(Shows):
+    """The people's mean and pass rate, estimated from the judge and a few ratings.
+
+    Attributes:
+        frame: one row per group value and measure (:data:`ESTIMATE_SCHEMA`): ``group``
+            (``all`` for the overall rows) and ``value``; ``measure`` (``mean`` or
+            ``pass_rate``); the PPI++ ``estimate`` with ``low``/``high`` and its ``lam``;
+            ``judge_mean``/``judge_low``/``judge_high`` (every judged item);
+            ``people_mean``/``people_low``/``people_high`` (the rated items); ``rated``
+            and ``unrated`` items; ``digest`` (sha256 of the row's sorted input rows);
+            ``note`` (why lam fell back to 0 or an interval is missing, else null).
+        judge: the judge's rater id.
+        threshold: an item passes at this score or above.
+        confidence: the intervals' confidence.
+        unjudged: items people rated that the judge did not score (left out).
+    """
+
+    frame: pl.DataFrame
+    judge: str
+    threshold: float
+    confidence: float
+    unjudged: int
+
+    def _summary(self) -> Summary:
+        def cell(v: float | None) -> str:
+            return "-" if v is None else f"{v:.3f}"
+
+        rows = tuple(
+            (
+                f"{r['value']}" if r["group"] == "all" else f"{r['group']}={r['value']}",
+                str(r["measure"]),
+                f"{cell(r['estimate'])} [{cell(r['low'])}, {cell(r['high'])}]",
+                f"people {cell(r['people_mean'])}",
+                f"judge {cell(r['judge_mean'])}",
+            )
+            for r in self.frame.iter_rows(named=True)
+        )
+        overall = self.frame.row(0, named=True)
+        return Summary(
+            "Estimate",
+            f"judge {self.judge!r}, {plural(overall['rated'], 'rated item')}, "
+            f"{plural(overall['unrated'], 'unrated item')}",
+            (("threshold:", f"{self.threshold:g}"), ("confidence:", f"{self.confidence:g}")),
+            columns=("stratum", "measure", "estimate", "people", "judge"),
+            rows=rows,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every number as plain JSON-able data (the JSON output)."""
+        return {
+            "rubric": "estimate",
+            "rubric_version": ESTIMATE_VERSION,
+            "judge": self.judge,
+            "threshold": self.threshold,
+            "confidence": self.confidence,
+            "unjudged_items": self.unjudged,
+            "rows": self.frame.to_dicts(),
+        }
+
+
+# ---------------------------------------------------------------------------
+# The rubric
+# ---------------------------------------------------------------------------
+
+
+def estimate(
+    scores: pl.DataFrame,
+    *,
+    judge: str = "judge",
+    threshold: float = 5.0,
+    confidence: float = 0.95,
+    by: str | Sequence[str] | None = None,
+) -> Estimate:
+    """The PPI++ estimate of the people's mean score and pass rate (see the module docs).
+
+    Args:
+        scores: item, rater, score and optional group columns (the calibration frame;
+            a later row of the same item and rater replaces an earlier one).
+        judge: the judge's rater id; every other rater is a person.
+        threshold: an item passes at this score or above.
+        confidence: the intervals' confidence (0.95).
+        by: the group columns to stratify by (default: every group column).
+
+    Raises:
+        InputError: a missing column, a judge id that is no rater, no person, fewer
+            than two items both judged and rated, a judge that gave every item the same
+            score, a ``by`` column that is not in the frame, or a confidence outside (0, 1).
+    """
+    if not 0 < confidence < 1:
+        raise InputError(None, "must be between 0 and 1", field="confidence", value=confidence)
+    items, unjudged = _items(scores, judge)
+    groups = _groups(scores, by)
+    if items["judge"].n_unique() == 1:
+        raise InputError(
+            None,
+            "the judge gave every item the same score, so it tells the items apart no better "
+            "than a constant; use the people's mean",
+            field="score",
+            value=items["judge"][0],
+        )
+    long = scores.select(*BASE_COLUMNS, *groups).with_columns(pl.all().cast(pl.String))
+    rows = [*_rows("all", "all", items, long, threshold, confidence)]
+    for g in groups:
+        for value in sorted(items[g].drop_nulls().unique().to_list(), key=str):
+            part = items.filter(pl.col(g) == value)
+            shown = long.filter(pl.col(g) == str(value))
+            rows.extend(_rows(g, str(value), part, shown, threshold, confidence))
+    return Estimate(
+        frame=pl.DataFrame(rows, schema=ESTIMATE_SCHEMA),
+        judge=judge,
+        threshold=threshold,
+        confidence=confidence,
+        unjudged=unjudged,
+    )
+
+
+def _items(scores: pl.DataFrame, judge: str) -> tuple[pl.DataFrame, int]:
+    """Per judged item: the judge's score, the human mean (null: unrated) and the groups;
+    and the count of items rated but not judged.
+
+    Raises:
+        InputError: a missing column, no such judge, no person, fewer than two rated items.
+    """
+    missing = [c for c in BASE_COLUMNS if c not in scores.columns]
+    if missing:
+        raise InputError(None, "the scores need the columns item, rater, score",
+                         field="columns", value=",".join(scores.columns))  # fmt: skip
+    groups = groups_of(scores)
+    long = scores.with_columns(
+        pl.col("item").cast(pl.String),
+        pl.col("rater").cast(pl.String),
+        pl.col("score").cast(pl.Float64),
+    ).unique(["item", "rater"], keep="last", maintain_order=True)
+    raters = sorted(set(long["rater"].to_list()))
+    if judge not in raters:
+        raise InputError(None, f"no such rater; the raters are {', '.join(raters)}",
+                         field="--judge-id", value=judge)  # fmt: skip
+    if len(raters) == 1:
+        raise InputError(None, "no person rated any item; the estimate needs people's ratings "
+                         "of some items", field="rater", value=judge)  # fmt: skip
+    judged = long.filter(pl.col("rater") == judge).select(
+        "item", pl.col("score").alias("judge"), *groups
+    )
+    people = (
+        long.filter(pl.col("rater") != judge)
+        .group_by("item")
+        .agg(pl.col("score").mean().alias("human"))
+    )
+    items = judged.join(people, on="item", how="left").sort("item")
+    rated = items["human"].drop_nulls().len()
+    if rated < 2:
+        raise InputError(
+            None,
+            f"{plural(rated, 'item')} both judged and rated; the estimate needs at least two",
+            field="rater",
+            value=judge,
+        )
+    unjudged = people.height - rated
+    return items, unjudged
+
+
+def _groups(scores: pl.DataFrame, by: str | Sequence[str] | None) -> list[str]:
+    """The group columns to stratify by (``by``, else every group column)."""
+    found = groups_of(scores)
+    if by is None:
+        return found
+    wanted = [by] if isinstance(by, str) else list(by)
+    for g in wanted:
+        if g not in found:
+            have = ", ".join(found) or "none"
+            raise InputError(None, f"no such group column; the frame has {have}",
+                             field="--by", value=g)  # fmt: skip
+    return wanted
+
+
+def digest_of(rows: pl.DataFrame) -> str:
+    """sha256 of the rows (as text), sorted: the same inputs in any order, the same digest."""
+    lines = sorted(json.dumps(r, sort_keys=True) for r in rows.to_dicts())
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+
+
+def _rows(
+    group: str,
+    value: str,
+    items: pl.DataFrame,
+    long: pl.DataFrame,
+    threshold: float,
+    confidence: float,
+) -> list[dict[str, Any]]:
+    """The mean and pass-rate rows of one stratum."""
+    rated = items.filter(pl.col("human").is_not_null())
+    unrated = items.filter(pl.col("human").is_null())
+    y, yhat = rated["human"].to_numpy(), rated["judge"].to_numpy()
+    yhat_u = unrated["judge"].to_numpy()
+    every = items["judge"].to_numpy()
+    digest = digest_of(long.filter(pl.col("item").is_in(items["item"].implode())))
+    out = []
+    for measure in MEASURES:
+        if measure == "pass_rate":
+            y, yhat = (y >= threshold).astype(float), (yhat >= threshold).astype(float)
+            yhat_u, every = (yhat_u >= threshold).astype(float), (every >= threshold).astype(float)
+        row: dict[str, Any] = {
+            "group": group, "value": value, "measure": measure,
+            "rated": int(y.size), "unrated": int(yhat_u.size), "digest": digest,
+        }  # fmt: skip
+        row |= _numbers(y, yhat, yhat_u, every, confidence)
+        out.append(row)
+    return out
+
+
+def _numbers(
+    y: np.ndarray, yhat: np.ndarray, yhat_u: np.ndarray, every: np.ndarray, confidence: float
+) -> dict[str, Any]:
+    """One row's estimate, judge-only and people-only numbers, and its note."""
+    row: dict[str, Any] = dict.fromkeys(
+        ("estimate", "low", "high", "lam", "people_mean", "people_low", "people_high"), None
+    )
+    row["judge_mean"], row["judge_low"], row["judge_high"] = _clt(every, confidence)
+    row["note"] = None
+    if y.size == 0:
+        row["note"] = "no rated item: only the judge's mean"
+        return row
+    row["people_mean"], row["people_low"], row["people_high"] = _clt(y, confidence)
+    if y.size < 2:
+        row["note"] = "one rated item: no interval"
+        row["people_low"] = row["people_high"] = None
+        row["estimate"] = row["people_mean"]
+        return row
+    if yhat_u.size == 0:
+        lam, row["note"] = 0.0, "every item rated: the people's mean"
+    else:
+        lam = float(power_lambda(y, yhat, yhat_u))
+        if math.isnan(lam):
+            lam, row["note"] = 0.0, "the judge does not vary here: the people's mean"
+    yhat_u_used = yhat_u if yhat_u.size else np.zeros(1)
+    point, low, high = ppi_mean(y, yhat, yhat_u_used, lam, confidence)
+    row.update(estimate=float(point), low=float(low), high=float(high), lam=lam)
+    return row
+
+
+# ---------------------------------------------------------------------------
+# The gate
+# ---------------------------------------------------------------------------
+
+
+def gate_failures(result: Estimate, scores: pl.DataFrame, threshold: float) -> list[str]:
+    """Why ``--gate estimate`` fails, one line per mean row whose interval does not lie
+    wholly at or above ``threshold`` (empty: it passes), each saying how many more
+    ratings would decide it."""
+    items, _ = _items(scores, result.judge)
+    out = []
+    for r in result.frame.filter(pl.col("measure") == "mean").iter_rows(named=True):
+        where = "overall" if r["group"] == "all" else f"{r['group']}={r['value']}"
+        if r["low"] is None:
+            out.append(f"{where}: no interval ({r['note']})")
+            continue
+        if r["low"] >= threshold:
+            continue
+        part = (
+            items
+            if r["group"] == "all"
+            else items.filter(pl.col(r["group"]).cast(pl.String) == r["value"])
+        )
+        rated = part.filter(pl.col("human").is_not_null())
+        more = ratings_to_decide(
+            rated["human"].to_numpy(), rated["judge"].to_numpy(),
+            part.filter(pl.col("human").is_null())["judge"].to_numpy(),
+            r["lam"], threshold, result.confidence,
+        )  # fmt: skip
+        span = f"{r['estimate']:.3f} [{r['low']:.3f}, {r['high']:.3f}]"
+        if r["high"] < threshold:
+            out.append(f"{where}: the mean {span} is below {threshold:g}")
+        elif more is None and not r["unrated"]:
+            out.append(f"{where}: the mean {span} straddles {threshold:g} with every item "
+                       "rated; only more items or raters per item would decide it")  # fmt: skip
+        elif more is None:
+            out.append(f"{where}: the mean {span} straddles {threshold:g}; rating every "
+                       "item would not decide it")  # fmt: skip
+        else:
+            out.append(f"{where}: the mean {span} straddles {threshold:g}; about "
+                       f"{plural(more, 'more rated item')} would decide it")  # fmt: skip
+    return out

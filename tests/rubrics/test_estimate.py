@@ -173,7 +173,7 @@ def test_every_item_rated_gives_the_peoples_mean_and_says_so() -> None:
     frame = _frame({"a": [2], "b": [6], "c": [4]}, {"a": 3, "b": 7, "c": 5})
     row = estimate(frame).frame.row(0, named=True)
     assert row["estimate"] == pytest.approx(4.0)
-    assert row["note"] == "every item rated: the people's mean"
+    assert row["note"].startswith("every item rated: the people's mean; only 3 rated items")
 
 
 def test_the_gate_passes_above_and_counts_the_ratings_that_would_decide_it() -> None:
@@ -273,4 +273,17 @@ def test_a_judge_whose_verdict_never_changes_leaves_the_pass_rate_to_people() ->
         .row(0, named=True)
     )
     assert row["lam"] == 0.0 and row["estimate"] == pytest.approx(2 / 3)
-    assert row["note"] == "the judge does not vary here: the people's mean"
+    assert row["note"].startswith("the judge does not vary here: the people's mean; only ")
+
+
+def test_few_rated_items_are_said_and_a_pass_rate_interval_stays_in_0_1() -> None:
+    """Four rated items gave a pass-rate interval [0.326, 1.174] with no word on how few
+    they were; below 40 rated items the interval covers less often than it says."""
+    rows = [("i1", "p", 9.0), ("i2", "p", 8.0), ("i3", "p", 2.0), ("i4", "p", 7.0)]
+    rows += [(f"i{n}", "judge", s) for n, s in ((1, 8.0), (2, 9.0), (3, 3.0), (4, 6.0))]
+    frame = pl.DataFrame(rows, schema=["item", "rater", "score"], orient="row")
+    result = estimate(frame, judge="judge", threshold=5.0)
+    rate = result.frame.filter(pl.col("measure") == "pass_rate").row(0, named=True)
+    assert 0.0 <= rate["low"] <= rate["high"] <= 1.0
+    assert rate["people_high"] == 1.0  # 0.75 + 1.96 * 0.5 / sqrt(4) = 1.24 > 1: clipped
+    assert "only 4 rated items: below about 40" in rate["note"]

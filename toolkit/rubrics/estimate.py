@@ -70,6 +70,11 @@ ESTIMATE_SCHEMA: dict[str, pl.DataType] = {
 # ---------------------------------------------------------------------------
 
 
+#: Below this many rated items a CLT interval covers less often than its level says
+#: (docs/rubrics/estimate.md: 88 % at 10, 92 % at 20, 94 % at 40 for a 95 % interval).
+FEW_RATED = 40
+
+
 def power_lambda(y: np.ndarray, yhat: np.ndarray, yhat_unrated: np.ndarray) -> np.ndarray:
     """PPI++'s variance-minimising lam for a mean, clipped to [0, 1], along the last axis.
 
@@ -356,6 +361,16 @@ def _rows(
             "rated": int(y.size), "unrated": int(yhat_u.size), "digest": digest,
         }  # fmt: skip
         row |= _numbers(y, yhat, yhat_u, every, confidence)
+        if measure == "pass_rate":  # a proportion's interval stays within [0, 1]
+            for key in ("low", "high", "people_low", "people_high", "judge_low", "judge_high"):
+                if row[key] is not None:
+                    row[key] = min(max(row[key], 0.0), 1.0)
+        if 2 <= y.size < FEW_RATED:
+            few = (
+                f"only {y.size} rated items: below about {FEW_RATED} the interval covers "
+                "less often than it says"
+            )
+            row["note"] = f"{row['note']}; {few}" if row["note"] else few
         out.append(row)
     return out
 

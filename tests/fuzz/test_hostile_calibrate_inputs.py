@@ -171,3 +171,29 @@ def test_control_characters_in_ids_are_shown_escaped_everywhere(
     assert main(["calibrate", str(path), "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert "h\\x1b[31m1" in data["humans"]
+
+
+def test_cells_the_toolkit_neutralised_read_back_as_typed(tmp_path: Path) -> None:
+    """The organiser's export puts a ``'`` before a cell a spreadsheet would run as a
+    formula; calibrate reading that export takes it off again, so a rater called
+    ``=evil`` is ``=evil``, not ``'=evil``, while a number stays a number."""
+    import polars as pl
+
+    from toolkit.io.csvcells import write_csv
+    from toolkit.load.calibration import load_calibration_scores
+
+    frame = pl.DataFrame(
+        {
+            "item": ["a", "a", "b", "b"],
+            "rater": ["=evil", "judge", "=evil", "judge"],
+            "score": ["-3", "4", "5", "6"],
+            "notes": ["-cmd|x", None, "@here", None],
+        }
+    )
+    path = tmp_path / "ratings.csv"
+    write_csv(frame, path)
+    assert "'=evil" in path.read_text("utf-8")  # neutralised on disk
+    scores = load_calibration_scores(path, scale=(-10, 10))
+    assert scores["rater"].to_list() == ["=evil", "judge", "=evil", "judge"]
+    assert scores["score"].to_list() == [-3.0, 4.0, 5.0, 6.0]
+    assert scores["notes"].to_list()[::2] == ["-cmd|x", "@here"]

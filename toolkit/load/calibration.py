@@ -39,6 +39,7 @@ import polars as pl
 from toolkit.errors import InputError, InputWarning
 from toolkit.frames import CALIBRATION_TEXT_SCHEMA
 from toolkit.io import edge
+from toolkit.io.csvcells import restore_frame
 from toolkit.ratings.agreement import last_per_pair
 
 __all__ = ["load_calibration_scores"]
@@ -129,7 +130,8 @@ def _frame_csv(path: str, blob: bytes, scale: tuple[float, float]) -> pl.DataFra
     if blank:
         raw = raw.with_row_index("_row").filter(~pl.col("_row").is_in(blank)).drop("_row")
     groups = [h for h in header if h and h not in _FIELDS]
-    stripped = raw.with_columns(pl.all().str.strip_chars())
+    # the quote the toolkit's own CSV writers put before a formula-like cell, taken off
+    stripped = restore_frame(raw.with_columns(pl.all().str.strip_chars()))
     frame = stripped.select(
         "item", "rater", pl.col("score").cast(pl.Float64, strict=False), *groups
     ).with_columns(pl.col(g).replace("", None) for g in groups)

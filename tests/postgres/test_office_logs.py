@@ -126,6 +126,7 @@ def broken(pg_server: Cluster, tmp_path_factory: pytest.TempPathFactory) -> dict
         "no_logs": "DROP TABLE intervention_logs;",
         "text_score": "ALTER TABLE evaluation_scores ALTER COLUMN score TYPE text;",
         "text_time": "ALTER TABLE messages ALTER COLUMN created_at TYPE text;",
+        "odd_stage": "UPDATE correction_logs SET stage = 'rewrite' WHERE attempt_number = 2;",
     }
     out = {}
     for name, change in changes.items():
@@ -197,6 +198,30 @@ def test_a_time_that_is_not_a_timestamp(
         err = _one_line_error(url, _persona(url, "--channel", "fundraiser", *window), capsys)
         assert "messages.created_at" in err
         assert "expected timestamptz" in err
+
+
+def test_a_stage_the_schema_does_not_list_names_the_table_and_row(
+    broken: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = broken["odd_stage"]
+    err = _one_line_error(url, _persona(url, "--channel", "fundraiser"), capsys)
+    assert "#correction_logs:" in err
+    assert ": stage" in err
+    assert "'rewrite'" in err
+
+
+def test_persona_json_has_the_log_reports(office: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _cli(
+        ["persona", office, "--channel", "fundraiser", "--window", "2026-11-09..2026-11-09",
+         "--judge", "stored", "--propositions", str(PROPOSITIONS), "--gate", "none",
+         "--format", "json"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    logs = json.loads(out)["the_office_logs"]
+    assert sum(r["attempts"] for r in logs["corrections"]) == 5  # priya 1, lenny 2 + 2
+    anti = next(r for r in logs["interventions"] if r["intervention_type"] == "anti_convergence")
+    assert (anti["evaluated"], anti["fired"]) == (2, 1)
 
 
 def test_agents_by_display_name_scope_the_logs(

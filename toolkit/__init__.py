@@ -64,9 +64,9 @@ _LAZY: dict[str, str] = {
     "load_propositions": "toolkit.load.persona",
     "render_claim": "toolkit.load.persona",
     "write_baselines": "toolkit.load.persona",
-    "OfficeLogs": "toolkit.load.persona.office_summaries",
+    "OfficeLogs": "toolkit.rubrics.persona.office_logs",
     "load_office_experiments": "toolkit.load.persona.office_tables",
-    "load_office_logs": "toolkit.load.persona.office_tables",
+    "load_office_logs": "toolkit.rubrics.persona.office_logs",
     "load_office_transcripts": "toolkit.load.persona.office_tables",
     "load_stored_scores": "toolkit.load.persona.office_tables",
     "proposition_settings": "toolkit.load.persona.office_tables",
@@ -265,11 +265,9 @@ if TYPE_CHECKING:
     from toolkit.load.persona import load_propositions as load_propositions
     from toolkit.load.persona import render_claim as render_claim
     from toolkit.load.persona import write_baselines as write_baselines
-    from toolkit.load.persona.office_summaries import OfficeLogs as OfficeLogs
     from toolkit.load.persona.office_tables import (
         load_office_experiments as load_office_experiments,
     )
-    from toolkit.load.persona.office_tables import load_office_logs as load_office_logs
     from toolkit.load.persona.office_tables import (
         load_office_transcripts as load_office_transcripts,
     )
@@ -346,6 +344,8 @@ if TYPE_CHECKING:
     from toolkit.rubrics.persona import persona_scores_frame as persona_scores_frame
     from toolkit.rubrics.persona import register_precondition as register_precondition
     from toolkit.rubrics.persona import score_persona as score_persona
+    from toolkit.rubrics.persona.office_logs import OfficeLogs as OfficeLogs
+    from toolkit.rubrics.persona.office_logs import load_office_logs as load_office_logs
     from toolkit.rubrics.persona_calibration import (
         persona_calibration_frame as persona_calibration_frame,
     )

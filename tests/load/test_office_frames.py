@@ -1,5 +1,5 @@
 """the-office's rows into the toolkit's frames, on plain Polars frames (no database):
-the window flag, the conversation, transcripts, log summaries and experiment scores.
+the window flag, the conversation, transcripts, the logs' reports and experiment scores.
 Expected values are written out by hand from the rows given."""
 
 from __future__ import annotations
@@ -12,12 +12,9 @@ import pytest
 
 from toolkit.errors import InputError
 from toolkit.load.persona.office_db import Window, chat_from_office_rows, parse_window
-from toolkit.load.persona.office_summaries import (
-    correction_summary,
-    experiment_scores,
-    intervention_summary,
-)
+from toolkit.load.persona.office_summaries import experiment_scores
 from toolkit.load.persona.office_tables import transcripts_from_rows
+from toolkit.rubrics.persona.office_logs import office_logs
 
 T0 = datetime(2026, 11, 9, 18, 0, tzinfo=UTC)
 URL = "postgresql://guest@db/office"
@@ -119,44 +116,84 @@ def test_transcript_parts() -> None:
     ]
 
 
-def test_correction_summary_counts_unknown_values() -> None:
-    logs = pl.DataFrame(
-        {
-            "agent_id": ["a", "a", "b", "b"],
-            "stage": ["original", "regeneration", "original", None],
-            "outcome": ["regeneration_requested", "regeneration_success", "corrected", "passed"],
-            "total_score": [10.0, 30.0, 20.0, 36.0],
-        }
+def _corrections(rows: list[tuple[str, str | None, int, str, float]]) -> pl.DataFrame:
+    """``correction_logs`` rows (the table shape) one minute apart."""
+    return pl.DataFrame(
+        [
+            {"id": f"c{i}", "agent_id": agent, "stage": stage, "attempt_number": attempt,
+             "outcome": outcome, "total_score": total, "created_at": T0 + timedelta(minutes=i)}
+            for i, (agent, stage, attempt, outcome, total) in enumerate(rows)
+        ]
+    )  # fmt: skip
+
+
+NO_INTERVENTIONS = pl.DataFrame()
+
+
+def test_corrections_by_stage_and_outcome_in_the_schemas_order() -> None:
+    rows = _corrections(
+        [
+            ("a", "original", 1, "regeneration_requested", 10.0),
+            ("a", "regeneration", 2, "regeneration_success", 30.0),
+            ("b", "original", 1, "corrected", 20.0),
+            ("b", None, 1, "passed", 36.0),
+            ("c", "original", 1, "regeneration_requested", 14.0),
+        ]
     )
-    table, warnings = correction_summary(logs)
-    assert table.select("stage", "outcome", "attempts").rows() == [
-        ("original", "regeneration_requested", 1),
-        ("original", "corrected", 1),
-        ("regeneration", "regeneration_success", 1),
-        ("(none)", "passed", 1),
+    logs = office_logs(rows, NO_INTERVENTIONS, URL)
+    table = logs.correction.stage_outcomes
+    assert table is not None
+    # stages original, regeneration, direct_correction, then none; outcomes in the
+    # frame's order (passed, corrected, ..., regeneration_requested, ...)
+    assert table.rows() == [
+        ("original", "corrected", 1, 1, 20.0),
+        ("original", "regeneration_requested", 2, 2, 12.0),
+        ("regeneration", "regeneration_success", 1, 1, 30.0),
+        (None, "passed", 1, 1, 36.0),
     ]
-    assert sum(table["attempts"]) == logs.height
-    assert len(warnings) == 2  # the null stage and the outcome 'corrected'
+    assert sum(table["attempts"]) == rows.height == logs.attempts
+    assert logs.interventions.height == 0
 
 
-def test_intervention_summary_null_fired() -> None:
-    logs = pl.DataFrame(
-        {
-            "intervention_type": ["variety", "variety", "variety"],
-            "fired": [True, False, None],
-            "textual_precondition_result": [True, False, None],
-            "functional_precondition_result": [None, None, None],
-            "propositional_precondition_result": [True, True, False],
-        },
+def test_a_stage_the_schema_does_not_list_is_refused_naming_the_row() -> None:
+    rows = _corrections([("a", "original", 1, "passed", 30.0), ("a", "rewrite", 1, "passed", 30.0)])
+    with pytest.raises(InputError) as caught:
+        office_logs(rows, NO_INTERVENTIONS, URL)
+    message = str(caught.value)
+    assert message.startswith(f"{URL}#correction_logs:2: stage")
+    assert "'rewrite'" in message
+    assert "\n" not in message
+
+
+def _interventions(**columns: list[object]) -> pl.DataFrame:
+    return pl.DataFrame(
+        {"agent_id": ["a"] * 3, "intervention_type": ["variety"] * 3, **columns},
         schema_overrides={"functional_precondition_result": pl.Boolean},
     )
-    table, warnings = intervention_summary(logs)
-    row = table.row(0, named=True)
-    assert (row["logged"], row["fired"], row["fired_null"]) == (3, 1, 1)
-    assert row["fired_rate"] == pytest.approx(1 / 2)  # the null left out of the rate
-    assert (row["functional_true"], row["functional_false"], row["functional_null"]) == (0, 0, 3)
-    assert (row["propositional_true"], row["propositional_false"]) == (2, 1)
-    assert warnings == []
+
+
+def test_interventions_fired_rate_and_what_each_precondition_said() -> None:
+    rows = _interventions(
+        fired=[True, False, False],
+        textual_precondition_result=[True, False, None],
+        functional_precondition_result=[None, None, None],
+        propositional_precondition_result=[True, True, False],
+    )
+    logs = office_logs(pl.DataFrame(), rows, URL)
+    assert logs.intervention.by_type.rows() == [("variety", 3, 1, pytest.approx(1 / 3))]
+    pre = {p: (held, failed, unrun) for _, p, held, failed, unrun, _ in
+           logs.intervention.preconditions.rows()}  # fmt: skip
+    assert pre == {"functional": (0, 0, 3), "textual": (1, 1, 1), "propositional": (2, 1, 0)}
+    assert logs.intervention.inconsistent.height == 0
+    assert logs.to_dict()["interventions"][0]["fired"] == 1
+
+
+def test_a_null_fired_is_refused_naming_the_field() -> None:
+    # the-office's schema: fired boolean NOT NULL
+    rows = _interventions(fired=[True, False, None])
+    with pytest.raises(InputError) as caught:
+        office_logs(pl.DataFrame(), rows, URL)
+    assert str(caught.value).startswith(f"{URL}#intervention_logs:3: fired")
 
 
 def test_experiment_scores_groups_from_environments() -> None:

@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import polars as pl
 import pytest
 from pg_cluster import Cluster
 
@@ -38,8 +39,10 @@ def _cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str,
 
 def test_correction_logs_every_stage_and_outcome(office: str) -> None:
     logs = tk.load_office_logs(office)
-    assert logs.corrections.height == 9  # 1 + 2 + 3 + 2 + 1 attempts in the plan
-    counts = {(r["stage"], r["outcome"]): r["attempts"] for r in logs.correction_table.to_dicts()}
+    assert logs.attempts == 9  # 1 + 2 + 3 + 2 + 1 attempts in the plan
+    stages = logs.correction.stage_outcomes
+    assert stages is not None
+    counts = {(r["stage"], r["outcome"]): r["attempts"] for r in stages.to_dicts()}
     assert counts == {
         ("original", "passed"): 1,
         ("original", "regeneration_requested"): 3,
@@ -49,33 +52,35 @@ def test_correction_logs_every_stage_and_outcome(office: str) -> None:
         ("regeneration", "forced_through"): 1,
         ("direct_correction", "direct_correction_success"): 1,
     }
-    assert logs.warnings == ()
-    # the table shape is kept whole: every column, dimension_scores as JSON
-    first = logs.corrections.row(0, named=True)
-    assert first["final_text"] == "Sponsors: 7 of 12 signed. Deadline Friday."
-    dims = json.loads(first["dimension_scores"])
-    assert [d["dimension"] for d in dims] == [
-        "persona_adherence", "self_consistency", "fluency", "suitability",
+    # the five plans are five actions, each counted once by its last attempt's outcome
+    assert logs.correction.outcomes["actions"].sum() == 5
+    # the table's every column is kept: the first attempt's text and dimension_scores
+    first = logs.corrections.filter(pl.col("line") == 1)
+    assert first["final_text"].unique().to_list() == ["Sponsors: 7 of 12 signed. Deadline Friday."]
+    assert first.select("dimension", "score").rows() == [
+        ("persona_adherence", 9.0), ("self_consistency", 9.0), ("fluency", 8.0),
+        ("suitability", 9.0),
     ]  # fmt: skip
-    assert [d["score"] for d in dims] == [9, 9, 8, 9]
 
 
 def test_intervention_fired_rate_and_preconditions(office: str) -> None:
     logs = tk.load_office_logs(office)
-    table = {r["intervention_type"]: r for r in logs.intervention_table.to_dicts()}
+    table = {r["intervention_type"]: r for r in logs.intervention.by_type.to_dicts()}
     assert list(table) == ["anti_convergence", "variety", "custom"]
-    assert [(t["logged"], t["fired"]) for t in table.values()] == [(3, 1), (2, 1), (2, 1)]
+    assert [(t["evaluated"], t["fired"]) for t in table.values()] == [(3, 1), (2, 1), (2, 1)]
     assert table["anti_convergence"]["fired_rate"] == pytest.approx(1 / 3)
-    anti = table["anti_convergence"]
-    assert (anti["textual_true"], anti["textual_false"], anti["textual_null"]) == (1, 1, 1)
-    custom = table["custom"]
-    assert (custom["propositional_true"], custom["propositional_false"]) == (1, 1)
-    assert custom["functional_null"] == 2
+    pre = {
+        (r["intervention_type"], r["precondition"]): (r["passed"], r["failed"], r["not_checked"])
+        for r in logs.intervention.preconditions.to_dicts()
+    }
+    assert pre["anti_convergence", "textual"] == (1, 1, 1)
+    assert pre["custom", "propositional"][:2] == (1, 1)
+    assert pre["custom", "functional"][2] == 2
 
 
 def test_logs_scoped_by_channel_and_agent(office: str) -> None:
     lenny = tk.load_office_logs(office, agents=["lenny"])
-    assert lenny.corrections.height == 7  # his three plans: 2 + 3 + 2 attempts
+    assert lenny.attempts == 7  # his three plans: 2 + 3 + 2 attempts
     studio = tk.load_office_logs(office, channel="studio")
     assert studio.interventions.height == 4
     assert set(studio.interventions["channel_id"].to_list()) == {"ch-studio"}
@@ -121,6 +126,7 @@ def broken(pg_server: Cluster, tmp_path_factory: pytest.TempPathFactory) -> dict
         "no_logs": "DROP TABLE intervention_logs;",
         "text_score": "ALTER TABLE evaluation_scores ALTER COLUMN score TYPE text;",
         "text_time": "ALTER TABLE messages ALTER COLUMN created_at TYPE text;",
+        "odd_stage": "UPDATE correction_logs SET stage = 'rewrite' WHERE attempt_number = 2;",
     }
     out = {}
     for name, change in changes.items():
@@ -192,6 +198,30 @@ def test_a_time_that_is_not_a_timestamp(
         err = _one_line_error(url, _persona(url, "--channel", "fundraiser", *window), capsys)
         assert "messages.created_at" in err
         assert "expected timestamptz" in err
+
+
+def test_a_stage_the_schema_does_not_list_names_the_table_and_row(
+    broken: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = broken["odd_stage"]
+    err = _one_line_error(url, _persona(url, "--channel", "fundraiser"), capsys)
+    assert "#correction_logs:" in err
+    assert ": stage" in err
+    assert "'rewrite'" in err
+
+
+def test_persona_json_has_the_log_reports(office: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _cli(
+        ["persona", office, "--channel", "fundraiser", "--window", "2026-11-09..2026-11-09",
+         "--judge", "stored", "--propositions", str(PROPOSITIONS), "--gate", "none",
+         "--format", "json"],
+        capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    logs = json.loads(out)["the_office_logs"]
+    assert sum(r["attempts"] for r in logs["corrections"]) == 5  # priya 1, lenny 2 + 2
+    anti = next(r for r in logs["interventions"] if r["intervention_type"] == "anti_convergence")
+    assert (anti["evaluated"], anti["fired"]) == (2, 1)
 
 
 def test_agents_by_display_name_scope_the_logs(

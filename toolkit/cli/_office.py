@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from toolkit.judge import Judge
     from toolkit.load.persona import ChatRun, PropositionSet
-    from toolkit.load.persona.office_summaries import OfficeLogs
+    from toolkit.rubrics.persona.office_logs import OfficeLogs
 
 STORED = "stored"
 
@@ -50,21 +50,28 @@ def is_stored(spec: str | None) -> bool:
 
 
 def log_lines(logs: OfficeLogs) -> list[str]:
-    """The log summaries as text lines (every stage/outcome and type present)."""
-    out = [f"correction logs: {logs.corrections.height} attempt(s)"]
-    for r in logs.correction_table.iter_rows(named=True):
-        out.append(f"  {r['stage']:<18} {r['outcome']:<26} {r['attempts']:>4}")
+    """The log reports as text lines (every stage/outcome and type present)."""
+    out = [f"correction logs: {logs.attempts} attempt(s)"]
+    stages = logs.correction.stage_outcomes
+    for r in [] if stages is None else stages.iter_rows(named=True):
+        out.append(f"  {r['stage'] or '(none)':<18} {r['outcome']:<26} {r['attempts']:>4}")
     out.append(f"interventions: {logs.interventions.height} logged")
-    for r in logs.intervention_table.iter_rows(named=True):
-        rate = "-" if r["fired_rate"] is None else f"{r['fired_rate']:.0%}"
-        pre = "; ".join(
-            f"{k} {r[k + '_true']} held/{r[k + '_false']} failed/{r[k + '_null']} not run"
-            for k in ("textual", "functional", "propositional")
+    said: dict[str, list[str]] = {}
+    for r in logs.intervention.preconditions.iter_rows(named=True):
+        said.setdefault(r["intervention_type"], []).append(
+            f"{r['precondition']} {r['passed']} held/{r['failed']} failed/"
+            f"{r['not_checked']} not run"
         )
+    for r in logs.intervention.by_type.iter_rows(named=True):
+        pre = "; ".join(said.get(r["intervention_type"], []))
         out.append(
-            f"  {r['intervention_type']:<17} fired {r['fired']}/{r['logged']} ({rate}); {pre}"
+            f"  {r['intervention_type']:<17} fired {r['fired']}/{r['evaluated']} "
+            f"({r['fired_rate']:.0%}); {pre}"
         )
-    return out + [f"warning: {w}" for w in logs.warnings]
+    return out + [
+        f"warning: line {line} of intervention_logs: fired={fired} contradicts its preconditions"
+        for line, fired in logs.intervention.inconsistent.select("line", "fired").rows()
+    ]
 
 
 def office_inputs(
@@ -85,13 +92,13 @@ def office_inputs(
     from toolkit.judge.stored import StoredJudge
     from toolkit.load.persona import load_chat
     from toolkit.load.persona.office_db import office_chat, office_tables, parse_window
-    from toolkit.load.persona.office_summaries import office_logs
     from toolkit.load.persona.office_tables import (
         correction_logs,
         intervention_logs,
         proposition_settings,
         stored_scores,
     )
+    from toolkit.rubrics.persona.office_logs import office_logs
 
     if not args.channel:
         raise InputError(redact_uri(args.run), "name the channel to judge: --channel NAME or ID")
@@ -122,10 +129,11 @@ def office_inputs(
         corrections = correction_logs(tables, channel=args.channel, window=window, agents=agents)
         interventions = intervention_logs(tables, channel=args.channel, window=window,
                                           agents=agents)  # fmt: skip
+        source = tables.url()
     if args.personas:  # laid over the database's names and persona specs
         chat = load_chat(args.run, personas=args.personas, channel=args.channel,
                          window=args.window, agents=agents)  # fmt: skip
-    return chat, judge, office_logs(corrections, interventions)
+    return chat, judge, office_logs(corrections, interventions, source)
 
 
 def stored_warning(judge: object) -> str | None:

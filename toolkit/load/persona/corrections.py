@@ -191,7 +191,7 @@ def token_count(usage: Mapping[str, Any] | None, key: str) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _rows_of(source: Path, obj: Any, number: int) -> list[dict[str, Any]]:
+def _rows_of(source: Path | str, obj: Any, number: int) -> list[dict[str, Any]]:
     """The frame rows of one attempt (one per dimension; one with a null dimension when
     the attempt has no scores)."""
     if not isinstance(obj, Mapping):
@@ -269,10 +269,10 @@ def correction_log_from_rows(
         InputError: naming ``source``, the row, the field and the value.
     """
     items = rows.to_dicts() if isinstance(rows, pl.DataFrame) else list(rows)
-    return _frame(Path(source), list(enumerate(items, start=1)))
+    return _frame(source, list(enumerate(items, start=1)))  # a URL kept whole
 
 
-def _frame(source: Path, numbered: list[tuple[int, Any]]) -> pl.DataFrame:
+def _frame(source: Path | str, numbered: list[tuple[int, Any]]) -> pl.DataFrame:
     out: list[dict[str, Any]] = []
     for number, obj in numbered:
         out.extend(_rows_of(source, obj, number))

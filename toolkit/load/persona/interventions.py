@@ -77,7 +77,7 @@ _KNOWN = frozenset(_InterventionRow.model_fields) | frozenset(
 )
 
 
-def _row(source: Path, obj: Any, number: int) -> dict[str, Any]:
+def _row(source: Path | str, obj: Any, number: int) -> dict[str, Any]:
     if not isinstance(obj, Mapping):
         raise InputError(source, "each row must be a JSON object", line=number, value=obj)
     try:
@@ -100,7 +100,7 @@ def _row(source: Path, obj: Any, number: int) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def _frame(source: Path, numbered: Sequence[tuple[int, Any]]) -> pl.DataFrame:
+def _frame(source: Path | str, numbered: Sequence[tuple[int, Any]]) -> pl.DataFrame:
     rows = [_row(source, obj, number) for number, obj in numbered]
     if not rows:
         raise InputError(source, "the intervention log has no rows")
@@ -121,7 +121,7 @@ def intervention_log_from_rows(
         InputError: naming ``source``, the row, the field and the value.
     """
     items = rows.to_dicts() if isinstance(rows, pl.DataFrame) else list(rows)
-    return _frame(Path(source), list(enumerate(items, start=1)))
+    return _frame(source, list(enumerate(items, start=1)))  # a URL kept whole
 
 
 def load_intervention_log(path: str | Path) -> pl.DataFrame:

@@ -33,7 +33,7 @@ from toolkit.load.persona.office_db import (
     parse_window,
     resolve_channels,
 )
-from toolkit.load.persona.office_summaries import OfficeLogs, experiment_scores, office_logs
+from toolkit.load.persona.office_summaries import experiment_scores
 from toolkit.load.persona.propositions import PropositionSet
 
 RUN_COLUMNS = ("id", "agent_id", "channel_id", "created_at")
@@ -439,22 +439,6 @@ def load_office_transcripts(
         return frame
 
 
-def load_office_logs(
-    url: str,
-    *,
-    channel: str | Sequence[str] | None = None,
-    window: str | None = None,
-    agents: Sequence[str] | None = None,
-) -> OfficeLogs:
-    """the-office's correction and intervention logs in a channel, window and agents,
-    whole, with their summaries."""
-    win = parse_window(window)
-    with office_tables(url) as tables:
-        corrections = correction_logs(tables, channel=channel, window=win, agents=agents)
-        interventions = intervention_logs(tables, channel=channel, window=win, agents=agents)
-    return office_logs(corrections, interventions)
-
-
 def load_stored_scores(
     url: str,
     *,
@@ -500,7 +484,6 @@ __all__ = [
     "experiment_frames",
     "intervention_logs",
     "load_office_experiments",
-    "load_office_logs",
     "load_office_transcripts",
     "load_stored_scores",
     "proposition_settings",

@@ -30,6 +30,9 @@ class CorrectionReport(Shows):
         mean_total_score: the mean ``total_score`` over attempts that report one.
         stages: stage, attempts — the-office's pipeline stages (original, regeneration,
             direct_correction) over the attempts that record one.
+        stage_outcomes: stage, outcome, attempts, agents (distinct), mean_total_score —
+            attempts counted by stage and outcome, in the schema's order (a null stage,
+            the toolkit's own shape, last); None when the log has no stage column.
         attempts_per_action: the mean number of attempts an action took.
         input_tokens, output_tokens: the gate's tokens summed over the attempts that
             record them (None when none does).
@@ -45,6 +48,7 @@ class CorrectionReport(Shows):
     similarity_checked: int = 0
     mean_total_score: float | None = None
     stages: pl.DataFrame | None = None
+    stage_outcomes: pl.DataFrame | None = None
     attempts_per_action: float | None = None
     input_tokens: int | None = None
     output_tokens: int | None = None
@@ -126,6 +130,16 @@ def _pipeline(log: pl.DataFrame, attempts: pl.DataFrame, final: pl.DataFrame) ->
             .group_by(pl.col("stage").cast(pl.String))
             .agg(pl.len().cast(pl.Int64).alias("attempts"))
             .sort("stage")
+        )
+        out["stage_outcomes"] = (
+            attempts.group_by("stage", "outcome")
+            .agg(
+                pl.len().cast(pl.Int64).alias("attempts"),
+                pl.col("agent_id").n_unique().cast(pl.Int64).alias("agents"),
+                pl.col("total_score").mean().alias("mean_total_score"),
+            )
+            .sort("stage", "outcome", nulls_last=True)  # Enums: the schema's order
+            .with_columns(pl.col("stage", "outcome").cast(pl.String))
         )
     for name in ("input_tokens", "output_tokens"):
         if name in attempts.columns and attempts[name].drop_nulls().len():

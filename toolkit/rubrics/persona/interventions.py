@@ -25,7 +25,8 @@ class InterventionReport(Shows):
     """What an intervention log says.
 
     Attributes:
-        by_type: intervention_type, evaluated, fired, fired_rate (fired / evaluated).
+        by_type: intervention_type, evaluated, fired, fired_rate (fired / evaluated);
+            types in the schema's order (anti_convergence, variety, custom).
         preconditions: intervention_type, precondition (functional | textual |
             propositional), passed, failed, not_checked, stopped (evaluations this
             precondition was the first to fail, so the intervention did not fire).
@@ -69,7 +70,7 @@ def _result(name: str) -> pl.Expr:
 def intervention_report(log: pl.DataFrame) -> InterventionReport:
     """Fired rate by intervention type and what each precondition said, from an
     intervention log (:func:`toolkit.load_intervention_log`)."""
-    kind = pl.col("intervention_type").cast(pl.String)
+    kind = pl.col("intervention_type")  # an Enum: sorts in the schema's order
     by_type = (
         log.group_by(kind)
         .agg(
@@ -78,6 +79,7 @@ def intervention_report(log: pl.DataFrame) -> InterventionReport:
         )
         .with_columns((pl.col("fired") / pl.col("evaluated")).alias("fired_rate"))
         .sort("intervention_type")
+        .with_columns(kind.cast(pl.String))
     )
     any_failed = pl.any_horizontal(
         *(_result(p).not_().fill_null(False) for p in PRECONDITION_ORDER)
@@ -102,6 +104,7 @@ def intervention_report(log: pl.DataFrame) -> InterventionReport:
         .with_columns(_order=pl.col("precondition").replace_strict(order, return_dtype=pl.Int64))
         .sort("intervention_type", "_order")
         .drop("_order")
+        .with_columns(kind.cast(pl.String))
     )
     claims = (
         log.filter(pl.col("textual_precondition").is_not_null())

@@ -13,13 +13,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from toolkit.judge import MISSING_DATA_RULE, SCALE_BANDS
-from toolkit.rating_server.form import read_form
+from toolkit.rating_server.form import read_form, read_skip
 from toolkit.rating_server.group_commit import GroupCommit
 from toolkit.rating_server.pages import Refused, render_page, server_of
 from toolkit.rating_server.server import RatingServer
 from toolkit.ratings.store import Draft, Save
 
-__all__ = ["rater_done", "rater_game", "rater_home", "save_draft", "submit"]
+__all__ = ["rater_done", "rater_game", "rater_home", "save_draft", "skip", "submit"]
 
 
 def _rater(request: Request) -> tuple[RatingServer, str, str]:
@@ -114,6 +114,7 @@ def rater_game(request: Request) -> Response:
         "submitted_score": submitted_score,
         "changed": changed,
         "transcript": server.transcripts.get(gid),
+        "skipped": _skip_reason(server, rater, gid),
         # the game's id and roles only once this rater has submitted a rating of it
         "game_id": gid if rating is not None else None,
         "roles": server.roles.get(gid) if rating is not None else None,
@@ -162,6 +163,7 @@ def _item_page(
         "submitted_score": submitted_score,
         "changed": changed,
         "item": page,
+        "skipped": _skip_reason(server, rater, item_id),
         "item_changed": item_id in server.changed,
         "text_html": page.html if page is not None else None,
     }
@@ -221,6 +223,9 @@ async def submit(request: Request) -> Response:
     if form["score"] is None:
         low, high = (0, 9) if server.persona else (1, 5)
         raise Refused(422, f"choose a score from {low} to {high} before submitting")
+    missing = [] if server.persona else _unanswered_required(server, form["answers"])
+    if missing:
+        raise Refused(422, "answer the required questions first: " + "; ".join(missing))
     digest = _item_hash(server, queue[n - 1])
     commits: GroupCommit = request.app.state.commits
     event_id = await commits.save(
@@ -235,6 +240,29 @@ async def submit(request: Request) -> Response:
     after = _next_unsubmitted(queue, done, n)
     target = f"/r/{token}/{after}" if after is not None else f"/r/{token}/done"
     return JSONResponse({"submitted": True, "rating": event_id, "next": target})
+
+
+def _unanswered_required(server: RatingServer, answers: Mapping[str, Any]) -> list[str]:
+    """The text of each required question of the instrument left unanswered."""
+    return [q.text for q in server.scale.required if answers.get(q.key) is None]
+
+
+def _skip_reason(server: RatingServer, rater: str, unit_id: str) -> str | None:
+    """The reason of ``rater``'s latest skip of ``unit_id``, if they skipped it."""
+    skips = server.store.skips(rater).filter(unit_id=unit_id)
+    return str(skips["reason"][-1]) if skips.height else None
+
+
+async def skip(request: Request) -> Response:
+    """Record the rater's skip of game (or item) N with their reason; answer where next.
+    The unit's draft is left as it was; a skip is no rating."""
+    server, rater, token = _rater(request)
+    queue = server.session.queues.get(rater, ())
+    n = _position(request, queue)
+    reason = await read_skip(request, server, token)
+    await _in_thread(server.store.save_skip, rater, queue[n - 1], reason)
+    target = f"/r/{token}/{n + 1}" if n < len(queue) else f"/r/{token}/done"
+    return JSONResponse({"skipped": True, "next": target})
 
 
 async def _in_thread(func: Callable[..., Any], *args: Any) -> Any:

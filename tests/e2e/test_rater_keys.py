@@ -25,11 +25,6 @@ from toolkit.rating_server.run import server_config
 from toolkit.ratings.store import RatingStore, Session
 from toolkit.rubrics.discussion import DEFAULT_ENGAGEMENT_SCALE, EngagementScale
 
-REQUIRED = (
-    "Would you voluntarily watch this for 3 minutes?; "
-    "Did the conversation flow naturally (rather than feel scripted)?"
-)
-
 
 @dataclass
 class Served:
@@ -200,7 +195,7 @@ def test_required_questions_refuse_enter_and_a_partial_submit_asks_first(
     assert problems == []
 
 
-def test_the_help_panel_open_is_kept_as_a_picture(
+def test_the_help_panel_and_the_skip_box_are_kept_as_pictures(
     served: Served, browser: Any, tmp_path: Path
 ) -> None:
     """``TOOLKIT_RATER_SCREENSHOTS=DIR`` keeps the picture (docs/ratings.md)."""

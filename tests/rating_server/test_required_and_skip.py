@@ -93,6 +93,7 @@ def test_a_skip_stores_its_reason_keeps_the_draft_and_moves_on(
     served: tuple[TestClient, Session, RatingStore],
 ) -> None:
     client, session, store = served
+    assert len(session.queues["ben"]) == 2  # 3 games, 2 raters, 1 each, seed 5
     token = session.raters["ben"]
     status, _ = _post(client, f"/r/{token}/1/draft", {"score": 2, "notes": "half typed"})
     assert status == 200
@@ -106,9 +107,12 @@ def test_a_skip_stores_its_reason_keeps_the_draft_and_moves_on(
     page = client.get(f"/r/{token}/1").text
     assert "Skipped (seen it before). You can still rate it." in page
     assert "half typed</textarea>" in page  # the draft is still on the form
-    last = len(session.queues["ben"])
-    status, body = _post(client, f"/r/{token}/{last}/skip", {"reason": "cut off"})
-    assert body["next"] == f"/r/{token}/done"
+    home = client.get(f"/r/{token}", follow_redirects=False)
+    assert home.headers["location"] == f"/r/{token}/2"  # the skipped game is set aside
+    status, body = _post(client, f"/r/{token}/2/skip", {"reason": "cut off"})
+    assert body["next"] == f"/r/{token}/done"  # both skipped: the done page lists them
+    done = client.get(f"/r/{token}/done").text
+    assert "All done" not in done and done.count("<b>skipped</b>, not submitted yet") == 2
 
 
 def test_a_skip_without_a_reason_is_refused(

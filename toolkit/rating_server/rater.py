@@ -47,6 +47,17 @@ def _submitted(server: RatingServer, rater: str) -> dict[str, dict[str, Any]]:
     return {str(r["transcript_id"]): r for r in latest.iter_rows(named=True)}
 
 
+def _skipped_ids(server: RatingServer, rater: str) -> set[str]:
+    """The games (or items) ``rater`` skipped."""
+    return set(server.store.skips(rater)["unit_id"].to_list())
+
+
+def _set_aside(server: RatingServer, rater: str) -> set[str]:
+    """What the rater's next game is not chosen from: submitted or skipped (a skipped
+    game stays to do, and the "done" page lists it)."""
+    return set(_submitted(server, rater)) | _skipped_ids(server, rater)
+
+
 def _next_unsubmitted(
     queue: tuple[str, ...], done: Mapping[str, Any] | set[str], after: int
 ) -> int | None:
@@ -63,7 +74,7 @@ def rater_home(request: Request) -> Response:
     """Send the rater to their first game not yet submitted, or to "all done"."""
     server, rater, token = _rater(request)
     queue = server.session.queues.get(rater, ())
-    n = _next_unsubmitted(queue, _submitted(server, rater), 0) if queue else None
+    n = _next_unsubmitted(queue, _set_aside(server, rater), 0) if queue else None
     target = f"/r/{token}/{n}" if n is not None else f"/r/{token}/done"
     return RedirectResponse(target, status_code=303)
 
@@ -180,6 +191,8 @@ def rater_done(request: Request) -> Response:
         "base": f"/r/{token}",
         "total": len(queue),
         "games": [(i + 1, gid in done) for i, gid in enumerate(queue)],
+        "skipped": _skipped_ids(server, rater),
+        "queue": queue,
         "all_done": all(g in done for g in queue),
         "todo": sum(1 for g in queue if g not in done),
         "unit": "item" if server.persona else "game",
@@ -236,7 +249,7 @@ async def submit(request: Request) -> Response:
         )
     )  # fmt: skip
     rated = server.store.item_rated_ids if server.persona else server.store.rated_ids
-    done = await _in_thread(rated, rater)
+    done = set(await _in_thread(rated, rater)) | await _in_thread(_skipped_ids, server, rater)
     after = _next_unsubmitted(queue, done, n)
     target = f"/r/{token}/{after}" if after is not None else f"/r/{token}/done"
     return JSONResponse({"submitted": True, "rating": event_id, "next": target})
@@ -254,14 +267,16 @@ def _skip_reason(server: RatingServer, rater: str, unit_id: str) -> str | None:
 
 
 async def skip(request: Request) -> Response:
-    """Record the rater's skip of game (or item) N with their reason; answer where next.
-    The unit's draft is left as it was; a skip is no rating."""
+    """Record the rater's skip of game (or item) N with their reason; answer where next
+    (the next game neither submitted nor skipped, else the "done" page). The unit's
+    draft is left as it was; a skip is no rating."""
     server, rater, token = _rater(request)
     queue = server.session.queues.get(rater, ())
     n = _position(request, queue)
     reason = await read_skip(request, server, token)
     await _in_thread(server.store.save_skip, rater, queue[n - 1], reason)
-    target = f"/r/{token}/{n + 1}" if n < len(queue) else f"/r/{token}/done"
+    after = _next_unsubmitted(queue, await _in_thread(_set_aside, server, rater), n)
+    target = f"/r/{token}/{after}" if after is not None else f"/r/{token}/done"
     return JSONResponse({"skipped": True, "next": target})
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -125,3 +126,15 @@ def test_a_skip_without_a_reason_is_refused(
         assert status == 422, body
         assert "reason" in str(answer["error"])
     assert store.skips().height == 0
+
+
+def test_skips_are_append_only_in_the_store(tmp_path: Path) -> None:
+    store = RatingStore(tmp_path / "ratings.db")
+    store.save_skip("ana", "game-1", "seen it")
+    store.save_skip("ana", "game-1", "seen it twice")  # a second skip adds, never replaces
+    assert store.skips("ana")["reason"].to_list() == ["seen it", "seen it twice"]
+    con = sqlite3.connect(tmp_path / "ratings.db")
+    for sql in ("UPDATE skip_events SET reason = 'x'", "DELETE FROM skip_events"):
+        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+            con.execute(sql)
+    con.close()

@@ -88,6 +88,7 @@ def test_the_page_marks_the_required_questions(
     assert page.count('data-required="1"') == 2
     assert page.count("(required)") == 2
     assert '<details id="help"' in page  # the keys' help works without the script
+    assert '<button type="button" id="skip" hidden>' in page  # skip needs it: shown by it
 
 
 def test_a_skip_stores_its_reason_keeps_the_draft_and_moves_on(

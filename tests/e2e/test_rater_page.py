@@ -208,8 +208,10 @@ def test_two_raters_rate_at_the_same_time_each_in_their_own_queue(
     ben.get_by_label("2 Somewhat Interesting").check()
     _saved(ana)
     _saved(ben)
-    ana.get_by_role("button", name=re.compile("Submit")).click()
-    ben.get_by_role("button", name=re.compile("Submit")).click()
+    for page in (ana, ben):  # no question answered: the first click asks, the second submits
+        page.get_by_role("button", name=re.compile("Submit")).click()
+        expect(page.locator("#status")).to_contain_text("5 of 5 questions unanswered")
+        page.get_by_role("button", name=re.compile("Submit")).click()
     expect(ana.locator("h1")).to_have_text("Game 2 of 2")
     expect(ben.locator("h1")).to_have_text("Game 2 of 2")
     store = RatingStore(server.store)
@@ -267,6 +269,7 @@ def test_a_rater_can_rate_everything_with_the_keyboard_only(server: Server, brow
     _ready(page, "Game 2 of 2")
     page.keyboard.press("1")
     _saved(page)
+    page.keyboard.press("Enter")  # no question answered: asks first
     page.keyboard.press("Enter")
     expect(page.locator("h1")).to_have_text("All done")
     store = RatingStore(server.store)
@@ -320,6 +323,7 @@ def test_kill_9_mid_session_then_restart_keeps_every_acknowledged_save(
     _ready(page, "Game 1 of 2")
     page.keyboard.press("4")
     _saved(page)
+    page.keyboard.press("Enter")  # questions unanswered: asks first
     page.keyboard.press("Enter")  # acknowledged by moving on
     _ready(page, "Game 2 of 2")
     page.keyboard.press("2")
@@ -362,6 +366,7 @@ def test_both_pages_render_for_a_person_and_their_pictures_are_kept(
             _ready(page, f"Game {n} of 2")  # the page Enter moved to, not the one it left
             page.keyboard.press(score)
             _saved(page)
+            page.keyboard.press("Enter")  # questions unanswered: asks first
             page.keyboard.press("Enter")
     page = _page(browser, problems)
     page.goto(server.links["chidi"])

@@ -9,7 +9,9 @@ Addresses (``TOKEN`` is a rater's or the organiser's private token):
 * ``GET /r/TOKEN``: the rater's first game not yet submitted (or "all done");
 * ``GET /r/TOKEN/N``: game N of the rater's queue (1-based), with their draft;
 * ``POST /r/TOKEN/N/draft``, ``POST /r/TOKEN/N/submit``: save the form (JSON), with the
-  page's CSRF token in the ``X-CSRF-Token`` header;
+  page's CSRF token in the ``X-CSRF-Token`` header (a submit with a required question
+  unanswered is refused, 422);
+* ``POST /r/TOKEN/N/skip``: skip game N with a reason (JSON ``{"reason": ...}``);
 * ``GET /o/TOKEN``: progress per rater and per game, agreement so far;
 * ``GET /o/TOKEN/ratings.csv``, ``GET /o/TOKEN/ratings.json``: the ratings that count.
 * ``GET /o/TOKEN/backup.zip``: every part of the store (drafts too), as one zip.
@@ -48,7 +50,14 @@ from toolkit.rating_server.form import Left
 from toolkit.rating_server.group_commit import GroupCommit
 from toolkit.rating_server.organiser import organiser
 from toolkit.rating_server.pages import Refused, render_page
-from toolkit.rating_server.rater import rater_done, rater_game, rater_home, save_draft, submit
+from toolkit.rating_server.rater import (
+    rater_done,
+    rater_game,
+    rater_home,
+    save_draft,
+    skip,
+    submit,
+)
 from toolkit.rating_server.security import Headers
 from toolkit.rating_server.server import RatingServer
 from toolkit.views.transcript import TRANSCRIPT_CSS
@@ -128,6 +137,7 @@ def create_app(server: RatingServer) -> Starlette:
         Route("/r/{token}/{n:int}", rater_game),
         Route("/r/{token}/{n:int}/draft", save_draft, methods=["POST"]),
         Route("/r/{token}/{n:int}/submit", submit, methods=["POST"]),
+        Route("/r/{token}/{n:int}/skip", skip, methods=["POST"]),
         Route("/o/{token}", organiser),
         Route("/o/{token}/ratings.csv", export_csv),
         Route("/o/{token}/ratings.json", export_json),

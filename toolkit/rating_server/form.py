@@ -13,6 +13,7 @@ from starlette.requests import ClientDisconnect, Request
 
 from toolkit.rating_server.pages import Refused
 from toolkit.rating_server.server import RatingServer
+from toolkit.ratings.store.skips import MAX_SKIP_REASON_CHARS
 
 __all__ = ["MAX_BODY_BYTES", "MAX_NOTES_CHARS"]
 
@@ -33,8 +34,8 @@ def _same_origin(request: Request) -> bool:
     return urlsplit(origin).netloc == host and origin != "null"
 
 
-async def read_form(request: Request, server: RatingServer, token: str) -> dict[str, Any]:
-    """The checked JSON body of a save: score, answers, notes; CSRF and origin checked."""
+async def read_json(request: Request, server: RatingServer, token: str) -> dict[str, Any]:
+    """The JSON object a rater's page sent: origin, CSRF token, type and size checked."""
     if not _same_origin(request):
         raise Refused(403, "cross-site request refused")
     given = request.headers.get("x-csrf-token", "")
@@ -59,6 +60,12 @@ async def read_form(request: Request, server: RatingServer, token: str) -> dict[
         raise Refused(400, "the request is not JSON") from exc
     if not isinstance(data, dict):
         raise Refused(422, "the request must be a JSON object")
+    return data
+
+
+async def read_form(request: Request, server: RatingServer, token: str) -> dict[str, Any]:
+    """The checked JSON body of a save: score, answers, notes; CSRF and origin checked."""
+    data = await read_json(request, server, token)
     score = data.get("score")
     low, high = (0, 9) if server.persona else (1, 5)
     if score is not None and (type(score) is not int or not low <= score <= high):
@@ -79,6 +86,21 @@ async def read_form(request: Request, server: RatingServer, token: str) -> dict[
         raise Refused(422, "notes hold text that is not valid Unicode (a lone surrogate): "
                       "retype the note") from None  # fmt: skip
     return {"score": score, "answers": answers, "notes": notes}
+
+
+async def read_skip(request: Request, server: RatingServer, token: str) -> str:
+    """The reason of a skip (non-empty text of bounded length); CSRF and origin checked."""
+    data = await read_json(request, server, token)
+    reason = data.get("reason")
+    if not isinstance(reason, str) or not reason.strip():
+        raise Refused(422, "give a reason for skipping")
+    if len(reason) > MAX_SKIP_REASON_CHARS:
+        raise Refused(422, f"a skip's reason must be at most {MAX_SKIP_REASON_CHARS} characters")
+    try:
+        reason.encode("utf-8")
+    except UnicodeEncodeError:
+        raise Refused(422, "the reason holds text that is not valid Unicode: retype it") from None
+    return reason.strip()
 
 
 class Left(Exception):

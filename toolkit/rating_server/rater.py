@@ -13,13 +13,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from toolkit.judge import MISSING_DATA_RULE, SCALE_BANDS
-from toolkit.rating_server.form import read_form
+from toolkit.rating_server.form import read_form, read_skip
 from toolkit.rating_server.group_commit import GroupCommit
 from toolkit.rating_server.pages import Refused, render_page, server_of
 from toolkit.rating_server.server import RatingServer
 from toolkit.ratings.store import Draft, Save
 
-__all__ = ["rater_done", "rater_game", "rater_home", "save_draft", "submit"]
+__all__ = ["rater_done", "rater_game", "rater_home", "save_draft", "skip", "submit"]
 
 
 def _rater(request: Request) -> tuple[RatingServer, str, str]:
@@ -47,6 +47,17 @@ def _submitted(server: RatingServer, rater: str) -> dict[str, dict[str, Any]]:
     return {str(r["transcript_id"]): r for r in latest.iter_rows(named=True)}
 
 
+def _skipped_ids(server: RatingServer, rater: str) -> set[str]:
+    """The games (or items) ``rater`` skipped."""
+    return set(server.store.skips(rater)["unit_id"].to_list())
+
+
+def _set_aside(server: RatingServer, rater: str) -> set[str]:
+    """What the rater's next game is not chosen from: submitted or skipped (a skipped
+    game stays to do, and the "done" page lists it)."""
+    return set(_submitted(server, rater)) | _skipped_ids(server, rater)
+
+
 def _next_unsubmitted(
     queue: tuple[str, ...], done: Mapping[str, Any] | set[str], after: int
 ) -> int | None:
@@ -63,7 +74,7 @@ def rater_home(request: Request) -> Response:
     """Send the rater to their first game not yet submitted, or to "all done"."""
     server, rater, token = _rater(request)
     queue = server.session.queues.get(rater, ())
-    n = _next_unsubmitted(queue, _submitted(server, rater), 0) if queue else None
+    n = _next_unsubmitted(queue, _set_aside(server, rater), 0) if queue else None
     target = f"/r/{token}/{n}" if n is not None else f"/r/{token}/done"
     return RedirectResponse(target, status_code=303)
 
@@ -114,6 +125,7 @@ def rater_game(request: Request) -> Response:
         "submitted_score": submitted_score,
         "changed": changed,
         "transcript": server.transcripts.get(gid),
+        "skipped": _skip_reason(server, rater, gid),
         # the game's id and roles only once this rater has submitted a rating of it
         "game_id": gid if rating is not None else None,
         "roles": server.roles.get(gid) if rating is not None else None,
@@ -162,6 +174,7 @@ def _item_page(
         "submitted_score": submitted_score,
         "changed": changed,
         "item": page,
+        "skipped": _skip_reason(server, rater, item_id),
         "item_changed": item_id in server.changed,
         "text_html": page.html if page is not None else None,
     }
@@ -178,6 +191,8 @@ def rater_done(request: Request) -> Response:
         "base": f"/r/{token}",
         "total": len(queue),
         "games": [(i + 1, gid in done) for i, gid in enumerate(queue)],
+        "skipped": _skipped_ids(server, rater),
+        "queue": queue,
         "all_done": all(g in done for g in queue),
         "todo": sum(1 for g in queue if g not in done),
         "unit": "item" if server.persona else "game",
@@ -221,6 +236,9 @@ async def submit(request: Request) -> Response:
     if form["score"] is None:
         low, high = (0, 9) if server.persona else (1, 5)
         raise Refused(422, f"choose a score from {low} to {high} before submitting")
+    missing = [] if server.persona else _unanswered_required(server, form["answers"])
+    if missing:
+        raise Refused(422, "answer the required questions first: " + "; ".join(missing))
     digest = _item_hash(server, queue[n - 1])
     commits: GroupCommit = request.app.state.commits
     event_id = await commits.save(
@@ -231,10 +249,35 @@ async def submit(request: Request) -> Response:
         )
     )  # fmt: skip
     rated = server.store.item_rated_ids if server.persona else server.store.rated_ids
-    done = await _in_thread(rated, rater)
+    done = set(await _in_thread(rated, rater)) | await _in_thread(_skipped_ids, server, rater)
     after = _next_unsubmitted(queue, done, n)
     target = f"/r/{token}/{after}" if after is not None else f"/r/{token}/done"
     return JSONResponse({"submitted": True, "rating": event_id, "next": target})
+
+
+def _unanswered_required(server: RatingServer, answers: Mapping[str, Any]) -> list[str]:
+    """The text of each required question of the instrument left unanswered."""
+    return [q.text for q in server.scale.required if answers.get(q.key) is None]
+
+
+def _skip_reason(server: RatingServer, rater: str, unit_id: str) -> str | None:
+    """The reason of ``rater``'s latest skip of ``unit_id``, if they skipped it."""
+    skips = server.store.skips(rater).filter(unit_id=unit_id)
+    return str(skips["reason"][-1]) if skips.height else None
+
+
+async def skip(request: Request) -> Response:
+    """Record the rater's skip of game (or item) N with their reason; answer where next
+    (the next game neither submitted nor skipped, else the "done" page). The unit's
+    draft is left as it was; a skip is no rating."""
+    server, rater, token = _rater(request)
+    queue = server.session.queues.get(rater, ())
+    n = _position(request, queue)
+    reason = await read_skip(request, server, token)
+    await _in_thread(server.store.save_skip, rater, queue[n - 1], reason)
+    after = _next_unsubmitted(queue, await _in_thread(_set_aside, server, rater), n)
+    target = f"/r/{token}/{after}" if after is not None else f"/r/{token}/done"
+    return JSONResponse({"skipped": True, "next": target})
 
 
 async def _in_thread(func: Callable[..., Any], *args: Any) -> Any:

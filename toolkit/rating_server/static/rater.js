@@ -1,7 +1,10 @@
 // The rater page: every change is saved as a draft at once (notes after a short pause),
 // Submit saves the rating and moves on, Previous/Next wait for the draft, keys 1-5 (0-9
-// on a persona item's page, from the form's data-scale-min/max), y/n and Enter. Served as
-// a file: the Content-Security-Policy allows no inline script.
+// on a persona item's page, from the form's data-scale-min/max), y/n and Enter, j/→ and
+// k/← for Next/Previous, s to skip with a reason, ? for the keys' help. A submit with a
+// required question unanswered is refused (the server refuses it too); with an optional
+// one unanswered it asks first (Enter or Submit again confirms). Served as a file: the
+// Content-Security-Policy allows no inline script.
 "use strict";
 (function () {
   const form = document.getElementById("rating");
@@ -23,6 +26,11 @@
   let unsaved = false; // the page holds something the server has not acknowledged
   let generation = 0;
   let current = 0;
+  let confirming = null; // the form (as JSON) a partial submit was asked about
+  const help = document.getElementById("help");
+  const skipButton = document.getElementById("skip");
+  const skipPanel = document.getElementById("skip-panel");
+  const skipReason = document.getElementById("skip-reason");
 
   function state() {
     const score = form.querySelector('input[name="score"]:checked');
@@ -106,6 +114,26 @@
         ").", "error");
       return;
     }
+    const open = questions.filter((q) => body.answers[q.dataset.key] === null);
+    questions.forEach((q) => q.classList.remove("missing-answer"));
+    const required = open.filter((q) => q.dataset.required === "1");
+    if (required.length) {
+      required.forEach((q) => q.classList.add("missing-answer"));
+      highlight(questions.indexOf(required[0]));
+      show("Not submitted: answer the required questions first: " +
+        required.map((q) => q.dataset.text).join("; "), "error");
+      return;
+    }
+    const asked = JSON.stringify(body);
+    if (open.length && confirming !== asked) {
+      confirming = asked;
+      open.forEach((q) => q.classList.add("missing-answer"));
+      show(open.length + " of " + questions.length + " questions unanswered (" +
+        open.map((q) => q.dataset.text).join("; ") +
+        "). Press Enter or Submit again to submit anyway.", "pending");
+      return;
+    }
+    confirming = null;
     clearTimeout(timer);
     timer = null;
     generation++;
@@ -129,6 +157,62 @@
       if (!saved) return; // stay: what is on the page is not in the store yet
     }
     window.location.assign(href);
+  }
+
+  function toggleHelp() {
+    if (help) help.open = !help.open;
+  }
+
+  function openSkip() {
+    if (!skipPanel) return;
+    skipPanel.hidden = false;
+    skipReason.focus();
+  }
+
+  function closeSkip() {
+    skipPanel.hidden = true;
+    skipReason.blur();
+  }
+
+  async function skip() {
+    const reason = skipReason.value.trim();
+    if (!reason) {
+      show("Give a reason for skipping (it is stored with the skip).", "error");
+      skipReason.focus();
+      return;
+    }
+    if (unsaved || timer !== null) {
+      const saved = await saveDraft(false);
+      if (!saved) return; // stay: the draft is not in the store yet
+    }
+    show("Skipping…", "pending");
+    try {
+      const data = await post("skip", { reason: reason });
+      window.location.assign(data.next);
+    } catch (error) {
+      show("Not skipped: " + error.message + ". Try again.", "error");
+    }
+  }
+
+  function go(id) {
+    const link = document.getElementById(id);
+    if (link && link.href) leave(link.href);
+  }
+
+  if (skipButton) {
+    skipButton.hidden = false; // skipping needs this script: shown only with it
+    skipButton.addEventListener("click", openSkip);
+    document.getElementById("skip-go").addEventListener("click", skip);
+    document.getElementById("skip-cancel").addEventListener("click", closeSkip);
+    skipReason.addEventListener("keydown", (event) => {
+      if (event.key === "Enter") {
+        event.preventDefault(); // not the form's submit: this is the skip's own field
+        skip();
+      } else if (event.key === "Escape") {
+        event.preventDefault();
+        closeSkip();
+      }
+    });
   }
 
   form.addEventListener("change", (event) => {
@@ -187,6 +271,20 @@
     } else if (key === "enter") {
       event.preventDefault();
       submit();
+    } else if (key === "j" || key === "arrowright") {
+      event.preventDefault();
+      go("next");
+    } else if (key === "k" || key === "arrowleft") {
+      event.preventDefault();
+      go("previous");
+    } else if (key === "s") {
+      event.preventDefault();
+      openSkip();
+    } else if (key === "?") {
+      event.preventDefault();
+      toggleHelp();
+    } else if (key === "escape" && help && help.open) {
+      help.open = false;
     }
   });
 

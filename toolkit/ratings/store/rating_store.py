@@ -12,9 +12,10 @@ from toolkit.ratings.store.rows import checked_text
 from toolkit.ratings.store.saves import Saves
 from toolkit.ratings.store.schema import Migrations
 from toolkit.ratings.store.sessions import Sessions
+from toolkit.ratings.store.skips import Skips
 
 
-class RatingStore(Backup, Saves, Sessions, Opening, Migrations):
+class RatingStore(Backup, Saves, Skips, Sessions, Opening, Migrations):
     """A SQLite ratings store (see :mod:`toolkit.ratings.store`).
 
     Every method opens its own short-lived connection, so a store object can be shared

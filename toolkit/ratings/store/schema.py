@@ -182,6 +182,19 @@ MIGRATIONS: tuple[str, ...] = (
         value TEXT NOT NULL
     );
     """,
+    # 8: a rater's skip of a game or persona item, with their reason (append-only; the
+    # draft of the unit is left as it was, and a skip is no rating).
+    """
+    CREATE TABLE skip_events (
+        event_id INTEGER PRIMARY KEY AUTOINCREMENT,
+        rater TEXT NOT NULL CHECK (length(trim(rater)) > 0),
+        unit_id TEXT NOT NULL CHECK (length(unit_id) > 0),
+        reason TEXT NOT NULL CHECK (length(trim(reason)) > 0),
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX skip_events_latest ON skip_events (rater, unit_id, event_id);
+    """
+    + _APPEND_ONLY.format(table="skip_events"),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -147,10 +147,16 @@ class ScaleLevel(_Part):
 
 
 class EngagementQuestion(_Part):
-    """One yes/no evaluation question asked beside the scale (``key`` is stored)."""
+    """One yes/no evaluation question asked beside the scale (``key`` is stored).
+
+    ``required``: a rating cannot be submitted with it unanswered. Default false: no
+    instrument said so before the field existed, and every rating saved so far was
+    allowed with questions unanswered (the rater page asks before such a submit).
+    """
 
     key: str = Field(min_length=1, pattern=r"^[a-z_]+$")
     text: str = Field(min_length=1)
+    required: bool = False
 
 
 class EngagementScale(_Part):
@@ -195,6 +201,11 @@ class EngagementScale(_Part):
             f"{self.hint_min_score} or more."
         )
 
+    @property
+    def required(self) -> tuple[EngagementQuestion, ...]:
+        """The questions a rating cannot be submitted without."""
+        return tuple(q for q in self.questions if q.required)
+
     def level(self, score: int) -> ScaleLevel:
         """The level of ``score``."""
         for level in self.levels:
@@ -205,6 +216,11 @@ class EngagementScale(_Part):
     def fingerprint(self) -> str:
         """A hash of every label, description, question and number except the version."""
         payload = self.model_dump(mode="json", exclude={"version"})
+        for question in payload["questions"]:
+            # a question not required hashes as before the field existed, so a published
+            # instrument keeps its fingerprint
+            if not question["required"]:
+                del question["required"]
         blob = json.dumps(payload, sort_keys=True).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
 

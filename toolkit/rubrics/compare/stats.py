@@ -14,6 +14,7 @@ import numpy as np
 
 from toolkit.errors import InputError
 from toolkit.rubrics.compare.rubric import CORRECTIONS
+from toolkit.rubrics.compare.signed_rank import doubled_midranks, exact_p, normal_p, signed_rank
 
 # scipy is imported in the functions that use it: about 1 s of imports that a refused
 # input (`toolkit compare` with a bad option or a missing folder: 0.7 s, not 1.9 s) never pays
@@ -72,12 +73,10 @@ def pass_hat_k(counts: Sequence[tuple[int, int]], k: int) -> float | None:
 def rank_biserial_paired(d: np.ndarray[Any, np.dtype[np.float64]]) -> float | None:
     """The matched-pairs rank-biserial correlation (T+ - T-) / (T+ + T-) over the
     nonzero differences, ranked by absolute value (ties share their mean rank)."""
-    from scipy.stats import rankdata
-
     nz = d[d != 0]
     if nz.size == 0:
         return None
-    ranks = rankdata(np.abs(nz))
+    ranks = doubled_midranks(np.abs(nz)) / 2
     plus, minus = float(ranks[nz > 0].sum()), float(ranks[nz < 0].sum())
     return (plus - minus) / (plus + minus)
 
@@ -127,37 +126,34 @@ class TestResult:
     note: str = ""
 
 
-#: Up to this many nonzero differences with ties, Wilcoxon's p enumerates every sign
-#: assignment (2^n of them): the exact permutation distribution of the mid-ranks.
+#: Up to this many nonzero differences with ties, Wilcoxon's p is exact: every sign
+#: assignment (2^n of them) of the mid-ranks, counted by :mod:`.signed_rank`.
 EXACT_TIES_MAX = 16
+
+#: Up to this many nonzero differences without ties, Wilcoxon's p is exact (SciPy's
+#: ``method="auto"`` switches to the normal approximation past the same size).
+EXACT_MAX = 50
 
 
 def wilcoxon_test(
     d: np.ndarray[Any, np.dtype[np.float64]], dz: float | None, rb: float | None
 ) -> TestResult:
     """Wilcoxon's signed-rank test of the differences ``d``, zeros dropped (Wilcoxon's
-    own convention). Without ties: scipy's exact distribution up to 50 differences, its
-    normal approximation beyond. With ties (scores on a coarse scale often tie), scipy's
-    "exact" distribution no longer holds, so the p-value is the exact permutation one
-    (every sign assignment of the mid-ranks, :class:`scipy.stats.PermutationMethod`) up
-    to :data:`EXACT_TIES_MAX` differences, and the tie-corrected normal approximation
-    beyond."""
-    from scipy import stats
-
-    nz = d[d != 0]
-    ties = np.unique(np.abs(nz)).size < nz.size
-    method: Any
-    if not ties:
-        method = "exact" if nz.size <= 50 else "asymptotic"
+    own convention). The exact null distribution of T+ (every sign assignment of the
+    mid-ranks, :func:`.signed_rank.exact_p`) up to :data:`EXACT_MAX` differences without
+    ties and :data:`EXACT_TIES_MAX` with ties (scores on a coarse scale often tie); the
+    tie-corrected normal approximation beyond. The same statistic and p-value as
+    ``scipy.stats.wilcoxon`` with ``method="exact"``, a ``PermutationMethod`` of
+    ``2**n`` resamples, or ``"asymptotic"`` respectively (tests check each)."""
+    stat = signed_rank(d)
+    if not stat.ties:
+        exact = stat.n <= EXACT_MAX
         note = ""
-    elif nz.size <= EXACT_TIES_MAX:
-        method = stats.PermutationMethod(n_resamples=2**nz.size)
-        note = "ties: exact permutation p"
     else:
-        method = "asymptotic"
-        note = "ties: normal approximation"
-    res = stats.wilcoxon(nz, method=method)
-    return TestResult("wilcoxon", float(res.statistic), float(res.pvalue), dz, rb, note)
+        exact = stat.n <= EXACT_TIES_MAX
+        note = "ties: exact permutation p" if exact else "ties: normal approximation"
+    p = exact_p(stat) if exact else normal_p(stat)
+    return TestResult("wilcoxon", stat.statistic, p, dz, rb, note)
 
 
 def paired_test(
@@ -166,8 +162,6 @@ def paired_test(
     """Wilcoxon's signed-rank test (scipy's exact distribution where it computes one,
     zeros dropped as Wilcoxon did) or the paired t-test of B - A, with d_z (mean
     difference over its standard deviation) and the rank-biserial correlation."""
-    from scipy import stats
-
     d = np.round(b - a, 12).astype(np.float64)  # 0.94 - 0.92 and 0.96 - 0.94: one tie
     n = d.size
     sd = float(np.std(d, ddof=1)) if n >= 2 else 0.0
@@ -182,6 +176,8 @@ def paired_test(
     if sd == 0:
         note = "every pair equal" if np.all(d == 0) else "the differences do not vary"
         return TestResult("t", None, 1.0 if np.all(d == 0) else None, dz, rb, note)
+    from scipy import stats  # about 1 s of imports that the Wilcoxon default never pays
+
     res = stats.ttest_rel(b, a)
     return TestResult("t", float(res.statistic), float(res.pvalue), dz, rb)
 

@@ -103,7 +103,7 @@ def exact_p(stat: SignedRank) -> float:
     t = round(2 * stat.r_plus)
     below = int(counts[: t + 1].sum())
     above = int(counts[t:].sum())
-    return min(1.0, 2 * min(below, above) / 2**stat.n)
+    return min(1.0, 2 * min(below, above) / float(2**stat.n))
 
 
 def normal_p(stat: SignedRank) -> float:

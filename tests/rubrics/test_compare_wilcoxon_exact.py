@@ -18,7 +18,15 @@ from toolkit.rubrics.compare.signed_rank import (
     null_counts,
     signed_rank,
 )
-from toolkit.rubrics.compare.stats import EXACT_MAX, EXACT_TIES_MAX, paired_test, wilcoxon_test
+from toolkit.rubrics.compare.stats import (
+    EXACT_MAX,
+    EXACT_TIES_MAX,
+    bootstrap_interval,
+    mcnemar_exact,
+    paired_test,
+    two_sided_z,
+    wilcoxon_test,
+)
 
 TOL = 1e-12
 
@@ -172,3 +180,40 @@ def test_zeros_are_dropped_before_ranking() -> None:
     assert math.isclose(
         exact_p(stat), float(stats.wilcoxon([1.0, -2.0, 3.0], method="exact").pvalue)
     )
+
+
+# The other statistics of the default comparison, computed without SciPy's imports:
+# each equal to the SciPy function it replaces.
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_bootstrap_interval_is_scipys_percentile_bootstrap_draw_for_draw(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    level = (0.9, 0.95, 0.99)[seed % 3]
+    resamples = int(rng.integers(1, 1500))
+    x = np.round(rng.normal(size=int(rng.integers(2, 25))), 2)
+    y = rng.integers(0, 4, size=int(rng.integers(2, 25))) / 4
+
+    def diff(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
+        return np.mean(b, axis=axis) - np.mean(a, axis=axis)
+
+    for samples, statistic in (((x,), np.mean), ((x, y), diff)):
+        ref = stats.bootstrap(
+            samples, statistic, n_resamples=resamples, confidence_level=level,
+            method="percentile", rng=np.random.default_rng(seed), vectorized=True, paired=False,
+        )  # fmt: skip
+        ours = bootstrap_interval(samples, np.random.default_rng(seed), level, resamples)
+        ci = ref.confidence_interval
+        assert ours == (float(ci.low), float(ci.high))
+
+
+def test_mcnemar_exact_is_scipys_binomial_test() -> None:
+    for flips in [(a, b) for a in range(25) for b in range(25) if a + b]:
+        ref = stats.binomtest(flips[1], sum(flips), 0.5).pvalue
+        assert mcnemar_exact(*flips) == pytest.approx(float(ref), abs=TOL, rel=TOL)
+
+
+@pytest.mark.parametrize("level", [0.5, 0.8, 0.9, 0.95, 0.99, 0.999])
+def test_two_sided_z_is_scipys_normal_quantile(level: float) -> None:
+    ref = stats.norm.ppf(1 - (1 - level) / 2)
+    assert two_sided_z(level) == pytest.approx(float(ref), rel=1e-14)

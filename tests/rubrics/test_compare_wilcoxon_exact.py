@@ -5,10 +5,15 @@ beyond the exact sizes; and the edge cases are counted by hand."""
 
 from __future__ import annotations
 
+import json
 import math
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
+from conftest import ROOT, SAMPLE_RUNS
 from scipy import stats
 
 from toolkit.rubrics.compare.signed_rank import (
@@ -217,3 +222,23 @@ def test_mcnemar_exact_is_scipys_binomial_test() -> None:
 def test_two_sided_z_is_scipys_normal_quantile(level: float) -> None:
     ref = stats.norm.ppf(1 - (1 - level) / 2)
     assert two_sided_z(level) == pytest.approx(float(ref), rel=1e-14)
+
+
+COMPARE_IMPORTS = """
+import json, sys
+from toolkit.cli import main
+code = main(["compare", sys.argv[1], sys.argv[2], "--format", "json"])
+print(json.dumps({"code": code, "scipy": sorted(m for m in sys.modules if m.startswith("scipy"))}))
+"""
+
+
+def test_the_default_paired_comparison_imports_no_scipy() -> None:
+    """The sample comparison (Wilcoxon, bootstrap, McNemar) runs without SciPy's imports."""
+    a, b = SAMPLE_RUNS / "compare" / "a", SAMPLE_RUNS / "compare" / "b"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run(
+        [sys.executable, "-c", COMPARE_IMPORTS, str(a), str(b)],
+        capture_output=True, text=True, env=env, check=True, cwd=ROOT,
+    )  # fmt: skip
+    last = json.loads(out.stdout.strip().splitlines()[-1])
+    assert last == {"code": 0, "scipy": []}

@@ -8,15 +8,18 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
 
 from toolkit.errors import InputError
 from toolkit.rubrics.compare.rubric import CORRECTIONS
+from toolkit.rubrics.compare.signed_rank import doubled_midranks, exact_p, normal_p, signed_rank
 
-# scipy is imported in the functions that use it: about 1 s of imports that a refused
-# input (`toolkit compare` with a bad option or a missing folder: 0.7 s, not 1.9 s) never pays
+# scipy is imported in the functions that use it (the t-tests, Mann-Whitney, Fisher,
+# Benjamini-Hochberg): about 1 s of imports that the default paired Wilcoxon comparison
+# and a refused input (a bad option or a missing folder) never pay
 
 
 def holm(p: Sequence[float]) -> list[float]:
@@ -52,13 +55,14 @@ def adjust(p: Sequence[float], correction: str) -> list[float]:
 
 def mcnemar_exact(pass_to_fail: int, fail_to_pass: int) -> float:
     """McNemar's exact two-sided p-value: a binomial test of the discordant pairs
-    against 1/2 (:func:`scipy.stats.binomtest`); 1.0 when no pair flipped."""
-    from scipy.stats import binomtest
-
+    against 1/2: twice the smaller tail, summed exactly (the binomial at 1/2 is
+    symmetric, so this is :func:`scipy.stats.binomtest`'s two-sided p); 1.0 when no
+    pair flipped."""
     n = pass_to_fail + fail_to_pass
     if n == 0:
         return 1.0
-    return float(binomtest(fail_to_pass, n, 0.5).pvalue)
+    tail = sum(math.comb(n, i) for i in range(min(pass_to_fail, fail_to_pass) + 1))
+    return min(1.0, 2 * tail / float(2**n))
 
 
 def pass_hat_k(counts: Sequence[tuple[int, int]], k: int) -> float | None:
@@ -72,12 +76,10 @@ def pass_hat_k(counts: Sequence[tuple[int, int]], k: int) -> float | None:
 def rank_biserial_paired(d: np.ndarray[Any, np.dtype[np.float64]]) -> float | None:
     """The matched-pairs rank-biserial correlation (T+ - T-) / (T+ + T-) over the
     nonzero differences, ranked by absolute value (ties share their mean rank)."""
-    from scipy.stats import rankdata
-
     nz = d[d != 0]
     if nz.size == 0:
         return None
-    ranks = rankdata(np.abs(nz))
+    ranks = doubled_midranks(np.abs(nz)) / 2
     plus, minus = float(ranks[nz > 0].sum()), float(ranks[nz < 0].sum())
     return (plus - minus) / (plus + minus)
 
@@ -92,33 +94,43 @@ def bootstrap_interval(
     level: float,
     resamples: int,
 ) -> tuple[float | None, float | None]:
-    """A percentile bootstrap interval (:func:`scipy.stats.bootstrap`) of the mean of one
-    sample (paired differences) or of mean(B) - mean(A) (two independent samples)."""
-    from scipy.stats import bootstrap
-
+    """A percentile bootstrap interval of the mean of one sample (paired differences)
+    or of mean(B) - mean(A) (two independent samples): the same draws and the same
+    numbers as :func:`scipy.stats.bootstrap` with ``method="percentile"`` (each
+    sample's ``resamples`` x n indices drawn in turn with ``rng.integers``, the interval
+    by the linear (Hyndman-Fan 7) quantile), without SciPy's second of imports. Past
+    2**22 drawn indices a sample's draws come in batches, so memory stays bounded; the
+    interval is then a bootstrap of the same kind from the same generator, though not
+    always SciPy's one-matrix draw to the last digit."""
     if resamples < 1 or any(s.size < 2 for s in samples):  # 0 resamples: no interval
         return None, None
-    # the resamples in batches of at most 2**22 drawn values (32 MiB), never resamples x n
+    if len(samples) == 1 and np.all(samples[0] == samples[0][0]):
+        return float(samples[0][0]), float(samples[0][0])
+    # each sample's resamples drawn in turn, in batches of at most BATCH_VALUES indices
+    # (32 MiB), never a resamples x n matrix at once (--resamples 10**6 stays bounded)
     batch = max(1, BATCH_VALUES // max(s.size for s in samples))
-    if len(samples) == 1:
-        d = samples[0]
-        if np.all(d == d[0]):
-            return float(d[0]), float(d[0])
-        res = bootstrap(
-            (d,), np.mean, n_resamples=resamples, confidence_level=level,
-            method="percentile", rng=rng, vectorized=True, batch=batch,
-        )  # fmt: skip
-    else:
+    means = []
+    for s in samples:
+        parts = []
+        for start in range(0, resamples, batch):
+            count = min(batch, resamples - start)
+            parts.append(np.mean(s[rng.integers(0, s.size, (count, s.size))], axis=-1))
+        means.append(np.concatenate(parts))
+    theta = np.sort(means[0] if len(means) == 1 else means[1] - means[0])
+    alpha = (1 - level) / 2
+    low, high = (_linear_quantile(theta, q) for q in (alpha, 1 - alpha))
+    return low, high
 
-        def diff(x: Any, y: Any, axis: int = -1) -> Any:
-            return np.mean(y, axis=axis) - np.mean(x, axis=axis)
 
-        res = bootstrap(
-            tuple(samples), diff, n_resamples=resamples, confidence_level=level,
-            method="percentile", rng=rng, vectorized=True, paired=False, batch=batch,
-        )  # fmt: skip
-    ci = res.confidence_interval
-    return float(ci.low), float(ci.high)
+def _linear_quantile(ordered: np.ndarray[Any, np.dtype[np.float64]], q: float) -> float:
+    """The q-quantile of sorted values, linear interpolation (Hyndman-Fan 7), computed
+    as ``scipy.stats.quantile`` does: j = floor(q n + 1 - q) - 1, g its fraction."""
+    n = ordered.size
+    jg = q * n + (1 - q)
+    j = jg // 1 - 1
+    g = jg % 1 if j >= 0 else 0.0
+    lo, hi = int(min(max(j, 0), n - 1)), int(min(max(j + 1, 0), n - 1))
+    return float((1 - g) * ordered[lo] + g * ordered[hi])
 
 
 @dataclass(frozen=True)
@@ -133,37 +145,34 @@ class TestResult:
     note: str = ""
 
 
-#: Up to this many nonzero differences with ties, Wilcoxon's p enumerates every sign
-#: assignment (2^n of them): the exact permutation distribution of the mid-ranks.
+#: Up to this many nonzero differences with ties, Wilcoxon's p is exact: every sign
+#: assignment (2^n of them) of the mid-ranks, counted by :mod:`.signed_rank`.
 EXACT_TIES_MAX = 16
+
+#: Up to this many nonzero differences without ties, Wilcoxon's p is exact (SciPy's
+#: ``method="auto"`` switches to the normal approximation past the same size).
+EXACT_MAX = 50
 
 
 def wilcoxon_test(
     d: np.ndarray[Any, np.dtype[np.float64]], dz: float | None, rb: float | None
 ) -> TestResult:
     """Wilcoxon's signed-rank test of the differences ``d``, zeros dropped (Wilcoxon's
-    own convention). Without ties: scipy's exact distribution up to 50 differences, its
-    normal approximation beyond. With ties (scores on a coarse scale often tie), scipy's
-    "exact" distribution no longer holds, so the p-value is the exact permutation one
-    (every sign assignment of the mid-ranks, :class:`scipy.stats.PermutationMethod`) up
-    to :data:`EXACT_TIES_MAX` differences, and the tie-corrected normal approximation
-    beyond."""
-    from scipy import stats
-
-    nz = d[d != 0]
-    ties = np.unique(np.abs(nz)).size < nz.size
-    method: Any
-    if not ties:
-        method = "exact" if nz.size <= 50 else "asymptotic"
+    own convention). The exact null distribution of T+ (every sign assignment of the
+    mid-ranks, :func:`.signed_rank.exact_p`) up to :data:`EXACT_MAX` differences without
+    ties and :data:`EXACT_TIES_MAX` with ties (scores on a coarse scale often tie); the
+    tie-corrected normal approximation beyond. The same statistic and p-value as
+    ``scipy.stats.wilcoxon`` with ``method="exact"``, a ``PermutationMethod`` of
+    ``2**n`` resamples, or ``"asymptotic"`` respectively (tests check each)."""
+    stat = signed_rank(d)
+    if not stat.ties:
+        exact = stat.n <= EXACT_MAX
         note = ""
-    elif nz.size <= EXACT_TIES_MAX:
-        method = stats.PermutationMethod(n_resamples=2**nz.size)
-        note = "ties: exact permutation p"
     else:
-        method = "asymptotic"
-        note = "ties: normal approximation"
-    res = stats.wilcoxon(nz, method=method)
-    return TestResult("wilcoxon", float(res.statistic), float(res.pvalue), dz, rb, note)
+        exact = stat.n <= EXACT_TIES_MAX
+        note = "ties: exact permutation p" if exact else "ties: normal approximation"
+    p = exact_p(stat) if exact else normal_p(stat)
+    return TestResult("wilcoxon", stat.statistic, p, dz, rb, note)
 
 
 def paired_test(
@@ -172,8 +181,6 @@ def paired_test(
     """Wilcoxon's signed-rank test (scipy's exact distribution where it computes one,
     zeros dropped as Wilcoxon did) or the paired t-test of B - A, with d_z (mean
     difference over its standard deviation) and the rank-biserial correlation."""
-    from scipy import stats
-
     d = np.round(b - a, 12).astype(np.float64)  # 0.94 - 0.92 and 0.96 - 0.94: one tie
     n = d.size
     sd = float(np.std(d, ddof=1)) if n >= 2 else 0.0
@@ -188,6 +195,8 @@ def paired_test(
     if sd == 0:
         note = "every pair equal" if np.all(d == 0) else "the differences do not vary"
         return TestResult("t", None, 1.0 if np.all(d == 0) else None, dz, rb, note)
+    from scipy import stats  # about 1 s of imports that the Wilcoxon default never pays
+
     res = stats.ttest_rel(b, a)
     return TestResult("t", float(res.statistic), float(res.pvalue), dz, rb)
 
@@ -226,7 +235,7 @@ def fisher_p(table: Sequence[Sequence[int]]) -> float:
 
 
 def two_sided_z(level: float) -> float:
-    """The standard normal quantile of a two-sided ``level`` (1.96 at 0.95)."""
-    from scipy.stats import norm
-
-    return float(norm.ppf(1 - (1 - level) / 2))
+    """The standard normal quantile of a two-sided ``level`` (1.96 at 0.95), by the
+    standard library's :class:`statistics.NormalDist` (Wichura's AS 241, as accurate
+    as ``scipy.stats.norm.ppf`` without its second of imports)."""
+    return NormalDist().inv_cdf(1 - (1 - level) / 2)

@@ -1,7 +1,8 @@
 """A backup of a ratings store keeps everything a rater typed: the games' ratings and the
-persona item ratings (0-9, notes, the hash of the text rated), reviewer labels, and every
-draft of either kind; restored into a fresh store it is the same store, a second restore
-adds nothing, and an export written before persona items existed still imports."""
+persona item ratings (0-9, notes, the hash of the text rated), reviewer labels, every
+draft of either kind and every skip with its reason; restored into a fresh store it is the
+same store, a second restore adds nothing, and an export written before persona items
+existed still imports."""
 
 from __future__ import annotations
 
@@ -49,6 +50,8 @@ def _filled(path: Path) -> RatingStore:
             ),
         ]
     )
+    store.save_skip("ana", "g2", "=cmd|' /C calc'!A0")  # a formula-like reason, as typed
+    store.save_skip("ben", "w1/otis/adherence/p1", "seen this one, line 2")
     return store
 
 
@@ -59,6 +62,7 @@ def _contents(store: RatingStore) -> dict[str, pl.DataFrame]:
         "labels": store.label_events().drop("event_id"),
         "items": store.item_events().drop("event_id"),
         "drafts": store.all_drafts(),
+        "skips": store.skip_events().drop("event_id"),
     }
 
 
@@ -70,7 +74,7 @@ def test_a_backup_restored_into_a_fresh_store_is_the_same_store(tmp_path: Path, 
 
     fresh = RatingStore(tmp_path / "b.db")
     added = fresh.restore(tmp_path / "backup")
-    assert added == {"ratings": 2, "labels": 1, "items": 3, "drafts": 5}
+    assert added == {"ratings": 2, "labels": 1, "items": 3, "drafts": 5, "skips": 2}
     want, got = _contents(store), _contents(fresh)
     for part in EXPORT_PARTS:
         assert got[part].equals(want[part]), part
@@ -193,7 +197,7 @@ def test_two_restores_at_once_add_each_row_once(tmp_path: Path) -> None:
     for t in threads:
         t.join(timeout=60)
     assert not errors and len(results) == 2
-    assert sorted(sum(r.values()) for r in results) == [0, 11]
+    assert sorted(sum(r.values()) for r in results) == [0, 13]  # 11 rows, 2 skips
     want, got = _contents(source), _contents(RatingStore(target))
     for part in EXPORT_PARTS:
         assert got[part].equals(want[part]), part
@@ -239,7 +243,13 @@ def test_a_zip_backup_restored_into_a_fresh_store_is_the_same_store(
         want_names = [*(f"{p}.{fmt}" for p in EXPORT_PARTS), "session.json"]
         assert sorted(zipped.namelist()) == sorted(want_names)
     fresh = RatingStore(tmp_path / "b.db")
-    assert fresh.restore(archive) == {"ratings": 2, "labels": 1, "items": 3, "drafts": 5}
+    assert fresh.restore(archive) == {
+        "ratings": 2,
+        "labels": 1,
+        "items": 3,
+        "drafts": 5,
+        "skips": 2,
+    }
     want, got = _contents(store), _contents(fresh)
     for part in EXPORT_PARTS:
         assert got[part].equals(want[part]), part

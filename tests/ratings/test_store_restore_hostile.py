@@ -68,7 +68,7 @@ def test_another_sessions_backup_imported_as_its_data_replaces_and_counts_nothin
     drafts = ours.all_drafts()
 
     added = ours.restore(tmp_path / "theirs", other_session=True)
-    assert added == {"ratings": 2, "items": 0}  # labels and drafts left out
+    assert added == {"ratings": 2, "items": 0, "skips": 0}  # labels and drafts left out
     assert _scores(ours) == [("ana", "g1", 4, "ours")]
     assert ours.ratings().rows() == [("g1", "ana", 4.0)]
     assert ours.all_drafts().equals(drafts)
@@ -81,7 +81,11 @@ def test_another_sessions_backup_imported_as_its_data_replaces_and_counts_nothin
         "theirs",
     ]
     # and a second import adds nothing
-    assert ours.restore(tmp_path / "theirs", other_session=True) == {"ratings": 0, "items": 0}
+    assert ours.restore(tmp_path / "theirs", other_session=True) == {
+        "ratings": 0,
+        "items": 0,
+        "skips": 0,
+    }
     # this session's own backup is not "another session's"
     ours.backup(tmp_path / "own")
     with pytest.raises(InputError, match="backup of this store's own session"):

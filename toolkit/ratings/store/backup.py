@@ -25,8 +25,8 @@ class Backup(Exports):
 
     def backup(self, folder: str | Path, *, fmt: str = "parquet") -> list[Path]:
         """Export every part of the store (:data:`EXPORT_PARTS`) into ``folder`` as
-        ``ratings``, ``labels``, ``items`` and ``drafts`` files (each written atomically),
-        with ``session.json``, the identity of the session (:meth:`session_identity`);
+        ``ratings``, ``labels``, ``items``, ``drafts`` and ``skips`` files (each written
+        atomically), with ``session.json``, the identity of the session (:meth:`session_identity`);
         :meth:`restore` reads them back. A ``folder`` ending in ``.zip`` is one archive of
         those files instead (:meth:`backup_archive`), written atomically.
 
@@ -83,10 +83,12 @@ class Backup(Exports):
 
         A backup carries its session's identity (``session.json``): a backup of another
         session is refused, unless ``other_session``; then its ratings are kept as that
-        session's data (exported, never counted here) and its drafts and labels are left
-        out: nothing of this session is replaced. A store that holds no session yet
+        session's data (exported, never counted here), its skips likewise (kept with their
+        reasons, never shown here) and its drafts and labels are left out: nothing of this
+        session is replaced. A store that holds no session yet
         adopts the backup's identity. A backup from before identities restores as this
-        session's.
+        session's; one from before skips were backed up (no ``skips`` file) restores as
+        it did.
 
         Returns:
             Part -> how many rows it added or brought up to date.

@@ -38,14 +38,16 @@ from toolkit.ratings.store.rows import (
     rows_frame,
 )
 from toolkit.ratings.store.schema import ITEM_COLUMNS, RATING_COLUMNS
+from toolkit.ratings.store.skips import SKIP_EXPORT_SCHEMA, Skips
 
 #: The parts of a store an export holds, one file each (:meth:`RatingStore.backup`).
-EXPORT_PARTS: tuple[str, ...] = ("ratings", "labels", "items", "drafts")
+EXPORT_PARTS: tuple[str, ...] = ("ratings", "labels", "items", "drafts", "skips")
 _EXPORT_SCHEMAS: dict[str, Mapping[str, pl.DataType]] = {
     "ratings": RATING_EVENTS_SCHEMA,
     "labels": LABEL_EVENTS_SCHEMA,
     "items": ITEM_RATING_EVENTS_SCHEMA,
     "drafts": DRAFT_EXPORT_SCHEMA,
+    "skips": SKIP_EXPORT_SCHEMA,
 }
 #: An imported draft: added when the store has none, replacing the store's only when it
 #: was saved later (the newer form wins; the same draft twice changes nothing) and not
@@ -64,6 +66,11 @@ _MERGE_ITEM_DRAFT = (
     "updated_at = excluded.updated_at WHERE excluded.updated_at > item_drafts.updated_at "
     "AND excluded.updated_at <= ?"
 )
+#: An imported skip: added unless the store holds its uid (importing twice adds nothing).
+_MERGE_SKIP = (
+    "INSERT INTO skip_events (uid, rater, unit_id, reason, created_at, origin) "
+    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (uid) DO NOTHING"
+)
 
 
 def _format_of(path: Path) -> str:
@@ -75,7 +82,7 @@ def _format_of(path: Path) -> str:
     raise InputError(str(path), "an export is .parquet or .csv", field="suffix", value=suffix)
 
 
-class Exports(Ratings, Labels, Drafts):
+class Exports(Ratings, Labels, Drafts, Skips):
     """Export one part of the store, import one back."""
 
     def export(self, path: str | Path, *, what: str = "ratings") -> Path:
@@ -89,8 +96,10 @@ class Exports(Ratings, Labels, Drafts):
             what: one of :data:`EXPORT_PARTS`: ``ratings`` (the games' rating events,
                 the whole history), ``labels`` (reviewer label events), ``items`` (the
                 persona item rating events: score 0-9, notes, the hash of the text
-                rated) or ``drafts`` (every draft of a game or an item, with its notes
-                and answers: :data:`~toolkit.frames.DRAFT_EXPORT_SCHEMA`).
+                rated), ``drafts`` (every draft of a game or an item, with its notes
+                and answers: :data:`~toolkit.frames.DRAFT_EXPORT_SCHEMA`) or ``skips``
+                (every skip with its reason, other sessions' included:
+                :data:`~toolkit.ratings.store.skips.SKIP_EXPORT_SCHEMA`).
 
         Returns:
             The path written.
@@ -109,7 +118,7 @@ class Exports(Ratings, Labels, Drafts):
         """Append what an export (Parquet or CSV) holds that the store does not hold yet;
         returns how many rows were added. All or nothing, in one transaction.
 
-        Events (``ratings``, ``labels``, ``items``) are matched by ``uid``: importing
+        Events (``ratings``, ``labels``, ``items``, ``skips``) are matched by ``uid``: importing
         twice adds nothing, and an older rating never replaces a newer one (the latest
         counts). A draft (``drafts``) is added when the store has none for that rater and
         game or item, and replaces the store's only when it was saved later: the newer
@@ -145,7 +154,7 @@ class Exports(Ratings, Labels, Drafts):
             # An export from before instruments were versioned: its ratings say so ("").
             raw = raw.with_columns(instrument=pl.lit("", dtype=pl.String))
         schema = _EXPORT_SCHEMAS[what]
-        needed = [c for c in schema if c != "event_id"]
+        needed = [c for c in schema if c not in ("event_id", "origin")]
         missing = [c for c in needed if c not in raw.columns]
         if missing:
             raise InputError(name, "missing column of an export", field="columns", value=missing)
@@ -164,6 +173,8 @@ class Exports(Ratings, Labels, Drafts):
             games = [(*r[1:6], r[7], now) for r in rows if r[0] == "game"]
             items = [(*r[1:4], *r[5:], now) for r in rows if r[0] == "item"]
             return [Step(_MERGE_DRAFT, games), Step(_MERGE_ITEM_DRAFT, items)]
+        if what == "skips":  # each row: its values, then its origin ("" for its session's)
+            return [Step(_MERGE_SKIP, [(*r[2], r[1]) for r in rows], origin_last=True)]
         if what == "labels":
             key: tuple[str, ...] = ("game_id", "kind", "item_id")
             return [Step("", rows, "label_events", tuple(needed), key, with_origin=False)]
@@ -179,6 +190,8 @@ class Exports(Ratings, Labels, Drafts):
         for step in plan:
             if step.table:
                 merge_events(con, step, origin)
+            elif step.origin_last and origin:  # the backup's own session's: as that one's
+                con.executemany(step.sql, [(*r[:-1], r[-1] or origin) for r in step.rows])
             else:
                 con.executemany(step.sql, step.rows)
 
@@ -201,6 +214,8 @@ class Exports(Ratings, Labels, Drafts):
             ) from exc
         utc = (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).astimezone(UTC)
         iso = utc.isoformat(timespec="microseconds")
+        if what == "skips":
+            return (req("uid"), req("rater"), req("unit_id"), req("reason"), iso)
         if what == "ratings":
             try:
                 score = check_score(name, int(str(rec["score"])), line)
@@ -290,6 +305,8 @@ class Exports(Ratings, Labels, Drafts):
             return self.item_events()
         if what == "drafts":
             return self.all_drafts()
+        if what == "skips":
+            return self.skip_events()
         raise InputError(
             self._name, f"what must be one of {', '.join(EXPORT_PARTS)}", field="what",
             value=what,

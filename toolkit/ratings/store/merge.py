@@ -42,6 +42,9 @@ class Step:
     key: tuple[str, ...] = field(default=())
     #: Whether the table records an event's ``origin`` (rating events do, labels not).
     with_origin: bool = True
+    #: Whether each row of ``sql`` ends with its ``origin`` ("" for the backup's own
+    #: session's, which an import of another session's backup records as that one's).
+    origin_last: bool = False
 
 
 def order_of(name: str, rec: Mapping[str, Any], index: int, line: int | None) -> int:

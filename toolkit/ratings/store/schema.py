@@ -195,6 +195,22 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX skip_events_latest ON skip_events (rater, unit_id, event_id);
     """
     + _APPEND_ONLY.format(table="skip_events"),
+    # 9: a skip's unique id (``uid``, a random UUID like every other event's: a restore
+    # or an import matches skips by it, so twice adds nothing) and its ``origin`` ("" for
+    # this store's session, else the session id of another session's backup it came in
+    # with: kept, never shown here). Existing skips get a fresh random UUID (version 4).
+    """
+    ALTER TABLE skip_events ADD COLUMN uid TEXT NOT NULL DEFAULT '';
+    ALTER TABLE skip_events ADD COLUMN origin TEXT NOT NULL DEFAULT '';
+    DROP TRIGGER skip_events_no_update;
+    UPDATE skip_events SET uid = lower(hex(randomblob(4)) || '-' || hex(randomblob(2))
+        || '-4' || substr(hex(randomblob(2)), 2) || '-'
+        || substr('89ab', 1 + abs(random() % 4), 1) || substr(hex(randomblob(2)), 2) || '-'
+        || hex(randomblob(6)));
+    CREATE TRIGGER skip_events_no_update BEFORE UPDATE ON skip_events
+    BEGIN SELECT RAISE(ABORT, 'skip_events is append-only'); END;
+    CREATE UNIQUE INDEX skip_events_uid ON skip_events (uid);
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

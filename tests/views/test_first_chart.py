@@ -4,6 +4,9 @@ built once per Altair version (issues 38, 41)."""
 
 from __future__ import annotations
 
+import importlib.util
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -80,3 +83,32 @@ def test_the_offline_javascript_is_read_from_the_cache(
     assert len(built) > 100_000  # Vega bundled in (the online module is a few KB)
     cached.write_text("// planted", encoding="utf-8")
     assert notebook.offline_widget_js() == "// planted"
+
+
+def _fresh_kernel(code: str) -> str:
+    """What a fresh Python process prints after ``code`` (as a notebook's first cell)."""
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    return done.stdout.strip()
+
+
+CHECKERS = (
+    "import jsonschema, importlib; "
+    "print(sorted(f for f in jsonschema.FormatChecker().checkers if f.startswith('iri')), "
+    "importlib.import_module('rfc3987_syntax').__name__)"
+)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("rfc3987_syntax") is None, reason="not installed")
+def test_setup_spares_the_iri_parsers_and_leaves_the_module_importable() -> None:
+    printed = _fresh_kernel(f"import toolkit as tk; tk.setup_notebook(); {CHECKERS}")
+    assert printed == "[] rfc3987_syntax"
+
+
+@pytest.mark.skipif(importlib.util.find_spec("rfc3987_syntax") is None, reason="not installed")
+def test_setup_keeps_the_iri_checks_when_asked_or_when_jsonschema_came_first() -> None:
+    asked = _fresh_kernel(f"import toolkit as tk; tk.setup_notebook(iri_checks=True); {CHECKERS}")
+    assert asked == "['iri', 'iri-reference'] rfc3987_syntax"
+    first = _fresh_kernel(f"import jsonschema, toolkit as tk; tk.setup_notebook(); {CHECKERS}")
+    assert first == "['iri', 'iri-reference'] rfc3987_syntax"

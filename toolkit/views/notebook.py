@@ -7,6 +7,7 @@ import functools
 import html
 import json
 import os
+import sys
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Literal
@@ -258,7 +259,29 @@ class StaticFallback:
         return bundle
 
 
-def setup_notebook(renderer: Renderer | None = None) -> None:
+#: The optional module jsonschema checks the "iri" formats with; importing it builds dozens
+#: of Lark parsers (about 2 s of CPU, python-jsonschema/jsonschema#1428).
+IRI_MODULE = "rfc3987_syntax"
+
+
+def _import_altair_without_iri_parsers() -> None:
+    """Import Altair (and so jsonschema) with :data:`IRI_MODULE` hidden, when jsonschema is
+    not imported yet: jsonschema then leaves the "iri" and "iri-reference" formats
+    unchecked in this kernel, as it does wherever that optional module is not installed.
+    The Vega-Lite schema uses neither format. The module is visible again afterwards (a
+    later ``import rfc3987_syntax`` works); only jsonschema's checkers lack it.
+    """
+    if "jsonschema" in sys.modules or IRI_MODULE in sys.modules:
+        return  # too late (or already paid): nothing to spare
+    sys.modules[IRI_MODULE] = None  # type: ignore[assignment]  # import raises ImportError
+    try:
+        import altair  # noqa: F401  # altair (seconds, jsonschema): only when charts are drawn
+    finally:
+        if sys.modules.get(IRI_MODULE, "") is None:
+            del sys.modules[IRI_MODULE]
+
+
+def setup_notebook(renderer: Renderer | None = None, *, iri_checks: bool = False) -> None:
     """Configure Altair and Polars for the curated notebooks.
 
     Args:
@@ -276,9 +299,17 @@ def setup_notebook(renderer: Renderer | None = None) -> None:
             ``None`` reads :data:`RENDERER_ENV` (``TOOLKIT_NOTEBOOK_RENDERER``), falling
             back to ``"jupyter"``.
 
+        iri_checks: ``False`` (the default): when this is the kernel's first import of
+            jsonschema, import it without the optional ``rfc3987_syntax`` (about 2 s of
+            CPU), so jsonschema's format checker leaves the "iri" formats unchecked in
+            this kernel (see :func:`_import_altair_without_iri_parsers`). ``True``: import
+            as usual.
+
     Polars tables show wide text columns in full enough to read evidence. Altair is
     imported here (not when the toolkit is), and the toolkit's renderers registered.
     """
+    if not iri_checks:
+        _import_altair_without_iri_parsers()
     import altair as alt  # altair (seconds, jsonschema): only when a chart is drawn
 
     alt.renderers.register(REPORT_RENDERER, _report_renderer)

@@ -210,15 +210,17 @@ def chart_from_spec(spec: dict[str, Any]) -> Any:
 
 def jupyter_chart_bundle(spec: dict[str, Any], **metadata: Any) -> Any:
     """One chart as Altair's interactive widget (``alt.JupyterChart``) offline, as Altair's
-    ``jupyter`` renderer with ``offline=True`` shows it, for a fraction of the CPU: the spec
-    is not validated twice more (Altair's renderer rebuilds the chart with ``from_dict``,
-    which validates the spec and each part of it, about 1.2 s for the quality panel) and
-    the offline JavaScript comes from the cache (:func:`offline_widget_js`).
+    ``jupyter`` renderer with ``offline=True`` shows it, for a fraction of the CPU: Altair's
+    renderer rebuilds the chart with ``from_dict``, which validates the spec, then each
+    anyOf branch and each object made (about 1.2 s for the quality panel); here the spec
+    becomes objects unvalidated, and the offline JavaScript comes from the cache
+    (:func:`offline_widget_js`).
 
-    The spec was validated once already, by ``_repr_mimebundle_``'s ``to_dict``; every
-    chart the toolkit builds is validated against the Vega-Lite schema in the tests.
+    The spec is still validated by ``_repr_mimebundle_``'s ``to_dict`` and by the widget's;
+    the quality panel is validated against the Vega-Lite schema in
+    ``tests/views/test_first_chart.py``, the other charts by their tests' ``to_dict()``.
     """
-    from altair.utils.schemapi import debug_mode  # altair is imported by now (above)
+    from altair.utils.schemapi import debug_mode  # imported: Altair calls this renderer
 
     # Altair's debug mode validates every part of a chart as it is made (about 1,400 parts
     # for the quality panel): off while the validated spec becomes objects again

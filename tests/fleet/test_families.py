@@ -173,7 +173,8 @@ def test_agent_transcripts_and_correction_logs_are_no_chats(tmp_path: Path) -> N
     for name in (CLAUDE_SESSION, CODEX_SESSION):
         (tmp_path / "transcripts" / name).write_text("", encoding="utf-8")
     names = ("chat.jsonl", "gate-corrections.jsonl", "corrections.jsonl",
-             "week2_correction_log.jsonl", "incorrect.jsonl")  # fmt: skip
+             "week2_correction_log.jsonl", "incorrect.jsonl",
+             "office-intervention-logs.jsonl")  # fmt: skip
     for name in names:
         (tmp_path / name).write_text("", encoding="utf-8")
     found = {Path(f.path).name: f.family for f in discover(tmp_path)}

@@ -33,7 +33,9 @@ Two kinds of ``*.jsonl`` files are no chats, though they share the suffix:
   chat named by a UUID is still scored there.)
 * an action gate's **correction log** (``gate-corrections.jsonl``, ``corrections.jsonl``,
   ``*-correction-log.jsonl``: a name holding the word ``correction`` or ``corrections``
-  between separators), read by ``tk.load_correction_log``: skipped.
+  between separators), read by ``tk.load_correction_log``, or the-office's **intervention
+  log** (``*-intervention-logs.jsonl``: ``intervention`` or ``interventions``), read by
+  ``tk.load_intervention_log``; ``.json`` arrays of those rows too: skipped.
 
 A folder that holds a persona kit (:class:`PersonaKit`: ``propositions/`` and a judge
 cassette, as ``sample_runs/persona`` does) is the kit of the chats beside it: its
@@ -66,8 +68,12 @@ AGENT_TRANSCRIPT = "agent_transcript"
 AGENT_TRANSCRIPT_NAME = re.compile(
     r"^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|rollout-.+)\.jsonl$", re.I
 )
-#: An action gate's correction log (``gate-corrections.jsonl``): no chat, no run.
-CORRECTION_LOG_NAME = re.compile(r"(?:^|[-_.])corrections?(?:[-_.][^/]*)?\.jsonl$", re.I)
+#: An action gate's correction log (``gate-corrections.jsonl``) or the-office's
+#: correction or intervention log (``office-intervention-logs.jsonl``, or a ``.json``
+#: array of its rows): no chat, no game, no run.
+CORRECTION_LOG_NAME = re.compile(
+    r"(?:^|[-_.])(?:corrections?|interventions?)(?:[-_.][^/]*)?\.jsonl?$", re.I
+)
 #: A judge's recorded answers (``recorded:cassette.json``): never a run of any family.
 CASSETTE_NAME = "cassette.json"
 #: The name of a ``toolkit calibrate --format json`` result beside the runs.

@@ -94,18 +94,30 @@ def bootstrap_interval(
 ) -> tuple[float | None, float | None]:
     """A percentile bootstrap interval (:func:`scipy.stats.bootstrap`) of the mean of one
     sample (paired differences) or of mean(B) - mean(A) (two independent samples)."""
+    return bootstrap_intervals(samples, rng, (level,), resamples)[0]
+
+
+def bootstrap_intervals(
+    samples: Sequence[np.ndarray[Any, np.dtype[np.float64]]],
+    rng: np.random.Generator,
+    levels: Sequence[float],
+    resamples: int,
+) -> list[tuple[float | None, float | None]]:
+    """:func:`bootstrap_interval` at each of ``levels``, all from one set of resamples:
+    the first level is scipy's own interval, the others the same percentiles of the same
+    bootstrap distribution (``numpy.percentile``, as scipy takes them)."""
     from scipy.stats import bootstrap
 
     if resamples < 1 or any(s.size < 2 for s in samples):  # 0 resamples: no interval
-        return None, None
+        return [(None, None) for _ in levels]
     # the resamples in batches of at most 2**22 drawn values (32 MiB), never resamples x n
     batch = max(1, BATCH_VALUES // max(s.size for s in samples))
     if len(samples) == 1:
         d = samples[0]
         if np.all(d == d[0]):
-            return float(d[0]), float(d[0])
+            return [(float(d[0]), float(d[0])) for _ in levels]
         res = bootstrap(
-            (d,), np.mean, n_resamples=resamples, confidence_level=level,
+            (d,), np.mean, n_resamples=resamples, confidence_level=levels[0],
             method="percentile", rng=rng, vectorized=True, batch=batch,
         )  # fmt: skip
     else:
@@ -114,11 +126,17 @@ def bootstrap_interval(
             return np.mean(y, axis=axis) - np.mean(x, axis=axis)
 
         res = bootstrap(
-            tuple(samples), diff, n_resamples=resamples, confidence_level=level,
+            tuple(samples), diff, n_resamples=resamples, confidence_level=levels[0],
             method="percentile", rng=rng, vectorized=True, paired=False, batch=batch,
         )  # fmt: skip
     ci = res.confidence_interval
-    return float(ci.low), float(ci.high)
+    out: list[tuple[float | None, float | None]] = [(float(ci.low), float(ci.high))]
+    if len(levels) > 1:  # one call: the distribution partitioned once for every level
+        tails = [(1 - level) / 2 * 100 for level in levels[1:]]
+        q = np.percentile(res.bootstrap_distribution, [*tails, *(100 - t for t in tails)])
+        pairs = zip(q[: len(tails)], q[len(tails) :], strict=True)
+        out += [(float(lo), float(hi)) for lo, hi in pairs]
+    return out
 
 
 @dataclass(frozen=True)

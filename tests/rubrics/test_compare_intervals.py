@@ -101,3 +101,29 @@ def test_one_dimension_is_not_adjusted_and_json_names_the_adjustment() -> None:
     assert data["interval_level"] == pytest.approx(0.99, abs=1e-12)
     assert "simultaneous" in data["interval_adjustment"]
     assert {"ci_low_raw", "ci_high_raw"} <= set(data["dimensions"][0])
+
+
+def test_an_interval_that_still_excludes_zero_beside_no_difference_says_why() -> None:
+    # a pass/fail dimension, 8 units of 2 runs: A passes 1 of 2 on every unit, B none.
+    # Every unit's pass share drops by 0.5, so the interval is [-0.5, -0.5]; but no unit
+    # passes by majority in either arm, so McNemar sees no flip: p = 1, no difference.
+    def arm(name: str, passes: int) -> pl.DataFrame:
+        out = [
+            {"family": "simulation", "unit": f"u{u}", "run": f"{name}{u}-{r}",
+             "dimension": "verdict", "value": None, "passed": r < passes}
+            for u in range(8)
+            for r in range(2)
+        ]  # fmt: skip
+        return pl.DataFrame(
+            out,
+            schema={"family": pl.String, "unit": pl.String, "run": pl.String,
+                    "dimension": pl.String, "value": pl.Float64, "passed": pl.Boolean},
+        )  # fmt: skip
+
+    result = compare_scores(arm("a", 1), arm("b", 0), seed=5)
+    row = result.dimensions.row(0, named=True)
+    assert row["outcome"] == "no difference" and row["p_adj"] == 1.0
+    assert (row["ci_low"], row["ci_high"]) == (-0.5, -0.5)
+    note = "verdict: its 95% interval excludes 0 but its adjusted p (1) does not reach alpha"
+    assert any(n.startswith(note) for n in result.notes)
+    assert "mcnemar test counts units by majority" in " ".join(result.notes)

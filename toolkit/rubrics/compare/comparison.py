@@ -144,11 +144,28 @@ def compare_scores(
         runs_b=arms.b["run"].n_unique(),
         labels=labels,
         pair_by=pair_by or ", else ".join(PAIR_KEYS.get(arms.family, ("unit",))),
-        notes=(*notes, *arms.notes()),
+        notes=(*notes, *arms.notes(), *_disagreeing(frame, ci_level)),
         version=rubric.version,
         strata=_strata(arms, design.binary, level, resamples, seed),
         ci_level=ci_level,
     )
+
+
+def _disagreeing(frame: pl.DataFrame, ci_level: float) -> list[str]:
+    """A note per dimension whose adjusted interval excludes 0 while its adjusted p does
+    not reach alpha: the two are different methods and can disagree on few units."""
+    notes = []
+    for r in frame.iter_rows(named=True):
+        low, high = r["ci_low"], r["ci_high"]
+        if r["outcome"] != "no difference" or low is None or high is None or low <= 0 <= high:
+            continue
+        what = "units by majority" if r["test"] == "mcnemar" else "the units' values"
+        notes.append(
+            f"{r['dimension']}: its {ci_level * 100:.3g}% interval excludes 0 but its adjusted "
+            f"p ({r['p_adj']:.3g}) does not reach alpha: the interval bootstraps the mean "
+            f"difference, the {r['test']} test counts {what}; on few units they can disagree"
+        )
+    return notes
 
 
 def interval_shares(correction: str, dimensions: int) -> tuple[tuple[int, int], ...]:

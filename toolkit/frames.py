@@ -861,6 +861,9 @@ COMPARE_DIMENSIONS_SCHEMA: dict[str, pl.DataType] = {
     "noise_floor": pl.Float64(),
     "outcome": pl.String(),  # better | worse | changed | within noise | no difference | n/a
     "note": pl.String(),
+    # ci_low/ci_high are adjusted like p_adj (CompareResult.ci_level); these are at --level
+    "ci_low_raw": pl.Float64(),
+    "ci_high_raw": pl.Float64(),
 }
 
 #: Pass/fail outcomes of paired units: the flip table and McNemar's exact test.

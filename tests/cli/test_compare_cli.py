@@ -67,7 +67,8 @@ def test_table_text_and_the_gate(capsys: pytest.CaptureFixture[str]) -> None:
     lines = err.strip().splitlines()
     assert len(lines) == 1
     assert lines[0].startswith("toolkit compare: gate: character_stability is worse in b:")
-    assert "95% CI" in lines[0] and "holm-adjusted p=" in lines[0]
+    # the interval is adjusted like p: 1 - 0.05/9 over the 9 dimensions tested
+    assert "99.4% adjusted CI" in lines[0] and "holm-adjusted p=" in lines[0]
 
 
 def test_junit_and_step_summary_name_the_regressed_dimension(
@@ -115,7 +116,8 @@ def test_an_aa_comparison_does_not_fire_the_gate(capsys: pytest.CaptureFixture[s
 def test_markdown_and_offline_html(capsys: pytest.CaptureFixture[str]) -> None:
     code, md, _ = run_cli([str(A), str(B), "--format", "markdown", "--resamples", "999"], capsys)
     assert code == 0
-    assert "| dimension | mean A | mean B | B − A | 95% CI | p (adj.) | outcome |" in md
+    assert "| dimension | mean A | mean B | B − A | 99.4% CI adj. | p (adj.) | outcome |" in md
+    assert "95% simultaneous over the dimensions tested" in md
     assert "| character_stability |" in md and "❌ worse" in md
     code, html, _ = run_cli([str(A), str(B), "--format", "html", "--resamples", "999"], capsys)
     assert code == 0

@@ -212,7 +212,7 @@ def test_planted_effects_are_recovered_with_their_direction() -> None:
     assert row["ci_low"] < 0.8 < row["ci_high"]
     failures = gate_failures(result)
     assert len(failures) == 1 and failures[0].startswith("conservation_drift is worse")
-    assert "95% CI" in failures[0]
+    assert "98.3% adjusted CI" in failures[0]  # 1 - 0.05 / 3: Holm over 3 dimensions
     assert gate_failures(result, ["groundedness"]) == []
     with pytest.raises(InputError, match="--gate"):
         gate_failures(result, ["nope"])

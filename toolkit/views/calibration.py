@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolkit.summary import plural
 from toolkit.views.markdown import cell
+from toolkit.views.text import wrap_item
 
 if TYPE_CHECKING:
     from toolkit.rubrics.calibrate import Calibration
@@ -275,6 +276,8 @@ def _head(
         + (f", {r.unpaired} scored by one side only (left out)" if r.unpaired else "")
         + f"; rubric {r.rubric.rubric} {r.rubric.version}, {r.rubric.level} alpha"
     )
+    if r.too_few_items:  # the warning before any number, wrapped to the width
+        lines += wrap_item(f"WARNING: {r.too_few_items}", width, bullet="", indent=2)
     return lines
 
 

@@ -360,7 +360,8 @@ def _gate(r: Calibration, min_alpha: float | None, failures: list[str] | None) -
 
 
 def _numbers(r: Calibration) -> str:
-    return table(["number", "value", "what it means"], _headline(r), numeric=frozenset({1}))
+    warn = f"<p class='tk-warn'>Warning: {text(r.too_few_items)}</p>" if r.too_few_items else ""
+    return warn + table(["number", "value", "what it means"], _headline(r), numeric=frozenset({1}))
 
 
 def _band_table(r: Calibration) -> str:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from toolkit.rubrics.compare.result import interval_adjustment
 from toolkit.summary import plural
 from toolkit.views.html import badge, table, text, wrap
 from toolkit.views.palette import swatch
@@ -83,9 +84,44 @@ def headline(result: CompareResult) -> list[str]:
     return [
         f"compare · {result.family} · B={b} vs A={a}",
         f"{how} ({plural(result.runs_a, 'run')} in A, {result.runs_b} in B)",
-        f"{test}; {CORRECTION_NAMES[result.correction]}-corrected, alpha {result.alpha:g}; "
-        f"{result.level * 100:g}% bootstrap CI (seed {result.seed})",
+        f"{test}; {CORRECTION_NAMES[result.correction]}-corrected, alpha {result.alpha:g}",
+        interval_line(result),
     ]
+
+
+def level_text(level: float) -> str:
+    """A level as a percentage: ``95%``, ``99.4%`` (three significant digits)."""
+    return f"{level * 100:.3g}%"
+
+
+def interval_line(result: CompareResult) -> str:
+    """What B - A's interval is: its level, and how it is adjusted like ``p adj``."""
+    shown = f"B - A: {level_text(result.interval_level)} bootstrap CI (seed {result.seed})"
+    if result.interval_level == result.level and result.correction == "holm":
+        return f"{shown}, unadjusted (one dimension tested)"
+    if result.interval_level == result.level:  # BH selected every dimension tested
+        return f"{shown}: {interval_adjustment(result.correction)}, here the unadjusted level"
+    return f"{shown}: {level_text(result.level)} {interval_adjustment(result.correction)}"
+
+
+def ci_header(result: CompareResult) -> str:
+    """The interval column's header: its level, ``adj.`` when adjusted."""
+    adjusted = " adj." if result.interval_level != result.level else ""
+    return f"{level_text(result.interval_level)} CI{adjusted}"
+
+
+#: What "pass" means in the dimensions table and in the flips (one definition each).
+PASS_IN_TABLE = (
+    "pass/fail rows: mean A and mean B are the share of runs passing, averaged over units"
+)
+PASS_IN_FLIPS = "flips and McNemar's p count units: a unit passes when most of its runs pass"
+
+
+def pass_legend(result: CompareResult) -> list[str]:
+    """The two definitions of "pass", when a pass/fail dimension is there."""
+    if result.dimensions.filter(pl.col("kind") == "pass/fail").is_empty():
+        return []
+    return [f"{PASS_IN_TABLE}; {PASS_IN_FLIPS}."]
 
 
 def verdict_line(result: CompareResult) -> str:
@@ -111,7 +147,9 @@ def render_compare_text(
     the noise floor, the unpaired units and notes. With ``width`` (a terminal) the table
     narrows its dimension column and long lines wrap; without, nothing is cut."""
     name_w = _name_width(result, width)
-    lines = [*headline(result), "", *_dimension_lines(result, name_w, colour)]
+    lines = [line for head in headline(result) for line in wrap_item(head, width, bullet="")]
+    lines += ["", *_dimension_lines(result, name_w, colour)]
+    lines += [line for leg in pass_legend(result) for line in wrap_item(leg, width, bullet="")]
     lines += ["", *wrap_item(verdict_line(result), width, bullet="", indent=0)]
     lines += _flip_lines(result)
     lines += _pass_k_lines(result, width)
@@ -145,7 +183,7 @@ def _clipped(name: str, name_w: int) -> str:
 def _dimension_lines(result: CompareResult, name_w: int, colour: bool) -> list[str]:
     """The table's header, then one line per dimension: means, B - A, its interval, the
     corrected p and the outcome (painted when ``colour``)."""
-    pct = f"{result.level * 100:g}% CI"
+    pct = ci_header(result)
     lines = [
         f"{'dimension':<{name_w}} {'mean A':>6} {'mean B':>6} {'B - A':>7} "
         f"{pct:<16} {'p adj':>6} outcome"
@@ -171,7 +209,7 @@ def _flip_lines(result: CompareResult) -> list[str]:
     for f in result.flips.iter_rows(named=True):
         lines += [
             "",
-            f"{f['dimension']} (pass/fail, unit passes when most of its runs pass):",
+            f"{f['dimension']} (pass/fail, in units: a unit passes when most of its runs pass):",
             f"  both pass {f['both_pass']}, pass -> fail {f['pass_to_fail']}, "
             f"fail -> pass {f['fail_to_pass']}, both fail {f['both_fail']}; "
             f"McNemar p = {p_text(f['p'])}",
@@ -318,7 +356,7 @@ def md(value: object) -> str:
 def render_compare_markdown(result: CompareResult) -> str:
     """The comparison as Markdown for a pull-request comment: the header, a table per
     dimension, the verdict sentence, flips, unpaired units and notes."""
-    pct = f"{result.level * 100:g}% CI"
+    pct = ci_header(result)
     out = [
         f"### `toolkit compare` · {md(result.family)}: B = `{md(result.labels[1])}` vs "
         f"A = `{md(result.labels[0])}`",
@@ -339,11 +377,12 @@ def render_compare_markdown(result: CompareResult) -> str:
             f"| {md(r['dimension'])} | {num(r['mean_a'])} | {num(r['mean_b'])} | "
             f"{num(r['diff'], sign=True)} | {ci} | {p_text(r['p_adj'])} | {outcome} |"
         )
+    out += [f"\n_{md(leg)}_" for leg in pass_legend(result)]
     out += ["", f"**{verdict_line(result)}**"]
     for f in result.flips.iter_rows(named=True):
         out.append(
-            f"\n{md(f['dimension'])}: {f['pass_to_fail']} pass → fail, {f['fail_to_pass']} "
-            f"fail → pass (McNemar p = {p_text(f['p'])})."
+            f"\n{md(f['dimension'])} (units by majority of runs): {f['pass_to_fail']} pass → "
+            f"fail, {f['fail_to_pass']} fail → pass (McNemar p = {p_text(f['p'])})."
         )
     out += _strata_markdown(result)
     if result.only_a or result.only_b:
@@ -411,8 +450,8 @@ def compare_chart(result: CompareResult) -> alt.LayerChart | alt.FacetChart:
         tooltip=[
             "dimension:N",
             alt.Tooltip("diff:Q", format="+.4g", title="B - A"),
-            alt.Tooltip("ci_low:Q", format="+.4g", title="CI low"),
-            alt.Tooltip("ci_high:Q", format="+.4g", title="CI high"),
+            alt.Tooltip("ci_low:Q", format="+.4g", title=f"{ci_header(result)} low"),
+            alt.Tooltip("ci_high:Q", format="+.4g", title=f"{ci_header(result)} high"),
             alt.Tooltip("p_adj:Q", format=".3g", title="p (adjusted)"),
             "outcome:N",
         ],
@@ -475,18 +514,20 @@ def render_compare_html(result: CompareResult, *, headline_first: bool = True) -
         ]
         for r in result.dimensions.iter_rows(named=True)
     ]
-    pct = f"{result.level * 100:g}% CI"
+    pct = ci_header(result)
     body = table(
         ["dimension", "mean A", "mean B", "B − A", pct, "p (adj.)", "effect", "noise floor",
          "outcome"],
         rows,
         numeric=frozenset({1, 2, 3, 5, 6, 7}),
     )  # fmt: skip
-    extra = [f"<p><strong>{text(verdict_line(result))}</strong></p>"]
+    extra = [f"<p class='tk-muted'>{text(leg)}</p>" for leg in pass_legend(result)]
+    extra.append(f"<p><strong>{text(verdict_line(result))}</strong></p>")
     for f in result.flips.iter_rows(named=True):
         extra.append(
-            f"<p>{text(f['dimension'])}: {f['both_pass']} both pass, {f['pass_to_fail']} pass "
-            f"→ fail, {f['fail_to_pass']} fail → pass, {f['both_fail']} both fail "
+            f"<p>{text(f['dimension'])} (units by majority of runs): {f['both_pass']} both "
+            f"pass, {f['pass_to_fail']} pass → fail, {f['fail_to_pass']} fail → pass, "
+            f"{f['both_fail']} both fail "
             f"(McNemar p = {text(p_text(f['p']))})</p>"
         )
     for dim in dict.fromkeys(result.pass_k["dimension"].to_list()):

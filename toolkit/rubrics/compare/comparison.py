@@ -40,7 +40,7 @@ from toolkit.rubrics.compare.rubric import (
 from toolkit.rubrics.compare.stats import (
     TestResult,
     adjust,
-    bootstrap_interval,
+    bootstrap_intervals,
     fisher_p,
     mcnemar_exact,
     paired_test,
@@ -116,12 +116,14 @@ def compare_scores(
     arms = pair_arms(a, b, family, pair_by)
     z = two_sided_z(level)
     noise = noise_floor(arms.a, z)
+    binary = arms.binary()
+    dims = arms.dimensions(binary)
     design = _Design(
-        arms, test, level, seed, resamples, z, arms.binary(), within_sds(noise),
-        arms.runs_per_unit(), rubric, directions,
+        arms, test, level, seed, resamples, z, binary, within_sds(noise),
+        arms.runs_per_unit(), rubric, directions, interval_shares(correction, len(dims)),
     )  # fmt: skip
-    dims = arms.dimensions(design.binary)
     tested = [_dimension(design, index, dim) for index, dim in enumerate(dims)]
+    frame, ci_level = _corrected(tested, correction, alpha, level)
     return CompareResult(
         family=arms.family,
         mode=arms.mode,
@@ -134,7 +136,7 @@ def compare_scores(
         pairs=len(arms.shared),
         only_a=arms.only_a,
         only_b=arms.only_b,
-        dimensions=_corrected([t.row for t in tested], correction, alpha),
+        dimensions=frame,
         flips=pl.DataFrame([r for t in tested for r in t.flips], schema=COMPARE_FLIPS_SCHEMA),
         pass_k=pl.DataFrame([r for t in tested for r in t.pass_k], schema=COMPARE_PASS_K_SCHEMA),
         noise=with_floors(noise, {t.row["dimension"]: t.floor for t in tested}),
@@ -142,10 +144,54 @@ def compare_scores(
         runs_b=arms.b["run"].n_unique(),
         labels=labels,
         pair_by=pair_by or ", else ".join(PAIR_KEYS.get(arms.family, ("unit",))),
-        notes=(*notes, *arms.notes()),
+        notes=(*notes, *arms.notes(), *_disagreeing(frame, ci_level)),
         version=rubric.version,
         strata=_strata(arms, design.binary, level, resamples, seed),
+        ci_level=ci_level,
     )
+
+
+def _disagreeing(frame: pl.DataFrame, ci_level: float) -> list[str]:
+    """A note per dimension whose adjusted interval excludes 0 while its adjusted p does
+    not reach alpha: the two are different methods and can disagree on few units."""
+    notes = []
+    for r in frame.iter_rows(named=True):
+        low, high = r["ci_low"], r["ci_high"]
+        if r["outcome"] != "no difference" or low is None or high is None or low <= 0 <= high:
+            continue
+        what = "units by majority" if r["test"] == "mcnemar" else "the units' values"
+        notes.append(
+            f"{r['dimension']}: its {ci_level * 100:.3g}% interval excludes 0 but its adjusted "
+            f"p ({r['p_adj']:.3g}) does not reach alpha: the interval bootstraps the mean "
+            f"difference, the {r['test']} test counts {what}; on few units they can disagree"
+        )
+    return notes
+
+
+def interval_shares(correction: str, dimensions: int) -> tuple[tuple[int, int], ...]:
+    """Every ``(r, m)`` whose level ``1 - r (1 - level) / m`` the adjusted interval may
+    take, ``(1, 1)`` (unadjusted) first: ``m`` the dimensions tested (at most
+    ``dimensions``), ``r`` 1 for Holm, else the dimensions BH selects (1 to ``m``)."""
+    shares = [(1, 1)]
+    for m in range(2, dimensions + 1):
+        shares += [(r, m) for r in (range(1, m + 1) if correction == "bh" else (1,))]
+    return tuple(shares)
+
+
+def adjusted_level(level: float, r: int, m: int) -> float:
+    """The interval's level once adjusted over ``m`` dimensions of which ``r`` count:
+    ``1 - r (1 - level) / m`` (Bonferroni's simultaneous level when ``r`` is 1; Benjamini
+    and Yekutieli's FCR-adjusted level for ``r`` selected dimensions)."""
+    return 1 - r * (1 - level) / m
+
+
+def _intervals(
+    design: _Design, samples: list[Floats], rng: np.random.Generator
+) -> dict[tuple[int, int], tuple[float | None, float | None]]:
+    """The bootstrap interval at each level ``design.shares`` names, one set of resamples."""
+    levels = [adjusted_level(design.level, r, m) for r, m in design.shares]
+    found = bootstrap_intervals(samples, rng, levels, design.resamples)
+    return dict(zip(design.shares, found, strict=True))
 
 
 def _strata(
@@ -223,6 +269,7 @@ class _Design:
     runs: dict[str, dict[str, int]]  # arm -> unit -> runs
     rubric: CompareRubric
     directions: Mapping[str, int] | None
+    shares: tuple[tuple[int, int], ...] = ((1, 1),)  # (r, m): the levels of the interval
 
 
 @dataclass(frozen=True)
@@ -233,8 +280,7 @@ class _Numbers:
     xb: Floats
     n: int
     result: TestResult
-    low: float | None
-    high: float | None
+    intervals: dict[tuple[int, int], tuple[float | None, float | None]]
     floor: float | None = None
     flips: tuple[dict[str, Any], ...] = ()
 
@@ -247,6 +293,7 @@ class _Tested:
     floor: float | None
     flips: tuple[dict[str, Any], ...]
     pass_k: list[dict[str, Any]]
+    intervals: dict[tuple[int, int], tuple[float | None, float | None]]
 
 
 def _dimension(design: _Design, index: int, dim: str) -> _Tested:
@@ -263,7 +310,7 @@ def _dimension(design: _Design, index: int, dim: str) -> _Tested:
         numbers = _unpaired(design, dim, kind, col, da, db, rng)
     row = {"dimension": dim, "kind": kind, "direction": direction}
     row |= _numbers_row(numbers, design.arms.mode)
-    return _Tested(row, numbers.floor, numbers.flips, pass_k)
+    return _Tested(row, numbers.floor, numbers.flips, pass_k, numbers.intervals)
 
 
 def _arm_rows(arms: Arms, dim: str, kind: str) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -316,7 +363,7 @@ def _paired(
         flips = (flip,)
     else:
         result = paired_test(xa, xb, design.test)
-    low, high = bootstrap_interval([xb - xa], rng, design.level, design.resamples)
+    intervals = _intervals(design, [xb - xa], rng)
     sd_w = design.within.get(dim)
     floor = None
     if sd_w is not None and xa.size:
@@ -324,7 +371,7 @@ def _paired(
         ra = [design.runs["A"].get(u, 1) for u in units]
         rb = [design.runs["B"].get(u, 1) for u in units]
         floor = paired_floor(sd_w, design.z, ra, rb)
-    return _Numbers(xa, xb, xa.size, result, low, high, floor, flips)
+    return _Numbers(xa, xb, xa.size, result, intervals, floor, flips)
 
 
 def _flip_test(
@@ -367,14 +414,14 @@ def _unpaired(
         result = _fisher_test(xa, xb, design.rubric.majority)
     else:
         result = unpaired_test(xa, xb, design.test)
-    low, high = bootstrap_interval([xa, xb], rng, design.level, design.resamples)
+    intervals = _intervals(design, [xa, xb], rng)
     sd_w = design.within.get(dim)
     floor = None
     if sd_w is not None and xa.size and xb.size:
         ra = [design.runs["A"].get(u, 1) for u in da["unit"].to_list()]
         rb = [design.runs["B"].get(u, 1) for u in db["unit"].to_list()]
         floor = unpaired_floor(sd_w, design.z, ra, rb)
-    return _Numbers(xa, xb, xa.size + xb.size, result, low, high, floor)
+    return _Numbers(xa, xb, xa.size + xb.size, result, intervals, floor)
 
 
 def _fisher_test(xa: Floats, xb: Floats, majority: float) -> TestResult:
@@ -402,21 +449,37 @@ def _numbers_row(numbers: _Numbers, mode: str) -> dict[str, Any]:
         note = "no paired unit has this dimension" if mode == "paired" else "absent in an arm"
     return {
         "n": numbers.n, "mean_a": mean_a, "mean_b": mean_b, "diff": diff,
-        "ci_low": numbers.low, "ci_high": numbers.high, "test": result.name,
+        "ci_low": None, "ci_high": None, "test": result.name,
         "statistic": result.statistic, "p": result.p, "effect": result.effect,
         "rank_biserial": result.rank_biserial, "noise_floor": numbers.floor, "note": note,
+        "ci_low_raw": numbers.intervals[1, 1][0], "ci_high_raw": numbers.intervals[1, 1][1],
     }  # fmt: skip
 
 
-def _corrected(rows: list[dict[str, Any]], correction: str, alpha: float) -> pl.DataFrame:
-    """The rows with ``p_adj`` (``correction`` across the tested dimensions) and their
-    ``outcome`` (:func:`_classify`), as :data:`toolkit.frames.COMPARE_DIMENSIONS_SCHEMA`."""
-    tested = [i for i, r in enumerate(rows) if r["p"] is not None and not math.isnan(r["p"])]
-    adjusted = adjust([rows[i]["p"] for i in tested], correction)
+def _corrected(
+    tested: list[_Tested], correction: str, alpha: float, level: float
+) -> tuple[pl.DataFrame, float]:
+    """The rows with ``p_adj`` (``correction`` across the tested dimensions), their
+    ``outcome`` (:func:`_classify`) and their interval adjusted the same way, as
+    :data:`toolkit.frames.COMPARE_DIMENSIONS_SCHEMA`; and that interval's level.
+
+    The interval of every row takes one level: Holm's ``1 - (1 - level) / m`` over the
+    ``m`` dimensions tested (simultaneous, Bonferroni); BH's ``1 - R (1 - level) / m``
+    with ``R`` the dimensions it selects at ``alpha`` (at least 1: Benjamini and
+    Yekutieli's false-coverage-rate interval)."""
+    rows = [t.row for t in tested]
+    found = [i for i, r in enumerate(rows) if r["p"] is not None and not math.isnan(r["p"])]
+    adjusted = adjust([rows[i]["p"] for i in found], correction)
     for r in rows:
         r["p_adj"] = None
-    for i, value in zip(tested, adjusted, strict=True):
+    for i, value in zip(found, adjusted, strict=True):
         rows[i]["p_adj"] = value
-    for r in rows:
+    m = max(1, len(found))
+    selected = sum(1 for value in adjusted if value < alpha)
+    share = (max(1, selected) if correction == "bh" else 1, m)
+    share = share if m > 1 else (1, 1)
+    for r, t in zip(rows, tested, strict=True):
+        r["ci_low"], r["ci_high"] = t.intervals[share]
         r["outcome"] = _classify(r["p_adj"], r["diff"], r["noise_floor"], r["direction"], alpha)
-    return pl.DataFrame(rows, schema=COMPARE_DIMENSIONS_SCHEMA)
+    frame = pl.DataFrame(rows, schema=COMPARE_DIMENSIONS_SCHEMA)
+    return frame, adjusted_level(level, *share)

@@ -43,7 +43,9 @@ def gate_failures(result: CompareResult, dimensions: Sequence[str] | None = None
                     None, f"no such dimension (there are: {', '.join(known)})",
                     field="--gate", value=name,
                 )  # fmt: skip
-    pct = f"{result.level * 100:g}%"
+    pct = f"{result.interval_level * 100:.3g}%" + (
+        " adjusted" if result.interval_level != result.level else ""
+    )
     lines = []
     for r in result.dimensions.iter_rows(named=True):
         if r["outcome"] != "worse" or (dimensions is not None and r["dimension"] not in dimensions):

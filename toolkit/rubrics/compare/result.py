@@ -10,6 +10,17 @@ import polars as pl
 from toolkit.rubrics.compare.rubric import COMPARE_VERSION
 from toolkit.summary import Shows, Summary, plural
 
+#: How the dimensions' interval is adjusted, by correction (named in every output).
+INTERVAL_ADJUSTMENTS = {
+    "holm": "simultaneous over the dimensions tested (Bonferroni level, as p is Holm-adjusted)",
+    "bh": "false-coverage-rate over the dimensions BH selects (Benjamini-Yekutieli level)",
+}
+
+
+def interval_adjustment(correction: str) -> str:
+    """How the dimensions' interval is adjusted under ``correction``, in words."""
+    return INTERVAL_ADJUSTMENTS.get(correction, f"adjusted as {correction}")
+
 
 @dataclass(frozen=True, repr=False)
 class CompareResult(Shows):
@@ -31,6 +42,8 @@ class CompareResult(Shows):
         notes: what the reader must know (fallbacks, dropped values, keys used).
         strata: :data:`toolkit.frames.COMPARE_STRATA_SCHEMA` (units that carry a
             difficulty or language: eval-harness runs), else ``None``.
+        ci_level: the level of the dimensions' ``ci_low``/``ci_high``, adjusted the way
+            ``p_adj`` is (:attr:`interval_level`).
     """
 
     family: str
@@ -55,6 +68,13 @@ class CompareResult(Shows):
     notes: tuple[str, ...] = ()
     version: str = COMPARE_VERSION
     strata: pl.DataFrame | None = None
+    ci_level: float | None = None
+
+    @property
+    def interval_level(self) -> float:
+        """The level of ``ci_low``/``ci_high``: adjusted like ``p_adj`` over the dimensions
+        tested (``level`` when one was; ``ci_low_raw``/``ci_high_raw`` are at ``level``)."""
+        return self.level if self.ci_level is None else self.ci_level
 
     def _summary(self) -> Summary:
         counts = self.dimensions.group_by("outcome", maintain_order=True).len().rows()
@@ -98,6 +118,8 @@ class CompareResult(Shows):
             "correction": self.correction,
             "alpha": self.alpha,
             "level": self.level,
+            "interval_level": self.interval_level,
+            "interval_adjustment": interval_adjustment(self.correction),
             "seed": self.seed,
             "resamples": self.resamples,
             "runs_a": self.runs_a,

@@ -95,17 +95,28 @@ def bootstrap_interval(
     resamples: int,
 ) -> tuple[float | None, float | None]:
     """A percentile bootstrap interval of the mean of one sample (paired differences)
-    or of mean(B) - mean(A) (two independent samples): the same draws and the same
-    numbers as :func:`scipy.stats.bootstrap` with ``method="percentile"`` (each
-    sample's ``resamples`` x n indices drawn in turn with ``rng.integers``, the interval
-    by the linear (Hyndman-Fan 7) quantile), without SciPy's second of imports. Past
-    2**22 drawn indices a sample's draws come in batches, so memory stays bounded; the
-    interval is then a bootstrap of the same kind from the same generator, though not
-    always SciPy's one-matrix draw to the last digit."""
+    or of mean(B) - mean(A) (two independent samples): see :func:`bootstrap_intervals`."""
+    return bootstrap_intervals(samples, rng, (level,), resamples)[0]
+
+
+def bootstrap_intervals(
+    samples: Sequence[np.ndarray[Any, np.dtype[np.float64]]],
+    rng: np.random.Generator,
+    levels: Sequence[float],
+    resamples: int,
+) -> list[tuple[float | None, float | None]]:
+    """Percentile bootstrap intervals at each of ``levels``, all from one set of
+    resamples: the same draws and the same numbers as :func:`scipy.stats.bootstrap` with
+    ``method="percentile"`` (each sample's ``resamples`` x n indices drawn in turn with
+    ``rng.integers``, each interval by the linear (Hyndman-Fan 7) quantile of the same
+    bootstrap distribution), without SciPy's second of imports. Past 2**22 drawn indices
+    a sample's draws come in batches, so memory stays bounded; the intervals are then a
+    bootstrap of the same kind from the same generator, though not always SciPy's
+    one-matrix draw to the last digit."""
     if resamples < 1 or any(s.size < 2 for s in samples):  # 0 resamples: no interval
-        return None, None
+        return [(None, None) for _ in levels]
     if len(samples) == 1 and np.all(samples[0] == samples[0][0]):
-        return float(samples[0][0]), float(samples[0][0])
+        return [(float(samples[0][0]), float(samples[0][0])) for _ in levels]
     # each sample's resamples drawn in turn, in batches of at most BATCH_VALUES indices
     # (32 MiB), never a resamples x n matrix at once (--resamples 10**6 stays bounded)
     batch = max(1, BATCH_VALUES // max(s.size for s in samples))
@@ -117,9 +128,11 @@ def bootstrap_interval(
             parts.append(np.mean(s[rng.integers(0, s.size, (count, s.size))], axis=-1))
         means.append(np.concatenate(parts))
     theta = np.sort(means[0] if len(means) == 1 else means[1] - means[0])
-    alpha = (1 - level) / 2
-    low, high = (_linear_quantile(theta, q) for q in (alpha, 1 - alpha))
-    return low, high
+    out: list[tuple[float | None, float | None]] = []
+    for level in levels:
+        alpha = (1 - level) / 2
+        out.append((_linear_quantile(theta, alpha), _linear_quantile(theta, 1 - alpha)))
+    return out
 
 
 def _linear_quantile(ordered: np.ndarray[Any, np.dtype[np.float64]], q: float) -> float:

@@ -9,7 +9,6 @@ import io
 import polars as pl
 
 from toolkit.epoch import input_digest, spec_epoch
-
 from toolkit.load.iterlog import IterationLog
 from toolkit.load.outcome_evidence import OutcomeEvidence
 from toolkit.rubrics.outcome.combine import clamped_scores, combine, combined_scores

@@ -137,3 +137,14 @@ def test_compare_refuses_arms_of_different_epochs(
     assert code == 2 and "different epochs" in err and "Traceback" not in err
     same = compare(A, A, rubric_b=path, rubric_a=path, resamples=199)
     assert not [n for n in same.notes if "epoch" in n]
+
+
+def test_the_site_run_record_carries_epoch_and_input_digest(tmp_path: Path) -> None:
+    from toolkit.views.site import SiteRun, write_site
+
+    [card] = score_universe(load_universe(RUN), DEFAULT_RUBRIC, series=False)
+    write_site([SiteRun(id="run-0000", family="simulation", card=card)], tmp_path / "site")
+    [record] = (tmp_path / "site" / "data" / "run").glob("*.js")
+    text = record.read_text(encoding="utf-8")
+    assert f'"epoch":"{card.meta["epoch"]}"' in text.replace(" ", "")
+    assert f'"input_digest":"{card.meta["input_digest"]}"' in text.replace(" ", "")

@@ -377,7 +377,6 @@ def epoch_fence(arm_a: ArmScores, arm_b: ArmScores, across_epochs: bool = False)
             None,
             f"the arms were scored under different epochs, so their numbers are not comparable "
             f"({said}; differs: {differs}); give --across-epochs to compare them anyway",
-            field="--across-epochs",
         )
     return [f"compared across epochs: {said}; differs: {differs}"]
 

@@ -148,3 +148,29 @@ def test_the_site_run_record_carries_epoch_and_input_digest(tmp_path: Path) -> N
     text = record.read_text(encoding="utf-8")
     assert f'"epoch":"{card.meta["epoch"]}"' in text.replace(" ", "")
     assert f'"input_digest":"{card.meta["input_digest"]}"' in text.replace(" ", "")
+
+
+def test_persona_cards_carry_the_judge_in_their_epoch(tmp_path: Path) -> None:
+    import toolkit as tk
+    from toolkit.judge import RecordedJudge
+
+    folder = SAMPLE_RUNS / "persona"
+    run = tk.load_chat(folder / "radio-week2.jsonl")
+    props = tk.load_propositions(folder / "propositions")
+    cassette = folder / "cassette.json"
+    result = tk.score_persona(run, props, RecordedJudge(cassette), progress=False)
+    metas = [card.meta for card in result.scorecards.values()]
+    assert len({m["epoch"] for m in metas}) == 1 and len(str(metas[0]["epoch"])) == 12
+    assert len({m["input_digest"] for m in metas}) == 1
+    # the same recordings under another file name: one epoch; another judge: another
+    copy = tmp_path / "renamed.json"
+    copy.write_bytes(cassette.read_bytes())
+    same = tk.score_persona(run, props, RecordedJudge(copy), progress=False)
+    assert {c.meta["epoch"] for c in same.scorecards.values()} == {metas[0]["epoch"]}
+    data = json.loads(cassette.read_text())
+    data["judge"] = "another-model"  # the same answers, recorded from another judge
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps(data))
+    moved = tk.score_persona(run, props, RecordedJudge(other), progress=False)
+    assert {c.meta["epoch"] for c in moved.scorecards.values()} != {metas[0]["epoch"]}
+    assert {c.meta["input_digest"] for c in moved.scorecards.values()} == {metas[0]["input_digest"]}

@@ -72,6 +72,7 @@ def test_simulation_cards_carry_epoch_and_input_digest(tmp_path: Path) -> None:
     assert len(str(before["epoch"])) == 12 and len(str(before["input_digest"])) == 12
     (run / "notes.txt").write_text("an unrelated file")  # not an input of the score
     assert _card(run) == before
+    assert _card(RUN)["input_digest"] == before["input_digest"]  # the copy: same content
     path = tmp_path / "rubric.yaml"
     path.write_text(CHANGED)
     rescored = _card(run, load_simulation_rubric(path))
@@ -174,3 +175,15 @@ def test_persona_cards_carry_the_judge_in_their_epoch(tmp_path: Path) -> None:
     moved = tk.score_persona(run, props, RecordedJudge(other), progress=False)
     assert {c.meta["epoch"] for c in moved.scorecards.values()} != {metas[0]["epoch"]}
     assert {c.meta["input_digest"] for c in moved.scorecards.values()} == {metas[0]["input_digest"]}
+
+
+def test_the_score_sidecar_keeps_its_fields_and_puts_the_epoch_under_toolkit() -> None:
+    import toolkit as tk
+    from toolkit.sidecars import iteration_sidecar
+
+    log = tk.load_iteration_log(SAMPLE_RUNS / "iteration_logs" / "tally-loop")
+    result = tk.score_outcome(log, tk.collect_outcome_evidence(log))
+    data = iteration_sidecar(result, 1)
+    assert "epoch" not in data and "input_digest" not in data  # dot-agents' fields untouched
+    assert data["toolkit"]["epoch"] == result.epoch and len(result.epoch) == 12
+    assert data["toolkit"]["input_digest"] == result.input_digests[1]

@@ -81,11 +81,14 @@ def score_outcome(
 
 def iteration_digests(inputs: pl.DataFrame) -> dict[int, str]:
     """Each iteration's input digest: the rows its signals were computed from (the
-    iteration's record and its evidence, as loaded), in Arrow IPC bytes."""
+    iteration's record and its evidence, as loaded, without the paths they were read
+    from), in Arrow IPC bytes."""
     out: dict[int, str] = {}
     if inputs.is_empty():
         return out
-    for (n,), rows in inputs.partition_by("iteration", as_dict=True).items():
+    # where a file was read from is not its content: a log moved or copied keeps its digest
+    where = [c for c in inputs.columns if c.endswith(("_file", "_path"))]
+    for (n,), rows in inputs.drop(where).partition_by("iteration", as_dict=True).items():
         buf = io.BytesIO()
         rows.write_ipc(buf, compression="uncompressed")
         out[int(n)] = input_digest([("signal_inputs", buf.getvalue())])

@@ -132,7 +132,9 @@ def _input_digests(universe: Universe) -> dict[str, str]:
     ):
         if "slug" not in frame.columns or frame.is_empty():
             continue
-        for (slug,), rows in frame.partition_by("slug", as_dict=True).items():
+        # where a row was read from is not its content: a copied run keeps its digest
+        where = [c for c in frame.columns if c == "path" or c.endswith(("_file", "_path"))]
+        for (slug,), rows in frame.drop(where).partition_by("slug", as_dict=True).items():
             buf = io.BytesIO()
             rows.write_ipc(buf, compression="uncompressed")
             parts.setdefault(str(slug), []).append((name, buf.getvalue()))

@@ -155,6 +155,10 @@ def iteration_sidecar(result: OutcomeResult, iteration: int) -> dict[str, Any]:
         "integrity": integrity.to_dicts(),
         "clamped": clamped,
     }
+    if result.epoch:  # the measurement epoch (toolkit.epoch), under the toolkit's key
+        data["toolkit"]["epoch"] = result.epoch
+    if iteration in result.input_digests:
+        data["toolkit"]["input_digest"] = result.input_digests[iteration]
     return data
 
 

@@ -46,6 +46,7 @@ def test_json_follows_the_documented_shape(
     assert list(doc) == [
         "rubric",
         "rubric_version",
+        "epoch",
         "iterations",
         "sessions",
         "integrity",
@@ -62,6 +63,7 @@ def test_json_follows_the_documented_shape(
         "breakdown",
         "objectives",
         "linked_traces_to_outcomes",
+        "input_digest",
         "labels",
     ]
     # Iteration 5 in the sample transcript: `git checkout -b spike/streaming`, then

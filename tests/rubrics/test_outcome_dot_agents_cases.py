@@ -464,7 +464,7 @@ def test_sidecars_stamp_the_version_and_write_zero_where_dot_agents_does(tmp_pat
     }
     assert {o["present"] for o in side["objectives"]} == {False}
     assert {o["value"] for o in side["objectives"]} == {0}
-    assert set(side["toolkit"]) == {"labels", "integrity", "clamped"}
+    assert set(side["toolkit"]) == {"labels", "integrity", "clamped", "epoch", "input_digest"}
     assert session_sidecar(result, "s")["value"] == 0.0
     # The JSON output keeps null: the toolkit's own reading of the same iteration.
     assert result.iteration_dict(1)["value"] is None

@@ -234,6 +234,10 @@ def _write_junit(
         mode=shown or "none",
         allow_na=accepted,
         decide_mode=mode or "none",
+        epochs=[str(c.meta["epoch"]) for c in cards if c.meta.get("epoch")],
+        input_digests={
+            c.subject: str(c.meta["input_digest"]) for c in cards if c.meta.get("input_digest")
+        },
     )
     write_output(path, xml, "the JUnit report", storage_options)
 

@@ -111,6 +111,22 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--propositions", metavar="DIR", help="persona: the proposition files")
     p.add_argument("--judge", metavar="SPEC", help="persona: the judge (recorded:CASSETTE, ...)")
     p.add_argument("--personas", metavar="FILE", help="persona: names and persona specs")
+    p.add_argument(
+        "--rubric-a",
+        metavar="FILE",
+        help="simulation/outcome: the rubric arm A is scored with (default: the family's)",
+    )
+    p.add_argument(
+        "--rubric-b",
+        metavar="FILE",
+        help="simulation/outcome: the rubric arm B is scored with (default: the family's)",
+    )
+    p.add_argument(
+        "--across-epochs",
+        action="store_true",
+        help="compare arms scored under different epochs (rubric, parameters, "
+        "judge or toolkit version), saying what differs; refused without it",
+    )
     add_scale_arguments(p)
     p.set_defaults(func=run)
 
@@ -153,6 +169,7 @@ def run(args: argparse.Namespace) -> int:
         args.arms[0], args.arms[1], family=args.family, pair_by=args.pair_by, test=args.test,
         correction=args.correction, alpha=args.alpha, seed=args.seed,
         resamples=args.resamples, rubric=args.rubric, **_load_options(args),
+        rubric_a=args.rubric_a, rubric_b=args.rubric_b, across_epochs=args.across_epochs,
     )  # fmt: skip
     failures = gate_failures(result, gated) if args.gate else []
     if args.format == "json":

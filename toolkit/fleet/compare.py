@@ -16,6 +16,7 @@ from typing import Any
 
 import polars as pl
 
+from toolkit.epoch import Epoch, spec_epoch
 from toolkit.errors import InputError
 from toolkit.fleet.engine import (
     default_partition_size,
@@ -52,8 +53,15 @@ from toolkit.rubrics.compare import (
     simulation_scores,
 )
 from toolkit.rubrics.discussion import score_discussion
-from toolkit.rubrics.outcome import default_outcome_rubric, score_outcome
+from toolkit.rubrics.outcome import (
+    OutcomeRubric,
+    default_outcome_rubric,
+    load_outcome_rubric,
+    score_outcome,
+)
 from toolkit.rubrics.persona import score_persona
+from toolkit.rubrics.simulation import DEFAULT_RUBRIC, SimulationRubric, load_simulation_rubric
+from toolkit.rubrics.simulation.windows import scored_window
 
 AUTO = "auto"
 
@@ -66,6 +74,7 @@ class ArmScores:
     label: str
     family: str
     notes: tuple[str, ...] = ()
+    epoch: Epoch | None = None
 
 
 def _label(source: str | Path) -> str:
@@ -84,6 +93,7 @@ def _simulation(
     cache: bool | str,
     storage_options: Mapping[str, Any] | None,
     window: int | None,
+    rubric: SimulationRubric | None = None,
 ) -> ArmScores:
     notes: list[str] = []
     options = dict(storage_options or {})
@@ -91,27 +101,35 @@ def _simulation(
     single = arm.kind(arm.join(arm.root, "tick_summaries")) == "folder"
     if single:
         runs = [str(source)]
-        cards = score_runs(runs, None, window, cache, options)
+        cards = score_runs(runs, rubric, window, cache, options)
     else:
         fleet = score_fleet(
             source, engine=engine, scheduler=scheduler, partition_size=partition_size,
             window=window, cache=cache, storage_options=options, progress=False,
+            rubric=rubric,
         )  # fmt: skip
         runs, cards = list(fleet.runs), fleet.cards
         notes.extend(f"{_label(source)}: {failure}" for failure in fleet.failures)
     keys, problems = run_pair_keys(runs, options)
     notes.extend(problems)
     by_slug = {_label(run): k for run, k in keys.items()}
-    return ArmScores(simulation_scores(cards, by_slug), _label(source), "simulation", tuple(notes))
+    spec = rubric or DEFAULT_RUBRIC
+    epoch = spec_epoch(spec, window=scored_window(window, spec))
+    return ArmScores(simulation_scores(cards, by_slug), _label(source), "simulation",
+                     tuple(notes), epoch)  # fmt: skip
 
 
 def outcome_partition(
-    logs: Sequence[str], names: Mapping[str, str], storage_options: Mapping[str, Any] | None
+    logs: Sequence[str],
+    names: Mapping[str, str],
+    storage_options: Mapping[str, Any] | None,
+    rubric: OutcomeRubric | None = None,
 ) -> list[pl.DataFrame]:
     """The unit of work of an outcome arm on either engine: load the logs ``logs`` (those
-    in object storage in one batched fetch), score each with the outcome rubric 2.1.0 and
-    turn it into compare's long frame, each log named by ``names``."""
-    rubric = default_outcome_rubric()
+    in object storage in one batched fetch), score each with ``rubric`` (default: the
+    outcome rubric 2.1.0) and turn it into compare's long frame, each log named by
+    ``names``."""
+    rubric = rubric or default_outcome_rubric()
     out = []
     for path, log in zip(logs, load_iteration_logs(logs, storage_options=storage_options),
                          strict=True):  # fmt: skip
@@ -127,17 +145,18 @@ def _outcome(
     engine: str,
     scheduler: str | None,
     partition_size: int | None,
+    rubric: OutcomeRubric | None = None,
 ) -> ArmScores:
     logs = [str(p) for p in find_iteration_logs(source, storage_options=storage_options)]
     names = dict(zip(logs, fleet_log_names(source, logs, storage_options=storage_options),
                      strict=True))  # fmt: skip
     notes: list[str] = []
     if engine == "local":
-        frames = outcome_partition(logs, names, storage_options)
+        frames = outcome_partition(logs, names, storage_options, rubric)
     else:
         size = partition_size or default_partition_size(len(logs))
         frames, failures = map_partitions(
-            outcome_partition, partitions(logs, size), names, dict(storage_options or {}),
+            outcome_partition, partitions(logs, size), names, dict(storage_options or {}), rubric,
             engine=engine, scheduler=scheduler, progress=False, desc="scoring iteration logs",
         )  # fmt: skip
         notes.extend(
@@ -152,7 +171,10 @@ def _outcome(
         notes.append(
             f"{_label(source)}: {untasked} iteration(s) name no task_id and cannot be paired"
         )
-    return ArmScores(frame, _label(source), "outcome", tuple(notes))
+    spec = rubric or default_outcome_rubric()
+    # the epoch's transcripts flag as score_outcome stamps it: compare gives no transcripts
+    epoch = spec_epoch(spec, transcripts_given=False)
+    return ArmScores(frame, _label(source), "outcome", tuple(notes), epoch)
 
 
 def _eval(source: str | Path, storage_options: Mapping[str, Any] | None) -> ArmScores:
@@ -211,9 +233,14 @@ def arm_scores(
     propositions: str | Path | None = None,
     judge: Any = None,
     personas: str | Path | None = None,
+    family_rubric: str | Path | Mapping[str, Any] | None = None,
 ) -> ArmScores:
     """Score one arm: a folder (or URL, or chat file) of ``family`` runs, or an already
     built :data:`toolkit.frames.COMPARE_SCORES_SCHEMA` frame (returned as it is).
+
+    ``family_rubric``: the rubric file (or mapping) a simulation or outcome arm is scored
+    with instead of its family's default; the arm's :class:`~toolkit.epoch.Epoch` says
+    which it was.
 
     Raises:
         InputError: an unknown family, a family that cannot be told, or bad input.
@@ -227,13 +254,18 @@ def arm_scores(
         )
     fam = detect_family(source, storage_options) if family == AUTO else family
     if fam == "simulation":
+        sim = None if family_rubric is None else load_simulation_rubric(family_rubric)
         return _simulation(
             source, engine=engine, scheduler=scheduler, partition_size=partition_size,
-            cache=cache, storage_options=storage_options, window=window,
+            cache=cache, storage_options=storage_options, window=window, rubric=sim,
         )  # fmt: skip
     if fam == "outcome":
+        out = None if family_rubric is None else load_outcome_rubric(family_rubric)
         return _outcome(source, storage_options, engine=engine, scheduler=scheduler,
-                        partition_size=partition_size)  # fmt: skip
+                        partition_size=partition_size, rubric=out)  # fmt: skip
+    if family_rubric is not None:
+        raise InputError(None, f"a rubric per arm is for simulation and outcome runs, not {fam}",
+                         field="--rubric-a/--rubric-b", value=str(family_rubric))  # fmt: skip
     if fam == "eval":
         return _eval(source, storage_options)
     if engine != "local":
@@ -268,6 +300,9 @@ def compare(
     propositions: str | Path | None = None,
     judge: Any = None,
     personas: str | Path | None = None,
+    rubric_a: str | Path | Mapping[str, Any] | None = None,
+    rubric_b: str | Path | Mapping[str, Any] | None = None,
+    across_epochs: bool = False,
 ) -> CompareResult:
     """Is B better than A? Score both folders with their family's rubric and compare them
     dimension by dimension (see :func:`toolkit.rubrics.compare.compare_scores`).
@@ -287,6 +322,10 @@ def compare(
             simulation fleets are loaded and scored (as ``toolkit quality --all``).
         ratings: a discussion ratings file or store.
         propositions, judge, personas: how persona chats are judged.
+        rubric_a, rubric_b: the simulation or outcome rubric (a file or mapping) each arm
+            is scored with (default: the family's).
+        across_epochs: compare arms scored under different epochs (:mod:`toolkit.epoch`);
+            the result's notes then say what differs. Without it such arms are refused.
 
     Returns:
         A :class:`~toolkit.rubrics.compare.CompareResult`: per dimension both means,
@@ -295,7 +334,8 @@ def compare(
         within noise, ...); flips, pass^k and the noise floor as frames.
 
     Raises:
-        InputError: bad input or options, or arms of different families.
+        InputError: bad input or options, arms of different families, or arms of
+            different epochs without ``across_epochs``.
     """
     spec = DEFAULT_COMPARE_RUBRIC if rubric is None else load_compare_rubric(rubric)
 
@@ -307,14 +347,38 @@ def compare(
     }  # fmt: skip
     if judge is not None and isinstance(judge, str):
         kwargs["judge"] = judge_from_spec(judge)
-    arm_a = arm_scores(a, family, **kwargs)
-    arm_b = arm_scores(b, arm_a.family if family == AUTO else family, **kwargs)
+    arm_a = arm_scores(a, family, family_rubric=rubric_a, **kwargs)
+    arm_b = arm_scores(b, arm_a.family if family == AUTO else family, family_rubric=rubric_b,
+                       **kwargs)  # fmt: skip
+    fence = epoch_fence(arm_a, arm_b, across_epochs)
     return compare_scores(
         arm_a.frame, arm_b.frame, family=arm_a.family, pair_by=pair_by, test=test,
         correction=correction, alpha=alpha, level=level, seed=seed, resamples=resamples,
         directions=directions, labels=(arm_a.label, arm_b.label),
-        notes=(*arm_a.notes, *arm_b.notes), rubric=spec,
+        notes=(*fence, *arm_a.notes, *arm_b.notes), rubric=spec,
     )  # fmt: skip
+
+
+def epoch_fence(arm_a: ArmScores, arm_b: ArmScores, across_epochs: bool = False) -> list[str]:
+    """The fence between two arms: nothing when both were scored under one epoch (or
+    either epoch is unknown, as for a frame given whole); with ``across_epochs``, a note
+    naming both epochs and every parameter that differs.
+
+    Raises:
+        InputError: the epochs differ and ``across_epochs`` is not set (the line names
+            both epochs and what differs).
+    """
+    if arm_a.epoch is None or arm_b.epoch is None or arm_a.epoch.id == arm_b.epoch.id:
+        return []
+    differs = "; ".join(arm_a.epoch.differences(arm_b.epoch))
+    said = f"A ({arm_a.label}) epoch {arm_a.epoch.id}, B ({arm_b.label}) epoch {arm_b.epoch.id}"
+    if not across_epochs:
+        raise InputError(
+            None,
+            f"the arms were scored under different epochs, so their numbers are not comparable "
+            f"({said}; differs: {differs}); give --across-epochs to compare them anyway",
+        )
+    return [f"compared across epochs: {said}; differs: {differs}"]
 
 
 def compare_plan(

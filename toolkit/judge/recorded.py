@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from toolkit.epoch import short_hash
 from toolkit.errors import InputError
 from toolkit.io.atomic import write_text_atomic
 from toolkit.io.documents import check_document_header, read_json
@@ -57,6 +58,11 @@ class RecordedJudge:
 
     def __len__(self) -> int:
         return len(self._recordings)
+
+    def digest(self) -> str:
+        """A short hash of the cassette's recordings (what the judge answers), for the
+        measurement epoch (:mod:`toolkit.epoch`)."""
+        return short_hash(self._recordings)
 
     def judge(
         self, requests: Sequence[JudgeRequest], *, double_check: bool = False

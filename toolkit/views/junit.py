@@ -6,14 +6,15 @@ and whose text is the detail and the thresholds; a dimension not measured that t
 accepts is ``<skipped>`` with the reason; the rest pass, with their detail in
 ``<system-out>`` (which says so when the finding does not decide the gate: informational
 dimensions, and the metrics of a rubric whose verdict decides). The suite's
-``<properties>`` name the rubric, its version and the gate mode. Built with
+``<properties>`` name the rubric, its version, the gate mode and the results' epoch
+(:mod:`toolkit.epoch`); a test case's own ``<properties>`` its subject's input digest. Built with
 :mod:`xml.etree.ElementTree`, so every value is escaped.
 """
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from toolkit.gate import INFO_KIND, NA_KIND, Check, fails
 from toolkit.views.text import format_value
@@ -37,6 +38,8 @@ def render_junit(
     mode: str,
     allow_na: Iterable[str] = (),
     decide_mode: str | None = None,
+    epochs: Sequence[str] = (),
+    input_digests: Mapping[str, str] | None = None,
 ) -> str:
     """The checks as a JUnit XML document (one ``<testsuite>`` named ``suite``).
 
@@ -49,6 +52,10 @@ def render_junit(
         allow_na: dimension keys whose N/A the gate accepts.
         decide_mode: the mode deciding, when ``mode`` is a command's own gate words
             (calibrate's ``min-alpha 0.667`` decides as ``fail-only``).
+        epochs: the measurement epochs of the results (:mod:`toolkit.epoch`), stamped as
+            the suite's ``epoch`` property (comma-separated when several).
+        input_digests: subject -> its input digest, a ``input_digest`` property of each
+            of the subject's test cases.
     """
     allowed = tuple(allow_na)
     deciding = decide_mode or mode
@@ -57,9 +64,15 @@ def render_junit(
     props = ET.SubElement(node, "properties")
     for name, value in (("rubric", rubric), ("rubric_version", rubric_version), ("gate", mode)):
         ET.SubElement(props, "property", name=name, value=value)
+    if epochs:
+        ET.SubElement(props, "property", name="epoch", value=",".join(dict.fromkeys(epochs)))
+    digests = input_digests or {}
     failures = skipped = 0
     for check in checks:
         case = ET.SubElement(node, "testcase", classname=check.subject, name=check.name)
+        if check.subject in digests:
+            own = ET.SubElement(case, "properties")
+            ET.SubElement(own, "property", name="input_digest", value=digests[check.subject])
         if fails(check, deciding, allowed):
             failures += 1
             word = "not measured" if check.kind == NA_KIND else check.status

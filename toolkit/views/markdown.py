@@ -1,6 +1,7 @@
 """Scorecards as GitHub-flavoured Markdown: a pull-request comment or a CI step summary.
 
-A heading names the command, the rubric and its version and, with a gate, how many
+A heading names the command, the rubric and its version, the results' epoch
+(:mod:`toolkit.epoch`) and, with a gate, how many
 subjects failed it; then one summary row per subject (verdict, and with a gate whether it
 passed and why not); then each subject's dimensions (status, value, detail and the OK and
 FAIL thresholds) in a collapsed ``<details>`` block, so a fleet stays one screen long.
@@ -82,6 +83,9 @@ class _Doc:
         self.cards, self.mode, self.failing, self.notes = cards, mode, failing, notes
         versions = dict.fromkeys(f"{c.rubric} {c.rubric_version}" for c in cards)
         self.heading = f"### {command} · rubric {', '.join(versions) or 'no rubric'}"
+        epochs = dict.fromkeys(str(c.meta["epoch"]) for c in cards if c.meta.get("epoch"))
+        if epochs:
+            self.heading += f" · epoch {', '.join(epochs)}"
         if mode is not None:
             failed = sum(1 for c in cards if failing.get(c.subject))
             self.heading += f" · gate {mode}: {failed} of {len(cards)} failed"
@@ -181,6 +185,10 @@ def _details(card: Scorecard) -> list[str]:
         "",
         f"<details><summary>{cell(card.title)}: {cell(card.verdict)}</summary>",
         "",
+    ]
+    if card.meta.get("input_digest"):
+        lines += [f"Input digest `{cell(card.meta['input_digest'])}`", ""]
+    lines += [
         "| dimension | status | value | detail | OK | FAIL |",
         "|---|---|---:|---|---|---|",
     ]

@@ -4,7 +4,7 @@ iteration log, with its JSON shape and its scorecards.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -53,6 +53,9 @@ class OutcomeResult(Shows):
         default_factory=lambda: pl.DataFrame(schema=OUTCOME_OBJECTIVES_SCHEMA)
     )
     labels: pl.DataFrame = field(default_factory=lambda: pl.DataFrame(schema=LABEL_VIEW_SCHEMA))
+    #: The measurement epoch (:mod:`toolkit.epoch`) and each iteration's input digest.
+    epoch: str = ""
+    input_digests: Mapping[int, str] = field(default_factory=dict)
 
     def _summary(self) -> Summary:
         bands = self.scores.group_by("band", maintain_order=True).len().rows()
@@ -131,8 +134,13 @@ class OutcomeResult(Shows):
         return {
             "rubric": self.rubric.rubric,
             "rubric_version": self.rubric.version,
+            "epoch": self.epoch or None,
             "iterations": [
-                {**self.iteration_dict(n), "labels": self.labels_of(n)}
+                {
+                    **self.iteration_dict(n),
+                    "input_digest": self.input_digests.get(n),
+                    "labels": self.labels_of(n),
+                }
                 for n in self.scores["iteration"].to_list()
             ],
             "sessions": self.sessions.to_dicts(),
@@ -190,6 +198,12 @@ class OutcomeResult(Shows):
                 "session_id": score["session_id"],
                 "value": score["value"],
                 "band": score["band"],
+                **({"epoch": self.epoch} if self.epoch else {}),
+                **(
+                    {"input_digest": self.input_digests[iteration]}
+                    if iteration in self.input_digests
+                    else {}
+                ),
             },
         )
 

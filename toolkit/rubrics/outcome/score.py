@@ -4,8 +4,11 @@ combination, the integrity track, the sessions and the objectives in one result.
 
 from __future__ import annotations
 
+import io
+
 import polars as pl
 
+from toolkit.epoch import input_digest, spec_epoch
 from toolkit.load.iterlog import IterationLog
 from toolkit.load.outcome_evidence import OutcomeEvidence
 from toolkit.rubrics.outcome.combine import clamped_scores, combine, combined_scores
@@ -71,7 +74,25 @@ def score_outcome(
         warnings=tuple(warnings),
         objectives=objectives(log, evidence, rubric, inputs),
         labels=label_view(log.labels, rubric),
+        epoch=spec_epoch(rubric, transcripts_given=evidence.transcripts_given).id,
+        input_digests=iteration_digests(inputs),
     )
+
+
+def iteration_digests(inputs: pl.DataFrame) -> dict[int, str]:
+    """Each iteration's input digest: the rows its signals were computed from (the
+    iteration's record and its evidence, as loaded, without the paths they were read
+    from), in Arrow IPC bytes."""
+    out: dict[int, str] = {}
+    if inputs.is_empty():
+        return out
+    # where a file was read from is not its content: a log moved or copied keeps its digest
+    where = [c for c in inputs.columns if c.endswith(("_file", "_path"))]
+    for (n,), rows in inputs.drop(where).partition_by("iteration", as_dict=True).items():
+        buf = io.BytesIO()
+        rows.write_ipc(buf, compression="uncompressed")
+        out[int(n)] = input_digest([("signal_inputs", buf.getvalue())])
+    return out
 
 
 def rubric_hints(log: IterationLog, rubric: OutcomeRubric) -> list[str]:

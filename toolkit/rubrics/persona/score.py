@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import io
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
+from toolkit.epoch import Epoch, input_digest, stamp
 from toolkit.errors import InputError
 from toolkit.frames import PERSONA_SCORES_SCHEMA
 from toolkit.judge import DEFAULT_CONCURRENCY, Judge, JudgeUsage, PriceTable
+from toolkit.judge.epoch import judge_basis
 from toolkit.load.persona import Baseline, ChatRun, PropositionSet
 from toolkit.rubrics.persona.baselines import compare_baselines
 from toolkit.rubrics.persona.judging import ask_pending
@@ -87,6 +91,10 @@ def score_persona(
     if comparison is not None:
         warnings.extend(_unscored_baselines(comparison))
     cards = persona_scorecards(partial, comparison, rubric)
+    epoch = Epoch(rubric.rubric, rubric.version, _epoch_parameters(rubric, windows, double_check),
+                  judge_basis(judge))  # fmt: skip
+    inputs = _messages_digest(run)
+    cards = {key: stamp(card, epoch, inputs) for key, card in cards.items()}
     return replace(
         partial,
         scorecards=cards,
@@ -160,3 +168,21 @@ def _unscored_baselines(comparison: pl.DataFrame) -> list[str]:
         "(cannot tell whether it regressed)"
         for row in comparison.filter(pl.col("note").str.starts_with("absent")).iter_rows(named=True)
     ]
+
+
+def _epoch_parameters(
+    rubric: PersonaRubric, windows: int | None, double_check: bool
+) -> dict[str, Any]:
+    """The rubric's data and the options that change a score, for the epoch."""
+    data = rubric.model_dump(mode="json", exclude={"rubric", "version"})
+    return {**data, "windows": windows, "double_check": double_check}
+
+
+def _messages_digest(run: ChatRun) -> str:
+    """The run's input digest: its messages and personas as loaded, in Arrow IPC bytes."""
+    parts = []
+    for name, frame in (("messages", run.messages), ("personas", run.personas)):
+        buf = io.BytesIO()
+        frame.write_ipc(buf, compression="uncompressed")
+        parts.append((name, buf.getvalue()))
+    return input_digest(parts)

@@ -4,11 +4,13 @@ time, the fan-out, the series, then one scorecard per run.
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
+from toolkit.epoch import input_digest, spec_epoch, stamp
 from toolkit.load.universe import Universe
 from toolkit.rubrics.simulation.card import run_card
 from toolkit.rubrics.simulation.dimensions import dimension_rows, grounded_source_of
@@ -98,7 +100,9 @@ def score_universe(
     # Every card's frames are slices of one frame (two small frames a card cost ~30 KiB).
     dimension_frames = Scorecard.dimensions_frames([(slug, dims[slug]) for slug in slugs])
     measure_frames = Scorecard.measures_frames([(slug, dims[slug]) for slug in slugs])
-    return [
+    epoch = spec_epoch(rubric, window=w)
+    digests = _input_digests(universe)
+    cards = [
         run_card(
             slug,
             universe.names[slug],
@@ -114,6 +118,27 @@ def score_universe(
         )
         for i, slug in enumerate(slugs)
     ]
+    return [stamp(card, epoch, digests.get(card.subject)) for card in cards]
+
+
+def _input_digests(universe: Universe) -> dict[str, str]:
+    """Each run's input digest: its tick, batch and checkpoint rows as loaded, in Arrow
+    IPC bytes (a changed tick file changes them; the rubric does not)."""
+    parts: dict[str, list[tuple[str, bytes]]] = {slug: [] for slug in universe.slugs}
+    for name, frame in (
+        ("ticks", universe.ticks),
+        ("batches", universe.batches),
+        ("checkpoints", universe.checkpoints),
+    ):
+        if "slug" not in frame.columns or frame.is_empty():
+            continue
+        # where a row was read from is not its content: a copied run keeps its digest
+        where = [c for c in frame.columns if c == "path" or c.endswith(("_file", "_path"))]
+        for (slug,), rows in frame.drop(where).partition_by("slug", as_dict=True).items():
+            buf = io.BytesIO()
+            rows.write_ipc(buf, compression="uncompressed")
+            parts.setdefault(str(slug), []).append((name, buf.getvalue()))
+    return {slug: input_digest(p) for slug, p in parts.items()}
 
 
 def _last_windows(

@@ -13,7 +13,8 @@ What it writes under ``out_dir``::
     data/index-N.js            the index rows, SHARD_ROWS per file
     data/search-N.js           lower-cased text inside the runs (and what the judges wrote,
                                and the calibration's disagreements), for full-text search
-    data/run/NNNNNN.js         one file per run: scorecard, evidence, its own transcript
+    data/run/NNNNNN.js         one file per run: scorecard (with its epoch and input
+                               digest, :mod:`toolkit.epoch`), evidence, its own transcript
     data/transcript/NNNNNN.js  a transcript shared by several runs (the agents of a chat,
                                the iterations of a log), written once
     data/compare.js            a comparison's page (when given)
@@ -250,6 +251,8 @@ def run_document(run: SiteRun, transcript: str | None = None) -> dict[str, Any]:
         "title": card.title if card else run.id,
         "rubric": card.rubric if card else None,
         "version": card.rubric_version if card else None,
+        "epoch": card.meta.get("epoch") if card else None,
+        "input_digest": card.meta.get("input_digest") if card else None,
         "verdict": card.verdict if card else "N/A",
         "reason": card.verdict_reason if card else run.note,
         "warnings": list(card.warnings) if card else [],

@@ -447,6 +447,8 @@
     var pairs = [
       ["Family", doc.family],
       ["Rubric", doc.rubric ? doc.rubric + " " + doc.version : "not scored", true],
+      ["Epoch", doc.epoch || null, true],
+      ["Input digest", doc.input_digest || null, true],
       ["Verdict", el("span", null, [badge(doc.verdict), " ", doc.reason ? el("a", { href: runHref(doc.id), class: "detail", text: doc.reason }) : ""])],
       ["Source", doc.source, true],
       ["Size", doc.size === null ? null : num(bytes(doc.size), runHref(doc.id) + "/items", "bytes read: the transcript")],

@@ -408,9 +408,9 @@ def test_the_calibration_page_links_every_number_to_evidence_that_exists(
 @pytest.mark.parametrize(
     ("with_judge", "humans", "said"),
     [
-        (0.813, 0.793, "Above the humans' alpha (0.793)"),  # the case that read "Below"
-        (0.744, 0.851, "Below the humans' alpha (0.851)"),
-        (0.8502, 0.8498, "Equal to the humans' alpha (0.850) at this precision"),
+        (0.813, 0.793, "Above the humans' alpha:"),  # the case that read "Below"
+        (0.744, 0.851, "Below the humans' alpha:"),
+        (0.8502, 0.8498, "Equal to the humans' alpha at this precision"),
     ],
 )
 def test_the_sentence_beside_alpha_with_the_judge_follows_the_numbers(
@@ -418,7 +418,8 @@ def test_the_sentence_beside_alpha_with_the_judge_follows_the_numbers(
 ) -> None:
     """The calibration page said "Below the humans' alpha" whatever the two alphas were
     (0.813 with the judge beside 0.793 among the humans); the sentence is now computed
-    from the numbers as they are printed."""
+    from the numbers as they are printed (and names none itself: every number on the
+    page is a link to its evidence)."""
     from calibration_fixture import calibration_result
 
     collected = collect([SAMPLE_RUNS / "persona"])

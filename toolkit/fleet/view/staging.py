@@ -12,6 +12,7 @@ from toolkit.errors import InputError
 from toolkit.fleet.families import Found, PersonaKit
 from toolkit.fleet.find import objects_under, objects_under_many
 from toolkit.fleet.view.common import what
+from toolkit.fleet.view.discussion import RATINGS_BESIDE
 from toolkit.io.source import Source, open_source
 from toolkit.io.staging import local_name, stage
 
@@ -41,7 +42,9 @@ def staged(
     base = source.url()
     wanted = [f.path for f in found if f.family in STAGED_FAMILIES]
     kit_files = _kit_files(source, kits, storage_options)
-    got = stage(base, [*wanted, *kit_files], folder, storage_options)
+    games = [f.path for f in found if f.family == "discussion"]
+    ratings = _ratings_files(games)
+    got = stage(base, [*wanted, *kit_files, *ratings], folder, storage_options)
     out: list[Found] = []
     for f in found:
         if f.family not in STAGED_FAMILIES:
@@ -65,6 +68,14 @@ def staged(
             personas=here(kit.personas), baselines=here(kit.baselines),
         )  # fmt: skip
     return out, local_kits
+
+
+def _ratings_files(games: Sequence[str]) -> list[str]:
+    """Where ratings files beside the game files ``games`` (URLs) would be (the names of
+    :data:`RATINGS_BESIDE`), to be copied with them when they exist (a missing one is no
+    note), so a bucket's games are scored with the ratings a folder's would be."""
+    folders = dict.fromkeys(g.rstrip("/").rsplit("/", 1)[0] for g in games)
+    return [f"{folder}/{name}" for folder in folders for name in RATINGS_BESIDE]
 
 
 def _kit_files(

@@ -72,9 +72,9 @@
       return "Not computed: too few items rated by both the judge and the humans.";
     }
     var a = Number(fmt(withJudge)), b = Number(fmt(humans));
-    if (a < b) return "Below the humans' alpha (" + fmt(humans) + "): the judge agrees with them less than they agree with each other.";
-    if (a > b) return "Above the humans' alpha (" + fmt(humans) + "): adding the judge raises the agreement; it agrees with them at least as well as they agree with each other.";
-    return "Equal to the humans' alpha (" + fmt(humans) + ") at this precision: adding the judge leaves the agreement as it was.";
+    if (a < b) return "Below the humans' alpha: the judge agrees with them less than they agree with each other.";
+    if (a > b) return "Above the humans' alpha: adding the judge raises the agreement; it agrees with them at least as well as they agree with each other.";
+    return "Equal to the humans' alpha at this precision: adding the judge leaves the agreement as it was.";
   }
 
   function fmt(v) {

@@ -53,6 +53,15 @@ def input_digest(parts: Iterable[tuple[str, bytes]]) -> str:
     return h.hexdigest()[:SHORT]
 
 
+def rows_bytes(frame: Any) -> bytes:
+    """The rows of a Polars frame as bytes that depend on their values alone: newline-
+    delimited JSON, one object a row (never the in-memory layout: two loads of the same
+    file may chunk, buffer or pad their arrays differently, and Arrow IPC writes those
+    buffers as they are)."""
+    text: str = frame.write_ndjson()
+    return text.encode("utf-8")
+
+
 def _flatten(value: Any, prefix: str, out: dict[str, Any]) -> None:
     if isinstance(value, Mapping) and value:
         for key in value:

@@ -4,11 +4,9 @@ combination, the integrity track, the sessions and the objectives in one result.
 
 from __future__ import annotations
 
-import io
-
 import polars as pl
 
-from toolkit.epoch import input_digest, spec_epoch
+from toolkit.epoch import input_digest, rows_bytes, spec_epoch
 from toolkit.load.iterlog import IterationLog
 from toolkit.load.outcome_evidence import OutcomeEvidence
 from toolkit.rubrics.outcome.combine import clamped_scores, combine, combined_scores
@@ -82,16 +80,14 @@ def score_outcome(
 def iteration_digests(inputs: pl.DataFrame) -> dict[int, str]:
     """Each iteration's input digest: the rows its signals were computed from (the
     iteration's record and its evidence, as loaded, without the paths they were read
-    from), in Arrow IPC bytes."""
+    from), as JSON lines (:func:`toolkit.epoch.rows_bytes`)."""
     out: dict[int, str] = {}
     if inputs.is_empty():
         return out
     # where a file was read from is not its content: a log moved or copied keeps its digest
     where = [c for c in inputs.columns if c.endswith(("_file", "_path"))]
     for (n,), rows in inputs.drop(where).partition_by("iteration", as_dict=True).items():
-        buf = io.BytesIO()
-        rows.write_ipc(buf, compression="uncompressed")
-        out[int(n)] = input_digest([("signal_inputs", buf.getvalue())])
+        out[int(n)] = input_digest([("signal_inputs", rows_bytes(rows))])
     return out
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -10,7 +9,7 @@ from typing import Any
 
 import polars as pl
 
-from toolkit.epoch import Epoch, input_digest, stamp
+from toolkit.epoch import Epoch, input_digest, rows_bytes, stamp
 from toolkit.errors import InputError
 from toolkit.frames import PERSONA_SCORES_SCHEMA
 from toolkit.judge import DEFAULT_CONCURRENCY, Judge, JudgeUsage, PriceTable
@@ -179,10 +178,9 @@ def _epoch_parameters(
 
 
 def _messages_digest(run: ChatRun) -> str:
-    """The run's input digest: its messages and personas as loaded, in Arrow IPC bytes."""
+    """The run's input digest: its messages and personas as loaded, as JSON lines
+    (:func:`toolkit.epoch.rows_bytes`)."""
     parts = []
     for name, frame in (("messages", run.messages), ("personas", run.personas)):
-        buf = io.BytesIO()
-        frame.write_ipc(buf, compression="uncompressed")
-        parts.append((name, buf.getvalue()))
+        parts.append((name, rows_bytes(frame)))
     return input_digest(parts)

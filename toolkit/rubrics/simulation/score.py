@@ -4,13 +4,12 @@ time, the fan-out, the series, then one scorecard per run.
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from toolkit.epoch import input_digest, spec_epoch, stamp
+from toolkit.epoch import input_digest, rows_bytes, spec_epoch, stamp
 from toolkit.load.universe import Universe
 from toolkit.rubrics.simulation.card import run_card
 from toolkit.rubrics.simulation.dimensions import dimension_rows, grounded_source_of
@@ -122,8 +121,9 @@ def score_universe(
 
 
 def _input_digests(universe: Universe) -> dict[str, str]:
-    """Each run's input digest: its tick, batch and checkpoint rows as loaded, in Arrow
-    IPC bytes (a changed tick file changes them; the rubric does not)."""
+    """Each run's input digest: its tick, batch and checkpoint rows as loaded, as JSON
+    lines (:func:`toolkit.epoch.rows_bytes`): a changed tick file changes them, the
+    rubric does not."""
     parts: dict[str, list[tuple[str, bytes]]] = {slug: [] for slug in universe.slugs}
     for name, frame in (
         ("ticks", universe.ticks),
@@ -135,9 +135,7 @@ def _input_digests(universe: Universe) -> dict[str, str]:
         # where a row was read from is not its content: a copied run keeps its digest
         where = [c for c in frame.columns if c == "path" or c.endswith(("_file", "_path"))]
         for (slug,), rows in frame.drop(where).partition_by("slug", as_dict=True).items():
-            buf = io.BytesIO()
-            rows.write_ipc(buf, compression="uncompressed")
-            parts.setdefault(str(slug), []).append((name, buf.getvalue()))
+            parts.setdefault(str(slug), []).append((name, rows_bytes(rows)))
     return {slug: input_digest(p) for slug, p in parts.items()}
 
 

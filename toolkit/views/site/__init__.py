@@ -364,6 +364,7 @@ def manifest(
     compare: bool = False,
     dimsets: Mapping[tuple[Any, ...], int] | None = None,
     calibration: bool = False,
+    watch: Mapping[str, Any] | None = None,
 ) -> str:
     """The manifest script: shard counts, columns, the palette (from
     :mod:`toolkit.views.palette`, the one place status colours live) and the notes of
@@ -383,6 +384,7 @@ def manifest(
             "compare": compare,
             "calibration": calibration,
             "dimsets": [[list(kn) for kn in names] for names in (dimsets or {})],
+            "watch": dict(watch) if watch is not None else None,
         },
     )
 
@@ -433,6 +435,7 @@ def write_site(
     notes: Sequence[str] = (),
     compare: Mapping[str, Any] | None = None,
     calibration: Mapping[str, Any] | None = None,
+    watch: Mapping[str, Any] | None = None,
 ) -> Path:
     """Write the site of ``runs`` into ``out_dir`` (created if missing).
 
@@ -451,6 +454,9 @@ def write_site(
             table and the ranked disagreements. Its ``links`` (one per disagreement,
             ``{"run": id or None, "item": key or None, "why": text}``, see
             :func:`toolkit.fleet.view.calibration_links`) say where each item is in the site.
+        watch: for ``toolkit view --watch``: ``{"build": id, "interval": seconds,
+            "when": time}``; the page looks at ``data/build.js`` every ``interval``
+            seconds and reloads (or offers to) when a newer build is there.
 
     Returns:
         The path of ``index.html``.
@@ -476,8 +482,11 @@ def write_site(
         _write(
             data / "manifest.js",
             manifest(len(written.rows), index_shards, search_shards, notes, compare is not None,
-                     written.dimsets, calibration is not None),
+                     written.dimsets, calibration is not None, watch),
         )  # fmt: skip
+        if watch is not None:
+            _write(data / "build.js", _script("build", watch["build"], len(written.rows),
+                                               watch.get("when", "")))  # fmt: skip
         _copy_static(out)
         _swap_in(data, out / "data")
     except BaseException:

@@ -123,6 +123,16 @@
     s.onerror = function () { tk.missing(src); };
     document.head.appendChild(s);
   }
+  /* Look at data/build.js every `interval` seconds (a fresh script each time, so the
+     browser does not answer from its cache; a look that fails mid-rebuild is ignored). */
+  function watchBuild(w) {
+    window.setInterval(function () {
+      var s = document.createElement("script");
+      s.src = "data/build.js?t=" + Date.now();
+      s.onload = s.onerror = function () { s.remove(); };
+      document.head.appendChild(s);
+    }, Math.max(1, w.interval) * 1000);
+  }
   function main() { return document.getElementById("main"); }
   function setMain(nodes, title) {
     var m = main();
@@ -144,6 +154,22 @@
     manifest: function (m) {
       S.manifest = m;
       for (var i = 0; i < m.index_shards; i++) loadScript("data/index-" + i + ".js");
+      if (m.watch) watchBuild(m.watch);
+    },
+    /* `toolkit view --watch`: the build now on disk (data/build.js, looked at again
+       every few seconds); a new one reloads the index, or offers a reload elsewhere. */
+    build: function (id, runs, when) {
+      if (!S.manifest || !S.manifest.watch || id === S.manifest.watch.build) return;
+      if (!location.hash || location.hash === "#") { location.reload(); return; }
+      var bar = document.getElementById("rebuilt");
+      if (!bar) {
+        bar = el("div", { id: "rebuilt", class: "rebuilt", role: "status" });
+        document.body.insertBefore(bar, document.getElementById("main"));
+      }
+      var again = el("button", { type: "button", text: "Reload" });
+      again.addEventListener("click", function () { location.reload(); });
+      bar.replaceChildren(
+        el("span", { text: "The runs changed (" + runs + " run(s), written " + when + "). " }), again);
     },
     index: function (n, rows) {
       var cols = S.manifest.columns;

@@ -159,6 +159,8 @@ _LAZY: dict[str, str] = {
     "load_calibrate_rubric": "toolkit.rubrics.calibrate",
     "estimate": "toolkit.rubrics.estimate",
     "Estimate": "toolkit.rubrics.estimate",
+    "alt_test": "toolkit.rubrics.alt_test",
+    "AltTest": "toolkit.rubrics.alt_test",
     "load_calibration_scores": "toolkit.load.calibration",
     "load_item_ratings": "toolkit.load.item_ratings",
     "PersonaItem": "toolkit.rubrics.persona_items",
@@ -295,6 +297,8 @@ if TYPE_CHECKING:
     from toolkit.reports import render_report as render_report
     from toolkit.reports import report_footer as report_footer
     from toolkit.reports import report_header as report_header
+    from toolkit.rubrics.alt_test import AltTest as AltTest
+    from toolkit.rubrics.alt_test import alt_test as alt_test
     from toolkit.rubrics.calibrate import CalibrateRubric as CalibrateRubric
     from toolkit.rubrics.calibrate import Calibration as Calibration
     from toolkit.rubrics.calibrate import calibrate as calibrate

@@ -160,6 +160,8 @@ _LAZY: dict[str, str] = {
     "estimate": "toolkit.rubrics.estimate",
     "Estimate": "toolkit.rubrics.estimate",
     "alt_test": "toolkit.rubrics.alt_test",
+    "estimate_difference": "toolkit.rubrics.estimate",
+    "Difference": "toolkit.rubrics.estimate",
     "AltTest": "toolkit.rubrics.alt_test",
     "load_calibration_scores": "toolkit.load.calibration",
     "load_item_ratings": "toolkit.load.item_ratings",
@@ -318,8 +320,10 @@ if TYPE_CHECKING:
     from toolkit.rubrics.discussion import load_discussion_spec as load_discussion_spec
     from toolkit.rubrics.discussion import score_discussion as score_discussion
     from toolkit.rubrics.discussion import success_check as success_check
+    from toolkit.rubrics.estimate import Difference as Difference
     from toolkit.rubrics.estimate import Estimate as Estimate
     from toolkit.rubrics.estimate import estimate as estimate
+    from toolkit.rubrics.estimate import estimate_difference as estimate_difference
     from toolkit.rubrics.experiment import ExperimentRubric as ExperimentRubric
     from toolkit.rubrics.experiment import anova_stats as anova_stats
     from toolkit.rubrics.experiment import assumption_checks as assumption_checks

@@ -81,14 +81,6 @@ INDICATOR_SCHEMA: dict[str, pl.DataType] = {
 # ---------------------------------------------------------------------------
 
 
-def alignment(value: float, others: np.ndarray, scoring: Scoring = "neg_rmse") -> float:
-    """How well one score agrees with the other people's scores of the item: minus the
-    root mean squared difference (``neg_rmse``) or the share equal to it (``accuracy``)."""
-    if scoring == "accuracy":
-        return float(np.mean(others == value))
-    return -math.sqrt(float(np.mean((others - value) ** 2)))
-
-
 def leave_one_out(
     scores: pl.DataFrame, *, judge: str = "judge", scoring: Scoring = "neg_rmse"
 ) -> pl.DataFrame:
@@ -105,23 +97,38 @@ def leave_one_out(
         raise InputError(None, f"must be one of {', '.join(SCORINGS)}", field="scoring",
                          value=scoring)  # fmt: skip
     long = _long(scores, judge)
-    judged = dict(long.filter(pl.col("rater") == judge).select("item", "score").iter_rows())
-    people = long.filter((pl.col("rater") != judge) & pl.col("item").is_in(list(judged)))
-    by_item: dict[str, dict[str, float]] = {}
-    for item, rater, score in people.select("item", "rater", "score").iter_rows():
-        by_item.setdefault(item, {})[rater] = score
-    rows = []
-    for rater in sorted(set(people["rater"].to_list())):
-        for item in sorted(i for i, r in by_item.items() if rater in r and len(r) >= 2):
-            others = np.array([s for r, s in by_item[item].items() if r != rater])
-            s_judge = alignment(judged[item], others, scoring)
-            s_rater = alignment(by_item[item][rater], others, scoring)
-            rows.append({
-                "rater": rater, "item": item, "others": others.size,
-                "s_judge": s_judge, "s_rater": s_rater,
-                "w_judge": int(s_judge >= s_rater), "w_rater": int(s_rater >= s_judge),
-            })  # fmt: skip
-    return pl.DataFrame(rows, schema=INDICATOR_SCHEMA)
+    judged = long.filter(pl.col("rater") == judge).select("item", pl.col("score").alias("x"))
+    people = long.filter(pl.col("rater") != judge).join(judged, on="item", how="inner")
+    # one row per item, left-out person j and other person k: items x m(m-1) rows, every
+    # alignment computed from the same rows in the same order, so an exact tie stays one
+    pairs = (
+        people.select("item", "rater", pl.col("score").alias("s_j"), "x")
+        .join(
+            people.select("item", pl.col("rater").alias("k"), pl.col("score").alias("s_k")),
+            on="item",
+        )
+        .filter(pl.col("rater") != pl.col("k"))
+    )
+    if scoring == "accuracy":
+        judge_fit = (pl.col("x") == pl.col("s_k")).cast(pl.Float64).mean()
+        rater_fit = (pl.col("s_j") == pl.col("s_k")).cast(pl.Float64).mean()
+    else:
+        judge_fit = -((pl.col("x") - pl.col("s_k")) ** 2).mean().sqrt()
+        rater_fit = -((pl.col("s_j") - pl.col("s_k")) ** 2).mean().sqrt()
+    out = (
+        pairs.group_by("rater", "item")
+        .agg(
+            pl.len().cast(pl.Int64).alias("others"),
+            judge_fit.alias("s_judge"),
+            rater_fit.alias("s_rater"),
+        )
+        .with_columns(
+            (pl.col("s_judge") >= pl.col("s_rater")).cast(pl.Int64).alias("w_judge"),
+            (pl.col("s_rater") >= pl.col("s_judge")).cast(pl.Int64).alias("w_rater"),
+        )
+        .sort("rater", "item")
+    )
+    return out.select(list(INDICATOR_SCHEMA)).cast(INDICATOR_SCHEMA)  # type: ignore[arg-type]
 
 
 def one_sided_p(d: np.ndarray, epsilon: float) -> float:
@@ -278,8 +285,10 @@ def alt_test(
         raise InputError(None, "the alternative-annotator test needs at least two people "
                          "besides the judge", field="rater", value=",".join(people))  # fmt: skip
     rows = []
+    parts = {k[0]: v for k, v in indicators.partition_by("rater", as_dict=True).items()}
+    empty = indicators.clear()
     for rater in people:
-        part = indicators.filter(pl.col("rater") == rater)
+        part = parts.get(rater, empty)
         d = (part["w_rater"] - part["w_judge"]).to_numpy().astype(float)
         note = None
         if part.height < MIN_ITEMS:

@@ -158,6 +158,49 @@ def test_differences_that_do_not_vary_take_the_tests_limit() -> None:
     assert math.isnan(one_sided_p(np.zeros(1), 0.2))
 
 
+def _by_the_paper(judge: dict, people: dict, epsilon: float) -> tuple[list, list, list]:
+    """The procedure as the paper defines it, written out item by item (negative RMSE,
+    ties to both, one-sided t-test): per person (rho_judge, rho_person, p)."""
+    from scipy.stats import ttest_1samp
+
+    rho_j, rho_h, ps = [], [], []
+    for j in sorted(people):
+        wj, wh = [], []
+        for item, score in people[j].items():
+            others = [people[k][item] for k in people if k != j and item in people[k]]
+            if not others or item not in judge:
+                continue
+            s_f = -math.sqrt(sum((judge[item] - o) ** 2 for o in others) / len(others))
+            s_h = -math.sqrt(sum((score - o) ** 2 for o in others) / len(others))
+            wj.append(int(s_f >= s_h))
+            wh.append(int(s_h >= s_f))
+        d = [h - f for h, f in zip(wh, wj, strict=True)]
+        rho_j.append(sum(wj) / len(wj))
+        rho_h.append(sum(wh) / len(wh))
+        ps.append(float(ttest_1samp(d, epsilon, alternative="less").pvalue))
+    return rho_j, rho_h, ps
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_whole_frame_at_once_equals_the_procedure_item_by_item(seed: int) -> None:
+    rng, people = _people(seed, n=60)
+    judge = np.clip(np.round(np.mean(list(people.values()), axis=0) + rng.normal(0, 1, 60)), 0, 9)
+    # every person skips a different fifth of the items: uneven "others" per item
+    sparse = {
+        r: {f"i{k:03d}": float(v) for k, v in enumerate(scores) if k % 5 != i}
+        for i, (r, scores) in enumerate(people.items())
+    }
+    judged = {f"i{k:03d}": float(v) for k, v in enumerate(judge)}
+    rows = [(i, r, v) for r, d in sparse.items() for i, v in d.items()]
+    rows += [(i, "judge", v) for i, v in judged.items()]
+    frame = pl.DataFrame(rows, schema=["item", "rater", "score"], orient="row")
+    result = alt_test(frame, epsilon=0.1)
+    rho_j, rho_h, ps = _by_the_paper(judged, sparse, 0.1)
+    assert result.raters["rho_judge"].to_list() == pytest.approx(rho_j, abs=1e-12)
+    assert result.raters["rho_rater"].to_list() == pytest.approx(rho_h, abs=1e-12)
+    assert result.raters["p_value"].to_list() == pytest.approx(ps, abs=1e-12)
+
+
 # -- the multiple-comparison step -----------------------------------------------------
 
 

@@ -292,3 +292,19 @@ def test_calibrate_refuses_an_epsilon_outside_0_to_1() -> None:
     assert got.stderr.strip().splitlines() == [
         "toolkit calibrate: error: --alt-epsilon=2.0: must be from 0 to 1"
     ]
+
+
+def test_a_person_with_fewer_than_two_items_is_not_tested_nor_counted() -> None:
+    # c rated only i2, which nobody else rated: no comparison, so no p-value; a and b
+    # have one item each; nobody is tested, so the winning rate is undefined, not 0
+    frame = pl.DataFrame(
+        [("i1", "a", 1), ("i1", "b", 2), ("i1", "judge", 2), ("i2", "c", 3),
+         ("i2", "judge", 3)],
+        schema=["item", "rater", "score"], orient="row",
+    )  # fmt: skip
+    result = alt_test(frame)
+    assert result.raters["items"].to_list() == [1, 1, 0]
+    assert result.raters["p_value"].to_list() == [None, None, None]
+    assert result.raters["rejected"].to_list() == [False, False, False]
+    assert result.winning_rate is None and result.passed is None
+    assert result.raters["note"].to_list()[2] == "c: 0 items to compare: not tested"

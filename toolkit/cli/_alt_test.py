@@ -60,13 +60,17 @@ def alt_test_section(result: AltTest) -> tuple[str, list[str]]:
     def show(value: float | None, digits: int = 2) -> str:
         return "-" if value is None else f"{value:.{digits}f}"
 
-    verdict = {True: "passes", False: "fails", None: "undefined"}[result.passed]
+    verdict = {
+        True: "the judge passes",
+        False: "the judge fails",
+        None: "undefined (no person has two items to test)",
+    }[result.passed]
     heading = (
         f"Alternative-annotator test (Calderon et al. 2025), epsilon {result.epsilon:g}, "
         f"{result.scoring}"
     )
     lines = [
-        f"winning rate {show(result.winning_rate)} (0.50 passes): the judge {verdict}",
+        f"winning rate {show(result.winning_rate)} (0.50 passes): {verdict}",
         f"average advantage probability {show(result.advantage)}; "
         f"Benjamini-Yekutieli at q {result.q:g}",
     ]
@@ -76,7 +80,7 @@ def alt_test_section(result: AltTest) -> tuple[str, list[str]]:
         rows.append((
             visible(str(r["rater"]))[:15], str(r["items"]), show(r["rho_judge"]),
             show(r["rho_rater"]), show(r["p_value"], 4), show(r["p_adjusted"], 4),
-            "yes" if r["rejected"] else "no",
+            "-" if r["p_value"] is None else ("yes" if r["rejected"] else "no"),
         ))  # fmt: skip
     widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()

@@ -291,7 +291,9 @@ def alt_test(
         part = parts.get(rater, empty)
         d = (part["w_rater"] - part["w_judge"]).to_numpy().astype(float)
         note = None
-        if part.height < MIN_ITEMS:
+        if part.height < 2:
+            note = f"{rater}: {plural(part.height, 'item')} to compare: not tested"
+        elif part.height < MIN_ITEMS:
             note = (
                 f"{rater}: {plural(part.height, 'item')}, below the {MIN_ITEMS} the t-test "
                 "needs: its p-value is a rough guide"

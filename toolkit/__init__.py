@@ -159,6 +159,10 @@ _LAZY: dict[str, str] = {
     "load_calibrate_rubric": "toolkit.rubrics.calibrate",
     "estimate": "toolkit.rubrics.estimate",
     "Estimate": "toolkit.rubrics.estimate",
+    "alt_test": "toolkit.rubrics.alt_test",
+    "estimate_difference": "toolkit.rubrics.estimate",
+    "Difference": "toolkit.rubrics.estimate",
+    "AltTest": "toolkit.rubrics.alt_test",
     "load_calibration_scores": "toolkit.load.calibration",
     "load_item_ratings": "toolkit.load.item_ratings",
     "PersonaItem": "toolkit.rubrics.persona_items",
@@ -295,6 +299,8 @@ if TYPE_CHECKING:
     from toolkit.reports import render_report as render_report
     from toolkit.reports import report_footer as report_footer
     from toolkit.reports import report_header as report_header
+    from toolkit.rubrics.alt_test import AltTest as AltTest
+    from toolkit.rubrics.alt_test import alt_test as alt_test
     from toolkit.rubrics.calibrate import CalibrateRubric as CalibrateRubric
     from toolkit.rubrics.calibrate import Calibration as Calibration
     from toolkit.rubrics.calibrate import calibrate as calibrate
@@ -314,8 +320,10 @@ if TYPE_CHECKING:
     from toolkit.rubrics.discussion import load_discussion_spec as load_discussion_spec
     from toolkit.rubrics.discussion import score_discussion as score_discussion
     from toolkit.rubrics.discussion import success_check as success_check
+    from toolkit.rubrics.estimate import Difference as Difference
     from toolkit.rubrics.estimate import Estimate as Estimate
     from toolkit.rubrics.estimate import estimate as estimate
+    from toolkit.rubrics.estimate import estimate_difference as estimate_difference
     from toolkit.rubrics.experiment import ExperimentRubric as ExperimentRubric
     from toolkit.rubrics.experiment import anova_stats as anova_stats
     from toolkit.rubrics.experiment import assumption_checks as assumption_checks

@@ -6,7 +6,9 @@ Krippendorff's alpha among the humans and with the judge added, the humans'
 leave-one-out band and whether replacing each human by the judge stays inside it,
 Spearman and quadratic weighted kappa, the judge's bias (judge - human mean) overall
 and per group with a seeded bootstrap interval, the confusion table at the pass
-threshold, and the items the judge and the humans disagree on most.
+threshold, and the items the judge and the humans disagree on most; beside the band
+the alternative-annotator test (Calderon et al. 2025: leave-one-rater-out, winning rate,
+--alt-epsilon).
 
 With ``--junit FILE`` a JUnit report, and under GitHub Actions the Markdown appended to
 ``$GITHUB_STEP_SUMMARY``, as every scoring command writes them; ``--html OUT.html`` one
@@ -40,6 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkit.cli import help_text
+from toolkit.cli._alt_test import add_alt_test_arguments, alt_test_section, run_alt_test
 from toolkit.cli._estimate import (
     add_estimate_arguments,
     gate_threshold,
@@ -114,6 +117,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     _add_persona_arguments(p)
     _add_outcome_arguments(p)
     add_estimate_arguments(p)
+    add_alt_test_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -165,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
     rubric = _rubric_asked(args, rubric)
     result = calibrate(frame, judge=args.judge_id, rubric=rubric, seed=args.seed)
     failures = gate_failures(result, min_alpha) if min_alpha is not None else []
-    _print(args, result, label, min_alpha, failures, sources)
+    _print(args, result, frame, label, min_alpha, failures, sources)
     if args.html:
         _write_page(args, result, label, min_alpha, failures)
     return _finish(args, result, label, min_alpha, failures)
@@ -243,14 +247,18 @@ def _scores(
 def _print(
     args: argparse.Namespace,
     result: Calibration,
+    frame: pl.DataFrame,
     label: str,
     min_alpha: float | None,
     failures: list[str],
     sources: list[tuple[str, str]],
 ) -> None:
-    """Print the calibration as --format asks (JSON with the gate's decision)."""
+    """Print the calibration as --format asks (JSON with the gate's decision), with the
+    alternative-annotator test of ``frame`` beside the band (text and JSON)."""
+    alt = run_alt_test(args, frame)  # the alternative-annotator test, beside the band
     if args.format == "json":
         data = result.to_dict(top=args.top)
+        data["alt_test"] = alt.to_dict()
         data["gate"] = (
             None
             if min_alpha is None
@@ -269,7 +277,15 @@ def _print(
         print(render_calibration_markdown(result, label, args.top, min_alpha, failures))
     else:
         print(
-            render_calibration_table(result, label, args.top, min_alpha, failures, sources=sources)
+            render_calibration_table(
+                result,
+                label,
+                args.top,
+                min_alpha,
+                failures,
+                sources=sources,
+                beside_band=alt_test_section(alt),
+            )
         )
 
 

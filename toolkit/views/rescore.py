@@ -143,24 +143,29 @@ def _status_rows(result: RescoreResult) -> list[list[str]]:
 
 
 def _stored_rows(result: RescoreResult) -> list[list[str]]:
-    word = _verdict_word(result)
-    rows = [
-        [_unit(result), "stored", "A now", "B now", "from inputs", "from rubric", f"stored {word}"]
-    ]
-    for r in result.runs.filter(
+    runs = result.runs.filter(
         pl.col("value_stored").is_not_null() | pl.col("verdict_stored").is_not_null()
-    ).iter_rows(named=True):
-        rows.append(
+    )
+    valued = runs["value_stored"].null_count() < runs.height
+    numbers = ["stored", "A now", "B now", "from inputs", "from rubric"] if valued else []
+    rows = [[_unit(result), *numbers, "inputs", f"{_verdict_word(result)}: stored → A → B"]]
+    for r in runs.iter_rows(named=True):
+        values = (
             [
-                str(r["subject"]),
                 _f(r["value_stored"]),
                 _f(r["value_a"]),
                 _f(r["value_b"]),
                 _f(r["from_inputs"], True),
                 _f(r["from_rubric"], True),
-                str(r["verdict_stored"] or "-"),
             ]
+            if valued
+            else []
         )
+        verdicts = " → ".join(
+            str(r[k] or "-") for k in ("verdict_stored", "verdict_a", "verdict_b")
+        )
+        inputs = "changed" if r["inputs_changed"] else "same"
+        rows.append([str(r["subject"]), *values, inputs, verdicts])
     return rows
 
 
@@ -201,7 +206,9 @@ def render_rescore_text(result: RescoreResult, width: int | None = None) -> str:
         out += fit_table(status, right={2, 3}, width=w)
     if result.stored:
         out += ["", *wrap_item(_stored_summary(result), w, bullet="")]
-        out += fit_table(_stored_rows(result), right={1, 2, 3, 4, 5}, width=w)
+        stored = _stored_rows(result)
+        right = {1, 2, 3, 4, 5} if stored[0][1] == "stored" else set()
+        out += fit_table(stored, right=right, width=w)
         notes = result.runs.drop_nulls("note").group_by("note", maintain_order=True).len()
         for note, n in notes.iter_rows():
             out.extend(wrap_item(f"{n} {_unit(result)}(s): {note}", w))

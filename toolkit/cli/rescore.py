@@ -121,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.sweep:
         return _sweep(args, width)
-    if args.judge:
+    if args.judge or args.family == "persona":
         return _persona(args, width)
     if len(args.rubric) != 2:
         raise InputError(
@@ -214,7 +214,49 @@ def _sweep(args: argparse.Namespace, width: int | None) -> int:
 
 
 def _persona(args: argparse.Namespace, width: int | None) -> int:
-    """``--judge A --judge B``: a persona session judged by two judges."""
-    raise InputError(
-        None, "persona re-scoring is not built yet", field="--judge", value=" ".join(args.judge)
+    """``--judge A [--judge B]``: persona sessions judged twice (or, with one judge and
+    two rubrics, judged once and scored twice); ``--dry-run`` counts the calls."""
+    # the persona loaders, the judges and the rubric (polars): as in run.
+    from toolkit.fleet.rescore_persona import dry_run_persona, rescore_persona
+    from toolkit.views.text import wrap_item
+
+    judges, rubrics = args.judge, args.rubric
+    if args.propositions is None:
+        raise InputError(
+            None,
+            "persona sessions are judged against propositions: give --propositions DIR",
+            field="--judge",
+            value=" ".join(judges),
+        )
+    if len(judges) > 2 or len(rubrics) not in (0, 2) or (len(judges) == 1 and not rubrics):
+        raise InputError(
+            None,
+            "give --judge A --judge B (a judge change), or one --judge "
+            "and --rubric A --rubric B (a rubric change)",
+            field="--judge",
+            value=" ".join(judges),
+        )
+    rubric_a, rubric_b = (rubrics[0], rubrics[1]) if rubrics else (None, None)
+    if args.dry_run:
+        if len(judges) == 1:
+            print(
+                "a rubric change reuses the judge's answers: 0 judge calls (run it without "
+                "--dry-run to see whether the new rubric asks anything new)"
+            )
+            return 0
+        dry = dry_run_persona(
+            args.path, args.propositions, judges[1], rubric=rubric_b, personas=args.personas
+        )
+        print("\n".join(wrap_item(dry.line(), min(width or 80, 80), bullet="")))
+        return 0
+    result = rescore_persona(
+        args.path,
+        args.propositions,
+        judges[0],
+        judges[1] if len(judges) == 2 else None,
+        rubric_a=rubric_a,
+        rubric_b=rubric_b,
+        personas=args.personas,
     )
+    _print_result(args, result, width)
+    return 0

@@ -31,7 +31,9 @@ def _f(value: Any, signed: bool = False) -> str:
 
 
 def _unit(result: RescoreResult) -> str:
-    return {"outcome": "iteration", "simulation": "run"}.get(result.family, "subject")
+    return {"outcome": "iteration", "simulation": "run", "persona": "agent"}.get(
+        result.family, "subject"
+    )
 
 
 def _verdict_word(result: RescoreResult) -> str:
@@ -42,14 +44,12 @@ def _short(line: str, limit: int = DIFF_CHARS) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-def _head(result: RescoreResult) -> list[str]:
-    lines = [
-        f"Rescore of {result.source} ({result.family})",
-        f"  A: {result.a} (epoch {result.epoch_a or '-'})",
-        f"  B: {result.b} (epoch {result.epoch_b or '-'})",
-    ]
+def _head(result: RescoreResult, width: int | None) -> list[str]:
+    lines = [f"Rescore of {result.source} ({result.family})"]
+    lines += wrap_item(f"A: {result.a} (epoch {result.epoch_a or '-'})", width, bullet="  ")
+    lines += wrap_item(f"B: {result.b} (epoch {result.epoch_b or '-'})", width, bullet="  ")
     if result.judge_calls is not None:
-        lines.append(f"  judge calls made: {result.judge_calls}")
+        lines.append(f"  judge calls made for B: {result.judge_calls}")
     return lines
 
 
@@ -183,7 +183,7 @@ def render_rescore_text(result: RescoreResult, width: int | None = None) -> str:
     """The re-score as text: head, what differs, overall, per run, per dimension, the
     status flips, the split since the stored scores, notes."""
     w = min(width or WIDTH, WIDTH)
-    out = _head(result)
+    out = _head(result, w)
     if result.differences:
         out.append(f"What differs ({len(result.differences)}):")
         for line in result.differences:

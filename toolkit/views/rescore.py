@@ -41,7 +41,11 @@ def _verdict_word(result: RescoreResult) -> str:
 
 
 def _short(line: str, limit: int = DIFF_CHARS) -> str:
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+    """A "what differs" line, or, past ``limit``, its parameter and where to see it."""
+    if len(line) <= limit:
+        return line
+    key = line.split(": ", 1)[0]
+    return f"{key}: changed (too long to show here: --format json has both values)"
 
 
 def _head(result: RescoreResult, width: int | None) -> list[str]:

@@ -243,6 +243,8 @@ def test_a_300_run_fleet_is_read_once_and_never_judged(
         [str(TALLY), "--rubric", "2.1.0", "--rubric", "2.2.0"],
         [str(FLEET), "--chart", "x.html", "--rubric", "1.2.0", "--rubric", "1.1.0"],
         [str(TALLY), "--rubric", "2.1.0", "--rubric", "3.0.0", "--dry-run"],
+        [str(FLEET), "--rubric", "1.1.0", "--rubric", "1.2.0", "--engine", "dask"],
+        [str(FLEET), "--sweep", "groundedness.ok_min=0.9:1:0.05", "--family", "outcome"],
     ],
 )
 def test_bad_input_exits_2_with_one_line(
@@ -263,3 +265,20 @@ def test_the_python_api_matches_the_command(capsys: pytest.CaptureFixture[str]) 
     assert json.loads(out)["overall"] == result.to_dict()["overall"]
     chart = tk.sweep_chart(tk.sweep(FLEET, "refusal_cluster.fail_min=3:6:1"))
     assert chart.to_dict()["layer"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "toolkit rescore sample_runs/iteration_logs/tally-loop --rubric 2.1.0 --rubric 3.0.0",
+        "toolkit rescore sample_runs/fleet --sweep groundedness.ok_min=0.8:1:0.05",
+    ],
+)
+def test_the_worked_examples_in_the_docs_are_current(
+    command: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    doc = (ROOT / "docs" / "rescore.md").read_text(encoding="utf-8")
+    shown = doc.split(f"$ {command}\n", 1)[1].split("\n```", 1)[0]
+    monkeypatch.chdir(ROOT)
+    assert main(command.split()[1:]) == 0
+    assert capsys.readouterr().out.rstrip("\n") == shown

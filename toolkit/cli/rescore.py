@@ -115,6 +115,14 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.views.text import terminal_style
 
     width, _ = terminal_style()
+    if args.engine != "local":
+        raise InputError(
+            None,
+            "rescore loads the runs once and scores them twice in this "
+            "process: --engine dask is for toolkit quality --all and compare",
+            field="--engine",
+            value=args.engine,
+        )
     if args.chart and not args.sweep:
         raise InputError(
             None, "--chart draws a sweep: give --sweep too", field="--chart", value=args.chart

@@ -33,7 +33,13 @@ from toolkit.io.source import open_source
 from toolkit.load.iterlog import IterationLog, load_iteration_log
 from toolkit.load.outcome_evidence import collect_outcome_evidence
 from toolkit.load.universe import Universe, load_runs
-from toolkit.rubrics.outcome import OutcomeResult, OutcomeRubric, load_outcome_rubric, score_outcome
+from toolkit.rubrics.outcome import (
+    OutcomeResult,
+    OutcomeRubric,
+    load_outcome_rubric,
+    score_outcome,
+)
+from toolkit.rubrics.outcome.spec import NAMED_RUBRICS
 from toolkit.rubrics.rescore import (
     RescoreResult,
     Scored,
@@ -95,6 +101,14 @@ def outcome_rubric(spec: RubricArg) -> OutcomeRubric:
             None, "a simulation rubric for iteration logs", field="--rubric", value=spec.version
         )
     if isinstance(spec, str) and _VERSION.match(spec) and not Path(spec).exists():
+        if f"dot-agents-{spec}" not in NAMED_RUBRICS:
+            known = ", ".join(n.removeprefix("dot-agents-") for n in NAMED_RUBRICS)
+            raise InputError(
+                None,
+                f"no published outcome rubric of that version ({known}, or a YAML file)",
+                field="--rubric",
+                value=spec,
+            )
         spec = f"dot-agents-{spec}"
     return load_outcome_rubric(spec)
 

@@ -121,3 +121,12 @@ def test_a_swept_value_that_breaks_the_rubric_says_why() -> None:
     assert isinstance(why, str) and "fail_below" in why
     ok = swept_rubric(DEFAULT_RUBRIC, spec, 0.9)
     assert not isinstance(ok, str) and ok.groundedness.ok_min == 0.9
+
+
+def test_a_result_shows_its_flips_and_split_in_a_few_lines() -> None:
+    text = repr(rescore_diff(A_NOW, B_NOW, stored=STORED, family="outcome"))
+    lines = text.splitlines()
+    assert lines[0] == "RescoreResult: outcome: A → B"
+    assert "2 subjects, 2 verdict flips" in lines[1] and "inputs changed: 1" in lines[1]
+    assert "mean change: -0.0250" in lines[1]
+    assert any("good" in line and "excellent" in line and "1 flip" in line for line in lines)

@@ -59,6 +59,7 @@ from toolkit.rubrics.simulation import (
 )
 from toolkit.rubrics.simulation.windows import scored_window
 from toolkit.scorecard import Scorecard, scorecards_frame
+from toolkit.sidecars import iteration_sidecar_path
 
 _VERSION = re.compile(r"^\d+\.\d+\.\d+$")
 #: The simulation verdicts, in the order a sweep table shows their counts.
@@ -341,15 +342,17 @@ def outcome_side(results: Sequence[tuple[str, OutcomeResult]], label: str, epoch
 
 
 def stored_outcome(logs: Sequence[tuple[str, IterationLog]]) -> Scored | None:
-    """The score sidecars (``iter-N.score.yaml``) beside the logs, as a side; ``None``
-    when no log has one."""
+    """The score sidecars beside the logs (``iter-N.score.yaml``, named by
+    :func:`toolkit.sidecars.iteration_sidecar_path`), as a side; ``None`` when no log
+    has one."""
     units: list[dict[str, Any]] = []
     dims: list[dict[str, Any]] = []
     for name, log in logs:
-        found = log.source.glob(log.source.join(str(log.root), "iter-*.score.yaml"))
-        for path, blob in log.source.fetch(found).items():
-            if isinstance(blob, InputError):
-                raise blob
+        names = [iteration_sidecar_path("", int(n)).name for n in log.iterations["iteration"]]
+        wanted = [log.source.join(str(log.root), name) for name in names]
+        for path, blob in log.source.fetch(wanted).items():
+            if isinstance(blob, InputError):  # no sidecar for this iteration
+                continue
             data = parse_yaml_text(blob.decode("utf-8"), log.source.url(path))
             if not isinstance(data, Mapping) or "iteration" not in data:
                 continue

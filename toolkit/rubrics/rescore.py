@@ -33,6 +33,7 @@ from pydantic import BaseModel, ValidationError
 
 from toolkit.errors import InputError
 from toolkit.rubrics.simulation.spec import SimulationRubric
+from toolkit.summary import Shows, Summary, plural
 
 UNIT_SCHEMA: dict[str, Any] = {
     "subject": pl.String,
@@ -80,8 +81,8 @@ class Scored:
         )
 
 
-@dataclass(frozen=True)
-class RescoreResult:
+@dataclass(frozen=True, repr=False)
+class RescoreResult(Shows):
     """What changed between scoring the same inputs under A and under B.
 
     Attributes:
@@ -110,6 +111,30 @@ class RescoreResult:
     stored: bool = False
     notes: tuple[str, ...] = ()
     judge_calls: int | None = None
+
+    def _summary(self) -> Summary:
+        o = self.overall()
+        facts: list[tuple[str, object]] = [
+            ("subjects", o["subjects"]),
+            ("verdict flips", o["verdict_flips"]),
+            ("dimension flips", o["dimension_flips"]),
+        ]
+        if o["mean_delta"] is not None:
+            facts.append(("mean change:", f"{o['mean_delta']:+.4f}"))
+        if self.stored:
+            facts.append(("inputs changed:", o["inputs_changed"]))
+        if self.judge_calls is not None:
+            facts.append(("judge calls", self.judge_calls))
+        rows = tuple((str(a), "→", str(b), plural(n, "flip")) for a, b, n in self.flips().rows())
+        return Summary(
+            "RescoreResult",
+            f"{self.family}: {self.a} → {self.b}",
+            tuple(facts),
+            notes=self.notes,
+            notes_title="notes",
+            columns=("A", "", "B", "runs"),
+            rows=rows,
+        )
 
     def dimension_summary(self) -> pl.DataFrame:
         """One row per dimension (first-seen order): ``subjects``, ``changed`` (value
@@ -443,8 +468,8 @@ def swept_rubric(base: SimulationRubric, spec: SweepSpec, value: float) -> Simul
         return str(err["msg"]).removeprefix("Value error, ")
 
 
-@dataclass(frozen=True)
-class SweepResult:
+@dataclass(frozen=True, repr=False)
+class SweepResult(Shows):
     """How many verdicts flip at each value of one threshold.
 
     Attributes:
@@ -464,6 +489,22 @@ class SweepResult:
     verdicts: tuple[str, ...] = ()
     source: str = ""
     notes: tuple[str, ...] = field(default=())
+
+    def _summary(self) -> Summary:
+        valid = self.table.filter(pl.col("valid"))
+        rows = tuple(
+            (f"{v:g}", plural(int(f), "flip"))
+            for v, f in valid.select("value", "flips").iter_rows()
+        )
+        return Summary(
+            "SweepResult",
+            f"{self.spec.name} against {self.base} ({self.base_value:g})",
+            (("values", self.table.height), ("invalid", self.table.height - valid.height)),
+            notes=self.notes,
+            notes_title="notes",
+            columns=("value", "flips"),
+            rows=rows,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape of ``toolkit rescore --sweep --format json``."""

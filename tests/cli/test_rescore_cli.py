@@ -282,3 +282,15 @@ def test_the_worked_examples_in_the_docs_are_current(
     monkeypatch.chdir(ROOT)
     assert main(command.split()[1:]) == 0
     assert capsys.readouterr().out.rstrip("\n") == shown
+
+
+def test_digests_lent_by_an_earlier_scoring_are_the_ones_computed(tmp_path: Path) -> None:
+    from toolkit.fleet.rescore import load_simulation_runs
+    from toolkit.rubrics.simulation import score_universe
+
+    universe = load_simulation_runs(_small_fleet(tmp_path))
+    fresh = score_universe(universe, series=False)
+    lent = score_universe(universe, series=False,
+                          inputs={c.subject: c.meta["input_digest"] for c in fresh})  # fmt: skip
+    assert [c.meta for c in lent] == [c.meta for c in fresh]
+    assert len({c.meta["input_digest"] for c in fresh}) == 4  # four runs, four digests

@@ -162,10 +162,19 @@ def _label(rubric: Any) -> str:
 
 
 def _score_simulation(
-    universe: Universe, rubric: SimulationRubric, window: int | None
+    universe: Universe,
+    rubric: SimulationRubric,
+    window: int | None,
+    earlier: Sequence[Scorecard] = (),
 ) -> tuple[list[Scorecard], Epoch]:
+    """Score the loaded runs; ``earlier`` cards of the same runs lend their input
+    digests (the rows did not change between two scorings of one load)."""
     w = scored_window(window, rubric)
-    return score_universe(universe, rubric, window, series=False), spec_epoch(rubric, window=w)
+    digests = {c.subject: str(c.meta[INPUTS_KEY]) for c in earlier if c.meta.get(INPUTS_KEY)}
+    cards = score_universe(
+        universe, rubric, window, series=False, inputs=digests if earlier else None
+    )
+    return cards, spec_epoch(rubric, window=w)
 
 
 def stored_simulation(path: str | Path) -> Scored:
@@ -226,7 +235,7 @@ def rescore_simulation(
     a, b = simulation_rubric(rubric_a), simulation_rubric(rubric_b)
     universe = load_simulation_runs(source, cache=cache, storage_options=storage_options)
     cards_a, epoch_a = _score_simulation(universe, a, window)
-    cards_b, epoch_b = _score_simulation(universe, b, window)
+    cards_b, epoch_b = _score_simulation(universe, b, window, cards_a)
     return rescore_diff(
         simulation_side(cards_a, _label(a), epoch_a),
         simulation_side(cards_b, _label(b), epoch_b),
@@ -268,7 +277,7 @@ def sweep(
         frame = (
             swept
             if isinstance(swept, str)
-            else _verdicts(_score_simulation(universe, swept, window)[0], parsed.dimension)
+            else _verdicts(_score_simulation(universe, swept, window, cards)[0], parsed.dimension)
         )
         rows.append(sweep_row(value, base_frame, frame, parsed.dimension, SIM_VERDICTS))
     where = "a loaded fleet" if isinstance(source, Universe) else str(source)

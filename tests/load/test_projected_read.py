@@ -16,6 +16,7 @@ import json
 import shutil
 import warnings
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import polars as pl
@@ -28,6 +29,7 @@ from toolkit.epoch import input_digest, rows_bytes
 from toolkit.load import _ticks
 from toolkit.load._tick_screen import ENCODE, FAST_DECODE, RAW_TICK_SCHEMA, projected
 from toolkit.load.universe import Universe, load_universes
+from toolkit.rubrics.simulation import score_universe
 
 #: The keys the frame never reads, which the projection must leave out.
 _UNREAD = ("classified_actions", "long_running_action", "projected_state")
@@ -89,6 +91,12 @@ def _assert_alike(fleets: list[Universe]) -> None:
         assert input_digest([("ticks", rows_bytes(first.ticks))]) == input_digest(
             [("ticks", rows_bytes(other.ticks))]
         )
+        assert _digests(first) == _digests(other)
+
+
+def _digests(fleet: Universe) -> list[Any]:
+    """Each scorecard's input digest (rows of the frames it was scored from, as JSON lines)."""
+    return [(card.subject, card.meta.get("input_digest")) for card in score_universe(fleet)]
 
 
 def test_a_generated_fleet_loads_alike_on_every_path(
@@ -96,6 +104,7 @@ def test_a_generated_fleet_loads_alike_on_every_path(
 ) -> None:
     fleets = _three_ways(generated_fleet, monkeypatch)
     assert fleets[0].ticks.height == 8 * 60 and fleets[0].issues.height == 0
+    assert all(digest for _, digest in _digests(fleets[0]))  # every card carries one
     _assert_alike(fleets)
 
 

@@ -79,7 +79,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--correction", default="holm", help="holm (default) or bh")
     p.add_argument("--alpha", type=float, help="significance level (the rubric's: 0.05)")
     p.add_argument(
-        "--rubric", metavar="FILE", help="a compare rubric YAML over 1.0.0 (directions, alpha)"
+        "--rubric", metavar="FILE", help="a compare rubric YAML over 1.1.0 (directions, alpha)"
     )
     p.add_argument(
         "--gate",

@@ -276,6 +276,11 @@ def _head(
         + (f", {r.unpaired} scored by one side only (left out)" if r.unpaired else "")
         + f"; rubric {r.rubric.rubric} {r.rubric.version}, {r.rubric.level} alpha"
     )
+    # the judge's measurement epoch and the scores' digest (toolkit.epoch)
+    lines.append(
+        f"judge epoch {r.judge_epoch or 'unknown (the scores do not say)'}; "
+        f"scores digest {r.input_digest or 'unknown'}"
+    )
     if r.too_few_items:  # the warning before any number, wrapped to the width
         lines += wrap_item(f"WARNING: {r.too_few_items}", width, bullet="", indent=2)
     return lines

@@ -319,7 +319,17 @@ class _Scoring:
             else:
                 shows = self.calibration[1]
                 self.notes.append(f"calibration not shown: {f.path} (the site shows "
-                                  f"{shows}; name one with --calibration)")  # fmt: skip
+                                  f"{shows}{_judge_epochs(self.calibration[0], doc)}; "
+                                  "name one with --calibration)")  # fmt: skip
+
+
+def _judge_epochs(shown: Mapping[str, Any], other: Mapping[str, Any]) -> str:
+    """What a note says when two calibrations were made by judges of different epochs
+    (:mod:`toolkit.epoch`): their numbers are not comparable; nothing otherwise."""
+    a, b = shown.get("judge_epoch"), other.get("judge_epoch")
+    if a and b and a != b:
+        return f"; its judge is of another epoch, {b} not {a}: not comparable"
+    return ""
 
 
 def _unique(runs: list[SiteRun]) -> list[SiteRun]:

@@ -65,6 +65,7 @@ INDEX_COLUMNS: tuple[str, ...] = (
     "size",
     "time",
     "file",
+    "epoch",
 )
 
 
@@ -290,6 +291,7 @@ def index_row(run: SiteRun, file: str, dimsets: dict[tuple[Any, ...], int]) -> l
         run.size,
         run.time,
         file,
+        card.meta.get("epoch") if card else None,  # the measurement epoch (toolkit.epoch)
     ]
 
 

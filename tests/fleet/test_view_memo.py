@@ -78,3 +78,21 @@ def test_a_stamp_sees_size_and_time_and_a_url_has_none(tmp_path: Path) -> None:
     assert stamp_of([str(f)]) != one
     assert stamp_of(["s3://bucket/run"]) is None
     assert stamp_of([str(tmp_path / "gone")]) == ()
+
+
+def test_a_calibration_result_that_arrives_changes_the_round(tmp_path: Path) -> None:
+    """A find read whole every round (a calibration result) is part of what a round
+    compares, so its arrival makes ``--watch`` write the site again."""
+    root = _fleet(tmp_path / "runs")
+    memo = Memo()
+    collect([root], memo=memo)
+    before = memo.state()
+    shutil.copy(SAMPLE_RUNS / "calibration" / "persona" / "calibration.json", root)
+    memo.start_round()
+    now = collect([root], memo=memo)
+    assert now.calibration is not None
+    arrived = memo.state()
+    assert arrived != before
+    memo.start_round()
+    collect([root], memo=memo)
+    assert memo.state() == arrived  # the next round, with nothing changed, is the same

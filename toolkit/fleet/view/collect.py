@@ -166,6 +166,10 @@ def _find(
     return found, kits, copies, notes
 
 
+#: The families whose finds are scored one by one (and replayed from a memo).
+_SCORED_ONE_BY_ONE = ("outcome", "eval", "discussion", "persona")
+
+
 @dataclass
 class _Scoring:
     """Scoring the finds, one family's module each: the runs, the notes, and the first
@@ -198,6 +202,8 @@ class _Scoring:
                 stamp = self._stamp(f)
                 if self._replayed(f, stamp):
                     continue
+                if self.memo is not None and f.family not in (*_SCORED_ONE_BY_ONE, "simulation"):
+                    self.memo.look(f, stamp_of([f.path]))  # a calibration, a transcript
                 before = (len(self.runs), len(self.notes), set(self.attached))
                 try:
                     self._one(f)
@@ -257,7 +263,7 @@ class _Scoring:
     def _stamp(self, f: Found) -> Stamp | None:
         """The stamp of the files ``f`` is scored from (``None`` without a memo, or
         for a find that is not scored one by one)."""
-        if self.memo is None or f.family not in ("outcome", "eval", "discussion", "persona"):
+        if self.memo is None or f.family not in _SCORED_ONE_BY_ONE:
             return None
         paths = [f.path]
         if f.family == "outcome":

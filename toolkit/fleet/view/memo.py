@@ -91,10 +91,15 @@ class Memo:
         when no find came, went or changed (unstamped finds aside)."""
         return tuple(sorted(self.seen.items(), key=lambda kv: kv[0]))
 
-    def get(self, f: Found, stamp: Stamp | None) -> Entry | None:
-        """The entry of ``f`` if it was scored from files with this very stamp."""
+    def look(self, f: Found, stamp: Stamp | None) -> None:
+        """Note that ``f`` is here with this stamp (a find read every round, such as a
+        calibration result, still decides whether the site is written again)."""
         self.seen[(f.family, f.path)] = stamp
         self.unstamped = self.unstamped or stamp is None
+
+    def get(self, f: Found, stamp: Stamp | None) -> Entry | None:
+        """The entry of ``f`` if it was scored from files with this very stamp."""
+        self.look(f, stamp)
         entry = self.entries.get((f.family, f.path))
         if stamp is None or entry is None or entry.stamp != stamp:
             self.misses += 1

@@ -235,3 +235,22 @@ def test_reassigning_a_rater_keeps_what_they_rated(
     for game in now.game_ids:
         assert sum(game in q for q in now.queues.values()) == 2
     assert store.latest("chidi")["score"].to_list() == [5]
+
+
+def test_a_form_sent_as_browsers_send_it_under_no_referrer_is_accepted_only_same_site(
+    served: tuple[TestClient, Session, RatingStore],
+) -> None:
+    """Under ``Referrer-Policy: no-referrer`` a browser posts a form with ``Origin: null``
+    (seen in Chromium); ``Sec-Fetch-Site``, which no script can set, tells ours apart."""
+    client, session, store = served
+    org = f"/o/{session.organiser_token}"
+    body = {"csrf": _csrf(client, f"{org}/raters"), "rater": "dana"}
+    null = {"Content-Type": "application/x-www-form-urlencoded", "Origin": "null"}
+    for site in ("cross-site", "same-site", None):
+        headers = null if site is None else {**null, "Sec-Fetch-Site": site}
+        refused = client.post(f"{org}/raters/add", data=body, headers=headers)
+        assert refused.status_code == 403, site
+    assert "dana" not in store.session().raters  # type: ignore[union-attr]
+    ours = client.post(f"{org}/raters/add", data=body,
+                       headers={**null, "Sec-Fetch-Site": "same-origin"})  # fmt: skip
+    assert ours.status_code == 200 and "dana" in store.session().raters  # type: ignore[union-attr]

@@ -103,13 +103,23 @@ async def read_skip(request: Request, server: RatingServer, token: str) -> str:
     return reason.strip()
 
 
+def _same_site_form(request: Request) -> bool:
+    """A form posted by one of this server's own pages under ``Referrer-Policy:
+    no-referrer``: the browser sends ``Origin: null`` then, and says where the request
+    came from in ``Sec-Fetch-Site`` (a header no page's script can set)."""
+    return (
+        request.headers.get("origin") == "null"
+        and request.headers.get("sec-fetch-site") == "same-origin"
+    )
+
+
 async def read_organiser_form(request: Request, server: RatingServer, token: str) -> dict[str, str]:
     """The fields of a form the organiser's pages post (``application/x-www-form-
     urlencoded``, as a plain HTML form sends it, so the pages need no script): from this
     server's own page (the origin check of a rater's save), carrying the page's CSRF
     token (field ``csrf``), of bounded size and fields, as valid UTF-8 text; each field's
     first value."""
-    if not _same_origin(request):
+    if not _same_origin(request) and not _same_site_form(request):
         raise Refused(403, "cross-site request refused")
     kind = request.headers.get("content-type", "").split(";")[0].strip()
     if kind != "application/x-www-form-urlencoded":

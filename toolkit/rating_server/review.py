@@ -57,8 +57,8 @@ __all__ = [
 SPREAD = 2
 #: The rule, as the pages state it.
 RULE = (
-    f"the scores of a unit are {SPREAD} or more steps apart (more than one step of the "
-    "scale), or the raters answered a yes/no question both ways"
+    f"the raters' scores of a game (or item) are {SPREAD} or more apart (more than one "
+    "step of the scale), or they answered a yes/no question both ways"
 )
 
 

@@ -254,3 +254,34 @@ def test_a_form_sent_as_browsers_send_it_under_no_referrer_is_accepted_only_same
     ours = client.post(f"{org}/raters/add", data=body,
                        headers={**null, "Sec-Fetch-Site": "same-origin"})  # fmt: skip
     assert ours.status_code == 200 and "dana" in store.session().raters  # type: ignore[union-attr]
+
+
+def test_a_save_from_a_page_whose_place_now_holds_another_game_is_refused(
+    served: tuple[TestClient, Session, RatingStore],
+) -> None:
+    """A page carries an opaque tag of its game; after a rebalance moved the queue under
+    it, a save to its old place (now another game) is 409 and nothing is saved."""
+    client, session, store = served
+    token = session.raters["ana"]
+    tags = []
+    for n in (1, 2):
+        page = client.get(f"/r/{token}/{n}").text
+        found = re.search(r'data-unit="([0-9a-f]{32})"', page)
+        assert found is not None and session.queues["ana"][n - 1] not in found.group(1)
+        tags.append(found.group(1))
+    csrf = re.search(r'content="([0-9a-f]{64})"', page)
+    assert csrf is not None
+    headers = {"Content-Type": "application/json", "X-CSRF-Token": csrf.group(1),
+               "Origin": BASE}  # fmt: skip
+    body = json.dumps({"score": 3, "answers": {}, "notes": "meant for game 2"})
+    for action in ("draft", "submit"):
+        sent = client.post(f"/r/{token}/1/{action}", content=body,
+                           headers={**headers, "X-Unit": tags[1]})  # fmt: skip
+        assert sent.status_code == 409 and "reload" in sent.json()["error"]
+    skip = client.post(f"/r/{token}/1/skip", content=json.dumps({"reason": "x"}),
+                       headers={**headers, "X-Unit": tags[1]})  # fmt: skip
+    assert skip.status_code == 409
+    assert store.draft("ana", session.queues["ana"][0]) is None
+    assert store.events().height == 0 and store.skips().height == 0
+    ok = client.post(f"/r/{token}/2/draft", content=body, headers={**headers, "X-Unit": tags[1]})
+    assert ok.status_code == 200

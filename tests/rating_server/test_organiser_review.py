@@ -285,3 +285,26 @@ def test_a_save_from_a_page_whose_place_now_holds_another_game_is_refused(
     assert store.events().height == 0 and store.skips().height == 0
     ok = client.post(f"/r/{token}/2/draft", content=body, headers={**headers, "X-Unit": tags[1]})
     assert ok.status_code == 200
+
+
+def test_what_calibrate_reads_from_the_exports_is_the_raters_own_values(
+    served: tuple[TestClient, Session, RatingStore], tmp_path: Path
+) -> None:
+    """``toolkit calibrate`` and ``--ratings`` read ratings.json / ratings.csv with
+    :func:`toolkit.load.ratings.load_ratings`: an adjudication changes nothing they read."""
+    from toolkit.load.ratings import load_ratings
+
+    client, session, store = served
+    game, a, b = _disagree(store, session)
+    org = f"/o/{session.organiser_token}"
+    (tmp_path / "before.json").write_text(client.get(f"{org}/ratings.json").text)
+    body = {"csrf": _csrf(client, f"{org}/disagreements"), "unit": game, "question": "score",
+            "value": "2", "note": "", "adjudicator": "org"}  # fmt: skip
+    assert client.post(f"{org}/adjudicate", data=body, headers=FORM).status_code == 200
+    (tmp_path / "after.json").write_text(client.get(f"{org}/ratings.json").text)
+    (tmp_path / "after.csv").write_text(client.get(f"{org}/ratings.csv").text)
+    assert "adjudications" in json.loads((tmp_path / "after.json").read_text())
+    want = sorted([(game, a, 1.0), (game, b, 4.0)])
+    for name in ("before.json", "after.json", "after.csv"):
+        got = load_ratings(tmp_path / name).frame.sort("game_id", "rater").rows()
+        assert sorted((g, r, float(s)) for g, r, s in got) == want, name

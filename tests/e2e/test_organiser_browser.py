@@ -193,3 +193,30 @@ def test_a_rater_added_mid_session_gets_a_queue_and_the_others_next_game_stays(
         assert sum(game in q for q in now.queues.values()) == 2
     assert served.store.latest("ana")["score"].to_list() == [4]
     assert problems == []
+
+
+def test_the_organiser_reassigns_a_raters_remaining_games_and_their_rated_one_stays(
+    served: Served, browser: Any
+) -> None:
+    from playwright.sync_api import expect
+
+    session, store = served.session, served.store
+    rated = session.queues["ben"][0]
+    store.submit("ben", rated, 5, {}, "loved the endgame")
+    store.add_raters(["chidi"])  # a third rater to take ben's share (overlap 2)
+    problems: list[str] = []
+    org = _page(browser, problems)
+    org.goto(f"{served.base}/o/{session.organiser_token}/raters/1")
+    expect(org.locator("h1")).to_have_text("Rater: ben")
+    org.get_by_role("button", name="Reassign ben's remaining games").click()
+    expect(org.locator("#rater-facts")).to_contain_text("reassigned")
+    expect(org.locator("#rater-ratings tbody tr")).to_have_count(1)
+    expect(org.locator("#rater-ratings")).to_contain_text("loved the endgame")
+    now = store.session()
+    assert now is not None and now.queues["ben"] == (rated,)
+    for game in now.game_ids:
+        assert sum(game in q for q in now.queues.values()) == 2
+    ben = _page(browser, problems)
+    ben.goto(f"{served.base}/r/{session.raters['ben']}")
+    expect(ben.locator("h1")).to_have_text("All done")
+    assert problems == []

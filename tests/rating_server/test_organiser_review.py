@@ -308,3 +308,23 @@ def test_what_calibrate_reads_from_the_exports_is_the_raters_own_values(
     for name in ("before.json", "after.json", "after.csv"):
         got = load_ratings(tmp_path / name).frame.sort("game_id", "rater").rows()
         assert sorted((g, r, float(s)) for g, r, s in got) == want, name
+
+
+def test_raters_added_by_another_process_are_served_within_a_second(
+    served: tuple[TestClient, Session, RatingStore], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``toolkit rate DIR --add-rater NAME`` run beside a serving ``toolkit rate``: the
+    server reads its session again once the store's roster mark changed."""
+    from toolkit.rating_server import pages
+
+    client, session, store = served
+    assert client.get(f"/r/{session.raters['ana']}", follow_redirects=False).status_code == 303
+    other = RatingStore(store.path)  # as another process opens it
+    now = other.add_raters(["dana"])
+    dana = f"/r/{now.raters['dana']}"
+    monkeypatch.setattr(pages, "ROSTER_CHECK_S", 3600.0)  # not looked at yet: unknown
+    assert client.get(dana, follow_redirects=False).status_code == 404
+    monkeypatch.setattr(pages, "ROSTER_CHECK_S", 0.0)
+    assert client.get(dana, follow_redirects=False).status_code == 303
+    page = client.get(f"/o/{session.organiser_token}/raters").text
+    assert "dana" in page

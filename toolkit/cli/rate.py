@@ -130,8 +130,8 @@ def register(sub: Any) -> None:
     parser.add_argument(
         "--add-rater", action="append", metavar="NAME", default=[],
         help="add a rater to the session (repeatable): a new private link, and the games "
-        "nobody has rated, started or skipped rebalanced (while a session serves, use the "
-        "organiser's page instead)",
+        "nobody has rated, started or skipped rebalanced (a server already serving the "
+        "store picks it up within a second)",
     )  # fmt: skip
     parser.set_defaults(func=run)
 

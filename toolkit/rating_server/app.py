@@ -174,6 +174,7 @@ def create_app(server: RatingServer) -> Starlette:
         },
     )
     app.state.server = server
+    app.state.roster = server.store.roster_mark()  # the session's raters as served
     app.state.templates = _templates()
     app.state.commits = GroupCommit(server.store)
     return app

@@ -88,6 +88,14 @@ class Roster(Sessions):
             self._rebalance(con, session, set(clean))
         return self._held_session()
 
+    def roster_mark(self) -> str | None:
+        """A mark that changes whenever raters are added or reassigned (None before the
+        first change): a server serving this store from another process reads its
+        session again when the mark changes."""
+        with self._connect() as con:
+            row = con.execute("SELECT value FROM store_meta WHERE key = 'roster'").fetchone()
+        return None if row is None else str(row[0])
+
     def reassign(self, rater: str) -> Session:
         """Give ``rater``'s games not yet rated, drafted or skipped to the other raters
         (balanced); they keep what they rated, and take no new games when raters are added
@@ -133,6 +141,11 @@ class Roster(Sessions):
         if session.kind == "persona":
             text_of = {i.item_id: i.text_sha256 for i in session.items.values()}
             out |= {r: _texts_together(out[r], text_of) for r in new}
+        con.execute(
+            "INSERT INTO store_meta (key, value) VALUES ('roster', ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (secrets.token_hex(8),),
+        )
         con.execute("DELETE FROM assignments")
         con.executemany(
             "INSERT INTO assignments (rater, position, game_id) VALUES (?, ?, ?)",

@@ -52,6 +52,7 @@ def _filled(path: Path) -> RatingStore:
     )
     store.save_skip("ana", "g2", "=cmd|' /C calc'!A0")  # a formula-like reason, as typed
     store.save_skip("ben", "w1/otis/adherence/p1", "seen this one, line 2")
+    store.adjudicate("g1", "score", 3, "+ours, after talking it over", "org")  # issue 41
     return store
 
 
@@ -63,6 +64,7 @@ def _contents(store: RatingStore) -> dict[str, pl.DataFrame]:
         "items": store.item_events().drop("event_id"),
         "drafts": store.all_drafts(),
         "skips": store.skip_events().drop("event_id"),
+        "adjudications": store.adjudication_events().drop("event_id"),
     }
 
 
@@ -74,7 +76,9 @@ def test_a_backup_restored_into_a_fresh_store_is_the_same_store(tmp_path: Path, 
 
     fresh = RatingStore(tmp_path / "b.db")
     added = fresh.restore(tmp_path / "backup")
-    assert added == {"ratings": 2, "labels": 1, "items": 3, "drafts": 5, "skips": 2}
+    assert added == {
+        "ratings": 2, "labels": 1, "items": 3, "drafts": 5, "skips": 2, "adjudications": 1,
+    }  # fmt: skip
     want, got = _contents(store), _contents(fresh)
     for part in EXPORT_PARTS:
         assert got[part].equals(want[part]), part
@@ -197,7 +201,7 @@ def test_two_restores_at_once_add_each_row_once(tmp_path: Path) -> None:
     for t in threads:
         t.join(timeout=60)
     assert not errors and len(results) == 2
-    assert sorted(sum(r.values()) for r in results) == [0, 13]  # 11 rows, 2 skips
+    assert sorted(sum(r.values()) for r in results) == [0, 14]  # 11 rows, 2 skips, 1 adjudication
     want, got = _contents(source), _contents(RatingStore(target))
     for part in EXPORT_PARTS:
         assert got[part].equals(want[part]), part
@@ -249,6 +253,7 @@ def test_a_zip_backup_restored_into_a_fresh_store_is_the_same_store(
         "items": 3,
         "drafts": 5,
         "skips": 2,
+        "adjudications": 1,
     }
     want, got = _contents(store), _contents(fresh)
     for part in EXPORT_PARTS:

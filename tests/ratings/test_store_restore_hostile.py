@@ -68,7 +68,7 @@ def test_another_sessions_backup_imported_as_its_data_replaces_and_counts_nothin
     drafts = ours.all_drafts()
 
     added = ours.restore(tmp_path / "theirs", other_session=True)
-    assert added == {"ratings": 2, "items": 0, "skips": 0}  # labels and drafts left out
+    assert added == {"ratings": 2, "items": 0, "skips": 0, "adjudications": 0}  # no labels, drafts
     assert _scores(ours) == [("ana", "g1", 4, "ours")]
     assert ours.ratings().rows() == [("g1", "ana", 4.0)]
     assert ours.all_drafts().equals(drafts)
@@ -85,6 +85,7 @@ def test_another_sessions_backup_imported_as_its_data_replaces_and_counts_nothin
         "ratings": 0,
         "items": 0,
         "skips": 0,
+        "adjudications": 0,
     }
     # this session's own backup is not "another session's"
     ours.backup(tmp_path / "own")

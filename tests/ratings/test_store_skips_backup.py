@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from toolkit.errors import InputError
-from toolkit.ratings.store import RatingStore
+from toolkit.ratings.store import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, RatingStore
 
 UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 
@@ -118,22 +118,18 @@ def test_another_sessions_skips_come_in_only_with_the_flag_as_its_data_never_sho
 
 def test_migration_9_gives_every_existing_skip_its_own_random_uuid(tmp_path: Path) -> None:
     path = tmp_path / "v8.db"
-    RatingStore(path)  # the current schema, taken back to version 8 by hand below
-    con = sqlite3.connect(path)
+    con = sqlite3.connect(path)  # a store of schema 8: the first eight migrations
+    for script in MIGRATIONS[:8]:
+        con.executescript(script)
     con.executescript(
-        "DROP INDEX skip_events_uid; DROP TABLE skip_events;"
-        "CREATE TABLE skip_events (event_id INTEGER PRIMARY KEY AUTOINCREMENT, rater TEXT "
-        "NOT NULL, unit_id TEXT NOT NULL, reason TEXT NOT NULL, created_at TEXT NOT NULL);"
         "INSERT INTO skip_events (rater, unit_id, reason, created_at) VALUES "
         "('ana', 'g1', 'seen it', '2026-01-01T10:00:00.000000+00:00'), "
         "('ben', 'g1', 'too long', '2026-01-01T10:01:00.000000+00:00');"
-        "CREATE TRIGGER skip_events_no_update BEFORE UPDATE ON skip_events "
-        "BEGIN SELECT RAISE(ABORT, 'skip_events is append-only'); END;"
-        "PRAGMA user_version = 8;"
+        f"PRAGMA user_version = 8; PRAGMA application_id = {APPLICATION_ID};"
     )
     con.close()
     store = RatingStore(path)
-    assert store.schema_version == 9
+    assert store.schema_version == SCHEMA_VERSION
     uids = store.skips()["uid"].to_list()
     assert len(set(uids)) == 2 and all(UUID4.match(u) for u in uids), uids
     assert _reasons(store) == [("ana", "g1", "seen it"), ("ben", "g1", "too long")]

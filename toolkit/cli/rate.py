@@ -6,6 +6,7 @@ See :data:`DESCRIPTION` (what ``toolkit rate --help`` prints).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 from typing import Any
@@ -125,6 +126,12 @@ def register(sub: Any) -> None:
         "--import-other-session", action="store_true",
         help="with --restore: the backup is of another session; keep its ratings as that "
         "session's data (they do not count here, nothing of this session is replaced)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--add-rater", action="append", metavar="NAME", default=[],
+        help="add a rater to the session (repeatable): a new private link, and the games "
+        "nobody has rated, started or skipped rebalanced (a server already serving the "
+        "store picks it up within a second)",
     )  # fmt: skip
     parser.set_defaults(func=run)
 
@@ -249,6 +256,7 @@ def run(args: argparse.Namespace) -> int:
             server, created, have = _persona_server(args, store, raters, items)
         else:
             server, created, have = _games_server(args, store, raters, games)
+        server = _add_raters(args, store, server)
         app = create_app(server)
     except BaseException:
         sock.close()
@@ -264,6 +272,17 @@ def run(args: argparse.Namespace) -> int:
     err.flush()
     _serve(app, sock)
     return 0
+
+
+def _add_raters(args: argparse.Namespace, store: Any, server: Any) -> Any:
+    """The server with ``--add-rater``'s raters added to its session (issue 41): each gets
+    a private link and the open games are rebalanced (:meth:`RatingStore.add_raters`)."""
+    if not args.add_rater:
+        return server
+    session = store.add_raters(args.add_rater)
+    print(f"toolkit rate: added {', '.join(n.strip() for n in args.add_rater)}; the games "
+          "nobody has rated, started or skipped were rebalanced", file=sys.stderr)  # fmt: skip
+    return dataclasses.replace(server, session=session)
 
 
 def _inputs(args: argparse.Namespace, persona: bool) -> tuple[Any, list[Any]]:

@@ -15,6 +15,9 @@ Addresses (``TOKEN`` is a rater's or the organiser's private token):
 * ``GET /o/TOKEN``: progress per rater and per game, agreement so far;
 * ``GET /o/TOKEN/ratings.csv``, ``GET /o/TOKEN/ratings.json``: the ratings that count.
 * ``GET /o/TOKEN/backup.zip``: every part of the store (drafts too), as one zip.
+* ``/o/TOKEN/raters``, ``/o/TOKEN/raters/N``, ``/o/TOKEN/disagreements``,
+  ``/o/TOKEN/adjudications.csv`` and their forms: the organiser's review
+  (:mod:`~toolkit.rating_server.review`).
 
 Every response carries a strict Content-Security-Policy (scripts and styles only from
 this server, as files), ``Referrer-Policy: no-referrer`` (a token in the address never
@@ -57,6 +60,15 @@ from toolkit.rating_server.rater import (
     save_draft,
     skip,
     submit,
+)
+from toolkit.rating_server.review import (
+    add_rater,
+    adjudicate,
+    adjudications_csv,
+    disagreements_page,
+    rater_view,
+    raters_page,
+    reassign,
 )
 from toolkit.rating_server.security import Headers
 from toolkit.rating_server.server import RatingServer
@@ -142,6 +154,14 @@ def create_app(server: RatingServer) -> Starlette:
         Route("/o/{token}/ratings.csv", export_csv),
         Route("/o/{token}/ratings.json", export_json),
         Route("/o/{token}/backup.zip", export_backup),
+        # the organiser's review (issue 41): raters, disagreements, adjudications
+        Route("/o/{token}/raters", raters_page),
+        Route("/o/{token}/raters/add", add_rater, methods=["POST"]),
+        Route("/o/{token}/raters/{n:int}", rater_view),
+        Route("/o/{token}/raters/{n:int}/reassign", reassign, methods=["POST"]),
+        Route("/o/{token}/disagreements", disagreements_page),
+        Route("/o/{token}/adjudicate", adjudicate, methods=["POST"]),
+        Route("/o/{token}/adjudications.csv", adjudications_csv),
     ]
     app = Starlette(
         routes=routes,
@@ -154,6 +174,7 @@ def create_app(server: RatingServer) -> Starlette:
         },
     )
     app.state.server = server
+    app.state.roster = server.store.roster_mark()  # the session's raters as served
     app.state.templates = _templates()
     app.state.commits = GroupCommit(server.store)
     return app

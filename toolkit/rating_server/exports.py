@@ -12,6 +12,7 @@ from starlette.responses import JSONResponse, Response
 
 from toolkit.io.csvcells import write_csv
 from toolkit.rating_server.organiser import item_ratings, organiser_page, session_ratings
+from toolkit.rating_server.review import adjudication_rows
 from toolkit.rating_server.server import RatingServer
 
 __all__ = ["ITEM_ABOUT", "export_backup", "export_csv", "export_json"]
@@ -81,6 +82,8 @@ def export_json(request: Request) -> Response:
             "scale": [0, 9],
             "overlap": server.session.overlap,
             "ratings": _item_export_frame(server).to_dicts(),
+            # the organiser's values, beside the raters' (issue 41); never in "ratings"
+            "adjudications": adjudication_rows(server),
         }
         return JSONResponse(
             payload, headers={"Content-Disposition": 'attachment; filename="ratings.json"'}
@@ -92,6 +95,8 @@ def export_json(request: Request) -> Response:
         "instrument": server.scale.version,
         "overlap": server.session.overlap,
         "ratings": rows,
+        # the organiser's values, beside the raters' (issue 41); never in "ratings"
+        "adjudications": adjudication_rows(server),
     }
     return JSONResponse(
         payload, headers={"Content-Disposition": 'attachment; filename="ratings.json"'}

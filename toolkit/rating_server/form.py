@@ -7,7 +7,7 @@ from __future__ import annotations
 import hmac
 import json
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from starlette.requests import ClientDisconnect, Request
 
@@ -101,6 +101,49 @@ async def read_skip(request: Request, server: RatingServer, token: str) -> str:
     except UnicodeEncodeError:
         raise Refused(422, "the reason holds text that is not valid Unicode: retype it") from None
     return reason.strip()
+
+
+def _same_site_form(request: Request) -> bool:
+    """A form posted by one of this server's own pages under ``Referrer-Policy:
+    no-referrer``: the browser sends ``Origin: null`` then, and says where the request
+    came from in ``Sec-Fetch-Site`` (a header no page's script can set)."""
+    return (
+        request.headers.get("origin") == "null"
+        and request.headers.get("sec-fetch-site") == "same-origin"
+    )
+
+
+async def read_organiser_form(request: Request, server: RatingServer, token: str) -> dict[str, str]:
+    """The fields of a form the organiser's pages post (``application/x-www-form-
+    urlencoded``, as a plain HTML form sends it, so the pages need no script): from this
+    server's own page (the origin check of a rater's save), carrying the page's CSRF
+    token (field ``csrf``), of bounded size and fields, as valid UTF-8 text; each field's
+    first value."""
+    if not _same_origin(request) and not _same_site_form(request):
+        raise Refused(403, "cross-site request refused")
+    kind = request.headers.get("content-type", "").split(";")[0].strip()
+    if kind != "application/x-www-form-urlencoded":
+        raise Refused(415, "an organiser's action is a form")
+    length = request.headers.get("content-length")
+    if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
+        raise Refused(413, "the request is too large")
+    body = b""
+    try:
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_BODY_BYTES:
+                raise Refused(413, "the request is too large")
+    except ClientDisconnect:
+        raise Left() from None
+    try:
+        fields = parse_qs(body.decode("ascii"), keep_blank_values=True, strict_parsing=False,
+                          errors="strict", max_num_fields=20)  # fmt: skip
+    except (UnicodeDecodeError, ValueError):
+        raise Refused(400, "the form is not valid UTF-8 text") from None
+    given = fields.get("csrf", [""])[0]
+    if not hmac.compare_digest(given.encode(), server.csrf(token).encode()):
+        raise Refused(403, "missing or wrong CSRF token: reload the page")
+    return {key: values[0] for key, values in fields.items()}
 
 
 class Left(Exception):

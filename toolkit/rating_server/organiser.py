@@ -12,6 +12,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from toolkit.rating_server.pages import Refused, render_page, server_of
+from toolkit.rating_server.review import review_summary
 from toolkit.rating_server.server import RatingServer
 from toolkit.ratings.agreement import krippendorff_alpha
 
@@ -50,6 +51,7 @@ def organiser(request: Request) -> Response:
         "persona": False,
         "unit": "game",
     }
+    context |= review_summary(server, token)  # the review section (issue 41)
     return render_page(request, "organiser.html", context)
 
 
@@ -133,6 +135,7 @@ def _item_organiser(request: Request, server: RatingServer, token: str) -> Respo
         "persona": True,
         "unit": "item",
     }
+    context |= review_summary(server, token)  # the review section (issue 41)
     return render_page(request, "organiser.html", context)
 
 

@@ -7,6 +7,8 @@ Helpers of this package's routes, not a public API.
 
 from __future__ import annotations
 
+import dataclasses
+import time
 from typing import Any
 
 from starlette.requests import Request
@@ -25,8 +27,27 @@ class Refused(Exception):
         self.message = message
 
 
+#: How often (seconds) a server looks whether its session's raters or queues changed in
+#: the store (``toolkit rate --add-rater`` run by another process).
+ROSTER_CHECK_S = 1.0
+
+
 def server_of(request: Request) -> RatingServer:
-    server: RatingServer = request.app.state.server
+    """The server of the application, with its session read again from the store when
+    raters were added or reassigned since (by another process: at most once a second)."""
+    state = request.app.state
+    server: RatingServer = state.server
+    now = time.monotonic()
+    if now - getattr(state, "roster_checked", 0.0) < ROSTER_CHECK_S:
+        return server
+    state.roster_checked = now
+    mark = server.store.roster_mark()
+    if mark != getattr(state, "roster", None):
+        session = server.store.session()
+        if session is not None:
+            server = dataclasses.replace(server, session=session)
+            state.server = server
+        state.roster = mark
     return server
 
 

@@ -4,6 +4,7 @@ as a draft or submitting it as a rating (through the group commit)."""
 
 from __future__ import annotations
 
+import hmac
 import json
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -37,6 +38,16 @@ def _position(request: Request, queue: tuple[str, ...]) -> int:
     if not 1 <= n <= len(queue):
         raise Refused(404, "no such game in your queue")
     return n
+
+
+def _same_unit(request: Request, server: RatingServer, token: str, unit_id: str) -> None:
+    """Refuse a save from a page that showed another game at this place of the queue (the
+    organiser rebalanced the queues since it was opened): 409, nothing saved. A save
+    without the tag (a client of its own) is taken at its place, as before."""
+    sent = request.headers.get("x-unit", "")
+    if sent and not hmac.compare_digest(sent.encode(), server.unit_tag(token, unit_id).encode()):
+        raise Refused(409, "your queue changed since this page was opened (the organiser "
+                      "rebalanced it): reload the page; nothing was saved")  # fmt: skip
 
 
 def _submitted(server: RatingServer, rater: str) -> dict[str, dict[str, Any]]:
@@ -119,6 +130,7 @@ def rater_game(request: Request) -> Response:
         "submitted_count": sum(1 for g in queue if g in done),
         "base": f"/r/{token}",
         "csrf": server.csrf(token),
+        "unit_tag": server.unit_tag(token, gid),
         "scale": server.scale,
         "state": state,
         "state_json": json.dumps(state),
@@ -167,6 +179,7 @@ def _item_page(
         "submitted_count": sum(1 for i in queue if i in done),
         "base": f"/r/{token}",
         "csrf": server.csrf(token),
+        "unit_tag": server.unit_tag(token, item_id),
         "bands": SCALE_BANDS,
         "missing_rule": MISSING_DATA_RULE,
         "state": state,
@@ -205,6 +218,7 @@ async def save_draft(request: Request) -> Response:
     server, rater, token = _rater(request)
     queue = server.session.queues.get(rater, ())
     n = _position(request, queue)
+    _same_unit(request, server, token, queue[n - 1])
     form = await read_form(request, server, token)
     commits: GroupCommit = request.app.state.commits
     saved_at = await commits.save(
@@ -232,6 +246,7 @@ async def submit(request: Request) -> Response:
     server, rater, token = _rater(request)
     queue = server.session.queues.get(rater, ())
     n = _position(request, queue)
+    _same_unit(request, server, token, queue[n - 1])
     form = await read_form(request, server, token)
     if form["score"] is None:
         low, high = (0, 9) if server.persona else (1, 5)
@@ -273,6 +288,7 @@ async def skip(request: Request) -> Response:
     server, rater, token = _rater(request)
     queue = server.session.queues.get(rater, ())
     n = _position(request, queue)
+    _same_unit(request, server, token, queue[n - 1])
     reason = await read_skip(request, server, token)
     await _in_thread(server.store.save_skip, rater, queue[n - 1], reason)
     after = _next_unsubmitted(queue, await _in_thread(_set_aside, server, rater), n)

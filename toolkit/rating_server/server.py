@@ -107,6 +107,14 @@ class RatingServer:
                 roles[gid] = roles_html(game)
         return cls(store, session, scale, transcripts, roles)
 
+    def unit_tag(self, token: str, unit_id: str) -> str:
+        """An opaque tag of the game (or item) a rater's page shows (it reveals no id): a
+        save carries it (``X-Unit``), so a page opened before the organiser rebalanced the
+        queue never saves to the game that now holds its place (issue 41)."""
+        key = self.session.csrf_secret.encode()
+        message = b"unit\x00" + token.encode() + b"\x00" + unit_id.encode()
+        return hmac.new(key, message, hashlib.sha256).hexdigest()[:32]
+
     def csrf(self, token: str) -> str:
         """The CSRF token of the pages of ``token`` (an HMAC under the session's secret)."""
         key = self.session.csrf_secret.encode()

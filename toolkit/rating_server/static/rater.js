@@ -55,7 +55,8 @@
   async function post(action, body, keepalive) {
     const response = await fetch(base + "/" + n + "/" + action, {
       method: "POST",
-      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf,
+                 "X-Unit": form.dataset.unit || "" },
       body: JSON.stringify(body),
       credentials: "same-origin",
       keepalive: Boolean(keepalive),

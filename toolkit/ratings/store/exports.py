@@ -23,6 +23,13 @@ from toolkit.frames import (
 from toolkit.io import edge
 from toolkit.io.atomic import atomic_path
 from toolkit.io.csvcells import restore_frame, write_csv
+from toolkit.ratings.store.adjudications import (
+    ADJUDICATION_SCHEMA,
+    Adjudications,
+    check_note,
+    check_short,
+    check_value,
+)
 from toolkit.ratings.store.drafts import Drafts
 from toolkit.ratings.store.labels import LABEL_KINDS, Labels
 from toolkit.ratings.store.merge import Step, merge_events, order_of
@@ -42,12 +49,15 @@ from toolkit.ratings.store.skips import SKIP_EXPORT_SCHEMA, Skips
 
 #: The parts of a store an export holds, one file each (:meth:`RatingStore.backup`).
 EXPORT_PARTS: tuple[str, ...] = ("ratings", "labels", "items", "drafts", "skips")
+#: The organiser's adjudications (issue 41), a part of their own after the others.
+EXPORT_PARTS += ("adjudications",)
 _EXPORT_SCHEMAS: dict[str, Mapping[str, pl.DataType]] = {
     "ratings": RATING_EVENTS_SCHEMA,
     "labels": LABEL_EVENTS_SCHEMA,
     "items": ITEM_RATING_EVENTS_SCHEMA,
     "drafts": DRAFT_EXPORT_SCHEMA,
     "skips": SKIP_EXPORT_SCHEMA,
+    "adjudications": ADJUDICATION_SCHEMA,
 }
 #: An imported draft: added when the store has none, replacing the store's only when it
 #: was saved later (the newer form wins; the same draft twice changes nothing) and not
@@ -82,7 +92,7 @@ def _format_of(path: Path) -> str:
     raise InputError(str(path), "an export is .parquet or .csv", field="suffix", value=suffix)
 
 
-class Exports(Ratings, Labels, Drafts, Skips):
+class Exports(Ratings, Labels, Drafts, Skips, Adjudications):
     """Export one part of the store, import one back."""
 
     def export(self, path: str | Path, *, what: str = "ratings") -> Path:
@@ -175,6 +185,9 @@ class Exports(Ratings, Labels, Drafts, Skips):
             return [Step(_MERGE_DRAFT, games), Step(_MERGE_ITEM_DRAFT, items)]
         if what == "skips":  # each row: its values, then its origin ("" for its session's)
             return [Step(_MERGE_SKIP, [(*r[2], r[1]) for r in rows], origin_last=True)]
+        if what == "adjudications":
+            key_a = ("unit_id", "question")
+            return [Step("", rows, "adjudication_events", tuple(needed), key_a)]
         if what == "labels":
             key: tuple[str, ...] = ("game_id", "kind", "item_id")
             return [Step("", rows, "label_events", tuple(needed), key, with_origin=False)]
@@ -216,6 +229,8 @@ class Exports(Ratings, Labels, Drafts, Skips):
         iso = utc.isoformat(timespec="microseconds")
         if what == "skips":
             return (req("uid"), req("rater"), req("unit_id"), req("reason"), iso)
+        if what == "adjudications":
+            return _adjudication_row(name, rec, req, iso, line)
         if what == "ratings":
             try:
                 score = check_score(name, int(str(rec["score"])), line)
@@ -307,7 +322,30 @@ class Exports(Ratings, Labels, Drafts, Skips):
             return self.all_drafts()
         if what == "skips":
             return self.skip_events()
+        if what == "adjudications":
+            return self.adjudication_events()
         raise InputError(
             self._name, f"what must be one of {', '.join(EXPORT_PARTS)}", field="what",
             value=what,
         )  # fmt: skip
+
+
+def _adjudication_row(
+    name: str, rec: Mapping[str, Any], req: Any, iso: str, line: int | None
+) -> tuple[Any, ...]:
+    """An exported adjudication, checked: its question, value (JSON), note and adjudicator."""
+    question = check_short(name, req("question"), "question", line)
+    try:
+        value = json.loads(req("value"))
+    except json.JSONDecodeError:
+        raise InputError(name, "value must be JSON (a score or true/false)", field="value",
+                         value=rec["value"], line=line) from None  # fmt: skip
+    return (
+        req("uid"),
+        check_short(name, req("unit_id"), "unit_id", line),
+        question,
+        check_value(name, question, value, line),
+        check_note(name, str(rec["note"] or ""), line),
+        check_short(name, req("adjudicator"), "adjudicator", line),
+        iso,
+    )

@@ -8,14 +8,14 @@ from pathlib import Path
 from toolkit.errors import InputError
 from toolkit.ratings.store.backup import Backup
 from toolkit.ratings.store.opening import Opening
+from toolkit.ratings.store.roster import Roster
 from toolkit.ratings.store.rows import checked_text
 from toolkit.ratings.store.saves import Saves
 from toolkit.ratings.store.schema import Migrations
-from toolkit.ratings.store.sessions import Sessions
 from toolkit.ratings.store.skips import Skips
 
 
-class RatingStore(Backup, Saves, Skips, Sessions, Opening, Migrations):
+class RatingStore(Backup, Saves, Skips, Roster, Opening, Migrations):
     """A SQLite ratings store (see :mod:`toolkit.ratings.store`).
 
     Every method opens its own short-lived connection, so a store object can be shared

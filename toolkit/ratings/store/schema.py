@@ -211,6 +211,30 @@ MIGRATIONS: tuple[str, ...] = (
     BEGIN SELECT RAISE(ABORT, 'skip_events is append-only'); END;
     CREATE UNIQUE INDEX skip_events_uid ON skip_events (uid);
     """,
+    # adjudications (issue 41): the organiser's decision where raters disagree, kept
+    # beside the raters' ratings (never over them): a unit (game or persona item), the
+    # question decided (``score`` or an instrument question's key), the value as JSON
+    # (a score, or true/false), a note, who decided and when; append-only, the latest per
+    # unit and question in the store's order (``seq``) counts; ``origin`` as for ratings.
+    # A session's rater whose remaining games were given to others takes no new ones
+    # (``taking`` 0) when raters are added later.
+    """
+    CREATE TABLE adjudication_events (
+        event_id INTEGER PRIMARY KEY AUTOINCREMENT,
+        uid TEXT NOT NULL UNIQUE,
+        unit_id TEXT NOT NULL CHECK (length(unit_id) > 0),
+        question TEXT NOT NULL CHECK (length(question) > 0),
+        value TEXT NOT NULL,
+        note TEXT NOT NULL DEFAULT '',
+        adjudicator TEXT NOT NULL CHECK (length(trim(adjudicator)) > 0),
+        created_at TEXT NOT NULL,
+        seq INTEGER NOT NULL DEFAULT 0,
+        origin TEXT NOT NULL DEFAULT ''
+    );
+    CREATE INDEX adjudication_events_seq ON adjudication_events (unit_id, question, seq);
+    ALTER TABLE session_raters ADD COLUMN taking INTEGER NOT NULL DEFAULT 1;
+    """
+    + _APPEND_ONLY.format(table="adjudication_events"),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -81,6 +81,8 @@ class Session:
     created_at: str
     kind: str = "games"
     items: Mapping[str, SessionItem] = dataclasses.field(default_factory=dict)
+    #: Raters whose remaining games were given to others: they take no new ones.
+    off: tuple[str, ...] = ()
 
     def rater_of(self, token: str) -> str | None:
         """The rater whose token is ``token`` (compared in constant time), else None."""
@@ -168,6 +170,7 @@ class Sessions(Connections):
             raters = con.execute(
                 "SELECT rater, token FROM session_raters ORDER BY position"
             ).fetchall()
+            off = [r[0] for r in con.execute("SELECT rater FROM session_raters WHERE taking = 0")]
             queued = con.execute(
                 "SELECT rater, game_id FROM assignments ORDER BY rater, position"
             ).fetchall()
@@ -212,6 +215,7 @@ class Sessions(Connections):
             created_at=str(row[5]),
             kind=str(row[6]),
             items=items,
+            off=tuple(str(r) for r in off),
         )
 
     def open_session(

@@ -24,6 +24,7 @@ from toolkit.io import edge
 from toolkit.io.atomic import atomic_path
 from toolkit.io.csvcells import restore_frame, write_csv
 from toolkit.ratings.store.drafts import Drafts
+from toolkit.ratings.store.draws import DRAW_EXPORT_SCHEMA, MERGE_DRAW, Draws, draw_values
 from toolkit.ratings.store.labels import LABEL_KINDS, Labels
 from toolkit.ratings.store.merge import Step, merge_events, order_of
 from toolkit.ratings.store.ratings import Ratings
@@ -41,13 +42,14 @@ from toolkit.ratings.store.schema import ITEM_COLUMNS, RATING_COLUMNS
 from toolkit.ratings.store.skips import SKIP_EXPORT_SCHEMA, Skips
 
 #: The parts of a store an export holds, one file each (:meth:`RatingStore.backup`).
-EXPORT_PARTS: tuple[str, ...] = ("ratings", "labels", "items", "drafts", "skips")
+EXPORT_PARTS: tuple[str, ...] = ("ratings", "labels", "items", "drafts", "skips", "draws")
 _EXPORT_SCHEMAS: dict[str, Mapping[str, pl.DataType]] = {
     "ratings": RATING_EVENTS_SCHEMA,
     "labels": LABEL_EVENTS_SCHEMA,
     "items": ITEM_RATING_EVENTS_SCHEMA,
     "drafts": DRAFT_EXPORT_SCHEMA,
     "skips": SKIP_EXPORT_SCHEMA,
+    "draws": DRAW_EXPORT_SCHEMA,
 }
 #: An imported draft: added when the store has none, replacing the store's only when it
 #: was saved later (the newer form wins; the same draft twice changes nothing) and not
@@ -82,7 +84,7 @@ def _format_of(path: Path) -> str:
     raise InputError(str(path), "an export is .parquet or .csv", field="suffix", value=suffix)
 
 
-class Exports(Ratings, Labels, Drafts, Skips):
+class Exports(Ratings, Labels, Drafts, Skips, Draws):
     """Export one part of the store, import one back."""
 
     def export(self, path: str | Path, *, what: str = "ratings") -> Path:
@@ -175,6 +177,8 @@ class Exports(Ratings, Labels, Drafts, Skips):
             return [Step(_MERGE_DRAFT, games), Step(_MERGE_ITEM_DRAFT, items)]
         if what == "skips":  # each row: its values, then its origin ("" for its session's)
             return [Step(_MERGE_SKIP, [(*r[2], r[1]) for r in rows], origin_last=True)]
+        if what == "draws":  # as skips: matched by uid, origin last
+            return [Step(MERGE_DRAW, [(*r[2], r[1]) for r in rows], origin_last=True)]
         if what == "labels":
             key: tuple[str, ...] = ("game_id", "kind", "item_id")
             return [Step("", rows, "label_events", tuple(needed), key, with_origin=False)]
@@ -216,6 +220,8 @@ class Exports(Ratings, Labels, Drafts, Skips):
         iso = utc.isoformat(timespec="microseconds")
         if what == "skips":
             return (req("uid"), req("rater"), req("unit_id"), req("reason"), iso)
+        if what == "draws":
+            return (req("uid"), req("unit_id"), *draw_values(name, rec, line), iso)
         if what == "ratings":
             try:
                 score = check_score(name, int(str(rec["score"])), line)
@@ -307,6 +313,8 @@ class Exports(Ratings, Labels, Drafts, Skips):
             return self.all_drafts()
         if what == "skips":
             return self.skip_events()
+        if what == "draws":
+            return self.draw_events()
         raise InputError(
             self._name, f"what must be one of {', '.join(EXPORT_PARTS)}", field="what",
             value=what,

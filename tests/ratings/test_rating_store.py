@@ -51,7 +51,7 @@ def _run_child(code: str) -> subprocess.Popen[str]:
 
 def test_a_new_store_is_at_the_latest_schema_in_wal_mode_and_marked(tmp_path: Path) -> None:
     store = RatingStore(tmp_path / "sub" / "r.db")
-    assert store.schema_version == SCHEMA_VERSION == 9
+    assert store.schema_version == SCHEMA_VERSION
     con = sqlite3.connect(store.path)
     assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert con.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID

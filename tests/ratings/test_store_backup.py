@@ -63,6 +63,7 @@ def _contents(store: RatingStore) -> dict[str, pl.DataFrame]:
         "items": store.item_events().drop("event_id"),
         "drafts": store.all_drafts(),
         "skips": store.skip_events().drop("event_id"),
+        "draws": store.draw_events().drop("event_id"),
     }
 
 
@@ -74,7 +75,7 @@ def test_a_backup_restored_into_a_fresh_store_is_the_same_store(tmp_path: Path, 
 
     fresh = RatingStore(tmp_path / "b.db")
     added = fresh.restore(tmp_path / "backup")
-    assert added == {"ratings": 2, "labels": 1, "items": 3, "drafts": 5, "skips": 2}
+    assert added == {"ratings": 2, "labels": 1, "items": 3, "drafts": 5, "skips": 2, "draws": 0}
     want, got = _contents(store), _contents(fresh)
     for part in EXPORT_PARTS:
         assert got[part].equals(want[part]), part
@@ -249,6 +250,7 @@ def test_a_zip_backup_restored_into_a_fresh_store_is_the_same_store(
         "items": 3,
         "drafts": 5,
         "skips": 2,
+        "draws": 0,
     }
     want, got = _contents(store), _contents(fresh)
     for part in EXPORT_PARTS:

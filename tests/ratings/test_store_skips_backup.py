@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from toolkit.errors import InputError
-from toolkit.ratings.store import RatingStore
+from toolkit.ratings.store import SCHEMA_VERSION, RatingStore
 
 UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 
@@ -121,6 +121,7 @@ def test_migration_9_gives_every_existing_skip_its_own_random_uuid(tmp_path: Pat
     RatingStore(path)  # the current schema, taken back to version 8 by hand below
     con = sqlite3.connect(path)
     con.executescript(
+        "DROP TABLE draw_events;"  # migration 10's, made again on the way up
         "DROP INDEX skip_events_uid; DROP TABLE skip_events;"
         "CREATE TABLE skip_events (event_id INTEGER PRIMARY KEY AUTOINCREMENT, rater TEXT "
         "NOT NULL, unit_id TEXT NOT NULL, reason TEXT NOT NULL, created_at TEXT NOT NULL);"
@@ -133,7 +134,7 @@ def test_migration_9_gives_every_existing_skip_its_own_random_uuid(tmp_path: Pat
     )
     con.close()
     store = RatingStore(path)
-    assert store.schema_version == 9
+    assert store.schema_version == SCHEMA_VERSION
     uids = store.skips()["uid"].to_list()
     assert len(set(uids)) == 2 and all(UUID4.match(u) for u in uids), uids
     assert _reasons(store) == [("ana", "g1", "seen it"), ("ben", "g1", "too long")]

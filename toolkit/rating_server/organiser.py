@@ -11,6 +11,7 @@ import polars as pl
 from starlette.requests import Request
 from starlette.responses import Response
 
+from toolkit.rating_server.narrowing import narrowing_of
 from toolkit.rating_server.pages import Refused, render_page, server_of
 from toolkit.rating_server.server import RatingServer
 from toolkit.ratings.agreement import krippendorff_alpha
@@ -49,6 +50,7 @@ def organiser(request: Request) -> Response:
         "alpha": None if alpha is None else f"{alpha:.3f}",
         "persona": False,
         "unit": "game",
+        "narrowing": narrowing_of(server),
     }
     return render_page(request, "organiser.html", context)
 
@@ -132,6 +134,7 @@ def _item_organiser(request: Request, server: RatingServer, token: str) -> Respo
         "alpha": None if alpha is None else f"{alpha:.3f}",
         "persona": True,
         "unit": "item",
+        "narrowing": narrowing_of(server),
     }
     return render_page(request, "organiser.html", context)
 

@@ -103,3 +103,35 @@ def test_resuming_in_another_order_is_one_line_exit_2(
     capsys.readouterr()
     assert main(["rate", str(games), "--order", "informative", "--port", "0"]) == 2
     assert "random order" in capsys.readouterr().err
+
+
+def test_a_persona_session_in_informative_order_queues_only_the_drawn_items(
+    tmp_path: Path, sample_runs: Path
+) -> None:
+    chats = sample_runs / "persona" / "radio-week1.jsonl"
+    props = str(sample_runs / "persona" / "propositions")
+    first = tmp_path / "all.db"
+    base = ["rate", str(chats), "--propositions", props, "--raters", "ana,ben", "--port", "0"]
+    assert main([*base, "--store", str(first)]) == 0
+    session = RatingStore(first).session()
+    assert session is not None
+    ids = sorted(session.items)
+    judge = tmp_path / "judge.csv"  # one item in ten flagged: error 3, the rest 0.2
+    rows = [f"{i},{3.0 if k % 10 == 0 else 0.2}" for k, i in enumerate(ids)]
+    judge.write_text("item,uncertainty\n" + "\n".join(rows) + "\n")
+    store_path = tmp_path / "informative.db"
+    argv = [*base, "--store", str(store_path), "--seed", "4", "--order", "informative",
+            "--judge-scores", str(judge), "--budget", "12"]  # fmt: skip
+    assert main(argv) == 0
+    store = RatingStore(store_path)
+    draws = store.draws()
+    assert draws["unit_id"].to_list() == ids
+    assert sum(draws["probability"]) == pytest.approx(12)
+    flagged = draws.filter(draws["uncertainty"] == 3.0)["probability"]
+    plain = draws.filter(draws["uncertainty"] == 0.2)["probability"]
+    assert flagged.min() > 5 * plain.max()  # the flagged items are drawn far more often
+    held = store.session()
+    assert held is not None
+    assert {i for q in held.queues.values() for i in q} == set(
+        draws.filter("drawn")["unit_id"].to_list()
+    )

@@ -125,7 +125,7 @@ def test_restore_puts_a_backup_zip_back_into_a_new_store_before_serving(
     err = capsys.readouterr().err
     drafts = old.all_drafts().height  # ana's (kept on submit) and ben's
     said = f"restored {archive} (1 ratings, 0 labels, 0 items, {drafts} drafts, 0 skips, "
-    said += "0 adjudications rows added)"
+    said += "0 adjudications, 0 draws rows added)"
     assert said in err
     store = RatingStore(new)
     assert store.latest().select("rater", "score", "notes").rows() == [("ana", 4, "kept")]
@@ -133,10 +133,8 @@ def test_restore_puts_a_backup_zip_back_into_a_new_store_before_serving(
     assert draft is not None and draft.notes == "typed, never submitted"
     # a second restore adds nothing; a file that is no backup stops before serving
     assert main([*args[:-4], "--port", "0", "--restore", str(archive)]) == 0
-    assert (
-        "(0 ratings, 0 labels, 0 items, 0 drafts, 0 skips, 0 adjudications rows added)"
-        in capsys.readouterr().err
-    )
+    again = "(0 ratings, 0 labels, 0 items, 0 drafts, 0 skips, 0 adjudications, 0 draws rows added)"
+    assert again in capsys.readouterr().err
     junk = tmp_path / "junk.zip"
     junk.write_bytes(b"not a zip")
     served.clear()

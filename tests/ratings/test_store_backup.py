@@ -65,6 +65,7 @@ def _contents(store: RatingStore) -> dict[str, pl.DataFrame]:
         "drafts": store.all_drafts(),
         "skips": store.skip_events().drop("event_id"),
         "adjudications": store.adjudication_events().drop("event_id"),
+        "draws": store.draw_events().drop("event_id"),
     }
 
 
@@ -78,6 +79,7 @@ def test_a_backup_restored_into_a_fresh_store_is_the_same_store(tmp_path: Path, 
     added = fresh.restore(tmp_path / "backup")
     assert added == {
         "ratings": 2, "labels": 1, "items": 3, "drafts": 5, "skips": 2, "adjudications": 1,
+        "draws": 0,
     }  # fmt: skip
     want, got = _contents(store), _contents(fresh)
     for part in EXPORT_PARTS:
@@ -254,6 +256,7 @@ def test_a_zip_backup_restored_into_a_fresh_store_is_the_same_store(
         "drafts": 5,
         "skips": 2,
         "adjudications": 1,
+        "draws": 0,
     }
     want, got = _contents(store), _contents(fresh)
     for part in EXPORT_PARTS:

@@ -67,8 +67,11 @@ def test_another_sessions_backup_imported_as_its_data_replaces_and_counts_nothin
     theirs.backup(tmp_path / "theirs")
     drafts = ours.all_drafts()
 
+    own_draws = ours.draws()
     added = ours.restore(tmp_path / "theirs", other_session=True)
-    assert added == {"ratings": 2, "items": 0, "skips": 0, "adjudications": 0}  # no labels, drafts
+    # labels and drafts left out; their session's draws kept as theirs, ours unchanged
+    assert added == {"ratings": 2, "items": 0, "skips": 0, "adjudications": 0, "draws": 2}
+    assert ours.draws().equals(own_draws)
     assert _scores(ours) == [("ana", "g1", 4, "ours")]
     assert ours.ratings().rows() == [("g1", "ana", 4.0)]
     assert ours.all_drafts().equals(drafts)
@@ -86,6 +89,7 @@ def test_another_sessions_backup_imported_as_its_data_replaces_and_counts_nothin
         "items": 0,
         "skips": 0,
         "adjudications": 0,
+        "draws": 0,
     }
     # this session's own backup is not "another session's"
     ours.backup(tmp_path / "own")

@@ -42,6 +42,13 @@ def add_estimate_arguments(p: argparse.ArgumentParser) -> None:
         help="with --estimate: stratify by this group column (repeatable; default: every "
         "group column, e.g. agent and proposition)",
     )
+    group.add_argument(
+        "--draws",
+        metavar="STORE",
+        help="with --estimate: the ratings store of the session the people rated in; its "
+        "recorded draw probabilities weigh each rated item (needed for the informative "
+        "order, the same numbers for the random one)",
+    )
 
 
 def wants_estimate(args: argparse.Namespace, words: list[str] | None) -> bool:
@@ -80,7 +87,10 @@ def run_estimate(
         if getattr(args, flag, None):
             raise InputError(None, "is not written for --estimate (yet)",
                              field=f"--{flag}", value=getattr(args, flag))  # fmt: skip
-    result = estimate(frame, judge=args.judge_id, threshold=threshold, by=args.by)
+    probabilities = _draw_probabilities(args, frame)
+    result = estimate(
+        frame, judge=args.judge_id, threshold=threshold, by=args.by, probabilities=probabilities
+    )
     failures = gate_failures(result, frame, gate) if gate is not None else []
     if args.format == "json":
         data = result.to_dict()
@@ -134,3 +144,22 @@ def render_estimate_text(result: Estimate) -> str:
         shown = ", ".join(strata[:4]) + (f" and {len(strata) - 4} more" if len(strata) > 4 else "")
         lines.append(f"  {note} ({shown})")
     return "\n".join(lines)
+
+
+def _draw_probabilities(args: argparse.Namespace, frame: pl.DataFrame) -> dict[str, float] | None:
+    """Each judged item's probability of being rated, from ``--draws STORE`` (None
+    without it): the draw's probability times the share of the drawn items rated."""
+    path = getattr(args, "draws", None)
+    if path is None:
+        return None
+    # the ratings store (sqlite3, polars: 0.17 s of CPU): `toolkit --help` imports this module
+    import polars as pl
+
+    from toolkit.ratings.store import RatingStore
+
+    store = RatingStore(path, create=False)
+    if store.draws().height == 0:
+        raise InputError(path, "holds no recorded draw (a session created before draws were "
+                         "recorded, or no session)", field="--draws")  # fmt: skip
+    people = frame.filter(pl.col("rater").cast(pl.String) != args.judge_id)
+    return store.rating_probabilities(people["item"].cast(pl.String).unique().to_list())

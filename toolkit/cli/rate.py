@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from toolkit.cli._order import add_order_arguments, open_arguments
 from toolkit.errors import InputError
 
 HOST = "127.0.0.1"
@@ -133,6 +134,7 @@ def register(sub: Any) -> None:
         "nobody has rated, started or skipped rebalanced (a server already serving the "
         "store picks it up within a second)",
     )  # fmt: skip
+    add_order_arguments(parser)
     parser.set_defaults(func=run)
 
 
@@ -228,7 +230,9 @@ def _persona_server(
         for i in items
     ]  # fmt: skip
     ids = [i.item_id for i in items]
-    session, created = store.open_session(ids, raters, args.overlap, args.seed, items=held)
+    session, created = store.open_session(
+        ids, raters, args.overlap, items=held, **open_arguments(args, store, ids)
+    )
     return RatingServer.build_persona(store, session, items, DEFAULT_ENGAGEMENT_SCALE), created, ids
 
 
@@ -371,7 +375,9 @@ def _games_server(
     from toolkit.rubrics.discussion import DEFAULT_ENGAGEMENT_SCALE
 
     have = games.game_ids
-    session, created = store.open_session(have, raters, args.overlap, args.seed)
+    session, created = store.open_session(
+        have, raters, args.overlap, **open_arguments(args, store, have)
+    )
     return RatingServer.build(store, session, games, DEFAULT_ENGAGEMENT_SCALE), created, have
 
 
@@ -393,6 +399,10 @@ def _say_session(
         f"{session.overlap} per {unit}, seed {session.seed}",
         file=err,
     )
+    draws = server.store.draws()
+    if draws.height and draws["draw_order"][0] == "informative":
+        print(f"toolkit rate: informative order: {draws['drawn'].sum()} of {draws.height} "
+              f"{unit}(s) drawn for the raters (probabilities in the store)", file=err)  # fmt: skip
     for gid in missing:
         print(f"toolkit rate: warning: {unit} {gid} of the session is not in {where}", file=err)
     if server.changed:

@@ -11,6 +11,7 @@ import polars as pl
 from starlette.requests import Request
 from starlette.responses import Response
 
+from toolkit.rating_server.narrowing import narrowing_of
 from toolkit.rating_server.pages import Refused, render_page, server_of
 from toolkit.rating_server.review import review_summary
 from toolkit.rating_server.server import RatingServer
@@ -50,6 +51,7 @@ def organiser(request: Request) -> Response:
         "alpha": None if alpha is None else f"{alpha:.3f}",
         "persona": False,
         "unit": "game",
+        "narrowing": narrowing_of(server),
     }
     context |= review_summary(server, token)  # the review section (issue 41)
     return render_page(request, "organiser.html", context)
@@ -134,6 +136,7 @@ def _item_organiser(request: Request, server: RatingServer, token: str) -> Respo
         "alpha": None if alpha is None else f"{alpha:.3f}",
         "persona": True,
         "unit": "item",
+        "narrowing": narrowing_of(server),
     }
     context |= review_summary(server, token)  # the review section (issue 41)
     return render_page(request, "organiser.html", context)

@@ -29,7 +29,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Any
@@ -75,15 +75,21 @@ ESTIMATE_SCHEMA: dict[str, pl.DataType] = {
 FEW_RATED = 40
 
 
-def power_lambda(y: np.ndarray, yhat: np.ndarray, yhat_unrated: np.ndarray) -> np.ndarray:
+def power_lambda(
+    y: np.ndarray, yhat: np.ndarray, yhat_unrated: np.ndarray, w: np.ndarray | None = None
+) -> np.ndarray:
     """PPI++'s variance-minimising lam for a mean, clipped to [0, 1], along the last axis.
 
     ``cov(y, yhat) / ((1 + n/N) * var(yhat over rated and unrated))``: the covariance
     over n, the judge's variance over n + N - 1 (as ``ppi-python`` takes them); nan
-    where the judge does not vary.
+    where the judge does not vary. With ``w`` (each rated item's inverse probability of
+    being rated, the informative order) the covariance is the ``w``-weighted one.
     """
     n, big_n = y.shape[-1], yhat_unrated.shape[-1]
-    cov = ((y - y.mean(-1, keepdims=True)) * (yhat - yhat.mean(-1, keepdims=True))).mean(-1)
+    if w is None:
+        cov = ((y - y.mean(-1, keepdims=True)) * (yhat - yhat.mean(-1, keepdims=True))).mean(-1)
+    else:
+        cov = _wmean(w, (y - _wmean(w, y)[..., None]) * (yhat - _wmean(w, yhat)[..., None]))
     var = np.concatenate([yhat, yhat_unrated], axis=-1).var(-1, ddof=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         lam = cov / ((1 + n / big_n) * var)
@@ -97,26 +103,61 @@ def ppi_mean(
     yhat_unrated: np.ndarray,
     lam: np.ndarray | float,
     confidence: float = 0.95,
+    *,
+    w: np.ndarray | None = None,
+    v: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The prediction-powered mean and its CLT interval for a given lam, along the last
-    axis: (estimate, low, high)."""
+    axis: (estimate, low, high).
+
+    With ``w`` and ``v`` (the informative order: each rated item's ``1/p`` and each
+    unrated item's ``1/(1 - p)``, p its probability of being rated) both means are the
+    inverse-probability-weighted (Hajek) ones, ``sum(w x) / sum(w)``, and each variance
+    ``sum(w^2 (x - mean)^2) / sum(w)^2``; equal weights give the unweighted numbers.
+    """
     lam = np.asarray(lam, float)[..., None]
     n, big_n = y.shape[-1], yhat_unrated.shape[-1]
     rectifier = y - lam * yhat
-    point = (lam * yhat_unrated).mean(-1) + rectifier.mean(-1)
-    var = (lam * yhat_unrated).var(-1) / big_n + rectifier.var(-1) / n
+    judged = lam * yhat_unrated
+    if w is None or v is None:
+        point = judged.mean(-1) + rectifier.mean(-1)
+        var = judged.var(-1) / big_n + rectifier.var(-1) / n
+    else:
+        point = _wmean(v, judged) + _wmean(w, rectifier)
+        var = _wvar_of_mean(v, judged) + _wvar_of_mean(w, rectifier)
     half = _z(confidence) * np.sqrt(var)
     return point, point - half, point + half
+
+
+def _wmean(w: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """The ``w``-weighted mean of ``x`` along the last axis."""
+    out: np.ndarray = (w * x).sum(-1) / w.sum(-1)
+    return out
+
+
+def _wvar_of_mean(w: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """The variance of the ``w``-weighted (Hajek) mean of ``x``, linearised:
+    ``sum(w^2 (x - mean)^2) / sum(w)^2`` (``var(x) / n`` for equal weights)."""
+    dev = x - _wmean(w, x)[..., None]
+    out: np.ndarray = (w**2 * dev**2).sum(-1) / w.sum(-1) ** 2
+    return out
 
 
 def _z(confidence: float) -> float:
     return NormalDist().inv_cdf(1 - (1 - confidence) / 2)
 
 
-def _clt(x: np.ndarray, confidence: float) -> tuple[float, float, float]:
-    """The mean of ``x`` and its CLT interval (variance over n, as ``ppi-python``)."""
-    mean = float(x.mean())
-    half = _z(confidence) * float(x.std()) / math.sqrt(x.size)
+def _clt(
+    x: np.ndarray, confidence: float, w: np.ndarray | None = None
+) -> tuple[float, float, float]:
+    """The mean of ``x`` and its CLT interval (variance over n, as ``ppi-python``); with
+    ``w``, the inverse-probability-weighted (Hajek) mean and its linearised variance."""
+    if w is None:
+        mean = float(x.mean())
+        half = _z(confidence) * float(x.std()) / math.sqrt(x.size)
+    else:
+        mean = float(_wmean(w, x))
+        half = _z(confidence) * math.sqrt(float(_wvar_of_mean(w, x)))
     return mean, mean - half, mean + half
 
 
@@ -227,6 +268,7 @@ def estimate(
     threshold: float = 5.0,
     confidence: float = 0.95,
     by: str | Sequence[str] | None = None,
+    probabilities: Mapping[str, float] | None = None,
 ) -> Estimate:
     """The PPI++ estimate of the people's mean score and pass rate (see the module docs).
 
@@ -237,15 +279,23 @@ def estimate(
         threshold: an item passes at this score or above.
         confidence: the intervals' confidence (0.95).
         by: the group columns to stratify by (default: every group column).
+        probabilities: item -> its probability of being rated, for every judged item
+            (a rating session in the informative order records them:
+            ``RatingStore.rating_probabilities``). Each rated item is then weighed by
+            ``1/p`` and each unrated one by ``1/(1 - p)`` (inverse-probability weights),
+            so the estimate stays unbiased however the items were chosen. None, or every
+            probability the same (the random order): the unweighted numbers, exactly.
 
     Raises:
         InputError: a missing column, a judge id that is no rater, no person, fewer
             than two items both judged and rated, a judge that gave every item the same
-            score, a ``by`` column that is not in the frame, or a confidence outside (0, 1).
+            score, a ``by`` column that is not in the frame, a confidence outside (0, 1),
+            or probabilities that miss a judged item or lie outside (0, 1].
     """
     if not 0 < confidence < 1:
         raise InputError(None, "must be between 0 and 1", field="confidence", value=confidence)
     items, unjudged = _items(scores, judge)
+    items = _with_probabilities(items, probabilities)
     groups = _groups(scores, by)
     if items["judge"].n_unique() == 1:
         raise InputError(
@@ -316,6 +366,35 @@ def _items(scores: pl.DataFrame, judge: str) -> tuple[pl.DataFrame, int]:
     return items, unjudged
 
 
+def _with_probabilities(
+    items: pl.DataFrame, probabilities: Mapping[str, float] | None
+) -> pl.DataFrame:
+    """``items`` with each one's probability of being rated (column ``p``); unchanged
+    when none is given or every probability is the same (equal weights).
+
+    Raises:
+        InputError: a judged item without a probability, one outside (0, 1], or an
+            unrated item whose probability of being rated is 1.
+    """
+    if probabilities is None:
+        return items
+    found = []
+    for item, human in zip(items["item"], items["human"], strict=True):
+        p = probabilities.get(item)
+        if p is None or not math.isfinite(p) or not 0 < p <= 1:
+            raise InputError(
+                None, f"item {item}: every judged item needs a probability in (0, 1]",
+                field="probability", value=p,
+            )  # fmt: skip
+        if human is None and p >= 1:
+            raise InputError(None, f"item {item} is unrated but had probability 1 of being "
+                             "rated", field="probability", value=p)  # fmt: skip
+        found.append(float(p))
+    if len(set(found)) <= 1:
+        return items
+    return items.with_columns(p=pl.Series(found, dtype=pl.Float64))
+
+
 def _groups(scores: pl.DataFrame, by: str | Sequence[str] | None) -> list[str]:
     """The group columns to stratify by (``by``, else every group column)."""
     found = groups_of(scores)
@@ -350,6 +429,9 @@ def _rows(
     y, yhat = rated["human"].to_numpy(), rated["judge"].to_numpy()
     yhat_u = unrated["judge"].to_numpy()
     every = items["judge"].to_numpy()
+    weights = None
+    if "p" in items.columns:  # inverse-probability weights: rated 1/p, unrated 1/(1-p)
+        weights = (1 / rated["p"].to_numpy(), 1 / (1 - unrated["p"].to_numpy()))
     digest = digest_of(long.filter(pl.col("item").is_in(items["item"].implode())))
     out = []
     for measure in MEASURES:
@@ -360,7 +442,7 @@ def _rows(
             "group": group, "value": value, "measure": measure,
             "rated": int(y.size), "unrated": int(yhat_u.size), "digest": digest,
         }  # fmt: skip
-        row |= _numbers(y, yhat, yhat_u, every, confidence)
+        row |= _numbers(y, yhat, yhat_u, every, confidence, weights)
         if measure == "pass_rate":  # a proportion's interval stays within [0, 1]
             for key in ("low", "high", "people_low", "people_high", "judge_low", "judge_high"):
                 if row[key] is not None:
@@ -376,9 +458,16 @@ def _rows(
 
 
 def _numbers(
-    y: np.ndarray, yhat: np.ndarray, yhat_u: np.ndarray, every: np.ndarray, confidence: float
+    y: np.ndarray,
+    yhat: np.ndarray,
+    yhat_u: np.ndarray,
+    every: np.ndarray,
+    confidence: float,
+    weights: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> dict[str, Any]:
-    """One row's estimate, judge-only and people-only numbers, and its note."""
+    """One row's estimate, judge-only and people-only numbers, and its note; ``weights``
+    (the rated items' 1/p, the unrated ones' 1/(1-p)) weigh the people's side."""
+    w, v = weights if weights is not None else (None, None)
     row: dict[str, Any] = dict.fromkeys(
         ("estimate", "low", "high", "lam", "people_mean", "people_low", "people_high"), None
     )
@@ -387,7 +476,7 @@ def _numbers(
     if y.size == 0:
         row["note"] = "no rated item: only the judge's mean"
         return row
-    row["people_mean"], row["people_low"], row["people_high"] = _clt(y, confidence)
+    row["people_mean"], row["people_low"], row["people_high"] = _clt(y, confidence, w)
     if y.size < 2:
         row["note"] = "one rated item: no interval"
         row["people_low"] = row["people_high"] = None
@@ -396,11 +485,13 @@ def _numbers(
     if yhat_u.size == 0:
         lam, row["note"] = 0.0, "every item rated: the people's mean"
     else:
-        lam = float(power_lambda(y, yhat, yhat_u))
+        lam = float(power_lambda(y, yhat, yhat_u, w))
         if math.isnan(lam):
             lam, row["note"] = 0.0, "the judge does not vary here: the people's mean"
     yhat_u_used = yhat_u if yhat_u.size else np.zeros(1)
-    point, low, high = ppi_mean(y, yhat, yhat_u_used, lam, confidence)
+    if w is not None and v is not None and not yhat_u.size:
+        v = np.ones(1)  # every item rated: lam is 0, the unrated side weighs nothing
+    point, low, high = ppi_mean(y, yhat, yhat_u_used, lam, confidence, w=w, v=v)
     row.update(estimate=float(point), low=float(low), high=float(high), lam=lam)
     return row
 

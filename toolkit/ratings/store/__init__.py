@@ -28,6 +28,7 @@ Where each idea lives:
 - :mod:`~toolkit.ratings.store.ratings`: submitted ratings of games and persona items.
 - :mod:`~toolkit.ratings.store.drafts`: drafts read back.
 - :mod:`~toolkit.ratings.store.skips`: a rater's skips of a game or item, with a reason.
+- :mod:`~toolkit.ratings.store.draws`: the session's order and each unit's draw probability.
 - :mod:`~toolkit.ratings.store.labels`: reviewers' label overrides.
 - :mod:`~toolkit.ratings.store.exports`: one part exported to a file, imported back.
 - :mod:`~toolkit.ratings.store.backup`: every part backed up, restored in one transaction.

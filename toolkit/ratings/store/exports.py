@@ -31,6 +31,7 @@ from toolkit.ratings.store.adjudications import (
     check_value,
 )
 from toolkit.ratings.store.drafts import Drafts
+from toolkit.ratings.store.draws import DRAW_EXPORT_SCHEMA, MERGE_DRAW, Draws, draw_values
 from toolkit.ratings.store.labels import LABEL_KINDS, Labels
 from toolkit.ratings.store.merge import Step, merge_events, order_of
 from toolkit.ratings.store.ratings import Ratings
@@ -49,8 +50,9 @@ from toolkit.ratings.store.skips import SKIP_EXPORT_SCHEMA, Skips
 
 #: The parts of a store an export holds, one file each (:meth:`RatingStore.backup`).
 EXPORT_PARTS: tuple[str, ...] = ("ratings", "labels", "items", "drafts", "skips")
-#: The organiser's adjudications (issue 41), a part of their own after the others.
-EXPORT_PARTS += ("adjudications",)
+#: The organiser's adjudications (issue 41) and the queue's draws (issue 39), parts of
+#: their own after the others.
+EXPORT_PARTS += ("adjudications", "draws")
 _EXPORT_SCHEMAS: dict[str, Mapping[str, pl.DataType]] = {
     "ratings": RATING_EVENTS_SCHEMA,
     "labels": LABEL_EVENTS_SCHEMA,
@@ -58,6 +60,7 @@ _EXPORT_SCHEMAS: dict[str, Mapping[str, pl.DataType]] = {
     "drafts": DRAFT_EXPORT_SCHEMA,
     "skips": SKIP_EXPORT_SCHEMA,
     "adjudications": ADJUDICATION_SCHEMA,
+    "draws": DRAW_EXPORT_SCHEMA,
 }
 #: An imported draft: added when the store has none, replacing the store's only when it
 #: was saved later (the newer form wins; the same draft twice changes nothing) and not
@@ -92,7 +95,7 @@ def _format_of(path: Path) -> str:
     raise InputError(str(path), "an export is .parquet or .csv", field="suffix", value=suffix)
 
 
-class Exports(Ratings, Labels, Drafts, Skips, Adjudications):
+class Exports(Ratings, Labels, Drafts, Skips, Adjudications, Draws):
     """Export one part of the store, import one back."""
 
     def export(self, path: str | Path, *, what: str = "ratings") -> Path:
@@ -188,6 +191,8 @@ class Exports(Ratings, Labels, Drafts, Skips, Adjudications):
         if what == "adjudications":
             key_a = ("unit_id", "question")
             return [Step("", rows, "adjudication_events", tuple(needed), key_a)]
+        if what == "draws":  # as skips: matched by uid, origin last
+            return [Step(MERGE_DRAW, [(*r[2], r[1]) for r in rows], origin_last=True)]
         if what == "labels":
             key: tuple[str, ...] = ("game_id", "kind", "item_id")
             return [Step("", rows, "label_events", tuple(needed), key, with_origin=False)]
@@ -231,6 +236,8 @@ class Exports(Ratings, Labels, Drafts, Skips, Adjudications):
             return (req("uid"), req("rater"), req("unit_id"), req("reason"), iso)
         if what == "adjudications":
             return _adjudication_row(name, rec, req, iso, line)
+        if what == "draws":
+            return (req("uid"), req("unit_id"), *draw_values(name, rec, line), iso)
         if what == "ratings":
             try:
                 score = check_score(name, int(str(rec["score"])), line)
@@ -324,6 +331,8 @@ class Exports(Ratings, Labels, Drafts, Skips, Adjudications):
             return self.skip_events()
         if what == "adjudications":
             return self.adjudication_events()
+        if what == "draws":
+            return self.draw_events()
         raise InputError(
             self._name, f"what must be one of {', '.join(EXPORT_PARTS)}", field="what",
             value=what,

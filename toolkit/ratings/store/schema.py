@@ -235,6 +235,27 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE session_raters ADD COLUMN taking INTEGER NOT NULL DEFAULT 1;
     """
     + _APPEND_ONLY.format(table="adjudication_events"),
+    # the order a session hands out its units (``random`` or ``informative``) and, per
+    # unit, the probability it was drawn into the raters' queues with, whether it was,
+    # and the judge's score and predicted error it was drawn by (null when not given):
+    # the estimate weighs each rated unit by the inverse of its probability. Append-only,
+    # matched by ``uid`` on a restore; ``origin`` as a skip's.
+    """
+    CREATE TABLE draw_events (
+        event_id INTEGER PRIMARY KEY AUTOINCREMENT,
+        uid TEXT NOT NULL UNIQUE,
+        unit_id TEXT NOT NULL CHECK (length(unit_id) > 0),
+        draw_order TEXT NOT NULL CHECK (draw_order IN ('random', 'informative')),
+        probability REAL NOT NULL CHECK (probability > 0 AND probability <= 1),
+        drawn INTEGER NOT NULL CHECK (drawn IN (0, 1)),
+        judge_score REAL,
+        uncertainty REAL CHECK (uncertainty IS NULL OR uncertainty >= 0),
+        created_at TEXT NOT NULL,
+        origin TEXT NOT NULL DEFAULT ''
+    );
+    CREATE INDEX draw_events_unit ON draw_events (unit_id, event_id);
+    """
+    + _APPEND_ONLY.format(table="draw_events"),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

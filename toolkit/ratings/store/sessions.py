@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from toolkit.errors import InputError
 from toolkit.ratings.assign import assign_games
 from toolkit.ratings.store.connection import Connections
+from toolkit.ratings.store.draws import Draw, insert_draws
 from toolkit.ratings.store.rows import checked_text, now_stamp
 
 #: The kinds of rating session: games rated 1-5 on the engagement instrument, or items
@@ -226,6 +227,8 @@ class Sessions(Connections):
         seed: int | None = None,
         *,
         items: Sequence[SessionItem] | None = None,
+        order: str | None = None,
+        draws: Sequence[Draw] | None = None,
     ) -> tuple[Session, bool]:
         """Create the store's rating session, or resume the one it holds.
 
@@ -242,13 +245,19 @@ class Sessions(Connections):
             items: a ``persona`` session's items (``game_ids`` are then their ids),
                 their text hashes kept in the store; in each queue the items that show
                 the same text come one after another. None: a session of games.
+            order: the order the units are handed out in, ``random`` (the default) or
+                ``informative``; recorded with the session (a new session only).
+            draws: each unit's draw (:class:`~toolkit.ratings.store.draws.Draw`): only
+                the drawn units are queued; recorded in the store. None: every unit is
+                queued, with probability 1.
 
         Returns:
             (the session, whether it was created now).
 
         Raises:
-            InputError: no session to resume and no raters; raters, overlap or seed that
-                differ from the session the store holds; a bad overlap.
+            InputError: no session to resume and no raters; raters, overlap, seed or
+                order that differ from the session the store holds; a bad overlap; no
+                unit drawn.
         """
         kind = "games" if items is None else "persona"
         if items is not None:
@@ -259,6 +268,7 @@ class Sessions(Connections):
         existing = self.session()
         if existing is not None:
             self._same_session(existing, raters, overlap, seed, kind)
+            self._same_order(order)
             return existing, False
         if raters is None:
             raise InputError(
@@ -269,13 +279,19 @@ class Sessions(Connections):
         names = [checked_text(self._name, r, "rater") for r in raters]
         overlap = overlap if overlap is not None else min(2, len(names))
         seed = seed if seed is not None else secrets.randbelow(2**31)
-        queues = assign_games(game_ids, names, overlap, seed)
+        draws = list(draws) if draws is not None else [Draw(g) for g in sorted(set(game_ids))]
+        queued = [d.unit_id for d in draws if d.drawn]
+        if not queued:
+            raise InputError(self._name, "no unit was drawn for the raters: raise --budget",
+                             field="--budget", value=0)  # fmt: skip
+        queues = assign_games(queued, names, overlap, seed)
         if items is not None:
             queues = _text_together(queues, items)
         tokens = {r: secrets.token_urlsafe(24) for r in names}
         with self._write() as con:
             if con.execute("SELECT 1 FROM session").fetchone() is None:
                 _insert_session(con, kind, game_ids, overlap, seed, items, names, tokens, queues)
+                insert_draws(con, order or "random", draws)
                 created = True
             else:  # another process created it first: resume that one
                 created = False
@@ -283,7 +299,25 @@ class Sessions(Connections):
         assert session is not None
         if not created:
             self._same_session(session, raters, overlap, seed, kind)
+            self._same_order(order)
         return session, created
+
+    def _same_order(self, order: str | None) -> None:
+        """Refuse resuming a session in another order than the one it was created in."""
+        if order is None:
+            return
+        with self._connect() as con:
+            held = {r[0] for r in con.execute(
+                "SELECT DISTINCT draw_order FROM draw_events WHERE origin = ''")}  # fmt: skip
+        was = "informative" if "informative" in held else "random"
+        if order != was:
+            raise InputError(
+                self._name,
+                f"holds a session handed out in {was} order: resume it without --order, or "
+                "name a new --store for a new session",
+                field="--order",
+                value=order,
+            )
 
     def _same_session(
         self,

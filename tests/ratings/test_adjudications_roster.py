@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import sqlite3
 from pathlib import Path
 
 import pytest
 
 from toolkit.errors import InputError
-from toolkit.ratings.store import SCHEMA_VERSION, RatingStore
+from toolkit.ratings.store import MIGRATIONS, SCHEMA_VERSION, RatingStore
 
 
 def _rated(tmp_path: Path, name: str = "a.db") -> RatingStore:
@@ -112,10 +113,15 @@ def test_a_bad_row_of_an_adjudications_export_is_named(tmp_path: Path) -> None:
 
 def test_a_store_of_the_previous_schema_gains_the_tables(tmp_path: Path) -> None:
     _rated(tmp_path)
+    # the schema before the adjudications' migration: it and every later one undone
+    before = next(i for i, m in enumerate(MIGRATIONS) if "adjudication_events" in m)
     with sqlite3.connect(tmp_path / "a.db") as con:
         con.execute("DROP TABLE adjudication_events")
         con.execute("ALTER TABLE session_raters DROP COLUMN taking")
-        con.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")
+        for later in MIGRATIONS[before + 1 :]:
+            for table in re.findall(r"CREATE TABLE (\w+)", later):
+                con.execute(f"DROP TABLE {table}")
+        con.execute(f"PRAGMA user_version = {before}")
     again = RatingStore(tmp_path / "a.db")
     assert again.schema_version == SCHEMA_VERSION
     assert again.adjudications().height == 0

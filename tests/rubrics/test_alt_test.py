@@ -152,10 +152,38 @@ def test_the_hand_example_advantage_probabilities_and_p_values() -> None:
     assert all(r["note"] is not None for r in rows.values())  # every person under 30 items
 
 
-def test_differences_that_do_not_vary_take_the_tests_limit() -> None:
-    assert one_sided_p(np.zeros(5), 0.2) == 0.0
+def test_differences_that_do_not_vary_take_the_exact_sign_test() -> None:
+    """No t statistic without variance: every difference below epsilon has probability
+    0.5**n under a median of epsilon, so two tied items prove nothing (p 0.25) and
+    thirty do (p 0.5**30)."""
+    assert one_sided_p(np.zeros(2), 0.2) == 0.25
+    assert one_sided_p(np.zeros(30), 0.2) == 0.5**30
     assert one_sided_p(np.ones(5), 0.2) == 1.0
     assert math.isnan(one_sided_p(np.zeros(1), 0.2))
+
+
+def test_two_tied_items_a_person_do_not_make_the_judge_pass() -> None:
+    """Found in review: with two people of two items each, on which the judge ties them,
+    the t-test's limit gave p 0 and a pass; the sign test's p (0.25) rejects nothing."""
+    rows = [("i1", "ana", 1.0), ("i2", "ana", 2.0), ("i1", "ben", 1.0), ("i2", "ben", 2.0),
+            ("i1", "judge", 1.0), ("i2", "judge", 2.0)]  # fmt: skip
+    frame = pl.DataFrame(rows, schema=["item", "rater", "score"], orient="row")
+    result = alt_test(frame, judge="judge")
+    assert result.winning_rate == 0.0 and result.passed is False
+
+
+def test_a_nan_score_is_refused_not_counted_as_a_win() -> None:
+    rows = [("i1", "ana", 1.0), ("i1", "ben", 2.0), ("i1", "judge", float("nan"))]
+    frame = pl.DataFrame(rows, schema=["item", "rater", "score"], orient="row")
+    with pytest.raises(InputError, match=r"score=nan: a score must be a finite number"):
+        alt_test(frame, judge="judge")
+
+
+def test_the_summary_says_how_many_people_were_tested() -> None:
+    rows = [("i1", "ana", 1.0), ("i2", "ana", 2.0), ("i1", "ben", 1.0), ("i2", "ben", 3.0),
+            ("i1", "cy", 2.0), ("i1", "judge", 1.0), ("i2", "judge", 2.0)]  # fmt: skip
+    frame = pl.DataFrame(rows, schema=["item", "rater", "score"], orient="row")
+    assert "against 2 of 3 people (1 untested)" in repr(alt_test(frame, judge="judge"))
 
 
 def _by_the_paper(judge: dict, people: dict, epsilon: float) -> tuple[list, list, list]:

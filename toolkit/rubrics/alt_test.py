@@ -134,12 +134,13 @@ def leave_one_out(
 def one_sided_p(d: np.ndarray, epsilon: float) -> float:
     """The p-value of ``mean(d) >= epsilon`` against ``mean(d) < epsilon``: SciPy's
     one-sample t-test (``alternative="less"``). Differences that do not vary have no
-    t statistic; their p is the test's limit, 0 when their mean is below ``epsilon``
-    and 1 otherwise (SciPy's own answer, without its precision warning)."""
+    t statistic (the t-test's limit, p = 0, would call two tied items proof); their p
+    is the exact sign test's instead: every one of the n differences below ``epsilon``
+    has probability 0.5**n when the median is ``epsilon`` (1 when none is below)."""
     if d.size < 2:
         return math.nan
     if np.all(d == d[0]):
-        return 0.0 if d[0] < epsilon else 1.0
+        return 0.5 ** int(d.size) if d[0] < epsilon else 1.0
     # the t distribution (scipy.stats: about 1 s of imports that `toolkit calibrate
     # --help` and `import toolkit` never pay)
     from scipy import stats
@@ -207,8 +208,7 @@ class AltTest(Shows):
         adv = "undefined" if self.advantage is None else f"{self.advantage:.2f}"
         return Summary(
             "AltTest",
-            f"judge {self.judge!r} {verdict} against "
-            f"{plural(self.raters.height, 'person', 'people')}",
+            f"judge {self.judge!r} {verdict} against {self._against()}",
             (("winning rate:", rate), ("advantage:", adv), ("epsilon:", f"{self.epsilon:g}")),
             notes=tuple(n for n in self.raters["note"].drop_nulls().unique(maintain_order=True)),
             notes_title="warning",
@@ -225,6 +225,14 @@ class AltTest(Shows):
                 for r in self.raters.iter_rows(named=True)
             ),
         )
+
+    def _against(self) -> str:
+        """Whom the verdict is against: the tested people, and how many were not."""
+        everyone = self.raters.height
+        tested = self.raters["p_value"].drop_nulls().len()
+        if tested == everyone:
+            return plural(everyone, "person", "people")
+        return f"{tested} of {plural(everyone, 'person', 'people')} ({everyone - tested} untested)"
 
     def to_dict(self) -> dict[str, Any]:
         """Every number as plain JSON-able data (the JSON output)."""
@@ -327,7 +335,9 @@ def _long(scores: pl.DataFrame, judge: str) -> pl.DataFrame:
     """item, rater (text), score (Float64), one row per item and rater (the last).
 
     Raises:
-        InputError: a missing column or a judge id that is no rater.
+        InputError: a missing column, a score that is not a finite number (NaN sorts
+            above every number in Polars: it would win every comparison), or a judge id
+            that is no rater.
     """
     missing = [c for c in ("item", "rater", "score") if c not in scores.columns]
     if missing:
@@ -341,6 +351,11 @@ def _long(scores: pl.DataFrame, judge: str) -> pl.DataFrame:
         ),
         ("item", "rater"),
     )
+    odd = long.filter(pl.col("score").is_nan() | pl.col("score").is_infinite())
+    if odd.height:
+        first = odd.row(0, named=True)
+        raise InputError(None, f"a score must be a finite number (item {first['item']!r}, "
+                         f"rater {first['rater']!r})", field="score", value=first["score"])  # fmt: skip
     raters = sorted(set(long["rater"].to_list()))
     if judge not in raters:
         raise InputError(None, f"no such rater; the raters are {', '.join(raters)}",

@@ -354,8 +354,10 @@ def _long(scores: pl.DataFrame, judge: str) -> pl.DataFrame:
     odd = long.filter(pl.col("score").is_nan() | pl.col("score").is_infinite())
     if odd.height:
         first = odd.row(0, named=True)
-        raise InputError(None, f"a score must be a finite number (item {first['item']!r}, "
-                         f"rater {first['rater']!r})", field="score", value=first["score"])  # fmt: skip
+        where = f"item {first['item']!r}, rater {first['rater']!r}"
+        raise InputError(
+            None, f"a score must be a finite number ({where})", field="score", value=first["score"]
+        )
     raters = sorted(set(long["rater"].to_list()))
     if judge not in raters:
         raise InputError(None, f"no such rater; the raters are {', '.join(raters)}",

@@ -20,7 +20,7 @@ import pytest
 import toolkit as tk
 from toolkit.cli import main
 from toolkit.errors import InputWarning
-from toolkit.judge import JudgeRequest, JudgeResult, RecordedJudge, RecordingJudge
+from toolkit.judge import CassetteMiss, JudgeRequest, JudgeResult, RecordedJudge, RecordingJudge
 from toolkit.load.iterlog import load_iteration_log
 from toolkit.load.outcome_evidence import collect_outcome_evidence
 from toolkit.rubrics.discussion import engagement_calibration_scores, judge_discussion
@@ -199,3 +199,14 @@ def test_calibrate_persona_estimate_cli_uses_the_sample_sessions_unrated_items(
     assert overall["high"] - overall["low"] < overall["people_high"] - overall["people_low"]
     assert main([*args, "--format", "json"]) == 0  # the band: the rated items only
     assert json.loads(capsys.readouterr().out)["items"] == len(kept)
+
+
+def test_a_cassette_missing_a_rated_item_is_still_refused_with_unrated(
+    planted, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    items, ratings, _, judge = planted
+    cassette = tmp_path / "cassette.json"
+    # every item recorded but the first rated one
+    RecordingJudge(_judge_of(judge), cassette).judge([i.request for i in items[1:]])
+    with pytest.raises(CassetteMiss):
+        persona_calibration_frame(items, ratings, RecordedJudge(cassette), unrated=True)

@@ -142,18 +142,12 @@ def persona_calibration_frame(
     _check_ratings(rows, by_id, judge_id, ratings_name)
     rated_ids = dict.fromkeys(str(r["item"]) for r in rows)
     rated = [by_id[i] for i in rated_ids]
-    answers, _usage = _judged(
-        judge, rated, double_check=double_check, concurrency=concurrency, max_cost=max_cost,
-        prices=prices, progress=progress,
+    rest = [item for item in by_id.values() if item.item_id not in rated_ids] if unrated else []
+    judged = _judged_all(
+        judge, rated, rest, double_check=double_check, concurrency=concurrency,
+        max_cost=max_cost, prices=prices, progress=progress,
     )  # fmt: skip
     out = [_human_row(r, by_id[str(r["item"])]) for r in rows]
-    judged = list(zip(rated, answers, strict=True))
-    if unrated:
-        rest = [item for item in by_id.values() if item.item_id not in rated_ids]
-        judged += _judged_unrated(
-            judge, rest, double_check=double_check, concurrency=concurrency,
-            max_cost=max_cost, prices=prices, progress=progress,
-        )  # fmt: skip
     unanswered: list[tuple[str, str]] = []
     for item, answer in judged:
         if answer["source"] != "judge":
@@ -172,37 +166,40 @@ def persona_calibration_frame(
     return pl.DataFrame(out, schema=CALIBRATION_FRAME_SCHEMA).sort("item", "rater")
 
 
-def _judged_unrated(
-    judge: Judge, items: Sequence[PersonaItem], **ask: Any
+def _judged_all(
+    judge: Judge, rated: Sequence[PersonaItem], rest: Sequence[PersonaItem], **ask: Any
 ) -> list[tuple[PersonaItem, dict[str, Any]]]:
-    """Each unrated item with the judge's answer (as :func:`_judged`). A cassette recorded
-    for the rated items only misses some: then each item is asked alone (a cassette
-    answers without a call) and an item it does not hold is left out, warned once with
-    the count (the estimate is then over the items the judge scored)."""
-    if not items:
-        return []
+    """Each rated item, then each unrated one in ``rest``, with the judge's answer (as
+    :func:`_judged`), asked in one go (one cost cap). A cassette recorded for the rated
+    items only misses some unrated ones: then the rated items are asked alone (a miss
+    there is refused, as ever), each unrated item alone (a cassette answers without a
+    call), and an unrated item it does not hold is left out, warned once with the count
+    (the estimate is then over the items the judge scored)."""
     try:
-        answers, _usage = _judged(judge, items, **ask)
-        return list(zip(items, answers, strict=True))
+        answers, _usage = _judged(judge, [*rated, *rest], **ask)
+        return list(zip([*rated, *rest], answers, strict=True))
     except CassetteMiss:
-        pass  # some unrated item is not in the cassette: ask each alone below
-    got: list[tuple[PersonaItem, dict[str, Any]]] = []
+        if not rest:
+            raise
+    answers, _usage = _judged(judge, rated, **ask)
+    got = list(zip(rated, answers, strict=True))
     missed: list[str] = []
-    for item in items:
+    for item in rest:
         try:
             answers, _usage = _judged(judge, [item], **ask)
         except CassetteMiss:
             missed.append(item.item_id)
             continue
         got.append((item, answers[0]))
-    warnings.warn(
-        InputWarning(
-            f"{judge.name}: no recording for {len(missed)} of {len(items)} unrated item(s) "
-            f"(first: {missed[0]}): left out of the estimate (record the judge on every "
-            "item to use them)"
-        ),
-        stacklevel=3,
-    )
+    if missed:
+        warnings.warn(
+            InputWarning(
+                f"{judge.name}: no recording for {len(missed)} of {len(rest)} unrated item(s) "
+                f"(first: {missed[0]}): left out of the estimate (record the judge on every "
+                "item to use them)"
+            ),
+            stacklevel=3,
+        )
     return got
 
 

@@ -117,7 +117,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--ratings", metavar="FILE", help="discussion: engagement ratings")
     p.add_argument("--propositions", metavar="DIR", help="persona: the proposition files")
-    p.add_argument("--judge", metavar="SPEC", help="persona: the judge (recorded:CASSETTE, ...)")
+    p.add_argument(
+        "--judge",
+        metavar="SPEC",
+        help="persona (and --estimate over discussion games): the judge (recorded:CASSETTE, ...)",
+    )
     p.add_argument("--personas", metavar="FILE", help="persona: names and persona specs")
     p.add_argument(
         "--rubric-a",

@@ -151,10 +151,11 @@ def run(args: argparse.Namespace) -> int:
     rubric = _rubric(games)
     if wants_estimate(args, words):  # the PPI++ estimate instead of the calibration
         _check_arguments(args, games)
+        # the judge's scores on unrated items too: they are what narrow the estimate
         if getattr(args, "outcome", None) is not None:  # the outcome score against labels
-            frame, _, _, rubric, _ = _outcome_scores(args)
+            frame, _, _, rubric, _ = _outcome_scores(args, unrated=True)
         else:
-            frame = _scores(args, rubric, games)[0]
+            frame = _scores(args, rubric, games, unrated=True)[0]
         rubric = _rubric_asked(args, rubric)
         gate = gate_threshold(args, words, rubric.threshold)
         return run_estimate(args, frame, rubric.threshold, gate)
@@ -223,15 +224,19 @@ def _rubric_asked(args: argparse.Namespace, rubric: CalibrateRubric) -> Calibrat
 
 
 def _scores(
-    args: argparse.Namespace, rubric: CalibrateRubric, games: list[str] | None
+    args: argparse.Namespace,
+    rubric: CalibrateRubric,
+    games: list[str] | None,
+    unrated: bool = False,
 ) -> tuple[pl.DataFrame, str, list[tuple[str, str]], str | None]:
     """(the calibration frame, its label, the sources named by the text, the judge's
     epoch: None for a scores file, which does not say) of SCORES_FILE, of --discussion
-    games judged or of a --persona session."""
+    games judged or of a --persona session (``unrated``: with the judge's scores on the
+    items nobody rated, for the estimate; the discussion frame always has them)."""
     sources: list[tuple[str, str]]
     epoch: str | None = None
     if games or args.persona is not None:
-        frame, epoch = _discussion_scores(args) if games else _persona_frame(args)
+        frame, epoch = _discussion_scores(args) if games else _persona_frame(args, unrated)
         inputs = ", ".join(str(g) for g in (games or args.persona))
         # The page, the Markdown and JUnit name it in one line; the text names each part.
         label = f"judge {args.judge} on {inputs}" if games else str(args.ratings)
@@ -475,11 +480,11 @@ def _add_persona_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _persona_frame(args: argparse.Namespace) -> tuple[pl.DataFrame, str]:
+def _persona_frame(args: argparse.Namespace, unrated: bool = False) -> tuple[pl.DataFrame, str]:
     """The calibration frame of ``--persona``: the session's items rebuilt from the chats,
-    the judge asked about each rated item (a cassette: no call), people's ratings joined
-    on the hash of the text they rated; and the judge's epoch (a short hash of its basis
-    and ``--double-check``, :mod:`toolkit.epoch`).
+    the judge asked about each rated item (a cassette: no call; ``unrated``: about every
+    item), people's ratings joined on the hash of the text they rated; and the judge's
+    epoch (a short hash of its basis and ``--double-check``, :mod:`toolkit.epoch`).
 
     Raises:
         InputError: SCORES_FILE as well, a part missing, or what the loaders refuse.
@@ -511,7 +516,7 @@ def _persona_frame(args: argparse.Namespace) -> tuple[pl.DataFrame, str]:
         items, ratings, judge, judge_id=args.judge_id, ratings_name=args.ratings,
         double_check=args.double_check, concurrency=args.judge_concurrency,
         max_cost=args.max_cost, prices=args.prices,
-        progress=False if args.no_progress else None,
+        progress=False if args.no_progress else None, unrated=unrated,
     )  # fmt: skip
     return frame, short_hash({**judge_basis(judge), "double_check": args.double_check})
 
@@ -546,10 +551,11 @@ def _add_outcome_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _outcome_scores(
-    args: argparse.Namespace,
+    args: argparse.Namespace, unrated: bool = False
 ) -> tuple[pl.DataFrame, str, list[tuple[str, str]], CalibrateRubric, str]:
     """The calibration frame of ``--outcome``, its label, sources, rubric (0-1) and the
-    judge's epoch (the outcome score's: its rubric's data and options)."""
+    judge's epoch (the outcome score's: its rubric's data and options); ``unrated``: with
+    the score of every iteration, labelled or not (the estimate's)."""
     # the loaders and the outcome rubric (polars, pydantic, git: 0.4 s of CPU): `toolkit
     # --help` imports this module
     from toolkit.load.iterlog import load_iteration_log
@@ -565,7 +571,9 @@ def _outcome_scores(
     log = load_iteration_log(args.outcome)
     evidence = collect_outcome_evidence(log, repo=args.repo, transcripts=args.transcripts)
     result = score_outcome(log, evidence, outcome_rubric)
-    frame = outcome_calibration_scores(result, signal=args.outcome_signal, judge_id=args.judge_id)
+    frame = outcome_calibration_scores(
+        result, signal=args.outcome_signal, judge_id=args.judge_id, unrated=unrated
+    )
     what = "outcome value" if args.outcome_signal == "value" else args.outcome_signal
     label = f"{what} (rubric {outcome_rubric.version}) on {args.outcome}"
     sources = [("judge", f"{what}, rubric {outcome_rubric.version}")]

@@ -16,7 +16,10 @@ reward or passed; a reward passes within 1e-6 of 1, as in tau-bench) or a folder
 ``toolkit compare --estimate A_SCORES B_SCORES`` compares two versions on a judged metric
 (two calibration score files: item, rater, score, the judge on every item and people on
 some): each arm's PPI++ estimate of the people's mean and pass rate, and B - A with an
-interval that carries the judges' errors (docs/rubrics/estimate.md).
+interval that carries the judges' errors (docs/rubrics/estimate.md). Or two folders of
+judged runs (persona chats with --propositions, discussion games) with each arm's
+people's ratings: ``toolkit compare --estimate A B --judge SPEC --ratings-a FILE
+--ratings-b FILE``: each arm judged on every item, its ratings correcting it.
 
 ``toolkit compare --plan A --mde 0.05`` tells how many pairs per arm find a difference
 of 0.05 with 80% power, from the pilot set A.
@@ -114,7 +117,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--ratings", metavar="FILE", help="discussion: engagement ratings")
     p.add_argument("--propositions", metavar="DIR", help="persona: the proposition files")
-    p.add_argument("--judge", metavar="SPEC", help="persona: the judge (recorded:CASSETTE, ...)")
+    p.add_argument(
+        "--judge",
+        metavar="SPEC",
+        help="persona (and --estimate over discussion games): the judge (recorded:CASSETTE, ...)",
+    )
     p.add_argument("--personas", metavar="FILE", help="persona: names and persona specs")
     p.add_argument(
         "--rubric-a",
@@ -148,7 +155,19 @@ def _add_estimate_arguments(p: argparse.ArgumentParser) -> None:
     )
     group.add_argument("--judge-id", default="judge", help="with --estimate: the judge's rater id")
     group.add_argument(
-        "--threshold", type=float, default=5.0, help="with --estimate: pass = score >= this (5)"
+        "--threshold",
+        type=float,
+        help="with --estimate: pass = score >= this (5; discussion engagement: 3)",
+    )
+    group.add_argument(
+        "--ratings-a",
+        metavar="FILE",
+        help="with --estimate and A, B folders of persona or discussion runs: people's "
+        "ratings of arm A's items (persona: the session's ratings store or export; "
+        "discussion: game_id, rater, score); the judge (--judge) scores every item",
+    )
+    group.add_argument(
+        "--ratings-b", metavar="FILE", help="with --estimate: people's ratings of arm B's items"
     )
 
 
@@ -185,6 +204,10 @@ def run(args: argparse.Namespace) -> int:
         return _estimate(args)
     if len(args.arms) != 2:
         raise InputError(None, f"give two folders, A and B (got {len(args.arms)}), or --plan A")
+    if args.ratings_a or args.ratings_b:
+        raise InputError(None, "goes with --estimate (people's ratings per arm)",
+                         field="--ratings-a" if args.ratings_a else "--ratings-b",
+                         value=args.ratings_a or args.ratings_b)  # fmt: skip
     if args.mde is not None:
         raise InputError(None, "--mde goes with --plan A", field="--mde", value=args.mde)
     gated = parse_gate(args.gate) if args.gate else None
@@ -249,12 +272,16 @@ def _estimate(args: argparse.Namespace) -> int:
     if args.format not in ("table", "json"):
         raise InputError(None, "--estimate prints table or json", field="--format",
                          value=args.format)  # fmt: skip
-    if not math.isfinite(args.threshold):
+    if args.threshold is not None and not math.isfinite(args.threshold):
         raise InputError(None, "must be a finite number", field="--threshold",
                          value=args.threshold)  # fmt: skip
-    frames = [load_calibration_scores(path) for path in args.arms]  # 0-9, as calibrate
+    if args.ratings_a or args.ratings_b:  # two folders of judged runs, rated per arm
+        frames, threshold = _judged_arms(args)
+    else:
+        frames = [load_calibration_scores(path) for path in args.arms]  # 0-9, as calibrate
+        threshold = 5.0 if args.threshold is None else args.threshold
     result = estimate_difference(
-        frames[0], frames[1], judge=args.judge_id, threshold=args.threshold,
+        frames[0], frames[1], judge=args.judge_id, threshold=threshold,
         labels=(args.arms[0], args.arms[1]),
     )  # fmt: skip
     if args.format == "json":
@@ -262,6 +289,33 @@ def _estimate(args: argparse.Namespace) -> int:
     else:
         print(render_estimate_difference_text(result))
     return 0
+
+
+def _judged_arms(args: argparse.Namespace) -> tuple[list[Any], float]:
+    """``--estimate A B --ratings-a FILE --ratings-b FILE``: each arm's calibration frame
+    (the judge on every item, the arm's people on some) and the pass threshold (the
+    family's unless --threshold)."""
+    # the judged families' loaders and rubrics (polars, pydantic): as in run.
+    from toolkit.fleet.estimate_arms import PASS_AT, judged_arm_frame, judged_family
+
+    if not (args.ratings_a and args.ratings_b):
+        given = "--ratings-a" if args.ratings_a else "--ratings-b"
+        raise InputError(
+            None, "the folder form needs both arms' ratings (--ratings-a and --ratings-b)",
+            field=given, value=args.ratings_a or args.ratings_b,
+        )  # fmt: skip
+    families = [judged_family(arm, args.family) for arm in args.arms]
+    if families[0] != families[1]:
+        raise InputError(None, f"A holds {families[0]} runs and B {families[1]} runs",
+                         field="--family", value=args.family)  # fmt: skip
+    frames = [
+        judged_arm_frame(
+            arm, ratings, families[0], judge=args.judge, propositions=args.propositions,
+            personas=args.personas, judge_id=args.judge_id,
+        )
+        for arm, ratings in zip(args.arms, (args.ratings_a, args.ratings_b), strict=True)
+    ]  # fmt: skip
+    return frames, PASS_AT[families[0]] if args.threshold is None else args.threshold
 
 
 def _plan(args: argparse.Namespace, width: int | None) -> int:

@@ -9,6 +9,11 @@ rater, score, the groups agent and dimension, and the text columns notes, reason
 evidence, source, anchor, text_sha256). The proposition is in the item's id; it is no
 group (two items each: a bias per proposition would be noise).
 
+For the PPI++ estimate (``toolkit calibrate --persona ... --estimate``) the frame also
+keeps the judge's score on every item nobody rated (``unrated=True``: judge rows without
+human rows), so the judge's unrated items enter the estimate; ``calibrate`` (the band,
+agreement and bias) is given the rated items only, as before.
+
 A rating whose text hash differs from the text the judge reads now (the chat or a
 proposition file changed since it was rated) is refused by name, as is a rating of an
 item the chats do not hold: never joined to a judge score about another text.
@@ -25,7 +30,7 @@ import polars as pl
 
 from toolkit.errors import InputError, InputWarning
 from toolkit.frames import CALIBRATION_SCORES_SCHEMA, CALIBRATION_TEXT_SCHEMA
-from toolkit.judge import DEFAULT_CONCURRENCY, Judge, JudgeUsage, PriceTable
+from toolkit.judge import DEFAULT_CONCURRENCY, CassetteMiss, Judge, JudgeUsage, PriceTable
 from toolkit.rubrics.persona import DEFAULT_PERSONA_RUBRIC, ENVIRONMENT, PendingRequest, ask_pending
 from toolkit.rubrics.persona_items import PersonaItem
 
@@ -99,6 +104,7 @@ def persona_calibration_frame(
     max_cost: float | None = None,
     prices: PriceTable | str | Path | None = None,
     progress: bool | None = False,
+    unrated: bool = False,
 ) -> pl.DataFrame:
     """The calibration frame of a rated persona session.
 
@@ -114,13 +120,17 @@ def persona_calibration_frame(
         ratings_name: where the ratings came from (named in errors).
         double_check, concurrency, max_cost, prices, progress: as
             :func:`~toolkit.rubrics.persona.score_persona` asks the judge.
+        unrated: also ask the judge about every item nobody rated and keep its score
+            (a judge row, no human row): the estimate's input. An unrated item a cassette
+            holds no answer for is left out (warned with the count), never guessed.
 
     Returns:
         :data:`CALIBRATION_FRAME_SCHEMA`: one row per human rating (``notes``; no
         ``reasoning``) and one judge row per rated item (``reasoning``; no ``notes``);
         ``evidence`` (:func:`evidence_excerpt`), ``source``, ``anchor`` and
-        ``text_sha256`` are the item's on every row. Items nobody rated are left out;
-        an item the judge gave no usable answer for has no judge row (warned).
+        ``text_sha256`` are the item's on every row. Items nobody rated are left out
+        (with ``unrated``: a judge row each); an item the judge gave no usable answer
+        for has no judge row (warned).
 
     Raises:
         InputError: a rating of an item the chats do not hold, a rating of a text that
@@ -130,14 +140,16 @@ def persona_calibration_frame(
     by_id = {item.item_id: item for item in items}
     rows = ratings.to_dicts()
     _check_ratings(rows, by_id, judge_id, ratings_name)
-    rated = [by_id[i] for i in dict.fromkeys(str(r["item"]) for r in rows)]
-    answers, _usage = _judged(
-        judge, rated, double_check=double_check, concurrency=concurrency, max_cost=max_cost,
-        prices=prices, progress=progress,
+    rated_ids = dict.fromkeys(str(r["item"]) for r in rows)
+    rated = [by_id[i] for i in rated_ids]
+    rest = [item for item in by_id.values() if item.item_id not in rated_ids] if unrated else []
+    judged = _judged_all(
+        judge, rated, rest, double_check=double_check, concurrency=concurrency,
+        max_cost=max_cost, prices=prices, progress=progress,
     )  # fmt: skip
     out = [_human_row(r, by_id[str(r["item"])]) for r in rows]
     unanswered: list[tuple[str, str]] = []
-    for item, answer in zip(rated, answers, strict=True):
+    for item, answer in judged:
         if answer["source"] != "judge":
             unanswered.append((item.item_id, str(answer["absent_reason"])))
             continue
@@ -152,6 +164,43 @@ def persona_calibration_frame(
             stacklevel=2,
         )
     return pl.DataFrame(out, schema=CALIBRATION_FRAME_SCHEMA).sort("item", "rater")
+
+
+def _judged_all(
+    judge: Judge, rated: Sequence[PersonaItem], rest: Sequence[PersonaItem], **ask: Any
+) -> list[tuple[PersonaItem, dict[str, Any]]]:
+    """Each rated item, then each unrated one in ``rest``, with the judge's answer (as
+    :func:`_judged`), asked in one go (one cost cap). A cassette recorded for the rated
+    items only misses some unrated ones: then the rated items are asked alone (a miss
+    there is refused, as ever), each unrated item alone (a cassette answers without a
+    call), and an unrated item it does not hold is left out, warned once with the count
+    (the estimate is then over the items the judge scored)."""
+    try:
+        answers, _usage = _judged(judge, [*rated, *rest], **ask)
+        return list(zip([*rated, *rest], answers, strict=True))
+    except CassetteMiss:
+        if not rest:
+            raise
+    answers, _usage = _judged(judge, rated, **ask)
+    got = list(zip(rated, answers, strict=True))
+    missed: list[str] = []
+    for item in rest:
+        try:
+            answers, _usage = _judged(judge, [item], **ask)
+        except CassetteMiss:
+            missed.append(item.item_id)
+            continue
+        got.append((item, answers[0]))
+    if missed:
+        warnings.warn(
+            InputWarning(
+                f"{judge.name}: no recording for {len(missed)} of {len(rest)} unrated item(s) "
+                f"(first: {missed[0]}): left out of the estimate (record the judge on every "
+                "item to use them)"
+            ),
+            stacklevel=3,
+        )
+    return got
 
 
 def _check_ratings(

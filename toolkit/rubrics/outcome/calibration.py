@@ -7,7 +7,9 @@ whose score is their label's sub-score (the mean of correctness / 3 and the two 
 answers, as ``human_label`` reads it), from their latest label on that iteration; an
 admin override does not silence the other reviewers here: every reviewer is a rater. The
 calibrate rubric (:mod:`toolkit.rubrics.calibrate`) then gives agreement, bias and the
-iterations where the score and the reviewers disagree most.
+iterations where the score and the reviewers disagree most. For the PPI++ estimate
+(``--outcome LOG_DIR --estimate``) the score of every scored iteration is kept
+(``unrated=True``), labelled or not: the unlabelled ones are what narrow the estimate.
 """
 
 from __future__ import annotations
@@ -41,7 +43,11 @@ def outcome_calibrate_rubric(result: OutcomeResult) -> CalibrateRubric:
 
 
 def outcome_calibration_scores(
-    result: OutcomeResult, *, signal: str = "value", judge_id: str = "judge"
+    result: OutcomeResult,
+    *,
+    signal: str = "value",
+    judge_id: str = "judge",
+    unrated: bool = False,
 ) -> pl.DataFrame:
     """The calibration frame of an outcome result and its reviewers' labels.
 
@@ -49,11 +55,13 @@ def outcome_calibration_scores(
         result: from :func:`toolkit.score_outcome` (its ``labels`` are the reviewers').
         signal: ``value`` (the iteration's score) or a signal of the rubric.
         judge_id: the rater id of the automated score.
+        unrated: keep the score of every scored iteration, also those no reviewer
+            labelled (a judge row, no reviewer row): the estimate's input.
 
     Returns:
         item (``iter-N``), rater, score, notes (a reviewer's free text), reasoning (the
-        score's detail): one judge row per labelled iteration the rubric scored, one row
-        per reviewer and iteration.
+        score's detail): one judge row per labelled iteration the rubric scored (with
+        ``unrated``: per iteration it scored), one row per reviewer and iteration.
 
     Raises:
         InputError: an unknown signal, a reviewer named like the judge, or no labels.
@@ -101,7 +109,8 @@ def outcome_calibration_scores(
             "iteration", pl.col("sub_score").alias("score"), pl.col("detail").alias("reasoning")
         )
     labelled = labels["iteration"].unique().to_list()
-    judge = auto.filter(pl.col("iteration").is_in(labelled) & pl.col("score").is_not_null())
+    kept = pl.lit(True) if unrated else pl.col("iteration").is_in(labelled)
+    judge = auto.filter(kept & pl.col("score").is_not_null())
     judged = judge.select(
         pl.format("iter-{}", "iteration").alias("item"),
         pl.lit(judge_id).alias("rater"),

@@ -17,6 +17,7 @@ from toolkit.load.iterlog import IterationLog, load_iteration_log
 from toolkit.load.outcome_evidence import collect_outcome_evidence
 from toolkit.rubrics.outcome import load_outcome_rubric, score_outcome
 from toolkit.views.site import EvidenceRow, SiteItem, SiteRun
+from toolkit.views.site.raw import raw_record
 
 
 def outcome_runs(
@@ -109,6 +110,7 @@ def _iteration_items(
                 who=text(it["agent_model"] or it["agent_harness"]),
                 text=text(it["impl_summary"]),
                 facts=tuple((k, v) for k, v in facts if v),
+                raw=raw_record(it, sources[n]),
             )
         )
     return tuple(items), sources

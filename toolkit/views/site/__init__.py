@@ -17,6 +17,10 @@ What it writes under ``out_dir``::
                                digest, :mod:`toolkit.epoch`), evidence, its own transcript
     data/transcript/NNNNNN.js  a transcript shared by several runs (the agents of a chat,
                                the iterations of a log), written once
+    data/raw/NNNNNN.js         the raw records of a transcript's items (a tick, message or
+                               iteration as loaded, bounded: :mod:`.raw`), read when opened
+    data/values-N.js           each index row's dimension values (the filters by value)
+    data/experiments.js        the experiments' page (when experiments were found)
     data/compare.js            a comparison's page (when given)
     data/calibration.js        a calibration's page (when given or found)
 
@@ -79,6 +83,9 @@ class SiteItem:
         text: what was said or done.
         facts: further (name, value) pairs shown under the text.
         status: a status word shown as a badge (optional).
+        raw: the record as the toolkit loaded it (:func:`toolkit.views.site.raw.raw_record`:
+            where it was read and the row, bounded), shown on the item's raw-record page
+            (``#run/<id>/raw/<key>``); ``None`` when there is none.
     """
 
     key: str
@@ -87,6 +94,7 @@ class SiteItem:
     text: str = ""
     facts: tuple[tuple[str, str], ...] = ()
     status: str | None = None
+    raw: Mapping[str, Any] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -134,6 +142,9 @@ class SiteRun:
             agents and the environment of one chat, the iterations of one log): runs with
             one key must have equal ``items``, which the site then writes and searches
             once (``""``: the run's own transcript).
+        charts: each dimension's values over the run, drawn as its chart, when its
+            evidence rows are not that series (a simulation dimension's rows are the
+            ticks that decided it; its chart is the trailing-window value at every tick).
     """
 
     id: str
@@ -147,6 +158,7 @@ class SiteRun:
     note: str = ""
     series: bool = True
     transcript: str = ""
+    charts: Mapping[str, tuple[EvidenceRow, ...]] = field(default_factory=dict)
 
 
 _THRESHOLD = re.compile(r"^\s*(>=|<=|>|<|≥|≤)\s*(-?\d+(?:\.\d+)?)\s*$")
@@ -220,9 +232,26 @@ def _dimensions(run: SiteRun) -> list[dict[str, Any]]:
                 "lines": [threshold_value(row["green"]), threshold_value(row["red"])],
                 "each": each,
                 "evidence": evidence,
+                "points": chart_points(run.charts.get(key)),
             }
         )
     return dims
+
+
+def chart_points(rows: Sequence[EvidenceRow] | None) -> list[list[Any]] | None:
+    """A dimension's chart as the pages read it (``[label, value, status, null, item]``
+    per point, the shape of an evidence row), or ``None``: the chart is drawn from the
+    evidence rows."""
+    if not rows:
+        return None
+    return [[e.label, _number(e.value), e.status, None, e.item] for e in rows]
+
+
+def raw_document(items: Sequence[SiteItem]) -> dict[str, Any] | None:
+    """The raw records of a transcript's items, by item key (``None`` when no item has
+    one): the payload of ``data/raw/<file>.js``."""
+    raw = {i.key: dict(i.raw) for i in items if i.raw is not None}
+    return raw or None
 
 
 def items_document(items: Sequence[SiteItem]) -> list[dict[str, Any]]:
@@ -240,10 +269,13 @@ def items_document(items: Sequence[SiteItem]) -> list[dict[str, Any]]:
     ]
 
 
-def run_document(run: SiteRun, transcript: str | None = None) -> dict[str, Any]:
+def run_document(
+    run: SiteRun, transcript: str | None = None, raw: str | None = None
+) -> dict[str, Any]:
     """The payload of one run's data file (what the drill-down pages read). With
     ``transcript`` (the number of a shared transcript file), its items are not repeated
-    here: the page reads them from ``data/transcript/<transcript>.js``."""
+    here: the page reads them from ``data/transcript/<transcript>.js``. ``raw``: the
+    number of the file of its items' raw records (``data/raw/<raw>.js``), if any."""
     card = run.card
     return {
         "id": run.id,
@@ -263,6 +295,7 @@ def run_document(run: SiteRun, transcript: str | None = None) -> dict[str, Any]:
         "series": run.series,
         "transcript": transcript,
         "items": [] if transcript is not None else items_document(run.items),
+        "raw": raw,
     }
 
 
@@ -291,6 +324,14 @@ def index_row(run: SiteRun, file: str, dimsets: dict[tuple[Any, ...], int]) -> l
         run.time,
         file,
     ]
+
+
+def index_values(run: SiteRun) -> list[float | None]:
+    """Each dimension's value of a run, in the order of its index row's statuses (what
+    the index's filters by value compare: ``groundedness < 0.9``)."""
+    if run.card is None:
+        return []
+    return [_number(v) for v in run.card.dimensions["value"].to_list()]
 
 
 def search_text(run: SiteRun, items: bool = True, extra: Sequence[str] = ()) -> str:
@@ -364,6 +405,7 @@ def manifest(
     compare: bool = False,
     dimsets: Mapping[tuple[Any, ...], int] | None = None,
     calibration: bool = False,
+    experiments: int = 0,
 ) -> str:
     """The manifest script: shard counts, columns, the palette (from
     :mod:`toolkit.views.palette`, the one place status colours live) and the notes of
@@ -383,6 +425,7 @@ def manifest(
             "compare": compare,
             "calibration": calibration,
             "dimsets": [[list(kn) for kn in names] for names in (dimsets or {})],
+            "experiments": experiments,
         },
     )
 
@@ -433,6 +476,7 @@ def write_site(
     notes: Sequence[str] = (),
     compare: Mapping[str, Any] | None = None,
     calibration: Mapping[str, Any] | None = None,
+    experiments: Sequence[Mapping[str, Any]] = (),
 ) -> Path:
     """Write the site of ``runs`` into ``out_dir`` (created if missing).
 
@@ -451,6 +495,10 @@ def write_site(
             table and the ranked disagreements. Its ``links`` (one per disagreement,
             ``{"run": id or None, "item": key or None, "why": text}``, see
             :func:`toolkit.fleet.view.calibration_links`) say where each item is in the site.
+        experiments: treatment-vs-control experiments found beside the runs, shown on
+            their own page (``#experiments``): per file, ``{"source", "report"}`` with
+            ``report`` a :func:`toolkit.views.experiment.experiment_report_dict` (the
+            Welch's t-test table, each difference's interval), and its ``warnings``.
 
     Returns:
         The path of ``index.html``.
@@ -468,15 +516,18 @@ def write_site(
     try:
         written = _write_runs(runs, data, _linked_texts(calibration))
         index_shards = _write_index(data, written.rows)
+        _write_values(data, written.values)
         search_shards = _write_search(data, written, calibration)
         if compare is not None:
             _write(data / "compare.js", _script("compare", dict(compare)))
         if calibration is not None:
             _write(data / "calibration.js", _script("calibration", dict(calibration)))
+        if experiments:
+            _write(data / "experiments.js", _script("experiments", [dict(e) for e in experiments]))
         _write(
             data / "manifest.js",
             manifest(len(written.rows), index_shards, search_shards, notes, compare is not None,
-                     written.dimsets, calibration is not None),
+                     written.dimsets, calibration is not None, len(experiments)),
         )  # fmt: skip
         _copy_static(out)
         _swap_in(data, out / "data")
@@ -498,6 +549,7 @@ class _Written:
     """
 
     rows: list[list[Any]] = field(default_factory=list)
+    values: list[list[float | None]] = field(default_factory=list)
     texts: list[str | list[str]] = field(default_factory=list)
     dimsets: dict[tuple[Any, ...], int] = field(default_factory=dict)
     shared: dict[str, tuple[str, tuple[SiteItem, ...], str]] = field(default_factory=dict)
@@ -526,14 +578,27 @@ def _write_runs(
                 shared[run.transcript] = (file, run.items, transcript_text(run.items))
                 _write(data / "transcript" / f"{file}.js",
                        _script("transcript", file, items_document(run.items)))  # fmt: skip
+                _write_raw(data, file, run.items)
             elif shared[run.transcript][1] != run.items:
                 raise ValueError(f"runs of the transcript {run.transcript!r} differ in items")
             ref = shared[run.transcript][0]
-        _write(data / "run" / f"{file}.js", _script("run", run.id, run_document(run, ref)))
+        else:
+            _write_raw(data, file, run.items)
+        raw = (ref or file) if any(i.raw is not None for i in run.items) else None
+        _write(data / "run" / f"{file}.js", _script("run", run.id, run_document(run, ref, raw)))
         written.rows.append(index_row(run, file, written.dimsets))
+        written.values.append(index_values(run))
         own = search_text(run, items=ref is None, extra=linked.get(run.id, ()))
         written.texts.append(own if ref is None else [own, ref])
     return written
+
+
+def _write_raw(data: Path, file: str, items: Sequence[SiteItem]) -> None:
+    """The raw records of ``items`` into ``data/raw/<file>.js`` (none: no file), read by
+    the page only when a raw record is opened."""
+    doc = raw_document(items)
+    if doc is not None:
+        _write(data / "raw" / f"{file}.js", _script("raw", file, doc))
 
 
 def _write_index(data: Path, rows: list[list[Any]]) -> int:
@@ -543,6 +608,14 @@ def _write_index(data: Path, rows: list[list[Any]]) -> int:
         part = rows[s * SHARD_ROWS : (s + 1) * SHARD_ROWS]
         _write(data / f"index-{s}.js", _script("index", s, part))
     return index_shards
+
+
+def _write_values(data: Path, values: list[list[float | None]]) -> None:
+    """Write each index row's dimension values, sharded as the index is (``values-N.js``
+    beside ``index-N.js``, at least one)."""
+    for s in range(max(1, -(-len(values) // SHARD_ROWS))):
+        part = values[s * SHARD_ROWS : (s + 1) * SHARD_ROWS]
+        _write(data / f"values-{s}.js", _script("values", s, part))
 
 
 def _write_search(data: Path, written: _Written, calibration: Mapping[str, Any] | None) -> int:

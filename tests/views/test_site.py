@@ -83,8 +83,15 @@ def test_files_that_are_not_runs_are_left_out_with_a_note_naming_them(
 ) -> None:
     collected, _ = samples
     notes = "\n".join(collected.notes)
-    for name in ("harbour_council_gate.json", "planted.json"):
-        assert name in notes
+    assert "planted.json" in notes
+    # Experiment results are found (the experiments' page), not noted as files left out;
+    # the reference table beside them is noted as one.
+    assert "harbour_council_gate.json" not in notes
+    assert "harbour_council_reference.json: a reference table, not results" in notes
+    assert sorted(e["source"].rsplit("/", 1)[-1] for e in collected.experiments) == [
+        "harbour_council_gate.json", "harbour_council_office_report.json",
+        "lantern_fair_arms.json", "orchard_variety.csv",
+    ]  # fmt: skip
     # The persona kit's cassette and baselines score the chats: they are not noted as games.
     assert "cassette.json" not in notes and "baselines/lenny.json" not in notes
     # No chats, so never tried as chats: the gate's correction log and the coding agent's

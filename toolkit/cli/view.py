@@ -129,6 +129,7 @@ def run(args: argparse.Namespace) -> int:
         calibration = {**calibration, "links": calibration_links(calibration, collected.runs)}
     _print_notes(notes)
     site: dict[str, Any] = {"notes": notes, "compare": compare, "calibration": calibration}
+    site["experiments"] = collected.experiments
     if dest is not None:
         where = _write(collected.runs, dest, site)
         print(f"toolkit view: wrote {len(collected.runs)} run(s): {where}")

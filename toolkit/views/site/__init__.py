@@ -327,11 +327,17 @@ def index_row(run: SiteRun, file: str, dimsets: dict[tuple[Any, ...], int]) -> l
 
 
 def index_values(run: SiteRun) -> list[float | None]:
-    """Each dimension's value of a run, in the order of its index row's statuses (what
-    the index's filters by value compare: ``groundedness < 0.9``)."""
+    """What the index's filters by value compare (``groundedness < 0.9``, ``score >=
+    0.7``): ``[score, value, value, ...]``, the run's overall score (an iteration's
+    weighted score, the scorecard's ``meta["value"]``; ``None`` when its rubric has none)
+    then each dimension's value, in the order of its index row's statuses."""
     if run.card is None:
         return []
-    return [_number(v) for v in run.card.dimensions["value"].to_list()]
+    score = run.card.meta.get("value")
+    overall = (
+        _number(score) if isinstance(score, int | float) and not isinstance(score, bool) else None
+    )
+    return [overall, *(_number(v) for v in run.card.dimensions["value"].to_list())]
 
 
 def search_text(run: SiteRun, items: bool = True, extra: Sequence[str] = ()) -> str:

@@ -52,7 +52,7 @@ def test_the_ticks_that_broke_character_and_their_markers() -> None:
 
 def test_the_refusal_that_began_a_cluster_names_its_length_and_reasons() -> None:
     assert _of(_reasons(), "refusal_cluster") == [
-        (12, "refusal cluster begins here: 3 tick(s), ticks 12-14: no_viable_action; "
+        (12, "refusal cluster begins here: 3 ticks (12-14): no_viable_action; "
              "conservation_violation: coins would be created", "FAIL"),
     ]  # fmt: skip
 
@@ -61,7 +61,7 @@ def test_action_coherence_names_each_refusal_and_the_longest_streak() -> None:
     rows = _of(_reasons(), "action_coherence")
     assert [r[0] for r in rows if r[2] == "FAIL"] == [12, 13, 14]
     # Streaks without a refusal: ticks 1-11 (11) and 15-20 (6): the longest begins at 1.
-    assert (1, "the longest streak without a refusal begins here: 11 tick(s), ticks 1-11",
+    assert (1, "the longest streak without a refusal begins here: 11 ticks (1-11)",
             "PASS") in rows  # fmt: skip
 
 
@@ -78,7 +78,7 @@ def test_ungrounded_rollback_and_new_verb_ticks() -> None:
     assert (1, 'first use of the verb "walk"', "PASS") in novel
     assert (6, 'first use of the verb "sing"', "PASS") in novel
     # No new verb after tick 6: ticks 7-20 are the longest stretch without one (14 ticks).
-    assert (7, "the longest stretch with no new verb begins here: 14 tick(s), ticks 7-20",
+    assert (7, "the longest stretch with no new verb begins here: 14 ticks (7-20)",
             "FAIL") in novel  # fmt: skip
 
 

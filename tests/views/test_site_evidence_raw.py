@@ -65,7 +65,7 @@ def test_a_refusal_cluster_is_named_at_its_first_tick_once(planted: SiteRun) -> 
     rows = _rows(planted, "refusal_cluster")
     at_12 = [r for r in rows if r[0] == "tick 12"]
     assert len(at_12) == 1  # the cluster's reason and the window's change: one row
-    assert at_12[0][2].startswith("refusal cluster begins here: 2 tick(s), ticks 12-13: "
+    assert at_12[0][2].startswith("refusal cluster begins here: 2 ticks (12-13): "
                                   "no_viable_action; conservation_violation")  # fmt: skip
     assert not [r for r in rows if r[0] == "tick 13"]  # not a cluster's first tick
     drift = _rows(planted, "conservation_drift")

@@ -81,8 +81,15 @@ def _longest(stretches: pl.DataFrame) -> pl.DataFrame:
 
 
 def _span(head: str) -> pl.Expr:
-    return pl.format(head + " begins here: {} tick(s), ticks {}-{}", pl.col("length"),
-                     pl.col("tick"), pl.col("last_tick"))  # fmt: skip
+    """``<head> begins here: 4 ticks (120-123)`` (``1 tick (116)`` for one)."""
+    many = pl.format(
+        head + " begins here: {} ticks ({}-{})",
+        pl.col("length"),
+        pl.col("tick"),
+        pl.col("last_tick"),
+    )
+    one = pl.format(head + " begins here: 1 tick ({})", pl.col("tick"))
+    return pl.when(pl.col("length") == 1).then(one).otherwise(many)  # fmt: skip
 
 
 def tick_reasons(
@@ -125,7 +132,8 @@ def tick_reasons(
               pl.format('broke character: the action holds the marker "{}"',
                         pl.col("break_marker"))),
         _rows(refusals, "refusal_cluster",
-              _span("refusal cluster") + pl.lit(": ")
+              pl.when(pl.col("length") == 1).then(pl.lit("a lone refusal (a cluster of 1)"))
+              .otherwise(_span("refusal cluster")) + pl.lit(": ")
               + pl.when(pl.col("reasons").list.len() > 0)
               .then(pl.col("reasons").list.join("; ")).otherwise(pl.lit("no reason given"))),
         _rows(f.filter(pl.col("refused")), "action_coherence",

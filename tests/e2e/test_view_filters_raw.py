@@ -7,6 +7,7 @@ text shows it as text."""
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -189,4 +190,59 @@ def test_a_simulation_dimension_names_the_tick_that_broke_character(
     page.wait_for_selector("#raw-record")
     assert "Stepping outside the framework" in page.locator("#raw-record").inner_text()
     assert "tick_125.json" in page.locator("dl.facts").inner_text()
+    assert (w.failed, w.errors, w.outside) == ([], [], [])
+
+
+def test_no_filter_text_raises_a_script_error(planted_site: Path, watched: Watched) -> None:
+    """Random filters built from the grammar's pieces (and broken ones) are each parsed
+    or refused with a message; none throws anything else."""
+    pieces = [
+        "groundedness",
+        "score",
+        "family",
+        "verdict",
+        "landed.status",
+        "nope",
+        "and",
+        "or",
+        "not",
+        "(",
+        ")",
+        "<",
+        "<=",
+        ">",
+        ">=",
+        "=",
+        "==",
+        "!=",
+        "~",
+        "!~",
+        "!",
+        "0.9",
+        "-1",
+        "1e3",
+        ".5",
+        "FAILED",
+        "'a b'",
+        '"x',
+        "'",
+        "outcome",
+        "≥",
+        "",
+    ]
+    rng = random.Random(41)
+    texts = [" ".join(rng.choice(pieces) for _ in range(rng.randint(1, 9))) for _ in range(400)]
+    w = watched
+    _open(w, planted_site)
+    w.page.wait_for_selector("#rows tr")
+    answers = w.page.evaluate(
+        """texts => texts.map(t => {
+             try { const m = window.__tk.whereParse(t); return m === null ? "ok" : "msg:" + m; }
+             catch (e) { return "threw:" + e; }
+           })""",
+        texts,
+    )
+    threw = [(t, a) for t, a in zip(texts, answers, strict=True) if a.startswith("threw:")]
+    assert threw == []
+    assert {a[:3] for a in answers} == {"ok", "msg"}  # both kinds were met
     assert (w.failed, w.errors, w.outside) == ([], [], [])

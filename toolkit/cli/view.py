@@ -4,10 +4,10 @@ Finds every simulation run, iteration log, discussion game and persona
 chat under the folders (or object-storage URLs), scores each with its
 family's rubric (persona chats with the recorded judge of a persona kit,
 never a live one) and writes a static site: an index of every run (sort,
-filter, search inside the transcripts) and pages from each verdict down
-to the tick, message or iteration behind it (and its raw record), a filter by value
-(groundedness < 0.9), and a page of the treatment-vs-control experiments found beside
-the runs (toolkit experiment's tests). The site opens from file://
+filter, filter by value such as groundedness < 0.9, search inside the
+transcripts), pages from each verdict down to the tick, message or
+iteration behind it and its raw record, and a page of the experiments
+(treatment vs control) found beside the runs. The site opens from file://
 with the network off (no CDN, no server), so it can be zipped, attached
 to a CI run or put on any static host.
 

@@ -72,7 +72,7 @@ def _tick_item(t: dict[str, Any]) -> SiteItem:
     )
 
 
-def _series_evidence(card: Any) -> dict[str, tuple[EvidenceRow, ...]]:
+def _series_points(card: Any) -> dict[str, tuple[EvidenceRow, ...]]:
     """Each dimension's per-tick series as points linked to their ticks (its chart)."""
     evidence: dict[str, tuple[EvidenceRow, ...]] = {}
     if card.series is None:
@@ -84,7 +84,6 @@ def _series_evidence(card: Any) -> dict[str, tuple[EvidenceRow, ...]]:
                 label=f"tick {r['tick']}",
                 value=r["value"],
                 status=r["status"],
-                note=f"{r['name']} over the window ending at tick {r['tick']}",
                 item=f"tick-{r['tick']}",
             )
             for r in part.iter_rows(named=True)
@@ -143,7 +142,7 @@ def _simulation_run(f: Found, card: Any, ticks: pl.DataFrame, reasons: pl.DataFr
         card=card,
         items=tuple(items),
         evidence=reason_evidence(card, reasons),
-        charts=_series_evidence(card),
+        charts=_series_points(card),
         source=f.path,
         size=size_of(f.path),
         time=text(meta.get("ended") or meta.get("started")) or None,

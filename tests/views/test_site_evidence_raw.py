@@ -194,3 +194,16 @@ def test_only_experiment_rows_count_as_experiments(tmp_path: Path) -> None:
     assert not (tmp_path / "data" / "experiments.js").exists()
     (man,) = _payload(tmp_path / "data" / "manifest.js")
     assert man["experiments"] == 0
+
+
+def test_an_iterations_raw_record_holds_its_file_as_written() -> None:
+    from conftest import SAMPLE_RUNS
+
+    log = SAMPLE_RUNS / "iteration_logs" / "tally-loop"
+    runs = collect([log]).runs
+    items = {i.key: i for i in runs[0].items}
+    raw = items["iter-2"].raw
+    assert raw is not None
+    assert raw["origin"].endswith("tally-loop/iter-2.yaml")
+    assert raw["original"] == (log / "iter-2.yaml").read_text(encoding="utf-8")
+    assert raw["record"]["iteration"] == 2

@@ -22,6 +22,8 @@ MAX_TEXT = 2_000
 MAX_ENTRIES = 100
 #: The deepest nesting kept.
 MAX_DEPTH = 8
+#: The most characters of an original file's text kept beside its record.
+MAX_ORIGINAL = 20_000
 
 
 def cut_text(text: str, limit: int = MAX_TEXT) -> str:
@@ -71,7 +73,13 @@ def bounded(value: Any, depth: int = 0) -> Any:
     return cut_text(shown) if isinstance(shown, str) else shown
 
 
-def raw_record(row: Mapping[str, Any], origin: str = "") -> dict[str, Any]:
+def raw_record(
+    row: Mapping[str, Any], origin: str = "", original: str | None = None
+) -> dict[str, Any]:
     """One raw record of the site: ``{"origin": where it was read (file, and the line or
-    entry when known), "record": the row, bounded}``."""
-    return {"origin": cut_text(origin, 1_000), "record": bounded(row)}
+    entry when known), "record": the row, bounded}``, and ``"original"``: the text of the
+    file it was read from, when given (cut after :data:`MAX_ORIGINAL` characters)."""
+    out: dict[str, Any] = {"origin": cut_text(origin, 1_000), "record": bounded(row)}
+    if original is not None:
+        out["original"] = cut_text(original, MAX_ORIGINAL)
+    return out

@@ -1259,6 +1259,8 @@
         ]),
         el("p", { class: "muted", text: "The " + doc.family + " record as the toolkit loaded it (its normalised row). Text longer than 2,000 characters and lists longer than 100 items are cut where marked, saying how much." }),
         el("pre", { class: "raw", id: "raw-record", tabindex: "0", text: text }),
+        rec.original === undefined ? null : el("h2", { text: "The file as written" }),
+        rec.original === undefined ? null : el("pre", { class: "raw", id: "raw-original", tabindex: "0", text: rec.original }),
       ], "Raw record · " + item.label);
       window.scrollTo(0, 0);
       main().focus({ preventScroll: true });

@@ -134,7 +134,9 @@ def run(args: argparse.Namespace) -> int:
     site["experiments"] = collected.experiments
     if dest is not None:
         where = _write(collected.runs, dest, site)
-        print(f"toolkit view: wrote {len(collected.runs)} run(s): {where}")
+        tested = len(collected.experiments)
+        also = f" and {tested} experiment file(s)" if tested else ""
+        print(f"toolkit view: wrote {len(collected.runs)} run(s){also}: {where}")
         return 0
     import tempfile  # 9 ms of --help's 60 (python -X importtime): only when serving
 

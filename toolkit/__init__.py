@@ -150,6 +150,11 @@ _LAZY: dict[str, str] = {
     "write_score_sidecars": "toolkit.sidecars",
     "compare": "toolkit.fleet.compare",
     "compare_plan": "toolkit.fleet.compare",
+    "rescore": "toolkit.fleet.rescore",
+    "sweep": "toolkit.fleet.rescore",
+    "RescoreResult": "toolkit.rubrics.rescore",
+    "SweepResult": "toolkit.rubrics.rescore",
+    "sweep_chart": "toolkit.views.rescore",
     "CompareResult": "toolkit.rubrics.compare",
     "CompareRubric": "toolkit.rubrics.compare",
     "load_compare_rubric": "toolkit.rubrics.compare",
@@ -159,6 +164,10 @@ _LAZY: dict[str, str] = {
     "load_calibrate_rubric": "toolkit.rubrics.calibrate",
     "estimate": "toolkit.rubrics.estimate",
     "Estimate": "toolkit.rubrics.estimate",
+    "alt_test": "toolkit.rubrics.alt_test",
+    "estimate_difference": "toolkit.rubrics.estimate",
+    "Difference": "toolkit.rubrics.estimate",
+    "AltTest": "toolkit.rubrics.alt_test",
     "load_calibration_scores": "toolkit.load.calibration",
     "load_item_ratings": "toolkit.load.item_ratings",
     "PersonaItem": "toolkit.rubrics.persona_items",
@@ -225,6 +234,8 @@ if TYPE_CHECKING:
     from toolkit.fleet.compare import compare_plan as compare_plan
     from toolkit.fleet.engine import FleetScores as FleetScores
     from toolkit.fleet.engine import score_fleet as score_fleet
+    from toolkit.fleet.rescore import rescore as rescore
+    from toolkit.fleet.rescore import sweep as sweep
     from toolkit.judge import CassetteMiss as CassetteMiss
     from toolkit.judge import Judge as Judge
     from toolkit.judge import JudgeRequest as JudgeRequest
@@ -295,6 +306,8 @@ if TYPE_CHECKING:
     from toolkit.reports import render_report as render_report
     from toolkit.reports import report_footer as report_footer
     from toolkit.reports import report_header as report_header
+    from toolkit.rubrics.alt_test import AltTest as AltTest
+    from toolkit.rubrics.alt_test import alt_test as alt_test
     from toolkit.rubrics.calibrate import CalibrateRubric as CalibrateRubric
     from toolkit.rubrics.calibrate import Calibration as Calibration
     from toolkit.rubrics.calibrate import calibrate as calibrate
@@ -314,8 +327,10 @@ if TYPE_CHECKING:
     from toolkit.rubrics.discussion import load_discussion_spec as load_discussion_spec
     from toolkit.rubrics.discussion import score_discussion as score_discussion
     from toolkit.rubrics.discussion import success_check as success_check
+    from toolkit.rubrics.estimate import Difference as Difference
     from toolkit.rubrics.estimate import Estimate as Estimate
     from toolkit.rubrics.estimate import estimate as estimate
+    from toolkit.rubrics.estimate import estimate_difference as estimate_difference
     from toolkit.rubrics.experiment import ExperimentRubric as ExperimentRubric
     from toolkit.rubrics.experiment import anova_stats as anova_stats
     from toolkit.rubrics.experiment import assumption_checks as assumption_checks
@@ -353,6 +368,8 @@ if TYPE_CHECKING:
     from toolkit.rubrics.persona_evidence import persona_evidence as persona_evidence
     from toolkit.rubrics.persona_items import PersonaItem as PersonaItem
     from toolkit.rubrics.persona_items import persona_items as persona_items
+    from toolkit.rubrics.rescore import RescoreResult as RescoreResult
+    from toolkit.rubrics.rescore import SweepResult as SweepResult
     from toolkit.rubrics.simulation import SimulationRubric as SimulationRubric
     from toolkit.rubrics.simulation import character_breaks as character_breaks
     from toolkit.rubrics.simulation import dimension_series as dimension_series
@@ -407,6 +424,7 @@ if TYPE_CHECKING:
     from toolkit.views.rating import rater_page as rater_page
     from toolkit.views.rating import rating_session as rating_session
     from toolkit.views.rating import ratings_chart as ratings_chart
+    from toolkit.views.rescore import sweep_chart as sweep_chart
     from toolkit.views.simulation import fanout_chart as fanout_chart
     from toolkit.views.simulation import highlight_markers as highlight_markers
     from toolkit.views.simulation import quality_panel as quality_panel

@@ -183,7 +183,7 @@ def test_missing_arms_and_folders_exit_2(
     empty = tmp_path / "empty"
     empty.mkdir()
     code, _, err = run_cli([str(empty), str(A)], capsys)
-    assert code == 2 and f"{empty}: no simulation run, iteration log, game or chat found" in err
+    assert code == 2 and f"{empty}: the folder is empty" in err
     assert "--family='auto'" not in err  # no internal option value named
 
 

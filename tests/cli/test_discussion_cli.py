@@ -34,11 +34,14 @@ def test_json_follows_the_issue_shape(
     )
     assert code == 0
     doc = json.loads(out)
-    assert list(doc) == ["rubric", "rubric_version", "games", "comparison"]
-    assert doc["rubric_version"] == "1.1.0"
+    assert list(doc) == ["rubric", "rubric_version", "epoch", "games", "comparison"]
+    assert doc["rubric_version"] == "1.2.0"
     assert doc["comparison"] is None
     (game,) = doc["games"]
-    assert list(game) == ["game_id", "verdict", "reasons", "passed_count", "cost", "metrics"]
+    assert list(game) == [
+        "game_id", "verdict", "reasons", "passed_count", "cost", "metrics", "epoch",
+        "input_digest",
+    ]  # fmt: skip
     assert (game["game_id"], game["verdict"], game["passed_count"], game["cost"]) == (
         "game-pass",
         "PASS",

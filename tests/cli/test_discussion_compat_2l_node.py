@@ -10,6 +10,7 @@ node is not installed.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -67,7 +68,7 @@ EXPECTED_EMPTY = {
     "overallPass": False,
     "toolkit": {
         "verdict": "FAIL",
-        "rubricVersion": "1.1.0",
+        "rubricVersion": "1.2.0",
         "placeholders": {
             "strategicDepth": "N/A: no messages",
             "coherence": "N/A: fewer than 2 messages",
@@ -119,6 +120,9 @@ def test_an_empty_games_file_reads_in_node_as_2ls_display_code_reads_it(
     doc = json.loads(saved.read_text(encoding="utf-8"))
     del doc["timestamp"]
     assert doc["toolkit"].pop("verdictReason").startswith("no discussion messages")
+    # the measurement epoch and input digest, in the toolkit's own key (docs/epochs.md)
+    assert re.fullmatch(r"[0-9a-f]{12}", doc["toolkit"].pop("epoch"))
+    assert re.fullmatch(r"[0-9a-f]{12}", doc["toolkit"].pop("inputDigest"))
     assert doc == EXPECTED_EMPTY
 
 

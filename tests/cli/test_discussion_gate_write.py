@@ -112,7 +112,7 @@ def test_write_saves_the_scorecard_beside_the_transcript(
     (game,) = json.loads(printed)["games"]
     assert doc == {
         "rubric": "discussion",
-        "rubric_version": "1.1.0",
+        "rubric_version": "1.2.0",
         "source_file": str(source),
         **game,
     }

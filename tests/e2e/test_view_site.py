@@ -102,10 +102,10 @@ def test_the_index_opens_from_file_with_the_network_off(site: Path, browser_page
     _open(w, site)
     w.page.wait_for_selector("#rows tr")
     assert w.page.locator("main h1").inner_text() == "Every run (130)"
-    assert w.page.locator("#rows tr").count() == 100  # the first page of 100 rows
+    assert w.page.locator("#rows tr[data-row]").count() == 100  # the first page of 100 rows
     assert w.page.locator("#count").inner_text() == "130 runs"
     # Status badges carry a symbol and a name, not colour alone.
-    first = w.page.locator("#rows tr").first.locator(".dots .badge").first
+    first = w.page.locator("#rows tr[data-row]").first.locator(".dots .badge").first
     assert first.inner_text() in {"✓", "!", "✗", "–", "○", "★", "▼"}
     assert ":" in (first.get_attribute("title") or "")
     assert (w.failed, w.errors, w.outside) == ([], [], [])
@@ -278,7 +278,7 @@ def test_filter_by_column_and_search_inside_transcripts(site: Path, browser_page
     assert page.locator("#count").inner_text() == "54 of 130 runs"  # 6 + 48 eval runs
     page.locator("input[data-filter=family]").fill("")
     page.locator("input[data-filter=verdict]").fill("failed")
-    failed = page.locator("#rows tr").count()
+    failed = page.locator("#rows tr[data-row]").count()
     assert 0 < failed < 130
     page.locator("input[data-filter=verdict]").fill("")
     # Text that is only inside one game's messages.
@@ -560,4 +560,42 @@ def test_search_finds_the_judges_reasoning_and_the_disagreements(
     hits.first.click()
     page.wait_for_selector("main .cal-detail")
     assert "score 3" in page.locator("main .cal-detail").inner_text()
+    assert (w.failed, w.errors, w.outside) == ([], [], [])
+
+
+def test_the_index_groups_and_labels_runs_by_epoch(site: Path, browser_page: Watched) -> None:
+    """The samples' site holds several epochs (a rubric each, and the compare pair's two
+    rubrics): every run's rubric cell names its epoch, a heading names each epoch's
+    rubric and version, and however the index is sorted no two epochs interleave."""
+    import json
+
+    w = browser_page
+    page = w.page
+    _open(w, site)
+    page.wait_for_selector("#rows tr.epoch-head")
+    man = json.loads(
+        (site / "data" / "manifest.js").read_text("utf-8").split("(", 1)[1].rsplit(")", 1)[0]
+    )
+    assert "epoch" in man["columns"]
+    for sort in ("verdict", "size", "title"):
+        page.locator(f"th button[data-sort={sort}]").click()
+        rows = page.eval_on_selector_all(
+            "#rows tr",
+            "trs => trs.map(t => t.classList.contains('epoch-head') ? "
+            "['head', t.getAttribute('data-epoch'), t.textContent] : "
+            "['run', t.children[2].textContent])",
+        )
+        assert rows[0][0] == "head"  # a page starts under its epoch's heading
+        seen: list[str] = []
+        current = None
+        for kind, *rest in rows:
+            if kind == "head":
+                current = rest[0]
+                assert current not in seen, f"epoch {current} shown twice: interleaved"
+                seen.append(current)
+                if current:
+                    assert f"epoch {current}" in rest[1] and "run(s) in this epoch" in rest[1]
+            elif current:
+                assert rest[0].endswith(f"· epoch {current}")  # the run's cell names it
+        assert len(seen) >= 2
     assert (w.failed, w.errors, w.outside) == ([], [], [])

@@ -184,7 +184,10 @@ def test_agent_transcripts_and_correction_logs_are_no_chats(tmp_path: Path) -> N
     }  # fmt: skip
     assert [p.name for p in chat_files(tmp_path)] == ["chat.jsonl", "incorrect.jsonl"]
     # compare never takes a folder of agent transcripts for runs of a family.
-    with pytest.raises(InputError, match=r"no simulation run, .* found in it .*give --family"):
+    with pytest.raises(
+        InputError,
+        match=r"no simulation run, .* found in it .*say which they are: --family simulation\|",
+    ):
         detect_family(tmp_path / "transcripts")
 
 
@@ -202,3 +205,11 @@ def test_a_chat_named_by_a_uuid_is_a_chat_beside_a_kit_or_when_named_alone(
     lone.write_text("", encoding="utf-8")
     assert [f.family for f in discover(lone)] == ["persona"]
     assert detect_family(lone) == "persona"
+
+
+def test_an_empty_folder_is_called_empty_not_asked_for_a_family(tmp_path: Path) -> None:
+    """An empty folder has nothing a --family could name: the error says it is empty."""
+    (tmp_path / "sub").mkdir()
+    with pytest.raises(InputError, match=r"the folder is empty") as info:
+        detect_family(tmp_path)
+    assert "--family" not in str(info.value)

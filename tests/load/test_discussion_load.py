@@ -274,7 +274,7 @@ def test_sqlite_without_a_game_table_is_one_line_error(tmp_path: Path) -> None:
     con = sqlite3.connect(db)
     con.execute("CREATE TABLE Something (x INTEGER)")
     con.close()
-    with pytest.raises(InputError, match=r"table='Game': missing table"):
+    with pytest.raises(InputError, match=r"not a 2L game database: it has no Game table"):
         load_discussion(db)
 
 

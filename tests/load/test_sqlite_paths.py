@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from conftest import tick_v1, write_run
 
+from toolkit.errors import InputError
 from toolkit.io import edge
 from toolkit.load.discussion import load_discussion
 from toolkit.load.snapshots import snapshot_ticks
@@ -120,3 +121,19 @@ def test_quality_cli_scores_run_hash_1_with_its_checkpoints(tmp_path: Path) -> N
     fan_out = next(line for line in done.stdout.splitlines() if "Graph fan-out" in line)
     assert "insufficient history" not in fan_out and "[N/A]" not in fan_out, fan_out
     assert tree(tmp_path) == before
+
+
+def test_a_universe_database_given_as_a_game_says_what_it_is(tmp_path: Path) -> None:
+    """A token-world universe.db handed to the discussion loader is named for what it is
+    (with the command that reads it), not by the 2L table it lacks."""
+    db = tmp_path / "universe.db"
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE graph_events (id INTEGER)")
+    con.commit()
+    con.close()
+    with pytest.raises(InputError) as info:
+        load_discussion(db)
+    message = str(info.value)
+    assert "token-world universe database" in message
+    assert "toolkit quality" in message
+    assert "table='Game'" not in message

@@ -326,13 +326,15 @@ def test_the_rubric_is_data_loaded_from_yaml_with_a_version_guard(tmp_path: Path
     from toolkit.rubrics.compare import COMPARE_VERSION, load_compare_rubric
 
     flipped = tmp_path / "flipped.yaml"
-    flipped.write_text("version: 1.1.0\ndirections:\n  simulation:\n    conservation_drift: 1\n")
+    flipped.write_text(
+        "version: 1.1.0-ours\ndirections:\n  simulation:\n    conservation_drift: 1\n"
+    )
     rubric = load_compare_rubric(flipped)
-    assert rubric.directions["simulation"]["groundedness"] == 1  # merged over 1.0.0
+    assert rubric.directions["simulation"]["groundedness"] == 1  # merged over 1.1.0
     a, b = _planted()
     result = compare_scores(a, b, rubric=rubric)
     assert result.outcome_of("conservation_drift") == "better"  # now higher is better
-    assert result.version == "1.1.0"
+    assert result.version == "1.1.0-ours"
     assert compare_scores(a, b).version == COMPARE_VERSION
     same = tmp_path / "same.yaml"
     same.write_text("version: 1.0.0\nalpha: 0.01\n")

@@ -54,8 +54,8 @@ def test_scorecards_have_the_one_shape_and_stamp_the_version(sample_runs: Path) 
             "engagement",
         ]
         assert set(card.dimensions["status"]) <= {"PASS", "FAIL", "PENDING", "N/A"}
-        assert card.rubric_version == "1.1.0"
-        assert card.to_dict()["rubric_version"] == "1.1.0"
+        assert card.rubric_version == "1.2.0"
+        assert card.to_dict()["rubric_version"] == "1.2.0"
 
 
 def test_sqlite_baseline_ratings_are_read(sample_runs: Path) -> None:

@@ -116,7 +116,7 @@ def test_absent_metrics_do_not_count_as_passed() -> None:
 
 def test_rubric_1_1_0_holds_the_issue_numbers() -> None:
     spec = DEFAULT_DISCUSSION_SPEC
-    assert spec.version == "1.1.0"
+    assert spec.version == "1.2.0"
     assert {k: spec.threshold(k) for k in METRIC_KEYS} == {
         "memory_accuracy": 0.80,
         "strategic_depth": 0.60,

@@ -106,7 +106,7 @@ def test_generic_views_serve_discussion_scorecards(sample_runs: Path) -> None:
     assert "data-verdict='FAIL'" in render_html(card)
     doc = json.loads(render_json(report.scorecards))
     assert [c["verdict"] for c in doc["scorecards"]] == ["FAIL", "PASS", "FAIL"]
-    assert doc["scorecards"][0]["rubric_version"] == "1.1.0"
+    assert doc["scorecards"][0]["rubric_version"] == "1.2.0"
     assert scorecards_frame(report.scorecards).height == 3 * 7
 
 

@@ -180,8 +180,9 @@ def test_a_note_every_row_shares_is_stored_once_and_reads_back_whole(
     collected, site = samples
     files = {}
     _, (_, rows) = _payload(site / "data" / "index-0.js")
+    _, (man,) = _payload(site / "data" / "manifest.js")
     for row in rows:
-        files[row[0]] = row[-1]
+        files[row[0]] = row[man["columns"].index("file")]
     for run in collected.runs:
         _, (_, doc) = _payload(site / "data" / "run" / f"{files[run.id]}.js")
         for dim in doc["dims"]:

@@ -32,6 +32,7 @@ COMMANDS: tuple[str, ...] = (
     "toolkit.cli.compare",
     "toolkit.cli.view",
     "toolkit.cli.calibrate",
+    "toolkit.cli.rescore",
 )
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT = 0, 1, 2

@@ -6,7 +6,9 @@ Krippendorff's alpha among the humans and with the judge added, the humans'
 leave-one-out band and whether replacing each human by the judge stays inside it,
 Spearman and quadratic weighted kappa, the judge's bias (judge - human mean) overall
 and per group with a seeded bootstrap interval, the confusion table at the pass
-threshold, and the items the judge and the humans disagree on most.
+threshold, and the items the judge and the humans disagree on most; beside the band
+the alternative-annotator test (Calderon et al. 2025: leave-one-rater-out, winning rate,
+--alt-epsilon).
 
 With ``--junit FILE`` a JUnit report, and under GitHub Actions the Markdown appended to
 ``$GITHUB_STEP_SUMMARY``, as every scoring command writes them; ``--html OUT.html`` one
@@ -40,6 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkit.cli import help_text
+from toolkit.cli._alt_test import add_alt_test_arguments, alt_test_section, run_alt_test
 from toolkit.cli._estimate import (
     add_estimate_arguments,
     gate_threshold,
@@ -114,6 +117,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     _add_persona_arguments(p)
     _add_outcome_arguments(p)
     add_estimate_arguments(p)
+    add_alt_test_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -148,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
     if wants_estimate(args, words):  # the PPI++ estimate instead of the calibration
         _check_arguments(args, games)
         if getattr(args, "outcome", None) is not None:  # the outcome score against labels
-            frame, _, _, rubric = _outcome_scores(args)
+            frame, _, _, rubric, _ = _outcome_scores(args)
         else:
             frame = _scores(args, rubric, games)[0]
         rubric = _rubric_asked(args, rubric)
@@ -158,14 +162,15 @@ def run(args: argparse.Namespace) -> int:
     _check_arguments(args, games)
     if args.html:  # a page only this machine can hold: a URL is refused before any work
         _page_path(args)
+    epoch: str | None
     if getattr(args, "outcome", None) is not None:
-        frame, label, sources, rubric = _outcome_scores(args)
+        frame, label, sources, rubric, epoch = _outcome_scores(args)
     else:
-        frame, label, sources = _scores(args, rubric, games)
+        frame, label, sources, epoch = _scores(args, rubric, games)
     rubric = _rubric_asked(args, rubric)
-    result = calibrate(frame, judge=args.judge_id, rubric=rubric, seed=args.seed)
+    result = calibrate(frame, judge=args.judge_id, rubric=rubric, seed=args.seed, judge_epoch=epoch)
     failures = gate_failures(result, min_alpha) if min_alpha is not None else []
-    _print(args, result, label, min_alpha, failures, sources)
+    _print(args, result, frame, label, min_alpha, failures, sources)
     if args.html:
         _write_page(args, result, label, min_alpha, failures)
     return _finish(args, result, label, min_alpha, failures)
@@ -219,12 +224,14 @@ def _rubric_asked(args: argparse.Namespace, rubric: CalibrateRubric) -> Calibrat
 
 def _scores(
     args: argparse.Namespace, rubric: CalibrateRubric, games: list[str] | None
-) -> tuple[pl.DataFrame, str, list[tuple[str, str]]]:
-    """(the calibration frame, its label, the sources named by the text) of SCORES_FILE,
-    of --discussion games judged or of a --persona session."""
+) -> tuple[pl.DataFrame, str, list[tuple[str, str]], str | None]:
+    """(the calibration frame, its label, the sources named by the text, the judge's
+    epoch: None for a scores file, which does not say) of SCORES_FILE, of --discussion
+    games judged or of a --persona session."""
     sources: list[tuple[str, str]]
+    epoch: str | None = None
     if games or args.persona is not None:
-        frame = _discussion_scores(args) if games else _persona_frame(args)
+        frame, epoch = _discussion_scores(args) if games else _persona_frame(args)
         inputs = ", ".join(str(g) for g in (games or args.persona))
         # The page, the Markdown and JUnit name it in one line; the text names each part.
         label = f"judge {args.judge} on {inputs}" if games else str(args.ratings)
@@ -237,20 +244,24 @@ def _scores(
         frame = load_calibration_scores(args.scores, (rubric.scale_min, rubric.scale_max))
         label = args.scores
         sources = [("scores", str(args.scores))]
-    return frame, label, sources
+    return frame, label, sources, epoch
 
 
 def _print(
     args: argparse.Namespace,
     result: Calibration,
+    frame: pl.DataFrame,
     label: str,
     min_alpha: float | None,
     failures: list[str],
     sources: list[tuple[str, str]],
 ) -> None:
-    """Print the calibration as --format asks (JSON with the gate's decision)."""
+    """Print the calibration as --format asks (JSON with the gate's decision), with the
+    alternative-annotator test of ``frame`` beside the band (text and JSON)."""
+    alt = run_alt_test(args, frame)  # the alternative-annotator test, beside the band
     if args.format == "json":
         data = result.to_dict(top=args.top)
+        data["alt_test"] = alt.to_dict()
         data["gate"] = (
             None
             if min_alpha is None
@@ -269,7 +280,15 @@ def _print(
         print(render_calibration_markdown(result, label, args.top, min_alpha, failures))
     else:
         print(
-            render_calibration_table(result, label, args.top, min_alpha, failures, sources=sources)
+            render_calibration_table(
+                result,
+                label,
+                args.top,
+                min_alpha,
+                failures,
+                sources=sources,
+                beside_band=alt_test_section(alt),
+            )
         )
 
 
@@ -388,15 +407,17 @@ def _add_discussion_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _discussion_scores(args: argparse.Namespace) -> Any:
+def _discussion_scores(args: argparse.Namespace) -> tuple[pl.DataFrame, str]:
     """The calibration frame of ``--discussion``: the judge's engagement per game and
-    people's ratings of the same games (with notes, reasoning, evidence, source, anchor).
+    people's ratings of the same games (with notes, reasoning, evidence, source, anchor);
+    and the judge's epoch (a short hash of its basis, :mod:`toolkit.epoch`).
 
     Raises:
         InputError: ``--ratings`` or ``--judge`` missing, or what the loaders refuse.
     """
     # the loaders and the judged rubric (polars, pydantic: 0.4 s of CPU): `toolkit --help`
     # imports this module
+    from toolkit.epoch import short_hash
     from toolkit.load.discussion import load_discussions
     from toolkit.load.ratings import open_rating_source
     from toolkit.rubrics.discussion import (
@@ -419,7 +440,8 @@ def _discussion_scores(args: argparse.Namespace) -> Any:
         prices=args.prices,
         progress=False if args.no_progress else None,
     )
-    return engagement_calibration_scores(judged, games, ratings, judge_id=args.judge_id)
+    frame = engagement_calibration_scores(judged, games, ratings, judge_id=args.judge_id)
+    return frame, short_hash(dict(judged.basis))
 
 
 # -- a rated persona session: the judge held against people's ratings of the same items --
@@ -453,17 +475,20 @@ def _add_persona_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _persona_frame(args: argparse.Namespace) -> pl.DataFrame:
+def _persona_frame(args: argparse.Namespace) -> tuple[pl.DataFrame, str]:
     """The calibration frame of ``--persona``: the session's items rebuilt from the chats,
     the judge asked about each rated item (a cassette: no call), people's ratings joined
-    on the hash of the text they rated.
+    on the hash of the text they rated; and the judge's epoch (a short hash of its basis
+    and ``--double-check``, :mod:`toolkit.epoch`).
 
     Raises:
         InputError: SCORES_FILE as well, a part missing, or what the loaders refuse.
     """
     # the loaders, the folder walk and the persona rubric (polars, pydantic: 0.36 s of CPU):
     # `toolkit --help` imports this module
+    from toolkit.epoch import short_hash
     from toolkit.fleet.find import chat_files
+    from toolkit.judge.epoch import judge_basis
     from toolkit.load.item_ratings import load_item_ratings
     from toolkit.rubrics.persona_calibration import persona_calibration_frame
     from toolkit.rubrics.persona_items import items_of_files
@@ -482,12 +507,13 @@ def _persona_frame(args: argparse.Namespace) -> pl.DataFrame:
     judge = judge_of(args)
     chats = (f for c in args.persona for f in chat_files(c))  # listed after the propositions
     items = items_of_files(chats, args.propositions, personas=args.personas)
-    return persona_calibration_frame(
+    frame = persona_calibration_frame(
         items, ratings, judge, judge_id=args.judge_id, ratings_name=args.ratings,
         double_check=args.double_check, concurrency=args.judge_concurrency,
         max_cost=args.max_cost, prices=args.prices,
         progress=False if args.no_progress else None,
     )  # fmt: skip
+    return frame, short_hash({**judge_basis(judge), "double_check": args.double_check})
 
 
 # -- an agent iteration log: the automated outcome score held against reviewers' labels --
@@ -521,8 +547,9 @@ def _add_outcome_arguments(p: argparse.ArgumentParser) -> None:
 
 def _outcome_scores(
     args: argparse.Namespace,
-) -> tuple[pl.DataFrame, str, list[tuple[str, str]], CalibrateRubric]:
-    """The calibration frame of ``--outcome``, its label, sources and rubric (0-1)."""
+) -> tuple[pl.DataFrame, str, list[tuple[str, str]], CalibrateRubric, str]:
+    """The calibration frame of ``--outcome``, its label, sources, rubric (0-1) and the
+    judge's epoch (the outcome score's: its rubric's data and options)."""
     # the loaders and the outcome rubric (polars, pydantic, git: 0.4 s of CPU): `toolkit
     # --help` imports this module
     from toolkit.load.iterlog import load_iteration_log
@@ -543,4 +570,4 @@ def _outcome_scores(
     label = f"{what} (rubric {outcome_rubric.version}) on {args.outcome}"
     sources = [("judge", f"{what}, rubric {outcome_rubric.version}")]
     sources.append(("labels", str(args.outcome)))
-    return frame, label, sources, outcome_calibrate_rubric(result)
+    return frame, label, sources, outcome_calibrate_rubric(result), result.epoch

@@ -13,6 +13,11 @@ its bootstrap interval over tasks: a CSV or JSONL file of trials (columns task, 
 reward or passed; a reward passes within 1e-6 of 1, as in tau-bench) or a folder of runs
 (eval-harness runs: a trial passes when verify.passed is true).
 
+``toolkit compare --estimate A_SCORES B_SCORES`` compares two versions on a judged metric
+(two calibration score files: item, rater, score, the judge on every item and people on
+some): each arm's PPI++ estimate of the people's mean and pass rate, and B - A with an
+interval that carries the judges' errors (docs/rubrics/estimate.md).
+
 ``toolkit compare --plan A --mde 0.05`` tells how many pairs per arm find a difference
 of 0.05 with 80% power, from the pilot set A.
 
@@ -74,7 +79,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--correction", default="holm", help="holm (default) or bh")
     p.add_argument("--alpha", type=float, help="significance level (the rubric's: 0.05)")
     p.add_argument(
-        "--rubric", metavar="FILE", help="a compare rubric YAML over 1.0.0 (directions, alpha)"
+        "--rubric", metavar="FILE", help="a compare rubric YAML over 1.1.0 (directions, alpha)"
     )
     p.add_argument(
         "--gate",
@@ -127,8 +132,24 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="compare arms scored under different epochs (rubric, parameters, "
         "judge or toolkit version), saying what differs; refused without it",
     )
+    _add_estimate_arguments(p)
     add_scale_arguments(p)
     p.set_defaults(func=run)
+
+
+def _add_estimate_arguments(p: argparse.ArgumentParser) -> None:
+    """``--estimate`` with ``--judge-id`` and ``--threshold``."""
+    group = p.add_argument_group("a judged metric on the people's scale (PPI++ per arm)")
+    group.add_argument(
+        "--estimate",
+        action="store_true",
+        help="A and B are calibration score files (item, rater, score: the judge on every "
+        "item, people on some): B - A of the PPI++ estimates, the judges' errors in its interval",
+    )
+    group.add_argument("--judge-id", default="judge", help="with --estimate: the judge's rater id")
+    group.add_argument(
+        "--threshold", type=float, default=5.0, help="with --estimate: pass = score >= this (5)"
+    )
 
 
 def _load_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -160,6 +181,8 @@ def run(args: argparse.Namespace) -> int:
         return _pass_k(args, width)
     if args.plan is not None:
         return _plan(args, width)
+    if args.estimate:
+        return _estimate(args)
     if len(args.arms) != 2:
         raise InputError(None, f"give two folders, A and B (got {len(args.arms)}), or --plan A")
     if args.mde is not None:
@@ -210,6 +233,34 @@ def _pass_k(args: argparse.Namespace, width: int | None) -> int:
         print(render_pass_k_markdown(result))
     else:
         print(render_pass_k_text(result, width=width))
+    return 0
+
+
+def _estimate(args: argparse.Namespace) -> int:
+    """``--estimate A_SCORES B_SCORES``: B - A of two PPI++ estimates, with intervals."""
+    # the loader, the estimate and the view (polars, numpy): as in run.
+    from toolkit.load.calibration import load_calibration_scores
+    from toolkit.rubrics.estimate import estimate_difference
+    from toolkit.views.compare import render_estimate_difference_text
+
+    if len(args.arms) != 2 or args.gate:
+        raise InputError(None, "--estimate takes two score files, A and B (no --gate)",
+                         field="--estimate", value=" ".join(args.arms))  # fmt: skip
+    if args.format not in ("table", "json"):
+        raise InputError(None, "--estimate prints table or json", field="--format",
+                         value=args.format)  # fmt: skip
+    if not math.isfinite(args.threshold):
+        raise InputError(None, "must be a finite number", field="--threshold",
+                         value=args.threshold)  # fmt: skip
+    frames = [load_calibration_scores(path) for path in args.arms]  # 0-9, as calibrate
+    result = estimate_difference(
+        frames[0], frames[1], judge=args.judge_id, threshold=args.threshold,
+        labels=(args.arms[0], args.arms[1]),
+    )  # fmt: skip
+    if args.format == "json":
+        print(json.dumps(result.to_dict(), indent=2, allow_nan=False))
+    else:
+        print(render_estimate_difference_text(result))
     return 0
 
 

@@ -16,6 +16,10 @@ reached with the same --storage-option) its files are put to. Without
 it, it is written to a temporary folder and served on 127.0.0.1 until
 Ctrl-C (which removes the folder); the address is printed. Exit 0 when
 written (or served and stopped), 2 on bad input.
+
+With --watch the folders are looked at again every --interval seconds and
+the site rebuilt when runs arrive or change; only those are scored again,
+and an open page reloads its index (on a run's page it offers a reload).
 """
 
 from __future__ import annotations
@@ -24,12 +28,14 @@ import argparse
 import functools
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolkit.cli import help_text
 from toolkit.cli._output import open_output, put_folder
 from toolkit.cli._scale import storage_options
+from toolkit.cli._view_watch import add_watch_arguments, check_watch, watch
 from toolkit.errors import InputError
 
 if TYPE_CHECKING:
@@ -105,23 +111,69 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=[],
         help="an fsspec option for URL sources, repeatable (e.g. endpoint_url=http://host:9000)",
     )
+    add_watch_arguments(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Collect, write, and (without ``-o``) serve."""
+    """Collect, write, and (without ``-o``) serve; with ``--watch``, again as runs arrive."""
     # The finder, the loaders, the rubrics and the site writer (polars): every toolkit
     # call imports this module, and --help stays light (tests/test_startup_imports.py).
-    from toolkit.fleet.view import calibration_links, collect, load_calibration, load_compare
-    from toolkit.views.site import write_site
+    from toolkit.fleet.view import load_calibration, load_compare
 
     if not 0 <= args.port <= 65535:
         raise InputError(None, "must be a port number (0-65535)", field="--port", value=args.port)
+    check_watch(args)
     options = storage_options(args)
     dest = open_output(args.out, options) if args.out is not None else None
+    if args.watch and dest is not None and dest.disk is None:
+        raise InputError(
+            None, "--watch writes a local folder, not a URL", field="-o", value=args.out
+        )
     compare = load_compare(args.compare) if args.compare else None
     given = load_calibration(args.calibration) if args.calibration else None
-    collected = collect(args.paths, options, kit=_kit(args), repo=args.repo, ratings=args.ratings)
+
+    def gather(memo: Any) -> Any:
+        from toolkit.fleet.view import collect
+
+        return collect(args.paths, options, kit=_kit(args), repo=args.repo,
+                       ratings=args.ratings, memo=memo)  # fmt: skip
+
+    def site_of(collected: Any) -> dict[str, Any]:
+        return _site(args, collected, compare, given)
+
+    if dest is not None:
+        if args.watch:
+            return watch(args, gather, lambda c, w: _write_local(c, dest, site_of(c), w))
+        collected = gather(None)
+        where = _write(collected.runs, dest, site_of(collected))
+        tested = len(collected.experiments)
+        also = f" and {tested} experiment file(s)" if tested else ""
+        print(f"toolkit view: wrote {len(collected.runs)} run(s){also}: {where}")
+        return 0
+    import tempfile  # 9 ms of --help's 60 (python -X importtime): only when serving
+
+    from toolkit.views.site import write_site
+
+    folder = Path(tempfile.mkdtemp(prefix="toolkit-view-"))
+    if args.watch:
+        return _serve(folder, args.port, None, lambda: watch(
+            args, gather, lambda c, w: _write_folder(c, folder, site_of(c), w)))  # fmt: skip
+    collected = gather(None)
+    write_site(collected.runs, folder, **site_of(collected))
+    return _serve(folder, args.port, len(collected.runs))
+
+
+def _site(
+    args: argparse.Namespace,
+    collected: Any,
+    compare: dict[str, Any] | None,
+    given: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """What the site shows beside the runs (notes, compare, calibration); the notes are
+    printed."""
+    from toolkit.fleet.view import calibration_links
+
     notes = list(collected.notes)
     calibration = given or collected.calibration
     if given is not None and collected.calibration is not None:
@@ -130,19 +182,24 @@ def run(args: argparse.Namespace) -> int:
     if calibration is not None:
         calibration = {**calibration, "links": calibration_links(calibration, collected.runs)}
     _print_notes(notes)
-    site: dict[str, Any] = {"notes": notes, "compare": compare, "calibration": calibration}
-    site["experiments"] = collected.experiments
-    if dest is not None:
-        where = _write(collected.runs, dest, site)
-        tested = len(collected.experiments)
-        also = f" and {tested} experiment file(s)" if tested else ""
-        print(f"toolkit view: wrote {len(collected.runs)} run(s){also}: {where}")
-        return 0
-    import tempfile  # 9 ms of --help's 60 (python -X importtime): only when serving
+    return {"notes": notes, "compare": compare, "calibration": calibration,
+            "experiments": collected.experiments}  # fmt: skip
 
-    folder = Path(tempfile.mkdtemp(prefix="toolkit-view-"))
-    write_site(collected.runs, folder, **site)
-    return _serve(folder, args.port, len(collected.runs))
+
+def _write_local(collected: Any, dest: Source, site: dict[str, Any], record: dict[str, Any]) -> int:
+    """One round of ``--watch`` into the local output folder; how many runs."""
+    assert dest.disk is not None  # run() refuses a URL with --watch
+    return _write_folder(collected, dest.disk, site, record)
+
+
+def _write_folder(
+    collected: Any, folder: Path, site: dict[str, Any], record: dict[str, Any]
+) -> int:
+    """The site of ``collected`` written into ``folder`` with the watch record."""
+    from toolkit.views.site import write_site
+
+    write_site(collected.runs, folder, **site, watch=record)
+    return len(collected.runs)
 
 
 def _write(runs: list[Any], dest: Source, site: dict[str, Any]) -> str:
@@ -194,9 +251,13 @@ def _kit(args: argparse.Namespace) -> PersonaKit | None:
     return PersonaKit(args.propositions, args.cassette, args.personas, args.baseline)
 
 
-def _serve(folder: Path, port: int, count: int) -> int:
-    """Serve ``folder`` on 127.0.0.1 until interrupted."""
+def _serve(
+    folder: Path, port: int, count: int | None, then: Callable[[], int] | None = None
+) -> int:
+    """Serve ``folder`` on 127.0.0.1 until interrupted; with ``then`` (a watch), serve
+    from a thread while ``then`` runs, and stop when it returns."""
     import http.server  # 190 ms (python -X importtime): --help and -o never pay it
+    import threading
 
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, format: str, *args: object) -> None:
@@ -215,10 +276,19 @@ def _serve(folder: Path, port: int, count: int) -> int:
         ) from None
     with server:
         bound = server.server_address[1]
-        print(f"toolkit view: {count} run(s) at http://127.0.0.1:{bound}/ (Ctrl-C stops)")
+        runs = "the site" if count is None else f"{count} run(s)"
+        print(f"toolkit view: {runs} at http://127.0.0.1:{bound}/ (Ctrl-C stops)")
         print(f"toolkit view: the files are in {folder}", flush=True)
         try:
-            server.serve_forever()
+            if then is None:
+                server.serve_forever()
+            else:
+                threading.Thread(target=server.serve_forever, daemon=True).start()
+                then()
         except KeyboardInterrupt:
-            shutil.rmtree(folder, ignore_errors=True)  # ours: made by mkdtemp above
+            pass
+        finally:
+            if then is not None:
+                server.shutdown()
+            shutil.rmtree(folder, ignore_errors=True)  # ours: made by mkdtemp in run()
     return 0

@@ -53,6 +53,7 @@ from toolkit.rubrics.compare import (
     simulation_scores,
 )
 from toolkit.rubrics.discussion import score_discussion
+from toolkit.rubrics.discussion.epoch import discussion_epoch
 from toolkit.rubrics.outcome import (
     OutcomeRubric,
     default_outcome_rubric,
@@ -194,7 +195,9 @@ def _eval(source: str | Path, storage_options: Mapping[str, Any] | None) -> ArmS
 def _discussion(source: str | Path, ratings: str | Path | None) -> ArmScores:
     source_ratings = open_rating_source(ratings) if ratings else None
     report = score_discussion(load_discussions([source]), ratings=source_ratings)
-    return ArmScores(discussion_scores(report), _label(source), "discussion")
+    # the epoch the cards are stamped with (score_discussion's defaults, no judge)
+    epoch = discussion_epoch(report.spec, None, require_cost=False, engagement="humans")
+    return ArmScores(discussion_scores(report), _label(source), "discussion", (), epoch)
 
 
 def _persona(
@@ -316,7 +319,7 @@ def compare(
         pair_by: a pairing key other than the family's (``seed``, ``slug``, ...).
         test, correction, alpha, level, seed, resamples, directions: see
             :func:`~toolkit.rubrics.compare.compare_scores`.
-        rubric: a compare rubric YAML file (or mapping) over version 1.0.0 (alpha,
+        rubric: a compare rubric YAML file (or mapping) over version 1.1.0 (alpha,
             level, resamples, directions).
         engine, scheduler, partition_size, cache, storage_options, window: how
             simulation fleets are loaded and scored (as ``toolkit quality --all``).

@@ -215,10 +215,12 @@ def detect_family(
     shown: str | Path = src.url() if isinstance(source, Source) else source
     if src.disk is not None:
         shown = src.disk
+    if src.disk is not None and not any(p.is_file() for p in Path(src.disk).rglob("*")):
+        raise InputError(shown, "the folder is empty: there is no run in it to read")
     raise InputError(
         shown,
-        "no simulation run, iteration log, game or chat found in it (a folder of them "
-        "named otherwise: give --family)",
+        "no simulation run, iteration log, game or chat found in it (if its runs are "
+        f"named otherwise, say which they are: --family {'|'.join(FAMILIES)})",
     )
 
 

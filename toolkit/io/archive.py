@@ -32,9 +32,6 @@ MAX_RATIO = 100
 #: Members up to this size are not held to :data:`MAX_RATIO` (small files of repeated
 #: text compress well and cost nothing).
 RATIO_FREE_BYTES = 1 << 20
-#: Environment variable and default of :func:`max_rows`.
-ROWS_VARIABLE = "TOOLKIT_MAX_ROWS"
-DEFAULT_MAX_ROWS = 500_000
 #: The compression methods the standard library reads.
 READABLE_METHODS = {
     zipfile.ZIP_STORED: "stored",
@@ -46,14 +43,6 @@ READABLE_METHODS = {
 _OTHER_METHODS = {9: "deflate64", 12: "bzip2", 19: "lz77", 93: "zstandard", 97: "wavpack",
                   98: "PPMd", 99: "AES encryption"}  # fmt: skip
 _READ_SIZE = 1 << 20
-
-
-def max_rows() -> int:
-    """The most rows (a CSV's lines, blank lines included) a member may hold
-    (``TOOLKIT_MAX_ROWS``, default 500,000; a value that is not a positive whole number
-    is ignored)."""
-    raw = os.environ.get(ROWS_VARIABLE, "").strip()
-    return int(raw) if raw.isdigit() and int(raw) > 0 else DEFAULT_MAX_ROWS
 
 
 def refuse_special(path: str | Path) -> None:
@@ -119,7 +108,7 @@ def check_rows(blob: bytes, name: str, member: str | None = None) -> None:
     """Refuse a member of the archive ``name`` (or, ``member`` None, the file ``name``)
     of more rows than :func:`max_rows`: a CSV's lines (blank lines count), a Parquet
     file's rows (from its footer, before any value is decoded)."""
-    rows_limit = max_rows()
+    rows_limit = limits().max_archive_rows
     if (member or name).lower().endswith(".parquet"):
         import polars as pl  # polars: `toolkit --help` imports the io package, not polars
 
@@ -132,7 +121,7 @@ def check_rows(blob: bytes, name: str, member: str | None = None) -> None:
     if rows > rows_limit:
         said = (
             f"holds {rows:,} rows (blank lines count), over the limit of {rows_limit:,} "
-            f"(raise {ROWS_VARIABLE} to read it)"
+            "(raise TOOLKIT_MAX_ROWS to read it)"
         )
         raise _refused(name, member, said) if member else InputError(name, said)
 

@@ -56,6 +56,7 @@ LIMIT_VARIABLES: dict[str, tuple[str, int]] = {
     "TOOLKIT_MAX_YAML_ALIAS_NODES": ("max_yaml_alias_nodes", 10_000),
     "TOOLKIT_MAX_CELL_BYTES": ("max_cell_bytes", 1024 * 1024),
     "TOOLKIT_MAX_LINES": ("max_lines", 2_000_000),
+    "TOOLKIT_MAX_ROWS": ("max_archive_rows", 500_000),
 }
 
 
@@ -72,6 +73,9 @@ class Limits:
         max_lines: the most lines a CSV file may have, blank lines included
             (``TOOLKIT_MAX_LINES``, 2,000,000): a file padded with blank lines is refused
             before a reader makes a row of each.
+        max_archive_rows: the most rows of one member of a ratings backup zip (a CSV's
+            lines, blank lines included; a Parquet file's rows) (``TOOLKIT_MAX_ROWS``,
+            500,000).
     """
 
     max_file_bytes: int
@@ -79,6 +83,7 @@ class Limits:
     max_yaml_alias_nodes: int
     max_cell_bytes: int
     max_lines: int = 2_000_000
+    max_archive_rows: int = 500_000
 
 
 def limits() -> Limits:

@@ -441,3 +441,21 @@ class _Fast(msgspec.Struct, gc=False):
 
 
 FAST_DECODE = msgspec.json.Decoder(_Fast).decode
+
+
+def projected(ticks: Sequence[_Fast]) -> bytes:
+    """The batch's structs written back with only the fields the frame reads, as one
+    JSON array for Polars' JSON reader: the fields :class:`_Fast` declares only for the
+    colon count (``classified_actions``, ``long_running_action``, ``projected_state``, an
+    action's ``indirect_object`` and ``params``) are unset first, in place, so the reader
+    tokenises about two thirds of the bytes. Call it after the count (:func:`ENCODE` of
+    the whole structs), never before."""
+    for tick in ticks:
+        tick.classified_actions = _UNSET
+        tick.long_running_action = _UNSET
+        tick.projected_state = _UNSET
+        action = tick.classified_action
+        if action:  # a struct (UNSET and None are false)
+            action.indirect_object = _UNSET
+            action.params = _UNSET
+    return ENCODE(ticks)

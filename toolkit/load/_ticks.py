@@ -2,17 +2,17 @@
 
 The fast path parses each tick file once with msgspec: a batch of files together
 (:func:`_fast`: one typed decoder mapped over them, one colon count for the batch, and
-the decoded structs written back as one JSON array that Polars' JSON reader turns into
-the raw frame's columns), and any file that path cannot vouch for on its own
-(:func:`screen_tick`, whose typed fields become columns through :func:`_row` and
-:func:`screened_frame`). Repeated keys are found exactly and the JSON types checked in the
-same pass. A file holding a value whose column form Polars' NDJSON reader decides (a
-float inside a change list, a number beyond 64 bits) is read by that reader instead, in
-one read for all such files (JSON strings cannot hold a raw newline, so replacing
-newlines with spaces keeps every file one NDJSON line). Every row is then checked
-column-wise; a file the screen or the check refuses is looked at alone with the pydantic
-models, which name the file, the field and the value. A file that passes there is
-re-serialised in canonical form and read by Polars' reader, so there is exactly one
+the fields the frame reads of the decoded structs written back as one JSON array that
+Polars' JSON reader turns into the raw frame's columns), and any file that path cannot
+vouch for on its own (:func:`screen_tick`, whose typed fields become columns through
+:func:`_row` and :func:`screened_frame`). Repeated keys are found exactly and the JSON
+types checked in the same pass. A file holding a value whose column form Polars' NDJSON
+reader decides (a float inside a change list, a number beyond 64 bits) is read by that
+reader instead, in one read for all such files (JSON strings cannot hold a raw newline,
+so replacing newlines with spaces keeps every file one NDJSON line). Every row is then
+checked column-wise; a file the screen or the check refuses is looked at alone with the
+pydantic models, which name the file, the field and the value. A file that passes there
+is re-serialised in canonical form and read by Polars' reader, so there is exactly one
 normaliser, :func:`normalise`.
 
 The same bytes give the same frame whichever path a file takes (the differential tests
@@ -51,6 +51,7 @@ from toolkit.load._tick_screen import (
     RAW_TICK_SCHEMA,
     STAGES,
     plain_row,
+    projected,
     screen_tick,
     screened_frame,
 )
@@ -206,7 +207,8 @@ def _utf8(blob: bytes) -> str | None:
 
 def _decoded(blobs: Sequence[bytes]) -> tuple[bytes, list[int]]:
     """The files msgspec decodes as :class:`_Fast` with every key accounted for by the
-    colon count, written back as one JSON array, and their positions in ``blobs``."""
+    colon count (of the whole structs written back), their fields the frame reads written
+    back as one JSON array (:func:`projected`), and their positions in ``blobs``."""
     try:
         ticks = list(map(FAST_DECODE, blobs))
         kept = list(range(len(blobs)))
@@ -219,15 +221,14 @@ def _decoded(blobs: Sequence[bytes]) -> tuple[bytes, list[int]]:
                 continue
             kept.append(i)
     raw = sum(map(bytes.count, (blobs[i] for i in kept), repeat(b":")))
-    written = ENCODE(ticks)
-    if written.count(b":") == raw:
-        return written, kept
+    if ENCODE(ticks).count(b":") == raw:
+        return projected(ticks), kept
     same = [
         i
         for i, (k, tick) in enumerate(zip(kept, ticks, strict=True))
         if ENCODE(tick).count(b":") == blobs[k].count(b":")
     ]
-    return ENCODE([ticks[i] for i in same]), [kept[i] for i in same]
+    return projected([ticks[i] for i in same]), [kept[i] for i in same]
 
 
 #: Files decoded and read back per batch. Polars' JSON reader costs least per record on
@@ -242,9 +243,10 @@ def _fast(blobs: Sequence[bytes]) -> tuple[pl.DataFrame | None, list[int], list[
     in the chunk) and the indexes of the files left to the file-at-a-time path.
 
     Each batch of files is decoded by one typed msgspec decoder mapped over them
-    (:func:`_decoded`) and its structs, written back as one JSON array for the colon
-    count, are what Polars' JSON reader turns into the frame's columns: the typed values
-    go from C to Rust without a Python object per field."""
+    (:func:`_decoded`); the structs are written back whole for the colon count, then
+    with only the fields the frame reads (:func:`projected`) for Polars' JSON reader to
+    turn into the frame's columns: the typed values go from C to Rust without a Python
+    object per field."""
     unsafe = _unsafe(blobs)
     frames: list[pl.DataFrame] = []
     taken: list[int] = []

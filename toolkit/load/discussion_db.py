@@ -160,6 +160,21 @@ def read_sqlite(b: Builder, path: Path) -> None:
         raise edge.sqlite_problem(b.path, exc) from exc
 
 
+#: Tables that mark a token-world universe database (its graph store).
+_UNIVERSE_TABLES = frozenset({"graph_events", "graph_snapshots", "graph_state"})
+
+
+def _not_a_game_database(tables: set[str], missing: str) -> str:
+    """Why a SQLite file is not a 2L game database, in the user's words (what it looks like
+    instead and the command that reads it, when the file says so)."""
+    if _UNIVERSE_TABLES & tables:
+        return (
+            "a token-world universe database, not a 2L game database; "
+            "score its run folder with `toolkit quality`"
+        )
+    return f"not a 2L game database: it has no {missing} table"
+
+
 def _read_sqlite_tables(b: Builder, path: Path) -> None:
     con = edge.sqlite_readonly(path)
     con.row_factory = sqlite3.Row
@@ -178,9 +193,7 @@ def _read_sqlite_tables(b: Builder, path: Path) -> None:
         tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         for table in ("Game", "Player", "DiscussionMessage"):
             if table not in tables:
-                raise InputError(
-                    b.path, "missing table of the game database", field="table", value=table
-                )
+                raise InputError(b.path, _not_a_game_database(tables, table))
         if "Vote" not in tables:
             b.warnings.append(f"{b.path}: no Vote table; read as a game without votes")
 

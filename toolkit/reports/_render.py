@@ -27,7 +27,7 @@ from toolkit.io.source import disk_path
 from toolkit.io.yamlkeys import YamlProblem, YamlRefused, parse_yaml
 from toolkit.reports._family import INPUTS_ENV
 from toolkit.reports._registry import ReportTemplate, get_template
-from toolkit.views.notebook import RENDERER_ENV, SPEC_CLASS
+from toolkit.views.notebook import RENDERER_ENV, SPEC_CLASS, cached_text
 
 #: nbformat is untyped: a notebook (or cell) node.
 NotebookNode = Any
@@ -328,23 +328,10 @@ def _static_widgets(nb: NotebookNode) -> bool:
     return charts
 
 
-#: Where the Vega bundle is kept between reports (default: ``$XDG_CACHE_HOME/toolkit``,
-#: else ``~/.cache/toolkit``); building it costs about 2-3 s of CPU per process.
-CACHE_ENV = "TOOLKIT_CACHE_DIR"
-
-
-def _cache_dir() -> Path:
-    explicit = os.environ.get(CACHE_ENV)
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "toolkit"
-
-
 def _vega_bundle() -> str:
     """vega-embed with the Vega-Lite version Altair writes its specs for.
 
-    Built once per (vl-convert, Altair) version pair and kept in :func:`_cache_dir`
+    Built once per (vl-convert, Altair) version pair and kept in the toolkit's cache folder
     (written atomically; an unwritable cache only costs the rebuild). The key is read from
     the packages' metadata, so a cached bundle costs no import of Altair (about 0.4 s).
     """
@@ -355,22 +342,14 @@ def _vega_bundle() -> str:
     except PackageNotFoundError:
         altair_version = "unknown"
     vlc_version = getattr(vl_convert, "__version__", "unknown")
-    cached = _cache_dir() / f"vega-bundle-{vlc_version}-altair-{altair_version}.js"
-    try:
-        return cached.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        pass
-    from altair.utils._importers import vl_version_for_vl_convert  # altair: 0.4 s, cold only
 
-    vl_version = vl_version_for_vl_convert()
-    bundle: Callable[..., str] = vl_convert.javascript_bundle
-    text = bundle(None, vl_version=vl_version)
-    try:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        write_text_atomic(cached, text, durable=False)
-    except OSError:
-        pass
-    return text
+    def build() -> str:
+        from altair.utils._importers import vl_version_for_vl_convert  # altair: 0.4 s, cold
+
+        bundle: Callable[..., str] = vl_convert.javascript_bundle
+        return bundle(None, vl_version=vl_version_for_vl_convert())
+
+    return cached_text(f"vega-bundle-{vlc_version}-altair-{altair_version}.js", build)
 
 
 def export_html(nb: NotebookNode, *, title: str, show_code: bool = False) -> str:

@@ -37,6 +37,7 @@ import numpy as np
 import polars as pl
 from pydantic import Field
 
+from toolkit.epoch import input_digest, rows_bytes
 from toolkit.errors import InputError
 from toolkit.frames import CALIBRATION_SCORES_SCHEMA, CALIBRATION_TEXT_SCHEMA
 from toolkit.io.edge import INVISIBLE_PATTERN, visible
@@ -221,6 +222,12 @@ class Calibration(Shows):
             ``anchor`` and ``text_sha256`` (null when the scores file has none).
         rubric: the rubric the numbers came from.
         seed: the bootstrap's seed.
+        judge_epoch: the judge's measurement epoch (:mod:`toolkit.epoch`: a short hash of
+            what decides its scores: provider, model, prompt template, cassette, or the
+            outcome rubric that stands as the judge), None when the scores do not say
+            (a scores file).
+        input_digest: a short hash of the scores calibrated (every item, rater and score
+            and the text columns, in item and rater order).
     """
 
     judge: str
@@ -240,6 +247,8 @@ class Calibration(Shows):
     disagreements: pl.DataFrame
     rubric: CalibrateRubric
     seed: int
+    judge_epoch: str | None = None
+    input_digest: str | None = None
 
     @property
     def groups(self) -> list[str]:
@@ -298,6 +307,8 @@ class Calibration(Shows):
             "rubric": self.rubric.rubric,
             "rubric_version": self.rubric.version,
             "judge": self.judge,
+            "judge_epoch": self.judge_epoch,
+            "input_digest": self.input_digest,
             "humans": list(self.humans),
             "items": self.items,
             "unpaired_items": self.unpaired,
@@ -376,6 +387,7 @@ def calibrate(
     judge: str = "judge",
     rubric: CalibrateRubric = DEFAULT_CALIBRATE_RUBRIC,
     seed: int = 0,
+    judge_epoch: str | None = None,
 ) -> Calibration:
     """Hold the judge against the humans (see the module docs for every number).
 
@@ -386,6 +398,7 @@ def calibrate(
         judge: the judge's rater id.
         rubric: the scale, level, threshold and bootstrap settings.
         seed: seeds the bootstrap.
+        judge_epoch: the judge's measurement epoch, stamped on the result (None: unknown).
 
     Raises:
         InputError: a missing column, a judge id that is no rater, fewer than two
@@ -428,7 +441,18 @@ def calibrate(
         ),
         rubric=rubric,
         seed=seed,
+        judge_epoch=judge_epoch,
+        input_digest=scores_digest(scores),
     )
+
+
+def scores_digest(scores: pl.DataFrame) -> str:
+    """The input digest of a scores frame: its rows as JSON lines
+    (:func:`toolkit.epoch.rows_bytes`), sorted by item and rater so the order they were
+    read in does not matter."""
+    keys = [c for c in ("item", "rater") if c in scores.columns]
+    ordered = scores.sort(keys, maintain_order=True) if keys else scores
+    return input_digest([("scores", rows_bytes(ordered))])
 
 
 def _visible_ids(scores: pl.DataFrame, groups: Sequence[str]) -> pl.DataFrame:

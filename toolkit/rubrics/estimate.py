@@ -447,3 +447,165 @@ def gate_failures(result: Estimate, scores: pl.DataFrame, threshold: float) -> l
             out.append(f"{where}: the mean {span} straddles {threshold:g}; about "
                        f"{plural(more, 'more rated item')} would decide it")  # fmt: skip
     return out
+
+
+# ---------------------------------------------------------------------------
+# Two versions: the difference of two estimates (toolkit compare --estimate)
+# ---------------------------------------------------------------------------
+
+#: The columns of :attr:`Difference.frame`.
+DIFFERENCE_SCHEMA: dict[str, pl.DataType] = {
+    "measure": pl.String(),
+    "arm": pl.String(),
+    "estimate": pl.Float64(),
+    "low": pl.Float64(),
+    "high": pl.Float64(),
+    "se": pl.Float64(),
+    "lam": pl.Float64(),
+    "judge_mean": pl.Float64(),
+    "people_mean": pl.Float64(),
+    "rated": pl.Int64(),
+    "unrated": pl.Int64(),
+    "digest": pl.String(),
+}
+
+
+@dataclass(frozen=True, repr=False)
+class Difference(Shows):
+    """Version B against version A on the people's scale, each arm a PPI++ estimate.
+
+    Attributes:
+        frame: per measure (``mean``, ``pass_rate``) three rows (:data:`DIFFERENCE_SCHEMA`):
+            ``arm`` A and B (each arm's PPI++ estimate, interval, standard error ``se``
+            and ``lam``, its judge-only and people-only means, rated and unrated items
+            and the digest of its input rows) and ``B - A`` (the difference, its interval
+            ``+- z sqrt(se_A^2 + se_B^2)``: the arms are independent samples, so their
+            variances add).
+        labels: what A and B are (file names).
+        judge: the judge's rater id.
+        threshold: an item passes at this score or above.
+        confidence: the intervals' confidence.
+    """
+
+    frame: pl.DataFrame
+    labels: tuple[str, str]
+    judge: str
+    threshold: float
+    confidence: float
+
+    def _summary(self) -> Summary:
+        def cell(v: float | None) -> str:
+            return "-" if v is None else f"{v:.3f}"
+
+        return Summary(
+            "Difference",
+            f"{self.labels[1]} - {self.labels[0]}, judge {self.judge!r}, PPI++ per arm",
+            (("confidence:", f"{self.confidence:g}"), ("threshold:", f"{self.threshold:g}")),
+            columns=("measure", "arm", "estimate", "rated"),
+            rows=tuple(
+                (
+                    str(r["measure"]),
+                    str(r["arm"]),
+                    f"{cell(r['estimate'])} [{cell(r['low'])}, {cell(r['high'])}]",
+                    "" if r["rated"] is None else str(r["rated"]),
+                )
+                for r in self.frame.iter_rows(named=True)
+            ),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every number as plain JSON-able data (the JSON output)."""
+        return {
+            "rubric": "estimate-difference",
+            "rubric_version": ESTIMATE_VERSION,
+            "labels": list(self.labels),
+            "judge": self.judge,
+            "threshold": self.threshold,
+            "confidence": self.confidence,
+            "rows": self.frame.to_dicts(),
+        }
+
+
+def ppi_mean_se(
+    y: np.ndarray, yhat: np.ndarray, yhat_unrated: np.ndarray
+) -> tuple[float, float, float]:
+    """One arm's power-tuned PPI++ mean, its standard error and lam (0 when every item is
+    rated or the judge does not vary: the people's mean and its CLT standard error)."""
+    lam = float(power_lambda(y, yhat, yhat_unrated)) if yhat_unrated.size else 0.0
+    if math.isnan(lam):
+        lam = 0.0
+    shown = yhat_unrated if yhat_unrated.size else np.zeros(1)
+    point, low, high = ppi_mean(y, yhat, shown, lam, 0.95)
+    return float(point), float(high - low) / (2 * _z(0.95)), lam
+
+
+def estimate_difference(
+    a: pl.DataFrame,
+    b: pl.DataFrame,
+    *,
+    judge: str = "judge",
+    threshold: float = 5.0,
+    confidence: float = 0.95,
+    labels: tuple[str, str] = ("A", "B"),
+) -> Difference:
+    """The difference B - A of the people's mean score and pass rate, each arm estimated
+    by PPI++ from its judge scores and its own people's ratings (the arms' items, raters
+    and lams are their own), with an interval whose variance is the sum of the arms'.
+
+    Args:
+        a, b: each arm's calibration frame (item, rater, score; the judge is one rater).
+        judge: the judge's rater id in both arms.
+        threshold: an item passes at this score or above (the pass rate).
+        confidence: the intervals' confidence.
+        labels: what A and B are, for the output and the messages.
+
+    Raises:
+        InputError: what :func:`estimate` refuses, naming the arm (an arm with fewer than
+            two items both judged and rated has no estimate on the people's scale).
+    """
+    if not 0 < confidence < 1:
+        raise InputError(None, "must be between 0 and 1", field="confidence", value=confidence)
+    z = _z(confidence)
+    arms = []
+    for frame, label in zip((a, b), labels, strict=True):
+        try:
+            items, _ = _items(frame, judge)
+        except InputError as exc:
+            raise InputError(label, exc.reason, field=exc.field, value=exc.value) from None
+        long = frame.select(*BASE_COLUMNS).with_columns(pl.all().cast(pl.String))
+        arms.append((label, items, digest_of(long)))
+    rows: list[dict[str, Any]] = []
+    for measure in MEASURES:
+        got = []
+        for label, items, digest in arms:
+            rated = items.filter(pl.col("human").is_not_null())
+            y, yhat = rated["human"].to_numpy(), rated["judge"].to_numpy()
+            yhat_u = items.filter(pl.col("human").is_null())["judge"].to_numpy()
+            every = items["judge"].to_numpy()
+            if measure == "pass_rate":
+                y, yhat, yhat_u, every = ((v >= threshold).astype(float)
+                                          for v in (y, yhat, yhat_u, every))  # fmt: skip
+            point, se, lam = ppi_mean_se(y, yhat, yhat_u)
+            got.append((point, se))
+            rows.append({
+                "measure": measure, "arm": label, "estimate": point,
+                "low": point - z * se, "high": point + z * se, "se": se, "lam": lam,
+                "judge_mean": float(every.mean()), "people_mean": float(y.mean()),
+                "rated": int(y.size), "unrated": int(yhat_u.size), "digest": digest,
+            })  # fmt: skip
+        (pa, sa), (pb, sb) = got
+        se = math.sqrt(sa**2 + sb**2)
+        rows.append({
+            "measure": measure, "arm": f"{labels[1]} - {labels[0]}", "estimate": pb - pa,
+            "low": pb - pa - z * se, "high": pb - pa + z * se, "se": se, "lam": None,
+            "judge_mean": rows[-1]["judge_mean"] - rows[-2]["judge_mean"],
+            "people_mean": rows[-1]["people_mean"] - rows[-2]["people_mean"],
+            "rated": None, "unrated": None, "digest": None,
+        })  # fmt: skip
+    return Difference(
+        frame=pl.DataFrame(rows, schema=DIFFERENCE_SCHEMA),
+        labels=labels,
+        judge=judge,
+        threshold=threshold,
+        confidence=confidence,
+    )

@@ -276,6 +276,11 @@ def _head(
         + (f", {r.unpaired} scored by one side only (left out)" if r.unpaired else "")
         + f"; rubric {r.rubric.rubric} {r.rubric.version}, {r.rubric.level} alpha"
     )
+    # the judge's measurement epoch and the scores' digest (toolkit.epoch)
+    lines.append(
+        f"judge epoch {r.judge_epoch or 'unknown (the scores do not say)'}; "
+        f"scores digest {r.input_digest or 'unknown'}"
+    )
     if r.too_few_items:  # the warning before any number, wrapped to the width
         lines += wrap_item(f"WARNING: {r.too_few_items}", width, bullet="", indent=2)
     return lines
@@ -325,6 +330,7 @@ def render_calibration_table(
     failures: list[str],
     *,
     sources: Sequence[tuple[str, str]] | None = None,
+    beside_band: tuple[str, list[str]] | None = None,
 ) -> str:
     """The terminal text, at most 80 columns.
 
@@ -338,9 +344,14 @@ def render_calibration_table(
         sources: what and where (``[("judge", "recorded:c.json"), ("chats", "a.jsonl,
             b.jsonl")]``), one line each when there are two or more or when ``path``
             does not fit the first line.
+        beside_band: one more section (heading, lines) after the agreement section:
+            the alternative-annotator test's.
     """
     out = _head(result, path, WIDTH, sources)
-    for heading, lines in _lines(result, top):
+    sections = _lines(result, top)
+    if beside_band is not None:
+        sections.insert(1, beside_band)
+    for heading, lines in sections:
         out += ["", heading, *[f"  {line}" for line in lines]]
     verdict = _verdict(min_alpha, failures)
     return "\n".join([*out, *(["", *verdict] if verdict else [])])

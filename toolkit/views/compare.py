@@ -667,3 +667,40 @@ def render_pass_k_markdown(result: Any) -> str:
         out.append(f"| {r['k']} | {r['tasks']} | {value} | {ci} |")
     out += [f"\n> {md(n)}" for n in result.notes]
     return "\n".join(out)
+
+
+def render_estimate_difference_text(result: Any) -> str:
+    """``toolkit compare --estimate A B``: per measure, each arm's PPI++ estimate of the
+    people's mean (judge on every item, corrected by the arm's ratings) and B - A with an
+    interval that carries both judges' errors; beside them the judge-only and
+    people-only numbers (:class:`toolkit.rubrics.estimate.Difference`)."""
+
+    def cell(v: float | None, signed: bool = False) -> str:
+        return "-" if v is None else (f"{v:+.3f}" if signed else f"{v:.3f}")
+
+    a, b = result.labels
+    lines = [
+        f"B - A on the people's scale: A = {a}, B = {b}",
+        f"judge {result.judge!r}, PPI++ per arm, {result.confidence:.0%} intervals (the "
+        f"arms' variances added)",
+        f"pass = score >= {result.threshold:g}",
+    ]
+    head = ("measure", "arm", "PPI++ estimate", "lam", "judge only", "people only", "rated")
+    rows = [head]
+    for r in result.frame.iter_rows(named=True):
+        diff = r["lam"] is None
+        rated = "" if diff else f"{r['rated']}/{r['rated'] + r['unrated']}"
+        rows.append((
+            r["measure"], "B - A" if diff else ("A" if r["arm"] == a else "B"),
+            f"{cell(r['estimate'], diff)} [{cell(r['low'], diff)}, {cell(r['high'], diff)}]",
+            "" if diff else f"{r['lam']:.2f}", cell(r["judge_mean"], diff),
+            cell(r["people_mean"], diff), rated,
+        ))  # fmt: skip
+    widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
+              for row in rows]  # fmt: skip
+    lines += [
+        "judge only: the judges' own means, their bias included; people only: the rated",
+        "items' mean; rated: items rated / judged (docs/rubrics/estimate.md)",
+    ]
+    return "\n".join(lines)

@@ -135,7 +135,8 @@ def two_l_evaluation(
 
     ``{metrics: {memoryAccuracy: {score, threshold, pass}, ...7}, passCount, totalMetrics,
     overallPass, timestamp}`` as 2L writes it, then the toolkit's own state under
-    ``toolkit``: ``{verdict, verdictReason, rubricVersion, placeholders: {<2L key>: why}}``.
+    ``toolkit``: ``{verdict, verdictReason, rubricVersion, placeholders: {<2L key>: why},
+    epoch, inputDigest}`` (the measurement epoch and the game's input digest, when stamped).
     Scripts written against 2L's file read it unchanged. The numbers and the verdict are
     this rubric's (see ``docs/rubrics/discussion.md``): ``pass`` is a metric's PASS; a
     metric without evidence (N/A, or engagement still waiting for a rating) carries 2L's
@@ -175,5 +176,11 @@ def two_l_evaluation(
             "verdictReason": card.verdict_reason,
             "rubricVersion": card.rubric_version,
             "placeholders": placeholders,
+            # the measurement epoch and input digest (toolkit.epoch), in the toolkit's key
+            **{
+                k: card.meta[m]
+                for k, m in (("epoch", "epoch"), ("inputDigest", "input_digest"))
+                if card.meta.get(m)
+            },
         },
     }

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from toolkit.epoch import epochs_of
 from toolkit.rubrics.discussion import Comparison, DiscussionReport, SuccessCheck
 from toolkit.scorecard import Scorecard
 from toolkit.views.charts import threshold_lines
@@ -61,6 +62,10 @@ def _game_dict(card: Scorecard, judged: JudgedDiscussion | None = None) -> dict[
         "cost": card.meta.get("cost"),
         "metrics": metrics,
     }
+    # the measurement epoch and what the game was scored from (toolkit.epoch)
+    for key in ("epoch", "input_digest"):
+        if card.meta.get(key):
+            out[key] = card.meta[key]
     if "judge" in card.meta:
         out["engagement_source"] = card.meta.get("engagement_source")
         out["judge"] = (
@@ -109,9 +114,12 @@ def discussion_json(
 ) -> dict[str, Any]:
     """The CLI's JSON document.
 
-    Shape: ``{"rubric", "rubric_version", "games": [{"game_id", "verdict", "reasons",
-    "passed_count", "cost", "metrics": [{"key", "name", "score", "threshold", "passed",
-    "detail"}]}], "comparison": null | {...comparison, "success": {...}}}``.
+    Shape: ``{"rubric", "rubric_version", "epoch", "games": [{"game_id", "verdict",
+    "reasons", "passed_count", "cost", "metrics": [{"key", "name", "score", "threshold",
+    "passed", "detail"}], "epoch", "input_digest"}], "comparison": null | {...comparison,
+    "success": {...}}}``: ``epoch`` is the measurement epoch (:mod:`toolkit.epoch`; the
+    games' epochs joined by commas if they differ), each game's ``input_digest`` what it
+    was scored from.
 
     With a judge (``report.judged``) each game also has ``engagement_source``
     (``humans``, ``judge`` or null) and ``judge`` (``judge``, ``judge_rubric``,
@@ -130,6 +138,7 @@ def discussion_json(
     doc: dict[str, Any] = {
         "rubric": report.spec.rubric,
         "rubric_version": report.spec.version,
+        "epoch": ",".join(epochs_of(report.scorecards)) or None,
         "games": [_game_dict(c, judged) for c in report.scorecards],
         "comparison": comp,
     }
@@ -170,7 +179,9 @@ def render_discussion_text(
     :func:`~toolkit.views.text.terminal_style`); without a width nothing is wrapped.
     """
     blocks = [render_text(c, width=width, colour=colour, held_to=True) for c in report.scorecards]
-    summary = [f"Rubric discussion {report.spec.version}: {len(report.scorecards)} game(s)"]
+    epochs = ", ".join(epochs_of(report.scorecards))
+    at = f" (epoch {epochs})" if epochs else ""
+    summary = [f"Rubric discussion {report.spec.version}{at}: {len(report.scorecards)} game(s)"]
     for c in report.scorecards:
         line = f"  {c.verdict:<15}{c.meta.get('passed_count')}/7  {c.subject}"
         if c.meta.get("engagement_source") == "judge":

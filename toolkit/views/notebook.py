@@ -8,6 +8,7 @@ import html
 import json
 import os
 import sys
+from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Literal
@@ -139,7 +140,9 @@ def stored_chart_bundle(spec: dict[str, Any]) -> tuple[dict[str, Any], dict[str,
     return bundle, {"image/png": {"width": width, "height": height}}
 
 
-def _cache_dir() -> Path:
+def cache_dir() -> Path:
+    """The toolkit's cache folder: ``$TOOLKIT_CACHE_DIR``, else ``$XDG_CACHE_HOME/toolkit``
+    (``~/.cache/toolkit``); the built Vega bundles are kept there."""
     explicit = os.environ.get(CACHE_ENV)
     if explicit:
         return Path(explicit)
@@ -169,13 +172,23 @@ def offline_widget_js() -> str:
         f"jupyter-chart-altair-{_package_version('altair')}"
         f"-vlc-{_package_version('vl-convert-python')}.js"
     )
-    cached = _cache_dir() / name
+
+    def build() -> str:
+        alt.JupyterChart.enable_offline(offline=True)
+        return str(alt.JupyterChart._esm)  # anywidget's documented name for a widget's module
+
+    return cached_text(name, build)
+
+
+def cached_text(name: str, build: Callable[[], str]) -> str:
+    """The text kept as ``name`` in :func:`cache_dir`, else ``build()``'s, kept there
+    (written atomically; an unwritable or unreadable cache only costs the rebuild)."""
+    cached = cache_dir() / name
     try:
         return cached.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         pass
-    alt.JupyterChart.enable_offline(offline=True)
-    text = str(alt.JupyterChart._esm)  # anywidget's documented name for a widget's module
+    text = build()
     try:
         cached.parent.mkdir(parents=True, exist_ok=True)
         write_text_atomic(cached, text, durable=False)

@@ -17,6 +17,7 @@ from toolkit.fleet.find import kit_for, session_of, survey
 from toolkit.fleet.view.common import what
 from toolkit.fleet.view.discussion import discussion_runs, ratings_beside
 from toolkit.fleet.view.experiments import experiment_page
+from toolkit.fleet.view.memo import Entry, Memo, Stamp, stamp_of
 from toolkit.fleet.view.outcome import outcome_runs
 from toolkit.fleet.view.persona import persona_runs
 from toolkit.fleet.view.results import load_calibration
@@ -48,6 +49,7 @@ def collect(
     kit: PersonaKit | None = None,
     repo: str | Path | None = None,
     ratings: str | Path | None = None,
+    memo: Memo | None = None,
 ) -> Collected:
     """Find, load and score everything under ``sources`` for the site.
 
@@ -62,6 +64,9 @@ def collect(
         ratings: engagement ratings for every game (as ``toolkit discussion
             --ratings``); without it, a ratings file beside a game file
             (:data:`~toolkit.fleet.view.discussion.RATINGS_BESIDE`) scores its games.
+        memo: the records of earlier rounds (``toolkit view --watch``): a find whose
+            files are unchanged since is replayed from it, not loaded and scored again;
+            what is scored now is kept in it.
 
     Returns:
         The runs (simulation runs first, then iteration logs, games and chats, each in
@@ -71,8 +76,9 @@ def collect(
         InputError: a source does not exist, or nothing at all was found in them.
     """
     evidence = _Evidence(repo, open_rating_source(ratings) if ratings is not None else None)
+    evidence.given = None if ratings is None else str(ratings)
     with tempfile.TemporaryDirectory(prefix="toolkit-view-") as tmp:
-        return _collect(sources, storage_options, kit, Path(tmp), evidence)
+        return _collect(sources, storage_options, kit, Path(tmp), evidence, memo)
 
 
 @dataclass
@@ -83,6 +89,12 @@ class _Evidence:
     repo: str | Path | None = None
     ratings: RatingSource | None = None
     found: dict[str, RatingSource | None] = field(default_factory=dict)
+    #: The ratings file given (``--ratings``), as named.
+    given: str | None = None
+
+    def ratings_path(self, game_file: str) -> str | None:
+        """The path of the ratings that score ``game_file``'s games (given or beside)."""
+        return self.given if self.given is not None else ratings_beside(game_file)
 
     def ratings_for(self, game_file: str, notes: list[str]) -> RatingSource | None:
         """The ratings that score the games of ``game_file``; a file found beside it is
@@ -108,14 +120,17 @@ def _collect(
     kit: PersonaKit | None,
     tmp: Path,
     evidence: _Evidence,
+    memo: Memo | None = None,
 ) -> Collected:
     """:func:`collect`, with games, chats and persona kits of object storage copied into
     ``tmp`` to be loaded (the site and the notes name their URLs)."""
     found, kits, copies, notes = _find(sources, storage_options, tmp)
     if kit is not None and any(open_source(p).disk is None for p in kit_paths(kit)):
         kit = staged_kit(kit, storage_options, tmp / "kit", copies)
-    scoring = _Scoring(storage_options, kits, kit, notes, evidence)
+    scoring = _Scoring(storage_options, kits, kit, notes, evidence, memo=memo)
     scoring.score(found)
+    if memo is not None:
+        memo.forget_except(found)
     runs, notes = scoring.runs, scoring.notes
     if copies:
         runs = [replace(r, source=shown(r.source, copies)) for r in runs]
@@ -173,6 +188,7 @@ class _Scoring:
     agent_logs: dict[str, str] = field(default_factory=dict)
     other_json: list[str] = field(default_factory=list)
     experiments: list[dict[str, Any]] = field(default_factory=list)
+    memo: Memo | None = None
 
     def score(self, found: Sequence[Found]) -> None:
         """Every find, simulation runs first; what was read leniently and the agent
@@ -183,11 +199,12 @@ class _Scoring:
             warnings.simplefilter("always", InputWarning)
             sims = [f for f in found if f.family == "simulation"]
             if sims:
-                try:
-                    self.runs.extend(simulation_runs(sims, self.storage_options))
-                except ToolkitError as err:
-                    self.notes.append(f"simulation runs left out: {err}")
+                self._simulations(sims)
             for f in found:
+                stamp = self._stamp(f)
+                if self._replayed(f, stamp):
+                    continue
+                before = (len(self.runs), len(self.notes), set(self.attached))
                 try:
                     self._one(f)
                 except InputError as err:
@@ -197,6 +214,8 @@ class _Scoring:
                         self.notes.append(f"left out as not {what(f.family)}: {err}")
                 except ToolkitError as err:
                     self.notes.append(f"left out as not {what(f.family)}: {err}")
+                else:
+                    self._remember(f, stamp, before)
         if self.other_json:
             self.notes.append(
                 f"{len(self.other_json)} JSON file(s) of another kind left out (not a game, "
@@ -211,6 +230,73 @@ class _Scoring:
                 f"agent transcript(s) not shown: no iteration log of this site names their "
                 f"session (agent.session_id): {', '.join(loose)}"
             )
+
+    def _simulations(self, sims: Sequence[Found]) -> None:
+        """The simulation runs, scored together (one bulk load per folder); with a memo,
+        only those whose files changed, the others replayed, in the order found."""
+        if self.memo is None:
+            try:
+                self.runs.extend(simulation_runs(sims, self.storage_options))
+            except ToolkitError as err:
+                self.notes.append(f"simulation runs left out: {err}")
+            return
+        stamps = {f.path: stamp_of([f.path]) for f in sims}
+        runs: dict[str, list[SiteRun]] = {}
+        fresh = []
+        for f in sims:
+            entry = self.memo.get(f, stamps[f.path])
+            if entry is None:
+                fresh.append(f)
+            else:
+                runs[f.path] = entry.runs
+        try:
+            for run in simulation_runs(fresh, self.storage_options) if fresh else ():
+                runs.setdefault(run.source, []).append(run)
+        except ToolkitError as err:
+            self.notes.append(f"simulation runs left out: {err}")
+        for f in sims:
+            self.runs.extend(runs.get(f.path, ()))
+            if f in fresh and f.path in runs:
+                stamp = stamps[f.path]
+                self.memo.put(f, stamp, Entry(stamp or (), runs[f.path], [], set()))
+
+    def _stamp(self, f: Found) -> Stamp | None:
+        """The stamp of the files ``f`` is scored from (``None`` without a memo, or
+        for a find that is not scored one by one)."""
+        if self.memo is None or f.family not in ("outcome", "eval", "discussion", "persona"):
+            return None
+        paths = [f.path]
+        if f.family == "outcome":
+            paths += sorted(self.agent_logs.values())
+        elif f.family == "discussion":
+            paths += [p for p in (self.evidence.ratings_path(f.path),) if p]
+        elif f.family == "persona":
+            kit = kit_for(f.path, self.kits) or self.kit
+            paths += kit_paths(kit) if kit is not None else []
+        return stamp_of(paths)
+
+    def _replayed(self, f: Found, stamp: Stamp | None) -> bool:
+        """Whether ``f``'s records were replayed from the memo (its files unchanged)."""
+        if stamp is None or self.memo is None:
+            return False
+        entry = self.memo.get(f, stamp)
+        if entry is None:
+            return False
+        self.runs.extend(entry.runs)
+        self.notes.extend(entry.notes)
+        self.attached |= entry.attached
+        return True
+
+    def _remember(
+        self, f: Found, stamp: Stamp | None,
+        before: tuple[int, int, set[str]],
+    ) -> None:  # fmt: skip
+        """Keep what scoring ``f`` gave (runs, notes, attached transcripts) in the memo."""
+        if stamp is None or self.memo is None:
+            return
+        runs, notes, attached = before
+        entry = Entry(stamp, self.runs[runs:], self.notes[notes:], self.attached - attached)
+        self.memo.put(f, stamp, entry)
 
     def _ratings_for(self, game_file: str) -> RatingSource | None:
         return self.evidence.ratings_for(game_file, self.notes)
@@ -241,7 +327,17 @@ class _Scoring:
             else:
                 shows = self.calibration[1]
                 self.notes.append(f"calibration not shown: {f.path} (the site shows "
-                                  f"{shows}; name one with --calibration)")  # fmt: skip
+                                  f"{shows}{_judge_epochs(self.calibration[0], doc)}; "
+                                  "name one with --calibration)")  # fmt: skip
+
+
+def _judge_epochs(shown: Mapping[str, Any], other: Mapping[str, Any]) -> str:
+    """What a note says when two calibrations were made by judges of different epochs
+    (:mod:`toolkit.epoch`): their numbers are not comparable; nothing otherwise."""
+    a, b = shown.get("judge_epoch"), other.get("judge_epoch")
+    if a and b and a != b:
+        return f"; its judge is of another epoch, {b} not {a}: not comparable"
+    return ""
 
 
 def _unique(runs: list[SiteRun]) -> list[SiteRun]:

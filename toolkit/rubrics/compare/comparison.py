@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from toolkit.epoch import spec_epoch
 from toolkit.errors import InputError
 from toolkit.frames import (
     COMPARE_DIMENSIONS_SCHEMA,
@@ -103,7 +104,7 @@ def compare_scores(
         directions: dimension -> +1/-1/0, over the rubric's for the family.
         labels: what A and B are called in the output.
         notes: notes from the loading step, shown first.
-        rubric: the rubric data (:class:`CompareRubric`, version 1.0.0 by default).
+        rubric: the rubric data (:class:`CompareRubric`, version 1.1.0 by default).
 
     Returns:
         A :class:`CompareResult`.
@@ -146,6 +147,17 @@ def compare_scores(
         pair_by=pair_by or ", else ".join(PAIR_KEYS.get(arms.family, ("unit",))),
         notes=(*notes, *arms.notes(), *_disagreeing(frame, ci_level)),
         version=rubric.version,
+        epoch=spec_epoch(
+            rubric,
+            family=arms.family,
+            test=test,
+            correction=correction,
+            alpha=alpha,
+            level=level,
+            seed=seed,
+            resamples=resamples,
+            directions_given=dict(directions or {}),
+        ).id,
         strata=_strata(arms, design.binary, level, resamples, seed),
         ci_level=ci_level,
     )

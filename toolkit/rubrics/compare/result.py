@@ -67,6 +67,9 @@ class CompareResult(Shows):
     pair_by: str = "unit"
     notes: tuple[str, ...] = ()
     version: str = COMPARE_VERSION
+    #: The comparison's measurement epoch (:mod:`toolkit.epoch`): its rubric's data and
+    #: every option that changes a number.
+    epoch: str = ""
     strata: pl.DataFrame | None = None
     ci_level: float | None = None
 
@@ -109,6 +112,7 @@ class CompareResult(Shows):
         return {
             "rubric": "compare",
             "rubric_version": self.version,
+            "epoch": self.epoch or None,
             "family": self.family,
             "a": self.labels[0],
             "b": self.labels[1],

@@ -1,5 +1,5 @@
 """The compare rubric as data: the families, tests, corrections, directions and pairing
-keys, and :class:`CompareRubric` (version 1.0.0, loadable from YAML)."""
+keys, and :class:`CompareRubric` (version 1.1.0, loadable from YAML; 1.0.0 kept)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pydantic import Field
 
 from toolkit.rubrics._spec import RubricSpec, load_spec
 
-COMPARE_VERSION = "1.0.0"
+COMPARE_VERSION = "1.1.0"
 FAMILIES: tuple[str, ...] = ("simulation", "outcome", "discussion", "persona", "eval")
 TESTS: tuple[str, ...] = ("wilcoxon", "t")
 CORRECTIONS: tuple[str, ...] = ("holm", "bh")
@@ -59,7 +59,7 @@ MAJORITY = 0.5
 
 
 class CompareRubric(RubricSpec):
-    """The compare rubric's data (version 1.0.0 by default; YAML overrides with
+    """The compare rubric's data (version 1.1.0 by default; YAML overrides with
     :func:`load_compare_rubric`, a changed number needs a new version).
 
     Attributes:
@@ -92,20 +92,30 @@ class CompareRubric(RubricSpec):
 
 
 DEFAULT_COMPARE_RUBRIC = CompareRubric()
+#: Version 1.0.0, as first published: no ``eval`` family (1.1.0 added its directions).
+COMPARE_RUBRIC_1_0_0 = CompareRubric(
+    version="1.0.0",
+    directions={f: dict(d) for f, d in DIRECTIONS.items() if f != "eval"},
+)
+#: Published versions and their exact content.
+PUBLISHED_COMPARE: dict[str, CompareRubric] = {
+    "1.0.0": COMPARE_RUBRIC_1_0_0,
+    COMPARE_VERSION: DEFAULT_COMPARE_RUBRIC,
+}
 
 
 def load_compare_rubric(source: str | Path | Mapping[str, Any]) -> CompareRubric:
-    """A compare rubric from YAML (a path) or a mapping, merged over version 1.0.0.
+    """A compare rubric from YAML (a path) or a mapping, merged over the version it names
+    (a published one) or over the default, 1.1.0.
 
     Raises:
         RubricError: one line naming the file, the field and the value (a changed
             number under a published version too).
     """
-    return load_spec(
-        CompareRubric, source, DEFAULT_COMPARE_RUBRIC, {COMPARE_VERSION: DEFAULT_COMPARE_RUBRIC}
-    )
+    return load_spec(CompareRubric, source, DEFAULT_COMPARE_RUBRIC, PUBLISHED_COMPARE)
 
 
 def direction_of(family: str, dimension: str, overrides: Mapping[str, int] | None = None) -> int:
-    """+1, -1 or 0 for ``dimension`` of ``family`` in rubric 1.0.0 (``overrides`` first)."""
+    """+1, -1 or 0 for ``dimension`` of ``family`` in the default rubric (``overrides``
+    first)."""
     return DEFAULT_COMPARE_RUBRIC.direction_of(family, dimension, overrides)

@@ -3,7 +3,7 @@
 Every metric is computed column-wise over the frames of a :class:`~toolkit.load.
 discussion.Discussion` and keeps the evidence that decided it, per message or per
 reference, in a :class:`DiscussionEvidence`. The numbers and cue lists come from a
-:class:`DiscussionSpec` (rubric 1.1.0 by default).
+:class:`DiscussionSpec` (rubric 1.2.0 by default).
 
 Verdict per game: ``PASS`` when at least ``min_passed`` (5) of the seven metrics pass,
 engagement >= 3.0 and the metadata cost is not over $3.00 (an unknown cost is shown as
@@ -64,6 +64,7 @@ _LAZY: dict[str, str] = {
     "DEFAULT_DISCUSSION_SPEC": "toolkit.rubrics.discussion.spec",
     "DEFAULT_ENGAGEMENT_SCALE": "toolkit.rubrics.discussion.spec",
     "DISCUSSION_SPEC_1_0_0": "toolkit.rubrics.discussion.spec",
+    "DISCUSSION_SPEC_1_1_0": "toolkit.rubrics.discussion.spec",
     "METRIC_KEYS": "toolkit.rubrics.discussion.spec",
     "DiscussionSpec": "toolkit.rubrics.discussion.spec",
     "EngagementQuestion": "toolkit.rubrics.discussion.spec",
@@ -153,6 +154,7 @@ if TYPE_CHECKING:
     from toolkit.rubrics.discussion.spec import DEFAULT_DISCUSSION_SPEC as DEFAULT_DISCUSSION_SPEC
     from toolkit.rubrics.discussion.spec import DEFAULT_ENGAGEMENT_SCALE as DEFAULT_ENGAGEMENT_SCALE
     from toolkit.rubrics.discussion.spec import DISCUSSION_SPEC_1_0_0 as DISCUSSION_SPEC_1_0_0
+    from toolkit.rubrics.discussion.spec import DISCUSSION_SPEC_1_1_0 as DISCUSSION_SPEC_1_1_0
     from toolkit.rubrics.discussion.spec import METRIC_KEYS as METRIC_KEYS
     from toolkit.rubrics.discussion.spec import DiscussionSpec as DiscussionSpec
     from toolkit.rubrics.discussion.spec import EngagementQuestion as EngagementQuestion

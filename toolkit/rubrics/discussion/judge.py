@@ -26,8 +26,8 @@ game's missing rating only when asked (``engagement="judge"``), stamped.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +45,7 @@ from toolkit.judge import (
     load_prices,
     run_batches,
 )
+from toolkit.judge.epoch import judge_basis
 from toolkit.load.discussion import Discussion
 from toolkit.rubrics.discussion.judge_requests import JudgeItem, game_text, judge_items
 from toolkit.rubrics.discussion.judge_spec import (
@@ -104,6 +105,10 @@ class JudgedDiscussion(Shows):
         spec: the judge's questions (stamped: ``discussion-judge`` and its version).
         usage: the judge calls' account (tokens, cost, cap), per metric.
         warnings: what the reader must know (absent answers, the cost cap).
+        basis: the judge's part of the measurement epoch (:mod:`toolkit.epoch`): its
+            provider, model, prompt template and cassette
+            (:func:`toolkit.judge.epoch.judge_basis`), the judge's questions (their
+            rubric, version and data) and ``double_check``.
     """
 
     judge: str
@@ -113,6 +118,7 @@ class JudgedDiscussion(Shows):
     spec: DiscussionJudgeSpec
     usage: JudgeUsage | None = None
     warnings: tuple[str, ...] = ()
+    basis: Mapping[str, Any] = field(default_factory=dict)
 
     def _summary(self) -> Summary:
         games = self.readings["game_id"].n_unique()
@@ -298,6 +304,14 @@ def judge_discussion(
         spec=judge_spec,
         usage=usage,
         warnings=tuple(_warnings(usage, frame)),
+        basis={
+            **judge_basis(judge),
+            "questions": judge_spec.rubric,
+            "questions_version": judge_spec.version,
+            "questions_data": judge_spec.model_dump(mode="json", exclude={"rubric", "version"}),
+            "metrics": list(metrics),
+            "double_check": double_check,
+        },
     )
 
 

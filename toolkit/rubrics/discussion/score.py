@@ -11,9 +11,11 @@ from typing import TYPE_CHECKING, Literal
 
 import polars as pl
 
+from toolkit.epoch import stamp
 from toolkit.load.discussion import Discussion
 from toolkit.load.ratings import RatingSource
 from toolkit.rubrics.discussion.card import game_card
+from toolkit.rubrics.discussion.epoch import discussion_epoch, game_digests
 from toolkit.rubrics.discussion.evidence import gather_evidence
 from toolkit.rubrics.discussion.labels import reviewer_labels
 from toolkit.rubrics.discussion.metrics import metrics_frame
@@ -43,7 +45,7 @@ def score_discussion(
         discussion: the loaded games (see :func:`toolkit.load_discussion`).
         ratings: engagement ratings (game_id, rater, score 1-5): a frame or any
             :class:`~toolkit.load.ratings.RatingSource` (a ratings file, later a store).
-        spec: the rubric data; rubric 1.1.0 by default.
+        spec: the rubric data; rubric 1.2.0 by default.
         labels: reviewer labels (game_id, kind, item_id, label) over the automatic ones:
             kind ``memory`` (item = reference id; True = accurate), ``strategic`` (item
             = message id; True = strategic), ``role`` (True = role-consistent),
@@ -65,7 +67,9 @@ def score_discussion(
 
     Returns:
         A :class:`DiscussionReport`: a scorecard per game, the metrics frame (game_id,
-        key, name, score, threshold, passed, status, detail) and the evidence.
+        key, name, score, threshold, passed, status, detail) and the evidence. Each card
+        carries the measurement epoch (rubric data, options and, with ``judged``, the
+        judge's basis) and its game's input digest in ``meta`` (:mod:`.epoch`).
 
     Raises:
         ValueError: ``engagement="judge"`` without ``judged`` engagement readings.
@@ -81,8 +85,16 @@ def score_discussion(
         table = judge_stands_in(table, judged)
     table = fill_counts(table)
     metrics = metrics_frame(table, spec, game_ids)
+    epoch = discussion_epoch(spec, judged.basis if judged is not None else None,
+                             require_cost=require_cost, engagement=engagement)  # fmt: skip
+    digests = game_digests(discussion, evidence.ratings, labels)
     cards = [
-        game_card(gid, metrics, table, discussion, spec, require_cost, judged) for gid in game_ids
+        stamp(
+            game_card(gid, metrics, table, discussion, spec, require_cost, judged),
+            epoch,
+            digests.get(gid),
+        )
+        for gid in game_ids
     ]
     return DiscussionReport(
         scorecards=cards,

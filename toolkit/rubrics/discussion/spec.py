@@ -1,4 +1,4 @@
-"""The discussion rubric's data: thresholds, cue lists and advice, versioned (1.1.0).
+"""The discussion rubric's data: thresholds, cue lists and advice, versioned (1.2.0).
 
 Every number and every word list the discussion rubric uses lives here, in one
 :class:`DiscussionSpec`. A team can override any part from YAML with
@@ -25,6 +25,7 @@ __all__ = [
     "DEFAULT_DISCUSSION_SPEC",
     "DEFAULT_ENGAGEMENT_SCALE",
     "DISCUSSION_SPEC_1_0_0",
+    "DISCUSSION_SPEC_1_1_0",
     "METRIC_KEYS",
     "DiscussionSpec",
     "EngagementQuestion",
@@ -556,9 +557,9 @@ _GENERAL_STATEMENTS = (
     + r"(?:\s+(?:is|are|must be)\s+(?:\w+\s+){0,2}?(?:mafia|suspicious|lying)\b)?",
 )
 
-#: Rubric 1.1.0 (the default): the source rubric's own examples (issue 23, items 7, 8,
-#: 11, 12, 13). See docs/rubrics/discussion.md, "Changes in 1.1.0".
-DEFAULT_DISCUSSION_SPEC = DISCUSSION_SPEC_1_0_0.model_copy(
+#: Rubric 1.1.0: the source rubric's own examples (issue 23, items 7, 8, 11, 12, 13).
+#: See docs/rubrics/discussion.md, "Changes in 1.1.0".
+DISCUSSION_SPEC_1_1_0 = DISCUSSION_SPEC_1_0_0.model_copy(
     update={
         "version": "1.1.0",
         # 12: the formula's denominator is all messages; the first cannot link back.
@@ -590,7 +591,6 @@ DEFAULT_DISCUSSION_SPEC = DISCUSSION_SPEC_1_0_0.model_copy(
                     r"(?:evidence|reason|reasons|proof|explanation)\b",
                 ),
                 "questions_in_role": True,
-                "general_statements": _GENERAL_STATEMENTS,
             }
         ),
         # 11: a test is a batch of 3 games; going on needs the sign-off.
@@ -639,10 +639,23 @@ DEFAULT_DISCUSSION_SPEC = DISCUSSION_SPEC_1_0_0.model_copy(
     }
 )
 
+#: Rubric 1.2.0 (the default): 1.1.0, and a general statement about the game accuses
+#: nobody (issue 37: ``role.general_statements``). See docs/rubrics/discussion.md,
+#: "Changes in 1.2.0".
+DEFAULT_DISCUSSION_SPEC = DISCUSSION_SPEC_1_1_0.model_copy(
+    update={
+        "version": "1.2.0",
+        "role": DISCUSSION_SPEC_1_1_0.role.model_copy(
+            update={"general_statements": _GENERAL_STATEMENTS}
+        ),
+    }
+)
+
 #: Published versions and their exact content.
 PUBLISHED: dict[str, DiscussionSpec] = {
     "1.0.0": DISCUSSION_SPEC_1_0_0,
-    "1.1.0": DEFAULT_DISCUSSION_SPEC,
+    "1.1.0": DISCUSSION_SPEC_1_1_0,
+    "1.2.0": DEFAULT_DISCUSSION_SPEC,
 }
 
 

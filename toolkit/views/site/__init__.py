@@ -69,6 +69,7 @@ INDEX_COLUMNS: tuple[str, ...] = (
     "size",
     "time",
     "file",
+    "epoch",
 )
 
 
@@ -323,6 +324,7 @@ def index_row(run: SiteRun, file: str, dimsets: dict[tuple[Any, ...], int]) -> l
         run.size,
         run.time,
         file,
+        card.meta.get("epoch") if card else None,  # the measurement epoch (toolkit.epoch)
     ]
 
 
@@ -411,6 +413,7 @@ def manifest(
     compare: bool = False,
     dimsets: Mapping[tuple[Any, ...], int] | None = None,
     calibration: bool = False,
+    watch: Mapping[str, Any] | None = None,
     experiments: int = 0,
 ) -> str:
     """The manifest script: shard counts, columns, the palette (from
@@ -431,6 +434,7 @@ def manifest(
             "compare": compare,
             "calibration": calibration,
             "dimsets": [[list(kn) for kn in names] for names in (dimsets or {})],
+            "watch": dict(watch) if watch is not None else None,
             "experiments": experiments,
         },
     )
@@ -482,6 +486,7 @@ def write_site(
     notes: Sequence[str] = (),
     compare: Mapping[str, Any] | None = None,
     calibration: Mapping[str, Any] | None = None,
+    watch: Mapping[str, Any] | None = None,
     experiments: Sequence[Mapping[str, Any]] = (),
 ) -> Path:
     """Write the site of ``runs`` into ``out_dir`` (created if missing).
@@ -501,6 +506,9 @@ def write_site(
             table and the ranked disagreements. Its ``links`` (one per disagreement,
             ``{"run": id or None, "item": key or None, "why": text}``, see
             :func:`toolkit.fleet.view.calibration_links`) say where each item is in the site.
+        watch: for ``toolkit view --watch``: ``{"build": id, "interval": seconds,
+            "when": time}``; the page looks at ``data/build.js`` every ``interval``
+            seconds and reloads (or offers to) when a newer build is there.
         experiments: treatment-vs-control experiments found beside the runs, shown on
             their own page (``#experiments``): per file, ``{"source", "report"}`` with
             ``report`` a :func:`toolkit.views.experiment.experiment_report_dict` (the
@@ -533,8 +541,11 @@ def write_site(
         _write(
             data / "manifest.js",
             manifest(len(written.rows), index_shards, search_shards, notes, compare is not None,
-                     written.dimsets, calibration is not None, len(experiments)),
+                     written.dimsets, calibration is not None, watch, len(experiments)),
         )  # fmt: skip
+        if watch is not None:
+            _write(data / "build.js", _script("build", watch["build"], len(written.rows),
+                                               watch.get("when", "")))  # fmt: skip
         _copy_static(out)
         _swap_in(data, out / "data")
     except BaseException:

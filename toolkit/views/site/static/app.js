@@ -136,6 +136,16 @@
     s.onerror = function () { tk.missing(src); };
     document.head.appendChild(s);
   }
+  /* Look at data/build.js every `interval` seconds (a fresh script each time, so the
+     browser does not answer from its cache; a look that fails mid-rebuild is ignored). */
+  function watchBuild(w) {
+    window.setInterval(function () {
+      var s = document.createElement("script");
+      s.src = "data/build.js?t=" + Date.now();
+      s.onload = s.onerror = function () { s.remove(); };
+      document.head.appendChild(s);
+    }, Math.max(1, w.interval) * 1000);
+  }
   function main() { return document.getElementById("main"); }
   function setMain(nodes, title) {
     var m = main();
@@ -157,6 +167,22 @@
     manifest: function (m) {
       S.manifest = m;
       for (var i = 0; i < m.index_shards; i++) loadScript("data/index-" + i + ".js");
+      if (m.watch) watchBuild(m.watch);
+    },
+    /* `toolkit view --watch`: the build now on disk (data/build.js, looked at again
+       every few seconds); a new one reloads the index, or offers a reload elsewhere. */
+    build: function (id, runs, when) {
+      if (!S.manifest || !S.manifest.watch || id === S.manifest.watch.build) return;
+      if (!location.hash || location.hash === "#") { location.reload(); return; }
+      var bar = document.getElementById("rebuilt");
+      if (!bar) {
+        bar = el("div", { id: "rebuilt", class: "rebuilt", role: "status" });
+        document.body.insertBefore(bar, document.getElementById("main"));
+      }
+      var again = el("button", { type: "button", text: "Reload" });
+      again.addEventListener("click", function () { location.reload(); });
+      bar.replaceChildren(
+        el("span", { text: "The runs changed (" + runs + " run(s), written " + when + "). " }), again);
     },
     index: function (n, rows) {
       var cols = S.manifest.columns;
@@ -254,7 +280,7 @@
     { key: "time", label: "Time", filter: true },
   ];
   function cellText(row, key) {
-    if (key === "rubric") return ((row.rubric || "") + " " + (row.version || "")).toLowerCase();
+    if (key === "rubric") return ((row.rubric || "") + " " + (row.version || "") + " " + (row.epoch || "")).toLowerCase();
     if (key === "statuses") return statusText(row);
     if (key === "title") return (row.title + " " + row.id).toLowerCase();
     var v = row[key];
@@ -281,6 +307,46 @@
     for (var i = 1; i < row.statuses.length; i++) w = Math.min(w, severity(row.statuses[i]));
     return w;
   }
+  // ------------------------------------------------------------------ epochs
+  /* A site of more than one measurement epoch (docs/epochs.md) groups its rows by epoch,
+     each group where its first row sorts, under a heading naming its rubric, version and
+     epoch: runs are never ranked across epochs without a label. A run without an epoch
+     (not scored, or scored by its own harness) groups with its rubric's. */
+  function epochKey(row) { return row.epoch || "~" + (row.rubric || "") + " " + (row.version || ""); }
+  function epochs() {
+    if (!S.epochs || S.epochs.rows !== S.rows.length) {
+      var at = {}, list = [];
+      S.rows.forEach(function (r) {
+        var k = epochKey(r);
+        if (!(k in at)) { at[k] = list.length; list.push(0); }
+        list[at[k]] += 1;
+      });
+      S.epochs = { rows: S.rows.length, at: at, count: list };
+    }
+    return S.epochs;
+  }
+  /* The sorted rows, grouped by epoch in place: a group goes where its first row sorted. */
+  function groupByEpoch(out) {
+    if (epochs().count.length < 2) return;
+    var rank = {}, n = 0, at = new Map();
+    out.forEach(function (r, i) { var k = epochKey(r); if (!(k in rank)) rank[k] = n++; at.set(r, i); });
+    out.sort(function (a, b) { return rank[epochKey(a)] - rank[epochKey(b)] || at.get(a) - at.get(b); });
+  }
+  function withEpochHeads(shown, trs) {
+    var e = epochs();
+    if (e.count.length < 2) return trs;
+    var out = [];
+    shown.forEach(function (row, i) {
+      if (i === 0 || epochKey(row) !== epochKey(shown[i - 1])) {
+        var what = (row.rubric ? row.rubric + " " + row.version : "not scored") +
+          (row.epoch ? " · epoch " + row.epoch : " · no epoch") + " · " + e.count[e.at[epochKey(row)]] + " run(s) in this epoch";
+        out.push(el("tr", { class: "epoch-head", "data-epoch": row.epoch || "" }, [el("th", { colspan: COLS.length, scope: "colgroup", text: what })]));
+      }
+      out.push(trs[i]);
+    });
+    return out;
+  }
+
   /* Recompute the rows shown: filters, search, sort. Exposed for the benchmark. */
   function computeView() {
     var fs = Object.keys(S.filters).filter(function (k) { return S.filters[k]; });
@@ -300,6 +366,7 @@
     }
     var col = S.sort.col, dir = S.sort.dir;
     out.sort(function (a, b) { return dir * compare(a, b, col); });
+    groupByEpoch(out);
     S.view = out;
     return out.length;
   }
@@ -385,14 +452,14 @@
       return el("tr", { "data-row": first + i }, [
         el("td", null, [el("a", { href: href, class: "run" }, [row.title, row.title !== row.id ? el("span", { class: "id", text: row.id }) : null])]),
         el("td", { text: row.family }),
-        el("td", { "data-rule": "", text: row.rubric ? row.rubric + " " + row.version : "–" }),
+        el("td", { "data-rule": "", text: row.rubric ? row.rubric + " " + row.version + (row.epoch ? " · epoch " + row.epoch : "") : "–" }),
         el("td", null, [badge(row.verdict, href)]),
         el("td", null, [dots]),
         el("td", { class: "n" }, [row.size === null ? "–" : num(bytes(row.size), href, "bytes read for this run")]),
         el("td", null, [row.time ? num(when(row.time), href) : "–"]),
       ]);
     });
-    tbody.replaceChildren.apply(tbody, trs);
+    tbody.replaceChildren.apply(tbody, withEpochHeads(shown, trs));
     drawCalHits();
     var count = document.getElementById("count");
     if (count) count.textContent = view.length === S.rows.length ? S.rows.length + " runs" : view.length + " of " + S.rows.length + " runs";
@@ -1006,7 +1073,7 @@
      groundedness), KEY.status (its status word), or family, verdict, rubric, version,
      title, id, time (text) and size (bytes). Text is compared without case; a run without
      the column never matches. The state is the hash: #where/<the filter>. */
-  var WHERE_TEXT = ["family", "verdict", "rubric", "version", "title", "id", "time"];
+  var WHERE_TEXT = ["family", "verdict", "rubric", "version", "epoch", "title", "id", "time"];
   var WHERE_NUMBERS = ["score", "size"];
   var WHERE_OPS = ["<=", ">=", "!=", "==", "!~", "<", ">", "=", "~"];
   function WhereError(message) { this.message = message; }

@@ -1,0 +1,98 @@
+"""``toolkit view --watch``: rebuild the site as runs arrive.
+
+Every ``--interval`` seconds the folders are surveyed again and each find is stamped
+(names, sizes and times of its files: :mod:`toolkit.fleet.view.memo`); only the finds
+whose stamps changed, and the new ones, are loaded and scored, the others are replayed
+from the previous round; when anything changed the site is written again (its data
+folder swapped in whole) and a line says how many runs were scored again. The page
+looks at the build on disk and reloads its index when a newer one is there (on a run's
+page it offers a reload instead). Ctrl-C stops, as does ``--watch-for S``; both exit 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from toolkit.errors import InputError
+
+#: What one round gathers (the collected runs), given the memo of earlier rounds.
+Gather = Callable[[Any], Any]
+#: Writes what a round gathered with the watch record; returns how many runs it has.
+Write = Callable[[Any, dict[str, Any]], int]
+
+
+def add_watch_arguments(p: argparse.ArgumentParser) -> None:
+    """--watch, --interval and --watch-for (as ``toolkit quality --watch`` has them)."""
+    p.add_argument(
+        "--watch",
+        action="store_true",
+        help="rebuild the site whenever runs arrive or change, scoring only those "
+        "(Ctrl-C stops); the open page reloads its index",
+    )
+    p.add_argument(
+        "--interval",
+        type=float,
+        default=2.0,
+        metavar="S",
+        help="with --watch: seconds between looks at the folders (default 2)",
+    )
+    p.add_argument(
+        "--watch-for",
+        type=float,
+        metavar="S",
+        help="with --watch: stop after S seconds (default: until Ctrl-C)",
+    )
+
+
+def check_watch(args: argparse.Namespace) -> None:
+    """Refuse ``--interval``/``--watch-for`` without ``--watch`` or out of range."""
+    if not args.watch:
+        if args.watch_for is not None:
+            raise InputError(None, "goes with --watch", field="--watch-for", value=args.watch_for)
+        return
+    if not args.interval > 0 or args.interval != args.interval:
+        raise InputError(
+            None, "must be more than 0 seconds", field="--interval", value=args.interval
+        )
+    if args.watch_for is not None and not args.watch_for >= 0:
+        raise InputError(
+            None, "must be 0 seconds or more", field="--watch-for", value=args.watch_for
+        )
+
+
+def watch(args: argparse.Namespace, gather: Gather, write: Write) -> int:
+    """Build now, then again whenever a find came, went or changed, until Ctrl-C or
+    ``--watch-for`` seconds; returns 0."""
+    # the memo imports the site records (polars): only a watched view pays it
+    from toolkit.fleet.view.memo import Memo
+
+    memo = Memo()
+    deadline = None if args.watch_for is None else time.monotonic() + args.watch_for
+    seen: object = None
+    try:
+        while True:
+            memo.start_round()
+            collected = gather(memo)
+            state = (memo.state(), tuple(collected.notes))
+            if state != seen or memo.unstamped:
+                when = time.strftime("%H:%M:%S")
+                record = {"build": f"{time.time_ns():x}", "interval": args.interval, "when": when}
+                count = write(collected, record)
+                again = "" if seen is None else f" ({memo.misses} scored, {memo.hits} unchanged)"
+                print(f"toolkit view: {count} run(s) at {when}{again}; watching every "
+                      f"{args.interval:g} s (Ctrl-C stops)", flush=True)  # fmt: skip
+                seen = state
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                time.sleep(min(args.interval, left))
+            else:
+                time.sleep(args.interval)
+    except KeyboardInterrupt:
+        print(file=sys.stderr)
+    return 0

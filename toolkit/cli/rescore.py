@@ -1,0 +1,270 @@
+"""``toolkit rescore PATH --rubric A --rubric B``: what changes when the same runs are
+scored under another rubric, before it is adopted.
+
+Loads the runs of PATH once and scores them twice (each --rubric a YAML file or a
+published version: 1.2.0 for simulation runs, 2.1.0 or 3.0.0 for dot-agents iteration
+logs), then prints per run and overall the change of every dimension and score, the
+verdict (or band) flips and the counts. Where scores stored earlier exist (outcome: the
+iter-N.score.yaml sidecars beside the log; simulation: --stored, the JSON of toolkit
+quality RUN --format json), each change since is split into what comes from the rubric
+and what from inputs that changed (their input digests differ).
+
+``--sweep DIMENSION.threshold=a:b:step`` (simulation) scores a loaded fleet once per
+value and counts the verdicts that flip against the rubric's (--rubric, default 1.2.0),
+as a table and, with --chart FILE.html, a chart.
+
+Persona sessions: ``--judge A --judge B`` with --propositions (see docs/rescore.md);
+--dry-run says how many judge calls a judge change would cost.
+
+Exit codes: 0 printed; 2 bad input (one line on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from toolkit.cli import help_text
+from toolkit.cli._output import write_output
+from toolkit.cli._scale import add_scale_arguments, storage_options
+from toolkit.errors import InputError
+
+FORMATS = ("text", "json", "markdown")
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``rescore`` subcommand."""
+    p = sub.add_parser(
+        "rescore",
+        help="score the same runs under two rubrics (or judges) and show what moves",
+        description=help_text(__doc__),
+    )
+    p.add_argument("path", metavar="PATH", help="a run, fleet, iteration log or chat file")
+    p.add_argument(
+        "--rubric",
+        action="append",
+        default=[],
+        metavar="A|B",
+        help="a rubric file or published version; give it twice (A then B), "
+        "or once with --sweep (the base)",
+    )
+    p.add_argument(
+        "--judge",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="persona: a judge (recorded:CASSETTE, ...); give it twice",
+    )
+    p.add_argument(
+        "--sweep",
+        metavar="DIMENSION.threshold=a:b:step",
+        help="simulation: count verdict flips at each value of one threshold",
+    )
+    p.add_argument("--chart", metavar="FILE.html", help="with --sweep: write the chart")
+    p.add_argument(
+        "--stored",
+        metavar="FILE|DIR",
+        help="simulation: scores saved earlier (toolkit quality RUN --format json)",
+    )
+    p.add_argument("--family", default="auto", help="auto (default), simulation, outcome, persona")
+    p.add_argument("--window", type=int, help="simulation: ticks scored per run")
+    p.add_argument(
+        "--cache",
+        nargs="?",
+        const=True,
+        default=False,
+        metavar="DIR",
+        help="simulation: keep loaded runs as Parquet (as toolkit quality --cache)",
+    )
+    p.add_argument("--repo", metavar="DIR", help="outcome: the log's git repository")
+    p.add_argument(
+        "--transcripts",
+        metavar="DIR",
+        nargs="+",
+        action="extend",
+        default=[],
+        help="outcome: folders of Claude Code transcripts",
+    )
+    p.add_argument("--propositions", metavar="DIR", help="persona: the proposition files")
+    p.add_argument("--personas", metavar="FILE", help="persona: names and persona specs")
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="persona: say how many judge calls B would make, and make none",
+    )
+    p.add_argument("--format", choices=FORMATS, default="text")
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of printing")
+    add_scale_arguments(p)
+    p.set_defaults(func=run)
+
+
+def _emit(args: argparse.Namespace, text: str, what: str) -> None:
+    if args.output:
+        write_output(
+            args.output, text if text.endswith("\n") else text + "\n", what, storage_options(args)
+        )
+    else:
+        print(text.rstrip("\n"))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check the flags, score twice (or sweep), print or write."""
+    # polars, the loaders, the rubrics and the views: every toolkit call imports this
+    # module, and --help stays light (tests/test_startup_imports.py).
+    from toolkit.views.text import terminal_style
+
+    width, _ = terminal_style()
+    if args.engine != "local":
+        raise InputError(
+            None,
+            "rescore loads the runs once and scores them twice in this "
+            "process: --engine dask is for toolkit quality --all and compare",
+            field="--engine",
+            value=args.engine,
+        )
+    if args.chart and not args.sweep:
+        raise InputError(
+            None, "--chart draws a sweep: give --sweep too", field="--chart", value=args.chart
+        )
+    if args.sweep:
+        return _sweep(args, width)
+    if args.judge or args.family == "persona":
+        return _persona(args, width)
+    if len(args.rubric) != 2:
+        raise InputError(
+            None,
+            f"give --rubric twice, A then B (got {len(args.rubric)}), or --sweep",
+            field="--rubric",
+            value=" ".join(args.rubric) or "-",
+        )
+    if args.dry_run:
+        raise InputError(
+            None,
+            "a rubric change makes no judge call: --dry-run is for --judge",
+            field="--dry-run",
+            value="true",
+        )
+    from toolkit.fleet.rescore import rescore  # as above
+
+    result = rescore(
+        args.path,
+        args.rubric[0],
+        args.rubric[1],
+        family=args.family,
+        window=args.window,
+        cache=args.cache,
+        storage_options=storage_options(args),
+        stored=args.stored,
+        repo=args.repo,
+        transcripts=args.transcripts,
+    )
+    _print_result(args, result, width)
+    return 0
+
+
+def _print_result(args: argparse.Namespace, result: Any, width: int | None) -> None:
+    from toolkit.views import rescore as views  # polars: as in run
+
+    if args.format == "json":
+        _emit(args, views.render_rescore_json(result), "the rescore")
+    elif args.format == "markdown":
+        _emit(args, views.render_rescore_markdown(result), "the rescore")
+    else:
+        _emit(args, views.render_rescore_text(result, width), "the rescore")
+
+
+def _sweep(args: argparse.Namespace, width: int | None) -> int:
+    """``--sweep SPEC``: flips at each value of one threshold."""
+    # the fleet, the rubric and the views (polars): as in run.
+    from toolkit.fleet.rescore import sweep
+    from toolkit.io.atomic import check_target
+    from toolkit.io.source import disk_path
+    from toolkit.views import rescore as views
+
+    if len(args.rubric) > 1 or args.judge:
+        raise InputError(
+            None,
+            "--sweep takes one base rubric (--rubric A) and no --judge",
+            field="--sweep",
+            value=args.sweep,
+        )
+    if args.family not in ("auto", "simulation"):
+        raise InputError(
+            None, "--sweep sweeps simulation fleets", field="--family", value=args.family
+        )
+    chart_path = disk_path(args.chart) if args.chart else None
+    if chart_path is not None:
+        check_target(chart_path, "--chart")
+    result = sweep(
+        args.path,
+        args.sweep,
+        rubric=args.rubric[0] if args.rubric else None,
+        window=args.window,
+        cache=args.cache,
+        storage_options=storage_options(args),
+    )
+    if args.format == "json":
+        _emit(args, views.render_sweep_json(result), "the sweep")
+    elif args.format == "markdown":
+        _emit(args, views.render_sweep_markdown(result), "the sweep")
+    else:
+        _emit(args, views.render_sweep_text(result, width), "the sweep")
+    if args.chart:
+        write_output(
+            args.chart,
+            views.render_sweep_chart_html(result),
+            "the sweep chart",
+            storage_options(args),
+        )
+        print(f"toolkit rescore: wrote the chart to {args.chart}", file=sys.stderr)
+    return 0
+
+
+def _persona(args: argparse.Namespace, width: int | None) -> int:
+    """``--judge A [--judge B]``: persona sessions judged twice (or, with one judge and
+    two rubrics, judged once and scored twice); ``--dry-run`` counts the calls."""
+    # the persona loaders, the judges and the rubric (polars): as in run.
+    from toolkit.fleet.rescore_persona import dry_run_persona, rescore_persona
+    from toolkit.views.text import wrap_item
+
+    judges, rubrics = args.judge, args.rubric
+    if args.propositions is None:
+        raise InputError(
+            None,
+            "persona sessions are judged against propositions: give --propositions DIR",
+            field="--judge",
+            value=" ".join(judges),
+        )
+    if len(judges) > 2 or len(rubrics) not in (0, 2) or (len(judges) == 1 and not rubrics):
+        raise InputError(
+            None,
+            "give --judge A --judge B (a judge change), or one --judge "
+            "and --rubric A --rubric B (a rubric change)",
+            field="--judge",
+            value=" ".join(judges),
+        )
+    rubric_a, rubric_b = (rubrics[0], rubrics[1]) if rubrics else (None, None)
+    if args.dry_run:
+        if len(judges) == 1:
+            print(
+                "a rubric change reuses the judge's answers: 0 judge calls (run it without "
+                "--dry-run to see whether the new rubric asks anything new)"
+            )
+            return 0
+        dry = dry_run_persona(
+            args.path, args.propositions, judges[1], rubric=rubric_b, personas=args.personas
+        )
+        print("\n".join(wrap_item(dry.line(), min(width or 80, 80), bullet="")))
+        return 0
+    result = rescore_persona(
+        args.path,
+        args.propositions,
+        judges[0],
+        judges[1] if len(judges) == 2 else None,
+        rubric_a=rubric_a,
+        rubric_b=rubric_b,
+        personas=args.personas,
+    )
+    _print_result(args, result, width)
+    return 0

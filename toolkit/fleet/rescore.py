@@ -1,0 +1,491 @@
+"""``tk.rescore``, ``tk.sweep`` and ``toolkit rescore``: score the same inputs under two
+rubrics (load once, score twice) and say what moved; sweep one threshold of the
+simulation rubric over an already-loaded fleet.
+
+The loading and scoring are the families' own (the fleet loader and
+:func:`toolkit.rubrics.simulation.score_universe`; the iteration-log loader, its evidence
+and :func:`toolkit.rubrics.outcome.score_outcome`); the comparison is
+:mod:`toolkit.rubrics.rescore`'s. A rubric is named as ``toolkit compare --rubric-a``
+names it (a YAML file, read by the family's own loader), or by a published version:
+``1.2.0`` (simulation), ``2.1.0`` / ``3.0.0`` (outcome, dot-agents' versions).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from toolkit.epoch import EPOCH_KEY, INPUTS_KEY, Epoch, spec_epoch
+from toolkit.errors import InputError
+from toolkit.fleet.find import (
+    detect_family,
+    find_iteration_logs,
+    fleet_log_names,
+    fleet_runs,
+)
+from toolkit.io.edge import parse_yaml_text
+from toolkit.io.source import open_source
+from toolkit.load.iterlog import IterationLog, load_iteration_log
+from toolkit.load.outcome_evidence import collect_outcome_evidence
+from toolkit.load.universe import Universe, load_runs
+from toolkit.rubrics.outcome import (
+    OutcomeResult,
+    OutcomeRubric,
+    load_outcome_rubric,
+    score_outcome,
+)
+from toolkit.rubrics.outcome.spec import NAMED_RUBRICS
+from toolkit.rubrics.rescore import (
+    RescoreResult,
+    Scored,
+    SweepResult,
+    parse_sweep,
+    rescore_diff,
+    sweep_row,
+    sweep_table,
+    swept_rubric,
+)
+from toolkit.rubrics.simulation import (
+    DEFAULT_RUBRIC,
+    PUBLISHED,
+    SimulationRubric,
+    load_simulation_rubric,
+    score_universe,
+)
+from toolkit.rubrics.simulation.windows import scored_window
+from toolkit.scorecard import Scorecard, scorecards_frame
+from toolkit.sidecars import iteration_sidecar_path
+
+_VERSION = re.compile(r"^\d+\.\d+\.\d+$")
+#: The simulation verdicts, in the order a sweep table shows their counts.
+SIM_VERDICTS = ("HEALTHY", "DEGRADED", "FAILED", "INSUFFICIENT DATA")
+RubricArg = str | Path | Mapping[str, Any] | SimulationRubric | OutcomeRubric | None
+
+
+def simulation_rubric(spec: RubricArg) -> SimulationRubric:
+    """A simulation rubric: a published version by name (``1.2.0``), or a file or
+    mapping read by :func:`toolkit.rubrics.simulation.load_simulation_rubric`."""
+    if spec is None:
+        return DEFAULT_RUBRIC
+    if isinstance(spec, SimulationRubric):
+        return spec
+    if isinstance(spec, OutcomeRubric):
+        raise InputError(
+            None, "an outcome rubric for simulation runs", field="--rubric", value=spec.version
+        )
+    if isinstance(spec, str) and spec in PUBLISHED:
+        return PUBLISHED[spec]
+    if isinstance(spec, str) and _VERSION.match(spec) and not Path(spec).exists():
+        known = ", ".join(PUBLISHED)
+        raise InputError(
+            None,
+            f"no published simulation rubric of that version ({known}, or a YAML file)",
+            field="--rubric",
+            value=spec,
+        )
+    return load_simulation_rubric(spec)
+
+
+def outcome_rubric(spec: RubricArg) -> OutcomeRubric:
+    """An outcome rubric: ``2.1.0`` / ``3.0.0`` (dot-agents' published versions), their
+    full names (``dot-agents-3.0.0``), or a file or mapping read by
+    :func:`toolkit.rubrics.outcome.load_outcome_rubric`."""
+    if isinstance(spec, OutcomeRubric):
+        return spec
+    if isinstance(spec, SimulationRubric):
+        raise InputError(
+            None, "a simulation rubric for iteration logs", field="--rubric", value=spec.version
+        )
+    if isinstance(spec, str) and _VERSION.match(spec) and not Path(spec).exists():
+        if f"dot-agents-{spec}" not in NAMED_RUBRICS:
+            known = ", ".join(n.removeprefix("dot-agents-") for n in NAMED_RUBRICS)
+            raise InputError(
+                None,
+                f"no published outcome rubric of that version ({known}, or a YAML file)",
+                field="--rubric",
+                value=spec,
+            )
+        spec = f"dot-agents-{spec}"
+    return load_outcome_rubric(spec)
+
+
+# ---------------------------------------------------------------------------
+# Simulation
+# ---------------------------------------------------------------------------
+
+
+def load_simulation_runs(
+    source: str | Path,
+    *,
+    cache: bool | str = False,
+    storage_options: Mapping[str, Any] | None = None,
+) -> Universe:
+    """One run folder, or every run of a fleet folder, loaded once (through the Parquet
+    cache when ``cache`` is given)."""
+    options = dict(storage_options or {})
+    where = open_source(source, options)
+    single = where.kind(where.join(where.root, "tick_summaries")) == "folder"
+    runs = [str(source)] if single else fleet_runs(source, options)
+    return load_runs(runs, cache=cache, storage_options=options)
+
+
+def simulation_side(cards: Sequence[Scorecard], label: str, epoch: Epoch) -> Scored:
+    """The scores of a fleet's cards as one side of a re-score."""
+    units = pl.DataFrame(
+        {
+            "subject": [c.subject for c in cards],
+            "value": [None] * len(cards),
+            "verdict": [c.verdict for c in cards],
+            "epoch": [str(c.meta.get(EPOCH_KEY) or epoch.id) for c in cards],
+            "input_digest": [c.meta.get(INPUTS_KEY) for c in cards],
+        },
+        schema=Scored.of([], [], "").units.schema,
+    )
+    frame = scorecards_frame(cards)
+    dims = frame.select(
+        "subject",
+        "dimension",
+        pl.col("value").cast(pl.Float64),
+        "status",
+        pl.lit(None, pl.Float64).alias("weight"),
+    )
+    return Scored(units, dims, label, epoch)
+
+
+def _label(rubric: Any) -> str:
+    return f"{rubric.rubric} {rubric.version}"
+
+
+def _score_simulation(
+    universe: Universe,
+    rubric: SimulationRubric,
+    window: int | None,
+    earlier: Sequence[Scorecard] = (),
+) -> tuple[list[Scorecard], Epoch]:
+    """Score the loaded runs; ``earlier`` cards of the same runs lend their input
+    digests (the rows did not change between two scorings of one load)."""
+    w = scored_window(window, rubric)
+    digests = {c.subject: str(c.meta[INPUTS_KEY]) for c in earlier if c.meta.get(INPUTS_KEY)}
+    cards = score_universe(
+        universe, rubric, window, series=False, inputs=digests if earlier else None
+    )
+    return cards, spec_epoch(rubric, window=w)
+
+
+def stored_simulation(path: str | Path) -> Scored:
+    """Scores the toolkit saved earlier (``toolkit quality RUN --format json``, one card
+    or a list of them, in a file or every ``*.json`` of a folder), as a side."""
+    where = Path(path)
+    files = sorted(where.glob("*.json")) if where.is_dir() else [where]
+    units: list[dict[str, Any]] = []
+    dims: list[dict[str, Any]] = []
+    for file in files:
+        try:
+            doc = json.loads(file.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise InputError(
+                file, f"cannot read the stored scores ({exc})", field="--stored"
+            ) from None
+        cards = doc if isinstance(doc, list) else doc.get("cards", [doc])
+        for card in cards:
+            if not isinstance(card, Mapping) or "verdict" not in card:
+                raise InputError(
+                    file,
+                    "not a scorecard of toolkit quality --format json",
+                    field="--stored",
+                    value=str(card)[:40],
+                )
+            subject = str(card.get("subject") or card.get("slug"))
+            units.append(
+                {
+                    "subject": subject,
+                    "verdict": card["verdict"],
+                    "epoch": card.get(EPOCH_KEY),
+                    "input_digest": card.get(INPUTS_KEY),
+                }
+            )
+            dims.extend(
+                {
+                    "subject": subject,
+                    "dimension": d.get("key"),
+                    "value": d.get("score"),
+                    "status": d.get("status"),
+                }
+                for d in card.get("dimensions", [])
+            )
+    return Scored.of(units, dims, "stored")
+
+
+def rescore_simulation(
+    source: str | Path,
+    rubric_a: RubricArg,
+    rubric_b: RubricArg,
+    *,
+    window: int | None = None,
+    cache: bool | str = False,
+    storage_options: Mapping[str, Any] | None = None,
+    stored: str | Path | None = None,
+) -> RescoreResult:
+    """Load the runs once, score them under A and under B, and compare."""
+    a, b = simulation_rubric(rubric_a), simulation_rubric(rubric_b)
+    universe = load_simulation_runs(source, cache=cache, storage_options=storage_options)
+    cards_a, epoch_a = _score_simulation(universe, a, window)
+    cards_b, epoch_b = _score_simulation(universe, b, window, cards_a)
+    return rescore_diff(
+        simulation_side(cards_a, _label(a), epoch_a),
+        simulation_side(cards_b, _label(b), epoch_b),
+        stored=None if stored is None else stored_simulation(stored),
+        family="simulation",
+        source=str(source),
+        differences=epoch_a.differences(epoch_b),
+    )
+
+
+def sweep(
+    source: str | Path | Universe,
+    spec: str,
+    *,
+    rubric: RubricArg = None,
+    window: int | None = None,
+    cache: bool | str = False,
+    storage_options: Mapping[str, Any] | None = None,
+) -> SweepResult:
+    """``DIMENSION.threshold=a:b:step`` over a fleet: load it once (or take an already
+    loaded :class:`~toolkit.load.universe.Universe`), score it under ``rubric`` and
+    once per value, and count the verdicts that flip against ``rubric``'s.
+
+    Raises:
+        InputError: a malformed spec (one line naming ``--sweep``), or bad runs.
+    """
+    base = simulation_rubric(rubric)
+    parsed = parse_sweep(spec, base)
+    universe = (
+        source
+        if isinstance(source, Universe)
+        else load_simulation_runs(source, cache=cache, storage_options=storage_options)
+    )
+    cards, _ = _score_simulation(universe, base, window)
+    base_frame = _verdicts(cards, parsed.dimension)
+    rows = []
+    for value in parsed.values:
+        swept = swept_rubric(base, parsed, value)
+        frame = (
+            swept
+            if isinstance(swept, str)
+            else _verdicts(_score_simulation(universe, swept, window, cards)[0], parsed.dimension)
+        )
+        rows.append(sweep_row(value, base_frame, frame, parsed.dimension, SIM_VERDICTS))
+    where = "a loaded fleet" if isinstance(source, Universe) else str(source)
+    base_value = float(getattr(getattr(base, parsed.dimension), parsed.threshold))
+    return SweepResult(
+        parsed, _label(base), base_value, sweep_table(rows, SIM_VERDICTS), SIM_VERDICTS, where
+    )
+
+
+def _verdicts(cards: Sequence[Scorecard], dimension: str) -> pl.DataFrame:
+    """subject, verdict and ``dimension``'s status of each card."""
+    statuses = scorecards_frame(cards).filter(pl.col("dimension") == dimension)
+    units = pl.DataFrame(
+        {"subject": [c.subject for c in cards], "verdict": [c.verdict for c in cards]}
+    )
+    return units.join(
+        statuses.select("subject", "status"), on="subject", how="left", maintain_order="left"
+    )
+
+
+# ---------------------------------------------------------------------------
+# Outcome
+# ---------------------------------------------------------------------------
+
+
+def _outcome_logs(
+    source: str | Path, storage_options: Mapping[str, Any] | None
+) -> list[tuple[str, IterationLog]]:
+    logs = [str(p) for p in find_iteration_logs(source, storage_options=storage_options)]
+    if not logs:
+        raise InputError(source, "no iteration log (iter-N.yaml) under this folder")
+    names = fleet_log_names(source, logs, storage_options=storage_options)
+    out = [
+        (n, load_iteration_log(p, storage_options=storage_options))
+        for n, p in zip(names, logs, strict=True)
+    ]
+    return [(n if len(out) > 1 else "", log) for n, log in out]
+
+
+def _subject(name: str, iteration: int) -> str:
+    return f"{name}:{iteration}" if name else str(iteration)
+
+
+def outcome_side(results: Sequence[tuple[str, OutcomeResult]], label: str, epoch: Epoch) -> Scored:
+    """The scores of iteration logs (each named, ``""`` for a lone log) as one side."""
+    units: list[dict[str, Any]] = []
+    dims: list[dict[str, Any]] = []
+    for name, result in results:
+        for row in result.scores.iter_rows(named=True):
+            n = int(row["iteration"])
+            units.append(
+                {
+                    "subject": _subject(name, n),
+                    "value": row["value"],
+                    "verdict": row["band"],
+                    "epoch": result.epoch,
+                    "input_digest": result.input_digests.get(n),
+                }
+            )
+        for row in result.breakdown.iter_rows(named=True):
+            dims.append(
+                {
+                    "subject": _subject(name, int(row["iteration"])),
+                    "dimension": row["signal"],
+                    "value": row["sub_score"],
+                    "status": "present" if row["present"] else "absent",
+                    "weight": row["effective_weight"],
+                }
+            )
+    return Scored.of(units, dims, label, epoch)
+
+
+def stored_outcome(logs: Sequence[tuple[str, IterationLog]]) -> Scored | None:
+    """The score sidecars beside the logs (``iter-N.score.yaml``, named by
+    :func:`toolkit.sidecars.iteration_sidecar_path`), as a side; ``None`` when no log
+    has one."""
+    units: list[dict[str, Any]] = []
+    dims: list[dict[str, Any]] = []
+    for name, log in logs:
+        names = [iteration_sidecar_path("", int(n)).name for n in log.iterations["iteration"]]
+        wanted = [log.source.join(str(log.root), name) for name in names]
+        for path, blob in log.source.fetch(wanted).items():
+            if isinstance(blob, InputError):  # no sidecar for this iteration
+                continue
+            data = parse_yaml_text(blob.decode("utf-8"), log.source.url(path))
+            if not isinstance(data, Mapping) or "iteration" not in data:
+                continue
+            subject = _subject(name, int(data["iteration"]))
+            own = data.get("toolkit") or {}
+            scored = bool(data.get("scored", True))
+            units.append(
+                {
+                    "subject": subject,
+                    "value": data.get("value") if scored else None,
+                    "verdict": data.get("band"),
+                    "epoch": own.get("epoch"),
+                    "input_digest": own.get("input_digest"),
+                }
+            )
+            dims.extend(
+                {
+                    "subject": subject,
+                    "dimension": b.get("signal"),
+                    "value": b.get("sub_score"),
+                    "status": "present" if b.get("present") else "absent",
+                    "weight": b.get("effective_weight"),
+                }
+                for b in data.get("breakdown") or []
+            )
+    return Scored.of(units, dims, "stored") if units else None
+
+
+def rescore_outcome(
+    source: str | Path,
+    rubric_a: RubricArg,
+    rubric_b: RubricArg,
+    *,
+    repo: str | Path | None = None,
+    transcripts: Sequence[str | Path] = (),
+    storage_options: Mapping[str, Any] | None = None,
+) -> RescoreResult:
+    """Load each iteration log and its evidence once, score it under A and under B,
+    and compare; the score sidecars beside the logs, if any, split each change."""
+    a, b = outcome_rubric(rubric_a), outcome_rubric(rubric_b)
+    logs = _outcome_logs(source, storage_options)
+    scored_a, scored_b = [], []
+    given = bool(transcripts)
+    for name, log in logs:
+        evidence = collect_outcome_evidence(log, repo=repo, transcripts=list(transcripts))
+        scored_a.append((name, score_outcome(log, evidence, a)))
+        scored_b.append((name, score_outcome(log, evidence, b)))
+        given = evidence.transcripts_given
+    epoch_a = spec_epoch(a, transcripts_given=given)
+    epoch_b = spec_epoch(b, transcripts_given=given)
+    return rescore_diff(
+        outcome_side(scored_a, _label(a), epoch_a),
+        outcome_side(scored_b, _label(b), epoch_b),
+        stored=stored_outcome(logs),
+        family="outcome",
+        source=str(source),
+        differences=epoch_a.differences(epoch_b),
+    )
+
+
+# ---------------------------------------------------------------------------
+# The entry point
+# ---------------------------------------------------------------------------
+
+
+def rescore(
+    source: str | Path,
+    rubric_a: RubricArg = None,
+    rubric_b: RubricArg = None,
+    *,
+    family: str = "auto",
+    window: int | None = None,
+    cache: bool | str = False,
+    storage_options: Mapping[str, Any] | None = None,
+    stored: str | Path | None = None,
+    repo: str | Path | None = None,
+    transcripts: Sequence[str | Path] = (),
+) -> RescoreResult:
+    """Score the runs of ``source`` under rubric A and rubric B and report what moved:
+    per run and overall, every dimension's change, verdict (or band) flips and, where
+    stored scores exist (outcome sidecars beside the logs; simulation ``stored``, the
+    JSON of ``toolkit quality RUN --format json``), how much of each change since comes
+    from the rubric and how much from changed inputs.
+
+    Args:
+        source: a run folder or fleet folder (simulation), an iteration log or a
+            folder of them (outcome).
+        rubric_a, rubric_b: a published version (``1.2.0``; ``2.1.0``, ``3.0.0``), a
+            YAML file, a mapping or a rubric object; ``None`` the family's default.
+
+    Example:
+        >>> tk.rescore("sample_runs/iteration_logs/tally-loop", "2.1.0", "3.0.0")  # doctest: +SKIP
+    """
+    fam = detect_family(source, storage_options) if family == "auto" else family
+    if fam == "simulation":
+        return rescore_simulation(
+            source,
+            rubric_a,
+            rubric_b,
+            window=window,
+            cache=cache,
+            storage_options=storage_options,
+            stored=stored,
+        )
+    if fam == "outcome":
+        if stored is not None:
+            raise InputError(
+                None,
+                "outcome scores are stored beside the log (iter-N.score.yaml)",
+                field="--stored",
+                value=str(stored),
+            )
+        return rescore_outcome(
+            source,
+            rubric_a,
+            rubric_b,
+            repo=repo,
+            transcripts=transcripts,
+            storage_options=storage_options,
+        )
+    raise InputError(
+        source,
+        f"toolkit rescore --rubric scores simulation and outcome runs, not "
+        f"{fam} (persona runs: --judge A --judge B)",
+        field="--family",
+        value=fam,
+    )

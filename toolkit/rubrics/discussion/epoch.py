@@ -1,0 +1,70 @@
+"""The measurement epoch of a discussion score and each game's input digest
+(:mod:`toolkit.epoch`).
+
+The epoch hashes the rubric's data (every threshold, cue list and the engagement
+instrument), the options that change a verdict (``require_cost``, who decides
+engagement) and, with a judge, the judge's part (:attr:`JudgedDiscussion.basis
+<toolkit.rubrics.discussion.judge.JudgedDiscussion.basis>`: provider, model, prompt
+template, cassette, the judge's questions and their version). A game's input digest hashes
+what it was scored from: its game, player, message and vote rows, the engagement ratings
+and reviewer labels of that game, as JSON lines, without the path and the kind of source
+they were read from (a copied transcript keeps its digest, and so does one game read from
+2L's database and from its export).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import polars as pl
+
+from toolkit.epoch import Epoch, input_digest, rows_bytes
+from toolkit.load.discussion import Discussion
+from toolkit.rubrics.discussion.spec import DiscussionSpec
+
+__all__ = ["discussion_epoch", "game_digests"]
+
+
+def discussion_epoch(
+    spec: DiscussionSpec,
+    judge: Mapping[str, Any] | None,
+    *,
+    require_cost: bool,
+    engagement: str,
+) -> Epoch:
+    """The epoch of a discussion score: ``spec``'s data, the options that change a
+    verdict and the judge's basis (``None`` or empty without a judge)."""
+    data = spec.model_dump(mode="json", exclude={"rubric", "version"})
+    options = {"require_cost": require_cost, "engagement": engagement}
+    return Epoch(spec.rubric, spec.version, {**data, **options}, dict(judge or {}))
+
+
+def game_digests(
+    discussion: Discussion, ratings: pl.DataFrame, labels: pl.DataFrame | None
+) -> dict[str, str]:
+    """Each game's input digest: its rows of every frame it was scored from (games,
+    players, messages, votes, ratings, labels), as JSON lines
+    (:func:`toolkit.epoch.rows_bytes`), without the columns naming where a row was read
+    from (``source_kind``, ``*_file``, ``*_path``)."""
+    frames: dict[str, pl.DataFrame] = {
+        "games": discussion.games,
+        "players": discussion.players,
+        "messages": discussion.messages,
+        "votes": discussion.votes,
+        "ratings": ratings,
+    }
+    if labels is not None:
+        frames["labels"] = labels
+    parts: dict[str, list[tuple[str, bytes]]] = {g: [] for g in discussion.game_ids}
+    for name, frame in frames.items():
+        if "game_id" not in frame.columns or frame.is_empty():
+            continue
+        # where and from what kind of file a row was read is not its content: a copied
+        # transcript, or one game read from its database and from an export, keeps it
+        where = [c for c in frame.columns if c == "source_kind" or c.endswith(("_file", "_path"))]
+        rows = frame.drop(where).with_columns(pl.col("game_id").cast(pl.String))
+        for (gid,), part in rows.partition_by("game_id", as_dict=True).items():
+            if str(gid) in parts:
+                parts[str(gid)].append((name, rows_bytes(part)))
+    return {g: input_digest(p) for g, p in parts.items()}

@@ -1071,7 +1071,7 @@
        VALUE     := a number, a word, or text in '…' or "…"
      COLUMN: score (an iteration's weighted score), a dimension's key (its value:
      groundedness), KEY.status (its status word), or family, verdict, rubric, version,
-     title, id, time (text) and size (bytes). Text is compared without case; a run without
+     epoch, title, id, time (text) and size (bytes). Text is compared without case; a run without
      the column never matches. The state is the hash: #where/<the filter>. */
   var WHERE_TEXT = ["family", "verdict", "rubric", "version", "epoch", "title", "id", "time"];
   var WHERE_NUMBERS = ["score", "size"];
@@ -1270,7 +1270,7 @@
     crumbs([["Index", "#"], ["Filter help", null]]);
     var lines = [
       ["groundedness < 0.9", "a dimension's value, by its key"],
-      ["verdict = FAILED", "text columns: family, verdict, rubric, version, title, id, time (no case)"],
+      ["verdict = FAILED", "text columns: family, verdict, rubric, version, epoch, title, id, time (no case)"],
       ["score >= 0.7 and family = outcome", "score: an iteration's weighted score; and binds tighter than or"],
       ["refusal_cluster.status = FAIL", "KEY.status: a dimension's status word"],
       ["not (family = simulation or title ~ 'harbor')", "~ holds the text, !~ does not; quote text with spaces"],

@@ -295,3 +295,15 @@ def test_json_files_of_another_kind_are_one_note_and_a_broken_game_its_own(
     assert len(grouped) == 1 and "2 JSON file(s)" in grouped[0]
     assert str(folder / "results.json") in grouped[0] and str(folder / "planted.json") in grouped[0]
     assert any(str(folder / "broken.json") in n and "left out as not" in n for n in notes)
+
+
+def test_a_folder_of_experiments_alone_is_a_site_of_its_experiments(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "site"
+    assert main(["view", str(SAMPLE_RUNS / "experiments"), "-o", str(out)]) == 0
+    printed = capsys.readouterr()
+    # Four results files (the reference table beside them is noted, not tested).
+    assert f"wrote 0 run(s) and 4 experiment file(s): {out / 'index.html'}" in printed.out
+    assert "harbour_council_reference.json: a reference table, not results" in printed.err
+    assert (out / "data" / "experiments.js").is_file()

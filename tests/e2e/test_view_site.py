@@ -215,27 +215,30 @@ def test_a_persona_proposition_links_to_the_window_the_judge_read(
     assert (w.failed, w.errors, w.outside) == ([], [], [])
 
 
-def test_a_simulation_rows_shared_note_reads_on_every_row_and_on_the_tick(
+def test_a_simulation_dimensions_rows_are_the_ticks_that_decided_it(
     site: Path, browser_page: Watched
 ) -> None:
-    """The note a dimension's rows share is stored once in the run's file; the page
-    still shows it whole on each row and in what was scored at a tick."""
+    """A simulation dimension's evidence is the ticks that decided it (no longer one row
+    per tick saying only "over the window ending at tick N"); its chart is still every
+    tick's window value; and what was scored at a tick names its own reason."""
     w = browser_page
     page = w.page
     run = quote("sample_runs/universes/ashfall", safe="")
-    _open(w, site, f"#run/{run}/dim/groundedness")
+    _open(w, site, f"#run/{run}/dim/conservation_drift")
     page.wait_for_selector("table.evidence")
     why = page.eval_on_selector_all(
-        "table.evidence tbody tr td:last-child", "ts => ts.map(t => t.textContent)"
+        "table.evidence tbody tr td:nth-child(4)", "ts => ts.map(t => t.textContent)"
     )
-    assert len(why) == 64
-    assert why[0] == "Groundedness over the window ending at tick 101"
-    assert why[-1] == "Groundedness over the window ending at tick 164"
-    page.locator("table.evidence a.detail").first.click()
+    assert 1 < len(why) < 64
+    assert why[0] == "the window's status from the first tick: OK"
+    assert any(t.startswith("rolled back: conservation_violation") for t in why)
+    assert page.locator("main .chart svg circle").count() == 64
+    page.locator("table.evidence tbody tr", has_text="rolled back").first.locator(
+        "a.detail"
+    ).click()
     page.wait_for_selector("li.current .cites")
     cites = page.locator("li.current .cites").inner_text()
-    assert "Groundedness 1 ✓ OK Groundedness over the window ending at tick 101" in cites
-    assert "Vocabulary growth over the window ending at tick 101" in cites
+    assert "Conservation drift" in cites and "rolled back: conservation_violation" in cites
     assert (w.failed, w.errors, w.outside) == ([], [], [])
 
 

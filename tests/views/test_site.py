@@ -83,8 +83,15 @@ def test_files_that_are_not_runs_are_left_out_with_a_note_naming_them(
 ) -> None:
     collected, _ = samples
     notes = "\n".join(collected.notes)
-    for name in ("harbour_council_gate.json", "planted.json"):
-        assert name in notes
+    assert "planted.json" in notes
+    # Experiment results are found (the experiments' page), not noted as files left out;
+    # the reference table beside them is noted as one.
+    assert "harbour_council_gate.json" not in notes
+    assert "harbour_council_reference.json: a reference table, not results" in notes
+    assert sorted(e["source"].rsplit("/", 1)[-1] for e in collected.experiments) == [
+        "harbour_council_gate.json", "harbour_council_office_report.json",
+        "lantern_fair_arms.json", "orchard_variety.csv",
+    ]  # fmt: skip
     # The persona kit's cassette and baselines score the chats: they are not noted as games.
     assert "cassette.json" not in notes and "baselines/lenny.json" not in notes
     # No chats, so never tried as chats: the gate's correction log and the coding agent's
@@ -167,29 +174,28 @@ def _notes(dim: dict[str, Any]) -> list[str]:
 def test_a_note_every_row_shares_is_stored_once_and_reads_back_whole(
     samples: tuple[Any, Path],
 ) -> None:
-    """A simulation run's file repeated "<dimension> over the window ending at tick N" on
-    every evidence row (a third of the samples' site): now stored once per dimension,
-    and every row of every run reads back the note the viewer gave it."""
+    """Every evidence row of every run reads back the note the viewer gave it (a note
+    its rows share is stored once as ``each``); a simulation dimension's per-tick series
+    is its chart (``points``), no longer 50 evidence rows that differ only in their tick."""
     collected, site = samples
     files = {}
     _, (_, rows) = _payload(site / "data" / "index-0.js")
     _, (man,) = _payload(site / "data" / "manifest.js")
     for row in rows:
         files[row[0]] = row[man["columns"].index("file")]
-    shared = 0
     for run in collected.runs:
         _, (_, doc) = _payload(site / "data" / "run" / f"{files[run.id]}.js")
         for dim in doc["dims"]:
             want = [e.note for e in run.evidence.get(dim["key"], ())]
             assert _notes(dim) == want, (run.id, dim["key"])
-            shared += sum(e[3] is None for e in dim["evidence"])
     _, (_, ashfall) = _payload(
         site / "data" / "run" / f"{files['sample_runs/universes/ashfall']}.js"
     )
     ground = next(d for d in ashfall["dims"] if d["key"] == "groundedness")
-    assert ground["each"] == "Groundedness over the window ending at "
-    assert ground["evidence"][0][:4] == ["tick 101", 1.0, "OK", None]
-    assert shared > 25_000  # 25,304 rows of the 55 simulation runs
+    # ashfall has 64 ticks (101-164): one chart point each, the first window is tick 101 alone.
+    assert len(ground["points"]) == 64
+    assert ground["points"][0] == ["tick 101", 1.0, "OK", None, "tick-101"]
+    assert len(ground["evidence"]) < 64
 
 
 def test_only_a_note_shared_by_two_rows_or_more_is_stored_once(tmp_path: Path) -> None:
@@ -222,7 +228,7 @@ def test_a_simulation_dimensions_series_ends_at_the_scorecards_value(
     collected, _ = samples
     run = next(r for r in collected.runs if r.id == "sample_runs/universes/ashfall")
     value = run.card.dimensions.filter(pl.col("dimension") == "character_stability")["value"][0]
-    rows = run.evidence["character_stability"]
+    rows = run.charts["character_stability"]
     assert rows[-1].label == "tick 164" and rows[-1].value == pytest.approx(value)
     assert rows[-1].item == "tick-164"
     assert any(i.key == "tick-164" and i.who for i in run.items)
@@ -518,12 +524,13 @@ def test_a_chats_transcript_is_written_once_and_its_runs_refer_to_it(
     files = sorted((site / "data").rglob("*.js"))
     holding = [p.relative_to(site / "data").as_posix() for p in files
                if as_written in p.read_text(encoding="utf-8")]  # fmt: skip
-    # Once, in the shared transcript; not in the five runs (four agents and the
-    # environment) that show it; and searched once (lower-cased).
-    assert len(holding) == 1 and holding[0].startswith("transcript/"), holding
+    # Once, in the shared transcript (and once in its raw records, read only when a raw
+    # record is opened); not in the five runs (four agents and the environment) that
+    # show it; and searched once (lower-cased).
+    shared = holding[-1].removeprefix("transcript/").removesuffix(".js")
+    assert holding == [f"raw/{shared}.js", f"transcript/{shared}.js"], holding
     search = (site / "data" / "search-0.js").read_text(encoding="utf-8")
     assert search.count(as_written.lower()) == 1
-    shared = holding[0].removeprefix("transcript/").removesuffix(".js")
     docs = [_payload(p)[1][1] for p in sorted((site / "data" / "run").glob("*.js"))]
     week2 = [d for d in docs if d["id"].startswith("sample_runs/persona/radio-week2.jsonl/")]
     assert len(week2) == 5 and {d["transcript"] for d in week2} == {shared}

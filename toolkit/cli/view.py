@@ -4,8 +4,10 @@ Finds every simulation run, iteration log, discussion game and persona
 chat under the folders (or object-storage URLs), scores each with its
 family's rubric (persona chats with the recorded judge of a persona kit,
 never a live one) and writes a static site: an index of every run (sort,
-filter, search inside the transcripts) and pages from each verdict down
-to the tick, message or iteration behind it. The site opens from file://
+filter, filter by value such as groundedness < 0.9, search inside the
+transcripts), pages from each verdict down to the tick, message or
+iteration behind it and its raw record, and a page of the experiments
+(treatment vs control) found beside the runs. The site opens from file://
 with the network off (no CDN, no server), so it can be zipped, attached
 to a CI run or put on any static host.
 
@@ -145,7 +147,9 @@ def run(args: argparse.Namespace) -> int:
             return watch(args, gather, lambda c, w: _write_local(c, dest, site_of(c), w))
         collected = gather(None)
         where = _write(collected.runs, dest, site_of(collected))
-        print(f"toolkit view: wrote {len(collected.runs)} run(s): {where}")
+        tested = len(collected.experiments)
+        also = f" and {tested} experiment file(s)" if tested else ""
+        print(f"toolkit view: wrote {len(collected.runs)} run(s){also}: {where}")
         return 0
     import tempfile  # 9 ms of --help's 60 (python -X importtime): only when serving
 
@@ -178,7 +182,8 @@ def _site(
     if calibration is not None:
         calibration = {**calibration, "links": calibration_links(calibration, collected.runs)}
     _print_notes(notes)
-    return {"notes": notes, "compare": compare, "calibration": calibration}
+    return {"notes": notes, "compare": compare, "calibration": calibration,
+            "experiments": collected.experiments}  # fmt: skip
 
 
 def _write_local(collected: Any, dest: Source, site: dict[str, Any], record: dict[str, Any]) -> int:

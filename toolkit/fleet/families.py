@@ -37,6 +37,11 @@ Two kinds of ``*.jsonl`` files are no chats, though they share the suffix:
   log** (``*-intervention-logs.jsonl``: ``intervention`` or ``interventions``), read by
   ``tk.load_intervention_log``; ``.json`` arrays of those rows too: skipped.
 
+Treatment-vs-control results (the input of ``toolkit experiment``; kind ``experiment``:
+a page of the site, not a family of runs) are a ``*.experiment.json``, ``.csv`` or
+``.parquet`` file anywhere, or a ``.json``, ``.csv`` or ``.parquet`` file in a folder
+named ``experiments`` (as ``sample_runs/experiments``).
+
 A folder that holds a persona kit (:class:`PersonaKit`: ``propositions/`` and a judge
 cassette, as ``sample_runs/persona`` does) is the kit of the chats beside it: its
 cassette, personas and baselines are not candidates of another family.
@@ -79,6 +84,10 @@ CASSETTE_NAME = "cassette.json"
 #: The name of a ``toolkit calibrate --format json`` result beside the runs.
 CALIBRATION_NAME = "calibration.json"
 CALIBRATION = "calibration"
+#: Treatment-vs-control results beside the runs (a page of the site, not a family).
+EXPERIMENT = "experiment"
+EXPERIMENTS_FOLDER = "experiments"
+EXPERIMENT_SUFFIXES = (".json", ".csv", ".parquet")
 #: Folders the toolkit writes beside runs (score sidecars, caches): never runs themselves.
 SKIPPED_FOLDERS = frozenset({"evaluations", "__pycache__", "node_modules"})
 #: The most files one source is walked for (a bound on a wrongly named folder).
@@ -147,6 +156,18 @@ def file_family(name: str, chats_only: bool = False) -> str:
     return ""
 
 
+def is_experiment_file(folder: str, name: str) -> bool:
+    """Whether the file ``name`` in ``folder`` (a path) holds treatment-vs-control
+    results: ``*.experiment.json`` (or ``.csv``, ``.parquet``) anywhere, or a file of
+    those suffixes in a folder named ``experiments``."""
+    if not name.endswith(EXPERIMENT_SUFFIXES):
+        return False
+    stem = name.rsplit(".", 1)[0]
+    return (
+        stem.endswith(".experiment") or folder.rstrip("/").rsplit("/", 1)[-1] == EXPERIMENTS_FOLDER
+    )
+
+
 def kit_of(folder: str, dirs: Sequence[str], files: Sequence[str]) -> PersonaKit | None:
     """The persona kit of a folder listed as ``dirs`` and ``files`` (names), if it holds
     ``propositions/`` and ``cassette.json``; paths are joined to ``folder`` with ``/``."""
@@ -197,6 +218,8 @@ def classify(walk: Walk, root: str, name: str) -> tuple[list[Found], dict[str, P
             if file.startswith(".") or (kit is not None and kit_file(kit, f"{folder}/{file}")):
                 continue
             family = file_family(file, chats_only=kit is not None)
+            if is_experiment_file(folder, file):
+                family = EXPERIMENT
             if family:
                 found.append(Found(family, f"{folder}/{file}", f"{prefix}/{file}"))
     return found, kits

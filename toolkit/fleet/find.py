@@ -28,6 +28,7 @@ from typing import Any
 
 from toolkit.errors import InputError
 from toolkit.fleet.families import (
+    EXPERIMENT,
     FAMILIES,
     ITER_NAME,
     Found,
@@ -35,6 +36,7 @@ from toolkit.fleet.families import (
     Walk,
     classify,
     file_family,
+    is_experiment_file,
     kit_of,
     label,
 )
@@ -146,7 +148,10 @@ def _survey_file(root: Path, name: str) -> tuple[list[Found], dict[str, PersonaK
     dirs = [e.name for e in entries if e.is_dir(follow_symlinks=False)]
     kit = kit_of(folder.as_posix(), dirs, [e.name for e in entries if e.is_file()])
     kits = {folder.as_posix(): kit} if kit is not None else {}
-    return [Found(file_family(root.name, chats_only=True), str(root), name)], kits
+    family = file_family(root.name, chats_only=True)
+    if is_experiment_file(folder.as_posix(), root.name):
+        family = EXPERIMENT
+    return [Found(family, str(root), name)], kits
 
 
 def _kit_urls(url: Any, kit: PersonaKit) -> PersonaKit:

@@ -19,7 +19,14 @@ uses too):
   cassette) is beside them or given, else shown with their transcript, unscored;
 * ``discussion``: any other ``*.json``, ``*.db`` or ``*.sqlite`` file that loads as games;
 
-and a ``calibration.json`` beside them is the calibration page's result.
+and a ``calibration.json`` beside them is the calibration page's result; experiment
+results (``*.experiment.json``, or files in an ``experiments/`` folder) the experiments'
+page (:mod:`.experiments`: tested as ``toolkit experiment`` tests them).
+
+Each tick, message and iteration carries its raw record (the loader's row, bounded:
+:mod:`toolkit.views.site.raw`); a simulation dimension's evidence rows are the ticks that
+decided it (:func:`toolkit.rubrics.simulation.reasons.tick_reasons` and the ticks where
+its window's status changed), its per-tick series its chart.
 
 A file that looks like a family but does not load is left out with a note (shown above
 the site's index and printed by the CLI), never silently. In object storage, the files
@@ -29,8 +36,9 @@ folder to be loaded (:mod:`toolkit.io.staging`) and named by their URLs.
 One idea per module: :mod:`.collect` (finding and scoring everything, the notes),
 :mod:`.simulation`, :mod:`.outcome`, :mod:`.discussion` and :mod:`.persona` (each
 family's site records), :mod:`.staging` (copies out of object storage), :mod:`.results`
-(the compare and calibrate results shown on their own pages) and :mod:`.links` (where a
-calibration's disagreements are in the site).
+(the compare and calibrate results shown on their own pages), :mod:`.experiments` (the
+experiments' page) and :mod:`.links` (where a calibration's disagreements are in the
+site).
 """
 
 from toolkit.fleet.find import session_of

@@ -16,6 +16,7 @@ from toolkit.fleet.families import AGENT_TRANSCRIPT, Found, PersonaKit
 from toolkit.fleet.find import kit_for, session_of, survey
 from toolkit.fleet.view.common import what
 from toolkit.fleet.view.discussion import discussion_runs, ratings_beside
+from toolkit.fleet.view.experiments import experiment_page
 from toolkit.fleet.view.memo import Entry, Memo, Stamp, stamp_of
 from toolkit.fleet.view.outcome import outcome_runs
 from toolkit.fleet.view.persona import persona_runs
@@ -37,6 +38,9 @@ class Collected:
     #: A ``toolkit calibrate --format json`` result found beside the runs, and its path.
     calibration: dict[str, Any] | None = None
     calibration_source: str | None = None
+    #: Treatment-vs-control results found beside the runs (the experiments' page), each
+    #: as :func:`~toolkit.fleet.view.experiments.experiment_page` reads it.
+    experiments: list[dict[str, Any]] = field(default_factory=list)
 
 
 def collect(
@@ -132,14 +136,15 @@ def _collect(
         runs = [replace(r, source=shown(r.source, copies)) for r in runs]
         notes = [shown(n, copies) for n in notes]
     runs = _unique(runs)
-    if not runs:
+    experiments = [{**e, "source": shown(e["source"], copies)} for e in scoring.experiments]
+    if not runs and not experiments:
         where = ", ".join(redact_uri(str(s)) for s in sources)
         raise InputError(where, "no run, iteration log, game or chat found in it")
     kept = list(dict.fromkeys(notes))
     if scoring.calibration is None:
-        return Collected(runs, kept)
+        return Collected(runs, kept, experiments=experiments)
     doc, path = scoring.calibration
-    return Collected(runs, kept, doc, shown(path, copies))
+    return Collected(runs, kept, doc, shown(path, copies), experiments)
 
 
 def _find(
@@ -186,6 +191,7 @@ class _Scoring:
     attached: set[str] = field(default_factory=set)
     agent_logs: dict[str, str] = field(default_factory=dict)
     other_json: list[str] = field(default_factory=list)
+    experiments: list[dict[str, Any]] = field(default_factory=list)
     memo: Memo | None = None
 
     def score(self, found: Sequence[Found]) -> None:
@@ -318,6 +324,8 @@ class _Scoring:
             self.runs.extend(chats)
             if why:
                 self.notes.append(why)
+        elif f.family == "experiment":
+            self.experiments.append(experiment_page(f.path))
         elif f.family == "calibration":
             doc = load_calibration(f.path)
             if self.calibration is None:

@@ -44,4 +44,5 @@ def what(family: str) -> str:
     return {
         "persona": "a persona chat", "discussion": "a discussion game file",
         "outcome": "an outcome iteration log", "calibration": "a toolkit calibrate result",
+        "experiment": "experiment results",
     }.get(family, f"a {family} run")  # fmt: skip

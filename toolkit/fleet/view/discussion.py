@@ -18,6 +18,7 @@ from toolkit.load.ratings import RatingSource
 from toolkit.ratings.store import is_rating_store
 from toolkit.rubrics.discussion import score_discussion
 from toolkit.views.site import EvidenceRow, SiteItem, SiteRun
+from toolkit.views.site.raw import raw_record
 
 #: The names a ratings file beside game files is found by, the ratings store first.
 RATINGS_BESIDE = ("ratings.db", "ratings.csv", "ratings.json")
@@ -49,15 +50,18 @@ def discussion_runs(
     games = {r["game_id"]: r for r in discussion.games.iter_rows(named=True)}
     runs = []
     single = len(discussion.game_ids) == 1
+    loaded = discussion.messages.partition_by("game_id", as_dict=True, maintain_order=True)
     for card in report.scorecards:
         game = card.subject
         msgs = ev.messages.filter(pl.col("game_id") == game).sort("turn")
+        raw = _raw_messages(loaded.get((game,)), f.path)
         items = tuple(
             SiteItem(
                 key=f"t{m['turn']}",
                 label=f"turn {m['turn']} · round {m['round']}",
                 who=text(m["speaker"]) + (f" ({m['role']})" if m["role"] else ""),
                 text=text(m["text"]),
+                raw=raw.get(m["turn"]),
             )
             for m in msgs.iter_rows(named=True)
         )
@@ -75,6 +79,19 @@ def discussion_runs(
             )
         )
     return runs
+
+
+def _raw_messages(messages: pl.DataFrame | None, path: str) -> dict[int, dict[str, Any]]:
+    """Each message of a game as the loader returned it (its raw record), by turn."""
+    if messages is None:
+        return {}
+    return {
+        int(m["turn"]): raw_record(
+            m, f"{redact_uri(path)} · game {m['game_id']} · message {text(m['message_id'])}"
+        )
+        for m in messages.iter_rows(named=True)
+        if m["turn"] is not None
+    }
 
 
 def discussion_evidence(

@@ -9,14 +9,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from toolkit.errors import InputError
+from toolkit.errors import InputError, ToolkitError
 from toolkit.fleet.families import Found
 from toolkit.fleet.view.common import iso, size_of, text
+from toolkit.io.edge import read_text
 from toolkit.io.source import Source, open_source
 from toolkit.load.iterlog import IterationLog, load_iteration_log
 from toolkit.load.outcome_evidence import collect_outcome_evidence
 from toolkit.rubrics.outcome import load_outcome_rubric, score_outcome
 from toolkit.views.site import EvidenceRow, SiteItem, SiteRun
+from toolkit.views.site.raw import raw_record
 
 
 def outcome_runs(
@@ -109,9 +111,26 @@ def _iteration_items(
                 who=text(it["agent_model"] or it["agent_harness"]),
                 text=text(it["impl_summary"]),
                 facts=tuple((k, v) for k, v in facts if v),
+                raw=raw_record(it, sources[n], _original(sources[n])),
             )
         )
     return tuple(items), sources
+
+
+#: The largest iteration file whose text is kept beside its raw record (bytes).
+ORIGINAL_MAX_BYTES = 64 * 1024
+
+
+def _original(path: str) -> str | None:
+    """The text of an iteration's own file (an ``iter-N.yaml``: small, one per iteration,
+    so cheap), when it is a local file of at most :data:`ORIGINAL_MAX_BYTES`."""
+    size = size_of(path) if path and open_source(path).disk is not None else None
+    if size is None or size > ORIGINAL_MAX_BYTES:
+        return None
+    try:
+        return read_text(path)
+    except ToolkitError:
+        return None
 
 
 def _iteration_evidence(

@@ -24,6 +24,7 @@ from toolkit.rubrics.persona import (
     window_rows,
 )
 from toolkit.views.site import EvidenceRow, SiteItem, SiteRun
+from toolkit.views.site.raw import raw_record
 
 PERSONA_NOTE = (
     "not scored here: no persona kit (propositions/ and cassette.json) beside the chat "
@@ -32,9 +33,10 @@ PERSONA_NOTE = (
 )
 
 
-def _persona_items(chat: Any) -> tuple[SiteItem, ...]:
+def _persona_items(chat: Any, path: str = "") -> tuple[SiteItem, ...]:
     """The chat's messages, in file order, keyed by their step (``s12``; a step seen
-    again gets ``~2``...), as the anchors of calibration items name them."""
+    again gets ``~2``...), as the anchors of calibration items name them; each with its
+    raw record (the message as loaded from ``path``, and its place in the file)."""
     seen: dict[str, int] = {}
     items = []
     for i, m in enumerate(chat.messages.iter_rows(named=True)):
@@ -51,6 +53,7 @@ def _persona_items(chat: Any) -> tuple[SiteItem, ...]:
                     for k, c in (("kind", "kind"), ("channel", "channel"), ("to", "recipient_id"))
                     if m[c]
                 ),
+                raw=raw_record(m, f"{path} · message {i + 1} of the file"),
             )
         )
     return tuple(items)
@@ -62,7 +65,7 @@ def persona_runs(
     """The chat's runs: one per agent and one for the environment when ``kit`` scores it,
     else the chat unscored; and a note when a kit was there but could not score it."""
     chat = load_chat(f.path, personas=kit.personas if kit else None)
-    items = _persona_items(chat)
+    items = _persona_items(chat, f.path)
     times = [m for m in chat.messages["time"].to_list() if m is not None]
     common: dict[str, Any] = {
         "items": items, "source": f.path, "size": size_of(f.path),

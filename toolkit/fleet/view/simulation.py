@@ -1,5 +1,8 @@
-"""The site records of simulation runs: each run's ticks as items, and each dimension's
-per-tick series (from the simulation rubric) as its evidence rows."""
+"""The site records of simulation runs: each run's ticks as items (each with its raw
+record: the tick as loaded, and its file), each dimension's deciding ticks as its evidence
+rows (the rubric's :func:`~toolkit.rubrics.simulation.reasons.tick_reasons`: the tick
+that broke character and its marker, the refusal that began a cluster..., and the ticks
+where its status changed), and its per-tick series as its chart."""
 
 from __future__ import annotations
 
@@ -12,7 +15,13 @@ from toolkit.fleet.families import Found, label
 from toolkit.fleet.view.common import size_of, text
 from toolkit.load.universe import load_runs
 from toolkit.rubrics.simulation import DEFAULT_RUBRIC, score_universe
+from toolkit.rubrics.simulation.reasons import status_changes, tick_reasons
 from toolkit.views.site import EvidenceRow, SiteItem, SiteRun
+from toolkit.views.site.raw import raw_record
+
+#: The most evidence rows of one dimension (a run of 10,000 ungrounded ticks shows the
+#: first ones and a row saying how many more there are).
+MAX_REASON_ROWS = 200
 
 
 def simulation_runs(
@@ -30,11 +39,14 @@ def simulation_runs(
         # a filter per run scans every run's ticks, quadratic in the runs of the folder.
         ticks_of = universe.ticks.partition_by("slug", as_dict=True, maintain_order=True)
         empty = universe.ticks.clear()
+        reasons = tick_reasons(universe, DEFAULT_RUBRIC, None)
+        reasons_of = reasons.partition_by("slug", as_dict=True, maintain_order=True)
         for card in score_universe(universe, DEFAULT_RUBRIC, None, series=True):
             where = by_slug.get(card.subject)
             if where is None:
                 continue
-            yield _simulation_run(where, card, ticks_of.get((card.subject,), empty))
+            mine = reasons_of.get((card.subject,), reasons.clear())
+            yield _simulation_run(where, card, ticks_of.get((card.subject,), empty), mine)
 
 
 def _tick_item(t: dict[str, Any]) -> SiteItem:
@@ -56,11 +68,12 @@ def _tick_item(t: dict[str, Any]) -> SiteItem:
         who=text(t["actor"]),
         text=said,
         facts=tuple((k, v) for k, v in facts if v),
+        raw=raw_record(t, text(t["source_file"])),
     )
 
 
-def _series_evidence(card: Any) -> dict[str, tuple[EvidenceRow, ...]]:
-    """Each dimension's per-tick series as rows linked to their ticks."""
+def _series_points(card: Any) -> dict[str, tuple[EvidenceRow, ...]]:
+    """Each dimension's per-tick series as points linked to their ticks (its chart)."""
     evidence: dict[str, tuple[EvidenceRow, ...]] = {}
     if card.series is None:
         return evidence
@@ -71,7 +84,6 @@ def _series_evidence(card: Any) -> dict[str, tuple[EvidenceRow, ...]]:
                 label=f"tick {r['tick']}",
                 value=r["value"],
                 status=r["status"],
-                note=f"{r['name']} over the window ending at tick {r['tick']}",
                 item=f"tick-{r['tick']}",
             )
             for r in part.iter_rows(named=True)
@@ -79,7 +91,49 @@ def _series_evidence(card: Any) -> dict[str, tuple[EvidenceRow, ...]]:
     return evidence
 
 
-def _simulation_run(f: Found, card: Any, ticks: pl.DataFrame) -> SiteRun:
+def reason_evidence(
+    card: Any, reasons: pl.DataFrame, limit: int = MAX_REASON_ROWS
+) -> dict[str, tuple[EvidenceRow, ...]]:
+    """Each dimension's deciding ticks as its evidence rows, in tick order, one row per
+    tick (the reasons of a tick, and the status its window took there when it changed,
+    joined): the tick's own reasons (``reasons``: :func:`tick_reasons` of the run) have
+    the status they count as (FAIL: against the dimension; PASS: for it); a status
+    change has the window's value and new status. At most ``limit`` rows a dimension,
+    then one row saying how many ticks more."""
+    at: dict[str, dict[int, dict[str, Any]]] = {}
+    for r in reasons.iter_rows(named=True):
+        row = at.setdefault(r["dimension"], {}).setdefault(r["tick"], {"notes": []})
+        row["notes"].append(r["reason"])
+        row.setdefault("status", r["status"])
+        if r["status"] == "FAIL":
+            row["status"] = "FAIL"
+    changes = status_changes(card.series) if card.series is not None else reasons.clear()
+    for c in changes.iter_rows(named=True):
+        row = at.setdefault(c["dimension"], {}).setdefault(c["tick"], {"notes": []})
+        became = (
+            f"the window's status becomes {c['status']} (from {c['previous']})"
+            if c["previous"]
+            else f"the window's status from the first tick: {c['status']}"
+        )
+        row["notes"].append(became)
+        row["value"] = c["value"]
+        row.setdefault("status", c["status"])  # fmt: skip
+    evidence: dict[str, tuple[EvidenceRow, ...]] = {}
+    for key, ticks in at.items():
+        rows = [
+            EvidenceRow(label=f"tick {tick}", value=r.get("value"), status=r.get("status"),
+                        note=" · ".join(dict.fromkeys(r["notes"])), item=f"tick-{tick}")
+            for tick, r in sorted(ticks.items())
+        ]  # fmt: skip
+        if len(rows) > limit:
+            more = len(rows) - limit
+            rest = f"{more} more tick(s) with reasons, not listed (every tick is in the transcript)"
+            rows = [*rows[:limit], EvidenceRow(label="more", note=rest)]
+        evidence[key] = tuple(rows)
+    return evidence
+
+
+def _simulation_run(f: Found, card: Any, ticks: pl.DataFrame, reasons: pl.DataFrame) -> SiteRun:
     items = [_tick_item(t) for t in ticks.sort("tick").iter_rows(named=True)]
     meta = card.meta
     return SiteRun(
@@ -87,7 +141,8 @@ def _simulation_run(f: Found, card: Any, ticks: pl.DataFrame) -> SiteRun:
         family="simulation",
         card=card,
         items=tuple(items),
-        evidence=_series_evidence(card),
+        evidence=reason_evidence(card, reasons),
+        charts=_series_points(card),
         source=f.path,
         size=size_of(f.path),
         time=text(meta.get("ended") or meta.get("started")) or None,

@@ -17,7 +17,7 @@ from toolkit.io.source import Source, open_source
 from toolkit.io.staging import local_name, stage
 
 #: The families read whole from a path, so copied out of object storage to be loaded.
-STAGED_FAMILIES = ("discussion", "persona", "calibration")
+STAGED_FAMILIES = ("discussion", "persona", "calibration", "experiment")
 
 
 def is_one_object(found: Sequence[Found], base: str) -> bool:

@@ -12,8 +12,9 @@ Where each part lives: the rubric as data in :mod:`.spec`, the per-tick features
 :mod:`.features`, the trailing window in :mod:`.windows`, graph fan-out in
 :mod:`.fanout`, the per-tick series in :mod:`.series`, each dimension of a card in
 :mod:`.dimensions`, the card's verdict and the gate in :mod:`.card`,
-:func:`score_universe` in :mod:`.score`, and the ticks behind a status in
-:mod:`.evidence`.
+:func:`score_universe` in :mod:`.score`, the ticks behind a status in
+:mod:`.evidence`, and the ticks that decided each dimension (a tick's own reasons, the
+ticks where a window's status changed) in :mod:`.reasons`.
 """
 
 from toolkit.rubrics.simulation.card import GATE_MODES, passes_gate

@@ -17,6 +17,10 @@ What it writes under ``out_dir``::
                                digest, :mod:`toolkit.epoch`), evidence, its own transcript
     data/transcript/NNNNNN.js  a transcript shared by several runs (the agents of a chat,
                                the iterations of a log), written once
+    data/raw/NNNNNN.js         the raw records of a transcript's items (a tick, message or
+                               iteration as loaded, bounded: :mod:`.raw`), read when opened
+    data/values-N.js           each index row's dimension values (the filters by value)
+    data/experiments.js        the experiments' page (when experiments were found)
     data/compare.js            a comparison's page (when given)
     data/calibration.js        a calibration's page (when given or found)
 
@@ -80,6 +84,9 @@ class SiteItem:
         text: what was said or done.
         facts: further (name, value) pairs shown under the text.
         status: a status word shown as a badge (optional).
+        raw: the record as the toolkit loaded it (:func:`toolkit.views.site.raw.raw_record`:
+            where it was read and the row, bounded), shown on the item's raw-record page
+            (``#run/<id>/raw/<key>``); ``None`` when there is none.
     """
 
     key: str
@@ -88,6 +95,7 @@ class SiteItem:
     text: str = ""
     facts: tuple[tuple[str, str], ...] = ()
     status: str | None = None
+    raw: Mapping[str, Any] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -135,6 +143,9 @@ class SiteRun:
             agents and the environment of one chat, the iterations of one log): runs with
             one key must have equal ``items``, which the site then writes and searches
             once (``""``: the run's own transcript).
+        charts: each dimension's values over the run, drawn as its chart, when its
+            evidence rows are not that series (a simulation dimension's rows are the
+            ticks that decided it; its chart is the trailing-window value at every tick).
     """
 
     id: str
@@ -148,6 +159,7 @@ class SiteRun:
     note: str = ""
     series: bool = True
     transcript: str = ""
+    charts: Mapping[str, tuple[EvidenceRow, ...]] = field(default_factory=dict)
 
 
 _THRESHOLD = re.compile(r"^\s*(>=|<=|>|<|≥|≤)\s*(-?\d+(?:\.\d+)?)\s*$")
@@ -221,9 +233,26 @@ def _dimensions(run: SiteRun) -> list[dict[str, Any]]:
                 "lines": [threshold_value(row["green"]), threshold_value(row["red"])],
                 "each": each,
                 "evidence": evidence,
+                "points": chart_points(run.charts.get(key)),
             }
         )
     return dims
+
+
+def chart_points(rows: Sequence[EvidenceRow] | None) -> list[list[Any]] | None:
+    """A dimension's chart as the pages read it (``[label, value, status, null, item]``
+    per point, the shape of an evidence row), or ``None``: the chart is drawn from the
+    evidence rows."""
+    if not rows:
+        return None
+    return [[e.label, _number(e.value), e.status, None, e.item] for e in rows]
+
+
+def raw_document(items: Sequence[SiteItem]) -> dict[str, Any] | None:
+    """The raw records of a transcript's items, by item key (``None`` when no item has
+    one): the payload of ``data/raw/<file>.js``."""
+    raw = {i.key: dict(i.raw) for i in items if i.raw is not None}
+    return raw or None
 
 
 def items_document(items: Sequence[SiteItem]) -> list[dict[str, Any]]:
@@ -241,10 +270,13 @@ def items_document(items: Sequence[SiteItem]) -> list[dict[str, Any]]:
     ]
 
 
-def run_document(run: SiteRun, transcript: str | None = None) -> dict[str, Any]:
+def run_document(
+    run: SiteRun, transcript: str | None = None, raw: str | None = None
+) -> dict[str, Any]:
     """The payload of one run's data file (what the drill-down pages read). With
     ``transcript`` (the number of a shared transcript file), its items are not repeated
-    here: the page reads them from ``data/transcript/<transcript>.js``."""
+    here: the page reads them from ``data/transcript/<transcript>.js``. ``raw``: the
+    number of the file of its items' raw records (``data/raw/<raw>.js``), if any."""
     card = run.card
     return {
         "id": run.id,
@@ -264,6 +296,7 @@ def run_document(run: SiteRun, transcript: str | None = None) -> dict[str, Any]:
         "series": run.series,
         "transcript": transcript,
         "items": [] if transcript is not None else items_document(run.items),
+        "raw": raw,
     }
 
 
@@ -293,6 +326,20 @@ def index_row(run: SiteRun, file: str, dimsets: dict[tuple[Any, ...], int]) -> l
         file,
         card.meta.get("epoch") if card else None,  # the measurement epoch (toolkit.epoch)
     ]
+
+
+def index_values(run: SiteRun) -> list[float | None]:
+    """What the index's filters by value compare (``groundedness < 0.9``, ``score >=
+    0.7``): ``[score, value, value, ...]``, the run's overall score (an iteration's
+    weighted score, the scorecard's ``meta["value"]``; ``None`` when its rubric has none)
+    then each dimension's value, in the order of its index row's statuses."""
+    if run.card is None:
+        return []
+    score = run.card.meta.get("value")
+    overall = (
+        _number(score) if isinstance(score, int | float) and not isinstance(score, bool) else None
+    )
+    return [overall, *(_number(v) for v in run.card.dimensions["value"].to_list())]
 
 
 def search_text(run: SiteRun, items: bool = True, extra: Sequence[str] = ()) -> str:
@@ -367,6 +414,7 @@ def manifest(
     dimsets: Mapping[tuple[Any, ...], int] | None = None,
     calibration: bool = False,
     watch: Mapping[str, Any] | None = None,
+    experiments: int = 0,
 ) -> str:
     """The manifest script: shard counts, columns, the palette (from
     :mod:`toolkit.views.palette`, the one place status colours live) and the notes of
@@ -387,6 +435,7 @@ def manifest(
             "calibration": calibration,
             "dimsets": [[list(kn) for kn in names] for names in (dimsets or {})],
             "watch": dict(watch) if watch is not None else None,
+            "experiments": experiments,
         },
     )
 
@@ -438,6 +487,7 @@ def write_site(
     compare: Mapping[str, Any] | None = None,
     calibration: Mapping[str, Any] | None = None,
     watch: Mapping[str, Any] | None = None,
+    experiments: Sequence[Mapping[str, Any]] = (),
 ) -> Path:
     """Write the site of ``runs`` into ``out_dir`` (created if missing).
 
@@ -459,6 +509,10 @@ def write_site(
         watch: for ``toolkit view --watch``: ``{"build": id, "interval": seconds,
             "when": time}``; the page looks at ``data/build.js`` every ``interval``
             seconds and reloads (or offers to) when a newer build is there.
+        experiments: treatment-vs-control experiments found beside the runs, shown on
+            their own page (``#experiments``): per file, ``{"source", "report"}`` with
+            ``report`` a :func:`toolkit.views.experiment.experiment_report_dict` (the
+            Welch's t-test table, each difference's interval), and its ``warnings``.
 
     Returns:
         The path of ``index.html``.
@@ -476,15 +530,18 @@ def write_site(
     try:
         written = _write_runs(runs, data, _linked_texts(calibration))
         index_shards = _write_index(data, written.rows)
+        _write_values(data, written.values)
         search_shards = _write_search(data, written, calibration)
         if compare is not None:
             _write(data / "compare.js", _script("compare", dict(compare)))
         if calibration is not None:
             _write(data / "calibration.js", _script("calibration", dict(calibration)))
+        if experiments:
+            _write(data / "experiments.js", _script("experiments", [dict(e) for e in experiments]))
         _write(
             data / "manifest.js",
             manifest(len(written.rows), index_shards, search_shards, notes, compare is not None,
-                     written.dimsets, calibration is not None, watch),
+                     written.dimsets, calibration is not None, watch, len(experiments)),
         )  # fmt: skip
         if watch is not None:
             _write(data / "build.js", _script("build", watch["build"], len(written.rows),
@@ -509,6 +566,7 @@ class _Written:
     """
 
     rows: list[list[Any]] = field(default_factory=list)
+    values: list[list[float | None]] = field(default_factory=list)
     texts: list[str | list[str]] = field(default_factory=list)
     dimsets: dict[tuple[Any, ...], int] = field(default_factory=dict)
     shared: dict[str, tuple[str, tuple[SiteItem, ...], str]] = field(default_factory=dict)
@@ -537,14 +595,27 @@ def _write_runs(
                 shared[run.transcript] = (file, run.items, transcript_text(run.items))
                 _write(data / "transcript" / f"{file}.js",
                        _script("transcript", file, items_document(run.items)))  # fmt: skip
+                _write_raw(data, file, run.items)
             elif shared[run.transcript][1] != run.items:
                 raise ValueError(f"runs of the transcript {run.transcript!r} differ in items")
             ref = shared[run.transcript][0]
-        _write(data / "run" / f"{file}.js", _script("run", run.id, run_document(run, ref)))
+        else:
+            _write_raw(data, file, run.items)
+        raw = (ref or file) if any(i.raw is not None for i in run.items) else None
+        _write(data / "run" / f"{file}.js", _script("run", run.id, run_document(run, ref, raw)))
         written.rows.append(index_row(run, file, written.dimsets))
+        written.values.append(index_values(run))
         own = search_text(run, items=ref is None, extra=linked.get(run.id, ()))
         written.texts.append(own if ref is None else [own, ref])
     return written
+
+
+def _write_raw(data: Path, file: str, items: Sequence[SiteItem]) -> None:
+    """The raw records of ``items`` into ``data/raw/<file>.js`` (none: no file), read by
+    the page only when a raw record is opened."""
+    doc = raw_document(items)
+    if doc is not None:
+        _write(data / "raw" / f"{file}.js", _script("raw", file, doc))
 
 
 def _write_index(data: Path, rows: list[list[Any]]) -> int:
@@ -554,6 +625,14 @@ def _write_index(data: Path, rows: list[list[Any]]) -> int:
         part = rows[s * SHARD_ROWS : (s + 1) * SHARD_ROWS]
         _write(data / f"index-{s}.js", _script("index", s, part))
     return index_shards
+
+
+def _write_values(data: Path, values: list[list[float | None]]) -> None:
+    """Write each index row's dimension values, sharded as the index is (``values-N.js``
+    beside ``index-N.js``, at least one)."""
+    for s in range(max(1, -(-len(values) // SHARD_ROWS))):
+        part = values[s * SHARD_ROWS : (s + 1) * SHARD_ROWS]
+        _write(data / f"values-{s}.js", _script("values", s, part))
 
 
 def _write_search(data: Path, written: _Written, calibration: Mapping[str, Any] | None) -> int:

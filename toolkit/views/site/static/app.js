@@ -8,6 +8,8 @@
  * Routes (the hash): #  (the index)   #run/ID   #run/ID/dim/KEY   #run/ID/item/KEY
  *   #filter/COL/TEXT...   #compare   #calibration[/SECTION | /disagreements/GROUP/VALUE
  *   | /disagreements/cell/CELL | /item/N]
+ *   #where/FILTER (the index filtered by value)   #help/filter   #run/ID/raw/KEY (a raw
+ *   record)   #experiments
  */
 (function () {
   "use strict";
@@ -33,6 +35,17 @@
     page: 0,
     view: [],
     focusRow: 0,
+    /* filters by value, raw records, experiments */
+    valueShards: [],
+    valuesIn: 0,
+    valueWaiters: [],
+    valuesAsked: false,
+    whereText: "",
+    where: null,
+    whereError: "",
+    raws: new Map(),
+    rawWaiting: new Map(),
+    experiments: null,
   };
 
   // ------------------------------------------------------------------ helpers
@@ -173,8 +186,8 @@
     },
     index: function (n, rows) {
       var cols = S.manifest.columns;
-      rows.forEach(function (r) {
-        var row = {};
+      rows.forEach(function (r, at) {
+        var row = { shard: n, at: at };
         cols.forEach(function (c, i) { row[c] = r[i]; });
         row.dims = row.statuses.length ? S.manifest.dimsets[row.statuses[0]] : [];
         row.sev = severity(row.verdict);
@@ -347,6 +360,7 @@
         if (fs[j] === "arm") keep = row.id.toLowerCase().indexOf(S.filters.arm + "/") === 0 || row.id.toLowerCase().indexOf("/" + S.filters.arm + "/") !== -1;
         else keep = cellText(row, fs[j]).indexOf(S.filters[fs[j]]) !== -1;
       }
+      if (keep && S.where) keep = S.where(row);
       if (keep && q) keep = searchHit(i, q);
       if (keep) out.push(row);
     }
@@ -376,6 +390,7 @@
     if (m.calibration) {
       nodes.push(el("p", null, [el("a", { href: "#calibration", id: "calibration-link", text: "The calibration of the judge against human raters (toolkit calibrate)" })]));
     }
+    nodes.push(experimentsLink());
     if (S.filters.arm) {
       nodes.push(el("p", null, ["Only the runs under the folder “" + S.filters.arm + "/”. ", el("a", { href: "#filter", text: "Show every run" })]));
     }
@@ -393,6 +408,7 @@
       el("label", { for: "q", text: "Search" }), search, status,
       el("span", { class: "muted", text: "Keys: / search · ↑ ↓ move · Enter open · PageUp/PageDown pages" }),
     ]));
+    nodes.push(whereBox());
     var head = el("tr", null, COLS.map(function (c) {
       var sorted = S.sort.col === c.key;
       var b = el("button", {
@@ -593,6 +609,7 @@
       return el("li", { id: "item-" + it.key, class: it.key === current ? "current" : null, tabindex: it.key === current ? "-1" : null }, [
         el("div", null, [
           el("a", { href: href, class: "label", text: it.label }), " ",
+          rawLink(doc, it.key), " ",
           it.who ? el("span", { class: "who", text: it.who }) : null, " ",
           it.status ? badge(it.status) : null,
         ]),
@@ -618,7 +635,9 @@
         ["Rubric", doc.rubric + " " + doc.version, true],
       ]),
     ];
-    var points = d.evidence.filter(function (e) { return e[1] !== null; });
+    /* The chart: the dimension's own series when the run has one (a simulation
+       dimension's trailing-window value at every tick), else its evidence rows. */
+    var points = (d.points || d.evidence).filter(function (e) { return e[1] !== null; });
     /* A time series only: rows in the run's order, each at an item (not speaker pairs,
        raters or a persona dimension's propositions). */
     var series = doc.series !== false && points.every(function (e) { return e[4] !== null; });
@@ -626,7 +645,7 @@
     nodes.push(el("h2", { id: "evidence", text: "Evidence (" + d.evidence.length + " rows)" }));
     if (!d.evidence.length) nodes.push(el("p", { class: "muted", text: "This dimension has no evidence rows: " + d.detail }));
     else {
-      var head = el("tr", null, ["At", "Value", "Status", "Why"].map(function (h, i) { return el("th", { scope: "col", class: i === 1 ? "n" : null, text: h }); }));
+      var head = el("tr", null, ["At", "Value", "Status", "Why", "Record"].map(function (h, i) { return el("th", { scope: "col", class: i === 1 ? "n" : null, text: h }); }));
       var rows = d.evidence.map(function (e) {
         var to = e[4] === null ? runHref(doc.id) : itemHref(doc.id, e[4]);
         return el("tr", null, [
@@ -634,6 +653,7 @@
           el("td", { class: "n" }, [e[1] === null ? "–" : num(fmt(e[1]), to)]),
           el("td", null, [e[2] ? badge(e[2], to) : "–"]),
           el("td", null, [why(d, e) ? el("a", { href: to, class: "detail", text: why(d, e) }) : ""]),
+          el("td", null, [rawLink(doc, e[4])]),
         ]);
       });
       nodes.push(el("table", { class: "evidence" }, [el("thead", null, [head]), el("tbody", null, rows)]));
@@ -1043,6 +1063,351 @@
     setMain(nodes, "Item " + d.item);
   }
 
+  // ------------------------------------------------------------------ filters by value
+  /* A filter box on the index: conditions on the runs' values, parsed here (no eval).
+       filter    := condition { ("and" | "or") condition }   ("and" binds tighter)
+       condition := "not" condition | "(" filter ")" | COLUMN OP VALUE
+       OP        := = | == | != | < | <= | > | >= | ~ (holds the text) | !~ (does not)
+       VALUE     := a number, a word, or text in '…' or "…"
+     COLUMN: score (an iteration's weighted score), a dimension's key (its value:
+     groundedness), KEY.status (its status word), or family, verdict, rubric, version,
+     epoch, title, id, time (text) and size (bytes). Text is compared without case; a run without
+     the column never matches. The state is the hash: #where/<the filter>. */
+  var WHERE_TEXT = ["family", "verdict", "rubric", "version", "epoch", "title", "id", "time"];
+  var WHERE_NUMBERS = ["score", "size"];
+  var WHERE_OPS = ["<=", ">=", "!=", "==", "!~", "<", ">", "=", "~"];
+  function WhereError(message) { this.message = message; }
+  function quoteTok(t) { return "“" + t + "”"; }
+  function whereTokens(text) {
+    var out = [], i = 0;
+    while (i < text.length) {
+      var c = text[i];
+      if (/\s/.test(c)) { i += 1; continue; }
+      if (c === "(" || c === ")") { out.push({ kind: c, text: c, at: i }); i += 1; continue; }
+      var op = null;
+      for (var k = 0; k < WHERE_OPS.length && op === null; k++) if (text.substr(i, WHERE_OPS[k].length) === WHERE_OPS[k]) op = WHERE_OPS[k];
+      if (op) { out.push({ kind: "op", text: op, at: i }); i += op.length; continue; }
+      if (c === "!") throw new WhereError("unexpected " + quoteTok("!") + " at character " + (i + 1) + " (use != or !~)");
+      if (c === "'" || c === "\"") {
+        var end = text.indexOf(c, i + 1);
+        if (end === -1) throw new WhereError("the quote " + quoteTok(text.slice(i, i + 12)) + " at character " + (i + 1) + " is never closed");
+        out.push({ kind: "word", text: text.slice(i + 1, end), quoted: true, at: i });
+        i = end + 1; continue;
+      }
+      var j = i;
+      while (j < text.length && !/[\s()<>=!~'"]/.test(text[j])) j += 1;
+      out.push({ kind: "word", text: text.slice(i, j), at: i });
+      i = j;
+    }
+    return out;
+  }
+  /* Every dimension key of the site (each is a column of the filter). */
+  function whereKeys() {
+    if (!S.whereKeys) {
+      var keys = {};
+      S.manifest.dimsets.forEach(function (set) { set.forEach(function (kn) { keys[kn[0].toLowerCase()] = kn[0]; }); });
+      S.whereKeys = keys;
+    }
+    return S.whereKeys;
+  }
+  function nearest(name, names) {
+    var best = null, dist = 4;
+    names.forEach(function (n) {
+      var a = name, b = n, d = [], i, j;
+      for (i = 0; i <= a.length; i++) { d[i] = [i]; }
+      for (j = 1; j <= b.length; j++) d[0][j] = j;
+      for (i = 1; i <= a.length; i++) for (j = 1; j <= b.length; j++) {
+        d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      }
+      if (d[a.length][b.length] < dist) { dist = d[a.length][b.length]; best = n; }
+    });
+    return best;
+  }
+  /* A column of the filter: {name, numeric, get(row)}; an unknown one is an error naming it. */
+  function whereColumn(tok) {
+    var name = tok.text.toLowerCase(), keys = whereKeys();
+    if (WHERE_TEXT.indexOf(name) !== -1) return { name: name, numeric: false, get: function (row) { return name === "version" ? row.version : row[name]; } };
+    if (name === "size") return { name: name, numeric: true, get: function (row) { return row.size; } };
+    if (name === "score") return { name: name, numeric: true, get: function (row) { return row.vals ? row.vals[0] : null; } };
+    var status = /\.status$/.test(name), key = status ? name.slice(0, -7) : name;
+    if (keys[key] !== undefined) {
+      return { name: name, numeric: !status, get: function (row) {
+        for (var i = 0; i < row.dims.length; i++) {
+          if (row.dims[i][0].toLowerCase() === key) return status ? row.statuses[i + 1] : (row.vals ? row.vals[i + 1] : null);
+        }
+        return null;
+      } };
+    }
+    var all = WHERE_NUMBERS.concat(WHERE_TEXT, Object.keys(keys));
+    var guess = nearest(name, all);
+    throw new WhereError("unknown column " + quoteTok(tok.text) + (guess ? " (did you mean " + quoteTok(guess) + "?)" : "") +
+      ": the columns are score, size, " + WHERE_TEXT.join(", ") + ", a dimension's key (" + Object.keys(keys).slice(0, 4).join(", ") + "…) and KEY.status");
+  }
+  function whereCompare(col, op, tok) {
+    if (col.numeric) {
+      if (op === "~" || op === "!~") throw new WhereError(quoteTok(op) + " compares text; " + quoteTok(col.name) + " is a number (use = < <= > >=)");
+      var want = tok.quoted ? NaN : Number(tok.text);
+      if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(tok.text) || !isFinite(want)) {
+        throw new WhereError(quoteTok(tok.text) + " is not a number (" + quoteTok(col.name) + " is compared as a number)");
+      }
+      return function (row) {
+        var v = col.get(row);
+        if (v === null || v === undefined) return false;
+        return op === "<" ? v < want : op === "<=" ? v <= want : op === ">" ? v > want : op === ">=" ? v >= want : op === "!=" ? v !== want : v === want;
+      };
+    }
+    var text = tok.text.toLowerCase();
+    return function (row) {
+      var v = col.get(row);
+      if (v === null || v === undefined) return false;
+      v = String(v).toLowerCase();
+      return op === "~" ? v.indexOf(text) !== -1 : op === "!~" ? v.indexOf(text) === -1 : op === "<" ? v < text : op === "<=" ? v <= text
+        : op === ">" ? v > text : op === ">=" ? v >= text : op === "!=" ? v !== text : v === text;
+    };
+  }
+  /* The filter as a function of an index row; a WhereError names the token that is wrong. */
+  function whereParse(text) {
+    var toks = whereTokens(text), at = 0;
+    function peek() { return toks[at]; }
+    function isWord(t, w) { return t && t.kind === "word" && !t.quoted && t.text.toLowerCase() === w; }
+    function found(t) { return t ? "found " + quoteTok(t.text) : "the filter ends there"; }
+    function condition() {
+      var t = peek();
+      if (isWord(t, "not")) { at += 1; var inner = condition(); return function (row) { return !inner(row); }; }
+      if (t && t.kind === "(") {
+        at += 1;
+        var f = filter();
+        if (!peek() || peek().kind !== ")") throw new WhereError("the " + quoteTok("(") + " at character " + (t.at + 1) + " is never closed: " + found(peek()));
+        at += 1;
+        return f;
+      }
+      if (!t || t.kind !== "word" || t.quoted) throw new WhereError("expected a column name, " + found(t));
+      at += 1;
+      var col = whereColumn(t), op = peek();
+      if (!op || op.kind !== "op") throw new WhereError("expected an operator (= != < <= > >= ~ !~) after " + quoteTok(t.text) + ", " + found(op));
+      at += 1;
+      var v = peek();
+      if (!v || v.kind !== "word") throw new WhereError("expected a value after " + quoteTok(t.text + " " + op.text) + ", " + found(v));
+      at += 1;
+      return whereCompare(col, op.text === "==" ? "=" : op.text, v);
+    }
+    function conjunction() {
+      var parts = [condition()];
+      while (isWord(peek(), "and")) { at += 1; parts.push(condition()); }
+      return parts.length === 1 ? parts[0] : function (row) { return parts.every(function (p) { return p(row); }); };
+    }
+    function filter() {
+      var parts = [conjunction()];
+      while (isWord(peek(), "or")) { at += 1; parts.push(conjunction()); }
+      return parts.length === 1 ? parts[0] : function (row) { return parts.some(function (p) { return p(row); }); };
+    }
+    if (!toks.length) return null;
+    var fn = filter();
+    if (at < toks.length) {
+      var extra = toks[at];
+      throw new WhereError("unexpected " + quoteTok(extra.text) + " at character " + (extra.at + 1) + (extra.kind === ")" ? " (no “(” opens it)" : " (join conditions with and / or)"));
+    }
+    return fn;
+  }
+  tk.whereParse = function (text) { try { whereParse(text); return null; } catch (e) { if (e instanceof WhereError) return e.message; throw e; } };
+  /* The values of each index row (score, then each dimension's), read on first use. */
+  tk.values = function (n, rows) {
+    S.valueShards[n] = rows;
+    S.valuesIn += 1;
+    if (S.valuesIn === S.manifest.index_shards) {
+      S.rows.forEach(function (row) { var shard = S.valueShards[row.shard]; row.vals = shard ? shard[row.at] : null; });
+      var w = S.valueWaiters; S.valueWaiters = [];
+      w.forEach(function (f) { f(); });
+    }
+  };
+  function withValues(f) {
+    if (S.valuesIn === S.manifest.index_shards) return f();
+    S.valueWaiters.push(f);
+    if (S.valueWaiters.length === 1 && !S.valuesAsked) {
+      S.valuesAsked = true;
+      for (var i = 0; i < S.manifest.index_shards; i++) loadScript("data/values-" + i + ".js");
+    }
+  }
+  /* Set the filter from its text: S.where (the row test) or S.whereError (the message). */
+  function setWhere(text) {
+    S.whereText = text;
+    S.where = null;
+    S.whereError = "";
+    try { S.where = whereParse(text.trim()); } catch (e) {
+      if (!(e instanceof WhereError)) throw e;
+      S.whereError = e.message;
+    }
+  }
+  function whereHash() { return S.whereText.trim() ? "#where/" + enc(S.whereText.trim()) : "#"; }
+  function drawWhereMessage() {
+    var msg = document.getElementById("where-msg");
+    if (!msg) return;
+    msg.hidden = !S.whereError;
+    msg.textContent = S.whereError ? "Filter not applied: " + S.whereError : "";
+  }
+  /* The filter box of the index (its form: Enter applies it; an empty box clears it). */
+  function whereBox() {
+    var input = el("input", {
+      type: "search", id: "where", value: S.whereText || "", spellcheck: "false", autocomplete: "off",
+      placeholder: "groundedness < 0.9 and verdict = FAILED", "aria-label": "Filter runs by value", "aria-describedby": "where-msg",
+    });
+    var apply = function (e) {
+      if (e) e.preventDefault();
+      setWhere(input.value);
+      history.replaceState(null, "", whereHash());
+      drawWhereMessage();
+      withValues(function () { S.page = 0; computeView(); drawBody(); });
+    };
+    input.addEventListener("input", function () { if (!input.value.trim()) apply(); });
+    return el("form", { class: "controls where", id: "where-form", onsubmit: apply }, [
+      el("label", { for: "where", text: "Filter" }), input,
+      el("button", { type: "submit", text: "Apply" }),
+      el("a", { href: "#help/filter", class: "muted", text: "how to write a filter" }),
+      el("p", { id: "where-msg", class: "where-msg", role: "alert", hidden: !S.whereError, text: S.whereError ? "Filter not applied: " + S.whereError : "" }),
+    ]);
+  }
+  function renderWhereHelp() {
+    crumbs([["Index", "#"], ["Filter help", null]]);
+    var lines = [
+      ["groundedness < 0.9", "a dimension's value, by its key"],
+      ["verdict = FAILED", "text columns: family, verdict, rubric, version, epoch, title, id, time (no case)"],
+      ["score >= 0.7 and family = outcome", "score: an iteration's weighted score; and binds tighter than or"],
+      ["refusal_cluster.status = FAIL", "KEY.status: a dimension's status word"],
+      ["not (family = simulation or title ~ 'harbor')", "~ holds the text, !~ does not; quote text with spaces"],
+      ["size > 100000", "bytes read for the run"],
+    ];
+    setMain([el("h1", { text: "Filters by value" }),
+      el("p", { text: "A filter is conditions COLUMN OP VALUE joined with and / or, with not and parentheses. OP is one of = != < <= > >= ~ !~. A run without the column (a discussion game has no groundedness) never matches. The filter is kept in the address (#where/…), so a link shows the same runs." }),
+      el("table", null, [el("thead", null, [el("tr", null, [el("th", { text: "Filter" }), el("th", { text: "What it matches" })])]),
+        el("tbody", null, lines.map(function (l) {
+          return el("tr", null, [el("td", null, [el("a", { href: "#where/" + enc(l[0]), text: l[0] })]), el("td", { "data-rule": "", text: l[1] })]);
+        }))]),
+    ], "Filter help");
+  }
+
+  // ------------------------------------------------------------------ raw records
+  /* A tick, message or iteration as the toolkit loaded it (data/raw/NNNNNN.js, read when
+     first opened): where it was read and its row as JSON, bounded when the site was
+     written (long text and lists cut, saying how much); set as text, never as HTML. */
+  var RAW_MAX_CHARS = 200000;
+  tk.raw = function (file, doc) {
+    S.raws.set(file, doc);
+    var w = S.rawWaiting.get(file) || [];
+    S.rawWaiting.delete(file);
+    w.forEach(function (f) { f(doc); });
+  };
+  function withRaw(file, f) {
+    if (S.raws.has(file)) return f(S.raws.get(file));
+    if (!S.rawWaiting.has(file)) { S.rawWaiting.set(file, []); loadScript("data/raw/" + file + ".js"); }
+    S.rawWaiting.get(file).push(f);
+  }
+  function rawHref(id, key) { return runHref(id) + "/raw/" + enc(key); }
+  /* The link to an item's raw record, when the run has raw records and the key names one item. */
+  function rawLink(doc, key) {
+    if (!doc.raw || key === null || key === undefined) return null;
+    if (!doc.items.some(function (it) { return it.key === key; })) return null;
+    return el("a", { href: rawHref(doc.id, key), class: "raw-link", title: "the record as loaded", text: "raw" });
+  }
+  function renderRaw(doc, key) {
+    var item = doc.items.filter(function (it) { return it.key === key; })[0];
+    if (!item || !doc.raw) return notFound("no raw record " + key + " in " + doc.id);
+    withRaw(doc.raw, function (raws) {
+      var rec = raws[key];
+      if (!rec) return notFound("no raw record " + key + " in " + doc.id);
+      var text = JSON.stringify(rec.record, null, 2);
+      if (text.length > RAW_MAX_CHARS) text = text.slice(0, RAW_MAX_CHARS) + "\n… [cut: " + (text.length - RAW_MAX_CHARS) + " more characters]";
+      crumbs([["Index", "#"], [doc.title, runHref(doc.id)], [item.label, itemHref(doc.id, key)], ["Raw record", null]]);
+      setMain([
+        el("h1", { text: "Raw record · " + item.label + " · " + doc.title }),
+        facts([
+          ["Read from", rec.origin || "–", true],
+          ["In the transcript", el("a", { href: itemHref(doc.id, key), text: item.label })],
+          ["Run", el("a", { href: runHref(doc.id), text: doc.title })],
+        ]),
+        el("p", { class: "muted", text: "The " + doc.family + " record as the toolkit loaded it (its normalised row). Text longer than 2,000 characters and lists longer than 100 items are cut where marked, saying how much." }),
+        el("pre", { class: "raw", id: "raw-record", tabindex: "0", text: text }),
+        rec.original === undefined ? null : el("h2", { text: "The file as written" }),
+        rec.original === undefined ? null : el("pre", { class: "raw", id: "raw-original", tabindex: "0", text: rec.original }),
+      ], "Raw record · " + item.label);
+      window.scrollTo(0, 0);
+      main().focus({ preventScroll: true });
+    });
+  }
+
+  // ------------------------------------------------------------------ experiments
+  /* Treatment-vs-control experiments found beside the runs (data/experiments.js): per
+     results file, each experiment's Welch's t-test table (as toolkit experiment prints
+     it) and the interval of each difference, drawn against 0. */
+  tk.experiments = function (list) { S.experiments = list; route(); };
+  function experimentsLink() {
+    var n = S.manifest.experiments;
+    if (!n) return null;
+    return el("p", null, [el("a", { href: "#experiments", id: "experiments-link", text: "Treatment-vs-control experiments (" + n + " file" + (n === 1 ? "" : "s") + ", toolkit experiment)" })]);
+  }
+  function meanSd(m, sd) { return m === null || m === undefined ? "–" : fmt(m) + (sd === null || sd === undefined ? "" : " (" + fmt(sd) + ")"); }
+  function expInterval(c) { return c.ci_low === null || c.ci_low === undefined ? "–" : "[" + fmt(c.ci_low) + ", " + fmt(c.ci_high) + "]"; }
+  /* The difference of each metric with its interval, on one scale around 0. */
+  function effectPlot(name, metrics) {
+    var rows = metrics.filter(function (m) { return m[1].delta !== null && m[1].delta !== undefined; });
+    if (!rows.length) return null;
+    var W = 720, row = 24, L = 220, R = 20, T = 10, H = T + row * rows.length + 30, span = 0;
+    rows.forEach(function (m) { var c = m[1]; span = Math.max(span, Math.abs(c.delta), Math.abs(c.ci_low || 0), Math.abs(c.ci_high || 0)); });
+    span = span || 1;
+    var mid = L + (W - L - R) / 2, half = (W - L - R) / 2 - 6;
+    var x = function (v) { return mid + (v / span) * half; };
+    var root = svg("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img", "aria-label": "Each metric's difference (treatment − control) with its interval, " + name });
+    root.appendChild(svg("line", { x1: mid, x2: mid, y1: T, y2: H - 24, stroke: "#57606a", "stroke-dasharray": "3 3" }));
+    root.appendChild(svg("text", { x: mid, y: H - 8, "text-anchor": "middle", "font-size": 11, fill: "#57606a", text: "0 (no difference)" }));
+    root.appendChild(svg("text", { x: x(-span), y: H - 8, "font-size": 11, fill: "#57606a", text: "−" + fmt(span) + " control higher" }));
+    root.appendChild(svg("text", { x: x(span), y: H - 8, "text-anchor": "end", "font-size": 11, fill: "#57606a", text: "+" + fmt(span) + " treatment higher" }));
+    rows.forEach(function (m, i) {
+      var c = m[1], yy = T + row * i + row / 2, sig = c.significant === true;
+      var sw = swatch(sig ? "WARN" : "N/A");
+      root.appendChild(svg("text", { x: L - 8, y: yy + 4, "text-anchor": "end", "font-size": 12, fill: "#1f2328", text: m[0] }));
+      if (c.ci_low !== null && c.ci_low !== undefined) root.appendChild(svg("line", { x1: x(c.ci_low), x2: x(c.ci_high), y1: yy, y2: yy, stroke: sig ? sw.ink : "#8c959f", "stroke-width": 2 }));
+      root.appendChild(svg("circle", { cx: x(c.delta), cy: yy, r: 4, fill: sig ? sw.fill : "#57606a", stroke: "#1f2328", "stroke-width": 0.5 }));
+      root.appendChild(svg("title", { text: m[0] + ": " + fmt(c.delta) + " " + expInterval(c) }));
+    });
+    return el("div", { class: "chart" }, [root, el("div", { class: "legend", text: "Dot at the difference (treatment − control), line its interval at 1 − alpha; in the warning colour when significant (the interval excludes 0)." })]);
+  }
+  function experimentTable(metrics) {
+    var heads = ["Metric", "Control mean (sd)", "Treatment mean (sd)", "n (c / t)", "Difference", "Interval", "p", "Cohen's d", "Significant", "Assumptions"];
+    return el("table", { class: "experiment" }, [
+      el("thead", null, [el("tr", null, heads.map(function (h, i) { return el("th", { scope: "col", class: i >= 1 && i <= 7 ? "n" : null, text: h }); }))]),
+      el("tbody", null, metrics.map(function (m) {
+        var c = m[1], a = c.assumptions || {};
+        return el("tr", null, [
+          el("td", { text: m[0] }),
+          el("td", { class: "n", text: meanSd(c.c_mean, c.c_sd) }),
+          el("td", { class: "n", text: meanSd(c.t_mean, c.t_sd) }),
+          el("td", { class: "n", text: (c.c_n === null || c.c_n === undefined ? "–" : c.c_n) + " / " + (c.t_n === null || c.t_n === undefined ? "–" : c.t_n) }),
+          el("td", { class: "n", text: c.delta === null || c.delta === undefined ? "–" : (c.delta > 0 ? "+" : "") + fmt(c.delta) }),
+          el("td", { class: "n", text: expInterval(c) }),
+          el("td", { class: "n", text: c.p_display || "–" }),
+          el("td", { class: "n", text: c.cohens_d === null || c.cohens_d === undefined ? "–" : fmt(c.cohens_d) }),
+          el("td", null, [c.significant === true ? badge("WARN", null, false, null, "yes") : c.significant === false ? "no" : (c.absent_reason || "–")]),
+          el("td", { class: "muted", text: a.hint || (a.normal === undefined ? "" : "normal, equal variances: " + (a.normal ? "yes" : "no") + ", " + (a.equal_variances ? "yes" : "no")) }),
+        ]);
+      })),
+    ]);
+  }
+  function renderExperiments(list) {
+    crumbs([["Index", "#"], ["Experiments", null]]);
+    var nodes = [el("h1", { text: "Experiments (" + list.length + " file" + (list.length === 1 ? "" : "s") + ")" }),
+      el("p", { class: "muted", text: "Treatment against control, as toolkit experiment FILE tests them: per experiment and metric, the groups' means, the difference (treatment − control) with its interval, p and Cohen's d." })];
+    list.forEach(function (f, n) {
+      var r = f.report;
+      nodes.push(el("h2", { id: "experiment-" + n, text: f.source }));
+      nodes.push(el("p", { class: "muted", text: r.test + " · alpha " + fmt(r.alpha) + " · rubric " + r.rubric + " " + r.rubric_version }));
+      if (r.warnings && r.warnings.length) nodes.push(el("div", { class: "notes", role: "note" }, [el("ul", null, r.warnings.map(function (w) { return el("li", { text: w }); }))]));
+      Object.keys(r.experiments).forEach(function (name) {
+        var metrics = Object.keys(r.experiments[name].metrics).map(function (k) { return [k, r.experiments[name].metrics[k]]; });
+        nodes.push(el("h3", { text: name }), effectPlot(name, metrics), experimentTable(metrics));
+      });
+    });
+    setMain(nodes, "Experiments");
+  }
+
   // ------------------------------------------------------------------ routing
   function route() {
     if (!S.manifest || S.shardsIn < S.manifest.index_shards) return;
@@ -1059,6 +1424,21 @@
       if (!S.manifest.calibration) return notFound("this site was written without a calibration");
       if (!S.calibration) { loadScript("data/calibration.js"); return; }
       renderCalibration(S.calibration, parts);
+      return;
+    }
+    if (parts[0] === "where") {
+      /* #where/FILTER: the index filtered by value (FILTER encoded whole). */
+      setWhere(parts.slice(1).join("/"));
+      S.page = 0;
+      withValues(function () { computeView(); renderIndex(); });
+      return;
+    }
+    if (parts[0] === "help" && parts[1] === "filter") return renderWhereHelp();
+    if (parts[0] === "experiments") {
+      if (!S.manifest.experiments) return notFound("no experiments were found beside these runs");
+      if (!S.experiments) { loadScript("data/experiments.js"); return; }
+      renderExperiments(S.experiments);
+      window.scrollTo(0, 0);
       return;
     }
     if (parts[0] === "filter") {
@@ -1083,6 +1463,7 @@
       }
       else if (parts[2] === "item" && parts.length > 3) renderItem(doc, parts[3]);
       else if (parts[2] === "items") renderItems(doc);
+      else if (parts[2] === "raw" && parts.length > 3) return renderRaw(doc, parts[3]);
       else renderRun(doc);
       if (parts[2] !== "item") { window.scrollTo(0, 0); main().focus({ preventScroll: true }); }
     });

@@ -58,8 +58,8 @@ class SecondJudge:
 
 
 def main(out: Path = HERE) -> None:
-    """Record ``cassette-second.json``: the week-1 session judged by :class:`SecondJudge`."""
-    cassette = out / "cassette-second.json"
+    """Record ``second.cassette.json``: the week-1 session judged by :class:`SecondJudge`."""
+    cassette = out / "second.cassette.json"
     cassette.unlink(missing_ok=True)
     judge = RecordingJudge(SecondJudge(), cassette)
     props = tk.load_propositions(HERE / "propositions")

@@ -18,7 +18,7 @@ from toolkit.judge import JudgeRequest, JudgeResult, RecordedJudge
 PERSONA = SAMPLE_RUNS / "persona"
 SESSION = PERSONA / "radio-week1.jsonl"
 FIRST = f"recorded:{PERSONA / 'cassette.json'}"
-SECOND = f"recorded:{PERSONA / 'cassette-second.json'}"
+SECOND = f"recorded:{PERSONA / 'second.cassette.json'}"
 BASE = [str(SESSION), "--propositions", str(PERSONA / "propositions")]
 
 

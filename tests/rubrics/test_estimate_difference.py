@@ -146,3 +146,38 @@ def test_compare_estimate_refuses_one_file_in_one_line(tmp_path: Path) -> None:
     assert got.returncode == 2
     assert len(got.stderr.strip().splitlines()) == 1
     assert "--estimate takes two score files" in got.stderr
+
+
+def _small(prefix: str, judge: list[float], people: list[float | None]) -> pl.DataFrame:
+    rows = [(f"{prefix}{k}", "judge", j) for k, j in enumerate(judge)]
+    rows += [(f"{prefix}{k}", "p1", p) for k, p in enumerate(people) if p is not None]
+    return pl.DataFrame(rows, schema=["item", "rater", "score"], orient="row")
+
+
+def test_the_same_input_twice_is_refused() -> None:
+    """Found in review: one scores file given as both arms ran and printed an interval
+    around 0; the arms' input digests are equal, so it is refused by name."""
+    a = _small("i", [5, 6, 7, 4], [5, 6, None, None])
+    with pytest.raises(InputError, match=r"the same ratings and judge scores as A"):
+        estimate_difference(a, a.clone())
+
+
+def test_shared_items_few_ratings_and_a_zero_width_interval_are_warned() -> None:
+    a = _small("i", [6, 7, 8, 6, 7], [6, 7, None, None, None])
+    b = _small("i", [2, 3, 2, 4, 3, 2], [3, 2, 3, None, None, None])  # i0-i4 also in A
+    result = estimate_difference(a, b, threshold=5)
+    notes = " | ".join(result.frame["note"].drop_nulls().to_list())
+    assert "5 item id(s) in both arms" in notes
+    assert "only 2 rated items: below about 40" in notes
+    # B's rated items all fail the pass mark: a pass rate of 0 with an interval of no width
+    b_pass = _row(result, "pass_rate", "B")
+    assert b_pass["low"] == b_pass["high"] == 0.0
+    assert "the interval has no width" in b_pass["note"]
+    assert "warning" in repr(result)
+
+
+def test_a_nan_score_is_refused_by_name() -> None:
+    a = _small("a", [5, float("nan"), 7], [5, 6, None])
+    b = _small("b", [5, 6, 7], [5, 6, None])
+    with pytest.raises(InputError, match=r"score=nan: a score must be a finite number \(item 'a1'"):
+        estimate_difference(a, b)

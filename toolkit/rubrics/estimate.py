@@ -326,7 +326,8 @@ def _items(scores: pl.DataFrame, judge: str) -> tuple[pl.DataFrame, int]:
     and the count of items rated but not judged.
 
     Raises:
-        InputError: a missing column, no such judge, no person, fewer than two rated items.
+        InputError: a missing column, a score that is not a finite number, no such judge,
+            no person, fewer than two rated items.
     """
     missing = [c for c in BASE_COLUMNS if c not in scores.columns]
     if missing:
@@ -338,6 +339,13 @@ def _items(scores: pl.DataFrame, judge: str) -> tuple[pl.DataFrame, int]:
         pl.col("rater").cast(pl.String),
         pl.col("score").cast(pl.Float64),
     ).unique(["item", "rater"], keep="last", maintain_order=True)
+    odd = long.filter(~pl.col("score").is_finite())  # NaN would pass or fail silently
+    if odd.height:
+        first = odd.row(0, named=True)
+        where = f"item {first['item']!r}, rater {first['rater']!r}"
+        raise InputError(
+            None, f"a score must be a finite number ({where})", field="score", value=first["score"]
+        )
     raters = sorted(set(long["rater"].to_list()))
     if judge not in raters:
         raise InputError(None, f"no such rater; the raters are {', '.join(raters)}",
@@ -558,7 +566,31 @@ DIFFERENCE_SCHEMA: dict[str, pl.DataType] = {
     "rated": pl.Int64(),
     "unrated": pl.Int64(),
     "digest": pl.String(),
+    "note": pl.String(),
 }
+
+
+def _arm_note(note: str | None, rated: int, se: float) -> str | None:
+    """One arm's warnings for the difference: the estimate's own note, too few rated
+    items, an interval of no width (every rated item agrees: it says nothing)."""
+    notes = [note] if note else []
+    if rated < FEW_RATED:
+        notes.append(f"only {rated} rated items: below about {FEW_RATED} the interval covers "
+                     "less often than it says")  # fmt: skip
+    if se == 0:
+        notes.append("the interval has no width (every rated item agrees): it says nothing")
+    return "; ".join(notes) or None
+
+
+def _shared_items(a: pl.DataFrame, b: pl.DataFrame) -> str | None:
+    """A warning when the arms share items: the difference's interval adds the arms'
+    variances, as for independent samples; shared items make the arms correlated and
+    that interval wrong (too wide when they agree, too narrow when they do not)."""
+    shared = a.join(b, on="item", how="semi").height
+    if not shared:
+        return None
+    return (f"{shared} item id(s) in both arms: the interval treats the arms as "
+            "independent samples, which shared items are not")  # fmt: skip
 
 
 @dataclass(frozen=True, repr=False)
@@ -592,6 +624,8 @@ class Difference(Shows):
             "Difference",
             f"{self.labels[1]} - {self.labels[0]}, judge {self.judge!r}, PPI++ per arm",
             (("confidence:", f"{self.confidence:g}"), ("threshold:", f"{self.threshold:g}")),
+            notes=tuple(self.frame["note"].drop_nulls().unique(maintain_order=True)),
+            notes_title="warning",
             columns=("measure", "arm", "estimate", "rated"),
             rows=tuple(
                 (
@@ -615,19 +649,6 @@ class Difference(Shows):
             "confidence": self.confidence,
             "rows": self.frame.to_dicts(),
         }
-
-
-def ppi_mean_se(
-    y: np.ndarray, yhat: np.ndarray, yhat_unrated: np.ndarray
-) -> tuple[float, float, float]:
-    """One arm's power-tuned PPI++ mean, its standard error and lam (0 when every item is
-    rated or the judge does not vary: the people's mean and its CLT standard error)."""
-    lam = float(power_lambda(y, yhat, yhat_unrated)) if yhat_unrated.size else 0.0
-    if math.isnan(lam):
-        lam = 0.0
-    shown = yhat_unrated if yhat_unrated.size else np.zeros(1)
-    point, low, high = ppi_mean(y, yhat, shown, lam, 0.95)
-    return float(point), float(high - low) / (2 * _z(0.95)), lam
 
 
 def estimate_difference(
@@ -665,6 +686,11 @@ def estimate_difference(
             raise InputError(label, exc.reason, field=exc.field, value=exc.value) from None
         long = frame.select(*BASE_COLUMNS).with_columns(pl.all().cast(pl.String))
         arms.append((label, items, digest_of(long)))
+    if arms[0][2] == arms[1][2]:
+        raise InputError(labels[1], f"the same ratings and judge scores as {labels[0]} (one "
+                         "input digest): the arms must be two versions' own samples",
+                         field="digest", value=arms[0][2])  # fmt: skip
+    shared = _shared_items(arms[0][1], arms[1][1])
     rows: list[dict[str, Any]] = []
     for measure in MEASURES:
         got = []
@@ -676,13 +702,15 @@ def estimate_difference(
             if measure == "pass_rate":
                 y, yhat, yhat_u, every = ((v >= threshold).astype(float)
                                           for v in (y, yhat, yhat_u, every))  # fmt: skip
-            point, se, lam = ppi_mean_se(y, yhat, yhat_u)
+            one = _numbers(y, yhat, yhat_u, every, confidence)  # as calibrate --estimate
+            point, se = one["estimate"], (one["high"] - one["low"]) / (2 * z)
             got.append((point, se))
             rows.append({
                 "measure": measure, "arm": label, "estimate": point,
-                "low": point - z * se, "high": point + z * se, "se": se, "lam": lam,
+                "low": point - z * se, "high": point + z * se, "se": se, "lam": one["lam"],
                 "judge_mean": float(every.mean()), "people_mean": float(y.mean()),
                 "rated": int(y.size), "unrated": int(yhat_u.size), "digest": digest,
+                "note": _arm_note(one["note"], y.size, se),
             })  # fmt: skip
         (pa, sa), (pb, sb) = got
         se = math.sqrt(sa**2 + sb**2)
@@ -691,7 +719,7 @@ def estimate_difference(
             "low": pb - pa - z * se, "high": pb - pa + z * se, "se": se, "lam": None,
             "judge_mean": rows[-1]["judge_mean"] - rows[-2]["judge_mean"],
             "people_mean": rows[-1]["people_mean"] - rows[-2]["people_mean"],
-            "rated": None, "unrated": None, "digest": None,
+            "rated": None, "unrated": None, "digest": None, "note": shared,
         })  # fmt: skip
     return Difference(
         frame=pl.DataFrame(rows, schema=DIFFERENCE_SCHEMA),

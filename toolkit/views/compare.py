@@ -703,4 +703,12 @@ def render_estimate_difference_text(result: Any) -> str:
         "judge only: the judges' own means, their bias included; people only: the rated",
         "items' mean; rated: items rated / judged (docs/rubrics/estimate.md)",
     ]
+    where: dict[str, list[str]] = {}  # each warning once, with the rows it is about
+    for r in result.frame.iter_rows(named=True):
+        arm = "B - A" if r["lam"] is None else ("A" if r["arm"] == a else "B")
+        for note in (r["note"] or "").split("; "):
+            if note:
+                where.setdefault(note, []).append(f"{r['measure']} {arm}")
+    for note, rows_of in where.items():
+        lines += wrap_item(f"{note} ({', '.join(rows_of)})", 80, bullet="warning: ", indent=4)
     return "\n".join(lines)

@@ -388,3 +388,26 @@ def test_help_still_lists_every_command(capsys: pytest.CaptureFixture[str]) -> N
     shown = capsys.readouterr().out
     for module in COMMANDS:
         assert module.rpartition(".")[2] in shown
+
+
+def test_compare_of_simulation_arms_imports_no_other_familys_loader(tmp_path: Path) -> None:
+    pair = SAMPLE_RUNS / "compare"
+    report = _one_run(["compare", str(pair / "a"), str(pair / "b")], tmp_path)
+    modules = set(report["modules"])
+    assert report["code"] == 0
+    assert "toolkit.load.universe" in modules  # the arms are simulation runs
+    others = {
+        "toolkit.load.discussion",
+        "toolkit.load.persona",
+        "toolkit.load.iterlog",
+        "toolkit.load.ratings",
+        "toolkit.load.trials",
+        "toolkit.fleet.eval_runs",
+        "toolkit.judge",
+        "toolkit.rubrics.outcome",
+        "toolkit.rubrics.persona",
+        "toolkit.rubrics.discussion",
+    }
+    assert modules & others == set()
+    assert {m.partition(".")[0] for m in modules} & {"tqdm", "asyncio", "scipy"} == set()
+    assert report["plugins_scanned"] is False

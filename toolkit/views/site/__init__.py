@@ -68,7 +68,7 @@ INDEX_COLUMNS: tuple[str, ...] = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # a fleet's site holds millions: no __dict__ each
 class SiteItem:
     """One tick, message or iteration of a run's transcript.
 
@@ -89,7 +89,7 @@ class SiteItem:
     status: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # a fleet's site holds millions: no __dict__ each
 class EvidenceRow:
     """One row of a dimension's evidence: a value at one item, or a fact behind the score.
 

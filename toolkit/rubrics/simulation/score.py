@@ -86,7 +86,11 @@ def score_universe(
     fans = {r["slug"]: r for r in fan_at.iter_rows(named=True)}
     extents = {r["slug"]: r for span in spans for r in span.iter_rows(named=True)}
     per_run_series = (
-        dimension_series(universe, rubric, w).partition_by("slug", as_dict=True) if series else {}
+        dimension_series(universe, rubric, w, chunks=_chunks(universe)).partition_by(
+            "slug", as_dict=True
+        )
+        if series
+        else {}
     )
     issues = _issues_by_run(universe)
     warnings = _warnings_by_run(universe)
@@ -139,6 +143,15 @@ def _input_digests(universe: Universe) -> dict[str, str]:
     return {slug: input_digest(p) for slug, p in parts.items()}
 
 
+def _chunks(universe: Universe) -> list[tuple[int, int]]:
+    """The row ranges the fleet is scored in (:func:`run_chunks`). A fleet of up to two
+    chunks is one pass: its temporaries are small, and a pass's fixed cost (about 7 ms)
+    is not."""
+    height = universe.ticks.height
+    size = SCORE_CHUNK_TICKS if height > 2 * SCORE_CHUNK_TICKS else max(height, 1)
+    return run_chunks(universe.ticks["slug"], size)
+
+
 def _last_windows(
     universe: Universe, rubric: SimulationRubric, w: int
 ) -> tuple[pl.DataFrame, list[pl.DataFrame]]:
@@ -148,11 +161,7 @@ def _last_windows(
     # Whole runs a chunk at a time: each chunk's temporaries are reused by the next.
     parts: list[pl.DataFrame] = []
     spans: list[pl.DataFrame] = []
-    # A fleet of up to two chunks is one pass: its temporaries are small, and a pass's
-    # fixed cost (about 7 ms) is not.
-    height = universe.ticks.height
-    size = SCORE_CHUNK_TICKS if height > 2 * SCORE_CHUNK_TICKS else max(height, 1)
-    for offset, length in run_chunks(universe.ticks["slug"], size):
+    for offset, length in _chunks(universe):
         chunk = universe.ticks.slice(offset, length)
         if length:
             parts.append(window_scores(chunk, rubric, w, history).collect())

@@ -1,4 +1,7 @@
-"""One run on the command line against its floor, ``python -c "import polars"`` (issue 38).
+"""One run (and one comparison) on the command line against ``python -c "import polars"``.
+
+Issue 38's targets: ``toolkit quality RUN`` and ``toolkit discussion`` within 1.3x the
+floor; ``toolkit compare`` of the sample pair (12 pairs, 36 runs) within 1.5 s of CPU.
 
 Usage:
     python bench/bench_one_run.py [--rounds 7] [--tree DIR ...]
@@ -26,6 +29,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 RUN = ROOT / "sample_runs" / "universes" / "ashfall"
 GAMES = ROOT / "sample_runs" / "discussions"
+PAIR = ROOT / "sample_runs" / "compare"
 CLI = "import sys; from toolkit.cli import main; sys.exit(main())"
 
 #: (label, arguments of the toolkit command line)
@@ -33,6 +37,7 @@ COMMANDS: list[tuple[str, list[str]]] = [
     ("`toolkit quality ashfall`", ["quality", str(RUN)]),
     ("`toolkit quality ashfall --format json`", ["quality", str(RUN), "--format", "json"]),
     ("`toolkit discussion discussions/`", ["discussion", str(GAMES)]),
+    ("`toolkit compare compare/a compare/b`", ["compare", str(PAIR / "a"), str(PAIR / "b")]),
 ]
 
 

@@ -4,7 +4,7 @@ dimension), for charts.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import polars as pl
 
@@ -50,6 +50,25 @@ def dimension_series(
     """
     if universe.ticks.height == 0:
         return pl.DataFrame(schema=SERIES_SCHEMA)
+    parts = list(series_chunks(universe, rubric, window, chunks))
+    if len(parts) == 1:
+        return parts[0]
+    return pl.concat(parts).sort("slug", "dimension", "tick")
+
+
+def series_chunks(
+    universe: Universe,
+    rubric: SimulationRubric = DEFAULT_RUBRIC,
+    window: int | None = None,
+    chunks: Sequence[tuple[int, int]] | None = None,
+) -> Iterator[pl.DataFrame]:
+    """:func:`dimension_series` a chunk of whole runs at a time (``chunks`` as there): each
+    chunk's rows, sorted by slug, dimension and tick. A run's rows are those it has in
+    :func:`dimension_series`; a caller that wants them run by run (scoring a fleet) never
+    holds the whole fleet's series at once (10,000 runs of 30 ticks: 2.4 million rows,
+    whose concatenation, sort and partition peaked about 0.4 GiB)."""
+    if universe.ticks.height == 0:
+        return
     history = run_history(universe, rubric)
     fan = (
         fanout_series(universe.checkpoints, rubric)
@@ -57,14 +76,9 @@ def dimension_series(
         .select("slug", "tick", "slope", "status_graph_fanout")
         .sort("tick")
     )
-    ranges = [(o, n) for o, n in (chunks or [(0, universe.ticks.height)]) if n]
-    parts = [
-        _long(universe.ticks.slice(offset, length), fan, rubric, window, history)
-        for offset, length in ranges
-    ]
-    if len(parts) == 1:
-        return parts[0]
-    return pl.concat(parts).sort("slug", "dimension", "tick")
+    for offset, length in chunks or [(0, universe.ticks.height)]:
+        if length:
+            yield _long(universe.ticks.slice(offset, length), fan, rubric, window, history)
 
 
 def _long(

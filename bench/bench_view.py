@@ -22,14 +22,28 @@ in the page (``performance.now()``), best of 3:
 
 and the bytes written per run. Prints a Markdown table and writes
 ``bench/out/results-view.json``.
+
+Building the site of a simulation fleet (issue 38: linear in runs):
+    python bench/make_fleet.py /tmp/f1000 --runs 1000 --ticks 30 --nights 1   # each size
+    python bench/bench_view.py --build /tmp/f100 /tmp/f1000 /tmp/f3000 [--build-rounds 1]
+
+runs ``toolkit view FLEET -o SITE`` in a fresh process per fleet and round (the fleets
+interleaved within a round), and reports the CPU time (user + system) and peak resident
+memory of the whole process (``wait4``), the CPU per run, and the growth exponent of CPU
+and of memory in runs (least squares of the logs, over the medians), with the load
+average. No browser.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import random
 import shutil
+import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -187,8 +201,58 @@ def measure(site: Path, repeat: int) -> dict[str, Any]:
     return {k: round(min(v), 1) for k, v in out.items()} | {"last_count": shown}
 
 
+def _view_process(fleet: Path, site: Path) -> tuple[float, float]:
+    """CPU seconds and peak RSS (MiB) of one ``toolkit view FLEET -o SITE`` process."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    cli = "import sys; from toolkit.cli import main; sys.exit(main())"
+    proc = subprocess.Popen([sys.executable, "-c", cli, "view", str(fleet), "-o", str(site)],
+                            env=env, stdout=subprocess.DEVNULL)  # fmt: skip
+    _, status, usage = os.wait4(proc.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"toolkit view {fleet} failed")
+    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def _exponent(xs: list[float], ys: list[float]) -> float:
+    lx, ly = [math.log(x) for x in xs], [math.log(y) for y in ys]
+    mx, my = statistics.fmean(lx), statistics.fmean(ly)
+    den = sum((a - mx) ** 2 for a in lx)
+    return sum((a - mx) * (b - my) for a, b in zip(lx, ly, strict=True)) / den
+
+
+def build_growth(fleets: list[Path], rounds: int) -> None:
+    """The site build's CPU and peak memory per fleet size, and their growth exponents."""
+    load = os.getloadavg()
+    sizes = [sum(1 for p in f.iterdir() if p.is_dir()) for f in fleets]
+    cpu: dict[Path, list[float]] = {f: [] for f in fleets}
+    rss: dict[Path, list[float]] = {f: [] for f in fleets}
+    for _ in range(rounds):
+        for fleet in fleets:
+            site = OUT / f"site-build-{fleet.name}"
+            shutil.rmtree(site, ignore_errors=True)
+            c, m = _view_process(fleet, site)
+            cpu[fleet].append(c)
+            rss[fleet].append(m)
+            print(json.dumps({"fleet": str(fleet), "cpu_s": c, "peak_mib": m}), flush=True)
+    print("\n| runs | CPU min | CPU median | CPU max | CPU ms a run | peak RSS MiB (median) |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for n, f in zip(sizes, fleets, strict=True):
+        med = statistics.median(cpu[f])
+        print(f"| {n:,} | {min(cpu[f]):.1f} | {med:.1f} | {max(cpu[f]):.1f} | "
+              f"{1000 * med / n:.1f} | {statistics.median(rss[f]):.0f} |")  # fmt: skip
+    if len(fleets) > 1:
+        meds = [statistics.median(cpu[f]) for f in fleets]
+        mems = [statistics.median(rss[f]) for f in fleets]
+        print(f"\ngrowth exponent in runs: CPU {_exponent(sizes, meds):.2f}, "
+              f"peak RSS {_exponent(sizes, mems):.2f}")  # fmt: skip
+    print(f"load average at the start {load}, at the end {os.getloadavg()}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--build", type=Path, nargs="+", help="fleets: time toolkit view")
+    parser.add_argument("--build-rounds", type=int, default=1)
     parser.add_argument("--runs", type=int, default=100_000)
     parser.add_argument("--transcripts", type=int, default=10_000)
     parser.add_argument("--items", type=int, default=40)
@@ -198,6 +262,9 @@ def main() -> None:
     )
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
+    if args.build:
+        build_growth(args.build, args.build_rounds)
+        return
     results: dict[str, Any] = {}
     for name, runs, items in (("index", args.runs, 3), ("transcripts", args.transcripts,
                                                          args.items)):  # fmt: skip

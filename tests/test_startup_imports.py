@@ -307,3 +307,107 @@ with open(sys.argv[1], "w", encoding="utf-8") as out:
     caught, modules = _imported(code, str(notebook), tmp_path=tmp_path)
     assert caught is True  # nbformat's schema validation still works without it
     assert "jsonschema" in modules and "rfc3987_syntax" not in modules
+
+
+# ---------------------------------------------------------------------------
+# One run (issue 38): what `toolkit quality RUN` and `toolkit discussion DIR` leave out
+# ---------------------------------------------------------------------------
+
+#: Runs the CLI, then writes every module it imported and whether pydantic's plugin
+#: discovery ran (its cache is filled by the scan of every distribution's entry points).
+ONE_RUN_WRAPPER = """
+import json, sys
+from toolkit.cli import main
+code = main(sys.argv[2:])
+loader = sys.modules.get("pydantic.plugin._loader")
+with open(sys.argv[1], "w", encoding="utf-8") as out:
+    json.dump({"code": code, "modules": sorted(sys.modules),
+               "plugins_scanned": loader is not None and loader._plugins is not None}, out)
+"""
+
+#: Modules no one-run command needs: the other subcommands (their parsers and modules
+#: are built only for --help), numbers libraries Polars does without, progress bars.
+ONE_RUN_NEVER = frozenset(
+    {f"toolkit.cli.{name}" for name in ("persona", "experiment", "rate", "report", "view")}
+    | {"numpy", "tqdm", "asyncio", "toolkit.views.site", "toolkit.fleet"}
+)
+
+ONE_RUN_COMMANDS = [
+    ("quality", ["quality", str(RUN)], "toolkit.cli.discussion"),
+    ("quality-json", ["quality", str(RUN), "--format", "json"], "toolkit.cli.discussion"),
+    ("discussion", ["discussion", str(GAMES)], "toolkit.cli.quality"),
+]
+
+
+def _one_run(args: list[str], tmp_path: Path, env: dict[str, str] | None = None) -> dict:
+    out = tmp_path / "modules.json"
+    done = subprocess.run(
+        [sys.executable, "-c", ONE_RUN_WRAPPER, str(out), *args],
+        cwd=ROOT,
+        env=env or _env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert out.exists(), f"the child process failed:\n{done.stderr[-3000:]}"
+    report: dict = json.loads(out.read_text(encoding="utf-8"))
+    return report
+
+
+@pytest.mark.parametrize(
+    ("args", "sibling"),
+    [pytest.param(args, sibling, id=name) for name, args, sibling in ONE_RUN_COMMANDS],
+)
+def test_one_run_builds_only_its_own_command_and_skips_pydantic_plugin_discovery(
+    args: list[str], sibling: str, tmp_path: Path
+) -> None:
+    report = _one_run(args, tmp_path)
+    modules = set(report["modules"])
+    assert report["code"] == 0
+    assert f"toolkit.cli.{args[0]}" in modules
+    assert sibling not in modules  # another command's module: only --help imports them all
+    never = {m for m in modules for n in ONE_RUN_NEVER if m == n or m.startswith(n + ".")}
+    assert never == set()
+    assert "pydantic" in modules  # the file models are still built and used ...
+    assert report["plugins_scanned"] is False  # ... without reading every entry point
+
+
+def test_a_user_who_sets_pydantic_disable_plugins_keeps_their_setting(tmp_path: Path) -> None:
+    env = {**_env(), "PYDANTIC_DISABLE_PLUGINS": ""}  # empty: plugins on
+    report = _one_run(["quality", str(RUN)], tmp_path, env)
+    assert report["code"] == 0
+    assert report["plugins_scanned"] is True
+
+
+def test_help_still_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
+    from toolkit.cli import COMMANDS, main
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    shown = capsys.readouterr().out
+    for module in COMMANDS:
+        assert module.rpartition(".")[2] in shown
+
+
+def test_compare_of_simulation_arms_imports_no_other_familys_loader(tmp_path: Path) -> None:
+    pair = SAMPLE_RUNS / "compare"
+    report = _one_run(["compare", str(pair / "a"), str(pair / "b")], tmp_path)
+    modules = set(report["modules"])
+    assert report["code"] == 0
+    assert "toolkit.load.universe" in modules  # the arms are simulation runs
+    others = {
+        "toolkit.load.discussion",
+        "toolkit.load.persona",
+        "toolkit.load.iterlog",
+        "toolkit.load.ratings",
+        "toolkit.load.trials",
+        "toolkit.fleet.eval_runs",
+        "toolkit.judge",
+        "toolkit.rubrics.outcome",
+        "toolkit.rubrics.persona",
+        "toolkit.rubrics.discussion",
+    }
+    assert modules & others == set()
+    assert {m.partition(".")[0] for m in modules} & {"tqdm", "asyncio", "scipy"} == set()
+    assert report["plugins_scanned"] is False

@@ -83,3 +83,20 @@ def test_a_fleet_of_up_to_two_chunks_is_scored_in_one_pass(
     monkeypatch.setattr(simulation_score, "SCORE_CHUNK_TICKS", universe.ticks.height // 3)
     tk.score_universe(universe, series=False)
     assert len(passes) > 1 and sum(passes) == universe.ticks.height
+
+
+def test_the_series_are_the_same_whatever_the_chunk_size(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    universe = tk.load_universes(SAMPLE_RUNS / "fleet" / "*")
+    one_pass = simulation.dimension_series(universe)
+    per_run = simulation.run_chunks(universe.ticks["slug"], 1)
+    assert len(per_run) == len(universe.slugs)
+    chunked = simulation.dimension_series(universe, chunks=per_run)
+    assert chunked.equals(one_pass)
+    assert chunked.schema == one_pass.schema and chunked.height == one_pass.height > 0
+    # and what the cards carry: each run's series, scored a run at a time or all at once
+    whole = {c.subject: c.series for c in simulation.score_universe(universe)}
+    monkeypatch.setattr(simulation_score, "SCORE_CHUNK_TICKS", 1)
+    for card in simulation.score_universe(universe):
+        assert card.series is not None and card.series.equals(whole[card.subject])

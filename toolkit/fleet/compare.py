@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -25,17 +25,9 @@ from toolkit.fleet.engine import (
     score_fleet,
     score_runs,
 )
-from toolkit.fleet.eval_runs import score_eval_runs
 from toolkit.fleet.find import chat_files, detect_family, find_iteration_logs, fleet_log_names
 from toolkit.fleet.pairing import run_pair_keys
 from toolkit.io.source import is_postgres_url, open_source
-from toolkit.judge import judge_from_spec
-from toolkit.load.discussion import load_discussions
-from toolkit.load.iterlog import load_iteration_logs
-from toolkit.load.outcome_evidence import collect_outcome_evidence
-from toolkit.load.persona import load_chat, load_propositions
-from toolkit.load.ratings import open_rating_source
-from toolkit.load.trials import read_trials
 from toolkit.rubrics.compare import (
     DEFAULT_COMPARE_RUBRIC,
     EVAL_PASSED,
@@ -52,17 +44,15 @@ from toolkit.rubrics.compare import (
     plan_pairs,
     simulation_scores,
 )
-from toolkit.rubrics.discussion import score_discussion
-from toolkit.rubrics.discussion.epoch import discussion_epoch
-from toolkit.rubrics.outcome import (
-    OutcomeRubric,
-    default_outcome_rubric,
-    load_outcome_rubric,
-    score_outcome,
-)
-from toolkit.rubrics.persona import score_persona
 from toolkit.rubrics.simulation import DEFAULT_RUBRIC, SimulationRubric, load_simulation_rubric
 from toolkit.rubrics.simulation.windows import scored_window
+
+if TYPE_CHECKING:
+    from toolkit.rubrics.outcome import OutcomeRubric
+
+# The other families' loaders, rubrics and judges are imported where their arm is scored:
+# importing them all cost a comparison of simulation runs about 0.3 s of CPU (their
+# pydantic file models, the eval harnesses' readers), as much as its loads and statistics.
 
 AUTO = "auto"
 
@@ -130,6 +120,11 @@ def outcome_partition(
     in object storage in one batched fetch), score each with ``rubric`` (default: the
     outcome rubric 2.1.0) and turn it into compare's long frame, each log named by
     ``names``."""
+    # the iteration-log loader and the outcome rubric: only an outcome arm pays them
+    from toolkit.load.iterlog import load_iteration_logs
+    from toolkit.load.outcome_evidence import collect_outcome_evidence
+    from toolkit.rubrics.outcome import default_outcome_rubric, score_outcome
+
     rubric = rubric or default_outcome_rubric()
     out = []
     for path, log in zip(logs, load_iteration_logs(logs, storage_options=storage_options),
@@ -172,6 +167,8 @@ def _outcome(
         notes.append(
             f"{_label(source)}: {untasked} iteration(s) name no task_id and cannot be paired"
         )
+    from toolkit.rubrics.outcome import default_outcome_rubric  # as in outcome_partition
+
     spec = rubric or default_outcome_rubric()
     # the epoch's transcripts flag as score_outcome stamps it: compare gives no transcripts
     epoch = spec_epoch(spec, transcripts_given=False)
@@ -180,6 +177,8 @@ def _outcome(
 
 def _eval(source: str | Path, storage_options: Mapping[str, Any] | None) -> ArmScores:
     """Eval-harness runs: each run's iteration scored, its verifier's verdict, its task."""
+    from toolkit.fleet.eval_runs import score_eval_runs  # the harnesses' readers: ~0.1 s
+
     scored = score_eval_runs(source, storage_options=storage_options)
     agents = scored.runs.select("harness", "model").unique(maintain_order=True).rows()
     who = ", ".join(f"{h or '?'}/{m or '?'}" for h, m in agents)
@@ -193,6 +192,12 @@ def _eval(source: str | Path, storage_options: Mapping[str, Any] | None) -> ArmS
 
 
 def _discussion(source: str | Path, ratings: str | Path | None) -> ArmScores:
+    # the discussion loader, ratings and rubric (their models): only a discussion arm
+    from toolkit.load.discussion import load_discussions
+    from toolkit.load.ratings import open_rating_source
+    from toolkit.rubrics.discussion import score_discussion
+    from toolkit.rubrics.discussion.epoch import discussion_epoch
+
     source_ratings = open_rating_source(ratings) if ratings else None
     report = score_discussion(load_discussions([source]), ratings=source_ratings)
     # the epoch the cards are stamped with (score_discussion's defaults, no judge)
@@ -211,6 +216,11 @@ def _persona(
             source, "persona runs are judged: give --propositions DIR and --judge SPEC",
             field="--family", value="persona",
         )  # fmt: skip
+    # the persona loader, rubric and judges (their models): only a persona arm
+    from toolkit.judge import judge_from_spec
+    from toolkit.load.persona import load_chat, load_propositions
+    from toolkit.rubrics.persona import score_persona
+
     files = chat_files(source)
     props = load_propositions(propositions)
     the_judge = judge_from_spec(judge) if isinstance(judge, str) else judge
@@ -263,6 +273,8 @@ def arm_scores(
             cache=cache, storage_options=storage_options, window=window, rubric=sim,
         )  # fmt: skip
     if fam == "outcome":
+        from toolkit.rubrics.outcome import load_outcome_rubric  # as in outcome_partition
+
         out = None if family_rubric is None else load_outcome_rubric(family_rubric)
         return _outcome(source, storage_options, engine=engine, scheduler=scheduler,
                         partition_size=partition_size, rubric=out)  # fmt: skip
@@ -349,6 +361,8 @@ def compare(
         "personas": personas,
     }  # fmt: skip
     if judge is not None and isinstance(judge, str):
+        from toolkit.judge import judge_from_spec  # as in _persona
+
         kwargs["judge"] = judge_from_spec(judge)
     arm_a = arm_scores(a, family, family_rubric=rubric_a, **kwargs)
     arm_b = arm_scores(b, arm_a.family if family == AUTO else family, family_rubric=rubric_b,
@@ -463,6 +477,8 @@ def pass_k_of(
     spec = DEFAULT_COMPARE_RUBRIC if rubric is None else load_compare_rubric(rubric)
     src = open_source(source, load.get("storage_options"))
     if src.kind() == "file":
+        from toolkit.load.trials import read_trials  # a trials file only: as in _eval
+
         frame, notes = read_trials(source, storage_options=load.get("storage_options")), []
         notes.append("a trial passed when its passed is true, else when its reward is within "
                      "1e-6 of 1 (tau-bench)")  # fmt: skip

@@ -16,7 +16,7 @@ from toolkit.rubrics.simulation.card import run_card
 from toolkit.rubrics.simulation.dimensions import dimension_rows, grounded_source_of
 from toolkit.rubrics.simulation.fanout import fanout_series
 from toolkit.rubrics.simulation.features import run_history
-from toolkit.rubrics.simulation.series import dimension_series
+from toolkit.rubrics.simulation.series import series_chunks
 from toolkit.rubrics.simulation.spec import DEFAULT_RUBRIC, SimulationRubric
 from toolkit.rubrics.simulation.windows import scored_window, window_scores
 from toolkit.scorecard import Scorecard
@@ -90,9 +90,9 @@ def score_universe(
     rows = {r["slug"]: r for r in last.iter_rows(named=True)}
     fans = {r["slug"]: r for r in fan_at.iter_rows(named=True)}
     extents = {r["slug"]: r for span in spans for r in span.iter_rows(named=True)}
-    per_run_series = (
-        dimension_series(universe, rubric, w).partition_by("slug", as_dict=True) if series else {}
-    )
+    per_run_series: dict[Any, pl.DataFrame] = {}
+    for part in series_chunks(universe, rubric, w, _chunks(universe)) if series else ():
+        per_run_series.update(part.partition_by("slug", as_dict=True))
     issues = _issues_by_run(universe)
     warnings = _warnings_by_run(universe)
     slugs = universe.slugs
@@ -129,7 +129,7 @@ def _input_digests(universe: Universe) -> dict[str, str]:
     """Each run's input digest: its tick, batch and checkpoint rows as loaded, as JSON
     lines (:func:`toolkit.epoch.rows_bytes`): a changed tick file changes them, the
     rubric does not."""
-    parts: dict[str, list[tuple[str, bytes]]] = {slug: [] for slug in universe.slugs}
+    runs: dict[str, dict[str, pl.DataFrame]] = {slug: {} for slug in universe.slugs}
     for name, frame in (
         ("ticks", universe.ticks),
         ("batches", universe.batches),
@@ -140,8 +140,23 @@ def _input_digests(universe: Universe) -> dict[str, str]:
         # where a row was read from is not its content: a copied run keeps its digest
         where = [c for c in frame.columns if c == "path" or c.endswith(("_file", "_path"))]
         for (slug,), rows in frame.drop(where).partition_by("slug", as_dict=True).items():
-            parts.setdefault(str(slug), []).append((name, rows_bytes(rows)))
-    return {slug: input_digest(p) for slug, p in parts.items()}
+            runs.setdefault(str(slug), {})[name] = rows
+    # Each run's rows written out and hashed in turn, never the whole fleet's text at once
+    # (3,000 runs of 30 ticks: about 90 MiB of JSON lines held before).
+    digests: dict[str, str] = {}
+    for slug in list(runs):
+        frames = runs.pop(slug)
+        digests[slug] = input_digest((name, rows_bytes(rows)) for name, rows in frames.items())
+    return digests
+
+
+def _chunks(universe: Universe) -> list[tuple[int, int]]:
+    """The row ranges the fleet is scored in (:func:`run_chunks`). A fleet of up to two
+    chunks is one pass: its temporaries are small, and a pass's fixed cost (about 7 ms)
+    is not."""
+    height = universe.ticks.height
+    size = SCORE_CHUNK_TICKS if height > 2 * SCORE_CHUNK_TICKS else max(height, 1)
+    return run_chunks(universe.ticks["slug"], size)
 
 
 def _last_windows(
@@ -153,11 +168,7 @@ def _last_windows(
     # Whole runs a chunk at a time: each chunk's temporaries are reused by the next.
     parts: list[pl.DataFrame] = []
     spans: list[pl.DataFrame] = []
-    # A fleet of up to two chunks is one pass: its temporaries are small, and a pass's
-    # fixed cost (about 7 ms) is not.
-    height = universe.ticks.height
-    size = SCORE_CHUNK_TICKS if height > 2 * SCORE_CHUNK_TICKS else max(height, 1)
-    for offset, length in run_chunks(universe.ticks["slug"], size):
+    for offset, length in _chunks(universe):
         chunk = universe.ticks.slice(offset, length)
         if length:
             parts.append(window_scores(chunk, rubric, w, history).collect())

@@ -4,6 +4,8 @@ dimension), for charts.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+
 import polars as pl
 
 from toolkit.load.universe import Universe
@@ -25,9 +27,21 @@ SERIES_SCHEMA: dict[str, pl.DataType] = {
 
 
 def dimension_series(
-    universe: Universe, rubric: SimulationRubric = DEFAULT_RUBRIC, window: int | None = None
+    universe: Universe,
+    rubric: SimulationRubric = DEFAULT_RUBRIC,
+    window: int | None = None,
+    *,
+    chunks: Sequence[tuple[int, int]] | None = None,
 ) -> pl.DataFrame:
     """Every dimension's trailing-window value and status at every tick, in long form.
+
+    Args:
+        universe, rubric, window: the runs, the rubric and its W.
+        chunks: row ranges (offset, length) of ``universe.ticks`` that each hold whole
+            runs (:func:`~toolkit.rubrics.simulation.run_chunks`): the rolling pass is
+            made a range at a time, which gives the same frame at a smaller peak memory
+            (one pass over 3,000 runs of 30 ticks peaked about 240 MiB above its
+            40 MiB result). Default: one pass.
 
     Returns:
         A frame with columns slug, tick, dimension, name, value, status: for the six
@@ -36,10 +50,48 @@ def dimension_series(
     """
     if universe.ticks.height == 0:
         return pl.DataFrame(schema=SERIES_SCHEMA)
-    wide = window_series(universe.ticks, rubric, window, run_history(universe, rubric)).collect()
-    fan = fanout_series(universe.checkpoints, rubric).collect()
+    parts = list(series_chunks(universe, rubric, window, chunks))
+    if len(parts) == 1:
+        return parts[0]
+    return pl.concat(parts).sort("slug", "dimension", "tick")
+
+
+def series_chunks(
+    universe: Universe,
+    rubric: SimulationRubric = DEFAULT_RUBRIC,
+    window: int | None = None,
+    chunks: Sequence[tuple[int, int]] | None = None,
+) -> Iterator[pl.DataFrame]:
+    """:func:`dimension_series` a chunk of whole runs at a time (``chunks`` as there): each
+    chunk's rows, sorted by slug, dimension and tick. A run's rows are those it has in
+    :func:`dimension_series`; a caller that wants them run by run (scoring a fleet) never
+    holds the whole fleet's series at once (10,000 runs of 30 ticks: 2.4 million rows,
+    whose concatenation, sort and partition peaked about 0.4 GiB)."""
+    if universe.ticks.height == 0:
+        return
+    history = run_history(universe, rubric)
+    fan = (
+        fanout_series(universe.checkpoints, rubric)
+        .collect()
+        .select("slug", "tick", "slope", "status_graph_fanout")
+        .sort("tick")
+    )
+    for offset, length in chunks or [(0, universe.ticks.height)]:
+        if length:
+            yield _long(universe.ticks.slice(offset, length), fan, rubric, window, history)
+
+
+def _long(
+    ticks: pl.DataFrame,
+    fan: pl.DataFrame,
+    rubric: SimulationRubric,
+    window: int | None,
+    history: pl.DataFrame | None,
+) -> pl.DataFrame:
+    """The series of the whole runs in ``ticks``, long and sorted."""
+    wide = window_series(ticks, rubric, window, history).collect()
     wide = wide.join_asof(
-        fan.select("slug", "tick", "slope", "status_graph_fanout").sort("tick"),
+        fan,
         on="tick",
         by="slug",
         strategy="backward",

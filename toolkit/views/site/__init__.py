@@ -73,7 +73,7 @@ INDEX_COLUMNS: tuple[str, ...] = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # a fleet's site holds millions: no __dict__ each
 class SiteItem:
     """One tick, message or iteration of a run's transcript.
 
@@ -98,7 +98,7 @@ class SiteItem:
     raw: Mapping[str, Any] | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # a fleet's site holds millions: no __dict__ each
 class EvidenceRow:
     """One row of a dimension's evidence: a value at one item, or a fact behind the score.
 

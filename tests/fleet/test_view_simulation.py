@@ -15,9 +15,12 @@ from typing import Any
 from conftest import SAMPLE_RUNS
 
 from toolkit.fleet.view import collect
+from toolkit.fleet.view.simulation import reason_evidence
 from toolkit.load.universe import load_universe
 from toolkit.rubrics.simulation import DEFAULT_RUBRIC, score_universe
+from toolkit.rubrics.simulation.reasons import tick_reasons
 from toolkit.views.site import EvidenceRow, SiteItem, SiteRun, write_site
+from toolkit.views.site.raw import raw_record
 
 FLEET = SAMPLE_RUNS / "fleet"
 
@@ -45,22 +48,21 @@ def _reference(run: SiteRun) -> SiteRun:
         ]
         items.append(SiteItem(key=f"tick-{t['tick']}", label=f"tick {t['tick']}",
                               who=_cell(t["actor"]), text=said,
-                              facts=tuple((k, v) for k, v in facts if v)))  # fmt: skip
-    evidence: dict[str, tuple[EvidenceRow, ...]] = {}
+                              facts=tuple((k, v) for k, v in facts if v),
+                              raw=raw_record(t, _cell(t["source_file"]))))  # fmt: skip
+    # the deciding ticks (the rubric's reasons and status changes) as the evidence, the
+    # per-tick series as the chart's points, made from this run alone
+    evidence = reason_evidence(card, tick_reasons(universe, DEFAULT_RUBRIC, None))
+    charts: dict[str, tuple[EvidenceRow, ...]] = {}
     assert card.series is not None
     for (key,), part in card.series.sort("tick").group_by("dimension", maintain_order=True):
-        evidence[str(key)] = tuple(
-            EvidenceRow(
-                label=f"tick {r['tick']}",
-                value=r["value"],
-                status=r["status"],
-                note=f"{r['name']} over the window ending at tick {r['tick']}",
-                item=f"tick-{r['tick']}",
-            )
+        charts[str(key)] = tuple(
+            EvidenceRow(label=f"tick {r['tick']}", value=r["value"], status=r["status"],
+                        item=f"tick-{r['tick']}")
             for r in part.iter_rows(named=True)
-        )
+        )  # fmt: skip
     return SiteRun(id=run.id, family="simulation", card=card, items=tuple(items),
-                   evidence=evidence, source=run.source, size=run.size,
+                   evidence=evidence, charts=charts, source=run.source, size=run.size,
                    time=run.time)  # fmt: skip
 
 
@@ -84,11 +86,11 @@ def test_the_site_of_a_fleet_equals_the_site_of_its_runs_made_one_by_one(tmp_pat
     assert written == _files(one_by_one.parent)
 
 
-def test_the_rows_share_their_repeated_texts() -> None:
+def test_the_chart_points_share_their_repeated_texts() -> None:
+    """Tick 1 of every run is the same text: made once and shared across the fleet."""
     runs = collect([str(FLEET)]).runs
-    first = runs[0].evidence
-    other = runs[1].evidence
+    first, other = runs[0].charts, runs[1].charts
     key = next(iter(first))
     a, b = first[key][0], other[key][0]
-    assert (a.label, a.note, a.item) == (b.label, b.note, b.item)
-    assert a.note is b.note and a.label is b.label and a.item is b.item  # one text each
+    assert (a.label, a.item) == (b.label, b.item) == ("tick 1", "tick-1")
+    assert a.label is b.label and a.item is b.item  # one text each

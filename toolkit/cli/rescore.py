@@ -67,7 +67,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="FILE|DIR",
         help="simulation: scores saved earlier (toolkit quality RUN --format json)",
     )
-    p.add_argument("--family", default="auto", help="auto (default), simulation, outcome, persona")
+    p.add_argument(
+        "--family",
+        default="auto",
+        help="auto (default), simulation, outcome, persona, discussion",
+    )
     p.add_argument("--window", type=int, help="simulation: ticks scored per run")
     p.add_argument(
         "--cache",
@@ -87,11 +91,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="outcome: folders of Claude Code transcripts",
     )
     p.add_argument("--propositions", metavar="DIR", help="persona: the proposition files")
+    p.add_argument("--ratings", metavar="FILE", help="discussion: engagement ratings")
+    p.add_argument(
+        "--engagement",
+        choices=("humans", "judge"),
+        default="humans",
+        help="discussion: who decides engagement (as toolkit discussion --engagement)",
+    )
     p.add_argument("--personas", metavar="FILE", help="persona: names and persona specs")
     p.add_argument(
         "--dry-run",
         action="store_true",
-        help="persona: say how many judge calls B would make, and make none",
+        help="persona, discussion: say how many judge calls B would make, and make none",
     )
     p.add_argument("--format", choices=FORMATS, default="text")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of printing")
@@ -129,6 +140,15 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.sweep:
         return _sweep(args, width)
+    if _family(args) == "discussion":
+        return _discussion(args, width)
+    if args.ratings is not None or args.engagement != "humans":
+        raise InputError(
+            None,
+            "is for discussion games",
+            field="--ratings" if args.ratings is not None else "--engagement",
+            value=args.ratings or args.engagement,
+        )
     if args.judge or args.family == "persona":
         return _persona(args, width)
     if len(args.rubric) != 2:
@@ -265,6 +285,62 @@ def _persona(args: argparse.Namespace, width: int | None) -> int:
         rubric_a=rubric_a,
         rubric_b=rubric_b,
         personas=args.personas,
+    )
+    _print_result(args, result, width)
+    return 0
+
+
+def _family(args: argparse.Namespace) -> str:
+    """The family flag, or (auto) the family told from PATH."""
+    from toolkit.fleet.find import detect_family  # the loaders (polars): as in run
+
+    if args.family != "auto":
+        return str(args.family)
+    return str(detect_family(args.path, storage_options(args)))
+
+
+def _discussion(args: argparse.Namespace, width: int | None) -> int:
+    """Discussion games under ``--rubric A --rubric B`` (with one ``--judge``: its
+    answers reused for B) or ``--judge A --judge B``; ``--dry-run`` counts B's calls."""
+    # the discussion loaders, the judge and the rubric (polars): as in run.
+    from toolkit.fleet.rescore_discussion import dry_run_discussion, rescore_discussion
+    from toolkit.views.text import wrap_item
+
+    judges, rubrics = args.judge, args.rubric
+    if len(judges) > 2 or len(rubrics) > 2 or (len(judges) < 2 and len(rubrics) != 2):
+        raise InputError(
+            None,
+            "give --rubric A --rubric B (a rubric change, with at most one --judge), "
+            "or --judge A --judge B",
+            field="--rubric" if len(judges) < 2 else "--judge",
+            value=" ".join(rubrics if len(judges) < 2 else judges) or "-",
+        )
+    if len(rubrics) == 1:
+        rubrics = [rubrics[0], rubrics[0]]
+    rubric_a, rubric_b = (rubrics[0], rubrics[1]) if rubrics else (None, None)
+    if args.dry_run:
+        if not judges:
+            raise InputError(
+                None,
+                "without a judge nothing is judged: --dry-run counts --judge calls",
+                field="--dry-run",
+                value="true",
+            )
+        dry = (
+            dry_run_discussion(args.path, judges[0], rubric=rubric_b, reuse_from=rubric_a)
+            if len(judges) == 1
+            else dry_run_discussion(args.path, judges[1], rubric=rubric_b)
+        )
+        print("\n".join(wrap_item(dry.line(), min(width or 80, 80), bullet="")))
+        return 0
+    result = rescore_discussion(
+        args.path,
+        rubric_a,
+        rubric_b,
+        judge_a=judges[0] if judges else None,
+        judge_b=judges[1] if len(judges) == 2 else None,
+        ratings=args.ratings,
+        engagement=args.engagement,
     )
     _print_result(args, result, width)
     return 0

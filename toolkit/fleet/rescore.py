@@ -28,6 +28,7 @@ from toolkit.fleet.find import (
     fleet_log_names,
     fleet_runs,
 )
+from toolkit.fleet.rescore_discussion import rescore_discussion
 from toolkit.io.edge import parse_yaml_text
 from toolkit.io.source import open_source
 from toolkit.load.iterlog import IterationLog, load_iteration_log
@@ -448,7 +449,8 @@ def rescore(
 
     Args:
         source: a run folder or fleet folder (simulation), an iteration log or a
-            folder of them (outcome).
+            folder of them (outcome), games (discussion: no judge here; with a judge,
+            :func:`toolkit.fleet.rescore_discussion.rescore_discussion`).
         rubric_a, rubric_b: a published version (``1.2.0``; ``2.1.0``, ``3.0.0``), a
             YAML file, a mapping or a rubric object; ``None`` the family's default.
 
@@ -482,9 +484,11 @@ def rescore(
             transcripts=transcripts,
             storage_options=storage_options,
         )
+    if fam == "discussion":
+        return rescore_discussion(source, rubric_a, rubric_b)  # type: ignore[arg-type]
     raise InputError(
         source,
-        f"toolkit rescore --rubric scores simulation and outcome runs, not "
+        f"toolkit rescore --rubric scores simulation, outcome and discussion runs, not "
         f"{fam} (persona runs: --judge A --judge B)",
         field="--family",
         value=fam,

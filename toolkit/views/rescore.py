@@ -31,9 +31,12 @@ def _f(value: Any, signed: bool = False) -> str:
 
 
 def _unit(result: RescoreResult) -> str:
-    return {"outcome": "iteration", "simulation": "run", "persona": "agent"}.get(
-        result.family, "subject"
-    )
+    return {
+        "outcome": "iteration",
+        "simulation": "run",
+        "persona": "agent",
+        "discussion": "game",
+    }.get(result.family, "subject")
 
 
 def _verdict_word(result: RescoreResult) -> str:

@@ -11,7 +11,10 @@ and what from inputs that changed (their input digests differ).
 
 ``--sweep DIMENSION.threshold=a:b:step`` (simulation) scores a loaded fleet once per
 value and counts the verdicts that flip against the rubric's (--rubric, default 1.2.0),
-as a table and, with --chart FILE.html, a chart.
+as a table and, with --chart FILE.html, a chart. For outcome iteration logs the sweep
+moves a band's cut-off (``bands.good=0.6:0.8:0.05``) or a signal's weight
+(``signals.verifier=0.1:0.3:0.05``, the others taken in proportion) and counts band
+changes against --rubric (default 2.1.0).
 
 Persona sessions: ``--judge A --judge B`` with --propositions (see docs/rescore.md);
 --dry-run says how many judge calls a judge change would cost.
@@ -59,7 +62,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--sweep",
         metavar="DIMENSION.threshold=a:b:step",
-        help="simulation: count verdict flips at each value of one threshold",
+        help="count verdict (outcome: band) flips at each value of one threshold, band "
+        "cut-off (bands.BAND) or weight (signals.SIGNAL)",
     )
     p.add_argument("--chart", metavar="FILE.html", help="with --sweep: write the chart")
     p.add_argument(
@@ -197,7 +201,7 @@ def _print_result(args: argparse.Namespace, result: Any, width: int | None) -> N
 def _sweep(args: argparse.Namespace, width: int | None) -> int:
     """``--sweep SPEC``: flips at each value of one threshold."""
     # the fleet, the rubric and the views (polars): as in run.
-    from toolkit.fleet.rescore import sweep
+    from toolkit.fleet.rescore import sweep, sweep_outcome
     from toolkit.io.atomic import check_target
     from toolkit.io.source import disk_path
     from toolkit.views import rescore as views
@@ -209,21 +213,35 @@ def _sweep(args: argparse.Namespace, width: int | None) -> int:
             field="--sweep",
             value=args.sweep,
         )
-    if args.family not in ("auto", "simulation"):
+    family = _family(args)
+    if family not in ("simulation", "outcome"):
         raise InputError(
-            None, "--sweep sweeps simulation fleets", field="--family", value=args.family
+            None,
+            "--sweep sweeps simulation fleets and outcome iteration logs",
+            field="--family",
+            value=family,
         )
     chart_path = disk_path(args.chart) if args.chart else None
     if chart_path is not None:
         check_target(chart_path, "--chart")
-    result = sweep(
-        args.path,
-        args.sweep,
-        rubric=args.rubric[0] if args.rubric else None,
-        window=args.window,
-        cache=args.cache,
-        storage_options=storage_options(args),
-    )
+    if family == "outcome":
+        result = sweep_outcome(
+            args.path,
+            args.sweep,
+            rubric=args.rubric[0] if args.rubric else None,
+            repo=args.repo,
+            transcripts=args.transcripts,
+            storage_options=storage_options(args),
+        )
+    else:
+        result = sweep(
+            args.path,
+            args.sweep,
+            rubric=args.rubric[0] if args.rubric else None,
+            window=args.window,
+            cache=args.cache,
+            storage_options=storage_options(args),
+        )
     if args.format == "json":
         _emit(args, views.render_sweep_json(result), "the sweep")
     elif args.format == "markdown":

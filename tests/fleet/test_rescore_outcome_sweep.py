@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLE_RUNS
+from conftest import ROOT, SAMPLE_RUNS
 
 from toolkit.cli import main
 from toolkit.errors import InputError
@@ -114,3 +114,27 @@ def test_bad_specs_are_one_line(spec: str, words: str, capsys: pytest.CaptureFix
     out, err_text = capsys.readouterr()
     assert code == 2 and out == ""
     assert len(err_text.strip().splitlines()) == 1 and words in err_text
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "toolkit rescore sample_runs/iteration_logs/tally-loop --sweep bands.good=0.6:0.8:0.05",
+        "toolkit rescore sample_runs/iteration_logs/tally-loop "
+        "--sweep signals.correction_pressure=0.03:0.33:0.1",
+        "toolkit rescore sample_runs/discussions --rubric 1.0.0 --rubric 1.1.0 "
+        "--ratings sample_runs/discussions/ratings.csv "
+        "--judge recorded:sample_runs/discussions/judge/cassette.json",
+        "toolkit rescore sample_runs/discussions --rubric 1.0.0 --rubric 1.1.0 "
+        "--judge recorded:sample_runs/discussions/judge/cassette.json --dry-run",
+    ],
+    ids=["band", "weight", "discussion", "discussion-dry-run"],
+)
+def test_the_worked_examples_in_the_docs_are_current(
+    command: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    doc = (ROOT / "docs" / "rescore.md").read_text(encoding="utf-8")
+    shown = doc.split(f"$ {command}\n", 1)[1].split("\n```", 1)[0].split("\n$ ", 1)[0]
+    monkeypatch.chdir(ROOT)
+    assert main(command.split()[1:]) == 0
+    assert capsys.readouterr().out.rstrip("\n") == shown

@@ -166,8 +166,17 @@ def test_the_command_prints_the_flip_and_the_calls(
         [str(GAMES), "--rubric", "1.0.0", "--rubric", "7.7.7"],
         [str(GAMES), "--rubric", "1.0.0", "--rubric", "1.1.0", "--dry-run"],
         [str(SAMPLE_RUNS / "fleet"), "--rubric", "1.1.0", "--rubric", "1.2.0", "--ratings", "x"],
+        [str(GAMES), "--rubric", "1.0.0", "--rubric", "1.1.0", "--engagement", "judge"],
+        [str(GAMES), "--family", "discussion", "--sweep", "engagement.threshold=3:4:0.5"],
     ],
-    ids=["one-rubric", "unknown-version", "dry-run-without-judge", "ratings-elsewhere"],
+    ids=[
+        "one-rubric",
+        "unknown-version",
+        "dry-run-without-judge",
+        "ratings-elsewhere",
+        "engagement-judge-without-judge",
+        "no-discussion-sweep",
+    ],
 )
 def test_bad_discussion_input_exits_2_with_one_line(
     args: list[str], capsys: pytest.CaptureFixture[str]

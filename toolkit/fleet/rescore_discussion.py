@@ -138,12 +138,15 @@ def rescore_discussion(
     references, or its engagement instrument differs); ``judge_calls`` counts B's calls.
 
     Raises:
-        InputError: ``judge_b`` without ``judge_a``, an unknown rubric version, or games
-            a cassette has no answer for.
+        InputError: ``judge_b`` without ``judge_a``, ``engagement="judge"`` without a
+            judge, an unknown rubric version, or games a cassette has no answer for.
     """
     if judge_b is not None and judge_a is None:
         raise InputError(None, "a judge change needs --judge A too", field="--judge",
                          value=str(judge_b))  # fmt: skip
+    if engagement == "judge" and judge_a is None:
+        raise InputError(None, "needs --judge (whose engagement would stand in?)",
+                         field="--engagement", value="judge")  # fmt: skip
     spec_a, spec_b = discussion_rubric(rubric_a), discussion_rubric(rubric_b)
     games, rated = _games(source), _ratings(ratings)
     first = _judge(judge_a) if judge_a is not None else None

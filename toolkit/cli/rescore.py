@@ -11,7 +11,10 @@ and what from inputs that changed (their input digests differ).
 
 ``--sweep DIMENSION.threshold=a:b:step`` (simulation) scores a loaded fleet once per
 value and counts the verdicts that flip against the rubric's (--rubric, default 1.2.0),
-as a table and, with --chart FILE.html, a chart.
+as a table and, with --chart FILE.html, a chart. For outcome iteration logs the sweep
+moves a band's cut-off (``bands.good=0.6:0.8:0.05``) or a signal's weight
+(``signals.verifier=0.1:0.3:0.05``, the others taken in proportion) and counts band
+changes against --rubric (default 2.1.0).
 
 Persona sessions: ``--judge A --judge B`` with --propositions (see docs/rescore.md);
 --dry-run says how many judge calls a judge change would cost.
@@ -59,7 +62,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--sweep",
         metavar="DIMENSION.threshold=a:b:step",
-        help="simulation: count verdict flips at each value of one threshold",
+        help="count verdict (outcome: band) flips at each value of one threshold, band "
+        "cut-off (bands.BAND) or weight (signals.SIGNAL)",
     )
     p.add_argument("--chart", metavar="FILE.html", help="with --sweep: write the chart")
     p.add_argument(
@@ -67,7 +71,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="FILE|DIR",
         help="simulation: scores saved earlier (toolkit quality RUN --format json)",
     )
-    p.add_argument("--family", default="auto", help="auto (default), simulation, outcome, persona")
+    p.add_argument(
+        "--family",
+        default="auto",
+        help="auto (default), simulation, outcome, persona, discussion",
+    )
     p.add_argument("--window", type=int, help="simulation: ticks scored per run")
     p.add_argument(
         "--cache",
@@ -87,11 +95,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="outcome: folders of Claude Code transcripts",
     )
     p.add_argument("--propositions", metavar="DIR", help="persona: the proposition files")
+    p.add_argument("--ratings", metavar="FILE", help="discussion: engagement ratings")
+    p.add_argument(
+        "--engagement",
+        choices=("humans", "judge"),
+        default="humans",
+        help="discussion: who decides engagement (as toolkit discussion --engagement)",
+    )
     p.add_argument("--personas", metavar="FILE", help="persona: names and persona specs")
     p.add_argument(
         "--dry-run",
         action="store_true",
-        help="persona: say how many judge calls B would make, and make none",
+        help="persona, discussion: say how many judge calls B would make, and make none",
     )
     p.add_argument("--format", choices=FORMATS, default="text")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of printing")
@@ -129,6 +144,15 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.sweep:
         return _sweep(args, width)
+    if _family(args) == "discussion":
+        return _discussion(args, width)
+    if args.ratings is not None or args.engagement != "humans":
+        raise InputError(
+            None,
+            "is for discussion games",
+            field="--ratings" if args.ratings is not None else "--engagement",
+            value=args.ratings or args.engagement,
+        )
     if args.judge or args.family == "persona":
         return _persona(args, width)
     if len(args.rubric) != 2:
@@ -177,7 +201,7 @@ def _print_result(args: argparse.Namespace, result: Any, width: int | None) -> N
 def _sweep(args: argparse.Namespace, width: int | None) -> int:
     """``--sweep SPEC``: flips at each value of one threshold."""
     # the fleet, the rubric and the views (polars): as in run.
-    from toolkit.fleet.rescore import sweep
+    from toolkit.fleet.rescore import sweep, sweep_outcome
     from toolkit.io.atomic import check_target
     from toolkit.io.source import disk_path
     from toolkit.views import rescore as views
@@ -189,21 +213,35 @@ def _sweep(args: argparse.Namespace, width: int | None) -> int:
             field="--sweep",
             value=args.sweep,
         )
-    if args.family not in ("auto", "simulation"):
+    family = _family(args)
+    if family not in ("simulation", "outcome"):
         raise InputError(
-            None, "--sweep sweeps simulation fleets", field="--family", value=args.family
+            None,
+            "--sweep sweeps simulation fleets and outcome iteration logs",
+            field="--family",
+            value=family,
         )
     chart_path = disk_path(args.chart) if args.chart else None
     if chart_path is not None:
         check_target(chart_path, "--chart")
-    result = sweep(
-        args.path,
-        args.sweep,
-        rubric=args.rubric[0] if args.rubric else None,
-        window=args.window,
-        cache=args.cache,
-        storage_options=storage_options(args),
-    )
+    if family == "outcome":
+        result = sweep_outcome(
+            args.path,
+            args.sweep,
+            rubric=args.rubric[0] if args.rubric else None,
+            repo=args.repo,
+            transcripts=args.transcripts,
+            storage_options=storage_options(args),
+        )
+    else:
+        result = sweep(
+            args.path,
+            args.sweep,
+            rubric=args.rubric[0] if args.rubric else None,
+            window=args.window,
+            cache=args.cache,
+            storage_options=storage_options(args),
+        )
     if args.format == "json":
         _emit(args, views.render_sweep_json(result), "the sweep")
     elif args.format == "markdown":
@@ -265,6 +303,62 @@ def _persona(args: argparse.Namespace, width: int | None) -> int:
         rubric_a=rubric_a,
         rubric_b=rubric_b,
         personas=args.personas,
+    )
+    _print_result(args, result, width)
+    return 0
+
+
+def _family(args: argparse.Namespace) -> str:
+    """The family flag, or (auto) the family told from PATH."""
+    from toolkit.fleet.find import detect_family  # the loaders (polars): as in run
+
+    if args.family != "auto":
+        return str(args.family)
+    return str(detect_family(args.path, storage_options(args)))
+
+
+def _discussion(args: argparse.Namespace, width: int | None) -> int:
+    """Discussion games under ``--rubric A --rubric B`` (with one ``--judge``: its
+    answers reused for B) or ``--judge A --judge B``; ``--dry-run`` counts B's calls."""
+    # the discussion loaders, the judge and the rubric (polars): as in run.
+    from toolkit.fleet.rescore_discussion import dry_run_discussion, rescore_discussion
+    from toolkit.views.text import wrap_item
+
+    judges, rubrics = args.judge, args.rubric
+    if len(judges) > 2 or len(rubrics) > 2 or (len(judges) < 2 and len(rubrics) != 2):
+        raise InputError(
+            None,
+            "give --rubric A --rubric B (a rubric change, with at most one --judge), "
+            "or --judge A --judge B",
+            field="--rubric" if len(judges) < 2 else "--judge",
+            value=" ".join(rubrics if len(judges) < 2 else judges) or "-",
+        )
+    if len(rubrics) == 1:
+        rubrics = [rubrics[0], rubrics[0]]
+    rubric_a, rubric_b = (rubrics[0], rubrics[1]) if rubrics else (None, None)
+    if args.dry_run:
+        if not judges:
+            raise InputError(
+                None,
+                "without a judge nothing is judged: --dry-run counts --judge calls",
+                field="--dry-run",
+                value="true",
+            )
+        dry = (
+            dry_run_discussion(args.path, judges[0], rubric=rubric_b, reuse_from=rubric_a)
+            if len(judges) == 1
+            else dry_run_discussion(args.path, judges[1], rubric=rubric_b)
+        )
+        print("\n".join(wrap_item(dry.line(), min(width or 80, 80), bullet="")))
+        return 0
+    result = rescore_discussion(
+        args.path,
+        rubric_a,
+        rubric_b,
+        judge_a=judges[0] if judges else None,
+        judge_b=judges[1] if len(judges) == 2 else None,
+        ratings=args.ratings,
+        engagement=args.engagement,
     )
     _print_result(args, result, width)
     return 0

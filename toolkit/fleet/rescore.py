@@ -28,6 +28,7 @@ from toolkit.fleet.find import (
     fleet_log_names,
     fleet_runs,
 )
+from toolkit.fleet.rescore_discussion import rescore_discussion
 from toolkit.io.edge import parse_yaml_text
 from toolkit.io.source import open_source
 from toolkit.load.iterlog import IterationLog, load_iteration_log
@@ -44,10 +45,13 @@ from toolkit.rubrics.rescore import (
     RescoreResult,
     Scored,
     SweepResult,
+    outcome_base_value,
+    parse_outcome_sweep,
     parse_sweep,
     rescore_diff,
     sweep_row,
     sweep_table,
+    swept_outcome_rubric,
     swept_rubric,
 )
 from toolkit.rubrics.simulation import (
@@ -259,9 +263,14 @@ def sweep(
     loaded :class:`~toolkit.load.universe.Universe`), score it under ``rubric`` and
     once per value, and count the verdicts that flip against ``rubric``'s.
 
+    For an outcome iteration log (or a folder of them) the spec is
+    ``bands.BAND=a:b:step`` or ``signals.SIGNAL=a:b:step`` (:func:`sweep_outcome`).
+
     Raises:
         InputError: a malformed spec (one line naming ``--sweep``), or bad runs.
     """
+    if not isinstance(source, Universe) and (detect_family(source, storage_options) == "outcome"):
+        return sweep_outcome(source, spec, rubric=rubric, storage_options=storage_options)
     base = simulation_rubric(rubric)
     parsed = parse_sweep(spec, base)
     universe = (
@@ -422,6 +431,69 @@ def rescore_outcome(
     )
 
 
+def _bands(results: Sequence[tuple[str, OutcomeResult]]) -> pl.DataFrame:
+    """subject and band of every iteration (``status`` null: a band or weight moves no
+    signal's presence)."""
+    rows = [
+        {"subject": _subject(name, int(r["iteration"])), "verdict": r["band"], "status": None}
+        for name, result in results
+        for r in result.scores.iter_rows(named=True)
+    ]
+    schema = {"subject": pl.String, "verdict": pl.String, "status": pl.String}
+    return pl.DataFrame(rows, schema=schema)
+
+
+def sweep_outcome(
+    source: str | Path,
+    spec: str,
+    *,
+    rubric: RubricArg = None,
+    repo: str | Path | None = None,
+    transcripts: Sequence[str | Path] = (),
+    storage_options: Mapping[str, Any] | None = None,
+) -> SweepResult:
+    """``bands.BAND=a:b:step`` or ``signals.SIGNAL=a:b:step`` over iteration logs: load
+    each log and its evidence once, score it under ``rubric`` (default dot-agents 2.1.0)
+    and once per value, and count the iterations whose band differs from ``rubric``'s.
+    A swept weight takes the other signals' weights in proportion (they sum to 1).
+
+    Raises:
+        InputError: a malformed spec (one line naming ``--sweep``), or a bad log.
+    """
+    base = outcome_rubric(rubric if rubric is not None else "2.1.0")
+    parsed = parse_outcome_sweep(spec, base)
+    logs = _outcome_logs(source, storage_options)
+    evidence = [
+        collect_outcome_evidence(log, repo=repo, transcripts=list(transcripts)) for _, log in logs
+    ]
+
+    def scored(r: OutcomeRubric) -> pl.DataFrame:
+        return _bands(
+            [(n, score_outcome(log, ev, r)) for (n, log), ev in zip(logs, evidence, strict=True)]
+        )
+
+    base_frame = scored(base)
+    verdicts = tuple(b.band for b in base.bands)
+    if base_frame.filter(~pl.col("verdict").is_in(verdicts)).height:
+        verdicts += tuple(
+            v for v in base_frame["verdict"].unique(maintain_order=True) if v not in verdicts
+        )
+    rows = []
+    for value in parsed.values:
+        swept = swept_outcome_rubric(base, parsed, value)
+        frame = swept if isinstance(swept, str) else scored(swept)
+        rows.append(sweep_row(value, base_frame, frame, parsed.dimension, verdicts))
+    return SweepResult(
+        parsed,
+        _label(base),
+        outcome_base_value(base, parsed),
+        sweep_table(rows, verdicts),
+        verdicts,
+        str(source),
+        family="outcome",
+    )
+
+
 # ---------------------------------------------------------------------------
 # The entry point
 # ---------------------------------------------------------------------------
@@ -448,7 +520,8 @@ def rescore(
 
     Args:
         source: a run folder or fleet folder (simulation), an iteration log or a
-            folder of them (outcome).
+            folder of them (outcome), games (discussion: no judge here; with a judge,
+            :func:`toolkit.fleet.rescore_discussion.rescore_discussion`).
         rubric_a, rubric_b: a published version (``1.2.0``; ``2.1.0``, ``3.0.0``), a
             YAML file, a mapping or a rubric object; ``None`` the family's default.
 
@@ -482,9 +555,11 @@ def rescore(
             transcripts=transcripts,
             storage_options=storage_options,
         )
+    if fam == "discussion":
+        return rescore_discussion(source, rubric_a, rubric_b)  # type: ignore[arg-type]
     raise InputError(
         source,
-        f"toolkit rescore --rubric scores simulation and outcome runs, not "
+        f"toolkit rescore --rubric scores simulation, outcome and discussion runs, not "
         f"{fam} (persona runs: --judge A --judge B)",
         field="--family",
         value=fam,

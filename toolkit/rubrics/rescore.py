@@ -32,6 +32,7 @@ import polars as pl
 from pydantic import BaseModel, ValidationError
 
 from toolkit.errors import InputError
+from toolkit.rubrics.outcome.spec import OutcomeRubric
 from toolkit.rubrics.simulation.spec import SimulationRubric
 from toolkit.summary import Shows, Summary, plural
 
@@ -468,6 +469,72 @@ def swept_rubric(base: SimulationRubric, spec: SweepSpec, value: float) -> Simul
         return str(err["msg"]).removeprefix("Value error, ")
 
 
+#: The parts of the outcome rubric a sweep can move: a band's ``min``, a signal's weight.
+OUTCOME_SWEEP_PARTS = ("bands", "signals", "weights")
+
+
+def parse_outcome_sweep(text: str, rubric: OutcomeRubric) -> SweepSpec:
+    """Parse an outcome sweep: ``bands.BAND=a:b:step`` (the band's ``min``) or
+    ``signals.SIGNAL=a:b:step`` (``weights.SIGNAL`` the same: the signal's weight), the
+    names as the rubric YAML spells them.
+
+    Raises:
+        InputError: one line naming ``--sweep`` and the value.
+    """
+    match = _SWEEP.match(text.strip())
+    if match is None:
+        raise _bad(text, "must be bands.BAND=a:b:step or signals.SIGNAL=a:b:step "
+                   "(e.g. bands.good=0.6:0.8:0.05)")  # fmt: skip
+    part, name = match.group(1), match.group(2)
+    a, b, step = (_number(match.group(i), p, text) for i, p in ((3, "a"), (4, "b"), (5, "step")))
+    if part not in OUTCOME_SWEEP_PARTS:
+        raise _bad(text, f"an outcome sweep moves bands.BAND or signals.SIGNAL, not {part!r}")
+    if part == "bands" and name not in [x.band for x in rubric.bands]:
+        known = ", ".join(x.band for x in rubric.bands)
+        raise _bad(text, f"no band {name!r} in outcome {rubric.version} (one of {known})")
+    if part != "bands" and name not in rubric.weights():
+        known = ", ".join(rubric.weights())
+        raise _bad(text, f"no signal {name!r} in outcome {rubric.version} (one of {known})")
+    if step <= 0 or b < a:
+        raise _bad(text, "need a <= b and a positive step")
+    count = math.floor((b - a) / step + 1e-9) + 1
+    if count > MAX_SWEEP_POINTS:
+        raise _bad(text, f"{count} values: a sweep scores at most {MAX_SWEEP_POINTS}")
+    values = tuple(round(a + i * step, 10) for i in range(count))
+    return SweepSpec("bands" if part == "bands" else "signals", name, values, text)
+
+
+def outcome_base_value(rubric: OutcomeRubric, spec: SweepSpec) -> float:
+    """The swept number's value in ``rubric`` (a band's min, a signal's weight)."""
+    if spec.dimension == "bands":
+        return next(b.min for b in rubric.bands if b.band == spec.threshold)
+    return rubric.weights()[spec.threshold]
+
+
+def swept_outcome_rubric(base: OutcomeRubric, spec: SweepSpec, value: float) -> OutcomeRubric | str:
+    """``base`` with ``spec``'s band min or signal weight set to ``value`` (its version
+    marked ``+sweep``), or why that makes no valid rubric. A weight set to ``value``
+    takes the others' weights down (or up) in proportion, so they still sum to 1."""
+    data = base.model_dump(mode="json")
+    if spec.dimension == "bands":
+        for band in data["bands"]:
+            if band["band"] == spec.threshold:
+                band["min"] = value
+    else:
+        old = base.weights()[spec.threshold]
+        if old >= 1.0 or value >= 1.0:
+            return f"{spec.threshold} would weigh everything (the others need a weight)"
+        scale = (1.0 - value) / (1.0 - old)
+        for signal in data["signals"]:
+            is_swept = signal["signal"] == spec.threshold
+            signal["weight"] = value if is_swept else signal["weight"] * scale
+    data["version"] = f"{base.version}+sweep"
+    try:
+        return OutcomeRubric.model_validate(data)
+    except ValidationError as exc:
+        return str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
+
+
 @dataclass(frozen=True, repr=False)
 class SweepResult(Shows):
     """How many verdicts flip at each value of one threshold.
@@ -489,6 +556,7 @@ class SweepResult(Shows):
     verdicts: tuple[str, ...] = ()
     source: str = ""
     notes: tuple[str, ...] = field(default=())
+    family: str = "simulation"
 
     def _summary(self) -> Summary:
         valid = self.table.filter(pl.col("valid"))
@@ -511,6 +579,7 @@ class SweepResult(Shows):
         return {
             "sweep": self.spec.name,
             "spec": self.spec.text,
+            "family": self.family,
             "source": self.source,
             "base": self.base,
             "base_value": self.base_value,

@@ -31,9 +31,12 @@ def _f(value: Any, signed: bool = False) -> str:
 
 
 def _unit(result: RescoreResult) -> str:
-    return {"outcome": "iteration", "simulation": "run", "persona": "agent"}.get(
-        result.family, "subject"
-    )
+    return {
+        "outcome": "iteration",
+        "simulation": "run",
+        "persona": "agent",
+        "discussion": "game",
+    }.get(result.family, "subject")
 
 
 def _verdict_word(result: RescoreResult) -> str:
@@ -263,20 +266,27 @@ def _num(value: float) -> str:
     return f"{value:g}"
 
 
+def _outcome(result: SweepResult) -> bool:
+    return getattr(result, "family", "simulation") == "outcome"
+
+
 def _sweep_rows(result: SweepResult) -> list[list[str]]:
     short = {"INSUFFICIENT DATA": "INSUFF."}
-    rows = [["value", "runs", "flips", "status flips", *(short.get(v, v) for v in result.verdicts)]]
+    status = [] if _outcome(result) else ["status flips"]
+    runs = "iterations" if _outcome(result) else "runs"
+    rows = [["value", runs, "flips", *status, *(short.get(v, v) for v in result.verdicts)]]
     for r in result.table.iter_rows(named=True):
         mark = " *" if abs(r["value"] - result.base_value) < 1e-9 else ""
         if not r["valid"]:
-            rows.append([_num(r["value"]) + mark, "-", "-", "-", *("-" for _ in result.verdicts)])
+            dashes = ["-"] * (2 + len(status) + len(result.verdicts))
+            rows.append([_num(r["value"]) + mark, *dashes])
             continue
         rows.append(
             [
                 _num(r["value"]) + mark,
                 str(r["runs"]),
                 str(r["flips"]),
-                str(r["status_flips"]),
+                *([str(r["status_flips"])] if status else []),
                 *(str(r[v]) for v in result.verdicts),
             ]
         )
@@ -286,14 +296,16 @@ def _sweep_rows(result: SweepResult) -> list[list[str]]:
 def render_sweep_text(result: SweepResult, width: int | None = None) -> str:
     """The sweep as text: one line per value (``*`` the rubric's own value)."""
     w = min(width or WIDTH, WIDTH)
+    flips = "bands that change" if _outcome(result) else "verdicts that flip"
     out = wrap_item(
-        f"Sweep of {result.spec.name} over {result.source}: verdicts that flip "
+        f"Sweep of {result.spec.name} over {result.source}: {flips} "
         f"against {result.base} ({result.spec.name} = "
         f"{_num(result.base_value)}, marked *)",
         w,
         bullet="",
     )
-    out += fit_table(_sweep_rows(result), right=set(range(1, 4 + len(result.verdicts))), width=w)
+    rows = _sweep_rows(result)
+    out += fit_table(rows, right=set(range(1, len(rows[0]))), width=w)
     invalid = result.table.filter(~pl.col("valid"))
     for value, reason in invalid.select("value", "reason").iter_rows():
         out.extend(wrap_item(f"{_num(value)}: not a valid rubric ({reason})", w))
@@ -319,11 +331,17 @@ def sweep_chart(result: SweepResult) -> alt.LayerChart | alt.FacetChart:
     frame = (
         result.table.filter(pl.col("valid"))
         .unpivot(
-            index="value", on=["flips", "status_flips"], variable_name="what", value_name="count"
+            index="value",
+            on=["flips"] if _outcome(result) else ["flips", "status_flips"],
+            variable_name="what",
+            value_name="count",
         )
         .with_columns(
             pl.col("what").replace(
-                {"flips": "verdict flips", "status_flips": f"{result.spec.dimension} flips"}
+                {
+                    "flips": "band flips" if _outcome(result) else "verdict flips",
+                    "status_flips": f"{result.spec.dimension} flips",
+                }
             )
         )
     )
@@ -332,7 +350,7 @@ def sweep_chart(result: SweepResult) -> alt.LayerChart | alt.FacetChart:
         .mark_line(point=True)
         .encode(
             x=alt.X("value:Q", title=result.spec.name),
-            y=alt.Y("count:Q", title="runs that flip"),
+            y=alt.Y("count:Q", title="iterations" if _outcome(result) else "runs that flip"),
             color=alt.Color("what:N", title=None),
             tooltip=["value:Q", "what:N", alt.Tooltip("count:Q", title="runs")],
         )

@@ -243,8 +243,10 @@ def test_a_300_run_fleet_is_read_once_and_never_judged(
         [str(TALLY), "--rubric", "2.1.0", "--rubric", "2.2.0"],
         [str(FLEET), "--chart", "x.html", "--rubric", "1.2.0", "--rubric", "1.1.0"],
         [str(TALLY), "--rubric", "2.1.0", "--rubric", "3.0.0", "--dry-run"],
-        [str(FLEET), "--rubric", "1.1.0", "--rubric", "1.2.0", "--engine", "dask"],
         [str(FLEET), "--sweep", "groundedness.ok_min=0.9:1:0.05", "--family", "outcome"],
+        # found in review: an overflow and repeated values, not a traceback or five 0.9 rows
+        [str(FLEET), "--sweep", "groundedness.ok_min=0:1e308:1e-308"],
+        [str(FLEET), "--sweep", "groundedness.ok_min=0.9:0.9000000000004:1e-13"],
     ],
 )
 def test_bad_input_exits_2_with_one_line(
@@ -294,3 +296,18 @@ def test_digests_lent_by_an_earlier_scoring_are_the_ones_computed(tmp_path: Path
                           inputs={c.subject: c.meta["input_digest"] for c in fresh})  # fmt: skip
     assert [c.meta for c in lent] == [c.meta for c in fresh]
     assert len({c.meta["input_digest"] for c in fresh}) == 4  # four runs, four digests
+
+
+@pytest.mark.parametrize(
+    "stored", ["null", '"x"', '{"cards": 5}', '[{"verdict": "OK", "dimensions": [3]}]']
+)
+def test_stored_scores_of_the_wrong_shape_are_one_line(
+    stored: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found in review: valid JSON that is no scorecard gave a traceback."""
+    path = tmp_path / "stored.json"
+    path.write_text(stored, encoding="utf-8")
+    args = [str(FLEET), "--rubric", "1.1.0", "--rubric", "1.2.0", "--stored", str(path)]
+    code, out, err = run_cli(args, capsys)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert str(path) in err and "Traceback" not in err

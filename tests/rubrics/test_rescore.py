@@ -65,6 +65,24 @@ def test_a_stored_score_of_another_epoch_on_other_inputs_is_not_split() -> None:
     assert row["from_rubric"] == pytest.approx(-0.10)
 
 
+def test_a_stored_score_without_an_input_digest_is_not_put_down_to_inputs() -> None:
+    """Found in review: a stored score with no digest (written before digests, or by
+    another tool) counted every change as "inputs changed"; what changed is unknown."""
+    stored = Scored.of(
+        [{"subject": "1", "value": 0.75, "verdict": "good", "epoch": "e-old",
+          "input_digest": None}],
+        [{"subject": "1", "dimension": "d", "value": 0.75, "status": "good"}],
+        "stored", "e-old",
+    )  # fmt: skip
+    result = rescore_diff(A_NOW, B_NOW, stored=stored)
+    row = result.runs.filter(result.runs["subject"] == "1").to_dicts()[0]
+    assert row["inputs_changed"] is None and row["from_inputs"] is None
+    assert row["flipped_inputs"] is False
+    assert row["from_rubric"] == pytest.approx(0.05)  # A now -> B now, known
+    assert "has no input digest: the change since it cannot be split" in row["note"]
+    assert result.overall()["inputs_changed"] == 0
+
+
 def test_a_stored_score_of_another_epoch_on_the_same_inputs_counts_as_rubric() -> None:
     stored = _side("stored", "e-older", [("1", 0.75, "good", "x1")])
     result = rescore_diff(A_NOW, B_NOW, stored=stored)

@@ -35,6 +35,11 @@ def add_scale_arguments(p: argparse.ArgumentParser) -> None:
         type=_positive,
         help="with --engine dask: runs per task (default: about two tasks per worker)",
     )
+    add_storage_option(p)
+
+
+def add_storage_option(p: argparse.ArgumentParser) -> None:
+    """``--storage-option`` alone (a command that scores in this process only)."""
     p.add_argument(
         "--storage-option",
         metavar="KEY=VALUE",

@@ -30,7 +30,7 @@ from typing import Any
 
 from toolkit.cli import help_text
 from toolkit.cli._output import write_output
-from toolkit.cli._scale import add_scale_arguments, storage_options
+from toolkit.cli._scale import add_storage_option, storage_options
 from toolkit.errors import InputError
 
 FORMATS = ("text", "json", "markdown")
@@ -110,7 +110,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     p.add_argument("--format", choices=FORMATS, default="text")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of printing")
-    add_scale_arguments(p)
+    add_storage_option(p)  # no --engine: a re-score loads once and scores twice here
     p.set_defaults(func=run)
 
 
@@ -130,14 +130,6 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.views.text import terminal_style
 
     width, _ = terminal_style()
-    if args.engine != "local":
-        raise InputError(
-            None,
-            "rescore loads the runs once and scores them twice in this "
-            "process: --engine dask is for toolkit quality --all and compare",
-            field="--engine",
-            value=args.engine,
-        )
     if args.chart and not args.sweep:
         raise InputError(
             None, "--chart draws a sweep: give --sweep too", field="--chart", value=args.chart

@@ -195,7 +195,14 @@ def stored_simulation(path: str | Path) -> Scored:
             raise InputError(
                 file, f"cannot read the stored scores ({exc})", field="--stored"
             ) from None
-        cards = doc if isinstance(doc, list) else doc.get("cards", [doc])
+        cards = (
+            doc
+            if isinstance(doc, list)
+            else (doc.get("cards", [doc]) if isinstance(doc, Mapping) else None)
+        )
+        if not isinstance(cards, list):
+            raise InputError(file, "not a scorecard of toolkit quality --format json (nor a "
+                             "list of them)", field="--stored", value=str(doc)[:40])  # fmt: skip
         for card in cards:
             if not isinstance(card, Mapping) or "verdict" not in card:
                 raise InputError(
@@ -213,6 +220,10 @@ def stored_simulation(path: str | Path) -> Scored:
                     "input_digest": card.get(INPUTS_KEY),
                 }
             )
+            shown = card.get("dimensions", [])
+            if not isinstance(shown, list) or not all(isinstance(d, Mapping) for d in shown):
+                raise InputError(file, f"{subject}: dimensions must be a list of objects",
+                                 field="dimensions", value=str(shown)[:40])  # fmt: skip
             dims.extend(
                 {
                     "subject": subject,
@@ -220,7 +231,7 @@ def stored_simulation(path: str | Path) -> Scored:
                     "value": d.get("score"),
                     "status": d.get("status"),
                 }
-                for d in card.get("dimensions", [])
+                for d in shown
             )
     return Scored.of(units, dims, "stored")
 

@@ -347,13 +347,16 @@ def _split(runs: pl.DataFrame, stored: pl.DataFrame, epoch_a: Any) -> pl.DataFra
     )
     runs = runs.join(s, on="subject", how="left", maintain_order="left")
     has = pl.col("verdict_stored").is_not_null()
+    # no digest on either side (a score stored before digests, or by another tool): what
+    # changed since is unknown, never "the inputs changed"
+    known = has & pl.col("digest_stored").is_not_null() & pl.col("input_digest").is_not_null()
     changed = ~_same(pl.col("digest_stored"), pl.col("input_digest"))
     same_epoch = _same(pl.col("epoch_stored"), pl.lit(_epoch_id(epoch_a) or None, pl.String))
     first = pl.col("value_a") - pl.col("value_stored")  # stored -> A now
     rubric = pl.col("value_b") - pl.col("value_a")  # A now -> B now
     return runs.with_columns(
-        pl.when(has).then(changed).alias("inputs_changed"),
-        pl.when(~has)
+        pl.when(known).then(changed).alias("inputs_changed"),
+        pl.when(~known)
         .then(None)
         .when(~changed)
         .then(pl.lit(0.0))
@@ -363,16 +366,20 @@ def _split(runs: pl.DataFrame, stored: pl.DataFrame, epoch_a: Any) -> pl.DataFra
         .alias("from_inputs"),
         pl.when(~has)
         .then(None)
+        .when(~known)
+        .then(rubric)
         .when(~changed & ~same_epoch)
         .then(rubric + first)
         .otherwise(rubric)
         .alias("from_rubric"),
-        pl.when(has)
+        pl.when(known)
         .then(~_same(pl.col("verdict_stored"), pl.col("verdict_a")) & changed)
         .otherwise(False)
         .alias("flipped_inputs"),
         pl.when(~has)
         .then(pl.lit("no stored score"))
+        .when(~known)
+        .then(pl.lit("the stored score has no input digest: the change since it cannot be split"))
         .when(changed & ~same_epoch)
         .then(pl.lit("stored under another epoch on other inputs: the change cannot be split"))
         .when(~changed & ~same_epoch)
@@ -443,16 +450,32 @@ def parse_sweep(text: str, rubric: BaseModel | None = None) -> SweepSpec:
     if isinstance(current, bool) or not isinstance(current, int | float):
         numbers = [k for k, v in part if isinstance(v, int | float) and not isinstance(v, bool)]
         raise _bad(text, f"{dim} has no threshold {threshold!r} (one of {', '.join(numbers)})")
-    if step <= 0 or b < a:
-        raise _bad(text, "need a <= b and a positive step")
-    count = math.floor((b - a) / step + 1e-9) + 1
-    if count > MAX_SWEEP_POINTS:
-        raise _bad(text, f"{count} values: a sweep scores at most {MAX_SWEEP_POINTS}")
-    values = tuple(round(a + i * step, 10) for i in range(count))
+    values = _sweep_values(text, a, b, step)
     integral = isinstance(current, int)
     if integral and any(v != int(v) for v in values):
         raise _bad(text, f"{dim}.{threshold} is a whole number: give whole a, b and step")
     return SweepSpec(dim, threshold, values, text, integral)
+
+
+def _sweep_values(text: str, a: float, b: float, step: float) -> tuple[float, ...]:
+    """a, a + step, ... up to b (rounded to 10 decimals), at most :data:`MAX_SWEEP_POINTS`.
+
+    Raises:
+        InputError: b below a, a step that is not positive, more values than the limit
+            (a range too wide for its step, however wide: never an overflow), or a step
+            so small that rounded values repeat.
+    """
+    if step <= 0 or b < a:
+        raise _bad(text, "need a <= b and a positive step")
+    ratio = (b - a) / step
+    count = math.floor(ratio + 1e-9) + 1 if math.isfinite(ratio) else None
+    if count is None or count > MAX_SWEEP_POINTS:
+        shown = "too many" if count is None else f"{count:,}"
+        raise _bad(text, f"{shown} values: a sweep scores at most {MAX_SWEEP_POINTS}")
+    values = tuple(dict.fromkeys(round(a + i * step, 10) for i in range(count)))
+    if len(values) < count:
+        raise _bad(text, "the step is below 1e-10: the values repeat once rounded")
+    return values
 
 
 def swept_rubric(base: SimulationRubric, spec: SweepSpec, value: float) -> SimulationRubric | str:
@@ -495,12 +518,7 @@ def parse_outcome_sweep(text: str, rubric: OutcomeRubric) -> SweepSpec:
     if part != "bands" and name not in rubric.weights():
         known = ", ".join(rubric.weights())
         raise _bad(text, f"no signal {name!r} in outcome {rubric.version} (one of {known})")
-    if step <= 0 or b < a:
-        raise _bad(text, "need a <= b and a positive step")
-    count = math.floor((b - a) / step + 1e-9) + 1
-    if count > MAX_SWEEP_POINTS:
-        raise _bad(text, f"{count} values: a sweep scores at most {MAX_SWEEP_POINTS}")
-    values = tuple(round(a + i * step, 10) for i in range(count))
+    values = _sweep_values(text, a, b, step)
     return SweepSpec("bands" if part == "bands" else "signals", name, values, text)
 
 

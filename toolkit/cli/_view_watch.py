@@ -82,9 +82,10 @@ def watch(args: argparse.Namespace, gather: Gather, write: Write) -> int:
                 when = time.strftime("%H:%M:%S")
                 record = {"build": f"{time.time_ns():x}", "interval": args.interval, "when": when}
                 count = write(collected, record)
-                again = "" if seen is None else f" ({memo.misses} scored, {memo.hits} unchanged)"
-                print(f"toolkit view: {count} run(s) at {when}{again}; watching every "
-                      f"{args.interval:g} s (Ctrl-C stops)", flush=True)  # fmt: skip
+                # one line a build, within 80 columns: the first says how it goes on
+                tail = (f"; watching every {args.interval:g} s (Ctrl-C stops)" if seen is None
+                        else f" ({memo.misses} scored, {memo.hits} unchanged)")  # fmt: skip
+                print(f"toolkit view: {count} run(s) at {when}{tail}", flush=True)
                 seen = state
             if deadline is not None:
                 left = deadline - time.monotonic()

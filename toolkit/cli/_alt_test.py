@@ -85,7 +85,7 @@ def alt_test_section(result: AltTest) -> tuple[str, list[str]]:
     widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
               for row in rows]  # fmt: skip
-    lines += result.raters["note"].drop_nulls().to_list()
+    lines += [visible(n) for n in result.raters["note"].drop_nulls().to_list()]
     return heading, lines
 
 

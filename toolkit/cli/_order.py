@@ -73,8 +73,8 @@ def session_draws(
     units = sorted(set(unit_ids))
     if order != "informative":
         return order, [Draw(u, 1.0, True, scores.get(u), uncertainty[u]) for u in units]
-    budget = args.budget if args.budget is not None else max(2, len(units) // 4)
-    probability = informative_probabilities(uncertainty, min(budget, len(units)))
+    budget = args.budget if args.budget is not None else min(len(units), max(2, len(units) // 4))
+    probability = informative_probabilities(uncertainty, budget)  # refuses one over the units
     drawn = poisson_draw(probability, seed if seed is not None else 0)
     return order, [
         Draw(u, probability[u], u in drawn, scores.get(u), uncertainty[u]) for u in units
@@ -104,6 +104,8 @@ def read_judge_scores(
     has_score = "score" in frame.columns
     for line, rec in enumerate(frame.iter_rows(named=True), start=2):
         item = str(rec["item"])
+        if item in errors:  # the last row would win silently
+            raise InputError(f"{path}:{line}", "a unit named twice", field="item", value=item)
         errors[item] = _number(path, rec["uncertainty"], "uncertainty", line, at_least=0.0)
         if has_score and rec["score"] not in (None, ""):
             scores[item] = _number(path, rec["score"], "score", line)

@@ -62,11 +62,12 @@ def informative_probabilities(
         if not (math.isfinite(u) and u >= 0):
             raise InputError(None, f"the judge's predicted error of {unit} must be a finite "
                              "number >= 0", field="uncertainty", value=u)  # fmt: skip
-    mean = sum(uncertainty.values()) / len(units)
-    raw = {
-        u: uniform_share + (1 - uniform_share) * (uncertainty[u] / mean if mean > 0 else 1.0)
-        for u in units
-    }
+    # each error over the largest first: a mean of errors near 1e308 would overflow to inf
+    # and make every share 0 (a uniform draw, silently)
+    top = max(uncertainty.values())
+    scaled = {u: uncertainty[u] / top if top > 0 else 1.0 for u in units}
+    mean = sum(scaled.values()) / len(units)
+    raw = {u: uniform_share + (1 - uniform_share) * scaled[u] / mean for u in units}
     return _capped(raw, float(budget))
 
 
@@ -76,6 +77,8 @@ def _capped(raw: Mapping[str, float], budget: float) -> dict[str, float]:
     capped: set[str] = set()
     while True:
         free = [u for u in raw if u not in capped]
+        if not free:  # a budget of every unit: each is drawn for certain
+            return dict.fromkeys(raw, 1.0)
         scale = (budget - len(capped)) / sum(raw[u] for u in free)
         over = {u for u in free if raw[u] * scale >= 1}
         if not over:

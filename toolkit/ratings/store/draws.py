@@ -122,8 +122,18 @@ def effective_probabilities(
 ) -> dict[str, float]:
     """Each unit's probability of being rated so far: its probability of being drawn
     times the share of the drawn units rated (a queue's order is shuffled, so which drawn
-    units are rated first is a uniform thinning of the draw)."""
+    units are rated first is a uniform thinning of the draw).
+
+    Raises:
+        InputError: a unit rated that was never drawn: its chance of being rated was 0,
+            so no weight is honest for it.
+    """
     queued = set(drawn)
+    outside = sorted(set(rated) - queued)
+    if outside:
+        raise InputError(None, f"rated but never drawn into a queue ({len(outside)} unit(s)): "
+                         "the weights need every rated unit to come from the draw",
+                         field="unit_id", value=outside[0])  # fmt: skip
     done = len(queued & set(rated))
     share = done / len(queued) if queued else 0.0
     return {u: p * share for u, p in probability.items()}

@@ -1,0 +1,62 @@
+"""Edges of the informative draw found in review: a budget of every unit, two units with
+the default budget, errors so large their sum overflows, a unit rated but never drawn,
+and a unit named twice in the judge's scores."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+
+from toolkit.cli._order import read_judge_scores, session_draws
+from toolkit.errors import InputError
+from toolkit.ratings.informative import informative_probabilities
+from toolkit.ratings.store.draws import effective_probabilities
+
+
+def test_a_budget_of_every_unit_draws_each_for_certain() -> None:
+    assert informative_probabilities({"a": 1.0, "b": 2.0, "c": 3.0}, 3) == {
+        "a": 1.0, "b": 1.0, "c": 1.0,
+    }  # fmt: skip
+
+
+def test_errors_near_the_float_limit_still_weigh_by_their_ratio() -> None:
+    """1e308 twice and 1: the big ones share 0.2 + 0.8 * 1.5 = 1.4 each and the small one
+    0.2 (errors 1, 1, 0 after scaling, mean 2/3), scaled to a budget of 2: 2.8/3 and 0.4/3."""
+    got = informative_probabilities({"a": 1e308, "b": 1e308, "c": 1.0}, 2)
+    assert got["a"] == pytest.approx(2.8 / 3) and got["b"] == pytest.approx(2.8 / 3)
+    assert got["c"] == pytest.approx(0.4 / 3)
+
+
+def test_a_budget_over_the_units_is_refused_in_one_line() -> None:
+    with pytest.raises(InputError, match=r"--budget=4: must be from 1 to the number of units"):
+        informative_probabilities({"a": 1.0, "b": 2.0, "c": 3.0}, 4)
+
+
+def _scores(tmp_path: Path, rows: str) -> str:
+    path = tmp_path / "judge.csv"
+    path.write_text("item,uncertainty\n" + rows, encoding="utf-8")
+    return str(path)
+
+
+def test_two_units_with_the_default_budget_are_both_drawn(tmp_path: Path) -> None:
+    args = argparse.Namespace(order="informative", budget=None,
+                              judge_scores=_scores(tmp_path, "g1,1\ng2,3\n"))  # fmt: skip
+    order, draws = session_draws(args, ["g1", "g2"], seed=1)
+    assert order == "informative" and draws is not None
+    assert [(d.unit_id, d.probability, d.drawn) for d in draws] == [
+        ("g1", 1.0, True),
+        ("g2", 1.0, True),
+    ]
+
+
+def test_a_unit_named_twice_in_the_judge_scores_is_refused(tmp_path: Path) -> None:
+    path = _scores(tmp_path, "g1,1\ng1,5\n")
+    with pytest.raises(InputError, match=r"judge.csv:3: item='g1': a unit named twice"):
+        read_judge_scores(path, ["g1"])
+
+
+def test_a_unit_rated_but_never_drawn_has_no_weight() -> None:
+    with pytest.raises(InputError, match=r"unit_id='b': rated but never drawn"):
+        effective_probabilities({"a": 0.5, "b": 0.5, "c": 0.4}, ["a", "c"], ["a", "b"])

@@ -38,12 +38,14 @@ COMMANDS: tuple[str, ...] = (
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT = 0, 1, 2
 
-#: The commands that run no code but the toolkit's own. For them pydantic's plugin
-#: discovery is switched off (its documented ``PYDANTIC_DISABLE_PLUGINS``, unless the
-#: user set it): it reads the entry points of every installed distribution when the
-#: first model class is built, about 50 ms of CPU with 240 distributions installed, a
-#: sixth of ``import polars``, for plugins that could only watch the toolkit's own file
-#: models. ``report`` runs notebooks in kernels that inherit the environment: it keeps it.
+#: The commands whose pydantic models are the toolkit's own (unless a live judge is
+#: named: the vendors' SDKs build pydantic models too). For them pydantic's plugin
+#: discovery is switched off while the command runs (its documented
+#: ``PYDANTIC_DISABLE_PLUGINS``, unless the user set it; put back when the command
+#: returns, so a caller of :func:`main` keeps its own): it reads the entry points of every
+#: installed distribution when the first model class is built, about 50 ms of CPU with
+#: 240 distributions installed, a sixth of ``import polars``. ``report`` runs notebooks
+#: in kernels that inherit the environment: it keeps it.
 NO_PYDANTIC_PLUGINS = frozenset(
     {"quality", "discussion", "persona", "experiment", "outcome", "rate", "compare", "view",
      "calibrate"}
@@ -170,8 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(_command_first(words))
     args = _parse(parser, words)
-    if args.command in NO_PYDANTIC_PLUGINS:
-        os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    ours = plugins_off(args)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("default", InputWarning)
@@ -185,7 +186,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INPUT
     except BrokenPipeError:  # e.g. `toolkit quality ... | head`
         return EXIT_OK
+    finally:
+        if ours:
+            os.environ.pop(PLUGINS_VARIABLE, None)
     return code
+
+
+PLUGINS_VARIABLE = "PYDANTIC_DISABLE_PLUGINS"
+#: A judge spec that calls a vendor's SDK (pydantic models of its own).
+_LIVE_JUDGES = ("anthropic:", "openai:")
+
+
+def plugins_off(args: argparse.Namespace) -> bool:
+    """Switch pydantic's plugin discovery off for this command (see
+    :data:`NO_PYDANTIC_PLUGINS`); whether it was this call that set it."""
+    if args.command not in NO_PYDANTIC_PLUGINS or PLUGINS_VARIABLE in os.environ:
+        return False
+    judges = getattr(args, "judge", None)
+    named = judges if isinstance(judges, list) else [judges]
+    if any(isinstance(j, str) and j.startswith(_LIVE_JUDGES) for j in named):
+        return False
+    os.environ[PLUGINS_VARIABLE] = "__all__"
+    return True
 
 
 if __name__ == "__main__":  # pragma: no cover

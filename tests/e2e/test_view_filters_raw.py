@@ -246,3 +246,26 @@ def test_no_filter_text_raises_a_script_error(planted_site: Path, watched: Watch
     assert threw == []
     assert {a[:3] for a in answers} == {"ok", "msg"}  # both kinds were met
     assert (w.failed, w.errors, w.outside) == ([], [], [])
+
+
+def test_inherited_names_deep_nesting_and_long_filters_are_filter_errors(
+    planted_site: Path, watched: Watched
+) -> None:
+    """Found in review: "constructor" parsed as a column (an object's inherited name) and
+    20,000 "(" overflowed the parser's stack, so the index failed to draw."""
+    w = watched
+    _open(w, planted_site)
+    w.page.wait_for_selector("#rows tr")
+    deep = "(" * 20_000 + "score = 1" + ")" * 20_000
+    answers = w.page.evaluate(
+        """texts => texts.map(t => {
+             try { const m = window.__tk.whereParse(t); return m === null ? "ok" : "msg:" + m; }
+             catch (e) { return "threw:" + e; }
+           })""",
+        ["constructor = 1", "__proto__ < 3", "not " * 100 + "score = 1", deep],
+    )
+    assert answers[0].startswith("msg:unknown column “constructor”")
+    assert answers[1].startswith("msg:unknown column “__proto__”")
+    assert answers[2].startswith("msg:more than 64 nested parentheses or nots")
+    assert answers[3].startswith("msg:the filter is 40009 characters long; at most 2000")
+    assert (w.failed, w.errors, w.outside) == ([], [], [])

@@ -1104,7 +1104,7 @@
   /* Every dimension key of the site (each is a column of the filter). */
   function whereKeys() {
     if (!S.whereKeys) {
-      var keys = {};
+      var keys = Object.create(null);  /* no inherited names: "constructor" is no column */
       S.manifest.dimsets.forEach(function (set) { set.forEach(function (kn) { keys[kn[0].toLowerCase()] = kn[0]; }); });
       S.whereKeys = keys;
     }
@@ -1166,17 +1166,24 @@
     };
   }
   /* The filter as a function of an index row; a WhereError names the token that is wrong. */
+  var WHERE_MAX_CHARS = 2000, WHERE_MAX_DEPTH = 64;
   function whereParse(text) {
-    var toks = whereTokens(text), at = 0;
+    if (text.length > WHERE_MAX_CHARS) throw new WhereError("the filter is " + text.length + " characters long; at most " + WHERE_MAX_CHARS);
+    var toks = whereTokens(text), at = 0, depth = 0;
     function peek() { return toks[at]; }
     function isWord(t, w) { return t && t.kind === "word" && !t.quoted && t.text.toLowerCase() === w; }
     function found(t) { return t ? "found " + quoteTok(t.text) : "the filter ends there"; }
     function condition() {
       var t = peek();
-      if (isWord(t, "not")) { at += 1; var inner = condition(); return function (row) { return !inner(row); }; }
+      if (isWord(t, "not") || (t && t.kind === "(")) {
+        depth += 1;  /* a link of 20,000 "(" would overflow the stack: a filter error instead */
+        if (depth > WHERE_MAX_DEPTH) throw new WhereError("more than " + WHERE_MAX_DEPTH + " nested parentheses or nots at character " + (t.at + 1));
+      }
+      if (isWord(t, "not")) { at += 1; var inner = condition(); depth -= 1; return function (row) { return !inner(row); }; }
       if (t && t.kind === "(") {
         at += 1;
         var f = filter();
+        depth -= 1;
         if (!peek() || peek().kind !== ")") throw new WhereError("the " + quoteTok("(") + " at character " + (t.at + 1) + " is never closed: " + found(peek()));
         at += 1;
         return f;

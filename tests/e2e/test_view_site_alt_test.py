@@ -69,7 +69,8 @@ def test_the_calibration_page_shows_the_planted_alt_test(tmp_path: Path, page: A
     heading = page.locator("#cal-alt-test")
     assert heading.inner_text() == "The alternative-annotator test (Calderon et al. 2025)"
     facts = heading.locator("xpath=following-sibling::dl[1]").inner_text()
-    for said in ("the judge passes", "Winning rate\n0.67", "Epsilon\n0.15",
+    for said in ("the judge passes", "Winning rate\n0.67",
+                 "Epsilon\n0.15 (the cost-benefit allowance)",
                  "Average advantage probability\n0.59"):  # fmt: skip
         assert said in facts, facts
     rows = page.eval_on_selector_all(

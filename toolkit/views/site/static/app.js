@@ -954,7 +954,7 @@
       facts([
         ["Verdict", badge(status, null, false, null, word)],
         ["Winning rate", link(two(a.winning_rate), people, "the share of the people the judge wins; 0.50 passes")],
-        ["Epsilon", fmt(a.epsilon) + " (the cost-benefit allowance)", true],
+        ["Epsilon", String(a.epsilon) + " (the cost-benefit allowance)", true],
         ["Average advantage probability", link(two(a.advantage), people, "the mean of rho judge over the people")],
       ]),
       el("table", { class: "cal-alt-test" }, [el("thead", null, [el("tr", null, ["Person left out", "Items", "Rho judge", "Rho person", "p (BY)", "Judge wins"].map(function (h, i) { return el("th", { scope: "col", class: i && i < 5 ? "n" : null, text: h }); }))]),

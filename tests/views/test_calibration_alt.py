@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
+from pathlib import Path
 
 import polars as pl
+import pytest
 from conftest import SAMPLE_RUNS
 
+from toolkit.cli import main
 from toolkit.load.calibration import load_calibration_scores
 from toolkit.rubrics import alt_test as rubric
 from toolkit.rubrics.alt_test import ALT_TEST_SCHEMA, AltTest
@@ -145,3 +148,17 @@ def test_the_page_has_the_test_after_the_band_and_before_the_bias() -> None:
     assert band < seat < page.index("<h2>The judge's bias</h2>")
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "<script>" not in page
     assert "rater's seat" not in render_calibration_page(result, "scores.csv")
+
+
+def test_the_cli_markdown_and_step_summary_carry_the_test(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The sample session's test as docs/rubrics/estimate.md shows it (epsilon 0.2)."""
+    scores = str(SAMPLE_RUNS / "calibration" / "scores.csv")
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    assert main(["calibrate", scores, "--format", "markdown"]) == 0
+    for text in (capsys.readouterr().out, summary.read_text("utf-8")):
+        assert "**The judge fails**: winning rate 0.00 (0.50 passes), epsilon 0.2" in text
+        assert "| ana | 40 | 0.60 | 0.75 | 0.9564 | no |" in text
+        assert "| ben | 40 | 0.55 | 0.78 | 1.0000 | no |" in text

@@ -155,6 +155,7 @@ def finish(
     gate: str | None = None,
     per_check: bool = False,
     details: str = "",
+    properties: Sequence[tuple[str, str]] = (),
 ) -> int:
     """Decide the gate, write the CI outputs, say why on stderr; the exit code.
 
@@ -173,6 +174,7 @@ def finish(
         per_check: one stderr line per failing check (each its own reason), not one
             per failing subject.
         details: Markdown appended to the step summary under the shared table.
+        properties: more JUnit suite properties (name, value).
 
     Returns:
         0 when there is no gate or every subject passes it, else 1.
@@ -183,7 +185,7 @@ def finish(
     failing = decide(checks, mode or "none", accepted)
     if getattr(args, "junit", None):
         options = _storage_options(args)
-        _write_junit(args.junit, command, cards, checks, shown, mode, accepted, options)
+        _write_junit(args.junit, command, cards, checks, shown, mode, accepted, options, properties)
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
         _append_summary(summary, command, cards, shown, failing, notes, details)
@@ -213,6 +215,7 @@ def _write_junit(
     mode: str | None,
     accepted: Sequence[str],
     storage_options: Mapping[str, Any] | None = None,
+    properties: Sequence[tuple[str, str]] = (),
 ) -> None:
     """``--junit FILE``: one test case per subject and dimension, written atomically on
     this machine or as one object through the output's Source (a URL).
@@ -238,6 +241,7 @@ def _write_junit(
         input_digests={
             c.subject: str(c.meta["input_digest"]) for c in cards if c.meta.get("input_digest")
         },
+        properties=properties,
     )
     write_output(path, xml, "the JUnit report", storage_options)
 

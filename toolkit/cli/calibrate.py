@@ -58,6 +58,7 @@ from toolkit.gate import checks_of
 if TYPE_CHECKING:
     import polars as pl
 
+    from toolkit.rubrics.alt_test import AltTest
     from toolkit.rubrics.calibrate import CalibrateRubric, Calibration
 
 FORMATS = ("table", "json", "markdown")
@@ -171,10 +172,10 @@ def run(args: argparse.Namespace) -> int:
     rubric = _rubric_asked(args, rubric)
     result = calibrate(frame, judge=args.judge_id, rubric=rubric, seed=args.seed, judge_epoch=epoch)
     failures = gate_failures(result, min_alpha) if min_alpha is not None else []
-    _print(args, result, frame, label, min_alpha, failures, sources)
+    alt = _print(args, result, frame, label, min_alpha, failures, sources)
     if args.html:
-        _write_page(args, result, label, min_alpha, failures)
-    return _finish(args, result, label, min_alpha, failures)
+        _write_page(args, result, label, min_alpha, failures, alt)
+    return _finish(args, result, label, min_alpha, failures, alt)
 
 
 def _rubric(games: list[str] | None) -> CalibrateRubric:
@@ -260,9 +261,10 @@ def _print(
     min_alpha: float | None,
     failures: list[str],
     sources: list[tuple[str, str]],
-) -> None:
+) -> AltTest:
     """Print the calibration as --format asks (JSON with the gate's decision), with the
-    alternative-annotator test of ``frame`` beside the band (text and JSON)."""
+    alternative-annotator test of ``frame`` beside the band (text, JSON and Markdown);
+    the test, for the page and the CI outputs."""
     alt = run_alt_test(args, frame)  # the alternative-annotator test, beside the band
     if args.format == "json":
         data = result.to_dict(top=args.top)
@@ -273,7 +275,7 @@ def _print(
             else {"min_alpha": min_alpha, "passed": not failures, "reasons": failures}
         )
         print(json.dumps(_finite(data), indent=2, allow_nan=False))
-        return
+        return alt
     # the calibration's text views (textwrap and the shared helpers: 8 ms of CPU, against
     # `toolkit --help`'s 60 ms): --help imports this module
     from toolkit.views.calibration import (
@@ -282,7 +284,7 @@ def _print(
     )
 
     if args.format == "markdown":
-        print(render_calibration_markdown(result, label, args.top, min_alpha, failures))
+        print(render_calibration_markdown(result, label, args.top, min_alpha, failures, alt))
     else:
         print(
             render_calibration_table(
@@ -295,6 +297,7 @@ def _print(
                 beside_band=alt_test_section(alt),
             )
         )
+    return alt
 
 
 def _finite(value: Any) -> Any:
@@ -320,6 +323,7 @@ def _write_page(
     label: str,
     min_alpha: float | None,
     failures: list[str],
+    alt: AltTest,
 ) -> None:
     """``--html OUT.html``: the one offline page, written atomically."""
     # the page (polars: 0.17 s of CPU) and atomic writes (tempfile, random: 3 ms of CPU):
@@ -330,7 +334,7 @@ def _write_page(
     out = _page_path(args)
     page = render_calibration_page(
         result, label, top=args.top, min_alpha=min_alpha, failures=failures,
-        base=out.parent,
+        base=out.parent, alt_test=alt,
     )  # fmt: skip
     try:
         write_text_atomic(out, page)
@@ -344,6 +348,7 @@ def _finish(
     label: str,
     min_alpha: float | None,
     failures: list[str],
+    alt: AltTest,
 ) -> int:
     """The CI outputs every scoring command writes (:func:`toolkit.cli._gate.finish`):
     ``--junit``, the Markdown appended to ``$GITHUB_STEP_SUMMARY`` (with the
@@ -352,13 +357,14 @@ def _finish(
     # the calibration's views (polars, pydantic: 0.36 s of CPU): `toolkit --help` imports
     # this module
     from toolkit.views.calibration import render_calibration_markdown
+    from toolkit.views.calibration_alt import alt_test_properties
     from toolkit.views.calibration_gate import gate_scorecard
 
     reference = result.rubric.min_alpha if min_alpha is None else min_alpha
     card = gate_scorecard(result, reference, f"{result.judge} on {label}")
     details = ""
     if os.environ.get("GITHUB_STEP_SUMMARY"):
-        details = render_calibration_markdown(result, label, args.top, min_alpha, failures)
+        details = render_calibration_markdown(result, label, args.top, min_alpha, failures, alt)
     return finish(
         args,
         "calibrate",
@@ -367,6 +373,7 @@ def _finish(
         gate=None if min_alpha is None else f"min-alpha {min_alpha:g}",
         per_check=True,
         details=details,
+        properties=alt_test_properties(alt),
     )
 
 

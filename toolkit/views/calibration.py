@@ -18,10 +18,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from toolkit.summary import plural
+from toolkit.views.calibration_alt import alt_test_markdown
 from toolkit.views.markdown import cell
 from toolkit.views.text import wrap_item
 
 if TYPE_CHECKING:
+    from toolkit.rubrics.alt_test import AltTest
     from toolkit.rubrics.calibrate import Calibration
 
 __all__ = ["render_calibration_markdown", "render_calibration_table"]
@@ -358,13 +360,21 @@ def render_calibration_table(
 
 
 def render_calibration_markdown(
-    result: Calibration, path: str, top: int, min_alpha: float | None, failures: list[str]
+    result: Calibration,
+    path: str,
+    top: int,
+    min_alpha: float | None,
+    failures: list[str],
+    alt: AltTest | None = None,
 ) -> str:
-    """A pull-request comment: the same sections in code blocks under headings."""
+    """A pull-request comment: the same sections in code blocks under headings (with
+    ``alt``, the alternative-annotator test after the agreement section)."""
     head = [f"{cell(line)}  " for line in _head(result, path, None)]
     out = [f"## toolkit calibrate: {cell(path)}", "", *head]
-    for heading, lines in _lines(result, top, words=False):
+    for n, (heading, lines) in enumerate(_lines(result, top, words=False)):
         out += ["", f"### {heading}", "", "```", *lines, "```"]
+        if n == 0 and alt is not None:
+            out += alt_test_markdown(alt)
     out += _markdown_disagreements(result, top)
     for line in _verdict(min_alpha, failures):
         out += ["", f"**{line}**"]

@@ -25,12 +25,15 @@ from urllib.parse import quote
 import polars as pl
 
 from toolkit.rubrics.calibrate import Calibration, gate_failures
+from toolkit.views.calibration_alt import alt_test_html
 from toolkit.views.charts import threshold_lines
 from toolkit.views.html import badge, table, text, wrap
 from toolkit.views.palette import swatch
 
 if TYPE_CHECKING:
     import altair as alt
+
+    from toolkit.rubrics.alt_test import AltTest
 
 __all__ = [
     "band_chart",
@@ -430,6 +433,13 @@ def _disagreements(r: Calibration, top: int, base: Path | None) -> str:
     )
 
 
+def _alt_section(alt_test: AltTest | None) -> list[str]:
+    """The alternative-annotator test's heading and section (none without the test)."""
+    if alt_test is None:
+        return []
+    return ["<h2>Can the judge take a rater's seat?</h2>", alt_test_html(alt_test)]
+
+
 def calibration_html(
     result: Calibration,
     part: str,
@@ -476,6 +486,7 @@ def render_calibration_page(
     min_alpha: float | None = None,
     failures: list[str] | None = None,
     base: Path | None = None,
+    alt_test: AltTest | None = None,
 ) -> str:
     """The calibration as one standalone, offline HTML document.
 
@@ -486,6 +497,7 @@ def render_calibration_page(
         min_alpha: the gate's alpha, when ``--gate min-alpha`` was given.
         failures: the gate's reasons (:func:`~toolkit.rubrics.calibrate.gate_failures`).
         base: the folder the page is written to: local sources are linked relative to it.
+        alt_test: the alternative-annotator test, a section after the band's.
     """
     r = result
     title = f"Can we trust the judge? {r.judge} vs {len(r.humans)} humans · {path}"
@@ -502,6 +514,7 @@ def render_calibration_page(
         "<h2>Is the judge inside the human band?</h2>",
         f"<figure>{_svg(band_chart(r, min_alpha))}</figure>",
         _band_table(r),
+        *_alt_section(alt_test),
         "<h2>The judge's bias</h2>",
         f"<figure>{_svg(bias_chart(r))}</figure>",
         _bias_table(r),

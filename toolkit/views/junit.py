@@ -40,6 +40,7 @@ def render_junit(
     decide_mode: str | None = None,
     epochs: Sequence[str] = (),
     input_digests: Mapping[str, str] | None = None,
+    properties: Sequence[tuple[str, str]] = (),
 ) -> str:
     """The checks as a JUnit XML document (one ``<testsuite>`` named ``suite``).
 
@@ -56,6 +57,8 @@ def render_junit(
             the suite's ``epoch`` property (comma-separated when several).
         input_digests: subject -> its input digest, a ``input_digest`` property of each
             of the subject's test cases.
+        properties: more (name, value) suite properties (calibrate's
+            alternative-annotator test).
     """
     allowed = tuple(allow_na)
     deciding = decide_mode or mode
@@ -66,6 +69,8 @@ def render_junit(
         ET.SubElement(props, "property", name=name, value=value)
     if epochs:
         ET.SubElement(props, "property", name="epoch", value=",".join(dict.fromkeys(epochs)))
+    for name, value in properties:
+        ET.SubElement(props, "property", name=name, value=value)
     digests = input_digests or {}
     failures = skipped = 0
     for check in checks:

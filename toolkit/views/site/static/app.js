@@ -919,6 +919,7 @@
               el("td", null, [r.inside ? badge("OK", null, false, null, "inside") : badge("FAIL", null, false, null, "BELOW")])]);
           }))]));
     }
+    if (c.alt_test) nodes.push.apply(nodes, calAltTest(c.alt_test));
     if (c.kappa && c.kappa.length) {
       nodes.push(el("h2", { id: "cal-kappa", text: "Weighted kappa, judge against each human" }),
         el("table", { class: "cal-kappa" }, [el("thead", null, [el("tr", null, ["Human", "Items both scored", "Kappa"].map(function (h, i) { return el("th", { scope: "col", class: i ? "n" : null, text: h }); }))]),
@@ -931,10 +932,42 @@
     if (c.confusion) nodes.push(el("h2", { id: "cal-confusion", text: "Pass or fail at " + fmt(c.confusion.threshold) }), confusionTable(c));
     nodes.push.apply(nodes, disagreementsBlock(c, groups, parts));
     setMain(nodes, "Calibration");
-    var at = { band: "cal-band", kappa: "cal-kappa", bias: "cal-bias", confusion: "cal-confusion", disagreements: "cal-disagreements" }[sub];
+    var at = { "alt-test": "cal-alt-test", band: "cal-band", kappa: "cal-kappa", bias: "cal-bias", confusion: "cal-confusion", disagreements: "cal-disagreements" }[sub];
     var target = at ? document.getElementById(at) : null;
     if (target) { target.setAttribute("tabindex", "-1"); target.scrollIntoView(); target.focus({ preventScroll: true }); }
     else { window.scrollTo(0, 0); main().focus({ preventScroll: true }); }
+  }
+  /* The alternative-annotator test of `toolkit calibrate` (its JSON's alt_test): the
+     verdict, the winning rate (linked to the people it is the share of), epsilon (a
+     setting), and per person left out the items and the advantage probabilities (linked
+     to the items, as the band's alphas are). Every name is inserted as text. */
+  function calAltTest(a) {
+    var undef = a.passed === null || a.passed === undefined;
+    var status = undef ? "N/A" : a.passed ? "PASS" : "FAIL";
+    var word = undef ? "undefined: no person could be tested" : a.passed ? "the judge passes" : "the judge fails";
+    var two = function (v, d) { return v === null || v === undefined ? null : Number(v).toFixed(d || 2); };
+    var link = function (t, to, title) { return t === null ? "–" : num(t, to, title); };
+    var people = calHref("alt-test"), items = calHref("disagreements");
+    var rows = a.raters || [];
+    return [
+      el("h2", { id: "cal-alt-test", text: "The alternative-annotator test (Calderon et al. 2025)" }),
+      facts([
+        ["Verdict", badge(status, null, false, null, word)],
+        ["Winning rate", link(two(a.winning_rate), people, "the share of the people the judge wins; 0.50 passes")],
+        ["Epsilon", String(a.epsilon) + " (the cost-benefit allowance)", true],
+        ["Average advantage probability", link(two(a.advantage), people, "the mean of rho judge over the people")],
+      ]),
+      el("table", { class: "cal-alt-test" }, [el("thead", null, [el("tr", null, ["Person left out", "Items", "Rho judge", "Rho person", "p (BY)", "Judge wins"].map(function (h, i) { return el("th", { scope: "col", class: i && i < 5 ? "n" : null, text: h }); }))]),
+        el("tbody", null, rows.map(function (r) {
+          var wins = r.p_value === null || r.p_value === undefined ? "–" : r.rejected ? "yes" : "no";
+          return el("tr", null, [el("td", { class: "quote", text: String(r.rater) }),
+            el("td", { class: "n" }, [link(String(r.items), items, "the items this person rated")]),
+            el("td", { class: "n" }, [link(two(r.rho_judge), items)]),
+            el("td", { class: "n" }, [link(two(r.rho_rater), items)]),
+            el("td", { class: "n" }, [link(two(r.p_adjusted, 4), items)]),
+            el("td", { text: wins })]);
+        }))]),
+    ].concat(rows.some(function (r) { return r.note; }) ? [el("ul", { class: "muted" }, rows.filter(function (r) { return r.note; }).map(function (r) { return el("li", { class: "quote", text: r.note }); }))] : []);
   }
   function biasFilterHref(b) { return b.group === "all" ? calHref("disagreements") : calHref("disagreements/" + enc(b.group) + "/" + enc(String(b.value))); }
   function biasTable(c) {

@@ -373,7 +373,12 @@ def compare(
         correction=correction, alpha=alpha, level=level, seed=seed, resamples=resamples,
         directions=directions, labels=(arm_a.label, arm_b.label),
         notes=(*fence, *arm_a.notes, *arm_b.notes), rubric=spec,
+        arm_epochs=(_epoch_id(arm_a.epoch), _epoch_id(arm_b.epoch)),
     )  # fmt: skip
+
+
+def _epoch_id(epoch: Epoch | None) -> str | None:
+    return None if epoch is None else epoch.id
 
 
 def epoch_fence(arm_a: ArmScores, arm_b: ArmScores, across_epochs: bool = False) -> list[str]:

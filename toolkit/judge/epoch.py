@@ -30,7 +30,8 @@ def prompt_template_digest() -> str:
 
 def judge_basis(judge: Judge) -> dict[str, Any]:
     """The judge's part of an epoch: ``provider``, ``model`` (``None`` when the judge has
-    none), ``name``, ``prompt`` (:func:`prompt_template_digest`) and, for a recorded
+    none), ``name``, ``prompt`` (:func:`prompt_template_digest`), a live judge's
+    ``base_url`` and ``max_tokens`` when set, and, for a recorded
     judge, ``cassette`` (a short hash of its recordings) and ``recorded_by``."""
     basis: dict[str, Any] = {
         "provider": getattr(judge, "provider", None),
@@ -38,6 +39,12 @@ def judge_basis(judge: Judge) -> dict[str, Any]:
         "name": judge.name,
         "prompt": prompt_template_digest(),
     }
+    # a live judge's server (another server behind one model name answers otherwise) and
+    # its reply length (a cut reply scores otherwise); absent on judges that have none
+    for key in ("base_url", "max_tokens"):
+        value = getattr(judge, key, None)
+        if value is not None:
+            basis[key] = value
     if isinstance(judge, RecordedJudge):
         basis["cassette"] = judge.digest()
         basis["recorded_by"] = judge.recorded_by

@@ -83,6 +83,7 @@ def compare_scores(
     labels: tuple[str, str] = ("A", "B"),
     notes: Sequence[str] = (),
     rubric: CompareRubric = DEFAULT_COMPARE_RUBRIC,
+    arm_epochs: tuple[str | None, str | None] = (None, None),
 ) -> CompareResult:
     """Compare the scores of arm B with arm A, dimension by dimension.
 
@@ -104,6 +105,8 @@ def compare_scores(
         directions: dimension -> +1/-1/0, over the rubric's for the family.
         labels: what A and B are called in the output.
         notes: notes from the loading step, shown first.
+        arm_epochs: each arm's own epoch (its rubric, ``--window``, judge), part of the
+            comparison's epoch with ``pair_by``: a number moved by either changes it.
         rubric: the rubric data (:class:`CompareRubric`, version 1.1.0 by default).
 
     Returns:
@@ -157,6 +160,8 @@ def compare_scores(
             seed=seed,
             resamples=resamples,
             directions_given=dict(directions or {}),
+            pair_by=pair_by,
+            arm_epochs=list(arm_epochs),  # each arm's own (its rubric, --window, judge)
         ).id,
         strata=_strata(arms, design.binary, level, resamples, seed),
         ci_level=ci_level,

@@ -287,3 +287,23 @@ def test_few_rated_items_are_said_and_a_pass_rate_interval_stays_in_0_1() -> Non
     assert 0.0 <= rate["low"] <= rate["high"] <= 1.0
     assert rate["people_high"] == 1.0  # 0.75 + 1.96 * 0.5 / sqrt(4) = 1.24 > 1: clipped
     assert "only 4 rated items: below about 40" in rate["note"]
+
+
+def test_an_estimate_carries_its_epoch_its_judges_epoch_and_its_inputs_digest() -> None:
+    """What decides the numbers moves the epoch; the same inputs give the same digest."""
+    rows = [(f"i{k}", "judge", float(k % 7)) for k in range(12)]
+    rows += [(f"i{k}", "ana", float(k % 7) + 0.5) for k in range(0, 12, 2)]
+    frame = pl.DataFrame(rows, schema=["item", "rater", "score"], orient="row")
+    one = estimate(frame, judge_epoch="j1")
+    again = estimate(frame.clone(), judge_epoch="j1")
+    assert one.epoch == again.epoch and len(one.epoch) == 12
+    others = {estimate(frame, judge_epoch="j2").epoch, estimate(frame, threshold=3).epoch,
+              estimate(frame, confidence=0.9).epoch, estimate(frame, judge_epoch="j1").epoch}  # fmt: skip
+    assert len(others) == 4
+    data = one.to_dict()
+    assert data["epoch"] == one.epoch and data["judge_epoch"] == "j1"
+    assert data["input_digest"] == again.to_dict()["input_digest"]
+    changed = frame.with_columns(
+        pl.when(pl.col("item") == "i0").then(pl.lit(1.5)).otherwise(pl.col("score")).alias("score")
+    )
+    assert estimate(changed).to_dict()["input_digest"] != data["input_digest"]

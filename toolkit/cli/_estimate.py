@@ -77,7 +77,11 @@ def gate_threshold(args: argparse.Namespace, words: list[str] | None, rubric_thr
 
 
 def run_estimate(
-    args: argparse.Namespace, frame: pl.DataFrame, threshold: float, gate: float | None
+    args: argparse.Namespace,
+    frame: pl.DataFrame,
+    threshold: float,
+    gate: float | None,
+    judge_epoch: str | None = None,
 ) -> int:
     """Estimate, print (text or JSON), gate: the exit code (1: the gate failed)."""
     # the estimate (numpy, polars: 0.3 s of CPU): `toolkit --help` imports this module
@@ -88,9 +92,8 @@ def run_estimate(
             raise InputError(None, "is not written for --estimate (yet)",
                              field=f"--{flag}", value=getattr(args, flag))  # fmt: skip
     probabilities = _draw_probabilities(args, frame)
-    result = estimate(
-        frame, judge=args.judge_id, threshold=threshold, by=args.by, probabilities=probabilities
-    )
+    result = estimate(frame, judge=args.judge_id, threshold=threshold, by=args.by,
+                      probabilities=probabilities, judge_epoch=judge_epoch)  # fmt: skip
     failures = gate_failures(result, frame, gate) if gate is not None else []
     if args.format == "json":
         data = result.to_dict()

@@ -153,13 +153,14 @@ def run(args: argparse.Namespace) -> int:
     if wants_estimate(args, words):  # the PPI++ estimate instead of the calibration
         _check_arguments(args, games)
         # the judge's scores on unrated items too: they are what narrow the estimate
+        judge_epoch: str | None
         if getattr(args, "outcome", None) is not None:  # the outcome score against labels
-            frame, _, _, rubric, _ = _outcome_scores(args, unrated=True)
+            frame, _, _, rubric, judge_epoch = _outcome_scores(args, unrated=True)
         else:
-            frame = _scores(args, rubric, games, unrated=True)[0]
+            frame, _, _, judge_epoch = _scores(args, rubric, games, unrated=True)
         rubric = _rubric_asked(args, rubric)
         gate = gate_threshold(args, words, rubric.threshold)
-        return run_estimate(args, frame, rubric.threshold, gate)
+        return run_estimate(args, frame, rubric.threshold, gate, judge_epoch)
     min_alpha = parse_gate(words, rubric) if words is not None else None
     _check_arguments(args, games)
     if args.html:  # a page only this machine can hold: a URL is refused before any work

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from toolkit.epoch import short_hash
 from toolkit.errors import InputError
 from toolkit.rubrics.calibrate import BASE_COLUMNS, groups_of
 from toolkit.summary import Shows, Summary, plural
@@ -211,6 +212,11 @@ class Estimate(Shows):
         threshold: an item passes at this score or above.
         confidence: the intervals' confidence.
         unjudged: items people rated that the judge did not score (left out).
+        epoch: a short hash of what decides the numbers (:mod:`toolkit.epoch`): the
+            estimator and its version, the judge id, threshold, confidence, strata,
+            whether it is weighed by draw probabilities, and the judge's own epoch.
+        judge_epoch: the judge's epoch where the caller knows it (``toolkit calibrate
+            --persona/--discussion/--outcome``), else None.
     """
 
     frame: pl.DataFrame
@@ -218,6 +224,8 @@ class Estimate(Shows):
     threshold: float
     confidence: float
     unjudged: int
+    epoch: str = ""
+    judge_epoch: str | None = None
 
     def _summary(self) -> Summary:
         def cell(v: float | None) -> str:
@@ -238,7 +246,11 @@ class Estimate(Shows):
             "Estimate",
             f"judge {self.judge!r}, {plural(overall['rated'], 'rated item')}, "
             f"{plural(overall['unrated'], 'unrated item')}",
-            (("threshold:", f"{self.threshold:g}"), ("confidence:", f"{self.confidence:g}")),
+            (
+                ("threshold:", f"{self.threshold:g}"),
+                ("confidence:", f"{self.confidence:g}"),
+                ("epoch:", self.epoch),
+            ),
             columns=("stratum", "measure", "estimate", "people", "judge"),
             rows=rows,
         )
@@ -252,6 +264,9 @@ class Estimate(Shows):
             "threshold": self.threshold,
             "confidence": self.confidence,
             "unjudged_items": self.unjudged,
+            "epoch": self.epoch,
+            "judge_epoch": self.judge_epoch,
+            "input_digest": self.frame["digest"][0] if self.frame.height else None,
             "rows": self.frame.to_dicts(),
         }
 
@@ -269,6 +284,7 @@ def estimate(
     confidence: float = 0.95,
     by: str | Sequence[str] | None = None,
     probabilities: Mapping[str, float] | None = None,
+    judge_epoch: str | None = None,
 ) -> Estimate:
     """The PPI++ estimate of the people's mean score and pass rate (see the module docs).
 
@@ -285,6 +301,7 @@ def estimate(
             ``1/p`` and each unrated one by ``1/(1 - p)`` (inverse-probability weights),
             so the estimate stays unbiased however the items were chosen. None, or every
             probability the same (the random order): the unweighted numbers, exactly.
+        judge_epoch: the judge's own epoch, when known: part of the estimate's epoch.
 
     Raises:
         InputError: a missing column, a judge id that is no rater, no person, fewer
@@ -312,12 +329,17 @@ def estimate(
             part = items.filter(pl.col(g) == value)
             shown = long.filter(pl.col(g) == str(value))
             rows.extend(_rows(g, str(value), part, shown, threshold, confidence))
+    decided = {"estimator": "ppi++", "version": ESTIMATE_VERSION, "judge": judge,
+               "threshold": threshold, "confidence": confidence, "by": list(groups),
+               "weighted": probabilities is not None, "judge_epoch": judge_epoch}  # fmt: skip
     return Estimate(
         frame=pl.DataFrame(rows, schema=ESTIMATE_SCHEMA),
         judge=judge,
         threshold=threshold,
         confidence=confidence,
         unjudged=unjudged,
+        epoch=short_hash(decided),
+        judge_epoch=judge_epoch,
     )
 
 

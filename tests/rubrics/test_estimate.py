@@ -297,8 +297,13 @@ def test_an_estimate_carries_its_epoch_its_judges_epoch_and_its_inputs_digest() 
     one = estimate(frame, judge_epoch="j1")
     again = estimate(frame.clone(), judge_epoch="j1")
     assert one.epoch == again.epoch and len(one.epoch) == 12
-    others = {estimate(frame, judge_epoch="j2").epoch, estimate(frame, threshold=3).epoch,
-              estimate(frame, confidence=0.9).epoch, estimate(frame, judge_epoch="j1").epoch}  # fmt: skip
+    varied = [
+        estimate(frame, judge_epoch="j2"),
+        estimate(frame, threshold=3),
+        estimate(frame, confidence=0.9),
+        estimate(frame, judge_epoch="j1"),
+    ]
+    others = {e.epoch for e in varied}
     assert len(others) == 4
     data = one.to_dict()
     assert data["epoch"] == one.epoch and data["judge_epoch"] == "j1"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from toolkit.io.edge import visible
 from toolkit.views.html import badge, table, text
 from toolkit.views.markdown import cell
 
@@ -46,12 +47,18 @@ def _wins(row: dict[str, object]) -> str:
     return "-" if row["p_value"] is None else ("yes" if row["rejected"] else "no")
 
 
+def _notes(result: AltTest) -> list[str]:
+    """The test's warnings, each once, with the rater ids in them made visible."""
+    notes = result.raters["note"].drop_nulls().unique(maintain_order=True).to_list()
+    return [visible(str(n)) for n in notes]
+
+
 def _rows(result: AltTest) -> list[list[str]]:
     """Per person (raw text, not yet escaped): name, items, rho judge, rho person,
     p (BY), whether the judge wins."""
     return [
         [
-            str(r["rater"]),
+            visible(str(r["rater"])),  # an id from a file: its escapes shown, not acted on
             str(r["items"]),
             _show(r["rho_judge"]),
             _show(r["rho_rater"]),
@@ -81,8 +88,7 @@ def alt_test_markdown(result: AltTest, max_rows: int = MARKDOWN_ROWS) -> list[st
     out += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows[:max_rows]]
     if len(rows) > max_rows:
         out += ["", f"… and {len(rows) - max_rows} more people (the JSON output lists all)."]
-    notes = result.raters["note"].drop_nulls().unique(maintain_order=True).to_list()
-    out += [f"- {cell(n)}" for n in notes]
+    out += [f"- {cell(n)}" for n in _notes(result)]
     return out
 
 
@@ -98,8 +104,7 @@ def alt_test_html(result: AltTest) -> str:
         f"q {text(f'{result.q:g}')}.</p>"
     )
     rows = [[text(c) for c in row] for row in _rows(result)]
-    notes = result.raters["note"].drop_nulls().unique(maintain_order=True).to_list()
-    warn = "".join(f"<li>{text(n)}</li>" for n in notes)
+    warn = "".join(f"<li>{text(n)}</li>" for n in _notes(result))
     return (
         head
         + table(

@@ -107,3 +107,18 @@ def test_two_calibrations_of_different_judge_epochs_are_flagged_in_one_line(
     (folder / "old.calibration.json").write_text(json.dumps(other), encoding="utf-8")
     (note,) = [n for n in collect([folder]).notes if "old.calibration.json" in n]
     assert "not comparable" not in note
+
+
+def test_the_scores_digest_ignores_where_rows_were_read() -> None:
+    """One game's scores read from 2L's database and from its file: one digest (the
+    ``source`` column names a path or a URL, not what the rows say)."""
+    import polars as pl
+
+    from toolkit.rubrics.calibrate import scores_digest
+
+    rows = {"item": ["g1", "g1"], "rater": ["judge", "ana"], "score": [3.0, 4.0]}
+    here = pl.DataFrame({**rows, "source": ["games.db", "games.db"]})
+    there = pl.DataFrame({**rows, "source": ["postgresql://guest@db/twol"] * 2})
+    assert scores_digest(here) == scores_digest(there)
+    changed = here.with_columns(pl.Series("score", [3.0, 5.0]))
+    assert scores_digest(changed) != scores_digest(here)

@@ -446,11 +446,19 @@ def calibrate(
     )
 
 
+#: Columns of a scores frame that name where a row was read (a path or a redacted URL),
+#: not what it says.
+PROVENANCE_COLUMNS = ("source", "source_file", "source_kind")
+
+
 def scores_digest(scores: pl.DataFrame) -> str:
     """The input digest of a scores frame: its rows as JSON lines
     (:func:`toolkit.epoch.rows_bytes`), sorted by item and rater so the order they were
-    read in does not matter."""
+    read in does not matter; the columns that only say where a row was read from
+    (:data:`PROVENANCE_COLUMNS`) are left out, so one game's scores read from 2L's
+    database and from its file have one digest."""
     keys = [c for c in ("item", "rater") if c in scores.columns]
+    scores = scores.drop([c for c in PROVENANCE_COLUMNS if c in scores.columns])
     ordered = scores.sort(keys, maintain_order=True) if keys else scores
     return input_digest([("scores", rows_bytes(ordered))])
 

@@ -38,7 +38,7 @@ import numpy as np
 import polars as pl
 
 from toolkit.errors import InputError
-from toolkit.ratings.agreement import last_per_pair
+from toolkit.rubrics.estimate import checked_scores
 from toolkit.summary import Shows, Summary, plural
 
 ALT_TEST_VERSION = "1.0.0"
@@ -339,27 +339,4 @@ def _long(scores: pl.DataFrame, judge: str) -> pl.DataFrame:
             above every number in Polars: it would win every comparison), or a judge id
             that is no rater.
     """
-    missing = [c for c in ("item", "rater", "score") if c not in scores.columns]
-    if missing:
-        raise InputError(None, "the scores need the columns item, rater, score",
-                         field="columns", value=",".join(scores.columns))  # fmt: skip
-    long = last_per_pair(
-        scores.select(
-            pl.col("item").cast(pl.String),
-            pl.col("rater").cast(pl.String),
-            pl.col("score").cast(pl.Float64),
-        ),
-        ("item", "rater"),
-    )
-    odd = long.filter(pl.col("score").is_nan() | pl.col("score").is_infinite())
-    if odd.height:
-        first = odd.row(0, named=True)
-        where = f"item {first['item']!r}, rater {first['rater']!r}"
-        raise InputError(
-            None, f"a score must be a finite number ({where})", field="score", value=first["score"]
-        )
-    raters = sorted(set(long["rater"].to_list()))
-    if judge not in raters:
-        raise InputError(None, f"no such rater; the raters are {', '.join(raters)}",
-                         field="--judge-id", value=judge)  # fmt: skip
-    return long
+    return checked_scores(scores, judge).select("item", "rater", "score")

@@ -343,25 +343,26 @@ def estimate(
     )
 
 
-def _items(scores: pl.DataFrame, judge: str) -> tuple[pl.DataFrame, int]:
-    """Per judged item: the judge's score, the human mean (null: unrated) and the groups;
-    and the count of items rated but not judged.
+def checked_scores(scores: pl.DataFrame, judge: str) -> pl.DataFrame:
+    """``scores`` with item and rater as text and score as a float, the last row of each
+    item and rater kept (the other columns as given): what the estimate and the
+    alternative-annotator test read.
 
     Raises:
-        InputError: a missing column, a score that is not a finite number, no such judge,
-            no person, fewer than two rated items.
+        InputError: a missing column, a score that is not a finite number (NaN sorts
+            above every number in Polars: it would pass, fail or win silently), or a
+            judge id that is no rater.
     """
     missing = [c for c in BASE_COLUMNS if c not in scores.columns]
     if missing:
         raise InputError(None, "the scores need the columns item, rater, score",
                          field="columns", value=",".join(scores.columns))  # fmt: skip
-    groups = groups_of(scores)
     long = scores.with_columns(
         pl.col("item").cast(pl.String),
         pl.col("rater").cast(pl.String),
         pl.col("score").cast(pl.Float64),
     ).unique(["item", "rater"], keep="last", maintain_order=True)
-    odd = long.filter(~pl.col("score").is_finite())  # NaN would pass or fail silently
+    odd = long.filter(~pl.col("score").is_finite())
     if odd.height:
         first = odd.row(0, named=True)
         where = f"item {first['item']!r}, rater {first['rater']!r}"
@@ -372,6 +373,20 @@ def _items(scores: pl.DataFrame, judge: str) -> tuple[pl.DataFrame, int]:
     if judge not in raters:
         raise InputError(None, f"no such rater; the raters are {', '.join(raters)}",
                          field="--judge-id", value=judge)  # fmt: skip
+    return long
+
+
+def _items(scores: pl.DataFrame, judge: str) -> tuple[pl.DataFrame, int]:
+    """Per judged item: the judge's score, the human mean (null: unrated) and the groups;
+    and the count of items rated but not judged.
+
+    Raises:
+        InputError: a missing column, a score that is not a finite number, no such judge,
+            no person, fewer than two rated items.
+    """
+    groups = groups_of(scores)
+    long = checked_scores(scores, judge)
+    raters = sorted(set(long["rater"].to_list()))
     if len(raters) == 1:
         raise InputError(None, "no person rated any item; the estimate needs people's ratings "
                          "of some items", field="rater", value=judge)  # fmt: skip

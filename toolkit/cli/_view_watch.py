@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from toolkit.cli._watch import wait_round
 from toolkit.errors import InputError
 
 #: What one round gathers (the collected runs), given the memo of earlier rounds.
@@ -87,13 +88,8 @@ def watch(args: argparse.Namespace, gather: Gather, write: Write) -> int:
                         else f" ({memo.misses} scored, {memo.hits} unchanged)")  # fmt: skip
                 print(f"toolkit view: {count} run(s) at {when}{tail}", flush=True)
                 seen = state
-            if deadline is not None:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    break
-                time.sleep(min(args.interval, left))
-            else:
-                time.sleep(args.interval)
+            if not wait_round(args.interval, deadline):
+                break
     except KeyboardInterrupt:
         print(file=sys.stderr)
     return 0

@@ -45,6 +45,19 @@ def tick_stamp(root: Path) -> tuple[tuple[str, int, int], ...]:
     return tuple(sorted(entries))
 
 
+def wait_round(interval: float, deadline: float | None) -> bool:
+    """Sleep until the next look (``interval`` seconds, or less to end at ``deadline``,
+    a :func:`time.monotonic` value); False when the deadline has passed."""
+    if deadline is None:
+        time.sleep(interval)
+        return True
+    left = deadline - time.monotonic()
+    if left <= 0:
+        return False
+    time.sleep(min(interval, left))
+    return True
+
+
 def watch_run(args: argparse.Namespace, rubric: SimulationRubric) -> int:
     """Print the card now and again whenever the run changes, until Ctrl-C or
     ``--watch-for`` seconds; returns 0."""
@@ -71,13 +84,8 @@ def watch_run(args: argparse.Namespace, rubric: SimulationRubric) -> int:
                 clock = time.strftime("%H:%M:%S")
                 footer = f"watching {root}, updated {clock}; Ctrl-C stops"
                 print(f"{_CLEAR if width is not None else ''}{text}\n{footer}", flush=True)
-            if deadline is not None:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    break
-                time.sleep(min(args.interval, left))
-            else:
-                time.sleep(args.interval)
+            if not wait_round(args.interval, deadline):
+                break
     except KeyboardInterrupt:
         print(file=sys.stderr)
     return 0

@@ -126,12 +126,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--rubric-a",
         metavar="FILE",
-        help="simulation/outcome: the rubric arm A is scored with (default: the family's)",
+        help="simulation/outcome/persona: the rubric arm A is scored with (default: the family's)",
     )
     p.add_argument(
         "--rubric-b",
         metavar="FILE",
-        help="simulation/outcome: the rubric arm B is scored with (default: the family's)",
+        help="simulation/outcome/persona: the rubric arm B is scored with (default: the family's)",
     )
     p.add_argument(
         "--across-epochs",

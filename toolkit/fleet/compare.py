@@ -210,6 +210,7 @@ def _persona(
     propositions: str | Path | None,
     judge: Any,
     personas: str | Path | None,
+    rubric: str | Path | Mapping[str, Any] | None = None,
 ) -> ArmScores:
     if propositions is None or judge is None:
         raise InputError(
@@ -217,19 +218,23 @@ def _persona(
             field="--family", value="persona",
         )  # fmt: skip
     # the persona loader, rubric and judges (their models): only a persona arm
+    from toolkit.fleet.rescore_persona import persona_rubric
     from toolkit.judge import judge_from_spec
     from toolkit.load.persona import load_chat, load_propositions
-    from toolkit.rubrics.persona import score_persona
+    from toolkit.rubrics.persona import persona_epoch, score_persona
 
     files = chat_files(source)
     props = load_propositions(propositions)
     the_judge = judge_from_spec(judge) if isinstance(judge, str) else judge
+    spec = persona_rubric(rubric)  # the default, a published version by name, or a file
     frames = [
         persona_scores(score_persona(load_chat(f, personas=personas), props, the_judge,
-                                     progress=False))
+                                     rubric=spec, progress=False))
         for f in files
     ]  # fmt: skip
-    return ArmScores(pl.concat(frames, how="vertical"), _label(source), "persona")
+    # the epoch score_persona stamps each card with: the rubric's data and the judge's basis
+    epoch = persona_epoch(spec, the_judge)
+    return ArmScores(pl.concat(frames, how="vertical"), _label(source), "persona", (), epoch)
 
 
 def arm_scores(
@@ -251,9 +256,9 @@ def arm_scores(
     """Score one arm: a folder (or URL, or chat file) of ``family`` runs, or an already
     built :data:`toolkit.frames.COMPARE_SCORES_SCHEMA` frame (returned as it is).
 
-    ``family_rubric``: the rubric file (or mapping) a simulation or outcome arm is scored
-    with instead of its family's default; the arm's :class:`~toolkit.epoch.Epoch` says
-    which it was.
+    ``family_rubric``: the rubric file (or mapping; for persona also a published version
+    by name) a simulation, outcome or persona arm is scored with instead of its family's
+    default; the arm's :class:`~toolkit.epoch.Epoch` says which it was.
 
     Raises:
         InputError: an unknown family, a family that cannot be told, or bad input.
@@ -278,9 +283,10 @@ def arm_scores(
         out = None if family_rubric is None else load_outcome_rubric(family_rubric)
         return _outcome(source, storage_options, engine=engine, scheduler=scheduler,
                         partition_size=partition_size, rubric=out)  # fmt: skip
-    if family_rubric is not None:
-        raise InputError(None, f"a rubric per arm is for simulation and outcome runs, not {fam}",
-                         field="--rubric-a/--rubric-b", value=str(family_rubric))  # fmt: skip
+    if family_rubric is not None and fam != "persona":
+        raise InputError(None, f"a rubric per arm is for simulation, outcome and persona runs, "
+                         f"not {fam}", field="--rubric-a/--rubric-b",
+                         value=str(family_rubric))  # fmt: skip
     if fam == "eval":
         return _eval(source, storage_options)
     if engine != "local":
@@ -288,7 +294,7 @@ def arm_scores(
                          "fleets and iteration logs", field="--engine", value=engine)  # fmt: skip
     if fam == "discussion":
         return _discussion(source, ratings)
-    return _persona(source, propositions, judge, personas)
+    return _persona(source, propositions, judge, personas, family_rubric)
 
 
 def compare(
@@ -337,8 +343,8 @@ def compare(
             simulation fleets are loaded and scored (as ``toolkit quality --all``).
         ratings: a discussion ratings file or store.
         propositions, judge, personas: how persona chats are judged.
-        rubric_a, rubric_b: the simulation or outcome rubric (a file or mapping) each arm
-            is scored with (default: the family's).
+        rubric_a, rubric_b: the simulation, outcome or persona rubric (a file or mapping)
+            each arm is scored with (default: the family's).
         across_epochs: compare arms scored under different epochs (:mod:`toolkit.epoch`);
             the result's notes then say what differs. Without it such arms are refused.
 

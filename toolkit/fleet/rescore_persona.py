@@ -14,13 +14,13 @@ from toolkit.epoch import Epoch
 from toolkit.errors import InputError
 from toolkit.fleet.find import chat_files
 from toolkit.judge import Judge, JudgeRequest, JudgeResult, judge_from_spec
-from toolkit.judge.epoch import judge_basis
 from toolkit.load.persona import ChatRun, PropositionSet, load_chat, load_propositions
 from toolkit.rubrics.persona import (
     DEFAULT_PERSONA_RUBRIC,
     PersonaResult,
     PersonaRubric,
     load_persona_rubric,
+    persona_epoch,
     score_persona,
 )
 from toolkit.rubrics.persona.spec import PUBLISHED_PERSONA_RUBRICS
@@ -151,13 +151,6 @@ def _side(results: Sequence[tuple[str, PersonaResult]], label: str, epoch: Epoch
     return Scored.of(units, dims, label, epoch)
 
 
-def _epoch(rubric: PersonaRubric, judge: Judge) -> Epoch:
-    """The epoch as :func:`score_persona` stamps it (no windows, no double check)."""
-    data = rubric.model_dump(mode="json", exclude={"rubric", "version"})
-    params = {**data, "windows": None, "double_check": False}
-    return Epoch(rubric.rubric, rubric.version, params, judge_basis(judge))
-
-
 def dry_run_persona(
     source: str | Path | ChatRun,
     propositions: str | Path | PropositionSet,
@@ -209,7 +202,7 @@ def rescore_persona(
     before = memo_b.calls
     scored_b = [(n, score_persona(r, props, memo_b, rubric=b_rubric, progress=False))
                 for n, r in sessions]  # fmt: skip
-    epoch_a, epoch_b = _epoch(a_rubric, first), _epoch(b_rubric, second)
+    epoch_a, epoch_b = persona_epoch(a_rubric, first), persona_epoch(b_rubric, second)
     label_a = f"{a_rubric.rubric} {a_rubric.version}, {first.name}"
     label_b = f"{b_rubric.rubric} {b_rubric.version}, {second.name}"
     where = "a chat run" if isinstance(source, ChatRun) else str(source)

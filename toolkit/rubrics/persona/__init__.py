@@ -36,7 +36,7 @@ from toolkit.rubrics.persona.requests import (
     whole_run_requests,
 )
 from toolkit.rubrics.persona.result import PersonaResult, persona_scores_frame
-from toolkit.rubrics.persona.score import score_persona
+from toolkit.rubrics.persona.score import persona_epoch, score_persona
 from toolkit.rubrics.persona.scores import dimension_scores, score_rows
 from toolkit.rubrics.persona.spec import (
     DEFAULT_PERSONA_RUBRIC,
@@ -77,6 +77,7 @@ __all__: Sequence[str] = [
     "intervention_report",
     "load_persona_rubric",
     "office_harness_report",
+    "persona_epoch",
     "persona_scores_frame",
     "register_precondition",
     "score_persona",

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import polars as pl
 
@@ -90,8 +89,7 @@ def score_persona(
     if comparison is not None:
         warnings.extend(_unscored_baselines(comparison))
     cards = persona_scorecards(partial, comparison, rubric)
-    epoch = Epoch(rubric.rubric, rubric.version, _epoch_parameters(rubric, windows, double_check),
-                  judge_basis(judge))  # fmt: skip
+    epoch = persona_epoch(rubric, judge, windows=windows, double_check=double_check)
     inputs = _messages_digest(run)
     cards = {key: stamp(card, epoch, inputs) for key, card in cards.items()}
     return replace(
@@ -169,12 +167,15 @@ def _unscored_baselines(comparison: pl.DataFrame) -> list[str]:
     ]
 
 
-def _epoch_parameters(
-    rubric: PersonaRubric, windows: int | None, double_check: bool
-) -> dict[str, Any]:
-    """The rubric's data and the options that change a score, for the epoch."""
+def persona_epoch(
+    rubric: PersonaRubric, judge: Judge, *, windows: int | None = None, double_check: bool = False
+) -> Epoch:
+    """The epoch :func:`score_persona` stamps on its scorecards: the rubric's data, the
+    options that change a score (``windows``, ``double_check``) and the judge's basis
+    (:func:`toolkit.judge.epoch.judge_basis`)."""
     data = rubric.model_dump(mode="json", exclude={"rubric", "version"})
-    return {**data, "windows": windows, "double_check": double_check}
+    params = {**data, "windows": windows, "double_check": double_check}
+    return Epoch(rubric.rubric, rubric.version, params, judge_basis(judge))
 
 
 def _messages_digest(run: ChatRun) -> str:

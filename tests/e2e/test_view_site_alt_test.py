@@ -2,7 +2,8 @@
 --format json`` (its ``alt_test``) in a real browser: the verdict, the winning rate,
 epsilon and one row per person, from a planted test whose numbers are written here by
 hand; a rater named with HTML is shown as text; a calibration without the test has no
-such section."""
+such section. The same page names the judge's epoch and the scores digest (escaped), and
+says so when a calibration of a scores file records no judge epoch."""
 
 from __future__ import annotations
 
@@ -95,4 +96,41 @@ def test_a_calibration_without_the_test_has_no_section(tmp_path: Path, page: Any
     doc = {k: v for k, v in calibration_result().items() if k != "alt_test"}
     _calibration_page(page, tmp_path, doc)
     assert page.locator("#cal-alt-test, table.cal-alt-test").count() == 0
+    assert page.errors == []
+
+
+def _fact(page: Any, name: str) -> str:
+    """The value of the calibration's fact ``name`` (its ``dd``), or ``""`` when absent."""
+    found = page.eval_on_selector_all(
+        "main dl.facts dt",
+        "(ts, name) => ts.filter(t => t.textContent === name)"
+        ".map(t => t.nextElementSibling.textContent)",
+        name,
+    )
+    return str(found[0]) if found else ""
+
+
+def test_the_calibration_page_names_the_judge_epoch_and_the_scores_digest(
+    tmp_path: Path, page: Any
+) -> None:
+    doc = {**calibration_result(), "judge_epoch": "3f2a9c0d1e7b", "input_digest": "a1b2c3d4e5f6"}
+    _calibration_page(page, tmp_path / "one", doc)
+    assert _fact(page, "Judge epoch") == "3f2a9c0d1e7b"
+    assert _fact(page, "Scores digest") == "a1b2c3d4e5f6"
+    # an epoch is a hash the toolkit writes, but the file is the user's: shown as text
+    _calibration_page(page, tmp_path / "two", {**doc, "judge_epoch": HOSTILE})
+    assert _fact(page, "Judge epoch") == HOSTILE
+    assert page.locator("main img, main script").count() == 0
+    assert page.evaluate("window.owned === undefined")
+    assert page.errors == []
+
+
+def test_a_calibration_of_a_scores_file_says_its_judge_epoch_is_not_recorded(
+    tmp_path: Path, page: Any
+) -> None:
+    doc = calibration_result()  # toolkit calibrate scores.csv: judge_epoch is null
+    assert doc["judge_epoch"] is None and len(doc["input_digest"]) == 12
+    _calibration_page(page, tmp_path, doc)
+    assert _fact(page, "Judge epoch") == "not recorded (a scores file does not say)"
+    assert _fact(page, "Scores digest") == doc["input_digest"]
     assert page.errors == []

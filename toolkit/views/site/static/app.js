@@ -886,6 +886,9 @@
         ["Level", c.level, true],
         ["Pass mark", "an item passes at " + fmt(c.threshold) + " or above", true],
         ["Rubric", "calibrate " + c.rubric_version, true],
+        /* the judge's epoch (docs/epochs.md): which calibrations may be compared */
+        ["Judge epoch", "judge_epoch" in c ? (c.judge_epoch ? String(c.judge_epoch) : "not recorded (a scores file does not say)") : null, true],
+        ["Scores digest", c.input_digest ? String(c.input_digest) : null, true],
         ["Gate", c.gate ? JSON.stringify(c.gate) : null, true],
       ]),
       el("h2", { id: "cal-agreement", text: "Can the judge take a human's seat?" }),

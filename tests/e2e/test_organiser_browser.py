@@ -146,6 +146,13 @@ def test_the_organiser_adjudicates_a_disagreement_and_the_export_keeps_the_origi
     expect(page.locator("h1")).to_have_text("Rater: ana")
     expect(page.locator("#rater-ratings")).to_contain_text("Slow start; nobody bluffs.")
     expect(page.locator("#rater-ratings")).to_contain_text("I have seen this game before")
+    # the adjudication beside ana's own 1 (never over it), and the open yes/no disagreement
+    row = page.locator("#rater-ratings tr", has_text=game)
+    expect(row.locator("td.num").nth(1)).to_contain_text("1")
+    adjudicated = row.locator("a.adjudicated-value")
+    expect(adjudicated).to_have_text("adjudicated 3 by Org (Mara)")
+    expect(adjudicated).to_have_attribute("title", "Talked it over: the middle rounds drag.")
+    expect(row.locator("a.open-disagreement")).to_have_text("disagreement, not adjudicated")
     page.screenshot(path=str(_pictures(tmp_path) / "rating_organiser_raters.png"), full_page=True)
     assert problems == []
 

@@ -328,3 +328,45 @@ def test_raters_added_by_another_process_are_served_within_a_second(
     assert client.get(dana, follow_redirects=False).status_code == 303
     page = client.get(f"/o/{session.organiser_token}/raters").text
     assert "dana" in page
+
+
+def _cells(page: str, unit: str) -> list[str]:
+    """The cells of the row of ``unit`` on a rater's page, as HTML."""
+    row = re.search(rf"<tr class=\"state-[a-z-]+\"><td class=\"num\">\d+</td>"
+                    rf"<td><code>{re.escape(unit)}</code></td>(.*?)</tr>", page, re.S)  # fmt: skip
+    assert row is not None, page
+    return re.findall(r"<td[^>]*>(.*?)</td>", row.group(1), re.S)
+
+
+def test_the_per_rater_page_shows_adjudications_beside_the_raters_own_values(
+    served: tuple[TestClient, Session, RatingStore],
+) -> None:
+    client, session, store = served
+    game, a, b = _disagree(store, session)  # a: 1, watch yes; b: 4, watch no
+    org = f"/o/{session.organiser_token}"
+    body = {"csrf": _csrf(client, f"{org}/disagreements"), "unit": game, "question": "score",
+            "value": "3", "note": "talked <i>it</i> over", "adjudicator": "Org"}  # fmt: skip
+    assert client.post(f"{org}/adjudicate", data=body, headers=FORM).status_code == 200
+    n = list(session.raters).index(a)
+    page = client.get(f"{org}/raters/{n}").text
+    # cells: state, score, one per question of the scale, notes
+    keys = [q.key for q in DEFAULT_ENGAGEMENT_SCALE.questions]
+    cells = _cells(page, game)
+    score, answers = cells[1], dict(zip(keys, cells[2:-1], strict=True))
+    watch, stood = answers["watch_another"], answers["agent_stood_out"]
+    # the rater's own score first, the adjudicated one beside it, marked apart
+    assert score.split("<")[0].strip() == "1"
+    assert 'class="adjudicated-value"' in score and "<b>3</b>" in score
+    assert "by Org" in score and 'title="talked &lt;i&gt;it&lt;/i&gt; over"' in score
+    assert "<i>it</i>" not in page
+    # watch_another: they disagree, nobody adjudicated it yet: the rater's yes and "open"
+    assert watch.split("<")[0].strip() == "yes" and "not adjudicated" in watch
+    assert f'href="{org}/disagreements#d-' in watch
+    # agent_stood_out: both said yes, no disagreement: the rater's value alone
+    assert stood.strip() == "yes"
+    assert "1 of their disagreements adjudicated, 1 open" in page
+    # the other rater's page shows the same adjudication beside their own 4
+    other = client.get(f"{org}/raters/{list(session.raters).index(b)}").text
+    assert _cells(other, game)[1].split("<")[0].strip() == "4"
+    # the store keeps both raters' originals
+    assert sorted(store.latest().filter(transcript_id=game)["score"].to_list()) == [1, 4]

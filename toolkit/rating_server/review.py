@@ -176,12 +176,18 @@ def _rater_of(server: RatingServer, request: Request) -> str:
 
 
 def rater_view(request: Request) -> Response:
-    """Rater N's page: per unit of their queue, its status, score, answers and notes;
-    their skips with the reasons; their progress."""
+    """Rater N's page: per unit of their queue, its status, score, answers and notes, and
+    beside each value they disagreed on the organiser's adjudication (or that it is
+    open); their skips with the reasons; their progress."""
     server, token = organiser_page(request)
     rater = _rater_of(server, request)
     status = _status(server, rater)
     queue = server.session.queues.get(rater, ())
+    # this rater's disagreements, each with its adjudication (shown beside their values)
+    theirs = [d for d in disagreements(server) if rater in d["values"]]
+    review: dict[str, dict[str, Any]] = {}
+    for d in theirs:
+        review.setdefault(d["unit"], {})[d["question"]] = d
     rows = []
     for i, unit in enumerate(queue, start=1):
         rating = status["ratings"].get(unit)
@@ -199,6 +205,7 @@ def rater_view(request: Request) -> Response:
                 "answers": answers,
                 "notes": "" if shown is None else str(shown["notes"]),
                 "skip": status["skips"].get(unit, ""),
+                "review": review.get(unit, {}),
             }
         )  # fmt: skip
     context = {
@@ -211,6 +218,8 @@ def rater_view(request: Request) -> Response:
         "submitted": sum(1 for r in rows if r["state"] == "submitted"),
         "skipped": sum(1 for r in rows if r["state"] == "skipped"),
         "drafts": sum(1 for r in rows if r["state"] == "draft"),
+        "adjudicated": sum(1 for d in theirs if d["decided"] is not None),
+        "open": sum(1 for d in theirs if d["decided"] is None),
         "questions": [] if server.persona else list(server.scale.questions),
         "persona": server.persona,
         "unit": "item" if server.persona else "game",

@@ -599,3 +599,31 @@ def test_the_index_groups_and_labels_runs_by_epoch(site: Path, browser_page: Wat
                 assert rest[0].endswith(f"· epoch {current}")  # the run's cell names it
         assert len(seen) >= 2
     assert (w.failed, w.errors, w.outside) == ([], [], [])
+
+
+def test_a_run_page_prints_values_as_the_text_views_do(
+    tmp_path: Path, browser_page: Watched
+) -> None:
+    """1.625 is "1.625" (as `toolkit quality` prints it; the site once showed 1.63) and
+    0.0625, a tie at three decimals, "0.062" (toFixed gives 0.063)."""
+    import dataclasses
+
+    import polars as pl
+
+    from toolkit import load_universe
+    from toolkit.rubrics.simulation import DEFAULT_RUBRIC, score_universe
+
+    run = SAMPLE_RUNS / "universes" / "ashfall"
+    [card] = score_universe(load_universe(run), DEFAULT_RUBRIC, series=False)
+    planted = [1.625, 0.0625, 123.4567, 2.0, 2 / 3]
+    dims = card.dimensions.head(len(planted)).with_columns(value=pl.Series(planted))
+    card = dataclasses.replace(card, dimensions=dims)
+    write_site([SiteRun(id="run-0000", family="simulation", card=card)], tmp_path / "site")
+    w = browser_page
+    _open(w, tmp_path / "site", "#run/run-0000")
+    w.page.wait_for_selector("table.dims")
+    cells = w.page.eval_on_selector_all(
+        "table.dims tbody tr", "rs => rs.map(r => r.cells[1].textContent)"
+    )
+    assert cells == ["1.625", "0.062", "123.457", "2", "0.667"]
+    assert (w.failed, w.errors, w.outside) == ([], [], [])

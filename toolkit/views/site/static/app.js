@@ -97,6 +97,23 @@
     var a = Math.abs(v);
     return a >= 100 ? v.toFixed(1) : a >= 1 ? v.toFixed(2) : v.toFixed(3);
   }
+  /* A score as the text views print it (toolkit.scorecard.format_value): integers bare,
+     others to three decimals rounded as Python's format rounds the float's exact binary
+     value. toFixed does too, but for an exact tie (an odd multiple of 1/16: 0.0625) it
+     goes away from zero where Python goes to the even digit (0.062). */
+  function fmtValue(v) {
+    if (v === null || v === undefined) return "–";
+    if (typeof v !== "number") return String(v);
+    if (Number.isNaN(v)) return "nan";
+    if (!Number.isFinite(v)) return v > 0 ? "inf" : "-inf";
+    if (Number.isInteger(v)) return Math.abs(v) < 1e21 ? String(v) : BigInt(v).toString();
+    var text = v.toFixed(3), sixteenths = v * 16;  /* exact: a power of two */
+    if (!Number.isInteger(sixteenths) || sixteenths % 2 === 0) return text;
+    /* a tie: toFixed took the neighbour away from zero; an odd last digit steps back to
+       the even one (no borrow: the digit is 1 to 9) */
+    var last = Number(text.charAt(text.length - 1));
+    return last % 2 === 0 ? text : text.slice(0, -1) + String(last - 1);
+  }
   function bytes(n) {
     if (n === null || n === undefined) return "–";
     if (n < 1024) return n + " B";
@@ -552,7 +569,7 @@
       var href = dimHref(doc.id, d.key);
       return el("tr", null, [
         el("td", null, [el("a", { href: href, text: d.name })]),
-        el("td", { class: "n" }, [num(fmt(d.value), href, "the evidence behind " + d.name)]),
+        el("td", { class: "n" }, [num(fmtValue(d.value), href, "the evidence behind " + d.name)]),
         el("td", null, [badge(d.status, href)]),
         el("td", { "data-rule": "", text: d.green }),
         el("td", { "data-rule": "", text: d.red }),
@@ -627,7 +644,7 @@
     var nodes = [
       el("h1", { text: d.name + " · " + doc.title }),
       facts([
-        ["Value", num(fmt(d.value), href + "/evidence", "the evidence rows below")],
+        ["Value", num(fmtValue(d.value), href + "/evidence", "the evidence rows below")],
         ["Status", badge(d.status)],
         ["Green when", d.green, true],
         ["Red when", d.red, true],

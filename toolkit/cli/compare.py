@@ -41,6 +41,7 @@ from typing import Any
 
 from toolkit.cli import help_text
 from toolkit.cli._output import write_output
+from toolkit.cli._run_args import add_run_arguments
 from toolkit.cli._scale import add_scale_arguments, storage_options
 from toolkit.errors import InputError
 from toolkit.gate import REGRESSION_KIND, Check, kind_of
@@ -106,23 +107,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--mde", help="with --plan: the difference to find (e.g. 0.05, or 0.5sd)")
     p.add_argument("--power", type=float, default=0.8, help="with --plan: the power (0.8)")
     p.add_argument("--format", choices=FORMATS, default="table")
-    p.add_argument("--window", type=int, help="simulation: ticks scored per run")
-    p.add_argument(
-        "--cache",
-        nargs="?",
-        const=True,
-        default=False,
-        metavar="DIR",
-        help="simulation: keep loaded runs as Parquet (as toolkit quality --cache)",
-    )
-    p.add_argument("--ratings", metavar="FILE", help="discussion: engagement ratings")
-    p.add_argument("--propositions", metavar="DIR", help="persona: the proposition files")
+    add_run_arguments(p)
     p.add_argument(
         "--judge",
         metavar="SPEC",
         help="persona (and --estimate over discussion games): the judge (recorded:CASSETTE, ...)",
     )
-    p.add_argument("--personas", metavar="FILE", help="persona: names and persona specs")
     p.add_argument(
         "--rubric-a",
         metavar="FILE",

@@ -30,6 +30,7 @@ from typing import Any
 
 from toolkit.cli import help_text
 from toolkit.cli._output import write_output
+from toolkit.cli._run_args import add_run_arguments
 from toolkit.cli._scale import add_storage_option, storage_options
 from toolkit.errors import InputError
 
@@ -76,15 +77,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default="auto",
         help="auto (default), simulation, outcome, persona, discussion",
     )
-    p.add_argument("--window", type=int, help="simulation: ticks scored per run")
-    p.add_argument(
-        "--cache",
-        nargs="?",
-        const=True,
-        default=False,
-        metavar="DIR",
-        help="simulation: keep loaded runs as Parquet (as toolkit quality --cache)",
-    )
+    add_run_arguments(p)
     p.add_argument("--repo", metavar="DIR", help="outcome: the log's git repository")
     p.add_argument(
         "--transcripts",
@@ -94,15 +87,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=[],
         help="outcome: folders of Claude Code transcripts",
     )
-    p.add_argument("--propositions", metavar="DIR", help="persona: the proposition files")
-    p.add_argument("--ratings", metavar="FILE", help="discussion: engagement ratings")
     p.add_argument(
         "--engagement",
         choices=("humans", "judge"),
         default="humans",
         help="discussion: who decides engagement (as toolkit discussion --engagement)",
     )
-    p.add_argument("--personas", metavar="FILE", help="persona: names and persona specs")
     p.add_argument(
         "--dry-run",
         action="store_true",

@@ -1,6 +1,7 @@
 """A rater's save, checked before anything is stored: sent from this server's own page,
 with that page's CSRF token, as JSON of bounded size, holding a score on the session's
-scale, this instrument's answers and notes of bounded length."""
+scale, this instrument's answers and notes of bounded length; an organiser's form checked
+the same way. Every body is read by one bounded reader, :func:`read_body`."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from toolkit.rating_server.pages import Refused
 from toolkit.rating_server.server import RatingServer
 from toolkit.ratings.store.skips import MAX_SKIP_REASON_CHARS
 
-__all__ = ["MAX_BODY_BYTES", "MAX_NOTES_CHARS"]
+__all__ = ["MAX_BODY_BYTES", "MAX_NOTES_CHARS", "Left", "read_body"]
 
 #: A save's request body is refused above this size (413).
 MAX_BODY_BYTES = 64 * 1024
@@ -34,19 +35,24 @@ def _same_origin(request: Request) -> bool:
     return urlsplit(origin).netloc == host and origin != "null"
 
 
-async def read_json(request: Request, server: RatingServer, token: str) -> dict[str, Any]:
-    """The JSON object a rater's page sent: origin, CSRF token, type and size checked."""
-    if not _same_origin(request):
-        raise Refused(403, "cross-site request refused")
-    given = request.headers.get("x-csrf-token", "")
+def _check_csrf(given: str, server: RatingServer, token: str) -> None:
+    """403 unless ``given`` is the CSRF token of ``token``'s pages."""
     if not hmac.compare_digest(given.encode(), server.csrf(token).encode()):
         raise Refused(403, "missing or wrong CSRF token: reload the page")
-    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
-        raise Refused(415, "a save is JSON")
+
+
+def _content_type(request: Request) -> str:
+    return request.headers.get("content-type", "").split(";")[0].strip()
+
+
+async def read_body(request: Request) -> bytes:
+    """The body of a request, the one reader of every save, skip and organiser's form: at
+    most :data:`MAX_BODY_BYTES` whether or not a Content-Length is stated (413 above it,
+    or for a length that is no number); :class:`Left` when the client goes first."""
     length = request.headers.get("content-length")
     if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
         raise Refused(413, "the request is too large")
-    body = b""
+    body = bytearray()
     try:
         async for chunk in request.stream():
             body += chunk
@@ -54,6 +60,17 @@ async def read_json(request: Request, server: RatingServer, token: str) -> dict[
                 raise Refused(413, "the request is too large")
     except ClientDisconnect:
         raise Left() from None
+    return bytes(body)
+
+
+async def read_json(request: Request, server: RatingServer, token: str) -> dict[str, Any]:
+    """The JSON object a rater's page sent: origin, CSRF token, type and size checked."""
+    if not _same_origin(request):
+        raise Refused(403, "cross-site request refused")
+    _check_csrf(request.headers.get("x-csrf-token", ""), server, token)
+    if _content_type(request) != "application/json":
+        raise Refused(415, "a save is JSON")
+    body = await read_body(request)
     try:
         data = json.loads(body)
     except (ValueError, RecursionError) as exc:
@@ -121,28 +138,15 @@ async def read_organiser_form(request: Request, server: RatingServer, token: str
     first value."""
     if not _same_origin(request) and not _same_site_form(request):
         raise Refused(403, "cross-site request refused")
-    kind = request.headers.get("content-type", "").split(";")[0].strip()
-    if kind != "application/x-www-form-urlencoded":
+    if _content_type(request) != "application/x-www-form-urlencoded":
         raise Refused(415, "an organiser's action is a form")
-    length = request.headers.get("content-length")
-    if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
-        raise Refused(413, "the request is too large")
-    body = b""
-    try:
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > MAX_BODY_BYTES:
-                raise Refused(413, "the request is too large")
-    except ClientDisconnect:
-        raise Left() from None
+    body = await read_body(request)
     try:
         fields = parse_qs(body.decode("ascii"), keep_blank_values=True, strict_parsing=False,
                           errors="strict", max_num_fields=20)  # fmt: skip
     except (UnicodeDecodeError, ValueError):
         raise Refused(400, "the form is not valid UTF-8 text") from None
-    given = fields.get("csrf", [""])[0]
-    if not hmac.compare_digest(given.encode(), server.csrf(token).encode()):
-        raise Refused(403, "missing or wrong CSRF token: reload the page")
+    _check_csrf(fields.get("csrf", [""])[0], server, token)
     return {key: values[0] for key, values in fields.items()}
 
 

@@ -6,12 +6,14 @@ import importlib.util
 import json
 import logging
 import os
+import shutil
 import socket
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -423,3 +425,101 @@ def has_repeated_key(text: str) -> bool:
 
     json.loads(text, object_pairs_hook=hook)
     return found
+
+
+# ------------------------------------------------------------------ rating sessions and browsers
+
+
+@pytest.fixture
+def games(tmp_path: Path) -> Path:
+    """A fresh copy of the sample discussion game files in ``tmp_path/games`` (a rating
+    session writes beside its games, never into the samples)."""
+    folder = tmp_path / "games"
+    folder.mkdir()
+    for src in sorted((SAMPLE_RUNS / "discussions").glob("*.json")):
+        shutil.copy(src, folder / src.name)
+    return folder
+
+
+@pytest.fixture
+def rate_serves(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, tuple[str, int]]]:
+    """``toolkit rate`` without serving: each (app, address) it would serve is recorded
+    and its bound socket closed."""
+    # the rate command's module: only the tests that run it pay its import here
+    import toolkit.cli.rate as rate_cli
+
+    calls: list[tuple[Any, tuple[str, int]]] = []
+
+    def fake_serve(app: Any, sock: socket.socket) -> None:
+        calls.append((app, sock.getsockname()[:2]))
+        sock.close()
+
+    monkeypatch.setattr(rate_cli, "_serve", fake_serve)
+    return calls
+
+
+@pytest.fixture
+def serve_in_thread() -> Iterator[Callable[[Any], str]]:
+    """Serve an ASGI app with uvicorn on a thread of this process at 127.0.0.1 and a free
+    port: called with the app, it returns the base URL once the server listens; every
+    server it started stops when the test ends."""
+    # uvicorn and the rating server's config (starlette): only the served tests pay them
+    import uvicorn
+
+    from toolkit.rating_server.run import server_config
+
+    running: list[tuple[Any, threading.Thread, socket.socket]] = []
+
+    def serve(app: Any) -> str:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.bind(("127.0.0.1", 0))
+        server = uvicorn.Server(server_config(app))
+        thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+        thread.start()
+        running.append((server, thread, sock))
+        deadline = time.monotonic() + 30
+        while not server.started and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert server.started, "the server did not start within 30 s"
+        return f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+    try:
+        yield serve
+    finally:
+        for server, thread, sock in running:
+            server.should_exit = True
+            thread.join(timeout=15)
+            sock.close()
+
+
+def require_browser() -> None:
+    """Skip when Debian's Chromium or the playwright package is missing (fail in CI,
+    where ``.ci/run`` installs both)."""
+    reason = None
+    if not CHROMIUM.exists():
+        reason = f"{CHROMIUM} is not installed (.ci/run installs Debian's chromium)"
+    elif importlib.util.find_spec("playwright") is None:
+        reason = "the playwright package is not installed (make installs it from pyproject)"
+    if reason is None:
+        return
+    if os.environ.get("CI"):
+        pytest.fail(f"the browser test must run in CI: {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    """Debian's Chromium driven by Playwright, headless, with this network's flags
+    (:data:`CHROMIUM_ARGS`); skips as :func:`require_browser` says."""
+    require_browser()
+    # playwright (and its driver process): only the browser tests pay it
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        try:
+            yield chromium
+        finally:
+            chromium.close()

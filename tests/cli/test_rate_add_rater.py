@@ -4,33 +4,15 @@ what was saved stays; a name already in the session is one line, exit 2."""
 
 from __future__ import annotations
 
-import shutil
-import socket
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from toolkit.cli import main
-from toolkit.cli import rate as rate_cli
 from toolkit.ratings.store import RatingStore
 
-
-@pytest.fixture
-def games(tmp_path: Path, sample_runs: Path) -> Path:
-    folder = tmp_path / "games"
-    folder.mkdir()
-    for src in (sample_runs / "discussions").glob("*.json"):
-        shutil.copy(src, folder / src.name)
-    return folder
-
-
-@pytest.fixture(autouse=True)
-def no_serving(monkeypatch: pytest.MonkeyPatch) -> None:
-    def fake_serve(app: Any, sock: socket.socket) -> None:
-        sock.close()
-
-    monkeypatch.setattr(rate_cli, "_serve", fake_serve)
+#: toolkit rate serves nothing here: what it would serve is recorded (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("rate_serves")
 
 
 def test_add_rater_gives_a_link_and_a_queue_and_keeps_what_was_saved(

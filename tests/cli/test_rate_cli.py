@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 import socket
 import sqlite3
 from pathlib import Path
@@ -18,28 +17,6 @@ import toolkit.cli.rate as rate_cli
 from toolkit.cli import main
 from toolkit.rating_server.run import bind_socket
 from toolkit.ratings.store import RatingStore, is_rating_store
-
-
-@pytest.fixture
-def games(tmp_path: Path, sample_runs: Path) -> Path:
-    folder = tmp_path / "games"
-    folder.mkdir()
-    for src in (sample_runs / "discussions").glob("*.json"):
-        shutil.copy(src, folder / src.name)
-    return folder
-
-
-@pytest.fixture
-def served(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, tuple[str, int]]]:
-    """Replaces the server by a recorder of (app, address served)."""
-    calls: list[tuple[Any, tuple[str, int]]] = []
-
-    def fake_serve(app: Any, sock: socket.socket) -> None:
-        calls.append((app, sock.getsockname()[:2]))
-        sock.close()
-
-    monkeypatch.setattr(rate_cli, "_serve", fake_serve)
-    return calls
 
 
 def _links(out: str) -> dict[str, str]:
@@ -54,11 +31,11 @@ def _links(out: str) -> dict[str, str]:
 
 
 def test_rate_creates_a_session_prints_one_link_per_rater_and_serves_on_loopback(
-    games: Path, served: list[tuple[Any, tuple[str, int]]], capsys: pytest.CaptureFixture[str]
+    games: Path, rate_serves: list[tuple[Any, tuple[str, int]]], capsys: pytest.CaptureFixture[str]
 ) -> None:
     code = main(["rate", str(games), "--raters", "ana,ben,chidi", "--overlap", "2", "--seed", "5"])
     assert code == 0
-    (_app, (host, port)), *_ = served
+    (_app, (host, port)), *_ = rate_serves
     assert host == "127.0.0.1"
     out, err = capsys.readouterr()
     links = _links(out)
@@ -77,7 +54,7 @@ def test_rate_creates_a_session_prints_one_link_per_rater_and_serves_on_loopback
 
 
 def test_a_second_run_resumes_the_session_with_the_same_links(
-    games: Path, served: list[tuple[Any, tuple[str, int]]], capsys: pytest.CaptureFixture[str]
+    games: Path, rate_serves: list[tuple[Any, tuple[str, int]]], capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["rate", str(games), "--raters", "ana,ben", "--port", "0"]) == 0
     first = _links(capsys.readouterr().out)
@@ -91,7 +68,7 @@ def test_a_second_run_resumes_the_session_with_the_same_links(
 
 
 def test_a_game_gone_from_the_folder_is_warned_about_and_a_new_one_noted(
-    games: Path, served: list[tuple[Any, tuple[str, int]]], capsys: pytest.CaptureFixture[str]
+    games: Path, rate_serves: list[tuple[Any, tuple[str, int]]], capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["rate", str(games), "--raters", "ana,ben", "--port", "0"]) == 0
     capsys.readouterr()
@@ -111,7 +88,7 @@ def test_a_game_gone_from_the_folder_is_warned_about_and_a_new_one_noted(
 def test_restore_puts_a_backup_zip_back_into_a_new_store_before_serving(
     games: Path,
     tmp_path: Path,
-    served: list[tuple[Any, tuple[str, int]]],
+    rate_serves: list[tuple[Any, tuple[str, int]]],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     old = RatingStore(tmp_path / "old.db")
@@ -137,23 +114,23 @@ def test_restore_puts_a_backup_zip_back_into_a_new_store_before_serving(
     assert again in capsys.readouterr().err
     junk = tmp_path / "junk.zip"
     junk.write_bytes(b"not a zip")
-    served.clear()
+    rate_serves.clear()
     assert main([*args[:-4], "--port", "0", "--restore", str(junk)]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "not a readable zip backup" in err and served == []
+    assert err.count("\n") == 1 and "not a readable zip backup" in err and rate_serves == []
 
 
 def test_without_raters_and_without_a_session_is_one_line_exit_2(
-    games: Path, served: list[tuple[Any, tuple[str, int]]], capsys: pytest.CaptureFixture[str]
+    games: Path, rate_serves: list[tuple[Any, tuple[str, int]]], capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["rate", str(games), "--port", "0"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "name the raters (--raters ana,ben,chidi)" in err
-    assert served == []
+    assert rate_serves == []
 
 
 def test_resuming_with_other_raters_is_one_line_exit_2(
-    games: Path, served: list[tuple[Any, tuple[str, int]]], capsys: pytest.CaptureFixture[str]
+    games: Path, rate_serves: list[tuple[Any, tuple[str, int]]], capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["rate", str(games), "--raters", "ana,ben", "--port", "0"]) == 0
     capsys.readouterr()
@@ -171,7 +148,7 @@ def test_resuming_with_other_raters_is_one_line_exit_2(
 )
 def test_bad_raters_or_overlap_are_one_line_exit_2(
     games: Path,
-    served: list[tuple[Any, tuple[str, int]]],
+    rate_serves: list[tuple[Any, tuple[str, int]]],
     capsys: pytest.CaptureFixture[str],
     args: list[str],
     message: str,
@@ -179,24 +156,24 @@ def test_bad_raters_or_overlap_are_one_line_exit_2(
     assert main(["rate", str(games), "--port", "0", *args]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err and "Traceback" not in err
-    assert served == []
+    assert rate_serves == []
 
 
 def test_a_missing_folder_is_exit_2_with_one_line(
     tmp_path: Path,
-    served: list[tuple[Any, tuple[str, int]]],
+    rate_serves: list[tuple[Any, tuple[str, int]]],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     assert main(["rate", str(tmp_path / "nope"), "--raters", "ana"]) == 2
     err = capsys.readouterr().err.strip()
     assert err == f"toolkit rate: error: {tmp_path / 'nope'}: no such file or folder"
-    assert served == []
+    assert rate_serves == []
 
 
 def test_a_store_that_is_a_game_database_is_refused_before_a_byte_changes(
     games: Path,
     tmp_path: Path,
-    served: list[tuple[Any, tuple[str, int]]],
+    rate_serves: list[tuple[Any, tuple[str, int]]],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     db = tmp_path / "games.db"
@@ -211,13 +188,13 @@ def test_a_store_that_is_a_game_database_is_refused_before_a_byte_changes(
     assert err.count("\n") == 1
     assert "not a toolkit ratings store" in err
     assert "Traceback" not in err
-    assert served == []
+    assert rate_serves == []
     assert hashlib.sha256(db.read_bytes()).hexdigest() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["games", "games.db"]
 
 
 def test_the_named_store_is_used_and_the_default_one_is_not_created(
-    games: Path, tmp_path: Path, served: list[tuple[Any, tuple[str, int]]]
+    games: Path, tmp_path: Path, rate_serves: list[tuple[Any, tuple[str, int]]]
 ) -> None:
     store = tmp_path / "elsewhere" / "session.db"
     assert main(["rate", str(games), "--store", str(store), "--raters", "ana"]) == 0
@@ -237,16 +214,16 @@ def test_the_named_store_is_used_and_the_default_one_is_not_created(
     ],
 )
 def test_bad_numbers_and_addresses_are_refused_by_the_parser(
-    games: Path, args: list[str], served: list[tuple[Any, tuple[str, int]]]
+    games: Path, args: list[str], rate_serves: list[tuple[Any, tuple[str, int]]]
 ) -> None:
     with pytest.raises(SystemExit) as exc:
         main(["rate", str(games), "--raters", "ana", *args])
     assert exc.value.code == 2
-    assert served == []
+    assert rate_serves == []
 
 
 def test_a_public_url_is_used_for_the_links_and_another_host_is_warned_about(
-    games: Path, served: list[tuple[Any, tuple[str, int]]], capsys: pytest.CaptureFixture[str]
+    games: Path, rate_serves: list[tuple[Any, tuple[str, int]]], capsys: pytest.CaptureFixture[str]
 ) -> None:
     url = "https://rate.example.org/team"
     assert main(["rate", str(games), "--raters", "ana", "--public-url", url + "/"]) == 0
@@ -255,7 +232,7 @@ def test_a_public_url_is_used_for_the_links_and_another_host_is_warned_about(
     assert main(["rate", str(games), "--host", "0.0.0.0", "--port", "0"]) == 0
     err = capsys.readouterr().err
     assert "serving 0.0.0.0 over plain HTTP: put it behind a TLS" in err
-    assert served[-1][1][0] == "0.0.0.0"
+    assert rate_serves[-1][1][0] == "0.0.0.0"
 
 
 def _listening() -> socket.socket:
@@ -267,7 +244,7 @@ def _listening() -> socket.socket:
 
 def test_a_taken_port_given_explicitly_is_one_line_exit_2_before_any_session(
     games: Path,
-    served: list[tuple[Any, tuple[str, int]]],
+    rate_serves: list[tuple[Any, tuple[str, int]]],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     with _listening() as held:
@@ -277,13 +254,13 @@ def test_a_taken_port_given_explicitly_is_one_line_exit_2_before_any_session(
     assert err == f"toolkit rate: error: --port={port}: port {port} on 127.0.0.1 is in use: " + (
         "choose another\n"
     )
-    assert served == []
+    assert rate_serves == []
     assert RatingStore(games / "ratings.db").session() is None
 
 
 def test_without_port_the_address_printed_is_the_free_one_served(
     games: Path,
-    served: list[tuple[Any, tuple[str, int]]],
+    rate_serves: list[tuple[Any, tuple[str, int]]],
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -291,7 +268,7 @@ def test_without_port_the_address_printed_is_the_free_one_served(
         busy = held.getsockname()[1]
         monkeypatch.setattr(rate_cli, "DEFAULT_PORT", busy)
         assert main(["rate", str(games), "--raters", "ana"]) == 0
-    served_port = served[0][1][1]
+    served_port = rate_serves[0][1][1]
     assert served_port != busy
     assert f"serving on 127.0.0.1:{served_port}" in capsys.readouterr().err
 
@@ -357,7 +334,7 @@ def test_the_discussion_command_reads_ratings_and_labels_from_a_store(
 
 
 def test_a_refused_rate_leaves_no_store_behind(
-    games: Path, tmp_path: Path, served: list[tuple[Any, tuple[str, int]]],
+    games: Path, tmp_path: Path, rate_serves: list[tuple[Any, tuple[str, int]]],
     capsys: pytest.CaptureFixture[str],
 ) -> None:  # fmt: skip
     assert main(["rate", str(games), "--port", "0"]) == 2
@@ -381,7 +358,7 @@ def test_a_refused_rate_leaves_no_store_behind(
 
 
 def test_another_sessions_backup_is_refused_unless_imported_as_its_data(
-    games: Path, tmp_path: Path, served: list[tuple[Any, tuple[str, int]]],
+    games: Path, tmp_path: Path, rate_serves: list[tuple[Any, tuple[str, int]]],
     capsys: pytest.CaptureFixture[str],
 ) -> None:  # fmt: skip
     other = RatingStore(tmp_path / "other.db")

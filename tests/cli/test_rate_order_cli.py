@@ -3,34 +3,16 @@ probability of being drawn, recorded in the store when the session is created.""
 
 from __future__ import annotations
 
-import shutil
-import socket
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-import toolkit.cli.rate as rate_cli
 from toolkit.cli import main
 from toolkit.load.discussion import load_discussion
 from toolkit.ratings.store import RatingStore
 
-
-@pytest.fixture
-def games(tmp_path: Path, sample_runs: Path) -> Path:
-    folder = tmp_path / "games"
-    folder.mkdir()
-    for src in (sample_runs / "discussions").glob("*.json"):
-        shutil.copy(src, folder / src.name)
-    return folder
-
-
-@pytest.fixture(autouse=True)
-def served(monkeypatch: pytest.MonkeyPatch) -> None:
-    def fake_serve(app: Any, sock: socket.socket) -> None:
-        sock.close()
-
-    monkeypatch.setattr(rate_cli, "_serve", fake_serve)
+#: toolkit rate serves nothing here: what it would serve is recorded (tests/conftest.py)
+pytestmark = pytest.mark.usefixtures("rate_serves")
 
 
 def _judge_file(games: Path, errors: list[float]) -> tuple[Path, list[str]]:

@@ -8,22 +8,17 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import socket
-import threading
-import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
-from test_rater_page import _ready, _require_browser
+from conftest import require_browser
+from test_rater_page import _ready
 
 from toolkit.load.discussion import load_discussion
 from toolkit.rating_server import RatingServer, create_app
-from toolkit.rating_server.run import server_config
 from toolkit.ratings.store import RatingStore, Session
 from toolkit.rubrics.discussion import DEFAULT_ENGAGEMENT_SCALE
 
@@ -38,47 +33,14 @@ class Served:
 
 
 @pytest.fixture
-def served(tmp_path: Path, sample_runs: Path) -> Iterator[Served]:
-    _require_browser()
-    games = tmp_path / "games"
-    games.mkdir()
-    for src in (sample_runs / "discussions").glob("*.json"):
-        shutil.copy(src, games / src.name)
+def served(games: Path, tmp_path: Path, serve_in_thread: Callable[[Any], str]) -> Served:
+    """A two-rater session of the sample games, served in this process."""
+    require_browser()
     discussion = load_discussion(games)
     store = RatingStore(tmp_path / "ratings.db")
     session, _ = store.open_session(discussion.game_ids, ["ana", "ben"], 2, seed=4)
     app = create_app(RatingServer.build(store, session, discussion, DEFAULT_ENGAGEMENT_SCALE))
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(server_config(app))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert server.started
-    try:
-        yield Served(f"http://127.0.0.1:{port}", store, session)
-    finally:
-        server.should_exit = True
-        thread.join(timeout=15)
-        sock.close()
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    from conftest import CHROMIUM, CHROMIUM_ARGS
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
-        )
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    return Served(serve_in_thread(app), store, session)
 
 
 def _page(browser: Any, problems: list[str]) -> Any:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CHROMIUM, CHROMIUM_ARGS
+from conftest import require_browser
 
 from toolkit.judge import build_prompt
 from toolkit.ratings.store import RatingStore
@@ -31,22 +31,6 @@ SERVER_START_S = 60
 STEP_MS = 15_000
 RATERS = ("ana", "ben", "chloe")
 CHATS = ("radio-week1.jsonl", "radio-week2.jsonl")
-
-
-def _require_browser() -> None:
-    reason = None
-    if not CHROMIUM.exists():
-        reason = f"{CHROMIUM} is not installed (.ci/run installs Debian's chromium)"
-    else:
-        try:
-            import playwright.sync_api  # noqa: F401
-        except ImportError:
-            reason = "the playwright package is not installed (make installs it from pyproject)"
-    if reason is None:
-        return
-    if os.environ.get("CI"):
-        pytest.fail(f"the browser test must run in CI: {reason}")
-    pytest.skip(reason)
 
 
 @dataclass
@@ -110,7 +94,7 @@ class Server:
 
 @pytest.fixture
 def server(tmp_path: Path, sample_runs: Path) -> Iterator[Server]:
-    _require_browser()
+    require_browser()
     folder = tmp_path / "chats"
     folder.mkdir()
     for name in CHATS:
@@ -126,21 +110,6 @@ def server(tmp_path: Path, sample_runs: Path) -> Iterator[Server]:
         yield running
     finally:
         running.stop()
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    _require_browser()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
-        )
-        try:
-            yield chromium
-        finally:
-            chromium.close()
 
 
 def _page(browser: Any, problems: list[str]) -> Any:

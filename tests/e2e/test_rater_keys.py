@@ -6,22 +6,17 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import socket
-import threading
-import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
-from test_rater_page import _page, _ready, _require_browser, _saved
+from conftest import require_browser
+from test_rater_page import _page, _ready, _saved
 
 from toolkit.load.discussion import load_discussion
 from toolkit.rating_server import RatingServer, create_app
-from toolkit.rating_server.run import server_config
 from toolkit.ratings.store import RatingStore, Session
 from toolkit.rubrics.discussion import DEFAULT_ENGAGEMENT_SCALE, EngagementScale
 
@@ -34,12 +29,10 @@ class Served:
 
 
 @pytest.fixture
-def served(tmp_path: Path, sample_runs: Path) -> Iterator[Served]:
-    _require_browser()
-    games = tmp_path / "games"
-    games.mkdir()
-    for src in (sample_runs / "discussions").glob("*.json"):
-        shutil.copy(src, games / src.name)
+def served(games: Path, tmp_path: Path, serve_in_thread: Callable[[Any], str]) -> Served:
+    """ana's session of the sample games under an instrument with two required questions,
+    served in this process."""
+    require_browser()
     data = DEFAULT_ENGAGEMENT_SCALE.model_dump()
     data["version"] = "test-required"
     data["questions"][0]["required"] = True
@@ -48,38 +41,8 @@ def served(tmp_path: Path, sample_runs: Path) -> Iterator[Served]:
     discussion = load_discussion(games)
     store = RatingStore(tmp_path / "ratings.db")
     session, _ = store.open_session(discussion.game_ids, ["ana"], 1, seed=2)
-    app = create_app(RatingServer.build(store, session, discussion, scale))
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(server_config(app))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert server.started
-    try:
-        yield Served(f"http://127.0.0.1:{port}/r/{session.raters['ana']}", store, session)
-    finally:
-        server.should_exit = True
-        thread.join(timeout=15)
-        sock.close()
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    from conftest import CHROMIUM, CHROMIUM_ARGS
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
-        )
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    base = serve_in_thread(create_app(RatingServer.build(store, session, discussion, scale)))
+    return Served(f"{base}/r/{session.raters['ana']}", store, session)
 
 
 def test_j_and_k_move_after_saving_the_draft_and_keys_sleep_while_typing(

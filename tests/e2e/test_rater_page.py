@@ -20,32 +20,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CHROMIUM, CHROMIUM_ARGS
+from conftest import require_browser
 
 from toolkit.ratings.store import RatingStore
 
 SERVER_START_S = 60
 STEP_MS = 15_000
 RATERS = "ana,ben,chidi"
-
-
-def _unavailable() -> str | None:
-    if not CHROMIUM.exists():
-        return f"{CHROMIUM} is not installed (.ci/run installs Debian's chromium)"
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "the playwright package is not installed (make installs it from pyproject)"
-    return None
-
-
-def _require_browser() -> None:
-    reason = _unavailable()
-    if reason is None:
-        return
-    if os.environ.get("CI"):
-        pytest.fail(f"the browser test must run in CI: {reason}")
-    pytest.skip(reason)
 
 
 def _free_port() -> int:
@@ -136,7 +117,7 @@ class Server:
 
 @pytest.fixture
 def server(tmp_path: Path, sample_runs: Path) -> Iterator[Server]:
-    _require_browser()
+    require_browser()
     games = tmp_path / "games"
     games.mkdir()
     for src in sorted((sample_runs / "discussions").glob("*.json")):
@@ -147,21 +128,6 @@ def server(tmp_path: Path, sample_runs: Path) -> Iterator[Server]:
         yield running
     finally:
         running.stop()
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    _require_browser()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
-        )
-        try:
-            yield chromium
-        finally:
-            chromium.close()
 
 
 def _page(browser: Any, problems: list[str]) -> Any:

@@ -5,7 +5,6 @@ exists; the index works from the keyboard; hostile text is shown as text."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,7 +12,7 @@ from urllib.parse import quote
 
 import pytest
 from calibration_fixture import HOSTILE
-from conftest import CHROMIUM, CHROMIUM_ARGS, COMPARE_RESULT, SAMPLE_RUNS
+from conftest import CHROMIUM, CHROMIUM_ARGS, COMPARE_RESULT, SAMPLE_RUNS, require_browser
 
 from toolkit.fleet.view import calibration_links, collect
 from toolkit.views.site import EvidenceRow, SiteItem, SiteRun, write_site
@@ -21,22 +20,6 @@ from toolkit.views.site import EvidenceRow, SiteItem, SiteRun, write_site
 STEP_MS = 15_000
 #: The most pages the crawl visits (the samples' site has 130 runs, most with 8 dimensions).
 CRAWL_LIMIT = 500
-
-
-def _require_browser() -> None:
-    reason = None
-    if not CHROMIUM.exists():
-        reason = f"{CHROMIUM} is not installed (.ci/run installs Debian's chromium)"
-    else:
-        try:
-            import playwright.sync_api  # noqa: F401
-        except ImportError:
-            reason = "the playwright package is not installed (make installs it from pyproject)"
-    if reason is None:
-        return
-    if os.environ.get("CI"):
-        pytest.fail(f"the browser test must run in CI: {reason}")
-    pytest.skip(reason)
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +60,7 @@ class Watched:
 
 @pytest.fixture
 def browser_page() -> Iterator[Watched]:
-    _require_browser()
+    require_browser()
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:

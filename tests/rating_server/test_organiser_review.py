@@ -10,7 +10,6 @@ import csv
 import io
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -27,11 +26,7 @@ FORM = {"Content-Type": "application/x-www-form-urlencoded", "Origin": BASE}
 
 
 @pytest.fixture
-def served(tmp_path: Path, sample_runs: Path) -> tuple[TestClient, Session, RatingStore]:
-    games = tmp_path / "games"
-    games.mkdir()
-    for src in (sample_runs / "discussions").glob("*.json"):
-        shutil.copy(src, games / src.name)
+def served(tmp_path: Path, games: Path) -> tuple[TestClient, Session, RatingStore]:
     discussion = load_discussion(games)
     store = RatingStore(tmp_path / "ratings.db")
     session, _ = store.open_session(discussion.game_ids, ["ana", "ben", "chidi"], 2, seed=11)

@@ -14,7 +14,10 @@ value and counts the verdicts that flip against the rubric's (--rubric, default 
 as a table and, with --chart FILE.html, a chart. For outcome iteration logs the sweep
 moves a band's cut-off (``bands.good=0.6:0.8:0.05``) or a signal's weight
 (``signals.verifier=0.1:0.3:0.05``, the others taken in proportion) and counts band
-changes against --rubric (default 2.1.0).
+changes against --rubric (default 2.1.0). For discussion games it moves one metric's pass
+threshold (``metrics.engagement=2.5:4:0.5``, with --ratings and at most one --judge, who
+answers once) and counts the games whose verdict flips against --rubric (default: the
+current discussion rubric).
 
 Persona sessions: ``--judge A --judge B`` with --propositions (see docs/rescore.md);
 --dry-run says how many judge calls a judge change would cost.
@@ -64,7 +67,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--sweep",
         metavar="DIMENSION.threshold=a:b:step",
         help="count verdict (outcome: band) flips at each value of one threshold, band "
-        "cut-off (bands.BAND) or weight (signals.SIGNAL)",
+        "cut-off (bands.BAND), weight (signals.SIGNAL) or discussion metric threshold "
+        "(metrics.METRIC)",
     )
     p.add_argument("--chart", metavar="FILE.html", help="with --sweep: write the chart")
     p.add_argument(
@@ -184,29 +188,41 @@ def _sweep(args: argparse.Namespace, width: int | None) -> int:
     """``--sweep SPEC``: flips at each value of one threshold."""
     # the fleet, the rubric and the views (polars): as in run.
     from toolkit.fleet.rescore import sweep, sweep_outcome
+    from toolkit.fleet.rescore_discussion import sweep_discussion
     from toolkit.io.atomic import check_target
     from toolkit.io.source import disk_path
     from toolkit.views import rescore as views
 
-    if len(args.rubric) > 1 or args.judge:
+    family = _family(args)
+    judges = 1 if family == "discussion" else 0  # a discussion judge answers once
+    if len(args.rubric) > 1 or len(args.judge) > judges:
         raise InputError(
             None,
-            "--sweep takes one base rubric (--rubric A) and no --judge",
+            "--sweep takes one base rubric (--rubric A) and no --judge (discussion "
+            "games: at most one)",
             field="--sweep",
             value=args.sweep,
         )
-    family = _family(args)
-    if family not in ("simulation", "outcome"):
+    if family not in ("simulation", "outcome", "discussion"):
         raise InputError(
             None,
-            "--sweep sweeps simulation fleets and outcome iteration logs",
+            "--sweep sweeps simulation fleets, outcome iteration logs and discussion games",
             field="--family",
             value=family,
         )
     chart_path = disk_path(args.chart) if args.chart else None
     if chart_path is not None:
         check_target(chart_path, "--chart")
-    if family == "outcome":
+    if family == "discussion":
+        result = sweep_discussion(
+            args.path,
+            args.sweep,
+            rubric=args.rubric[0] if args.rubric else None,
+            judge=args.judge[0] if args.judge else None,
+            ratings=args.ratings,
+            engagement=args.engagement,
+        )
+    elif family == "outcome":
         result = sweep_outcome(
             args.path,
             args.sweep,

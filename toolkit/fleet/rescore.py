@@ -28,7 +28,7 @@ from toolkit.fleet.find import (
     fleet_log_names,
     fleet_runs,
 )
-from toolkit.fleet.rescore_discussion import rescore_discussion
+from toolkit.fleet.rescore_discussion import rescore_discussion, sweep_discussion
 from toolkit.io.edge import parse_yaml_text
 from toolkit.io.source import open_source
 from toolkit.load.iterlog import IterationLog, load_iteration_log
@@ -275,13 +275,19 @@ def sweep(
     once per value, and count the verdicts that flip against ``rubric``'s.
 
     For an outcome iteration log (or a folder of them) the spec is
-    ``bands.BAND=a:b:step`` or ``signals.SIGNAL=a:b:step`` (:func:`sweep_outcome`).
+    ``bands.BAND=a:b:step`` or ``signals.SIGNAL=a:b:step`` (:func:`sweep_outcome`); for
+    discussion games ``metrics.METRIC=a:b:step``
+    (:func:`toolkit.fleet.rescore_discussion.sweep_discussion`).
 
     Raises:
         InputError: a malformed spec (one line naming ``--sweep``), or bad runs.
     """
-    if not isinstance(source, Universe) and (detect_family(source, storage_options) == "outcome"):
-        return sweep_outcome(source, spec, rubric=rubric, storage_options=storage_options)
+    if not isinstance(source, Universe):
+        family = detect_family(source, storage_options)
+        if family == "outcome":
+            return sweep_outcome(source, spec, rubric=rubric, storage_options=storage_options)
+        if family == "discussion":  # no ratings or judge here: sweep_discussion takes them
+            return sweep_discussion(source, spec, rubric=rubric)  # type: ignore[arg-type]
     base = simulation_rubric(rubric)
     parsed = parse_sweep(spec, base)
     universe = (

@@ -1,7 +1,8 @@
 """Re-scoring LLM Mafia discussion games: the same games scored under two discussion
 rubrics (loaded once; with a judge, its answers under A reused for B, so a rubric-only
 change makes no judge call), or with two judges; and a dry run that counts the judge
-calls B would make (:mod:`toolkit.fleet.rescore` for the other families).
+calls B would make (:mod:`toolkit.fleet.rescore` for the other families); and a sweep of
+one metric's pass threshold (:func:`sweep_discussion`).
 
 A rubric is named as ``toolkit discussion --rubric`` names it (a YAML file), or by a
 published version: the names of :data:`toolkit.rubrics.discussion.spec.PUBLISHED` (the
@@ -35,8 +36,18 @@ from toolkit.rubrics.discussion import (
     load_discussion_spec,
     score_discussion,
 )
+from toolkit.rubrics.discussion.schemas import FAIL, PASS, PENDING_RATING
 from toolkit.rubrics.discussion.spec import PUBLISHED
-from toolkit.rubrics.rescore import RescoreResult, Scored, rescore_diff
+from toolkit.rubrics.rescore import (
+    RescoreResult,
+    Scored,
+    SweepResult,
+    parse_discussion_sweep,
+    rescore_diff,
+    sweep_row,
+    sweep_table,
+    swept_discussion_rubric,
+)
 
 DiscussionRubricArg = str | Path | Mapping[str, Any] | DiscussionSpec | None
 JudgeArg = str | Judge | None
@@ -239,4 +250,73 @@ def dry_run_discussion(
     name = judge if isinstance(judge, str) else getattr(judge, "name", "the judge")
     return DiscussionDryRun(
         str(name), calls, len(asked - known), len(games.game_ids), len(asked & known)
+    )
+
+
+#: A game's verdicts, in the order a sweep table shows them.
+DISCUSSION_VERDICTS = (PASS, PENDING_RATING, FAIL)
+
+
+def _verdicts(report: DiscussionReport, metric: str) -> pl.DataFrame:
+    """subject, verdict and ``metric``'s status of each game."""
+    rows = []
+    for card in report.scorecards:
+        status = card.dimensions.filter(pl.col("dimension") == metric)["status"].to_list()
+        rows.append({"subject": card.subject, "verdict": card.verdict,
+                     "status": status[0] if status else None})  # fmt: skip
+    schema = {"subject": pl.String, "verdict": pl.String, "status": pl.String}
+    return pl.DataFrame(rows, schema=schema)
+
+
+def sweep_discussion(
+    source: str | Path | Sequence[str | Path] | Discussion,
+    spec: str,
+    *,
+    rubric: DiscussionRubricArg = None,
+    judge: JudgeArg = None,
+    ratings: str | Path | RatingSource | pl.DataFrame | None = None,
+    engagement: Engagement = "humans",
+) -> SweepResult:
+    """``metrics.METRIC=a:b:step`` over discussion games: load them (and the ratings)
+    once, score them under ``rubric`` (default: the current discussion rubric) and once
+    per value of that metric's pass threshold, and count the games whose verdict, and
+    whose status of that metric, differ from ``rubric``'s. With ``judge`` the judge
+    answers once: a threshold changes nothing it is asked.
+
+    Raises:
+        InputError: a malformed spec (one line naming ``--sweep``), bad games, or
+            ``engagement="judge"`` without a judge.
+    """
+    if engagement == "judge" and judge is None:
+        raise InputError(None, "needs --judge (whose engagement would stand in?)",
+                         field="--engagement", value="judge")  # fmt: skip
+    base = discussion_rubric(rubric)
+    parsed = parse_discussion_sweep(spec, base)
+    games, rated = _games(source), _ratings(ratings)
+    memo = AnswerMemo(_judge(judge)) if judge is not None else None
+
+    def scored(r: DiscussionSpec) -> pl.DataFrame:
+        judged = judge_discussion(games, memo, spec=r, progress=False) if memo else None
+        report = score_discussion(games, ratings=rated, spec=r, judged=judged,
+                                  engagement=engagement)  # fmt: skip
+        return _verdicts(report, parsed.threshold)
+
+    base_frame = scored(base)
+    verdicts = DISCUSSION_VERDICTS + tuple(
+        v for v in base_frame["verdict"].unique(maintain_order=True) if v not in DISCUSSION_VERDICTS
+    )
+    rows = []
+    for value in parsed.values:
+        swept = swept_discussion_rubric(base, parsed, value)
+        frame = swept if isinstance(swept, str) else scored(swept)
+        rows.append(sweep_row(value, base_frame, frame, parsed.threshold, verdicts))
+    where = "loaded games" if isinstance(source, Discussion) else str(source)
+    return SweepResult(
+        parsed,
+        f"{base.rubric} {base.version}",
+        base.threshold(parsed.threshold),
+        sweep_table(rows, verdicts),
+        verdicts,
+        where,
+        family="discussion",
     )

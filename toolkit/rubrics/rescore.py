@@ -32,6 +32,7 @@ import polars as pl
 from pydantic import BaseModel, ValidationError
 
 from toolkit.errors import InputError
+from toolkit.rubrics.discussion.spec import DiscussionSpec
 from toolkit.rubrics.outcome.spec import OutcomeRubric
 from toolkit.rubrics.simulation.spec import SimulationRubric
 from toolkit.summary import Shows, Summary, plural
@@ -549,6 +550,43 @@ def swept_outcome_rubric(base: OutcomeRubric, spec: SweepSpec, value: float) -> 
     data["version"] = f"{base.version}+sweep"
     try:
         return OutcomeRubric.model_validate(data)
+    except ValidationError as exc:
+        return str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
+
+
+def parse_discussion_sweep(text: str, rubric: DiscussionSpec) -> SweepSpec:
+    """Parse a discussion sweep: ``metrics.METRIC=a:b:step``, the pass threshold of one
+    metric of ``rubric`` (a score at or above it passes), named as the rubric YAML
+    names it.
+
+    Raises:
+        InputError: one line naming ``--sweep`` and the value.
+    """
+    match = _SWEEP.match(text.strip())
+    if match is None:
+        raise _bad(text, "must be metrics.METRIC=a:b:step (e.g. metrics.engagement=2.5:4:0.5)")
+    part, name = match.group(1), match.group(2)
+    a, b, step = (_number(match.group(i), p, text) for i, p in ((3, "a"), (4, "b"), (5, "step")))
+    if part != "metrics":
+        raise _bad(
+            text, f"a discussion sweep moves metrics.METRIC (a pass threshold), not {part!r}"
+        )
+    if name not in rubric.metrics:
+        known = ", ".join(rubric.metrics)
+        raise _bad(text, f"no metric {name!r} in discussion {rubric.version} (one of {known})")
+    return SweepSpec("metrics", name, _sweep_values(text, a, b, step), text)
+
+
+def swept_discussion_rubric(
+    base: DiscussionSpec, spec: SweepSpec, value: float
+) -> DiscussionSpec | str:
+    """``base`` with metric ``spec.threshold``'s pass threshold set to ``value`` (its
+    version marked ``+sweep``), or why that makes no valid rubric."""
+    data = base.model_dump(mode="json")
+    data["metrics"][spec.threshold]["threshold"] = value
+    data["version"] = f"{base.version}+sweep"
+    try:
+        return DiscussionSpec.model_validate(data)
     except ValidationError as exc:
         return str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
 

@@ -270,10 +270,22 @@ def _outcome(result: SweepResult) -> bool:
     return getattr(result, "family", "simulation") == "outcome"
 
 
+def _swept_part(result: SweepResult) -> str:
+    """The part whose statuses a sweep counts: a simulation dimension, a discussion
+    metric (its spec names ``metrics`` first, the metric second)."""
+    return result.spec.threshold if _units(result) == "games" else result.spec.dimension
+
+
+def _units(result: SweepResult) -> str:
+    """What a sweep counts: iterations, games or runs."""
+    family = getattr(result, "family", "simulation")
+    return {"outcome": "iterations", "discussion": "games"}.get(family, "runs")
+
+
 def _sweep_rows(result: SweepResult) -> list[list[str]]:
-    short = {"INSUFFICIENT DATA": "INSUFF."}
+    short = {"INSUFFICIENT DATA": "INSUFF.", "PENDING_RATING": "PENDING"}
     status = [] if _outcome(result) else ["status flips"]
-    runs = "iterations" if _outcome(result) else "runs"
+    runs = _units(result)
     rows = [["value", runs, "flips", *status, *(short.get(v, v) for v in result.verdicts)]]
     for r in result.table.iter_rows(named=True):
         mark = " *" if abs(r["value"] - result.base_value) < 1e-9 else ""
@@ -340,7 +352,7 @@ def sweep_chart(result: SweepResult) -> alt.LayerChart | alt.FacetChart:
             pl.col("what").replace(
                 {
                     "flips": "band flips" if _outcome(result) else "verdict flips",
-                    "status_flips": f"{result.spec.dimension} flips",
+                    "status_flips": f"{_swept_part(result)} flips",
                 }
             )
         )
@@ -350,7 +362,9 @@ def sweep_chart(result: SweepResult) -> alt.LayerChart | alt.FacetChart:
         .mark_line(point=True)
         .encode(
             x=alt.X("value:Q", title=result.spec.name),
-            y=alt.Y("count:Q", title="iterations" if _outcome(result) else "runs that flip"),
+            y=alt.Y(
+                "count:Q", title="iterations" if _outcome(result) else f"{_units(result)} that flip"
+            ),
             color=alt.Color("what:N", title=None),
             tooltip=["value:Q", "what:N", alt.Tooltip("count:Q", title="runs")],
         )

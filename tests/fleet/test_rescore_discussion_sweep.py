@@ -89,3 +89,31 @@ def test_tk_sweep_sends_discussion_games_to_the_discussion_sweep() -> None:
     # passing at 0.6: PASS, PASS, FAIL; at 0.4 all three pass, at 0.9 none does
     assert result.family == "discussion"
     assert result.table.select("value", "status_flips").rows() == [(0.4, 1), (0.9, 2)]
+
+
+def test_a_judged_sweep_asks_the_judge_once_and_two_judges_are_refused(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolkit.fleet import rescore_discussion
+
+    cassette = f"recorded:{GAMES / 'judge' / 'cassette.json'}"
+    memos: list[rescore_discussion.AnswerMemo] = []
+
+    class Kept(rescore_discussion.AnswerMemo):
+        def __init__(self, inner: object) -> None:
+            super().__init__(inner)  # type: ignore[arg-type]
+            memos.append(self)
+
+    monkeypatch.setattr(rescore_discussion, "AnswerMemo", Kept)
+    result = sweep_discussion(GAMES, "metrics.strategic_depth=0.5:0.7:0.1", judge=cassette,
+                              ratings=RATINGS)  # fmt: skip
+    assert result.table.height == 3 and result.table["valid"].all()
+    # the base scoring alone (one value: the rubric's own) makes as many judge calls as
+    # the base and three swept values: those reuse its answers
+    base_only = sweep_discussion(GAMES, "metrics.strategic_depth=0.6:0.6:0.1", judge=cassette,
+                                 ratings=RATINGS)  # fmt: skip
+    assert base_only.table.height == 1
+    assert len(memos) == 2 and memos[0].calls == memos[1].calls > 0
+    code = main(["rescore", str(GAMES), "--sweep", "metrics.coherence=0.5:0.7:0.1",
+                 "--judge", cassette, "--judge", cassette])  # fmt: skip
+    assert code == 2 and "at most one" in capsys.readouterr().err

@@ -281,6 +281,12 @@ def screened_frame(rows: Sequence[tuple[Any, ...]]) -> pl.DataFrame:
     return _nested(flat)
 
 
+def columns_frame(columns: Sequence[list[Any]]) -> pl.DataFrame:
+    """The columns of :data:`_FLAT` (one list a column, as the C accelerator
+    ``toolkit.load._tickscan.scan`` gives them) as a frame of :data:`RAW_TICK_SCHEMA`."""
+    return _nested(pl.DataFrame(dict(zip(_FLAT, columns, strict=True)), schema=_FLAT))
+
+
 def _nested(flat: pl.DataFrame) -> pl.DataFrame:
     """The flat columns of :data:`_FLAT` nested as :data:`RAW_TICK_SCHEMA`. The change
     lists (``_list``, ``_claimed``) are JSON text to decode, or already lists of text."""

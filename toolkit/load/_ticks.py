@@ -30,9 +30,10 @@ import gc
 import io
 import json
 import math
+import os
 import re
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import repeat
 from pathlib import Path
 from typing import Any
@@ -50,11 +51,19 @@ from toolkit.load._tick_screen import (
     FAST_DECODE,
     RAW_TICK_SCHEMA,
     STAGES,
+    columns_frame,
     plain_row,
     projected,
     screen_tick,
     screened_frame,
 )
+
+_Scan = Callable[[Sequence[bytes]], tuple[list[int], list[list[Any]]]]
+_accel_scan: _Scan | None
+try:  # the optional C accelerator (setup.py builds it where a C compiler is found)
+    from toolkit.load._tickscan import scan as _accel_scan
+except ImportError:  # a machine without a compiler: the pure path
+    _accel_scan = None
 
 CONTINUATION_TEXT = "[long_running_continuation]"
 CONTINUATION_MECHANIC = "continue_long_action"
@@ -112,6 +121,14 @@ BULK_READ = True
 #: before the file-at-a-time screen (:func:`screen_tick`) takes the rest. Off, every file is
 #: screened on its own: the reference the batch path must agree with (tests only).
 BATCH_PATH = True
+
+
+#: Whether the batch path first hands each chunk to the C accelerator
+#: (``toolkit/load/_tickscan.c``), which takes the files it can vouch for and leaves every
+#: other file to the pure-Python path below, unchanged. On when the extension was built;
+#: ``TOOLKIT_ACCEL=0`` in the environment turns it off (the pure path is the reference the
+#: differential tests hold it to).
+ACCEL = _accel_scan is not None and os.environ.get("TOOLKIT_ACCEL", "1") != "0"
 
 
 def tick_number(value: str | int | None) -> int | None:
@@ -240,6 +257,32 @@ BATCH_FILES = 400
 
 def _fast(blobs: Sequence[bytes]) -> tuple[pl.DataFrame | None, list[int], list[int]]:
     """The batch path over a chunk: the frame of the files it takes (with their indexes
+    in the chunk, ascending) and the indexes of the files left to the file-at-a-time path.
+
+    With the accelerator (:data:`ACCEL`), one C call screens the whole chunk and gives the
+    flat columns of the files it takes (:func:`columns_frame` nests them); the files it
+    does not take go through :func:`_pure_fast`, the pure-Python batch path."""
+    if not ACCEL or _accel_scan is None or not blobs:
+        return _pure_fast(blobs)
+    kept, columns = _accel_scan(blobs)
+    if not kept:
+        return _pure_fast(blobs)
+    frame = columns_frame(columns)
+    if len(kept) == len(blobs):
+        return frame, kept, []
+    taken_set = set(kept)
+    rest = [i for i in range(len(blobs)) if i not in taken_set]
+    more, more_taken, left = _pure_fast([blobs[i] for i in rest])
+    if more is None:
+        return frame, kept, [rest[i] for i in left]
+    taken = kept + [rest[i] for i in more_taken]
+    order = sorted(range(len(taken)), key=taken.__getitem__)
+    whole = pl.concat([frame, more])[order]
+    return whole, [taken[i] for i in order], [rest[i] for i in left]
+
+
+def _pure_fast(blobs: Sequence[bytes]) -> tuple[pl.DataFrame | None, list[int], list[int]]:
+    """The pure-Python batch path over a chunk: the frame of the files it takes (with their indexes
     in the chunk) and the indexes of the files left to the file-at-a-time path.
 
     Each batch of files is decoded by one typed msgspec decoder mapped over them

@@ -151,6 +151,8 @@ def validate_tick(path: Path, data: Any) -> dict[str, Any]:
         raise InputError(path, "a tick summary must be a JSON object", field="(top level)")
     version = data.get("schema_version", 1)
     model: type[TickV1] | type[TickV2]
+    if isinstance(version, bool):  # ``true == 1`` in Python, but true is no version
+        raise InputError(path, "unknown tick schema version", field="schema_version", value=version)
     if version == 1:
         model = TickV1
     elif version == 2:

@@ -39,7 +39,7 @@ from test_projected_read import _assert_alike
 from test_run_at_a_time import _GOOD, CAREFUL, RECORDS
 
 from toolkit.load import _ticks
-from toolkit.load._tick_screen import columns_frame
+from toolkit.load._tick_screen import arrow_frame
 from toolkit.load.universe import Universe, load_universes
 
 SCAN = _ticks._accel_scan
@@ -64,14 +64,14 @@ def _raw_alike(blobs: list[bytes]) -> list[int]:
     """The C call's rows against the pure batch path's over the same files: every file it
     accepts is taken by the pure path, with the same row. Returns the accepted indexes."""
     assert SCAN is not None
-    kept, columns = SCAN(blobs)
+    kept, schema, array = SCAN(blobs)
     with _ticks.collector_paused():
         frame, taken, _ = _ticks._pure_fast(blobs)
     assert set(kept) <= set(taken), "the C screen accepted a file the pure batch path refuses"
     if kept:
         assert frame is not None
         where = {index: row for row, index in enumerate(taken)}
-        assert_frame_equal(columns_frame(columns), frame[[where[i] for i in kept]])
+        assert_frame_equal(arrow_frame(schema, array), frame[[where[i] for i in kept]])
     return kept
 
 
@@ -216,8 +216,8 @@ def test_a_hostile_file_in_a_generated_fleet_loads_alike(
 def test_anything_that_is_not_bytes_is_refused_not_a_crash() -> None:
     assert SCAN is not None
     good = json.dumps(_GOOD[0]).encode()
-    kept, columns = SCAN([bytearray(good), good.decode(), None, 7, good, memoryview(good)])
-    assert kept == [4] and len(columns) == 34 and all(len(c) == 1 for c in columns)
+    kept, schema, array = SCAN([bytearray(good), good.decode(), None, 7, good, memoryview(good)])
+    assert kept == [4] and arrow_frame(schema, array)["tick_id"].to_list() == ["1"]
     with pytest.raises(TypeError):
         SCAN(7)  # type: ignore[arg-type]
 
@@ -358,10 +358,13 @@ def test_the_drawn_documents_do_reach_the_fast_path() -> None:
     assert SCAN(plain)[0] == list(range(60))
 
 
-def test_a_schema_version_of_true_is_an_issue_not_a_traceback() -> None:
-    """Found by the mutations above: ``true == 1`` in Python, so ``"schema_version": true``
-    once passed as version 1 and then broke Polars' read of the canonical form."""
-    blob = json.dumps(tick_v1(1) | {"schema_version": True}).encode()
+@pytest.mark.parametrize("version", [True, 1.0, 2.0, "1"])
+def test_a_schema_version_that_is_not_an_integer_is_an_issue_not_a_traceback(
+    version: Any,
+) -> None:
+    """Found by the mutations above: ``true == 1.0 == 1`` in Python, so such a version
+    once passed as version 1 (or 2) and then broke Polars' read of the canonical form."""
+    blob = json.dumps(tick_v1(1) | {"schema_version": version}).encode()
     for on in (True, False):
         frame, errors, _ = _parsed([blob], on)
         assert frame.height == 0

@@ -281,10 +281,26 @@ def screened_frame(rows: Sequence[tuple[Any, ...]]) -> pl.DataFrame:
     return _nested(flat)
 
 
-def columns_frame(columns: Sequence[list[Any]]) -> pl.DataFrame:
-    """The columns of :data:`_FLAT` (one list a column, as the C accelerator
-    ``toolkit.load._tickscan.scan`` gives them) as a frame of :data:`RAW_TICK_SCHEMA`."""
-    return _nested(pl.DataFrame(dict(zip(_FLAT, columns, strict=True)), schema=_FLAT))
+class _ArrowArray:
+    """Two PyCapsules of the Arrow C data interface, as Polars takes an array."""
+
+    __slots__ = ("_capsules",)
+
+    def __init__(self, schema: object, array: object) -> None:
+        self._capsules = (schema, array)
+
+    def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[object, object]:
+        return self._capsules
+
+
+def arrow_frame(schema: object, array: object) -> pl.DataFrame:
+    """The struct array the C accelerator (``toolkit.load._tickscan.scan``) builds, as a
+    frame of :data:`RAW_TICK_SCHEMA` (Polars takes its buffers; no value is copied into
+    a Python object)."""
+    frame = pl.Series(_ArrowArray(schema, array)).struct.unnest()
+    if frame.schema != RAW_TICK_SCHEMA:  # large text and lists: Polars' own types
+        frame = frame.cast(RAW_TICK_SCHEMA)  # type: ignore[arg-type]
+    return frame
 
 
 def _nested(flat: pl.DataFrame) -> pl.DataFrame:

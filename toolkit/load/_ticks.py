@@ -51,14 +51,14 @@ from toolkit.load._tick_screen import (
     FAST_DECODE,
     RAW_TICK_SCHEMA,
     STAGES,
-    columns_frame,
+    arrow_frame,
     plain_row,
     projected,
     screen_tick,
     screened_frame,
 )
 
-_Scan = Callable[[Sequence[bytes]], tuple[list[int], list[list[Any]]]]
+_Scan = Callable[[Sequence[bytes]], tuple[list[int], object, object]]
 _accel_scan: _Scan | None
 try:  # the optional C accelerator (setup.py builds it where a C compiler is found)
     from toolkit.load._tickscan import scan as _accel_scan
@@ -151,7 +151,7 @@ def validate_tick(path: Path, data: Any) -> dict[str, Any]:
         raise InputError(path, "a tick summary must be a JSON object", field="(top level)")
     version = data.get("schema_version", 1)
     model: type[TickV1] | type[TickV2]
-    if isinstance(version, bool):  # ``true == 1`` in Python, but true is no version
+    if type(version) is not int:  # ``true == 1.0 == 1`` in Python, but only 1 is version 1
         raise InputError(path, "unknown tick schema version", field="schema_version", value=version)
     if version == 1:
         model = TickV1
@@ -261,15 +261,15 @@ def _fast(blobs: Sequence[bytes]) -> tuple[pl.DataFrame | None, list[int], list[
     """The batch path over a chunk: the frame of the files it takes (with their indexes
     in the chunk, ascending) and the indexes of the files left to the file-at-a-time path.
 
-    With the accelerator (:data:`ACCEL`), one C call screens the whole chunk and gives the
-    flat columns of the files it takes (:func:`columns_frame` nests them); the files it
-    does not take go through :func:`_pure_fast`, the pure-Python batch path."""
+    With the accelerator (:data:`ACCEL`), one C call screens the whole chunk and builds
+    the raw frame's columns of the files it takes as Arrow buffers (:func:`arrow_frame`);
+    the files it does not take go through :func:`_pure_fast`, the pure-Python batch path."""
     if not ACCEL or _accel_scan is None or not blobs:
         return _pure_fast(blobs)
-    kept, columns = _accel_scan(blobs)
+    kept, schema, array = _accel_scan(blobs)
     if not kept:
         return _pure_fast(blobs)
-    frame = columns_frame(columns)
+    frame = arrow_frame(schema, array)
     if len(kept) == len(blobs):
         return frame, kept, []
     taken_set = set(kept)

@@ -672,137 +672,540 @@ static int scan_file(const unsigned char *b, Py_ssize_t n, Row *row) {
     return ps.p == ps.end ? 0 : BAIL;
 }
 
-/* ---- the columns ------------------------------------------------------------------- */
+/* ---- the columns, built as Arrow arrays ------------------------------------------- */
+/*
+ * The accepted files' fields go straight into Arrow buffers laid out as the raw frame
+ * (`_tick_screen.RAW_TICK_SCHEMA`): one struct array of 19 fields, handed to Polars
+ * through the Arrow PyCapsule interface (`__arrow_c_array__`), so that no Python object
+ * is made per field and no JSON is read again. Text is "U" (large UTF-8), change lists
+ * "+L" of "+L" of "U" (a number in a change as its digits, as Polars' reader gives it),
+ * a missing object a null struct whose fields are null too. Buffers are malloc'd: a
+ * release callback may run on a thread of Polars' without the GIL.
+ */
 
-static PyObject *text(const Span *s) {
-    if (!s->s) Py_RETURN_NONE;
-    return PyUnicode_DecodeUTF8(s->s, s->n, "strict");
-}
+struct ArrowSchema {
+    const char *format;
+    const char *name;
+    const char *metadata;
+    int64_t flags;
+    int64_t n_children;
+    struct ArrowSchema **children;
+    struct ArrowSchema *dictionary;
+    void (*release)(struct ArrowSchema *);
+    void *private_data;
+};
 
-static PyObject *flag(int v) {
-    if (v < 0) Py_RETURN_NONE;
-    return PyBool_FromLong(v);
-}
+struct ArrowArray {
+    int64_t length;
+    int64_t null_count;
+    int64_t offset;
+    int64_t n_buffers;
+    int64_t n_children;
+    const void **buffers;
+    struct ArrowArray **children;
+    struct ArrowArray *dictionary;
+    void (*release)(struct ArrowArray *);
+    void *private_data;
+};
 
-static PyObject *num(const Num *x) {
-    if (!x->has) Py_RETURN_NONE;
-    return PyFloat_FromDouble(x->v);
-}
+#define ARROW_FLAG_NULLABLE 2
+#define MAX_CHILDREN 3
 
-/* A change list's raw span as compact JSON (whitespace outside strings dropped). */
-static PyObject *compact(const Span *s) {
-    if (!s->s) Py_RETURN_NONE;
-    char local[512] = {0};
-    char *buf = s->n <= (Py_ssize_t)sizeof(local) ? local : PyMem_Malloc(s->n);
-    if (!buf) return PyErr_NoMemory();
-    Py_ssize_t k = 0;
-    int in_string = 0;
-    for (Py_ssize_t i = 0; i < s->n; i++) {
-        char c = s->s[i];
-        if (c == '"') in_string = !in_string;
-        if (!in_string && (c == ' ' || c == '\n' || c == '\r' || c == '\t')) continue;
-        buf[k++] = c;
-    }
-    PyObject *out = PyUnicode_DecodeUTF8(buf, k, "strict");
-    if (buf != local) PyMem_Free(buf);
-    return out;
-}
+typedef struct {
+    unsigned char *data;
+    size_t len, cap;
+} Buf;
 
-static int row_values(const Row *r, PyObject **v) {
-    int i = 0;
-    v[i++] = r->has_sv ? PyLong_FromLongLong(r->sv) : (Py_INCREF(Py_None), Py_None);
-    v[i++] = r->tid_kind ? text(&r->tid) : (Py_INCREF(Py_None), Py_None);
-    v[i++] = text(&r->ts);
-    v[i++] = text(&r->action_text);
-    v[i++] = PyBool_FromLong(r->action);
-    v[i++] = text(&r->verb);
-    v[i++] = text(&r->actor);
-    v[i++] = text(&r->target);
-    v[i++] = text(&r->mech);
-    v[i++] = flag(r->yielded);
-    v[i++] = flag(r->refused);
-    v[i++] = text(&r->reason);
-    v[i++] = PyBool_FromLong(r->mut);
-    v[i++] = r->has_count ? PyLong_FromLongLong(r->count) : (Py_INCREF(Py_None), Py_None);
-    v[i++] = compact(&r->list);
-    v[i++] = text(&r->obs_text);
-    v[i++] = num(&r->duration);
-    v[i++] = PyBool_FromLong(r->tokens);
-    v[i++] = PyBool_FromLong(r->cls);
-    v[i++] = num(&r->cls_in);
-    v[i++] = num(&r->cls_out);
-    v[i++] = PyBool_FromLong(r->obs);
-    v[i++] = num(&r->obs_in);
-    v[i++] = num(&r->obs_out);
-    v[i++] = PyBool_FromLong(r->costs);
-    v[i++] = num(&r->cost_cls);
-    v[i++] = num(&r->cost_obs);
-    v[i++] = text(&r->actor_id);
-    v[i++] = text(&r->kind);
-    v[i++] = text(&r->verdict);
-    v[i++] = PyBool_FromLong(r->seen);
-    v[i++] = text(&r->seen_text);
-    v[i++] = compact(&r->claimed);
-    v[i++] = num(&r->cost_usd);
-    for (int j = 0; j < NCOLS; j++)
-        if (!v[j]) return -1;
+typedef struct Col {
+    const char *format; /* "l" "g" "b" "U" "+s" "+L" */
+    const char *name;
+    int64_t len, nulls;
+    Buf valid;  /* bitmap */
+    Buf values; /* "l" "g": values; "b": bitmap; "U" "+L": int64 offsets */
+    Buf data;   /* "U": the bytes */
+    int nchild;
+    struct Col *child[MAX_CHILDREN];
+} Col;
+
+static int buf_grow(Buf *b, size_t need) {
+    if (need <= b->cap) return 0;
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < need) cap *= 2;
+    unsigned char *grown = realloc(b->data, cap);
+    if (!grown) return -1;
+    memset(grown + b->cap, 0, cap - b->cap);
+    b->data = grown;
+    b->cap = cap;
     return 0;
+}
+
+static int buf_put(Buf *b, const void *src, size_t n) {
+    if (buf_grow(b, b->len + n)) return -1;
+    if (n) memcpy(b->data + b->len, src, n);
+    b->len += n;
+    return 0;
+}
+
+static int bit_put(Buf *b, int64_t i, int on) {
+    size_t need = (size_t)(i >> 3) + 1;
+    if (buf_grow(b, need)) return -1;
+    if (b->len < need) b->len = need;
+    if (on) b->data[i >> 3] |= (unsigned char)(1u << (i & 7));
+    return 0;
+}
+
+static void col_free(Col *c) { /* this column alone (its children are freed on their own) */
+    if (!c) return;
+    free(c->valid.data);
+    free(c->values.data);
+    free(c->data.data);
+    free(c);
+}
+
+static void col_free_tree(Col *c) {
+    if (!c) return;
+    for (int i = 0; i < c->nchild; i++) col_free_tree(c->child[i]);
+    col_free(c);
+}
+
+static Col *col_new(const char *format, const char *name, int nchild, Col **children) {
+    Col *c = calloc(1, sizeof(Col));
+    int64_t zero = 0;
+    if (!c) goto fail;
+    c->format = format;
+    c->name = name;
+    for (int i = 0; i < nchild; i++) {
+        if (!children[i]) goto fail;
+        c->child[c->nchild++] = children[i];
+    }
+    if ((format[0] == 'U' || format[1] == 'L') && buf_put(&c->values, &zero, 8)) goto fail;
+    if (buf_grow(&c->valid, 8) || buf_grow(&c->values, 8) || buf_grow(&c->data, 8)) goto fail;
+    return c;
+fail:
+    if (c) {
+        col_free_tree(c);
+    } else {
+        for (int i = 0; i < nchild; i++) col_free_tree(children[i]);
+    }
+    return NULL;
+}
+
+static int push_valid(Col *c, int valid) {
+    if (bit_put(&c->valid, c->len, valid)) return -1;
+    if (!valid) c->nulls++;
+    return 0;
+}
+
+static int64_t last_offset(const Col *c) {
+    int64_t v;
+    memcpy(&v, c->values.data + c->values.len - 8, 8);
+    return v;
+}
+
+/* A null of any column; a struct's fields get a null each. */
+static int push_null(Col *c) {
+    if (push_valid(c, 0)) return -1;
+    switch (c->format[0] == '+' ? c->format[1] : c->format[0]) {
+        case 'l':
+        case 'g': {
+            int64_t zero = 0;
+            if (buf_put(&c->values, &zero, 8)) return -1;
+            break;
+        }
+        case 'b':
+            if (bit_put(&c->values, c->len, 0)) return -1;
+            break;
+        case 'U':
+        case 'L': {
+            int64_t end = last_offset(c);
+            if (buf_put(&c->values, &end, 8)) return -1;
+            break;
+        }
+        case 's':
+            for (int i = 0; i < c->nchild; i++)
+                if (push_null(c->child[i])) return -1;
+            break;
+    }
+    c->len++;
+    return 0;
+}
+
+static int push_text(Col *c, const char *s, Py_ssize_t n) {
+    if (!s) return push_null(c);
+    int64_t end = last_offset(c) + n;
+    if (push_valid(c, 1) || buf_put(&c->data, s, n) || buf_put(&c->values, &end, 8)) return -1;
+    c->len++;
+    return 0;
+}
+
+static int push_str(Col *c, const Span *s) { return push_text(c, s->s, s->n); }
+
+static int push_i64(Col *c, int has, long long v) {
+    if (!has) return push_null(c);
+    int64_t x = v;
+    if (push_valid(c, 1) || buf_put(&c->values, &x, 8)) return -1;
+    c->len++;
+    return 0;
+}
+
+static int push_f64(Col *c, const Num *x) {
+    if (!x->has) return push_null(c);
+    if (push_valid(c, 1) || buf_put(&c->values, &x->v, 8)) return -1;
+    c->len++;
+    return 0;
+}
+
+static int push_bool(Col *c, int v) {
+    if (v < 0) return push_null(c);
+    if (push_valid(c, 1) || bit_put(&c->values, c->len, v)) return -1;
+    c->len++;
+    return 0;
+}
+
+/* A struct's own validity (its fields are pushed by the caller when it is present). */
+static int push_struct(Col *c, int present) {
+    if (!present) return push_null(c);
+    if (push_valid(c, 1)) return -1;
+    c->len++;
+    return 0;
+}
+
+static int list_close(Col *c) {
+    int64_t end = c->child[0]->len;
+    if (push_valid(c, 1) || buf_put(&c->values, &end, 8)) return -1;
+    c->len++;
+    return 0;
+}
+
+/* A change list (already checked by f_changes: lists of strings, integers and nulls
+ * without escapes) from its raw bytes into "+L" of "+L" of "U". */
+static int push_changes(Col *c, const Span *raw) {
+    if (!raw->s) return push_null(c);
+    Col *inner = c->child[0], *parts = inner->child[0];
+    const char *p = raw->s, *e = raw->s + raw->n;
+    int level = 0;
+    while (p < e) {
+        char ch = *p;
+        if (ch == '[') {
+            level++;
+            p++;
+        } else if (ch == ']') {
+            if (level == 2 && list_close(inner)) return -1;
+            level--;
+            p++;
+        } else if (ch == '"') {
+            const char *start = ++p;
+            while (*p != '"') p++;
+            if (push_text(parts, start, p - start)) return -1;
+            p++;
+        } else if (ch == 'n') {
+            if (push_null(parts)) return -1;
+            p += 4;
+        } else if (ch == '-' || (ch >= '0' && ch <= '9')) {
+            const char *start = p;
+            while (p < e && (*p == '-' || (*p >= '0' && *p <= '9'))) p++;
+            if (push_text(parts, start, p - start)) return -1;
+        } else {
+            p++; /* a comma or whitespace */
+        }
+    }
+    return list_close(c);
+}
+
+static Col *changes_col(const char *name) {
+    Col *part = col_new("U", "item", 0, NULL);
+    Col *inner = col_new("+L", "item", 1, &part);
+    return col_new("+L", name, 1, &inner);
+}
+
+static Col *struct_col(const char *name, int n, Col *a, Col *b, Col *c) {
+    Col *children[MAX_CHILDREN] = {a, b, c};
+    return col_new("+s", name, n, children);
+}
+
+enum {
+    C_VERSION, C_TICK_ID, C_TIME, C_ACTION_TEXT, C_ACTION, C_MECHANIC, C_YIELDED, C_REFUSED,
+    C_REASON, C_MUTATIONS, C_OBS_TEXT, C_DURATION, C_TOKENS, C_COSTS, C_ACTOR_ID, C_KIND,
+    C_VERDICT, C_OBSERVATION, C_COST, NFIELDS
+};
+
+typedef struct {
+    Col *root;
+    Col *f[NFIELDS];
+} Tree;
+
+static int tree_new(Tree *t) {
+    Col *f[NFIELDS];
+    f[C_VERSION] = col_new("l", "schema_version", 0, NULL);
+    f[C_TICK_ID] = col_new("U", "tick_id", 0, NULL);
+    f[C_TIME] = col_new("U", "timestamp_iso", 0, NULL);
+    f[C_ACTION_TEXT] = col_new("U", "action_text", 0, NULL);
+    f[C_ACTION] = struct_col("classified_action", 3, col_new("U", "verb", 0, NULL),
+                             col_new("U", "actor", 0, NULL), col_new("U", "target", 0, NULL));
+    f[C_MECHANIC] = col_new("U", "matched_mechanic_id", 0, NULL);
+    f[C_YIELDED] = col_new("b", "yielded", 0, NULL);
+    f[C_REFUSED] = col_new("b", "refused", 0, NULL);
+    f[C_REASON] = col_new("U", "refusal_reason", 0, NULL);
+    f[C_MUTATIONS] =
+        struct_col("mutations", 2, col_new("l", "count", 0, NULL), changes_col("list"), NULL);
+    f[C_OBS_TEXT] = col_new("U", "observation_text", 0, NULL);
+    f[C_DURATION] = col_new("g", "duration_ms", 0, NULL);
+    f[C_TOKENS] = struct_col(
+        "llm_tokens_by_stage", 2,
+        struct_col("classifier", 2, col_new("g", "in", 0, NULL), col_new("g", "out", 0, NULL),
+                   NULL),
+        struct_col("observer", 2, col_new("g", "in", 0, NULL), col_new("g", "out", 0, NULL),
+                   NULL),
+        NULL);
+    f[C_COSTS] = struct_col("llm_cost_usd_by_stage", 2, col_new("g", "classifier", 0, NULL),
+                            col_new("g", "observer", 0, NULL), NULL);
+    f[C_ACTOR_ID] = col_new("U", "actor_id", 0, NULL);
+    f[C_KIND] = col_new("U", "kind", 0, NULL);
+    f[C_VERDICT] = col_new("U", "conservation_verdict", 0, NULL);
+    f[C_OBSERVATION] = struct_col("observation", 2, col_new("U", "text", 0, NULL),
+                                  changes_col("claimed_changes"), NULL);
+    f[C_COST] = col_new("g", "cost_usd", 0, NULL);
+    /* the root's fields are kept in t->f, not in Col.child (more than MAX_CHILDREN) */
+    t->root = col_new("+s", "", 0, NULL);
+    int ok = t->root != NULL;
+    for (int i = 0; i < NFIELDS; i++) {
+        t->f[i] = f[i];
+        if (!f[i]) ok = 0;
+    }
+    return ok ? 0 : -1;
+}
+
+static void tree_free(Tree *t) {
+    col_free_tree(t->root);
+    for (int i = 0; i < NFIELDS; i++) col_free_tree(t->f[i]);
+}
+
+static int push_row(Tree *t, const Row *r) {
+    Col **f = t->f;
+    Col *action = f[C_ACTION], *mut = f[C_MUTATIONS], *tok = f[C_TOKENS];
+    Col *costs = f[C_COSTS], *seen = f[C_OBSERVATION];
+    if (push_struct(t->root, 1) || push_i64(f[C_VERSION], r->has_sv, r->sv) ||
+        push_text(f[C_TICK_ID], r->tid_kind ? r->tid.s : NULL, r->tid.n) ||
+        push_str(f[C_TIME], &r->ts) || push_str(f[C_ACTION_TEXT], &r->action_text) ||
+        push_struct(action, r->action))
+        return -1;
+    if (r->action && (push_str(action->child[0], &r->verb) ||
+                      push_str(action->child[1], &r->actor) ||
+                      push_str(action->child[2], &r->target)))
+        return -1;
+    if (push_str(f[C_MECHANIC], &r->mech) || push_bool(f[C_YIELDED], r->yielded) ||
+        push_bool(f[C_REFUSED], r->refused) || push_str(f[C_REASON], &r->reason) ||
+        push_struct(mut, r->mut))
+        return -1;
+    if (r->mut && (push_i64(mut->child[0], r->has_count, r->count) ||
+                   push_changes(mut->child[1], &r->list)))
+        return -1;
+    if (push_str(f[C_OBS_TEXT], &r->obs_text) || push_f64(f[C_DURATION], &r->duration) ||
+        push_struct(tok, r->tokens))
+        return -1;
+    if (r->tokens) {
+        Col *cls = tok->child[0], *obs = tok->child[1];
+        if (push_struct(cls, r->cls)) return -1;
+        if (r->cls && (push_f64(cls->child[0], &r->cls_in) || push_f64(cls->child[1], &r->cls_out)))
+            return -1;
+        if (push_struct(obs, r->obs)) return -1;
+        if (r->obs && (push_f64(obs->child[0], &r->obs_in) || push_f64(obs->child[1], &r->obs_out)))
+            return -1;
+    }
+    if (push_struct(costs, r->costs)) return -1;
+    if (r->costs && (push_f64(costs->child[0], &r->cost_cls) ||
+                     push_f64(costs->child[1], &r->cost_obs)))
+        return -1;
+    if (push_str(f[C_ACTOR_ID], &r->actor_id) || push_str(f[C_KIND], &r->kind) ||
+        push_str(f[C_VERDICT], &r->verdict) || push_struct(seen, r->seen))
+        return -1;
+    if (r->seen && (push_str(seen->child[0], &r->seen_text) ||
+                    push_changes(seen->child[1], &r->claimed)))
+        return -1;
+    return push_f64(f[C_COST], &r->cost_usd);
+}
+
+/* ---- the export (Arrow C data interface) ------------------------------------------ */
+
+static void release_schema(struct ArrowSchema *s) {
+    for (int64_t i = 0; i < s->n_children; i++) {
+        if (s->children[i]->release) s->children[i]->release(s->children[i]);
+        free(s->children[i]);
+    }
+    free(s->children);
+    s->release = NULL;
+}
+
+static int export_schema(const Col *c, Col *const *fields, int nfields, struct ArrowSchema *s) {
+    memset(s, 0, sizeof(*s));
+    s->format = c->format;
+    s->name = c->name;
+    s->flags = ARROW_FLAG_NULLABLE;
+    s->release = release_schema;
+    if (!nfields) return 0;
+    s->children = calloc(nfields, sizeof(struct ArrowSchema *));
+    if (!s->children) return -1;
+    for (int i = 0; i < nfields; i++) {
+        s->children[i] = calloc(1, sizeof(struct ArrowSchema));
+        if (!s->children[i]) return -1;
+        s->n_children = i + 1;
+        if (export_schema(fields[i], fields[i]->child, fields[i]->nchild, s->children[i]))
+            return -1;
+    }
+    return 0;
+}
+
+typedef struct {
+    Col *col;
+    const void *buffers[3];
+} Owned;
+
+static void release_array(struct ArrowArray *a) {
+    for (int64_t i = 0; i < a->n_children; i++) {
+        if (a->children[i]->release) a->children[i]->release(a->children[i]);
+        free(a->children[i]);
+    }
+    free(a->children);
+    Owned *own = a->private_data;
+    if (own) {
+        col_free(own->col);
+        free(own);
+    }
+    a->release = NULL;
+}
+
+/* The array of `c` (taking its buffers; its fields' arrays take theirs). On failure the
+ * caller releases `a`, which frees what was taken so far; what was not is still in the
+ * Col tree, whose taken columns are NULLed here. */
+static int export_array(Col **slot, Col **fields, int nfields, struct ArrowArray *a) {
+    Col *c = *slot;
+    memset(a, 0, sizeof(*a));
+    a->release = release_array;
+    Owned *own = calloc(1, sizeof(Owned));
+    if (!own) return -1;
+    own->col = c;
+    *slot = NULL;
+    a->private_data = own;
+    a->length = c->len;
+    a->null_count = c->nulls;
+    a->buffers = own->buffers;
+    own->buffers[0] = c->nulls ? c->valid.data : NULL;
+    if (c->format[0] == '+') {
+        a->n_buffers = c->format[1] == 'L' ? 2 : 1;
+        own->buffers[1] = c->values.data;
+    } else {
+        a->n_buffers = c->format[0] == 'U' ? 3 : 2;
+        own->buffers[1] = c->values.data;
+        own->buffers[2] = c->data.data;
+    }
+    if (!nfields) return 0;
+    a->children = calloc(nfields, sizeof(struct ArrowArray *));
+    if (!a->children) return -1;
+    for (int i = 0; i < nfields; i++) {
+        a->children[i] = calloc(1, sizeof(struct ArrowArray));
+        if (!a->children[i]) return -1;
+        a->n_children = i + 1;
+        Col *field = fields[i];
+        if (export_array(&fields[i], field->child, field->nchild, a->children[i])) return -1;
+    }
+    return 0;
+}
+
+static void schema_capsule_free(PyObject *capsule) {
+    struct ArrowSchema *s = PyCapsule_GetPointer(capsule, "arrow_schema");
+    if (s) {
+        if (s->release) s->release(s);
+        free(s);
+    }
+}
+
+static void array_capsule_free(PyObject *capsule) {
+    struct ArrowArray *a = PyCapsule_GetPointer(capsule, "arrow_array");
+    if (a) {
+        if (a->release) a->release(a);
+        free(a);
+    }
+}
+
+/* The tree's schema and array as two capsules; the tree's columns are taken (NULLed). */
+static PyObject *export_tree(Tree *t) {
+    struct ArrowSchema *s = calloc(1, sizeof(*s));
+    struct ArrowArray *a = calloc(1, sizeof(*a));
+    PyObject *sc = NULL, *ac = NULL;
+    if (!s || !a) goto fail;
+    if (export_schema(t->root, t->f, NFIELDS, s)) goto fail;
+    if (export_array(&t->root, t->f, NFIELDS, a)) goto fail;
+    sc = PyCapsule_New(s, "arrow_schema", schema_capsule_free);
+    if (!sc) goto fail;
+    s = NULL;
+    ac = PyCapsule_New(a, "arrow_array", array_capsule_free);
+    if (!ac) goto fail;
+    a = NULL;
+    PyObject *out = PyTuple_Pack(2, sc, ac);
+    Py_DECREF(sc);
+    Py_DECREF(ac);
+    return out;
+fail:
+    if (s) {
+        if (s->release) s->release(s);
+        free(s);
+    }
+    if (a) {
+        if (a->release) a->release(a);
+        free(a);
+    }
+    Py_XDECREF(sc);
+    Py_XDECREF(ac);
+    if (!PyErr_Occurred()) PyErr_NoMemory();
+    return NULL;
 }
 
 static PyObject *scan(PyObject *self, PyObject *arg) {
     (void)self;
+    Tree tree;
     PyObject *seq = PySequence_Fast(arg, "scan() takes a sequence of bytes");
     if (!seq) return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
     PyObject **items = PySequence_Fast_ITEMS(seq);
-    PyObject *kept = PyList_New(0);
-    PyObject *columns = PyList_New(NCOLS);
-    PyObject *result = NULL;
-    if (!kept || !columns) goto done;
-    for (int j = 0; j < NCOLS; j++) {
-        PyObject *col = PyList_New(0);
-        if (!col) goto done;
-        PyList_SET_ITEM(columns, j, col);
+    PyObject *kept = PyList_New(0), *arrow = NULL, *result = NULL;
+    memset(&tree, 0, sizeof(tree));
+    if (!kept) goto done;
+    if (tree_new(&tree)) {
+        PyErr_NoMemory();
+        goto done;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *blob = items[i];
         Row row;
-        PyObject *v[NCOLS];
         if (!PyBytes_CheckExact(blob)) continue;
         if (scan_file((const unsigned char *)PyBytes_AS_STRING(blob), PyBytes_GET_SIZE(blob),
                       &row))
             continue;
-        memset(v, 0, sizeof(v));
-        if (row_values(&row, v)) {
-            for (int j = 0; j < NCOLS; j++) Py_XDECREF(v[j]);
-            if (PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) { /* not expected */
-                PyErr_Clear();
-                continue;
-            }
+        if (push_row(&tree, &row)) {
+            PyErr_NoMemory();
             goto done;
         }
         PyObject *index = PyLong_FromSsize_t(i);
         int failed = !index || PyList_Append(kept, index) < 0;
         Py_XDECREF(index);
-        for (int j = 0; j < NCOLS; j++) {
-            if (!failed && PyList_Append(PyList_GET_ITEM(columns, j), v[j]) < 0) failed = 1;
-            Py_DECREF(v[j]);
-        }
         if (failed) goto done;
     }
-    result = PyTuple_Pack(2, kept, columns);
+    arrow = export_tree(&tree);
+    if (!arrow) goto done;
+    result = Py_BuildValue("(OOO)", kept, PyTuple_GET_ITEM(arrow, 0), PyTuple_GET_ITEM(arrow, 1));
 done:
+    tree_free(&tree);
     Py_DECREF(seq);
     Py_XDECREF(kept);
-    Py_XDECREF(columns);
+    Py_XDECREF(arrow);
     return result;
 }
 
 static PyMethodDef methods[] = {
     {"scan", scan, METH_O,
-     "scan(blobs) -> (kept, columns): the indexes of the tick files accepted and their "
-     "34 flat columns (toolkit.load._tick_screen._FLAT); every other file is the "
-     "pure-Python path's."},
+     "scan(blobs) -> (kept, schema, array): the indexes of the tick files accepted, and "
+     "their fields as one Arrow struct array of the raw frame's schema (two PyCapsules of "
+     "the Arrow C data interface); every other file is the pure-Python path's."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -69,17 +69,25 @@ static int string(P *ps, Span *out) {
     const unsigned char *p = ps->p + 1, *e = ps->end;
     const unsigned char *start = p;
     while (p < e) {
-        /* eight plain ASCII bytes at a time: none a quote, backslash, control or high */
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        /* Eight bytes at a time up to the first that is a quote, a backslash, a control
+         * character or not ASCII: the lowest flagged byte of the word is exactly that
+         * byte (borrows run upwards only), so its position is the mask's lowest bit. */
         while (e - p >= 8) {
             uint64_t w;
             memcpy(&w, p, 8);
             const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
             uint64_t quote = w ^ (ones * '"'), slash = w ^ (ones * '\\');
-            uint64_t special = ((quote - ones) & ~quote) | ((slash - ones) & ~slash) |
-                               (w - ones * 0x20) | w;
-            if (special & highs) break;
+            uint64_t special = (((quote - ones) & ~quote) | ((slash - ones) & ~slash) |
+                                (w - ones * 0x20) | w) &
+                               highs;
+            if (special) {
+                p += __builtin_ctzll(special) >> 3;
+                break;
+            }
             p += 8;
         }
+#endif
         if (p >= e) break;
         unsigned char c = *p;
         if (c == '"') {
@@ -459,11 +467,19 @@ static int f_struct(P *ps, const Name *names, int nnames, int nullable, int *pre
     }
     if (open_(ps, '{')) return BAIL;
     if (present) *present = 1;
+    int next = 0; /* keys mostly come in the declared order: look there first */
     while ((r = next_key(ps, &key, &count)) == 1) {
-        int i;
-        for (i = 0; i < nnames; i++)
-            if (names[i].n == key.n && memcmp(key.s, names[i].s, key.n) == 0) break;
-        if (i == nnames || (seen & (1u << i))) return BAIL;
+        int i = -1;
+        for (int j = 0; j < nnames; j++) {
+            int k = next + j < nnames ? next + j : next + j - nnames;
+            if (names[k].n == key.n && names[k].s[0] == key.s[0] &&
+                memcmp(key.s, names[k].s, key.n) == 0) {
+                i = k;
+                break;
+            }
+        }
+        if (i < 0 || (seen & (1u << i))) return BAIL;
+        next = i + 1 < nnames ? i + 1 : 0;
         seen |= 1u << i;
         if (field(ps, i, ctx)) return BAIL;
     }

@@ -26,6 +26,7 @@ a type the reader would coerce (:class:`_Screen`) is read on the per-file path.
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import io
 import json
@@ -91,6 +92,7 @@ def _number_problem(tick: Any) -> tuple[str, Any] | None:
     return None
 
 
+@functools.cache  # the same expression every time: built once (about 0.1 ms a chunk)
 def _numbers_unfit() -> pl.Expr:
     """Column-wise :func:`_number_problem`: rows with a number the frame cannot hold."""
 
@@ -662,6 +664,11 @@ def _status(v2: pl.Expr) -> pl.Expr:
     )
 
 
+@functools.cache
+def _status_v2() -> pl.Expr:
+    return _status(_V2)
+
+
 def _derived(raw: pl.DataFrame, slugs: pl.Series, files: pl.Series, v2: pl.Expr) -> pl.DataFrame:
     """``raw`` with the columns the ticks frame is selected from: slug, file, tick number,
     claims, status, continuation, mutation count, verb."""
@@ -681,7 +688,7 @@ def _derived(raw: pl.DataFrame, slugs: pl.Series, files: pl.Series, v2: pl.Expr)
         _tick_numbers(raw["tick_id"], files),
         claimed.alias("_claimed"),
         _unsupported_claims(claimed, raw["mutations"].struct.field("list")),
-        status=_status(v2),
+        status=_status_v2(),
         continuation=continuation,
         mutation_count=mutation_count,
         _verb=pl.col("classified_action").struct.field("verb").str.strip_chars().str.to_lowercase(),
@@ -762,6 +769,24 @@ def _usage_columns(v2: pl.Expr) -> dict[str, pl.Expr | str]:
     }
 
 
+#: Whether a row is of tick schema v2.
+_V2 = pl.col("schema_version").fill_null(1) == 2
+
+
+@functools.cache  # the same expressions for every chunk: built once (about 1 ms a chunk)
+def _selected() -> dict[str, pl.Expr | str]:
+    """The ticks frame's columns, as :func:`normalise` selects them from :func:`_derived`."""
+    return {
+        "slug": "slug",
+        "tick": "tick",
+        "schema_version": pl.col("schema_version").fill_null(1),
+        **_action_columns(_V2),
+        **_outcome_columns(_V2),
+        **_usage_columns(_V2),
+        "source_file": "source_file",
+    }
+
+
 def normalise(raw: pl.DataFrame, slugs: pl.Series, files: pl.Series) -> pl.DataFrame:
     """Turn raw tick records (:data:`RAW_TICK_SCHEMA`) into the ticks frame.
 
@@ -769,16 +794,7 @@ def normalise(raw: pl.DataFrame, slugs: pl.Series, files: pl.Series) -> pl.DataF
     proxy), cost and tokens are derived column-wise; see ``docs/formats/universe.md``.
     Claimed and made values are compared as text (``5`` and ``"5"`` are the same value).
     """
-    v2 = pl.col("schema_version").fill_null(1) == 2
-    out = _derived(raw, slugs, files, v2).select(
-        slug="slug",
-        tick="tick",
-        schema_version=pl.col("schema_version").fill_null(1),
-        **_action_columns(v2),
-        **_outcome_columns(v2),
-        **_usage_columns(v2),
-        source_file="source_file",
-    )
+    out = _derived(raw, slugs, files, _V2).select(**_selected())
     # Built in the frame's types: casting a whole frame costs even when nothing changes.
     if out.schema != _TICKS:
         out = out.cast(TICKS_SCHEMA)  # type: ignore[arg-type]

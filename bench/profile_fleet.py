@@ -95,7 +95,7 @@ def main(argv: list[str]) -> int:
     if _ticks.ACCEL:  # the C accelerator (TOOLKIT_ACCEL=0: the pure path)
         stages[SCAN] = accel_scan
         before_frame = (SCAN,)
-        frame_stage = "frame from the flat columns (Polars: lists, JSON of the change lists)"
+        frame_stage = "frame from the Arrow buffers (Polars takes them)"
     else:
         stages[ESCAPES] = lambda: [_ticks._unsafe(b) for _, _, b in chunks]
         stages[DECODE] = decode

@@ -364,8 +364,17 @@ def _plain_ids(ids: pl.Series) -> pl.Series | None:
 
 def _problems(raw: pl.DataFrame, files: pl.Series) -> pl.Series:
     """Rows the column-wise check rejects (the pydantic models would reject them too)."""
+    bad = _refused()
+    if _plain_ids(raw["tick_id"]) is None:  # plain ids are all good tick numbers
+        bad = bad | _tick_id_unfit(files)
+    return raw.select(bad.fill_null(True)).to_series()
+
+
+@functools.cache  # the same expression for every chunk: built once
+def _refused() -> pl.Expr:
+    """The column-wise check of :func:`_problems` but for the tick ids."""
     version = pl.col("schema_version").fill_null(1)
-    bad = (
+    return (
         version.is_in([1, 2]).not_()
         | ((version == 2) & pl.col("kind").is_in(["execute", "yield", "refuse"]).not_())
         | ((version == 2) & pl.col("kind").is_null())
@@ -376,9 +385,6 @@ def _problems(raw: pl.DataFrame, files: pl.Series) -> pl.Series:
         )
         | _numbers_unfit()
     )
-    if _plain_ids(raw["tick_id"]) is None:  # plain ids are all good tick numbers
-        bad = bad | _tick_id_unfit(files)
-    return raw.select(bad.fill_null(True)).to_series()
 
 
 def _tick_id_unfit(files: pl.Series) -> pl.Expr:

@@ -370,3 +370,27 @@ def test_a_schema_version_that_is_not_an_integer_is_an_issue_not_a_traceback(
         assert frame.height == 0
         assert len(errors) == 1
         assert "unknown tick schema version" in errors[0] and "schema_version" in errors[0]
+
+
+@needs_accel
+@pytest.mark.parametrize("size", [3, 16, 17, 40, 300])
+@pytest.mark.parametrize("where", ["projected_state", "properties"])
+def test_a_repeated_key_among_many_is_found(size: int, where: str) -> None:
+    """Objects of more than 16 keys are checked by sorting their keys (fewer by pairs):
+    a repeat anywhere among them is refused, and the same object without it accepted."""
+    keys = [f'"k{i}"' for i in range(size)]
+    texts = []
+    for repeat in (False, True):
+        names = [*keys, keys[size // 2]] if repeat else keys
+        if where == "projected_state":
+            inner = ", ".join(f'{k}: {{"type": "agent"}}' for k in names)
+            extra = f'"projected_state": {{{inner}}}'
+        else:
+            inner = ", ".join(f"{k}: {i}" for i, k in enumerate(names))
+            extra = f'"projected_state": {{"m": {{"type": "agent", "properties": {{{inner}}}}}}}'
+        record = tick_v2(7)
+        del record["projected_state"]  # written by hand below
+        texts.append(json.dumps(record)[:-1] + ", " + extra + "}")
+    blobs = [t.encode() for t in texts]
+    assert _raw_alike(blobs) == [0]  # the first has no repeat, the second one
+    _parsed_alike(blobs)

@@ -394,3 +394,22 @@ def test_a_repeated_key_among_many_is_found(size: int, where: str) -> None:
     blobs = [t.encode() for t in texts]
     assert _raw_alike(blobs) == [0]  # the first has no repeat, the second one
     _parsed_alike(blobs)
+
+
+@needs_accel
+def test_a_polars_that_cannot_take_the_arrow_array_leaves_the_chunk_to_the_pure_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    blobs = _sample_blobs()[:50]
+    expected = _parsed(blobs, False)
+
+    def refuse(schema: object, array: object) -> pl.DataFrame:
+        raise pl.exceptions.ComputeError("cannot import")
+
+    monkeypatch.setattr(_ticks, "arrow_frame", refuse)
+    with _ticks.collector_paused():
+        _, taken, left = _ticks._fast(blobs)
+    assert taken == list(range(50)) and left == []
+    fast = _parsed(blobs, True)
+    assert_frame_equal(fast[0], expected[0])
+    assert fast[1:] == expected[1:]

@@ -271,7 +271,10 @@ def _fast(blobs: Sequence[bytes]) -> tuple[pl.DataFrame | None, list[int], list[
     kept, schema, array = _accel_scan(blobs)
     if not kept:
         return _pure_fast(blobs)
-    frame = arrow_frame(schema, array)
+    try:
+        frame = arrow_frame(schema, array)
+    except (pl.exceptions.PolarsError, TypeError, ValueError):  # not expected: a Polars
+        return _pure_fast(blobs)  # that cannot take the array has the pure path do it all
     if len(kept) == len(blobs):
         return frame, kept, []
     taken_set = set(kept)

@@ -440,12 +440,12 @@ def parse_ticks(
     parts: list[pl.DataFrame] = []
     redo: set[int] = set(range(len(blobs)))
     raw = _bulk(blobs) if blobs and BULK_READ else None
-    if raw is not None:
-        names = _texts("source_file", files).gather(raw["_order"])
-        bad = _problems(raw, names)
+    texts = _texts("source_file", files) if raw is not None else None  # built once
+    if raw is not None and texts is not None:
+        bad = _problems(raw, texts.gather(raw["_order"]))
         redo -= set(raw["_order"].filter(bad.not_()).to_list())
         if not redo:
-            return _normalised(raw, slugs, files), errors
+            return _normalised(raw, slugs, files, texts), errors
         parts.append(raw.filter(bad.not_()))
     # The per-file path: only for the files the bulk read could not take.
     careful = _one_at_a_time(sorted(redo), files, blobs, errors, notes)
@@ -453,7 +453,7 @@ def parse_ticks(
         parts.append(careful)
     if not parts:
         return pl.DataFrame(schema=TICKS_SCHEMA), errors
-    return _normalised(pl.concat(parts), slugs, files), errors
+    return _normalised(pl.concat(parts), slugs, files, texts), errors
 
 
 def _bulk(blobs: Sequence[bytes]) -> pl.DataFrame | None:
@@ -521,20 +521,22 @@ def _one_at_a_time(
 
 
 def _normalised(
-    raw: pl.DataFrame, slugs: Sequence[str], files: Sequence[str | Path]
+    raw: pl.DataFrame,
+    slugs: Sequence[str],
+    files: Sequence[str | Path],
+    texts: pl.Series | None = None,
 ) -> pl.DataFrame:
     """:func:`normalise` of raw rows carrying their file's index (``_order``), in file
-    order (the first of two files with one tick number is the one kept)."""
+    order (the first of two files with one tick number is the one kept). ``texts``:
+    ``files`` as a text column, when the caller has built it already."""
+    if texts is None:
+        texts = _texts("source_file", files)
     order = raw["_order"]
     if order.len() == len(files) and order.is_sorted():  # every file, in order: as it is
-        return normalise(raw.drop("_order"), _texts("slug", slugs), _texts("source_file", files))
+        return normalise(raw.drop("_order"), _texts("slug", slugs), texts)
     raw = raw.sort("_order")
     order = raw["_order"]
-    return normalise(
-        raw.drop("_order"),
-        _texts("slug", slugs).gather(order),
-        _texts("source_file", files).gather(order),
-    )
+    return normalise(raw.drop("_order"), _texts("slug", slugs).gather(order), texts.gather(order))
 
 
 def _texts(name: str, values: Sequence[str | Path]) -> pl.Series:

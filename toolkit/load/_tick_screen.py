@@ -5,8 +5,11 @@ once into typed structs (:class:`_Screen`; :class:`_Fast` for the batch path of
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import re
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from typing import Annotated, Any
 
 import msgspec
@@ -481,3 +484,37 @@ def projected(ticks: Sequence[_Fast]) -> bytes:
             action.indirect_object = _UNSET
             action.params = _UNSET
     return ENCODE(ticks)
+
+
+# ---------------------------------------------------------------------------
+# The collector, paused while a chunk is decoded
+# ---------------------------------------------------------------------------
+
+_GC_LOCK = threading.Lock()
+_gc_holds = 0
+_gc_was_enabled = False
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector held off while runs are listed and decoded.
+
+    A decode makes many small containers (the lists and dicts inside each tick; the
+    structs themselves are not tracked), and a listing many tuples, none of them in a
+    cycle, so the collector's passes over them find nothing, yet cost about a fifth of the
+    decode's CPU and 5-10 % of a whole load (docs/performance.md). Counted under a lock, so
+    that threads loading at once (or a load inside a load) switch it back on once, and
+    only if it was on."""
+    global _gc_holds, _gc_was_enabled
+    with _GC_LOCK:
+        if _gc_holds == 0:
+            _gc_was_enabled = gc.isenabled()
+            gc.disable()
+        _gc_holds += 1
+    try:
+        yield
+    finally:
+        with _GC_LOCK:
+            _gc_holds -= 1
+            if _gc_holds == 0 and _gc_was_enabled:
+                gc.enable()

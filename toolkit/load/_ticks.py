@@ -25,16 +25,13 @@ a type the reader would coerce (:class:`_Screen`) is read on the per-file path.
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import gc
 import io
 import json
 import math
 import os
 import re
-import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from itertools import repeat
 from pathlib import Path
 from typing import Any
@@ -57,6 +54,9 @@ from toolkit.load._tick_screen import (
     projected,
     screen_tick,
     screened_frame,
+)
+from toolkit.load._tick_screen import (
+    collector_paused as collector_paused,  # re-exported: _run_build and _run_listing use it
 )
 
 _Scan = Callable[[Sequence[bytes]], tuple[list[int], object, object]]
@@ -319,36 +319,6 @@ def _pure_fast(blobs: Sequence[bytes]) -> tuple[pl.DataFrame | None, list[int], 
         taken.extend(chosen)
     frame = (pl.concat(frames) if len(frames) > 1 else frames[0]) if frames else None
     return frame, taken, sorted(left)
-
-
-_GC_LOCK = threading.Lock()
-_gc_holds = 0
-_gc_was_enabled = False
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector held off while runs are listed and decoded.
-
-    A decode makes many small containers (the lists and dicts inside each tick; the
-    structs themselves are not tracked), and a listing many tuples, none of them in a
-    cycle, so the collector's passes over them find nothing, yet cost about a fifth of the
-    decode's CPU and 5-10 % of a whole load (docs/performance.md). Counted under a lock, so
-    that threads loading at once (or a load inside a load) switch it back on once, and
-    only if it was on."""
-    global _gc_holds, _gc_was_enabled
-    with _GC_LOCK:
-        if _gc_holds == 0:
-            _gc_was_enabled = gc.isenabled()
-            gc.disable()
-        _gc_holds += 1
-    try:
-        yield
-    finally:
-        with _GC_LOCK:
-            _gc_holds -= 1
-            if _gc_holds == 0 and _gc_was_enabled:
-                gc.enable()
 
 
 def _plain_ids(ids: pl.Series) -> pl.Series | None:

@@ -1,7 +1,9 @@
 """The msgspec shapes of a tick file and the file-at-a-time screen: a tick file decoded
 once into typed structs (:class:`_Screen`; :class:`_Fast` for the batch path of
 :mod:`toolkit.load._ticks`), and its fields turned into the raw frame's columns
-(:func:`_row`, :func:`screened_frame`) when :func:`plain_row` can vouch for them."""
+(:func:`_row`, :func:`screened_frame`) when :func:`plain_row` can vouch for them; the
+C accelerator's Arrow array as that frame (:func:`arrow_frame`); and the collector paused
+while a chunk is decoded (:func:`collector_paused`)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,9 @@
 """Tick summaries: one parse per file into typed columns, normalised column-wise.
 
+Where the optional C accelerator is built (``_tickscan.c``, :data:`ACCEL`), it screens
+each chunk first and builds the columns of the files it can vouch for; the rest take the
+pure-Python paths below, which are the reference it is tested against.
+
 The fast path parses each tick file once with msgspec: a batch of files together
 (:func:`_fast`: one typed decoder mapped over them, one colon count for the batch, and
 the fields the frame reads of the decoded structs written back as one JSON array that

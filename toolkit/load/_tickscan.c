@@ -12,8 +12,9 @@
  * characters, and anything else unusual make it answer "not mine" for that file, which
  * then goes through the pure-Python path unchanged. It never raises for a file's bytes.
  *
- * scan(blobs) -> (kept, columns): `kept` the indexes of the files accepted, `columns` 34
- * lists (the columns of `_tick_screen._FLAT`, in order), one value per accepted file.
+ * scan(blobs) -> (kept, schema, array): `kept` the indexes of the files accepted, and
+ * their fields as one Arrow struct array of `_tick_screen.RAW_TICK_SCHEMA` (two
+ * PyCapsules of the Arrow C data interface; `_tick_screen.arrow_frame` reads them).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -23,7 +24,6 @@
 #include <string.h>
 
 #define MAX_DEPTH 32
-#define NCOLS 34
 
 typedef struct {
     const unsigned char *p;

@@ -31,6 +31,7 @@ from typing import Any
 
 import polars as pl
 import pytest
+import test_run_at_a_time as batch_tests
 from conftest import REAL_RUNS, ROOT, SAMPLE_RUNS, tick_v1, tick_v2
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -413,3 +414,41 @@ def test_a_polars_that_cannot_take_the_arrow_array_leaves_the_chunk_to_the_pure_
     fast = _parsed(blobs, True)
     assert_frame_equal(fast[0], expected[0])
     assert fast[1:] == expected[1:]
+
+
+# ---------------------------------------------------------------------------
+# The pure batch path's own tests, with the accelerator off
+# ---------------------------------------------------------------------------
+#
+# With the accelerator on, ``test_run_at_a_time.py``'s tests of ``_ticks._fast`` see the
+# C screen take every good file, so the pure batch path (its batches, its colon count)
+# would only ever see the hostile ones. Here the same tests run with it off.
+
+
+@pytest.mark.parametrize("name", sorted(CAREFUL))
+def test_the_pure_batch_path_alone_leaves_only_the_careful_file(name: str) -> None:
+    with _accel(False):
+        batch_tests.test_one_file_that_needs_the_careful_path_is_the_only_one_that_takes_it(name)
+
+
+@pytest.mark.parametrize("ascii_only", [False, True])
+def test_the_pure_batch_path_alone_builds_the_edge_records(ascii_only: bool) -> None:
+    with _accel(False):
+        batch_tests.test_edge_records_are_taken_and_built_as_the_file_at_a_time_path_builds_them(
+            ascii_only
+        )
+
+
+def test_the_pure_batch_path_alone_takes_every_sample_and_splits_batches_anywhere(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with _accel(False):
+        batch_tests.test_every_sample_tick_file_is_taken_and_built_as_the_file_at_a_time_path_builds_it()
+        batch_tests.test_batches_split_anywhere_give_the_same_frame_and_leave_only_the_careful_file(
+            monkeypatch
+        )
+
+
+def test_the_pure_batch_path_alone_takes_no_file_with_a_repeated_key() -> None:
+    with _accel(False):
+        batch_tests.test_no_file_with_a_repeated_key_is_taken()

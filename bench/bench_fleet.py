@@ -59,6 +59,7 @@ import naive  # noqa: E402
 from timing import best_of, interleaved, load_average, spread  # noqa: E402
 
 import toolkit as tk  # noqa: E402
+from toolkit.load import _ticks  # noqa: E402
 
 
 def tick_files(fleet: Path) -> list[str]:
@@ -358,6 +359,18 @@ def main(argv: list[str]) -> int:
     def naive_load_score() -> Any:
         return naive.score_fleet(naive.load_fleet(fleet), args.window)
 
+    def pure(step: Any) -> Any:
+        """``step`` with the C accelerator switched off (the pure-Python path)."""
+
+        def run() -> Any:
+            _ticks.ACCEL = False
+            try:
+                return step()
+            finally:
+                _ticks.ACCEL = True
+
+        return run
+
     steps: dict[str, Any] = {
         "floor": lambda: io_floor(fleet),
         "floor_fstat": lambda: io_floor(fleet, _read_fstat_sized),
@@ -366,6 +379,10 @@ def main(argv: list[str]) -> int:
         "load_score": load_score,
         "naive_load_score": naive_load_score,
     }
+    results["accelerator"] = _ticks.ACCEL
+    if _ticks.ACCEL:  # interleaved with the pure path, round by round
+        steps["cold_load_pure"] = pure(load)
+        steps["load_score_pure"] = pure(load_score)
     times, last, loads = interleaved(steps, args.rounds)
     results["steps"] = measured(times)
     results["load_averages"] = loads
@@ -683,9 +700,11 @@ def report(r: dict[str, Any]) -> str:
         ("floor_fstat", "I/O floor, `fstat`-sized reads"),
         ("floor_16mib", "the earlier floor: 16 MiB `os.read` buffer (inflated)"),
         ("cold_load", "cold load (files → typed frames)"),
+        ("cold_load_pure", "cold load, accelerator off (the pure-Python path)"),
         ("warm_load", "warm load (Parquet cache)"),
         ("score", "scoring the fleet (`group_by` passes, about 16k ticks a pass)"),
         ("load_score", "load + score"),
+        ("load_score_pure", "load + score, accelerator off"),
         ("naive_load_score", "naive load + score (`json.load` per file, Python loops)"),
         ("duckdb_read_json", "DuckDB `read_json` of the tick files"),
     ]
@@ -694,6 +713,8 @@ def report(r: dict[str, Any]) -> str:
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
     lines = [
+        f"Accelerator (toolkit/load/_tickscan.c): {'on' if r.get('accelerator') else 'off'}.",
+        "",
         f"{r['runs']} runs, {r['ticks']:,} ticks, {r['bytes'] / 2**20:.0f} MiB of tick files; "
         f"{r['machine']['cores']} cores, {r['machine']['cpu']}; load average "
         + ", ".join(f"{x:.1f}" for x in r["load_averages"])
@@ -718,6 +739,15 @@ def report(r: dict[str, Any]) -> str:
         target(st, f"naive ÷ load + score, {r['runs']} runs", "naive_load_score", "load_score",
                "≥ 3×", 3.0, False),
     ]  # fmt: skip
+    if "cold_load_pure" in st:
+        targets += [
+            target(st, "cold load, accelerator off ÷ floor", "cold_load_pure", "floor", "≤ 3×",
+                   3.0, True),
+            target(st, f"naive ÷ load + score, accelerator off, {r['runs']} runs",
+                   "naive_load_score", "load_score_pure", "≥ 3×", 3.0, False),
+            target(st, "cold load: accelerator off ÷ on", "cold_load_pure", "cold_load",
+                   "faster: > 1×", 1.0, False),
+        ]  # fmt: skip
     if "small" in r:
         targets.append(
             target(r["small"]["steps"], f"naive ÷ load + score, {r['small']['runs']} runs",

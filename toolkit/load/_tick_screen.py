@@ -1,12 +1,17 @@
 """The msgspec shapes of a tick file and the file-at-a-time screen: a tick file decoded
 once into typed structs (:class:`_Screen`; :class:`_Fast` for the batch path of
 :mod:`toolkit.load._ticks`), and its fields turned into the raw frame's columns
-(:func:`_row`, :func:`screened_frame`) when :func:`plain_row` can vouch for them."""
+(:func:`_row`, :func:`screened_frame`) when :func:`plain_row` can vouch for them; the
+C accelerator's Arrow array as that frame (:func:`arrow_frame`); and the collector paused
+while a chunk is decoded (:func:`collector_paused`)."""
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import re
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from typing import Annotated, Any
 
 import msgspec
@@ -281,6 +286,28 @@ def screened_frame(rows: Sequence[tuple[Any, ...]]) -> pl.DataFrame:
     return _nested(flat)
 
 
+class _ArrowArray:
+    """Two PyCapsules of the Arrow C data interface, as Polars takes an array."""
+
+    __slots__ = ("_capsules",)
+
+    def __init__(self, schema: object, array: object) -> None:
+        self._capsules = (schema, array)
+
+    def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[object, object]:
+        return self._capsules
+
+
+def arrow_frame(schema: object, array: object) -> pl.DataFrame:
+    """The struct array the C accelerator (``toolkit.load._tickscan.scan``) builds, as a
+    frame of :data:`RAW_TICK_SCHEMA` (Polars takes its buffers; no value is copied into
+    a Python object)."""
+    frame = pl.Series(_ArrowArray(schema, array)).struct.unnest()
+    if frame.schema != RAW_TICK_SCHEMA:  # large text and lists: Polars' own types
+        frame = frame.cast(RAW_TICK_SCHEMA)  # type: ignore[arg-type]
+    return frame
+
+
 def _nested(flat: pl.DataFrame) -> pl.DataFrame:
     """The flat columns of :data:`_FLAT` nested as :data:`RAW_TICK_SCHEMA`. The change
     lists (``_list``, ``_claimed``) are JSON text to decode, or already lists of text."""
@@ -459,3 +486,37 @@ def projected(ticks: Sequence[_Fast]) -> bytes:
             action.indirect_object = _UNSET
             action.params = _UNSET
     return ENCODE(ticks)
+
+
+# ---------------------------------------------------------------------------
+# The collector, paused while a chunk is decoded
+# ---------------------------------------------------------------------------
+
+_GC_LOCK = threading.Lock()
+_gc_holds = 0
+_gc_was_enabled = False
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector held off while runs are listed and decoded.
+
+    A decode makes many small containers (the lists and dicts inside each tick; the
+    structs themselves are not tracked), and a listing many tuples, none of them in a
+    cycle, so the collector's passes over them find nothing, yet cost about a fifth of the
+    decode's CPU and 5-10 % of a whole load (docs/performance.md). Counted under a lock, so
+    that threads loading at once (or a load inside a load) switch it back on once, and
+    only if it was on."""
+    global _gc_holds, _gc_was_enabled
+    with _GC_LOCK:
+        if _gc_holds == 0:
+            _gc_was_enabled = gc.isenabled()
+            gc.disable()
+        _gc_holds += 1
+    try:
+        yield
+    finally:
+        with _GC_LOCK:
+            _gc_holds -= 1
+            if _gc_holds == 0 and _gc_was_enabled:
+                gc.enable()

@@ -1,5 +1,9 @@
 """Tick summaries: one parse per file into typed columns, normalised column-wise.
 
+Where the optional C accelerator is built (``_tickscan.c``, :data:`ACCEL`), it screens
+each chunk first and builds the columns of the files it can vouch for; the rest take the
+pure-Python paths below, which are the reference it is tested against.
+
 The fast path parses each tick file once with msgspec: a batch of files together
 (:func:`_fast`: one typed decoder mapped over them, one colon count for the batch, and
 the fields the frame reads of the decoded structs written back as one JSON array that
@@ -25,14 +29,13 @@ a type the reader would coerce (:class:`_Screen`) is read on the per-file path.
 
 from __future__ import annotations
 
-import contextlib
-import gc
+import functools
 import io
 import json
 import math
+import os
 import re
-import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Sequence
 from itertools import repeat
 from pathlib import Path
 from typing import Any
@@ -50,11 +53,22 @@ from toolkit.load._tick_screen import (
     FAST_DECODE,
     RAW_TICK_SCHEMA,
     STAGES,
+    arrow_frame,
     plain_row,
     projected,
     screen_tick,
     screened_frame,
 )
+from toolkit.load._tick_screen import (
+    collector_paused as collector_paused,  # re-exported: _run_build and _run_listing use it
+)
+
+_Scan = Callable[[Sequence[bytes]], tuple[list[int], object, object]]
+_accel_scan: _Scan | None
+try:  # the optional C accelerator (setup.py builds it where a C compiler is found)
+    from toolkit.load._tickscan import scan as _accel_scan
+except ImportError:  # a machine without a compiler: the pure path
+    _accel_scan = None
 
 CONTINUATION_TEXT = "[long_running_continuation]"
 CONTINUATION_MECHANIC = "continue_long_action"
@@ -82,6 +96,7 @@ def _number_problem(tick: Any) -> tuple[str, Any] | None:
     return None
 
 
+@functools.cache  # the same expression every time: built once (about 0.1 ms a chunk)
 def _numbers_unfit() -> pl.Expr:
     """Column-wise :func:`_number_problem`: rows with a number the frame cannot hold."""
 
@@ -114,6 +129,14 @@ BULK_READ = True
 BATCH_PATH = True
 
 
+#: Whether the batch path first hands each chunk to the C accelerator
+#: (``toolkit/load/_tickscan.c``), which takes the files it can vouch for and leaves every
+#: other file to the pure-Python path below, unchanged. On when the extension was built;
+#: ``TOOLKIT_ACCEL=0`` in the environment turns it off (the pure path is the reference the
+#: differential tests hold it to).
+ACCEL = _accel_scan is not None and os.environ.get("TOOLKIT_ACCEL", "1") != "0"
+
+
 def tick_number(value: str | int | None) -> int | None:
     """``"42"``, ``"tick_42"`` or ``42`` → ``42``; anything else → ``None``."""
     if isinstance(value, bool) or value is None:
@@ -134,6 +157,8 @@ def validate_tick(path: Path, data: Any) -> dict[str, Any]:
         raise InputError(path, "a tick summary must be a JSON object", field="(top level)")
     version = data.get("schema_version", 1)
     model: type[TickV1] | type[TickV2]
+    if type(version) is not int:  # ``true == 1.0 == 1`` in Python, but only 1 is version 1
+        raise InputError(path, "unknown tick schema version", field="schema_version", value=version)
     if version == 1:
         model = TickV1
     elif version == 2:
@@ -240,6 +265,35 @@ BATCH_FILES = 400
 
 def _fast(blobs: Sequence[bytes]) -> tuple[pl.DataFrame | None, list[int], list[int]]:
     """The batch path over a chunk: the frame of the files it takes (with their indexes
+    in the chunk, ascending) and the indexes of the files left to the file-at-a-time path.
+
+    With the accelerator (:data:`ACCEL`), one C call screens the whole chunk and builds
+    the raw frame's columns of the files it takes as Arrow buffers (:func:`arrow_frame`);
+    the files it does not take go through :func:`_pure_fast`, the pure-Python batch path."""
+    if not ACCEL or _accel_scan is None or not blobs:
+        return _pure_fast(blobs)
+    kept, schema, array = _accel_scan(blobs)
+    if not kept:
+        return _pure_fast(blobs)
+    try:
+        frame = arrow_frame(schema, array)
+    except (pl.exceptions.PolarsError, TypeError, ValueError):  # not expected: a Polars
+        return _pure_fast(blobs)  # that cannot take the array has the pure path do it all
+    if len(kept) == len(blobs):
+        return frame, kept, []
+    taken_set = set(kept)
+    rest = [i for i in range(len(blobs)) if i not in taken_set]
+    more, more_taken, left = _pure_fast([blobs[i] for i in rest])
+    if more is None:
+        return frame, kept, [rest[i] for i in left]
+    taken = kept + [rest[i] for i in more_taken]
+    order = sorted(range(len(taken)), key=taken.__getitem__)
+    whole = pl.concat([frame, more])[order]
+    return whole, [taken[i] for i in order], [rest[i] for i in left]
+
+
+def _pure_fast(blobs: Sequence[bytes]) -> tuple[pl.DataFrame | None, list[int], list[int]]:
+    """The pure-Python batch path over a chunk: the frame of the files it takes (with their indexes
     in the chunk) and the indexes of the files left to the file-at-a-time path.
 
     Each batch of files is decoded by one typed msgspec decoder mapped over them
@@ -271,36 +325,6 @@ def _fast(blobs: Sequence[bytes]) -> tuple[pl.DataFrame | None, list[int], list[
     return frame, taken, sorted(left)
 
 
-_GC_LOCK = threading.Lock()
-_gc_holds = 0
-_gc_was_enabled = False
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector held off while runs are listed and decoded.
-
-    A decode makes many small containers (the lists and dicts inside each tick; the
-    structs themselves are not tracked), and a listing many tuples, none of them in a
-    cycle, so the collector's passes over them find nothing, yet cost about a fifth of the
-    decode's CPU and 5-10 % of a whole load (docs/performance.md). Counted under a lock, so
-    that threads loading at once (or a load inside a load) switch it back on once, and
-    only if it was on."""
-    global _gc_holds, _gc_was_enabled
-    with _GC_LOCK:
-        if _gc_holds == 0:
-            _gc_was_enabled = gc.isenabled()
-            gc.disable()
-        _gc_holds += 1
-    try:
-        yield
-    finally:
-        with _GC_LOCK:
-            _gc_holds -= 1
-            if _gc_holds == 0 and _gc_was_enabled:
-                gc.enable()
-
-
 def _plain_ids(ids: pl.Series) -> pl.Series | None:
     """The tick numbers of ``ids`` when every id is present and plain digits (``"42"``,
     as almost every file writes it), else ``None``: then :data:`TICK_ID_PATTERN` must
@@ -317,8 +341,17 @@ def _plain_ids(ids: pl.Series) -> pl.Series | None:
 
 def _problems(raw: pl.DataFrame, files: pl.Series) -> pl.Series:
     """Rows the column-wise check rejects (the pydantic models would reject them too)."""
+    bad = _refused()
+    if _plain_ids(raw["tick_id"]) is None:  # plain ids are all good tick numbers
+        bad = bad | _tick_id_unfit(files)
+    return raw.select(bad.fill_null(True)).to_series()
+
+
+@functools.cache  # the same expression for every chunk: built once
+def _refused() -> pl.Expr:
+    """The column-wise check of :func:`_problems` but for the tick ids."""
     version = pl.col("schema_version").fill_null(1)
-    bad = (
+    return (
         version.is_in([1, 2]).not_()
         | ((version == 2) & pl.col("kind").is_in(["execute", "yield", "refuse"]).not_())
         | ((version == 2) & pl.col("kind").is_null())
@@ -329,9 +362,6 @@ def _problems(raw: pl.DataFrame, files: pl.Series) -> pl.Series:
         )
         | _numbers_unfit()
     )
-    if _plain_ids(raw["tick_id"]) is None:  # plain ids are all good tick numbers
-        bad = bad | _tick_id_unfit(files)
-    return raw.select(bad.fill_null(True)).to_series()
 
 
 def _tick_id_unfit(files: pl.Series) -> pl.Expr:
@@ -384,12 +414,12 @@ def parse_ticks(
     parts: list[pl.DataFrame] = []
     redo: set[int] = set(range(len(blobs)))
     raw = _bulk(blobs) if blobs and BULK_READ else None
-    if raw is not None:
-        names = _texts("source_file", files).gather(raw["_order"])
-        bad = _problems(raw, names)
+    texts = _texts("source_file", files) if raw is not None else None  # built once
+    if raw is not None and texts is not None:
+        bad = _problems(raw, texts.gather(raw["_order"]))
         redo -= set(raw["_order"].filter(bad.not_()).to_list())
         if not redo:
-            return _normalised(raw, slugs, files), errors
+            return _normalised(raw, slugs, files, texts), errors
         parts.append(raw.filter(bad.not_()))
     # The per-file path: only for the files the bulk read could not take.
     careful = _one_at_a_time(sorted(redo), files, blobs, errors, notes)
@@ -397,7 +427,7 @@ def parse_ticks(
         parts.append(careful)
     if not parts:
         return pl.DataFrame(schema=TICKS_SCHEMA), errors
-    return _normalised(pl.concat(parts), slugs, files), errors
+    return _normalised(pl.concat(parts), slugs, files, texts), errors
 
 
 def _bulk(blobs: Sequence[bytes]) -> pl.DataFrame | None:
@@ -465,20 +495,22 @@ def _one_at_a_time(
 
 
 def _normalised(
-    raw: pl.DataFrame, slugs: Sequence[str], files: Sequence[str | Path]
+    raw: pl.DataFrame,
+    slugs: Sequence[str],
+    files: Sequence[str | Path],
+    texts: pl.Series | None = None,
 ) -> pl.DataFrame:
     """:func:`normalise` of raw rows carrying their file's index (``_order``), in file
-    order (the first of two files with one tick number is the one kept)."""
+    order (the first of two files with one tick number is the one kept). ``texts``:
+    ``files`` as a text column, when the caller has built it already."""
+    if texts is None:
+        texts = _texts("source_file", files)
     order = raw["_order"]
     if order.len() == len(files) and order.is_sorted():  # every file, in order: as it is
-        return normalise(raw.drop("_order"), _texts("slug", slugs), _texts("source_file", files))
+        return normalise(raw.drop("_order"), _texts("slug", slugs), texts)
     raw = raw.sort("_order")
     order = raw["_order"]
-    return normalise(
-        raw.drop("_order"),
-        _texts("slug", slugs).gather(order),
-        _texts("source_file", files).gather(order),
-    )
+    return normalise(raw.drop("_order"), _texts("slug", slugs).gather(order), texts.gather(order))
 
 
 def _texts(name: str, values: Sequence[str | Path]) -> pl.Series:
@@ -617,6 +649,11 @@ def _status(v2: pl.Expr) -> pl.Expr:
     )
 
 
+@functools.cache
+def _status_v2() -> pl.Expr:
+    return _status(_V2)
+
+
 def _derived(raw: pl.DataFrame, slugs: pl.Series, files: pl.Series, v2: pl.Expr) -> pl.DataFrame:
     """``raw`` with the columns the ticks frame is selected from: slug, file, tick number,
     claims, status, continuation, mutation count, verb."""
@@ -636,7 +673,7 @@ def _derived(raw: pl.DataFrame, slugs: pl.Series, files: pl.Series, v2: pl.Expr)
         _tick_numbers(raw["tick_id"], files),
         claimed.alias("_claimed"),
         _unsupported_claims(claimed, raw["mutations"].struct.field("list")),
-        status=_status(v2),
+        status=_status_v2(),
         continuation=continuation,
         mutation_count=mutation_count,
         _verb=pl.col("classified_action").struct.field("verb").str.strip_chars().str.to_lowercase(),
@@ -717,6 +754,24 @@ def _usage_columns(v2: pl.Expr) -> dict[str, pl.Expr | str]:
     }
 
 
+#: Whether a row is of tick schema v2.
+_V2 = pl.col("schema_version").fill_null(1) == 2
+
+
+@functools.cache  # the same expressions for every chunk: built once (about 1 ms a chunk)
+def _selected() -> dict[str, pl.Expr | str]:
+    """The ticks frame's columns, as :func:`normalise` selects them from :func:`_derived`."""
+    return {
+        "slug": "slug",
+        "tick": "tick",
+        "schema_version": pl.col("schema_version").fill_null(1),
+        **_action_columns(_V2),
+        **_outcome_columns(_V2),
+        **_usage_columns(_V2),
+        "source_file": "source_file",
+    }
+
+
 def normalise(raw: pl.DataFrame, slugs: pl.Series, files: pl.Series) -> pl.DataFrame:
     """Turn raw tick records (:data:`RAW_TICK_SCHEMA`) into the ticks frame.
 
@@ -724,16 +779,7 @@ def normalise(raw: pl.DataFrame, slugs: pl.Series, files: pl.Series) -> pl.DataF
     proxy), cost and tokens are derived column-wise; see ``docs/formats/universe.md``.
     Claimed and made values are compared as text (``5`` and ``"5"`` are the same value).
     """
-    v2 = pl.col("schema_version").fill_null(1) == 2
-    out = _derived(raw, slugs, files, v2).select(
-        slug="slug",
-        tick="tick",
-        schema_version=pl.col("schema_version").fill_null(1),
-        **_action_columns(v2),
-        **_outcome_columns(v2),
-        **_usage_columns(v2),
-        source_file="source_file",
-    )
+    out = _derived(raw, slugs, files, _V2).select(**_selected())
     # Built in the frame's types: casting a whole frame costs even when nothing changes.
     if out.schema != _TICKS:
         out = out.cast(TICKS_SCHEMA)  # type: ignore[arg-type]

@@ -1,0 +1,5 @@
+"""Types of the optional C accelerator (toolkit/load/_tickscan.c)."""
+
+from collections.abc import Sequence
+
+def scan(blobs: Sequence[bytes], /) -> tuple[list[int], object, object]: ...

@@ -458,3 +458,19 @@ def test_discussion_without_a_ratings_store_imports_none_of_the_stores_modules(
     assert report["code"] == 0
     store = [m for m in report["modules"] if m.startswith("toolkit.ratings.store")]
     assert store == []  # the folder holds no ratings store: its header says so
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "markdown", "html"])
+def test_one_run_quality_computes_no_per_tick_series(
+    fmt: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Only charts draw a card's series, and no output of `toolkit quality` is a chart.
+    from toolkit.cli import main
+    from toolkit.rubrics.simulation import score
+
+    def no_series(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the per-tick series were computed")
+
+    monkeypatch.setattr(score, "series_chunks", no_series)
+    assert main(["quality", str(RUN), "--format", fmt]) == 0
+    assert "Ashfall" in capsys.readouterr().out

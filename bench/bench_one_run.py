@@ -45,9 +45,12 @@ def cpu_of(command: Sequence[str], tree: Path | None) -> float:
     """The CPU seconds (user + system) of one fresh process running ``command``."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     if tree is not None:
+        tree = tree.resolve()
         env["PYTHONPATH"] = str(tree)
+    # Run in the tree: ``python -c`` puts its working folder first on sys.path, before
+    # PYTHONPATH, so from this checkout every tree would import this checkout's toolkit.
     proc = subprocess.Popen(
-        command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        command, cwd=tree or ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -320,8 +321,13 @@ import json, sys
 from toolkit.cli import main
 code = main(sys.argv[2:])
 loader = sys.modules.get("pydantic.plugin._loader")
+models, todo = [], list(sys.modules["pydantic"].BaseModel.__subclasses__())
+while todo:  # every pydantic model class built in the process
+    model = todo.pop()
+    models.append(f"{model.__module__}.{model.__qualname__}")
+    todo.extend(model.__subclasses__())
 with open(sys.argv[1], "w", encoding="utf-8") as out:
-    json.dump({"code": code, "modules": sorted(sys.modules),
+    json.dump({"code": code, "modules": sorted(sys.modules), "models": sorted(models),
                "plugins_scanned": loader is not None and loader._plugins is not None}, out)
 """
 
@@ -411,3 +417,60 @@ def test_compare_of_simulation_arms_imports_no_other_familys_loader(tmp_path: Pa
     assert modules & others == set()
     assert {m.partition(".")[0] for m in modules} & {"tqdm", "asyncio", "scipy"} == set()
     assert report["plugins_scanned"] is False
+
+
+@pytest.mark.parametrize(
+    "args",
+    [pytest.param(args, id=name) for name, args, _ in ONE_RUN_COMMANDS if args[0] == "quality"],
+)
+def test_a_well_formed_run_builds_none_of_the_loaders_file_models(
+    args: list[str], tmp_path: Path
+) -> None:
+    # Its tick files and batch record are checked without pydantic (the models, ~13 ms of
+    # CPU, only for a file the fast path cannot vouch for); the rubric's own models stay.
+    report = _one_run(args, tmp_path)
+    assert report["code"] == 0
+    assert "toolkit.load._run_models" not in report["modules"]
+    assert [m for m in report["models"] if m.startswith("toolkit.load.")] == []
+    assert "toolkit.rubrics.simulation.spec.SimulationRubric" in report["models"]
+
+
+def test_a_badly_typed_batch_record_still_gets_the_models_one_line_refusal(
+    tmp_path: Path,
+) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(RUN, run)
+    record = run / "tick_summaries" / "batch_0.json"
+    record.write_text(
+        record.read_text(encoding="utf-8").replace('"first_tick": 1', '"first_tick": "soon"'),
+        encoding="utf-8",
+    )
+    report = _one_run(["quality", str(run), "--format", "json"], tmp_path)
+    assert report["code"] == 0  # a run with a bad record is still scored, with an issue
+    assert "toolkit.load._run_models" in report["modules"]
+    assert "toolkit.load._run_models.CompressedRecord" in report["models"]
+
+
+def test_discussion_without_a_ratings_store_imports_none_of_the_stores_modules(
+    tmp_path: Path,
+) -> None:
+    report = _one_run(["discussion", str(GAMES)], tmp_path)
+    assert report["code"] == 0
+    store = [m for m in report["modules"] if m.startswith("toolkit.ratings.store")]
+    assert store == []  # the folder holds no ratings store: its header says so
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "markdown", "html"])
+def test_one_run_quality_computes_no_per_tick_series(
+    fmt: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Only charts draw a card's series, and no output of `toolkit quality` is a chart.
+    from toolkit.cli import main
+    from toolkit.rubrics.simulation import score
+
+    def no_series(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the per-tick series were computed")
+
+    monkeypatch.setattr(score, "series_chunks", no_series)
+    assert main(["quality", str(RUN), "--format", fmt]) == 0
+    assert "Ashfall" in capsys.readouterr().out

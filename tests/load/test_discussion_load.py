@@ -341,3 +341,22 @@ def test_every_game_of_the_real_export_loads(real_runs: Path) -> None:
     assert set(big.messages["speaker"]) <= set(big.players["name"])
     assert big.messages["in_reply_to_player"].null_count() == 1
     assert set(d.players["role"]) == {"MAFIA", "VILLAGER"}
+
+
+def test_a_ratings_store_kept_beside_the_games_is_left_out(tmp_path: Path) -> None:
+    # The loader tells it apart by its header; a JSON transcript by its first bytes alone.
+    import shutil
+
+    from conftest import SAMPLE_RUNS
+
+    from toolkit.ratings.store import RatingStore
+
+    games = tmp_path / "games"
+    games.mkdir()
+    for name in ("game-pass.json", "game-over-budget.json"):
+        shutil.copy(SAMPLE_RUNS / "discussions" / name, games / name)
+    alone = load_discussions([games]).game_ids
+    RatingStore(games / "ratings.db")
+    assert (games / "ratings.db").read_bytes()[:16] == b"SQLite format 3\x00"
+    assert load_discussions([games]).game_ids == alone
+    assert len(alone) == 2

@@ -1,120 +1,84 @@
-"""The files of a token-world run, as pydantic models: the reading edge's word on what a
-tick summary (schema v1 and v2) and a compressed record hold, lenient where the engine is
-lenient. The fast tick path (:mod:`toolkit.load._ticks`) turns to these models for a file
-it cannot vouch for, so that a refusal names the file, the field and the value.
+"""What a token-world run's files hold, checked without pydantic where the answer is plain:
+the tick id's pattern, and a compressed record (``batch_<n>.json``, ``epoch_<n>.json``)
+whose every field already has the JSON type its model takes as it is.
+
+The models themselves (:mod:`toolkit.load._run_models`) cost nine classes, about 13 ms of
+CPU, and pydantic where nothing else imported it; a well-formed run never needs them. A
+record :func:`plain_record` cannot vouch for is handed to the model
+(:class:`~toolkit.load._run_models.CompressedRecord`), whose refusal names the file, the
+field and the value, as before.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-
-__all__ = [
-    "TICK_ID_PATTERN",
-    "ClassifiedAction",
-    "CompressedRecord",
-    "Mutations",
-    "Observation",
-    "TickV1",
-    "TickV2",
-]
+__all__ = ["BATCH_FIELDS", "TICK_ID_PATTERN", "plain_record", "tick_id_number"]
 
 #: A tick id as the engine writes it: ``42`` or ``tick_42``.
 TICK_ID_PATTERN = r"^(?:tick_)?(\d+)$"
 _TICK_ID = re.compile(TICK_ID_PATTERN)
 
+#: The largest tick number or count of a record (64 bits, signed).
+_MAX = 2**63 - 1
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="ignore")
-
-
-class ClassifiedAction(_Model):
-    """``classified_action``: what the classifier understood the agent to do."""
-
-    verb: str | None = None
-    actor: str | None = None
-    target: str | None = None
-
-
-class Mutations(_Model):
-    """``mutations``: ``{"count": int, "list": [[target, property, old, new], ...]}``."""
-
-    count: int | None = None
-    changes: list[list[Any]] = Field(default=[], alias="list")
+#: The fields of a compressed record, in the model's order.
+BATCH_FIELDS = (
+    "kind",
+    "batch_id",
+    "first_tick",
+    "last_tick",
+    "tick_count",
+    "key_events",
+    "mechanic_ids_used",
+    "total_mutations",
+    "agent_id",
+)
 
 
-class Observation(_Model):
-    """v2 ``observation``: the observer's text and the changes it claims happened."""
-
-    text: str | None = None
-    claimed_changes: list[list[Any]] | None = None
-
-
-class _TickBase(_Model):
-    tick_id: str | int | None = None
-    timestamp_iso: str | None = None
-    action_text: str | None = None
-    classified_action: ClassifiedAction | None = None
-    matched_mechanic_id: str | None = None
-    refusal_reason: str | None = None
-    mutations: Mutations = Mutations()
-    duration_ms: float | None = None
-    llm_tokens_by_stage: dict[str, dict[str, float | None] | None] | None = None
-
-    @field_validator("mutations", mode="before")
-    @classmethod
-    def _bare_list(cls, value: Any) -> Any:
-        # Some writers store the list alone; the engine reads both.
-        if value is None:
-            return {}
-        if isinstance(value, list):
-            return {"list": value}
-        return value
+def tick_id_number(value: Any) -> Any:
+    """A tick id written as text (``"42"``, ``"tick_42"``) as its number; any other value
+    as it is (the model's check of a record's ``first_tick`` and ``last_tick``)."""
+    if isinstance(value, str) and (m := _TICK_ID.match(value)):
+        return int(m.group(1))
+    return value
 
 
-class TickV1(_TickBase):
-    """Tick summary schema v1, as the engine writes it today."""
-
-    schema_version: Literal[1] = 1
-    yielded: bool = False
-    refused: bool = False
-    observation_text: str | None = None
-    llm_cost_usd_by_stage: dict[str, float | None] | None = None
+def _count(value: Any) -> bool:
+    """A tick number or count the model takes as it is: a whole number within 64 bits."""
+    return type(value) is int and 0 <= value <= _MAX
 
 
-class TickV2(_TickBase):
-    """Tick summary schema v2: the pipeline design's shape, with observer claims."""
-
-    schema_version: Literal[2]
-    actor_id: str | None = None
-    kind: Literal["execute", "yield", "refuse"]
-    conservation_verdict: Literal["ok", "violated"] | None = None
-    observation: Observation | None = None
-    cost_usd: float | None = None
+def _whole(value: Any) -> bool:
+    """A whole number within 64 bits (a batch id; no boolean)."""
+    return type(value) is int and -_MAX - 1 <= value <= _MAX
 
 
-#: A tick number or count of a batch record: whole, non-negative, within 64 bits.
-Tick = Annotated[int, Field(ge=0, le=2**63 - 1)]
+def plain_record(data: dict[str, Any]) -> dict[str, Any] | None:
+    """The fields of a compressed record (:data:`BATCH_FIELDS`, a missing one as the
+    model's default) when each holds exactly the JSON type the model keeps unchanged;
+    ``None`` when one does not (a float count, a boolean, a list of mixed ids, ...): then
+    the pydantic model decides, coercing or refusing as it always has.
 
-
-class CompressedRecord(_Model):
-    """A ``batch_<n>.json`` or ``epoch_<n>.json`` record."""
-
-    kind: str | None = None
-    batch_id: str | int | None = None
-    first_tick: Tick | None = None
-    last_tick: Tick | None = None
-    tick_count: Tick | None = None
-    key_events: list[Any] = []
-    mechanic_ids_used: list[str] = []
-    total_mutations: Tick | None = None
-    agent_id: str | None = None
-
-    @field_validator("first_tick", "last_tick", mode="before")
-    @classmethod
-    def _tick_number(cls, value: Any) -> Any:
-        if isinstance(value, str) and (m := _TICK_ID.match(value)):
-            return int(m.group(1))
-        return value
+    For every record it returns a value for, the value equals the model's
+    (``tests/load/test_run_files.py`` checks it against the model).
+    """
+    kind, batch_id = data.get("kind"), data.get("batch_id")
+    first, last = tick_id_number(data.get("first_tick")), tick_id_number(data.get("last_tick"))
+    count, total = data.get("tick_count"), data.get("total_mutations")
+    events, used = data.get("key_events", []), data.get("mechanic_ids_used", [])
+    agent = data.get("agent_id")
+    plain = (
+        (kind is None or type(kind) is str)
+        and (batch_id is None or type(batch_id) is str or _whole(batch_id))
+        and all(v is None or _count(v) for v in (first, last, count, total))
+        and type(events) is list
+        and type(used) is list
+        and all(type(u) is str for u in used)
+        and (agent is None or type(agent) is str)
+    )
+    if not plain:
+        return None
+    values = (kind, batch_id, first, last, count, events, used, total, agent)
+    return dict(zip(BATCH_FIELDS, values, strict=True))

@@ -48,7 +48,6 @@ from toolkit.load.discussion_base import (
 )
 from toolkit.load.discussion_db import read_export, read_postgres, read_sqlite
 from toolkit.load.discussion_postgres import since_time
-from toolkit.ratings.store import is_rating_store
 
 __all__ = ["Discussion", "load_discussion", "load_discussions"]
 
@@ -298,7 +297,7 @@ def _files(path: Path, warnings: list[str]) -> list[Path]:
             skipped = edge.entry_problem(entry, path)
             if skipped is not None:
                 warnings.append(edge.skipped_input(entry.path, skipped))
-            elif not is_rating_store(entry.path):  # the ratings store kept beside them
+            elif not _rating_store(entry.path):  # the ratings store kept beside them
                 found.append(Path(entry.path))
         if not found:
             raise InputError(path, "no transcript (.json) or game database (.db) in this folder")
@@ -306,6 +305,20 @@ def _files(path: Path, warnings: list[str]) -> list[Path]:
     if not path.exists():
         raise InputError(path, "no such file or folder")
     return [path]
+
+
+def _rating_store(path: str) -> bool:
+    """Whether ``path`` is a toolkit ratings store (:func:`toolkit.ratings.store.
+    is_rating_store`). Only a SQLite file can be one: any other file is told apart by its
+    first bytes, without importing the store's modules (~10 ms of CPU, issue 38)."""
+    try:
+        if edge.read_head(path, len(_SQLITE_MAGIC)) != _SQLITE_MAGIC:
+            return False
+    except InputError:
+        return False  # as is_rating_store: a file that cannot be read is not a store
+    from toolkit.ratings.store import is_rating_store  # see above: only for a SQLite file
+
+    return is_rating_store(path)
 
 
 def load_discussion(

@@ -27,7 +27,6 @@ from toolkit.errors import InputError
 from toolkit.frames import DISCUSSION_RATINGS_SCHEMA
 from toolkit.io import edge
 from toolkit.load._common import parse_json_text
-from toolkit.ratings.store import RatingStore, is_rating_store
 from toolkit.summary import Shows, Summary
 
 __all__ = ["FileRatings", "LabelSource", "RatingSource", "load_ratings", "open_rating_source"]
@@ -212,6 +211,10 @@ def open_rating_source(path: str | Path) -> RatingSource:
         raise InputError(str(path), "no such ratings file")
     head = edge.read_head(path, 16)
     if head == b"SQLite format 3\x00":
+        # the store's modules (~10 ms of CPU): only for a SQLite file, so a scoring run
+        # without a store never imports them (issue 38, tests/test_startup_imports.py)
+        from toolkit.ratings.store import RatingStore, is_rating_store
+
         if not is_rating_store(path):
             raise InputError(
                 str(path),

@@ -53,7 +53,10 @@ def with_roles(messages: pl.DataFrame, players: pl.DataFrame) -> pl.DataFrame:
 def mentions(text: pl.Expr, name: pl.Expr) -> pl.Expr:
     """Whether ``text`` names ``name`` as a whole word (case-insensitive); null name -> False."""
     escaped = name.str.replace_all(r"([.*+?^$()\[\]{}|\\])", r"\$1")
-    pattern = pl.concat_str([pl.lit(r"(?i)(?:^|[^\w])"), escaped, pl.lit(r"(?:[^\w]|$)")])
+    # Only the name is matched case-insensitively: ``(?i)[^\w]`` and ``[^\w]`` match the
+    # same code points (every one checked), and a pattern is compiled per distinct name,
+    # a third faster without case-folding the Unicode class (issue 38).
+    pattern = pl.concat_str([pl.lit(r"(?:^|[^\w])(?i:"), escaped, pl.lit(r")(?:[^\w]|$)")])
     return text.str.contains(pattern).fill_null(False)
 
 

@@ -129,6 +129,39 @@ def test_watch_reprints_the_card_as_ticks_arrive(tmp_path: Path) -> None:
     assert out.count("Ctrl-C stops") == len(cards)
 
 
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        # time.sleep(nan) raised ValueError, time.sleep(inf) OverflowError (tracebacks)
+        (["--interval", "nan"], "--interval=nan: must be more than 0 seconds"),
+        (["--interval", "inf"], "--interval=inf: must be more than 0 seconds, at most 86400"),
+        # a NaN deadline is never reached: the watch ran on past --watch-for
+        (["--watch-for", "nan"], "--watch-for=nan: must be 0 seconds or more"),
+    ],
+)
+def test_bad_watch_options_are_one_line(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    extra: list[str],
+    message: str,
+) -> None:
+    import toolkit.cli._watch as watch_module
+
+    looks = []
+    real_sleep = time.sleep
+
+    def bounded_sleep(seconds: float) -> None:  # the real sleep, but never for ever
+        looks.append(seconds)
+        assert len(looks) < 5, "the watch ran on past its --watch-for"
+        real_sleep(min(seconds, 0.01))
+
+    monkeypatch.setattr(watch_module.time, "sleep", bounded_sleep)
+    root = write_run(tmp_path / "r", [tick_v1(1)])
+    code, _, err = run_cli(["quality", str(root), "--watch", *extra], capsys)
+    assert code == 2 and message in err and "Traceback" not in err
+
+
 def test_watch_refuses_a_gate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = write_run(tmp_path / "r", [tick_v1(1)])
     code, _, err = run_cli(["quality", str(root), "--watch", "--gate"], capsys)

@@ -77,6 +77,9 @@ def test_an_unchanged_folder_is_written_once(
         (["--interval", "0"], "--interval=0.0: must be more than 0 seconds"),
         (["--interval", "nan"], "--interval=nan: must be more than 0 seconds"),
         (["--watch-for", "-1"], "--watch-for=-1.0: must be 0 seconds or more"),
+        # time.sleep(inf) raised OverflowError (a traceback) after the first build
+        (["--interval", "inf"], "--interval=inf: must be more than 0 seconds, at most 86400"),
+        (["--interval", "1e300"], "--interval=1e+300: must be more than 0 seconds, at most"),
     ],
 )
 def test_bad_watch_options_are_one_line(

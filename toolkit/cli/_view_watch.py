@@ -17,8 +17,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from toolkit.cli._watch import wait_round
-from toolkit.errors import InputError
+from toolkit.cli._watch import check_watch, wait_round
+
+__all__ = ["add_watch_arguments", "check_watch", "watch"]
 
 #: What one round gathers (the collected runs), given the memo of earlier rounds.
 Gather = Callable[[Any], Any]
@@ -47,22 +48,6 @@ def add_watch_arguments(p: argparse.ArgumentParser) -> None:
         metavar="S",
         help="with --watch: stop after S seconds (default: until Ctrl-C)",
     )
-
-
-def check_watch(args: argparse.Namespace) -> None:
-    """Refuse ``--interval``/``--watch-for`` without ``--watch`` or out of range."""
-    if not args.watch:
-        if args.watch_for is not None:
-            raise InputError(None, "goes with --watch", field="--watch-for", value=args.watch_for)
-        return
-    if not args.interval > 0 or args.interval != args.interval:
-        raise InputError(
-            None, "must be more than 0 seconds", field="--interval", value=args.interval
-        )
-    if args.watch_for is not None and not args.watch_for >= 0:
-        raise InputError(
-            None, "must be 0 seconds or more", field="--watch-for", value=args.watch_for
-        )
 
 
 def watch(args: argparse.Namespace, gather: Gather, write: Write) -> int:

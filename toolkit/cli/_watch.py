@@ -45,6 +45,29 @@ def tick_stamp(root: Path) -> tuple[tuple[str, int, int], ...]:
     return tuple(sorted(entries))
 
 
+#: The longest ``--interval``: a day (``time.sleep`` overflows a little past 2**63 ns).
+MAX_INTERVAL = 86400.0
+
+
+def check_watch(args: argparse.Namespace) -> None:
+    """Refuse ``--watch-for`` without ``--watch``, and ``--interval``/``--watch-for`` out
+    of range (NaN and infinity included: :func:`time.sleep` raises on them, and a NaN
+    deadline is never reached)."""
+    if not args.watch:
+        if args.watch_for is not None:
+            raise InputError(None, "goes with --watch", field="--watch-for", value=args.watch_for)
+        return
+    if not 0 < args.interval <= MAX_INTERVAL:
+        raise InputError(
+            None, f"must be more than 0 seconds, at most {MAX_INTERVAL:g}", field="--interval",
+            value=args.interval,
+        )  # fmt: skip
+    if args.watch_for is not None and not args.watch_for >= 0:
+        raise InputError(
+            None, "must be 0 seconds or more", field="--watch-for", value=args.watch_for
+        )
+
+
 def wait_round(interval: float, deadline: float | None) -> bool:
     """Sleep until the next look (``interval`` seconds, or less to end at ``deadline``,
     a :func:`time.monotonic` value); False when the deadline has passed."""
@@ -66,9 +89,7 @@ def watch_run(args: argparse.Namespace, rubric: SimulationRubric) -> int:
         raise InputError(args.run_dir, "--watch follows a local run folder, not a URL")
     if not root.is_dir():
         raise InputError(root, "not a folder")
-    if args.interval <= 0:
-        why = "must be more than 0 seconds"
-        raise InputError(None, why, field="--interval", value=args.interval)
+    check_watch(args)
     width, colour = terminal_style()
     deadline = None if args.watch_for is None else time.monotonic() + args.watch_for
     seen: tuple[tuple[str, int, int], ...] | None = None

@@ -193,3 +193,23 @@ def test_watch_stops_cleanly_on_ctrl_c(tmp_path: Path) -> None:
         proc.kill()
     assert proc.returncode == 0
     assert "Traceback" not in err
+
+
+def test_the_tick_stamp_sees_a_same_size_rewrite_with_its_old_time(tmp_path: Path) -> None:
+    """A tick file rewritten in place with as many bytes and its modification time as
+    before (a coarse filesystem clock, or a writer that restores it): the stamp changes
+    (the inode's change time moves with every write), so --watch scores it again."""
+    from toolkit.cli._watch import tick_stamp
+
+    root = write_run(tmp_path / "r", [tick_v1(n) for n in range(1, 4)])
+    tick = root / "tick_summaries" / "ticks" / "tick_2.json"
+    before = tick.stat()
+    stamp = tick_stamp(root)
+    time.sleep(0.05)  # past the kernel's timestamp granularity
+    text = tick.read_text()
+    same_size = text.replace('"refused": false', '"refused": true ')
+    assert same_size != text and len(same_size) == len(text)
+    tick.write_text(same_size)
+    os.utime(tick, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert tick.stat().st_size == before.st_size and tick.stat().st_mtime_ns == before.st_mtime_ns
+    assert tick_stamp(root) != stamp

@@ -130,3 +130,19 @@ def test_the_input_digest_covers_unequal_draw_probabilities() -> None:
     assert a.to_dict()["input_digest"] != b.to_dict()["input_digest"]
     same = estimate(frame, probabilities=dict.fromkeys(one, 0.5))
     assert same.to_dict()["input_digest"] == estimate(frame).to_dict()["input_digest"]
+
+
+def test_a_tiny_probability_weighs_its_item_without_overflowing_to_nan() -> None:
+    """An item drawn with probability 1e-320 (1/p is infinite as a float) next to items
+    of probability 0.5: its weight dwarfs theirs, so the weighted people's mean is its
+    own rating, 3 (was NaN: inf * x summed over inf)."""
+    judge = [2.0, 3.0, 4.0, 5.0, 2.0, 3.0]
+    people = [3.0, 4.0, 5.0, 3.0]
+    frame = pl.concat([
+        pl.DataFrame({"item": [f"i{k}" for k in range(6)], "rater": "judge", "score": judge}),
+        pl.DataFrame({"item": [f"i{k}" for k in range(4)], "rater": "ana", "score": people}),
+    ])  # fmt: skip
+    probabilities = {f"i{k}": 0.5 for k in range(6)} | {"i0": 1e-320}
+    row = estimate(frame, probabilities=probabilities).frame.row(0, named=True)
+    assert row["people_mean"] == 3.0
+    assert all(np.isfinite(row[k]) for k in ("estimate", "low", "high", "people_low"))

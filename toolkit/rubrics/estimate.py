@@ -480,7 +480,7 @@ def _rows(
     every = items["judge"].to_numpy()
     weights = None
     if "p" in items.columns:  # inverse-probability weights: rated 1/p, unrated 1/(1-p)
-        weights = (1 / rated["p"].to_numpy(), 1 / (1 - unrated["p"].to_numpy()))
+        weights = (_relative(rated["p"].to_numpy()), _relative(1 - unrated["p"].to_numpy()))
     digest = digest_of(long.filter(pl.col("item").is_in(items["item"].implode())))
     out = []
     for measure in MEASURES:
@@ -503,6 +503,17 @@ def _rows(
             )
             row["note"] = f"{row['note']}; {few}" if row["note"] else few
         out.append(row)
+    return out
+
+
+def _relative(p: np.ndarray) -> np.ndarray:
+    """The inverse-probability weights ``1/p`` scaled by the smallest ``p`` (the
+    weighted means and their variances do not change with the scale): never infinite,
+    so a probability near the float limit (1e-320) weighs as much as it should instead
+    of turning every number into NaN."""
+    if not p.size:
+        return p
+    out: np.ndarray = p.min() / p
     return out
 
 

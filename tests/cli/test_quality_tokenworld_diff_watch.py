@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import SNAPSHOTS_DDL, tick_v1, write_run
@@ -213,3 +214,36 @@ def test_the_tick_stamp_sees_a_same_size_rewrite_with_its_old_time(tmp_path: Pat
     os.utime(tick, ns=(before.st_atime_ns, before.st_mtime_ns))
     assert tick.stat().st_size == before.st_size and tick.stat().st_mtime_ns == before.st_mtime_ns
     assert tick_stamp(root) != stamp
+
+
+def test_a_run_folder_gone_for_a_round_keeps_the_watch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found in review: the run folder removed for a moment ended --watch with exit 2
+    after its first card; the watch now says it is waiting and goes on."""
+    import argparse
+
+    import toolkit.cli._watch as watch_module
+    from toolkit.errors import InputError
+
+    root = write_run(tmp_path / "r", [tick_v1(1)])
+    looks: list[int] = []
+    scored: list[int] = []
+
+    def stamp(_root: Path) -> tuple[tuple[str, int, int, int, int], ...]:
+        looks.append(1)
+        return (("ticks/tick_1.json", len(looks), 0, 0, 0),)  # a change every look
+
+    def score(_args: Any, _rubric: Any) -> str:
+        scored.append(1)
+        if len(scored) == 2:
+            raise InputError(str(root), "no such run folder")
+        return "card"
+
+    monkeypatch.setattr(watch_module, "tick_stamp", stamp)
+    monkeypatch.setattr(watch_module, "score_one", score)
+    monkeypatch.setattr(watch_module, "card_text", lambda card, width, colour: str(card))
+    args = argparse.Namespace(run_dir=str(root), interval=0.01, watch_for=0.3, watch=True)
+    assert watch_module.watch_run(args, None) == 0  # type: ignore[arg-type]
+    out, _ = capsys.readouterr()
+    assert len(scored) > 3 and "no such run folder" in out and out.count("card") > 2

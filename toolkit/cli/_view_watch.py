@@ -6,7 +6,9 @@ whose stamps changed, and the new ones, are loaded and scored, the others are re
 from the previous round; when anything changed the site is written again (its data
 folder swapped in whole) and a line says how many runs were scored again. The page
 looks at the build on disk and reloads its index when a newer one is there (on a run's
-page it offers a reload instead). Ctrl-C stops, as does ``--watch-for S``; both exit 0.
+page it offers a reload instead). A folder that cannot be read after the first build (gone
+for a moment) is said once and the site kept. Ctrl-C stops, as does ``--watch-for S``;
+both exit 0.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from toolkit.cli._watch import check_watch, wait_round
+from toolkit.errors import InputError
 
 __all__ = ["add_watch_arguments", "check_watch", "watch"]
 
@@ -59,10 +62,23 @@ def watch(args: argparse.Namespace, gather: Gather, write: Write) -> int:
     memo = Memo()
     deadline = None if args.watch_for is None else time.monotonic() + args.watch_for
     seen: object = None
+    missing = ""  # what the last round could not read (said once, until it is back)
     try:
         while True:
             memo.start_round()
-            collected = gather(memo)
+            try:
+                collected = gather(memo)
+            except InputError as err:
+                if seen is None:  # nothing built yet: bad input, exit 2
+                    raise
+                if str(err) != missing:  # a folder gone for a moment: keep the site
+                    print(f"toolkit view: {err} (the site is kept; still watching)",
+                          file=sys.stderr, flush=True)  # fmt: skip
+                missing = str(err)
+                if not wait_round(args.interval, deadline):
+                    break
+                continue
+            missing = ""
             state = (memo.state(), tuple(collected.notes))
             if state != seen or memo.unstamped:
                 when = time.strftime("%H:%M:%S")

@@ -96,6 +96,7 @@ def watch_run(args: argparse.Namespace, rubric: SimulationRubric) -> int:
     width, colour = terminal_style()
     deadline = None if args.watch_for is None else time.monotonic() + args.watch_for
     seen: tuple[tuple[str, int, int, int, int], ...] | None = None
+    first = True
     try:
         while True:
             stamp = tick_stamp(root)
@@ -105,6 +106,11 @@ def watch_run(args: argparse.Namespace, rubric: SimulationRubric) -> int:
                     text = card_text(score_one(args, rubric), width, colour)
                 except NothingLoadable as err:
                     text = f"{root.name}: waiting for ticks ({err})"
+                except InputError as err:
+                    if first:  # no card yet: bad input, exit 2
+                        raise
+                    text = f"{root.name}: waiting ({err})"  # gone for a moment, say
+                first = False
                 clock = time.strftime("%H:%M:%S")
                 footer = f"watching {root}, updated {clock}; Ctrl-C stops"
                 print(f"{_CLEAR if width is not None else ''}{text}\n{footer}", flush=True)

@@ -204,3 +204,15 @@ def test_two_organisers_adding_the_same_name_at_once_get_one_rater(
     session = RatingStore(store.path).session()
     assert session is not None
     assert [r for r in session.raters if r.casefold() == "dan"] == ["dan"]
+
+
+def test_an_adjudicated_value_nested_too_deep_is_one_line(tmp_path: Path) -> None:
+    """Found in review: json.loads of a value 100,000 brackets deep raised RecursionError
+    (a traceback) instead of naming the file, line and field."""
+    store = _rated(tmp_path)
+    store.adjudicate("g1", "score", 3, "", "org")
+    part = store.export(tmp_path / "a.csv", what="adjudications")
+    deep = "[" * 100_000 + "]" * 100_000
+    part.write_text(part.read_text(encoding="utf-8").replace(",3,", f",{deep},"), "utf-8")
+    with pytest.raises(InputError, match=r"a\.csv:2: value="):
+        RatingStore(tmp_path / "b.db").import_events(part, what="adjudications")

@@ -21,3 +21,11 @@ def test_a_non_ascii_digit_score_is_one_line_not_a_traceback(score: str) -> None
     "٣" int() reads as 3: neither is a score as the export writes it."""
     with pytest.raises(InputError, match="score must be a whole number"):
         draft_row("drafts.csv", {**DRAFT, "score": score}, 2)
+
+
+@pytest.mark.parametrize("answers", ["[" * 100_000 + "]" * 100_000, "1" * 5_000])
+def test_answers_too_deep_or_an_over_long_integer_are_one_line(answers: str) -> None:
+    """json.loads raised RecursionError (too deep) or ValueError (an integer of more
+    than 4,300 digits), neither a JSONDecodeError: a traceback, not the field named."""
+    with pytest.raises(InputError, match="answers must be a JSON object"):
+        draft_row("drafts.csv", {**DRAFT, "answers": answers}, 2)

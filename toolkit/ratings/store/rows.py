@@ -108,7 +108,7 @@ def draft_row(name: str, rec: Mapping[str, Any], line: int | None) -> tuple[Any,
     answers_text = rec["answers"] or "{}"
     try:
         answers = json.loads(answers_text)
-    except (TypeError, json.JSONDecodeError):
+    except (TypeError, ValueError, RecursionError):  # not JSON, too long an int, too deep
         answers = None
     if not isinstance(answers, dict) or (kind == "item" and answers):
         raise InputError(name, "answers must be a JSON object ({} for an item)",

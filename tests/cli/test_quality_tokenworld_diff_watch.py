@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import SNAPSHOTS_DDL, tick_v1, write_run
@@ -129,6 +130,39 @@ def test_watch_reprints_the_card_as_ticks_arrive(tmp_path: Path) -> None:
     assert out.count("Ctrl-C stops") == len(cards)
 
 
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        # time.sleep(nan) raised ValueError, time.sleep(inf) OverflowError (tracebacks)
+        (["--interval", "nan"], "--interval=nan: must be more than 0 seconds"),
+        (["--interval", "inf"], "--interval=inf: must be more than 0 seconds, at most 86400"),
+        # a NaN deadline is never reached: the watch ran on past --watch-for
+        (["--watch-for", "nan"], "--watch-for=nan: must be 0 seconds or more"),
+    ],
+)
+def test_bad_watch_options_are_one_line(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    extra: list[str],
+    message: str,
+) -> None:
+    import toolkit.cli._watch as watch_module
+
+    looks = []
+    real_sleep = time.sleep
+
+    def bounded_sleep(seconds: float) -> None:  # the real sleep, but never for ever
+        looks.append(seconds)
+        assert len(looks) < 5, "the watch ran on past its --watch-for"
+        real_sleep(min(seconds, 0.01))
+
+    monkeypatch.setattr(watch_module.time, "sleep", bounded_sleep)
+    root = write_run(tmp_path / "r", [tick_v1(1)])
+    code, _, err = run_cli(["quality", str(root), "--watch", *extra], capsys)
+    assert code == 2 and message in err and "Traceback" not in err
+
+
 def test_watch_refuses_a_gate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = write_run(tmp_path / "r", [tick_v1(1)])
     code, _, err = run_cli(["quality", str(root), "--watch", "--gate"], capsys)
@@ -160,3 +194,56 @@ def test_watch_stops_cleanly_on_ctrl_c(tmp_path: Path) -> None:
         proc.kill()
     assert proc.returncode == 0
     assert "Traceback" not in err
+
+
+def test_the_tick_stamp_sees_a_same_size_rewrite_with_its_old_time(tmp_path: Path) -> None:
+    """A tick file rewritten in place with as many bytes and its modification time as
+    before (a coarse filesystem clock, or a writer that restores it): the stamp changes
+    (the inode's change time moves with every write), so --watch scores it again."""
+    from toolkit.cli._watch import tick_stamp
+
+    root = write_run(tmp_path / "r", [tick_v1(n) for n in range(1, 4)])
+    tick = root / "tick_summaries" / "ticks" / "tick_2.json"
+    before = tick.stat()
+    stamp = tick_stamp(root)
+    time.sleep(0.05)  # past the kernel's timestamp granularity
+    text = tick.read_text()
+    same_size = text.replace('"refused": false', '"refused": true ')
+    assert same_size != text and len(same_size) == len(text)
+    tick.write_text(same_size)
+    os.utime(tick, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert tick.stat().st_size == before.st_size and tick.stat().st_mtime_ns == before.st_mtime_ns
+    assert tick_stamp(root) != stamp
+
+
+def test_a_run_folder_gone_for_a_round_keeps_the_watch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found in review: the run folder removed for a moment ended --watch with exit 2
+    after its first card; the watch now says it is waiting and goes on."""
+    import argparse
+
+    import toolkit.cli._watch as watch_module
+    from toolkit.errors import InputError
+
+    root = write_run(tmp_path / "r", [tick_v1(1)])
+    looks: list[int] = []
+    scored: list[int] = []
+
+    def stamp(_root: Path) -> tuple[tuple[str, int, int, int, int], ...]:
+        looks.append(1)
+        return (("ticks/tick_1.json", len(looks), 0, 0, 0),)  # a change every look
+
+    def score(_args: Any, _rubric: Any) -> str:
+        scored.append(1)
+        if len(scored) == 2:
+            raise InputError(str(root), "no such run folder")
+        return "card"
+
+    monkeypatch.setattr(watch_module, "tick_stamp", stamp)
+    monkeypatch.setattr(watch_module, "score_one", score)
+    monkeypatch.setattr(watch_module, "card_text", lambda card, width, colour: str(card))
+    args = argparse.Namespace(run_dir=str(root), interval=0.01, watch_for=0.3, watch=True)
+    assert watch_module.watch_run(args, None) == 0  # type: ignore[arg-type]
+    out, _ = capsys.readouterr()
+    assert len(scored) > 3 and "no such run folder" in out and out.count("card") > 2

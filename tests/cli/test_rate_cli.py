@@ -380,3 +380,15 @@ def test_another_sessions_backup_is_refused_unless_imported_as_its_data(
     assert store.latest().select("score", "notes").rows() == [(4, "ours")]
     assert main(["rate", str(games), "--port", "0", "--import-other-session"]) == 2
     assert "is for a backup named by --restore" in capsys.readouterr().err
+
+
+def test_a_rater_name_with_control_characters_is_printed_escaped(
+    games: Path, served: list[tuple[Any, tuple[str, int]]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found in review: a name holding ESC (a colour sequence) or U+202E (right-to-left
+    override) reached the terminal raw with its link; the page escapes it, so must the
+    terminal."""
+    assert main(["rate", str(games), "--raters", "ana\x1b[31m,ben\u202e", "--seed", "5"]) == 0
+    out, _ = capsys.readouterr()
+    assert "\x1b" not in out and "\u202e" not in out
+    assert "ana\\x1b[31m" in out and "ben\\u202e" in out

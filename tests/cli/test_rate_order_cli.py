@@ -117,3 +117,23 @@ def test_a_persona_session_in_informative_order_queues_only_the_drawn_items(
     assert {i for q in held.queues.values() for i in q} == set(
         draws.filter("drawn")["unit_id"].to_list()
     )
+
+
+def test_judge_rows_for_units_outside_the_session_take_no_share_of_the_budget(
+    games: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A judge file covering more units than the session (a calibration's whole pool):
+    the budget is spread over the session's three games only, so a budget of 3 queues
+    each of them for certain (probability 3/3), and a budget of 4 is over the units."""
+    judge, ids = _judge_file(games, [1.0, 1.0, 1.0])
+    extra = "".join(f"other-{k},5,1.0\n" for k in range(20))
+    judge.write_text(judge.read_text() + extra)
+    base = ["rate", str(games), "--raters", "ana,ben", "--seed", "3", "--port", "0",
+            "--order", "informative", "--judge-scores", str(judge)]  # fmt: skip
+    assert main([*base, "--budget", "4", "--store", str(games / "four.db")]) == 2
+    err = capsys.readouterr().err
+    assert "--budget" in err and "(3)" in err and "Traceback" not in err
+    assert main([*base, "--budget", "3"]) == 0
+    draws = RatingStore(games / "ratings.db").draws()
+    assert draws["unit_id"].to_list() == ids
+    assert draws["probability"].to_list() == [1.0, 1.0, 1.0] and draws["drawn"].all()

@@ -311,3 +311,71 @@ def test_stored_scores_of_the_wrong_shape_are_one_line(
     code, out, err = run_cli(args, capsys)
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
     assert str(path) in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("card", "field"),
+    [
+        ({"verdict": "HEALTHY", "input_digest": ["x"]}, "input_digest"),
+        ({"verdict": ["HEALTHY"]}, "verdict"),
+        ({"verdict": "HEALTHY", "dimensions": [{"key": "groundedness", "score": "high"}]},
+         "dimensions.groundedness.score"),
+        ({"verdict": "HEALTHY", "dimensions": [{"key": "groundedness", "score": float("nan")}]},
+         "dimensions.groundedness.score"),
+        ({"verdict": "HEALTHY", "dimensions": [{"key": "groundedness", "score": [1]}]},
+         "dimensions.groundedness.score"),
+    ],
+)  # fmt: skip
+def test_stored_scorecard_fields_of_the_wrong_kind_are_one_line(
+    card: dict[str, Any], field: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found in review: a digest, verdict or score of the wrong kind reached Polars (a
+    ComputeError traceback) or, NaN, the mean change."""
+    path = tmp_path / "stored.json"
+    path.write_text(json.dumps({"subject": "run-0001", **card}), encoding="utf-8")
+    args = [str(FLEET), "--rubric", "1.1.0", "--rubric", "1.2.0", "--stored", str(path)]
+    code, out, err = run_cli(args, capsys)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+    assert str(path) in err and field in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "field"),
+    [
+        ("\niteration: 2\n", "\niteration: two\n", "iteration"),
+        ("\ntoolkit:\n", "\ntoolkit: [1]\nold_toolkit:\n", "toolkit"),
+        ("\nbreakdown:\n", "\nbreakdown: [5]\nold_breakdown:\n", "breakdown"),
+        ("\nvalue: ", "\nvalue: high\nold_value: ", "value"),
+        ("\nband: ", "\nband: [good]\nold_band: ", "band"),
+    ],
+)
+def test_stored_outcome_sidecars_of_the_wrong_kind_are_one_line(
+    old: str, new: str, field: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found in review: an iter-N.score.yaml beside the log with an iteration, a toolkit
+    block, a breakdown or a value of the wrong kind gave a traceback."""
+    log = tmp_path / "log"
+    shutil.copytree(TALLY, log)
+    assert main(["outcome", str(log), "--write"]) == 0
+    capsys.readouterr()
+    sidecar = log / "iter-2.score.yaml"
+    text = sidecar.read_text(encoding="utf-8")
+    assert old in text
+    sidecar.write_text(text.replace(old, new, 1), encoding="utf-8")
+    code, out, err = run_cli([str(log), "--rubric", "2.1.0", "--rubric", "3.0.0"], capsys)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+    assert "iter-2.score.yaml" in err and field in err and "Traceback" not in err
+
+
+def test_a_stored_outcome_sidecar_that_is_not_utf8_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "log"
+    shutil.copytree(TALLY, log)
+    assert main(["outcome", str(log), "--write"]) == 0
+    capsys.readouterr()
+    sidecar = log / "iter-2.score.yaml"
+    sidecar.write_bytes(sidecar.read_bytes() + b"# \xff\xfe\n")
+    code, out, err = run_cli([str(log), "--rubric", "2.1.0", "--rubric", "3.0.0"], capsys)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+    assert "iter-2.score.yaml" in err and "Traceback" not in err

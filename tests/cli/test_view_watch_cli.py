@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import tick_v1, write_run
@@ -77,6 +78,9 @@ def test_an_unchanged_folder_is_written_once(
         (["--interval", "0"], "--interval=0.0: must be more than 0 seconds"),
         (["--interval", "nan"], "--interval=nan: must be more than 0 seconds"),
         (["--watch-for", "-1"], "--watch-for=-1.0: must be 0 seconds or more"),
+        # time.sleep(inf) raised OverflowError (a traceback) after the first build
+        (["--interval", "inf"], "--interval=inf: must be more than 0 seconds, at most 86400"),
+        (["--interval", "1e300"], "--interval=1e+300: must be more than 0 seconds, at most"),
     ],
 )
 def test_bad_watch_options_are_one_line(
@@ -100,3 +104,32 @@ def test_watch_into_a_url_is_refused(tmp_path: Path, capsys: pytest.CaptureFixtu
     runs = write_run(tmp_path / "r", [tick_v1(1)])
     assert main(["view", str(runs), "-o", "s3://bucket/site", "--watch"]) == 2
     assert "--watch writes a local folder, not a URL" in capsys.readouterr().err
+
+
+def test_a_folder_gone_for_a_round_keeps_the_watch_and_the_site(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Found in review: the watched folder removed for a moment (an rsync, a checkout)
+    ended --watch with exit 2; the site is kept and the watch goes on, saying so once."""
+    import argparse
+
+    from toolkit.cli._view_watch import watch
+    from toolkit.errors import InputError
+
+    rounds: list[int] = []
+
+    class Collected:
+        notes: tuple[str, ...] = ()
+
+    def gather(memo: Any) -> Collected:
+        rounds.append(1)
+        if 2 <= len(rounds) <= 4:
+            raise InputError("gone", "no such file or folder")
+        return Collected()
+
+    writes: list[dict[str, Any]] = []
+    args = argparse.Namespace(interval=0.01, watch_for=0.5, watch=True)
+    assert watch(args, gather, lambda c, w: writes.append(w) or 0) == 0
+    _, err = capsys.readouterr()
+    assert len(rounds) > 5 and len(writes) == 1
+    assert err.count("gone: no such file or folder") == 1 and "still watching" in err

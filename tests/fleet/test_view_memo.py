@@ -9,6 +9,7 @@ import os
 import shutil
 from pathlib import Path
 
+import pytest
 from conftest import SAMPLE_RUNS, tick_v1, write_run
 
 from toolkit.fleet.view import collect
@@ -96,3 +97,46 @@ def test_a_calibration_result_that_arrives_changes_the_round(tmp_path: Path) -> 
     memo.start_round()
     collect([root], memo=memo)
     assert memo.state() == arrived  # the next round, with nothing changed, is the same
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="found in review, fleet/view/collect.py owned elsewhere: a replayed find's "
+    "lenient-read notes (InputWarning) are gathered after the loop, outside its memo entry",
+)
+def test_a_replayed_find_keeps_its_lenient_read_notes(tmp_path: Path) -> None:
+    """An iteration log with a file skipped (UTF-16) gives a "read leniently" note; the
+    next round, nothing changed, must give the same notes (else --watch writes the site
+    again at once, without the note)."""
+    root = _fleet(tmp_path / "runs")
+    (root / "tally-loop" / "iter-9.yaml").write_bytes(b"\xff\xfeb\x00a\x00d\x00")
+    memo = Memo()
+    first = collect([root], memo=memo)
+    assert any("iter-9.yaml" in n for n in first.notes)
+    memo.start_round()
+    second = collect([root], memo=memo)
+    assert memo.misses == 0
+    assert second.notes == first.notes
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="found in review, fleet/view/memo.py owned elsewhere: a stamp is (size, mtime); "
+    "a same-size rewrite within the clock's resolution is missed (git's racy-clean case)",
+)
+def test_a_same_size_rewrite_within_the_mtime_resolution_is_scored_again(tmp_path: Path) -> None:
+    """A tick file rewritten in place with as many bytes, its modification time the same
+    (a coarse filesystem clock: 1 s, 2 s on FAT, a jiffy on ext4): still a change."""
+    root = _fleet(tmp_path / "runs")
+    tick = root / "beta" / "tick_summaries" / "ticks" / "tick_6.json"
+    memo = Memo()
+    collect([root], memo=memo)
+    before = tick.stat()
+    text = tick.read_text()
+    same_size = text.replace('"refused": false', '"refused": true ')
+    assert same_size != text and len(same_size) == len(text)
+    tick.write_text(same_size)
+    os.utime(tick, ns=(before.st_atime_ns, before.st_mtime_ns))  # within one clock tick
+    memo.start_round()
+    collect([root], memo=memo)
+    assert memo.misses == 1

@@ -191,3 +191,16 @@ def test_the_site_is_readable_by_others(tmp_path: Path) -> None:
         assert mode & 0o004, (path, oct(mode))  # others may read
         if path.is_dir():
             assert mode & 0o001, (path, oct(mode))  # and enter
+
+
+@pytest.mark.parametrize("pid", ["\u00b2", "99999999999999999999"])
+def test_a_leftover_whose_pid_no_process_can_have_is_removed_not_a_traceback(
+    tmp_path: Path, pid: str
+) -> None:
+    """Found in review: "²" passes str.isdigit but int() refuses it (ValueError), and a
+    pid past the C int made os.kill raise OverflowError: either escaped the cleanup."""
+    target = tmp_path / "ratings.parquet"
+    leftover = tmp_path / f".{target.name}.{pid}.abc123{TEMP_SUFFIX}"
+    leftover.write_text("half")
+    os.utime(leftover, (1, 1))  # long before this process started
+    assert remove_leftovers(tmp_path, target.name) == [leftover]

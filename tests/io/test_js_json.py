@@ -45,3 +45,33 @@ def test_node_stringifies_the_same_document_to_the_same_bytes() -> None:
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     assert js_json(doc, non_finite="null") == done.stdout
+
+
+def test_array_index_keys_come_first_ascending_as_javascript_orders_them() -> None:
+    """ECMA-262 OrdinaryOwnPropertyKeys: keys that are array indices (the canonical
+    decimal of an integer 0 .. 2**32 - 2) first, ascending; then the others in insertion
+    order ("4294967295", "01" and "-1" are not array indices)."""
+    doc = {"b": 1, "10": 2, "4294967295": 3, "2": 4, "01": 5, "-1": 6, "4294967294": 7}
+    assert js_json(doc) == (
+        '{\n  "2": 4,\n  "10": 2,\n  "4294967294": 7,\n  "b": 1,\n  "4294967295": 3,\n'
+        '  "01": 5,\n  "-1": 6\n}'
+    )
+
+
+def test_a_lone_surrogate_is_escaped_as_json_stringify_escapes_it() -> None:
+    """Well-formed JSON.stringify (ES2019) writes a lone surrogate as a lowercase \\u
+    escape; kept raw it cannot be encoded as UTF-8 at all."""
+    text = js_json({"name": "Ann\ud83d", "pair": "\ud83d\ude00"})
+    assert text == '{\n  "name": "Ann\\ud83d",\n  "pair": "\U0001f600"\n}'
+    text.encode("utf-8")
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_node_orders_index_keys_and_escapes_surrogates_the_same() -> None:
+    doc = {"b": 1, "10": 2, "4294967295": 3, "2": 4, "s": "x\ud800y\u2028\x7f"}
+    done = subprocess.run(
+        ["node", "-e", "process.stdout.write(JSON.stringify(JSON.parse(process.argv[1]), null, 2))",
+         json.dumps(doc)],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert js_json(doc) == done.stdout

@@ -452,3 +452,17 @@ def test_yaml_past_libyamls_own_depth_is_refused_as_too_deep_not_taken_for_a_syn
     monkeypatch.setattr(yaml, "parse", scanner_stops)
     refused = yaml_problem("[" * 3000 + "]" * 3000)
     assert refused is not None and refused[0].startswith("nested deeper than 100 levels")
+
+
+@pytest.mark.parametrize("raw", ["\u00b2", "\u0663"])
+def test_a_limit_or_retry_count_in_non_ascii_digits_is_ignored_not_a_traceback(
+    monkeypatch: pytest.MonkeyPatch, raw: str
+) -> None:
+    """ "²" passes str.isdigit but int() refuses it: every command raised ValueError.
+    The documented rule: a value that is not a positive whole number is ignored."""
+    from toolkit.io import edge, network
+
+    monkeypatch.setenv("TOOLKIT_MAX_YAML_ALIAS_NODES", raw)
+    monkeypatch.setenv("TOOLKIT_STORAGE_RETRIES", raw)
+    assert edge.limits().max_yaml_alias_nodes == 10_000
+    assert network.deadlines().retries == network.DEFAULT_RETRIES

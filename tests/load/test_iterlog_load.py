@@ -328,3 +328,24 @@ def test_a_field_dropped_in_validation_leaves_the_parsed_document_as_read() -> N
     clean = {"schema_version": 2, "verifiers": [{"status": "pass"}]}
     assert _validate(V2Entry, clean, parsed, (), lambda at, why: reported.append((at, why)))
     assert clean == {"schema_version": 2, "verifiers": [{"status": "pass"}]}
+
+
+def test_a_non_ascii_digit_schema_version_is_reported_not_a_traceback(tmp_path: Path) -> None:
+    """ "²" passes str.isdigit, yet int() refuses it: an unknown version, as "x" is."""
+    write(tmp_path, "iter-1.yaml", V1.format(n=1, commit="abc1234", flag="true"))
+    write(tmp_path, "iter-2.yaml", V1.format(n=2, commit="abc1235", flag="true").replace(
+        "schema_version: 1", 'schema_version: "\u00b2"'))  # fmt: skip
+    assert issues(tmp_path) == [
+        ("iter-2.yaml", 1, "schema_version='\u00b2': unknown schema version (known: 1, 2); "
+         "entry skipped")
+    ]  # fmt: skip
+
+
+def test_a_labels_file_with_a_non_ascii_digit_version_is_skipped_not_a_traceback() -> None:
+    from toolkit.load.labels import label_rows
+
+    rows, problems = label_rows({"schema_version": "\u00b2.0", "labels": []}, 1, "f", lambda _: 3)
+    assert rows == [] and problems == [
+        (3, "schema_version='\u00b2.0': labels of schema major version 1 are read (1.x); "
+         "the file was skipped")
+    ]  # fmt: skip

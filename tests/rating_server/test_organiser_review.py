@@ -124,6 +124,7 @@ def test_an_adjudication_is_kept_beside_the_originals_in_every_export(
     [
         ({"value": "6"}, 422),  # off the scale
         ({"value": "2.5"}, 422),
+        ({"value": "\u00b2"}, 422),  # a superscript two: str.isdigit, yet int() refuses it
         ({"question": "not_a_question", "value": "yes"}, 422),
         ({"unit": "no-such-game"}, 422),
         ({"note": "x" * 20_001}, 422),  # a huge note (the body is under the size bound)

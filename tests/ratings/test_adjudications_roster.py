@@ -177,3 +177,42 @@ def test_reassigning_a_rater_moves_only_their_open_games(tmp_path: Path) -> None
     assert json.loads(json.dumps(later.queues)) is not None
     with pytest.raises(InputError, match="no such rater"):
         store.reassign("nobody")
+
+
+@pytest.mark.parametrize("second", ["dan", "Dan"])
+def test_two_organisers_adding_the_same_name_at_once_get_one_rater(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, second: str
+) -> None:
+    """Found in review: the name was checked against the session read before the write,
+    so a "dan" added by another process in between gave an IntegrityError traceback
+    ("dan") or a second rater of the same name in other capitals ("Dan")."""
+    store = _rated(tmp_path)
+    other = RatingStore(store.path)
+    read = store._held_session
+    calls = []
+
+    def racing() -> object:
+        held = read()
+        calls.append(1)
+        if len(calls) == 1:  # between this process's read and its write
+            other.add_raters(["dan"])
+        return held
+
+    monkeypatch.setattr(store, "_held_session", racing)
+    with pytest.raises(InputError, match="in the session already"):
+        store.add_raters([second])
+    session = RatingStore(store.path).session()
+    assert session is not None
+    assert [r for r in session.raters if r.casefold() == "dan"] == ["dan"]
+
+
+def test_an_adjudicated_value_nested_too_deep_is_one_line(tmp_path: Path) -> None:
+    """Found in review: json.loads of a value 100,000 brackets deep raised RecursionError
+    (a traceback) instead of naming the file, line and field."""
+    store = _rated(tmp_path)
+    store.adjudicate("g1", "score", 3, "", "org")
+    part = store.export(tmp_path / "a.csv", what="adjudications")
+    deep = "[" * 100_000 + "]" * 100_000
+    part.write_text(part.read_text(encoding="utf-8").replace(",3,", f",{deep},"), "utf-8")
+    with pytest.raises(InputError, match=r"a\.csv:2: value="):
+        RatingStore(tmp_path / "b.db").import_events(part, what="adjudications")

@@ -12,7 +12,8 @@ import pytest
 from toolkit.cli._order import read_judge_scores, session_draws
 from toolkit.errors import InputError
 from toolkit.ratings.informative import informative_probabilities
-from toolkit.ratings.store.draws import effective_probabilities
+from toolkit.ratings.store import RatingStore
+from toolkit.ratings.store.draws import Draw, effective_probabilities
 
 
 def test_a_budget_of_every_unit_draws_each_for_certain() -> None:
@@ -60,3 +61,21 @@ def test_a_unit_named_twice_in_the_judge_scores_is_refused(tmp_path: Path) -> No
 def test_a_unit_rated_but_never_drawn_has_no_weight() -> None:
     with pytest.raises(InputError, match=r"unit_id='b': rated but never drawn"):
         effective_probabilities({"a": 0.5, "b": 0.5, "c": 0.4}, ["a", "c"], ["a", "b"])
+
+
+def test_resuming_checks_the_order_the_session_reports(tmp_path: Path) -> None:
+    """Found in review: a backup of an informative session restored into a fresh store,
+    then a session created there in random order: draw_order() said random (the latest
+    draw of each unit) while resuming with --order random was refused as "informative"
+    (any draw ever recorded). Both now read the same draws."""
+    games = ["g1", "g2", "g3"]
+    first = RatingStore(tmp_path / "a.db")
+    draws = [Draw("g1", 0.5, True), Draw("g2", 0.5, False), Draw("g3", 1.0, True)]
+    first.open_session(games, ["ana", "ben"], seed=1, order="informative", draws=draws)
+    first.backup(tmp_path / "bk")
+    second = RatingStore(tmp_path / "b.db")
+    second.restore(tmp_path / "bk")
+    second.open_session(games, ["ana", "ben"], seed=1)
+    assert second.draw_order() == "random"
+    session, created = second.open_session(games, None, order="random")
+    assert not created and session.seed == 1

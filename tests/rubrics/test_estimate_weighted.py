@@ -112,3 +112,37 @@ def test_a_judged_item_without_a_probability_is_refused() -> None:
     rated = np.arange(20) < 10
     with pytest.raises(InputError, match="i0019"):
         estimate(_frame(y, f, rated), probabilities={f"i{k:04d}": 0.5 for k in range(19)})
+
+
+def test_the_input_digest_covers_unequal_draw_probabilities() -> None:
+    """Two draws of the same ratings with other (unequal) probabilities give other
+    numbers: the input digest says the inputs differ (the epoch cannot: it holds only
+    that the estimate is weighted). Equal probabilities decide nothing: today's digest."""
+    rng = np.random.default_rng(7)
+    y, f, _ = _world(rng, 40)
+    rated = np.arange(40) % 3 == 0
+    frame = _frame(y, f, rated)
+    one = {f"i{k:04d}": 0.3 if k % 2 else 0.6 for k in range(40)}
+    two = {f"i{k:04d}": 0.6 if k % 2 else 0.3 for k in range(40)}
+    a, b = estimate(frame, probabilities=one), estimate(frame, probabilities=two)
+    assert a.frame["estimate"][0] != b.frame["estimate"][0]
+    assert a.epoch == b.epoch
+    assert a.to_dict()["input_digest"] != b.to_dict()["input_digest"]
+    same = estimate(frame, probabilities=dict.fromkeys(one, 0.5))
+    assert same.to_dict()["input_digest"] == estimate(frame).to_dict()["input_digest"]
+
+
+def test_a_tiny_probability_weighs_its_item_without_overflowing_to_nan() -> None:
+    """An item drawn with probability 1e-320 (1/p is infinite as a float) next to items
+    of probability 0.5: its weight dwarfs theirs, so the weighted people's mean is its
+    own rating, 3 (was NaN: inf * x summed over inf)."""
+    judge = [2.0, 3.0, 4.0, 5.0, 2.0, 3.0]
+    people = [3.0, 4.0, 5.0, 3.0]
+    frame = pl.concat([
+        pl.DataFrame({"item": [f"i{k}" for k in range(6)], "rater": "judge", "score": judge}),
+        pl.DataFrame({"item": [f"i{k}" for k in range(4)], "rater": "ana", "score": people}),
+    ])  # fmt: skip
+    probabilities = {f"i{k}": 0.5 for k in range(6)} | {"i0": 1e-320}
+    row = estimate(frame, probabilities=probabilities).frame.row(0, named=True)
+    assert row["people_mean"] == 3.0
+    assert all(np.isfinite(row[k]) for k in ("estimate", "low", "high", "people_low"))

@@ -263,6 +263,22 @@ def test_pr_comment_missing_dimension_is_a_dash(tmp_path: Path) -> None:
     assert "| tomas | 3.5 | — | 4 | 3.5 | FAIL |" in office_pr_comment(doc).splitlines()
 
 
+def test_pr_comment_rows_follow_javascripts_key_order() -> None:
+    """Object.entries puts array-index keys (an agent id "7") first, ascending, then the
+    others in insertion order: the rows and the regression sentences follow it."""
+    agent = {"overall": 6.0, "pass": True, "dimensions": {"adherence": {"score": 6.0}}}
+    fell = {**agent, "regressions": [
+        {"dimension": "adherence", "baseline": 8.0, "current": 6.0, "delta": -2.0}]}  # fmt: skip
+    doc = {"agents": {"michael": fell, "12": agent, "7": fell},
+           "summary": {"total": 3, "passed": 3, "failed": 0, "failedAgents": []}}  # fmt: skip
+    lines = office_pr_comment(doc).splitlines()
+    assert [line.split(" | ")[0] for line in lines[5:8]] == ["| 7", "| 12", "| michael"]
+    assert lines[-1] == (
+        "**Result**: 2 regressions detected. 7's adherence dropped 2.0 points (8.0 → 6.0). "
+        "Michael's adherence dropped 2.0 points (8.0 → 6.0)."
+    )
+
+
 @pytest.mark.parametrize(
     ("value", "text"),
     [(1.0, "1"), (0.1, "0.1"), (1e-05, "0.00001"), (1e-7, "1e-7"), (1e21, "1e+21"),

@@ -148,3 +148,14 @@ def test_a_result_shows_its_flips_and_split_in_a_few_lines() -> None:
     assert "2 subjects, 2 verdict flips" in lines[1] and "inputs changed: 1" in lines[1]
     assert "mean change: -0.0250" in lines[1]
     assert any("good" in line and "excellent" in line and "1 flip" in line for line in lines)
+
+
+def test_a_sweep_of_astronomically_many_values_says_so_in_a_short_line() -> None:
+    """Found in review: a step of 1e-300 over 0..1 printed the count of values in full,
+    a 300-digit number with its thousands commas (a line of some 400 characters)."""
+    spec = "groundedness.ok_min=0:1:1e-300"
+    with pytest.raises(InputError) as err:
+        parse_sweep(spec)
+    text = str(err.value)
+    assert "more than 1,000,000 values: a sweep scores at most 500" in text
+    assert len(text) < 160

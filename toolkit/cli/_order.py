@@ -74,7 +74,9 @@ def session_draws(
     if order != "informative":
         return order, [Draw(u, 1.0, True, scores.get(u), uncertainty[u]) for u in units]
     budget = args.budget if args.budget is not None else min(len(units), max(2, len(units) // 4))
-    probability = informative_probabilities(uncertainty, budget)  # refuses one over the units
+    # only the session's units share the budget: the file may score a larger pool
+    ours = {u: uncertainty[u] for u in units}
+    probability = informative_probabilities(ours, budget)  # refuses one over the units
     drawn = poisson_draw(probability, seed if seed is not None else 0)
     return order, [
         Draw(u, probability[u], u in drawn, scores.get(u), uncertainty[u]) for u in units

@@ -6,7 +6,9 @@ whose stamps changed, and the new ones, are loaded and scored, the others are re
 from the previous round; when anything changed the site is written again (its data
 folder swapped in whole) and a line says how many runs were scored again. The page
 looks at the build on disk and reloads its index when a newer one is there (on a run's
-page it offers a reload instead). Ctrl-C stops, as does ``--watch-for S``; both exit 0.
+page it offers a reload instead). A folder that cannot be read after the first build (gone
+for a moment) is said once and the site kept. Ctrl-C stops, as does ``--watch-for S``;
+both exit 0.
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from toolkit.cli._watch import wait_round
+from toolkit.cli._watch import check_watch, wait_round
 from toolkit.errors import InputError
+
+__all__ = ["add_watch_arguments", "check_watch", "watch"]
 
 #: What one round gathers (the collected runs), given the memo of earlier rounds.
 Gather = Callable[[Any], Any]
@@ -49,22 +53,6 @@ def add_watch_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def check_watch(args: argparse.Namespace) -> None:
-    """Refuse ``--interval``/``--watch-for`` without ``--watch`` or out of range."""
-    if not args.watch:
-        if args.watch_for is not None:
-            raise InputError(None, "goes with --watch", field="--watch-for", value=args.watch_for)
-        return
-    if not args.interval > 0 or args.interval != args.interval:
-        raise InputError(
-            None, "must be more than 0 seconds", field="--interval", value=args.interval
-        )
-    if args.watch_for is not None and not args.watch_for >= 0:
-        raise InputError(
-            None, "must be 0 seconds or more", field="--watch-for", value=args.watch_for
-        )
-
-
 def watch(args: argparse.Namespace, gather: Gather, write: Write) -> int:
     """Build now, then again whenever a find came, went or changed, until Ctrl-C or
     ``--watch-for`` seconds; returns 0."""
@@ -74,10 +62,23 @@ def watch(args: argparse.Namespace, gather: Gather, write: Write) -> int:
     memo = Memo()
     deadline = None if args.watch_for is None else time.monotonic() + args.watch_for
     seen: object = None
+    missing = ""  # what the last round could not read (said once, until it is back)
     try:
         while True:
             memo.start_round()
-            collected = gather(memo)
+            try:
+                collected = gather(memo)
+            except InputError as err:
+                if seen is None:  # nothing built yet: bad input, exit 2
+                    raise
+                if str(err) != missing:  # a folder gone for a moment: keep the site
+                    print(f"toolkit view: {err} (the site is kept; still watching)",
+                          file=sys.stderr, flush=True)  # fmt: skip
+                missing = str(err)
+                if not wait_round(args.interval, deadline):
+                    break
+                continue
+            missing = ""
             state = (memo.state(), tuple(collected.notes))
             if state != seen or memo.unstamped:
                 when = time.strftime("%H:%M:%S")

@@ -28,10 +28,12 @@ if TYPE_CHECKING:
 _CLEAR = "\x1b[H\x1b[2J"
 
 
-def tick_stamp(root: Path) -> tuple[tuple[str, int, int], ...]:
-    """Name, size and modification time of every file under ``tick_summaries/`` (one
-    level of subfolders): changes whenever a tick file or batch record is written."""
-    entries: list[tuple[str, int, int]] = []
+def tick_stamp(root: Path) -> tuple[tuple[str, int, int, int, int], ...]:
+    """Name, size, modification and change time and inode of every file under
+    ``tick_summaries/`` (one level of subfolders): changes whenever a tick file or batch
+    record is written, also in place with as many bytes within the modification time's
+    resolution (the change time moves with any write; a file renamed in is a new inode)."""
+    entries: list[tuple[str, int, int, int, int]] = []
     base = root / "tick_summaries"
     for folder in (base, base / "ticks"):
         try:
@@ -39,10 +41,34 @@ def tick_stamp(root: Path) -> tuple[tuple[str, int, int], ...]:
                 for e in it:
                     if e.is_file(follow_symlinks=False):
                         st = e.stat(follow_symlinks=False)
-                        entries.append((f"{folder.name}/{e.name}", st.st_size, st.st_mtime_ns))
+                        entries.append((f"{folder.name}/{e.name}", st.st_size,
+                                        st.st_mtime_ns, st.st_ctime_ns, st.st_ino))  # fmt: skip
         except OSError:
             continue
     return tuple(sorted(entries))
+
+
+#: The longest ``--interval``: a day (``time.sleep`` overflows a little past 2**63 ns).
+MAX_INTERVAL = 86400.0
+
+
+def check_watch(args: argparse.Namespace) -> None:
+    """Refuse ``--watch-for`` without ``--watch``, and ``--interval``/``--watch-for`` out
+    of range (NaN and infinity included: :func:`time.sleep` raises on them, and a NaN
+    deadline is never reached)."""
+    if not args.watch:
+        if args.watch_for is not None:
+            raise InputError(None, "goes with --watch", field="--watch-for", value=args.watch_for)
+        return
+    if not 0 < args.interval <= MAX_INTERVAL:
+        raise InputError(
+            None, f"must be more than 0 seconds, at most {MAX_INTERVAL:g}", field="--interval",
+            value=args.interval,
+        )  # fmt: skip
+    if args.watch_for is not None and not args.watch_for >= 0:
+        raise InputError(
+            None, "must be 0 seconds or more", field="--watch-for", value=args.watch_for
+        )
 
 
 def wait_round(interval: float, deadline: float | None) -> bool:
@@ -66,12 +92,11 @@ def watch_run(args: argparse.Namespace, rubric: SimulationRubric) -> int:
         raise InputError(args.run_dir, "--watch follows a local run folder, not a URL")
     if not root.is_dir():
         raise InputError(root, "not a folder")
-    if args.interval <= 0:
-        why = "must be more than 0 seconds"
-        raise InputError(None, why, field="--interval", value=args.interval)
+    check_watch(args)
     width, colour = terminal_style()
     deadline = None if args.watch_for is None else time.monotonic() + args.watch_for
-    seen: tuple[tuple[str, int, int], ...] | None = None
+    seen: tuple[tuple[str, int, int, int, int], ...] | None = None
+    first = True
     try:
         while True:
             stamp = tick_stamp(root)
@@ -81,6 +106,11 @@ def watch_run(args: argparse.Namespace, rubric: SimulationRubric) -> int:
                     text = card_text(score_one(args, rubric), width, colour)
                 except NothingLoadable as err:
                     text = f"{root.name}: waiting for ticks ({err})"
+                except InputError as err:
+                    if first:  # no card yet: bad input, exit 2
+                        raise
+                    text = f"{root.name}: waiting ({err})"  # gone for a moment, say
+                first = False
                 clock = time.strftime("%H:%M:%S")
                 footer = f"watching {root}, updated {clock}; Ctrl-C stops"
                 print(f"{_CLEAR if width is not None else ''}{text}\n{footer}", flush=True)

@@ -283,8 +283,10 @@ def _add_raters(args: argparse.Namespace, store: Any, server: Any) -> Any:
     a private link and the open games are rebalanced (:meth:`RatingStore.add_raters`)."""
     if not args.add_rater:
         return server
+    from toolkit.io.edge import visible  # the reading edge (40 ms): --help never pays it
+
     session = store.add_raters(args.add_rater)
-    print(f"toolkit rate: added {', '.join(n.strip() for n in args.add_rater)}; the games "
+    print(f"toolkit rate: added {', '.join(visible(n.strip()) for n in args.add_rater)}; the games "
           "nobody has rated, started or skipped were rebalanced", file=sys.stderr)  # fmt: skip
     return dataclasses.replace(server, session=session)
 
@@ -440,10 +442,13 @@ def _say_changed(changed: tuple[str, ...]) -> None:
 
 def _print_links(session: Any, base: str) -> None:
     """On stdout: each rater's private link and the organiser's."""
+    from toolkit.io.edge import visible  # the reading edge (40 ms): --help never pays it
+
     out = sys.stdout
     print("Private links (send each rater only their own):", file=out)
-    width = max(len(r) for r in session.raters)
+    names = {rater: visible(rater) for rater in session.raters}  # ESC, U+202E as escapes
+    width = max(len(n) for n in names.values())
     for rater, token in session.raters.items():
-        print(f"  {rater:<{width}}  {base}/r/{token}", file=out)
+        print(f"  {names[rater]:<{width}}  {base}/r/{token}", file=out)
     print(f"Organiser: {base}/o/{session.organiser_token}", file=out)
     out.flush()

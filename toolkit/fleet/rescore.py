@@ -13,6 +13,7 @@ names it (a YAML file, read by the family's own loader), or by a published versi
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -29,7 +30,7 @@ from toolkit.fleet.find import (
     fleet_runs,
 )
 from toolkit.fleet.rescore_discussion import rescore_discussion, sweep_discussion
-from toolkit.io.edge import parse_yaml_text
+from toolkit.io.edge import decode_text, parse_yaml_text
 from toolkit.io.source import open_source
 from toolkit.load.iterlog import IterationLog, load_iteration_log
 from toolkit.load.outcome_evidence import collect_outcome_evidence
@@ -215,9 +216,9 @@ def stored_simulation(path: str | Path) -> Scored:
             units.append(
                 {
                     "subject": subject,
-                    "verdict": card["verdict"],
-                    "epoch": card.get(EPOCH_KEY),
-                    "input_digest": card.get(INPUTS_KEY),
+                    "verdict": _text(file, subject, "verdict", card["verdict"]),
+                    "epoch": _text(file, subject, EPOCH_KEY, card.get(EPOCH_KEY)),
+                    "input_digest": _text(file, subject, INPUTS_KEY, card.get(INPUTS_KEY)),
                 }
             )
             shown = card.get("dimensions", [])
@@ -227,13 +228,32 @@ def stored_simulation(path: str | Path) -> Scored:
             dims.extend(
                 {
                     "subject": subject,
-                    "dimension": d.get("key"),
-                    "value": d.get("score"),
-                    "status": d.get("status"),
+                    "dimension": _text(file, subject, "dimensions.key", d.get("key")),
+                    "value": _number(file, subject, f"dimensions.{d.get('key')}.score",
+                                     d.get("score")),
+                    "status": _text(file, subject, f"dimensions.{d.get('key')}.status",
+                                    d.get("status")),
                 }
                 for d in shown
-            )
+            )  # fmt: skip
     return Scored.of(units, dims, "stored")
+
+
+def _text(file: str | Path, subject: str, field: str, value: Any) -> str | None:
+    """A stored text field (a verdict, an epoch, a digest), or None; else one line."""
+    if value is None or isinstance(value, str):
+        return value
+    raise InputError(file, f"{subject}: must be text", field=field, value=value)
+
+
+def _number(file: str | Path, subject: str, field: str, value: Any) -> float | None:
+    """A stored score (a finite number), or None; else one line (NaN would spread
+    through every mean change)."""
+    if value is None:
+        return None
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    raise InputError(file, f"{subject}: must be a finite number", field=field, value=value)
 
 
 def rescore_simulation(
@@ -388,31 +408,47 @@ def stored_outcome(logs: Sequence[tuple[str, IterationLog]]) -> Scored | None:
         for path, blob in log.source.fetch(wanted).items():
             if isinstance(blob, InputError):  # no sidecar for this iteration
                 continue
-            data = parse_yaml_text(blob.decode("utf-8"), log.source.url(path))
+            where = log.source.url(path)
+            data = parse_yaml_text(decode_text(blob, where), where)
             if not isinstance(data, Mapping) or "iteration" not in data:
                 continue
-            subject = _subject(name, int(data["iteration"]))
+            number = data["iteration"]
+            if type(number) is not int:
+                raise InputError(where, "must be a whole number", field="iteration", value=number)
+            subject = _subject(name, number)
             own = data.get("toolkit") or {}
+            breakdown = data.get("breakdown") or []
+            for field, value, kind in (("toolkit", own, Mapping), ("breakdown", breakdown, list)):
+                if not isinstance(value, kind) or (
+                    field == "breakdown" and not all(isinstance(b, Mapping) for b in value)
+                ):
+                    raise InputError(where, f"{subject}: not as the sidecar writes it",
+                                     field=field, value=str(value)[:40])  # fmt: skip
             scored = bool(data.get("scored", True))
             units.append(
                 {
                     "subject": subject,
-                    "value": data.get("value") if scored else None,
-                    "verdict": data.get("band"),
-                    "epoch": own.get("epoch"),
-                    "input_digest": own.get("input_digest"),
+                    "value": _number(where, subject, "value", data.get("value")) if scored
+                    else None,
+                    "verdict": _text(where, subject, "band", data.get("band")),
+                    "epoch": _text(where, subject, "toolkit.epoch", own.get("epoch")),
+                    "input_digest": _text(where, subject, "toolkit.input_digest",
+                                          own.get("input_digest")),
                 }
-            )
+            )  # fmt: skip
             dims.extend(
                 {
                     "subject": subject,
-                    "dimension": b.get("signal"),
-                    "value": b.get("sub_score"),
+                    "dimension": _text(where, subject, "breakdown.signal", b.get("signal")),
+                    "value": _number(where, subject, f"breakdown.{b.get('signal')}.sub_score",
+                                     b.get("sub_score")),
                     "status": "present" if b.get("present") else "absent",
-                    "weight": b.get("effective_weight"),
+                    "weight": _number(where, subject,
+                                      f"breakdown.{b.get('signal')}.effective_weight",
+                                      b.get("effective_weight")),
                 }
-                for b in data.get("breakdown") or []
-            )
+                for b in breakdown
+            )  # fmt: skip
     return Scored.of(units, dims, "stored") if units else None
 
 

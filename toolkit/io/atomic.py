@@ -69,7 +69,7 @@ def is_temp_file(name: str) -> bool:
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+    except (ProcessLookupError, OverflowError):  # past the C int: no process has it
         return False
     except OSError:  # exists, owned by someone else
         return True
@@ -101,7 +101,7 @@ def remove_leftovers(folder: Path, target: str | None = None) -> list[Path]:
             info = entry.stat(follow_symlinks=False)
             if not entry.is_file(follow_symlinks=False) or info.st_mtime >= _STARTED:
                 continue
-            if pid_text.isdigit() and _alive(int(pid_text)):
+            if pid_text.isascii() and pid_text.isdigit() and _alive(int(pid_text)):
                 continue
             os.unlink(entry.path)
         except OSError:

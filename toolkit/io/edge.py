@@ -93,7 +93,7 @@ def limits() -> Limits:
     for variable, (name, default) in LIMIT_VARIABLES.items():
         raw = os.environ.get(variable)
         value = default
-        if raw is not None and raw.strip().isdigit() and int(raw) > 0:
+        if raw is not None and raw.strip().isascii() and raw.strip().isdigit() and int(raw) > 0:
             value = int(raw)
         values[name] = value
     return Limits(**values)

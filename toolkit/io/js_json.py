@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping, Sequence
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Literal
@@ -111,15 +112,14 @@ def _dump(value: Any, indent: int, depth: int, non_finite: Literal["refuse", "nu
     if isinstance(value, int | float):
         return js_number(value, non_finite=non_finite)
     if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
+        return _string(value)
     pad, inner = " " * (indent * depth), " " * (indent * (depth + 1))
     if isinstance(value, Mapping):
         if not value:
             return "{}"
         items = [
-            f"{inner}{json.dumps(str(k), ensure_ascii=False)}: "
-            f"{_dump(v, indent, depth + 1, non_finite)}"
-            for k, v in value.items()
+            f"{inner}{_string(k)}: {_dump(v, indent, depth + 1, non_finite)}"
+            for k, v in js_items(value)
         ]
         return "{\n" + ",\n".join(items) + "\n" + pad + "}"
     if isinstance(value, Sequence):
@@ -128,3 +128,31 @@ def _dump(value: Any, indent: int, depth: int, non_finite: Literal["refuse", "nu
         items = [f"{inner}{_dump(v, indent, depth + 1, non_finite)}" for v in value]
         return "[\n" + ",\n".join(items) + "\n" + pad + "]"
     raise InputError(None, "cannot be written as JSON", field="value", value=type(value).__name__)
+
+
+#: A surrogate code point (after pairs are joined: a lone one).
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _string(value: object) -> str:
+    """A string as JSON.stringify quotes it: non-ASCII kept, a surrogate pair as the one
+    character it encodes in UTF-16, a lone surrogate (which UTF-8 cannot encode) as a
+    lowercase ``\\u`` escape (ES2019's well-formed stringify)."""
+    text = str(value)
+    if _SURROGATE.search(text):
+        text = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+    quoted = json.dumps(text, ensure_ascii=False)
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", quoted)
+
+
+def js_items(value: Mapping[Any, Any]) -> list[tuple[str, Any]]:
+    """The items in the order JavaScript enumerates an object's keys (ECMA-262
+    OrdinaryOwnPropertyKeys): array indices (the canonical decimal of 0 .. 2**32 - 2)
+    ascending first, then the other keys in insertion order."""
+    items = [(str(k), v) for k, v in value.items()]
+    indices = sorted(((int(k), k, v) for k, v in items if _is_index(k)), key=lambda t: t[0])
+    return [(k, v) for _, k, v in indices] + [(k, v) for k, v in items if not _is_index(k)]
+
+
+def _is_index(key: str) -> bool:
+    return key.isascii() and key.isdigit() and str(int(key)) == key and int(key) < 2**32 - 1

@@ -76,7 +76,7 @@ def deadlines() -> Deadlines:
     """The deadlines in force: the defaults, changed by the environment variables above
     (a value that is not a positive number of seconds is ignored)."""
     raw = os.environ.get(RETRIES_ENV, "").strip()
-    retries = int(raw) if raw.isdigit() and int(raw) <= 10 else DEFAULT_RETRIES
+    retries = int(raw) if raw.isascii() and raw.isdigit() and int(raw) <= 10 else DEFAULT_RETRIES
     return Deadlines(_seconds(CONNECT_ENV, DEFAULT_CONNECT), _seconds(READ_ENV, DEFAULT_READ),
                      retries)  # fmt: skip
 

@@ -50,7 +50,7 @@ def _major(value: Any) -> int | None:
         return int(value)
     text = str(value).strip() if isinstance(value, str | float) else ""
     head = text.split(".", 1)[0]
-    return int(head) if head.isdigit() else None
+    return int(head) if head.isascii() and head.isdigit() else None  # not "²"
 
 
 def _time(value: Any) -> dt.datetime | None:

@@ -275,7 +275,7 @@ def _value(server: RatingServer, question: str, text: str) -> int | bool:
     """The adjudicated value a form sent: a score on the session's scale, or yes/no."""
     if question == SCORE_QUESTION:
         low, high = (0, 9) if server.persona else (1, 5)
-        if not text.isdigit() or not low <= int(text) <= high:
+        if not (text.isascii() and text.isdigit()) or not low <= int(text) <= high:
             raise Refused(422, f"the adjudicated score must be a whole number from {low} to {high}")
         return int(text)
     if server.persona or question not in {q.key for q in server.scale.questions}:

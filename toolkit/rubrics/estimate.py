@@ -206,7 +206,8 @@ class Estimate(Shows):
             ``pass_rate``); the PPI++ ``estimate`` with ``low``/``high`` and its ``lam``;
             ``judge_mean``/``judge_low``/``judge_high`` (every judged item);
             ``people_mean``/``people_low``/``people_high`` (the rated items); ``rated``
-            and ``unrated`` items; ``digest`` (sha256 of the row's sorted input rows);
+            and ``unrated`` items; ``digest`` (sha256 of the row's sorted input rows,
+            each with its item's draw probability when the probabilities differ);
             ``note`` (why lam fell back to 0 or an interval is missing, else null).
         judge: the judge's rater id.
         threshold: an item passes at this score or above.
@@ -323,6 +324,9 @@ def estimate(
             value=items["judge"][0],
         )
     long = scores.select(*BASE_COLUMNS, *groups).with_columns(pl.all().cast(pl.String))
+    if "p" in items.columns:  # unequal draw probabilities decide the numbers: digest them
+        drawn = items.select("item", pl.col("p").cast(pl.String).alias("draw_probability"))
+        long = long.join(drawn, on="item", how="left", maintain_order="left")
     rows = [*_rows("all", "all", items, long, threshold, confidence)]
     for g in groups:
         for value in sorted(items[g].drop_nulls().unique().to_list(), key=str):
@@ -476,7 +480,7 @@ def _rows(
     every = items["judge"].to_numpy()
     weights = None
     if "p" in items.columns:  # inverse-probability weights: rated 1/p, unrated 1/(1-p)
-        weights = (1 / rated["p"].to_numpy(), 1 / (1 - unrated["p"].to_numpy()))
+        weights = (_relative(rated["p"].to_numpy()), _relative(1 - unrated["p"].to_numpy()))
     digest = digest_of(long.filter(pl.col("item").is_in(items["item"].implode())))
     out = []
     for measure in MEASURES:
@@ -499,6 +503,17 @@ def _rows(
             )
             row["note"] = f"{row['note']}; {few}" if row["note"] else few
         out.append(row)
+    return out
+
+
+def _relative(p: np.ndarray) -> np.ndarray:
+    """The inverse-probability weights ``1/p`` scaled by the smallest ``p`` (the
+    weighted means and their variances do not change with the scale): never infinite,
+    so a probability near the float limit (1e-320) weighs as much as it should instead
+    of turning every number into NaN."""
+    if not p.size:
+        return p
+    out: np.ndarray = p.min() / p
     return out
 
 

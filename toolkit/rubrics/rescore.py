@@ -471,7 +471,13 @@ def _sweep_values(text: str, a: float, b: float, step: float) -> tuple[float, ..
     ratio = (b - a) / step
     count = math.floor(ratio + 1e-9) + 1 if math.isfinite(ratio) else None
     if count is None or count > MAX_SWEEP_POINTS:
-        shown = "too many" if count is None else f"{count:,}"
+        shown = (
+            "too many"
+            if count is None
+            else (
+                f"{count:,}" if count <= 10**6 else "more than 1,000,000"  # not 300 digits
+            )
+        )
         raise _bad(text, f"{shown} values: a sweep scores at most {MAX_SWEEP_POINTS}")
     values = tuple(dict.fromkeys(round(a + i * step, 10) for i in range(count)))
     if len(values) < count:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from toolkit.io.js_json import js_json, js_number, js_to_fixed
+from toolkit.io.js_json import js_items, js_json, js_number, js_to_fixed
 
 #: The first line of the PR comment: the-office's bot finds its comment by it.
 OFFICE_COMMENT_MARKER = "<!-- persona-evaluation-report -->"
@@ -60,7 +60,7 @@ def office_pr_comment(document: Mapping[str, Any]) -> str:
     lines = [OFFICE_COMMENT_MARKER, "## Persona Evaluation Report", ""]
     lines.append(f"| {' | '.join(header)} |")
     lines.append(f"| {' | '.join('---' for _ in header)} |")
-    for agent_id, agent in agents.items():
+    for agent_id, agent in js_items(agents):  # Object.entries' order
         cells = [agent_id, *(_cell(agent, d) for d in dims)]
         cells += [js_to_fixed(agent["overall"], 1), "PASS" if agent["pass"] else "FAIL"]
         lines.append(f"| {' | '.join(cells)} |")
@@ -74,7 +74,7 @@ def _result_line(document: Mapping[str, Any]) -> str:
     details = [
         f"{_capitalize(agent_id)}'s {r['dimension']} dropped {js_to_fixed(abs(r['delta']), 1)} "
         f"points ({js_to_fixed(r['baseline'], 1)} → {js_to_fixed(r['current'], 1)})"
-        for agent_id, agent in agents.items()
+        for agent_id, agent in js_items(agents)
         for r in agent.get("regressions") or []
     ]
     if details:

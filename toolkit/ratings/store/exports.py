@@ -249,7 +249,7 @@ class Exports(Ratings, Labels, Drafts, Skips, Adjudications, Draws):
             answers_text = rec["answers"] or "{}"
             try:
                 answers = json.loads(answers_text)
-            except (TypeError, json.JSONDecodeError) as exc:
+            except (TypeError, ValueError, RecursionError) as exc:
                 raise InputError(
                     name, "answers must be JSON", field="answers", value=answers_text, line=line
                 ) from exc
@@ -346,7 +346,7 @@ def _adjudication_row(
     question = check_short(name, req("question"), "question", line)
     try:
         value = json.loads(req("value"))
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON, an over-long integer, too deep
         raise InputError(name, "value must be JSON (a score or true/false)", field="value",
                          value=rec["value"], line=line) from None  # fmt: skip
     return (

@@ -68,16 +68,8 @@ class Roster(Sessions):
         """
         session = self._held_session()
         clean = [_checked_name(self._name, n) for n in names]
-        taken = {r.casefold() for r in session.raters}
-        for name in clean:
-            if name.casefold() in taken:
-                raise InputError(self._name, "a rater of that name is in the session already",
-                                 field="rater", value=name)  # fmt: skip
-            taken.add(name.casefold())
-        if len(taken) > MAX_RATERS:
-            raise InputError(self._name, f"a session holds at most {MAX_RATERS} raters",
-                             field="raters", value=len(taken))  # fmt: skip
-        with self._write() as con:
+        with self._write() as con:  # the names checked against the raters held now
+            self._check_new(con, clean)
             position = int(
                 con.execute("SELECT coalesce(max(position), -1) FROM session_raters").fetchone()[0]
             )
@@ -87,6 +79,20 @@ class Roster(Sessions):
             )
             self._rebalance(con, session, set(clean))
         return self._held_session()
+
+    def _check_new(self, con: sqlite3.Connection, clean: Sequence[str]) -> None:
+        """Refuse a name the session holds (capitals do not matter) or too many raters,
+        inside the write that adds them (another process may have added some since the
+        session was read)."""
+        taken = {str(r).casefold() for (r,) in con.execute("SELECT rater FROM session_raters")}
+        for name in clean:
+            if name.casefold() in taken:
+                raise InputError(self._name, "a rater of that name is in the session already",
+                                 field="rater", value=name)  # fmt: skip
+            taken.add(name.casefold())
+        if len(taken) > MAX_RATERS:
+            raise InputError(self._name, f"a session holds at most {MAX_RATERS} raters",
+                             field="raters", value=len(taken))  # fmt: skip
 
     def roster_mark(self) -> str | None:
         """A mark that changes whenever raters are added or reassigned (None before the

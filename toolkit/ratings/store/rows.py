@@ -96,7 +96,8 @@ def draft_row(name: str, rec: Mapping[str, Any], line: int | None) -> tuple[Any,
     stamp = updated.isoformat(timespec="microseconds")
     score = rec["score"]
     if isinstance(score, str):
-        score = int(score) if score.strip().lstrip("-").isdigit() else score
+        digits = score.strip().lstrip("-")
+        score = int(score) if digits.isascii() and digits.isdigit() else score
     low, high = (MIN_SCORE, MAX_SCORE) if kind == "game" else (ITEM_MIN_SCORE, ITEM_MAX_SCORE)
     if score is not None and not (type(score) is int and low <= score <= high):
         raise InputError(name, f"score must be a whole number from {low} to {high} or "
@@ -107,7 +108,7 @@ def draft_row(name: str, rec: Mapping[str, Any], line: int | None) -> tuple[Any,
     answers_text = rec["answers"] or "{}"
     try:
         answers = json.loads(answers_text)
-    except (TypeError, json.JSONDecodeError):
+    except (TypeError, ValueError, RecursionError):  # not JSON, too long an int, too deep
         answers = None
     if not isinstance(answers, dict) or (kind == "item" and answers):
         raise InputError(name, "answers must be a JSON object ({} for an item)",

@@ -306,9 +306,10 @@ class Sessions(Connections):
         """Refuse resuming a session in another order than the one it was created in."""
         if order is None:
             return
-        with self._connect() as con:
+        with self._connect() as con:  # each unit's latest draw, as Draws.draw_order reads
             held = {r[0] for r in con.execute(
-                "SELECT DISTINCT draw_order FROM draw_events WHERE origin = ''")}  # fmt: skip
+                "SELECT DISTINCT draw_order FROM draw_events WHERE event_id IN (SELECT "
+                "max(event_id) FROM draw_events WHERE origin = '' GROUP BY unit_id)")}  # fmt: skip
         was = "informative" if "informative" in held else "random"
         if order != was:
             raise InputError(

@@ -60,7 +60,7 @@ def test_the_streamed_site_equals_the_site_of_every_record_held(
     links = calibration_links(cal, held.runs)
     assert {"run": "fleet/run-0003", "item": "tick-2", "why": ""} in links
     site: dict[str, Any] = {"notes": held.notes, "calibration": {**cal, "links": links},
-            "experiments": held.experiments}  # fmt: skip
+                            "experiments": held.experiments}  # fmt: skip
     write_site(held.runs, tmp_path / "held", **site)
 
     monkeypatch.setattr(sim, "SITE_PART_TICKS", 130)  # runs of 60 ticks: two a part

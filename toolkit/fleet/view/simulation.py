@@ -165,9 +165,10 @@ def _tick_item(t: dict[str, Any]) -> SiteItem:
         ("rollback", "yes" if t["rollback"] else ""),
         ("grounded", "" if t["grounded"] is None else ("yes" if t["grounded"] else "no")),
     ]
+    label, key = _tick_texts(t["tick"])  # shared: a fleet's link targets keep the keys
     return SiteItem(
-        key=f"tick-{t['tick']}",
-        label=f"tick {t['tick']}",
+        key=key,
+        label=label,
         who=text(t["actor"]),
         text=said,
         facts=tuple((k, v) for k, v in facts if v),
@@ -175,9 +176,9 @@ def _tick_item(t: dict[str, Any]) -> SiteItem:
     )
 
 
-# The texts of chart points repeat from run to run (tick 5 of every run): a fleet's site
-# holds every run's points at once, so each text is made once and shared (10,000 runs x
-# 30 ticks x 8 dimensions are 2.4 million points).
+# The texts of ticks and chart points repeat from run to run (tick 5 of every run): each
+# is made once and shared (10,000 runs x 30 ticks x 8 dimensions are 2.4 million points,
+# and a streamed fleet's link targets keep every run's tick keys).
 @lru_cache(maxsize=1 << 16)
 def _tick_texts(tick: int) -> tuple[str, str]:
     return f"tick {tick}", f"tick-{tick}"

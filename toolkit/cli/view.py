@@ -133,11 +133,11 @@ def run(args: argparse.Namespace) -> int:
     compare = load_compare(args.compare) if args.compare else None
     given = load_calibration(args.calibration) if args.calibration else None
 
-    def gather(memo: Any) -> Any:
+    def gather(memo: Any, sink: Any = None) -> Any:
         from toolkit.fleet.view import collect
 
         return collect(args.paths, options, kit=_kit(args), repo=args.repo,
-                       ratings=args.ratings, memo=memo)  # fmt: skip
+                       ratings=args.ratings, memo=memo, sink=sink)  # fmt: skip
 
     def site_of(collected: Any) -> dict[str, Any]:
         return _site(args, collected, compare, given)
@@ -145,23 +145,23 @@ def run(args: argparse.Namespace) -> int:
     if dest is not None:
         if args.watch:
             return watch(args, gather, lambda c, w: _write_local(c, dest, site_of(c), w))
-        collected = gather(None)
-        where = _write(collected.runs, dest, site_of(collected))
+        where, collected = _write(gather, dest, site_of)
         tested = len(collected.experiments)
         also = f" and {tested} experiment file(s)" if tested else ""
-        print(f"toolkit view: wrote {len(collected.runs)} run(s){also}: {where}")
+        print(f"toolkit view: wrote {collected.count} run(s){also}: {where}")
         return 0
     import tempfile  # 9 ms of --help's 60 (python -X importtime): only when serving
-
-    from toolkit.views.site import write_site
 
     folder = Path(tempfile.mkdtemp(prefix="toolkit-view-"))
     if args.watch:
         return _serve(folder, args.port, None, lambda: watch(
             args, gather, lambda c, w: _write_folder(c, folder, site_of(c), w)))  # fmt: skip
-    collected = gather(None)
-    write_site(collected.runs, folder, **site_of(collected))
-    return _serve(folder, args.port, len(collected.runs))
+    try:
+        _, collected = _streamed(gather, folder, site_of)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)  # ours: made by mkdtemp above
+        raise
+    return _serve(folder, args.port, collected.count)
 
 
 def _site(
@@ -180,7 +180,8 @@ def _site(
         notes.append(f"calibration not shown: {collected.calibration_source} (--calibration "
                      f"names {args.calibration})")  # fmt: skip
     if calibration is not None:
-        calibration = {**calibration, "links": calibration_links(calibration, collected.runs)}
+        links = calibration_links(calibration, collected.linkable())
+        calibration = {**calibration, "links": links}
     _print_notes(notes)
     return {"notes": notes, "compare": compare, "calibration": calibration,
             "experiments": collected.experiments}  # fmt: skip
@@ -202,20 +203,33 @@ def _write_folder(
     return len(collected.runs)
 
 
-def _write(runs: list[Any], dest: Source, site: dict[str, Any]) -> str:
-    """The site written into the output's folder, or written here and put through the
-    output's Source (a URL); where its index is."""
-    # the site writer (polars) and tempfile: not paid by --help (python -X importtime)
-    import tempfile
+def _streamed(
+    gather: Callable[..., Any], folder: Path, site_of: Callable[[Any], dict[str, Any]]
+) -> tuple[Path, Any]:
+    """The site gathered straight into ``folder``: each run's files written as it is
+    made (never every run's records held), then the index, search and pages; where its
+    index is, and what was gathered."""
+    from toolkit.views.site import SiteWriter  # the site writer (polars): not for --help
 
-    from toolkit.views.site import write_site
+    with SiteWriter(folder) as writer:
+        collected = gather(None, writer.add)
+        return writer.finish(**site_of(collected)), collected
+
+
+def _write(
+    gather: Callable[..., Any], dest: Source, site_of: Callable[[Any], dict[str, Any]]
+) -> tuple[str, Any]:
+    """The site written into the output's folder, or written here and put through the
+    output's Source (a URL); where its index is, and what was gathered."""
+    import tempfile  # not paid by --help (python -X importtime)
 
     if dest.disk is not None:
-        return str(write_site(runs, dest.disk, **site))
+        index, collected = _streamed(gather, dest.disk, site_of)
+        return str(index), collected
     with tempfile.TemporaryDirectory(prefix="toolkit-view-") as tmp:
-        write_site(runs, tmp, **site)
+        _, collected = _streamed(gather, Path(tmp), site_of)
         put_folder(Path(tmp), dest)
-    return dest.url(dest.join(dest.root, "index.html"))
+    return dest.url(dest.join(dest.root, "index.html")), collected
 
 
 def _print_notes(notes: list[str]) -> None:

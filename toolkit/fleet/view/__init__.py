@@ -33,6 +33,12 @@ the site's index and printed by the CLI), never silently. In object storage, the
 read whole from a path (games, chats, kits, a calibration) are copied into a temporary
 folder to be loaded (:mod:`toolkit.io.staging`) and named by their URLs.
 
+A fleet's runs are not all held: :func:`collect` hands each run to a sink as it is made
+(``toolkit view`` gives :class:`toolkit.views.site.SiteWriter`, which writes its files at
+once) and keeps only what a calibration's links read of it (:class:`.links.LinkTarget`);
+a simulation fleet is scored a part of whole runs at a time
+(:func:`.simulation.fleet_parts`).
+
 One idea per module: :mod:`.collect` (finding and scoring everything, the notes),
 :mod:`.simulation`, :mod:`.outcome`, :mod:`.discussion` and :mod:`.persona` (each
 family's site records), :mod:`.staging` (copies out of object storage), :mod:`.results`

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import tempfile
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,7 @@ from toolkit.fleet.find import kit_for, session_of, survey
 from toolkit.fleet.view.common import what
 from toolkit.fleet.view.discussion import discussion_runs, ratings_beside
 from toolkit.fleet.view.experiments import experiment_page
+from toolkit.fleet.view.links import LinkTarget
 from toolkit.fleet.view.memo import Entry, Memo, Stamp, stamp_of
 from toolkit.fleet.view.outcome import outcome_runs
 from toolkit.fleet.view.persona import persona_runs
@@ -31,7 +32,12 @@ from toolkit.views.site import SiteRun
 
 @dataclass
 class Collected:
-    """The site's runs, and notes on what was left out or read leniently."""
+    """The site's runs, and notes on what was left out or read leniently.
+
+    Streamed (a ``sink`` given to :func:`collect`), ``runs`` is empty: each run went to
+    the sink as it was made, and ``targets`` holds what a calibration's links need of
+    each (:func:`~toolkit.fleet.view.links.calibration_links` reads either).
+    """
 
     runs: list[SiteRun]
     notes: list[str]
@@ -41,6 +47,23 @@ class Collected:
     #: Treatment-vs-control results found beside the runs (the experiments' page), each
     #: as :func:`~toolkit.fleet.view.experiments.experiment_page` reads it.
     experiments: list[dict[str, Any]] = field(default_factory=list)
+    #: Streamed: each run as a calibration's links read it, in order (else empty).
+    targets: list[LinkTarget] = field(default_factory=list)
+    #: Streamed: how many runs went to the sink (else ``None``).
+    streamed: int | None = None
+
+    @property
+    def count(self) -> int:
+        """How many runs the site has (streamed or held)."""
+        return len(self.runs) if self.streamed is None else self.streamed
+
+    def linkable(self) -> Sequence[SiteRun | LinkTarget]:
+        """The runs as a calibration's links read them (held runs, or their targets)."""
+        return self.runs if self.streamed is None else self.targets
+
+
+#: Where :func:`collect` hands each run as it is made (``SiteWriter.add``).
+Sink = Callable[[SiteRun], None]
 
 
 def collect(
@@ -50,6 +73,7 @@ def collect(
     repo: str | Path | None = None,
     ratings: str | Path | None = None,
     memo: Memo | None = None,
+    sink: Sink | None = None,
 ) -> Collected:
     """Find, load and score everything under ``sources`` for the site.
 
@@ -67,6 +91,10 @@ def collect(
         memo: the records of earlier rounds (``toolkit view --watch``): a find whose
             files are unchanged since is replayed from it, not loaded and scored again;
             what is scored now is kept in it.
+        sink: called with each run as soon as it is made (its source and id as the
+            site shows them), in the site's order, instead of holding every run: a
+            fleet's records are written one by one (``SiteWriter.add``), never all held.
+            Not with ``memo`` (a memo holds every run anyway).
 
     Returns:
         The runs (simulation runs first, then iteration logs, games and chats, each in
@@ -74,11 +102,14 @@ def collect(
 
     Raises:
         InputError: a source does not exist, or nothing at all was found in them.
+        ValueError: both ``memo`` and ``sink`` are given.
     """
+    if memo is not None and sink is not None:
+        raise ValueError("collect: a memo holds every run; give a memo or a sink, not both")
     evidence = _Evidence(repo, open_rating_source(ratings) if ratings is not None else None)
     evidence.given = None if ratings is None else str(ratings)
     with tempfile.TemporaryDirectory(prefix="toolkit-view-") as tmp:
-        return _collect(sources, storage_options, kit, Path(tmp), evidence, memo)
+        return _collect(sources, storage_options, kit, Path(tmp), evidence, memo, sink)
 
 
 @dataclass
@@ -121,30 +152,59 @@ def _collect(
     tmp: Path,
     evidence: _Evidence,
     memo: Memo | None = None,
+    sink: Sink | None = None,
 ) -> Collected:
     """:func:`collect`, with games, chats and persona kits of object storage copied into
     ``tmp`` to be loaded (the site and the notes name their URLs)."""
     found, kits, copies, notes = _find(sources, storage_options, tmp)
     if kit is not None and any(open_source(p).disk is None for p in kit_paths(kit)):
         kit = staged_kit(kit, storage_options, tmp / "kit", copies)
-    scoring = _Scoring(storage_options, kits, kit, notes, evidence, memo=memo)
+    shows = _Shown(copies, sink)
+    scoring = _Scoring(storage_options, kits, kit, notes, evidence, memo=memo,
+                       shows=shows if sink is not None else None)  # fmt: skip
     scoring.score(found)
     if memo is not None:
         memo.forget_except(found)
-    runs, notes = scoring.runs, scoring.notes
-    if copies:
-        runs = [replace(r, source=shown(r.source, copies)) for r in runs]
-        notes = [shown(n, copies) for n in notes]
-    runs = _unique(runs)
+    runs = [] if sink is not None else [shows.one(r) for r in scoring.runs]
+    notes = [shown(n, copies) for n in scoring.notes] if copies else scoring.notes
     experiments = [{**e, "source": shown(e["source"], copies)} for e in scoring.experiments]
-    if not runs and not experiments:
+    if not runs and not shows.targets and not experiments:
         where = ", ".join(redact_uri(str(s)) for s in sources)
         raise InputError(where, "no run, iteration log, game or chat found in it")
     kept = list(dict.fromkeys(notes))
-    if scoring.calibration is None:
-        return Collected(runs, kept, experiments=experiments)
-    doc, path = scoring.calibration
-    return Collected(runs, kept, doc, shown(path, copies), experiments)
+    streamed = len(shows.targets) if sink is not None else None
+    doc, path = scoring.calibration or (None, None)
+    return Collected(runs, kept, doc, None if path is None else shown(path, copies),
+                     experiments, shows.targets, streamed)  # fmt: skip
+
+
+@dataclass
+class _Shown:
+    """Each run as the site shows it, in order: its source named by its URL when it was
+    copied out of object storage (``copies``), its id made unique (a repeated id gets
+    ``~2``, ``~3``...). With a ``sink``, each is handed to it and only its link target
+    kept."""
+
+    copies: Mapping[str, str]
+    sink: Sink | None = None
+    seen: dict[str, int] = field(default_factory=dict)
+    targets: list[LinkTarget] = field(default_factory=list)
+
+    def one(self, run: SiteRun) -> SiteRun:
+        """``run`` as shown (its shown source, its unique id)."""
+        if self.copies:
+            run = replace(run, source=shown(run.source, self.copies))
+        n = self.seen.get(run.id, 0) + 1
+        self.seen[run.id] = n
+        return run if n == 1 else replace(run, id=f"{run.id}~{n}")
+
+    def send(self, runs: Iterable[SiteRun]) -> None:
+        """Each of ``runs``, as shown, to the sink (its link target kept)."""
+        assert self.sink is not None
+        for run in runs:
+            run = self.one(run)
+            self.targets.append(LinkTarget.of(run))
+            self.sink(run)
 
 
 def _find(
@@ -193,6 +253,15 @@ class _Scoring:
     other_json: list[str] = field(default_factory=list)
     experiments: list[dict[str, Any]] = field(default_factory=list)
     memo: Memo | None = None
+    #: Streaming: each run is handed to the sink through it as made, not held in ``runs``.
+    shows: _Shown | None = None
+
+    def _add(self, runs: Iterable[SiteRun]) -> None:
+        """Keep ``runs`` (or, streaming, hand each to the sink as it comes)."""
+        if self.shows is None:
+            self.runs.extend(runs)
+        else:
+            self.shows.send(runs)
 
     def score(self, found: Sequence[Found]) -> None:
         """Every find, simulation runs first; what was read leniently and the agent
@@ -242,7 +311,7 @@ class _Scoring:
         only those whose files changed, the others replayed, in the order found."""
         if self.memo is None:
             try:
-                self.runs.extend(simulation_runs(sims, self.storage_options))
+                self._add(simulation_runs(sims, self.storage_options))
             except ToolkitError as err:
                 self.notes.append(f"simulation runs left out: {err}")
             return
@@ -311,17 +380,17 @@ class _Scoring:
         """One iteration log, game file, chat or calibration result (the other finds are
         scored together or not at all)."""
         if f.family == "outcome":
-            self.runs.extend(outcome_runs(f, self.storage_options, self.agent_logs,
-                                          self.attached, self.evidence.repo))  # fmt: skip
+            self._add(outcome_runs(f, self.storage_options, self.agent_logs,
+                                   self.attached, self.evidence.repo))  # fmt: skip
         elif f.family == "eval":  # an eval-harness run: its one-iteration log, as a log
             log = Found("outcome", f"{f.path.rstrip('/')}/iteration-log", f.id)
-            self.runs.extend(outcome_runs(log, self.storage_options, self.agent_logs,
-                                          self.attached))  # fmt: skip
+            self._add(outcome_runs(log, self.storage_options, self.agent_logs,
+                                   self.attached))  # fmt: skip
         elif f.family == "discussion":
-            self.runs.extend(discussion_runs(f, self._ratings_for))
+            self._add(discussion_runs(f, self._ratings_for))
         elif f.family == "persona":
             chats, why = persona_runs(f, kit_for(f.path, self.kits) or self.kit, self.judged)
-            self.runs.extend(chats)
+            self._add(chats)
             if why:
                 self.notes.append(why)
         elif f.family == "experiment":
@@ -344,14 +413,3 @@ def _judge_epochs(shown: Mapping[str, Any], other: Mapping[str, Any]) -> str:
     if a and b and a != b:
         return f"; its judge is of another epoch, {b} not {a}: not comparable"
     return ""
-
-
-def _unique(runs: list[SiteRun]) -> list[SiteRun]:
-    """Runs with distinct ids (a repeated id gets ``~2``, ``~3``...)."""
-    seen: dict[str, int] = {}
-    out = []
-    for run in runs:
-        n = seen.get(run.id, 0) + 1
-        seen[run.id] = n
-        out.append(run if n == 1 else replace(run, id=f"{run.id}~{n}"))
-    return out

@@ -4,6 +4,7 @@ the file it names, and the item (a message, a window of messages) its anchor nam
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from toolkit.errors import InputError
@@ -15,7 +16,33 @@ def _plain(path: str) -> str:
     return path.replace("\\", "/").rstrip("/").removeprefix("./")
 
 
-def calibration_links(doc: Mapping[str, Any], runs: Sequence[SiteRun]) -> list[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)  # one per run of a fleet: no __dict__ each
+class LinkTarget:
+    """What a calibration's links read of a run (kept for each run when the runs' records
+    are written one by one and let go): its id, source, title, agent and item keys."""
+
+    id: str
+    source: str
+    title: str
+    agent: str
+    keys: tuple[str, ...]
+
+    @classmethod
+    def of(cls, run: SiteRun | LinkTarget) -> LinkTarget:
+        """The link target of ``run``."""
+        if isinstance(run, LinkTarget):
+            return run
+        card = run.card
+        return cls(
+            id=run.id, source=run.source, title=card.title if card is not None else "",
+            agent=str(card.meta.get("agent_id") or "") if card is not None else "",
+            keys=tuple(i.key for i in run.items),
+        )  # fmt: skip
+
+
+def calibration_links(
+    doc: Mapping[str, Any], runs: Sequence[SiteRun | LinkTarget]
+) -> list[dict[str, Any]]:
     """Where each disagreement of a calibration result is in the site: ``{"run": id,
     "item": key or None, "why": ...}``, or ``{"run": None, "why": ...}`` when its
     ``source`` names no run of the site (or it has none).
@@ -25,9 +52,9 @@ def calibration_links(doc: Mapping[str, Any], runs: Sequence[SiteRun]) -> list[d
     or game file (its agents, its games), the one named by the entry's ``agent`` or
     ``game`` group; the ``anchor`` is an item's key, or a window ``FROM-TO`` of two.
     """
-    by_source: dict[str, list[SiteRun]] = {}
+    by_source: dict[str, list[LinkTarget]] = {}
     for run in runs:
-        by_source.setdefault(_plain(run.source), []).append(run)
+        by_source.setdefault(_plain(run.source), []).append(LinkTarget.of(run))
     out: list[dict[str, Any]] = []
     for row in doc.get("disagreements", []):
         source = row.get("source")
@@ -55,7 +82,7 @@ def _on_disk(path: str) -> str | None:
     return source.identity() if source.disk is not None else None
 
 
-def _runs_of_source(source: str, by_source: Mapping[str, list[SiteRun]]) -> list[SiteRun]:
+def _runs_of_source(source: str, by_source: Mapping[str, list[LinkTarget]]) -> list[LinkTarget]:
     plain = _plain(source)
     if plain in by_source:
         return by_source[plain]
@@ -68,7 +95,7 @@ def _runs_of_source(source: str, by_source: Mapping[str, list[SiteRun]]) -> list
     return by_source[ends[0]] if len(ends) == 1 else []
 
 
-def _pick(runs: Sequence[SiteRun], row: Mapping[str, Any]) -> SiteRun:
+def _pick(runs: Sequence[LinkTarget], row: Mapping[str, Any]) -> LinkTarget:
     """Of the runs of one file, the one the entry's agent or game names (else the first:
     the environment's or the only one)."""
     for key in ("agent", "agent_id", "game", "game_id"):
@@ -77,19 +104,18 @@ def _pick(runs: Sequence[SiteRun], row: Mapping[str, Any]) -> SiteRun:
             continue
         for run in runs:
             last = run.id.rsplit("/", 1)[-1].lower()
-            meta = run.card.meta if run.card is not None else {}
-            named = str(meta.get("agent_id") or "").lower()
-            title = run.card.title.lower() if run.card is not None else ""
+            named = run.agent.lower()
+            title = run.title.lower()
             if want in (last, named) or f"· {want} (" in title:
                 return run
     env = [r for r in runs if r.id.endswith("/environment")]
     return env[0] if env else runs[0]
 
 
-def _anchor_item(run: SiteRun, anchor: str) -> str | None:
+def _anchor_item(run: LinkTarget, anchor: str) -> str | None:
     """``anchor`` when it names items of the run: a key, a window ``FROM-TO`` of two
     keys, or a comma-separated list of those (``s1-s5,s30-s52``)."""
-    keys = {i.key for i in run.items}
+    keys = set(run.keys)
     return anchor if all(names_items(part, keys) for part in anchor.split(",")) else None
 
 

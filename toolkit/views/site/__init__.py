@@ -493,7 +493,9 @@ def write_site(
 
     The data is written into a new folder beside ``data/`` and swapped in when complete,
     so an interrupted write leaves the previous site whole. Nothing else in ``out_dir``
-    is touched; a ``data/`` folder that is not a site's is refused.
+    is touched; a ``data/`` folder that is not a site's is refused. Each run's files are
+    written as the run comes (:class:`SiteWriter`): ``runs`` may be a generator, and
+    only each run's index row and searched text are kept.
 
     Args:
         runs: the runs to show, in index order.
@@ -522,73 +524,71 @@ def write_site(
             out of its folder), or holds a ``data/`` folder the site did not write.
         ValueError: two runs share an id.
     """
-    out = check_output_folder(out_dir)  # not a file, a FIFO, a device or a link out
-    out.mkdir(parents=True, exist_ok=True)
-    _check_target(out)
-    data = Path(tempfile.mkdtemp(prefix=".data-new.", suffix=TEMP_SUFFIX, dir=out))
-    data.chmod(usual_mode(folder=True))  # mkdtemp's 0700 would hide it from a web server
-    try:
-        written = _write_runs(runs, data, _linked_texts(calibration))
-        index_shards = _write_index(data, written.rows)
-        _write_values(data, written.values)
-        search_shards = _write_search(data, written, calibration)
-        if compare is not None:
-            _write(data / "compare.js", _script("compare", dict(compare)))
-        if calibration is not None:
-            _write(data / "calibration.js", _script("calibration", dict(calibration)))
-        if experiments:
-            _write(data / "experiments.js", _script("experiments", [dict(e) for e in experiments]))
-        _write(
-            data / "manifest.js",
-            manifest(len(written.rows), index_shards, search_shards, notes, compare is not None,
-                     written.dimsets, calibration is not None, watch, len(experiments)),
-        )  # fmt: skip
-        if watch is not None:
-            _write(data / "build.js", _script("build", watch["build"], len(written.rows),
-                                               watch.get("when", "")))  # fmt: skip
-        _copy_static(out)
-        _swap_in(data, out / "data")
-    except BaseException:
-        shutil.rmtree(data, ignore_errors=True)
-        raise
-    return out / "index.html"
+    with SiteWriter(out_dir) as writer:
+        for run in runs:
+            writer.add(run)
+        return writer.finish(notes=notes, compare=compare, calibration=calibration,
+                             watch=watch, experiments=experiments)  # fmt: skip
 
 
-@dataclass
-class _Written:
-    """What writing the runs' files leaves for the index, the search and the manifest.
+class SiteWriter:
+    """A site written run by run: :meth:`add` writes a run's files as it comes (keeping
+    only its index row, its values and its searched text), :meth:`finish` writes the
+    index, the search, the pages and the manifest and swaps the new ``data/`` folder in
+    whole (as :func:`write_site`, which is this). A fleet's records are never all held.
 
-    Attributes:
-        rows: one index row per run, in order.
-        texts: per run, its searched text, or ``[its text, shared transcript file]``.
-        dimsets: each distinct set of dimensions -> its number in the manifest.
-        shared: each shared transcript's key -> (file number, items, searched text).
+    Used as a context manager: leaving it without :meth:`finish` (an error) removes the
+    new folder and leaves the previous site whole. The output folder is checked and made
+    when the first run comes (or at :meth:`finish`), so nothing is made for a build that
+    fails before it has a run.
     """
 
-    rows: list[list[Any]] = field(default_factory=list)
-    values: list[list[float | None]] = field(default_factory=list)
-    texts: list[str | list[str]] = field(default_factory=list)
-    dimsets: dict[tuple[Any, ...], int] = field(default_factory=dict)
-    shared: dict[str, tuple[str, tuple[SiteItem, ...], str]] = field(default_factory=dict)
+    def __init__(self, out_dir: str | Path) -> None:
+        self._out_dir = out_dir
+        self._data: Path | None = None
+        self._written = _Written()
+        self._seen: set[str] = set()
 
+    def __enter__(self) -> SiteWriter:
+        return self
 
-def _write_runs(
-    runs: Iterable[SiteRun], data: Path, linked: Mapping[str, Sequence[str]]
-) -> _Written:
-    """Write each run's file (and each shared transcript's, once) under ``data``; collect
-    the index rows and the searched texts (``linked``: more text to find a run by).
+    def __exit__(self, *exc: object) -> None:
+        self.discard()
 
-    Raises:
-        ValueError: two runs share an id, or runs of one transcript differ in its items.
-    """
-    written = _Written()
-    shared = written.shared
-    seen: set[str] = set()
-    for n, run in enumerate(runs):
-        if run.id in seen:
+    @property
+    def count(self) -> int:
+        """How many runs were written."""
+        return len(self._written.rows)
+
+    def discard(self) -> None:
+        """Remove the new data folder (nothing of the previous site is touched)."""
+        if self._data is not None:
+            shutil.rmtree(self._data, ignore_errors=True)
+            self._data = None
+
+    def _folder(self) -> Path:
+        """The new data folder, made (and the output folder checked) on first use."""
+        if self._data is None:
+            out = check_output_folder(self._out_dir)  # not a file, a FIFO, a device...
+            out.mkdir(parents=True, exist_ok=True)
+            _check_target(out)
+            data = Path(tempfile.mkdtemp(prefix=".data-new.", suffix=TEMP_SUFFIX, dir=out))
+            data.chmod(usual_mode(folder=True))  # mkdtemp's 0700 would hide it from a server
+            self._data = data
+        return self._data
+
+    def add(self, run: SiteRun) -> None:
+        """Write ``run``'s file (and its shared transcript's, the first time) now.
+
+        Raises:
+            ValueError: its id is taken, or it shows a shared transcript with other items.
+        """
+        if run.id in self._seen:
             raise ValueError(f"two runs have the id {run.id!r}")
-        seen.add(run.id)
-        file = f"{n:06d}"
+        self._seen.add(run.id)
+        data, written = self._folder(), self._written
+        shared = written.shared
+        file = f"{len(written.rows):06d}"
         ref = None
         if run.transcript:
             if run.transcript not in shared:
@@ -605,9 +605,83 @@ def _write_runs(
         _write(data / "run" / f"{file}.js", _script("run", run.id, run_document(run, ref, raw)))
         written.rows.append(index_row(run, file, written.dimsets))
         written.values.append(index_values(run))
-        own = search_text(run, items=ref is None, extra=linked.get(run.id, ()))
-        written.texts.append(own if ref is None else [own, ref])
-    return written
+        head = search_text(run, items=False)
+        written.texts.append((head, transcript_text(run.items)) if ref is None else [head, ref])
+
+    def finish(
+        self,
+        *,
+        notes: Sequence[str] = (),
+        compare: Mapping[str, Any] | None = None,
+        calibration: Mapping[str, Any] | None = None,
+        watch: Mapping[str, Any] | None = None,
+        experiments: Sequence[Mapping[str, Any]] = (),
+    ) -> Path:
+        """Write what needs every run (the index, values and search shards, the manifest)
+        and the pages beside them, and swap the new data folder in; the path of
+        ``index.html``. The arguments are :func:`write_site`'s."""
+        data, written = self._folder(), self._written
+        out = data.parent
+        try:
+            _link_texts(written, _linked_texts(calibration))
+            index_shards = _write_index(data, written.rows)
+            _write_values(data, written.values)
+            search_shards = _write_search(data, written, calibration)
+            if compare is not None:
+                _write(data / "compare.js", _script("compare", dict(compare)))
+            if calibration is not None:
+                _write(data / "calibration.js", _script("calibration", dict(calibration)))
+            if experiments:
+                _write(data / "experiments.js",
+                       _script("experiments", [dict(e) for e in experiments]))  # fmt: skip
+            _write(
+                data / "manifest.js",
+                manifest(len(written.rows), index_shards, search_shards, notes,
+                         compare is not None, written.dimsets, calibration is not None, watch,
+                         len(experiments)),
+            )  # fmt: skip
+            if watch is not None:
+                _write(data / "build.js", _script("build", watch["build"], len(written.rows),
+                                                   watch.get("when", "")))  # fmt: skip
+            _copy_static(out)
+            _swap_in(data, out / "data")
+        except BaseException:
+            self.discard()
+            raise
+        self._data = None  # swapped in: no longer ours to remove
+        return out / "index.html"
+
+
+@dataclass
+class _Written:
+    """What writing the runs' files leaves for the index, the search and the manifest.
+
+    Attributes:
+        rows: one index row per run, in order.
+        texts: per run, its searched text as ``(own, transcript)`` (the calibration's
+            words that link to it go between: :func:`_link_texts`), or ``[own text,
+            shared transcript file]``; each a plain text once linked.
+        dimsets: each distinct set of dimensions -> its number in the manifest.
+        shared: each shared transcript's key -> (file number, items, searched text).
+    """
+
+    rows: list[list[Any]] = field(default_factory=list)
+    values: list[list[float | None]] = field(default_factory=list)
+    texts: list[Any] = field(default_factory=list)
+    dimsets: dict[tuple[Any, ...], int] = field(default_factory=dict)
+    shared: dict[str, tuple[str, tuple[SiteItem, ...], str]] = field(default_factory=dict)
+
+
+def _link_texts(written: _Written, linked: Mapping[str, Sequence[str]]) -> None:
+    """Each run's searched text made whole: its own text, the words of the calibration's
+    disagreements that link to it (``linked``, by run id), then its transcript's (as
+    :func:`search_text` joins them)."""
+    for n, (row, text) in enumerate(zip(written.rows, written.texts, strict=True)):
+        extra = [e.lower() for e in linked.get(row[0], ()) if e]
+        if isinstance(text, list):
+            written.texts[n] = ["\n".join(p for p in (text[0], *extra) if p), text[1]]
+        else:
+            written.texts[n] = "\n".join(p for p in (text[0], *extra, text[1]) if p)
 
 
 def _write_raw(data: Path, file: str, items: Sequence[SiteItem]) -> None:

@@ -147,11 +147,21 @@ def _tick_folder(root: Path, names: list[str]) -> Path:
     return root
 
 
+def _entry_name(name: str) -> str:
+    """The file name an entry makes: ``dir:tick_5.json`` and ``tick_5.json`` are one name,
+    so a drawn list holds at most one of them."""
+    return name.split(":", 1)[1] if name.startswith(("dir:", "link:")) else name
+
+
 _PLAIN = st.integers(min_value=0, max_value=10**6).map(lambda n: f"tick_{n}.json")
 
 
 @settings(max_examples=80, deadline=None)
-@given(names=st.one_of(st.lists(_PLAIN, unique=True), st.lists(_ENTRY, unique=True, max_size=25)))
+@given(
+    names=st.one_of(
+        st.lists(_PLAIN, unique=True), st.lists(_ENTRY, unique_by=_entry_name, max_size=25)
+    )
+)
 def test_a_tick_folder_lists_the_same_as_entry_by_entry(
     tmp_path_factory: pytest.TempPathFactory, names: list[str]
 ) -> None:

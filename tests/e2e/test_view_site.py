@@ -11,7 +11,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-from calibration_fixture import HOSTILE
+from calibration_fixture import HOSTILE, calibration_result
 from conftest import CHROMIUM, CHROMIUM_ARGS, COMPARE_RESULT, SAMPLE_RUNS, require_browser
 
 from toolkit.fleet.view import calibration_links, collect
@@ -390,6 +390,20 @@ def test_the_calibration_page_links_every_number_to_evidence_that_exists(
     heads = page.eval_on_selector_all(".cal-disagreements th", "hs => hs.map(h => h.textContent)")
     assert heads[:4] == ["#", "Item", "agent", "proposition"] and "ratings" not in heads
     assert page.locator(".cal-bias tbody tr").count() == 15  # all, 4 agents, 10 propositions
+    # Numbers as `toolkit calibrate` prints them (views/calibration.py's format specs):
+    # bias and its interval to two decimals with a sign (+0.00 for none), the judge's
+    # score with g, the humans' mean to two decimals.
+    doc = calibration_result()
+    shown = page.eval_on_selector_all(
+        ".cal-bias tbody tr", "rs => rs.map(r => [...r.cells].slice(3).map(c => c.textContent))"
+    )
+    assert shown == [
+        [f"{b['bias']:+.2f}", f"[{b['low']:+.2f}, {b['high']:+.2f}]"] for b in doc["bias"]
+    ]
+    first = page.locator("table.cal-disagreements tbody tr").first.inner_text()
+    row = doc["disagreements"][0]
+    said = f"{row['judge']:g}\t{row['human_mean']:.2f}\t{row['diff']:+.2f}"
+    assert said in first, first
     assert page.locator("svg[aria-label^='Bias'] circle").count() == 15
     # Hostile reasoning, notes and evidence are shown as text.
     assert page.locator("main img, main script").count() == 0

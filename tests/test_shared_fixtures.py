@@ -4,6 +4,7 @@ an app served on a thread at 127.0.0.1 that is stopped when the test ends."""
 
 from __future__ import annotations
 
+import re
 import socket
 from collections.abc import Callable
 from pathlib import Path
@@ -52,3 +53,17 @@ def test_serve_in_thread_serves_on_loopback_until_the_test_ends(
     assert base.startswith("http://127.0.0.1:")
     with urlopen(base + "/", timeout=10) as answer:
         assert answer.read() == b"hello"
+
+
+def test_no_test_copies_the_sample_games_itself() -> None:
+    """A fresh copy of the sample games is the shared ``games`` fixture's job: a test
+    file that copies ``sample_runs/discussions/*.json`` itself holds a second copy of it
+    (they drift apart)."""
+    tests = Path(__file__).parent
+    copying = re.compile(r'\(sample_runs / "discussions"\)\.glob\("\*\.json"\)')
+    copies = sorted(
+        str(p.relative_to(tests))
+        for p in tests.rglob("*.py")
+        if p.name != "conftest.py" and copying.search(p.read_text(encoding="utf-8"))
+    )
+    assert copies == []

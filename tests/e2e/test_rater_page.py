@@ -8,7 +8,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import shutil
 import signal
 import socket
 import subprocess
@@ -116,12 +115,8 @@ class Server:
 
 
 @pytest.fixture
-def server(tmp_path: Path, sample_runs: Path) -> Iterator[Server]:
+def server(tmp_path: Path, games: Path) -> Iterator[Server]:
     require_browser()
-    games = tmp_path / "games"
-    games.mkdir()
-    for src in sorted((sample_runs / "discussions").glob("*.json")):
-        shutil.copy(src, games / src.name)
     running = Server(games, tmp_path / "ratings.db", _free_port(), tmp_path / "server.log")
     running.start()
     try:

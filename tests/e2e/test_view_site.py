@@ -11,7 +11,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-from calibration_fixture import HOSTILE
+from calibration_fixture import HOSTILE, calibration_result
 from conftest import CHROMIUM, CHROMIUM_ARGS, COMPARE_RESULT, SAMPLE_RUNS, require_browser
 
 from toolkit.fleet.view import calibration_links, collect
@@ -80,6 +80,41 @@ def _open(w: Watched, site: Path, route: str = "") -> None:
     w.page.wait_for_selector("main h1")
 
 
+#: Run and transcript data files arrive this late (what a loaded machine does to a
+#: ``<script>`` load), so a test that looks before the page is drawn fails every time.
+SLOW_DATA_MS = 400
+SLOW_DATA = f"""(() => {{
+  const append = Node.prototype.appendChild;
+  Node.prototype.appendChild = function (n) {{
+    if (n && n.tagName === 'SCRIPT' && /data\\/(run|transcript)\\//.test(n.src || '')) {{
+      setTimeout(() => append.call(this, n), {SLOW_DATA_MS});
+      return n;
+    }}
+    return append.call(this, n);
+  }};
+}})();"""
+
+
+def _go(page: Any, href: str) -> None:
+    """Set the address's hash to ``href`` and wait until the page it names is drawn.
+
+    A run's page is drawn only once its data file has loaded, and until then the last
+    page stays (its ``main h1`` included), so waiting for ``main h1`` alone can look at
+    the page before. The last page's heading is marked first; a heading without the
+    mark is the new page's."""
+    page.evaluate(
+        """h => {
+             if (location.hash === h) return;
+             const old = document.querySelector('main h1');
+             if (old) old.dataset.before = '1';
+             location.hash = h;
+           }""",
+        href,
+    )
+    page.wait_for_function("h => location.hash === h", arg=href)
+    page.wait_for_selector("main h1:not([data-before])")
+
+
 def test_the_index_opens_from_file_with_the_network_off(site: Path, browser_page: Watched) -> None:
     w = browser_page
     _open(w, site)
@@ -145,9 +180,7 @@ def test_every_number_links_to_evidence_that_exists(site: Path, browser_page: Wa
         if href in seen:
             continue
         seen.add(href)
-        page.evaluate("h => { location.hash = h; }", href)
-        page.wait_for_function("h => location.hash === h", arg=href)
-        page.wait_for_selector("main h1")
+        _go(page, href)
         problem = _route_exists(page)
         assert problem is None, f"{href}: {problem}"
         # Every number rendered as a number is a link with a target.
@@ -303,6 +336,8 @@ def test_hostile_text_is_shown_as_text(tmp_path: Path, browser_page: Watched) ->
 def test_the_comparison_page_links_every_number_to_runs_of_its_arm(
     tmp_path: Path, browser_page: Watched
 ) -> None:
+    from playwright.sync_api import expect  # optional: the browser tests' extra
+
     from toolkit.scorecard import Dimension, Scorecard
 
     def run(arm: str, n: int, status: str) -> SiteRun:
@@ -331,9 +366,8 @@ def test_the_comparison_page_links_every_number_to_runs_of_its_arm(
                 "#filter/statuses/dim_a%3A": "4 runs"}  # fmt: skip
     assert expected.keys() <= set(hrefs)
     for href, count in expected.items():
-        page.evaluate("h => { location.hash = h; }", href)
-        page.wait_for_selector("#rows")
-        assert page.locator("#count").inner_text() == count
+        _go(page, href)
+        expect(page.locator("#count")).to_have_text(count)
     assert (w.failed, w.errors, w.outside) == ([], [], [])
 
 
@@ -342,6 +376,7 @@ def test_the_calibration_page_links_every_number_to_evidence_that_exists(
 ) -> None:
     w = browser_page
     page = w.page
+    page.add_init_script(SLOW_DATA)  # the data as late as on a loaded machine
     dialogs: list[str] = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     _open(w, site)
@@ -355,6 +390,20 @@ def test_the_calibration_page_links_every_number_to_evidence_that_exists(
     heads = page.eval_on_selector_all(".cal-disagreements th", "hs => hs.map(h => h.textContent)")
     assert heads[:4] == ["#", "Item", "agent", "proposition"] and "ratings" not in heads
     assert page.locator(".cal-bias tbody tr").count() == 15  # all, 4 agents, 10 propositions
+    # Numbers as `toolkit calibrate` prints them (views/calibration.py's format specs):
+    # bias and its interval to two decimals with a sign (+0.00 for none), the judge's
+    # score with g, the humans' mean to two decimals.
+    doc = calibration_result()
+    shown = page.eval_on_selector_all(
+        ".cal-bias tbody tr", "rs => rs.map(r => [...r.cells].slice(3).map(c => c.textContent))"
+    )
+    assert shown == [
+        [f"{b['bias']:+.2f}", f"[{b['low']:+.2f}, {b['high']:+.2f}]"] for b in doc["bias"]
+    ]
+    first = page.locator("table.cal-disagreements tbody tr").first.inner_text()
+    row = doc["disagreements"][0]
+    said = f"{row['judge']:g}\t{row['human_mean']:.2f}\t{row['diff']:+.2f}"
+    assert said in first, first
     assert page.locator("svg[aria-label^='Bias'] circle").count() == 15
     # Hostile reasoning, notes and evidence are shown as text.
     assert page.locator("main img, main script").count() == 0
@@ -374,9 +423,7 @@ def test_the_calibration_page_links_every_number_to_evidence_that_exists(
         "#run/sample_runs%2Fpersona%2Fradio-week2.jsonl%2Flenny/item/s3",
     }
     for href in sorted(targets):
-        page.evaluate("h => { location.hash = h; }", href)
-        page.wait_for_function("h => location.hash === h", arg=href)
-        page.wait_for_selector("main h1")
+        _go(page, href)
         problem = _route_exists(page)
         assert problem is None, f"{href}: {problem}"
         if href.startswith("#calibration/disagreements/"):
@@ -384,7 +431,7 @@ def test_the_calibration_page_links_every_number_to_evidence_that_exists(
             said = page.locator("#cal-disagreements + p").inner_text()
             assert f"Showing the {shown} " in said, (href, said)
     # A disagreement the site does not hold is shown, unlinked, with the reason.
-    page.evaluate("h => { location.hash = h; }", "#calibration/item/3")
+    _go(page, "#calibration/item/3")
     page.wait_for_selector("main .facts")
     assert "not a run of this site" in page.locator("main .facts").inner_text()
     assert page.evaluate("window.owned === undefined") and dialogs == []

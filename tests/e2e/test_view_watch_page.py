@@ -75,6 +75,7 @@ def test_a_run_page_offers_a_reload_instead_of_jumping(tmp_path: Path, page: Any
     assert "The runs changed (2 run(s), written 12:00:00)" in bar.inner_text()
     assert page.url == where
     page.screenshot(path=str(tmp_path / "rebuilt.png"))
-    page.locator("#rebuilt button").click()
+    with page.expect_event("load"):  # the reload: else table.dims is the page before it
+        page.locator("#rebuilt button").click()
     page.wait_for_selector("table.dims")
     assert page.url == where and page.locator("#rebuilt").count() == 0

@@ -8,7 +8,6 @@ from __future__ import annotations
 import csv
 import io
 import re
-import shutil
 from pathlib import Path
 
 import polars as pl
@@ -69,11 +68,7 @@ def test_neutralising_a_cell_follows_owasp_and_leaves_numbers_alone() -> None:
 
 
 @pytest.fixture
-def served(tmp_path: Path, sample_runs: Path) -> tuple[TestClient, RatingServer, RatingStore]:
-    games = tmp_path / "games"
-    games.mkdir()
-    for src in (sample_runs / "discussions").glob("*.json"):
-        shutil.copy(src, games / src.name)
+def served(tmp_path: Path, games: Path) -> tuple[TestClient, RatingServer, RatingStore]:
     discussion = load_discussion(games)
     store = RatingStore(tmp_path / "ratings.db")
     raters = ["ana", "=evil", "@ben", "-chidi"]

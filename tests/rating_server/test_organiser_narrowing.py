@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import html
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -21,13 +20,9 @@ from toolkit.rubrics.discussion import DEFAULT_ENGAGEMENT_SCALE
 BASE = "http://127.0.0.1:8866"
 
 
-def _client(tmp_path: Path, sample_runs: Path, draws: list[Draw] | None) -> tuple[
+def _client(tmp_path: Path, games: Path, draws: list[Draw] | None) -> tuple[
     TestClient, str, RatingStore, list[str]
 ]:  # fmt: skip
-    games = tmp_path / "games"
-    games.mkdir()
-    for src in (sample_runs / "discussions").glob("*.json"):
-        shutil.copy(src, games / src.name)
     discussion = load_discussion(games)
     ids = sorted(discussion.game_ids)
     store = RatingStore(tmp_path / "ratings.db")
@@ -43,19 +38,19 @@ def _rows(page: str) -> list[list[str]]:
     return [re.findall(r'<td class="num">([^<]*)</td>', row) for row in table.split("<tr>")[2:]]
 
 
-def test_before_two_games_are_rated_it_says_not_yet(tmp_path: Path, sample_runs: Path) -> None:
-    client, org, store, ids = _client(tmp_path, sample_runs, None)
+def test_before_two_games_are_rated_it_says_not_yet(tmp_path: Path, games: Path) -> None:
+    client, org, store, ids = _client(tmp_path, games, None)
     store.submit("ana", ids[0], 4)
     page = html.unescape(client.get(f"/o/{org}").text)
     assert "Not yet: the interval needs two games rated." in page
 
 
 def test_without_judge_scores_each_row_is_the_people_only_mean_so_far(
-    tmp_path: Path, sample_runs: Path
+    tmp_path: Path, games: Path
 ) -> None:
     """Scores 4, 2, 3 in that order: after two, mean 3 with sd 1 (over n) so half-width
     1.96 / sqrt(2); after three, mean 3 with sd sqrt(2/3), half-width 1.96 sqrt(2/3)/sqrt(3)."""
-    client, org, store, ids = _client(tmp_path, sample_runs, None)
+    client, org, store, ids = _client(tmp_path, games, None)
     for gid, score in zip(ids, (4, 2, 3), strict=True):
         store.submit("ana", gid, score)
     page = html.unescape(client.get(f"/o/{org}").text)
@@ -70,7 +65,7 @@ def test_without_judge_scores_each_row_is_the_people_only_mean_so_far(
 
 
 def test_with_judge_scores_it_is_the_ppi_estimate_and_says_the_order(
-    tmp_path: Path, sample_runs: Path
+    tmp_path: Path, games: Path
 ) -> None:
     """Every game rated: lam is 0 and the estimate is the people's mean weighed by 1/p
     (drawn with 0.5, 0.8, 1, all rated: weights 2, 1.25, 1 on scores 4, 2, 3, so
@@ -78,7 +73,7 @@ def test_with_judge_scores_it_is_the_ppi_estimate_and_says_the_order(
     ids = ["game-over-budget", "game-pass", "game-role-repetition"]
     draws = [Draw(g, p, True, j, 1.0) for g, p, j in zip(ids, (0.5, 0.8, 1.0), (5.0, 4.0, 1.0),
                                                          strict=True)]  # fmt: skip
-    client, org, store, got_ids = _client(tmp_path, sample_runs, draws)
+    client, org, store, got_ids = _client(tmp_path, games, draws)
     assert got_ids == ids
     for gid, score in zip(ids, (4, 2, 3), strict=True):
         store.submit("ana", gid, score)
@@ -89,7 +84,7 @@ def test_with_judge_scores_it_is_the_ppi_estimate_and_says_the_order(
 
 
 @pytest.mark.parametrize("persona", [False])
-def test_the_section_is_one_of_the_page(tmp_path: Path, sample_runs: Path, persona: bool) -> None:
-    client, org, _store, _ids = _client(tmp_path, sample_runs, None)
+def test_the_section_is_one_of_the_page(tmp_path: Path, games: Path, persona: bool) -> None:
+    client, org, _store, _ids = _client(tmp_path, games, None)
     page = html.unescape(client.get(f"/o/{org}").text)
     assert page.count("The estimate's interval, as ratings arrive") == 1

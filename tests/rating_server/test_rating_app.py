@@ -8,7 +8,6 @@ import csv
 import io
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -26,11 +25,7 @@ HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)>'
 
 
 @pytest.fixture
-def served(tmp_path: Path, sample_runs: Path) -> tuple[TestClient, Session, RatingStore]:
-    games = tmp_path / "games"
-    games.mkdir()
-    for src in (sample_runs / "discussions").glob("*.json"):
-        shutil.copy(src, games / src.name)
+def served(tmp_path: Path, games: Path) -> tuple[TestClient, Session, RatingStore]:
     # a transcript is untrusted text: a speaker's message holds markup and a script
     hostile = json.loads((games / "game-pass.json").read_text())
     hostile["messages"][0]["message"] = HOSTILE

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import sqlite3
 from pathlib import Path
 
@@ -30,11 +29,7 @@ def _scale_with_two_required() -> EngagementScale:
 
 
 @pytest.fixture
-def served(tmp_path: Path, sample_runs: Path) -> tuple[TestClient, Session, RatingStore]:
-    games = tmp_path / "games"
-    games.mkdir()
-    for src in (sample_runs / "discussions").glob("*.json"):
-        shutil.copy(src, games / src.name)
+def served(tmp_path: Path, games: Path) -> tuple[TestClient, Session, RatingStore]:
     discussion = load_discussion(games)
     store = RatingStore(tmp_path / "ratings.db")
     session, _ = store.open_session(discussion.game_ids, ["ana", "ben"], 1, seed=5)

@@ -9,7 +9,6 @@ import asyncio
 import contextlib
 import json
 import re
-import shutil
 import socket
 import statistics
 import sys
@@ -34,11 +33,7 @@ BASE = "http://127.0.0.1:8866"
 
 
 @pytest.fixture
-def server(tmp_path: Path, sample_runs: Path) -> tuple[RatingServer, Session, RatingStore]:
-    games = tmp_path / "games"
-    games.mkdir()
-    for src in (sample_runs / "discussions").glob("*.json"):
-        shutil.copy(src, games / src.name)
+def server(tmp_path: Path, games: Path) -> tuple[RatingServer, Session, RatingStore]:
     discussion = load_discussion(games)
     store = RatingStore(tmp_path / "ratings.db", keep_open=True)
     session, _ = store.open_session(discussion.game_ids, ["ana", "ben", "chidi"], 2, seed=11)

@@ -265,14 +265,16 @@ def _estimate(args: argparse.Namespace) -> int:
     if args.threshold is not None and not math.isfinite(args.threshold):
         raise InputError(None, "must be a finite number", field="--threshold",
                          value=args.threshold)  # fmt: skip
+    epochs: tuple[str | None, str | None] = (None, None)
+    notes: list[str] = []
     if args.ratings_a or args.ratings_b:  # two folders of judged runs, rated per arm
-        frames, threshold = _judged_arms(args)
+        frames, threshold, epochs, notes = _judged_arms(args)
     else:
         frames = [load_calibration_scores(path) for path in args.arms]  # 0-9, as calibrate
         threshold = 5.0 if args.threshold is None else args.threshold
     result = estimate_difference(
         frames[0], frames[1], judge=args.judge_id, threshold=threshold,
-        labels=(args.arms[0], args.arms[1]),
+        labels=(args.arms[0], args.arms[1]), epochs=epochs, notes=notes,
     )  # fmt: skip
     if args.format == "json":
         print(json.dumps(result.to_dict(), indent=2, allow_nan=False))
@@ -281,12 +283,15 @@ def _estimate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _judged_arms(args: argparse.Namespace) -> tuple[list[Any], float]:
+def _judged_arms(
+    args: argparse.Namespace,
+) -> tuple[list[Any], float, tuple[str | None, str | None], list[str]]:
     """``--estimate A B --ratings-a FILE --ratings-b FILE``: each arm's calibration frame
-    (the judge on every item, the arm's people on some) and the pass threshold (the
-    family's unless --threshold)."""
+    (the judge on every item, the arm's people on some), the pass threshold (the
+    family's unless --threshold), each arm's epoch and the fence's notes (arms of two
+    epochs refused unless --across-epochs, as compare refuses them)."""
     # the judged families' loaders and rubrics (polars, pydantic): as in run.
-    from toolkit.fleet.estimate_arms import PASS_AT, judged_arm_frame, judged_family
+    from toolkit.fleet.estimate_arms import PASS_AT, estimate_fence, judged_arm, judged_family
 
     if not (args.ratings_a and args.ratings_b):
         given = "--ratings-a" if args.ratings_a else "--ratings-b"
@@ -298,14 +303,17 @@ def _judged_arms(args: argparse.Namespace) -> tuple[list[Any], float]:
     if families[0] != families[1]:
         raise InputError(None, f"A holds {families[0]} runs and B {families[1]} runs",
                          field="--family", value=args.family)  # fmt: skip
-    frames = [
-        judged_arm_frame(
+    arms = [
+        judged_arm(
             arm, ratings, families[0], judge=args.judge, propositions=args.propositions,
-            personas=args.personas, judge_id=args.judge_id,
+            personas=args.personas, judge_id=args.judge_id, rubric=rubric,
         )
-        for arm, ratings in zip(args.arms, (args.ratings_a, args.ratings_b), strict=True)
+        for arm, ratings, rubric in zip(args.arms, (args.ratings_a, args.ratings_b),
+                                        (args.rubric_a, args.rubric_b), strict=True)
     ]  # fmt: skip
-    return frames, PASS_AT[families[0]] if args.threshold is None else args.threshold
+    notes = estimate_fence(arms[0], arms[1], args.across_epochs)
+    threshold = PASS_AT[families[0]] if args.threshold is None else args.threshold
+    return [a.frame for a in arms], threshold, (arms[0].epoch.id, arms[1].epoch.id), notes
 
 
 def _plan(args: argparse.Namespace, width: int | None) -> int:

@@ -6,17 +6,28 @@ with the people's ratings of that arm: the calibration frame ``calibrate`` reads
 the judge's scores on the items nobody rated kept (they are what narrow the PPI++
 estimate). :func:`toolkit.rubrics.estimate.estimate_difference` then takes two of them.
 Families with no judge (simulation, outcome, eval) have nothing to correct: refused.
+
+Each arm carries its epoch (:mod:`toolkit.epoch`), the one its family's scorecards are
+stamped with: persona, :func:`~toolkit.rubrics.persona.persona_epoch` (the persona
+rubric's data and the judge's basis); discussion, the discussion rubric's with the judge's
+basis (engagement decided by the judge). Two arms of different epochs are fenced as
+``toolkit compare`` fences them (:func:`estimate_fence`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
+from toolkit.epoch import Epoch
 from toolkit.errors import InputError
+from toolkit.fleet.compare import ArmScores, epoch_fence
 from toolkit.fleet.find import chat_files, detect_family
+from toolkit.fleet.rescore_persona import persona_rubric
 from toolkit.judge import judge_from_spec
 from toolkit.load.discussion import load_discussions
 from toolkit.load.item_ratings import load_item_ratings
@@ -26,6 +37,9 @@ from toolkit.rubrics.discussion import (
     engagement_calibration_scores,
     judge_discussion,
 )
+from toolkit.rubrics.discussion.epoch import discussion_epoch
+from toolkit.rubrics.discussion.spec import DEFAULT_DISCUSSION_SPEC
+from toolkit.rubrics.persona import persona_epoch
 from toolkit.rubrics.persona_calibration import persona_calibration_frame
 from toolkit.rubrics.persona_items import items_of_files
 
@@ -54,7 +68,18 @@ def judged_family(source: str | Path, family: str = "auto") -> str:
     return fam
 
 
-def judged_arm_frame(
+@dataclass(frozen=True)
+class JudgedArm:
+    """One arm of judged runs: its calibration frame, what it is called, its family and
+    the epoch its scores were measured under."""
+
+    frame: pl.DataFrame
+    label: str
+    family: str
+    epoch: Epoch
+
+
+def judged_arm(
     source: str | Path,
     ratings: str | Path,
     family: str,
@@ -63,28 +88,52 @@ def judged_arm_frame(
     propositions: str | Path | None = None,
     personas: str | Path | None = None,
     judge_id: str = "judge",
-) -> pl.DataFrame:
-    """One arm's calibration frame: the judge on every item of ``source`` and the
-    people's ``ratings`` of some (persona: the session's ratings store or its export;
-    discussion: engagement ratings, game_id, rater, score).
+    rubric: str | Path | Mapping[str, Any] | None = None,
+) -> JudgedArm:
+    """One arm: the judge on every item of ``source`` and the people's ``ratings`` of
+    some (persona: the session's ratings store or its export; discussion: engagement
+    ratings, game_id, rater, score), with the arm's epoch (persona: under ``rubric``, a
+    persona rubric file, mapping or published version, the default without).
 
     Raises:
-        InputError: no ``judge`` (persona: no ``propositions``), or what the loaders and
+        InputError: no ``judge`` (persona: no ``propositions``), a ``rubric`` for a
+            discussion arm, or what the loaders and
             :func:`~toolkit.rubrics.persona_calibration.persona_calibration_frame` refuse.
     """
     if judge is None or (family == "persona" and propositions is None):
         need = "--judge SPEC" if judge is None else "--propositions DIR"
         raise InputError(source, f"{family} runs are judged here: give {need}",
                          field="--ratings-a/--ratings-b", value=str(ratings))  # fmt: skip
+    if rubric is not None and family != "persona":
+        raise InputError(source, "a rubric per arm is for persona arms here",
+                         field="--rubric-a/--rubric-b", value=str(rubric))  # fmt: skip
     the_judge = judge_from_spec(judge) if isinstance(judge, str) else judge
+    label = str(source).rstrip("/").rsplit("/", 1)[-1] or str(source)
     if family == "persona" and propositions is not None:
         items = items_of_files(chat_files(source), propositions, personas=personas)
-        return persona_calibration_frame(
+        frame = persona_calibration_frame(
             items, load_item_ratings(ratings), the_judge, judge_id=judge_id,
             ratings_name=str(ratings), unrated=True,
         )  # fmt: skip
+        return JudgedArm(frame, label, family, persona_epoch(persona_rubric(rubric), the_judge))
     games = load_discussions([source])
     judged = judge_discussion(games, the_judge, metrics=["engagement"], progress=False)
-    return engagement_calibration_scores(
+    frame = engagement_calibration_scores(
         judged, games, open_rating_source(ratings), judge_id=judge_id
     )
+    epoch = discussion_epoch(
+        DEFAULT_DISCUSSION_SPEC, judged.basis, require_cost=False, engagement="judge"
+    )
+    return JudgedArm(frame, label, family, epoch)
+
+
+def estimate_fence(a: JudgedArm, b: JudgedArm, across_epochs: bool = False) -> list[str]:
+    """The fence between two judged arms, as ``toolkit compare``'s between two scored
+    ones (:func:`toolkit.fleet.compare.epoch_fence`): nothing under one epoch; with
+    ``across_epochs``, a note naming both epochs and what differs.
+
+    Raises:
+        InputError: the epochs differ and ``across_epochs`` is not set.
+    """
+    arms = [ArmScores(arm.frame, arm.label, arm.family, (), arm.epoch) for arm in (a, b)]
+    return epoch_fence(arms[0], arms[1], across_epochs)

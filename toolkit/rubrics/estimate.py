@@ -660,6 +660,8 @@ class Difference(Shows):
         judge: the judge's rater id.
         threshold: an item passes at this score or above.
         confidence: the intervals' confidence.
+        epochs: each arm's epoch id (:mod:`toolkit.epoch`), A then B, where known.
+        notes: what the reader must know of the pair (compared across epochs).
     """
 
     frame: pl.DataFrame
@@ -667,6 +669,8 @@ class Difference(Shows):
     judge: str
     threshold: float
     confidence: float
+    epochs: tuple[str | None, str | None] = (None, None)
+    notes: tuple[str, ...] = ()
 
     def _summary(self) -> Summary:
         def cell(v: float | None) -> str:
@@ -699,6 +703,8 @@ class Difference(Shows):
             "judge": self.judge,
             "threshold": self.threshold,
             "confidence": self.confidence,
+            "epochs": list(self.epochs),
+            "notes": list(self.notes),
             "rows": self.frame.to_dicts(),
         }
 
@@ -711,6 +717,8 @@ def estimate_difference(
     threshold: float = 5.0,
     confidence: float = 0.95,
     labels: tuple[str, str] = ("A", "B"),
+    epochs: tuple[str | None, str | None] = (None, None),
+    notes: Sequence[str] = (),
 ) -> Difference:
     """The difference B - A of the people's mean score and pass rate, each arm estimated
     by PPI++ from its judge scores and its own people's ratings (the arms' items, raters
@@ -722,6 +730,8 @@ def estimate_difference(
         threshold: an item passes at this score or above (the pass rate).
         confidence: the intervals' confidence.
         labels: what A and B are, for the output and the messages.
+        epochs: each arm's epoch id, carried to the output (the caller fences them).
+        notes: what the output says of the pair (e.g. compared across epochs).
 
     Raises:
         InputError: what :func:`estimate` refuses, naming the arm (an arm with fewer than
@@ -779,4 +789,6 @@ def estimate_difference(
         judge=judge,
         threshold=threshold,
         confidence=confidence,
+        epochs=epochs,
+        notes=tuple(notes),
     )

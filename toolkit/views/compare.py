@@ -685,6 +685,11 @@ def render_estimate_difference_text(result: Any) -> str:
         f"arms' variances added)",
         f"pass = score >= {result.threshold:g}",
     ]
+    epochs = getattr(result, "epochs", (None, None))
+    if any(epochs):
+        lines.append(f"epoch: A {epochs[0] or 'not known'}, B {epochs[1] or 'not known'}")
+    for note in getattr(result, "notes", ()):
+        lines += wrap_item(note, 80, bullet="note: ", indent=4)
     head = ("measure", "arm", "PPI++ estimate", "lam", "judge only", "people only", "rated")
     rows = [head]
     for r in result.frame.iter_rows(named=True):

@@ -84,7 +84,7 @@
     if (withJudge === null || withJudge === undefined || humans === null || humans === undefined) {
       return "Not computed: too few items rated by both the judge and the humans.";
     }
-    var a = Number(fmt(withJudge)), b = Number(fmt(humans));
+    var a = Number(pyFixed(withJudge, 3)), b = Number(pyFixed(humans, 3));  /* as calibrate prints them */
     if (a < b) return "Below the humans' alpha: the judge agrees with them less than they agree with each other.";
     if (a > b) return "Above the humans' alpha: adding the judge raises the agreement; it agrees with them at least as well as they agree with each other.";
     return "Equal to the humans' alpha at this precision: adding the judge leaves the agreement as it was.";
@@ -113,6 +113,107 @@
        the even one (no borrow: the digit is 1 to 9) */
     var last = Number(text.charAt(text.length - 1));
     return last % 2 === 0 ? text : text.slice(0, -1) + String(last - 1);
+  }
+  /* Python's format specs, for the pages whose Python view prints with them (calibrate:
+     .3f, +.2f, g and .0%; compare: num's significant digits and p_text): the float's
+     exact decimal value rounded half to even, as Python's format rounds it. toFixed and
+     toPrecision round that exact value too but take a tie away from zero. */
+  function exactDecimal(a) {
+    /* a >= 0, finite: [integer digits, fraction digits] of its exact binary value
+       (toFixed(100) is exact above 2^-47; below, correctly rounded at 100 places) */
+    if (a >= 1e21) return [BigInt(a).toString(), ""];
+    var text = a.toFixed(100), dot = text.indexOf(".");
+    return [text.slice(0, dot), text.slice(dot + 1).replace(/0+$/, "")];
+  }
+  /* The first `keep` digits of `digits`, rounded half to even on the rest (one digit
+     longer when a carry runs off the front). */
+  function roundDigits(digits, keep) {
+    var head = digits.slice(0, keep), rest = digits.slice(keep), first = rest.charAt(0);
+    var up = first > "5" || (first === "5" && (/[1-9]/.test(rest.slice(1)) || (head.length > 0 && Number(head.charAt(head.length - 1)) % 2 === 1)));
+    if (!up) return head;
+    var d = head.split(""), i = d.length - 1;
+    while (i >= 0 && d[i] === "9") { d[i] = "0"; i -= 1; }
+    if (i < 0) d.unshift("1"); else d[i] = String(Number(d[i]) + 1);
+    return d.join("");
+  }
+  function pySpecial(v, sign) {
+    if (Number.isNaN(v)) return (sign ? "+" : "") + "nan";
+    if (!Number.isFinite(v)) return (v < 0 ? "-" : sign ? "+" : "") + "inf";
+    return null;
+  }
+  /* f"{v:.{d}f}" (sign: f"{v:+.{d}f}"). */
+  function pyFixed(v, d, sign) {
+    if (v === null || v === undefined) return "–";
+    var special = pySpecial(v, sign);
+    if (special !== null) return special;
+    var lead = v < 0 || Object.is(v, -0) ? "-" : sign ? "+" : "";
+    var parts = exactDecimal(Math.abs(v)), frac = parts[1];
+    while (frac.length < d) frac += "0";
+    var r = roundDigits(parts[0] + frac, parts[0].length + d);
+    var whole = r.slice(0, r.length - d).replace(/^0+(?=\d)/, "") || "0";
+    return lead + whole + (d ? "." + r.slice(r.length - d) : "");
+  }
+  /* The first p significant digits of |v| (v finite, not 0), rounded half to even, and
+     the decimal exponent of the first. */
+  function sigDigits(v, p) {
+    var parts = exactDecimal(Math.abs(v)), all = parts[0] + parts[1];
+    var first = all.search(/[1-9]/), exp = parts[0].length - first - 1;
+    var sig = roundDigits(all.slice(first), p);
+    while (sig.length < p) sig += "0";
+    if (sig.length > p) { sig = sig.slice(0, p); exp += 1; }
+    return [sig, exp];
+  }
+  function pyExp(sig, exp, strip) {
+    var m = sig.charAt(0), rest = strip ? sig.slice(1).replace(/0+$/, "") : sig.slice(1);
+    return m + (rest ? "." + rest : "") + "e" + (exp < 0 ? "-" : "+") + (Math.abs(exp) < 10 ? "0" : "") + Math.abs(exp);
+  }
+  /* f"{v:.{p}g}" (sign: f"{v:+.{p}g}"); p 6 when not given, as "{v:g}". */
+  function pyG(v, p, sign) {
+    if (v === null || v === undefined) return "–";
+    var special = pySpecial(v, sign);
+    if (special !== null) return special;
+    var lead = v < 0 || Object.is(v, -0) ? "-" : sign ? "+" : "";
+    if (v === 0) return lead + "0";
+    var got = sigDigits(v, p || 6), sig = got[0], exp = got[1], n = sig.length;
+    if (exp < -4 || exp >= n) return lead + pyExp(sig, exp, true);
+    var whole = exp >= 0 ? sig.slice(0, exp + 1) : "0";
+    var frac = (exp >= 0 ? sig.slice(exp + 1) : "0".repeat(-exp - 1) + sig).replace(/0+$/, "");
+    return lead + whole + (frac ? "." + frac : "");
+  }
+  /* toolkit.views.compare.num: at most `width` characters, three significant digits,
+     fewer when needed; 0 for a float's rounding left-over. */
+  function pyNum(v, width, sign) {
+    if (v === null || v === undefined) return "–";
+    if (Math.abs(v) < 1e-12) return "0";
+    for (var digits = 3; digits >= 1; digits -= 1) {
+      var out = pyG(v, digits, sign);
+      if (out.length <= (width || 7)) return out;
+    }
+    var special = pySpecial(v, sign);
+    if (special !== null) return special;
+    var got = sigDigits(v, 1);
+    return (v < 0 ? "-" : sign ? "+" : "") + pyExp(got[0], got[1], false);
+  }
+  /* toolkit.views.compare.p_text: <0.001 under a thousandth, else three decimals. */
+  function pyP(p) { return p === null || p === undefined ? "–" : p < 0.001 ? "<0.001" : pyFixed(p, 3); }
+  /* toolkit.rubrics.experiment.format_number: the float's shortest decimal form (as
+     Python's repr and JavaScript's String write it) rounded half away from zero. */
+  function paperFixed(v, d) {
+    if (v === null || v === undefined || !Number.isFinite(v)) return "–";
+    var a = Math.abs(v), text = String(a), e = text.indexOf("e");
+    var mant = e < 0 ? text : text.slice(0, e), shift = e < 0 ? 0 : Number(text.slice(e + 1));
+    var dot = mant.indexOf("."), digits = mant.replace(".", ""), point = (dot < 0 ? mant.length : dot) + shift;
+    if (point <= 0) { digits = "0".repeat(1 - point) + digits; point = 1; }
+    while (digits.length < point + d) digits += "0";
+    var head = digits.slice(0, point + d);
+    if (digits.charAt(point + d) >= "5") {
+      var ds = head.split(""), i = ds.length - 1;
+      while (i >= 0 && ds[i] === "9") { ds[i] = "0"; i -= 1; }
+      if (i < 0) { ds.unshift("1"); point += 1; } else ds[i] = String(Number(ds[i]) + 1);
+      head = ds.join("");
+    }
+    var whole = head.slice(0, point).replace(/^0+(?=\d)/, "") || "0", out = whole + (d ? "." + head.slice(point) : "");
+    return (v < 0 && /[1-9]/.test(out) ? "-" : "") + out;
   }
   function bytes(n) {
     if (n === null || n === undefined) return "–";
@@ -791,16 +892,16 @@
       var both = filterHref([["statuses", d.dimension + ":"]]);
       var inA = filterHref([["arm", c.a], ["statuses", d.dimension + ":"]]);
       var inB = filterHref([["arm", c.b], ["statuses", d.dimension + ":"]]);
-      var ci = d.ci_low === null || d.ci_low === undefined ? null : "[" + fmt(d.ci_low) + ", " + fmt(d.ci_high) + "]";
+      var ci = d.ci_low === null || d.ci_low === undefined ? null : "[" + pyNum(d.ci_low, 6, true) + ", " + pyNum(d.ci_high, 6, true) + "]";  /* as compare prints them */
       return el("tr", null, [
         el("td", null, [el("a", { href: both, text: d.dimension })]),
         el("td", { text: d.kind }),
         el("td", { class: "n" }, [num(String(d.n), both)]),
-        el("td", { class: "n" }, [d.mean_a === null ? "–" : num(fmt(d.mean_a), inA, "the runs of A")]),
-        el("td", { class: "n" }, [d.mean_b === null ? "–" : num(fmt(d.mean_b), inB, "the runs of B")]),
-        el("td", { class: "n" }, [d.diff === null ? "–" : num((d.diff > 0 ? "+" : "") + fmt(d.diff), both)]),
+        el("td", { class: "n" }, [d.mean_a === null ? "–" : num(pyNum(d.mean_a, 6), inA, "the runs of A")]),
+        el("td", { class: "n" }, [d.mean_b === null ? "–" : num(pyNum(d.mean_b, 6), inB, "the runs of B")]),
+        el("td", { class: "n" }, [d.diff === null ? "–" : num(pyNum(d.diff, 7, true), both)]),
         el("td", { class: "n" }, [ci ? num(ci, both) : "–"]),
-        el("td", { class: "n" }, [d.p_adj === null ? "–" : num(fmt(d.p_adj), both)]),
+        el("td", { class: "n" }, [d.p_adj === null ? "–" : num(pyP(d.p_adj), both)]),
         el("td", { text: d.outcome + (d.note ? " (" + d.note + ")" : "") }),
       ]);
     });
@@ -819,7 +920,7 @@
           el("td", { class: "n" }, [num(String(f.pass_to_fail), failB, "B's runs of this dimension")]),
           el("td", { class: "n" }, [num(String(f.fail_to_pass), failA, "A's runs of this dimension")]),
           el("td", { class: "n" }, [num(String(f.both_fail), both)]),
-          el("td", { class: "n" }, [f.p === null ? "–" : num(fmt(f.p), both)]),
+          el("td", { class: "n" }, [f.p === null ? "–" : num(pyP(f.p), both)]),
         ]);
       });
       nodes.push(el("h2", { text: "Flips (pass/fail outcomes of paired units)" }),
@@ -847,7 +948,7 @@
       /* A white disc under the symbol, so the estimate stands out from its interval. */
       a.appendChild(svg("circle", { cx: x(d.diff), cy: yy, r: 7, fill: "#fff", stroke: sw.fill, "stroke-width": 1.5 }));
       a.appendChild(svg("text", { x: x(d.diff), y: yy + 5, "text-anchor": "middle", "font-size": 14, fill: sw.fill, "font-weight": 700, text: sw.symbol }));
-      a.appendChild(svg("title", { text: d.dimension + ": " + fmt(d.diff) + " [" + fmt(d.ci_low) + ", " + fmt(d.ci_high) + "] (" + d.outcome + ")" }));
+      a.appendChild(svg("title", { text: d.dimension + ": " + pyNum(d.diff, 7, true) + " [" + pyNum(d.ci_low, 6, true) + ", " + pyNum(d.ci_high, 6, true) + "] (" + d.outcome + ")" }));
       root.appendChild(a);
     });
     return el("div", { class: "chart" }, [root, el("div", { class: "legend", text: "Symbol at B − A, line its interval, each row on its own scale (values in the table); ✓ better, ✗ worse, – no difference or within noise." })]);
@@ -901,7 +1002,7 @@
         ["Items", num(String(c.items), calHref("disagreements"), "the items, widest disagreement first")],
         ["Scored by one side only", c.unpaired_items ? num(String(c.unpaired_items), calHref("disagreements"), "left out of the per-item numbers") : null],
         ["Level", c.level, true],
-        ["Pass mark", "an item passes at " + fmt(c.threshold) + " or above", true],
+        ["Pass mark", "an item passes at " + pyG(c.threshold) + " or above", true],
         ["Rubric", "calibrate " + c.rubric_version, true],
         /* the judge's epoch (docs/epochs.md): which calibrations may be compared */
         ["Judge epoch", "judge_epoch" in c ? (c.judge_epoch ? String(c.judge_epoch) : "not recorded (a scores file does not say)") : null, true],
@@ -924,18 +1025,18 @@
         var v = h[1], cell;
         if (v === "verdict") cell = verdict;
         else if (v === null || v === undefined) cell = "–";
-        else if (Array.isArray(v)) cell = num("[" + fmt(v[0]) + ", " + fmt(v[1]) + "]", h[2]);
-        else cell = num(fmt(v), h[2]);
+        else if (Array.isArray(v)) cell = num("[" + pyFixed(v[0], 3) + ", " + pyFixed(v[1], 3) + "]", h[2]);
+        else cell = num(pyFixed(v, 3), h[2]);
         return el("tr", null, [el("th", { scope: "row", text: h[0] }), el("td", { class: "n" }, [cell]), el("td", { class: "muted", text: h[3] })]);
       }))]));
     if (c.band && c.band.rows && c.band.rows.length) {
       nodes.push(el("h2", { id: "cal-band", text: "The judge in each human's seat" }),
-        el("p", { class: "muted", text: "Band [" + fmt(c.band.low) + ", " + fmt(c.band.high) + "]: the humans' alpha with each one left out. Each value is computed over every item; the items behind it are listed below, widest disagreement first." }),
+        el("p", { class: "muted", text: "Band [" + pyFixed(c.band.low, 3) + ", " + pyFixed(c.band.high, 3) + "]: the humans' alpha with each one left out. Each value is computed over every item; the items behind it are listed below, widest disagreement first." }),
         el("table", { class: "cal-band" }, [el("thead", null, [el("tr", null, ["Human left out", "Alpha of the others", "Alpha with the judge in their seat", "Against the band"].map(function (h, i) { return el("th", { scope: "col", class: i === 1 || i === 2 ? "n" : null, text: h }); }))]),
           el("tbody", null, c.band.rows.map(function (r) {
             return el("tr", null, [el("td", { text: r.left_out }),
-              el("td", { class: "n" }, [num(fmt(r.alpha_without), calHref("disagreements"))]),
-              el("td", { class: "n" }, [num(fmt(r.alpha_replaced), calHref("disagreements"))]),
+              el("td", { class: "n" }, [num(pyFixed(r.alpha_without, 3), calHref("disagreements"))]),
+              el("td", { class: "n" }, [num(pyFixed(r.alpha_replaced, 3), calHref("disagreements"))]),
               el("td", null, [r.inside ? badge("OK", null, false, null, "inside") : badge("FAIL", null, false, null, "BELOW")])]);
           }))]));
     }
@@ -945,11 +1046,11 @@
         el("table", { class: "cal-kappa" }, [el("thead", null, [el("tr", null, ["Human", "Items both scored", "Kappa"].map(function (h, i) { return el("th", { scope: "col", class: i ? "n" : null, text: h }); }))]),
           el("tbody", null, c.kappa.map(function (k) {
             return el("tr", null, [el("td", { text: k.human }), el("td", { class: "n" }, [num(String(k.items), calHref("disagreements"))]),
-              el("td", { class: "n" }, [k.kappa === null ? "–" : num(fmt(k.kappa), calHref("disagreements"))])]);
+              el("td", { class: "n" }, [k.kappa === null ? "–" : num(pyFixed(k.kappa, 3), calHref("disagreements"))])]);
           }))]));
     }
     if (c.bias.length) nodes.push(el("h2", { id: "cal-bias", text: "Bias: judge − human mean, per group, with intervals" }), biasPlot(c), biasTable(c));
-    if (c.confusion) nodes.push(el("h2", { id: "cal-confusion", text: "Pass or fail at " + fmt(c.confusion.threshold) }), confusionTable(c));
+    if (c.confusion) nodes.push(el("h2", { id: "cal-confusion", text: "Pass or fail at " + pyG(c.confusion.threshold) }), confusionTable(c));
     nodes.push.apply(nodes, disagreementsBlock(c, groups, parts));
     setMain(nodes, "Calibration");
     var at = { "alt-test": "cal-alt-test", band: "cal-band", kappa: "cal-kappa", bias: "cal-bias", confusion: "cal-confusion", disagreements: "cal-disagreements" }[sub];
@@ -965,7 +1066,7 @@
     var undef = a.passed === null || a.passed === undefined;
     var status = undef ? "N/A" : a.passed ? "PASS" : "FAIL";
     var word = undef ? "undefined: no person could be tested" : a.passed ? "the judge passes" : "the judge fails";
-    var two = function (v, d) { return v === null || v === undefined ? null : Number(v).toFixed(d || 2); };
+    var two = function (v, d) { return v === null || v === undefined ? null : pyFixed(Number(v), d || 2); };  /* calibration_alt._show */
     var link = function (t, to, title) { return t === null ? "–" : num(t, to, title); };
     var people = calHref("alt-test"), items = calHref("disagreements");
     var rows = a.raters || [];
@@ -994,9 +1095,9 @@
     return el("table", { class: "cal-bias" }, [el("thead", null, [el("tr", null, ["Group", "Value", "Items", "Bias", "Interval"].map(function (h, i) { return el("th", { scope: "col", class: i >= 2 ? "n" : null, text: h }); }))]),
       el("tbody", null, c.bias.map(function (b) {
         var to = biasFilterHref(b);
-        var ci = b.low === null || b.low === undefined ? null : "[" + fmt(b.low) + ", " + fmt(b.high) + "]";
+        var ci = b.low === null || b.low === undefined ? null : "[" + pyFixed(b.low, 2, true) + ", " + pyFixed(b.high, 2, true) + "]";
         return el("tr", null, [el("td", { text: b.group === "all" ? "all items" : b.group }), el("td", null, [el("a", { href: to, text: String(b.value) })]),
-          el("td", { class: "n" }, [num(String(b.items), to)]), el("td", { class: "n" }, [b.bias === null ? "–" : num((b.bias > 0 ? "+" : "") + fmt(b.bias), to)]),
+          el("td", { class: "n" }, [num(String(b.items), to)]), el("td", { class: "n" }, [b.bias === null ? "–" : num(pyFixed(b.bias, 2, true), to)]),
           el("td", { class: "n" }, [ci ? num(ci, to) : "–"])]);
       }))]);
   }
@@ -1013,8 +1114,8 @@
     var root = svg("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img", "aria-label": "Bias of the judge per group with its interval, on one scale around 0" });
     root.appendChild(svg("line", { x1: mid, x2: mid, y1: T, y2: H - 24, stroke: "#57606a", "stroke-dasharray": "3 3" }));
     root.appendChild(svg("text", { x: mid, y: H - 8, "text-anchor": "middle", "font-size": 11, fill: "#57606a", text: "0 (no bias)" }));
-    root.appendChild(svg("text", { x: x(-span), y: H - 8, "text-anchor": "start", "font-size": 11, fill: "#57606a", text: "−" + fmt(span) + " judge harsher" }));
-    root.appendChild(svg("text", { x: x(span), y: H - 8, "text-anchor": "end", "font-size": 11, fill: "#57606a", text: "+" + fmt(span) + " judge more lenient" }));
+    root.appendChild(svg("text", { x: x(-span), y: H - 8, "text-anchor": "start", "font-size": 11, fill: "#57606a", text: "−" + pyFixed(span, 2) + " judge harsher" }));
+    root.appendChild(svg("text", { x: x(span), y: H - 8, "text-anchor": "end", "font-size": 11, fill: "#57606a", text: "+" + pyFixed(span, 2) + " judge more lenient" }));
     rows.forEach(function (b, i) {
       var yy = T + row * i + row / 2;
       var off = b.low !== null && b.low !== undefined && (b.low > 0 || b.high < 0);
@@ -1023,7 +1124,7 @@
       if (b.low !== null && b.low !== undefined) root.appendChild(svg("line", { x1: x(b.low), x2: x(b.high), y1: yy, y2: yy, stroke: off ? sw.ink : "#8c959f", "stroke-width": 2 }));
       var a = svg("a", { href: biasFilterHref(b) });
       a.appendChild(svg("circle", { cx: x(b.bias), cy: yy, r: 4, fill: off ? sw.fill : "#57606a", stroke: "#1f2328", "stroke-width": 0.5 }));
-      a.appendChild(svg("title", { text: (b.group === "all" ? "all items" : b.group + " " + b.value) + ": " + fmt(b.bias) + " [" + fmt(b.low) + ", " + fmt(b.high) + "]" }));
+      a.appendChild(svg("title", { text: (b.group === "all" ? "all items" : b.group + " " + b.value) + ": " + pyFixed(b.bias, 2, true) + " [" + pyFixed(b.low, 2, true) + ", " + pyFixed(b.high, 2, true) + "]" }));
       root.appendChild(a);
     });
     return el("div", { class: "chart" }, [root, el("div", { class: "legend", text: "Dot at the bias, line its interval; " + swatch("WARN").symbol + " in the warning colour when the interval excludes 0 (a bias the data supports)." })]);
@@ -1039,7 +1140,7 @@
           el("tr", null, [el("th", { scope: "row", text: "Judge fails" }), cell("humans_only", k.humans_only), cell("both_fail", k.both_fail)]),
         ]),
       ]),
-      el("p", null, ["The two verdicts agree on ", k.agreement === null || k.agreement === undefined ? "–" : num(fmt(100 * k.agreement) + "%", calHref("disagreements"), "the items"), " of the items. Judge passes, humans fail: what the judge's gate would let through."]),
+      el("p", null, ["The two verdicts agree on ", k.agreement === null || k.agreement === undefined ? "–" : num(pyFixed(100 * k.agreement, 0) + "%", calHref("disagreements"), "the items"), " of the items. Judge passes, humans fail: what the judge's gate would let through."]),
     ]);
   }
   function disagreementsBlock(c, groups, parts) {
@@ -1066,9 +1167,9 @@
         if (d[g] === null || d[g] === undefined) return el("td", { text: "–" });
         return el("td", null, [el("a", { href: calHref("disagreements/" + enc(g) + "/" + enc(String(d[g]))), title: "the disagreements with this " + g, text: String(d[g]) })]);
       }), [
-        el("td", { class: "n" }, [d.judge === null ? "–" : num(fmt(d.judge), to)]),
-        el("td", { class: "n" }, [d.human_mean === null ? "–" : num(fmt(d.human_mean), to)]),
-        el("td", { class: "n" }, [d.diff === null ? "–" : num((d.diff > 0 ? "+" : "") + fmt(d.diff), to)]),
+        el("td", { class: "n" }, [d.judge === null ? "–" : num(pyG(d.judge), to)]),
+        el("td", { class: "n" }, [d.human_mean === null ? "–" : num(pyFixed(d.human_mean, 2), to)]),
+        el("td", { class: "n" }, [d.diff === null ? "–" : num(pyFixed(d.diff, 2, true), to)]),
         el("td", null, [d.scores ? num(String(d.scores), calHref("item/" + i), "each rater's score") : "–"]),
         el("td", null, [link.run ? el("a", { href: to, class: "where", text: link.run + (link.item ? " · " + link.item : "") })
           : el("span", { class: "muted quote", text: (link.why || "not in this site") + (d.anchor ? " (at " + d.anchor + ")" : "") })]),
@@ -1101,8 +1202,8 @@
     var here = link.run ? to : null;
     pairs.push(
       /* Unlinked, this page is the item's evidence itself: its scores as the JSON gives them. */
-      ["Judge", d.judge === null ? null : (here ? num(fmt(d.judge), here) : fmt(d.judge))],
-      ["Humans' mean", d.human_mean === null ? null : (here ? num(fmt(d.human_mean), here) : fmt(d.human_mean))],
+      ["Judge", d.judge === null ? null : (here ? num(pyG(d.judge), here) : pyG(d.judge))],
+      ["Humans' mean", d.human_mean === null ? null : (here ? num(pyFixed(d.human_mean, 2), here) : pyFixed(d.human_mean, 2))],
       ["Scores", d.scores, true],
       ["Source", d.source ? d.source + (d.anchor ? " · " + d.anchor : "") : null, true],
       ["In this site", link.run ? el("a", { href: to, text: link.run + (link.item ? " · " + link.item : "") }) : link.why || "not in this site", !link.run],
@@ -1404,10 +1505,20 @@
     if (!n) return null;
     return el("p", null, [el("a", { href: "#experiments", id: "experiments-link", text: "Treatment-vs-control experiments (" + n + " file" + (n === 1 ? "" : "s") + ", toolkit experiment)" })]);
   }
-  function meanSd(m, sd) { return m === null || m === undefined ? "–" : fmt(m) + (sd === null || sd === undefined ? "" : " (" + fmt(sd) + ")"); }
-  function expInterval(c) { return c.ci_low === null || c.ci_low === undefined ? "–" : "[" + fmt(c.ci_low) + ", " + fmt(c.ci_high) + "]"; }
+  /* Numbers as toolkit experiment prints them (format_number: half away from zero, to the
+     rubric's decimals, which its p column shows with one more). */
+  function expDecimals(metrics) {
+    for (var i = 0; i < metrics.length; i++) {
+      var m = /^\d+\.(\d+)\*?$/.exec(metrics[i][1].p_display || "");
+      if (m) return m[1].length - 1;
+    }
+    return 2;  /* the default rubric's */
+  }
+  function meanSd(m, sd, d) { return m === null || m === undefined ? "–" : paperFixed(m, d) + (sd === null || sd === undefined ? "" : " (" + paperFixed(sd, d) + ")"); }
+  function expInterval(c, d) { return c.ci_low === null || c.ci_low === undefined ? "–" : "[" + paperFixed(c.ci_low, d) + ", " + paperFixed(c.ci_high, d) + "]"; }
   /* The difference of each metric with its interval, on one scale around 0. */
   function effectPlot(name, metrics) {
+    var d = expDecimals(metrics);
     var rows = metrics.filter(function (m) { return m[1].delta !== null && m[1].delta !== undefined; });
     if (!rows.length) return null;
     var W = 720, row = 24, L = 220, R = 20, T = 10, H = T + row * rows.length + 30, span = 0;
@@ -1418,19 +1529,20 @@
     var root = svg("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img", "aria-label": "Each metric's difference (treatment − control) with its interval, " + name });
     root.appendChild(svg("line", { x1: mid, x2: mid, y1: T, y2: H - 24, stroke: "#57606a", "stroke-dasharray": "3 3" }));
     root.appendChild(svg("text", { x: mid, y: H - 8, "text-anchor": "middle", "font-size": 11, fill: "#57606a", text: "0 (no difference)" }));
-    root.appendChild(svg("text", { x: x(-span), y: H - 8, "font-size": 11, fill: "#57606a", text: "−" + fmt(span) + " control higher" }));
-    root.appendChild(svg("text", { x: x(span), y: H - 8, "text-anchor": "end", "font-size": 11, fill: "#57606a", text: "+" + fmt(span) + " treatment higher" }));
+    root.appendChild(svg("text", { x: x(-span), y: H - 8, "font-size": 11, fill: "#57606a", text: "−" + paperFixed(span, d) + " control higher" }));
+    root.appendChild(svg("text", { x: x(span), y: H - 8, "text-anchor": "end", "font-size": 11, fill: "#57606a", text: "+" + paperFixed(span, d) + " treatment higher" }));
     rows.forEach(function (m, i) {
       var c = m[1], yy = T + row * i + row / 2, sig = c.significant === true;
       var sw = swatch(sig ? "WARN" : "N/A");
       root.appendChild(svg("text", { x: L - 8, y: yy + 4, "text-anchor": "end", "font-size": 12, fill: "#1f2328", text: m[0] }));
       if (c.ci_low !== null && c.ci_low !== undefined) root.appendChild(svg("line", { x1: x(c.ci_low), x2: x(c.ci_high), y1: yy, y2: yy, stroke: sig ? sw.ink : "#8c959f", "stroke-width": 2 }));
       root.appendChild(svg("circle", { cx: x(c.delta), cy: yy, r: 4, fill: sig ? sw.fill : "#57606a", stroke: "#1f2328", "stroke-width": 0.5 }));
-      root.appendChild(svg("title", { text: m[0] + ": " + fmt(c.delta) + " " + expInterval(c) }));
+      root.appendChild(svg("title", { text: m[0] + ": " + paperFixed(c.delta, d) + " " + expInterval(c, d) }));
     });
     return el("div", { class: "chart" }, [root, el("div", { class: "legend", text: "Dot at the difference (treatment − control), line its interval at 1 − alpha; in the warning colour when significant (the interval excludes 0)." })]);
   }
   function experimentTable(metrics) {
+    var d = expDecimals(metrics);
     var heads = ["Metric", "Control mean (sd)", "Treatment mean (sd)", "n (c / t)", "Difference", "Interval", "p", "Cohen's d", "Significant", "Assumptions"];
     return el("table", { class: "experiment" }, [
       el("thead", null, [el("tr", null, heads.map(function (h, i) { return el("th", { scope: "col", class: i >= 1 && i <= 7 ? "n" : null, text: h }); }))]),
@@ -1438,13 +1550,13 @@
         var c = m[1], a = c.assumptions || {};
         return el("tr", null, [
           el("td", { text: m[0] }),
-          el("td", { class: "n", text: meanSd(c.c_mean, c.c_sd) }),
-          el("td", { class: "n", text: meanSd(c.t_mean, c.t_sd) }),
+          el("td", { class: "n", text: meanSd(c.c_mean, c.c_sd, d) }),
+          el("td", { class: "n", text: meanSd(c.t_mean, c.t_sd, d) }),
           el("td", { class: "n", text: (c.c_n === null || c.c_n === undefined ? "–" : c.c_n) + " / " + (c.t_n === null || c.t_n === undefined ? "–" : c.t_n) }),
-          el("td", { class: "n", text: c.delta === null || c.delta === undefined ? "–" : (c.delta > 0 ? "+" : "") + fmt(c.delta) }),
-          el("td", { class: "n", text: expInterval(c) }),
+          el("td", { class: "n", text: paperFixed(c.delta, d) }),
+          el("td", { class: "n", text: expInterval(c, d) }),
           el("td", { class: "n", text: c.p_display || "–" }),
-          el("td", { class: "n", text: c.cohens_d === null || c.cohens_d === undefined ? "–" : fmt(c.cohens_d) }),
+          el("td", { class: "n", text: paperFixed(c.cohens_d, d) }),
           el("td", null, [c.significant === true ? badge("WARN", null, false, null, "yes") : c.significant === false ? "no" : (c.absent_reason || "–")]),
           el("td", { class: "muted", text: a.hint || (a.normal === undefined ? "" : "normal, equal variances: " + (a.normal ? "yes" : "no") + ", " + (a.equal_variances ? "yes" : "no")) }),
         ]);
@@ -1458,7 +1570,7 @@
     list.forEach(function (f, n) {
       var r = f.report;
       nodes.push(el("h2", { id: "experiment-" + n, text: f.source }));
-      nodes.push(el("p", { class: "muted", text: r.test + " · alpha " + fmt(r.alpha) + " · rubric " + r.rubric + " " + r.rubric_version }));
+      nodes.push(el("p", { class: "muted", text: r.test + " · alpha " + pyG(r.alpha) + " · rubric " + r.rubric + " " + r.rubric_version }));
       if (r.warnings && r.warnings.length) nodes.push(el("div", { class: "notes", role: "note" }, [el("ul", null, r.warnings.map(function (w) { return el("li", { text: w }); }))]));
       Object.keys(r.experiments).forEach(function (name) {
         var metrics = Object.keys(r.experiments[name].metrics).map(function (k) { return [k, r.experiments[name].metrics[k]]; });

@@ -22,6 +22,7 @@ _TICK_ID = re.compile(TICK_ID_PATTERN)
 
 #: The largest tick number or count of a record (64 bits, signed).
 _MAX = 2**63 - 1
+_MAX_DIGITS = len(str(_MAX))
 
 #: The fields of a compressed record, in the model's order.
 BATCH_FIELDS = (
@@ -39,9 +40,12 @@ BATCH_FIELDS = (
 
 def tick_id_number(value: Any) -> Any:
     """A tick id written as text (``"42"``, ``"tick_42"``) as its number; any other value
-    as it is (the model's check of a record's ``first_tick`` and ``last_tick``)."""
+    as it is (the model's check of a record's ``first_tick`` and ``last_tick``). Digits
+    beyond any 64-bit number are left as text for the model to refuse: Python will not
+    read an integer of more than 4,300 digits (a ValueError, not a refusal)."""
     if isinstance(value, str) and (m := _TICK_ID.match(value)):
-        return int(m.group(1))
+        digits = m.group(1).lstrip("0") or "0"
+        return int(digits) if len(digits) <= _MAX_DIGITS else value
     return value
 
 

@@ -22,7 +22,6 @@ _TICK_ID = re.compile(TICK_ID_PATTERN)
 
 #: The largest tick number or count of a record (64 bits, signed).
 _MAX = 2**63 - 1
-_MAX_DIGITS = len(str(_MAX))
 
 #: The fields of a compressed record, in the model's order.
 BATCH_FIELDS = (
@@ -41,11 +40,13 @@ BATCH_FIELDS = (
 def tick_id_number(value: Any) -> Any:
     """A tick id written as text (``"42"``, ``"tick_42"``) as its number; any other value
     as it is (the model's check of a record's ``first_tick`` and ``last_tick``). Digits
-    beyond any 64-bit number are left as text for the model to refuse: Python will not
-    read an integer of more than 4,300 digits (a ValueError, not a refusal)."""
+    Python will not read (more than ``sys.get_int_max_str_digits()``, 4,300 by default)
+    are left as text for the model to refuse, not a ValueError."""
     if isinstance(value, str) and (m := _TICK_ID.match(value)):
-        digits = m.group(1).lstrip("0") or "0"
-        return int(digits) if len(digits) <= _MAX_DIGITS else value
+        try:
+            return int(m.group(1))
+        except ValueError:  # too many digits to read: the model refuses the text
+            return value
     return value
 
 

@@ -120,3 +120,18 @@ def test_a_refused_record_still_names_the_file_the_field_and_the_value() -> None
     assert caught.value.path == str(path)
     assert caught.value.field == "first_tick"
     assert caught.value.value == "tick_x"
+
+
+@pytest.mark.parametrize("tick", ["9" * 5000, "tick_" + "9" * 5000, "1" + "0" * 4301])
+@pytest.mark.parametrize("field", ["first_tick", "last_tick"])
+def test_a_tick_id_of_more_digits_than_python_reads_is_refused_in_one_line(
+    field: str, tick: str
+) -> None:
+    """Found in review: Python refuses to read an integer of more than 4,300 digits, and
+    the plain check once read the tick id before the model (ValueError, a traceback); the
+    model names the file, the field and the value, as it did before the plain check."""
+    path = Path("run/tick_summaries/batch_0.json")
+    with pytest.raises(InputError) as caught:
+        _batch_row("run", path, {"batch_id": 0, field: tick}, "batch")
+    assert caught.value.path == str(path)
+    assert caught.value.field == field

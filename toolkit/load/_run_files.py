@@ -39,9 +39,14 @@ BATCH_FIELDS = (
 
 def tick_id_number(value: Any) -> Any:
     """A tick id written as text (``"42"``, ``"tick_42"``) as its number; any other value
-    as it is (the model's check of a record's ``first_tick`` and ``last_tick``)."""
+    as it is (the model's check of a record's ``first_tick`` and ``last_tick``). Digits
+    Python will not read (more than ``sys.get_int_max_str_digits()``, 4,300 by default)
+    are left as text for the model to refuse, not a ValueError."""
     if isinstance(value, str) and (m := _TICK_ID.match(value)):
-        return int(m.group(1))
+        try:
+            return int(m.group(1))
+        except ValueError:  # too many digits to read: the model refuses the text
+            return value
     return value
 
 

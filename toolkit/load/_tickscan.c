@@ -300,6 +300,36 @@ static int keys_add(Keys *k, const Span *key) {
 
 static int any_value(P *ps);
 
+/* An integer of more digits than this, inside an untyped value, is the pure path's:
+ * Python and msgspec refuse one beyond sys.get_int_max_str_digits() (4,300 by default,
+ * 640 at the least a setting allows), and the pure path names the file in an issue. */
+#define MAX_ANY_DIGITS 640
+
+/* Whether a float token is a finite double (msgspec refuses one that overflows:
+ * "Number out of range"); a token of any length is read. */
+static int finite_float(const Tok *t) {
+    char local[64], *buf = local, *endp;
+    int ok;
+    if (t->n >= (Py_ssize_t)sizeof(local)) {
+        buf = PyMem_Malloc(t->n + 1);
+        if (!buf) {
+            PyErr_Clear();
+            return BAIL;
+        }
+    }
+    memcpy(buf, t->s, t->n);
+    buf[t->n] = '\0';
+    double v = PyOS_string_to_double(buf, &endp, NULL);
+    if (v == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear();
+        ok = 0;
+    } else {
+        ok = endp == buf + t->n && isfinite(v);
+    }
+    if (buf != local) PyMem_Free(buf);
+    return ok ? 0 : BAIL;
+}
+
 static int any_object(P *ps) {
     Keys keys;
     Span key;
@@ -340,7 +370,8 @@ static int any_value(P *ps) {
         case 'n':
             return literal(ps, "null", 4);
         default:
-            return number(ps, &t);
+            if (number(ps, &t)) return BAIL;
+            return t.is_int ? (t.digits > MAX_ANY_DIGITS ? BAIL : 0) : finite_float(&t);
     }
 }
 

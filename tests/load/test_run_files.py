@@ -135,3 +135,17 @@ def test_a_tick_id_of_more_digits_than_python_reads_is_refused_in_one_line(
         _batch_row("run", path, {"batch_id": 0, field: tick}, "batch")
     assert caught.value.path == str(path)
     assert caught.value.field == field
+
+
+@pytest.mark.parametrize(
+    ("tick", "number"), [("42\n", 42), (" tick_42\t", 42), ("tick_\u0664\u0662", 42)]
+)
+def test_a_tick_id_is_read_with_the_space_around_it_stripped_as_in_a_tick_file(
+    tick: str, number: int
+) -> None:
+    """Found in review: a record's tick id is read as a tick file's ``tick_id`` is
+    (``tick_number``, tests/load/test_normalise.py): whitespace around it stripped and
+    digits as Python reads them, so ``" tick_42"`` is 42 in both, not 42 in one and a
+    refusal in the other."""
+    row = _batch_row("run", Path("b.json"), {"batch_id": 0, "first_tick": tick}, "batch")
+    assert row["first_tick"] == number

@@ -16,7 +16,7 @@ from typing import Any
 
 __all__ = ["BATCH_FIELDS", "TICK_ID_PATTERN", "plain_record", "tick_id_number"]
 
-#: A tick id as the engine writes it: ``42`` or ``tick_42``.
+#: A tick id as the engine writes it: ``42`` or ``tick_42`` (digits as Python reads them).
 TICK_ID_PATTERN = r"^(?:tick_)?(\d+)$"
 _TICK_ID = re.compile(TICK_ID_PATTERN)
 
@@ -42,7 +42,7 @@ def tick_id_number(value: Any) -> Any:
     as it is (the model's check of a record's ``first_tick`` and ``last_tick``). Digits
     Python will not read (more than ``sys.get_int_max_str_digits()``, 4,300 by default)
     are left as text for the model to refuse, not a ValueError."""
-    if isinstance(value, str) and (m := _TICK_ID.match(value)):
+    if isinstance(value, str) and (m := _TICK_ID.fullmatch(value.strip())):  # as a tick file's
         try:
             return int(m.group(1))
         except ValueError:  # too many digits to read: the model refuses the text

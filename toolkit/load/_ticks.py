@@ -142,7 +142,7 @@ def tick_number(value: str | int | None) -> int | None:
         return None
     if isinstance(value, int):
         return value
-    m = _TICK_ID.match(value.strip())
+    m = _TICK_ID.fullmatch(value.strip())
     return int(m.group(1)) if m else None
 
 

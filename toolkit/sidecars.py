@@ -26,7 +26,7 @@ import polars as pl
 import yaml
 
 from toolkit.errors import InputError
-from toolkit.io.atomic import safe_file_name, usual_mode, write_text_atomic
+from toolkit.io.atomic import safe_file_name, write_text_atomic
 from toolkit.io.js_json import js_json
 from toolkit.io.source import disk_path
 from toolkit.rubrics.outcome import OutcomeResult
@@ -234,8 +234,9 @@ def write_json_sidecar(path: Path, document: Mapping[str, Any], *, compat_2l: bo
 
     With ``compat_2l`` the file is written as 2L's evaluate script writes its own
     (:func:`toolkit.io.js_json.js_json`: two-space indented, no trailing newline, non-ASCII
-    kept, numbers as JavaScript prints them, and the usual mode for a new file,
-    0644 under the common umask 022, not a temporary file's 0600); still atomically.
+    kept, numbers as JavaScript prints them, and ``fs.writeFileSync``'s mode: the usual
+    mode for a new file, 0644 under the common umask 022, not a temporary file's 0600,
+    and the mode of a file it replaces kept); still atomically.
 
     Raises:
         InputError: the sidecar folder is unusable or the file cannot be written.
@@ -247,9 +248,10 @@ def write_json_sidecar(path: Path, document: Mapping[str, Any], *, compat_2l: bo
         folder.mkdir(exist_ok=True)
         if folder.resolve().parent != folder.parent.resolve():
             raise InputError(folder, "refusing to write scorecards outside the input's folder")
-        if compat_2l:  # as 2L writes it: JSON.stringify(result, null, 2), the usual mode
-            text = js_json(document, non_finite="null")
-            return write_text_atomic(path, text, mode=usual_mode())
+        if compat_2l:  # as 2L writes it: JSON.stringify(result, null, 2)
+            # writeFileSync's mode: the usual one for a new file, a replaced file's own
+            # (atomic_path's default, so no mode is passed)
+            return write_text_atomic(path, js_json(document, non_finite="null"))
         text = json.dumps(document, indent=2, default=str) + "\n"
         return write_text_atomic(path, text)
     except OSError as exc:

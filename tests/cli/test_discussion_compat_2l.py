@@ -152,3 +152,17 @@ def test_compat_without_write_is_a_usage_error(
     assert code == 2
     assert "--compat" in err and "needs --write" in err
     assert not (games / "evaluations").exists()
+
+
+def test_a_rewrite_keeps_the_existing_files_mode_as_write_file_sync_does(
+    games: Path, capsys: pytest.CaptureFixture[str], umask_022: None
+) -> None:
+    """2L's ``fs.writeFileSync`` truncates an existing file in place: its mode stays (the
+    mode argument applies only to a new file). A user who made the file 0600 keeps 0600."""
+    saved = games / "evaluations" / "game-pass-evaluation.json"
+    saved.parent.mkdir()
+    saved.write_text("{}", encoding="utf-8")
+    saved.chmod(0o600)
+    assert run([str(games / "game-pass.json"), "--write", "--compat", "2l"], capsys)[0] == 0
+    assert json.loads(saved.read_text(encoding="utf-8"))["totalMetrics"] == 7
+    assert stat.S_IMODE(saved.stat().st_mode) == 0o600

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -215,14 +216,26 @@ def discussion_sidecar_path(source_file: str | Path, game_id: str, *, per_game: 
 
 def two_l_evaluation_path(source_file: str | Path, game_id: str, *, per_game: bool) -> Path:
     """Where ``--write --compat 2l`` saves one game's evaluation, named as 2L's evaluate
-    script names it: ``<folder>/evaluations/<transcript stem>-evaluation.json``; for each
-    game of a database export or SQLite database (which 2L's script does not read),
-    ``<folder>/evaluations/<file stem>.<game id>-evaluation.json``."""
+    script names it: ``<folder>/evaluations/<name>-evaluation.json``, ``<name>`` the
+    transcript's file name without a final lower-case ``.json`` (``path.basename(file,
+    '.json')``: spaces and accents kept, ``game.JSON`` stays whole); a name too long for
+    the atomic write's temporary file is shortened as :func:`discussion_sidecar_path`
+    shortens it. For each game of a database export or SQLite database (which 2L's script
+    does not read), ``<folder>/evaluations/<file stem>.<game id>-evaluation.json``."""
     source = Path(source_file)
-    name = _safe_part(source.stem)
     if per_game:
-        name = f"{name}.{_safe_part(game_id)}"
+        name = f"{_safe_part(source.stem)}.{_safe_part(game_id)}"
+    else:
+        # a file's own name cannot leave its folder; keep it as 2L does
+        name = source.name.removesuffix(".json") if source.name != ".json" else source.name
+        if len(os.fsencode(name)) > _LONGEST_2L_NAME:
+            name = _safe_part(source.stem)
     return source.parent / DISCUSSION_SIDECAR_FOLDER / f"{name}-evaluation.json"
+
+
+#: The longest transcript name kept whole in 2L's file name: with ``-evaluation.json``
+#: (16 bytes), within what :func:`toolkit.io.atomic.atomic_path` takes (220 bytes).
+_LONGEST_2L_NAME = 200
 
 
 def write_json_sidecar(path: Path, document: Mapping[str, Any], *, compat_2l: bool = False) -> Path:

@@ -516,22 +516,25 @@ def test_calibrate_outcome_holds_the_score_against_the_reviewers(
 # --- the labels file, read as its rules say ---------------------------------------------------
 
 
-def test_the_latest_edit_is_the_latest_timestamp_and_a_wrong_iteration_is_named(
+def test_the_latest_edit_is_the_last_in_history_and_a_wrong_iteration_is_named(
     tmp_path: Path,
 ) -> None:
+    """dot-agents' ``Label.Latest`` is ``History[len(History)-1]`` (internal/review/labels):
+    history is append-only, so the last entry is the effective judgement even when a
+    clock wrote it an earlier timestamp."""
     write_entry(tmp_path, 1, {"schema_version": 2})
     edited = label("ana", "2026-05-01T10:00:00Z", GOOD)
-    # written out of order: the edit of 05-03 (correctness 0 only: 0.0) is the latest
+    # appended last, stamped earlier (a skewed clock): still the effective edit, 0.0
     edited["history"] = [
-        {"timestamp": "2026-05-03T10:00:00Z", "structured": {"correctness": 0}},
-        {"timestamp": "2026-05-02T10:00:00Z", "structured": GOOD},
+        {"timestamp": "2026-05-03T10:00:00Z", "structured": GOOD},
+        {"timestamp": "2026-05-02T10:00:00Z", "structured": BAD},
     ]
     doc = {"iteration": 9, "schema_version": "1.4", "labels": [edited]}
     (tmp_path / "iter-1.labels.yaml").write_text(yaml.safe_dump(doc))
     result = score(tmp_path, V30)
     assert sub(result, 1, "human_label")[0] == 0.0
     row = result.labels.row(0, named=True)
-    assert (row["actor"], row["correctness"], row["scope_judgement"]) == ("ana", 0, None)
+    assert (row["actor"], row["correctness"], row["scope_judgement"]) == ("ana", 0, "breach")
     assert any("iteration=9: differs from the file name's 1" in w for w in result.warnings)
 
 

@@ -75,13 +75,12 @@ def _text(value: Any) -> str | None:
 
 
 def _latest_edit(history: list[Any]) -> tuple[int, Mapping[str, Any]] | None:
-    """The latest edit of a label: the latest timestamp, a later position breaking ties
-    (history is written oldest first); ``None`` when no edit is a mapping."""
-    edits = [(i, e) for i, e in enumerate(history) if isinstance(e, Mapping)]
-    if not edits:
+    """The latest edit of a label: the last entry of its history, as dot-agents'
+    ``Label.Latest`` takes it (history is append-only, oldest first), whatever its
+    timestamp says; ``None`` when the history is empty or its last entry is not a mapping."""
+    if not history or not isinstance(history[-1], Mapping):
         return None
-    floor = dt.datetime.min.replace(tzinfo=dt.UTC)
-    return max(edits, key=lambda pair: (_time(pair[1].get("timestamp")) or floor, pair[0]))
+    return len(history) - 1, history[-1]
 
 
 def _answers(structured: Any, where: str) -> tuple[dict[str, Any], str | None]:
@@ -135,7 +134,8 @@ def _label_row(
     history = raw.get("history")
     latest = _latest_edit(history) if isinstance(history, list) else None
     if latest is None:
-        return None, (at, f"{where}.history: a label needs at least one edit; skipped")
+        reason = "a label needs at least one edit (the last one a mapping); skipped"
+        return None, (at, f"{where}.history: {reason}")
     position, edit = latest
     answers, problem = _answers(edit.get("structured"), f"{where}.history.{position}")
     if problem is not None:

@@ -579,3 +579,23 @@ def test_sidecars_stamped_2_2_0_by_an_earlier_toolkit_are_named_as_2_1_0s(tmp_pa
     assert len(hints) == 1 and "--rubric dot-agents-2.1.0 scores it the same way" in hints[0]
     # Under 2.1.0 the numbers are the same, but the stamp still differs: said once.
     assert any("were written under rubric 2.2.0" in w for w in score(tmp_path).warnings)
+
+
+def test_one_label_of_another_major_version_makes_the_whole_file_absent(tmp_path: Path) -> None:
+    """dot-agents' ``labelSchemaSupported`` checks the file and every label: one label of
+    schema 2.x and the human_label signal is absent for the iteration, not scored from
+    the other labels (internal/scoring/signal_human_label.go)."""
+    write_entry(tmp_path, 1, {"schema_version": 2})
+    write_labels(
+        tmp_path,
+        1,
+        [
+            label("ana", "2026-05-01T10:00:00Z", GOOD),
+            label("ben", "2026-05-01T11:00:00Z", BAD, schema_version="2.0.0"),
+        ],
+    )
+    result = score(tmp_path, V30)
+    assert sub(result, 1, "human_label")[0] is None
+    assert result.labels.height == 0
+    assert any("labels.1.schema_version='2.0.0'" in w and "iter-1.labels.yaml" in w
+               for w in result.warnings)  # fmt: skip

@@ -9,8 +9,10 @@ first, at least one edit). The toolkit reads these files and never writes them.
 
 :func:`label_rows` turns one parsed file into rows of :data:`toolkit.frames.LABELS_SCHEMA`,
 one per label, each with its latest edit's answers. A file of another major schema
-version is not read; a label that cannot be used (no actor, no edit, an answer out of
-range) is skipped; each problem is returned with its line so the log lists it.
+version, or holding one label of another major version, is not read (dot-agents reads
+none of its labels); a label without ``schema_version`` is taken as the file's; a label
+that cannot be used (no actor, no edit, an answer out of range) is skipped; each problem
+is returned with its line so the log lists it.
 """
 
 from __future__ import annotations
@@ -124,10 +126,6 @@ def _label_row(
     at = line_of(("labels", index))
     if not isinstance(raw, Mapping):
         return None, (at, f"{where}: a label must be a mapping; skipped")
-    major = _major(raw.get("schema_version", SCHEMA_MAJOR))
-    if major != SCHEMA_MAJOR:
-        shown = raw.get("schema_version")
-        return None, (at, f"{where}.schema_version={shown!r}: not schema 1.x; skipped")
     actor = _text(raw.get("actor"))
     if actor is None:
         return None, (at, f"{where}.actor={raw.get('actor')!r}: a label needs its actor; skipped")
@@ -159,6 +157,15 @@ def _label_row(
         "position": index,
         "source_file": path,
     }, None
+
+
+def _other_major(labels: list[Any]) -> tuple[int, Any] | None:
+    """The first label stating a schema major version other than 1 (index, version)."""
+    for index, raw in enumerate(labels):
+        stated = isinstance(raw, Mapping) and "schema_version" in raw
+        if stated and _major(raw["schema_version"]) != SCHEMA_MAJOR:
+            return index, raw["schema_version"]
+    return None
 
 
 def label_rows(
@@ -205,6 +212,15 @@ def label_rows(
         return [], problems
     if not isinstance(labels, list):
         problems.append((line_of(("labels",)), "labels: must be a list; the file was skipped"))
+        return [], problems
+    other = _other_major(labels)
+    if other is not None:  # dot-agents reads no label of a file holding one (absent)
+        index, shown = other
+        reason = (
+            f"labels.{index}.schema_version={shown!r}: not schema 1.x, so no label of this "
+            "file is read (as dot-agents reads it); the file was skipped"
+        )
+        problems.append((line_of(("labels", index, "schema_version")), reason))
         return [], problems
     rows: list[dict[str, Any]] = []
     for index, raw in enumerate(labels):

@@ -121,13 +121,13 @@ def iteration_sidecar(result: OutcomeResult, iteration: int) -> dict[str, Any]:
     """``iter-N.score.yaml`` as ``da score`` writes it, value for value: an unscored
     iteration's ``value``, an absent signal's ``sub_score`` and an absent objective's
     ``value`` are 0 (with ``scored: false`` / ``present: false`` beside them), and
-    ``linked_traces_to_outcomes: true`` only when true. What the toolkit adds (signal
-    labels, integrity rows, clamping reports) is under the ``toolkit`` key and never
-    changes a number above it."""
+    ``linked_traces_to_outcomes: true`` only when true; each breakdown row holds the
+    signal's ``label`` as dot-agents' ``PersistedContribution`` does. What the toolkit
+    adds (the labels again by signal, integrity rows, clamping reports) is under the
+    ``toolkit`` key and never changes a number above it."""
     row = result.iteration_dict(iteration)
-    breakdown = [
-        {k: v for k, v in r.items() if k != "label"} | {"sub_score": _zero(r["sub_score"])}
-        for r in row["breakdown"]
+    breakdown = [  # dot-agents' PersistedContribution: signal, label, present, ...
+        r | {"sub_score": _zero(r["sub_score"])} for r in row["breakdown"]
     ]
     objectives = [
         {

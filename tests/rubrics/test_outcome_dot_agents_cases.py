@@ -453,8 +453,15 @@ def test_sidecars_stamp_the_version_and_write_zero_where_dot_agents_does(tmp_pat
     result = score(tmp_path, rubric)
     side = iteration_sidecar(result, 1)
     assert (side["scored"], side["value"], side["band"]) == (False, 0.0, "unscored")
+    # dot-agents' PersistedContribution (internal/scoring/persist.go), in its field order:
+    # signal, label, present, sub_score, detail (omitted when empty), the weights
+    assert list(side["breakdown"][0]) == [
+        "signal", "label", "present", "sub_score", "detail",
+        "nominal_weight", "effective_weight", "contribution",
+    ]  # fmt: skip
     assert side["breakdown"][0] | {"detail": ""} == {
         "signal": "verifier",
+        "label": "Verifier results",
         "present": False,
         "sub_score": 0.0,
         "detail": "",

@@ -606,3 +606,27 @@ def test_one_label_of_another_major_version_makes_the_whole_file_absent(tmp_path
     assert result.labels.height == 0
     assert any("labels.1.schema_version='2.0.0'" in w and "iter-1.labels.yaml" in w
                for w in result.warnings)  # fmt: skip
+
+
+def test_rules_that_do_not_touch_the_answers_are_warned_and_the_label_still_counts(
+    tmp_path: Path,
+) -> None:
+    """dot-agents' ``Sidecar.Validate`` refuses a file over these (internal/review/labels);
+    the toolkit reads the label and names each broken rule in a warning."""
+    write_entry(tmp_path, 1, {"schema_version": 2})
+    odd = label("ana", "2026-05-01T10:00:00Z", GOOD, role="owner", iteration=7)
+    odd["history"][0]["free_text"] = "x" * 4001
+    twin = label("ben", "2026-05-01T11:00:00Z", GOOD)  # the same id as ana's
+    twin["history"][0]["actor"] = ""
+    write_labels(tmp_path, 1, [odd, twin])
+    result = score(tmp_path, V30)
+    assert sub(result, 1, "human_label")[0] == 1.0
+    warned = " | ".join(w for w in result.warnings if "iter-1.labels.yaml" in w)
+    for needle in (
+        "labels.0.role='owner'",
+        "labels.0.iteration=7",
+        "labels.0.history.0.free_text",
+        "labels.1.id=",
+        "labels.1.history.0.actor=''",
+    ):
+        assert needle in warned, needle

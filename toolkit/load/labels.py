@@ -11,8 +11,11 @@ first, at least one edit). The toolkit reads these files and never writes them.
 one per label, each with its latest edit's answers. A file of another major schema
 version, or holding one label of another major version, is not read (dot-agents reads
 none of its labels); a label without ``schema_version`` is taken as the file's; a label
-that cannot be used (no actor, no edit, an answer out of range) is skipped; each problem
-is returned with its line so the log lists it.
+that cannot be used (no actor, no edit, an answer out of range) is skipped; a label that
+breaks a rule of dot-agents' ``Sidecar.Validate`` without touching its answers (role,
+iteration, repeated id, free text length, an edit's empty actor) is read and warned about
+(dot-agents refuses the whole file). Each problem is returned with its line so the log
+lists it.
 """
 
 from __future__ import annotations
@@ -159,6 +162,52 @@ def _label_row(
     }, None
 
 
+#: The longest free text dot-agents' review server accepts, in bytes (``FreeTextMaxLen``).
+FREE_TEXT_MAX = 4000
+
+
+def _rule_problems(
+    raw: Mapping[str, Any], index: int, inside: Any, seen: set[str], line_of: LineOf
+) -> list[Problem]:
+    """The rules of dot-agents' ``Sidecar.Validate`` a label breaks without touching its
+    answers (role, iteration, a repeated id, free text length, an edit's actor): dot-agents
+    refuses the whole file over them; the toolkit reads the label and names each one."""
+    where = f"labels.{index}"
+    found: list[tuple[tuple[Any, ...], str]] = []
+    role = raw.get("role")
+    if role is not None and role not in ROLES:
+        found.append((("role",), f"{where}.role={role!r}: not one of {', '.join(ROLES)}"))
+    own = raw.get("iteration")
+    if inside is not None and own is not None and own != inside:
+        found.append((("iteration",), f"{where}.iteration={own!r}: not the file's {inside!r}"))
+    label_id = raw.get("id")
+    if isinstance(label_id, str) and label_id:
+        if label_id in seen:
+            found.append((("id",), f"{where}.id={label_id!r}: repeats an earlier label's id"))
+        seen.add(label_id)
+    history = raw.get("history")
+    for position, edit in enumerate(history if isinstance(history, list) else []):
+        if not isinstance(edit, Mapping):
+            continue
+        text = edit.get("free_text")
+        if isinstance(text, str) and len(text.encode("utf-8")) > FREE_TEXT_MAX:
+            found.append(
+                (
+                    ("history", position, "free_text"),
+                    f"{where}.history.{position}.free_text: longer than {FREE_TEXT_MAX} bytes",
+                )
+            )
+        if "actor" in edit and not _text(edit.get("actor")):
+            found.append(
+                (
+                    ("history", position, "actor"),
+                    f"{where}.history.{position}.actor={edit.get('actor')!r}: empty",
+                )
+            )
+    tail = "; read anyway (dot-agents refuses the whole file over it)"
+    return [(line_of(("labels", index, *key)), reason + tail) for key, reason in found]
+
+
 def _other_major(labels: list[Any]) -> tuple[int, Any] | None:
     """The first label stating a schema major version other than 1 (index, version)."""
     for index, raw in enumerate(labels):
@@ -223,7 +272,10 @@ def label_rows(
         problems.append((line_of(("labels", index, "schema_version")), reason))
         return [], problems
     rows: list[dict[str, Any]] = []
+    seen: set[str] = set()
     for index, raw in enumerate(labels):
+        if isinstance(raw, Mapping):
+            problems.extend(_rule_problems(raw, index, data.get("iteration"), seen, line_of))
         row, problem = _label_row(raw, index, iteration, path, line_of)
         if problem is not None:
             problems.append(problem)

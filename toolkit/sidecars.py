@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ import polars as pl
 import yaml
 
 from toolkit.errors import InputError
-from toolkit.io.atomic import safe_file_name, usual_mode, write_text_atomic
+from toolkit.io.atomic import safe_file_name, write_text_atomic
 from toolkit.io.js_json import js_json
 from toolkit.io.source import disk_path
 from toolkit.rubrics.outcome import OutcomeResult
@@ -120,13 +121,13 @@ def iteration_sidecar(result: OutcomeResult, iteration: int) -> dict[str, Any]:
     """``iter-N.score.yaml`` as ``da score`` writes it, value for value: an unscored
     iteration's ``value``, an absent signal's ``sub_score`` and an absent objective's
     ``value`` are 0 (with ``scored: false`` / ``present: false`` beside them), and
-    ``linked_traces_to_outcomes: true`` only when true. What the toolkit adds (signal
-    labels, integrity rows, clamping reports) is under the ``toolkit`` key and never
-    changes a number above it."""
+    ``linked_traces_to_outcomes: true`` only when true; each breakdown row holds the
+    signal's ``label`` as dot-agents' ``PersistedContribution`` does. What the toolkit
+    adds (the labels again by signal, integrity rows, clamping reports) is under the
+    ``toolkit`` key and never changes a number above it."""
     row = result.iteration_dict(iteration)
-    breakdown = [
-        {k: v for k, v in r.items() if k != "label"} | {"sub_score": _zero(r["sub_score"])}
-        for r in row["breakdown"]
+    breakdown = [  # dot-agents' PersistedContribution: signal, label, present, ...
+        r | {"sub_score": _zero(r["sub_score"])} for r in row["breakdown"]
     ]
     objectives = [
         {
@@ -215,14 +216,26 @@ def discussion_sidecar_path(source_file: str | Path, game_id: str, *, per_game: 
 
 def two_l_evaluation_path(source_file: str | Path, game_id: str, *, per_game: bool) -> Path:
     """Where ``--write --compat 2l`` saves one game's evaluation, named as 2L's evaluate
-    script names it: ``<folder>/evaluations/<transcript stem>-evaluation.json``; for each
-    game of a database export or SQLite database (which 2L's script does not read),
-    ``<folder>/evaluations/<file stem>.<game id>-evaluation.json``."""
+    script names it: ``<folder>/evaluations/<name>-evaluation.json``, ``<name>`` the
+    transcript's file name without a final lower-case ``.json`` (``path.basename(file,
+    '.json')``: spaces and accents kept, ``game.JSON`` stays whole); a name too long for
+    the atomic write's temporary file is shortened as :func:`discussion_sidecar_path`
+    shortens it. For each game of a database export or SQLite database (which 2L's script
+    does not read), ``<folder>/evaluations/<file stem>.<game id>-evaluation.json``."""
     source = Path(source_file)
-    name = _safe_part(source.stem)
     if per_game:
-        name = f"{name}.{_safe_part(game_id)}"
+        name = f"{_safe_part(source.stem)}.{_safe_part(game_id)}"
+    else:
+        # a file's own name cannot leave its folder; keep it as 2L does
+        name = source.name.removesuffix(".json") if source.name != ".json" else source.name
+        if len(os.fsencode(name)) > _LONGEST_2L_NAME:
+            name = _safe_part(source.stem)
     return source.parent / DISCUSSION_SIDECAR_FOLDER / f"{name}-evaluation.json"
+
+
+#: The longest transcript name kept whole in 2L's file name: with ``-evaluation.json``
+#: (16 bytes), within what :func:`toolkit.io.atomic.atomic_path` takes (220 bytes).
+_LONGEST_2L_NAME = 200
 
 
 def write_json_sidecar(path: Path, document: Mapping[str, Any], *, compat_2l: bool = False) -> Path:
@@ -234,8 +247,9 @@ def write_json_sidecar(path: Path, document: Mapping[str, Any], *, compat_2l: bo
 
     With ``compat_2l`` the file is written as 2L's evaluate script writes its own
     (:func:`toolkit.io.js_json.js_json`: two-space indented, no trailing newline, non-ASCII
-    kept, numbers as JavaScript prints them, and the usual mode for a new file,
-    0644 under the common umask 022, not a temporary file's 0600); still atomically.
+    kept, numbers as JavaScript prints them, and ``fs.writeFileSync``'s mode: the usual
+    mode for a new file, 0644 under the common umask 022, not a temporary file's 0600,
+    and the mode of a file it replaces kept); still atomically.
 
     Raises:
         InputError: the sidecar folder is unusable or the file cannot be written.
@@ -247,9 +261,10 @@ def write_json_sidecar(path: Path, document: Mapping[str, Any], *, compat_2l: bo
         folder.mkdir(exist_ok=True)
         if folder.resolve().parent != folder.parent.resolve():
             raise InputError(folder, "refusing to write scorecards outside the input's folder")
-        if compat_2l:  # as 2L writes it: JSON.stringify(result, null, 2), the usual mode
-            text = js_json(document, non_finite="null")
-            return write_text_atomic(path, text, mode=usual_mode())
+        if compat_2l:  # as 2L writes it: JSON.stringify(result, null, 2)
+            # writeFileSync's mode: the usual one for a new file, a replaced file's own
+            # (atomic_path's default, so no mode is passed)
+            return write_text_atomic(path, js_json(document, non_finite="null"))
         text = json.dumps(document, indent=2, default=str) + "\n"
         return write_text_atomic(path, text)
     except OSError as exc:

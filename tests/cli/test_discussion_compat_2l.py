@@ -152,3 +152,46 @@ def test_compat_without_write_is_a_usage_error(
     assert code == 2
     assert "--compat" in err and "needs --write" in err
     assert not (games / "evaluations").exists()
+
+
+def test_a_rewrite_keeps_the_existing_files_mode_as_write_file_sync_does(
+    games: Path, capsys: pytest.CaptureFixture[str], umask_022: None
+) -> None:
+    """2L's ``fs.writeFileSync`` truncates an existing file in place: its mode stays (the
+    mode argument applies only to a new file). A user who made the file 0600 keeps 0600."""
+    saved = games / "evaluations" / "game-pass-evaluation.json"
+    saved.parent.mkdir()
+    saved.write_text("{}", encoding="utf-8")
+    saved.chmod(0o600)
+    assert run([str(games / "game-pass.json"), "--write", "--compat", "2l"], capsys)[0] == 0
+    assert json.loads(saved.read_text(encoding="utf-8"))["totalMetrics"] == 7
+    assert stat.S_IMODE(saved.stat().st_mode) == 0o600
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        # path.basename(transcriptPath, '.json') + '-evaluation.json', by hand:
+        ("discussion (1).json", "discussion (1)-evaluation.json"),
+        ("partie été.json", "partie été-evaluation.json"),
+        ("game.JSON", "game.JSON-evaluation.json"),  # the '.json' it strips is lower case
+        ("game.v2.json", "game.v2-evaluation.json"),
+    ],
+)
+def test_the_file_is_named_as_2ls_script_names_it(
+    name: str, expected: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / name
+    source.write_text(json.dumps(EMPTY_GAME), encoding="utf-8")
+    assert run([str(source), "--write", "--compat", "2l"], capsys)[0] == 0
+    assert [p.name for p in (tmp_path / "evaluations").iterdir()] == [expected]
+
+
+def test_a_name_too_long_for_the_atomic_write_is_shortened_not_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / ("g" * 210 + ".json")
+    source.write_text(json.dumps(EMPTY_GAME), encoding="utf-8")
+    assert run([str(source), "--write", "--compat", "2l"], capsys)[0] == 0
+    (saved,) = (tmp_path / "evaluations").iterdir()
+    assert saved.name.startswith("g" * 71 + "-") and saved.name.endswith("-evaluation.json")

@@ -453,8 +453,15 @@ def test_sidecars_stamp_the_version_and_write_zero_where_dot_agents_does(tmp_pat
     result = score(tmp_path, rubric)
     side = iteration_sidecar(result, 1)
     assert (side["scored"], side["value"], side["band"]) == (False, 0.0, "unscored")
+    # dot-agents' PersistedContribution (internal/scoring/persist.go), in its field order:
+    # signal, label, present, sub_score, detail (omitted when empty), the weights
+    assert list(side["breakdown"][0]) == [
+        "signal", "label", "present", "sub_score", "detail",
+        "nominal_weight", "effective_weight", "contribution",
+    ]  # fmt: skip
     assert side["breakdown"][0] | {"detail": ""} == {
         "signal": "verifier",
+        "label": "Verifier results",
         "present": False,
         "sub_score": 0.0,
         "detail": "",
@@ -516,22 +523,25 @@ def test_calibrate_outcome_holds_the_score_against_the_reviewers(
 # --- the labels file, read as its rules say ---------------------------------------------------
 
 
-def test_the_latest_edit_is_the_latest_timestamp_and_a_wrong_iteration_is_named(
+def test_the_latest_edit_is_the_last_in_history_and_a_wrong_iteration_is_named(
     tmp_path: Path,
 ) -> None:
+    """dot-agents' ``Label.Latest`` is ``History[len(History)-1]`` (internal/review/labels):
+    history is append-only, so the last entry is the effective judgement even when a
+    clock wrote it an earlier timestamp."""
     write_entry(tmp_path, 1, {"schema_version": 2})
     edited = label("ana", "2026-05-01T10:00:00Z", GOOD)
-    # written out of order: the edit of 05-03 (correctness 0 only: 0.0) is the latest
+    # appended last, stamped earlier (a skewed clock): still the effective edit, 0.0
     edited["history"] = [
-        {"timestamp": "2026-05-03T10:00:00Z", "structured": {"correctness": 0}},
-        {"timestamp": "2026-05-02T10:00:00Z", "structured": GOOD},
+        {"timestamp": "2026-05-03T10:00:00Z", "structured": GOOD},
+        {"timestamp": "2026-05-02T10:00:00Z", "structured": BAD},
     ]
     doc = {"iteration": 9, "schema_version": "1.4", "labels": [edited]}
     (tmp_path / "iter-1.labels.yaml").write_text(yaml.safe_dump(doc))
     result = score(tmp_path, V30)
     assert sub(result, 1, "human_label")[0] == 0.0
     row = result.labels.row(0, named=True)
-    assert (row["actor"], row["correctness"], row["scope_judgement"]) == ("ana", 0, None)
+    assert (row["actor"], row["correctness"], row["scope_judgement"]) == ("ana", 0, "breach")
     assert any("iteration=9: differs from the file name's 1" in w for w in result.warnings)
 
 
@@ -576,3 +586,47 @@ def test_sidecars_stamped_2_2_0_by_an_earlier_toolkit_are_named_as_2_1_0s(tmp_pa
     assert len(hints) == 1 and "--rubric dot-agents-2.1.0 scores it the same way" in hints[0]
     # Under 2.1.0 the numbers are the same, but the stamp still differs: said once.
     assert any("were written under rubric 2.2.0" in w for w in score(tmp_path).warnings)
+
+
+def test_one_label_of_another_major_version_makes_the_whole_file_absent(tmp_path: Path) -> None:
+    """dot-agents' ``labelSchemaSupported`` checks the file and every label: one label of
+    schema 2.x and the human_label signal is absent for the iteration, not scored from
+    the other labels (internal/scoring/signal_human_label.go)."""
+    write_entry(tmp_path, 1, {"schema_version": 2})
+    write_labels(
+        tmp_path,
+        1,
+        [
+            label("ana", "2026-05-01T10:00:00Z", GOOD),
+            label("ben", "2026-05-01T11:00:00Z", BAD, schema_version="2.0.0"),
+        ],
+    )
+    result = score(tmp_path, V30)
+    assert sub(result, 1, "human_label")[0] is None
+    assert result.labels.height == 0
+    assert any("labels.1.schema_version='2.0.0'" in w and "iter-1.labels.yaml" in w
+               for w in result.warnings)  # fmt: skip
+
+
+def test_rules_that_do_not_touch_the_answers_are_warned_and_the_label_still_counts(
+    tmp_path: Path,
+) -> None:
+    """dot-agents' ``Sidecar.Validate`` refuses a file over these (internal/review/labels);
+    the toolkit reads the label and names each broken rule in a warning."""
+    write_entry(tmp_path, 1, {"schema_version": 2})
+    odd = label("ana", "2026-05-01T10:00:00Z", GOOD, role="owner", iteration=7)
+    odd["history"][0]["free_text"] = "x" * 4001
+    twin = label("ben", "2026-05-01T11:00:00Z", GOOD)  # the same id as ana's
+    twin["history"][0]["actor"] = ""
+    write_labels(tmp_path, 1, [odd, twin])
+    result = score(tmp_path, V30)
+    assert sub(result, 1, "human_label")[0] == 1.0
+    warned = " | ".join(w for w in result.warnings if "iter-1.labels.yaml" in w)
+    for needle in (
+        "labels.0.role='owner'",
+        "labels.0.iteration=7",
+        "labels.0.history.0.free_text",
+        "labels.1.id=",
+        "labels.1.history.0.actor=''",
+    ):
+        assert needle in warned, needle

@@ -281,8 +281,9 @@ def test_sidecar_carries_the_derived_linked_traces_marker_and_the_objectives(
     write_score_sidecars(result, log)
     linked = yaml.safe_load((log / "iter-2.score.yaml").read_text())
     assert linked["linked_traces_to_outcomes"] is True
-    # The signal labels are the toolkit's: under its own key, not in dot-agents' rows.
-    assert "label" not in linked["breakdown"][0]
+    # Each row holds its signal's label, as dot-agents' PersistedContribution does (and
+    # the toolkit's key repeats them by signal).
+    assert linked["breakdown"][0]["label"] == "Landed on trunk"
     assert list(linked["toolkit"]["labels"].values())[:2] == ["Landed on trunk", "Verifier results"]
     assert [o["objective"] for o in linked["objectives"]] == [
         "ran_cli_command",

@@ -41,7 +41,7 @@ class Discussion(Shows):
             name, role, personality, alive, position).
         messages: :data:`~toolkit.frames.DISCUSSION_MESSAGES_SCHEMA` (game_id, message_id,
             turn, round, speaker, text, in_reply_to, in_reply_to_player, timestamp),
-            sorted by game and turn.
+            sorted by game, then time (as 2L's transcript writer orders them), then turn.
         votes: :data:`~toolkit.frames.DISCUSSION_VOTES_SCHEMA` (game_id, round, voter,
             target, justification, timestamp).
         warnings: lenient readings the reader should know about.
@@ -107,7 +107,9 @@ class Builder:
                 .replace_strict(order, default=len(order), return_dtype=pl.Int64)
                 .alias("_order")
             )
-            .sort(["_order", "turn"], maintain_order=True)
+            # 2L's transcript writer orders a game's messages by time (turn counts restart
+            # each Discussion phase); the turn breaks ties and orders undated messages
+            .sort(["_order", "timestamp", "turn"], maintain_order=True, nulls_last=True)
             .drop("_order")
         )
         return Discussion(

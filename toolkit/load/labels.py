@@ -9,8 +9,13 @@ first, at least one edit). The toolkit reads these files and never writes them.
 
 :func:`label_rows` turns one parsed file into rows of :data:`toolkit.frames.LABELS_SCHEMA`,
 one per label, each with its latest edit's answers. A file of another major schema
-version is not read; a label that cannot be used (no actor, no edit, an answer out of
-range) is skipped; each problem is returned with its line so the log lists it.
+version, or holding one label of another major version, is not read (dot-agents reads
+none of its labels); a label without ``schema_version`` is taken as the file's; a label
+that cannot be used (no actor, no edit, an answer out of range) is skipped; a label that
+breaks a rule of dot-agents' ``Sidecar.Validate`` without touching its answers (role,
+iteration, repeated id, free text length, an edit's empty actor) is read and warned about
+(dot-agents refuses the whole file). Each problem is returned with its line so the log
+lists it.
 """
 
 from __future__ import annotations
@@ -75,13 +80,12 @@ def _text(value: Any) -> str | None:
 
 
 def _latest_edit(history: list[Any]) -> tuple[int, Mapping[str, Any]] | None:
-    """The latest edit of a label: the latest timestamp, a later position breaking ties
-    (history is written oldest first); ``None`` when no edit is a mapping."""
-    edits = [(i, e) for i, e in enumerate(history) if isinstance(e, Mapping)]
-    if not edits:
+    """The latest edit of a label: the last entry of its history, as dot-agents'
+    ``Label.Latest`` takes it (history is append-only, oldest first), whatever its
+    timestamp says; ``None`` when the history is empty or its last entry is not a mapping."""
+    if not history or not isinstance(history[-1], Mapping):
         return None
-    floor = dt.datetime.min.replace(tzinfo=dt.UTC)
-    return max(edits, key=lambda pair: (_time(pair[1].get("timestamp")) or floor, pair[0]))
+    return len(history) - 1, history[-1]
 
 
 def _answers(structured: Any, where: str) -> tuple[dict[str, Any], str | None]:
@@ -125,17 +129,14 @@ def _label_row(
     at = line_of(("labels", index))
     if not isinstance(raw, Mapping):
         return None, (at, f"{where}: a label must be a mapping; skipped")
-    major = _major(raw.get("schema_version", SCHEMA_MAJOR))
-    if major != SCHEMA_MAJOR:
-        shown = raw.get("schema_version")
-        return None, (at, f"{where}.schema_version={shown!r}: not schema 1.x; skipped")
     actor = _text(raw.get("actor"))
     if actor is None:
         return None, (at, f"{where}.actor={raw.get('actor')!r}: a label needs its actor; skipped")
     history = raw.get("history")
     latest = _latest_edit(history) if isinstance(history, list) else None
     if latest is None:
-        return None, (at, f"{where}.history: a label needs at least one edit; skipped")
+        reason = "a label needs at least one edit (the last one a mapping); skipped"
+        return None, (at, f"{where}.history: {reason}")
     position, edit = latest
     answers, problem = _answers(edit.get("structured"), f"{where}.history.{position}")
     if problem is not None:
@@ -159,6 +160,61 @@ def _label_row(
         "position": index,
         "source_file": path,
     }, None
+
+
+#: The longest free text dot-agents' review server accepts, in bytes (``FreeTextMaxLen``).
+FREE_TEXT_MAX = 4000
+
+
+def _rule_problems(
+    raw: Mapping[str, Any], index: int, inside: Any, seen: set[str], line_of: LineOf
+) -> list[Problem]:
+    """The rules of dot-agents' ``Sidecar.Validate`` a label breaks without touching its
+    answers (role, iteration, a repeated id, free text length, an edit's actor): dot-agents
+    refuses the whole file over them; the toolkit reads the label and names each one."""
+    where = f"labels.{index}"
+    found: list[tuple[tuple[Any, ...], str]] = []
+    role = raw.get("role")
+    if role is not None and role not in ROLES:
+        found.append((("role",), f"{where}.role={role!r}: not one of {', '.join(ROLES)}"))
+    own = raw.get("iteration")
+    if inside is not None and own is not None and own != inside:
+        found.append((("iteration",), f"{where}.iteration={own!r}: not the file's {inside!r}"))
+    label_id = raw.get("id")
+    if isinstance(label_id, str) and label_id:
+        if label_id in seen:
+            found.append((("id",), f"{where}.id={label_id!r}: repeats an earlier label's id"))
+        seen.add(label_id)
+    history = raw.get("history")
+    for position, edit in enumerate(history if isinstance(history, list) else []):
+        if not isinstance(edit, Mapping):
+            continue
+        text = edit.get("free_text")
+        if isinstance(text, str) and len(text.encode("utf-8")) > FREE_TEXT_MAX:
+            found.append(
+                (
+                    ("history", position, "free_text"),
+                    f"{where}.history.{position}.free_text: longer than {FREE_TEXT_MAX} bytes",
+                )
+            )
+        if "actor" in edit and not _text(edit.get("actor")):
+            found.append(
+                (
+                    ("history", position, "actor"),
+                    f"{where}.history.{position}.actor={edit.get('actor')!r}: empty",
+                )
+            )
+    tail = "; read anyway (dot-agents refuses the whole file over it)"
+    return [(line_of(("labels", index, *key)), reason + tail) for key, reason in found]
+
+
+def _other_major(labels: list[Any]) -> tuple[int, Any] | None:
+    """The first label stating a schema major version other than 1 (index, version)."""
+    for index, raw in enumerate(labels):
+        stated = isinstance(raw, Mapping) and "schema_version" in raw
+        if stated and _major(raw["schema_version"]) != SCHEMA_MAJOR:
+            return index, raw["schema_version"]
+    return None
 
 
 def label_rows(
@@ -206,8 +262,20 @@ def label_rows(
     if not isinstance(labels, list):
         problems.append((line_of(("labels",)), "labels: must be a list; the file was skipped"))
         return [], problems
+    other = _other_major(labels)
+    if other is not None:  # dot-agents reads no label of a file holding one (absent)
+        index, shown = other
+        reason = (
+            f"labels.{index}.schema_version={shown!r}: not schema 1.x, so no label of this "
+            "file is read (as dot-agents reads it); the file was skipped"
+        )
+        problems.append((line_of(("labels", index, "schema_version")), reason))
+        return [], problems
     rows: list[dict[str, Any]] = []
+    seen: set[str] = set()
     for index, raw in enumerate(labels):
+        if isinstance(raw, Mapping):
+            problems.extend(_rule_problems(raw, index, data.get("iteration"), seen, line_of))
         row, problem = _label_row(raw, index, iteration, path, line_of)
         if problem is not None:
             problems.append(problem)

@@ -99,11 +99,6 @@ def test_a_calibration_result_that_arrives_changes_the_round(tmp_path: Path) -> 
     assert memo.state() == arrived  # the next round, with nothing changed, is the same
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="found in review, fleet/view/collect.py owned elsewhere: a replayed find's "
-    "lenient-read notes (InputWarning) are gathered after the loop, outside its memo entry",
-)
 def test_a_replayed_find_keeps_its_lenient_read_notes(tmp_path: Path) -> None:
     """An iteration log with a file skipped (UTF-16) gives a "read leniently" note; the
     next round, nothing changed, must give the same notes (else --watch writes the site

@@ -58,13 +58,15 @@ def stamp_of(paths: Sequence[str]) -> Stamp | None:
 
 @dataclass
 class Entry:
-    """One find's records as scored: its runs, the notes it gave, and the agent
-    transcripts it attached (so they are not reported as loose)."""
+    """One find's records as scored: its runs, the notes it gave, the agent transcripts
+    it attached (so they are not reported as loose), and the notes of its lenient reads
+    (so a replay says them again)."""
 
     stamp: Stamp
     runs: list[SiteRun]
     notes: list[str]
     attached: set[str]
+    lenient: list[str] = field(default_factory=list)
 
 
 @dataclass

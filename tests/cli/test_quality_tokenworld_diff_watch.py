@@ -247,3 +247,13 @@ def test_a_run_folder_gone_for_a_round_keeps_the_watch(
     assert watch_module.watch_run(args, None) == 0  # type: ignore[arg-type]
     out, _ = capsys.readouterr()
     assert len(scored) > 3 and "no such run folder" in out and out.count("card") > 2
+
+
+def test_watch_for_without_watch_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found in review: it was ignored (the card printed once), where view refuses it."""
+    root = write_run(tmp_path / "r", [tick_v1(1)])
+    code, out, err = run_cli(["quality", str(root), "--watch-for", "3"], capsys)
+    assert code == 2 and "--watch-for=3.0: goes with --watch" in err
+    assert "Traceback" not in err and out == ""

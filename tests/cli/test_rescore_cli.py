@@ -118,6 +118,18 @@ def test_markdown_and_output_file(planted_log: Path, tmp_path: Path,
     assert text.startswith("## Rescore of") and "| 3 |" in text and "from inputs" in text
 
 
+def test_the_markdown_heading_shows_a_path_with_brackets_as_it_is(
+    planted_log: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found in review: inside backticks Markdown decodes no entity, so an escaped
+    ``<`` showed as ``&lt;``; the code span holds the path itself."""
+    odd = planted_log.rename(tmp_path / "a<b>&c")
+    code, out, _ = run_cli([str(odd), "--rubric", "2.1.0", "--rubric", "3.0.0",
+                            "--format", "markdown"], capsys)  # fmt: skip
+    assert code == 0
+    assert out.startswith(f"## Rescore of `{odd}` (outcome)\n")
+
+
 def _small_fleet(tmp_path: Path) -> Path:
     """Four runs of the sample fleet. Under 1.2.0 (groundedness OK at 0.95, FAIL below
     0.85; quality --all shows the statuses): run-0000 groundedness 0.94 WARN (action

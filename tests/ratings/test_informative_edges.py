@@ -65,9 +65,9 @@ def test_a_unit_rated_but_never_drawn_has_no_weight() -> None:
 
 def test_resuming_checks_the_order_the_session_reports(tmp_path: Path) -> None:
     """Found in review: a backup of an informative session restored into a fresh store,
-    then a session created there in random order: draw_order() said random (the latest
-    draw of each unit) while resuming with --order random was refused as "informative"
-    (any draw ever recorded). Both now read the same draws."""
+    then a session created there in informative order: resuming it with --order
+    informative is accepted and with --order random refused (both read each unit's
+    latest draw, as draw_order() does)."""
     games = ["g1", "g2", "g3"]
     first = RatingStore(tmp_path / "a.db")
     draws = [Draw("g1", 0.5, True), Draw("g2", 0.5, False), Draw("g3", 1.0, True)]
@@ -75,7 +75,31 @@ def test_resuming_checks_the_order_the_session_reports(tmp_path: Path) -> None:
     first.backup(tmp_path / "bk")
     second = RatingStore(tmp_path / "b.db")
     second.restore(tmp_path / "bk")
-    second.open_session(games, ["ana", "ben"], seed=1)
-    assert second.draw_order() == "random"
-    session, created = second.open_session(games, None, order="random")
+    second.open_session(games, ["ana", "ben"], seed=1, order="informative", draws=draws)
+    assert second.draw_order() == "informative"
+    session, created = second.open_session(games, None, order="informative")
     assert not created and session.seed == 1
+    with pytest.raises(InputError, match="handed out in informative order"):
+        second.open_session(games, None, order="random")
+
+
+def test_a_random_session_over_restored_informative_draws_is_refused(tmp_path: Path) -> None:
+    """Found in review: a backup restored into a fresh store has no session; a session
+    created there in random order recorded probability 1 for every unit over the
+    restored informative draws, so the informatively drawn ratings were weighed as
+    random. Refused in one line naming the order found; the store is left as it was."""
+    games = ["g1", "g2", "g3"]
+    first = RatingStore(tmp_path / "a.db")
+    draws = [Draw("g1", 0.5, True), Draw("g2", 0.5, False), Draw("g3", 1.0, True)]
+    first.open_session(games, ["ana", "ben"], seed=1, order="informative", draws=draws)
+    first.backup(tmp_path / "bk")
+    second = RatingStore(tmp_path / "b.db")
+    second.restore(tmp_path / "bk")
+    with pytest.raises(InputError) as caught:
+        second.open_session(games, ["ana", "ben"], seed=1)
+    line = str(caught.value)
+    assert "\n" not in line and "b.db" in line and "--order='random'" in line
+    assert "already holds draws of 3 of these units in informative order" in line
+    assert second.session() is None
+    assert second.draw_order() == "informative"
+    assert second.draws()["probability"].to_list() == [0.5, 0.5, 1.0]

@@ -669,12 +669,6 @@ def test_two_chats_of_one_name_in_two_folders_keep_their_own_transcripts(tmp_pat
     assert len(list((site / "data" / "transcript").glob("*.js"))) == 2
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="found in review, views/site owned elsewhere: _swap_in renames data/ aside, then "
-    "the new folder in; Ctrl-C between the two renames leaves no data/ (the new folder is "
-    "removed, the old one kept under .data-old.PID)",
-)
 def test_ctrl_c_between_the_two_renames_of_the_swap_leaves_a_whole_site(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

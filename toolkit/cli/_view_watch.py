@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from toolkit.cli._watch import check_watch, wait_round
+from toolkit.cli._watch_options import check_watch, wait_round
 from toolkit.errors import InputError
 
 __all__ = ["add_watch_arguments", "check_watch", "watch"]

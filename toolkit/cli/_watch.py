@@ -16,9 +16,11 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from toolkit.cli._watch_options import check_watch, wait_round
 from toolkit.cli.quality import card_text, score_one
 from toolkit.errors import InputError, NothingLoadable
 from toolkit.io.source import open_source
+from toolkit.io.stamp import FileStamp, file_stamp
 from toolkit.views.text import terminal_style
 
 if TYPE_CHECKING:
@@ -28,12 +30,12 @@ if TYPE_CHECKING:
 _CLEAR = "\x1b[H\x1b[2J"
 
 
-def tick_stamp(root: Path) -> tuple[tuple[str, int, int, int, int], ...]:
-    """Name, size, modification and change time and inode of every file under
-    ``tick_summaries/`` (one level of subfolders): changes whenever a tick file or batch
-    record is written, also in place with as many bytes within the modification time's
-    resolution (the change time moves with any write; a file renamed in is a new inode)."""
-    entries: list[tuple[str, int, int, int, int]] = []
+def tick_stamp(root: Path) -> tuple[tuple[str, FileStamp], ...]:
+    """Name and stamp (:func:`toolkit.io.stamp.file_stamp`: size, modification and
+    change time, inode) of every file under ``tick_summaries/`` (one level of
+    subfolders): changes whenever a tick file or batch record is written, also in place
+    with as many bytes within the modification time's resolution."""
+    entries: list[tuple[str, FileStamp]] = []
     base = root / "tick_summaries"
     for folder in (base, base / "ticks"):
         try:
@@ -41,47 +43,10 @@ def tick_stamp(root: Path) -> tuple[tuple[str, int, int, int, int], ...]:
                 for e in it:
                     if e.is_file(follow_symlinks=False):
                         st = e.stat(follow_symlinks=False)
-                        entries.append((f"{folder.name}/{e.name}", st.st_size,
-                                        st.st_mtime_ns, st.st_ctime_ns, st.st_ino))  # fmt: skip
+                        entries.append((f"{folder.name}/{e.name}", file_stamp(st)))
         except OSError:
             continue
     return tuple(sorted(entries))
-
-
-#: The longest ``--interval``: a day (``time.sleep`` overflows a little past 2**63 ns).
-MAX_INTERVAL = 86400.0
-
-
-def check_watch(args: argparse.Namespace) -> None:
-    """Refuse ``--watch-for`` without ``--watch``, and ``--interval``/``--watch-for`` out
-    of range (NaN and infinity included: :func:`time.sleep` raises on them, and a NaN
-    deadline is never reached)."""
-    if not args.watch:
-        if args.watch_for is not None:
-            raise InputError(None, "goes with --watch", field="--watch-for", value=args.watch_for)
-        return
-    if not 0 < args.interval <= MAX_INTERVAL:
-        raise InputError(
-            None, f"must be more than 0 seconds, at most {MAX_INTERVAL:g}", field="--interval",
-            value=args.interval,
-        )  # fmt: skip
-    if args.watch_for is not None and not args.watch_for >= 0:
-        raise InputError(
-            None, "must be 0 seconds or more", field="--watch-for", value=args.watch_for
-        )
-
-
-def wait_round(interval: float, deadline: float | None) -> bool:
-    """Sleep until the next look (``interval`` seconds, or less to end at ``deadline``,
-    a :func:`time.monotonic` value); False when the deadline has passed."""
-    if deadline is None:
-        time.sleep(interval)
-        return True
-    left = deadline - time.monotonic()
-    if left <= 0:
-        return False
-    time.sleep(min(interval, left))
-    return True
 
 
 def watch_run(args: argparse.Namespace, rubric: SimulationRubric) -> int:
@@ -95,7 +60,7 @@ def watch_run(args: argparse.Namespace, rubric: SimulationRubric) -> int:
     check_watch(args)
     width, colour = terminal_style()
     deadline = None if args.watch_for is None else time.monotonic() + args.watch_for
-    seen: tuple[tuple[str, int, int, int, int], ...] | None = None
+    seen: tuple[tuple[str, FileStamp], ...] | None = None
     first = True
     try:
         while True:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from toolkit.cli._gate import add_gate_arguments, finish, markdown
 from toolkit.cli._scale import add_scale_arguments, storage_options
+from toolkit.cli._watch_options import check_watch
 from toolkit.errors import InputError, NothingLoadable
 from toolkit.gate import checks_of
 
@@ -186,6 +187,7 @@ def _check_options(args: argparse.Namespace) -> None:
             None, "--watch reprints one run's card until stopped (no --all, --diff or --gate)",
             field="--watch", value=True,
         )  # fmt: skip
+    check_watch(args)  # --watch-for without --watch, an --interval out of range
 
 
 def _verdicts(text: str) -> list[str]:

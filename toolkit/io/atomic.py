@@ -20,6 +20,7 @@ import contextlib
 import hashlib
 import os
 import re
+import shutil
 import stat
 import tempfile
 import time
@@ -76,7 +77,17 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def remove_leftovers(folder: Path, target: str | None = None) -> list[Path]:
+def writer_gone(name: str) -> bool:
+    """Whether the process that made the temporary file or folder ``name``
+    (``.<target>.<pid>.<random>.toolkit-tmp``) no longer runs (a pid that is not in
+    ASCII digits names no process)."""
+    pid_text = name.removesuffix(TEMP_SUFFIX).rsplit(".", 2)[-2]
+    return not (pid_text.isascii() and pid_text.isdigit() and _alive(int(pid_text)))
+
+
+def remove_leftovers(
+    folder: Path, target: str | None = None, *, folders: bool = False
+) -> list[Path]:
     """Remove the temporary files that interrupted earlier writers left in ``folder``: of
     the file named ``target``, or (``None``, for a folder the toolkit owns, like the
     cache's) of any file.
@@ -84,7 +95,8 @@ def remove_leftovers(folder: Path, target: str | None = None) -> list[Path]:
     A file counts as a leftover only when its name is ``.<target>.<pid>.<random>.toolkit-tmp``,
     it is a regular file (never a link), the process ``pid`` no longer runs, and it was
     last written before this process started, so a concurrent writer's file is never
-    touched. Returns what was removed.
+    touched. With ``folders``, the same of temporary folders (never a link), removed
+    whole. Returns what was removed.
     """
     prefix = "." if target is None else f".{target}."
     removed: list[Path] = []
@@ -96,14 +108,17 @@ def remove_leftovers(folder: Path, target: str | None = None) -> list[Path]:
         name = entry.name
         if not (name.startswith(prefix) and name.endswith(TEMP_SUFFIX)):
             continue
-        pid_text = name.removesuffix(TEMP_SUFFIX).rsplit(".", 2)[-2]
         try:
             info = entry.stat(follow_symlinks=False)
-            if not entry.is_file(follow_symlinks=False) or info.st_mtime >= _STARTED:
+            kind = entry.is_dir if folders else entry.is_file
+            if not kind(follow_symlinks=False) or info.st_mtime >= _STARTED:
                 continue
-            if pid_text.isascii() and pid_text.isdigit() and _alive(int(pid_text)):
+            if not writer_gone(name):
                 continue
-            os.unlink(entry.path)
+            if folders:
+                shutil.rmtree(entry.path)
+            else:
+                os.unlink(entry.path)
         except OSError:
             continue
         removed.append(Path(entry.path))

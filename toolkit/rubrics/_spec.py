@@ -7,18 +7,60 @@ import hashlib
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_args
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, field_validator
+from pydantic_core import PydanticCustomError
 
 from toolkit.errors import InputError, RubricError
 from toolkit.io.edge import read_yaml
 
 
-class RubricSpec(BaseModel):
-    """Base for a rubric's data. Subclasses add their thresholds as typed fields."""
+def _admits_bool(annotation: Any) -> bool:
+    """Whether a field of this type takes a boolean (``bool`` named anywhere in it, a
+    model that checks its own fields, or anything at all)."""
+    if annotation is bool or annotation is Any or annotation is object:
+        return True
+    if isinstance(annotation, bool):  # Literal[True]
+        return True
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return True
+    return any(_admits_bool(a) for a in get_args(annotation))
+
+
+def _holds_bool(value: Any) -> bool:
+    """Whether ``value`` is a boolean or a list or mapping holding one."""
+    if isinstance(value, bool):
+        return True
+    if isinstance(value, list | tuple):
+        return any(_holds_bool(v) for v in value)
+    if isinstance(value, Mapping):
+        return any(_holds_bool(v) for v in value.values())
+    return False
+
+
+class SpecPart(BaseModel):
+    """Base for a rubric's data and each part of it: unknown keys refused, and a boolean
+    where a number is expected (``min: true``, which pydantic would read as 1.0) refused
+    with the field named (every field not typed ``bool``)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_boolean_for_a_number(cls, value: Any, info: ValidationInfo) -> Any:
+        name = info.field_name
+        if (
+            name is not None
+            and _holds_bool(value)
+            and not _admits_bool(cls.model_fields[name].annotation)
+        ):
+            raise PydanticCustomError("bool_not_number", "a number, not true or false")
+        return value
+
+
+class RubricSpec(SpecPart):
+    """Base for a rubric's data. Subclasses add their thresholds as typed fields."""
 
     rubric: str
     version: str

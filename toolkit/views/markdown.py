@@ -15,6 +15,7 @@ long as they fit, and the rest counted, never cut in the middle of a table.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Mapping, Sequence
 
 from toolkit.gate import Check, reason
@@ -35,6 +36,19 @@ def cell(text: object) -> str:
     escaped, line breaks flattened."""
     flat = html.escape(" ".join(str(text).split()), quote=False)
     return flat.replace("|", "\\|") or " "
+
+
+def code_span(text: object) -> str:
+    """``text`` as an inline code span, shown exactly: inside backticks Markdown decodes
+    no entity and takes no HTML, so nothing is escaped; the fence is one backtick longer
+    than the longest run of backticks in the text (padded with a space when the text
+    starts or ends with one), line breaks flattened."""
+    flat = " ".join(str(text).split())
+    fence = "`" * (max((len(run) for run in re.findall("`+", flat)), default=0) + 1)
+    if not flat:
+        return "` `"
+    pad = " " if flat[0] == "`" or flat[-1] == "`" else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"
 
 
 def render_markdown(

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from toolkit.rubrics.rescore import RescoreResult, SweepResult
-from toolkit.views.markdown import cell
+from toolkit.views.markdown import cell, code_span
 from toolkit.views.text import fit_table, wrap_item
 
 if TYPE_CHECKING:
@@ -236,10 +236,10 @@ def _md_table(rows: Sequence[Sequence[str]]) -> list[str]:
 def render_rescore_markdown(result: RescoreResult) -> str:
     """The re-score as GitHub Markdown (tables of every run, dimension and split)."""
     out = [
-        f"## Rescore of `{cell(result.source)}` ({result.family})",
+        f"## Rescore of {code_span(result.source)} ({cell(result.family)})",
         "",
-        f"A: {cell(result.a)} (epoch `{result.epoch_a}`) · B: {cell(result.b)} "
-        f"(epoch `{result.epoch_b}`)",
+        f"A: {cell(result.a)} (epoch {code_span(result.epoch_a)}) · B: {cell(result.b)} "
+        f"(epoch {code_span(result.epoch_b)})",
         "",
     ]
     if result.differences:
@@ -326,7 +326,8 @@ def render_sweep_text(result: SweepResult, width: int | None = None) -> str:
 
 def render_sweep_markdown(result: SweepResult) -> str:
     """The sweep as a Markdown table."""
-    head = [f"## Sweep of `{result.spec.name}` ({result.base}: {_num(result.base_value)})", ""]
+    head = [f"## Sweep of {code_span(result.spec.name)} "
+            f"({cell(result.base)}: {_num(result.base_value)})", ""]  # fmt: skip
     return "\n".join([*head, *_md_table(_sweep_rows(result))]) + "\n"
 
 

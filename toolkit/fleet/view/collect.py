@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import tempfile
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -231,6 +232,20 @@ def _find(
     return found, kits, copies, notes
 
 
+@contextmanager
+def _lenient() -> Iterator[list[str]]:
+    """Record the lenient reads (:class:`~toolkit.errors.InputWarning`) of the block as
+    notes, in the list yielded (filled when the block ends)."""
+    notes: list[str] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", InputWarning)
+        try:
+            yield notes
+        finally:
+            notes.extend(f"read leniently: {w.message}" for w in caught
+                         if issubclass(w.category, InputWarning))  # fmt: skip
+
+
 #: The families whose finds are scored one by one (and replayed from a memo).
 _SCORED_ONE_BY_ONE = ("outcome", "eval", "discussion", "persona")
 
@@ -255,6 +270,9 @@ class _Scoring:
     memo: Memo | None = None
     #: Streaming: each run is handed to the sink through it as made, not held in ``runs``.
     shows: _Shown | None = None
+    #: The notes of lenient reads (``InputWarning``), each kept with the find it came
+    #: from (replayed with it), put after the other notes.
+    lenient: list[str] = field(default_factory=list)
 
     def _add(self, runs: Iterable[SiteRun]) -> None:
         """Keep ``runs`` (or, streaming, hand each to the sink as it comes)."""
@@ -268,43 +286,48 @@ class _Scoring:
         transcripts no iteration names become notes."""
         self.agent_logs = {session_of(f.path): f.path for f in found
                            if f.family == AGENT_TRANSCRIPT}  # fmt: skip
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", InputWarning)
-            sims = [f for f in found if f.family == "simulation"]
-            if sims:
-                self._simulations(sims)
-            for f in found:
-                stamp = self._stamp(f)
-                if self._replayed(f, stamp):
-                    continue
-                if self.memo is not None and f.family not in (*_SCORED_ONE_BY_ONE, "simulation"):
-                    self.memo.look(f, stamp_of([f.path]))  # a calibration, a transcript
-                before = (len(self.runs), len(self.notes), set(self.attached))
-                try:
-                    self._one(f)
-                except InputError as err:
-                    if f.family == "discussion" and err.field == "(top level)":
-                        self.other_json.append(f.path)  # a JSON file of another kind
-                    else:
-                        self.notes.append(f"left out as not {what(f.family)}: {err}")
-                except ToolkitError as err:
-                    self.notes.append(f"left out as not {what(f.family)}: {err}")
-                else:
-                    self._remember(f, stamp, before)
+        sims = [f for f in found if f.family == "simulation"]
+        if sims:
+            self._simulations(sims)
+        for f in found:
+            stamp = self._stamp(f)
+            if self._replayed(f, stamp):
+                continue
+            if self.memo is not None and f.family not in (*_SCORED_ONE_BY_ONE, "simulation"):
+                self.memo.look(f, stamp_of([f.path]))  # a calibration, a transcript
+            before = (len(self.runs), len(self.notes), set(self.attached))
+            with _lenient() as lenient:
+                scored = self._scored(f)
+            self.lenient.extend(lenient)
+            if scored:
+                self._remember(f, stamp, before, lenient)
         if self.other_json:
             self.notes.append(
                 f"{len(self.other_json)} JSON file(s) of another kind left out (not a game, "
                 f"chat, log or calibration result): {', '.join(self.other_json)}"
             )
-        for w in caught:
-            if issubclass(w.category, InputWarning):
-                self.notes.append(f"read leniently: {w.message}")
+        self.notes.extend(self.lenient)
         loose = sorted(set(self.agent_logs.values()) - self.attached)
         if loose:
             self.notes.append(
                 f"agent transcript(s) not shown: no iteration log of this site names their "
                 f"session (agent.session_id): {', '.join(loose)}"
             )
+
+    def _scored(self, f: Found) -> bool:
+        """Score ``f``; False (and a note) when it is left out."""
+        try:
+            self._one(f)
+        except InputError as err:
+            if f.family == "discussion" and err.field == "(top level)":
+                self.other_json.append(f.path)  # a JSON file of another kind
+            else:
+                self.notes.append(f"left out as not {what(f.family)}: {err}")
+            return False
+        except ToolkitError as err:
+            self.notes.append(f"left out as not {what(f.family)}: {err}")
+            return False
+        return True
 
     def _simulations(self, sims: Sequence[Found]) -> None:
         """The simulation runs, scored together (one bulk load per folder); with a memo,
@@ -324,14 +347,19 @@ class _Scoring:
                 fresh.append(f)
             else:
                 runs[f.path] = entry.runs
-        try:
-            for run in simulation_runs(fresh, self.storage_options) if fresh else ():
-                runs.setdefault(run.source, []).append(run)
-        except ToolkitError as err:
-            self.notes.append(f"simulation runs left out: {err}")
+                self.lenient.extend(entry.lenient)
+        with _lenient() as lenient:
+            try:
+                for run in simulation_runs(fresh, self.storage_options) if fresh else ():
+                    runs.setdefault(run.source, []).append(run)
+            except ToolkitError as err:
+                self.notes.append(f"simulation runs left out: {err}")
+        self.lenient.extend(lenient)
         for f in sims:
             self.runs.extend(runs.get(f.path, ()))
-            if f in fresh and f.path in runs:
+            if f in fresh and f.path in runs and not lenient:
+                # Read together, a lenient read's note is not one run's: a batch that gave
+                # one is scored again next round (so its notes come again), not replayed.
                 stamp = stamps[f.path]
                 self.memo.put(f, stamp, Entry(stamp or (), runs[f.path], [], set()))
 
@@ -359,18 +387,21 @@ class _Scoring:
             return False
         self.runs.extend(entry.runs)
         self.notes.extend(entry.notes)
+        self.lenient.extend(entry.lenient)
         self.attached |= entry.attached
         return True
 
     def _remember(
         self, f: Found, stamp: Stamp | None,
-        before: tuple[int, int, set[str]],
+        before: tuple[int, int, set[str]], lenient: list[str],
     ) -> None:  # fmt: skip
-        """Keep what scoring ``f`` gave (runs, notes, attached transcripts) in the memo."""
+        """Keep what scoring ``f`` gave (runs, notes, lenient reads' notes, attached
+        transcripts) in the memo."""
         if stamp is None or self.memo is None:
             return
         runs, notes, attached = before
-        entry = Entry(stamp, self.runs[runs:], self.notes[notes:], self.attached - attached)
+        entry = Entry(stamp, self.runs[runs:], self.notes[notes:], self.attached - attached,
+                      list(lenient))  # fmt: skip
         self.memo.put(f, stamp, entry)
 
     def _ratings_for(self, game_file: str) -> RatingSource | None:

@@ -1,7 +1,9 @@
 """What ``toolkit view --watch`` keeps between rounds: the site records of every find
 already scored, each under a stamp of the files it was scored from.
 
-A stamp is the sorted names, sizes and modification times (nanoseconds) of every file
+A stamp is the sorted names and stamps (:func:`toolkit.io.stamp.file_stamp`: size,
+modification and change time, inode, so a same-size rewrite within the clock's
+resolution is seen) of every file
 under a find's path, and of the files beside it that decide its score (a persona kit, a
 ratings file, the agent transcripts an iteration log can name). Looking costs one
 ``stat`` a file; a find whose stamp is unchanged is not loaded or scored again, its
@@ -18,20 +20,21 @@ from dataclasses import dataclass, field
 
 from toolkit.fleet.families import Found
 from toolkit.io.source import open_source
+from toolkit.io.stamp import FileStamp, file_stamp
 from toolkit.views.site import SiteRun
 
-#: A find's stamp: (path, size, mtime_ns) of every file it was scored from.
-Stamp = tuple[tuple[str, int, int], ...]
+#: A find's stamp: (path, file stamp) of every file it was scored from.
+Stamp = tuple[tuple[str, FileStamp], ...]
 
 
-def _files(path: str) -> Iterable[tuple[str, int, int]]:
-    """(path, size, mtime_ns) of ``path`` (a file) or of every file under it."""
+def _files(path: str) -> Iterable[tuple[str, FileStamp]]:
+    """(path, file stamp) of ``path`` (a file) or of every file under it."""
     try:
         st = os.stat(path)
     except OSError:
         return
     if not os.path.isdir(path):
-        yield (path, st.st_size, st.st_mtime_ns)
+        yield (path, file_stamp(st))
         return
     for folder, dirs, names in os.walk(path):
         dirs.sort()
@@ -41,7 +44,7 @@ def _files(path: str) -> Iterable[tuple[str, int, int]]:
                 s = os.stat(full)
             except OSError:  # removed while we looked: the next round sees it gone
                 continue
-            yield (full, s.st_size, s.st_mtime_ns)
+            yield (full, file_stamp(s))
 
 
 def stamp_of(paths: Sequence[str]) -> Stamp | None:
@@ -58,13 +61,15 @@ def stamp_of(paths: Sequence[str]) -> Stamp | None:
 
 @dataclass
 class Entry:
-    """One find's records as scored: its runs, the notes it gave, and the agent
-    transcripts it attached (so they are not reported as loose)."""
+    """One find's records as scored: its runs, the notes it gave, the agent transcripts
+    it attached (so they are not reported as loose), and the notes of its lenient reads
+    (so a replay says them again)."""
 
     stamp: Stamp
     runs: list[SiteRun]
     notes: list[str]
     attached: set[str]
+    lenient: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -78,6 +78,20 @@ def insert_draws(con: sqlite3.Connection, order: str, draws: Iterable[Draw]) -> 
     )  # fmt: skip
 
 
+def held_orders(con: sqlite3.Connection, unit_ids: Iterable[str]) -> dict[str, int]:
+    """The orders of the latest draw this store holds (``origin`` "", a restored backup's
+    included) of each of ``unit_ids`` that has one: order -> how many units."""
+    wanted = set(unit_ids)
+    counts: dict[str, int] = {}
+    for unit, order in con.execute(
+        "SELECT unit_id, draw_order FROM draw_events WHERE event_id IN "
+        "(SELECT max(event_id) FROM draw_events WHERE origin = '' GROUP BY unit_id)"
+    ):
+        if unit in wanted:
+            counts[str(order)] = counts.get(str(order), 0) + 1
+    return counts
+
+
 def draw_values(
     name: str, rec: Mapping[str, Any], line: int | None
 ) -> tuple[str, float, int, float | None, float | None]:

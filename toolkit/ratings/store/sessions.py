@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from toolkit.errors import InputError
 from toolkit.ratings.assign import assign_games
 from toolkit.ratings.store.connection import Connections
-from toolkit.ratings.store.draws import Draw, insert_draws
+from toolkit.ratings.store.draws import Draw, held_orders, insert_draws
 from toolkit.ratings.store.rows import checked_text, now_stamp
 
 #: The kinds of rating session: games rated 1-5 on the engagement instrument, or items
@@ -290,6 +290,7 @@ class Sessions(Connections):
         tokens = {r: secrets.token_urlsafe(24) for r in names}
         with self._write() as con:
             if con.execute("SELECT 1 FROM session").fetchone() is None:
+                self._no_other_order(con, order or "random", game_ids)
                 _insert_session(con, kind, game_ids, overlap, seed, items, names, tokens, queues)
                 insert_draws(con, order or "random", draws)
                 created = True
@@ -301,6 +302,21 @@ class Sessions(Connections):
             self._same_session(session, raters, overlap, seed, kind)
             self._same_order(order)
         return session, created
+
+    def _no_other_order(self, con: sqlite3.Connection, order: str, units: Sequence[str]) -> None:
+        """Refuse a new session whose units already have draws of another order (a
+        restored backup's: a backup holds no session): its draws would replace theirs
+        and the ratings made under them would be weighed as drawn in ``order``."""
+        other = {o: n for o, n in held_orders(con, units).items() if o != order}
+        if other:
+            found, n = max(other.items(), key=lambda kv: kv[1])
+            raise InputError(
+                self._name,
+                f"already holds draws of {n} of these units in {found} order (a restored "
+                f"backup?): create the session with --order {found}, or name a new --store",
+                field="--order",
+                value=order,
+            )
 
     def _same_order(self, order: str | None) -> None:
         """Refuse resuming a session in another order than the one it was created in."""

@@ -15,11 +15,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import ConfigDict, Field, ValidationError, model_validator
 
 from toolkit.errors import InputError, RubricError
 from toolkit.io.edge import parse_yaml_text
-from toolkit.rubrics._spec import RubricSpec, load_spec
+from toolkit.rubrics._spec import RubricSpec, SpecPart, load_spec
 
 __all__ = [
     "DEFAULT_DISCUSSION_SPEC",
@@ -47,7 +47,7 @@ METRIC_KEYS: tuple[str, ...] = (
 )
 
 
-class _Part(BaseModel):
+class _Part(SpecPart):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 

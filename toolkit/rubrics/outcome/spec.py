@@ -16,10 +16,10 @@ from typing import Any, Literal
 
 import polars as pl
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import ConfigDict, Field, ValidationError, model_validator
 
 from toolkit.errors import RubricError
-from toolkit.rubrics._spec import RubricSpec, load_spec
+from toolkit.rubrics._spec import RubricSpec, SpecPart, load_spec
 
 #: Every signal the scoring code knows, in the order the rubric lists them.
 SIGNALS: tuple[str, ...] = (
@@ -81,7 +81,7 @@ UNPUBLISHED_VERSIONS: dict[str, str] = {"2.2.0": "2.1.0"}
 _RUBRIC_FILE = NAMED_RUBRICS[DEFAULT_RUBRIC_NAME]
 
 
-class SignalWeight(BaseModel):
+class SignalWeight(SpecPart):
     """One signal of the rubric: its key, its label in scorecards, its nominal weight."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -91,7 +91,7 @@ class SignalWeight(BaseModel):
     weight: float
 
 
-class Band(BaseModel):
+class Band(SpecPart):
     """A named score band: scores at or above ``min`` (and below the band above)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)

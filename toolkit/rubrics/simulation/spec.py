@@ -8,9 +8,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveInt, model_validator
+from pydantic import ConfigDict, Field, PositiveInt, model_validator
 
-from toolkit.rubrics._spec import RubricSpec, load_spec
+from toolkit.rubrics._spec import RubricSpec, SpecPart, load_spec
 
 HEALTHY, DEGRADED, FAILED, INSUFFICIENT = "HEALTHY", "DEGRADED", "FAILED", "INSUFFICIENT_DATA"
 
@@ -34,7 +34,7 @@ DIMENSIONS: dict[str, str] = {
 SUBTYPE_PROPERTY = "subtype"
 
 
-class _Part(BaseModel):
+class _Part(SpecPart):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 

@@ -34,20 +34,32 @@ The payload is JSON (a subset of JavaScript), with ``<``, ``>`` and ``&`` escape
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import secrets
 import shutil
+import signal
 import tempfile
+import threading
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from toolkit.errors import InputError
-from toolkit.io.atomic import TEMP_SUFFIX, atomic_path, check_output_folder, usual_mode
+from toolkit.io.atomic import (
+    TEMP_SUFFIX,
+    atomic_path,
+    check_output_folder,
+    remove_leftovers,
+    usual_mode,
+    writer_gone,
+)
 from toolkit.scorecard import Scorecard
 from toolkit.views.palette import SWATCHES, UNKNOWN, Swatch
 
@@ -465,18 +477,71 @@ def _check_target(out: Path) -> None:
         )  # fmt: skip
 
 
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold back, for the block, the signals Python handles (Ctrl-C's SIGINT, and any
+    other with a Python handler): each that arrives is handed to its handler when the
+    block ends (a Ctrl-C then raises ``KeyboardInterrupt`` after it). Only the main
+    thread runs signal handlers, so elsewhere nothing needs holding."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    arrived: list[tuple[int, FrameType | None]] = []
+    held: dict[int, Callable[[int, FrameType | None], Any]] = {}
+    for number in (int(signal.SIGINT), int(signal.SIGTERM)):
+        handler = signal.getsignal(number)
+        if callable(handler):
+            held[number] = handler
+            signal.signal(number, lambda n, frame: arrived.append((n, frame)))
+    try:
+        yield
+    finally:
+        for number, handler in held.items():
+            signal.signal(number, handler)
+        for number, frame in arrived:
+            held[number](number, frame)
+
+
 def _swap_in(new: Path, data: Path) -> None:
-    """Replace ``data`` by the complete folder ``new`` (a reader sees the old site or the
-    new one, except for the instant between two renames)."""
+    """Replace ``data`` by the complete folder ``new``: a reader sees the old site or the
+    new one (except for the instant between two renames). The two renames are made with
+    Ctrl-C held back (:func:`_signals_held`), and if the second fails (or is
+    interrupted all the same) the old folder is put back, so ``data`` is never left
+    missing; a process killed outright between them leaves the old folder for the next
+    build to put back (:func:`_recover`)."""
     old = None
-    if data.exists():
-        old = data.with_name(f".data-old.{os.getpid()}{TEMP_SUFFIX}")
-        if old.exists():
-            shutil.rmtree(old)
-        data.rename(old)
-    new.rename(data)
-    if old is not None:
-        shutil.rmtree(old)
+    try:
+        with _signals_held():
+            if data.exists():
+                old = data.with_name(f".data-old.{os.getpid()}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
+                data.rename(old)
+            try:
+                new.rename(data)
+            except BaseException:
+                if old is not None and not data.exists():
+                    old.rename(data)
+                    old = None
+                raise
+    finally:  # also when a Ctrl-C held back arrives as the block ends
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def _recover(out: Path) -> None:
+    """Before a build: put back the previous ``data/`` that a process killed between
+    the swap's two renames left aside (the newest of dead processes' ``.data-old.*``
+    folders holding a manifest), then remove the new and old data folders that dead
+    builds left (a live build's are never touched)."""
+    data = out / "data"
+    if not data.exists() and not data.is_symlink():
+        aside = [p for p in out.glob(f".data-old.*{TEMP_SUFFIX}")
+                 if p.is_dir() and not p.is_symlink() and writer_gone(p.name)
+                 and (p / "manifest.js").is_file()]  # fmt: skip
+        if aside:
+            with contextlib.suppress(OSError):  # another build got there first
+                max(aside, key=lambda p: p.stat().st_mtime_ns).rename(data)
+    for kind in ("data-old", "data-new"):
+        remove_leftovers(out, kind, folders=True)
 
 
 def write_site(
@@ -571,8 +636,10 @@ class SiteWriter:
         if self._data is None:
             out = check_output_folder(self._out_dir)  # not a file, a FIFO, a device...
             out.mkdir(parents=True, exist_ok=True)
+            _recover(out)
             _check_target(out)
-            data = Path(tempfile.mkdtemp(prefix=".data-new.", suffix=TEMP_SUFFIX, dir=out))
+            data = Path(tempfile.mkdtemp(prefix=f".data-new.{os.getpid()}.", suffix=TEMP_SUFFIX,
+                                         dir=out))  # fmt: skip
             data.chmod(usual_mode(folder=True))  # mkdtemp's 0700 would hide it from a server
             self._data = data
         return self._data

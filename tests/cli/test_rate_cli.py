@@ -383,7 +383,7 @@ def test_another_sessions_backup_is_refused_unless_imported_as_its_data(
 
 
 def test_a_rater_name_with_control_characters_is_printed_escaped(
-    games: Path, served: list[tuple[Any, tuple[str, int]]], capsys: pytest.CaptureFixture[str]
+    games: Path, rate_serves: list[tuple[Any, tuple[str, int]]], capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Found in review: a name holding ESC (a colour sequence) or U+202E (right-to-left
     override) reached the terminal raw with its link; the page escapes it, so must the

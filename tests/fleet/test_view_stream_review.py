@@ -1,6 +1,5 @@
 """Review of the streamed site writer (``toolkit view -o``, ``collect(..., sink=...)``):
-behaviours found in review and left for the owner of ``collect.py`` to fix, pinned as
-strict xfails (each passes, and so fails the suite, once fixed)."""
+behaviours found in review."""
 
 from __future__ import annotations
 
@@ -12,11 +11,6 @@ from conftest import SAMPLE_RUNS
 from toolkit.cli import main
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the output folder is first checked inside SiteWriter.add, under collect's "
-    "per-family `except ToolkitError`: its refusal is reported as runs left out",
-)
 def test_a_refused_output_folder_is_one_error_not_notes_of_runs_left_out(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

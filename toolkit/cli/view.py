@@ -212,6 +212,7 @@ def _streamed(
     from toolkit.views.site import SiteWriter  # the site writer (polars): not for --help
 
     with SiteWriter(folder) as writer:
+        writer.check()  # a refused folder before any run is read, not runs "left out"
         collected = gather(None, writer.add)
         return writer.finish(**site_of(collected)), collected
 

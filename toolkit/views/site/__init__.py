@@ -631,13 +631,25 @@ class SiteWriter:
             shutil.rmtree(self._data, ignore_errors=True)
             self._data = None
 
+    def check(self) -> Path:
+        """The output folder, checked without making anything: not a file, a FIFO or a
+        device, and no ``data/`` folder the site did not write. Called before any run is
+        gathered, so a refused folder is one error, never a run left out.
+
+        Raises:
+            InputError: one line naming the folder and why.
+        """
+        out = check_output_folder(self._out_dir)
+        _check_target(out)
+        return out
+
     def _folder(self) -> Path:
         """The new data folder, made (and the output folder checked) on first use."""
         if self._data is None:
-            out = check_output_folder(self._out_dir)  # not a file, a FIFO, a device...
+            out = self.check()
             out.mkdir(parents=True, exist_ok=True)
             _recover(out)
-            _check_target(out)
+            _check_target(out)  # again: a dead build's data/ may have been put back
             data = Path(tempfile.mkdtemp(prefix=f".data-new.{os.getpid()}.", suffix=TEMP_SUFFIX,
                                          dir=out))  # fmt: skip
             data.chmod(usual_mode(folder=True))  # mkdtemp's 0700 would hide it from a server

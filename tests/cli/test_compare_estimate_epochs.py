@@ -101,3 +101,25 @@ def test_discussion_arms_carry_the_epoch_of_the_judged_score(
     assert data["epochs"] == [*stamped, *stamped]
     assert main([*args, "--rubric-a", str(tmp_path / "a.csv")]) == 2
     assert "a rubric per arm is for persona arms here" in capsys.readouterr().err
+
+
+def test_the_text_of_two_long_arms_fits_an_80_column_terminal(
+    sample_runs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Looked at in an 80-column terminal: two arms' paths made the title 95 columns wide;
+    past 80 each arm is named on its own line (a path itself is never cut)."""
+    folder = sample_runs / "discussions"
+    ratings = pl.read_csv(folder / "engagement_ratings.csv", infer_schema=False)
+    for name, games in (("a", ["game-pass", "game-over-budget"]), ("b", ["base-7-1", "base-7-2"])):
+        ratings.filter(pl.col("game_id").is_in(games)).write_csv(tmp_path / f"{name}.csv")
+    a, b = str(folder), str(folder / "baseline")
+    assert len(f"B - A on the people's scale: A = {a}, B = {b}") > 80  # the case pinned
+    args = [
+        "compare", "--estimate", a, b,
+        "--judge", f"recorded:{folder / 'judge' / 'cassette.json'}",
+        "--ratings-a", str(tmp_path / "a.csv"), "--ratings-b", str(tmp_path / "b.csv"),
+    ]  # fmt: skip
+    assert main(args) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:3] == ["B - A on the people's scale:", f"  A = {a}", f"  B = {b}"]
+    assert max(len(line) for line in lines[3:]) <= 80

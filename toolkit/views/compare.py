@@ -679,8 +679,11 @@ def render_estimate_difference_text(result: Any) -> str:
         return "-" if v is None else (f"{v:+.3f}" if signed else f"{v:.3f}")
 
     a, b = result.labels
+    title = f"B - A on the people's scale: A = {a}, B = {b}"
+    if len(title) > 80:  # long paths: each arm on its own line, in an 80-column terminal
+        title = f"B - A on the people's scale:\n  A = {a}\n  B = {b}"
     lines = [
-        f"B - A on the people's scale: A = {a}, B = {b}",
+        title,
         f"judge {result.judge!r}, PPI++ per arm, {result.confidence:.0%} intervals (the "
         f"arms' variances added)",
         f"pass = score >= {result.threshold:g}",

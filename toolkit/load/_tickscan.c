@@ -330,14 +330,15 @@ static int finite_float(const Tok *t) {
     return ok ? 0 : BAIL;
 }
 
-static int any_object(P *ps) {
+/* An object of any keys, each value checked by `value`, no key repeated. */
+static int keyed_object(P *ps, int (*value)(P *)) {
     Keys keys;
     Span key;
     int count = 0, r, bad = 0;
     if (open_(ps, '{')) return BAIL;
     keys_init(&keys);
     while ((r = next_key(ps, &key, &count)) == 1) {
-        if (keys_add(&keys, &key) || any_value(ps)) {
+        if (keys_add(&keys, &key) || value(ps)) {
             bad = 1;
             break;
         }
@@ -346,6 +347,8 @@ static int any_object(P *ps) {
     keys_free(&keys);
     return bad ? BAIL : 0;
 }
+
+static int any_object(P *ps) { return keyed_object(ps, any_value); }
 
 /* Any JSON value (an `Any` field of `_Fast`): checked, no repeated key inside. */
 static int any_value(P *ps) {
@@ -590,23 +593,7 @@ static int costs_field(P *ps, int i, void *ctx) {
 static int node_value(P *ps) { return f_struct(ps, NODE, 3, 0, NULL, any_field, NULL); }
 
 /* dict[str, node] | None */
-static int f_state(P *ps) {
-    Keys keys;
-    Span key;
-    int count = 0, r, bad = 0;
-    if (is_null(ps)) return 0;
-    if (open_(ps, '{')) return BAIL;
-    keys_init(&keys);
-    while ((r = next_key(ps, &key, &count)) == 1) {
-        if (keys_add(&keys, &key) || node_value(ps)) {
-            bad = 1;
-            break;
-        }
-    }
-    if (r == BAIL || (!bad && repeated(keys.keys, keys.n))) bad = 1;
-    keys_free(&keys);
-    return bad ? BAIL : 0;
-}
+static int f_state(P *ps) { return is_null(ps) ? 0 : keyed_object(ps, node_value); }
 
 /* list[action] | None */
 static int f_actions(P *ps) {

@@ -194,11 +194,12 @@ static int open_(P *ps, unsigned char c) {
     return 0;
 }
 
-/* The next key of an object (1), its end (0) or BAIL; leaves ps->p at the value. */
-static int next_key(P *ps, Span *key, int *count) {
+/* The next item of an object or array (1), its end `close` (0) or BAIL: past the comma
+   that separates it from the one before. */
+static int next_item(P *ps, unsigned char close, int *count) {
     ws(ps);
     if (ps->p >= ps->end) return BAIL;
-    if (*ps->p == '}') {
+    if (*ps->p == close) {
         ps->p++;
         ps->depth--;
         return 0;
@@ -209,34 +210,25 @@ static int next_key(P *ps, Span *key, int *count) {
         ws(ps);
         if (ps->p >= ps->end) return BAIL;
     }
+    (*count)++;
+    return 1;
+}
+
+/* The next key of an object (1), its end (0) or BAIL; leaves ps->p at the value. */
+static int next_key(P *ps, Span *key, int *count) {
+    int r = next_item(ps, '}', count);
+    if (r != 1) return r;
     if (*ps->p != '"' || string(ps, key)) return BAIL;
     ws(ps);
     if (ps->p >= ps->end || *ps->p != ':') return BAIL;
     ps->p++;
     ws(ps);
     if (ps->p >= ps->end) return BAIL;
-    (*count)++;
     return 1;
 }
 
 /* The next element of an array (1), its end (0) or BAIL; leaves ps->p at the value. */
-static int next_elem(P *ps, int *count) {
-    ws(ps);
-    if (ps->p >= ps->end) return BAIL;
-    if (*ps->p == ']') {
-        ps->p++;
-        ps->depth--;
-        return 0;
-    }
-    if (*count) {
-        if (*ps->p != ',') return BAIL;
-        ps->p++;
-        ws(ps);
-        if (ps->p >= ps->end) return BAIL;
-    }
-    (*count)++;
-    return 1;
-}
+static int next_elem(P *ps, int *count) { return next_item(ps, ']', count); }
 
 static inline int is_null(P *ps) {
     if (ps->end - ps->p >= 4 && memcmp(ps->p, "null", 4) == 0) {

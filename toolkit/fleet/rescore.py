@@ -50,10 +50,10 @@ from toolkit.rubrics.rescore import (
     parse_outcome_sweep,
     parse_sweep,
     rescore_diff,
-    sweep_row,
-    sweep_table,
+    sweep_over,
     swept_outcome_rubric,
     swept_rubric,
+    verdicts_seen,
 )
 from toolkit.rubrics.simulation import (
     DEFAULT_RUBRIC,
@@ -316,21 +316,18 @@ def sweep(
         else load_simulation_runs(source, cache=cache, storage_options=storage_options)
     )
     cards, _ = _score_simulation(universe, base, window)
-    base_frame = _verdicts(cards, parsed.dimension)
-    rows = []
-    for value in parsed.values:
+
+    def at(value: float) -> pl.DataFrame | str:
         swept = swept_rubric(base, parsed, value)
-        frame = (
-            swept
-            if isinstance(swept, str)
-            else _verdicts(_score_simulation(universe, swept, window, cards)[0], parsed.dimension)
-        )
-        rows.append(sweep_row(value, base_frame, frame, parsed.dimension, SIM_VERDICTS))
+        if isinstance(swept, str):
+            return swept
+        return _verdicts(_score_simulation(universe, swept, window, cards)[0], parsed.dimension)
+
+    table = sweep_over(parsed.values, _verdicts(cards, parsed.dimension), at, parsed.dimension,
+                       SIM_VERDICTS)  # fmt: skip
     where = "a loaded fleet" if isinstance(source, Universe) else str(source)
     base_value = float(getattr(getattr(base, parsed.dimension), parsed.threshold))
-    return SweepResult(
-        parsed, _label(base), base_value, sweep_table(rows, SIM_VERDICTS), SIM_VERDICTS, where
-    )
+    return SweepResult(parsed, _label(base), base_value, table, SIM_VERDICTS, where)
 
 
 def _verdicts(cards: Sequence[Scorecard], dimension: str) -> pl.DataFrame:
@@ -525,22 +522,17 @@ def sweep_outcome(
             [(n, score_outcome(log, ev, r)) for (n, log), ev in zip(logs, evidence, strict=True)]
         )
 
-    base_frame = scored(base)
-    verdicts = tuple(b.band for b in base.bands)
-    if base_frame.filter(~pl.col("verdict").is_in(verdicts)).height:
-        verdicts += tuple(
-            v for v in base_frame["verdict"].unique(maintain_order=True) if v not in verdicts
-        )
-    rows = []
-    for value in parsed.values:
+    def at(value: float) -> pl.DataFrame | str:
         swept = swept_outcome_rubric(base, parsed, value)
-        frame = swept if isinstance(swept, str) else scored(swept)
-        rows.append(sweep_row(value, base_frame, frame, parsed.dimension, verdicts))
+        return swept if isinstance(swept, str) else scored(swept)
+
+    base_frame = scored(base)
+    verdicts = verdicts_seen(base_frame, [b.band for b in base.bands])
     return SweepResult(
         parsed,
         _label(base),
         outcome_base_value(base, parsed),
-        sweep_table(rows, verdicts),
+        sweep_over(parsed.values, base_frame, at, parsed.dimension, verdicts),
         verdicts,
         str(source),
         family="outcome",

@@ -44,9 +44,9 @@ from toolkit.rubrics.rescore import (
     SweepResult,
     parse_discussion_sweep,
     rescore_diff,
-    sweep_row,
-    sweep_table,
+    sweep_over,
     swept_discussion_rubric,
+    verdicts_seen,
 )
 
 DiscussionRubricArg = str | Path | Mapping[str, Any] | DiscussionSpec | None
@@ -301,21 +301,18 @@ def sweep_discussion(
                                   engagement=engagement)  # fmt: skip
         return _verdicts(report, parsed.threshold)
 
-    base_frame = scored(base)
-    verdicts = DISCUSSION_VERDICTS + tuple(
-        v for v in base_frame["verdict"].unique(maintain_order=True) if v not in DISCUSSION_VERDICTS
-    )
-    rows = []
-    for value in parsed.values:
+    def at(value: float) -> pl.DataFrame | str:
         swept = swept_discussion_rubric(base, parsed, value)
-        frame = swept if isinstance(swept, str) else scored(swept)
-        rows.append(sweep_row(value, base_frame, frame, parsed.threshold, verdicts))
+        return swept if isinstance(swept, str) else scored(swept)
+
+    base_frame = scored(base)
+    verdicts = verdicts_seen(base_frame, DISCUSSION_VERDICTS)
     where = "loaded games" if isinstance(source, Discussion) else str(source)
     return SweepResult(
         parsed,
         f"{base.rubric} {base.version}",
         base.threshold(parsed.threshold),
-        sweep_table(rows, verdicts),
+        sweep_over(parsed.values, base_frame, at, parsed.threshold, verdicts),
         verdicts,
         where,
         family="discussion",

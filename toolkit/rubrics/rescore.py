@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -673,6 +673,25 @@ def sweep_row(
     row["status_flips"] = int((~both["status"].eq_missing(both["status_new"])).sum())
     counts = dict(swept.group_by("verdict").len().iter_rows())
     return row | {v: int(counts.get(v, 0)) for v in verdicts}
+
+
+def sweep_over(
+    values: Sequence[float],
+    base: pl.DataFrame,
+    at: Callable[[float], pl.DataFrame | str],
+    dimension: str,
+    verdicts: Sequence[str],
+) -> pl.DataFrame:
+    """The sweep table: one :func:`sweep_row` per value, ``at(value)`` the unit frame
+    scored under the rubric with that value (or why there is none)."""
+    return sweep_table([sweep_row(v, base, at(v), dimension, verdicts) for v in values], verdicts)
+
+
+def verdicts_seen(base: pl.DataFrame, known: Sequence[str]) -> tuple[str, ...]:
+    """``known`` verdicts in their order, then any other verdict ``base`` holds, in the
+    order it first appears (a rubric may name bands of its own)."""
+    seen = base["verdict"].unique(maintain_order=True)
+    return tuple(known) + tuple(v for v in seen if v not in known)
 
 
 def sweep_table(rows: Sequence[Mapping[str, Any]], verdicts: Sequence[str]) -> pl.DataFrame:

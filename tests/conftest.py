@@ -523,3 +523,21 @@ def browser() -> Iterator[Any]:
             yield chromium
         finally:
             chromium.close()
+
+
+@pytest.fixture
+def discussion_estimate_args(sample_runs: Path, tmp_path: Path) -> list[str]:
+    """``toolkit compare --estimate`` of the sample games (A) against their baseline (B)
+    with the recorded judge, two of each arm's three games rated (``tmp_path`` / a.csv,
+    b.csv; the third judged only); the caller adds ``--format`` and the like."""
+    import polars as pl  # only the tests that take this fixture pay for it
+
+    folder = sample_runs / "discussions"
+    ratings = pl.read_csv(folder / "engagement_ratings.csv", infer_schema=False)
+    for name, games in (("a", ["game-pass", "game-over-budget"]), ("b", ["base-7-1", "base-7-2"])):
+        ratings.filter(pl.col("game_id").is_in(games)).write_csv(tmp_path / f"{name}.csv")
+    return [
+        "compare", "--estimate", str(folder), str(folder / "baseline"),
+        "--judge", f"recorded:{folder / 'judge' / 'cassette.json'}",
+        "--ratings-a", str(tmp_path / "a.csv"), "--ratings-b", str(tmp_path / "b.csv"),
+    ]  # fmt: skip

@@ -76,20 +76,14 @@ def test_persona_arms_of_two_rubrics_are_fenced_unless_across_epochs(
 
 
 def test_discussion_arms_carry_the_epoch_of_the_judged_score(
-    sample_runs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    sample_runs: Path,
+    tmp_path: Path,
+    discussion_estimate_args: list[str],
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     folder = sample_runs / "discussions"
-    ratings = pl.read_csv(folder / "engagement_ratings.csv", infer_schema=False)
-    for name, games in (("a", ["game-pass", "game-over-budget"]), ("b", ["base-7-1", "base-7-2"])):
-        ratings.filter(pl.col("game_id").is_in(games)).write_csv(tmp_path / f"{name}.csv")
     cassette = folder / "judge" / "cassette.json"
-    args = [
-        "compare", "--estimate", str(folder), str(folder / "baseline"),
-        "--judge", f"recorded:{cassette}",
-        "--ratings-a", str(tmp_path / "a.csv"), "--ratings-b", str(tmp_path / "b.csv"),
-        "--format", "json",
-    ]  # fmt: skip
-    assert main(args) == 0
+    assert main([*discussion_estimate_args, "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
     # the epoch score_discussion stamps when the judge's engagement decides
     games = load_discussions([folder])
@@ -99,27 +93,18 @@ def test_discussion_arms_carry_the_epoch_of_the_judged_score(
                               judged=judged, engagement="judge")  # fmt: skip
     stamped = {card.meta["epoch"] for card in report.scorecards}
     assert data["epochs"] == [*stamped, *stamped]
-    assert main([*args, "--rubric-a", str(tmp_path / "a.csv")]) == 2
+    assert main([*discussion_estimate_args, "--rubric-a", str(tmp_path / "a.csv")]) == 2
     assert "a rubric per arm is for persona arms here" in capsys.readouterr().err
 
 
 def test_the_text_of_two_long_arms_fits_an_80_column_terminal(
-    sample_runs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    discussion_estimate_args: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Looked at in an 80-column terminal: two arms' paths made the title 95 columns wide;
     past 80 each arm is named on its own line (a path itself is never cut)."""
-    folder = sample_runs / "discussions"
-    ratings = pl.read_csv(folder / "engagement_ratings.csv", infer_schema=False)
-    for name, games in (("a", ["game-pass", "game-over-budget"]), ("b", ["base-7-1", "base-7-2"])):
-        ratings.filter(pl.col("game_id").is_in(games)).write_csv(tmp_path / f"{name}.csv")
-    a, b = str(folder), str(folder / "baseline")
+    a, b = discussion_estimate_args[2:4]
     assert len(f"B - A on the people's scale: A = {a}, B = {b}") > 80  # the case pinned
-    args = [
-        "compare", "--estimate", a, b,
-        "--judge", f"recorded:{folder / 'judge' / 'cassette.json'}",
-        "--ratings-a", str(tmp_path / "a.csv"), "--ratings-b", str(tmp_path / "b.csv"),
-    ]  # fmt: skip
-    assert main(args) == 0
+    assert main(discussion_estimate_args) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[:3] == ["B - A on the people's scale:", f"  A = {a}", f"  B = {b}"]
     assert max(len(line) for line in lines[3:]) <= 80

@@ -139,20 +139,14 @@ def test_one_arms_ratings_alone_or_without_estimate_is_refused_in_one_line(
 
 
 def test_the_folder_form_over_discussion_games_uses_the_engagement_scale(
-    sample_runs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    sample_runs: Path,
+    discussion_estimate_args: list[str],
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     folder = sample_runs / "discussions"
     ratings = pl.read_csv(folder / "engagement_ratings.csv", infer_schema=False)
     # two of each arm's three games rated: the third is judged only
-    for name, games in (("a", ["game-pass", "game-over-budget"]), ("b", ["base-7-1", "base-7-2"])):
-        ratings.filter(pl.col("game_id").is_in(games)).write_csv(tmp_path / f"{name}.csv")
-    args = [
-        "compare", "--estimate", str(folder), str(folder / "baseline"),
-        "--judge", f"recorded:{folder / 'judge' / 'cassette.json'}",
-        "--ratings-a", str(tmp_path / "a.csv"), "--ratings-b", str(tmp_path / "b.csv"),
-        "--format", "json",
-    ]  # fmt: skip
-    assert main(args) == 0
+    assert main([*discussion_estimate_args, "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["threshold"] == 3.0  # the engagement rubric's pass mark, on its 1-5 scale
     arms = [r for r in data["rows"] if r["measure"] == "mean"][:2]

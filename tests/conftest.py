@@ -541,3 +541,22 @@ def discussion_estimate_args(sample_runs: Path, tmp_path: Path) -> list[str]:
         "--judge", f"recorded:{folder / 'judge' / 'cassette.json'}",
         "--ratings-a", str(tmp_path / "a.csv"), "--ratings-b", str(tmp_path / "b.csv"),
     ]  # fmt: skip
+
+
+def run_app_js(pattern: str, program: str, payload: Any, timeout: float = 120) -> Any:
+    """Run, in node, the part of the site's app.js that ``pattern`` finds (a regular
+    expression over its text, DOTALL), then ``program``, which reads ``payload`` as JSON
+    from standard input and writes its answer as JSON; the answer. Skips without node."""
+    import re
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    app = ROOT / "toolkit" / "views" / "site" / "static" / "app.js"
+    found = re.search(pattern, app.read_text(encoding="utf-8"), re.S)
+    assert found is not None, f"app.js has no {pattern!r}"
+    done = subprocess.run(
+        [node, "-e", f"{found.group(0)}\n{program}"], input=json.dumps(payload),
+        capture_output=True, text=True, timeout=timeout, check=True,
+    )  # fmt: skip
+    return json.loads(done.stdout)

@@ -8,16 +8,9 @@ many floats against Python's ``format``, the reference the text views use."""
 
 from __future__ import annotations
 
-import json
 import random
-import re
-import shutil
-import subprocess
 
-import pytest
-from conftest import ROOT
-
-APP = ROOT / "toolkit" / "views" / "site" / "static" / "app.js"
+from conftest import run_app_js
 
 #: (value, what `toolkit quality` prints), worked by hand: 1/16 = 0.0625 is an exact tie
 #: at three decimals (62.5 thousandths: to the even 62); 0.1875 = 3/16 is 187.5 (to 188);
@@ -49,22 +42,11 @@ CASES: list[tuple[float | None, str]] = [
 
 def _format_with_node(values: list[float | None]) -> list[str]:
     """The site's fmtValue over ``values``, run by node from app.js's own text."""
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not installed")
-    source = APP.read_text(encoding="utf-8")
-    found = re.search(r"\n  function fmtValue\(v\) \{\n.*?\n  \}\n", source, re.S)
-    assert found is not None, "app.js has no fmtValue"
     program = (
-        f"{found.group(0)}\n"
         "const values = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n"
         "process.stdout.write(JSON.stringify(values.map(fmtValue)));\n"
     )
-    done = subprocess.run(
-        [node, "-e", program], input=json.dumps(values), capture_output=True, text=True,
-        timeout=60, check=True,
-    )  # fmt: skip
-    return list(json.loads(done.stdout))
+    return list(run_app_js(r"\n  function fmtValue\(v\) \{\n.*?\n  \}\n", program, values, 60))
 
 
 def test_the_site_prints_the_hand_worked_cases_as_the_text_views_do() -> None:

@@ -10,42 +10,23 @@ against the Python functions the views call."""
 
 from __future__ import annotations
 
-import json
 import random
-import re
-import shutil
-import subprocess
 
-import pytest
-from conftest import ROOT
+from conftest import run_app_js
 
 from toolkit.rubrics.experiment.rounding import format_number
 from toolkit.views.compare import num, p_text
 
-APP = ROOT / "toolkit" / "views" / "site" / "static" / "app.js"
-
 
 def _run(calls: list[list[object]]) -> list[str]:
     """Each ``[name, *args]`` called in node on app.js's own Python-format functions."""
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not installed")
-    source = APP.read_text(encoding="utf-8")
-    found = re.search(
-        r"\n  function exactDecimal\(a\) \{\n.*?\n(?=  function bytes\()", source, re.S
-    )
-    assert found is not None, "app.js has no Python-format functions"
     program = (
-        f"{found.group(0)}\n"
         "const fns = {pyFixed, pyG, pyNum, pyP, paperFixed};\n"
         "const calls = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n"
         "process.stdout.write(JSON.stringify(calls.map(c => fns[c[0]](...c.slice(1)))));\n"
     )
-    done = subprocess.run(
-        [node, "-e", program], input=json.dumps(calls), capture_output=True, text=True,
-        timeout=120, check=True,
-    )  # fmt: skip
-    return list(json.loads(done.stdout))
+    pattern = r"\n  function exactDecimal\(a\) \{\n.*?\n(?=  function bytes\()"
+    return list(run_app_js(pattern, program, calls))
 
 
 #: (call, what Python prints), worked by hand. 0.0625 = 1/16 is an exact tie at three

@@ -63,18 +63,28 @@ def test_a_unit_rated_but_never_drawn_has_no_weight() -> None:
         effective_probabilities({"a": 0.5, "b": 0.5, "c": 0.4}, ["a", "c"], ["a", "b"])
 
 
+_GAMES = ["g1", "g2", "g3"]
+_DRAWS = [Draw("g1", 0.5, True), Draw("g2", 0.5, False), Draw("g3", 1.0, True)]
+
+
+def _restored_informative(tmp_path: Path) -> RatingStore:
+    """A fresh store holding the restored backup of an informative session of three games
+    (no session of its own)."""
+    first = RatingStore(tmp_path / "a.db")
+    first.open_session(_GAMES, ["ana", "ben"], seed=1, order="informative", draws=_DRAWS)
+    first.backup(tmp_path / "bk")
+    second = RatingStore(tmp_path / "b.db")
+    second.restore(tmp_path / "bk")
+    return second
+
+
 def test_resuming_checks_the_order_the_session_reports(tmp_path: Path) -> None:
     """Found in review: a backup of an informative session restored into a fresh store,
     then a session created there in informative order: resuming it with --order
     informative is accepted and with --order random refused (both read each unit's
     latest draw, as draw_order() does)."""
-    games = ["g1", "g2", "g3"]
-    first = RatingStore(tmp_path / "a.db")
-    draws = [Draw("g1", 0.5, True), Draw("g2", 0.5, False), Draw("g3", 1.0, True)]
-    first.open_session(games, ["ana", "ben"], seed=1, order="informative", draws=draws)
-    first.backup(tmp_path / "bk")
-    second = RatingStore(tmp_path / "b.db")
-    second.restore(tmp_path / "bk")
+    games, draws = _GAMES, _DRAWS
+    second = _restored_informative(tmp_path)
     second.open_session(games, ["ana", "ben"], seed=1, order="informative", draws=draws)
     assert second.draw_order() == "informative"
     session, created = second.open_session(games, None, order="informative")
@@ -88,13 +98,8 @@ def test_a_random_session_over_restored_informative_draws_is_refused(tmp_path: P
     created there in random order recorded probability 1 for every unit over the
     restored informative draws, so the informatively drawn ratings were weighed as
     random. Refused in one line naming the order found; the store is left as it was."""
-    games = ["g1", "g2", "g3"]
-    first = RatingStore(tmp_path / "a.db")
-    draws = [Draw("g1", 0.5, True), Draw("g2", 0.5, False), Draw("g3", 1.0, True)]
-    first.open_session(games, ["ana", "ben"], seed=1, order="informative", draws=draws)
-    first.backup(tmp_path / "bk")
-    second = RatingStore(tmp_path / "b.db")
-    second.restore(tmp_path / "bk")
+    games = _GAMES
+    second = _restored_informative(tmp_path)
     with pytest.raises(InputError) as caught:
         second.open_session(games, ["ana", "ben"], seed=1)
     line = str(caught.value)

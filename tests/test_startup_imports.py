@@ -321,7 +321,8 @@ import json, sys
 from toolkit.cli import main
 code = main(sys.argv[2:])
 loader = sys.modules.get("pydantic.plugin._loader")
-models, todo = [], list(sys.modules["pydantic"].BaseModel.__subclasses__())
+pydantic = sys.modules.get("pydantic")  # quality with the default rubric never imports it
+models, todo = [], list(pydantic.BaseModel.__subclasses__()) if pydantic else []
 while todo:  # every pydantic model class built in the process
     model = todo.pop()
     models.append(f"{model.__module__}.{model.__qualname__}")
@@ -375,13 +376,14 @@ def test_one_run_builds_only_its_own_command_and_skips_pydantic_plugin_discovery
     assert sibling not in modules  # another command's module: only --help imports them all
     never = {m for m in modules for n in ONE_RUN_NEVER if m == n or m.startswith(n + ".")}
     assert never == set()
-    assert "pydantic" in modules  # the file models are still built and used ...
-    assert report["plugins_scanned"] is False  # ... without reading every entry point
+    # discussion still builds pydantic models (quality none: see below), without reading
+    # every distribution's entry points
+    assert report["plugins_scanned"] is False
 
 
 def test_a_user_who_sets_pydantic_disable_plugins_keeps_their_setting(tmp_path: Path) -> None:
     env = {**_env(), "PYDANTIC_DISABLE_PLUGINS": ""}  # empty: plugins on
-    report = _one_run(["quality", str(RUN)], tmp_path, env)
+    report = _one_run(["discussion", str(GAMES)], tmp_path, env)
     assert report["code"] == 0
     assert report["plugins_scanned"] is True
 
@@ -427,12 +429,46 @@ def test_a_well_formed_run_builds_none_of_the_loaders_file_models(
     args: list[str], tmp_path: Path
 ) -> None:
     # Its tick files and batch record are checked without pydantic (the models, ~13 ms of
-    # CPU, only for a file the fast path cannot vouch for); the rubric's own models stay.
+    # CPU, only for a file the fast path cannot vouch for).
     report = _one_run(args, tmp_path)
     assert report["code"] == 0
     assert "toolkit.load._run_models" not in report["modules"]
     assert [m for m in report["models"] if m.startswith("toolkit.load.")] == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [pytest.param(args, id=name) for name, args, _ in ONE_RUN_COMMANDS if args[0] == "quality"],
+)
+def test_one_run_quality_with_the_default_rubric_imports_no_pydantic(
+    args: list[str], tmp_path: Path
+) -> None:
+    # The default rubric's plain values score it (pydantic and the rubric's nine model
+    # classes: ~0.1 s of CPU, issue 38); the models come back when a user names one.
+    report = _one_run(args, tmp_path)
+    assert report["code"] == 0
+    modules = set(report["modules"])
+    assert {m.partition(".")[0] for m in modules} & {"pydantic", "pydantic_core"} == set()
+    assert "toolkit.rubrics.simulation.spec" not in modules
+    assert "toolkit.rubrics._spec" not in modules
+    assert report["models"] == []
+
+
+def test_one_run_quality_with_a_rubric_file_still_validates_it_with_the_model(
+    tmp_path: Path,
+) -> None:
+    rubric = tmp_path / "rubric.yaml"
+    rubric.write_text("version: 9.0.0\nwindow: 20\n", encoding="utf-8")
+    report = _one_run(["quality", str(RUN), "--rubric", str(rubric)], tmp_path)
+    assert report["code"] == 0
     assert "toolkit.rubrics.simulation.spec.SimulationRubric" in report["models"]
+
+
+def test_discussion_reads_the_packaged_engagement_scale_without_pyyaml(tmp_path: Path) -> None:
+    # engagement.yaml's JSON twin (test_engagement_instrument.py keeps them equal)
+    report = _one_run(["discussion", str(GAMES)], tmp_path)
+    assert report["code"] == 0
+    assert {m.partition(".")[0] for m in report["modules"]} & {"yaml", "_yaml"} == set()
 
 
 def test_a_badly_typed_batch_record_still_gets_the_models_one_line_refusal(

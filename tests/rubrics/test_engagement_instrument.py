@@ -3,11 +3,13 @@ label or question under a published version is refused; a team's own instrument 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from toolkit.errors import RubricError
+from toolkit.io.edge import parse_yaml_text
 from toolkit.rubrics.discussion import (
     DEFAULT_DISCUSSION_SPEC,
     DEFAULT_ENGAGEMENT_SCALE,
@@ -57,3 +59,16 @@ def test_a_team_instrument_with_its_own_version_loads_and_is_checked() -> None:
         load_engagement_scale(text.replace("score: 5", "score: 4"), "t.yaml")
     with pytest.raises(RubricError, match=r"hint_min_yes \(6\) is more than the 5 questions"):
         load_engagement_scale(text.replace("hint_min_yes: 4", "hint_min_yes: 6"), "t.yaml")
+
+
+def test_the_packaged_instruments_json_twin_holds_the_yaml_files_data() -> None:
+    # The package reads engagement.json (no PyYAML on the discussion path, issue 38); the
+    # YAML is the file people edit. After editing it, rewrite the twin with
+    # json.dumps(parse_yaml_text(text, name), indent=2, ensure_ascii=False).
+    from_yaml = parse_yaml_text(PACKAGED.read_text(encoding="utf-8"), str(PACKAGED))
+    twin = json.loads(PACKAGED.with_suffix(".json").read_text(encoding="utf-8"))
+    assert twin == from_yaml
+    assert (
+        load_engagement_scale(PACKAGED.read_text(encoding="utf-8"), str(PACKAGED))
+        == DEFAULT_ENGAGEMENT_SCALE
+    )

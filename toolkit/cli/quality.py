@@ -208,12 +208,20 @@ def run(args: argparse.Namespace) -> int:
     # The loader and the rubric (polars): every toolkit call imports this module, and
     # --help stays light (tests/test_startup_imports.py).
     from toolkit.load.universe import resolve_run
-    from toolkit.rubrics.simulation import DEFAULT_RUBRIC, load_simulation_rubric
+    from toolkit.rubrics import simulation
 
     _check_options(args)
     if (args.run_dir is None) == (args.all_dir is None):
         raise InputError(None, "give either RUN_DIR or --all DIR (one of them)")
-    rubric = load_simulation_rubric(args.rubric) if args.rubric else DEFAULT_RUBRIC
+    rubric: SimulationRubric
+    if args.rubric:
+        rubric = simulation.load_simulation_rubric(args.rubric)
+    elif args.all_dir is None and args.diff is None and not args.watch:
+        # one run with the default rubric: its plain values, not the pydantic model
+        # (pydantic and the rubric's classes, ~0.1 s of CPU; issue 38)
+        rubric = simulation.DEFAULT_VALUES
+    else:
+        rubric = simulation.DEFAULT_RUBRIC
     if args.all_dir is not None:
         return _fleet(args, rubric)
     args.run_dir = resolve_run(args.run_dir, args.root)

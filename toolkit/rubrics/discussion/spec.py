@@ -228,6 +228,8 @@ class EngagementScale(_Part):
 
 #: The packaged instrument's file, beside this module.
 ENGAGEMENT_FILE = "engagement.yaml"
+#: Its JSON twin beside it (the same data), which the package reads.
+ENGAGEMENT_JSON = "engagement.json"
 #: Published instrument versions and the fingerprint of their content: a packaged or
 #: loaded instrument that keeps a published version with other content is refused.
 PUBLISHED_ENGAGEMENT_SCALES: dict[str, str] = {"2L-1.0.0": "8346ddf9bf174012"}
@@ -257,6 +259,10 @@ def load_engagement_scale(text: str, name: str) -> EngagementScale:
         data = parse_yaml_text(text, name)
     except InputError as exc:
         raise RubricError(name, exc.reason, line=exc.line) from exc
+    return _validated_scale(data, name)
+
+
+def _validated_scale(data: Any, name: str) -> EngagementScale:
     try:
         scale = EngagementScale.model_validate(data)
     except ValidationError as exc:
@@ -267,8 +273,12 @@ def load_engagement_scale(text: str, name: str) -> EngagementScale:
 
 
 def _packaged_scale() -> EngagementScale:
-    source = resources.files("toolkit.rubrics").joinpath(ENGAGEMENT_FILE)
-    return load_engagement_scale(source.read_text(encoding="utf-8"), str(source))
+    # Read from the packaged file's JSON twin: the same data without PyYAML (its import
+    # and parse, ~40 ms of CPU on every discussion score; issue 38). The YAML stays the
+    # file people read and edit; tests/rubrics/test_engagement_instrument.py fails when
+    # the two differ.
+    source = resources.files("toolkit.rubrics").joinpath(ENGAGEMENT_JSON)
+    return _validated_scale(json.loads(source.read_text(encoding="utf-8")), str(source))
 
 
 DEFAULT_ENGAGEMENT_SCALE = _packaged_scale()

@@ -17,6 +17,19 @@ Where each part lives: the rubric as data in :mod:`.spec`, the per-tick features
 ticks where a window's status changed) in :mod:`.reasons`.
 """
 
+from typing import TYPE_CHECKING
+
+from toolkit._lazy import attach
+from toolkit.rubrics.simulation._values import (
+    DEFAULT_VALUES,
+    DEGRADED,
+    DIMENSIONS,
+    FAILED,
+    HEALTHY,
+    INSUFFICIENT,
+    SLOPE_DECIMALS,
+    SUBTYPE_PROPERTY,
+)
 from toolkit.rubrics.simulation.card import GATE_MODES, passes_gate
 from toolkit.rubrics.simulation.dimensions import MEASURES, series_thresholds
 from toolkit.rubrics.simulation.evidence import character_breaks, refusal_clusters, ungrounded_ticks
@@ -24,33 +37,56 @@ from toolkit.rubrics.simulation.fanout import fanout_series
 from toolkit.rubrics.simulation.features import tick_features
 from toolkit.rubrics.simulation.score import SCORE_CHUNK_TICKS, run_chunks, score_universe
 from toolkit.rubrics.simulation.series import SERIES_SCHEMA, dimension_series
-from toolkit.rubrics.simulation.spec import (
-    DEFAULT_RUBRIC,
-    DEGRADED,
-    DIMENSIONS,
-    FAILED,
-    HEALTHY,
-    INSUFFICIENT,
-    PUBLISHED,
-    RUBRIC_1_0_0,
-    RUBRIC_1_1_0,
-    SLOPE_DECIMALS,
-    SUBTYPE_PROPERTY,
-    CharacterSpec,
-    ClusterSpec,
-    CoherenceSpec,
-    DriftSpec,
-    FanoutSpec,
-    RatioBand,
-    SimulationRubric,
-    SubtypeSpec,
-    VocabularySpec,
-    load_simulation_rubric,
-)
 from toolkit.rubrics.simulation.windows import scored_window, window_scores, window_series
+
+if TYPE_CHECKING:
+    from toolkit.rubrics.simulation.spec import (
+        DEFAULT_RUBRIC,
+        PUBLISHED,
+        RUBRIC_1_0_0,
+        RUBRIC_1_1_0,
+        CharacterSpec,
+        ClusterSpec,
+        CoherenceSpec,
+        DriftSpec,
+        FanoutSpec,
+        RatioBand,
+        SimulationRubric,
+        SubtypeSpec,
+        VocabularySpec,
+        load_simulation_rubric,
+    )
+
+# The rubric's pydantic models (pydantic and the nine classes: about 0.1 s of CPU) are
+# imported the first time one is named; scoring one run with the default rubric never
+# names one (``._values``; tests/test_startup_imports.py).
+_SPEC = "toolkit.rubrics.simulation.spec"
+__getattr__, __dir__ = attach(
+    __name__,
+    {
+        name: _SPEC
+        for name in (
+            "DEFAULT_RUBRIC",
+            "PUBLISHED",
+            "RUBRIC_1_0_0",
+            "RUBRIC_1_1_0",
+            "CharacterSpec",
+            "ClusterSpec",
+            "CoherenceSpec",
+            "DriftSpec",
+            "FanoutSpec",
+            "RatioBand",
+            "SimulationRubric",
+            "SubtypeSpec",
+            "VocabularySpec",
+            "load_simulation_rubric",
+        )
+    },
+)
 
 __all__ = [
     "DEFAULT_RUBRIC",
+    "DEFAULT_VALUES",
     "DEGRADED",
     "DIMENSIONS",
     "FAILED",

@@ -4,18 +4,15 @@ meta; and the CI gate over a card.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from toolkit.rubrics.simulation.spec import (
-    DEGRADED,
-    FAILED,
-    HEALTHY,
-    INSUFFICIENT,
-    SimulationRubric,
-)
+from toolkit.rubrics.simulation._values import DEGRADED, FAILED, HEALTHY, INSUFFICIENT
 from toolkit.scorecard import FAIL, NA, OK, WARN, Dimension, Scorecard
+
+if TYPE_CHECKING:
+    from toolkit.rubrics.simulation.spec import SimulationRubric
 
 
 def _verdict(dims: list[Dimension], has_ticks: bool, informational: list[str]) -> tuple[str, str]:

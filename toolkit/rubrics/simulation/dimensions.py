@@ -6,17 +6,21 @@ thresholds as chart lines.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from toolkit.rubrics.simulation.spec import (
-    DEFAULT_RUBRIC,
+from toolkit.rubrics.simulation._values import (
+    DEFAULT_VALUES as DEFAULT_RUBRIC,
+)
+from toolkit.rubrics.simulation._values import (
     DIMENSIONS,
     SUBTYPE_PROPERTY,
-    SimulationRubric,
 )
 from toolkit.scorecard import FAIL, NA, OK, Dimension
+
+if TYPE_CHECKING:
+    from toolkit.rubrics.simulation.spec import SimulationRubric
 
 
 def _fmt(x: float) -> str:

@@ -4,12 +4,17 @@ ungrounded ticks).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import polars as pl
 
 from toolkit.load.universe import Universe
+from toolkit.rubrics.simulation._values import DEFAULT_VALUES as DEFAULT_RUBRIC
 from toolkit.rubrics.simulation.features import run_history, tick_features
-from toolkit.rubrics.simulation.spec import DEFAULT_RUBRIC, SimulationRubric
 from toolkit.rubrics.simulation.windows import scored_window
+
+if TYPE_CHECKING:
+    from toolkit.rubrics.simulation.spec import SimulationRubric
 
 
 def _window(universe: Universe, rubric: SimulationRubric, window: int | None) -> pl.LazyFrame:

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import polars as pl
 
-from toolkit.rubrics.simulation.spec import DEFAULT_RUBRIC, SLOPE_DECIMALS, SimulationRubric
+from toolkit.rubrics.simulation._values import DEFAULT_VALUES as DEFAULT_RUBRIC
+from toolkit.rubrics.simulation._values import SLOPE_DECIMALS
 from toolkit.rubrics.simulation.windows import status_of
+
+if TYPE_CHECKING:
+    from toolkit.rubrics.simulation.spec import SimulationRubric
 
 
 def fanout_series(

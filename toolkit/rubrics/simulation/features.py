@@ -4,10 +4,15 @@ refusal, new subtypes) that the dimensions are built from.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import polars as pl
 
 from toolkit.load.universe import CONTINUATION_MECHANIC, Universe
-from toolkit.rubrics.simulation.spec import DEFAULT_RUBRIC, SimulationRubric
+from toolkit.rubrics.simulation._values import DEFAULT_VALUES as DEFAULT_RUBRIC
+
+if TYPE_CHECKING:
+    from toolkit.rubrics.simulation.spec import SimulationRubric
 
 
 def longest_run(mask: pl.Expr) -> pl.Expr:

@@ -14,13 +14,19 @@ changed (the tick where drift crossed its threshold), read from the per-tick ser
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import polars as pl
 
 from toolkit.load.universe import Universe
+from toolkit.rubrics.simulation._values import DEFAULT_VALUES as DEFAULT_RUBRIC
+from toolkit.rubrics.simulation._values import SUBTYPE_PROPERTY
 from toolkit.rubrics.simulation.features import run_history, tick_features
-from toolkit.rubrics.simulation.spec import DEFAULT_RUBRIC, SUBTYPE_PROPERTY, SimulationRubric
 from toolkit.rubrics.simulation.windows import scored_window
 from toolkit.scorecard import FAIL
+
+if TYPE_CHECKING:
+    from toolkit.rubrics.simulation.spec import SimulationRubric
 
 #: The status of a tick that counts for its dimension (the palette's per-item word).
 PASS = "PASS"

@@ -6,20 +6,23 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from toolkit.epoch import input_digest, rows_bytes, spec_epoch, stamp
 from toolkit.load.universe import Universe
+from toolkit.rubrics.simulation._values import DEFAULT_VALUES as DEFAULT_RUBRIC
 from toolkit.rubrics.simulation.card import run_card
 from toolkit.rubrics.simulation.dimensions import dimension_rows, grounded_source_of
 from toolkit.rubrics.simulation.fanout import fanout_series
 from toolkit.rubrics.simulation.features import run_history
 from toolkit.rubrics.simulation.series import series_chunks
-from toolkit.rubrics.simulation.spec import DEFAULT_RUBRIC, SimulationRubric
 from toolkit.rubrics.simulation.windows import scored_window, window_scores
 from toolkit.scorecard import Scorecard
+
+if TYPE_CHECKING:
+    from toolkit.rubrics.simulation.spec import SimulationRubric
 
 #: Scoring takes the runs of a fleet about this many ticks at a time (whole runs; one
 #: chunk when a run's rows are not contiguous). Each chunk's temporaries are freed before

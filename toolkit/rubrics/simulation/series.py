@@ -5,15 +5,20 @@ dimension), for charts.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from toolkit.load.universe import Universe
+from toolkit.rubrics.simulation._values import DEFAULT_VALUES as DEFAULT_RUBRIC
+from toolkit.rubrics.simulation._values import DIMENSIONS
 from toolkit.rubrics.simulation.fanout import fanout_series
 from toolkit.rubrics.simulation.features import run_history
-from toolkit.rubrics.simulation.spec import DEFAULT_RUBRIC, DIMENSIONS, SimulationRubric
 from toolkit.rubrics.simulation.windows import window_series
 from toolkit.scorecard import NA
+
+if TYPE_CHECKING:
+    from toolkit.rubrics.simulation.spec import SimulationRubric
 
 #: Columns of :func:`dimension_series`.
 SERIES_SCHEMA: dict[str, pl.DataType] = {

@@ -11,27 +11,39 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field, PositiveInt, model_validator
 
 from toolkit.rubrics._spec import RubricSpec, SpecPart, load_spec
+from toolkit.rubrics.simulation._values import (  # the constants, also without pydantic
+    DEGRADED,
+    DIMENSIONS,
+    FAILED,
+    HEALTHY,
+    INSUFFICIENT,
+    SLOPE_DECIMALS,
+    SUBTYPE_PROPERTY,
+)
 
-HEALTHY, DEGRADED, FAILED, INSUFFICIENT = "HEALTHY", "DEGRADED", "FAILED", "INSUFFICIENT_DATA"
-
-#: Slopes are rounded to this many decimals before they meet a threshold, so float noise
-#: (2.06 - 2.08 = -0.020000000000000018) cannot push a value across a boundary.
-SLOPE_DECIMALS = 9
-
-#: Dimension keys in scorecard order, with their display names.
-DIMENSIONS: dict[str, str] = {
-    "groundedness": "Groundedness",
-    "character_stability": "Character stability",
-    "action_coherence": "Action coherence",
-    "refusal_cluster": "Refusal cluster",
-    "vocabulary_growth": "Vocabulary growth",
-    "conservation_drift": "Conservation drift",
-    "graph_fanout": "Graph fan-out",
-    "novel_subtype_rate": "Novel subtype rate",
-}
-
-#: The mutation property whose new values :data:`DIMENSIONS` ``novel_subtype_rate`` counts.
-SUBTYPE_PROPERTY = "subtype"
+__all__ = [
+    "DEFAULT_RUBRIC",
+    "DEGRADED",
+    "DIMENSIONS",
+    "FAILED",
+    "HEALTHY",
+    "INSUFFICIENT",
+    "PUBLISHED",
+    "RUBRIC_1_0_0",
+    "RUBRIC_1_1_0",
+    "SLOPE_DECIMALS",
+    "SUBTYPE_PROPERTY",
+    "CharacterSpec",
+    "ClusterSpec",
+    "CoherenceSpec",
+    "DriftSpec",
+    "FanoutSpec",
+    "RatioBand",
+    "SimulationRubric",
+    "SubtypeSpec",
+    "VocabularySpec",
+    "load_simulation_rubric",
+]
 
 
 class _Part(SpecPart):

@@ -4,12 +4,18 @@ tick (the rolling series) or per run (one row a run), from the same aggregations
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import polars as pl
 
 from toolkit.errors import InputError
+from toolkit.rubrics.simulation._values import DEFAULT_SUBTYPE
+from toolkit.rubrics.simulation._values import DEFAULT_VALUES as DEFAULT_RUBRIC
 from toolkit.rubrics.simulation.features import longest_run, tick_features
-from toolkit.rubrics.simulation.spec import DEFAULT_RUBRIC, SimulationRubric, SubtypeSpec
 from toolkit.scorecard import FAIL, NA, OK, WARN
+
+if TYPE_CHECKING:
+    from toolkit.rubrics.simulation.spec import SimulationRubric
 
 
 def status_of(value: pl.Expr, *, fail: pl.Expr, ok: pl.Expr) -> pl.Expr:
@@ -50,7 +56,7 @@ def _with_statuses(lf: pl.LazyFrame, rubric: SimulationRubric) -> pl.LazyFrame:
     g, c = rubric.groundedness, rubric.character_stability
     coh, vocab = rubric.action_coherence, rubric.vocabulary_growth
     cl, d = rubric.refusal_cluster, rubric.conservation_drift
-    sub = rubric.novel_subtype_rate or SubtypeSpec()
+    sub = rubric.novel_subtype_rate or DEFAULT_SUBTYPE
     return lf.with_columns(
         groundedness=pl.col("grounded") / pl.col("n"),
         character_stability=pl.when(pl.col("turns") > 0).then(

@@ -1,0 +1,143 @@
+"""The simulation rubric's constants and its default (1.2.0) as plain values, without
+pydantic: what one run on the command line scores with (issue 38).
+
+Importing pydantic and building the rubric's nine model classes costs about 0.1 s of CPU,
+a third of ``toolkit quality RUN`` above ``import polars``. The scorers only read the
+rubric's attributes, its two methods and its JSON form (for the epoch), so the default
+rubric is also kept here as :data:`DEFAULT_VALUES`, a read-only view of the same data that
+answers those reads exactly as :data:`toolkit.rubrics.simulation.DEFAULT_RUBRIC` does.
+The public pydantic models stay in :mod:`.spec` and are imported the first time a user
+asks for one (``SimulationRubric``, ``DEFAULT_RUBRIC``, a rubric file);
+``tests/rubrics/test_simulation_values.py`` checks that every read, ``model_dump`` and
+epoch of :data:`DEFAULT_VALUES` equals the model's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    from toolkit.rubrics.simulation.spec import SimulationRubric, SubtypeSpec
+
+HEALTHY, DEGRADED, FAILED, INSUFFICIENT = "HEALTHY", "DEGRADED", "FAILED", "INSUFFICIENT_DATA"
+
+#: Slopes are rounded to this many decimals before they meet a threshold, so float noise
+#: (2.06 - 2.08 = -0.020000000000000018) cannot push a value across a boundary.
+SLOPE_DECIMALS = 9
+
+#: Dimension keys in scorecard order, with their display names.
+DIMENSIONS: dict[str, str] = {
+    "groundedness": "Groundedness",
+    "character_stability": "Character stability",
+    "action_coherence": "Action coherence",
+    "refusal_cluster": "Refusal cluster",
+    "vocabulary_growth": "Vocabulary growth",
+    "conservation_drift": "Conservation drift",
+    "graph_fanout": "Graph fan-out",
+    "novel_subtype_rate": "Novel subtype rate",
+}
+
+#: The mutation property whose new values :data:`DIMENSIONS` ``novel_subtype_rate`` counts.
+SUBTYPE_PROPERTY = "subtype"
+
+#: Novel subtype rate's defaults (``SubtypeSpec()``), for a rubric that does not score it.
+_SUBTYPE: dict[str, Any] = {"warn_zero_min_ticks": 30, "per_ticks": 10, "verdict": False}
+
+#: Version 1.2.0 in pydantic's ``model_dump()`` form (field order included).
+_DEFAULT: dict[str, Any] = {
+    "rubric": "simulation",
+    "version": "1.2.0",
+    "window": 50,
+    "groundedness": {"ok_min": 0.95, "fail_below": 0.85},
+    "character_stability": {
+        "ok_min": 0.98,
+        "fail_below": 0.9,
+        "markers": ("framework", "yield", "mechanic", "system prompt", "operator", "scenario"),
+    },
+    "action_coherence": {
+        "ok_streak_min": 15,
+        "ok_rate_max": 1.5,
+        "fail_streak_below": 5,
+        "fail_rate_min": 4.0,
+        "per_ticks": 10,
+    },
+    "refusal_cluster": {"ok_max": 2, "fail_min": 5},
+    "vocabulary_growth": {
+        "unit": "verb",
+        "ok_rate_min": 0.5,
+        "ok_rate_max": 2.5,
+        "fail_rate_above": 4.0,
+        "fail_stagnant_min": 30,
+        "per_ticks": 10,
+    },
+    "conservation_drift": {"ok_max": 0.02, "fail_min": 0.1},
+    "graph_fanout": {
+        "checkpoint_every": 10,
+        "checkpoints": 5,
+        "ok_slope_min": 0.0,
+        "fail_slope_below": -0.02,
+        "recent_steps": 3,
+        "per_ticks": 10,
+        "sustained": "slope",
+    },
+    "novel_subtype_rate": _SUBTYPE,
+}
+
+
+def _dumped(value: Any, json_mode: bool) -> Any:
+    if isinstance(value, RubricValues):
+        return value.model_dump(mode="json" if json_mode else "python")
+    if isinstance(value, tuple) and json_mode:
+        return [_dumped(v, json_mode) for v in value]
+    return value
+
+
+class RubricValues:
+    """A read-only view of rubric data: each key an attribute, each mapping a nested
+    view, and the pydantic model's ``model_dump``, ``dimension_keys`` and
+    ``informational`` for the reads the scorers make."""
+
+    __slots__ = ("_fields",)
+
+    def __init__(self, data: Mapping[str, Any]) -> None:
+        fields = {k: RubricValues(v) if isinstance(v, Mapping) else v for k, v in data.items()}
+        object.__setattr__(self, "_fields", fields)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "_fields":  # not set yet (a copy being made): no recursion
+            raise AttributeError(name)
+        try:
+            return self._fields[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"rubric values are read-only ({name})")
+
+    def __repr__(self) -> str:
+        return f"RubricValues({self.model_dump()!r})"
+
+    def model_dump(self, *, mode: str = "python", exclude: Iterable[str] = ()) -> dict[str, Any]:
+        """The data as pydantic's ``model_dump`` gives it (``mode="json"``: lists for
+        tuples), without the top-level keys in ``exclude``."""
+        skip = set(exclude)
+        return {k: _dumped(v, mode == "json") for k, v in self._fields.items() if k not in skip}
+
+    def dimension_keys(self) -> list[str]:
+        """The dimensions this rubric scores, in scorecard order."""
+        sub = self._fields.get("novel_subtype_rate")
+        return [k for k in DIMENSIONS if k != "novel_subtype_rate" or sub]
+
+    def informational(self) -> list[str]:
+        """Dimensions scored and shown but kept out of the verdict and the gate."""
+        sub = self._fields.get("novel_subtype_rate")
+        return ["novel_subtype_rate"] if sub is not None and not sub.verdict else []
+
+
+# Typed as the model they stand in for: every scorer takes a SimulationRubric and reads
+# only what RubricValues answers (tests/rubrics/test_simulation_values.py).
+#: Version 1.2.0, the default rubric, as plain values (equal to ``DEFAULT_RUBRIC``'s).
+DEFAULT_VALUES = cast("SimulationRubric", RubricValues(_DEFAULT))
+#: ``SubtypeSpec()``'s values, for a rubric without novel subtype rate.
+DEFAULT_SUBTYPE = cast("SubtypeSpec", RubricValues(_SUBTYPE))

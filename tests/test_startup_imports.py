@@ -510,3 +510,62 @@ def test_one_run_quality_computes_no_per_tick_series(
     monkeypatch.setattr(score, "series_chunks", no_series)
     assert main(["quality", str(RUN), "--format", fmt]) == 0
     assert "Ashfall" in capsys.readouterr().out
+
+
+def test_discussion_of_transcripts_imports_no_database_reader(tmp_path: Path) -> None:
+    # the SQLite/export/PostgreSQL readers build four pydantic models of their own; a
+    # folder of JSON transcripts needs none of them (issue 38)
+    report = _one_run(["discussion", str(GAMES)], tmp_path)
+    assert report["code"] == 0
+    assert "toolkit.load.discussion_db" not in report["modules"]
+    assert [m for m in report["models"] if m.startswith("toolkit.load.discussion_db.")] == []
+
+
+def test_discussion_with_a_database_baseline_still_reads_it(tmp_path: Path) -> None:
+    baseline = GAMES / "baseline" / "games.db"
+    report = _one_run(["discussion", str(GAMES), "--baseline", str(baseline)], tmp_path)
+    assert report["code"] == 0
+    assert "toolkit.load.discussion_db._DGame" in report["models"]
+
+
+@pytest.mark.parametrize(
+    ("fmt", "views"),
+    [
+        ([], {"toolkit.views.text"}),
+        (["--format", "json"], {"toolkit.views.text"}),
+        (["--format", "html"], {"toolkit.views.text", "toolkit.views.html"}),
+        (
+            ["--format", "json", "--compat", "token-world"],
+            {"toolkit.views.text", "toolkit.views.compat"},
+        ),
+    ],
+)
+def test_one_run_quality_imports_only_the_view_of_its_format(
+    fmt: list[str], views: set[str], tmp_path: Path
+) -> None:
+    report = _one_run(["quality", str(RUN), *fmt], tmp_path)
+    assert report["code"] == 0
+    every = {"toolkit.views.text", "toolkit.views.html", "toolkit.views.compat"}
+    assert every & set(report["modules"]) == views
+
+
+def test_discussion_never_compiles_tokenizes_regexes(tmp_path: Path) -> None:
+    # pydantic reads a default factory's signature; for a built-in (``list``) that parses
+    # its text signature with tokenize, whose patterns cost ~12 ms to compile (issue 38)
+    code = (
+        "import contextlib, io, sys, tokenize\n"
+        "from toolkit.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    code = main(sys.argv[1:])\n"
+        "print(code, tokenize._compile.cache_info().misses)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, "discussion", str(GAMES)],
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.stdout.split() == ["0", "0"], done.stderr[-2000:]

@@ -288,14 +288,15 @@ def _insufficient(args: argparse.Namespace, rubric: SimulationRubric, err: Excep
 
 def _show(args: argparse.Namespace, card: Scorecard) -> int:
     """Print ``card`` in the asked format; the gate's exit code."""
-    # The views (polars): as in run.
-    from toolkit.views.compat import render_token_world_json
-    from toolkit.views.html import render_html_page
+    # The views (polars): as in run; each format's own view only when it is asked for
+    # (the HTML page's modules are ~5 ms of a one-run call; issue 38).
     from toolkit.views.text import render_json, terminal_style
 
     checks = checks_of(card)
     allow: tuple[str, ...] = ()
     if args.compat == "token-world":  # token-world's reading: all eight count, N/A is OK
+        from toolkit.views.compat import render_token_world_json
+
         checks = [replace(c, counted=True) for c in checks]
         allow = tuple(c.key for c in checks if c.key != "verdict")
         _warn_stderr(list(card.warnings))
@@ -303,6 +304,8 @@ def _show(args: argparse.Namespace, card: Scorecard) -> int:
     elif args.format == "json":
         print(render_json(card))
     elif args.format == "html":
+        from toolkit.views.html import render_html_page
+
         print(render_html_page(card))
     elif args.format == "markdown":
         print(markdown(args, "quality", [card], checks, allow_na=allow), end="")

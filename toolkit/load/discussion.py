@@ -46,7 +46,6 @@ from toolkit.load.discussion_base import (
     read_time,
     validate,
 )
-from toolkit.load.discussion_db import read_export, read_postgres, read_sqlite
 from toolkit.load.discussion_postgres import since_time
 
 __all__ = ["Discussion", "load_discussion", "load_discussions"]
@@ -135,13 +134,20 @@ class _TVote(Lenient):
     timestamp: str | int | None = None
 
 
+def _no_votes() -> list[_TVote]:
+    # not ``default_factory=list``: pydantic reads the factory's signature, and for the
+    # built-in ``list`` that means parsing its text signature with ``tokenize``, whose
+    # regexes cost ~12 ms of CPU to compile on every discussion run (issue 38)
+    return []
+
+
 class _Transcript(Lenient):
     gameId: str = Field(min_length=1)
     timestamp: str | int | None = None
     metadata: _Metadata = Field(default_factory=_Metadata)
     players: list[_TPlayer]
     messages: list[_TMessage]
-    votes: list[_TVote] = Field(default_factory=list)
+    votes: list[_TVote] = Field(default_factory=_no_votes)
 
 
 def _read_transcript(b: Builder, data: Mapping[str, Any]) -> None:
@@ -265,11 +271,17 @@ def _add_transcript_votes(b: Builder, t: _Transcript) -> None:
 def _read_file(b: Builder, path: Path, within: Path | None = None) -> None:
     head = edge.read_head(path, 16, within=within)  # refuses FIFOs, devices, folders
     if path.suffix.lower() in SQLITE_SUFFIXES or head == _SQLITE_MAGIC:
+        # the database readers and their four pydantic models (~7 ms of CPU): only for a
+        # database or its export, never for a folder of transcripts (issue 38)
+        from toolkit.load.discussion_db import read_sqlite
+
         read_sqlite(b, path)
         return
     text = edge.read_text(path, within=within)
     data = parse_json_text(b.path, text)
     if isinstance(data, Mapping) and "games" in data:
+        from toolkit.load.discussion_db import read_export  # as read_sqlite above
+
         read_export(b, data)
     elif isinstance(data, Mapping) and ("gameId" in data or "messages" in data):
         _read_transcript(b, data)
@@ -366,6 +378,8 @@ def load_discussions(
     skipped: list[str] = []
     for raw in paths:
         if is_postgres_url(str(raw)):
+            from toolkit.load.discussion_db import read_postgres  # as read_sqlite in _read_file
+
             b = Builder(str(raw))
             read_postgres(b, str(raw), wanted, after)
             _add_part(parts, seen, b, b.path)

@@ -3,6 +3,7 @@ with, without pydantic: issue 38) answer every read exactly as the pydantic mode
 
 from __future__ import annotations
 
+import pickle
 from typing import Any
 
 import pytest
@@ -64,6 +65,12 @@ def test_values_of_each_published_version_read_as_its_model(version: str) -> Non
     assert values.dimension_keys() == model.dimension_keys()
     assert values.informational() == model.informational()
     assert values.model_dump(mode="json") == model.model_dump(mode="json")
+
+
+def test_the_values_survive_pickling_as_a_worker_receives_them() -> None:
+    copy = pickle.loads(pickle.dumps(DEFAULT_VALUES))
+    assert copy.model_dump() == DEFAULT_RUBRIC.model_dump()
+    assert copy.character_stability.markers == DEFAULT_RUBRIC.character_stability.markers
 
 
 def test_the_values_are_read_only() -> None:

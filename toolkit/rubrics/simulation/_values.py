@@ -115,6 +115,10 @@ class RubricValues:
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"rubric values are read-only ({name})")
 
+    def __reduce__(self) -> tuple[type[RubricValues], tuple[dict[str, Any]]]:
+        # pickled (a Dask worker, a process pool) as its data, rebuilt by __init__
+        return (RubricValues, (self.model_dump(),))
+
     def __repr__(self) -> str:
         return f"RubricValues({self.model_dump()!r})"
 

@@ -44,8 +44,9 @@ SUBTYPE_PROPERTY = "subtype"
 #: Novel subtype rate's defaults (``SubtypeSpec()``), for a rubric that does not score it.
 _SUBTYPE: dict[str, Any] = {"warn_zero_min_ticks": 30, "per_ticks": 10, "verdict": False}
 
-#: Version 1.2.0 in pydantic's ``model_dump()`` form (field order included).
-_DEFAULT: dict[str, Any] = {
+#: Version 1.2.0 in pydantic's ``model_dump()`` form (field order included): the one place its
+#: numbers are written; the models in ``spec`` take their defaults from here.
+DEFAULT_DATA: dict[str, Any] = {
     "rubric": "simulation",
     "version": "1.2.0",
     "window": 50,
@@ -142,6 +143,6 @@ class RubricValues:
 # Typed as the model they stand in for: every scorer takes a SimulationRubric and reads
 # only what RubricValues answers (tests/rubrics/test_simulation_values.py).
 #: Version 1.2.0, the default rubric, as plain values (equal to ``DEFAULT_RUBRIC``'s).
-DEFAULT_VALUES = cast("SimulationRubric", RubricValues(_DEFAULT))
+DEFAULT_VALUES = cast("SimulationRubric", RubricValues(DEFAULT_DATA))
 #: ``SubtypeSpec()``'s values, for a rubric without novel subtype rate.
 DEFAULT_SUBTYPE = cast("SubtypeSpec", RubricValues(_SUBTYPE))

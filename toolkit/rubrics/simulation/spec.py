@@ -12,6 +12,7 @@ from pydantic import ConfigDict, Field, PositiveInt, model_validator
 
 from toolkit.rubrics._spec import RubricSpec, SpecPart, load_spec
 from toolkit.rubrics.simulation._values import (  # the constants, also without pydantic
+    DEFAULT_DATA,
     DEGRADED,
     DIMENSIONS,
     FAILED,
@@ -174,24 +175,18 @@ class SimulationRubric(RubricSpec):
     """
 
     rubric: Literal["simulation"] = "simulation"
-    version: str = "1.2.0"
-    window: PositiveInt = 50
-    groundedness: RatioBand = RatioBand(ok_min=0.95, fail_below=0.85)
-    character_stability: CharacterSpec = CharacterSpec(
-        ok_min=0.98,
-        fail_below=0.90,
-        markers=("framework", "yield", "mechanic", "system prompt", "operator", "scenario"),
-    )
-    action_coherence: CoherenceSpec = CoherenceSpec(
-        ok_streak_min=15, ok_rate_max=1.5, fail_streak_below=5, fail_rate_min=4.0
-    )
-    refusal_cluster: ClusterSpec = ClusterSpec(ok_max=2, fail_min=5)
-    vocabulary_growth: VocabularySpec = VocabularySpec(
-        ok_rate_min=0.5, ok_rate_max=2.5, fail_rate_above=4.0, fail_stagnant_min=30
-    )
-    conservation_drift: DriftSpec = DriftSpec(ok_max=0.02, fail_min=0.10)
-    graph_fanout: FanoutSpec = FanoutSpec()
-    novel_subtype_rate: SubtypeSpec | None = SubtypeSpec()
+    version: str = DEFAULT_DATA["version"]
+    window: PositiveInt = DEFAULT_DATA["window"]
+    # The numbers of 1.2.0 live once, in ``_values`` (the plain values one run scores
+    # with); the models take them from there.
+    groundedness: RatioBand = RatioBand(**DEFAULT_DATA["groundedness"])
+    character_stability: CharacterSpec = CharacterSpec(**DEFAULT_DATA["character_stability"])
+    action_coherence: CoherenceSpec = CoherenceSpec(**DEFAULT_DATA["action_coherence"])
+    refusal_cluster: ClusterSpec = ClusterSpec(**DEFAULT_DATA["refusal_cluster"])
+    vocabulary_growth: VocabularySpec = VocabularySpec(**DEFAULT_DATA["vocabulary_growth"])
+    conservation_drift: DriftSpec = DriftSpec(**DEFAULT_DATA["conservation_drift"])
+    graph_fanout: FanoutSpec = FanoutSpec(**DEFAULT_DATA["graph_fanout"])
+    novel_subtype_rate: SubtypeSpec | None = SubtypeSpec(**DEFAULT_DATA["novel_subtype_rate"])
 
     def dimension_keys(self) -> list[str]:
         """The dimensions this rubric scores, in scorecard order."""

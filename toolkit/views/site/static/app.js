@@ -90,14 +90,8 @@
     return "Equal to the humans' alpha at this precision: adding the judge leaves the agreement as it was.";
   }
 
-  function fmt(v) {
-    if (v === null || v === undefined) return "–";
-    if (typeof v !== "number") return String(v);
-    if (Number.isInteger(v)) return String(v);
-    var a = Math.abs(v);
-    return a >= 100 ? v.toFixed(1) : a >= 1 ? v.toFixed(2) : v.toFixed(3);
-  }
-  /* A score as the text views print it (toolkit.scorecard.format_value): integers bare,
+  /* A score (and every number on the run pages: evidence and cited values, the chart's
+     axis and points) as the text views print it (toolkit.scorecard.format_value): integers bare,
      others to three decimals rounded as Python's format rounds the float's exact binary
      value. toFixed does too, but for an exact tie (an odd multiple of 1/16: 0.0625) it
      goes away from zero where Python goes to the even digit (0.062). */
@@ -218,8 +212,8 @@
   function bytes(n) {
     if (n === null || n === undefined) return "–";
     if (n < 1024) return n + " B";
-    if (n < 1048576) return (n / 1024).toFixed(1) + " KB";
-    return (n / 1048576).toFixed(1) + " MB";
+    if (n < 1048576) return pyFixed(n / 1024, 1) + " KB";
+    return pyFixed(n / 1048576, 1) + " MB";
   }
   function when(t) { return t ? String(t).replace("T", " ").replace(/(\.\d+)?(Z|[+-]00:?00)$/, " UTC") : "–"; }
   /* A number on a page: always a link to the evidence it came from. */
@@ -713,7 +707,7 @@
       cited.map(function (c) {
         return el("div", null, [el("a", { href: dimHref(doc.id, c[0].key), text: c[0].name }), " ",
           named ? el("strong", { text: c[1][0] }) : null, named ? " " : null,
-          c[1][1] === null ? "" : num(fmt(c[1][1]), dimHref(doc.id, c[0].key)), " ", c[1][2] ? badge(c[1][2]) : null,
+          c[1][1] === null ? "" : num(fmtValue(c[1][1]), dimHref(doc.id, c[0].key)), " ", c[1][2] ? badge(c[1][2]) : null,
           why(c[0], c[1]) ? el("span", { class: "muted", text: " " + why(c[0], c[1]) }) : null]);
       })));
   }
@@ -768,7 +762,7 @@
         var to = e[4] === null ? runHref(doc.id) : itemHref(doc.id, e[4]);
         return el("tr", null, [
           el("td", null, [el("a", { href: to, text: e[0] })]),
-          el("td", { class: "n" }, [e[1] === null ? "–" : num(fmt(e[1]), to)]),
+          el("td", { class: "n" }, [e[1] === null ? "–" : num(fmtValue(e[1]), to)]),
           el("td", null, [e[2] ? badge(e[2], to) : "–"]),
           el("td", null, [why(d, e) ? el("a", { href: to, class: "detail", text: why(d, e) }) : ""]),
           el("td", null, [rawLink(doc, e[4])]),
@@ -784,14 +778,15 @@
     var ys = points.map(function (e) { return e[1]; });
     d.lines.forEach(function (v) { if (v !== null) ys.push(v); });
     var lo = Math.min.apply(null, ys), hi = Math.max.apply(null, ys);
+    var ends = lo === hi ? [lo] : [lo, hi];  /* the axis labels: the values themselves */
     if (lo === hi) { lo -= 1; hi += 1; }
     var pad = (hi - lo) * 0.08; lo -= pad; hi += pad;
     var x = function (i) { return L + (points.length === 1 ? 0 : (i * (W - L - R)) / (points.length - 1)); };
     var y = function (v) { return T + (H - T - B) * (1 - (v - lo) / (hi - lo)); };
     var root = svg("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img", "aria-label": d.name + " over the run, with its thresholds" });
     root.appendChild(svg("title", { text: d.name + ": " + points.length + " points" }));
-    [lo + pad, hi - pad].forEach(function (v) {
-      root.appendChild(svg("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end", "font-size": 11, fill: "#57606a", text: fmt(v) }));
+    ends.forEach(function (v) {
+      root.appendChild(svg("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end", "font-size": 11, fill: "#57606a", text: fmtValue(v) }));
     });
     root.appendChild(svg("line", { x1: L, x2: L, y1: T, y2: H - B, stroke: "#d0d7de" }));
     var names = ["green", "red"];
@@ -807,7 +802,7 @@
       var sw = swatch(e[2] || "N/A");
       var a = svg("a", { href: e[4] === null ? runHref(doc.id) : itemHref(doc.id, e[4]) });
       a.appendChild(svg("circle", { cx: x(i), cy: y(e[1]), r: 3.5, fill: sw.fill, stroke: "#1f2328", "stroke-width": 0.5 }));
-      a.appendChild(svg("title", { text: e[0] + ": " + fmt(e[1]) + (e[2] ? " " + e[2] : "") }));
+      a.appendChild(svg("title", { text: e[0] + ": " + fmtValue(e[1]) + (e[2] ? " " + e[2] : "") }));
       root.appendChild(a);
     });
     root.appendChild(svg("text", { x: L, y: H - 8, "font-size": 11, fill: "#57606a", text: points[0][0] }));

@@ -44,7 +44,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One run whose dimension's evidence rows, one at each item, hold the planted values
     (a time series: the chart is drawn from them), and one row on a window of two items."""
     dims = [Dimension("g", "Groundedness", 0.1875, "FAIL", "below the floor", ">= 0.95",
-                      "< 0.5")]  # fmt: skip
+                      "< 0.5"),
+            Dimension("h", "Drift", 0.0, "OK", "none", "<= 0.02", ">= 0.1")]  # fmt: skip
     card = Scorecard("simulation", "1.0.0", "r", "Run r", "FAILED", "",
                      Scorecard.dimensions_frame("r", dims))  # fmt: skip
     items = tuple(SiteItem(f"t{i}", f"tick {i}", text=f"tick {i}") for i in range(len(PLANTED)))
@@ -53,8 +54,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         for i, (v, _) in enumerate(PLANTED)
     )
     window = EvidenceRow("window", 0.0625, "FAIL", "over two ticks", "t0-t1")
-    run = SiteRun("r", "simulation", card, items=items, evidence={"g": (*rows, window)},
-                  size=1280)  # fmt: skip
+    evidence = {"g": (*rows, window), "h": (EvidenceRow("run", 0.0),)}
+    run = SiteRun("r", "simulation", card, items=items, evidence=evidence, size=1280)
     out = tmp_path_factory.mktemp("site")
     write_site([run], out)
     return out
@@ -115,3 +116,30 @@ def test_the_size_prints_to_one_decimal_as_python_rounds(site: Path, watched: Wa
     w.page.wait_for_selector("#rows tr")
     assert w.page.eval_on_selector("#rows tr", "r => r.cells[5].textContent") == "1.2 KB"
     assert (w.failed, w.errors, w.outside) == ([], [], [])
+
+
+def test_the_threshold_labels_are_drawn_over_the_points_on_a_halo(
+    site: Path, watched: Watched
+) -> None:
+    """Where the series runs along a threshold line (the samples' groundedness along its
+    red line), the line's label stays readable: drawn after every point, on a white
+    stroke painted under its letters. They were drawn first, the points over them."""
+    w = watched
+    _open(w, site, "#run/r/dim/g")
+    w.page.wait_for_selector(".chart svg")
+    drawn = w.page.eval_on_selector(
+        ".chart svg",
+        """s => Array.from(s.children).map(c => c.tagName === 'a' ? 'point'
+             : /^(green|red) /.test(c.textContent) ? c.textContent + ' ' + c.getAttribute(
+               'stroke') + ' ' + getComputedStyle(c).paintOrder : null).filter(Boolean)""",
+    )
+    assert drawn[-2:] == ["green >= 0.95 #fff stroke", "red < 0.5 #fff stroke"]
+    assert drawn[:-2] == ["point"] * (len(PLANTED) + 1)
+
+
+def test_one_evidence_row_is_counted_as_one_row(site: Path, watched: Watched) -> None:
+    w = watched
+    _open(w, site, "#run/r/dim/h")
+    assert w.page.locator("#evidence").inner_text() == "Evidence (1 row)"
+    _open(w, site, "#run/r/dim/g")
+    assert w.page.locator("#evidence").inner_text() == "Evidence (7 rows)"

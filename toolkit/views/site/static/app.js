@@ -754,7 +754,7 @@
        raters or a persona dimension's propositions). */
     var series = doc.series !== false && points.every(function (e) { return e[4] !== null; });
     if (series && points.length > 1) nodes.push(el("h2", { text: "Over the run" }), chart(doc, d, points));
-    nodes.push(el("h2", { id: "evidence", text: "Evidence (" + d.evidence.length + " rows)" }));
+    nodes.push(el("h2", { id: "evidence", text: "Evidence (" + d.evidence.length + (d.evidence.length === 1 ? " row)" : " rows)") }));
     if (!d.evidence.length) nodes.push(el("p", { class: "muted", text: "This dimension has no evidence rows: " + d.detail }));
     else {
       var head = el("tr", null, ["At", "Value", "Status", "Why", "Record"].map(function (h, i) { return el("th", { scope: "col", class: i === 1 ? "n" : null, text: h }); }));
@@ -789,12 +789,13 @@
       root.appendChild(svg("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end", "font-size": 11, fill: "#57606a", text: fmtValue(v) }));
     });
     root.appendChild(svg("line", { x1: L, x2: L, y1: T, y2: H - B, stroke: "#d0d7de" }));
-    var names = ["green", "red"];
+    var names = ["green", "red"], labels = [];
     d.lines.forEach(function (v, i) {
       if (v === null) return;
       var colour = i === 0 ? swatch("OK").ink : swatch("FAIL").ink;
       root.appendChild(svg("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), stroke: colour, "stroke-dasharray": i === 0 ? "6 3" : "2 3", "stroke-width": 1.5 }));
-      root.appendChild(svg("text", { x: W - R - 2, y: i === 0 ? y(v) - 4 : y(v) + 13, "text-anchor": "end", "font-size": 11, fill: colour, text: names[i] + " " + (i === 0 ? d.green : d.red) }));
+      /* over the points (drawn last, below), on a white halo: readable where the series runs along the line */
+      labels.push(svg("text", { x: W - R - 2, y: i === 0 ? y(v) - 4 : y(v) + 13, "text-anchor": "end", "font-size": 11, fill: colour, stroke: "#fff", "stroke-width": 3, "paint-order": "stroke", text: names[i] + " " + (i === 0 ? d.green : d.red) }));
     });
     var path = points.map(function (e, i) { return (i ? "L" : "M") + x(i).toFixed(1) + " " + y(e[1]).toFixed(1); }).join(" ");
     root.appendChild(svg("path", { d: path, fill: "none", stroke: "#57606a", "stroke-width": 1.2 }));
@@ -805,6 +806,7 @@
       a.appendChild(svg("title", { text: e[0] + ": " + fmtValue(e[1]) + (e[2] ? " " + e[2] : "") }));
       root.appendChild(a);
     });
+    labels.forEach(function (t) { root.appendChild(t); });
     root.appendChild(svg("text", { x: L, y: H - 8, "font-size": 11, fill: "#57606a", text: points[0][0] }));
     root.appendChild(svg("text", { x: W - R, y: H - 8, "font-size": 11, fill: "#57606a", "text-anchor": "end", text: points[points.length - 1][0] }));
     return el("div", { class: "chart" }, [root, el("div", { class: "legend", text: "Dashed line: green threshold; dotted line: red threshold (drawn when the rule is one number). Each point links to its item." })]);

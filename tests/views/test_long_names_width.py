@@ -1,0 +1,78 @@
+"""Terminal tables whose rows are named by long names (a run's folder, a game's file) fit
+80 columns: a name too long to leave the other columns room is printed whole on a line of
+its own and its row's cells on the next line, under their heads (a name wider than the
+terminal is broken after a ``/``, every character kept). Before, the name column took
+the width of the longest name and every other column was split into blocks of its own,
+each line past 80 columns (``toolkit rescore`` of runs named over ~70 characters: 91)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import SAMPLE_RUNS
+
+import toolkit as tk
+from toolkit.views.rescore import render_rescore_text
+from toolkit.views.text import fit_table
+
+LONG = "nightly-2026-11-27-scenario-harbour-council-with-long-memory-and-tools-run-"
+
+
+def test_a_long_name_goes_on_its_own_line_and_its_cells_under_the_heads() -> None:
+    rows = [["run", "A", "B", "verdict"], ["short", "0.5", "0.75", "OK"],
+            ["x" * 70, "1", "0.25", "FAILED"]]  # fmt: skip
+    # worked by hand: 70+2+3+2+4+2+7 = 90 columns; without the long name "run"/"short"
+    # are 5 wide, A 3, B 4, verdict 7 (25)
+    assert fit_table(rows, right={1, 2}, width=72) == [
+        "run      A     B  verdict",
+        "short  0.5  0.75  OK",
+        "x" * 70,
+        "         1  0.25  FAILED",
+    ]
+    # piped (no width) or wide enough: one line a row, as before
+    assert fit_table(rows, right={1, 2}, width=None)[2] == "x" * 70 + "    1  0.25  FAILED"
+    assert len(fit_table(rows, right={1, 2}, width=90)) == 3
+
+
+def test_a_name_wider_than_the_terminal_is_broken_after_a_slash_never_cut() -> None:
+    name = "/data/" + "a" * 30 + "/" + "b" * 30 + "/run-1"  # 73 characters
+    lines = fit_table([["run", "verdict"], [name, "OK"]], width=40)
+    assert lines == [
+        "run  verdict", "/data/" + "a" * 30 + "/", "  " + "b" * 30 + "/run-1", "     OK"
+    ]  # fmt: skip
+    assert "".join(line.strip() for line in lines[1:3]) == name
+
+
+def test_a_column_empty_in_every_row_takes_no_block_of_its_own() -> None:
+    """rescore's flip column, empty when nothing flipped, once made a block of names
+    alone."""
+    rows = [["run", "verdict", ""], ["y" * 76, "OK", ""]]
+    assert fit_table(rows, width=80) == ["run  verdict", "y" * 76, "     OK"]
+
+
+@pytest.fixture(scope="module")
+def long_fleet(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two sample fleet runs in folders named 79 characters, and one short."""
+    root = tmp_path_factory.mktemp("fleet")
+    for run in ("0006", "0009"):
+        shutil.copytree(SAMPLE_RUNS / "fleet" / f"run-{run}", root / f"{LONG}{run}")
+    shutil.copytree(SAMPLE_RUNS / "fleet" / "run-0001", root / "short-run")
+    return root
+
+
+def test_rescore_of_runs_with_long_names_fits_80_columns(long_fleet: Path) -> None:
+    stricter = {"version": "1.2.0-strict", "refusal_cluster": {"ok_max": 1, "fail_min": 3}}
+    result = tk.rescore(long_fleet, "1.2.0", stricter)
+    lines = render_rescore_text(result, width=80).splitlines()
+    assert max(len(line) for line in lines) <= 80
+    at = lines.index("Per run")
+    assert lines[at + 1].split() == ["run", "A", "verdict", "B", "verdict"]
+    for k, run in enumerate(("0006", "0009")):
+        assert lines[at + 2 + 2 * k] == f"{LONG}{run}"  # whole, on its own line
+        assert lines[at + 3 + 2 * k].split() == ["FAILED", "FAILED"]
+    assert lines[at + 6].split() == ["short-run", "HEALTHY", "HEALTHY"]
+    flips = lines.index("Dimension status flips")
+    assert lines[flips + 2] == f"{LONG}0006"  # refusal_cluster 2: OK under A, WARN under B
+    assert lines[flips + 3].split() == ["refusal_cluster", "2.0000", "2.0000", "OK", "WARN"]

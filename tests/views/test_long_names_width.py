@@ -76,3 +76,31 @@ def test_rescore_of_runs_with_long_names_fits_80_columns(long_fleet: Path) -> No
     flips = lines.index("Dimension status flips")
     assert lines[flips + 2] == f"{LONG}0006"  # refusal_cluster 2: OK under A, WARN under B
     assert lines[flips + 3].split() == ["refusal_cluster", "2.0000", "2.0000", "OK", "WARN"]
+
+
+def test_eval_runs_give_a_long_run_id_its_own_line_at_80_columns() -> None:
+    """The eval-harness table had fixed columns 87 wide (a 28-column run id): at 80
+    columns each column is as wide as its cells, and a run id too long for the room
+    left is printed whole above its cells."""
+    import polars as pl
+
+    from toolkit.fleet.eval_runs import score_eval_runs
+    from toolkit.views.eval_runs import render_eval_runs_text
+
+    scored = score_eval_runs(SAMPLE_RUNS / "eval_runs")
+    first = scored.runs["run_id"].sort()[0]
+    long = "run-20260610-with-a-harness-suffix-naming-the-machine-and-the-shard-0042"
+    runs = scored.runs.with_columns(
+        run_id=pl.when(pl.col("run_id") == first).then(pl.lit(long)).otherwise("run_id")
+    )
+    lines = render_eval_runs_text(runs, "eval_runs", "2.1.0", width=80).splitlines()
+    assert max(len(line) for line in lines) <= 80
+    at = lines.index(f"  {long}")  # whole, on its own line; its cells under the heads
+    heads = lines[lines.index("") + 1]
+    assert heads.split() == ["task", "/", "run", "verify", "score", "band", "retry", "took",
+                             "recorded"]  # fmt: skip
+    cells = lines[at + 1]
+    assert cells[: heads.index("verify")].strip() == ""
+    assert cells.split()[0] in {"pass", "FAIL"} and cells.endswith(")")
+    others = [line for line in lines if line.startswith("  run-2026") and line != f"  {long}"]
+    assert len(others) == runs.height - 1 and all(len(line.split()) >= 7 for line in others)

@@ -1538,6 +1538,13 @@
     });
     return el("div", { class: "chart" }, [root, el("div", { class: "legend", text: "Dot at the difference (treatment − control), line its interval at 1 − alpha; in the warning colour when significant (the interval excludes 0)." })]);
   }
+  /* Text naming a command-line option ("--test mannwhitney") as nodes, each option with
+     its word in one piece: a line never breaks after its "--". */
+  function keepOptions(text) {
+    return text.split(/(--[a-z][\w-]*(?: [a-z]\w*)?)/).map(function (part, i) {
+      return i % 2 ? el("span", { class: "opt", text: part }) : part;
+    }).filter(function (part) { return part !== ""; });
+  }
   function experimentTable(metrics) {
     var d = expDecimals(metrics);
     var heads = ["Metric", "Control mean (sd)", "Treatment mean (sd)", "n (c / t)", "Difference", "Interval", "p", "Cohen's d", "Significant", "Assumptions"];
@@ -1555,7 +1562,7 @@
           el("td", { class: "n", text: c.p_display || "–" }),
           el("td", { class: "n", text: paperFixed(c.cohens_d, d) }),
           el("td", null, [c.significant === true ? badge("WARN", null, false, null, "yes") : c.significant === false ? "no" : (c.absent_reason || "–")]),
-          el("td", { class: "muted", text: a.hint || (a.normal === undefined ? "" : "normal, equal variances: " + (a.normal ? "yes" : "no") + ", " + (a.equal_variances ? "yes" : "no")) }),
+          el("td", { class: "muted" }, keepOptions(a.hint || (a.normal === undefined ? "" : "normal, equal variances: " + (a.normal ? "yes" : "no") + ", " + (a.equal_variances ? "yes" : "no")))),
         ]);
       })),
     ]);

@@ -104,3 +104,29 @@ def test_eval_runs_give_a_long_run_id_its_own_line_at_80_columns() -> None:
     assert cells.split()[0] in {"pass", "FAIL"} and cells.endswith(")")
     others = [line for line in lines if line.startswith("  run-2026") and line != f"  {long}"]
     assert len(others) == runs.height - 1 and all(len(line.split()) >= 7 for line in others)
+
+
+def test_quality_diff_of_runs_with_long_names_keys_them_a_and_b_at_80_columns() -> None:
+    """``toolkit quality RUN --diff RUN`` put both names in the table's head, each column
+    as wide as its name: two names of 79 characters made its lines 183 wide."""
+    import dataclasses
+
+    from toolkit.load.universe import load_universe
+    from toolkit.rubrics.simulation import score_universe
+    from toolkit.views.diff import render_diff_text
+
+    universes = SAMPLE_RUNS / "universes"
+    cards = [score_universe(load_universe(universes / n), series=False)[0]
+             for n in ("ashfall", "harbor-town")]  # fmt: skip
+    a, b = (dataclasses.replace(c, subject=f"{LONG}{k}") for k, c in enumerate(cards, 1))
+    reasons = {"a": "no snapshots", "b": "no snapshots", "a_to_b": "no snapshots"}
+    lines = render_diff_text(a, b, {}, reasons, width=80).splitlines()
+    assert max(len(line) for line in lines) <= 80
+    assert lines[1:5] == ["  A =", f"{LONG}1", "  B =", f"{LONG}2"]
+    assert lines[5].split() == ["dimension", "A", "B"]
+    # the rows as in the samples' own diff (ashfall's groundedness OK 1, harbor-town's
+    # WARN 0.920), under the letters
+    assert lines[6].split() == ["Groundedness", "OK", "1", "WARN", "0.920"]
+    assert "  A -> B: no snapshots" in lines
+    piped = render_diff_text(a, b, {}, reasons).splitlines()  # names in the head when piped
+    assert piped[1].split() == ["dimension", f"{LONG}1", f"{LONG}2"]

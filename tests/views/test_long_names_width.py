@@ -130,3 +130,26 @@ def test_quality_diff_of_runs_with_long_names_keys_them_a_and_b_at_80_columns() 
     assert "  A -> B: no snapshots" in lines
     piped = render_diff_text(a, b, {}, reasons).splitlines()  # names in the head when piped
     assert piped[1].split() == ["dimension", f"{LONG}1", f"{LONG}2"]
+
+
+def test_the_discussion_summary_puts_a_long_game_id_on_its_own_line_at_80_columns(
+    tmp_path: Path,
+) -> None:
+    """The one-line-per-game summary ended with the game id: 98 columns for an id of 76."""
+    import json
+
+    from toolkit.load.discussion import load_discussion
+    from toolkit.rubrics.discussion import score_discussion
+    from toolkit.views.discussion import render_discussion_text
+
+    game = json.loads((SAMPLE_RUNS / "discussions" / "game-pass.json").read_text())
+    long = "harbour-council-werewolf-nightly-2026-11-27-candidate-v2-seed-0042-game-pass"
+    game["gameId"] = long
+    (tmp_path / "game.json").write_text(json.dumps(game))
+    report = score_discussion(load_discussion(tmp_path / "game.json"))
+    lines = render_discussion_text(report, width=80).splitlines()
+    assert max(len(line) for line in lines) <= 80
+    at = lines.index(f"    {long}")  # whole, under its verdict (no rating yet: pending)
+    assert lines[at - 1].split() == ["PENDING_RATING", "6/7"]
+    piped = render_discussion_text(report).splitlines()
+    assert f"  PENDING_RATING 6/7  {long}" in piped

@@ -550,6 +550,17 @@
     drawBody();
   }
 
+  /* A path as one unbroken piece per folder with a line-break chance (<wbr>) after each
+     "/": the run column narrows on a small screen by breaking an id between its folders,
+     never inside a name. */
+  function breakAfterSlashes(path) {
+    var out = [];
+    path.split("/").forEach(function (part, i, parts) {
+      out.push(el("span", { class: "seg", text: part + (i < parts.length - 1 ? "/" : "") }));
+      if (i < parts.length - 1) out.push(el("wbr"));
+    });
+    return out;
+  }
   function drawBody() {
     var tbody = document.getElementById("rows");
     if (!tbody) return;
@@ -562,7 +573,7 @@
         return badge(row.statuses[i + 1], dimHref(row.id, kn[0]), true, kn[1]);
       }));
       return el("tr", { "data-row": first + i }, [
-        el("td", null, [el("a", { href: href, class: "run" }, [row.title, row.title !== row.id ? el("span", { class: "id", text: row.id }) : null])]),
+        el("td", null, [el("a", { href: href, class: "run" }, [row.title, row.title !== row.id ? el("span", { class: "id" }, breakAfterSlashes(row.id)) : null])]),
         el("td", { text: row.family }),
         el("td", { "data-rule": "", text: row.rubric ? row.rubric + " " + row.version + (row.epoch ? " · epoch " + row.epoch : "") : "–" }),
         el("td", null, [badge(row.verdict, href)]),

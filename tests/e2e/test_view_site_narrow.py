@@ -18,6 +18,14 @@ from toolkit.views.site import SiteRun, write_site
 LONG_ID = "sample_runs/discussions/baseline/games.db/harbour_council_nightly_base_7_1"
 
 
+#: Item ids as the samples' persona calibration names them (chat/agent/dimension/claim).
+SAMPLE_ITEMS = [
+    "radio-week1/otis/consistency/same-stance",
+    "radio-week2/priya/adherence/priya-structured-with-owners-and-deadlines",
+    "radio-week2/mags/fluency/varied-openings",
+]
+
+
 @pytest.fixture
 def watched(request: pytest.FixtureRequest) -> Watched:
     """A browser page (test_view_site's ``browser_page``)."""
@@ -57,4 +65,37 @@ def test_the_index_fits_a_1024_pixel_window_and_keeps_each_id_whole(
     )
     assert "".join(t for t, _ in pieces[:-1]) == LONG_ID  # the last piece is short.json's
     assert all(n == 1 for _, n in pieces), pieces
+    assert (w.failed, w.errors, w.outside) == ([], [], [])
+
+
+def test_the_calibration_page_fits_1024_pixels_and_one_line_an_item_from_1200(
+    tmp_path: Path, watched: Watched
+) -> None:
+    """The disagreements' item ids (``radio-week1/otis/consistency/same-stance``) were
+    kept on one line at any width: at 1024 pixels the table ran 39 pixels off the edge.
+    From 1200 pixels they stay on one line, as before; narrower, they break between
+    their folders."""
+    from calibration_fixture import calibration_result
+
+    doc = calibration_result()
+    for row, item in zip(doc["disagreements"], SAMPLE_ITEMS, strict=False):
+        row["item"] = item
+    write_site([], tmp_path, calibration=doc)
+    w = watched
+    for width in (1024, 1280):
+        w.page.set_viewport_size({"width": width, "height": 800})
+        _open(w, tmp_path, "#calibration")
+        w.page.wait_for_selector("table.cal-disagreements")
+        assert w.page.evaluate("document.documentElement.scrollWidth") <= width
+        items = w.page.eval_on_selector_all(
+            "table.cal-disagreements tbody td:nth-child(2) a",
+            """as => as.map(a => { const segs = Array.from(a.querySelectorAll('.seg'));
+                 return [a.textContent, segs.map(s => s.getClientRects().length),
+                         new Set(segs.map(s => Math.round(s.getBoundingClientRect().top))).size];
+               })""",
+        )
+        assert items
+        for item, pieces, lines in items:
+            assert pieces and all(n == 1 for n in pieces), item  # never inside a folder
+            assert width < 1200 or lines == 1, item  # one line, as before, from 1200
     assert (w.failed, w.errors, w.outside) == ([], [], [])

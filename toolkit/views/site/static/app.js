@@ -1170,7 +1170,7 @@
       var d = p[0], i = p[1], to = calTarget(c, i), link = (c.links || [])[i] || {};
       body.push(el("tr", { id: "cal-row-" + i }, [
         el("td", { class: "n" }, [num(String(i + 1), calHref("item/" + i), "this disagreement in full")]),
-        el("td", null, [el("a", { href: calHref("item/" + i), text: String(d.item) })]),
+        el("td", null, [el("a", { href: calHref("item/" + i) }, breakAfterSlashes(String(d.item)))]),
       ].concat(groups.map(function (g) {
         if (d[g] === null || d[g] === undefined) return el("td", { text: "–" });
         return el("td", null, [el("a", { href: calHref("disagreements/" + enc(g) + "/" + enc(String(d[g]))), title: "the disagreements with this " + g, text: String(d[g]) })]);

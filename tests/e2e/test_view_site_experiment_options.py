@@ -41,3 +41,21 @@ def test_an_option_in_the_advice_is_never_broken_after_its_dashes(
     assert sum("--test mannwhitney" in c for c in cells) == len(options)
     assert w.page.locator("table.experiment td script, table.experiment td img").count() == 0
     assert (w.failed, w.errors, w.outside) == ([], [], [])
+
+
+def test_the_short_heads_are_never_split(tmp_path: Path, watched: Watched) -> None:
+    """At 1280 pixels the page showed "n (c /" over "t)" and "Cohen's" over "d"."""
+    gate = experiment_page(str(SAMPLE_RUNS / "experiments" / "harbour_council_gate.json"))
+    write_site([], tmp_path, experiments=[gate])
+    w = watched
+    _open(w, tmp_path, "#experiments")
+    w.page.wait_for_selector("table.experiment")
+    heads = w.page.eval_on_selector_all(
+        "table.experiment th",
+        """hs => hs.map(h => { const r = document.createRange(); r.selectNodeContents(h);
+             return [h.textContent.replace(/\\u00a0/g, " "),
+                     new Set(Array.from(r.getClientRects()).map(x => Math.round(x.top))).size];
+           })""",
+    )
+    lines = dict(heads)
+    assert lines["n (c / t)"] == 1 and lines["Cohen's d"] == 1

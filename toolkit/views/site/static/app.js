@@ -1558,7 +1558,8 @@
   }
   function experimentTable(metrics) {
     var d = expDecimals(metrics);
-    var heads = ["Metric", "Control mean (sd)", "Treatment mean (sd)", "n (c / t)", "Difference", "Interval", "p", "Cohen's d", "Significant", "Assumptions"];
+    /* no-break spaces: "n (c / t)" and "Cohen's d" are never split (the page showed "n (c /" over "t)") */
+    var heads = ["Metric", "Control mean (sd)", "Treatment mean (sd)", "n\u00a0(c\u00a0/\u00a0t)", "Difference", "Interval", "p", "Cohen's\u00a0d", "Significant", "Assumptions"];
     return el("table", { class: "experiment" }, [
       el("thead", null, [el("tr", null, heads.map(function (h, i) { return el("th", { scope: "col", class: i >= 1 && i <= 7 ? "n" : null, text: h }); }))]),
       el("tbody", null, metrics.map(function (m) {

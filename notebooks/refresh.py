@@ -28,6 +28,9 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 ADDRESS = re.compile(r" at 0x[0-9a-f]+")
 #: What a widget output shows when its view cannot be drawn (stored without state).
 STATIC = ("text/html", "image/png", "image/svg+xml")
+#: A progress bar's text (tqdm's ``desc:  0%|    | 0/960 [00:00<?, ?file/s]``): stored
+#: without its state it shows the bar as it began, stuck at 0%, so it is not kept.
+PROGRESS = re.compile(r"\d+%\|.*\| *\d+/\d+ \[")
 
 
 def tidy(nb: nbformat.NotebookNode) -> None:
@@ -50,6 +53,20 @@ def tidy(nb: nbformat.NotebookNode) -> None:
                 del data[WIDGET_VIEW]  # the static picture is what a reader sees
             else:  # the state is gone, so a stable id keeps diffs quiet
                 view["model_id"] = f"cell{index}-output{number}"
+        if "outputs" in cell:
+            cell.outputs = [o for o in cell.outputs if not _progress_bar(o)]
+
+
+def _progress_bar(output: nbformat.NotebookNode) -> bool:
+    """Whether ``output`` is a progress bar's widget with no picture of its own."""
+    data = output.get("data", {})
+    text = data.get("text/plain")
+    return (
+        WIDGET_VIEW in data
+        and not any(kind in data for kind in STATIC)
+        and isinstance(text, str)
+        and PROGRESS.search(text) is not None
+    )
 
 
 def refresh(path: Path) -> None:

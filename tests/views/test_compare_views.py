@@ -90,3 +90,19 @@ def test_the_plan_fits_80_columns() -> None:
     )
     assert max(len(line) for line in text.splitlines()) <= 80
     assert "groundedness" in text and "no SD to plan with" in " ".join(text.split())
+
+
+def test_long_arm_names_each_get_a_line_of_their_own_at_80_columns(
+    result: CompareResult,
+) -> None:
+    """Folder names of 76 characters, wrapped with the title's 4-space indent, ran to 82
+    columns; each now follows its arm's letter on a line of its own, whole."""
+    from dataclasses import replace
+
+    a, b = "candidate-" + "a" * 66, "baseline-" + "b" * 67  # 76 each
+    long = replace(result, labels=(a, b))
+    lines = render_compare_text(long, width=80).splitlines()
+    assert lines[:3] == ["compare · simulation · B vs A:", f"  B={b}", f"  A={a}"]
+    assert max(len(line) for line in lines) <= 80
+    piped = render_compare_text(long).splitlines()  # one line, as before, when piped
+    assert piped[0] == f"compare · simulation · B={b} vs A={a}"

@@ -118,3 +118,33 @@ def test_refresh_keeps_static_pictures_and_drops_dead_widget_views() -> None:
     assert view not in first["data"] and first["data"]["text/html"] == "<p>card</p>"
     assert second["data"][view]["model_id"] == "cell0-output1"
     assert second["data"]["text/plain"] == "VBox()"
+
+
+def test_refresh_drops_a_progress_bar_that_would_show_stuck_at_0_percent() -> None:
+    """fleet_overview.ipynb stored "reading tick files: 0%| | 0/960": a reader in
+    JupyterLab saw the bar as it began, as if loading never finished."""
+    refresh = _refresh_module()
+    view = "application/vnd.jupyter.widget-view+json"
+    bar = "reading tick files:   0%|          | 0/960 [00:00<?, ?file/s]"
+    cell = nbformat.v4.new_code_cell("fleet = tk.load_universes(runs)")
+    cell.outputs = [
+        nbformat.v4.new_output("display_data", data={view: {"model_id": "a1"}, "text/plain": bar}),
+        nbformat.v4.new_output(
+            "display_data", data={view: {"model_id": "b2"}, "text/plain": "VBox()"}
+        ),
+        nbformat.v4.new_output("stream", name="stdout", text="50%| done as text, kept\n"),
+    ]
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [cell]
+    refresh.tidy(nb)  # type: ignore[attr-defined]
+    assert [o["output_type"] for o in cell.outputs] == ["display_data", "stream"]
+    assert cell.outputs[0]["data"]["text/plain"] == "VBox()"
+
+
+def test_no_stored_notebook_shows_a_progress_bar() -> None:
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        assert "0/960 [" not in path.read_text(encoding="utf-8"), path.name
+        for cell in nbformat.read(path, as_version=4).cells:
+            for output in cell.get("outputs", []):
+                text = output.get("data", {}).get("text/plain", "")
+                assert "%|" not in text, (path.name, text)

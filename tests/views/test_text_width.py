@@ -309,8 +309,17 @@ def _piped(args: list[str]) -> str:
             "sample_runs/experiments/harbour_council_reference.json",
         ],
         ["experiment", "sample_runs/experiments/lantern_fair_arms.json", "--test", "anova"],
+        ["outcome", "--all", "sample_runs/eval_runs"],  # was 87 columns wide
     ],
-    ids=["quality-gate", "quality-fleet", "quality-diff", "experiment", "experiment-ref", "anova"],
+    ids=[
+        "quality-gate",
+        "quality-fleet",
+        "quality-diff",
+        "experiment",
+        "experiment-ref",
+        "anova",
+        "eval-runs",
+    ],
 )
 def test_at_80_columns_no_number_or_word_is_cut(args: list[str]) -> None:
     shown = ANSI.sub("", _on_a_terminal(args, 80))

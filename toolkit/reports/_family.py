@@ -73,8 +73,10 @@ def report_header(
         ("rendered", when),
     ]
     cells = "".join(
-        f'<span class="toolkit-report-{key}" style="margin-right:18px"><b>{key}</b> '
-        f"<code>{html.escape(value)}</code></span>"
+        # an inline block: an item moves to the next line whole ("rendered ... UTC" was
+        # split from its "UTC" in JupyterLab), wrapping inside only when wider than a line
+        f'<span class="toolkit-report-{key}" style="margin-right:18px;display:inline-block">'
+        f"<b>{key}</b> <code>{html.escape(value)}</code></span>"
         for key, value in items
     )
     body = (

@@ -147,7 +147,13 @@ def render_compare_text(
     the noise floor, the unpaired units and notes. With ``width`` (a terminal) the table
     narrows its dimension column and long lines wrap; without, nothing is cut."""
     name_w = _name_width(result, width)
-    lines = [line for head in headline(result) for line in wrap_item(head, width, bullet="")]
+    title, *heads = headline(result)
+    a, b = result.labels
+    if width is not None and len(title) > width:  # long folder names: each on its own line
+        lines = [f"compare · {result.family} · B vs A:", f"  B={b}", f"  A={a}"]
+    else:
+        lines = wrap_item(title, width, bullet="")
+    lines += [line for head in heads for line in wrap_item(head, width, bullet="")]
     lines += ["", *_dimension_lines(result, name_w, colour)]
     lines += [line for leg in pass_legend(result) for line in wrap_item(leg, width, bullet="")]
     lines += ["", *wrap_item(verdict_line(result), width, bullet="", indent=0)]

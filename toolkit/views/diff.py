@@ -65,6 +65,13 @@ def _names(
     return wrap_item(f"{label}: {shown}{more}", width, bullet="    ", indent=6)
 
 
+def _key(letter: str, subject: str, width: int) -> list[str]:
+    """``  A = subject``, or, too long for ``width``, ``  A =`` with the name whole on the
+    next line."""
+    line = f"  {letter} = {subject}"
+    return [line] if len(line) <= width else [f"  {letter} =", subject]
+
+
 def _change_lines(
     title: str,
     change: GraphChangeRecord | None,
@@ -119,14 +126,15 @@ def render_diff_text(
     names = {k: (rows_a.get(k) or rows_b[k])["name"] for k in keys}
     name_w = max(len(n) for n in [*names.values(), "dimension"])
     col = max(13, len(a.subject), len(b.subject))
-    title = (
-        f"{a.subject} vs {b.subject}  (last {a.meta.get('window')} ticks; "
-        f"rubric {a.rubric} {a.rubric_version})"
-    )
-    lines = [
-        *wrap_item(title, width, bullet="", indent=2),
-        f"  {'dimension':<{name_w}}  {a.subject:<{col}}  {b.subject:<{col}}",
-    ]
+    how = f"(last {a.meta.get('window')} ticks; rubric {a.rubric} {a.rubric_version})"
+    label_a, label_b = a.subject, b.subject
+    if width is not None and 2 + name_w + 2 * (2 + col) > width:
+        # names too long for the table: a key above it, the columns and changes "A", "B"
+        label_a, label_b, col = "A", "B", 13
+        lines = [f"A vs B  {how}", *_key("A", a.subject, width), *_key("B", b.subject, width)]
+    else:
+        lines = wrap_item(f"{a.subject} vs {b.subject}  {how}", width, bullet="", indent=2)
+    lines.append(f"  {'dimension':<{name_w}}  {label_a:<{col}}  {label_b:<{col}}")
     changed: list[str] = []
     for k in keys:
         ra, rb = rows_a.get(k), rows_b.get(k)
@@ -138,10 +146,10 @@ def render_diff_text(
     lines.append("Status changes:" + ("" if changed else " none"))
     lines += changed
     lines.append("Graph (graph_snapshots in universe.db):")
-    lines += _change_lines(a.subject, changes.get("a"), reasons.get("a", ""), width)
-    lines += _change_lines(b.subject, changes.get("b"), reasons.get("b", ""), width)
+    lines += _change_lines(label_a, changes.get("a"), reasons.get("a", ""), width)
+    lines += _change_lines(label_b, changes.get("b"), reasons.get("b", ""), width)
     lines += _change_lines(
-        f"{a.subject} -> {b.subject}", changes.get("a_to_b"), reasons.get("a_to_b", ""), width
+        f"{label_a} -> {label_b}", changes.get("a_to_b"), reasons.get("a_to_b", ""), width
     )
     return "\n".join(line.rstrip() for line in lines)
 

@@ -184,8 +184,11 @@ def render_discussion_text(
     summary = [f"Rubric discussion {report.spec.version}{at}: {len(report.scorecards)} game(s)"]
     for c in report.scorecards:
         line = f"  {c.verdict:<15}{c.meta.get('passed_count')}/7  {c.subject}"
-        if c.meta.get("engagement_source") == "judge":
-            line += "  (engagement by the judge)"
+        by = "  (engagement by the judge)" if c.meta.get("engagement_source") == "judge" else ""
+        if width is not None and len(line + by) > width:  # a long game id: its own line
+            line = f"  {c.verdict:<15}{c.meta.get('passed_count')}/7{by}\n    {c.subject}"
+        else:
+            line += by
         summary.append(line.replace(c.verdict, paint(c.verdict, c.verdict, colour), 1))
     blocks.append("\n".join(summary))
     if report.judged is not None:

@@ -108,9 +108,13 @@ def fit_table(
 ) -> list[str]:
     """Rows of cells (the first row the header) as aligned columns, two spaces apart.
 
-    When a line would be wider than ``width``, the columns after the first ``keys`` are
-    split into blocks that fit, each block printed as its own table that repeats the key
-    columns, with a blank line between blocks: no cell is ever cut or wrapped.
+    When a line would be wider than ``width``, a name in the first column too long to
+    leave the other columns room (a run's path) is printed on a line of its own, its row's
+    cells on the next line under the column heads (a name wider than ``width`` itself is
+    broken after a ``/`` onto lines indented two spaces: whole, never cut); then, if still
+    too wide, the columns after the first ``keys`` are split into blocks that fit, each
+    block printed as its own table that repeats the key columns, with a blank line between
+    blocks: no cell is ever cut or wrapped. A column empty in every row takes no room.
 
     Args:
         rows: the header, then one row per line; every row as long as the header.
@@ -122,20 +126,26 @@ def fit_table(
         return []
     n = len(rows[0])
     widths = [max(len(r[i]) for r in rows) for i in range(n)]
+    long = _long_names(rows, widths, width)
+    if long:
+        widths[0] = max(len(r[0]) for k, r in enumerate(rows) if k not in long)
 
     def block(cols: Sequence[int]) -> list[str]:
-        return [
-            "  ".join(
-                r[i].rjust(widths[i]) if i in right else r[i].ljust(widths[i]) for i in cols
-            ).rstrip()
-            for r in rows
-        ]
+        out: list[str] = []
+        for k, r in enumerate(rows):
+            if k in long:
+                out += _broken_name(r[0], width)
+                r = ["", *r[1:]]
+            cells = (r[i].rjust(widths[i]) if i in right else r[i].ljust(widths[i]) for i in cols)
+            out.append("  ".join(cells).rstrip())
+        return out
 
-    key_cols = list(range(min(keys, n)))
-    rest = list(range(len(key_cols), n))
-    total = sum(widths) + 2 * (n - 1)
+    shown = [i for i in range(n) if widths[i] or i == 0]  # a column with nothing in it: none
+    key_cols = [i for i in shown if i < keys]
+    rest = [i for i in shown if i >= keys]
+    total = sum(widths[i] for i in shown) + 2 * (len(shown) - 1)
     if width is None or total <= width or not rest:
-        return block(range(n))
+        return block(shown)
     base = sum(widths[i] for i in key_cols) + 2 * len(key_cols)
     blocks: list[list[int]] = [[]]
     used = base
@@ -151,6 +161,39 @@ def fit_table(
             out.append("")
         out.extend(block([*key_cols, *cols]))
     return out
+
+
+#: The fewest columns a first column keeps when its long names go on lines of their own.
+_NAME_ROOM = 12
+
+
+def _long_names(
+    rows: Sequence[Sequence[str]], widths: Sequence[int], width: int | None
+) -> set[int]:
+    """The rows (never the header) whose first cell goes on a line of its own: those
+    longer than the room the other columns leave in ``width`` (at least a third of it,
+    and :data:`_NAME_ROOM`), when the table does not fit as it is."""
+    total = sum(widths) + 2 * (len(widths) - 1)
+    if width is None or total <= width or len(widths) < 2:
+        return set()
+    others = sum(widths[1:]) + 2 * sum(1 for w in widths[1:] if w)
+    room = max(width - others, width // 3, _NAME_ROOM, len(rows[0][0]))
+    return {k for k, r in enumerate(rows) if k and len(r[0]) > room}
+
+
+def _broken_name(name: str, width: int | None) -> list[str]:
+    """``name`` on one line, or, wider than ``width``, broken after a ``/`` (else at the
+    width) onto lines indented two spaces: every character kept, in order."""
+    if width is None or len(name) <= width:
+        return [name]
+    lines: list[str] = []
+    rest = name
+    while len(rest) > width - (2 if lines else 0):
+        room = width - (2 if lines else 0)
+        cut = rest.rfind("/", 0, room) + 1 or room
+        lines.append(("  " if lines else "") + rest[:cut])
+        rest = rest[cut:]
+    return [*lines, ("  " if lines else "") + rest]
 
 
 def render_text(

@@ -15,6 +15,7 @@ import polars as pl
 from toolkit.errors import InputError
 from toolkit.load.experiments import load_experiments, load_reference_table
 from toolkit.rubrics.experiment import DEFAULT_RUBRIC, assumption_checks, experiment_stats
+from toolkit.rubrics.experiment.rounding import format_p
 from toolkit.views.experiment import experiment_report_dict
 
 #: The columns of a reported row (the-office's own numbers) the page shows.
@@ -33,8 +34,10 @@ def _reported(reported: pl.DataFrame) -> dict[str, Any]:
     experiments: dict[str, Any] = {}
     for r in reported.iter_rows(named=True):
         cell = {k: _json(r.get(k)) for k in REPORTED_COLUMNS}
-        p = r.get("p_value")
-        cell["p_display"] = "–" if p is None else f"{p:.3f}"
+        cell["cohens_d"] = _json(r.get("effect_size"))  # the runner's d, as the text shows it
+        p = r.get("p_value")  # as the text prints it (<0.001, not 0.000)
+        shown = format_p(p, DEFAULT_RUBRIC.p_floor, DEFAULT_RUBRIC.decimals + 1)
+        cell["p_display"] = "–" if shown == "-" else shown
         experiments.setdefault(r["experiment"], {"metrics": {}})["metrics"][r["metric"]] = cell
     return {
         "rubric": DEFAULT_RUBRIC.rubric,

@@ -90,14 +90,8 @@
     return "Equal to the humans' alpha at this precision: adding the judge leaves the agreement as it was.";
   }
 
-  function fmt(v) {
-    if (v === null || v === undefined) return "–";
-    if (typeof v !== "number") return String(v);
-    if (Number.isInteger(v)) return String(v);
-    var a = Math.abs(v);
-    return a >= 100 ? v.toFixed(1) : a >= 1 ? v.toFixed(2) : v.toFixed(3);
-  }
-  /* A score as the text views print it (toolkit.scorecard.format_value): integers bare,
+  /* A score (and every number on the run pages: evidence and cited values, the chart's
+     axis and points) as the text views print it (toolkit.scorecard.format_value): integers bare,
      others to three decimals rounded as Python's format rounds the float's exact binary
      value. toFixed does too, but for an exact tie (an odd multiple of 1/16: 0.0625) it
      goes away from zero where Python goes to the even digit (0.062). */
@@ -218,8 +212,8 @@
   function bytes(n) {
     if (n === null || n === undefined) return "–";
     if (n < 1024) return n + " B";
-    if (n < 1048576) return (n / 1024).toFixed(1) + " KB";
-    return (n / 1048576).toFixed(1) + " MB";
+    if (n < 1048576) return pyFixed(n / 1024, 1) + " KB";
+    return pyFixed(n / 1048576, 1) + " MB";
   }
   function when(t) { return t ? String(t).replace("T", " ").replace(/(\.\d+)?(Z|[+-]00:?00)$/, " UTC") : "–"; }
   /* A number on a page: always a link to the evidence it came from. */
@@ -556,6 +550,17 @@
     drawBody();
   }
 
+  /* A path as one unbroken piece per folder with a line-break chance (<wbr>) after each
+     "/": the run column narrows on a small screen by breaking an id between its folders,
+     never inside a name. */
+  function breakAfterSlashes(path) {
+    var out = [];
+    path.split("/").forEach(function (part, i, parts) {
+      out.push(el("span", { class: "seg", text: part + (i < parts.length - 1 ? "/" : "") }));
+      if (i < parts.length - 1) out.push(el("wbr"));
+    });
+    return out;
+  }
   function drawBody() {
     var tbody = document.getElementById("rows");
     if (!tbody) return;
@@ -568,7 +573,7 @@
         return badge(row.statuses[i + 1], dimHref(row.id, kn[0]), true, kn[1]);
       }));
       return el("tr", { "data-row": first + i }, [
-        el("td", null, [el("a", { href: href, class: "run" }, [row.title, row.title !== row.id ? el("span", { class: "id", text: row.id }) : null])]),
+        el("td", null, [el("a", { href: href, class: "run" }, [row.title, row.title !== row.id ? el("span", { class: "id" }, breakAfterSlashes(row.id)) : null])]),
         el("td", { text: row.family }),
         el("td", { "data-rule": "", text: row.rubric ? row.rubric + " " + row.version + (row.epoch ? " · epoch " + row.epoch : "") : "–" }),
         el("td", null, [badge(row.verdict, href)]),
@@ -713,7 +718,7 @@
       cited.map(function (c) {
         return el("div", null, [el("a", { href: dimHref(doc.id, c[0].key), text: c[0].name }), " ",
           named ? el("strong", { text: c[1][0] }) : null, named ? " " : null,
-          c[1][1] === null ? "" : num(fmt(c[1][1]), dimHref(doc.id, c[0].key)), " ", c[1][2] ? badge(c[1][2]) : null,
+          c[1][1] === null ? "" : num(fmtValue(c[1][1]), dimHref(doc.id, c[0].key)), " ", c[1][2] ? badge(c[1][2]) : null,
           why(c[0], c[1]) ? el("span", { class: "muted", text: " " + why(c[0], c[1]) }) : null]);
       })));
   }
@@ -760,7 +765,7 @@
        raters or a persona dimension's propositions). */
     var series = doc.series !== false && points.every(function (e) { return e[4] !== null; });
     if (series && points.length > 1) nodes.push(el("h2", { text: "Over the run" }), chart(doc, d, points));
-    nodes.push(el("h2", { id: "evidence", text: "Evidence (" + d.evidence.length + " rows)" }));
+    nodes.push(el("h2", { id: "evidence", text: "Evidence (" + d.evidence.length + (d.evidence.length === 1 ? " row)" : " rows)") }));
     if (!d.evidence.length) nodes.push(el("p", { class: "muted", text: "This dimension has no evidence rows: " + d.detail }));
     else {
       var head = el("tr", null, ["At", "Value", "Status", "Why", "Record"].map(function (h, i) { return el("th", { scope: "col", class: i === 1 ? "n" : null, text: h }); }));
@@ -768,7 +773,7 @@
         var to = e[4] === null ? runHref(doc.id) : itemHref(doc.id, e[4]);
         return el("tr", null, [
           el("td", null, [el("a", { href: to, text: e[0] })]),
-          el("td", { class: "n" }, [e[1] === null ? "–" : num(fmt(e[1]), to)]),
+          el("td", { class: "n" }, [e[1] === null ? "–" : num(fmtValue(e[1]), to)]),
           el("td", null, [e[2] ? badge(e[2], to) : "–"]),
           el("td", null, [why(d, e) ? el("a", { href: to, class: "detail", text: why(d, e) }) : ""]),
           el("td", null, [rawLink(doc, e[4])]),
@@ -784,22 +789,24 @@
     var ys = points.map(function (e) { return e[1]; });
     d.lines.forEach(function (v) { if (v !== null) ys.push(v); });
     var lo = Math.min.apply(null, ys), hi = Math.max.apply(null, ys);
+    var ends = lo === hi ? [lo] : [lo, hi];  /* the axis labels: the values themselves */
     if (lo === hi) { lo -= 1; hi += 1; }
     var pad = (hi - lo) * 0.08; lo -= pad; hi += pad;
     var x = function (i) { return L + (points.length === 1 ? 0 : (i * (W - L - R)) / (points.length - 1)); };
     var y = function (v) { return T + (H - T - B) * (1 - (v - lo) / (hi - lo)); };
     var root = svg("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img", "aria-label": d.name + " over the run, with its thresholds" });
     root.appendChild(svg("title", { text: d.name + ": " + points.length + " points" }));
-    [lo + pad, hi - pad].forEach(function (v) {
-      root.appendChild(svg("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end", "font-size": 11, fill: "#57606a", text: fmt(v) }));
+    ends.forEach(function (v) {
+      root.appendChild(svg("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end", "font-size": 11, fill: "#57606a", text: fmtValue(v) }));
     });
     root.appendChild(svg("line", { x1: L, x2: L, y1: T, y2: H - B, stroke: "#d0d7de" }));
-    var names = ["green", "red"];
+    var names = ["green", "red"], labels = [];
     d.lines.forEach(function (v, i) {
       if (v === null) return;
       var colour = i === 0 ? swatch("OK").ink : swatch("FAIL").ink;
       root.appendChild(svg("line", { x1: L, x2: W - R, y1: y(v), y2: y(v), stroke: colour, "stroke-dasharray": i === 0 ? "6 3" : "2 3", "stroke-width": 1.5 }));
-      root.appendChild(svg("text", { x: W - R - 2, y: i === 0 ? y(v) - 4 : y(v) + 13, "text-anchor": "end", "font-size": 11, fill: colour, text: names[i] + " " + (i === 0 ? d.green : d.red) }));
+      /* over the points (drawn last, below), on a white halo: readable where the series runs along the line */
+      labels.push(svg("text", { x: W - R - 2, y: i === 0 ? y(v) - 4 : y(v) + 13, "text-anchor": "end", "font-size": 11, fill: colour, stroke: "#fff", "stroke-width": 3, "paint-order": "stroke", text: names[i] + " " + (i === 0 ? d.green : d.red) }));
     });
     var path = points.map(function (e, i) { return (i ? "L" : "M") + x(i).toFixed(1) + " " + y(e[1]).toFixed(1); }).join(" ");
     root.appendChild(svg("path", { d: path, fill: "none", stroke: "#57606a", "stroke-width": 1.2 }));
@@ -807,9 +814,10 @@
       var sw = swatch(e[2] || "N/A");
       var a = svg("a", { href: e[4] === null ? runHref(doc.id) : itemHref(doc.id, e[4]) });
       a.appendChild(svg("circle", { cx: x(i), cy: y(e[1]), r: 3.5, fill: sw.fill, stroke: "#1f2328", "stroke-width": 0.5 }));
-      a.appendChild(svg("title", { text: e[0] + ": " + fmt(e[1]) + (e[2] ? " " + e[2] : "") }));
+      a.appendChild(svg("title", { text: e[0] + ": " + fmtValue(e[1]) + (e[2] ? " " + e[2] : "") }));
       root.appendChild(a);
     });
+    labels.forEach(function (t) { root.appendChild(t); });
     root.appendChild(svg("text", { x: L, y: H - 8, "font-size": 11, fill: "#57606a", text: points[0][0] }));
     root.appendChild(svg("text", { x: W - R, y: H - 8, "font-size": 11, fill: "#57606a", "text-anchor": "end", text: points[points.length - 1][0] }));
     return el("div", { class: "chart" }, [root, el("div", { class: "legend", text: "Dashed line: green threshold; dotted line: red threshold (drawn when the rule is one number). Each point links to its item." })]);
@@ -1162,7 +1170,7 @@
       var d = p[0], i = p[1], to = calTarget(c, i), link = (c.links || [])[i] || {};
       body.push(el("tr", { id: "cal-row-" + i }, [
         el("td", { class: "n" }, [num(String(i + 1), calHref("item/" + i), "this disagreement in full")]),
-        el("td", null, [el("a", { href: calHref("item/" + i), text: String(d.item) })]),
+        el("td", null, [el("a", { href: calHref("item/" + i) }, breakAfterSlashes(String(d.item)))]),
       ].concat(groups.map(function (g) {
         if (d[g] === null || d[g] === undefined) return el("td", { text: "–" });
         return el("td", null, [el("a", { href: calHref("disagreements/" + enc(g) + "/" + enc(String(d[g]))), title: "the disagreements with this " + g, text: String(d[g]) })]);
@@ -1541,9 +1549,17 @@
     });
     return el("div", { class: "chart" }, [root, el("div", { class: "legend", text: "Dot at the difference (treatment − control), line its interval at 1 − alpha; in the warning colour when significant (the interval excludes 0)." })]);
   }
+  /* Text naming a command-line option ("--test mannwhitney") as nodes, each option with
+     its word in one piece: a line never breaks after its "--". */
+  function keepOptions(text) {
+    return text.split(/(--[a-z][\w-]*(?: [a-z]\w*)?)/).map(function (part, i) {
+      return i % 2 ? el("span", { class: "opt", text: part }) : part;
+    }).filter(function (part) { return part !== ""; });
+  }
   function experimentTable(metrics) {
     var d = expDecimals(metrics);
-    var heads = ["Metric", "Control mean (sd)", "Treatment mean (sd)", "n (c / t)", "Difference", "Interval", "p", "Cohen's d", "Significant", "Assumptions"];
+    /* no-break spaces: "n (c / t)" and "Cohen's d" are never split (the page showed "n (c /" over "t)") */
+    var heads = ["Metric", "Control mean (sd)", "Treatment mean (sd)", "n\u00a0(c\u00a0/\u00a0t)", "Difference", "Interval", "p", "Cohen's\u00a0d", "Significant", "Assumptions"];
     return el("table", { class: "experiment" }, [
       el("thead", null, [el("tr", null, heads.map(function (h, i) { return el("th", { scope: "col", class: i >= 1 && i <= 7 ? "n" : null, text: h }); }))]),
       el("tbody", null, metrics.map(function (m) {
@@ -1558,7 +1574,7 @@
           el("td", { class: "n", text: c.p_display || "–" }),
           el("td", { class: "n", text: paperFixed(c.cohens_d, d) }),
           el("td", null, [c.significant === true ? badge("WARN", null, false, null, "yes") : c.significant === false ? "no" : (c.absent_reason || "–")]),
-          el("td", { class: "muted", text: a.hint || (a.normal === undefined ? "" : "normal, equal variances: " + (a.normal ? "yes" : "no") + ", " + (a.equal_variances ? "yes" : "no")) }),
+          el("td", { class: "muted" }, keepOptions(a.hint || (a.normal === undefined ? "" : "normal, equal variances: " + (a.normal ? "yes" : "no") + ", " + (a.equal_variances ? "yes" : "no")))),
         ]);
       })),
     ]);

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 import polars as pl
 
@@ -19,7 +19,7 @@ from toolkit.rubrics.simulation.fanout import fanout_series
 from toolkit.rubrics.simulation.features import run_history
 from toolkit.rubrics.simulation.series import series_chunks
 from toolkit.rubrics.simulation.spec import DEFAULT_RUBRIC, SimulationRubric
-from toolkit.rubrics.simulation.windows import scored_window, window_scores
+from toolkit.rubrics.simulation.windows import ENGINE, scored_window, window_scores
 from toolkit.scorecard import Scorecard
 
 #: Scoring takes the runs of a fleet about this many ticks at a time (whole runs; one
@@ -134,13 +134,6 @@ def _chunks(universe: Universe) -> list[tuple[int, int]]:
     height = universe.ticks.height
     size = SCORE_CHUNK_TICKS if height > 2 * SCORE_CHUNK_TICKS else max(height, 1)
     return run_chunks(universe.ticks["slug"], size)
-
-
-#: The engine every scoring query runs on. Its frames are a chunk of runs (at most a few
-#: tens of thousands of ticks), where Polars' in-memory engine costs about half the CPU of
-#: the streaming one (Polars 2's default): 34 runs of 300 ticks, window scores 6 ms
-#: against 13, the fan-out 2 against 3.
-ENGINE: Final = "in-memory"
 
 
 def _last_windows(

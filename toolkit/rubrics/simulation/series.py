@@ -12,7 +12,7 @@ from toolkit.load.universe import Universe
 from toolkit.rubrics.simulation.fanout import fanout_series
 from toolkit.rubrics.simulation.features import run_history
 from toolkit.rubrics.simulation.spec import DEFAULT_RUBRIC, DIMENSIONS, SimulationRubric
-from toolkit.rubrics.simulation.windows import window_series
+from toolkit.rubrics.simulation.windows import ENGINE, window_series
 from toolkit.scorecard import NA
 
 #: Columns of :func:`dimension_series`.
@@ -72,7 +72,7 @@ def series_chunks(
     history = run_history(universe, rubric)
     fan = (
         fanout_series(universe.checkpoints, rubric)
-        .collect()
+        .collect(engine=ENGINE)
         .select("slug", "tick", "slope", "status_graph_fanout")
         .sort("tick")
     )
@@ -89,7 +89,7 @@ def _long(
     history: pl.DataFrame | None,
 ) -> pl.DataFrame:
     """The series of the whole runs in ``ticks``, long and sorted."""
-    wide = window_series(ticks, rubric, window, history).collect()
+    wide = window_series(ticks, rubric, window, history).collect(engine=ENGINE)
     wide = wide.join_asof(
         fan,
         on="tick",

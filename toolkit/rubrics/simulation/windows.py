@@ -56,6 +56,15 @@ _WINDOW_AGGS: dict[str, pl.Expr] = {
 same expressions serve the per-tick rolling series and the one-row-per-run scores."""
 
 
+def _in_units_of(count: pl.Expr, ticks: int) -> pl.Expr:
+    """``count / ticks`` rounded once (as Python's ``/``), whatever the rows. Polars divides
+    a column of more than one row by a constant as a product with the constant's reciprocal
+    (76 / 10 gives 7.6000000000000005), a one-row column exactly: a run's rates changed in
+    the last digit with the number of runs scored beside it (and, on the streaming engine,
+    with its threads). A column of the constant as divisor is divided row by row."""
+    return count / (count * 0 + ticks)
+
+
 def _with_statuses(lf: pl.LazyFrame, rubric: SimulationRubric) -> pl.LazyFrame:
     """Add each dimension's value and ``status_<dimension>`` to window aggregates."""
     g, c = rubric.groundedness, rubric.character_stability
@@ -69,10 +78,10 @@ def _with_statuses(lf: pl.LazyFrame, rubric: SimulationRubric) -> pl.LazyFrame:
         ),
         refuse_rate=pl.col("refused") * coh.per_ticks / pl.col("n"),
         vocab_rate=pl.when(pl.col("classified") > 0).then(
-            pl.col("novel") / (pl.col("n") / vocab.per_ticks)
+            pl.col("novel") / _in_units_of(pl.col("n"), vocab.per_ticks)
         ),
         drift=pl.col("rollbacks") / pl.col("n"),
-        subtype_rate=pl.col("new_subtypes") / (pl.col("n") / sub.per_ticks),
+        subtype_rate=pl.col("new_subtypes") / _in_units_of(pl.col("n"), sub.per_ticks),
     ).with_columns(
         status_groundedness=status_of(
             pl.col("groundedness"),

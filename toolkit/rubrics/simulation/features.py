@@ -60,11 +60,12 @@ def tick_features(
     first_use = pl.col("unit").is_not_null() & pl.col("unit").is_first_distinct().over("slug")
     if history is not None:
         seen = history.lazy().select("slug", "unit").unique().with_columns(_seen=pl.lit(True))
+        # The join keeps the ticks' order: ``first_use`` reads it (a join free to reorder,
+        # Polars' default, let the streaming engine's threads decide which tick was first).
         lf = (
-            lf.join(seen, on=["slug", "unit"], how="left")
+            lf.join(seen, on=["slug", "unit"], how="left", maintain_order="left")
             .with_columns(novel=first_use & pl.col("_seen").is_null())
             .drop("_seen")
-            .sort("slug", "tick")
         )
     else:
         lf = lf.with_columns(novel=first_use)
@@ -101,10 +102,8 @@ def _with_new_subtypes(lf: pl.LazyFrame) -> pl.LazyFrame:
         .group_by("slug", "tick")
         .agg(new_subtypes=pl.len().cast(pl.Int64))
     )
-    return (
-        lf.join(written, on=["slug", "tick"], how="left")
-        .with_columns(pl.col("new_subtypes").fill_null(0))
-        .sort("slug", "tick")
+    return lf.join(written, on=["slug", "tick"], how="left", maintain_order="left").with_columns(
+        pl.col("new_subtypes").fill_null(0)
     )
 
 

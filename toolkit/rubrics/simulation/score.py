@@ -10,15 +10,16 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from toolkit.epoch import input_digest, rows_bytes, spec_epoch, stamp
+from toolkit.epoch import spec_epoch, stamp
 from toolkit.load.universe import Universe
 from toolkit.rubrics.simulation._values import DEFAULT_VALUES as DEFAULT_RUBRIC
 from toolkit.rubrics.simulation.card import run_card
+from toolkit.rubrics.simulation.digests import input_digests
 from toolkit.rubrics.simulation.dimensions import dimension_rows, grounded_source_of
 from toolkit.rubrics.simulation.fanout import fanout_series
 from toolkit.rubrics.simulation.features import run_history
 from toolkit.rubrics.simulation.series import series_chunks
-from toolkit.rubrics.simulation.windows import scored_window, window_scores
+from toolkit.rubrics.simulation.windows import ENGINE, scored_window, window_scores
 from toolkit.scorecard import Scorecard
 
 if TYPE_CHECKING:
@@ -108,7 +109,7 @@ def score_universe(
     dimension_frames = Scorecard.dimensions_frames([(slug, dims[slug]) for slug in slugs])
     measure_frames = Scorecard.measures_frames([(slug, dims[slug]) for slug in slugs])
     epoch = spec_epoch(rubric, window=w)
-    digests = dict(inputs) if inputs is not None else _input_digests(universe)
+    digests = dict(inputs) if inputs is not None else input_digests(universe)
     cards = [
         run_card(
             slug,
@@ -125,32 +126,8 @@ def score_universe(
         )
         for i, slug in enumerate(slugs)
     ]
-    return [stamp(card, epoch, digests.get(card.subject)) for card in cards]
-
-
-def _input_digests(universe: Universe) -> dict[str, str]:
-    """Each run's input digest: its tick, batch and checkpoint rows as loaded, as JSON
-    lines (:func:`toolkit.epoch.rows_bytes`): a changed tick file changes them, the
-    rubric does not."""
-    runs: dict[str, dict[str, pl.DataFrame]] = {slug: {} for slug in universe.slugs}
-    for name, frame in (
-        ("ticks", universe.ticks),
-        ("batches", universe.batches),
-        ("checkpoints", universe.checkpoints),
-    ):
-        if "slug" not in frame.columns or frame.is_empty():
-            continue
-        # where a row was read from is not its content: a copied run keeps its digest
-        where = [c for c in frame.columns if c == "path" or c.endswith(("_file", "_path"))]
-        for (slug,), rows in frame.drop(where).partition_by("slug", as_dict=True).items():
-            runs.setdefault(str(slug), {})[name] = rows
-    # Each run's rows written out and hashed in turn, never the whole fleet's text at once
-    # (3,000 runs of 30 ticks: about 90 MiB of JSON lines held before).
-    digests: dict[str, str] = {}
-    for slug in list(runs):
-        frames = runs.pop(slug)
-        digests[slug] = input_digest((name, rows_bytes(rows)) for name, rows in frames.items())
-    return digests
+    epoch_id = epoch.id  # (a hash of the rubric's data: once, not once a card)
+    return [stamp(card, epoch_id, digests.get(card.subject)) for card in cards]
 
 
 def _chunks(universe: Universe) -> list[tuple[int, int]]:
@@ -166,22 +143,26 @@ def _last_windows(
     universe: Universe, rubric: SimulationRubric, w: int
 ) -> tuple[pl.DataFrame, list[pl.DataFrame]]:
     """The window scores of every run (one row a run) and, per chunk, each run's extent
-    (ticks loaded, first and last timestamp)."""
+    (ticks loaded, first and last timestamp): one ``collect_all`` a chunk."""
     history = run_history(universe, rubric)
     # Whole runs a chunk at a time: each chunk's temporaries are reused by the next.
     parts: list[pl.DataFrame] = []
     spans: list[pl.DataFrame] = []
     for offset, length in _chunks(universe):
         chunk = universe.ticks.slice(offset, length)
-        if length:
-            parts.append(window_scores(chunk, rubric, w, history).collect())
-        spans.append(
-            chunk.group_by("slug").agg(
+        extent = (
+            chunk.lazy()
+            .group_by("slug")
+            .agg(
                 ticks_loaded=pl.len(),
                 started=pl.col("timestamp").min(),
                 ended=pl.col("timestamp").max(),
             )
         )
+        plans = [extent, window_scores(chunk, rubric, w, history)] if length else [extent]
+        done = pl.collect_all(plans, engine=ENGINE)
+        spans.append(done[0])
+        parts.extend(done[1:])
     last = (
         pl.concat(parts)
         if parts
@@ -192,21 +173,18 @@ def _last_windows(
 
 def _fanout_at(last: pl.DataFrame, universe: Universe, rubric: SimulationRubric) -> pl.DataFrame:
     """Each run's graph fan-out at the last checkpoint at or before its last scored tick."""
-    fan = fanout_series(universe.checkpoints, rubric).collect()
+    fan = fanout_series(universe.checkpoints, rubric).with_columns(cp_tick=pl.col("tick"))
     return (
-        last.select("slug", "tick")
+        last.lazy()
+        .select("slug", "tick")
         .sort("tick")
-        .join_asof(
-            fan.sort("tick").with_columns(cp_tick=pl.col("tick")),
-            on="tick",
-            by="slug",
-            strategy="backward",
-            check_sortedness=False,
-        )
+        .join_asof(fan.sort("tick"), on="tick", by="slug", strategy="backward",
+                   check_sortedness=False)
         .filter(pl.col("cp_tick").is_not_null())
         .drop("tick")
         .rename({"cp_tick": "tick"})
-    )
+        .collect(engine=ENGINE)
+    )  # fmt: skip
 
 
 def _issues_by_run(universe: Universe) -> dict[str, list[dict[str, Any]]]:

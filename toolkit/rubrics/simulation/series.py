@@ -14,7 +14,7 @@ from toolkit.rubrics.simulation._values import DEFAULT_VALUES as DEFAULT_RUBRIC
 from toolkit.rubrics.simulation._values import DIMENSIONS
 from toolkit.rubrics.simulation.fanout import fanout_series
 from toolkit.rubrics.simulation.features import run_history
-from toolkit.rubrics.simulation.windows import window_series
+from toolkit.rubrics.simulation.windows import ENGINE, window_series
 from toolkit.scorecard import NA
 
 if TYPE_CHECKING:
@@ -77,7 +77,7 @@ def series_chunks(
     history = run_history(universe, rubric)
     fan = (
         fanout_series(universe.checkpoints, rubric)
-        .collect()
+        .collect(engine=ENGINE)
         .select("slug", "tick", "slope", "status_graph_fanout")
         .sort("tick")
     )
@@ -94,7 +94,7 @@ def _long(
     history: pl.DataFrame | None,
 ) -> pl.DataFrame:
     """The series of the whole runs in ``ticks``, long and sorted."""
-    wide = window_series(ticks, rubric, window, history).collect()
+    wide = window_series(ticks, rubric, window, history).collect(engine=ENGINE)
     wide = wide.join_asof(
         fan,
         on="tick",

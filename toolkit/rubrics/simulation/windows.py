@@ -4,7 +4,7 @@ tick (the rolling series) or per run (one row a run), from the same aggregations
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 import polars as pl
 
@@ -16,6 +16,15 @@ from toolkit.scorecard import FAIL, NA, OK, WARN
 
 if TYPE_CHECKING:
     from toolkit.rubrics.simulation.spec import SimulationRubric
+
+#: The engine the scoring's queries run on (a fleet's scores and series). Their frames are
+#: a chunk of runs (at most a few tens of thousands of ticks), where Polars' in-memory
+#: engine costs about half the CPU of the streaming one (Polars 2's default): 34 runs of
+#: 300 ticks, window scores 6 ms against 13, the fan-out 2 against 3. (It is also the one
+#: whose results do not depend on the number of threads: the streaming engine cuts a frame
+#: of fewer rows than threads into one-row parts, and divides a one-row column by a
+#: constant exactly, a longer one by multiplying by its reciprocal.)
+ENGINE: Final = "in-memory"
 
 
 def status_of(value: pl.Expr, *, fail: pl.Expr, ok: pl.Expr) -> pl.Expr:
@@ -51,6 +60,15 @@ _WINDOW_AGGS: dict[str, pl.Expr] = {
 same expressions serve the per-tick rolling series and the one-row-per-run scores."""
 
 
+def _in_units_of(count: pl.Expr, ticks: int) -> pl.Expr:
+    """``count / ticks`` rounded once (as Python's ``/``), whatever the rows. Polars divides
+    a column of more than one row by a constant as a product with the constant's reciprocal
+    (76 / 10 gives 7.6000000000000005), a one-row column exactly: a run's rates changed in
+    the last digit with the number of runs scored beside it (and, on the streaming engine,
+    with its threads). A column of the constant as divisor is divided row by row."""
+    return count / (count * 0 + ticks)
+
+
 def _with_statuses(lf: pl.LazyFrame, rubric: SimulationRubric) -> pl.LazyFrame:
     """Add each dimension's value and ``status_<dimension>`` to window aggregates."""
     g, c = rubric.groundedness, rubric.character_stability
@@ -64,10 +82,10 @@ def _with_statuses(lf: pl.LazyFrame, rubric: SimulationRubric) -> pl.LazyFrame:
         ),
         refuse_rate=pl.col("refused") * coh.per_ticks / pl.col("n"),
         vocab_rate=pl.when(pl.col("classified") > 0).then(
-            pl.col("novel") / (pl.col("n") / vocab.per_ticks)
+            pl.col("novel") / _in_units_of(pl.col("n"), vocab.per_ticks)
         ),
         drift=pl.col("rollbacks") / pl.col("n"),
-        subtype_rate=pl.col("new_subtypes") / (pl.col("n") / sub.per_ticks),
+        subtype_rate=pl.col("new_subtypes") / _in_units_of(pl.col("n"), sub.per_ticks),
     ).with_columns(
         status_groundedness=status_of(
             pl.col("groundedness"),

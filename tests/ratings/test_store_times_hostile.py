@@ -3,13 +3,17 @@ the field and the value; the store left as it was."""
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolkit.errors import InputError
 from toolkit.ratings.store import RatingStore
+from toolkit.ratings.store.rows import utc_stamp
 
 EDGES = ["0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00"]
 
@@ -47,3 +51,24 @@ def test_a_draft_stamped_outside_utcs_years_is_one_line(tmp_path: Path, stamp: s
     line = str(caught.value)
     assert "\n" not in line and "drafts.csv" in line and f"updated_at={stamp!r}" in line
     assert store.draft("ana", "g1") is None
+
+
+_OFFSETS = st.integers(-(24 * 60 - 1), 24 * 60 - 1).map(
+    lambda m: dt.timezone(dt.timedelta(minutes=m))
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(moment=st.datetimes(timezones=st.one_of(st.none(), _OFFSETS)))
+def test_any_iso_time_is_a_utc_stamp_or_one_line(moment: dt.datetime) -> None:
+    """Every time ISO-8601 can write, at any offset: the UTC stamp (equal instant, in
+    the store's form) or, outside UTC's years, one InputError naming the field."""
+    text = moment.isoformat()
+    try:
+        stamp = utc_stamp("f.csv", text, "created_at", text, 3)
+    except InputError as exc:
+        assert str(exc) == f"f.csv:3: created_at={text!r}: outside the years 1 to 9999 in UTC"
+        return
+    back = dt.datetime.fromisoformat(stamp)
+    assert back.utcoffset() == dt.timedelta(0)
+    assert back == (moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC))

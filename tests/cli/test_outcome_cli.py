@@ -129,7 +129,7 @@ def test_one_iteration(capsys: pytest.CaptureFixture[str], tally_log: Path) -> N
     code, out, _ = run(capsys, str(tally_log), "--iteration", "4")
     assert code == 0
     assert out.startswith("Iteration 4 · session 4c1d7e2a-5b8f-4e0c-9a61-2f3b7d9e8a10\n")
-    assert "  [absent]    Landed on trunk" in out
+    assert "  [absent]    Landed on master" in out
     code, out, _ = run(capsys, str(tally_log), "--iteration", "4", "--format", "json")
     doc = json.loads(out)
     assert [i["iteration"] for i in doc["iterations"]] == [4]

@@ -65,3 +65,33 @@ def test_a_scalar_tagged_as_a_collection_is_refused_as_pyyaml_refuses_it(tag: st
         yaml.load(text, Loader=yaml.CSafeLoader)
     with pytest.raises(YamlProblem):
         parse_yaml(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("a: 1\nb: !!int ''\n", "!!int"),
+        ("a: 1\nb: !!float ''\n", "!!float"),
+        ("a: 1\nb: !!bool maybe\n", "!!bool"),
+        ("a: 1\nb: [1, !!int '']\n", "!!int"),
+    ],
+)
+def test_an_explicitly_tagged_scalar_that_is_not_its_type_is_a_problem_on_its_line(
+    text: str, said: str
+) -> None:
+    """Found by fuzzing the labels reader: PyYAML's own constructors raised IndexError
+    (``!!int ''``, ``!!float ''``) and KeyError (``!!bool maybe``), which escaped as a
+    traceback. Now a YamlProblem naming the tag, the value and line 2."""
+    with pytest.raises(YamlProblem) as caught:
+        parse_yaml(text)
+    assert caught.value.line == 2 and said in caught.value.reason
+
+
+@pytest.mark.parametrize(
+    "text", ["a: !!timestamp '1912-01-01 00:00:00-00:16:08'\n", "a: !!timestamp x\n"]
+)
+def test_an_explicit_timestamp_that_is_not_one_stays_text(text: str) -> None:
+    """As an implicit one that is not a real date (2026-13-45) does; PyYAML raised
+    AttributeError on a value its timestamp pattern does not match (a UTC offset with
+    seconds, as ``yaml.safe_dump`` writes a 1912 Africa/Abidjan time)."""
+    assert parse_yaml(text).data == {"a": text.split(" ", 2)[2].strip().strip("'")}

@@ -108,3 +108,44 @@ def test_a_random_session_over_restored_informative_draws_is_refused(tmp_path: P
     assert second.session() is None
     assert second.draw_order() == "informative"
     assert second.draws()["probability"].to_list() == [0.5, 0.5, 1.0]
+
+
+def test_an_informative_session_with_other_draws_over_restored_ones_is_refused(
+    tmp_path: Path,
+) -> None:
+    """Found in review: an informative session created over restored informative draws
+    recorded its own probabilities after them, so the restored ratings (drawn with 0.5)
+    would be weighed by the new ones (here 0.8): refused in one line naming a unit whose
+    draw differs, its held and new probability; the store is left as it was."""
+    second = _restored_informative(tmp_path)
+    other = [Draw("g1", 0.8, True), Draw("g2", 0.5, False), Draw("g3", 1.0, True)]
+    with pytest.raises(InputError) as caught:
+        second.open_session(_GAMES, ["ana", "ben"], seed=1, order="informative", draws=other)
+    line = str(caught.value)
+    assert "\n" not in line and "b.db" in line
+    assert "already holds other draws of 1 of these units" in line
+    assert "g1" in line and "0.5" in line and "0.8" in line
+    assert second.session() is None
+    assert second.draws()["probability"].to_list() == [0.5, 0.5, 1.0]
+
+
+def test_a_unit_drawn_now_but_not_in_the_restored_draw_is_refused(tmp_path: Path) -> None:
+    """Same probabilities, another seed: g2 (not drawn before) drawn now. Its restored
+    draw said it could not have been rated; refused as another draw."""
+    second = _restored_informative(tmp_path)
+    other = [Draw("g1", 0.5, True), Draw("g2", 0.5, True), Draw("g3", 1.0, True)]
+    with pytest.raises(InputError, match=r"other draws of 1 of these units.*g2"):
+        second.open_session(_GAMES, ["ana", "ben"], seed=2, order="informative", draws=other)
+    assert second.session() is None
+
+
+def test_the_same_draws_over_restored_ones_create_the_session(tmp_path: Path) -> None:
+    """The same judge scores, budget and seed draw the same units with the same
+    probabilities: the session is created and every unit keeps its probability."""
+    second = _restored_informative(tmp_path)
+    session, created = second.open_session(
+        _GAMES, ["ana", "ben"], seed=1, order="informative", draws=_DRAWS
+    )
+    assert created and session.seed == 1
+    assert second.draws()["probability"].to_list() == [0.5, 0.5, 1.0]
+    assert second.draws()["drawn"].to_list() == [True, False, True]

@@ -283,8 +283,11 @@ def test_sidecar_carries_the_derived_linked_traces_marker_and_the_objectives(
     assert linked["linked_traces_to_outcomes"] is True
     # Each row holds its signal's label, as dot-agents' PersistedContribution does (and
     # the toolkit's key repeats them by signal).
-    assert linked["breakdown"][0]["label"] == "Landed on trunk"
-    assert list(linked["toolkit"]["labels"].values())[:2] == ["Landed on trunk", "Verifier results"]
+    assert linked["breakdown"][0]["label"] == "Landed on master"
+    assert list(linked["toolkit"]["labels"].values())[:2] == [
+        "Landed on master",
+        "Verifier results",
+    ]
     assert [o["objective"] for o in linked["objectives"]] == [
         "ran_cli_command",
         "ran_tests_before_commit",

@@ -240,6 +240,7 @@ def _sweep(args: argparse.Namespace, width: int | None) -> int:
             cache=args.cache,
             storage_options=storage_options(args),
         )
+    _some_value_valid(result.table, args.sweep)
     if args.format == "json":
         _emit(args, views.render_sweep_json(result), "the sweep")
     elif args.format == "markdown":
@@ -255,6 +256,20 @@ def _sweep(args: argparse.Namespace, width: int | None) -> int:
         )
         print(f"toolkit rescore: wrote the chart to {args.chart}", file=sys.stderr)
     return 0
+
+
+def _some_value_valid(table: Any, spec: str) -> None:
+    """Refuse a sweep none of whose values makes a valid rubric: it measured nothing, and a
+    table of dashes with exit 0 would pass a CI step (some values out of range: the table
+    shows the others and names each bad one)."""
+    if table.height and not table["valid"].any():
+        value, reason = table.row(0, named=True)["value"], table.row(0, named=True)["reason"]
+        raise InputError(
+            None,
+            f"no value of the sweep makes a valid rubric (first, {value:g}: {reason})",
+            field="--sweep",
+            value=spec,
+        )
 
 
 def _persona(args: argparse.Namespace, width: int | None) -> int:

@@ -32,6 +32,7 @@ import contextlib
 import itertools
 import math
 import os
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
@@ -40,6 +41,7 @@ import polars as pl
 import psycopg
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
+from psycopg.types.numeric import FloatLoader
 
 from toolkit.errors import InputError
 from toolkit.io import edge
@@ -274,6 +276,9 @@ class PostgresSource(Source):
             raise self.error(exc, "cannot set up a read-only session") from None
         con.autocommit = False
         con.read_only = True  # every transaction BEGIN … READ ONLY, too
+        # numeric as float (its column is Float64): a Decimal of NaN or beyond a double
+        # made Polars panic building the frame (a traceback, not a line naming the cell)
+        con.adapters.register_loader("numeric", FloatLoader)
         self._con = con
         return con
 
@@ -455,10 +460,28 @@ class PostgresSource(Source):
                     if rows >= batch_rows or size >= _BATCH_BYTES:
                         yield pl.concat(pending)
                         pending, rows, size = [], 0, 0.0
+        except psycopg.DataError as exc:  # a value the driver cannot load ('infinity')
+            raise self._value_error(exc, table, schema) from None
         except psycopg.Error as exc:
             raise self.error(exc, f"cannot read table {table!r}") from None
         if pending:
             yield pl.concat(pending)
+
+    def _value_error(
+        self, exc: psycopg.DataError, table: str, schema: Mapping[str, pl.DataType]
+    ) -> InputError:
+        """A cell the driver cannot load as its column's type (a timestamp of
+        ``infinity``, a year beyond 9999): one line naming the table and, when one column
+        of that kind was read, the column."""
+        said = self._said(exc)
+        kinds = (pl.Datetime, pl.Date) if "date" in said or "timestamp" in said else ()
+        columns = [c for c, t in schema.items() if kinds and isinstance(t, kinds)]
+        field = f"{table}.{columns[0]}" if len(columns) == 1 else f"table {table!r}"
+        quoted = re.search(r"'([^']*)'\s*$", said)  # psycopg ends with the value, quoted
+        return InputError(
+            self.root, f"a value this reader cannot hold ({said})", field=field,
+            value=quoted.group(1) if quoted else None,
+        )  # fmt: skip
 
     def _frame(
         self, table: str, schema: Mapping[str, pl.DataType], chunk: list[tuple[Any, ...]]
@@ -467,7 +490,8 @@ class PostgresSource(Source):
         table, the column and the start of the value)."""
         try:
             frame = pl.DataFrame(chunk, schema=dict(schema), orient="row")
-        except (TypeError, ValueError, OverflowError, pl.exceptions.PolarsError) as exc:
+        except (TypeError, ValueError, OverflowError, pl.exceptions.PolarsError,
+                pl.exceptions.PanicException) as exc:  # fmt: skip
             said = " ".join(str(exc).split())[:120]
             raise InputError(
                 self.root, f"a value of an unexpected type ({said})", field="table", value=table

@@ -82,15 +82,39 @@ def _construct_mapping(loader: _Loader, node: yaml.MappingNode) -> dict[Any, Any
 
 
 def _construct_timestamp(loader: _Loader, node: yaml.ScalarNode) -> Any:
-    """A timestamp-looking scalar that is not a real date (2026-13-45) stays text."""
+    """A timestamp-looking scalar that is not a real date (2026-13-45) stays text, as
+    does one tagged ``!!timestamp`` that its pattern does not match (PyYAML raises
+    AttributeError on it: ``!!timestamp x``, a UTC offset with seconds)."""
     try:
         return yaml.SafeLoader.construct_yaml_timestamp(loader, node)
-    except ValueError:
+    except (ValueError, AttributeError):
         return node.value
+
+
+def _checked(name: str, build: Any) -> Any:
+    """PyYAML's constructor of ``!!name`` scalars, its failures on a value it does not
+    take (``!!int ''`` raises IndexError, ``!!bool maybe`` KeyError) one problem naming
+    the tag, the value and its line."""
+
+    def construct(loader: _Loader, node: yaml.ScalarNode) -> Any:
+        try:
+            return build(loader, node)
+        except (ValueError, TypeError, IndexError, KeyError) as exc:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"!!{name} {node.value!r} is not a {name}", node.start_mark
+            ) from exc
+
+    return construct
 
 
 _Loader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
 _Loader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
+for _name, _build in (
+    ("bool", yaml.SafeLoader.construct_yaml_bool),
+    ("int", yaml.SafeLoader.construct_yaml_int),
+    ("float", yaml.SafeLoader.construct_yaml_float),
+):
+    _Loader.add_constructor(f"tag:yaml.org,2002:{_name}", _checked(_name, _build))
 
 
 @dataclass(frozen=True)

@@ -82,7 +82,7 @@ def since_time(value: datetime | date | str | None) -> datetime | None:
     zone), as an aware time.
 
     Raises:
-        InputError: text that is neither.
+        InputError: text that is neither; a time that is no time in UTC.
     """
     if isinstance(value, str):
         try:
@@ -95,7 +95,15 @@ def since_time(value: datetime | date | str | None) -> datetime | None:
         return None
     if not isinstance(value, datetime):
         return datetime(value.year, value.month, value.day, tzinfo=UTC)
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
+    aware = value if value.tzinfo else value.replace(tzinfo=UTC)
+    try:
+        aware.astimezone(UTC)
+    except OverflowError:  # year 1 east of UTC, year 9999 west of it
+        raise InputError(
+            None, "before or after the years a time in UTC holds (1 to 9999)", field="--since",
+            value=value.isoformat(),
+        ) from None  # fmt: skip
+    return aware
 
 
 def _as_text_times(frame: pl.DataFrame) -> pl.DataFrame:

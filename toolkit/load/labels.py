@@ -14,8 +14,9 @@ none of its labels); a label without ``schema_version`` is taken as the file's; 
 that cannot be used (no actor, no edit, an answer out of range) is skipped; a label that
 breaks a rule of dot-agents' ``Sidecar.Validate`` without touching its answers (role,
 iteration, repeated id, free text length, an edit's empty actor) is read and warned about
-(dot-agents refuses the whole file). Each problem is returned with its line so the log
-lists it.
+(dot-agents refuses the whole file). A time that is not one (or beyond the years a UTC
+time holds) is left out of the row and named. Each problem is returned with its line so
+the log lists it.
 """
 
 from __future__ import annotations
@@ -63,6 +64,8 @@ def _time(value: Any) -> dt.datetime | None:
     or not a time."""
     if isinstance(value, dt.datetime):
         stamp = value
+    elif isinstance(value, dt.date):  # a bare date, as yaml.v3 also reads into a time
+        stamp = dt.datetime.combine(value, dt.time())
     elif isinstance(value, str) and value.strip():
         try:
             stamp = dt.datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
@@ -72,7 +75,32 @@ def _time(value: Any) -> dt.datetime | None:
         return None
     if stamp.tzinfo is None:
         stamp = stamp.replace(tzinfo=dt.UTC)
-    return stamp.astimezone(dt.UTC)
+    try:
+        return stamp.astimezone(dt.UTC)
+    except OverflowError:  # year 1 east of UTC, year 9999 west of it
+        return None
+
+
+def _time_problems(raw: Mapping[str, Any]) -> list[tuple[tuple[Any, ...], str]]:
+    """Each time of a label (its ``created_at``, ``updated_at``, each edit's
+    ``timestamp``) that is given but is not one :func:`_time` reads (key path, reason)."""
+    keys: list[tuple[Any, ...]] = [("created_at",), ("updated_at",)]
+    history = raw.get("history")
+    for position, edit in enumerate(history if isinstance(history, list) else []):
+        if isinstance(edit, Mapping):
+            keys.append(("history", position, "timestamp"))
+    found = []
+    for key in keys:
+        holder: Any = raw
+        for part in key[:-1]:
+            holder = holder[part]
+        value = holder.get(key[-1])
+        if value is not None and _time(value) is None:
+            where = ".".join(str(k) for k in key)
+            shown = value.isoformat() if isinstance(value, dt.date) else value
+            found.append((key, f"{where}={shown!r}: not a time (RFC 3339, within the years "
+                                "1 to 9999 in UTC); read without it"))  # fmt: skip
+    return found
 
 
 def _text(value: Any) -> str | None:
@@ -205,7 +233,11 @@ def _rule_problems(
                 )
             )
     tail = "; read anyway (dot-agents refuses the whole file over it)"
-    return [(line_of(("labels", index, *key)), reason + tail) for key, reason in found]
+    named = [(line_of(("labels", index, *key)), reason + tail) for key, reason in found]
+    return named + [
+        (line_of(("labels", index, *key)), f"{where}.{reason}")
+        for key, reason in _time_problems(raw)
+    ]
 
 
 def _other_major(labels: list[Any]) -> tuple[int, Any] | None:

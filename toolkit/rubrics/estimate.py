@@ -740,12 +740,14 @@ def estimate_difference(
     if not 0 < confidence < 1:
         raise InputError(None, "must be between 0 and 1", field="confidence", value=confidence)
     z = _z(confidence)
-    arms = []
+    arms, left_out = [], []
     for frame, label in zip((a, b), labels, strict=True):
         try:
-            items, _ = _items(frame, judge)
+            items, unjudged = _items(frame, judge)
         except InputError as exc:
             raise InputError(label, exc.reason, field=exc.field, value=exc.value) from None
+        if unjudged:  # as calibrate --estimate says it
+            left_out.append(f"{label}: {unjudged} rated item(s) the judge did not score: left out")
         long = frame.select(*BASE_COLUMNS).with_columns(pl.all().cast(pl.String))
         arms.append((label, items, digest_of(long)))
     if arms[0][2] == arms[1][2]:
@@ -790,5 +792,5 @@ def estimate_difference(
         threshold=threshold,
         confidence=confidence,
         epochs=epochs,
-        notes=tuple(notes),
+        notes=(*notes, *left_out),
     )

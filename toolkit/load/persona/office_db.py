@@ -116,8 +116,19 @@ def parse_window(text: str | None, *, now: datetime | None = None) -> Window:
     without a zone is UTC; a bare date as END includes that whole day).
 
     Raises:
-        InputError: a window of another form, or one that ends before it starts.
+        InputError: a window of another form, one that ends before it starts, or one
+            reaching outside the years a time in UTC holds.
     """
+    try:
+        return _parsed_window(text, now)
+    except OverflowError:  # 9999-12-31 as END (its whole day), year 1 east of UTC, 10^11 d
+        raise InputError(
+            None, "reaches outside the years 1 to 9999 (UTC) a time can hold",
+            field="--window", value=text,
+        ) from None  # fmt: skip
+
+
+def _parsed_window(text: str | None, now: datetime | None) -> Window:
     if text is None or not text.strip():
         return Window()
     match = _RELATIVE.match(text)

@@ -78,18 +78,39 @@ def insert_draws(con: sqlite3.Connection, order: str, draws: Iterable[Draw]) -> 
     )  # fmt: skip
 
 
-def held_orders(con: sqlite3.Connection, unit_ids: Iterable[str]) -> dict[str, int]:
-    """The orders of the latest draw this store holds (``origin`` "", a restored backup's
-    included) of each of ``unit_ids`` that has one: order -> how many units."""
+@dataclass(frozen=True)
+class HeldDraw(Draw):
+    """A draw the store holds, with the order it was drawn in."""
+
+    order: str = "random"
+
+
+def held_draws(con: sqlite3.Connection, unit_ids: Iterable[str]) -> dict[str, HeldDraw]:
+    """The latest draw this store holds (``origin`` "", a restored backup's included) of
+    each of ``unit_ids`` that has one, with its order: unit -> its draw."""
     wanted = set(unit_ids)
-    counts: dict[str, int] = {}
-    for unit, order in con.execute(
-        "SELECT unit_id, draw_order FROM draw_events WHERE event_id IN "
+    held: dict[str, HeldDraw] = {}
+    for unit, order, probability, drawn in con.execute(
+        "SELECT unit_id, draw_order, probability, drawn FROM draw_events WHERE event_id IN "
         "(SELECT max(event_id) FROM draw_events WHERE origin = '' GROUP BY unit_id)"
     ):
         if unit in wanted:
-            counts[str(order)] = counts.get(str(order), 0) + 1
-    return counts
+            held[str(unit)] = HeldDraw(str(unit), float(probability), bool(drawn), order=str(order))
+    return held
+
+
+def other_draws(held: Mapping[str, Draw], draws: Iterable[Draw]) -> list[tuple[Draw, Draw]]:
+    """The (held, new) pairs of the units whose new draw differs from the one held: another
+    probability (beyond float rounding) or another drawn flag."""
+    differ = []
+    for new in draws:
+        old = held.get(new.unit_id)
+        if old is not None and (
+            old.drawn != new.drawn
+            or not math.isclose(old.probability, new.probability, rel_tol=1e-9)
+        ):
+            differ.append((old, new))
+    return differ
 
 
 def draw_values(

@@ -7,7 +7,7 @@ import contextlib
 import json
 import sqlite3
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +44,7 @@ from toolkit.ratings.store.rows import (
     item_score_ok,
     now_stamp,
     rows_frame,
+    utc_stamp,
 )
 from toolkit.ratings.store.schema import ITEM_COLUMNS, RATING_COLUMNS
 from toolkit.ratings.store.skips import SKIP_EXPORT_SCHEMA, Skips
@@ -224,14 +225,7 @@ class Exports(Ratings, Labels, Drafts, Skips, Adjudications, Draws):
 
         created = rec["created_at"]
         stamp = created.isoformat() if isinstance(created, datetime) else req("created_at")
-        try:
-            parsed = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-        except ValueError as exc:
-            raise InputError(
-                name, "not an ISO-8601 timestamp", field="created_at", value=created, line=line
-            ) from exc
-        utc = (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).astimezone(UTC)
-        iso = utc.isoformat(timespec="microseconds")
+        iso = utc_stamp(name, stamp, "created_at", created, line)
         if what == "skips":
             return (req("uid"), req("rater"), req("unit_id"), req("reason"), iso)
         if what == "adjudications":

@@ -75,6 +75,26 @@ def check_answers(path: str, answers: Mapping[str, bool | None] | None) -> str:
     return json.dumps(clean, sort_keys=True)
 
 
+def utc_stamp(name: str, text: str, field: str, shown: Any, line: int | None) -> str:
+    """An imported ISO-8601 time as the store writes it (UTC, microseconds); a naive one
+    is UTC.
+
+    Raises:
+        InputError: not a time, or one outside the years 1 to 9999 in UTC (naming
+            ``name``, ``field``, ``shown`` and ``line``).
+    """
+    try:
+        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        utc = (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).astimezone(UTC)
+    except ValueError:
+        raise InputError(name, "not an ISO-8601 timestamp", field=field, value=shown,
+                         line=line) from None  # fmt: skip
+    except OverflowError:  # year 1 east of UTC, year 9999 west of it
+        raise InputError(name, "outside the years 1 to 9999 in UTC", field=field, value=shown,
+                         line=line) from None  # fmt: skip
+    return utc.isoformat(timespec="microseconds")
+
+
 def draft_row(name: str, rec: Mapping[str, Any], line: int | None) -> tuple[Any, ...]:
     """A draft of a ``drafts`` export, checked: (kind, rater, id, score, answers,
     notes, text_sha256, updated_at)."""
@@ -86,14 +106,8 @@ def draft_row(name: str, rec: Mapping[str, Any], line: int | None) -> tuple[Any,
         if not isinstance(rec[field], str) or not rec[field].strip():
             raise InputError(name, "must not be empty", field=field, value=rec[field],
                              line=line)  # fmt: skip
-    try:
-        parsed = datetime.fromisoformat(rec["updated_at"].replace("Z", "+00:00"))
-    except ValueError:
-        raise InputError(name, "not an ISO-8601 timestamp", field="updated_at",
-                         value=rec["updated_at"], line=line) from None  # fmt: skip
     # As the store writes it (UTC, microseconds): the newer draft is the later string.
-    updated = (parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)).astimezone(UTC)
-    stamp = updated.isoformat(timespec="microseconds")
+    stamp = utc_stamp(name, rec["updated_at"], "updated_at", rec["updated_at"], line)
     score = rec["score"]
     if isinstance(score, str):
         digits = score.strip().lstrip("-")

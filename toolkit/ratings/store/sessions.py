@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from toolkit.errors import InputError
 from toolkit.ratings.assign import assign_games
 from toolkit.ratings.store.connection import Connections
-from toolkit.ratings.store.draws import Draw, held_orders, insert_draws
+from toolkit.ratings.store.draws import Draw, held_draws, insert_draws, other_draws
 from toolkit.ratings.store.rows import checked_text, now_stamp
 
 #: The kinds of rating session: games rated 1-5 on the engagement instrument, or items
@@ -290,7 +290,7 @@ class Sessions(Connections):
         tokens = {r: secrets.token_urlsafe(24) for r in names}
         with self._write() as con:
             if con.execute("SELECT 1 FROM session").fetchone() is None:
-                self._no_other_order(con, order or "random", game_ids)
+                self._no_other_draws(con, order or "random", draws)
                 _insert_session(con, kind, game_ids, overlap, seed, items, names, tokens, queues)
                 insert_draws(con, order or "random", draws)
                 created = True
@@ -303,17 +303,35 @@ class Sessions(Connections):
             self._same_order(order)
         return session, created
 
-    def _no_other_order(self, con: sqlite3.Connection, order: str, units: Sequence[str]) -> None:
-        """Refuse a new session whose units already have draws of another order (a
-        restored backup's: a backup holds no session): its draws would replace theirs
-        and the ratings made under them would be weighed as drawn in ``order``."""
-        other = {o: n for o, n in held_orders(con, units).items() if o != order}
+    def _no_other_draws(self, con: sqlite3.Connection, order: str, draws: Sequence[Draw]) -> None:
+        """Refuse a new session whose units already hold draws (a restored backup's: a
+        backup holds no session) of another order, or of the same order with another
+        probability or drawn flag: its draws would be recorded after theirs, and the
+        ratings made under the held ones would be weighed by the new ones."""
+        held = held_draws(con, [d.unit_id for d in draws])
+        orders: dict[str, int] = {}
+        for d in held.values():
+            orders[d.order] = orders.get(d.order, 0) + 1
+        other = {o: n for o, n in orders.items() if o != order}
         if other:
             found, n = max(other.items(), key=lambda kv: kv[1])
             raise InputError(
                 self._name,
                 f"already holds draws of {n} of these units in {found} order (a restored "
                 f"backup?): create the session with --order {found}, or name a new --store",
+                field="--order",
+                value=order,
+            )
+        differ = other_draws(held, draws)
+        if differ:
+            was, now = differ[0]
+            raise InputError(
+                self._name,
+                f"already holds other draws of {len(differ)} of these units (a restored "
+                f"backup?), e.g. {was.unit_id!r} drawn {was.drawn} with probability "
+                f"{was.probability:g}, now drawn {now.drawn} with {now.probability:g}: its ratings "
+                "are weighed by the draw they were made under, so create the session with "
+                "the same --judge-scores, --budget and --seed, or name a new --store",
                 field="--order",
                 value=order,
             )

@@ -63,8 +63,8 @@ MEANING: dict[str, tuple[str, str]] = {
 #: Published versions and the fingerprint of their content (see :meth:`fingerprint`).
 #: A packaged rubric whose content changed without a new version fails to load.
 PUBLISHED_FINGERPRINTS: dict[str, str] = {
-    "2.1.0": "6606c8d8720def67",
-    "3.0.0": "853ce16c2dedcad1",
+    "2.1.0": "592bcdf4e7076444",
+    "3.0.0": "30737f5850a16409",
 }
 
 #: The rubrics dot-agents published, by the name ``--rubric`` takes, and their files.

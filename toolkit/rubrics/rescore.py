@@ -419,6 +419,8 @@ def _bad(text: str, why: str) -> InputError:
 
 def _number(text: str, part: str, spec: str) -> float:
     try:
+        if "_" in text:  # float() reads "1_0" as 10: a typo here, not a number
+            raise ValueError(text)
         value = float(text)
     except ValueError:
         raise _bad(spec, f"{part} must be a number (DIMENSION.threshold=a:b:step)") from None

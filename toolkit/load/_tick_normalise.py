@@ -12,7 +12,14 @@ from toolkit.frames import GROUNDED_SOURCE, TICK_STATUS, TICKS_SCHEMA
 from toolkit.load._run_files import TICK_ID_PATTERN
 from toolkit.load._tick_screen import STAGES
 
-__all__ = ["CONTINUATION_MECHANIC", "CONTINUATION_TEXT", "in_order", "normalise", "plain_ids"]
+__all__ = [
+    "CONTINUATION_MECHANIC",
+    "CONTINUATION_TEXT",
+    "in_order",
+    "normalise",
+    "plain_ids",
+    "unsupported_claims",
+]
 
 CONTINUATION_TEXT = "[long_running_continuation]"
 CONTINUATION_MECHANIC = "continue_long_action"
@@ -96,6 +103,13 @@ def _unsupported_claims(claimed: pl.Series, changes: pl.Series) -> pl.Series:
     )
 
 
+def unsupported_claims(raw: pl.DataFrame) -> pl.Series:
+    """Each raw row's unsupported claims (v2 rows' observer claims that no change of the
+    row makes), as the ticks frame's ``unsupported_claims`` column holds them."""
+    claimed = raw.select(pl.when(_V2).then(pl.col("observation").struct.field("claimed_changes")))
+    return _unsupported_claims(claimed.to_series(), raw["mutations"].struct.field("list"))
+
+
 def _subtypes(changes: pl.Expr) -> pl.Expr:
     """The new values (last part) of the changes ``[target, "subtype", ..., new]``."""
     # Nulls are dropped inside the eval: ``list.drop_nulls`` after it cost 5x the rest.
@@ -165,9 +179,16 @@ def _status_v2() -> pl.Expr:
     return _status(_V2)
 
 
-def _derived(raw: pl.DataFrame, slugs: pl.Series, files: pl.Series, v2: pl.Expr) -> pl.DataFrame:
+def _derived(
+    raw: pl.DataFrame,
+    slugs: pl.Series,
+    files: pl.Series,
+    v2: pl.Expr,
+    unsupported: pl.Series | None = None,
+) -> pl.DataFrame:
     """``raw`` with the columns the ticks frame is selected from: slug, file, tick number,
-    claims, status, continuation, mutation count, verb."""
+    claims, status, continuation, mutation count, verb (``unsupported``: the unsupported
+    claims, when the accelerator found them already)."""
     mechanic = pl.col("matched_mechanic_id")
     claims = pl.col("observation").struct.field("claimed_changes")
     continuation = (pl.col("action_text") == CONTINUATION_TEXT).fill_null(False) | (
@@ -183,7 +204,9 @@ def _derived(raw: pl.DataFrame, slugs: pl.Series, files: pl.Series, v2: pl.Expr)
         files.alias("source_file"),
         _tick_numbers(raw["tick_id"], files),
         claimed.alias("_claimed"),
-        _unsupported_claims(claimed, raw["mutations"].struct.field("list")),
+        _unsupported_claims(claimed, raw["mutations"].struct.field("list"))
+        if unsupported is None
+        else unsupported.alias("unsupported_claims"),
         status=_status_v2(),
         continuation=continuation,
         mutation_count=mutation_count,
@@ -283,14 +306,21 @@ def _selected() -> dict[str, pl.Expr | str]:
     }
 
 
-def normalise(raw: pl.DataFrame, slugs: pl.Series, files: pl.Series) -> pl.DataFrame:
+def normalise(
+    raw: pl.DataFrame,
+    slugs: pl.Series,
+    files: pl.Series,
+    unsupported: pl.Series | None = None,
+) -> pl.DataFrame:
     """Turn raw tick records (:data:`RAW_TICK_SCHEMA`) into the ticks frame.
 
     Status, rollback, continuation, groundedness (exact from observer claims, else the
     proxy), cost and tokens are derived column-wise; see ``docs/formats/universe.md``.
     Claimed and made values are compared as text (``5`` and ``"5"`` are the same value).
+    ``unsupported``: each row's unsupported claims as :func:`unsupported_claims` finds
+    them, when the C accelerator found them already (the tests hold it to that).
     """
-    out = _derived(raw, slugs, files, _V2).select(**_selected())
+    out = _derived(raw, slugs, files, _V2, unsupported).select(**_selected())
     # Built in the frame's types: casting a whole frame costs even when nothing changes.
     if out.schema != _TICKS:
         out = out.cast(TICKS_SCHEMA)  # type: ignore[arg-type]

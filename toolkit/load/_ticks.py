@@ -61,6 +61,7 @@ from toolkit.load._tick_screen import (
     RAW_TICK_SCHEMA,
     STAGES,
     arrow_frame,
+    arrow_text,
     plain_row,
     projected,
     screen_tick,
@@ -70,7 +71,9 @@ from toolkit.load._tick_screen import (
     collector_paused as collector_paused,  # re-exported: _run_build and _run_listing use it
 )
 
-_Scan = Callable[[Sequence[bytes]], tuple[list[int], object, object]]
+_Scan = Callable[
+    [Sequence[bytes]], tuple[list[int], object, object, bool, tuple[object, object] | None]
+]
 _accel_scan: _Scan | None
 try:  # the optional C accelerator (setup.py builds it where a C compiler is found)
     from toolkit.load._tickscan import scan as _accel_scan
@@ -275,31 +278,47 @@ BATCH_FILES = 400
 
 def _fast(blobs: Sequence[bytes]) -> tuple[pl.DataFrame | None, list[int], list[int]]:
     """The batch path over a chunk: the frame of the files it takes (with their indexes
-    in the chunk, ascending) and the indexes of the files left to the file-at-a-time path.
+    in the chunk, ascending) and the indexes of the files left to the file-at-a-time path
+    (:func:`_batch` without what the accelerator vouches for)."""
+    frame, taken, left, _ = _batch(blobs)
+    return frame, taken, left
+
+
+def _batch(
+    blobs: Sequence[bytes],
+) -> tuple[pl.DataFrame | None, list[int], list[int], pl.Series | None]:
+    """:func:`_fast`, and the unsupported claims of its rows as :func:`normalise` would
+    find them, when the accelerator took every file and vouches that every row passes the
+    column-wise check (:func:`_problems`); else ``None``.
 
     With the accelerator (:data:`ACCEL`), one C call screens the whole chunk and builds
     the raw frame's columns of the files it takes as Arrow buffers (:func:`arrow_frame`);
     the files it does not take go through :func:`_pure_fast`, the pure-Python batch path."""
     if not ACCEL or _accel_scan is None or not blobs:
-        return _pure_fast(blobs)
-    kept, schema, array = _accel_scan(blobs)
+        return (*_pure_fast(blobs), None)
+    kept, schema, array, checked, claims = _accel_scan(blobs)
     if not kept:
-        return _pure_fast(blobs)
+        return (*_pure_fast(blobs), None)
     try:
         frame = arrow_frame(schema, array)
+        vouched = (
+            arrow_text("unsupported_claims", *claims)
+            if checked and claims is not None and len(kept) == len(blobs)
+            else None
+        )
     except (pl.exceptions.PolarsError, TypeError, ValueError):  # not expected: a Polars
-        return _pure_fast(blobs)  # that cannot take the array has the pure path do it all
+        return (*_pure_fast(blobs), None)  # that cannot take the array has the pure path
     if len(kept) == len(blobs):
-        return frame, kept, []
+        return frame, kept, [], vouched
     taken_set = set(kept)
     rest = [i for i in range(len(blobs)) if i not in taken_set]
     more, more_taken, left = _pure_fast([blobs[i] for i in rest])
     if more is None:
-        return frame, kept, [rest[i] for i in left]
+        return frame, kept, [rest[i] for i in left], None
     taken = kept + [rest[i] for i in more_taken]
     order = sorted(range(len(taken)), key=taken.__getitem__)
     whole = pl.concat([frame, more])[order]
-    return whole, [taken[i] for i in order], [rest[i] for i in left]
+    return whole, [taken[i] for i in order], [rest[i] for i in left], None
 
 
 def _pure_fast(blobs: Sequence[bytes]) -> tuple[pl.DataFrame | None, list[int], list[int]]:
@@ -390,6 +409,8 @@ class Parsed(NamedTuple):
     raw: pl.DataFrame
     slugs: pl.Series
     files: pl.Series
+    #: The rows' unsupported claims when the accelerator found them (else normalise does).
+    claims: pl.Series | None = None
 
 
 def parse_ticks(
@@ -437,8 +458,10 @@ def parse_raw(
     errors: list[InputError] = []
     parts: list[pl.DataFrame] = []
     redo: set[int] = set(range(len(blobs)))
-    raw = _bulk(blobs) if blobs and BULK_READ else None
+    raw, vouched = _bulk(blobs) if blobs and BULK_READ else (None, None)
     texts = _texts("source_file", files) if raw is not None else None  # built once
+    if vouched is not None and raw is not None:  # every file, each row checked in C
+        return _in_file_order(raw, slugs, files, texts)._replace(claims=vouched), errors
     if raw is not None and texts is not None:
         bad = _problems(raw, texts.gather(raw["_order"]))
         redo -= set(raw["_order"].filter(bad.not_()).to_list())
@@ -455,17 +478,20 @@ def parse_raw(
     return _in_file_order(pl.concat(parts), slugs, files, texts), errors
 
 
-def _bulk(blobs: Sequence[bytes]) -> pl.DataFrame | None:
+def _bulk(blobs: Sequence[bytes]) -> tuple[pl.DataFrame | None, pl.Series | None]:
     """The raw rows (with their file's index, ``_order``) of the files the bulk read
     takes: the batch path, then the screen, then Polars' NDJSON reader for the files
-    whose values are the reader's to decide; ``None`` when it takes none."""
+    whose values are the reader's to decide; ``None`` when it takes none. Beside them,
+    what the accelerator vouches for when it took every file (see :func:`_batch`)."""
     parts: list[pl.DataFrame] = []
     careful: Sequence[int] = range(len(blobs))
     if BATCH_PATH:
         with collector_paused():
-            fast, taken, careful = _fast(blobs)
+            fast, taken, careful, vouched = _batch(blobs)
         if fast is not None:
             parts.append(_ordered(fast, taken))
+        if vouched is not None:
+            return parts[0], vouched
     plain: list[int] = []
     plain_rows: list[tuple[Any, ...]] = []
     rest: list[int] = []
@@ -490,7 +516,7 @@ def _bulk(blobs: Sequence[bytes]) -> pl.DataFrame | None:
             read = None
         if read is not None and read.height == len(rest):
             parts.append(_ordered(read, rest))
-    return pl.concat(parts) if len(parts) > 1 else parts[0] if parts else None
+    return (pl.concat(parts) if len(parts) > 1 else parts[0] if parts else None), None
 
 
 def _one_at_a_time(
@@ -548,7 +574,12 @@ def normalised(parts: Sequence[Parsed]) -> pl.DataFrame:
         return pl.DataFrame(schema=TICKS_SCHEMA)
     if len(parts) == 1:
         return normalise(*parts[0])
-    return normalise(*(pl.concat(column, rechunk=False) for column in zip(*parts, strict=True)))
+    raw = pl.concat([part.raw for part in parts], rechunk=False)
+    slugs = pl.concat([part.slugs for part in parts], rechunk=False)
+    files = pl.concat([part.files for part in parts], rechunk=False)
+    found = [part.claims for part in parts if part.claims is not None]
+    claims = pl.concat(found, rechunk=False) if len(found) == len(parts) else None
+    return normalise(raw, slugs, files, claims)
 
 
 def _texts(name: str, values: Sequence[str | Path]) -> pl.Series:

@@ -484,7 +484,6 @@ typedef int (*FieldFn)(P *ps, int index, void *ctx);
 
 static int f_struct(P *ps, const Name *names, int nnames, int nullable, int *present,
                     FieldFn field, void *ctx) {
-    Span key;
     int count = 0, r;
     unsigned seen = 0;
     if (nullable && is_null(ps)) {
@@ -494,17 +493,28 @@ static int f_struct(P *ps, const Name *names, int nnames, int nullable, int *pre
     if (open_(ps, '{')) return BAIL;
     if (present) *present = 1;
     int next = 0; /* keys mostly come in the declared order: look there first */
-    while ((r = next_key(ps, &key, &count)) == 1) {
+    while ((r = next_item(ps, '}', &count)) == 1) {
+        /* The key is one of `names` (plain ASCII) exactly when its bytes and the closing
+         * quote follow the opening one: no string scan; any other key is refused. */
+        const unsigned char *p = ps->p;
+        Py_ssize_t room = ps->end - p;
         int i = -1;
+        if (*p != '"') return BAIL;
         for (int j = 0; j < nnames; j++) {
             int k = next + j < nnames ? next + j : next + j - nnames;
-            if (names[k].n == key.n && names[k].s[0] == key.s[0] &&
-                memcmp(key.s, names[k].s, key.n) == 0) {
+            Py_ssize_t n = names[k].n;
+            if (room > n + 1 && p[n + 1] == '"' && memcmp(p + 1, names[k].s, n) == 0) {
                 i = k;
                 break;
             }
         }
         if (i < 0 || (seen & (1u << i))) return BAIL;
+        ps->p = p + names[i].n + 2;
+        ws(ps);
+        if (ps->p >= ps->end || *ps->p != ':') return BAIL;
+        ps->p++;
+        ws(ps);
+        if (ps->p >= ps->end) return BAIL;
         next = i + 1 < nnames ? i + 1 : 0;
         seen |= 1u << i;
         if (field(ps, i, ctx)) return BAIL;

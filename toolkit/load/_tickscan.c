@@ -12,9 +12,13 @@
  * characters, and anything else unusual make it answer "not mine" for that file, which
  * then goes through the pure-Python path unchanged. It never raises for a file's bytes.
  *
- * scan(blobs) -> (kept, schema, array): `kept` the indexes of the files accepted, and
- * their fields as one Arrow struct array of `_tick_screen.RAW_TICK_SCHEMA` (two
- * PyCapsules of the Arrow C data interface; `_tick_screen.arrow_frame` reads them).
+ * scan(blobs) -> (kept, schema, array, checked, claims): `kept` the indexes of the files
+ * accepted, and their fields as one Arrow struct array of `_tick_screen.RAW_TICK_SCHEMA`
+ * (two PyCapsules of the Arrow C data interface; `_tick_screen.arrow_frame` reads them);
+ * `checked` whether every accepted row passes the pure path's column-wise check
+ * (`_ticks._problems`, see row_checked); `claims` each accepted row's unsupported claims
+ * as normalise writes them (`_tick_normalise._unsupported_claims`), a (schema, array) pair
+ * of one text column, or None past CLAIM_BUDGET comparisons.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

@@ -11,19 +11,26 @@ The sample tick files are mutated at random (truncations, bytes replaced, insert
 splices of other files, a repeated key, odd numbers and escapes, deep nesting) and fed in
 batches of 1-64; each batch's Arrow array is handed to Polars and its height checked
 against the files accepted. Correctness against the pure path is the differential tests'
-(tests/load/test_accel.py); this looks for crashes and memory errors.
+(tests/load/test_accel.py); this looks for crashes and memory errors, and also holds the
+claims the C call found unsupported to normalise's over the same rows, and a batch it
+vouches for (``checked``) to the column-wise check. Claims and changes are also drawn
+afresh (parts among a few texts, numbers and nulls that often match).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
 import time
 from pathlib import Path
 
+import polars as pl
+
 from toolkit.load import _ticks
-from toolkit.load._tick_screen import arrow_frame
+from toolkit.load._tick_normalise import unsupported_claims
+from toolkit.load._tick_screen import arrow_frame, arrow_text
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_runs"
 ODD = [
@@ -32,10 +39,32 @@ ODD = [
 ]  # fmt: skip
 
 
+PARTS: list[object] = ["a", "b", "null", "1", 1, -1, None, "x y"]
+
+
+def redrawn(rng: random.Random, blob: bytes, kind: int) -> bytes:
+    """``blob`` with its claims (kind 7) or its changes drawn afresh: 0-4 lists of 0-5
+    parts among a few that often match; unchanged when it is not a JSON tick object."""
+    try:
+        tick = json.loads(blob)
+        sizes = [rng.randint(0, 5) for _ in range(rng.randint(0, 4))]
+        drawn = [[rng.choice(PARTS) for _ in range(size)] for size in sizes]
+        if kind == 7:
+            tick["observation"]["claimed_changes"] = drawn
+        else:
+            tick["mutations"]["list"] = drawn
+    except (ValueError, TypeError, KeyError):
+        return blob
+    return json.dumps(tick, indent=rng.choice([None, 2])).encode()
+
+
 def mutate(rng: random.Random, blob: bytes, base: list[bytes]) -> bytes:
     """One to three random edits of ``blob``."""
     for _ in range(rng.randint(1, 3)):
-        kind, at = rng.randrange(7), rng.randrange(len(blob) + 1)
+        kind, at = rng.randrange(9), rng.randrange(len(blob) + 1)
+        if kind >= 7:
+            blob = redrawn(rng, blob, kind)
+            continue
         if kind == 0:
             blob = blob[:at]
         elif kind == 1:
@@ -74,8 +103,15 @@ def main(argv: list[str]) -> int:
             mutate(rng, rng.choice(base), base) if rng.random() < 0.8 else rng.choice(base)
             for _ in range(rng.randint(1, 64))
         ]
-        kept, schema, array = scan(batch)
-        assert arrow_frame(schema, array).height == len(kept)
+        kept, schema, array, checked, claims = scan(batch)
+        frame = arrow_frame(schema, array)
+        assert frame.height == len(kept)
+        if claims is not None:
+            found = arrow_text("unsupported_claims", *claims)
+            assert found.equals(unsupported_claims(frame).alias("unsupported_claims"))
+        if checked and kept:
+            names = pl.Series([f"tick_{i}.json" for i in kept])
+            assert not _ticks._problems(frame, names).any()
         files += len(batch)
         accepted += len(kept)
     print(f"seed {args.seed}: {files} files in {args.seconds:.0f} s, {accepted} accepted")

@@ -35,12 +35,13 @@ import test_run_at_a_time as batch_tests
 from conftest import REAL_RUNS, ROOT, SAMPLE_RUNS, tick_v1, tick_v2
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from polars.testing import assert_frame_equal
+from polars.testing import assert_frame_equal, assert_series_equal
 from test_projected_read import _assert_alike
 from test_run_at_a_time import _GOOD, CAREFUL, RECORDS
 
 from toolkit.load import _ticks
-from toolkit.load._tick_screen import arrow_frame
+from toolkit.load._tick_normalise import unsupported_claims
+from toolkit.load._tick_screen import arrow_frame, arrow_text
 from toolkit.load.universe import Universe, load_universes
 
 SCAN = _ticks._accel_scan
@@ -63,16 +64,27 @@ def _sample_blobs() -> list[bytes]:
 
 def _raw_alike(blobs: list[bytes]) -> list[int]:
     """The C call's rows against the pure batch path's over the same files: every file it
-    accepts is taken by the pure path, with the same row. Returns the accepted indexes."""
+    accepts is taken by the pure path, with the same row; when it vouches for the rows
+    (``checked``), the pure path's column-wise check passes every one; its unsupported
+    claims are normalise's. Returns the accepted indexes."""
     assert SCAN is not None
-    kept, schema, array = SCAN(blobs)
+    kept, schema, array, checked, claims = SCAN(blobs)
     with _ticks.collector_paused():
         frame, taken, _ = _ticks._pure_fast(blobs)
     assert set(kept) <= set(taken), "the C screen accepted a file the pure batch path refuses"
-    if kept:
-        assert frame is not None
-        where = {index: row for row, index in enumerate(taken)}
-        assert_frame_equal(arrow_frame(schema, array), frame[[where[i] for i in kept]])
+    assert claims is not None  # no file here holds enough claims to pass the budget
+    found = arrow_text("unsupported_claims", *claims)
+    if not kept:
+        assert found.len() == 0
+        return kept
+    assert frame is not None
+    where = {index: row for row, index in enumerate(taken)}
+    ours = arrow_frame(schema, array)
+    assert_frame_equal(ours, frame[[where[i] for i in kept]])
+    assert_series_equal(found, unsupported_claims(ours), check_names=False)
+    if checked:
+        names = pl.Series([f"tick_{i}.json" for i in kept])
+        assert not _ticks._problems(ours, names).any(), "vouched for a row the check refuses"
     return kept
 
 
@@ -217,7 +229,9 @@ def test_a_hostile_file_in_a_generated_fleet_loads_alike(
 def test_anything_that_is_not_bytes_is_refused_not_a_crash() -> None:
     assert SCAN is not None
     good = json.dumps(_GOOD[0]).encode()
-    kept, schema, array = SCAN([bytearray(good), good.decode(), None, 7, good, memoryview(good)])
+    kept, schema, array, _, _ = SCAN(
+        [bytearray(good), good.decode(), None, 7, good, memoryview(good)]
+    )
     assert kept == [4] and arrow_frame(schema, array)["tick_id"].to_list() == ["1"]
     with pytest.raises(TypeError):
         SCAN(7)  # type: ignore[arg-type]

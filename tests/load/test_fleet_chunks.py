@@ -38,12 +38,14 @@ def _duplicates(u: U.Universe) -> list[str]:
     )
 
 
+@pytest.mark.parametrize("rows", [1, 7, 10_000])  # runs normalised alone, some, all together
 @pytest.mark.parametrize("chunk", [1, 6, 10_000])
 def test_a_repeated_tick_is_reported_and_dropped_whatever_the_chunks(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int, rows: int
 ) -> None:
     fleet = _fleet(tmp_path)
     monkeypatch.setattr(B, "CHUNK_FILES", chunk)
+    monkeypatch.setattr(B, "NORMALISE_ROWS", rows)
     u = load_universes(fleet / "run-*")
     assert _duplicates(u) == ["tick_3.json"]  # the later file in listing order is dropped
     counts = dict(u.ticks.group_by("slug").len().iter_rows())
@@ -129,13 +131,13 @@ def test_a_chunk_of_large_files_is_parsed_a_few_bytes_at_a_time_to_the_same_fram
     runs = [zeta, *sorted(alpha.iterdir())]
     whole = U.load_runs(runs)
     sizes: list[int] = []
-    real = B.parse_ticks
+    real = B.parse_raw
 
     def spy(slugs: Any, files: Any, blobs: Any, notes: Any = None) -> Any:
         sizes.append(sum(map(len, blobs)))
         return real(slugs, files, blobs, notes)
 
-    monkeypatch.setattr(B, "parse_ticks", spy)
+    monkeypatch.setattr(B, "parse_raw", spy)
     monkeypatch.setattr(B, "CHUNK_BYTES", budget)
     apart = U.load_runs(runs)
     assert len(sizes) > 3  # the fleet was parsed in several reads
@@ -147,3 +149,26 @@ def test_a_chunk_of_large_files_is_parsed_a_few_bytes_at_a_time_to_the_same_fram
     assert _duplicates(apart) == ["tick_3.json"]
     slugs = apart.ticks["slug"]
     assert slugs.rle().len() == slugs.n_unique() == 5  # each run's rows together
+
+
+def test_chunks_normalised_together_give_the_frames_of_each_chunk_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Several chunks' raw rows are normalised in one call (NORMALISE_ROWS): runs given
+    out of slug order, a repeated tick number and a file that cannot be used come out as
+    when each chunk is normalised on its own (one run a chunk)."""
+    zeta = write_run(tmp_path / "b" / "zeta", [tick_v2(t) for t in range(1, 8)])
+    (zeta / "tick_summaries" / "ticks" / "tick_5.json").write_text('{"tick_id": "five"}')
+    alpha = _fleet(tmp_path / "a")  # run-2 repeats tick 3
+    runs = [zeta, *sorted(alpha.iterdir(), reverse=True)]
+    monkeypatch.setattr(B, "CHUNK_FILES", 1)
+    monkeypatch.setattr(B, "NORMALISE_ROWS", 1)
+    alone = U.load_runs(runs)
+    monkeypatch.setattr(B, "NORMALISE_ROWS", 10_000)
+    together = U.load_runs(runs)
+    assert together.slugs == alone.slugs == ["zeta", "run-3", "run-2", "run-1", "run-0"]
+    assert together.ticks.equals(alone.ticks)
+    assert together.issues.equals(alone.issues)
+    assert together.warnings == alone.warnings
+    assert _duplicates(together) == ["tick_3.json"]
+    assert any(p.endswith("tick_5.json") for p in together.issues["path"].to_list())

@@ -14,12 +14,12 @@ from typing import Any
 import polars as pl
 
 from toolkit.errors import InputError
-from toolkit.frames import LOAD_ISSUES_SCHEMA, TICKS_SCHEMA
+from toolkit.frames import LOAD_ISSUES_SCHEMA
 from toolkit.load._cache import RunCache
 from toolkit.load._run_listing import Listing
 from toolkit.load._run_parts import fetch_parts, run_parts
 from toolkit.load._run_result import Universe, frame, issue_row
-from toolkit.load._ticks import collector_paused, in_order, parse_ticks
+from toolkit.load._ticks import Parsed, collector_paused, in_order, normalised, parse_raw
 
 __all__ = ["CHUNK_BYTES", "CHUNK_FILES", "load_listed"]
 
@@ -29,6 +29,11 @@ CHUNK_FILES = 5_000
 #: ... and the bytes read before a parse (a chunk of large tick files is parsed in
 #: several reads of about this much; token-world's files, about 1 KiB each, never are).
 CHUNK_BYTES = 64 * 2**20
+#: Parsed tick rows normalised together: :func:`~toolkit.load._ticks.normalise` costs
+#: about 40 Polars operations whatever its rows (some 7 ms, against about 0.3 µs a row),
+#: so the raw rows of several chunks (about the size of their frame, a fifth of their
+#: files' bytes) are held and normalised in one call once there are this many.
+NORMALISE_ROWS = 32_768
 
 
 def _chunks(listings: Sequence[Listing]) -> list[list[Listing]]:
@@ -52,7 +57,7 @@ class _Group:
         self.files: list[str] = []
         self.blobs: list[bytes] = []
         self.pending = 0
-        self.parts: list[pl.DataFrame] = []
+        self.parts: list[Parsed] = []
         self.issues: dict[str, list[dict[str, Any]]] = {}
 
     def take(
@@ -75,10 +80,10 @@ class _Group:
             self.pending += len(blob)
 
     def parse(self) -> None:
-        """Parse the bytes held into a frame."""
+        """Parse the bytes held into raw rows."""
         found: list[tuple[str, str]] = []
-        ticks, errors = parse_ticks(self.slugs, self.files, self.blobs, found)
-        self.parts.append(ticks)
+        parsed, errors = parse_raw(self.slugs, self.files, self.blobs, found)
+        self.parts.append(parsed)
         by_path = dict(zip(self.files, self.slugs, strict=True))
         for path, note in found:
             self.notes.setdefault(by_path[path], []).append(f"{by_path[path]}: {note}")
@@ -92,10 +97,10 @@ class _Group:
 
 def _parse_group(
     group: Sequence[Listing], bar: Any, notes: dict[str, list[str]]
-) -> tuple[pl.DataFrame, dict[str, list[dict[str, Any]]]]:
+) -> tuple[list[Parsed], dict[str, list[dict[str, Any]]]]:
     """Read and parse the tick files of a group of runs: in one bulk read per source,
     or in a few when their bytes pass :data:`CHUNK_BYTES` (a run's files may then be
-    parsed in two reads; the group's frame is the same)."""
+    parsed in two reads; their frame once normalised is the same)."""
     held = _Group(notes)
     for source, same in itertools.groupby(group, key=lambda listing: listing.source):
         listed = list(same)
@@ -110,13 +115,9 @@ def _parse_group(
             bar.update(len(got))
             if held.pending >= CHUNK_BYTES:
                 held.parse()
-    if held.blobs or not held.parts:
+    if held.blobs:
         held.parse()
-    parts = held.parts
-    ticks = parts[0] if len(parts) == 1 else pl.concat(parts)
-    if len(parts) > 1 and not in_order(ticks):  # runs parsed apart: put them together
-        ticks = ticks.sort("slug", "tick", maintain_order=True)
-    return ticks, held.issues
+    return held.parts, held.issues
 
 
 class _NoBar(contextlib.nullcontext["_NoBar"]):
@@ -148,13 +149,19 @@ def _build(listings: Sequence[Listing], progress: bool | None) -> list[Universe]
     # numbers are found a chunk at a time, which keeps the hashing's memory small.
     if len({listing.slug for listing in listings}) != len(listings):
         raise ValueError("_build needs runs with distinct slugs (see _each_run_once)")
+    held: list[Parsed] = []  # parsed, not yet normalised (see NORMALISE_ROWS)
     with bar:
         for group in _chunks(listings):
-            frame, group_issues = _parse_group(group, bar, notes)
+            parsed, group_issues = _parse_group(group, bar, notes)
             for slug, found in group_issues.items():
                 tick_issues.setdefault(slug, []).extend(found)
-            frames.append(_first_of_each_tick(frame, tick_issues))
-    ticks = pl.concat(frames) if frames else pl.DataFrame(schema=TICKS_SCHEMA)
+            held.extend(parsed)
+            if sum(part.raw.height for part in held) >= NORMALISE_ROWS:
+                frames.append(_first_of_each_tick(normalised(held), tick_issues))
+                held = []
+    if held or not frames:
+        frames.append(_first_of_each_tick(normalised(held), tick_issues))
+    ticks = pl.concat(frames) if len(frames) > 1 else frames[0]
 
     # Each run's rows are contiguous: zero-copy slices instead of a partitioned copy,
     # their lengths the slug column's run lengths (no hashing).

@@ -95,7 +95,7 @@ def _plain_tick_paths(source: Source, folder: Folder) -> TickPaths | tuple[()] |
         or _PLAIN_TICK_NAMES.fullmatch(joined) is None
     ):
         return None
-    names = joined.split("\n")
+    names = list(folder.files)  # the names checked above, as they are (no new strings)
     names.sort()
     names.sort(key=len)  # stable: by length, then by text, which is by number here
     return TickPaths(source.join(folder.path, ""), "\n".join(names), len(names))

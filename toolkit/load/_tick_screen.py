@@ -308,6 +308,12 @@ def arrow_frame(schema: object, array: object) -> pl.DataFrame:
     return frame
 
 
+def arrow_text(name: str, schema: object, array: object) -> pl.Series:
+    """A text column the C accelerator builds (its unsupported claims), as a Series."""
+    column = pl.Series(name, _ArrowArray(schema, array))
+    return column if column.dtype == pl.String else column.cast(pl.String)
+
+
 def _nested(flat: pl.DataFrame) -> pl.DataFrame:
     """The flat columns of :data:`_FLAT` nested as :data:`RAW_TICK_SCHEMA`. The change
     lists (``_list``, ``_claimed``) are JSON text to decode, or already lists of text."""

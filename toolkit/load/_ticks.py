@@ -38,21 +38,30 @@ import re
 from collections.abc import Callable, Sequence
 from itertools import repeat
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 import polars as pl
 
 from toolkit.errors import InputError
-from toolkit.frames import GROUNDED_SOURCE, TICK_STATUS, TICKS_SCHEMA
+from toolkit.frames import TICKS_SCHEMA
 from toolkit.load._common import load_json_bytes, validation_problem
 from toolkit.load._run_files import TICK_ID_PATTERN
+from toolkit.load._tick_normalise import (  # re-exported: the loaders import them from here
+    CONTINUATION_MECHANIC as CONTINUATION_MECHANIC,
+)
+from toolkit.load._tick_normalise import (
+    CONTINUATION_TEXT as CONTINUATION_TEXT,
+)
+from toolkit.load._tick_normalise import in_order as in_order
+from toolkit.load._tick_normalise import normalise, plain_ids
 from toolkit.load._tick_screen import (
     ENCODE,
     FAST_DECODE,
     RAW_TICK_SCHEMA,
     STAGES,
     arrow_frame,
+    arrow_text,
     plain_row,
     projected,
     screen_tick,
@@ -62,15 +71,15 @@ from toolkit.load._tick_screen import (
     collector_paused as collector_paused,  # re-exported: _run_build and _run_listing use it
 )
 
-_Scan = Callable[[Sequence[bytes]], tuple[list[int], object, object]]
+_Scan = Callable[
+    [Sequence[bytes]], tuple[list[int], object, object, bool, tuple[object, object] | None]
+]
 _accel_scan: _Scan | None
 try:  # the optional C accelerator (setup.py builds it where a C compiler is found)
     from toolkit.load._tickscan import scan as _accel_scan
 except ImportError:  # a machine without a compiler: the pure path
     _accel_scan = None
 
-CONTINUATION_TEXT = "[long_running_continuation]"
-CONTINUATION_MECHANIC = "continue_long_action"
 _TICK_ID = re.compile(TICK_ID_PATTERN)
 #: The largest tick number the ticks frame holds (Int64).
 MAX_TICK = 2**63 - 1
@@ -269,31 +278,47 @@ BATCH_FILES = 400
 
 def _fast(blobs: Sequence[bytes]) -> tuple[pl.DataFrame | None, list[int], list[int]]:
     """The batch path over a chunk: the frame of the files it takes (with their indexes
-    in the chunk, ascending) and the indexes of the files left to the file-at-a-time path.
+    in the chunk, ascending) and the indexes of the files left to the file-at-a-time path
+    (:func:`_batch` without what the accelerator vouches for)."""
+    frame, taken, left, _ = _batch(blobs)
+    return frame, taken, left
+
+
+def _batch(
+    blobs: Sequence[bytes],
+) -> tuple[pl.DataFrame | None, list[int], list[int], pl.Series | None]:
+    """:func:`_fast`, and the unsupported claims of its rows as :func:`normalise` would
+    find them, when the accelerator took every file and vouches that every row passes the
+    column-wise check (:func:`_problems`); else ``None``.
 
     With the accelerator (:data:`ACCEL`), one C call screens the whole chunk and builds
     the raw frame's columns of the files it takes as Arrow buffers (:func:`arrow_frame`);
     the files it does not take go through :func:`_pure_fast`, the pure-Python batch path."""
     if not ACCEL or _accel_scan is None or not blobs:
-        return _pure_fast(blobs)
-    kept, schema, array = _accel_scan(blobs)
+        return (*_pure_fast(blobs), None)
+    kept, schema, array, checked, claims = _accel_scan(blobs)
     if not kept:
-        return _pure_fast(blobs)
+        return (*_pure_fast(blobs), None)
     try:
         frame = arrow_frame(schema, array)
+        vouched = (
+            arrow_text("unsupported_claims", *claims)
+            if checked and claims is not None and len(kept) == len(blobs)
+            else None
+        )
     except (pl.exceptions.PolarsError, TypeError, ValueError):  # not expected: a Polars
-        return _pure_fast(blobs)  # that cannot take the array has the pure path do it all
+        return (*_pure_fast(blobs), None)  # that cannot take the array has the pure path
     if len(kept) == len(blobs):
-        return frame, kept, []
+        return frame, kept, [], vouched
     taken_set = set(kept)
     rest = [i for i in range(len(blobs)) if i not in taken_set]
     more, more_taken, left = _pure_fast([blobs[i] for i in rest])
     if more is None:
-        return frame, kept, [rest[i] for i in left]
+        return frame, kept, [rest[i] for i in left], None
     taken = kept + [rest[i] for i in more_taken]
     order = sorted(range(len(taken)), key=taken.__getitem__)
     whole = pl.concat([frame, more])[order]
-    return whole, [taken[i] for i in order], [rest[i] for i in left]
+    return whole, [taken[i] for i in order], [rest[i] for i in left], None
 
 
 def _pure_fast(blobs: Sequence[bytes]) -> tuple[pl.DataFrame | None, list[int], list[int]]:
@@ -329,24 +354,10 @@ def _pure_fast(blobs: Sequence[bytes]) -> tuple[pl.DataFrame | None, list[int], 
     return frame, taken, sorted(left)
 
 
-def _plain_ids(ids: pl.Series) -> pl.Series | None:
-    """The tick numbers of ``ids`` when every id is present and plain digits (``"42"``,
-    as almost every file writes it), else ``None``: then :data:`TICK_ID_PATTERN` must
-    read them. An id equal to its number written back has no sign, space, prefix or
-    leading zero, so for these ids the cast alone gives what the pattern would, without
-    running a regex over every row."""
-    if ids.null_count():
-        return None
-    numbers = ids.cast(pl.Int64, strict=False)
-    if not ((numbers >= 0) & (numbers.cast(pl.String) == ids)).fill_null(False).all():
-        return None
-    return numbers
-
-
 def _problems(raw: pl.DataFrame, files: pl.Series) -> pl.Series:
     """Rows the column-wise check rejects (the pydantic models would reject them too)."""
     bad = _refused()
-    if _plain_ids(raw["tick_id"]) is None:  # plain ids are all good tick numbers
+    if plain_ids(raw["tick_id"]) is None:  # plain ids are all good tick numbers
         bad = bad | _tick_id_unfit(files)
     return raw.select(bad.fill_null(True)).to_series()
 
@@ -389,13 +400,43 @@ def _ordered(raw: pl.DataFrame, rows: Sequence[int]) -> pl.DataFrame:
     return raw.with_columns(pl.Series("_order", rows, dtype=pl.Int64))
 
 
+class Parsed(NamedTuple):
+    """Tick files parsed but not yet normalised: their raw rows in file order, with each
+    row's slug and file. :func:`normalised` turns one or several into the ticks frame, so
+    a fleet parsed a chunk of files at a time pays :func:`normalise`'s fixed cost (about
+    40 Polars operations) once for many chunks."""
+
+    raw: pl.DataFrame
+    slugs: pl.Series
+    files: pl.Series
+    #: The rows' unsupported claims when the accelerator found them (else normalise does).
+    claims: pl.Series | None = None
+
+
 def parse_ticks(
     slugs: Sequence[str],
     files: Sequence[str | Path],
     blobs: Sequence[bytes],
     notes: list[tuple[str, str]] | None = None,
 ) -> tuple[pl.DataFrame, list[InputError]]:
-    """Parse tick files' bytes (of one run or many) into the ticks frame.
+    """Parse tick files' bytes (of one run or many) into the ticks frame
+    (:func:`parse_raw`, then :func:`normalised`).
+
+    Returns:
+        The ticks frame (:data:`toolkit.frames.TICKS_SCHEMA`) sorted by slug and tick,
+        and one :class:`InputError` per file that could not be used.
+    """
+    parsed, errors = parse_raw(slugs, files, blobs, notes)
+    return normalised([parsed]), errors
+
+
+def parse_raw(
+    slugs: Sequence[str],
+    files: Sequence[str | Path],
+    blobs: Sequence[bytes],
+    notes: list[tuple[str, str]] | None = None,
+) -> tuple[Parsed, list[InputError]]:
+    """Parse tick files' bytes (of one run or many) into raw rows, in file order.
 
     Each file is parsed once (:func:`screen_tick`) and its typed fields become the frame's
     columns (:func:`screened_frame`); a file whose values are Polars' reader's to decide (a
@@ -411,40 +452,46 @@ def parse_ticks(
             (``path:line: duplicate key 'k': the last value is used``).
 
     Returns:
-        The ticks frame (:data:`toolkit.frames.TICKS_SCHEMA`) sorted by slug and tick,
-        and one :class:`InputError` per file that could not be used.
+        The rows of the files that could be used (:class:`Parsed`), and one
+        :class:`InputError` per file that could not.
     """
     errors: list[InputError] = []
     parts: list[pl.DataFrame] = []
     redo: set[int] = set(range(len(blobs)))
-    raw = _bulk(blobs) if blobs and BULK_READ else None
+    raw, vouched = _bulk(blobs) if blobs and BULK_READ else (None, None)
     texts = _texts("source_file", files) if raw is not None else None  # built once
+    if vouched is not None and raw is not None:  # every file, each row checked in C
+        return _in_file_order(raw, slugs, files, texts)._replace(claims=vouched), errors
     if raw is not None and texts is not None:
         bad = _problems(raw, texts.gather(raw["_order"]))
         redo -= set(raw["_order"].filter(bad.not_()).to_list())
         if not redo:
-            return _normalised(raw, slugs, files, texts), errors
+            return _in_file_order(raw, slugs, files, texts), errors
         parts.append(raw.filter(bad.not_()))
     # The per-file path: only for the files the bulk read could not take.
     careful = _one_at_a_time(sorted(redo), files, blobs, errors, notes)
     if careful is not None:
         parts.append(careful)
     if not parts:
-        return pl.DataFrame(schema=TICKS_SCHEMA), errors
-    return _normalised(pl.concat(parts), slugs, files, texts), errors
+        empty = _texts("slug", [])
+        return Parsed(pl.DataFrame(schema=RAW_TICK_SCHEMA), empty, empty), errors
+    return _in_file_order(pl.concat(parts), slugs, files, texts), errors
 
 
-def _bulk(blobs: Sequence[bytes]) -> pl.DataFrame | None:
+def _bulk(blobs: Sequence[bytes]) -> tuple[pl.DataFrame | None, pl.Series | None]:
     """The raw rows (with their file's index, ``_order``) of the files the bulk read
     takes: the batch path, then the screen, then Polars' NDJSON reader for the files
-    whose values are the reader's to decide; ``None`` when it takes none."""
+    whose values are the reader's to decide; ``None`` when it takes none. Beside them,
+    what the accelerator vouches for when it took every file (see :func:`_batch`)."""
     parts: list[pl.DataFrame] = []
     careful: Sequence[int] = range(len(blobs))
     if BATCH_PATH:
         with collector_paused():
-            fast, taken, careful = _fast(blobs)
+            fast, taken, careful, vouched = _batch(blobs)
         if fast is not None:
             parts.append(_ordered(fast, taken))
+        if vouched is not None:
+            return parts[0], vouched
     plain: list[int] = []
     plain_rows: list[tuple[Any, ...]] = []
     rest: list[int] = []
@@ -469,7 +516,7 @@ def _bulk(blobs: Sequence[bytes]) -> pl.DataFrame | None:
             read = None
         if read is not None and read.height == len(rest):
             parts.append(_ordered(read, rest))
-    return pl.concat(parts) if len(parts) > 1 else parts[0] if parts else None
+    return (pl.concat(parts) if len(parts) > 1 else parts[0] if parts else None), None
 
 
 def _one_at_a_time(
@@ -498,23 +545,41 @@ def _one_at_a_time(
     return _ordered(_read(lines), kept) if kept else None
 
 
-def _normalised(
+def _in_file_order(
     raw: pl.DataFrame,
     slugs: Sequence[str],
     files: Sequence[str | Path],
-    texts: pl.Series | None = None,
-) -> pl.DataFrame:
-    """:func:`normalise` of raw rows carrying their file's index (``_order``), in file
-    order (the first of two files with one tick number is the one kept). ``texts``:
-    ``files`` as a text column, when the caller has built it already."""
+    texts: pl.Series | None,
+) -> Parsed:
+    """Raw rows carrying their file's index (``_order``) put in file order (the first of
+    two files with one tick number is the one kept), with their slugs and files.
+    ``texts``: ``files`` as a text column, when the caller has built it already."""
     if texts is None:
         texts = _texts("source_file", files)
     order = raw["_order"]
     if order.len() == len(files) and order.is_sorted():  # every file, in order: as it is
-        return normalise(raw.drop("_order"), _texts("slug", slugs), texts)
+        return Parsed(raw.drop("_order"), _texts("slug", slugs), texts)
     raw = raw.sort("_order")
     order = raw["_order"]
-    return normalise(raw.drop("_order"), _texts("slug", slugs).gather(order), texts.gather(order))
+    return Parsed(raw.drop("_order"), _texts("slug", slugs).gather(order), texts.gather(order))
+
+
+def normalised(parts: Sequence[Parsed]) -> pl.DataFrame:
+    """The ticks frame of tick files parsed in one or several parts (:func:`parse_raw`),
+    sorted by slug and tick: :func:`normalise` once over all their rows. The same frame
+    as each part normalised alone, sorted together (equal ticks keep their files'
+    order)."""
+    parts = [part for part in parts if part.raw.height]
+    if not parts:
+        return pl.DataFrame(schema=TICKS_SCHEMA)
+    if len(parts) == 1:
+        return normalise(*parts[0])
+    raw = pl.concat([part.raw for part in parts], rechunk=False)
+    slugs = pl.concat([part.slugs for part in parts], rechunk=False)
+    files = pl.concat([part.files for part in parts], rechunk=False)
+    found = [part.claims for part in parts if part.claims is not None]
+    claims = pl.concat(found, rechunk=False) if len(found) == len(parts) else None
+    return normalise(raw, slugs, files, claims)
 
 
 def _texts(name: str, values: Sequence[str | Path]) -> pl.Series:
@@ -523,272 +588,3 @@ def _texts(name: str, values: Sequence[str | Path]) -> pl.Series:
         return pl.Series(name, values, dtype=pl.String)
     except (TypeError, ValueError):  # some are paths
         return pl.Series(name, [v if type(v) is str else str(v) for v in values], dtype=pl.String)
-
-
-def _change_parts(change: pl.Expr, value_index: int) -> list[pl.Expr]:
-    """A change ``[target, property, ..., value]`` as three text columns ``target``,
-    ``property``, ``value`` (numbers arrive as their digits, so ``5`` and ``"5"`` are one
-    value; a null part is the text ``"null"``); the value is null when the change has
-    fewer than three parts, so that it never matches."""
-    target, prop, value = (
-        change.list.get(i, null_on_oob=True).fill_null("null") for i in (0, 1, value_index)
-    )
-    return [
-        target.alias("target"),
-        prop.alias("property"),
-        pl.when(change.list.len() >= 3).then(value).alias("value"),
-    ]
-
-
-def _unsupported_claims(claimed: pl.Series, changes: pl.Series) -> pl.Series:
-    """Per row: the claims no change of the row makes, as ``target.property=value; ...``
-    (null where every claim is made, or there are none).
-
-    Args:
-        claimed: each row's claimed changes ``[target, property, value]`` (null: none).
-        changes: each row's changes ``[target, property, ..., new value]``.
-    """
-    claim, change = pl.col("claim"), pl.col("change")
-    rows = (
-        pl.DataFrame([claimed.alias("claim"), changes.alias("change")])
-        .with_row_index("_row")
-        .filter(claim.list.len() > 0)  # only rows with claims need their changes
-    )
-    claims = (
-        rows.select("_row", "claim")
-        .explode("claim")
-        .drop_nulls("claim")
-        .with_columns(_change_parts(claim, 2))
-    )
-    made = (
-        rows.select("_row", "change")
-        .explode("change")
-        .drop_nulls("change")
-        .select("_row", *_change_parts(change, -1))
-    )
-    text = pl.concat_str(
-        claim.list.get(0, null_on_oob=True).fill_null("?"),
-        pl.lit("."),
-        claim.list.get(1, null_on_oob=True).fill_null("?"),
-        pl.lit("="),
-        claim.list.last().fill_null("null"),
-    )
-    unmade = (
-        # Joined on the three parts, not one text of them (-12 %; exact, no separator)
-        claims.join(
-            made, on=["_row", "target", "property", "value"], how="anti", maintain_order="left"
-        )
-        .group_by("_row")
-        .agg(text.str.join("; "))
-    )
-    # Put in place by row number: a join back would not promise to keep the rows' order.
-    return (
-        pl.repeat(None, claimed.len(), dtype=pl.String(), eager=True)
-        .scatter(unmade["_row"], unmade["claim"])
-        .alias("unsupported_claims")
-    )
-
-
-def _subtypes(changes: pl.Expr) -> pl.Expr:
-    """The new values (last part) of the changes ``[target, "subtype", ..., new]``."""
-    # Nulls are dropped inside the eval: ``list.drop_nulls`` after it cost 5x the rest.
-    written = changes.list.eval(
-        pl.when(
-            (pl.element().list.len() >= 3)
-            & (pl.element().list.get(1, null_on_oob=True) == "subtype")
-        )
-        .then(pl.element().list.last())
-        .drop_nulls()
-    )
-    return written.fill_null(pl.lit([], dtype=pl.List(pl.String())))
-
-
-def _tick_numbers(ids: pl.Series, files: pl.Series) -> pl.Series:
-    """Each row's tick number: its tick id's (``"42"``, ``" tick_42 "``), else its file
-    name's (``tick_42.json``); plain ids without a regex (:func:`_plain_ids`)."""
-    plain = _plain_ids(ids)
-    if plain is not None:
-        return plain.alias("tick")
-    named = ids.str.strip_chars().str.extract(TICK_ID_PATTERN, 1)
-    if named.null_count():
-        named = named.fill_null(files.str.extract(r"tick_(\d+)\.json$", 1))
-    return named.cast(pl.Int64).alias("tick")
-
-
-def in_order(frame: pl.DataFrame) -> bool:
-    """Whether the rows are sorted by slug, then tick (no null tick)."""
-    slug, tick = pl.col("slug"), pl.col("tick")
-    later = (slug.shift(-1) > slug) | ((slug.shift(-1) == slug) & (tick.shift(-1) >= tick))
-    return bool(frame.select(later.head(pl.len() - 1).fill_null(False).all()).item())
-
-
-_TICKS = pl.Schema(TICKS_SCHEMA)
-
-
-def _status(v2: pl.Expr) -> pl.Expr:
-    """The tick's status: v2's ``kind``; v1's refused / yielded flags, else executed when
-    a mechanic matched, else unmatched."""
-    mechanic, kind = pl.col("matched_mechanic_id"), pl.col("kind")
-
-    def status_(name: str) -> pl.Expr:  # built as the enum: no cast of text afterwards
-        return pl.lit(name, dtype=TICK_STATUS)
-
-    return (
-        pl.when(v2)
-        .then(  # three comparisons cost less than a replace_strict
-            pl.when(kind == "execute")
-            .then(status_("executed"))
-            .when(kind == "yield")
-            .then(status_("yielded"))
-            .when(kind == "refuse")
-            .then(status_("refused"))
-        )
-        .when(pl.col("refused").fill_null(False))
-        .then(status_("refused"))
-        .when(pl.col("yielded").fill_null(False))
-        .then(status_("yielded"))
-        .when(mechanic.is_not_null() & (mechanic != ""))
-        .then(status_("executed"))
-        .otherwise(status_("unmatched"))
-    )
-
-
-@functools.cache
-def _status_v2() -> pl.Expr:
-    return _status(_V2)
-
-
-def _derived(raw: pl.DataFrame, slugs: pl.Series, files: pl.Series, v2: pl.Expr) -> pl.DataFrame:
-    """``raw`` with the columns the ticks frame is selected from: slug, file, tick number,
-    claims, status, continuation, mutation count, verb."""
-    mechanic = pl.col("matched_mechanic_id")
-    claims = pl.col("observation").struct.field("claimed_changes")
-    continuation = (pl.col("action_text") == CONTINUATION_TEXT).fill_null(False) | (
-        mechanic == CONTINUATION_MECHANIC
-    ).fill_null(False)
-    mutations = pl.col("mutations")
-    mutation_count = pl.coalesce(
-        mutations.struct.field("count"), mutations.struct.field("list").list.len(), pl.lit(0)
-    )
-    claimed = raw.select(pl.when(v2).then(claims)).to_series()
-    return raw.with_columns(
-        slugs.alias("slug"),
-        files.alias("source_file"),
-        _tick_numbers(raw["tick_id"], files),
-        claimed.alias("_claimed"),
-        _unsupported_claims(claimed, raw["mutations"].struct.field("list")),
-        status=_status_v2(),
-        continuation=continuation,
-        mutation_count=mutation_count,
-        _verb=pl.col("classified_action").struct.field("verb").str.strip_chars().str.to_lowercase(),
-    )
-
-
-def _action_columns(v2: pl.Expr) -> dict[str, pl.Expr | str]:
-    """What the agent did: time, actor, text, verb, target, mechanic, status, refusal."""
-    action = pl.col("classified_action")
-    return {
-        # Each tick has its own time: a cache of parsed strings only costs (-20 %).
-        "timestamp": pl.col("timestamp_iso").str.strptime(
-            pl.Datetime("us", "UTC"), "%Y-%m-%dT%H:%M:%SZ", strict=False, cache=False
-        ),
-        "actor": pl.coalesce(pl.when(v2).then("actor_id"), action.struct.field("actor")),
-        "action_text": "action_text",
-        "verb": pl.when(pl.col("_verb") != "").then("_verb"),
-        "target": action.struct.field("target"),
-        "mechanic": "matched_mechanic_id",
-        "status": "status",
-        "refusal_reason": "refusal_reason",
-    }
-
-
-def _outcome_columns(v2: pl.Expr) -> dict[str, pl.Expr | str]:
-    """What came of it: rollback, continuation, mutations, claims and groundedness, and
-    the observation's text."""
-    claimed = pl.col("_claimed").is_not_null()
-    proxy_ungrounded = (
-        pl.col("status").is_in(["executed", "unmatched"])
-        & pl.col("continuation").not_()
-        & (pl.col("mutation_count") == 0)
-    )
-    return {
-        "rollback": pl.when(v2)
-        .then(pl.col("conservation_verdict") == "violated")
-        .otherwise(
-            (pl.col("status") == "refused")
-            & pl.col("refusal_reason")
-            .fill_null("")
-            .str.to_lowercase()
-            .str.contains("conservation", literal=True)
-        )
-        .fill_null(False),
-        "continuation": "continuation",
-        "mutation_count": "mutation_count",
-        "subtypes": _subtypes(pl.col("mutations").struct.field("list")),
-        "claimed_count": pl.col("_claimed").list.len().cast(pl.Int64),
-        "unsupported_claims": "unsupported_claims",
-        "grounded": pl.when(claimed)
-        .then(pl.col("unsupported_claims").is_null())
-        .otherwise(proxy_ungrounded.not_()),
-        "grounded_source": pl.when(claimed)
-        .then(pl.lit("observer", dtype=GROUNDED_SOURCE))
-        .otherwise(pl.lit("proxy", dtype=GROUNDED_SOURCE)),
-        "observation_text": pl.when(v2)
-        .then(pl.col("observation").struct.field("text"))
-        .otherwise(pl.col("observation_text")),
-    }
-
-
-def _usage_columns(v2: pl.Expr) -> dict[str, pl.Expr | str]:
-    """What it cost: dollars, tokens in and out (summed over the stages), duration."""
-    tokens = pl.col("llm_tokens_by_stage")
-    tokens_in = pl.sum_horizontal(
-        [tokens.struct.field(s).struct.field("in").fill_null(0) for s in STAGES]
-    )
-    tokens_out = pl.sum_horizontal(
-        [tokens.struct.field(s).struct.field("out").fill_null(0) for s in STAGES]
-    )
-    costs = pl.col("llm_cost_usd_by_stage")
-    v1_cost = pl.sum_horizontal([costs.struct.field(s).fill_null(0.0) for s in STAGES])
-    return {
-        "cost_usd": pl.when(v2).then(pl.col("cost_usd")).when(costs.is_not_null()).then(v1_cost),
-        "tokens_in": pl.when(tokens.is_not_null()).then(tokens_in).cast(pl.Int64),
-        "tokens_out": pl.when(tokens.is_not_null()).then(tokens_out).cast(pl.Int64),
-        "duration_ms": pl.col("duration_ms").cast(pl.Int64),
-    }
-
-
-#: Whether a row is of tick schema v2.
-_V2 = pl.col("schema_version").fill_null(1) == 2
-
-
-@functools.cache  # the same expressions for every chunk: built once (about 1 ms a chunk)
-def _selected() -> dict[str, pl.Expr | str]:
-    """The ticks frame's columns, as :func:`normalise` selects them from :func:`_derived`."""
-    return {
-        "slug": "slug",
-        "tick": "tick",
-        "schema_version": pl.col("schema_version").fill_null(1),
-        **_action_columns(_V2),
-        **_outcome_columns(_V2),
-        **_usage_columns(_V2),
-        "source_file": "source_file",
-    }
-
-
-def normalise(raw: pl.DataFrame, slugs: pl.Series, files: pl.Series) -> pl.DataFrame:
-    """Turn raw tick records (:data:`RAW_TICK_SCHEMA`) into the ticks frame.
-
-    Status, rollback, continuation, groundedness (exact from observer claims, else the
-    proxy), cost and tokens are derived column-wise; see ``docs/formats/universe.md``.
-    Claimed and made values are compared as text (``5`` and ``"5"`` are the same value).
-    """
-    out = _derived(raw, slugs, files, _V2).select(**_selected())
-    # Built in the frame's types: casting a whole frame costs even when nothing changes.
-    if out.schema != _TICKS:
-        out = out.cast(TICKS_SCHEMA)  # type: ignore[arg-type]
-    # Files are listed run by run in tick order, so the rows nearly always come in order:
-    # checking costs a fraction of sorting. Equal ticks keep their files' order.
-    if in_order(out):
-        return out
-    return out.sort("slug", "tick", maintain_order=True)

@@ -12,9 +12,13 @@
  * characters, and anything else unusual make it answer "not mine" for that file, which
  * then goes through the pure-Python path unchanged. It never raises for a file's bytes.
  *
- * scan(blobs) -> (kept, schema, array): `kept` the indexes of the files accepted, and
- * their fields as one Arrow struct array of `_tick_screen.RAW_TICK_SCHEMA` (two
- * PyCapsules of the Arrow C data interface; `_tick_screen.arrow_frame` reads them).
+ * scan(blobs) -> (kept, schema, array, checked, claims): `kept` the indexes of the files
+ * accepted, and their fields as one Arrow struct array of `_tick_screen.RAW_TICK_SCHEMA`
+ * (two PyCapsules of the Arrow C data interface; `_tick_screen.arrow_frame` reads them);
+ * `checked` whether every accepted row passes the pure path's column-wise check
+ * (`_ticks._problems`, see row_checked); `claims` each accepted row's unsupported claims
+ * as normalise writes them (`_tick_normalise._unsupported_claims`), a (schema, array) pair
+ * of one text column, or None past CLAIM_BUDGET comparisons.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -484,7 +488,6 @@ typedef int (*FieldFn)(P *ps, int index, void *ctx);
 
 static int f_struct(P *ps, const Name *names, int nnames, int nullable, int *present,
                     FieldFn field, void *ctx) {
-    Span key;
     int count = 0, r;
     unsigned seen = 0;
     if (nullable && is_null(ps)) {
@@ -494,17 +497,28 @@ static int f_struct(P *ps, const Name *names, int nnames, int nullable, int *pre
     if (open_(ps, '{')) return BAIL;
     if (present) *present = 1;
     int next = 0; /* keys mostly come in the declared order: look there first */
-    while ((r = next_key(ps, &key, &count)) == 1) {
+    while ((r = next_item(ps, '}', &count)) == 1) {
+        /* The key is one of `names` (plain ASCII) exactly when its bytes and the closing
+         * quote follow the opening one: no string scan; any other key is refused. */
+        const unsigned char *p = ps->p;
+        Py_ssize_t room = ps->end - p;
         int i = -1;
+        if (*p != '"') return BAIL;
         for (int j = 0; j < nnames; j++) {
             int k = next + j < nnames ? next + j : next + j - nnames;
-            if (names[k].n == key.n && names[k].s[0] == key.s[0] &&
-                memcmp(key.s, names[k].s, key.n) == 0) {
+            Py_ssize_t n = names[k].n;
+            if (room > n + 1 && p[n + 1] == '"' && memcmp(p + 1, names[k].s, n) == 0) {
                 i = k;
                 break;
             }
         }
         if (i < 0 || (seen & (1u << i))) return BAIL;
+        ps->p = p + names[i].n + 2;
+        ws(ps);
+        if (ps->p >= ps->end || *ps->p != ':') return BAIL;
+        ps->p++;
+        ws(ps);
+        if (ps->p >= ps->end) return BAIL;
         next = i + 1 < nnames ? i + 1 : 0;
         seen |= 1u << i;
         if (field(ps, i, ctx)) return BAIL;
@@ -1153,14 +1167,15 @@ static void array_capsule_free(PyObject *capsule) {
     }
 }
 
-/* The tree's schema and array as two capsules; the tree's columns are taken (NULLed). */
-static PyObject *export_tree(Tree *t) {
+/* A column's (with its fields') schema and array as two capsules; the columns are taken
+ * (NULLed). */
+static PyObject *export_col(Col **slot, Col **fields, int nfields) {
     struct ArrowSchema *s = calloc(1, sizeof(*s));
     struct ArrowArray *a = calloc(1, sizeof(*a));
     PyObject *sc = NULL, *ac = NULL;
     if (!s || !a) goto fail;
-    if (export_schema(t->root, t->f, NFIELDS, s)) goto fail;
-    if (export_array(&t->root, t->f, NFIELDS, a)) goto fail;
+    if (export_schema(*slot, fields, nfields, s)) goto fail;
+    if (export_array(slot, fields, nfields, a)) goto fail;
     sc = PyCapsule_New(s, "arrow_schema", schema_capsule_free);
     if (!sc) goto fail;
     s = NULL;
@@ -1186,17 +1201,177 @@ fail:
     return NULL;
 }
 
+/* ---- what normalise and the column-wise check would find ----------------------- */
+
+static int span_is(const Span *s, const char *text) {
+    Py_ssize_t n = (Py_ssize_t)strlen(text);
+    return s->s && s->n == n && memcmp(s->s, text, n) == 0;
+}
+
+/* A tick id as `_tick_normalise.plain_ids` takes it: the digits of a number that fits
+ * 64 bits, no sign, no leading zero (the file's text, or the digits of an integer). */
+static int plain_id(const Row *r) {
+    if (!r->tid_kind || r->tid.n < 1 || r->tid.n > 18) return 0;
+    if (r->tid.s[0] == '0' && r->tid.n > 1) return 0;
+    for (Py_ssize_t i = 0; i < r->tid.n; i++)
+        if (!is_digit((unsigned char)r->tid.s[i])) return 0;
+    return 1;
+}
+
+static int below(const Num *x, double bound) { return !x->has || fabs(x->v) < bound; }
+
+/* Whether the pure path's column-wise check (`_ticks._problems`) passes this row: a
+ * schema version 1 or 2 (absent: 1), a v2 row's kind and verdict among the format's,
+ * a duration and token counts the frame's integers hold (costs are finite already: f_num),
+ * and a plain tick id. A row it does not vouch for is checked by Polars as before. */
+static int row_checked(const Row *r) {
+    long long version = r->has_sv ? r->sv : 1;
+    if (version != 1 && version != 2) return 0;
+    if (version == 2) {
+        if (!span_is(&r->kind, "execute") && !span_is(&r->kind, "yield") &&
+            !span_is(&r->kind, "refuse"))
+            return 0;
+        if (r->verdict.s && !span_is(&r->verdict, "ok") && !span_is(&r->verdict, "violated"))
+            return 0;
+    }
+    if (!below(&r->duration, 0x1p63)) return 0;
+    if (!below(&r->cls_in, 0x1p62) || !below(&r->cls_out, 0x1p62) ||
+        !below(&r->obs_in, 0x1p62) || !below(&r->obs_out, 0x1p62))
+        return 0;
+    return plain_id(r);
+}
+
+/* One change (or claim) of a change list already checked by f_changes: its first,
+ * second, third and last parts (s NULL: a null, or no such part) and how many. */
+typedef struct {
+    Span part[3], last;
+    Py_ssize_t count;
+    int null_[3], last_null;
+} Change;
+
+/* The next change of the list at *at (a position inside its raw bytes, up to e): 1 and
+ * `c` filled, or 0 at the list's end. */
+static int next_change(const char **at, const char *e, Change *c) {
+    const char *p = *at;
+    memset(c, 0, sizeof(*c));
+    while (p < e && *p != '[' && *p != ']') p++; /* the list's '[', a comma, whitespace */
+    if (p >= e || *p == ']') return 0;
+    p++;
+    for (;;) {
+        while (p < e && (*p == ',' || *p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) p++;
+        if (p >= e || *p == ']') break;
+        Span part = {NULL, 0};
+        int null_ = 0;
+        if (*p == '"') {
+            const char *start = ++p;
+            while (p < e && *p != '"') p++;
+            part.s = start;
+            part.n = p - start;
+            p++;
+        } else if (*p == 'n') {
+            null_ = 1;
+            p += 4;
+        } else {
+            const char *start = p;
+            while (p < e && (*p == '-' || is_digit((unsigned char)*p))) p++;
+            part.s = start;
+            part.n = p - start;
+        }
+        if (c->count < 3) {
+            c->part[c->count] = part;
+            c->null_[c->count] = null_;
+        }
+        c->last = part;
+        c->last_null = null_;
+        c->count++;
+    }
+    *at = p + 1;
+    return 1;
+}
+
+/* A part as the text normalise compares (`_change_parts`): a null is "null". */
+static Span part_text(const Span *part, int null_) {
+    Span out = {part->s, part->n};
+    if (null_) {
+        out.s = "null";
+        out.n = 4;
+    }
+    return out;
+}
+
+static int same_part(Span a, Span b) { return a.n == b.n && memcmp(a.s, b.s, a.n) == 0; }
+
+/* Whether a change of the row's list makes the claim: the same target, property and value
+ * (its third part against the change's last), each of at least three parts. */
+static int claim_made(const Change *claim, const Span *list, Py_ssize_t *budget) {
+    if (claim->count < 3 || !list->s) return 0;
+    const char *at = list->s + 1, *e = list->s + list->n;
+    Change change;
+    while (next_change(&at, e, &change)) {
+        if (--*budget < 0) return BAIL;
+        if (change.count < 3) continue;
+        if (same_part(part_text(&claim->part[0], claim->null_[0]),
+                      part_text(&change.part[0], change.null_[0])) &&
+            same_part(part_text(&claim->part[1], claim->null_[1]),
+                      part_text(&change.part[1], change.null_[1])) &&
+            same_part(part_text(&claim->part[2], claim->null_[2]),
+                      part_text(&change.last, change.last_null)))
+            return 1;
+    }
+    return 0;
+}
+
+static int put_part(Buf *b, const Change *c, int which, const char *missing) {
+    const Span *part = which < 0 ? &c->last : &c->part[which];
+    int null_ = which < 0 ? c->last_null : c->null_[which];
+    int present = c->count > (which < 0 ? 0 : which) && !null_;
+    if (present) return buf_put(b, part->s, part->n);
+    return buf_put(b, missing, strlen(missing));
+}
+
+/* The row's unsupported claims as normalise writes them (`_unsupported_claims`): each
+ * claim of a v2 row that no change of the row makes, "target.property=value", joined by
+ * "; " into `text` (empty: none). BAIL past `budget` comparisons (the caller then leaves
+ * the column to Polars). */
+static int unsupported_claims(const Row *r, Buf *text, Py_ssize_t *budget) {
+    text->len = 0;
+    if (!(r->has_sv && r->sv == 2) || !r->seen || !r->claimed.s) return 0;
+    const Span *list = r->mut ? &r->list : NULL;
+    Span none = {NULL, 0};
+    const char *at = r->claimed.s + 1, *e = r->claimed.s + r->claimed.n;
+    Change claim;
+    while (next_change(&at, e, &claim)) {
+        int made = claim_made(&claim, list ? list : &none, budget);
+        if (made == BAIL) return BAIL;
+        if (made) continue;
+        if ((text->len && buf_put(text, "; ", 2)) || put_part(text, &claim, 0, "?") ||
+            buf_put(text, ".", 1) || put_part(text, &claim, 1, "?") || buf_put(text, "=", 1) ||
+            put_part(text, &claim, -1, "null"))
+            return -2;
+    }
+    return 0;
+}
+
+/* Comparisons of claims with changes allowed in one call: past them (a hostile file of
+ * thousands of each) the claims are left to Polars. */
+#define CLAIM_BUDGET (1 << 24)
+
 static PyObject *scan(PyObject *self, PyObject *arg) {
     (void)self;
     Tree tree;
+    Col *claims = NULL;
+    Buf text = {NULL, 0, 0};
     PyObject *seq = PySequence_Fast(arg, "scan() takes a sequence of bytes");
     if (!seq) return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
     PyObject **items = PySequence_Fast_ITEMS(seq);
-    PyObject *kept = PyList_New(0), *arrow = NULL, *result = NULL;
+    PyObject *kept = PyList_New(0), *arrow = NULL, *claims_arrow = NULL, *result = NULL;
+    int checked = 1, claims_ok = 1;
+    Py_ssize_t budget = CLAIM_BUDGET;
     memset(&tree, 0, sizeof(tree));
     if (!kept) goto done;
-    if (tree_new(&tree)) {
+    claims = col_new("U", "unsupported_claims", 0, NULL);
+    if (tree_new(&tree) || !claims) {
         PyErr_NoMemory();
         goto done;
     }
@@ -1211,27 +1386,50 @@ static PyObject *scan(PyObject *self, PyObject *arg) {
             PyErr_NoMemory();
             goto done;
         }
+        if (checked && !row_checked(&row)) checked = 0;
+        if (claims_ok) {
+            int r = unsupported_claims(&row, &text, &budget);
+            if (r == -2 || (r == 0 && push_text(claims, text.len ? (const char *)text.data : NULL,
+                                                (Py_ssize_t)text.len))) {
+                PyErr_NoMemory();
+                goto done;
+            }
+            if (r == BAIL) claims_ok = 0;
+        }
         PyObject *index = PyLong_FromSsize_t(i);
         int failed = !index || PyList_Append(kept, index) < 0;
         Py_XDECREF(index);
         if (failed) goto done;
     }
-    arrow = export_tree(&tree);
+    arrow = export_col(&tree.root, tree.f, NFIELDS);
     if (!arrow) goto done;
-    result = Py_BuildValue("(OOO)", kept, PyTuple_GET_ITEM(arrow, 0), PyTuple_GET_ITEM(arrow, 1));
+    if (claims_ok) {
+        claims_arrow = export_col(&claims, NULL, 0);
+        if (!claims_arrow) goto done;
+    } else {
+        Py_INCREF(Py_None);
+        claims_arrow = Py_None;
+    }
+    result = Py_BuildValue("(OOOOO)", kept, PyTuple_GET_ITEM(arrow, 0), PyTuple_GET_ITEM(arrow, 1),
+                           checked ? Py_True : Py_False, claims_arrow);
 done:
     tree_free(&tree);
+    col_free_tree(claims);
+    free(text.data);
     Py_DECREF(seq);
     Py_XDECREF(kept);
     Py_XDECREF(arrow);
+    Py_XDECREF(claims_arrow);
     return result;
 }
 
 static PyMethodDef methods[] = {
     {"scan", scan, METH_O,
-     "scan(blobs) -> (kept, schema, array): the indexes of the tick files accepted, and "
-     "their fields as one Arrow struct array of the raw frame's schema (two PyCapsules of "
-     "the Arrow C data interface); every other file is the pure-Python path's."},
+     "scan(blobs) -> (kept, schema, array, checked, claims): the indexes of the tick files "
+     "accepted, their fields as one Arrow struct array of the raw frame's schema (two "
+     "PyCapsules of the Arrow C data interface), whether every accepted row passes the "
+     "column-wise check, and their unsupported claims as a (schema, array) pair of one text "
+     "column (None: left to Polars); every other file is the pure-Python path's."},
     {NULL, NULL, 0, NULL},
 };
 

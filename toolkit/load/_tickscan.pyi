@@ -2,4 +2,6 @@
 
 from collections.abc import Sequence
 
-def scan(blobs: Sequence[bytes], /) -> tuple[list[int], object, object]: ...
+def scan(
+    blobs: Sequence[bytes], /
+) -> tuple[list[int], object, object, bool, tuple[object, object] | None]: ...

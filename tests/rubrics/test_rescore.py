@@ -117,6 +117,7 @@ def test_a_dimension_one_rubric_adds_is_a_note_not_a_flip() -> None:
         ("refusal_cluster.fail_min=3:5:0.5", "whole number"),
         ("groundedness.ok_min=0:1:0.0001", "at most 500"),
         ("groundedness.ok_min=nan:1:0.1", "finite"),
+        ("refusal_cluster.fail_min=1_0:20:1", "a must be a number"),
     ],
 )
 def test_a_malformed_sweep_is_one_input_error_naming_the_flag(spec: str, words: str) -> None:

@@ -89,3 +89,30 @@ def test_a_run_scored_with_the_values_gets_the_models_card(run: str, window: int
     assert isinstance(DEFAULT_RUBRIC, SimulationRubric)
     assert by_values.to_dict() == by_model.to_dict()
     assert by_values.meta == by_model.meta  # the epoch included
+
+
+def test_the_values_equal_the_model_and_their_own_pickled_copy() -> None:
+    """Typed as the model they stand in for, the values compare as it does: equal to
+    ``DEFAULT_RUBRIC`` (either side first), to a copy a worker unpickles, and not to
+    another version; equal values hash alike."""
+    copy = pickle.loads(pickle.dumps(DEFAULT_VALUES))
+    assert DEFAULT_VALUES == DEFAULT_RUBRIC and DEFAULT_RUBRIC == DEFAULT_VALUES
+    assert copy == DEFAULT_VALUES and hash(copy) == hash(DEFAULT_VALUES)
+    values, older = DEFAULT_VALUES, PUBLISHED["1.1.0"]
+    assert values != older  # the values first: their own __eq__
+    assert DEFAULT_VALUES.vocabulary_growth == DEFAULT_RUBRIC.vocabulary_growth
+
+
+def test_a_copy_of_the_values_with_changes_is_the_models_copy() -> None:
+    """``model_copy(update=...)``, the way a notebook varies a rubric, gives the pydantic
+    model (the values themselves stay read-only), at the top and for a part."""
+    window = DEFAULT_VALUES.model_copy(update={"window": 30, "version": "1.2.0-w30"})
+    assert isinstance(window, SimulationRubric)
+    assert (window.window, window.version) == (30, "1.2.0-w30")
+    assert window.model_dump(exclude={"window", "version"}) == DEFAULT_RUBRIC.model_dump(
+        exclude={"window", "version"}
+    )
+    unit = DEFAULT_VALUES.vocabulary_growth.model_copy(update={"unit": "mechanic"})
+    assert unit == DEFAULT_RUBRIC.vocabulary_growth.model_copy(update={"unit": "mechanic"})
+    assert type(unit) is type(DEFAULT_RUBRIC.vocabulary_growth)
+    assert DEFAULT_VALUES.window == 50  # unchanged

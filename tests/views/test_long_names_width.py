@@ -45,6 +45,22 @@ def test_a_name_wider_than_the_terminal_is_broken_after_a_slash_never_cut() -> N
     assert "".join(line.strip() for line in lines[1:3]) == name
 
 
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize("width", [0, 1, 2])
+def test_a_long_name_at_a_terminal_two_columns_wide_or_less_ends_every_character_kept(
+    width: int,
+) -> None:
+    """COLUMNS=2 (or 1) on a terminal: the continuation lines (indented two spaces) had
+    no room left, cut nothing off the name and looped for ever; now one character a line
+    at the least."""
+    name = "abcdefghij/klmnopq"  # 18 characters: longer than the 12 a name keeps
+    lines = fit_table([["run", "verdict"], [name, "OK"]], width=width)
+    assert lines[0] == "run  verdict"
+    assert "".join(line.strip() for line in lines[1:-1]) == name
+    assert lines[-1].strip() == "OK"
+    assert all(len(line) <= 3 for line in lines[2:-1])  # two spaces and one character
+
+
 def test_a_column_empty_in_every_row_takes_no_block_of_its_own() -> None:
     """rescore's flip column, empty when nothing flipped, once made a block of names
     alone."""

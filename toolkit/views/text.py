@@ -188,8 +188,9 @@ def _broken_name(name: str, width: int | None) -> list[str]:
         return [name]
     lines: list[str] = []
     rest = name
-    while len(rest) > width - (2 if lines else 0):
-        room = width - (2 if lines else 0)
+    # at least one character a line: a terminal of two columns or fewer left the indented
+    # lines no room (nothing cut off the name: a loop for ever)
+    while len(rest) > (room := max(1, width - (2 if lines else 0))):
         cut = rest.rfind("/", 0, room) + 1 or room
         lines.append(("  " if lines else "") + rest[:cut])
         rest = rest[cut:]

@@ -99,14 +99,25 @@ class RubricValues:
     view, and the pydantic model's ``model_dump``, ``dimension_keys`` and
     ``informational`` for the reads the scorers make."""
 
-    __slots__ = ("_fields",)
+    __slots__ = ("_fields", "_path", "_root")
 
-    def __init__(self, data: Mapping[str, Any]) -> None:
-        fields = {k: RubricValues(v) if isinstance(v, Mapping) else v for k, v in data.items()}
+    def __init__(
+        self,
+        data: Mapping[str, Any],
+        _root: RubricValues | None = None,
+        _path: tuple[str, ...] = (),
+    ) -> None:
+        root = self if _root is None else _root  # the whole rubric, for model_copy
+        fields = {
+            k: RubricValues(v, root, (*_path, k)) if isinstance(v, Mapping) else v
+            for k, v in data.items()
+        }
         object.__setattr__(self, "_fields", fields)
+        object.__setattr__(self, "_root", root)
+        object.__setattr__(self, "_path", _path)
 
     def __getattr__(self, name: str) -> Any:
-        if name == "_fields":  # not set yet (a copy being made): no recursion
+        if name in self.__slots__:  # not set yet (a copy being made): no recursion
             raise AttributeError(name)
         try:
             return self._fields[name]
@@ -122,6 +133,31 @@ class RubricValues:
 
     def __repr__(self) -> str:
         return f"RubricValues({self.model_dump()!r})"
+
+    def __eq__(self, other: object) -> bool:
+        # as the model compares: by data (the model itself, a pickled copy of the values)
+        dump = getattr(other, "model_dump", None)
+        if not isinstance(other, RubricValues) and not callable(dump):
+            return NotImplemented
+        return bool(self.model_dump() == other.model_dump())  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(repr(self.model_dump()))
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Any:
+        """The pydantic model these values stand for (``SimulationRubric``, or the part of
+        it they are), copied with ``update`` as the model's ``model_copy`` does: the way a
+        notebook varies the default rubric. The values themselves stay read-only."""
+        # the models (pydantic and the rubric's classes, ~0.1 s of CPU): only when a
+        # copy is asked for, never on the one-run path (tests/test_startup_imports.py)
+        from toolkit.rubrics.simulation.spec import SimulationRubric
+
+        if "rubric" not in self._root._fields:  # values of a part alone: no model known
+            raise AttributeError("model_copy")
+        model: Any = SimulationRubric.model_validate(self._root.model_dump())
+        for key in self._path:
+            model = getattr(model, key)
+        return model.model_copy(update=update, deep=deep)
 
     def model_dump(self, *, mode: str = "python", exclude: Iterable[str] = ()) -> dict[str, Any]:
         """The data as pydantic's ``model_dump`` gives it (``mode="json"``: lists for

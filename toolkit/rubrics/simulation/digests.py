@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 import polars as pl
 
-from toolkit.epoch import SHORT
+from toolkit.epoch import SHORT, digest_part
 from toolkit.load.universe import Universe
 
 #: The frames a run's digest covers, in the (name) order the digest hashes them.
@@ -39,15 +39,11 @@ def input_digests(universe: Universe, chunk_rows: int = CHUNK_ROWS) -> dict[str,
             continue
         # where a row was read from is not its content: a copied run keeps its digest
         where = [c for c in frame.columns if c == "path" or c.endswith(("_file", "_path"))]
-        label = name.encode("utf-8")
         kept = frame.clone()  # (``drop`` plans a query: ~1 ms)
         for column in where:
             kept.drop_in_place(column)
         for slug, rows in run_rows_bytes(kept, chunk_rows):
-            hasher = hashers.setdefault(slug, hashlib.sha256())
-            for piece in (label, rows):
-                hasher.update(len(piece).to_bytes(8, "big"))
-                hasher.update(piece)
+            digest_part(hashers.setdefault(slug, hashlib.sha256()), name, rows)
     return {slug: hasher.hexdigest()[:SHORT] for slug, hasher in hashers.items()}
 
 

@@ -397,6 +397,13 @@ def visible(text: str) -> str:
     return INVISIBLE.sub(_escape, text)
 
 
+def visible_lines(text: str) -> str:
+    """:func:`visible` of each line of ``text``: its line breaks kept, every other
+    invisible character (a folder's ESC, a node's U+202E) written as its escape, so a
+    table of names read from files prints to a terminal as it reads."""
+    return "\n".join(visible(line) for line in text.split("\n"))
+
+
 def sqlite_readonly(path: str | Path) -> sqlite3.Connection:
     """Open an SQLite file read-only, from exactly that path: the one place a ``file:`` URI
     is built.

@@ -6,6 +6,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
+from toolkit.io.edge import visible, visible_lines
 from toolkit.scorecard import Scorecard
 from toolkit.views.text import format_value, wrap_item
 
@@ -125,15 +126,16 @@ def render_diff_text(
     keys = list(rows_a) + [k for k in rows_b if k not in rows_a]
     names = {k: (rows_a.get(k) or rows_b[k])["name"] for k in keys}
     name_w = max(len(n) for n in [*names.values(), "dimension"])
-    col = max(13, len(a.subject), len(b.subject))
+    subject_a, subject_b = visible(a.subject), visible(b.subject)  # widths as printed
+    col = max(13, len(subject_a), len(subject_b))
     how = f"(last {a.meta.get('window')} ticks; rubric {a.rubric} {a.rubric_version})"
-    label_a, label_b = a.subject, b.subject
+    label_a, label_b = subject_a, subject_b
     if width is not None and 2 + name_w + 2 * (2 + col) > width:
         # names too long for the table: a key above it, the columns and changes "A", "B"
         label_a, label_b, col = "A", "B", 13
-        lines = [f"A vs B  {how}", *_key("A", a.subject, width), *_key("B", b.subject, width)]
+        lines = [f"A vs B  {how}", *_key("A", subject_a, width), *_key("B", subject_b, width)]
     else:
-        lines = wrap_item(f"{a.subject} vs {b.subject}  {how}", width, bullet="", indent=2)
+        lines = wrap_item(f"{subject_a} vs {subject_b}  {how}", width, bullet="", indent=2)
     lines.append(f"  {'dimension':<{name_w}}  {label_a:<{col}}  {label_b:<{col}}")
     changed: list[str] = []
     for k in keys:
@@ -151,7 +153,7 @@ def render_diff_text(
     lines += _change_lines(
         f"{label_a} -> {label_b}", changes.get("a_to_b"), reasons.get("a_to_b", ""), width
     )
-    return "\n".join(line.rstrip() for line in lines)
+    return visible_lines("\n".join(line.rstrip() for line in lines))
 
 
 def render_tick_diff_text(slug: str, change: GraphChangeRecord, *, width: int | None = None) -> str:
@@ -182,7 +184,7 @@ def render_tick_diff_text(slug: str, change: GraphChangeRecord, *, width: int | 
         lines.append("  properties:")
         for p in props:  # one per line, as token-world lists them
             lines += wrap_item(str(p), width, bullet="    ", indent=6)
-    return "\n".join(line.rstrip() for line in lines)
+    return visible_lines("\n".join(line.rstrip() for line in lines))
 
 
 def render_diff_json(

@@ -10,6 +10,7 @@ from typing import Any
 
 import polars as pl
 
+from toolkit.io.edge import visible
 from toolkit.summary import plural
 from toolkit.views.text import paint, wrap_item
 
@@ -112,7 +113,7 @@ def _run_cells(r: dict[str, Any]) -> list[str]:
         else f"{r['recorded_value']:.3f} ({r['recorded_version'] or '?'})"
     )
     retries = "-" if r["retries"] is None else str(r["retries"])
-    return [str(r["run_id"]), verify, value, band, retries, duration_text(r["duration_s"]),
+    return [visible(str(r["run_id"])), verify, value, band, retries, duration_text(r["duration_s"]),
             recorded]  # fmt: skip
 
 

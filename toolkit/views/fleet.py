@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from toolkit.io.edge import visible
 from toolkit.scorecard import FAIL, NA, OK, WARN, Scorecard
 from toolkit.views.charts import status_scale
 from toolkit.views.html import VERDICT_COLOURS
@@ -111,7 +112,8 @@ def render_fleet_text(
     names = dict(cards[0].dimensions.select("dimension", "name").iter_rows())
     codes = dimension_codes([names[k] for k in keys])
     heads = [codes[names[k]] for k in keys]
-    slug_w = max(4, *(len(s) for s in frame["slug"]))
+    shown = {s: visible(s) for s in frame["slug"]}  # a folder's ESC printed as \x1b
+    slug_w = max(4, *(len(s) for s in shown.values()))
     verdict_w, cell_w, gap = 17, 8, "  "
     if width is not None:  # fit: the verdicts present, six-wide cells, one-space gaps
         verdict_w = max(7, *(len(v) for v in frame["verdict"]))
@@ -133,7 +135,8 @@ def render_fleet_text(
             for k in keys
         )
         verdict = paint(r["verdict"], r["verdict"], colour) + " " * (verdict_w - len(r["verdict"]))
-        lines.append(f"{cut(r['slug']):<{slug_w}}{gap}{r['ticks'] or 0:>5}{gap}{verdict}{cells}")
+        name = cut(shown[r["slug"]])
+        lines.append(f"{name:<{slug_w}}{gap}{r['ticks'] or 0:>5}{gap}{verdict}{cells}")
     counts = frame.group_by("verdict").len()
     summary = ", ".join(
         f"{n} {v}"

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from toolkit.io.edge import visible, visible_lines
 from toolkit.rubrics.rescore import RescoreResult, SweepResult
 from toolkit.views.markdown import cell, code_span
 from toolkit.views.text import fit_table, wrap_item
@@ -104,7 +105,7 @@ def _run_rows(result: RescoreResult, runs: pl.DataFrame) -> list[list[str]]:
         values = [_f(r["value_a"]), _f(r["value_b"]), _f(r["delta"], True)] if has_value else []
         rows.append(
             [
-                str(r["subject"]),
+                visible(str(r["subject"])),
                 *values,
                 str(r["verdict_a"] or "-"),
                 str(r["verdict_b"] or "-"),
@@ -138,7 +139,7 @@ def _status_rows(result: RescoreResult) -> list[list[str]]:
     for r in flips.iter_rows(named=True):
         rows.append(
             [
-                str(r["subject"]),
+                visible(str(r["subject"])),
                 r["dimension"],
                 _f(r["value_a"]),
                 _f(r["value_b"]),
@@ -172,7 +173,7 @@ def _stored_rows(result: RescoreResult) -> list[list[str]]:
             str(r[k] or "-") for k in ("verdict_stored", "verdict_a", "verdict_b")
         )
         inputs = "changed" if r["inputs_changed"] else "same"
-        rows.append([str(r["subject"]), *values, inputs, verdicts])
+        rows.append([visible(str(r["subject"])), *values, inputs, verdicts])
     return rows
 
 
@@ -223,7 +224,7 @@ def render_rescore_text(result: RescoreResult, width: int | None = None) -> str:
         out += ["", "Notes"]
         for note in result.notes:
             out.extend(wrap_item(note, w))
-    return "\n".join(out)
+    return visible_lines("\n".join(out))
 
 
 def _md_table(rows: Sequence[Sequence[str]]) -> list[str]:
@@ -321,7 +322,7 @@ def render_sweep_text(result: SweepResult, width: int | None = None) -> str:
     invalid = result.table.filter(~pl.col("valid"))
     for value, reason in invalid.select("value", "reason").iter_rows():
         out.extend(wrap_item(f"{_num(value)}: not a valid rubric ({reason})", w))
-    return "\n".join(out)
+    return visible_lines("\n".join(out))
 
 
 def render_sweep_markdown(result: SweepResult) -> str:

@@ -17,6 +17,7 @@ import textwrap
 from collections.abc import Collection, Sequence
 from typing import Any, TextIO
 
+from toolkit.io.edge import visible
 from toolkit.scorecard import FAIL, NA, OK, WARN, Scorecard
 from toolkit.scorecard import format_value as format_value  # the views' one score format
 
@@ -224,7 +225,9 @@ def render_text(
           ...
         Verdict: HEALTHY
     """
-    lines = wrap_line("", card.title, width, 2)
+    # A run's name, its details and warnings come from its files: an ESC or U+202E in
+    # them is printed as its escape, never acted on by the terminal.
+    lines = wrap_line("", visible(card.title), width, 2)
     if thresholds:
         lines.append(f"rubric {card.rubric} {card.rubric_version}")
     name_width = max([len(n) for n in card.dimensions["name"].to_list()] + [10])
@@ -238,12 +241,12 @@ def render_text(
         head = f"  {tag:<{tag_width}}{row['name']:<{name_width + 2}}{value:>7}  "
         if mark_width:
             head += f"{mark:<{mark_width}}  "
-        wrapped = wrap_line(head, str(row["detail"]), width, 6)
+        wrapped = wrap_line(head, visible(str(row["detail"])), width, 6)
         wrapped[0] = wrapped[0].replace(tag, paint(tag, row["status"], colour), 1)
         lines.extend(wrapped)
     verdict = f"Verdict: {card.verdict}"
     if card.verdict_reason:
-        verdict += f" ({card.verdict_reason})"
+        verdict += f" ({visible(card.verdict_reason)})"
     wrapped = [verdict] if width is None else textwrap.wrap(verdict, width, subsequent_indent="  ")
     wrapped[0] = wrapped[0].replace(card.verdict, paint(card.verdict, card.verdict, colour), 1)
     lines.extend(wrapped)
@@ -252,7 +255,7 @@ def render_text(
     if card.warnings:
         lines.append("Warnings:")
         for w in card.warnings:
-            lines.extend(wrap_item(w, width))
+            lines.extend(wrap_item(visible(w), width))
     return "\n".join(lines)
 
 

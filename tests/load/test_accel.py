@@ -49,7 +49,8 @@ needs_accel = pytest.mark.skipif(SCAN is None, reason="the C accelerator is not 
 
 
 @contextlib.contextmanager
-def _accel(on: bool) -> Iterator[None]:
+def accel(on: bool) -> Iterator[None]:
+    """The C accelerator on or off for the block (shared by the accelerator tests)."""
     was = _ticks.ACCEL
     _ticks.ACCEL = on
     try:
@@ -92,7 +93,7 @@ def _parsed(blobs: list[bytes], on: bool) -> tuple[pl.DataFrame, list[str], list
     files = [f"run-{i % 2}/tick_summaries/ticks/tick_{i + 1}.json" for i in range(len(blobs))]
     slugs = [f"run-{i % 2}" for i in range(len(blobs))]
     notes: list[tuple[str, str]] = []
-    with _accel(on):
+    with accel(on):
         frame, errors = _ticks.parse_ticks(slugs, files, blobs, notes)
     return frame, [str(e) for e in errors], notes
 
@@ -109,7 +110,7 @@ def _parsed_alike(blobs: list[bytes]) -> None:
 def _both(root: Path) -> list[Universe]:
     out = []
     for on in (True, False):
-        with _accel(on), warnings.catch_warnings():
+        with accel(on), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             out.append(load_universes(root / "run-*", progress=False))
     return out
@@ -156,9 +157,9 @@ def test_every_sample_tick_file_is_accepted_and_gives_the_pure_paths_row() -> No
 def test_the_sample_fleets_load_alike_with_and_without_it() -> None:
     _assert_alike(_both(SAMPLE_RUNS / "fleet"))
     for universe in sorted((SAMPLE_RUNS / "universes").iterdir()):
-        with _accel(True):
+        with accel(True):
             fast = load_universes(universe, progress=False)
-        with _accel(False):
+        with accel(False):
             pure = load_universes(universe, progress=False)
         _assert_alike([fast, pure])
 
@@ -441,13 +442,13 @@ def test_a_polars_that_cannot_take_the_arrow_array_leaves_the_chunk_to_the_pure_
 
 @pytest.mark.parametrize("name", sorted(CAREFUL))
 def test_the_pure_batch_path_alone_leaves_only_the_careful_file(name: str) -> None:
-    with _accel(False):
+    with accel(False):
         batch_tests.test_one_file_that_needs_the_careful_path_is_the_only_one_that_takes_it(name)
 
 
 @pytest.mark.parametrize("ascii_only", [False, True])
 def test_the_pure_batch_path_alone_builds_the_edge_records(ascii_only: bool) -> None:
-    with _accel(False):
+    with accel(False):
         batch_tests.test_edge_records_are_taken_and_built_as_the_file_at_a_time_path_builds_them(
             ascii_only
         )
@@ -456,7 +457,7 @@ def test_the_pure_batch_path_alone_builds_the_edge_records(ascii_only: bool) -> 
 def test_the_pure_batch_path_alone_takes_every_sample_and_splits_batches_anywhere(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    with _accel(False):
+    with accel(False):
         batch_tests.test_every_sample_tick_file_is_taken_and_built_as_the_file_at_a_time_path_builds_it()
         batch_tests.test_batches_split_anywhere_give_the_same_frame_and_leave_only_the_careful_file(
             monkeypatch
@@ -464,5 +465,5 @@ def test_the_pure_batch_path_alone_takes_every_sample_and_splits_batches_anywher
 
 
 def test_the_pure_batch_path_alone_takes_no_file_with_a_repeated_key() -> None:
-    with _accel(False):
+    with accel(False):
         batch_tests.test_no_file_with_a_repeated_key_is_taken()

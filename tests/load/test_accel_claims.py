@@ -11,29 +11,15 @@ shown as ``target.property=value``, a missing part as ``?`` and a missing value 
 
 from __future__ import annotations
 
-import contextlib
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import polars as pl
 import pytest
 from conftest import tick_v1, tick_v2
+from test_accel import SCAN, accel, needs_accel
 
 from toolkit.load import _ticks
-
-SCAN = _ticks._accel_scan
-needs_accel = pytest.mark.skipif(SCAN is None, reason="the C accelerator is not built here")
-
-
-@contextlib.contextmanager
-def _accel(on: bool) -> Iterator[None]:
-    was = _ticks.ACCEL
-    _ticks.ACCEL = on
-    try:
-        yield
-    finally:
-        _ticks.ACCEL = was
 
 
 def _v2(claims: Any, changes: Any = ..., **fields: Any) -> bytes:
@@ -71,7 +57,7 @@ CASES: list[tuple[Any, Any, str | None]] = [
 
 def _unsupported(blobs: list[bytes], on: bool) -> list[str | None]:
     files = [f"run/tick_summaries/ticks/tick_{i + 1}.json" for i in range(len(blobs))]
-    with _accel(on):
+    with accel(on):
         frame, errors = _ticks.parse_ticks(["run"] * len(blobs), files, blobs)
     assert not errors
     return frame.sort("source_file")["unsupported_claims"].to_list()
@@ -138,7 +124,7 @@ def test_a_row_the_c_screen_does_not_vouch_for_is_checked_as_before(
     files = ["run/tick_summaries/ticks/tick_2.json", "run/tick_summaries/ticks/tick_1.json"]
     results = []
     for on in (True, False):
-        with _accel(on):
+        with accel(on):
             frame, errors = _ticks.parse_ticks(["run", "run"], files, [good, odd])
         results.append((frame, [str(e) for e in errors]))
     (fast, fast_errors), (pure, pure_errors) = results

@@ -39,68 +39,31 @@ from toolkit.rubrics.simulation.score import SCORE_CHUNK_TICKS, run_chunks, scor
 from toolkit.rubrics.simulation.series import SERIES_SCHEMA, dimension_series
 from toolkit.rubrics.simulation.windows import scored_window, window_scores, window_series
 
-if TYPE_CHECKING:
-    from toolkit.rubrics.simulation.spec import (
-        DEFAULT_RUBRIC,
-        PUBLISHED,
-        RUBRIC_1_0_0,
-        RUBRIC_1_1_0,
-        CharacterSpec,
-        ClusterSpec,
-        CoherenceSpec,
-        DriftSpec,
-        FanoutSpec,
-        RatioBand,
-        SimulationRubric,
-        SubtypeSpec,
-        VocabularySpec,
-        load_simulation_rubric,
-    )
+if TYPE_CHECKING:  # for type checkers; at run time from _FROM_SPEC below
+    from toolkit.rubrics.simulation.spec import DEFAULT_RUBRIC as DEFAULT_RUBRIC
+    from toolkit.rubrics.simulation.spec import PUBLISHED as PUBLISHED
+    from toolkit.rubrics.simulation.spec import RUBRIC_1_0_0 as RUBRIC_1_0_0
+    from toolkit.rubrics.simulation.spec import RUBRIC_1_1_0 as RUBRIC_1_1_0
+    from toolkit.rubrics.simulation.spec import CharacterSpec as CharacterSpec
+    from toolkit.rubrics.simulation.spec import ClusterSpec as ClusterSpec
+    from toolkit.rubrics.simulation.spec import CoherenceSpec as CoherenceSpec
+    from toolkit.rubrics.simulation.spec import DriftSpec as DriftSpec
+    from toolkit.rubrics.simulation.spec import FanoutSpec as FanoutSpec
+    from toolkit.rubrics.simulation.spec import RatioBand as RatioBand
+    from toolkit.rubrics.simulation.spec import SimulationRubric as SimulationRubric
+    from toolkit.rubrics.simulation.spec import SubtypeSpec as SubtypeSpec
+    from toolkit.rubrics.simulation.spec import VocabularySpec as VocabularySpec
+    from toolkit.rubrics.simulation.spec import load_simulation_rubric as load_simulation_rubric
 
 # The rubric's pydantic models (pydantic and the nine classes: about 0.1 s of CPU) are
 # imported the first time one is named; scoring one run with the default rubric never
 # names one (``._values``; tests/test_startup_imports.py).
 _SPEC = "toolkit.rubrics.simulation.spec"
-__getattr__, __dir__ = attach(
-    __name__,
-    {
-        name: _SPEC
-        for name in (
-            "DEFAULT_RUBRIC",
-            "PUBLISHED",
-            "RUBRIC_1_0_0",
-            "RUBRIC_1_1_0",
-            "CharacterSpec",
-            "ClusterSpec",
-            "CoherenceSpec",
-            "DriftSpec",
-            "FanoutSpec",
-            "RatioBand",
-            "SimulationRubric",
-            "SubtypeSpec",
-            "VocabularySpec",
-            "load_simulation_rubric",
-        )
-    },
-)
-
-__all__ = [
+_FROM_SPEC = (
     "DEFAULT_RUBRIC",
-    "DEFAULT_VALUES",
-    "DEGRADED",
-    "DIMENSIONS",
-    "FAILED",
-    "GATE_MODES",
-    "HEALTHY",
-    "INSUFFICIENT",
-    "MEASURES",
     "PUBLISHED",
     "RUBRIC_1_0_0",
     "RUBRIC_1_1_0",
-    "SCORE_CHUNK_TICKS",
-    "SERIES_SCHEMA",
-    "SLOPE_DECIMALS",
-    "SUBTYPE_PROPERTY",
     "CharacterSpec",
     "ClusterSpec",
     "CoherenceSpec",
@@ -110,10 +73,26 @@ __all__ = [
     "SimulationRubric",
     "SubtypeSpec",
     "VocabularySpec",
+    "load_simulation_rubric",
+)
+__getattr__, __dir__ = attach(__name__, dict.fromkeys(_FROM_SPEC, _SPEC))
+
+__all__ = [
+    "DEFAULT_VALUES",
+    "DEGRADED",
+    "DIMENSIONS",
+    "FAILED",
+    "GATE_MODES",
+    "HEALTHY",
+    "INSUFFICIENT",
+    "MEASURES",
+    "SCORE_CHUNK_TICKS",
+    "SERIES_SCHEMA",
+    "SLOPE_DECIMALS",
+    "SUBTYPE_PROPERTY",
     "character_breaks",
     "dimension_series",
     "fanout_series",
-    "load_simulation_rubric",
     "passes_gate",
     "refusal_clusters",
     "run_chunks",
@@ -124,4 +103,5 @@ __all__ = [
     "ungrounded_ticks",
     "window_scores",
     "window_series",
+    *_FROM_SPEC,
 ]

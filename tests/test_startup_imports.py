@@ -425,29 +425,17 @@ def test_compare_of_simulation_arms_imports_no_other_familys_loader(tmp_path: Pa
     "args",
     [pytest.param(args, id=name) for name, args, _ in ONE_RUN_COMMANDS if args[0] == "quality"],
 )
-def test_a_well_formed_run_builds_none_of_the_loaders_file_models(
-    args: list[str], tmp_path: Path
-) -> None:
-    # Its tick files and batch record are checked without pydantic (the models, ~13 ms of
-    # CPU, only for a file the fast path cannot vouch for).
-    report = _one_run(args, tmp_path)
-    assert report["code"] == 0
-    assert "toolkit.load._run_models" not in report["modules"]
-    assert [m for m in report["models"] if m.startswith("toolkit.load.")] == []
-
-
-@pytest.mark.parametrize(
-    "args",
-    [pytest.param(args, id=name) for name, args, _ in ONE_RUN_COMMANDS if args[0] == "quality"],
-)
 def test_one_run_quality_with_the_default_rubric_imports_no_pydantic(
     args: list[str], tmp_path: Path
 ) -> None:
     # The default rubric's plain values score it (pydantic and the rubric's nine model
-    # classes: ~0.1 s of CPU, issue 38); the models come back when a user names one.
+    # classes: ~0.1 s of CPU, issue 38); the models come back when a user names one. A
+    # well-formed run's tick files and batch record are checked without the loader's file
+    # models too (~13 ms; only for a file the fast path cannot vouch for).
     report = _one_run(args, tmp_path)
     assert report["code"] == 0
     modules = set(report["modules"])
+    assert "toolkit.load._run_models" not in modules
     assert {m.partition(".")[0] for m in modules} & {"pydantic", "pydantic_core"} == set()
     assert "toolkit.rubrics.simulation.spec" not in modules
     assert "toolkit.rubrics._spec" not in modules

@@ -22,14 +22,18 @@ def watched(request: pytest.FixtureRequest) -> Watched:
     return page
 
 
-def test_an_option_in_the_advice_is_never_broken_after_its_dashes(
-    tmp_path: Path, watched: Watched
-) -> None:
+@pytest.fixture
+def gate_page(tmp_path: Path, watched: Watched) -> Watched:
+    """The experiments page of a site holding the sample gate experiment, open."""
     gate = experiment_page(str(SAMPLE_RUNS / "experiments" / "harbour_council_gate.json"))
     write_site([], tmp_path, experiments=[gate])
-    w = watched
-    _open(w, tmp_path, "#experiments")
-    w.page.wait_for_selector("table.experiment")
+    _open(watched, tmp_path, "#experiments")
+    watched.page.wait_for_selector("table.experiment")
+    return watched
+
+
+def test_an_option_in_the_advice_is_never_broken_after_its_dashes(gate_page: Watched) -> None:
+    w = gate_page
     options = w.page.eval_on_selector_all(
         "table.experiment td .opt", "os => os.map(o => [o.textContent, o.getClientRects().length])"
     )
@@ -43,13 +47,9 @@ def test_an_option_in_the_advice_is_never_broken_after_its_dashes(
     assert (w.failed, w.errors, w.outside) == ([], [], [])
 
 
-def test_the_short_heads_are_never_split(tmp_path: Path, watched: Watched) -> None:
+def test_the_short_heads_are_never_split(gate_page: Watched) -> None:
     """At 1280 pixels the page showed "n (c /" over "t)" and "Cohen's" over "d"."""
-    gate = experiment_page(str(SAMPLE_RUNS / "experiments" / "harbour_council_gate.json"))
-    write_site([], tmp_path, experiments=[gate])
-    w = watched
-    _open(w, tmp_path, "#experiments")
-    w.page.wait_for_selector("table.experiment")
+    w = gate_page
     heads = w.page.eval_on_selector_all(
         "table.experiment th",
         """hs => hs.map(h => { const r = document.createRange(); r.selectNodeContents(h);

@@ -86,6 +86,19 @@ DEFAULT_DATA: dict[str, Any] = {
 }
 
 
+def scored_dimensions(subtype: Any) -> list[str]:
+    """The dimensions a rubric scores, in scorecard order: novel subtype rate only when
+    the rubric has its part (``subtype``: that part, or None), for the model and the
+    plain values alike."""
+    return [k for k in DIMENSIONS if k != "novel_subtype_rate" or subtype]
+
+
+def informational_dimensions(subtype: Any) -> list[str]:
+    """Dimensions scored and shown but kept out of the verdict and the gate: novel
+    subtype rate when its part says ``verdict: false``."""
+    return ["novel_subtype_rate"] if subtype is not None and not subtype.verdict else []
+
+
 def _dumped(value: Any, json_mode: bool) -> Any:
     if isinstance(value, RubricValues):
         return value.model_dump(mode="json" if json_mode else "python")
@@ -167,13 +180,11 @@ class RubricValues:
 
     def dimension_keys(self) -> list[str]:
         """The dimensions this rubric scores, in scorecard order."""
-        sub = self._fields.get("novel_subtype_rate")
-        return [k for k in DIMENSIONS if k != "novel_subtype_rate" or sub]
+        return scored_dimensions(self._fields.get("novel_subtype_rate"))
 
     def informational(self) -> list[str]:
         """Dimensions scored and shown but kept out of the verdict and the gate."""
-        sub = self._fields.get("novel_subtype_rate")
-        return ["novel_subtype_rate"] if sub is not None and not sub.verdict else []
+        return informational_dimensions(self._fields.get("novel_subtype_rate"))
 
 
 # Typed as the model they stand in for: every scorer takes a SimulationRubric and reads

@@ -20,6 +20,8 @@ from toolkit.rubrics.simulation._values import (  # the constants, also without 
     INSUFFICIENT,
     SLOPE_DECIMALS,
     SUBTYPE_PROPERTY,
+    informational_dimensions,
+    scored_dimensions,
 )
 
 __all__ = [
@@ -190,12 +192,11 @@ class SimulationRubric(RubricSpec):
 
     def dimension_keys(self) -> list[str]:
         """The dimensions this rubric scores, in scorecard order."""
-        return [k for k in DIMENSIONS if k != "novel_subtype_rate" or self.novel_subtype_rate]
+        return scored_dimensions(self.novel_subtype_rate)
 
     def informational(self) -> list[str]:
         """Dimensions scored and shown but kept out of the verdict and the gate."""
-        sub = self.novel_subtype_rate
-        return ["novel_subtype_rate"] if sub is not None and not sub.verdict else []
+        return informational_dimensions(self.novel_subtype_rate)
 
 
 DEFAULT_RUBRIC = SimulationRubric()

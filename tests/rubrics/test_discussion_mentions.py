@@ -7,6 +7,7 @@ form, written out as the reference, on names and texts chosen to probe the diffe
 
 from __future__ import annotations
 
+import random
 import re
 
 import polars as pl
@@ -15,11 +16,14 @@ import pytest
 from toolkit.rubrics.discussion.text import mentions
 
 NAMES = ["Alice", "bob", "Mary-Jane", "a.b", "(x)", "Zoë", "STRASSE", "ß", "\u212a", "k", "İ",
-         "Σ", "ς", "J$1", "back\\slash", "", None]  # fmt: skip
+         "Σ", "ς", "J$1", "back\\slash", "", None, "Bob!", "!Bob", "x!", "e\u0301", "a\u200d", "_b",
+         "9", "a b", "Al\nice"]  # fmt: skip
 TEXTS = [
     "alice said so", "ALICE!", "Malice", "Alice_", "I trust BOB.", "mary-jane, mary jane",
     "aXb a.b", "(X) wins", "zoË", "strasse", "STRASSE", "ẞ and ß", "K and k", "i̇ İ",
-    "σ Σ ς", "j$1", "back\\SLASH", "", "…Alice…", "Alice\nBob",
+    "σ Σ ς", "j$1", "back\\SLASH", "", "…Alice…", "Alice\nBob", "bob!!", "xbob!", "bob!x",
+    "!bobx", "x!!", "e\u0301x", "E\u0301 e\u0301", "a\u200d", "a\u200db", "__b", "_b", "99 9",
+    "A B", "al\nice",
 ]  # fmt: skip
 
 
@@ -46,3 +50,19 @@ def test_a_name_is_matched_whatever_its_case_and_only_as_a_whole_word() -> None:
     frame = pl.DataFrame({"text": ["ALICE!", "Malice", "alice_x"], "name": ["Alice"] * 3})
     got = frame.select(mentions(pl.col("text"), pl.col("name"))).to_series().to_list()
     assert got == [True, False, False]
+
+
+def test_generated_names_and_texts_answer_as_the_reference() -> None:
+    """Issue 38 bounds a name that starts and ends with a word character by ``\\b`` (a
+    cheaper pattern to compile): over names and texts drawn from word characters (ASCII,
+    accented, a combining mark, the zero-width joiner, ``_``, digits) and non-word ones,
+    it answers as the reference every time."""
+    alphabet = ["a", "B", "é", "\u0301", "\u200d", "_", "7", " ", "!", ".", "-", "\n", "\u212a"]
+    rng = random.Random(38)
+    names = ["".join(rng.choices(alphabet, k=rng.randint(1, 3))) for _ in range(40)]
+    texts = ["".join(rng.choices(alphabet, k=rng.randint(0, 8))) for _ in range(40)]
+    pairs = [(text, name) for name in names for text in texts[:10]]
+    pairs += list(zip(texts, names, strict=True))
+    frame = pl.DataFrame({"text": [t for t, _ in pairs], "name": [n for _, n in pairs]})
+    got = frame.select(mentions(pl.col("text"), pl.col("name"))).to_series().to_list()
+    assert got == [_reference(text, name) for text, name in pairs]

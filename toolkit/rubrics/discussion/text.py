@@ -25,6 +25,8 @@ __all__ = [
 WORD = r"[a-z0-9]+(?:['’-][a-z0-9]+)*"
 #: A sentence: up to and including its closing punctuation.
 SENTENCE = r"[^.!?\n]+[.!?]*"
+#: A name whose first and last characters are word characters (one character or more).
+_WORD_ENDS = r"^\w(?:(?s:.*)\w)?$"
 
 
 def alternation(words: Iterable[str]) -> str:
@@ -57,7 +59,14 @@ def mentions(text: pl.Expr, name: pl.Expr) -> pl.Expr:
     # same code points (every one checked), and a pattern is compiled per distinct name,
     # a third faster without case-folding the Unicode class (issue 38).
     pattern = pl.concat_str([pl.lit(r"(?:^|[^\w])(?i:"), escaped, pl.lit(r")(?:[^\w]|$)")])
-    return text.str.contains(pattern).fill_null(False)
+    # A name that starts and ends with a word character (every player name seen) is
+    # bounded the same by ``\b``: before its first character ``\b`` holds exactly when the
+    # text starts there or a non-word character precedes it, and likewise after its last
+    # (case variants of a word character are word characters). ``\b`` compiles without the
+    # Unicode class ``[^\w]``: about 4x faster per distinct name (issue 38).
+    bounded = pl.concat_str([pl.lit(r"\b(?i:"), escaped, pl.lit(r")\b")])
+    wordy = name.str.contains(_WORD_ENDS)
+    return text.str.contains(pl.when(wordy).then(bounded).otherwise(pattern)).fill_null(False)
 
 
 def cue_matches(column: str, cues: Sequence[str]) -> pl.Expr:

@@ -63,8 +63,21 @@ def game_digests(
         # where and from what kind of file a row was read is not its content: a copied
         # transcript, or one game read from its database and from an export, keeps it
         where = [c for c in frame.columns if c == "source_kind" or c.endswith(("_file", "_path"))]
-        rows = frame.drop(where).with_columns(pl.col("game_id").cast(pl.String))
-        for (gid,), part in rows.partition_by("game_id", as_dict=True).items():
-            if str(gid) in parts:
-                parts[str(gid)].append((name, rows_bytes(part)))
+        rows = frame.lazy().drop(where).with_columns(pl.col("game_id").cast(pl.String)).collect()
+        for gid, part in _lines_by_game(rows).items():
+            if gid in parts:
+                parts[gid].append((name, part))
     return {g: input_digest(p) for g, p in parts.items()}
+
+
+def _lines_by_game(rows: pl.DataFrame) -> dict[str, bytes]:
+    """Each game's rows of ``rows`` as :func:`toolkit.epoch.rows_bytes` writes them, games
+    in order of first appearance: the whole frame written once and its lines shared out,
+    not a ``partition_by`` and a write per game (issue 38: 20 Polars queries fewer for the
+    three sample games). A row's JSON line depends on its values alone, and a newline in a
+    value is escaped, so the frame's text is its rows' lines joined."""
+    lines = rows_bytes(rows).split(b"\n")[:-1]  # each row's line ends in a newline
+    by_game: dict[str, list[bytes]] = {}
+    for gid, line in zip(rows["game_id"].to_list(), lines, strict=True):
+        by_game.setdefault(str(gid), []).append(line + b"\n")
+    return {gid: b"".join(part) for gid, part in by_game.items()}

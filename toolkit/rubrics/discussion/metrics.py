@@ -20,7 +20,9 @@ def metrics_frame(
     """:data:`METRIC_SCHEMA`, one row per game and metric (games in ``game_ids`` order,
     metrics in rubric order), from the per-game tallies."""
     t = spec.threshold
-    scores = _scores(table)
+    # one lazy query for the seven metrics, not a query per metric (issue 38: each eager
+    # step is a Polars query with a fixed cost of about 0.3 ms)
+    scores = _scores(table.lazy())
     long = pl.concat(
         [
             scores.select(
@@ -52,10 +54,11 @@ def metrics_frame(
         .sort("_g", "_k")
         .drop("_g", "_k")
         .cast(METRIC_SCHEMA)  # type: ignore[arg-type]
+        .collect()
     )
 
 
-def _scores(table: pl.DataFrame) -> pl.DataFrame:
+def _scores(table: pl.LazyFrame) -> pl.LazyFrame:
     """The tallies with each metric's score (null where there is nothing to score)."""
     return table.with_columns(
         pl.when(CHECKED > 0)

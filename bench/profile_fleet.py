@@ -1,4 +1,5 @@
-"""Where a cold fleet load's CPU goes, stage by stage (issue 25).
+"""Where a cold fleet load's CPU goes, stage by stage (issue 25), and then its scoring's
+(issue 38).
 
 Usage:
     python bench/profile_fleet.py /tmp/toolkit-bench/fleet-300x300-seed1 [--rounds 3]
@@ -8,6 +9,11 @@ the loader uses, and timed in CPU seconds (user + system, every thread; the fast
 --rounds, so the neighbours of a shared machine weigh as little as they can); the whole
 load is timed beside it. Prints µs per tick file and each stage's share of the load. A
 profiler would charge its own overhead to the Python-heavy stages; this does not.
+
+The scoring of the loaded fleet (``score_universe(..., series=False)``, as the benchmark
+scores it) is split the same way, into the stages ``score_universe`` runs one after the
+other: the run history, the window scores (one ``collect_all`` a chunk), the fan-out, the
+dimension rows and their frames, the input digests, and the cards.
 """
 
 from __future__ import annotations
@@ -34,6 +40,12 @@ from toolkit.load import (  # noqa: E402
     _run_parts,
     _ticks,
 )
+from toolkit.rubrics.simulation import score as sim_score  # noqa: E402
+from toolkit.rubrics.simulation._values import DEFAULT_VALUES  # noqa: E402
+from toolkit.rubrics.simulation.digests import input_digests  # noqa: E402
+from toolkit.rubrics.simulation.dimensions import dimension_rows, grounded_source_of  # noqa: E402
+from toolkit.rubrics.simulation.features import run_history  # noqa: E402
+from toolkit.scorecard import Scorecard  # noqa: E402
 
 SCAN = "screen + projection of each chunk (C accelerator)"
 ESCAPES = "scan for escapes and -0 (Polars)"
@@ -142,7 +154,57 @@ def main(argv: list[str]) -> int:
     print("|---|---:|---:|---:|")
     for name, secs in [*times.items(), ("the rest (assembly, sorting, concatenation)", rest)]:
         print(f"| {name} | {secs:.3f} | {secs / count * 1e6:.1f} | {secs / whole:.0%} |")
+    print()
+    scoring(tk.load_universes(args.fleet / "run-*", progress=False), count, args.rounds)
     return 0
+
+
+def scoring(universe: Any, count: int, rounds: int, window: int = 50) -> None:
+    """Print the scoring's stages (``score_universe`` with ``series=False``, the window
+    the benchmark uses), each timed on its own as :func:`main` times the load's."""
+    rubric = DEFAULT_VALUES
+    w = window
+    last, _ = sim_score._last_windows(universe, rubric, w)
+    fan_at = sim_score._fanout_at(last, universe, rubric)
+    fans = {r["slug"]: r for r in fan_at.iter_rows(named=True)}
+    rows = {r["slug"]: r for r in last.iter_rows(named=True)}
+    slugs = universe.slugs
+
+    def dims() -> dict[str, Any]:
+        return {
+            s: dimension_rows(rows.get(s), fans.get(s), rubric, grounded_source_of(rows.get(s)))
+            for s in slugs
+        }
+
+    made = dims()
+    pairs = [(s, made[s]) for s in slugs]
+    stages: dict[str, Callable[[], Any]] = {
+        "run history (new subtypes, one pass)": lambda: run_history(universe, rubric),
+        "window scores + extents (collect_all a chunk; history included)": lambda: (
+            sim_score._last_windows(universe, rubric, w)
+        ),
+        "graph fan-out at the last window": lambda: sim_score._fanout_at(last, universe, rubric),
+        "dimension rows (Python, a run at a time)": dims,
+        "dimension and measure frames": lambda: (
+            Scorecard.dimensions_frames(pairs),
+            Scorecard.measures_frames(pairs),
+        ),
+        "input digests (hash of every row)": lambda: input_digests(universe),
+        "issues and warnings by run": lambda: (
+            sim_score._issues_by_run(universe),
+            sim_score._warnings_by_run(universe),
+        ),
+    }
+    times = {name: fastest(rounds, fn)[0] for name, fn in stages.items()}
+    whole, _ = fastest(rounds, lambda: sim_score.score_universe(universe, rubric, w, series=False))
+    named = sum(t for n, t in times.items() if not n.startswith("run history"))
+    print(f"scoring (series=False, window {w}): {whole:.3f} s CPU, fastest of {rounds}")
+    print()
+    print("| stage | CPU s | µs a tick | share |")
+    print("|---|---:|---:|---:|")
+    rest = ("the rest (cards, stamps, dicts of rows)", whole - named)
+    for name, secs in [*times.items(), rest]:
+        print(f"| {name} | {secs:.3f} | {secs / count * 1e6:.1f} | {secs / whole:.0%} |")
 
 
 if __name__ == "__main__":

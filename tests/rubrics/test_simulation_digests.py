@@ -78,3 +78,23 @@ def test_rows_are_cut_at_line_ends_whatever_their_text() -> None:
         }
         assert got == expected
         assert got["None"].count(b"\n") == 2 and b"a\\nb" in got["s1"]
+
+
+@pytest.mark.parametrize("slug_first", [True, False])
+def test_runs_are_cut_where_the_next_run_begins_whatever_the_slugs(slug_first: bool) -> None:
+    # slugs that begin other slugs, quoted, escaped, null; texts that spell a line's start
+    slugs = ["run-1", "run-10", "run-1", 'run-1"', "run-1\\", None, "run-100", "é", "\n"]
+    heads = ['{"slug":"run-10",', '\n{"slug":"run-100"}', '{"slug":null,', '"slug":"é"']
+    rows = [(s, heads[i % len(heads)], i) for i, s in enumerate(s for s in slugs for _ in (0, 1))]
+    frame = pl.DataFrame(rows, schema=["slug", "text", "n"], orient="row")
+    frame = frame.sort("slug", maintain_order=True, nulls_last=True)  # each run's rows together
+    if not slug_first:  # a line's start then says nothing of its run
+        frame = frame.select("text", "slug", "n")
+    for chunk_rows in (1, 3, 100):
+        got = {slug: bytes(rows) for slug, rows in run_rows_bytes(frame, chunk_rows)}
+        expected = {
+            str(slug): rows_bytes(frame.filter(pl.col("slug").eq_missing(slug)))
+            for slug in frame["slug"].unique().to_list()
+        }
+        assert got == expected
+        assert got["run-1"].count(b"\n") == 4  # its two runs of rows, sorted together

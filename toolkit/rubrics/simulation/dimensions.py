@@ -5,7 +5,7 @@ thresholds as chart lines.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -27,7 +27,11 @@ def _fmt(x: float) -> str:
     return f"{x:.3f}".rstrip("0").rstrip(".") if x == x else "nan"
 
 
-def _ranges(rubric: SimulationRubric) -> dict[str, tuple[str, str]]:
+def dimension_ranges(rubric: SimulationRubric) -> dict[str, tuple[str, str]]:
+    """Each dimension's green and red ranges as a card shows them (``">= 0.95"``), from
+    the rubric's thresholds: the same for every run a rubric scores, so a fleet's scoring
+    builds them once (:func:`dimension_rows`' ``ranges``) instead of once a run (about
+    40 µs each)."""
     g, c, coh = rubric.groundedness, rubric.character_stability, rubric.action_coherence
     cl, v, d, f = (
         rubric.refusal_cluster,
@@ -155,8 +159,13 @@ def dimension_rows(
     fan: dict[str, Any] | None,
     rubric: SimulationRubric,
     grounded_source: str,
+    ranges: Mapping[str, tuple[str, str]] | None = None,
 ) -> list[Dimension]:
-    ranges = _ranges(rubric)
+    """A run's dimensions from its window scores ``row`` and its fan-out ``fan`` (either
+    ``None`` when the run has none), in the rubric's order. ``ranges`` is
+    :func:`dimension_ranges` of ``rubric`` when the caller already has it."""
+    if ranges is None:
+        ranges = dimension_ranges(rubric)
     if fan is not None and fan["slope"] is None:
         fan = None
 

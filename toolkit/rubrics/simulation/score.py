@@ -15,7 +15,11 @@ from toolkit.load.universe import Universe
 from toolkit.rubrics.simulation._values import DEFAULT_VALUES as DEFAULT_RUBRIC
 from toolkit.rubrics.simulation.card import run_card
 from toolkit.rubrics.simulation.digests import input_digests
-from toolkit.rubrics.simulation.dimensions import dimension_rows, grounded_source_of
+from toolkit.rubrics.simulation.dimensions import (
+    dimension_ranges,
+    dimension_rows,
+    grounded_source_of,
+)
 from toolkit.rubrics.simulation.fanout import fanout_series
 from toolkit.rubrics.simulation.features import run_history
 from toolkit.rubrics.simulation.series import series_chunks
@@ -101,8 +105,9 @@ def score_universe(
     warnings = _warnings_by_run(universe)
     slugs = universe.slugs
     sources = {slug: grounded_source_of(rows.get(slug)) for slug in slugs}
+    ranges = dimension_ranges(rubric)  # (the rubric's: once, not once a run)
     dims = {
-        slug: dimension_rows(rows.get(slug), fans.get(slug), rubric, sources[slug])
+        slug: dimension_rows(rows.get(slug), fans.get(slug), rubric, sources[slug], ranges)
         for slug in slugs
     }
     # Every card's frames are slices of one frame (two small frames a card cost ~30 KiB).

@@ -339,6 +339,8 @@ def read_many_fast(
             fd = opened(path, flags)
         except OSError as exc:
             append(InputError(path, _open_error(path, exc)))
+            if total >= stop >= 0:  # a file that cannot be opened counts as one read
+                break
             continue
         try:
             blob = read(fd, want)

@@ -1465,7 +1465,7 @@ static PyObject *scan_packed(PyObject *self, PyObject *args) {
         if (end < last || end > (int64_t)data.len) goto bad;
         last = end;
     }
-    if (((uintptr_t)ends.buf) % _Alignof(int64_t)) goto bad;
+    if (n && ((uintptr_t)ends.buf) % _Alignof(int64_t)) goto bad; /* empty: any pointer */
     Files files = {NULL, data.buf, at};
     result = scan_files(&files, n);
     goto done;

@@ -21,20 +21,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static int grow(char **data, size_t *cap, size_t need) {
-    if (need <= *cap) return 0;
-    size_t next = *cap ? *cap : (size_t)1 << 20;
-    while (next < need) next *= 2;
-    char *more = realloc(*data, next);
-    if (!more) return -1;
-    *data = more;
-    *cap = next;
-    return 0;
-}
 
 static PyObject *read_packed(PyObject *self, PyObject *args) {
     (void)self;
@@ -58,10 +46,8 @@ static PyObject *read_packed(PyObject *self, PyObject *args) {
     Py_ssize_t n = PyList_GET_SIZE(held);
     const char **names = PyMem_Malloc(sizeof(char *) * (size_t)(n ? n : 1));
     int64_t *ends = PyMem_Malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
-    char *data = NULL;
-    size_t cap = 0, len = 0;
     Py_ssize_t plain = 0, count = 0;
-    PyObject *result = NULL;
+    PyObject *result = NULL, *out = NULL;
     if (!names || !ends) {
         PyErr_NoMemory();
         goto done;
@@ -82,40 +68,51 @@ static PyObject *read_packed(PyObject *self, PyObject *args) {
         if ((Py_ssize_t)strlen(utf8) != size) break;
         names[plain] = utf8;
     }
-    int nomem = 0;
-    Py_BEGIN_ALLOW_THREADS
+    /* Read straight into the bytes object returned: it doubles (with the GIL) when a read
+     * might not fit, and is cut to its length at the end, so the files are not copied. */
+    Py_ssize_t len = 0, room = want > ((Py_ssize_t)1 << 20) ? want : ((Py_ssize_t)1 << 20);
     int64_t total = 0;
-    for (; count < plain; count++) {
-        if (grow(&data, &cap, len + (size_t)want)) {
-            nomem = 1;
-            break;
+    int stopped = 0;
+    out = PyBytes_FromStringAndSize(NULL, room);
+    if (!out) goto done;
+    while (!stopped && count < plain) {
+        if (room - len < want) {
+            while (room - len < want) room *= 2;
+            if (_PyBytes_Resize(&out, room) < 0) goto done; /* out is NULL then */
         }
-        int fd = open(names[count], flags);
-        if (fd < 0) break;
-        ssize_t got;
-        do got = read(fd, data + len, (size_t)want);
-        while (got < 0 && errno == EINTR);
-        close(fd);
-        if (got < 0 || got >= want) break;
-        len += (size_t)got;
-        total += got;
-        ends[count] = (int64_t)len;
-        if (budget >= 0 && total >= budget) {
-            count++;
-            break;
+        char *data = PyBytes_AS_STRING(out);
+        Py_BEGIN_ALLOW_THREADS
+        while (count < plain && room - len >= want) {
+            int fd = open(names[count], flags);
+            if (fd < 0) {
+                stopped = 1;
+                break;
+            }
+            ssize_t got;
+            do got = read(fd, data + len, (size_t)want);
+            while (got < 0 && errno == EINTR);
+            close(fd);
+            if (got < 0 || got >= want) {
+                stopped = 1;
+                break;
+            }
+            len += (Py_ssize_t)got;
+            total += got;
+            ends[count++] = (int64_t)len;
+            if (budget >= 0 && total >= budget) {
+                stopped = 1;
+                break;
+            }
         }
+        Py_END_ALLOW_THREADS
     }
-    Py_END_ALLOW_THREADS
-    if (nomem) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    result = Py_BuildValue("(y#y#n)", data ? data : "", (Py_ssize_t)len, (const char *)ends,
+    if (_PyBytes_Resize(&out, len) < 0) goto done;
+    result = Py_BuildValue("(Oy#n)", out, (const char *)ends,
                            (Py_ssize_t)(sizeof(int64_t) * (size_t)count), count);
 done:
     PyMem_Free(names);
     PyMem_Free(ends);
-    free(data);
+    Py_XDECREF(out);
     Py_DECREF(held);
     return result;
 }

@@ -13,6 +13,11 @@ setup(
             "toolkit.load._tickscan",
             ["toolkit/load/_tickscan.c"],
             optional=True,
-        )
+        ),
+        Extension(
+            "toolkit.io._readpack",
+            ["toolkit/io/_readpack.c"],
+            optional=True,
+        ),
     ]
 )

@@ -1,4 +1,5 @@
-"""A direct fuzz of the C accelerator (``toolkit.load._tickscan.scan``, issue 38).
+"""A direct fuzz of the C accelerator (``toolkit.load._tickscan.scan`` and ``scan_packed``,
+issue 38).
 
 Usage (under AddressSanitizer and UBSan, as recorded in docs/performance.md):
     CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined -O1 -g" \\
@@ -28,6 +29,7 @@ from pathlib import Path
 
 import polars as pl
 
+from toolkit.io import edge
 from toolkit.load import _ticks
 from toolkit.load._tick_normalise import unsupported_claims
 from toolkit.load._tick_screen import arrow_frame, arrow_text
@@ -91,6 +93,7 @@ def main(argv: list[str]) -> int:
     p.add_argument("--seconds", type=float, default=60.0)
     args = p.parse_args(argv)
     scan = _ticks._accel_scan
+    packed_scan = _ticks._accel_scan_packed  # scan_packed: half the batches also packed
     if scan is None:
         print("the accelerator is not built (python setup.py build_ext --inplace)")
         return 1
@@ -104,7 +107,12 @@ def main(argv: list[str]) -> int:
             for _ in range(rng.randint(1, 64))
         ]
         kept, schema, array, checked, claims = scan(batch)
-        frame = arrow_frame(schema, array)
+        frame = arrow_frame(schema, array)  # (an Arrow array is imported once: moved)
+        if packed_scan is not None and rng.random() < 0.5:  # the same files in one buffer
+            packed = edge.pack(batch)
+            again = packed_scan(packed.data, packed.ends)
+            assert again[0] == kept and again[3] == checked
+            assert arrow_frame(again[1], again[2]).equals(frame)
         assert frame.height == len(kept)
         if claims is not None:
             found = arrow_text("unsupported_claims", *claims)

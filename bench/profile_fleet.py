@@ -50,6 +50,7 @@ from toolkit.scorecard import Scorecard  # noqa: E402
 SCAN = "screen + projection of each chunk (C accelerator)"
 ESCAPES = "scan for escapes and -0 (Polars)"
 DECODE = "decode + colon count (msgspec)"
+READ = "read the tick files (open, read, close)"
 
 
 def fastest(rounds: int, fn: Callable[[], Any]) -> tuple[float, Any]:
@@ -76,7 +77,7 @@ def main(argv: list[str]) -> int:
     for group in groups:
         files = [path for listing in group for path in listing.ticks]
         slugs = [listing.slug for listing in group for _ in listing.ticks]
-        blobs = [edge.read_bytes_fast(path, limit) for path in files]
+        blobs = edge.read_packed(files, limit)  # one buffer, as the load reads (fetch_packed)
         chunks.append((slugs, files, blobs))
     count = sum(len(f) for _, f, _ in chunks)
 
@@ -94,17 +95,20 @@ def main(argv: list[str]) -> int:
                 out.append((frame, vouched))
         return out
 
-    def accel_scan() -> None:
+    def accel_scan() -> None:  # over the packed buffer where scan_packed is built
         assert _ticks._accel_scan is not None
         for _, _, blobs in chunks:
             with _ticks.collector_paused():
-                _ticks._accel_scan(blobs)
+                if _ticks._accel_scan_packed is not None:
+                    _ticks._accel_scan_packed(blobs.data, blobs.ends)
+                else:
+                    _ticks._accel_scan(list(blobs))
 
     stages: dict[str, Callable[[], Any]] = {
         "list the runs' folders": lambda: _run_listing.list_runs(fleet, dirs, stat=False),
-        "read the tick files (open, read, close)": lambda: [
-            edge.read_many_fast(listing.ticks, limit) for listing in listings
-        ],
+        # as the load reads: each chunk's files into one buffer (edge.read_packed: the C
+        # reader where built, else read_many_fast's loop), kept until the chunk is parsed
+        READ: lambda: [fleet.fetch_packed(files, _run_build.CHUNK_BYTES) for _, files, _ in chunks],
     }
     if _ticks.ACCEL:  # the C accelerator (TOOLKIT_ACCEL=0: the pure path)
         stages[SCAN] = accel_scan
@@ -146,7 +150,8 @@ def main(argv: list[str]) -> int:
     )
     whole, _ = fastest(args.rounds, lambda: tk.load_universes(args.fleet / "run-*", progress=False))
     rest = whole - sum(times.values())
-    print(f"accelerator: {'on' if _ticks.ACCEL else 'off'}")
+    print(f"accelerator: {'on' if _ticks.ACCEL else 'off'}; "
+          f"C reader: {'on' if edge.PACK_ACCEL else 'off'}")  # fmt: skip
     print(f"{len(dirs)} runs, {count:,} tick files; cold load {whole:.3f} s CPU "
           f"({whole / count * 1e6:.1f} µs a file), fastest of {args.rounds}")  # fmt: skip
     print()

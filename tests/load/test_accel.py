@@ -39,6 +39,7 @@ from polars.testing import assert_frame_equal, assert_series_equal
 from test_projected_read import _assert_alike
 from test_run_at_a_time import _GOOD, CAREFUL, RECORDS
 
+from toolkit.io import edge
 from toolkit.load import _ticks
 from toolkit.load._tick_normalise import unsupported_claims
 from toolkit.load._tick_screen import arrow_frame, arrow_text
@@ -51,12 +52,12 @@ needs_accel = pytest.mark.skipif(SCAN is None, reason="the C accelerator is not 
 @contextlib.contextmanager
 def accel(on: bool) -> Iterator[None]:
     """The C accelerator on or off for the block (shared by the accelerator tests)."""
-    was = _ticks.ACCEL
-    _ticks.ACCEL = on
+    was, was_read = _ticks.ACCEL, edge.PACK_ACCEL
+    _ticks.ACCEL = edge.PACK_ACCEL = on  # the C screen, and the C reader of toolkit/io
     try:
         yield
     finally:
-        _ticks.ACCEL = was
+        _ticks.ACCEL, edge.PACK_ACCEL = was, was_read
 
 
 def _sample_blobs() -> list[bytes]:

@@ -24,6 +24,7 @@ See ``docs/formats/limits.md``.
 
 from __future__ import annotations
 
+import array
 import contextlib
 import csv
 import errno
@@ -34,10 +35,10 @@ import re
 import sqlite3
 import stat
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from toolkit.errors import InputError, SkippedInputWarning
 from toolkit.io import duplicates
@@ -338,6 +339,8 @@ def read_many_fast(
             fd = opened(path, flags)
         except OSError as exc:
             append(InputError(path, _open_error(path, exc)))
+            if total >= stop >= 0:  # a file that cannot be opened counts as one read
+                break
             continue
         try:
             blob = read(fd, want)
@@ -354,6 +357,133 @@ def read_many_fast(
         if total >= stop >= 0:
             break
     return out
+
+
+_c_read_packed: Callable[[list[str], int, int, int, int], tuple[bytes, bytes, int]] | None
+try:  # the optional C reader (setup.py builds it where a C compiler is found)
+    from toolkit.io._readpack import read_packed as _c_read_packed
+except ImportError:  # pragma: no cover - a machine without a C compiler
+    _c_read_packed = None
+
+#: Whether :func:`read_packed` uses the C reader (``toolkit/io/_readpack.c``) where it is
+#: built; ``TOOLKIT_ACCEL=0`` (read when the module is imported) switches it off, as it
+#: switches off the C screen of tick files. The pure loop is the reference.
+PACK_ACCEL = _c_read_packed is not None and os.environ.get("TOOLKIT_ACCEL", "1") != "0"
+
+
+@dataclass(frozen=True, eq=False)
+class Packed(Sequence[bytes]):
+    """The bytes of many files back to back in one buffer (:func:`read_packed`).
+
+    As a sequence, item ``i`` is file ``i``'s bytes (a slice made when asked for: the
+    C screen of tick files reads the buffer itself, with no bytes object per file); a
+    file in ``problems`` is ``b""`` there.
+
+    Attributes:
+        data: every file's bytes, in order, with nothing between them.
+        ends: where each file ends in ``data`` (an ``array('q')``): file ``i`` is
+            ``data[ends[i - 1]:ends[i]]`` (from 0 for the first).
+        problems: the files that could not be read, by index: their one-line problem
+            (their slot in ``data`` is empty).
+    """
+
+    data: bytes
+    ends: array.array[int]
+    problems: dict[int, InputError]
+
+    def __len__(self) -> int:
+        return len(self.ends)
+
+    @overload
+    def __getitem__(self, i: int) -> bytes: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[bytes]: ...
+    def __getitem__(self, i: int | slice) -> bytes | list[bytes]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self.ends)))]
+        if i < 0:
+            i += len(self.ends)
+        if not 0 <= i < len(self.ends):
+            raise IndexError(i)
+        return self.data[self.ends[i - 1] if i else 0 : self.ends[i]]
+
+    def blobs(self) -> list[bytes | InputError]:
+        """Every file's bytes or problem, as :func:`read_many_fast` gives them."""
+        return [self.problems.get(i) or self[i] for i in range(len(self.ends))]
+
+
+def pack(got: Sequence[bytes | InputError]) -> Packed:
+    """The :class:`Packed` form of bytes read one file at a time (what a storage without
+    a packed reader returns)."""
+    ends = array.array("q")
+    problems: dict[int, InputError] = {}
+    total = 0
+    for i, blob in enumerate(got):
+        if isinstance(blob, InputError):
+            problems[i] = blob
+        else:
+            total += len(blob)
+        ends.append(total)
+    data = b"".join(b for b in got if not isinstance(b, InputError))
+    return Packed(data, ends, problems)
+
+
+def join_packed(packs: Sequence[Packed]) -> Packed:
+    """Several :class:`Packed` as one, in order (their problems renumbered)."""
+    ends = array.array("q")
+    problems: dict[int, InputError] = {}
+    total = 0
+    for pack_ in packs:
+        problems.update({len(ends) + i: err for i, err in pack_.problems.items()})
+        ends.extend(pack_.ends if not total else array.array("q", (total + e for e in pack_.ends)))
+        total += len(pack_.data)
+    return Packed(b"".join(p.data for p in packs), ends, problems)
+
+
+def read_packed(paths: Sequence[str], limit: int, budget: int | None = None) -> Packed:
+    """:func:`read_many_fast` into one buffer: the same files read (the same prefix of
+    ``paths`` under a ``budget``), the same bytes and the same problems, without a
+    Python object per file.
+
+    With the C reader built (:data:`PACK_ACCEL`), a run of files each taken whole by one
+    64 KiB ``read`` is read in one C call (``open`` with :data:`_FLAGS`, ``read``,
+    ``close``, the GIL released); a file it cannot take so (missing, unreadable, a path
+    that is not plain UTF-8, 64 KiB or more) is read by :func:`read_many_fast`'s own loop,
+    which gives its bytes or its problem, and the C call goes on after it."""
+    if not PACK_ACCEL or _c_read_packed is None:
+        return pack(read_many_fast(paths, limit, budget))
+    want = min(_READ_SIZE, limit + 1)
+    names = paths if isinstance(paths, list) else list(paths)
+    parts: list[bytes] = []
+    ends = array.array("q")
+    problems: dict[int, InputError] = {}
+    total, start = 0, 0
+    while start < len(names):
+        left = -1 if budget is None else max(budget - total, 0)
+        data, stops, count = _c_read_packed(names, start, _FLAGS, want, left)
+        if count:
+            done = array.array("q", stops)
+            if total:
+                done = array.array("q", (total + end for end in done))
+            ends.extend(done)
+            parts.append(data)
+            total += len(data)
+            start += count
+            if budget is not None and total >= budget:
+                break
+            if start == len(names):
+                break
+        one = read_many_fast([names[start]], limit)[0]  # the file the C call stopped at
+        if isinstance(one, InputError):
+            problems[start] = one
+        else:
+            parts.append(one)
+            total += len(one)
+        ends.append(total)
+        start += 1
+        if budget is not None and total >= budget:
+            break
+    return Packed(parts[0] if len(parts) == 1 else b"".join(parts), ends, problems)
 
 
 def checked_blob(got: bytes | OSError, name: str, limit: int) -> bytes | InputError:

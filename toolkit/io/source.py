@@ -23,7 +23,8 @@ builds it; a local path is an OS path, a remote one its fsspec path ``bucket/key
   :meth:`~Source.list_many` (what folders hold, with sizes and change marks for a
   cache), :meth:`~Source.is_link`;
 - reading: :meth:`~Source.fetch` (many at once, each held to the reading edge's limits)
-  and :meth:`~Source.fetch_some` (a prefix within a byte budget: the bulk tick read);
+  and :meth:`~Source.fetch_some` (a prefix within a byte budget), or
+  :meth:`~Source.fetch_packed` (the same, in one buffer: the bulk tick read);
 - writing: :meth:`~Source.put_many` (each file replaced atomically) and
   :meth:`~Source.remove_many`.
 

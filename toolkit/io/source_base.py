@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from toolkit.errors import InputError
+from toolkit.io import edge
 
 __all__ = ["Folder", "Kind", "Source", "file_mark", "version_mark"]
 
@@ -165,6 +166,13 @@ class Source(ABC):
         """The bytes of the first of ``paths`` (at least one, in order), stopping once
         ``budget`` bytes are read; a file the listing vetted, so read as fast as the
         storage allows (the local one: :func:`toolkit.io.edge.read_many_fast`)."""
+
+    def fetch_packed(self, paths: Sequence[str], budget: int) -> edge.Packed:
+        """:meth:`fetch_some` as one buffer (:class:`~toolkit.io.edge.Packed`): the same
+        files, bytes and problems, without a bytes object per file where the storage can
+        read so (the local one: :func:`toolkit.io.edge.read_packed`). Here: the bytes of
+        :meth:`fetch_some`, packed."""
+        return edge.pack(self.fetch_some(paths, budget))
 
     # -- writing --------------------------------------------------------------
 

@@ -146,6 +146,9 @@ class LocalSource(Source):
     def fetch_some(self, paths: Sequence[str], budget: int) -> list[bytes | InputError]:
         return edge.read_many_fast(paths, edge.limits().max_file_bytes, budget)
 
+    def fetch_packed(self, paths: Sequence[str], budget: int) -> edge.Packed:
+        return edge.read_packed(paths, edge.limits().max_file_bytes, budget)
+
     def put_many(
         self, files: Mapping[str, bytes], *, durable: bool = True, own_folders: bool = False
     ) -> dict[str, OSError | InputError]:

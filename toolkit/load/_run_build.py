@@ -13,8 +13,8 @@ from typing import Any
 
 import polars as pl
 
-from toolkit.errors import InputError
 from toolkit.frames import LOAD_ISSUES_SCHEMA
+from toolkit.io import edge
 from toolkit.load._cache import RunCache
 from toolkit.load._run_listing import Listing
 from toolkit.load._run_parts import fetch_parts, run_parts
@@ -55,34 +55,34 @@ class _Group:
         self.notes = notes
         self.slugs: list[str] = []
         self.files: list[str] = []
-        self.blobs: list[bytes] = []
+        self.packs: list[edge.Packed] = []  # the bytes read, one buffer a fetch
         self.pending = 0
         self.parts: list[Parsed] = []
         self.issues: dict[str, list[dict[str, Any]]] = {}
 
-    def take(
-        self, slugs: Sequence[str], read: Sequence[str], got: Sequence[bytes | InputError]
-    ) -> None:
+    def take(self, slugs: Sequence[str], read: Sequence[str], got: edge.Packed) -> None:
         """Hold the bytes read (a file that could not be read is an issue of its run)."""
-        if InputError not in map(type, got):  # every file read: no loop in Python
+        if got.problems:  # rare: the files read, packed again without the others
+            blobs: list[bytes] = []
+            for i, (slug, path) in enumerate(zip(slugs, read, strict=True)):
+                if i in got.problems:
+                    self.issues.setdefault(slug, []).append(issue_row(got.problems[i]))
+                    continue
+                self.slugs.append(slug)
+                self.files.append(path)
+                blobs.append(got[i])
+            got = edge.pack(blobs)
+        else:
             self.slugs.extend(slugs)
             self.files.extend(read)
-            self.blobs.extend(got)  # type: ignore[arg-type]
-            self.pending += sum(map(len, got))  # type: ignore[arg-type]
-            return
-        for slug, path, blob in zip(slugs, read, got, strict=True):
-            if isinstance(blob, InputError):
-                self.issues.setdefault(slug, []).append(issue_row(blob))
-                continue
-            self.slugs.append(slug)
-            self.files.append(path)
-            self.blobs.append(blob)
-            self.pending += len(blob)
+        self.packs.append(got)
+        self.pending += len(got.data)
 
     def parse(self) -> None:
         """Parse the bytes held into raw rows."""
         found: list[tuple[str, str]] = []
-        parsed, errors = parse_raw(self.slugs, self.files, self.blobs, found)
+        packed = self.packs[0] if len(self.packs) == 1 else edge.join_packed(self.packs)
+        parsed, errors = parse_raw(self.slugs, self.files, packed, found)
         self.parts.append(parsed)
         by_path = dict(zip(self.files, self.slugs, strict=True))
         for path, note in found:
@@ -91,7 +91,7 @@ class _Group:
             self.issues.setdefault(by_path.get(err.path or "", ""), []).append(issue_row(err))
         self.slugs.clear()
         self.files.clear()
-        self.blobs.clear()
+        self.packs.clear()
         self.pending = 0
 
 
@@ -108,14 +108,14 @@ def _parse_group(
         slugs = [s for x in listed for s in itertools.repeat(x.slug, len(x.ticks))]
         start = 0
         while start < len(paths):
-            got = source.fetch_some(paths[start:], CHUNK_BYTES - held.pending)
+            got = source.fetch_packed(paths[start:], CHUNK_BYTES - held.pending)
             end = start + len(got)
             held.take(slugs[start:end], paths[start:end], got)
             start = end
             bar.update(len(got))
             if held.pending >= CHUNK_BYTES:
                 held.parse()
-    if held.blobs:
+    if held.packs:
         held.parse()
     return held.parts, held.issues
 

@@ -45,6 +45,7 @@ import polars as pl
 
 from toolkit.errors import InputError
 from toolkit.frames import TICKS_SCHEMA
+from toolkit.io.edge import Packed
 from toolkit.load._common import load_json_bytes, validation_problem
 from toolkit.load._run_files import TICK_ID_PATTERN
 from toolkit.load._tick_normalise import (  # re-exported: the loaders import them from here
@@ -79,6 +80,11 @@ try:  # the optional C accelerator (setup.py builds it where a C compiler is fou
     from toolkit.load._tickscan import scan as _accel_scan
 except ImportError:  # a machine without a compiler: the pure path
     _accel_scan = None
+_accel_scan_packed: Callable[[bytes, Any], Any] | None
+try:  # the same screen over files packed in one buffer (toolkit.io.edge.Packed)
+    from toolkit.load._tickscan import scan_packed as _accel_scan_packed
+except ImportError:  # not built, or built before it had scan_packed: slices are scanned
+    _accel_scan_packed = None
 
 _TICK_ID = re.compile(TICK_ID_PATTERN)
 #: The largest tick number the ticks frame holds (Int64).
@@ -296,7 +302,10 @@ def _batch(
     the files it does not take go through :func:`_pure_fast`, the pure-Python batch path."""
     if not ACCEL or _accel_scan is None or not blobs:
         return (*_pure_fast(blobs), None)
-    kept, schema, array, checked, claims = _accel_scan(blobs)
+    if isinstance(blobs, Packed) and _accel_scan_packed is not None:  # no bytes per file
+        kept, schema, array, checked, claims = _accel_scan_packed(blobs.data, blobs.ends)
+    else:
+        kept, schema, array, checked, claims = _accel_scan(blobs)
     if not kept:
         return (*_pure_fast(blobs), None)
     try:

@@ -1356,15 +1356,32 @@ static int unsupported_claims(const Row *r, Buf *text, Py_ssize_t *budget) {
  * thousands of each) the claims are left to Polars. */
 #define CLAIM_BUDGET (1 << 24)
 
-static PyObject *scan(PyObject *self, PyObject *arg) {
-    (void)self;
+/* The files a scan reads: a sequence of bytes objects, or one buffer with each file's
+ * end offset (scan_packed). */
+typedef struct {
+    PyObject **items;        /* the bytes objects, or NULL */
+    const unsigned char *data; /* the packed buffer */
+    const int64_t *ends;     /* where each packed file ends */
+} Files;
+
+static int file_at(const Files *f, Py_ssize_t i, const unsigned char **at, Py_ssize_t *len) {
+    if (f->items) {
+        PyObject *blob = f->items[i];
+        if (!PyBytes_CheckExact(blob)) return -1;
+        *at = (const unsigned char *)PyBytes_AS_STRING(blob);
+        *len = PyBytes_GET_SIZE(blob);
+        return 0;
+    }
+    int64_t start = i ? f->ends[i - 1] : 0;
+    *at = f->data + start;
+    *len = (Py_ssize_t)(f->ends[i] - start);
+    return 0;
+}
+
+static PyObject *scan_files(const Files *files, Py_ssize_t n) {
     Tree tree;
     Col *claims = NULL;
     Buf text = {NULL, 0, 0};
-    PyObject *seq = PySequence_Fast(arg, "scan() takes a sequence of bytes");
-    if (!seq) return NULL;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    PyObject **items = PySequence_Fast_ITEMS(seq);
     PyObject *kept = PyList_New(0), *arrow = NULL, *claims_arrow = NULL, *result = NULL;
     int checked = 1, claims_ok = 1;
     Py_ssize_t budget = CLAIM_BUDGET;
@@ -1376,12 +1393,10 @@ static PyObject *scan(PyObject *self, PyObject *arg) {
         goto done;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *blob = items[i];
+        const unsigned char *at;
+        Py_ssize_t len;
         Row row;
-        if (!PyBytes_CheckExact(blob)) continue;
-        if (scan_file((const unsigned char *)PyBytes_AS_STRING(blob), PyBytes_GET_SIZE(blob),
-                      &row))
-            continue;
+        if (file_at(files, i, &at, &len) || scan_file(at, len, &row)) continue;
         if (push_row(&tree, &row)) {
             PyErr_NoMemory();
             goto done;
@@ -1416,10 +1431,50 @@ done:
     tree_free(&tree);
     col_free_tree(claims);
     free(text.data);
-    Py_DECREF(seq);
     Py_XDECREF(kept);
     Py_XDECREF(arrow);
     Py_XDECREF(claims_arrow);
+    return result;
+}
+
+static PyObject *scan(PyObject *self, PyObject *arg) {
+    (void)self;
+    PyObject *seq = PySequence_Fast(arg, "scan() takes a sequence of bytes");
+    if (!seq) return NULL;
+    Files files = {PySequence_Fast_ITEMS(seq), NULL, NULL};
+    PyObject *result = scan_files(&files, PySequence_Fast_GET_SIZE(seq));
+    Py_DECREF(seq);
+    return result;
+}
+
+/* scan_packed(data, ends): scan() of the files packed back to back in `data`, file i
+ * ending at the native int64 ends[i] (toolkit.io.edge.Packed). The offsets are checked:
+ * ascending, from 0, within the buffer. */
+static PyObject *scan_packed(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer data, ends;
+    PyObject *result = NULL;
+    if (!PyArg_ParseTuple(args, "y*y*:scan_packed", &data, &ends)) return NULL;
+    Py_ssize_t n = ends.len / (Py_ssize_t)sizeof(int64_t);
+    const int64_t *at = ends.buf;
+    int64_t last = 0;
+    if (ends.len % (Py_ssize_t)sizeof(int64_t)) goto bad;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t end;
+        memcpy(&end, at + i, sizeof(end));
+        if (end < last || end > (int64_t)data.len) goto bad;
+        last = end;
+    }
+    if (n && ((uintptr_t)ends.buf) % _Alignof(int64_t)) goto bad; /* empty: any pointer */
+    Files files = {NULL, data.buf, at};
+    result = scan_files(&files, n);
+    goto done;
+bad:
+    PyErr_SetString(PyExc_ValueError, "scan_packed: ends must be ascending int64 offsets "
+                                      "within the data");
+done:
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&ends);
     return result;
 }
 
@@ -1430,6 +1485,10 @@ static PyMethodDef methods[] = {
      "PyCapsules of the Arrow C data interface), whether every accepted row passes the "
      "column-wise check, and their unsupported claims as a (schema, array) pair of one text "
      "column (None: left to Polars); every other file is the pure-Python path's."},
+    {"scan_packed", scan_packed, METH_VARARGS,
+     "scan_packed(data, ends) -> scan()'s result over the files packed back to back in "
+     "`data` (bytes), file i ending at ends[i] (native int64, an array('q')): no bytes "
+     "object per file."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -5,3 +5,6 @@ from collections.abc import Sequence
 def scan(
     blobs: Sequence[bytes], /
 ) -> tuple[list[int], object, object, bool, tuple[object, object] | None]: ...
+def scan_packed(
+    data: bytes, ends: bytes | memoryview | object, /
+) -> tuple[list[int], object, object, bool, tuple[object, object] | None]: ...

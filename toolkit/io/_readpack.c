@@ -1,0 +1,136 @@
+/* The optional C reader of many small files into one buffer (issue 38).
+ *
+ * read_packed(paths, start, flags, want, budget) -> (data, ends, count)
+ *
+ * Reads the files of `paths[start:]` in order, each opened with `flags` (the reading edge's
+ * _FLAGS: O_RDONLY | O_NONBLOCK | O_CLOEXEC) and read with one read() of `want` bytes,
+ * into one contiguous buffer: `data` holds their bytes back to back and `ends` (an array
+ * of `count` native 64-bit integers, as bytes) where each file ends. It stops:
+ *
+ *  - after the file that brings the bytes read to `budget` or beyond (budget < 0: none);
+ *  - before a file it cannot take whole in that one read: a path that is not plain text
+ *    for the file system, an open() or read() that fails, a read that fills `want` (the
+ *    file may be larger). Such a file is left to the pure-Python reader
+ *    (toolkit.io.edge.read_many_fast's loop), which gives its bytes or its one-line
+ *    problem exactly as without this module; `count` says where it stopped.
+ *
+ * No Python object is made per file. The GIL is released while the files are read. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+static PyObject *read_packed(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *paths;
+    int flags;
+    Py_ssize_t start, want, budget;
+    if (!PyArg_ParseTuple(args, "O!ninn:read_packed", &PyList_Type, &paths, &start, &flags, &want,
+                          &budget))
+        return NULL;
+    if (start < 0 || start > PyList_GET_SIZE(paths)) {
+        PyErr_SetString(PyExc_IndexError, "read_packed: start out of range");
+        return NULL;
+    }
+    if (want < 1) {
+        PyErr_SetString(PyExc_ValueError, "read_packed: want must be positive");
+        return NULL;
+    }
+    /* A copy of the list holds the strings (and their UTF-8) while the GIL is released. */
+    PyObject *held = PyList_GetSlice(paths, start, PyList_GET_SIZE(paths));
+    if (!held) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(held);
+    const char **names = PyMem_Malloc(sizeof(char *) * (size_t)(n ? n : 1));
+    int64_t *ends = PyMem_Malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
+    Py_ssize_t plain = 0, count = 0;
+    PyObject *result = NULL, *out = NULL;
+    if (!names || !ends) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    /* The names as the file system takes them: plain UTF-8 with no NUL; the first that
+     * is not (a surrogate escape, say) is left to Python, as is every file after it. The
+     * copy holds the strings, so their UTF-8 stays alive. */
+    for (; plain < n; plain++) {
+        PyObject *item = PyList_GET_ITEM(held, plain);
+        Py_ssize_t size;
+        const char *utf8;
+        if (!PyUnicode_CheckExact(item)) break;
+        utf8 = PyUnicode_AsUTF8AndSize(item, &size);
+        if (!utf8) {
+            PyErr_Clear();
+            break;
+        }
+        if ((Py_ssize_t)strlen(utf8) != size) break;
+        names[plain] = utf8;
+    }
+    /* Read straight into the bytes object returned: it doubles (with the GIL) when a read
+     * might not fit, and is cut to its length at the end, so the files are not copied. */
+    Py_ssize_t len = 0, room = want > ((Py_ssize_t)1 << 20) ? want : ((Py_ssize_t)1 << 20);
+    int64_t total = 0;
+    int stopped = 0;
+    out = PyBytes_FromStringAndSize(NULL, room);
+    if (!out) goto done;
+    while (!stopped && count < plain) {
+        if (room - len < want) {
+            while (room - len < want) room *= 2;
+            if (_PyBytes_Resize(&out, room) < 0) goto done; /* out is NULL then */
+        }
+        char *data = PyBytes_AS_STRING(out);
+        Py_BEGIN_ALLOW_THREADS
+        while (count < plain && room - len >= want) {
+            int fd = open(names[count], flags);
+            if (fd < 0) {
+                stopped = 1;
+                break;
+            }
+            ssize_t got;
+            do got = read(fd, data + len, (size_t)want);
+            while (got < 0 && errno == EINTR);
+            close(fd);
+            if (got < 0 || got >= want) {
+                stopped = 1;
+                break;
+            }
+            len += (Py_ssize_t)got;
+            total += got;
+            ends[count++] = (int64_t)len;
+            if (budget >= 0 && total >= budget) {
+                stopped = 1;
+                break;
+            }
+        }
+        Py_END_ALLOW_THREADS
+    }
+    if (_PyBytes_Resize(&out, len) < 0) goto done;
+    result = Py_BuildValue("(Oy#n)", out, (const char *)ends,
+                           (Py_ssize_t)(sizeof(int64_t) * (size_t)count), count);
+done:
+    PyMem_Free(names);
+    PyMem_Free(ends);
+    Py_XDECREF(out);
+    Py_DECREF(held);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"read_packed", read_packed, METH_VARARGS,
+     "read_packed(paths, start, flags, want, budget) -> (data, ends, count): the first "
+     "`count` files of the list `paths` from `start`, each read with one read() of fewer than `want` bytes, "
+     "back to back in `data`; `ends` the native int64 end offset of each. Stops after the "
+     "file that brings the bytes to `budget` (< 0: none) and before any file it cannot "
+     "take whole (left to the pure-Python reader)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_readpack",
+    "The optional C reader of many small files into one buffer (toolkit/io/_readpack.c).", -1,
+    methods,
+};
+
+PyMODINIT_FUNC PyInit__readpack(void) { return PyModule_Create(&module); }

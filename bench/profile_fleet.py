@@ -43,7 +43,11 @@ from toolkit.load import (  # noqa: E402
 from toolkit.rubrics.simulation import score as sim_score  # noqa: E402
 from toolkit.rubrics.simulation._values import DEFAULT_VALUES  # noqa: E402
 from toolkit.rubrics.simulation.digests import input_digests  # noqa: E402
-from toolkit.rubrics.simulation.dimensions import dimension_rows, grounded_source_of  # noqa: E402
+from toolkit.rubrics.simulation.dimensions import (  # noqa: E402
+    dimension_ranges,
+    dimension_rows,
+    grounded_source_of,
+)
 from toolkit.rubrics.simulation.features import run_history  # noqa: E402
 from toolkit.scorecard import Scorecard  # noqa: E402
 
@@ -175,9 +179,12 @@ def scoring(universe: Any, count: int, rounds: int, window: int = 50) -> None:
     rows = {r["slug"]: r for r in last.iter_rows(named=True)}
     slugs = universe.slugs
 
-    def dims() -> dict[str, Any]:
+    def dims() -> dict[str, Any]:  # as score_universe: the ranges built once a fleet
+        ranges = dimension_ranges(rubric)
         return {
-            s: dimension_rows(rows.get(s), fans.get(s), rubric, grounded_source_of(rows.get(s)))
+            s: dimension_rows(
+                rows.get(s), fans.get(s), rubric, grounded_source_of(rows.get(s)), ranges
+            )
             for s in slugs
         }
 
@@ -189,7 +196,7 @@ def scoring(universe: Any, count: int, rounds: int, window: int = 50) -> None:
             sim_score._last_windows(universe, rubric, w)
         ),
         "graph fan-out at the last window": lambda: sim_score._fanout_at(last, universe, rubric),
-        "dimension rows (Python, a run at a time)": dims,
+        "dimension rows (Python, a run at a time; ranges once)": dims,
         "dimension and measure frames": lambda: (
             Scorecard.dimensions_frames(pairs),
             Scorecard.measures_frames(pairs),

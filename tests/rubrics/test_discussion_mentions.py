@@ -30,7 +30,7 @@ TEXTS = [
 def _reference(text: str, name: str | None) -> bool:
     """The earlier pattern, ``(?i)`` over all of it, compiled one name at a time by the
     same engine (Polars' regex)."""
-    if name is None:
+    if not name:  # no name, or an empty one (which the earlier pattern found in "Hello!")
         return False
     escaped = re.sub(r"([.*+?^$()\[\]{}|\\])", r"\\\1", name)
     pattern = r"(?i)(?:^|[^\w])" + escaped + r"(?:[^\w]|$)"
@@ -66,3 +66,12 @@ def test_generated_names_and_texts_answer_as_the_reference() -> None:
     frame = pl.DataFrame({"text": [t for t, _ in pairs], "name": [n for _, n in pairs]})
     got = frame.select(mentions(pl.col("text"), pl.col("name"))).to_series().to_list()
     assert got == [_reference(text, name) for text, name in pairs]
+
+
+def test_an_empty_name_is_mentioned_by_no_text() -> None:
+    """A player of no name is named by no message: the whole-word pattern of an empty name
+    matched wherever two non-word characters meet or one ends the text ("Hello!")."""
+    texts = ["Hello!", "", "a, b", "plain words"]
+    frame = pl.DataFrame({"text": texts, "name": [""] * len(texts)})
+    got = frame.select(mentions(pl.col("text"), pl.col("name"))).to_series().to_list()
+    assert got == [False] * len(texts)

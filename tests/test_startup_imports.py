@@ -557,3 +557,27 @@ def test_discussion_never_compiles_tokenizes_regexes(tmp_path: Path) -> None:
         check=False,
     )
     assert done.stdout.split() == ["0", "0"], done.stderr[-2000:]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [pytest.param(args, id=name) for name, args, _ in ONE_RUN_COMMANDS if args[0] == "quality"],
+)
+def test_one_run_quality_of_a_local_run_imports_no_remote_source(
+    args: list[str], tmp_path: Path
+) -> None:
+    # The remote source and its network settings are for URLs only (issue 38: a few ms of
+    # every local run); `toolkit.io.source` imports them on first use.
+    report = _one_run(args, tmp_path)
+    assert report["code"] == 0
+    modules = set(report["modules"])
+    assert "toolkit.io.source" in modules
+    assert {"toolkit.io.source_remote", "toolkit.io.network"} & modules == set()
+
+
+def test_the_remote_source_is_still_importable_from_toolkit_io_source() -> None:
+    from toolkit.io import source, source_remote
+
+    assert source.RemoteSource is source_remote.RemoteSource
+    assert source.CONCURRENT_GETS == source_remote.CONCURRENT_GETS
+    assert "RemoteSource" in source.__all__

@@ -44,13 +44,15 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolkit.errors import InputError
 from toolkit.io import edge
 from toolkit.io.source_base import Folder, Kind, Source, file_mark, version_mark
 from toolkit.io.source_local import LocalSource
-from toolkit.io.source_remote import CONCURRENT_GETS, RemoteSource
+
+if TYPE_CHECKING:
+    from toolkit.io.source_remote import CONCURRENT_GETS, RemoteSource
 
 __all__ = [
     "CONCURRENT_GETS",
@@ -254,4 +256,17 @@ def open_remote(url: str, storage_options: Mapping[str, Any] | None = None) -> R
     root = str(cls._strip_protocol(url)).rstrip("/")
     if not root:
         raise InputError(url, "no bucket or container in the URL")
+    # Imported here: a local run never needs the remote source or its network settings
+    # (~5 ms of a one-run `toolkit quality`, issue 38; tests/test_startup_imports.py).
+    from toolkit.io.source_remote import RemoteSource
+
     return RemoteSource(scheme, root, dict(storage_options or {}))
+
+
+def __getattr__(name: str) -> Any:
+    """``RemoteSource`` and ``CONCURRENT_GETS``, imported on first use (see `open_remote`)."""
+    if name in ("RemoteSource", "CONCURRENT_GETS"):
+        from toolkit.io import source_remote  # on first use: a local run never needs it
+
+        return getattr(source_remote, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

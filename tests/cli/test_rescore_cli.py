@@ -17,6 +17,7 @@ from conftest import ROOT, SAMPLE_RUNS
 
 import toolkit as tk
 from toolkit.cli import main
+from toolkit.io import edge
 
 TALLY = SAMPLE_RUNS / "iteration_logs" / "tally-loop"
 FLEET = SAMPLE_RUNS / "fleet"
@@ -226,6 +227,17 @@ def test_a_300_run_fleet_is_read_once_and_never_judged(
         raise AssertionError("a rubric change called a judge")
 
     monkeypatch.setattr(os, "open", counting_open)
+    c_reader = edge._c_read_packed  # the optional C reader opens files in C: count them too
+    if c_reader is not None:
+
+        def counting_c_reader(names: list[str], start: int, *rest: Any) -> Any:
+            data, ends, count = c_reader(names, start, *rest)
+            for path in names[start : start + count]:
+                if "tick_" in path:
+                    opened[path] += 1
+            return data, ends, count
+
+        monkeypatch.setattr(edge, "_c_read_packed", counting_c_reader)
     monkeypatch.setattr("toolkit.judge.judge_from_spec", no_judge)
     monkeypatch.setattr("toolkit.judge._protocol.build_prompt", no_judge)
     stricter = {"version": "1.2.0-strict", "refusal_cluster": {"ok_max": 1, "fail_min": 3}}

@@ -425,7 +425,7 @@ def test_compare_of_simulation_arms_imports_no_other_familys_loader(tmp_path: Pa
     "args",
     [pytest.param(args, id=name) for name, args, _ in ONE_RUN_COMMANDS if args[0] == "quality"],
 )
-def test_one_run_quality_with_the_default_rubric_imports_no_pydantic(
+def test_one_run_quality_with_the_default_rubric_imports_no_pydantic_and_no_remote_source(
     args: list[str], tmp_path: Path
 ) -> None:
     # The default rubric's plain values score it (pydantic and the rubric's nine model
@@ -438,6 +438,10 @@ def test_one_run_quality_with_the_default_rubric_imports_no_pydantic(
     assert "toolkit.load._run_models" not in modules
     assert {m.partition(".")[0] for m in modules} & {"pydantic", "pydantic_core"} == set()
     assert "toolkit.rubrics.simulation.spec" not in modules
+    # The remote source and its network settings are for URLs only (a few ms of every
+    # local run); `toolkit.io.source` imports them on first use.
+    assert "toolkit.io.source" in modules
+    assert {"toolkit.io.source_remote", "toolkit.io.network"} & modules == set()
     assert "toolkit.rubrics._spec" not in modules
     assert report["models"] == []
 
@@ -557,22 +561,6 @@ def test_discussion_never_compiles_tokenizes_regexes(tmp_path: Path) -> None:
         check=False,
     )
     assert done.stdout.split() == ["0", "0"], done.stderr[-2000:]
-
-
-@pytest.mark.parametrize(
-    "args",
-    [pytest.param(args, id=name) for name, args, _ in ONE_RUN_COMMANDS if args[0] == "quality"],
-)
-def test_one_run_quality_of_a_local_run_imports_no_remote_source(
-    args: list[str], tmp_path: Path
-) -> None:
-    # The remote source and its network settings are for URLs only (issue 38: a few ms of
-    # every local run); `toolkit.io.source` imports them on first use.
-    report = _one_run(args, tmp_path)
-    assert report["code"] == 0
-    modules = set(report["modules"])
-    assert "toolkit.io.source" in modules
-    assert {"toolkit.io.source_remote", "toolkit.io.network"} & modules == set()
 
 
 def test_the_remote_source_is_still_importable_from_toolkit_io_source() -> None:

@@ -30,7 +30,8 @@ TEXTS = [
 def _reference(text: str, name: str | None) -> bool:
     """The earlier pattern, ``(?i)`` over all of it, compiled one name at a time by the
     same engine (Polars' regex)."""
-    if not name:  # no name, or an empty one (which the earlier pattern found in "Hello!")
+    if not name or not name.strip():  # no name, or one of no character but blanks (which
+        # the earlier pattern found in "Hello!" or "x,  y")
         return False
     escaped = re.sub(r"([.*+?^$()\[\]{}|\\])", r"\\\1", name)
     pattern = r"(?i)(?:^|[^\w])" + escaped + r"(?:[^\w]|$)"
@@ -75,3 +76,14 @@ def test_an_empty_name_is_mentioned_by_no_text() -> None:
     frame = pl.DataFrame({"text": texts, "name": [""] * len(texts)})
     got = frame.select(mentions(pl.col("text"), pl.col("name"))).to_series().to_list()
     assert got == [False] * len(texts)
+
+
+def test_a_name_of_spaces_only_is_mentioned_by_no_text() -> None:
+    """A player whose name is only blanks is named by no message either (its pattern matched
+    "x,  y", where two spaces follow a comma); a name with blanks around a word still is."""
+    texts = ["x,  y", "  ", "Hello there"]
+    frame = pl.DataFrame({"text": texts, "name": ["  "] * len(texts)})
+    got = frame.select(mentions(pl.col("text"), pl.col("name"))).to_series().to_list()
+    assert got == [False] * len(texts)
+    padded = pl.DataFrame({"text": ["ask  Wren  now"], "name": [" Wren "]})
+    assert padded.select(mentions(pl.col("text"), pl.col("name"))).item() is True

@@ -53,8 +53,8 @@ def with_roles(messages: pl.DataFrame, players: pl.DataFrame) -> pl.DataFrame:
 
 
 def mentions(text: pl.Expr, name: pl.Expr) -> pl.Expr:
-    """Whether ``text`` names ``name`` as a whole word (case-insensitive); a null or empty
-    name -> False."""
+    """Whether ``text`` names ``name`` as a whole word (case-insensitive); a null name, or
+    one empty or of blanks only -> False."""
     escaped = name.str.replace_all(r"([.*+?^$()\[\]{}|\\])", r"\$1")
     # Only the name is matched case-insensitively: ``(?i)[^\w]`` and ``[^\w]`` match the
     # same code points (every one checked), and a pattern is compiled per distinct name,
@@ -67,9 +67,10 @@ def mentions(text: pl.Expr, name: pl.Expr) -> pl.Expr:
     # Unicode class ``[^\w]``: about 4x faster per distinct name (issue 38).
     bounded = pl.concat_str([pl.lit(r"\b(?i:"), escaped, pl.lit(r")\b")])
     wordy = name.str.contains(_WORD_ENDS)
-    # an empty name would match wherever two non-word characters meet or one ends the text
+    # an empty name, or one of blanks only, would match wherever two non-word characters
+    # meet or one ends the text: such a name is named by no text
     found = text.str.contains(pl.when(wordy).then(bounded).otherwise(pattern))
-    return (found & (name.str.len_bytes() > 0)).fill_null(False)
+    return (found & name.str.contains(r"\S")).fill_null(False)
 
 
 def cue_matches(column: str, cues: Sequence[str]) -> pl.Expr:

@@ -17,10 +17,8 @@ from pydantic import ConfigDict, Field, ValidationError, model_validator
 from toolkit.errors import InputError, RubricError
 from toolkit.io.edge import parse_yaml_text
 from toolkit.rubrics._spec import RubricSpec, SpecPart, load_spec
+from toolkit.rubrics.discussion._values import ENGAGEMENT_JSON as ENGAGEMENT_JSON
 from toolkit.rubrics.discussion._values import (  # the data, also without pydantic
-    ENGAGEMENT_JSON as ENGAGEMENT_JSON,
-)
-from toolkit.rubrics.discussion._values import (
     METRIC_KEYS,
     PACKAGED_SCALE,
     PACKAGED_SCALE_NAME,

@@ -198,6 +198,46 @@ def _broken_name(name: str, width: int | None) -> list[str]:
     return [*lines, ("  " if lines else "") + rest]
 
 
+def text_columns(text: str) -> int:
+    """The columns ``text`` takes on a terminal: two for an East Asian wide character,
+    none for a combining mark, one for the rest (``wcwidth``, the width table terminals
+    follow); a control character (shown by :func:`visible` as its escape) counts none."""
+    if text.isascii():
+        return len(text)
+    # wcwidth's tables (~30 ms): only for a name that is not ASCII, never on the plain
+    # path of one run (tests/test_startup_imports.py)
+    from wcwidth import wcwidth
+
+    return sum(max(0, wcwidth(c)) for c in text)
+
+
+def name_lines(prefix: str, name: str, width: int | None) -> list[str]:
+    """``prefix`` and ``name`` (a run's folder, a game's id: :func:`visible`) on one line,
+    or, wider than ``width`` columns, the name broken after a ``/`` (else at the width)
+    onto lines indented as far as ``prefix``: every character kept, in order, and each
+    line within ``width`` measured in terminal columns (:func:`text_columns`)."""
+    name = visible(name)
+    if width is None or text_columns(prefix + name) <= width:
+        return [prefix + name]
+    pad = " " * text_columns(prefix)
+    room = max(1, width - len(pad))
+    lines: list[str] = []
+    rest = name
+    while text_columns(rest) > room:
+        fits, used = 0, 0
+        for c in rest:
+            used += text_columns(c)
+            if used > room:
+                break
+            fits += 1
+        fits = max(1, fits)  # a character wider than the room still takes a line
+        cut = rest.rfind("/", 0, fits) + 1 or fits
+        lines.append(rest[:cut])
+        rest = rest[cut:]
+    lines.append(rest)
+    return [prefix + lines[0], *(pad + line for line in lines[1:])]
+
+
 def render_text(
     card: Scorecard,
     *,

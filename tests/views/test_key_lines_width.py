@@ -123,3 +123,31 @@ def test_discussion_json_keeps_the_game_ids_whole(
     main(["discussion", *map(str, paths), "--format", "json"])
     document = json.loads(capsys.readouterr().out)
     assert sorted(g["game_id"] for g in document["games"]) == sorted([LONG, WIDE])
+
+
+def test_every_line_of_a_games_text_fits_80_columns_with_a_wide_game_id(
+    tmp_path: Path,
+) -> None:
+    """The scorecard's title (``Game <id> · 15 messages, ...``) was wrapped at 80
+    characters, so 50 wide characters ran it to 104 columns; it is broken at the
+    terminal's columns now, every character kept."""
+    report = score_discussion(load_discussions([_game(tmp_path, WIDE, "wide.json")]))
+    lines = render_discussion_text(report, width=80).splitlines()
+    assert max(columns(line) for line in lines) <= 80
+    # worked by hand: "Game " is 5 columns, 37 wide characters 74 more (the 38th would
+    # end at 81); the rest follows on a line indented 2, as a wrapped title is
+    assert lines[:2] == [f"Game {WIDE[:37]}", f"  {WIDE[37:]} · 15 messages, 2 rounds · $1.18"]
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize("width", [0, 1, 2, 3])
+def test_a_wide_title_at_a_terminal_a_few_columns_wide_ends_every_character_kept(
+    width: int,
+) -> None:
+    """No room for a wide character, or for the indent: one character a line at least,
+    never a loop for ever."""
+    from toolkit.views.text import wrap_columns
+
+    title = "Game  運行/x · 3"
+    lines = wrap_columns(title, width, 2)
+    assert "".join(line.strip() for line in lines) == title.replace(" ", "")

@@ -238,6 +238,42 @@ def name_lines(prefix: str, name: str, width: int | None) -> list[str]:
     return [prefix + lines[0], *(pad + line for line in lines[1:])]
 
 
+def wrap_columns(text: str, width: int, indent: int) -> list[str]:
+    """``text`` wrapped at spaces to ``width`` terminal columns (:func:`text_columns`:
+    a CJK character takes two), its continuation lines indented ``indent`` spaces; a word
+    wider than a line fills the line it starts on and goes on to the next, as ``textwrap``
+    breaks a long word: every character kept."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split(" "):
+        joined = f"{line} {word}" if line else (" " * indent if lines else "") + word
+        if text_columns(joined) <= width:
+            line = joined
+            continue
+        if text_columns(" " * indent + word) <= width:  # fits the next line whole
+            lines.append(line)
+            line = " " * indent + word
+            continue
+        while word and text_columns(joined) > width:  # a word wider than a line: break it
+            fits = max(len(joined) - len(word) + 1, _fitting(joined, width))
+            lines.append(joined[:fits].rstrip())
+            word = joined[fits:]
+            joined = " " * indent + word
+        line = joined
+    lines.append(line)
+    return lines
+
+
+def _fitting(text: str, room: int) -> int:
+    """How many leading characters of ``text`` fit ``room`` terminal columns."""
+    used = 0
+    for count, c in enumerate(text):
+        used += text_columns(c)
+        if used > room:
+            return count
+    return len(text)
+
+
 def render_text(
     card: Scorecard,
     *,
@@ -267,7 +303,11 @@ def render_text(
     """
     # A run's name, its details and warnings come from its files: an ESC or U+202E in
     # them is printed as its escape, never acted on by the terminal.
-    lines = wrap_line("", visible(card.title), width, 2)
+    title = visible(card.title)
+    if width is not None and not title.isascii():  # a wide (CJK) name: by columns
+        lines = wrap_columns(title, width, 2)
+    else:
+        lines = wrap_line("", title, width, 2)
     if thresholds:
         lines.append(f"rubric {card.rubric} {card.rubric_version}")
     name_width = max([len(n) for n in card.dimensions["name"].to_list()] + [10])

@@ -118,10 +118,17 @@ STYLE = (
 )
 
 
+#: The bidirectional controls that reorder the text after them (embeddings, overrides,
+#: isolates), each to its escape (``\u202e``), as the terminal output and the pages of
+#: ``toolkit view`` show them; LRM, RLM and the joiners a script needs stay.
+_BIDI_SHOWN = {c: f"\\u{c:04x}" for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))}
+
+
 def text(value: object) -> str:
-    """``value`` as HTML text: ``&<>"'`` escaped, and ``$`` as ``&#36;`` so that no
-    notebook typesets it as maths."""
-    return escape(str(value)).replace("$", "&#36;")
+    """``value`` as HTML text: ``&<>"'`` escaped, ``$`` as ``&#36;`` so that no notebook
+    typesets it as maths, and a bidirectional override (U+202E) or the like as its escape
+    (``run<U+202E>evil.json`` would read ``runnosj.live``)."""
+    return escape(str(value).translate(_BIDI_SHOWN)).replace("$", "&#36;")
 
 
 def wrap(fragment: str, kind: str = "", **data: str) -> str:

@@ -33,15 +33,10 @@ from toolkit.io.edge import limits
 #: Not a value: the text is outside the subset (read it with the full parser).
 OUTSIDE: Final = object()
 
-_WORDS = r"[A-Za-z][A-Za-z0-9_().+/-]*(?: [A-Za-z0-9_().+/-]+)*"
-_INT = r"0|[1-9][0-9]{0,17}"
-_SCALAR = rf"(?:{_INT}|{_WORDS})"
-_KEY_LINE = re.compile(
-    rf"([A-Za-z_][A-Za-z0-9_]*):(?: ({_SCALAR}|\[\]|\[{_SCALAR}(?:, {_SCALAR})*\]))?",
-    re.ASCII,
-)
-_ITEM_LINE = re.compile(rf"( *)- ({_SCALAR})", re.ASCII)
-_NUMBER = re.compile(_INT, re.ASCII)
+#: A scalar: a whole number (no leading zero), or words starting with a letter.
+_SCALAR = re.compile(r"0|[1-9][0-9]{0,17}|[A-Za-z][A-Za-z0-9_().+/-]*(?: [A-Za-z0-9_().+/-]+)*")
+_KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*):(?: (.+))?")
+_ITEM_LINE = re.compile(r"( *)- (.+)")
 
 #: Words YAML 1.1 resolves to a boolean or null, in any case (PyYAML takes only some
 #: casings; the rest stays outside too, as do ``y`` and ``n`` of the YAML 1.1 spec).
@@ -49,17 +44,21 @@ _NOT_TEXT = frozenset({"yes", "no", "true", "false", "on", "off", "null", "y", "
 
 
 def _scalar(text: str) -> Any:
-    """An ``int`` or a ``str``; :data:`OUTSIDE` for a word YAML reads otherwise."""
-    if _NUMBER.fullmatch(text):
+    """An ``int`` or a ``str``; :data:`OUTSIDE` for any other text."""
+    if _SCALAR.fullmatch(text) is None:
+        return OUTSIDE
+    if text[0].isdigit():
         return int(text)
     return OUTSIDE if text.lower() in _NOT_TEXT else text
 
 
 def _value(text: str) -> Any:
-    """A matched value: a scalar or a flow list of them (:data:`OUTSIDE` on a word
-    that is not text)."""
+    """A scalar, or a flow list of them: ``[]``, ``[a]``, ``[a, b]``...; :data:`OUTSIDE`
+    for any other text."""
     if not text.startswith("["):
         return _scalar(text)
+    if not text.endswith("]"):
+        return OUTSIDE
     items = [_scalar(item) for item in text[1:-1].split(", ")] if text != "[]" else []
     return OUTSIDE if any(item is OUTSIDE for item in items) else items
 

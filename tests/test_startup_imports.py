@@ -542,6 +542,8 @@ def test_one_run_quality_imports_only_the_view_of_its_format(
     assert report["code"] == 0
     every = {"toolkit.views.text", "toolkit.views.html", "toolkit.views.compat"}
     assert every & set(report["modules"]) == views
+    # html's named entities (~2 ms) only for a page: toolkit._html imports it when it draws
+    assert ("html" in report["modules"]) == ("toolkit.views.html" in views)
 
 
 def test_discussion_never_compiles_tokenizes_regexes(tmp_path: Path) -> None:

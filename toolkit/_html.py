@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from html import escape
 
 from toolkit.summary import Summary, register_html
 
@@ -121,6 +120,10 @@ STYLE = (
 def text(value: object) -> str:
     """``value`` as HTML text: ``&<>"'`` escaped, and ``$`` as ``&#36;`` so that no
     notebook typesets it as maths."""
+    # html imports its 2,231 named entities (~2 ms of every toolkit import, issue 38): only
+    # when something is drawn as HTML
+    from html import escape
+
     return escape(str(value)).replace("$", "&#36;")
 
 

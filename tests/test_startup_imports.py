@@ -445,8 +445,8 @@ def test_one_run_quality_with_the_default_rubric_imports_no_pydantic_remote_sour
     assert "toolkit.rubrics._spec" not in modules
     assert report["models"] == []
     # universe.yaml and conservation.yaml are plain: read without PyYAML (~12 ms of import)
-    assert "toolkit.io.yaml_plain" in modules
     assert {m.partition(".")[0] for m in modules} & {"yaml", "_yaml"} == set()
+    assert "toolkit.io.yaml_plain" in modules
 
 
 def test_one_run_quality_with_a_rubric_file_still_validates_it_with_the_model(

@@ -432,7 +432,7 @@ def test_compare_of_simulation_arms_imports_no_other_familys_loader(tmp_path: Pa
     "args",
     [pytest.param(args, id=name) for name, args, _ in ONE_RUN_COMMANDS if args[0] == "quality"],
 )
-def test_one_run_quality_with_the_default_rubric_imports_no_pydantic_and_no_remote_source(
+def test_one_run_quality_with_the_default_rubric_imports_no_pydantic_remote_source_or_pyyaml(
     args: list[str], tmp_path: Path
 ) -> None:
     # The default rubric's plain values score it (pydantic and the rubric's nine model
@@ -451,6 +451,9 @@ def test_one_run_quality_with_the_default_rubric_imports_no_pydantic_and_no_remo
     assert {"toolkit.io.source_remote", "toolkit.io.network"} & modules == set()
     assert "toolkit.rubrics._spec" not in modules
     assert report["models"] == []
+    # universe.yaml and conservation.yaml are plain: read without PyYAML (~12 ms of import)
+    assert {m.partition(".")[0] for m in modules} & {"yaml", "_yaml"} == set()
+    assert "toolkit.io.yaml_plain" in modules
 
 
 def test_one_run_quality_with_a_rubric_file_still_validates_it_with_the_model(
@@ -580,6 +583,8 @@ def test_one_run_quality_imports_only_the_view_of_its_format(
     assert report["code"] == 0
     every = {"toolkit.views.text", "toolkit.views.html", "toolkit.views.compat"}
     assert every & set(report["modules"]) == views
+    # html's named entities (~2 ms) only for a page: toolkit._html imports it when it draws
+    assert ("html" in report["modules"]) == ("toolkit.views.html" in views)
 
 
 def test_discussion_never_compiles_tokenizes_regexes(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ the same bytes, since a JSON line holds one row and no raw newline (JSON escapes
 
 Where the optional C accelerator is built (``_rowsjson.c``, :data:`ACCEL`), it writes a
 range's rows itself from the frame's Arrow arrays, the bytes Polars writes, and gives each
-line's end, so no line is counted: about a third of Polars' cost (Polars plans a
+line's end, so no line is counted: about half of Polars' cost (Polars plans a
 streaming sink per write). Floats are handed to it as Polars' own text of them (the digits
 its JSON writer prints); a type it does not write (a date, a float in a list, a time zone
 other than UTC, ...) leaves the range to Polars. Polars' writer is the reference the

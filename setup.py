@@ -19,5 +19,10 @@ setup(
             ["toolkit/io/_readpack.c"],
             optional=True,
         ),
+        Extension(
+            "toolkit.rubrics.simulation._rowsjson",
+            ["toolkit/rubrics/simulation/_rowsjson.c"],
+            optional=True,
+        ),
     ]
 )

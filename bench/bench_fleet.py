@@ -59,7 +59,9 @@ import naive  # noqa: E402
 from timing import best_of, interleaved, load_average, spread  # noqa: E402
 
 import toolkit as tk  # noqa: E402
+from toolkit.io import edge  # noqa: E402
 from toolkit.load import _ticks  # noqa: E402
+from toolkit.rubrics.simulation import digests  # noqa: E402
 
 
 def tick_files(fleet: Path) -> list[str]:
@@ -362,12 +364,13 @@ def main(argv: list[str]) -> int:
     def pure(step: Any) -> Any:
         """``step`` with the C accelerator switched off (the pure-Python path)."""
 
-        def run() -> Any:
-            _ticks.ACCEL = False
+        def run() -> Any:  # every C part off: the screen, the reader and listing, digests
+            was = _ticks.ACCEL, edge.PACK_ACCEL, digests.ACCEL
+            _ticks.ACCEL = edge.PACK_ACCEL = digests.ACCEL = False
             try:
                 return step()
             finally:
-                _ticks.ACCEL = True
+                _ticks.ACCEL, edge.PACK_ACCEL, digests.ACCEL = was
 
         return run
 

@@ -18,6 +18,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -117,7 +118,63 @@ done:
     return result;
 }
 
+/* regular_names(folder) -> list[str] | None
+ *
+ * The names of the entries of `folder` in the order readdir() gives them ("." and ".."
+ * left out, as os.scandir and os.listdir leave them), each decoded as os.scandir decodes
+ * a name (the file system encoding, undecodable bytes as surrogates), when every entry
+ * is a regular file by its directory entry's type (d_type: no stat, as
+ * DirEntry.is_file(follow_symlinks=False) answers). None when the folder cannot be opened
+ * or read, or when any entry is anything else or of a type the file system does not say
+ * (DT_UNKNOWN): the pure-Python listing (toolkit.io.edge.scan_folder and its callers)
+ * then looks at each entry, and gives the reasons. No DirEntry object is made. */
+static PyObject *regular_names(PyObject *self, PyObject *arg) {
+    (void)self;
+    PyObject *encoded = NULL, *names = NULL, *name;
+    if (!PyUnicode_FSConverter(arg, &encoded)) return NULL;
+    DIR *dir;
+    Py_BEGIN_ALLOW_THREADS
+    dir = opendir(PyBytes_AS_STRING(encoded));
+    Py_END_ALLOW_THREADS
+    Py_DECREF(encoded);
+    if (!dir) Py_RETURN_NONE;
+    names = PyList_New(0);
+    if (!names) goto fail;
+    for (;;) {
+        errno = 0;
+        struct dirent *e = readdir(dir);
+        if (!e) {
+            if (errno) goto other; /* a folder that cannot be read to its end */
+            break;
+        }
+        const char *n = e->d_name;
+        if (n[0] == '.' && (n[1] == 0 || (n[1] == '.' && n[2] == 0))) continue;
+        if (e->d_type != DT_REG) goto other;
+        name = PyUnicode_DecodeFSDefault(n);
+        if (!name) goto fail;
+        if (PyList_Append(names, name) < 0) {
+            Py_DECREF(name);
+            goto fail;
+        }
+        Py_DECREF(name);
+    }
+    closedir(dir);
+    return names;
+other:
+    closedir(dir);
+    Py_DECREF(names);
+    Py_RETURN_NONE;
+fail:
+    closedir(dir);
+    Py_XDECREF(names);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
+    {"regular_names", regular_names, METH_O,
+     "regular_names(folder) -> list[str] | None: the entries' names (readdir order, no . "
+     "or ..) when every entry is a regular file by its d_type; None when the folder cannot "
+     "be opened or read, or any entry is anything else or of an unknown type."},
     {"read_packed", read_packed, METH_VARARGS,
      "read_packed(paths, start, flags, want, budget) -> (data, ends, count): the first "
      "`count` files of the list `paths` from `start`, each read with one read() of fewer than `want` bytes, "

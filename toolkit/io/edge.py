@@ -173,6 +173,18 @@ def skipped_input(path: str | os.PathLike[str], reason: str) -> str:
     return line
 
 
+def regular_names(folder: str) -> list[str] | None:
+    """The names of ``folder``'s entries, in the order :func:`scan_folder` gives them, when
+    the C listing (``_readpack.regular_names``) is built and on and finds every entry a
+    regular file by its directory entry's type (no ``stat``, no ``DirEntry`` made): the
+    names :func:`scan_folder`'s entries carry then. ``None`` otherwise (not built, off,
+    a folder that cannot be opened, any other entry): :func:`scan_folder` looks at each
+    entry and says why."""
+    if _c_regular_names is None or not PACK_ACCEL:
+        return None
+    return _c_regular_names(folder)
+
+
 def scan_folder(folder: str | Path) -> tuple[list[os.DirEntry[str]], str | None]:
     """The entries of ``folder`` and, when it cannot be listed, why (a missing folder is
     no problem: it lists as empty)."""
@@ -364,6 +376,11 @@ try:  # the optional C reader (setup.py builds it where a C compiler is found)
     from toolkit.io._readpack import read_packed as _c_read_packed
 except ImportError:  # pragma: no cover - a machine without a C compiler
     _c_read_packed = None
+_c_regular_names: Callable[[str], list[str] | None] | None
+try:  # the C listing of a folder of regular files (built with the reader)
+    from toolkit.io._readpack import regular_names as _c_regular_names
+except ImportError:  # pragma: no cover - not built, or built before it had regular_names
+    _c_regular_names = None
 
 #: Whether :func:`read_packed` uses the C reader (``toolkit/io/_readpack.c``) where it is
 #: built; ``TOOLKIT_ACCEL=0`` (read when the module is imported) switches it off, as it

@@ -103,6 +103,8 @@ class LocalSource(Source):
     def _folder(path: str, within: str, marks: bool) -> Folder:
         """One folder's entries: regular files (and symlinks to regular files inside
         ``within``), subfolders, and the entries that cannot be read as a file."""
+        if not marks and (names := edge.regular_names(path)) is not None:
+            return Folder(path, names, {}, [], [])  # regular files only, no DirEntry made
         entries, problem = edge.scan_folder(path)
         if problem is not None:
             return Folder(path, problem=problem)

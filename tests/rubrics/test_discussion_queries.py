@@ -8,8 +8,10 @@ of filtering them per game. Each is compared with a plain-Python reading of the 
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -24,6 +26,7 @@ from toolkit.frames import (
 )
 from toolkit.load.discussion import Discussion, load_discussion
 from toolkit.rubrics.discussion import DEFAULT_DISCUSSION_SPEC, score_discussion
+from toolkit.rubrics.discussion.coherence import coherence_evidence
 from toolkit.rubrics.discussion.strategic import keyword_words, strategic_evidence
 from toolkit.rubrics.discussion.text import stem
 
@@ -243,3 +246,135 @@ def test_each_card_reads_its_own_game_in_load_order() -> None:
     assert a.title == "Game a · 0 messages, 0 rounds · cost unknown"
     assert a.meta["reasons"][0] == "no discussion messages: nothing to score"
     assert a.meta["source_file"] == "a.json"
+
+
+# --- coherence: every (message, previous speaker) pair asked in one expression -------------
+
+_COHERENCE_WORD = re.compile(r"[a-z0-9]+(?:['’-][a-z0-9]+)*")
+
+
+def _fold_set(ch: str) -> set[str]:
+    """What a case-insensitive pattern character matches (simple case folding) for the
+    characters the generated names use."""
+    for group in ({"k", "K", "\u212a"}, {"s", "S", "\u017f"}):
+        if ch in group:
+            return group
+    return {ch.lower(), ch.upper()} if ch.isascii() and ch.isalpha() else {ch}
+
+
+def reference_names(text: str | None, name: str | None) -> bool:
+    """Metric 3's "names a speaker": the name, case-insensitively, as a whole word (no
+    word character just before or after it); an empty name, or blanks only, never."""
+    if text is None or name is None or not name.strip():
+        return False
+    size = len(name)
+    for i in range(len(text) - size + 1):
+        same = all(t in _fold_set(c) for t, c in zip(text[i : i + size], name, strict=True))
+        if same and not _is_word(text, i - 1) and not _is_word(text, i + size):
+            return True
+    return False
+
+
+def reference_coherence(rows: list[dict[str, Any]]) -> list[tuple[bool, str]]:
+    """Metric 3 by its definition (rubric 1.2.0: window 3, 2+ shared words of 5+
+    letters, a game's first message counted as not coherent), message by message."""
+    spec = DEFAULT_DISCUSSION_SPEC
+    n, min_len, min_shared = (
+        spec.coherence_window,
+        spec.coherence_min_word_length,
+        spec.coherence_min_shared_words,
+    )
+    seen: dict[str, list[dict[str, Any]]] = {}
+    out: list[tuple[bool, str]] = []
+    for row in rows:
+        before = seen.setdefault(row["game_id"], [])
+        if not before:
+            out.append((False, "first message: nothing before it to link to"))
+            before.append(row)
+            continue
+        words = set(w for w in _COHERENCE_WORD.findall(row["text"].lower()) if len(w) >= min_len)
+        reasons: list[str] = []
+        if row["in_reply_to"] is not None:
+            reasons.append(f"replies to {row['in_reply_to_player'] or row['in_reply_to']}")
+        window = before[-n:][::-1]  # k = 1 .. n
+        for prev in window:
+            if reference_names(row["text"], prev["speaker"]):
+                reasons.append(f"names {prev['speaker']} (turn {prev['turn']})")
+        for prev in window:
+            common = words & {
+                w for w in _COHERENCE_WORD.findall(prev["text"].lower()) if len(w) >= min_len
+            }
+            if len(common) >= min_shared:
+                reasons.append(f"shares {', '.join(sorted(common))} with turn {prev['turn']}")
+        out.append(
+            (bool(reasons), reasons[0] if reasons else f"no link to the previous {n} messages")
+        )
+        before.append(row)
+    return out
+
+
+_NAMES = ["Ash", "ash", "\u017fam", "Sam", "Kai", "\u212aai", ".x", "x.", "Bo-b", "_z_", "", " "]
+_FILLER = ["voted", "Sable", "trust", "pattern", "shady", "-", ",", "!", "ZZ", "\u00e9", "\u0301"]
+
+
+@st.composite
+def _games(draw: st.DrawFn) -> list[dict[str, Any]]:
+    size = draw(st.integers(min_value=0, max_value=9))
+    rows = []
+    for turn in range(1, size + 1):
+        pieces = draw(st.lists(st.sampled_from(_NAMES + _FILLER), max_size=8))
+        glue = draw(st.sampled_from([" ", "", ", "]))
+        reply = draw(st.one_of(st.none(), st.sampled_from(_NAMES[:4])))
+        rows.append(
+            {
+                "game_id": draw(st.sampled_from(["g1", "g2"])),  # games interleaved
+                "message_id": f"m{turn}",
+                "turn": turn,
+                "round": 1,
+                "speaker": draw(st.sampled_from(_NAMES)),
+                "text": glue.join(pieces),
+                "in_reply_to": f"id-{reply}" if reply else None,
+                "in_reply_to_player": reply,
+                "timestamp": None,
+            }
+        )
+    return rows
+
+
+@settings(max_examples=200, deadline=None)
+@given(_games())
+def test_generated_games_coherence_matches_the_reference(rows: list[dict[str, Any]]) -> None:
+    messages = pl.DataFrame(rows, schema=DISCUSSION_MESSAGES_SCHEMA)
+    got = coherence_evidence(messages, DEFAULT_DISCUSSION_SPEC)
+    assert list(zip(got["coherent"], got["coherence_reason"], strict=True)) == (
+        reference_coherence(rows)
+    )
+
+
+def test_a_name_two_and_three_messages_back_is_found_in_each_game() -> None:
+    rows = [
+        {"game_id": g, "message_id": f"m{t}", "turn": t, "round": 1, "speaker": s, "text": x,
+         "in_reply_to": None, "in_reply_to_player": None, "timestamp": None}
+        for t, (g, s, x) in enumerate(
+            [
+                ("g1", "Ash", "hello"),
+                ("g2", "\u017fam", "hi"),
+                ("g1", "Kai", "ok"),
+                ("g1", "Bo-b", "ok"),
+                ("g2", "Ash", "I agree with SAM."),  # the long s's case variant, 1 back in g2
+                ("g1", "Ash", "Not ash, but \u212aAI."),  # Kai 2 back; Ash (3 back) is ash
+            ],
+            start=1,
+        )
+    ]  # fmt: skip
+    got = coherence_evidence(
+        pl.DataFrame(rows, schema=DISCUSSION_MESSAGES_SCHEMA), DEFAULT_DISCUSSION_SPEC
+    )
+    assert got["coherence_reason"].to_list()[4:] == [
+        "names \u017fam (turn 2)",
+        "names Kai (turn 3)",
+    ]
+    assert reference_coherence(rows)[4:] == [
+        (True, "names \u017fam (turn 2)"),
+        (True, "names Kai (turn 3)"),
+    ]

@@ -148,6 +148,13 @@ def test_a_stem_with_a_hyphen_still_matches_across_the_hyphen() -> None:
     assert toolkit_keywords([text], words) == [["self-voted", "trusty"]]
 
 
+def test_a_non_ascii_stem_reads_the_same() -> None:
+    words = ["zoë", "vote"]
+    text = "Zoëy voted; ZOËS, zoe"
+    assert reference_keywords(text, words) == ["zoëy", "voted", "zoës"]
+    assert toolkit_keywords([text], words) == [["zoëy", "voted", "zoës"]]
+
+
 def test_a_null_text_has_no_keywords_list() -> None:
     frame = pl.DataFrame({"text": [None, "vote"]}, schema={"text": pl.String()})
     out = frame.select(keyword_words(pl.col("text"), RUBRIC_WORDS)).to_series().to_list()
@@ -160,7 +167,13 @@ _ALPHABET = "".join(WORD_CHARS)
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(st.text(alphabet=_ALPHABET, max_size=40), min_size=1, max_size=6),
-    st.lists(st.text(alphabet="abceiklnorstv", min_size=1, max_size=6), min_size=1, max_size=5),
+    # mostly ASCII stems (word runs); now and then one with "-" or "é" (the whole pattern)
+    st.lists(
+        st.text(alphabet="abceiklnorstv", min_size=1, max_size=6)
+        | st.text(alphabet="abest-\u00e9", min_size=1, max_size=4),
+        min_size=1,
+        max_size=5,
+    ),
 )
 def test_generated_texts_and_keywords_match_the_reference(
     texts: list[str], keywords: list[str]

@@ -376,16 +376,23 @@ def test_one_run_builds_only_its_own_command_and_skips_pydantic_plugin_discovery
     assert sibling not in modules  # another command's module: only --help imports them all
     never = {m for m in modules for n in ONE_RUN_NEVER if m == n or m.startswith(n + ".")}
     assert never == set()
-    # discussion still builds pydantic models (quality none: see below), without reading
-    # every distribution's entry points
+    # neither builds a pydantic model by default (see below); a command that does, does
+    # so without reading every distribution's entry points (the next test)
     assert report["plugins_scanned"] is False
 
 
 def test_a_user_who_sets_pydantic_disable_plugins_keeps_their_setting(tmp_path: Path) -> None:
     env = {**_env(), "PYDANTIC_DISABLE_PLUGINS": ""}  # empty: plugins on
-    report = _one_run(["discussion", str(GAMES)], tmp_path, env)
+    rubric = tmp_path / "rubric.yaml"  # a rubric file: the models validate it
+    rubric.write_text("version: 9.0.0\nmin_passed: 4\n", encoding="utf-8")
+    report = _one_run(["discussion", str(GAMES), "--rubric", str(rubric)], tmp_path, env)
     assert report["code"] == 0
     assert report["plugins_scanned"] is True
+    # and without the variable, the same command skips the scan
+    assert (
+        _one_run(["discussion", str(GAMES), "--rubric", str(rubric)], tmp_path)["plugins_scanned"]
+        is False
+    )
 
 
 def test_help_still_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
@@ -425,7 +432,7 @@ def test_compare_of_simulation_arms_imports_no_other_familys_loader(tmp_path: Pa
     "args",
     [pytest.param(args, id=name) for name, args, _ in ONE_RUN_COMMANDS if args[0] == "quality"],
 )
-def test_one_run_quality_with_the_default_rubric_imports_no_pydantic_and_no_remote_source(
+def test_one_run_quality_with_the_default_rubric_imports_no_pydantic_remote_source_or_pyyaml(
     args: list[str], tmp_path: Path
 ) -> None:
     # The default rubric's plain values score it (pydantic and the rubric's nine model
@@ -444,6 +451,9 @@ def test_one_run_quality_with_the_default_rubric_imports_no_pydantic_and_no_remo
     assert {"toolkit.io.source_remote", "toolkit.io.network"} & modules == set()
     assert "toolkit.rubrics._spec" not in modules
     assert report["models"] == []
+    # universe.yaml and conservation.yaml are plain: read without PyYAML (~12 ms of import)
+    assert {m.partition(".")[0] for m in modules} & {"yaml", "_yaml"} == set()
+    assert "toolkit.io.yaml_plain" in modules
 
 
 def test_one_run_quality_with_a_rubric_file_still_validates_it_with_the_model(
@@ -454,6 +464,40 @@ def test_one_run_quality_with_a_rubric_file_still_validates_it_with_the_model(
     report = _one_run(["quality", str(RUN), "--rubric", str(rubric)], tmp_path)
     assert report["code"] == 0
     assert "toolkit.rubrics.simulation.spec.SimulationRubric" in report["models"]
+
+
+def test_discussion_with_the_default_rubric_imports_no_pydantic(tmp_path: Path) -> None:
+    # The default rubric's plain values score the games and a well-formed transcript is
+    # checked without the transcript's models (pydantic, its import and ~19 model
+    # classes: ~0.1 s of CPU, issue 38); the models come back for a rubric file or a
+    # transcript the plain check does not vouch for (the next test).
+    report = _one_run(["discussion", str(GAMES)], tmp_path)
+    assert report["code"] == 0
+    modules = set(report["modules"])
+    assert {m.partition(".")[0] for m in modules} & {"pydantic", "pydantic_core"} == set()
+    assert "toolkit.load.discussion" in modules and "toolkit.rubrics.discussion" in modules
+    models = {"toolkit.load._discussion_models", "toolkit.load.discussion_db"}
+    assert modules & {*models, "toolkit.rubrics.discussion.spec", "toolkit.rubrics._spec"} == set()
+    assert report["models"] == []
+
+
+def test_discussion_with_a_rubric_file_or_an_odd_transcript_still_uses_the_models(
+    tmp_path: Path,
+) -> None:
+    rubric = tmp_path / "rubric.yaml"
+    rubric.write_text("version: 9.0.0\nmin_passed: 4\n", encoding="utf-8")
+    report = _one_run(["discussion", str(GAMES), "--rubric", str(rubric)], tmp_path)
+    assert report["code"] == 0
+    assert "toolkit.rubrics.discussion.spec.DiscussionSpec" in report["models"]
+    assert "toolkit.load._discussion_models.Transcript" not in report["models"]
+    game = json.loads((GAMES / "game-pass.json").read_text(encoding="utf-8"))
+    game["messages"][0]["turn"] = "1"  # a number as text: the models read it as 1
+    odd = tmp_path / "discussion-odd.json"
+    odd.write_text(json.dumps(game), encoding="utf-8")
+    report = _one_run(["discussion", str(odd)], tmp_path)
+    assert report["code"] == 0
+    assert "toolkit.load._discussion_models.Transcript" in report["models"]
+    assert "toolkit.rubrics.discussion.spec.DiscussionSpec" not in report["models"]
 
 
 def test_discussion_reads_the_packaged_engagement_scale_without_pyyaml(tmp_path: Path) -> None:
@@ -539,6 +583,8 @@ def test_one_run_quality_imports_only_the_view_of_its_format(
     assert report["code"] == 0
     every = {"toolkit.views.text", "toolkit.views.html", "toolkit.views.compat"}
     assert every & set(report["modules"]) == views
+    # html's named entities (~2 ms) only for a page: toolkit._html imports it when it draws
+    assert ("html" in report["modules"]) == ("toolkit.views.html" in views)
 
 
 def test_discussion_never_compiles_tokenizes_regexes(tmp_path: Path) -> None:

@@ -119,3 +119,27 @@ def test_human_label_is_the_scorers_number(log_dir: Path) -> None:
     # ana's last edit: (2/3 + 0.5 + 0.5) / 3 = 5/9; ben: (1/3 + 0 + 1) / 3 = 4/9; mean 1/2
     assert row["present"] is True
     assert row["sub_score"] == pytest.approx(0.5)
+
+
+def test_an_actor_is_kept_as_written_so_a_spaced_name_is_another_reviewer(
+    tmp_path: Path,
+) -> None:
+    """dot-agents keeps ``actor`` as yaml.v3 reads it (a quoted ``" ana@example.org"``
+    keeps its space; only a blank one is refused) and keeps the latest label per actor
+    by exact string (internal/scoring/signal_human_label.go ``latestLabelPerActor``): two
+    labels whose actors differ by a space are two reviewers, both counted. The reader
+    trimmed actors, so the earlier label was dropped as replaced by the later."""
+    spaced = LABELS.replace("actor: ben@example.org", 'actor: " ana@example.org"')
+    (tmp_path / "iter-4.yaml").write_text(ITERATION, encoding="utf-8")
+    (tmp_path / "iter-4.labels.yaml").write_text(spaced, encoding="utf-8")
+    log = load_iteration_log(tmp_path)
+    actors = log.labels.sort("position").select("actor", "edited_by").rows()
+    assert actors == [("ana@example.org", "ana@example.org"),
+                      (" ana@example.org", " ana@example.org")]  # fmt: skip
+    result = score_outcome(
+        log, collect_outcome_evidence(log), load_outcome_rubric("dot-agents-3.0.0")
+    )
+    row = result.breakdown.filter(pl.col("signal") == "human_label").row(0, named=True)
+    # both count, as in test_human_label_is_the_scorers_number: (5/9 + 4/9) / 2 = 1/2
+    # (trimmed: one actor, the later label alone, ana's at 11:40: 5/9)
+    assert row["sub_score"] == pytest.approx(0.5)

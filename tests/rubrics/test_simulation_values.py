@@ -103,6 +103,27 @@ def test_the_values_equal_the_model_and_their_own_pickled_copy() -> None:
     assert DEFAULT_VALUES.vocabulary_growth == DEFAULT_RUBRIC.vocabulary_growth
 
 
+@pytest.mark.parametrize("version", sorted(PUBLISHED))
+def test_values_equal_to_a_model_hash_as_it_does_so_dicts_and_sets_find_either(
+    version: str,
+) -> None:
+    """``==`` and ``hash`` agree across the two forms: values equal to a published model
+    (the whole rubric and each part) hash as that model does, so a dict keyed by the model
+    finds the values and a set holds one of the pair, not two."""
+    model = PUBLISHED[version]
+    values = RubricValues(model.model_dump())
+    assert values == model
+    assert hash(values) == hash(model)
+    assert {model: "card"}[values] == "card"  # type: ignore[index]
+    assert len({model, values}) == 1
+    for name in type(model).model_fields:
+        part = getattr(model, name)
+        if isinstance(part, BaseModel):
+            assert getattr(values, name) == part
+            assert hash(getattr(values, name)) == hash(part), name
+    assert hash(DEFAULT_VALUES) == hash(DEFAULT_RUBRIC)
+
+
 def test_a_copy_of_the_values_with_changes_is_the_models_copy() -> None:
     """``model_copy(update=...)``, the way a notebook varies a rubric, gives the pydantic
     model (the values themselves stay read-only), at the top and for a part."""

@@ -1,4 +1,5 @@
-"""Lenient field parsers shared by the loaders' pydantic models.
+"""Lenient field parsers shared by the loaders' pydantic models (and their field types,
+built on first use: see :func:`__getattr__`).
 
 Each parser takes what YAML or JSON produced and returns the typed value, ``None`` for
 "not reported", or raises ``ValueError`` with a reason that names what was expected.
@@ -8,9 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from typing import Annotated, Any
-
-from pydantic import BeforeValidator, Field
+from typing import TYPE_CHECKING, Annotated, Any
 
 #: Words accepted for a tri-state flag, lower-cased.
 TRUE_WORDS = frozenset({"true", "yes", "y", "on", "pass", "passed"})
@@ -157,12 +156,41 @@ def timestamp(value: Any) -> dt.datetime | None:
     return moment.astimezone(dt.UTC)
 
 
-TriState = Annotated[bool | None, BeforeValidator(tristate)]
-Count = Annotated[int | None, BeforeValidator(count)]
-#: A required whole number that fits the frames' Int64 columns.
-Int64 = Annotated[int, Field(ge=MIN_INT64, le=MAX_INT64)]
-Rate = Annotated[float | None, BeforeValidator(rate)]
-Number = Annotated[float | None, BeforeValidator(number)]
-Text = Annotated[str | None, BeforeValidator(text)]
-Date = Annotated[dt.date | None, BeforeValidator(date)]
-Timestamp = Annotated[dt.datetime | None, BeforeValidator(timestamp)]
+if TYPE_CHECKING:  # at run time built by __getattr__ below, on first use
+    from pydantic import BeforeValidator, Field
+
+    TriState = Annotated[bool | None, BeforeValidator(tristate)]
+    Count = Annotated[int | None, BeforeValidator(count)]
+    #: A required whole number that fits the frames' Int64 columns.
+    Int64 = Annotated[int, Field(ge=MIN_INT64, le=MAX_INT64)]
+    Rate = Annotated[float | None, BeforeValidator(rate)]
+    Number = Annotated[float | None, BeforeValidator(number)]
+    Text = Annotated[str | None, BeforeValidator(text)]
+    Date = Annotated[dt.date | None, BeforeValidator(date)]
+    Timestamp = Annotated[dt.datetime | None, BeforeValidator(timestamp)]
+
+#: The pydantic field types this module offers the loaders' models.
+_MODEL_TYPES = ("TriState", "Count", "Int64", "Rate", "Number", "Text", "Date", "Timestamp")
+
+
+def __getattr__(name: str) -> Any:
+    """The pydantic field types (:data:`_MODEL_TYPES`: ``Int64``, ``Count``...), built
+    the first time a model module imports one. pydantic's import costs 70-80 ms of CPU,
+    and the parsers above are used without it (the 2L transcript's plain check, issue
+    38): only the models pay for it."""
+    if name not in _MODEL_TYPES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}", name=name)
+    from pydantic import BeforeValidator, Field  # see above: only for the models
+
+    built: dict[str, Any] = {
+        "TriState": Annotated[bool | None, BeforeValidator(tristate)],
+        "Count": Annotated[int | None, BeforeValidator(count)],
+        "Int64": Annotated[int, Field(ge=MIN_INT64, le=MAX_INT64)],
+        "Rate": Annotated[float | None, BeforeValidator(rate)],
+        "Number": Annotated[float | None, BeforeValidator(number)],
+        "Text": Annotated[str | None, BeforeValidator(text)],
+        "Date": Annotated[dt.date | None, BeforeValidator(date)],
+        "Timestamp": Annotated[dt.datetime | None, BeforeValidator(timestamp)],
+    }
+    globals().update(built)
+    return built[name]

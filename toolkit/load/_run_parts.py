@@ -22,6 +22,7 @@ from toolkit.frames import (
     TICKS_SCHEMA,
 )
 from toolkit.io import edge
+from toolkit.io.yaml_plain import OUTSIDE, plain_yaml
 from toolkit.load._common import parse_json_bytes, validation_problem
 from toolkit.load._run_files import BATCH_FIELDS, plain_record
 from toolkit.load._run_listing import MAX_NUMBER, Listing
@@ -185,8 +186,11 @@ def _fetched(path: Path, blobs: Blobs) -> bytes:
 
 
 def _read_yaml(path: Path, blobs: Blobs) -> Any:
-    """A run's YAML file through the reading edge (decoding and YAML checks)."""
-    return edge.parse_yaml_text(edge.decode_text(_fetched(path, blobs), path), path)
+    """A run's YAML file through the reading edge (decoding and YAML checks); a plain
+    one (every ``universe.yaml`` token-world writes) without importing PyYAML."""
+    text = edge.decode_text(_fetched(path, blobs), path)
+    data = plain_yaml(text)
+    return edge.parse_yaml_text(text, path) if data is OUTSIDE else data
 
 
 def _config(

@@ -31,26 +31,27 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
-from pydantic import Field
 
 from toolkit.errors import InputError
 from toolkit.io import edge
 from toolkit.io.source import is_postgres_url
 from toolkit.load._common import parse_json_text
-from toolkit.load._fields import Int64
-from toolkit.load.discussion_base import (
-    Builder,
-    Discussion,
-    Lenient,
-    RoleModel,
-    read_time,
-    validate,
-)
+from toolkit.load._discussion_plain import plain_transcript
+from toolkit.load.discussion_base import Builder, Discussion, read_time
 from toolkit.load.discussion_postgres import since_time
 
 __all__ = ["Discussion", "load_discussion", "load_discussions"]
 
 SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
+#: A transcript's ``metadata.cost`` keys (all unknown when it has none).
+_COST_KEYS = (
+    "totalCost",
+    "totalInputTokens",
+    "totalCachedTokens",
+    "totalOutputTokens",
+    "cacheHitRate",
+    "avgCostPerTurn",
+)
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
@@ -88,100 +89,53 @@ def _check_names(b: Builder, game_id: str, names: set[str], used: Iterable[str |
 # ---------------------------------------------------------------------------
 
 
-class _Cost(Lenient):
-    totalCost: float | None = None
-    totalInputTokens: Int64 | None = None
-    totalCachedTokens: Int64 | None = None
-    totalOutputTokens: Int64 | None = None
-    cacheHitRate: float | str | None = None
-    avgCostPerTurn: float | None = None
-
-
-class _Metadata(Lenient):
-    playerCount: Int64 | None = None
-    mafiaCount: Int64 | None = None
-    villagerCount: Int64 | None = None
-    totalTurns: Int64 | None = None
-    durationSeconds: float | None = None
-    avgMessageLength: float | None = None
-    cost: _Cost | None = None
-
-
-class _TPlayer(RoleModel):
-    name: str = Field(min_length=1)
-    role: str
-    personality: str | None = None
-    isAlive: bool = True
-    position: Int64 | None = None
-
-
-class _TMessage(Lenient):
-    id: str | None = None
-    turn: Int64
-    roundNumber: Int64
-    playerName: str = Field(min_length=1)
-    message: str
-    timestamp: str | int | None = None
-    inReplyToId: str | None = None
-    inReplyToPlayer: str | None = None
-
-
-class _TVote(Lenient):
-    roundNumber: Int64
-    voterName: str = Field(min_length=1)
-    targetName: str | None = None
-    justification: str | None = None
-    timestamp: str | int | None = None
-
-
-def _no_votes() -> list[_TVote]:
-    # not ``default_factory=list``: pydantic reads the factory's signature, and for the
-    # built-in ``list`` that means parsing its text signature with ``tokenize``, whose
-    # regexes cost ~12 ms of CPU to compile on every discussion run (issue 38)
-    return []
-
-
-class _Transcript(Lenient):
-    gameId: str = Field(min_length=1)
-    timestamp: str | int | None = None
-    metadata: _Metadata = Field(default_factory=_Metadata)
-    players: list[_TPlayer]
-    messages: list[_TMessage]
-    votes: list[_TVote] = Field(default_factory=_no_votes)
-
-
 def _read_transcript(b: Builder, data: Mapping[str, Any]) -> None:
-    t: _Transcript = validate(_Transcript, data, b.path, "transcript")
-    gid = t.gameId
+    t = plain_transcript(data)
+    if t is None:  # not plainly well-formed: the models coerce or refuse in one line
+        t = _validated_transcript(b, data)
+    gid = t["gameId"]
     _add_transcript_game(b, t)
     _add_transcript_players(b, t)
     _add_transcript_messages(b, t)
     _add_transcript_votes(b, t)
-    names = {p.name for p in t.players}
+    names = {p["name"] for p in t["players"]}
     _check_names(
         b,
         gid,
         names,
-        [m.playerName for m in t.messages]
-        + [v.voterName for v in t.votes]
-        + [v.targetName for v in t.votes],
+        [m["playerName"] for m in t["messages"]]
+        + [v["voterName"] for v in t["votes"]]
+        + [v["targetName"] for v in t["votes"]],
     )
 
 
-def _add_transcript_game(b: Builder, t: _Transcript) -> None:
+def _validated_transcript(b: Builder, data: Mapping[str, Any]) -> dict[str, Any]:
+    """The transcript as its pydantic models read it (``model_dump`` form, as
+    :func:`~toolkit.load._discussion_plain.plain_transcript` gives it)."""
+    # pydantic and the transcript's models (~0.1 s of CPU, issue 38): only for a
+    # transcript the plain check does not vouch for
+    from toolkit.load._discussion_models import Transcript, validate
+
+    model: Any = validate(Transcript, data, b.path, "transcript")
+    dumped: dict[str, Any] = model.model_dump()
+    return dumped
+
+
+def _add_transcript_game(b: Builder, t: dict[str, Any]) -> None:
     """The game's row, its cost and cache hit rate (a warning when either is missing or
     was read leniently)."""
-    gid = t.gameId
-    cost = t.metadata.cost or _Cost()
+    gid = t["gameId"]
+    meta = t["metadata"]
+    cost = meta["cost"] or dict.fromkeys(_COST_KEYS)
     try:
-        rate, note = _cache_rate(cost.cacheHitRate)
+        rate, note = _cache_rate(cost["cacheHitRate"])
     except ValueError as exc:
         raise InputError(
-            b.path, "not a number", field="metadata.cost.cacheHitRate", value=cost.cacheHitRate
+            b.path, "not a number", field="metadata.cost.cacheHitRate", value=cost["cacheHitRate"]
         ) from exc
     if note:
         b.warnings.append(f"game {gid}: {note}")
-    if t.metadata.cost is None or cost.totalCost is None:
+    if meta["cost"] is None or cost["totalCost"] is None:
         b.warnings.append(f"game {gid}: no metadata cost; the budget check cannot be made")
     b.games.append(
         {
@@ -189,43 +143,43 @@ def _add_transcript_game(b: Builder, t: _Transcript) -> None:
             "source_kind": "transcript",
             "source_file": b.path,
             "status": None,
-            "round_number": max((m.roundNumber for m in t.messages), default=None),
-            "player_count": t.metadata.playerCount or len(t.players),
-            "created_at": read_time(t.timestamp, b.path, "timestamp"),
-            "total_turns": t.metadata.totalTurns,
-            "duration_seconds": t.metadata.durationSeconds,
-            "cost_usd": cost.totalCost,
-            "input_tokens": cost.totalInputTokens,
-            "cached_tokens": cost.totalCachedTokens,
-            "output_tokens": cost.totalOutputTokens,
+            "round_number": max((m["roundNumber"] for m in t["messages"]), default=None),
+            "player_count": meta["playerCount"] or len(t["players"]),
+            "created_at": read_time(t["timestamp"], b.path, "timestamp"),
+            "total_turns": meta["totalTurns"],
+            "duration_seconds": meta["durationSeconds"],
+            "cost_usd": cost["totalCost"],
+            "input_tokens": cost["totalInputTokens"],
+            "cached_tokens": cost["totalCachedTokens"],
+            "output_tokens": cost["totalOutputTokens"],
             "cache_hit_rate": rate,
         }
     )
 
 
-def _add_transcript_players(b: Builder, t: _Transcript) -> None:
+def _add_transcript_players(b: Builder, t: dict[str, Any]) -> None:
     """A row per player, in the transcript's order unless a position is given."""
-    gid = t.gameId
-    for i, p in enumerate(t.players):
+    gid = t["gameId"]
+    for i, p in enumerate(t["players"]):
         b.players.append(
             {
                 "game_id": gid,
-                "player_id": p.name,
-                "name": p.name,
-                "role": p.role,
-                "personality": p.personality,
-                "alive": p.isAlive,
-                "position": p.position if p.position is not None else i,
+                "player_id": p["name"],
+                "name": p["name"],
+                "role": p["role"],
+                "personality": p["personality"],
+                "alive": p["isAlive"],
+                "position": p["position"] if p["position"] is not None else i,
             }
         )
 
 
-def _add_transcript_messages(b: Builder, t: _Transcript) -> None:
+def _add_transcript_messages(b: Builder, t: dict[str, Any]) -> None:
     """A row per message; a message id used twice is read as ``<id>.<n>``, with a warning."""
-    gid = t.gameId
+    gid = t["gameId"]
     seen_ids: dict[str, int] = {}
-    for i, m in enumerate(t.messages):
-        mid = m.id or f"{gid}#t{m.turn}"
+    for i, m in enumerate(t["messages"]):
+        mid = m["id"] or f"{gid}#t{m['turn']}"
         seen_ids[mid] = seen_ids.get(mid, 0) + 1
         if seen_ids[mid] > 1:
             b.warnings.append(
@@ -236,29 +190,29 @@ def _add_transcript_messages(b: Builder, t: _Transcript) -> None:
             {
                 "game_id": gid,
                 "message_id": mid,
-                "turn": m.turn,
-                "round": m.roundNumber,
-                "speaker": m.playerName,
-                "text": m.message,
-                "in_reply_to": m.inReplyToId,
-                "in_reply_to_player": m.inReplyToPlayer,
-                "timestamp": read_time(m.timestamp, b.path, f"messages.{i}.timestamp"),
+                "turn": m["turn"],
+                "round": m["roundNumber"],
+                "speaker": m["playerName"],
+                "text": m["message"],
+                "in_reply_to": m["inReplyToId"],
+                "in_reply_to_player": m["inReplyToPlayer"],
+                "timestamp": read_time(m["timestamp"], b.path, f"messages.{i}.timestamp"),
             }
         )
 
 
-def _add_transcript_votes(b: Builder, t: _Transcript) -> None:
+def _add_transcript_votes(b: Builder, t: dict[str, Any]) -> None:
     """A row per vote."""
-    gid = t.gameId
-    for i, v in enumerate(t.votes):
+    gid = t["gameId"]
+    for i, v in enumerate(t["votes"]):
         b.votes.append(
             {
                 "game_id": gid,
-                "round": v.roundNumber,
-                "voter": v.voterName,
-                "target": v.targetName,
-                "justification": v.justification,
-                "timestamp": read_time(v.timestamp, b.path, f"votes.{i}.timestamp"),
+                "round": v["roundNumber"],
+                "voter": v["voterName"],
+                "target": v["targetName"],
+                "justification": v["justification"],
+                "timestamp": read_time(v["timestamp"], b.path, f"votes.{i}.timestamp"),
             }
         )
 

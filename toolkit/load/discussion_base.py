@@ -1,6 +1,7 @@
 """What every 2L reader shares (:mod:`toolkit.load.discussion`,
 :mod:`toolkit.load.discussion_db`): the :class:`Discussion` result, the :class:`Builder`
-rows are collected in, the lenient file-boundary models, and the timestamp parser."""
+rows are collected in, and the timestamp parser. The lenient file-boundary models are in
+:mod:`toolkit.load._discussion_models` (pydantic: imported only when a model is needed)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 import polars as pl
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from toolkit.errors import InputError
 from toolkit.frames import (
@@ -20,7 +20,7 @@ from toolkit.frames import (
 )
 from toolkit.summary import Shows, Summary, plural
 
-__all__ = ["Builder", "Discussion", "Lenient", "RoleModel", "parse_time", "read_time", "validate"]
+__all__ = ["Builder", "Discussion", "parse_time", "read_time"]
 
 
 # ---------------------------------------------------------------------------
@@ -139,29 +139,6 @@ def parse_time(value: Any) -> datetime | None:
         parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
         return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
     raise ValueError(f"not a timestamp: {value!r}")
-
-
-class Lenient(BaseModel):
-    """File-boundary models: unknown keys are kept out of the frames, never an error."""
-
-    model_config = ConfigDict(extra="ignore", populate_by_name=True)
-
-
-class RoleModel(Lenient):
-    @field_validator("role", mode="before", check_fields=False)
-    @classmethod
-    def _upper(cls, value: Any) -> Any:
-        return value.strip().upper() if isinstance(value, str) else value
-
-
-def validate(model: type[BaseModel], data: Any, path: str, where: str) -> Any:
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(p) for p in err["loc"])
-        field_name = f"{where}.{loc}" if loc else where
-        raise InputError(path, err["msg"], field=field_name, value=err.get("input")) from exc
 
 
 def read_time(value: Any, path: str, where: str) -> datetime | None:

@@ -15,8 +15,9 @@ from pydantic import Field
 
 from toolkit.errors import InputError
 from toolkit.io import edge
+from toolkit.load._discussion_models import Lenient, RoleModel, validate
 from toolkit.load._fields import Int64
-from toolkit.load.discussion_base import Builder, Lenient, RoleModel, read_time, validate
+from toolkit.load.discussion_base import Builder, read_time
 from toolkit.load.discussion_postgres import postgres_rows
 
 __all__ = ["read_export", "read_postgres", "read_sqlite"]

@@ -107,6 +107,12 @@ def _text(value: Any) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
 
 
+def _name(value: Any) -> str | None:
+    """An actor as written (dot-agents keeps it so and tells reviewers apart by the exact
+    string: ``" ana"`` is not ``"ana"``); ``None`` when blank, which it refuses."""
+    return value if isinstance(value, str) and value.strip() else None
+
+
 def _latest_edit(history: list[Any]) -> tuple[int, Mapping[str, Any]] | None:
     """The latest edit of a label: the last entry of its history, as dot-agents'
     ``Label.Latest`` takes it (history is append-only, oldest first), whatever its
@@ -157,7 +163,7 @@ def _label_row(
     at = line_of(("labels", index))
     if not isinstance(raw, Mapping):
         return None, (at, f"{where}: a label must be a mapping; skipped")
-    actor = _text(raw.get("actor"))
+    actor = _name(raw.get("actor"))
     if actor is None:
         return None, (at, f"{where}.actor={raw.get('actor')!r}: a label needs its actor; skipped")
     history = raw.get("history")
@@ -179,7 +185,7 @@ def _label_row(
         "admin_override": raw.get("admin_override") is True,
         "created_at": _time(raw.get("created_at")),
         "updated_at": _time(raw.get("updated_at")) or edited_at,
-        "edited_by": _text(edit.get("actor")) or actor,
+        "edited_by": _name(edit.get("actor")) or actor,
         "edited_role": _text(edit.get("role")) or role,
         "edited_at": edited_at,
         "edits": len(history) if isinstance(history, list) else 0,

@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from toolkit.io.edge import visible
 from toolkit.rubrics.compare.result import interval_adjustment
 from toolkit.summary import plural
 from toolkit.views.html import badge, table, text, wrap
 from toolkit.views.palette import swatch
-from toolkit.views.text import paint, wrap_item
+from toolkit.views.text import name_lines, paint, text_columns, wrap_item
 
 if TYPE_CHECKING:
     import altair as alt
@@ -149,10 +150,11 @@ def render_compare_text(
     name_w = _name_width(result, width)
     title, *heads = headline(result)
     a, b = result.labels
-    if width is not None and len(title) > width:  # long folder names: each on its own line
-        lines = [f"compare · {result.family} · B vs A:", f"  B={b}", f"  A={a}"]
+    if width is not None and text_columns(title) > width:  # long names: each on its own line
+        lines = [f"compare · {result.family} · B vs A:"]
+        lines += [*name_lines("  B=", b, width), *name_lines("  A=", a, width)]
     else:
-        lines = wrap_item(title, width, bullet="")
+        lines = wrap_item(visible(title), width, bullet="")  # a U+202E in a name: escaped
     lines += [line for head in heads for line in wrap_item(head, width, bullet="")]
     lines += ["", *_dimension_lines(result, name_w, colour)]
     lines += [line for leg in pass_legend(result) for line in wrap_item(leg, width, bullet="")]

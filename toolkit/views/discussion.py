@@ -11,7 +11,7 @@ from toolkit.epoch import epochs_of
 from toolkit.rubrics.discussion import Comparison, DiscussionReport, SuccessCheck
 from toolkit.scorecard import Scorecard
 from toolkit.views.charts import threshold_lines
-from toolkit.views.text import format_value, paint, render_text, wrap_item
+from toolkit.views.text import format_value, name_lines, paint, render_text, text_columns, wrap_item
 
 if TYPE_CHECKING:
     import altair as alt
@@ -185,8 +185,10 @@ def render_discussion_text(
     for c in report.scorecards:
         line = f"  {c.verdict:<15}{c.meta.get('passed_count')}/7  {c.subject}"
         by = "  (engagement by the judge)" if c.meta.get("engagement_source") == "judge" else ""
-        if width is not None and len(line + by) > width:  # a long game id: its own line
-            line = f"  {c.verdict:<15}{c.meta.get('passed_count')}/7{by}\n    {c.subject}"
+        if width is not None and text_columns(line + by) > width:  # a long game id: its own line
+            line = f"  {c.verdict:<15}{c.meta.get('passed_count')}/7{by}\n" + "\n".join(
+                name_lines("    ", c.subject, width)  # broken past the width, never cut
+            )
         else:
             line += by
         summary.append(line.replace(c.verdict, paint(c.verdict, c.verdict, colour), 1))

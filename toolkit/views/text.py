@@ -198,6 +198,82 @@ def _broken_name(name: str, width: int | None) -> list[str]:
     return [*lines, ("  " if lines else "") + rest]
 
 
+def text_columns(text: str) -> int:
+    """The columns ``text`` takes on a terminal: two for an East Asian wide character,
+    none for a combining mark, one for the rest (``wcwidth``, the width table terminals
+    follow); a control character (shown by :func:`visible` as its escape) counts none."""
+    if text.isascii():
+        return len(text)
+    # wcwidth's tables (~30 ms): only for a name that is not ASCII, never on the plain
+    # path of one run (tests/test_startup_imports.py)
+    from wcwidth import wcwidth
+
+    return sum(max(0, wcwidth(c)) for c in text)
+
+
+def name_lines(prefix: str, name: str, width: int | None) -> list[str]:
+    """``prefix`` and ``name`` (a run's folder, a game's id: :func:`visible`) on one line,
+    or, wider than ``width`` columns, the name broken after a ``/`` (else at the width)
+    onto lines indented as far as ``prefix``: every character kept, in order, and each
+    line within ``width`` measured in terminal columns (:func:`text_columns`)."""
+    name = visible(name)
+    if width is None or text_columns(prefix + name) <= width:
+        return [prefix + name]
+    pad = " " * text_columns(prefix)
+    room = max(1, width - len(pad))
+    lines: list[str] = []
+    rest = name
+    while text_columns(rest) > room:
+        fits, used = 0, 0
+        for c in rest:
+            used += text_columns(c)
+            if used > room:
+                break
+            fits += 1
+        fits = max(1, fits)  # a character wider than the room still takes a line
+        cut = rest.rfind("/", 0, fits) + 1 or fits
+        lines.append(rest[:cut])
+        rest = rest[cut:]
+    lines.append(rest)
+    return [prefix + lines[0], *(pad + line for line in lines[1:])]
+
+
+def wrap_columns(text: str, width: int, indent: int) -> list[str]:
+    """``text`` wrapped at spaces to ``width`` terminal columns (:func:`text_columns`:
+    a CJK character takes two), its continuation lines indented ``indent`` spaces; a word
+    wider than a line fills the line it starts on and goes on to the next, as ``textwrap``
+    breaks a long word: every character kept."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split(" "):
+        joined = f"{line} {word}" if line else (" " * indent if lines else "") + word
+        if text_columns(joined) <= width:
+            line = joined
+            continue
+        if text_columns(" " * indent + word) <= width:  # fits the next line whole
+            lines.append(line)
+            line = " " * indent + word
+            continue
+        while word and text_columns(joined) > width:  # a word wider than a line: break it
+            fits = max(len(joined) - len(word) + 1, _fitting(joined, width))
+            lines.append(joined[:fits].rstrip())
+            word = joined[fits:]
+            joined = " " * indent + word
+        line = joined
+    lines.append(line)
+    return lines
+
+
+def _fitting(text: str, room: int) -> int:
+    """How many leading characters of ``text`` fit ``room`` terminal columns."""
+    used = 0
+    for count, c in enumerate(text):
+        used += text_columns(c)
+        if used > room:
+            return count
+    return len(text)
+
+
 def render_text(
     card: Scorecard,
     *,
@@ -227,7 +303,11 @@ def render_text(
     """
     # A run's name, its details and warnings come from its files: an ESC or U+202E in
     # them is printed as its escape, never acted on by the terminal.
-    lines = wrap_line("", visible(card.title), width, 2)
+    title = visible(card.title)
+    if width is not None and not title.isascii():  # a wide (CJK) name: by columns
+        lines = wrap_columns(title, width, 2)
+    else:
+        lines = wrap_line("", title, width, 2)
     if thresholds:
         lines.append(f"rubric {card.rubric} {card.rubric_version}")
     name_width = max([len(n) for n in card.dimensions["name"].to_list()] + [10])

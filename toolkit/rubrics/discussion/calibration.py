@@ -4,7 +4,7 @@ ratings of the same games, as the calibration contract's long frame."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -14,8 +14,11 @@ from toolkit.load.discussion import Discussion
 from toolkit.load.ratings import RatingSource
 from toolkit.ratings.store import RatingStore
 from toolkit.rubrics.calibrate import DEFAULT_CALIBRATE_RUBRIC, CalibrateRubric
+from toolkit.rubrics.discussion._values import DEFAULT_VALUES as DEFAULT_DISCUSSION_SPEC
 from toolkit.rubrics.discussion.judge import JudgedDiscussion
-from toolkit.rubrics.discussion.spec import DEFAULT_DISCUSSION_SPEC, DiscussionSpec
+
+if TYPE_CHECKING:  # the rubric's pydantic models: only named in annotations
+    from toolkit.rubrics.discussion.spec import DiscussionSpec
 
 __all__ = [
     "CALIBRATED_METRICS",

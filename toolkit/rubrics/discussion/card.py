@@ -8,13 +8,14 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from toolkit.load.discussion import Discussion
+from toolkit.rubrics.discussion._values import METRIC_KEYS
 from toolkit.rubrics.discussion.schemas import FAIL, PASS
-from toolkit.rubrics.discussion.spec import METRIC_KEYS, DiscussionSpec
 from toolkit.rubrics.discussion.verdict import decide_verdict
 from toolkit.scorecard import NA, Dimension, Scorecard
 
 if TYPE_CHECKING:  # the judge's machinery is imported only when a judge is asked
     from toolkit.rubrics.discussion.judge import JudgedDiscussion
+    from toolkit.rubrics.discussion.spec import DiscussionSpec
 
 __all__ = ["game_card", "game_cards"]
 

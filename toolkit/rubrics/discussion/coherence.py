@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import polars as pl
 
-from toolkit.rubrics.discussion.spec import DiscussionSpec
 from toolkit.rubrics.discussion.text import WORD, mentions
+
+if TYPE_CHECKING:  # the rubric's pydantic models: only named in annotations
+    from toolkit.rubrics.discussion.spec import DiscussionSpec
 
 __all__ = ["coherence_evidence"]
 

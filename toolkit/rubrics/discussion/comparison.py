@@ -9,14 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from toolkit.rubrics.discussion._values import DEFAULT_VALUES as DEFAULT_DISCUSSION_SPEC
+from toolkit.rubrics.discussion._values import METRIC_KEYS
 from toolkit.rubrics.discussion.report import Games, report_cards
-from toolkit.rubrics.discussion.spec import DEFAULT_DISCUSSION_SPEC, METRIC_KEYS, DiscussionSpec
 from toolkit.scorecard import Scorecard
 from toolkit.summary import Shows, Summary
+
+if TYPE_CHECKING:  # the rubric's pydantic models: only named in annotations
+    from toolkit.rubrics.discussion.spec import DiscussionSpec
 
 __all__ = ["COMPARISON_SCHEMA", "Comparison", "compare"]
 

@@ -6,10 +6,13 @@ One expression per metric over the per-game tallies (:mod:`.tallies`), column-wi
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import polars as pl
 
-from toolkit.rubrics.discussion.spec import DiscussionSpec
+if TYPE_CHECKING:  # the rubric's pydantic models: only named in annotations
+    from toolkit.rubrics.discussion.spec import DiscussionSpec
+
 
 __all__ = ["CHECKED", "metric_detail"]
 

@@ -15,13 +15,15 @@ they were read from (a copied transcript keeps its digest, and so does one game 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from toolkit.epoch import Epoch, input_digest, rows_bytes
 from toolkit.load.discussion import Discussion
-from toolkit.rubrics.discussion.spec import DiscussionSpec
+
+if TYPE_CHECKING:  # the rubric's pydantic models: only named in annotations
+    from toolkit.rubrics.discussion.spec import DiscussionSpec
 
 __all__ = ["discussion_epoch", "game_digests"]
 

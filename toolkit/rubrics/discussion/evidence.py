@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import polars as pl
 
@@ -22,8 +23,10 @@ from toolkit.rubrics.discussion.memory import memory_references
 from toolkit.rubrics.discussion.repetition import phrase_uses
 from toolkit.rubrics.discussion.role import role_evidence
 from toolkit.rubrics.discussion.schemas import MESSAGE_EVIDENCE_SCHEMA
-from toolkit.rubrics.discussion.spec import DiscussionSpec
 from toolkit.rubrics.discussion.strategic import strategic_evidence
+
+if TYPE_CHECKING:  # the rubric's pydantic models: only named in annotations
+    from toolkit.rubrics.discussion.spec import DiscussionSpec
 
 __all__ = ["DiscussionEvidence", "gather_evidence", "ratings_frame"]
 

@@ -29,7 +29,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -47,14 +47,17 @@ from toolkit.judge import (
 )
 from toolkit.judge.epoch import judge_basis
 from toolkit.load.discussion import Discussion
+from toolkit.rubrics.discussion._values import DEFAULT_VALUES as DEFAULT_DISCUSSION_SPEC
 from toolkit.rubrics.discussion.judge_requests import JudgeItem, game_text, judge_items
 from toolkit.rubrics.discussion.judge_spec import (
     DEFAULT_DISCUSSION_JUDGE_SPEC,
     JUDGED_METRICS,
     DiscussionJudgeSpec,
 )
-from toolkit.rubrics.discussion.spec import DEFAULT_DISCUSSION_SPEC, DiscussionSpec
 from toolkit.summary import Shows, Summary, plural
+
+if TYPE_CHECKING:  # the rubric's pydantic models: only named in annotations
+    from toolkit.rubrics.discussion.spec import DiscussionSpec
 
 __all__ = [
     "JUDGED_ITEMS_SCHEMA",

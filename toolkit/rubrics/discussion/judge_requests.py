@@ -5,22 +5,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from toolkit.judge import JudgeRequest
 from toolkit.load.discussion import Discussion
+from toolkit.rubrics.discussion._values import DEFAULT_VALUES as DEFAULT_DISCUSSION_SPEC
 from toolkit.rubrics.discussion.judge_spec import (
     DEFAULT_DISCUSSION_JUDGE_SPEC,
     JUDGED_METRICS,
     DiscussionJudgeSpec,
 )
 from toolkit.rubrics.discussion.memory import memory_references
-from toolkit.rubrics.discussion.spec import (
-    DEFAULT_DISCUSSION_SPEC,
-    DiscussionSpec,
-    EngagementScale,
-)
+
+if TYPE_CHECKING:  # the rubric's pydantic models: only named in annotations
+    from toolkit.rubrics.discussion.spec import DiscussionSpec, EngagementScale
 
 __all__ = [
     "JudgeItem",

@@ -6,6 +6,8 @@ votes or the earlier messages, and given a verdict; a reviewer's label has the l
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import polars as pl
 
 from toolkit.rubrics.discussion.schemas import (
@@ -14,8 +16,10 @@ from toolkit.rubrics.discussion.schemas import (
     NEEDS_REVIEW,
     REFERENCE_SCHEMA,
 )
-from toolkit.rubrics.discussion.spec import DiscussionSpec, MemoryCues
 from toolkit.rubrics.discussion.text import SENTENCE, alternation, mentions
+
+if TYPE_CHECKING:  # the rubric's pydantic models: only named in annotations
+    from toolkit.rubrics.discussion.spec import DiscussionSpec, MemoryCues
 
 __all__ = ["memory_references"]
 

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import polars as pl
 
+from toolkit.rubrics.discussion._values import METRIC_KEYS
 from toolkit.rubrics.discussion.details import CHECKED, metric_detail
 from toolkit.rubrics.discussion.schemas import FAIL, METRIC_SCHEMA, PASS, PENDING
-from toolkit.rubrics.discussion.spec import METRIC_KEYS, DiscussionSpec
 from toolkit.scorecard import NA
+
+if TYPE_CHECKING:  # the rubric's pydantic models: only named in annotations
+    from toolkit.rubrics.discussion.spec import DiscussionSpec
 
 __all__ = ["metrics_frame"]
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from toolkit.rubrics.discussion.schemas import PHRASE_SCHEMA
-from toolkit.rubrics.discussion.spec import DiscussionSpec
 from toolkit.rubrics.discussion.text import WORD, stem
+
+if TYPE_CHECKING:  # the rubric's pydantic models: only named in annotations
+    from toolkit.rubrics.discussion.spec import DiscussionSpec
 
 __all__ = ["phrase_uses"]
 

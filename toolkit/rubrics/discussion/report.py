@@ -8,13 +8,15 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from toolkit.rubrics.discussion._values import DEFAULT_VALUES as DEFAULT_DISCUSSION_SPEC
+from toolkit.rubrics.discussion._values import METRIC_KEYS
 from toolkit.rubrics.discussion.evidence import DiscussionEvidence
-from toolkit.rubrics.discussion.spec import DEFAULT_DISCUSSION_SPEC, METRIC_KEYS, DiscussionSpec
 from toolkit.scorecard import Scorecard
 from toolkit.summary import Shows, Summary, plural
 
 if TYPE_CHECKING:  # the judge's machinery is imported only when a judge is asked
     from toolkit.rubrics.discussion.judge import JudgedDiscussion
+    from toolkit.rubrics.discussion.spec import DiscussionSpec
 
 __all__ = ["DiscussionReport", "Games", "report_cards"]
 

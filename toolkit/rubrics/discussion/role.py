@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import polars as pl
 
-from toolkit.rubrics.discussion.spec import DiscussionSpec, RoleCues
 from toolkit.rubrics.discussion.text import SENTENCE, alternation, cue_matches, mentions, with_roles
+
+if TYPE_CHECKING:  # the rubric's pydantic models: only named in annotations
+    from toolkit.rubrics.discussion.spec import DiscussionSpec, RoleCues
 
 __all__ = ["role_evidence"]
 

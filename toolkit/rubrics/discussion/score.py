@@ -14,17 +14,18 @@ import polars as pl
 from toolkit.epoch import stamp
 from toolkit.load.discussion import Discussion
 from toolkit.load.ratings import RatingSource
+from toolkit.rubrics.discussion._values import DEFAULT_VALUES as DEFAULT_DISCUSSION_SPEC
 from toolkit.rubrics.discussion.card import game_cards
 from toolkit.rubrics.discussion.epoch import discussion_epoch, game_digests
 from toolkit.rubrics.discussion.evidence import gather_evidence
 from toolkit.rubrics.discussion.labels import reviewer_labels
 from toolkit.rubrics.discussion.metrics import metrics_frame
 from toolkit.rubrics.discussion.report import DiscussionReport
-from toolkit.rubrics.discussion.spec import DEFAULT_DISCUSSION_SPEC, DiscussionSpec
 from toolkit.rubrics.discussion.tallies import fill_counts, game_tallies, judge_stands_in
 
 if TYPE_CHECKING:  # the judge's machinery is imported only when a judge is asked
     from toolkit.rubrics.discussion.judge import JudgedDiscussion
+    from toolkit.rubrics.discussion.spec import DiscussionSpec
 
 __all__ = ["score_discussion"]
 

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import polars as pl
 
-from toolkit.rubrics.discussion.spec import DiscussionSpec
 from toolkit.rubrics.discussion.text import stem, stem_regex
+
+if TYPE_CHECKING:  # the rubric's pydantic models: only named in annotations
+    from toolkit.rubrics.discussion.spec import DiscussionSpec
 
 __all__ = ["keyword_words", "strategic_evidence"]
 

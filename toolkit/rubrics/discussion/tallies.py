@@ -14,10 +14,10 @@ from toolkit.ratings.agreement import transcript_agreement
 from toolkit.rubrics.discussion.evidence import DiscussionEvidence
 from toolkit.rubrics.discussion.labels import apply_labels, signoffs
 from toolkit.rubrics.discussion.schemas import ACCURATE, INACCURATE, NEEDS_REVIEW
-from toolkit.rubrics.discussion.spec import DiscussionSpec
 
 if TYPE_CHECKING:  # the judge's machinery is imported only when a judge is asked
     from toolkit.rubrics.discussion.judge import JudgedDiscussion
+    from toolkit.rubrics.discussion.spec import DiscussionSpec
 
 __all__ = ["COUNT_COLUMNS", "fill_counts", "game_tallies", "judge_stands_in"]
 

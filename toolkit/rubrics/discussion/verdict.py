@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
+from toolkit.rubrics.discussion._values import DEFAULT_VALUES as DEFAULT_DISCUSSION_SPEC
 from toolkit.rubrics.discussion.schemas import FAIL, PASS, PENDING_RATING
-from toolkit.rubrics.discussion.spec import DEFAULT_DISCUSSION_SPEC, DiscussionSpec
 from toolkit.scorecard import NA
+
+if TYPE_CHECKING:  # the rubric's pydantic models: only named in annotations
+    from toolkit.rubrics.discussion.spec import DiscussionSpec
 
 __all__ = ["decide_verdict"]
 

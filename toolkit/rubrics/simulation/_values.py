@@ -155,7 +155,13 @@ class RubricValues:
         return bool(self.model_dump() == other.model_dump())  # type: ignore[attr-defined]
 
     def __hash__(self) -> int:
-        return hash(repr(self.model_dump()))
+        # as a frozen pydantic model hashes (its field values, in order, nested parts by
+        # their own hash; one field alone, itself): values equal to a model hash as it
+        # does, so either finds the other in a dict or a set
+        values = tuple(self._fields.values())
+        if len(values) == 1:
+            return hash(values[0])
+        return hash(values) if values else hash(0)
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Any:
         """The pydantic model these values stand for (``SimulationRubric``, or the part of

@@ -3,7 +3,8 @@
  * Data arrives as scripts that call window.__tk.* (data/manifest.js, data/index-N.js,
  * data/search-N.js, data/run/NNNNNN.js, data/transcript/NNNNNN.js: a transcript several
  * runs share, written once), so the site opens from file:// with no network.
- * Every text of a run is set with textContent: nothing from the data becomes HTML.
+ * Every text of a run is set with textContent: nothing from the data becomes HTML; a
+ * bidirectional embedding, override or isolate in it is shown as its escape (shown()).
  *
  * Routes (the hash): #  (the index)   #run/ID   #run/ID/dim/KEY   #run/ID/item/KEY
  *   #filter/COL/TEXT...   #compare   #calibration[/SECTION | /disagreements/GROUP/VALUE
@@ -49,29 +50,40 @@
   };
 
   // ------------------------------------------------------------------ helpers
+  /* The controls that reorder the text after them (embeddings, overrides, isolates:
+   * U+202A-U+202E, U+2066-U+2069): a run named "run<U+202E>evil.json" would read
+   * "runnosj.live" and reverse the rest of its line. Shown as their escape ("\u202e"),
+   * as the terminal output shows them (toolkit.io.edge.visible); the marks that only
+   * place a neutral character (LRM, RLM) and the joiners a script needs stay. */
+  var BIDI = /[\u202a-\u202e\u2066-\u2069]/g;
+  function shown(s) {
+    return String(s).replace(BIDI, function (c) { return "\\u" + c.charCodeAt(0).toString(16); });
+  }
+  var SHOWN_ATTRS = { title: true, "aria-label": true };  // read out or shown as a tooltip
   function el(tag, attrs, children) {
     var node = document.createElement(tag);
     if (attrs) {
       Object.keys(attrs).forEach(function (k) {
         var v = attrs[k];
         if (v === null || v === undefined || v === false) return;
-        if (k === "text") node.textContent = String(v);
+        if (k === "text") node.textContent = shown(v);
         else if (k === "class") node.className = v;
         else if (k.slice(0, 2) === "on") node.addEventListener(k.slice(2), v);
+        else if (SHOWN_ATTRS[k]) node.setAttribute(k, shown(v));
         else node.setAttribute(k, v === true ? "" : String(v));
       });
     }
     (children || []).forEach(function (c) {
       if (c === null || c === undefined) return;
-      node.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
+      node.appendChild(typeof c === "string" ? document.createTextNode(shown(c)) : c);
     });
     return node;
   }
   function svg(tag, attrs) {
     var node = document.createElementNS("http://www.w3.org/2000/svg", tag);
     Object.keys(attrs || {}).forEach(function (k) {
-      if (k === "text") node.textContent = String(attrs[k]);
-      else node.setAttribute(k, String(attrs[k]));
+      if (k === "text") node.textContent = shown(attrs[k]);
+      else node.setAttribute(k, SHOWN_ATTRS[k] ? shown(attrs[k]) : String(attrs[k]));
     });
     return node;
   }
@@ -262,7 +274,7 @@
   function setMain(nodes, title) {
     var m = main();
     m.replaceChildren.apply(m, nodes.filter(function (n) { return n !== null && n !== undefined; }));
-    document.title = title ? title + " · toolkit view" : "toolkit view";
+    document.title = title ? shown(title) + " · toolkit view" : "toolkit view";
   }
   function crumbs(parts) {
     var nav = document.getElementById("crumbs");

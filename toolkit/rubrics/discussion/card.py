@@ -17,7 +17,41 @@ if TYPE_CHECKING:  # the judge's machinery is imported only when a judge is aske
     from toolkit.rubrics.discussion.judge import JudgedDiscussion
     from toolkit.rubrics.discussion.spec import DiscussionSpec
 
-__all__ = ["game_card"]
+__all__ = ["game_card", "game_cards"]
+
+
+def game_cards(
+    game_ids: list[str],
+    metrics: pl.DataFrame,
+    table: pl.DataFrame,
+    discussion: Discussion,
+    spec: DiscussionSpec,
+    require_cost: bool = False,
+    judged: JudgedDiscussion | None = None,
+) -> list[Scorecard]:
+    """The scorecard of each game of ``game_ids``, in that order (as :func:`game_card`
+    of each): every frame is split by game once, not filtered once per game (four
+    queries a game before; issue 38)."""
+    rows_of = metrics.partition_by("game_id", as_dict=True, maintain_order=True)
+    facts_of = _first_rows(table)
+    game_of = _first_rows(discussion.games)
+    rounds_of = dict(
+        discussion.messages.group_by("game_id").agg(pl.col("round").n_unique()).iter_rows()
+    )
+    return [
+        _card(
+            gid,
+            rows_of.get((gid,), metrics.clear()),
+            facts_of[gid],
+            game_of[gid],
+            rounds_of.get(gid, 0),
+            discussion,
+            spec,
+            require_cost,
+            judged,
+        )
+        for gid in game_ids
+    ]
 
 
 def game_card(
@@ -30,8 +64,29 @@ def game_card(
     judged: JudgedDiscussion | None = None,
 ) -> Scorecard:
     """The scorecard of game ``gid`` from its metric rows and its tallies."""
-    rows = metrics.filter(pl.col("game_id") == gid)
-    facts: dict[str, Any] = table.filter(pl.col("game_id") == gid).row(0, named=True)
+    return game_cards([gid], metrics, table, discussion, spec, require_cost, judged)[0]
+
+
+def _first_rows(frame: pl.DataFrame) -> dict[str, dict[str, Any]]:
+    """Each game's first row of ``frame`` (named), by game id."""
+    first: dict[str, dict[str, Any]] = {}
+    for row in frame.iter_rows(named=True):
+        first.setdefault(row["game_id"], row)
+    return first
+
+
+def _card(
+    gid: str,
+    rows: pl.DataFrame,
+    facts: dict[str, Any],
+    game: dict[str, Any],
+    rounds: int,
+    discussion: Discussion,
+    spec: DiscussionSpec,
+    require_cost: bool,
+    judged: JudgedDiscussion | None,
+) -> Scorecard:
+    """The scorecard of game ``gid``: its metric rows, tallies, game row and rounds."""
     statuses = {r["key"]: r["status"] for r in rows.iter_rows(named=True)}
     engagement = facts["engagement"]
     by_judge = facts["engagement_source"] == "judge"
@@ -42,8 +97,6 @@ def game_card(
     if facts["messages"] == 0:
         reasons.insert(0, "no discussion messages: nothing to score")
     dims, informational = _dimensions(gid, rows, judged)
-    game = discussion.games.filter(pl.col("game_id") == gid).row(0, named=True)
-    rounds = discussion.messages.filter(pl.col("game_id") == gid)["round"].n_unique()
     warnings = _warnings(gid, discussion, game["source_file"], facts, by_judge)
     cost_text = "cost unknown" if cost is None else f"${cost:.2f}"
     round_word = "round" if rounds == 1 else "rounds"

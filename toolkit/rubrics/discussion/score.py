@@ -15,7 +15,7 @@ from toolkit.epoch import stamp
 from toolkit.load.discussion import Discussion
 from toolkit.load.ratings import RatingSource
 from toolkit.rubrics.discussion._values import DEFAULT_VALUES as DEFAULT_DISCUSSION_SPEC
-from toolkit.rubrics.discussion.card import game_card
+from toolkit.rubrics.discussion.card import game_cards
 from toolkit.rubrics.discussion.epoch import discussion_epoch, game_digests
 from toolkit.rubrics.discussion.evidence import gather_evidence
 from toolkit.rubrics.discussion.labels import reviewer_labels
@@ -90,12 +90,12 @@ def score_discussion(
                              require_cost=require_cost, engagement=engagement)  # fmt: skip
     digests = game_digests(discussion, evidence.ratings, labels)
     cards = [
-        stamp(
-            game_card(gid, metrics, table, discussion, spec, require_cost, judged),
-            epoch,
-            digests.get(gid),
+        stamp(card, epoch, digests.get(gid))
+        for gid, card in zip(
+            game_ids,
+            game_cards(game_ids, metrics, table, discussion, spec, require_cost, judged),
+            strict=True,
         )
-        for gid in game_ids
     ]
     return DiscussionReport(
         scorecards=cards,

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import polars as pl
 
-from toolkit.rubrics.discussion.text import stem_regex
+from toolkit.rubrics.discussion.text import stem, stem_regex
 
 if TYPE_CHECKING:  # the rubric's pydantic models: only named in annotations
     from toolkit.rubrics.discussion.spec import DiscussionSpec
 
-__all__ = ["strategic_evidence"]
+__all__ = ["keyword_words", "strategic_evidence"]
+
+#: ASCII word characters, one or more: a stem of these is word characters only.
+_ASCII_WORD = re.compile(r"[A-Za-z0-9_]+")
 
 
 def strategic_evidence(messages: pl.DataFrame, spec: DiscussionSpec) -> pl.DataFrame:
@@ -22,11 +27,34 @@ def strategic_evidence(messages: pl.DataFrame, spec: DiscussionSpec) -> pl.DataF
         ``strategic`` (bool).
     """
     words = [w for group in spec.strategic_keywords.values() for w in group]
-    pattern = stem_regex(words)
     return messages.with_columns(
-        pl.col("text")
-        .str.extract_all(pattern)
+        keyword_words(pl.col("text"), words)
         .list.eval(pl.element().str.to_lowercase())
         .list.unique(maintain_order=True)
         .alias("strategic_keywords")
     ).with_columns((pl.col("strategic_keywords").list.len() > 0).alias("strategic"))
+
+
+def keyword_words(text: pl.Expr, words: Sequence[str]) -> pl.Expr:
+    """The words of ``text`` (as written, in order) that start with a keyword's stem.
+
+    When every stem is one or more word characters (every keyword of the rubric), a
+    match of :func:`stem_regex`, ``(?i)\\b(?:stems)[\\w]*``, is exactly a maximal run
+    of word characters that starts with a stem: ``\\b`` before a word character is the
+    start of a run, and ``[\\w]*`` runs greedily to its end. So the runs are taken with
+    ``\\w+`` and kept when ``(?i)^(?:stems)`` matches them: the same words, about 5 ms
+    less CPU a process on the samples (the stems followed by ``[\\w]*`` cost 7-9 ms to
+    compile and 3-4 ms to run, the two simpler patterns about 1.5 ms; issue 38).
+    The runs are taken only when every stem is ASCII letters, digits and ``_`` (word
+    characters to any reading of ``\\w``; checked in Python, since asking the engine
+    costs another pattern's compile). Any other stem (a custom rubric's ``self-vote``
+    could match across runs; an empty one inside none; a non-ASCII one is left to the
+    engine), or none: the whole pattern, as before.
+    """
+    stems = [stem(w) for w in words]
+    if not stems or not all(_ASCII_WORD.fullmatch(s) for s in stems):
+        return text.str.extract_all(stem_regex(words))
+    prefix = r"(?i)^(?:" + "|".join(re.escape(s) for s in stems) + r")"
+    return text.str.extract_all(r"\w+").list.eval(
+        pl.element().filter(pl.element().str.contains(prefix))
+    )

@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from importlib import resources
 from typing import TYPE_CHECKING, Any, ClassVar, cast
+
+from toolkit.rubrics._plain_values import PlainValues
 
 if TYPE_CHECKING:
     from toolkit.rubrics.discussion.spec import DiscussionSpec
@@ -84,63 +86,22 @@ def spec_fingerprint(payload: dict[str, Any]) -> str:
 # ---------------------------------------------------------------------------
 
 
-def _dumped(value: Any, json_mode: bool) -> Any:
-    if isinstance(value, Values):
-        return value.model_dump(mode="json" if json_mode else "python")
-    if isinstance(value, dict):
-        return {k: _dumped(v, json_mode) for k, v in value.items()}
-    if isinstance(value, tuple):
-        items = [_dumped(v, json_mode) for v in value]
-        return items if json_mode else tuple(items)
-    return value
-
-
-class Values:
+class Values(PlainValues):
     """A read-only view of one part of the rubric's data: each key an attribute (a
     nested part a view of its own, as :attr:`_parts` says), ``model_dump`` as pydantic
-    writes it, compared by data as the model is."""
+    writes it, compared and hashed as the model is (:class:`PlainValues`)."""
 
-    __slots__ = ("_fields",)
+    __slots__ = ()
     #: How a key's data becomes its value (a nested view, a dict of views...).
     _parts: ClassVar[Mapping[str, Callable[[Any], Any]]] = {}
 
     def __init__(self, data: Mapping[str, Any]) -> None:
-        fields = {k: self._parts[k](v) if k in self._parts else v for k, v in data.items()}
-        object.__setattr__(self, "_fields", fields)
-
-    def __getattr__(self, name: str) -> Any:
-        if name == "_fields":  # not set yet (a copy being made): no recursion
-            raise AttributeError(name)
-        try:
-            return self._fields[name]
-        except KeyError:
-            raise AttributeError(name) from None
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"rubric values are read-only ({name})")
+        parts = self._parts
+        self._set("_fields", {k: parts[k](v) if k in parts else v for k, v in data.items()})
 
     def __reduce__(self) -> tuple[type[Values], tuple[dict[str, Any]]]:
         # pickled (a process pool) as its data, rebuilt by __init__
         return (type(self), (self.model_dump(),))
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.model_dump()!r})"
-
-    def __eq__(self, other: object) -> bool:
-        # as the model compares: by data (the model itself, a pickled copy of the values)
-        dump = getattr(other, "model_dump", None)
-        if not isinstance(other, Values) and not callable(dump):
-            return NotImplemented
-        return bool(self.model_dump() == other.model_dump())  # type: ignore[attr-defined]
-
-    def __hash__(self) -> int:
-        return hash(repr(self.model_dump()))
-
-    def model_dump(self, *, mode: str = "python", exclude: Iterable[str] = ()) -> dict[str, Any]:
-        """The data as pydantic's ``model_dump`` gives it (``mode="json"``: lists for
-        tuples), without the top-level keys in ``exclude``."""
-        skip = set(exclude)
-        return {k: _dumped(v, mode == "json") for k, v in self._fields.items() if k not in skip}
 
 
 class MetricValues(Values):

@@ -14,8 +14,10 @@ epoch of :data:`DEFAULT_VALUES` equals the model's.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
+
+from toolkit.rubrics._plain_values import PlainValues
 
 if TYPE_CHECKING:
     from toolkit.rubrics.simulation.spec import SimulationRubric, SubtypeSpec
@@ -99,20 +101,13 @@ def informational_dimensions(subtype: Any) -> list[str]:
     return ["novel_subtype_rate"] if subtype is not None and not subtype.verdict else []
 
 
-def _dumped(value: Any, json_mode: bool) -> Any:
-    if isinstance(value, RubricValues):
-        return value.model_dump(mode="json" if json_mode else "python")
-    if isinstance(value, tuple) and json_mode:
-        return [_dumped(v, json_mode) for v in value]
-    return value
-
-
-class RubricValues:
+class RubricValues(PlainValues):
     """A read-only view of rubric data: each key an attribute, each mapping a nested
     view, and the pydantic model's ``model_dump``, ``dimension_keys`` and
-    ``informational`` for the reads the scorers make."""
+    ``informational`` for the reads the scorers make (compared and hashed as the model
+    is: :class:`PlainValues`)."""
 
-    __slots__ = ("_fields", "_path", "_root")
+    __slots__ = ("_path", "_root")
 
     def __init__(
         self,
@@ -125,43 +120,13 @@ class RubricValues:
             k: RubricValues(v, root, (*_path, k)) if isinstance(v, Mapping) else v
             for k, v in data.items()
         }
-        object.__setattr__(self, "_fields", fields)
-        object.__setattr__(self, "_root", root)
-        object.__setattr__(self, "_path", _path)
-
-    def __getattr__(self, name: str) -> Any:
-        if name in self.__slots__:  # not set yet (a copy being made): no recursion
-            raise AttributeError(name)
-        try:
-            return self._fields[name]
-        except KeyError:
-            raise AttributeError(name) from None
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"rubric values are read-only ({name})")
+        self._set("_fields", fields)
+        self._set("_root", root)
+        self._set("_path", _path)
 
     def __reduce__(self) -> tuple[type[RubricValues], tuple[dict[str, Any]]]:
         # pickled (a Dask worker, a process pool) as its data, rebuilt by __init__
         return (RubricValues, (self.model_dump(),))
-
-    def __repr__(self) -> str:
-        return f"RubricValues({self.model_dump()!r})"
-
-    def __eq__(self, other: object) -> bool:
-        # as the model compares: by data (the model itself, a pickled copy of the values)
-        dump = getattr(other, "model_dump", None)
-        if not isinstance(other, RubricValues) and not callable(dump):
-            return NotImplemented
-        return bool(self.model_dump() == other.model_dump())  # type: ignore[attr-defined]
-
-    def __hash__(self) -> int:
-        # as a frozen pydantic model hashes (its field values, in order, nested parts by
-        # their own hash; one field alone, itself): values equal to a model hash as it
-        # does, so either finds the other in a dict or a set
-        values = tuple(self._fields.values())
-        if len(values) == 1:
-            return hash(values[0])
-        return hash(values) if values else hash(0)
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Any:
         """The pydantic model these values stand for (``SimulationRubric``, or the part of
@@ -177,12 +142,6 @@ class RubricValues:
         for key in self._path:
             model = getattr(model, key)
         return model.model_copy(update=update, deep=deep)
-
-    def model_dump(self, *, mode: str = "python", exclude: Iterable[str] = ()) -> dict[str, Any]:
-        """The data as pydantic's ``model_dump`` gives it (``mode="json"``: lists for
-        tuples), without the top-level keys in ``exclude``."""
-        skip = set(exclude)
-        return {k: _dumped(v, mode == "json") for k, v in self._fields.items() if k not in skip}
 
     def dimension_keys(self) -> list[str]:
         """The dimensions this rubric scores, in scorecard order."""

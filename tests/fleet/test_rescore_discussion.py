@@ -185,3 +185,20 @@ def test_bad_discussion_input_exits_2_with_one_line(
     assert code == 2 and out == ""
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("toolkit rescore: error:")
+
+
+def test_a_reports_own_rubric_is_taken_as_the_model_it_equals() -> None:
+    """``score_discussion`` without a spec reports the rubric as plain values (no pydantic
+    on the one-run path); handing that ``report.spec`` back to a rescore was read as a file
+    name and refused with "cannot read rubric file (File name too long)". The values give
+    the published model they equal, and the simulation rubric's values likewise."""
+    from toolkit.fleet.rescore import simulation_rubric
+    from toolkit.rubrics.discussion import score_discussion
+    from toolkit.rubrics.simulation import DEFAULT_RUBRIC
+    from toolkit.rubrics.simulation._values import DEFAULT_VALUES as SIMULATION_VALUES
+
+    report = score_discussion(load_discussions([GAMES]))
+    spec = discussion_rubric(report.spec)
+    assert type(spec).__name__ == "DiscussionSpec" and spec == PUBLISHED["1.2.0"]
+    assert simulation_rubric(SIMULATION_VALUES) == DEFAULT_RUBRIC
+    assert type(simulation_rubric(SIMULATION_VALUES)) is type(DEFAULT_RUBRIC)

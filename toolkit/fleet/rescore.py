@@ -35,6 +35,7 @@ from toolkit.io.source import open_source
 from toolkit.load.iterlog import IterationLog, load_iteration_log
 from toolkit.load.outcome_evidence import collect_outcome_evidence
 from toolkit.load.universe import Universe, load_runs
+from toolkit.rubrics._plain_values import PlainValues
 from toolkit.rubrics.outcome import (
     OutcomeResult,
     OutcomeRubric,
@@ -79,6 +80,8 @@ def simulation_rubric(spec: RubricArg) -> SimulationRubric:
         return DEFAULT_RUBRIC
     if isinstance(spec, SimulationRubric):
         return spec
+    if isinstance(spec, PlainValues):  # a scorecard's own rubric (``DEFAULT_VALUES``)
+        return SimulationRubric.model_validate(spec.model_dump())
     if isinstance(spec, OutcomeRubric):
         raise InputError(
             None, "an outcome rubric for simulation runs", field="--rubric", value=spec.version

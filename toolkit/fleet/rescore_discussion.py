@@ -27,6 +27,7 @@ from toolkit.judge import Judge, JudgeRequest, JudgeResult, judge_from_spec
 from toolkit.judge.epoch import judge_basis
 from toolkit.load.discussion import Discussion, load_discussions
 from toolkit.load.ratings import RatingSource, open_rating_source
+from toolkit.rubrics._plain_values import PlainValues
 from toolkit.rubrics.discussion import (
     DEFAULT_DISCUSSION_SPEC,
     DiscussionReport,
@@ -67,6 +68,8 @@ def discussion_rubric(spec: DiscussionRubricArg) -> DiscussionSpec:
         return DEFAULT_DISCUSSION_SPEC
     if isinstance(spec, DiscussionSpec):
         return spec
+    if isinstance(spec, PlainValues):  # a report's own rubric (``report.spec``)
+        return DiscussionSpec.model_validate(spec.model_dump())
     match = _VERSION.match(spec.strip()) if isinstance(spec, str) else None
     if match is not None and not Path(str(spec)).exists():
         version = match.group(2)

@@ -13,14 +13,13 @@ are the same listings.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from conftest import SAMPLE_RUNS
+from test_accel_read import reader as listing  # the C reader and listing on or off
 
 from toolkit.io import edge
 from toolkit.io.source import open_source
@@ -29,17 +28,6 @@ from toolkit.load import _run_listing
 _readpack = pytest.importorskip("toolkit.io._readpack")
 if not hasattr(_readpack, "regular_names"):
     pytest.skip("the C listing is not built here", allow_module_level=True)
-
-
-@contextlib.contextmanager
-def listing(on: bool) -> Iterator[None]:
-    """The C listing (with the C reader) on or off for the block."""
-    was = edge.PACK_ACCEL
-    edge.PACK_ACCEL = on
-    try:
-        yield
-    finally:
-        edge.PACK_ACCEL = was
 
 
 def _pure(folder: Path) -> list[str] | None:

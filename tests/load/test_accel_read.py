@@ -38,7 +38,7 @@ needs_reader = pytest.mark.skipif(
 
 @contextlib.contextmanager
 def reader(on: bool) -> Iterator[None]:
-    """The C reader on or off for the block."""
+    """The C reader (and the C listing: one switch) on or off for the block."""
     was = edge.PACK_ACCEL
     edge.PACK_ACCEL = on
     try:

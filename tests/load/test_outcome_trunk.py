@@ -6,12 +6,11 @@ branch the commit was looked for on."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import polars as pl
 import pytest
+from test_outcome_evidence import git  # a commit-making git with a fixed identity
 
 from toolkit import (
     GitRepo,
@@ -20,24 +19,6 @@ from toolkit import (
     load_outcome_rubric,
     score_outcome,
 )
-
-
-def git(repo: Path, *args: str) -> str:
-    env = {
-        **os.environ,
-        "GIT_CONFIG_GLOBAL": os.devnull,
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.com",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.com",
-        "GIT_AUTHOR_DATE": "2026-06-02T09:00:00Z",
-        "GIT_COMMITTER_DATE": "2026-06-02T09:00:00Z",
-    }
-    done = subprocess.run(
-        ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True, env=env
-    )
-    return done.stdout.strip()
 
 
 def _repo(path: Path, branch: str, *others: str) -> Path:

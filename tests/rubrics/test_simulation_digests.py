@@ -16,7 +16,7 @@ from toolkit.epoch import input_digest, rows_bytes
 from toolkit.rubrics.simulation.digests import input_digests, run_rows_bytes
 
 
-def _reference(universe: tk.Universe) -> dict[str, str]:
+def reference_digests(universe: tk.Universe) -> dict[str, str]:
     """The definition, run by run: each frame's rows of the slug, without the columns
     naming where a row was read from, as JSON lines."""
     slugs = set(universe.slugs)
@@ -37,7 +37,7 @@ def _reference(universe: tk.Universe) -> dict[str, str]:
 @pytest.mark.parametrize("chunk_rows", [1, 97, 8_192])
 def test_each_runs_digest_is_the_digest_of_its_own_rows(folder: str, chunk_rows: int) -> None:
     universe = tk.load_universes(SAMPLE_RUNS / folder / "*")
-    expected = _reference(universe)
+    expected = reference_digests(universe)
     assert input_digests(universe, chunk_rows) == expected
     assert len(set(expected.values())) == len(universe.slugs) >= 3  # a digest a run
 
@@ -51,7 +51,7 @@ def test_runs_whose_rows_are_apart_keep_the_digest_of_their_rows_in_order() -> N
         checkpoints=universe.checkpoints.sort("tick", maintain_order=True),
     )
     assert apart.ticks["slug"].rle_id().max() + 1 > len(apart.slugs)  # really apart
-    assert input_digests(apart, 50) == input_digests(universe) == _reference(universe)
+    assert input_digests(apart, 50) == input_digests(universe) == reference_digests(universe)
 
 
 def test_a_run_without_rows_gets_the_digest_of_nothing() -> None:

@@ -16,9 +16,10 @@ from conftest import SAMPLE_RUNS
 from hypothesis import HealthCheck, given, settings
 from polars.exceptions import PanicException
 from polars.testing.parametric import column, dataframes
+from test_simulation_digests import reference_digests  # the digest's definition, run by run
 
 import toolkit as tk
-from toolkit.epoch import input_digest, rows_bytes
+from toolkit.epoch import rows_bytes
 from toolkit.rubrics.simulation import digests
 
 _rowsjson = pytest.importorskip("toolkit.rubrics.simulation._rowsjson")
@@ -49,23 +50,6 @@ def assert_as_polars(frame: pl.DataFrame) -> None:
     text, ends = c_lines(frame)
     assert text == frame.write_ndjson().encode("utf-8")
     assert ends == [i + 1 for i, b in enumerate(text) if b == 0x0A]  # each line's end
-
-
-def _reference(universe: tk.Universe) -> dict[str, str]:
-    """The digest's definition, run by run, through Polars' writer: each frame's rows of
-    the slug, without the columns naming where a row was read from, as JSON lines."""
-    slugs = set(universe.slugs)
-    parts: dict[str, list[tuple[str, bytes]]] = {}
-    for name in ("ticks", "batches", "checkpoints"):
-        frame = getattr(universe, name)
-        if "slug" not in frame.columns:
-            continue
-        slugs |= set(frame["slug"].unique().to_list())
-        kept = [c for c in frame.columns if c != "path" and not c.endswith(("_file", "_path"))]
-        for slug in frame["slug"].unique().to_list():
-            rows = frame.filter(pl.col("slug") == slug).select(kept)
-            parts.setdefault(slug, []).append((name, rows_bytes(rows)))
-    return {slug: input_digest(parts.get(slug, [])) for slug in slugs}
 
 
 def test_a_row_is_written_as_json_by_hand() -> None:
@@ -210,7 +194,7 @@ def test_digests_are_the_definitions_with_the_writer_on_or_off(
     writer: bool, chunk_rows: int
 ) -> None:
     universe = tk.load_universes(SAMPLE_RUNS / "universes" / "*")
-    expected = _reference(universe)
+    expected = reference_digests(universe)
     assert digests.input_digests(universe, chunk_rows) == expected
 
 
@@ -221,7 +205,7 @@ def test_shuffled_rows_keep_each_runs_digest_of_its_rows_in_order(writer: bool) 
     random.Random(7).shuffle(order)
     shuffled = dataclasses.replace(universe, ticks=universe.ticks[order])
     assert shuffled.ticks["slug"].rle_id().max() + 1 > len(shuffled.slugs)  # really apart
-    assert digests.input_digests(shuffled, 50) == _reference(shuffled)
+    assert digests.input_digests(shuffled, 50) == reference_digests(shuffled)
 
 
 @pytest.mark.parametrize("writer", [True, False], indirect=True)
@@ -229,4 +213,4 @@ def test_a_frame_with_a_type_left_to_polars_keeps_the_definitions_digest(writer:
     universe = tk.load_universes(SAMPLE_RUNS / "universes" / "*")
     dated = universe.ticks.with_columns(day=pl.lit(dt.date(2026, 11, 28)), naive=pl.lit(1.5))
     changed = dataclasses.replace(universe, ticks=dated)
-    assert digests.input_digests(changed) == _reference(changed)
+    assert digests.input_digests(changed) == reference_digests(changed)

@@ -224,13 +224,7 @@ def name_lines(prefix: str, name: str, width: int | None) -> list[str]:
     lines: list[str] = []
     rest = name
     while text_columns(rest) > room:
-        fits, used = 0, 0
-        for c in rest:
-            used += text_columns(c)
-            if used > room:
-                break
-            fits += 1
-        fits = max(1, fits)  # a character wider than the room still takes a line
+        fits = max(1, _fitting(rest, room))  # a character wider than the room takes a line
         cut = rest.rfind("/", 0, fits) + 1 or fits
         lines.append(rest[:cut])
         rest = rest[cut:]

@@ -56,7 +56,7 @@ def game_tallies(
     games: pl.DataFrame,
     evidence: DiscussionEvidence,
     phrase_counts: pl.DataFrame,
-    overridden: list[pl.DataFrame],
+    overridden: list[pl.DataFrame | pl.LazyFrame],
     labels: pl.DataFrame | None,
     spec: DiscussionSpec,
     judged: JudgedDiscussion | None = None,

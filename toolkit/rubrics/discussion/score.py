@@ -86,8 +86,9 @@ def score_discussion(
         discussion.games, evidence, phrase_counts, overridden, labels, spec, stands_in
     )
     metrics = metrics_frame(table, spec, game_ids)
+    # the epoch hashed once, not once a card
     epoch = discussion_epoch(spec, judged.basis if judged is not None else None,
-                             require_cost=require_cost, engagement=engagement)  # fmt: skip
+                             require_cost=require_cost, engagement=engagement).id  # fmt: skip
     digests = game_digests(discussion, evidence.ratings, labels)
     cards = [
         stamp(card, epoch, digests.get(gid))

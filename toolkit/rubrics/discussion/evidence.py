@@ -110,4 +110,9 @@ def ratings_frame(
     if ratings is None:
         return pl.DataFrame(schema=DISCUSSION_RATINGS_SCHEMA)
     frame = ratings if isinstance(ratings, pl.DataFrame) else ratings.ratings(game_ids)
-    return frame.select(list(DISCUSSION_RATINGS_SCHEMA)).cast(DISCUSSION_RATINGS_SCHEMA)  # type: ignore[arg-type]
+    return (  # one query on the in-memory engine, as in _message_evidence
+        frame.lazy()
+        .select(list(DISCUSSION_RATINGS_SCHEMA))
+        .cast(DISCUSSION_RATINGS_SCHEMA)  # type: ignore[arg-type]
+        .collect(engine="in-memory")
+    )

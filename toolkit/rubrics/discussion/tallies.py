@@ -180,11 +180,11 @@ def _diversity_tallies(
     )
     if _has_rows(labels):
         labelled, div_over = apply_labels(
-            speakers.collect(engine=ENGINE), labels, "diversity", "_unique", False
+            speakers.collect(engine=ENGINE), labels, "diversity", "_unique", invert=False
         )
         speakers = labelled.lazy()
     else:  # nothing to lay over: only apply_labels' (empty) overridden counts are needed
-        _, div_over = apply_labels(pl.DataFrame(), labels, "diversity", "_unique", False)
+        _, div_over = apply_labels(pl.DataFrame(), labels, "diversity", "_unique", invert=False)
     div_stats = speakers.group_by("game_id").agg(
         pl.len().alias("speakers"),
         pl.col("_unique").sum().alias("unique"),

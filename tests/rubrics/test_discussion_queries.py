@@ -26,8 +26,11 @@ from toolkit.frames import (
 )
 from toolkit.load.discussion import Discussion, load_discussion
 from toolkit.rubrics.discussion import DEFAULT_DISCUSSION_SPEC, score_discussion
+from toolkit.rubrics.discussion.card import game_cards
 from toolkit.rubrics.discussion.coherence import coherence_evidence
+from toolkit.rubrics.discussion.evidence import gather_evidence
 from toolkit.rubrics.discussion.strategic import keyword_words, strategic_evidence
+from toolkit.rubrics.discussion.tallies import game_tallies
 from toolkit.rubrics.discussion.text import stem
 
 #: Characters of the generated texts and whether each is a word character (Unicode's
@@ -259,6 +262,26 @@ def test_each_card_reads_its_own_game_in_load_order() -> None:
     assert a.title == "Game a · 0 messages, 0 rounds · cost unknown"
     assert a.meta["reasons"][0] == "no discussion messages: nothing to score"
     assert a.meta["source_file"] == "a.json"
+
+
+def test_a_cards_rows_are_its_games_whether_together_or_interleaved() -> None:
+    """The cards slice each game's rows where they are together (as the metrics frame
+    holds them) and split the frame by game where they are not: either way a card's
+    dimensions are its game's rows, in their order (the frame filtered by game)."""
+    discussion = _two_games()
+    report = score_discussion(discussion)
+    table = report.metrics  # games b then a, each game's seven rows together
+    interleaved = table.with_row_index("_i").sort(pl.col("_i") % 7, "_i").drop("_i")
+    assert interleaved["game_id"].to_list()[:4] == ["b", "a", "b", "a"]
+    spec = DEFAULT_DISCUSSION_SPEC
+    evidence, phrase_counts, overridden = gather_evidence(discussion, spec, None, None, ["b", "a"])
+    tallies = game_tallies(discussion.games, evidence, phrase_counts, overridden, None, spec)
+    for metrics in (table, interleaved):
+        cards = game_cards(["b", "a"], metrics, tallies, discussion, spec)
+        for card in cards:
+            own = table.filter(pl.col("game_id") == card.subject)
+            assert card.dimensions["dimension"].to_list() == own["key"].to_list()
+            assert card.dimensions["value"].to_list() == own["score"].to_list()
 
 
 # --- coherence: every (message, previous speaker) pair asked in one expression -------------

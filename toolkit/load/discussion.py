@@ -37,7 +37,7 @@ from toolkit.io import edge
 from toolkit.io.source import is_postgres_url
 from toolkit.load._common import parse_json_text
 from toolkit.load._discussion_plain import plain_transcript
-from toolkit.load.discussion_base import Builder, Discussion, read_time
+from toolkit.load.discussion_base import Builder, Discussion, build_all, read_time
 from toolkit.load.discussion_postgres import since_time
 
 __all__ = ["Discussion", "load_discussion", "load_discussions"]
@@ -327,7 +327,7 @@ def load_discussions(
     """
     wanted = [games] if isinstance(games, str) else list(games)
     after = since_time(since)
-    parts: list[Discussion] = []
+    parts: list[Builder] = []
     seen: dict[str, str] = {}
     skipped: list[str] = []
     for raw in paths:
@@ -348,8 +348,9 @@ def load_discussions(
     return _only(_stacked(parts, skipped), wanted, after)
 
 
-def _add_part(parts: list[Discussion], seen: dict[str, str], b: Builder, where: str) -> None:
-    """Add one file's (or database's) games, refusing a game id loaded twice."""
+def _add_part(parts: list[Builder], seen: dict[str, str], b: Builder, where: str) -> None:
+    """Add one file's (or database's) games, refusing a game id loaded twice (built into
+    frames with the others', once: :func:`_stacked`)."""
     for g in b.games:
         if g["game_id"] in seen:
             raise InputError(
@@ -359,7 +360,7 @@ def _add_part(parts: list[Discussion], seen: dict[str, str], b: Builder, where: 
                 value=g["game_id"],
             )
         seen[g["game_id"]] = where
-    parts.append(b.build())
+    parts.append(b)
 
 
 def _only(d: Discussion, games: Sequence[str], since: datetime | None) -> Discussion:
@@ -387,11 +388,12 @@ def _only(d: Discussion, games: Sequence[str], since: datetime | None) -> Discus
     )
 
 
-def _stacked(parts: Sequence[Discussion], skipped: Sequence[str]) -> Discussion:
+def _stacked(parts: Sequence[Builder], skipped: Sequence[str]) -> Discussion:
+    built = build_all(parts)
     return Discussion(
-        games=pl.concat([p.games for p in parts]),
-        players=pl.concat([p.players for p in parts]),
-        messages=pl.concat([p.messages for p in parts]),
-        votes=pl.concat([p.votes for p in parts]),
-        warnings=(*skipped, *(w for p in parts for w in p.warnings)),
+        games=built.games,
+        players=built.players,
+        messages=built.messages,
+        votes=built.votes,
+        warnings=(*skipped, *built.warnings),
     )

@@ -32,7 +32,7 @@ def game_cards(
     """The scorecard of each game of ``game_ids``, in that order (as :func:`game_card`
     of each): every frame is split by game once, not filtered once per game (four
     queries a game before; issue 38)."""
-    rows_of = metrics.partition_by("game_id", as_dict=True, maintain_order=True)
+    rows_of = _rows_by_game(metrics)
     facts_of = _first_rows(table)
     game_of = _first_rows(discussion.games)
     rounds_of = dict(
@@ -41,7 +41,7 @@ def game_cards(
     return [
         _card(
             gid,
-            rows_of.get((gid,), metrics.clear()),
+            rows_of.get(gid, metrics.clear()),
             facts_of[gid],
             game_of[gid],
             rounds_of.get(gid, 0),
@@ -65,6 +65,20 @@ def game_card(
 ) -> Scorecard:
     """The scorecard of game ``gid`` from its metric rows and its tallies."""
     return game_cards([gid], metrics, table, discussion, spec, require_cost, judged)[0]
+
+
+def _rows_by_game(metrics: pl.DataFrame) -> dict[str | None, pl.DataFrame]:
+    """Each game's rows of ``metrics``, by game id: a slice of the frame where they are
+    together (as :func:`~.metrics.metrics_frame` writes them: no query, where a
+    ``partition_by`` is one a game; issue 38), else a ``partition_by``."""
+    spans: dict[str | None, list[int]] = {}
+    for i, gid in enumerate(metrics.get_column("game_id").to_list()):
+        span = spans.setdefault(gid, [i, 0])
+        if span[0] + span[1] != i:  # a game's rows apart: split the frame by game
+            parts = metrics.partition_by("game_id", as_dict=True, maintain_order=True)
+            return {key[0]: part for key, part in parts.items()}
+        span[1] += 1
+    return {gid: metrics.slice(start, n) for gid, (start, n) in spans.items()}
 
 
 def _first_rows(frame: pl.DataFrame) -> dict[str, dict[str, Any]]:

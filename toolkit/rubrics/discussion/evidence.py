@@ -57,19 +57,21 @@ def gather_evidence(
     labels: pl.DataFrame | None,
     ratings: RatingSource | pl.DataFrame | None,
     game_ids: Sequence[str],
-) -> tuple[DiscussionEvidence, pl.DataFrame, list[pl.DataFrame]]:
+) -> tuple[DiscussionEvidence, pl.DataFrame, list[pl.DataFrame | pl.LazyFrame]]:
     """Every metric's evidence over the games of ``discussion``.
 
     Returns:
         ``(evidence, phrase_counts, overridden)``: the evidence; per game the counted
         phrases and repeats (:func:`phrase_uses`); per game the strategic, role and
-        memory readings a reviewer's label changed (``<kind>_overridden``), one frame each.
+        memory readings a reviewer's label changed (``<kind>_overridden``), one frame each
+        (the memory one a lazy frame, run in :func:`~.tallies.game_tallies`' query).
     """
     msgs = discussion.messages
     ev, overridden = _message_evidence(msgs, discussion.players, spec, labels)
     refs = memory_references(msgs, discussion.players, discussion.votes, spec, labels)
-    mem_over = (
-        refs.filter(pl.col("reason").str.starts_with("labelled by a reviewer"))
+    mem_over = (  # lazy: run in the tallies' query (issue 38)
+        refs.lazy()
+        .filter(pl.col("reason").str.starts_with("labelled by a reviewer"))
         .group_by("game_id")
         .agg(pl.len().alias("memory_overridden"))
     )
@@ -90,7 +92,13 @@ def _message_evidence(
     ev = role_evidence(coherence_evidence(strategic_evidence(messages, spec), spec), players, spec)
     ev, strat_over = apply_labels(ev, labels, "strategic", "strategic", invert=False)
     ev, role_over = apply_labels(ev, labels, "role", "role_break", invert=True)
-    ev = ev.select(list(MESSAGE_EVIDENCE_SCHEMA)).cast(MESSAGE_EVIDENCE_SCHEMA)  # type: ignore[arg-type]
+    # one query on the in-memory engine (the eager steps' own), not a select and a cast
+    ev = (
+        ev.lazy()
+        .select(list(MESSAGE_EVIDENCE_SCHEMA))
+        .cast(MESSAGE_EVIDENCE_SCHEMA)  # type: ignore[arg-type]
+        .collect(engine="in-memory")
+    )
     return ev, [strat_over, role_over]
 
 
@@ -102,4 +110,9 @@ def ratings_frame(
     if ratings is None:
         return pl.DataFrame(schema=DISCUSSION_RATINGS_SCHEMA)
     frame = ratings if isinstance(ratings, pl.DataFrame) else ratings.ratings(game_ids)
-    return frame.select(list(DISCUSSION_RATINGS_SCHEMA)).cast(DISCUSSION_RATINGS_SCHEMA)  # type: ignore[arg-type]
+    return (  # one query on the in-memory engine, as in _message_evidence
+        frame.lazy()
+        .select(list(DISCUSSION_RATINGS_SCHEMA))
+        .cast(DISCUSSION_RATINGS_SCHEMA)  # type: ignore[arg-type]
+        .collect(engine="in-memory")
+    )

@@ -21,7 +21,7 @@ from toolkit.rubrics.discussion.evidence import gather_evidence
 from toolkit.rubrics.discussion.labels import reviewer_labels
 from toolkit.rubrics.discussion.metrics import metrics_frame
 from toolkit.rubrics.discussion.report import DiscussionReport
-from toolkit.rubrics.discussion.tallies import fill_counts, game_tallies, judge_stands_in
+from toolkit.rubrics.discussion.tallies import game_tallies
 
 if TYPE_CHECKING:  # the judge's machinery is imported only when a judge is asked
     from toolkit.rubrics.discussion.judge import JudgedDiscussion
@@ -81,13 +81,14 @@ def score_discussion(
     evidence, phrase_counts, overridden = gather_evidence(
         discussion, spec, labels, ratings, game_ids
     )
-    table = game_tallies(discussion.games, evidence, phrase_counts, overridden, labels, spec)
-    if engagement == "judge" and judged is not None:
-        table = judge_stands_in(table, judged)
-    table = fill_counts(table)
+    stands_in = judged if engagement == "judge" else None
+    table = game_tallies(
+        discussion.games, evidence, phrase_counts, overridden, labels, spec, stands_in
+    )
     metrics = metrics_frame(table, spec, game_ids)
+    # the epoch hashed once, not once a card
     epoch = discussion_epoch(spec, judged.basis if judged is not None else None,
-                             require_cost=require_cost, engagement=engagement)  # fmt: skip
+                             require_cost=require_cost, engagement=engagement).id  # fmt: skip
     digests = game_digests(discussion, evidence.ratings, labels)
     cards = [
         stamp(card, epoch, digests.get(gid))

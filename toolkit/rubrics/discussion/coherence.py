@@ -85,12 +85,18 @@ def coherence_evidence(messages: pl.DataFrame, spec: DiscussionSpec) -> pl.DataF
 
 def _names_previous(messages: pl.DataFrame, n: int) -> list[pl.Series]:
     """``_named1`` .. ``_named<n>``: whether each message names the speaker ``k``
-    messages before it in its game (:func:`mentions`).
+    messages before it in its game (:func:`mentions`; null where :func:`mentions` is
+    False for a null text or name: ``when`` reads both alike).
 
     Asked once over every (message, previous speaker) pair, not once per ``k``: the
     ``n`` expressions of one query run on different threads, and each thread compiled
     every player's name pattern again (Polars keeps compiled patterns per thread): about
     5 ms of the coherence query's 13 on the samples (issue 38).
+
+    The names' own ``\\b(?i:name)\\b`` patterns also tell which names start and end with
+    a word character (:func:`_word_bounded`), in the same expression: no pattern of a
+    Unicode class to compile. When every name does, the answer is that pattern's match;
+    otherwise :func:`mentions` as a whole.
     """
     if n < 1:
         return []
@@ -100,5 +106,26 @@ def _names_previous(messages: pl.DataFrame, n: int) -> list[pl.Series]:
             "_prev"
         ),
     ).explode("_prev")  # n rows a message, in order: k = 1 .. n
-    named = pairs.select(mentions(pl.col("text"), pl.col("_prev"))).to_series()
+    text, name = pl.col("text"), pl.col("_prev")
+    bounded = _word_bounded(name)
+    # one column: the texts against their names' patterns, then the names against their own
+    both = pairs.select(text.append(name).str.contains(bounded.append(bounded))).to_series()
+    rows = pairs.height
+    if both.slice(rows).all(ignore_nulls=True):
+        named = both.slice(0, rows)
+    else:
+        named = pairs.select(mentions(text, name)).to_series()
     return [named.gather_every(n, offset=k - 1).alias(f"_named{k}") for k in range(1, n + 1)]
+
+
+def _word_bounded(name: pl.Expr) -> pl.Expr:
+    """``\\b(?i:<name, escaped>)\\b``: ``name`` as a whole word, case-insensitively.
+
+    Matched against ``name`` itself it says whether ``name`` starts and ends with a word
+    character: a match of the escaped literal has as many characters as the name, so
+    it can only be the whole name, and ``\\b`` holds at the start of a text before a
+    word character and at its end after one. (An empty name: no match.) For such a name
+    :func:`mentions` is this pattern's match, null for a null text or name.
+    """
+    escaped = name.str.replace_all(r"([.*+?^$()\[\]{}|\\])", r"\$1")
+    return pl.concat_str([pl.lit(r"\b(?i:"), escaped, pl.lit(r")\b")])

@@ -26,11 +26,14 @@ def coherence_evidence(messages: pl.DataFrame, spec: DiscussionSpec) -> pl.DataF
     counts as not coherent; without (rubric 1.0.0) it is left out (null).
 
     Returns:
-        messages with ``coherent`` and ``coherence_reason``.
+        messages with ``coherent`` and ``coherence_reason`` (a column of ``messages``
+        named like a temporary one, ``_words``, ``_pos``, ``_named<k>``, ``_reason``,
+        is not kept).
     """
     n = spec.coherence_window
     min_len = spec.coherence_min_word_length
     lower = pl.col("text").str.to_lowercase()
+    temporary = ["_words", "_pos", *(f"_named{k}" for k in range(1, n + 1)), "_reason"]
     frame = messages.with_columns(
         lower.str.extract_all(WORD)
         .list.eval(pl.element().filter(pl.element().str.len_chars() >= min_len))
@@ -40,9 +43,40 @@ def coherence_evidence(messages: pl.DataFrame, spec: DiscussionSpec) -> pl.DataF
         pl.int_range(pl.len()).over("game_id").alias("_pos"),
         *_names_previous(messages, n),
     )
+    first = spec.coherence_counts_first
+    reason = pl.col("_reason")
+    coherent = (
+        pl.when(pl.col("_pos") == 0)
+        .then(pl.lit(False if first else None, dtype=pl.Boolean()))
+        .otherwise(reason.is_not_null())
+    )
+    why = (
+        pl.when(pl.col("_pos") == 0)
+        .then(
+            pl.lit(
+                "first message: nothing before it to link to"
+                if first
+                else "first message (not counted)"
+            )
+        )
+        .otherwise(reason.fill_null(f"no link to the previous {n} messages"))
+    )
+    new = {"coherent": coherent, "coherence_reason": why}
+    # the columns ``with_columns`` then ``drop`` of the temporary ones would leave; the
+    # link found once a message (a second ``with_columns``: an eager query has no common
+    # subexpression elimination, and each of the two outputs reads it; issue 38)
+    out = [new.pop(c, pl.col(c)).alias(c) for c in messages.columns if c not in temporary]
+    return frame.with_columns(_reason(spec).alias("_reason")).select(
+        *out, *(e.alias(c) for c, e in new.items())
+    )
+
+
+def _reason(spec: DiscussionSpec) -> pl.Expr:
+    """The first link a message has to the previous ``coherence_window`` messages (null
+    for none): a reply, then a name (nearest first), then shared words (nearest first)."""
     named: list[pl.Expr] = []
     shared: list[pl.Expr] = []
-    for k in range(1, n + 1):
+    for k in range(1, spec.coherence_window + 1):
         prev_speaker = pl.col("speaker").shift(k).over("game_id")
         prev_turn = pl.col("turn").shift(k).over("game_id")
         named.append(
@@ -63,24 +97,7 @@ def coherence_evidence(messages: pl.DataFrame, spec: DiscussionSpec) -> pl.DataF
     reply = pl.when(pl.col("in_reply_to").is_not_null()).then(
         pl.format("replies to {}", pl.coalesce("in_reply_to_player", "in_reply_to"))
     )
-    reason = pl.coalesce(reply, *named, *shared)
-    first = spec.coherence_counts_first
-    return frame.with_columns(
-        pl.when(pl.col("_pos") == 0)
-        .then(pl.lit(False if first else None, dtype=pl.Boolean()))
-        .otherwise(reason.is_not_null())
-        .alias("coherent"),
-        pl.when(pl.col("_pos") == 0)
-        .then(
-            pl.lit(
-                "first message: nothing before it to link to"
-                if first
-                else "first message (not counted)"
-            )
-        )
-        .otherwise(reason.fill_null(f"no link to the previous {n} messages"))
-        .alias("coherence_reason"),
-    ).drop("_words", "_pos", *(f"_named{k}" for k in range(1, n + 1)))
+    return pl.coalesce(reply, *named, *shared)
 
 
 def _names_previous(messages: pl.DataFrame, n: int) -> list[pl.Series]:

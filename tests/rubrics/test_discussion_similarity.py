@@ -81,3 +81,9 @@ def test_one_character_and_empty_texts_have_no_bigrams() -> None:
         ("g", "Cole", "Ash", 0.0),
         ("g", "Cole", "Bay", 0.0),
     ]
+
+
+def test_no_messages_no_pairs() -> None:
+    got = speaker_similarity(pl.DataFrame(schema=SCHEMA))
+    assert got.height == 0
+    assert got.schema == SIMILARITY_SCHEMA

@@ -23,6 +23,8 @@ def speaker_similarity(messages: pl.DataFrame) -> pl.DataFrame:
     Returns:
         :data:`SIMILARITY_SCHEMA` (game_id, speaker, other, similarity), both orders.
     """
+    if messages.height == 0:  # no speakers, no pairs: no query to run
+        return pl.DataFrame(schema=SIMILARITY_SCHEMA)
     chars = pl.col("text").str.split("")
     pairs_of = (chars.list.len().cast(pl.Int64) - 1).clip(lower_bound=0)
     joined = messages.group_by("game_id", "speaker", maintain_order=True).agg(

@@ -15,6 +15,9 @@ if TYPE_CHECKING:  # the rubric's pydantic models: only named in annotations
 
 __all__ = ["phrase_uses"]
 
+#: Per game, the counted uses of phrases and their repeats.
+_COUNTS_SCHEMA = {"game_id": pl.String(), "phrases": pl.Int64(), "repeats": pl.Int64()}
+
 
 def phrase_uses(
     messages: pl.DataFrame, players: pl.DataFrame, spec: DiscussionSpec
@@ -31,6 +34,8 @@ def phrase_uses(
         ``(phrases, counts)``: :data:`PHRASE_SCHEMA` rows (game_id, speaker, phrase,
         uses, repeats, turns), and per game ``phrases`` (counted uses) and ``repeats``.
     """
+    if messages.height == 0:  # no words, no phrases: no query to run
+        return pl.DataFrame(schema=PHRASE_SCHEMA), pl.DataFrame(schema=_COUNTS_SCHEMA)
     k = spec.phrase_words
     # a name's words, each once a game (no null word: a null key joins nothing)
     name_words = (

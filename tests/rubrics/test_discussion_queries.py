@@ -185,6 +185,29 @@ def test_generated_texts_and_keywords_match_the_reference(
 
 
 @settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.text(alphabet=_ALPHABET, max_size=40), min_size=1, max_size=6),
+    st.lists(
+        st.text(alphabet="abceiklnorstv", min_size=1, max_size=6)
+        | st.text(alphabet="abest-\u00e9", min_size=1, max_size=4),
+        min_size=1,
+        max_size=5,
+    ),
+)
+def test_strategic_evidence_with_generated_keywords_matches_the_reference(
+    texts: list[str], keywords: list[str]
+) -> None:
+    # both ways of finding the words (word runs; the whole pattern for "-" or "é"),
+    # each lower-cased in the query that finds them (issue 38)
+    spec = DEFAULT_DISCUSSION_SPEC.model_copy(update={"strategic_keywords": {"k": tuple(keywords)}})
+    frame = pl.DataFrame({"text": texts}, schema={"text": pl.String()})
+    got = strategic_evidence(frame, spec)
+    expected = [reference_keywords(t, keywords) for t in texts]
+    assert [list(x) for x in got["strategic_keywords"]] == expected
+    assert got["strategic"].to_list() == [bool(e) for e in expected]
+
+
+@settings(max_examples=150, deadline=None)
 @given(st.lists(st.text(alphabet=_ALPHABET, max_size=60), min_size=1, max_size=6))
 def test_generated_texts_match_the_reference_on_the_rubric_keywords(texts: list[str]) -> None:
     frame = pl.DataFrame({"text": texts}, schema={"text": pl.String()})

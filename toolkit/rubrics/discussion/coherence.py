@@ -26,11 +26,14 @@ def coherence_evidence(messages: pl.DataFrame, spec: DiscussionSpec) -> pl.DataF
     counts as not coherent; without (rubric 1.0.0) it is left out (null).
 
     Returns:
-        messages with ``coherent`` and ``coherence_reason``.
+        messages with ``coherent`` and ``coherence_reason`` (a column of ``messages``
+        named like a temporary one, ``_words``, ``_pos``, ``_named<k>``, ``_reason``,
+        is not kept).
     """
     n = spec.coherence_window
     min_len = spec.coherence_min_word_length
     lower = pl.col("text").str.to_lowercase()
+    temporary = ["_words", "_pos", *(f"_named{k}" for k in range(1, n + 1)), "_reason"]
     frame = messages.with_columns(
         lower.str.extract_all(WORD)
         .list.eval(pl.element().filter(pl.element().str.len_chars() >= min_len))
@@ -40,9 +43,40 @@ def coherence_evidence(messages: pl.DataFrame, spec: DiscussionSpec) -> pl.DataF
         pl.int_range(pl.len()).over("game_id").alias("_pos"),
         *_names_previous(messages, n),
     )
+    first = spec.coherence_counts_first
+    reason = pl.col("_reason")
+    coherent = (
+        pl.when(pl.col("_pos") == 0)
+        .then(pl.lit(False if first else None, dtype=pl.Boolean()))
+        .otherwise(reason.is_not_null())
+    )
+    why = (
+        pl.when(pl.col("_pos") == 0)
+        .then(
+            pl.lit(
+                "first message: nothing before it to link to"
+                if first
+                else "first message (not counted)"
+            )
+        )
+        .otherwise(reason.fill_null(f"no link to the previous {n} messages"))
+    )
+    new = {"coherent": coherent, "coherence_reason": why}
+    # the columns ``with_columns`` then ``drop`` of the temporary ones would leave; the
+    # link found once a message (a second ``with_columns``: an eager query has no common
+    # subexpression elimination, and each of the two outputs reads it; issue 38)
+    out = [new.pop(c, pl.col(c)).alias(c) for c in messages.columns if c not in temporary]
+    return frame.with_columns(_reason(spec).alias("_reason")).select(
+        *out, *(e.alias(c) for c, e in new.items())
+    )
+
+
+def _reason(spec: DiscussionSpec) -> pl.Expr:
+    """The first link a message has to the previous ``coherence_window`` messages (null
+    for none): a reply, then a name (nearest first), then shared words (nearest first)."""
     named: list[pl.Expr] = []
     shared: list[pl.Expr] = []
-    for k in range(1, n + 1):
+    for k in range(1, spec.coherence_window + 1):
         prev_speaker = pl.col("speaker").shift(k).over("game_id")
         prev_turn = pl.col("turn").shift(k).over("game_id")
         named.append(
@@ -63,34 +97,23 @@ def coherence_evidence(messages: pl.DataFrame, spec: DiscussionSpec) -> pl.DataF
     reply = pl.when(pl.col("in_reply_to").is_not_null()).then(
         pl.format("replies to {}", pl.coalesce("in_reply_to_player", "in_reply_to"))
     )
-    reason = pl.coalesce(reply, *named, *shared)
-    first = spec.coherence_counts_first
-    return frame.with_columns(
-        pl.when(pl.col("_pos") == 0)
-        .then(pl.lit(False if first else None, dtype=pl.Boolean()))
-        .otherwise(reason.is_not_null())
-        .alias("coherent"),
-        pl.when(pl.col("_pos") == 0)
-        .then(
-            pl.lit(
-                "first message: nothing before it to link to"
-                if first
-                else "first message (not counted)"
-            )
-        )
-        .otherwise(reason.fill_null(f"no link to the previous {n} messages"))
-        .alias("coherence_reason"),
-    ).drop("_words", "_pos", *(f"_named{k}" for k in range(1, n + 1)))
+    return pl.coalesce(reply, *named, *shared)
 
 
 def _names_previous(messages: pl.DataFrame, n: int) -> list[pl.Series]:
     """``_named1`` .. ``_named<n>``: whether each message names the speaker ``k``
-    messages before it in its game (:func:`mentions`).
+    messages before it in its game (:func:`mentions`; null where :func:`mentions` is
+    False for a null text or name: ``when`` reads both alike).
 
     Asked once over every (message, previous speaker) pair, not once per ``k``: the
     ``n`` expressions of one query run on different threads, and each thread compiled
     every player's name pattern again (Polars keeps compiled patterns per thread): about
     5 ms of the coherence query's 13 on the samples (issue 38).
+
+    The names' own ``\\b(?i:name)\\b`` patterns also tell which names start and end with
+    a word character (:func:`_word_bounded`), in the same expression: no pattern of a
+    Unicode class to compile. When every name does, the answer is that pattern's match;
+    otherwise :func:`mentions` as a whole.
     """
     if n < 1:
         return []
@@ -100,5 +123,26 @@ def _names_previous(messages: pl.DataFrame, n: int) -> list[pl.Series]:
             "_prev"
         ),
     ).explode("_prev")  # n rows a message, in order: k = 1 .. n
-    named = pairs.select(mentions(pl.col("text"), pl.col("_prev"))).to_series()
+    text, name = pl.col("text"), pl.col("_prev")
+    bounded = _word_bounded(name)
+    # one column: the texts against their names' patterns, then the names against their own
+    both = pairs.select(text.append(name).str.contains(bounded.append(bounded))).to_series()
+    rows = pairs.height
+    if both.slice(rows).all(ignore_nulls=True):
+        named = both.slice(0, rows)
+    else:
+        named = pairs.select(mentions(text, name)).to_series()
     return [named.gather_every(n, offset=k - 1).alias(f"_named{k}") for k in range(1, n + 1)]
+
+
+def _word_bounded(name: pl.Expr) -> pl.Expr:
+    """``\\b(?i:<name, escaped>)\\b``: ``name`` as a whole word, case-insensitively.
+
+    Matched against ``name`` itself it says whether ``name`` starts and ends with a word
+    character: a match of the escaped literal has as many characters as the name, so
+    it can only be the whole name, and ``\\b`` holds at the start of a text before a
+    word character and at its end after one. (An empty name: no match.) For such a name
+    :func:`mentions` is this pattern's match, null for a null text or name.
+    """
+    escaped = name.str.replace_all(r"([.*+?^$()\[\]{}|\\])", r"\$1")
+    return pl.concat_str([pl.lit(r"\b(?i:"), escaped, pl.lit(r")\b")])

@@ -15,51 +15,59 @@ def speaker_similarity(messages: pl.DataFrame) -> pl.DataFrame:
     Whitespace is removed before taking bigrams; bigrams are counted as a multiset:
     ``2 * shared bigrams / (bigrams of a + bigrams of b)``.
 
+    A speaker's bigrams are the pairs of its characters' list and that list one
+    character on, exploded together; its bigram count is its characters less one (none
+    for an empty text). Issue 38: 13 eager steps instead of 22 (each a Polars query of
+    0.1-2 ms on the samples).
+
     Returns:
         :data:`SIMILARITY_SCHEMA` (game_id, speaker, other, similarity), both orders.
     """
-    joined = (
-        messages.group_by("game_id", "speaker", maintain_order=True)
-        .agg(pl.col("text").str.join(""))
-        .with_columns(pl.col("text").str.replace_all(r"\s+", ""))
+    if messages.height == 0:  # no speakers, no pairs: no query to run
+        return pl.DataFrame(schema=SIMILARITY_SCHEMA)
+    chars = pl.col("text").str.split("")
+    pairs_of = (chars.list.len().cast(pl.Int64) - 1).clip(lower_bound=0)
+    joined = messages.group_by("game_id", "speaker", maintain_order=True).agg(
+        pl.col("text").str.join("").str.replace_all(r"\s+", "")
     )
-    chars = (
-        joined.with_columns(pl.col("text").str.split("").alias("_c"))
-        .explode("_c")
-        .with_columns(
-            (pl.col("_c") + pl.col("_c").shift(-1).over("game_id", "speaker")).alias("bigram")
+    counts = (
+        joined.select(
+            "game_id",
+            "speaker",
+            chars.list.head(pairs_of).alias("_a"),
+            chars.list.slice(1).alias("_b"),
         )
-        .drop_nulls("bigram")
-        .group_by("game_id", "speaker", "bigram")
-        .len("n")
+        .explode("_a", "_b")
+        .group_by("game_id", "speaker", (pl.col("_a") + pl.col("_b")).alias("bigram"))
+        .len("n")  # the null bigram of a text of 0 or 1 characters: no join partner
     )
-    totals = chars.group_by("game_id", "speaker").agg(pl.col("n").sum().alias("total"))
     shared = (
-        chars.join(chars, on=["game_id", "bigram"], suffix="_o")
+        counts.join(counts, on=["game_id", "bigram"], suffix="_o")
         .filter(pl.col("speaker") != pl.col("speaker_o"))
         .group_by("game_id", "speaker", pl.col("speaker_o").alias("other"))
         .agg(pl.min_horizontal("n", "n_o").sum().alias("shared"))
     )
-    speakers = joined.select("game_id", "speaker")
+    speakers = joined.select("game_id", "speaker", chars.list.len().cast(pl.Int64).alias("total"))
+    total = _bigrams("total") + _bigrams("total_o")
     pairs = (
-        speakers.join(speakers.rename({"speaker": "other"}), on="game_id")
+        speakers.join(speakers.rename({"speaker": "other", "total": "total_o"}), on="game_id")
         .filter(pl.col("speaker") != pl.col("other"))
         .join(shared, on=["game_id", "speaker", "other"], how="left")
-        .join(totals, on=["game_id", "speaker"], how="left")
-        .join(
-            totals.rename({"speaker": "other", "total": "total_o"}),
-            on=["game_id", "other"],
-            how="left",
-        )
-        .with_columns(
-            pl.when((pl.col("total").fill_null(0) + pl.col("total_o").fill_null(0)) > 0)
-            .then(
-                2.0
-                * pl.col("shared").fill_null(0)
-                / (pl.col("total").fill_null(0) + pl.col("total_o").fill_null(0))
-            )
+        .select(
+            "game_id",
+            "speaker",
+            "other",
+            pl.when(total > 0)
+            .then(2.0 * pl.col("shared").fill_null(0) / total)
             .otherwise(0.0)
-            .alias("similarity")
+            .alias("similarity"),
         )
     )
-    return pairs.select(list(SIMILARITY_SCHEMA)).cast(SIMILARITY_SCHEMA)  # type: ignore[arg-type]
+    if list(pairs.schema.items()) == list(SIMILARITY_SCHEMA.items()):
+        return pairs
+    return pairs.cast(SIMILARITY_SCHEMA)  # type: ignore[arg-type]
+
+
+def _bigrams(characters: str) -> pl.Expr:
+    """The bigrams of a text of ``characters`` characters (0 for an empty or null one)."""
+    return (pl.col(characters) - 1).clip(lower_bound=0).fill_null(0)

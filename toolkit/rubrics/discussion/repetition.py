@@ -15,6 +15,9 @@ if TYPE_CHECKING:  # the rubric's pydantic models: only named in annotations
 
 __all__ = ["phrase_uses"]
 
+#: Per game, the counted uses of phrases and their repeats.
+_COUNTS_SCHEMA = {"game_id": pl.String(), "phrases": pl.Int64(), "repeats": pl.Int64()}
+
 
 def phrase_uses(
     messages: pl.DataFrame, players: pl.DataFrame, spec: DiscussionSpec
@@ -31,15 +34,18 @@ def phrase_uses(
         ``(phrases, counts)``: :data:`PHRASE_SCHEMA` rows (game_id, speaker, phrase,
         uses, repeats, turns), and per game ``phrases`` (counted uses) and ``repeats``.
     """
+    if messages.height == 0:  # no words, no phrases: no query to run
+        return pl.DataFrame(schema=PHRASE_SCHEMA), pl.DataFrame(schema=_COUNTS_SCHEMA)
     k = spec.phrase_words
+    # a name's words, each once a game (no null word: a null key joins nothing)
     name_words = (
         players.select(
-            "game_id", pl.col("name").str.to_lowercase().str.extract_all(WORD).alias("_w")
+            "game_id",
+            pl.col("name").str.to_lowercase().str.extract_all(WORD).alias("_w"),
+            pl.lit(True).alias("_is_name"),
         )
         .explode("_w")
-        .drop_nulls("_w")
         .unique()
-        .with_columns(pl.lit(True).alias("_is_name"))
     )
     term_re = r"^(?:" + "|".join(re.escape(stem(t)) for t in spec.game_terms) + r")"
     tokens = (
@@ -53,35 +59,32 @@ def phrase_uses(
         .explode("_w")
         .drop_nulls("_w")
         .join(name_words, on=["game_id", "_w"], how="left", maintain_order="left")
-        .with_columns(pl.col("_is_name").fill_null(False))
     )
+    is_name = pl.col("_is_name").fill_null(False)
     if spec.phrase_names == "placeholder":
-        prev_name = pl.col("_is_name").shift(1).over("game_id", "message_id").fill_null(False)
-        tokens = tokens.filter(~(pl.col("_is_name") & prev_name)).with_columns(
-            pl.when(pl.col("_is_name")).then(pl.lit("<name>")).otherwise("_w").alias("_w"),
-            (~pl.col("_is_name") & pl.col("_w").str.contains(term_re)).alias("_excluded"),
+        prev_name = is_name.shift(1).over("game_id", "message_id").fill_null(False)
+        tokens = tokens.filter(~(is_name & prev_name)).with_columns(
+            pl.when(is_name).then(pl.lit("<name>")).otherwise("_w").alias("_w"),
+            (~is_name & pl.col("_w").str.contains(term_re)).alias("_excluded"),
         )
     else:
         tokens = tokens.with_columns(
-            (pl.col("_is_name") | pl.col("_w").str.contains(term_re)).alias("_excluded")
+            (is_name | pl.col("_w").str.contains(term_re)).alias("_excluded")
         )
     window = [pl.col("_w").shift(-i).over("game_id", "message_id") for i in range(k)]
     excluded = [pl.col("_excluded").shift(-i).over("game_id", "message_id") for i in range(k)]
-    grams = (
-        tokens.with_columns(
-            pl.concat_str(window, separator=" ").alias("phrase"),
-            pl.any_horizontal(excluded).alias("_drop"),
-        )
-        .drop_nulls("phrase")
-        .filter(~pl.col("_drop"))
+    # a window past its message's last word is null (and so is its exclusion): one filter
+    grams = tokens.with_columns(
+        pl.concat_str(window, separator=" ").alias("phrase"),
+        pl.any_horizontal(excluded).alias("_drop"),
+    ).filter(pl.col("phrase").is_not_null() & ~pl.col("_drop"))
+    phrases = grams.group_by("game_id", "speaker", "phrase", maintain_order=True).agg(
+        pl.len().cast(pl.Int64()).alias("uses"),
+        (pl.len().cast(pl.Int64()) - 1).alias("repeats"),
+        pl.col("turn").alias("turns"),
     )
-    phrases = (
-        grams.group_by("game_id", "speaker", "phrase", maintain_order=True)
-        .agg(pl.len().alias("uses"), pl.col("turn").alias("turns"))
-        .with_columns((pl.col("uses") - 1).alias("repeats"))
-        .select(list(PHRASE_SCHEMA))
-        .cast(PHRASE_SCHEMA)  # type: ignore[arg-type]
-    )
+    if list(phrases.schema.items()) != list(PHRASE_SCHEMA.items()):
+        phrases = phrases.select(list(PHRASE_SCHEMA)).cast(PHRASE_SCHEMA)  # type: ignore[arg-type]
     counts = phrases.group_by("game_id").agg(
         pl.col("uses").sum().alias("phrases"), pl.col("repeats").sum().alias("repeats")
     )

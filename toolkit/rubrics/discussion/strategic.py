@@ -28,8 +28,7 @@ def strategic_evidence(messages: pl.DataFrame, spec: DiscussionSpec) -> pl.DataF
     """
     words = [w for group in spec.strategic_keywords.values() for w in group]
     return messages.with_columns(
-        keyword_words(pl.col("text"), words)
-        .list.eval(pl.element().str.to_lowercase())
+        _words(pl.col("text"), words, lower=True)
         .list.unique(maintain_order=True)
         .alias("strategic_keywords")
     ).with_columns((pl.col("strategic_keywords").list.len() > 0).alias("strategic"))
@@ -51,10 +50,16 @@ def keyword_words(text: pl.Expr, words: Sequence[str]) -> pl.Expr:
     could match across runs; an empty one inside none; a non-ASCII one is left to the
     engine), or none: the whole pattern, as before.
     """
+    return _words(text, words, lower=False)
+
+
+def _words(text: pl.Expr, words: Sequence[str], *, lower: bool) -> pl.Expr:
+    """:func:`keyword_words`, each word lower-cased with ``lower`` (in the same
+    ``list.eval`` as the stems' filter: one pass over the lists, not two; issue 38)."""
     stems = [stem(w) for w in words]
     if not stems or not all(_ASCII_WORD.fullmatch(s) for s in stems):
-        return text.str.extract_all(stem_regex(words))
+        found = text.str.extract_all(stem_regex(words))
+        return found.list.eval(pl.element().str.to_lowercase()) if lower else found
     prefix = r"(?i)^(?:" + "|".join(re.escape(s) for s in stems) + r")"
-    return text.str.extract_all(r"\w+").list.eval(
-        pl.element().filter(pl.element().str.contains(prefix))
-    )
+    kept = pl.element().filter(pl.element().str.contains(prefix))
+    return text.str.extract_all(r"\w+").list.eval(kept.str.to_lowercase() if lower else kept)

@@ -623,13 +623,17 @@ def test_the_remote_source_is_still_importable_from_toolkit_io_source() -> None:
 
 #: Modules neither one-run command imports: the notebook HTML leaf (a result draws itself
 #: only in a notebook), the chart helpers and their palette, the PostgreSQL reader of
-#: discussions (only --since or a postgres:// URL).
+#: discussions (only --since or a postgres:// URL), the Parquet cache (only --cache), a
+#: discussion's comparison and success check (only --baseline).
 ONE_RUN_SKIPS = frozenset(
     {
         "toolkit._html",
         "toolkit.views.palette",
         "toolkit.views.charts",
         "toolkit.load.discussion_postgres",
+        "toolkit.load._cache",
+        "toolkit.rubrics.discussion.comparison",
+        "toolkit.rubrics.discussion.success",
     }
 )
 
@@ -660,6 +664,25 @@ def test_discussion_without_ratings_imports_no_ratings_reader_and_no_sqlite(
     )
     assert with_ratings["code"] == 0
     assert "toolkit.load.ratings" in with_ratings["modules"]
+
+
+def test_the_modules_one_run_skips_come_back_with_the_options_that_need_them(
+    tmp_path: Path,
+) -> None:
+    cached = _one_run(["quality", str(RUN), "--cache", str(tmp_path / "cache")], tmp_path)
+    assert cached["code"] == 0
+    assert "toolkit.load._cache" in cached["modules"]
+    assert (tmp_path / "cache").is_dir()  # the cache was written through it
+    baseline = GAMES / "baseline" / "games.db"
+    compared = _one_run(["discussion", str(GAMES), "--baseline", str(baseline)], tmp_path)
+    assert compared["code"] == 0
+    assert {
+        "toolkit.rubrics.discussion.comparison",
+        "toolkit.rubrics.discussion.success",
+    } <= set(compared["modules"])
+    since = _one_run(["discussion", str(GAMES), "--since", "2020-01-01"], tmp_path)
+    assert since["code"] == 0
+    assert "toolkit.load.discussion_postgres" in since["modules"]
 
 
 def test_import_toolkit_leaves_the_html_leaf_until_a_result_is_drawn(tmp_path: Path) -> None:

@@ -8,14 +8,20 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from toolkit.epoch import epochs_of
-from toolkit.rubrics.discussion import Comparison, DiscussionReport, SuccessCheck
 from toolkit.scorecard import Scorecard
 from toolkit.views.text import format_value, name_lines, paint, render_text, text_columns, wrap_item
 
 if TYPE_CHECKING:
     import altair as alt
 
-    from toolkit.rubrics.discussion import JudgedDiscussion
+    # (names for annotations: the comparison and success modules, ~2 ms of CPU, are
+    # imported only by a run that compares, issue 38)
+    from toolkit.rubrics.discussion import (
+        Comparison,
+        DiscussionReport,
+        JudgedDiscussion,
+        SuccessCheck,
+    )
 
 __all__ = [
     "advice_lines",

@@ -657,6 +657,12 @@ def test_discussion_without_ratings_imports_no_ratings_reader_and_no_sqlite(
     modules = set(report["modules"])
     assert "toolkit.load.ratings" not in modules  # only --ratings (or a store) reads ratings
     assert {"sqlite3", "_sqlite3"} & modules == set()  # JSON transcripts: no SQLite file
+    # a folder is no URL: the io package's Sources (two dataclasses) are not imported
+    assert {
+        "toolkit.io.source",
+        "toolkit.io.source_local",
+        "toolkit.io.source_base",
+    } & modules == set()
     # and with --ratings the reader is there and the ratings count
     with_ratings = _one_run(
         ["discussion", str(GAMES), "--ratings", str(GAMES / "ratings.csv"), "--format", "json"],
@@ -765,3 +771,14 @@ def test_one_run_quality_compiles_no_pattern_a_well_formed_run_never_uses(
     assert report["code"] == 0
     assert report["compiled"]  # the wrapper saw the patterns the run does use
     assert set(report["compiled"]) & {repr(p) for p in rare} == set()
+
+
+def test_a_postgresql_url_is_still_read_as_a_database_and_a_path_as_a_path() -> None:
+    from toolkit.errors import InputError
+    from toolkit.load.discussion import load_discussions
+
+    with pytest.raises(InputError) as caught:  # port 9: refused (or no driver installed)
+        load_discussions(["postgresql://nobody@127.0.0.1:9/games"])
+    assert "no such file or folder" not in str(caught.value)  # a database, not a path
+    with pytest.raises(InputError, match="no such file or folder"):
+        load_discussions(["postgresql:/nobody@127.0.0.1:9/games"])  # no ://: a file name

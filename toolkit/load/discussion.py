@@ -34,7 +34,6 @@ import polars as pl
 
 from toolkit.errors import InputError
 from toolkit.io import edge
-from toolkit.io.source import is_postgres_url
 from toolkit.load._common import parse_json_text
 from toolkit.load._discussion_plain import plain_transcript
 from toolkit.load.discussion_base import Builder, Discussion, read_time
@@ -336,7 +335,7 @@ def load_discussions(
     seen: dict[str, str] = {}
     skipped: list[str] = []
     for raw in paths:
-        if is_postgres_url(str(raw)):
+        if _is_postgres(raw):
             from toolkit.load.discussion_db import read_postgres  # as read_sqlite in _read_file
 
             b = Builder(str(raw))
@@ -351,6 +350,18 @@ def load_discussions(
     if not parts:
         raise InputError(None, "no input paths given")
     return _only(_stacked(parts, skipped), wanted, after)
+
+
+def _is_postgres(raw: str | Path) -> bool:
+    """Whether ``raw`` is a PostgreSQL URL (:func:`toolkit.io.source.is_postgres_url`)."""
+    text = str(raw)
+    if "://" not in text:  # no URL (every scheme the io package reads is followed by ://)
+        return False
+    # the io package's Sources (two dataclasses and their modules, ~2 ms of CPU): only for
+    # text that may be a URL, never for a folder of transcripts
+    from toolkit.io.source import is_postgres_url
+
+    return is_postgres_url(text)
 
 
 def _add_part(parts: list[Discussion], seen: dict[str, str], b: Builder, where: str) -> None:

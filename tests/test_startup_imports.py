@@ -615,3 +615,170 @@ def test_the_remote_source_is_still_importable_from_toolkit_io_source() -> None:
     assert source.RemoteSource is source_remote.RemoteSource
     assert source.CONCURRENT_GETS == source_remote.CONCURRENT_GETS
     assert "RemoteSource" in source.__all__
+
+
+# ---------------------------------------------------------------------------
+# One run (issue 38, s50-imports): modules and module-level work only rarer paths need
+# ---------------------------------------------------------------------------
+
+#: Modules neither one-run command imports: the notebook HTML leaf (a result draws itself
+#: only in a notebook), the chart helpers and their palette, the PostgreSQL reader of
+#: discussions (only --since or a postgres:// URL), the Parquet cache (only --cache), a
+#: discussion's comparison and success check (only --baseline).
+ONE_RUN_SKIPS = frozenset(
+    {
+        "toolkit._html",
+        "toolkit.views.palette",
+        "toolkit.views.charts",
+        "toolkit.load.discussion_postgres",
+        "toolkit.load._cache",
+        "toolkit.rubrics.discussion.comparison",
+        "toolkit.rubrics.discussion.success",
+    }
+)
+
+
+@pytest.mark.parametrize(
+    "args", [pytest.param(args, id=name) for name, args, _ in ONE_RUN_COMMANDS]
+)
+def test_one_run_imports_none_of_the_modules_of_rarer_paths(
+    args: list[str], tmp_path: Path
+) -> None:
+    report = _one_run(args, tmp_path)
+    assert report["code"] == 0
+    assert set(report["modules"]) & ONE_RUN_SKIPS == set()
+
+
+def test_discussion_without_ratings_imports_no_ratings_reader_and_no_sqlite(
+    tmp_path: Path,
+) -> None:
+    report = _one_run(["discussion", str(GAMES)], tmp_path)
+    assert report["code"] == 0
+    modules = set(report["modules"])
+    assert "toolkit.load.ratings" not in modules  # only --ratings (or a store) reads ratings
+    assert {"sqlite3", "_sqlite3"} & modules == set()  # JSON transcripts: no SQLite file
+    # a folder is no URL: the io package's Sources (two dataclasses) are not imported
+    assert {
+        "toolkit.io.source",
+        "toolkit.io.source_local",
+        "toolkit.io.source_base",
+    } & modules == set()
+    # and with --ratings the reader is there and the ratings count
+    with_ratings = _one_run(
+        ["discussion", str(GAMES), "--ratings", str(GAMES / "ratings.csv"), "--format", "json"],
+        tmp_path,
+    )
+    assert with_ratings["code"] == 0
+    assert "toolkit.load.ratings" in with_ratings["modules"]
+
+
+def test_the_modules_one_run_skips_come_back_with_the_options_that_need_them(
+    tmp_path: Path,
+) -> None:
+    cached = _one_run(["quality", str(RUN), "--cache", str(tmp_path / "cache")], tmp_path)
+    assert cached["code"] == 0
+    assert "toolkit.load._cache" in cached["modules"]
+    assert (tmp_path / "cache").is_dir()  # the cache was written through it
+    baseline = GAMES / "baseline" / "games.db"
+    compared = _one_run(["discussion", str(GAMES), "--baseline", str(baseline)], tmp_path)
+    assert compared["code"] == 0
+    assert {
+        "toolkit.rubrics.discussion.comparison",
+        "toolkit.rubrics.discussion.success",
+    } <= set(compared["modules"])
+    since = _one_run(["discussion", str(GAMES), "--since", "2020-01-01"], tmp_path)
+    assert since["code"] == 0
+    assert "toolkit.load.discussion_postgres" in since["modules"]
+
+
+def test_import_toolkit_leaves_the_html_leaf_until_a_result_is_drawn(tmp_path: Path) -> None:
+    # (its swatch table and dataclass: ~1.5 ms of every toolkit import, issue 38)
+    code = IMPORT_ONLY.replace(
+        "import toolkit\n",
+        "import toolkit\nassert 'toolkit._html' not in sys.modules\n"
+        f"card = toolkit.score_universe(toolkit.load_universe({str(RUN)!r}))[0]\n"
+        "assert 'toolkit._html' not in sys.modules\n"
+        "html = card._repr_html_()\n"
+        'assert html.startswith("<div class=\'tk-scorecard tk-html"), html[:80]\n'
+        "assert 'toolkit._html' in sys.modules\n",
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "modules.json")],
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+#: Runs the CLI with re's compiler wrapped; writes every pattern compiled in the process.
+COMPILES_WRAPPER = """
+import contextlib, io, json, sys
+import re._compiler as compiler
+compiled = []
+real = compiler.compile
+def record(pattern, flags=0):
+    compiled.append(repr(pattern))
+    return real(pattern, flags)
+compiler.compile = record
+from toolkit.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    code = main(sys.argv[2:])
+with open(sys.argv[1], "w", encoding="utf-8") as out:
+    json.dump({"code": code, "compiled": compiled}, out)
+"""
+
+
+def test_one_run_quality_compiles_no_pattern_a_well_formed_run_never_uses(
+    tmp_path: Path,
+) -> None:
+    # Each was compiled at import (~0.1-0.9 ms of CPU each, ~2.5 ms in all): a slug given
+    # instead of a path, tick ids read by Python, a folder of oddly named tick files, a
+    # cache manifest, a file name made safe, a URL's password hidden, a tick file holding
+    # -0, a lone surrogate escape, an invisible character in a printed name.
+    from toolkit.io import atomic, edge, source
+    from toolkit.load import _cache, _run_files, _run_listing, _tick_screen, _ticks, universe
+
+    rare = {
+        universe._SLUG,
+        _run_files._TICK_ID,
+        _ticks._TICK_ID,
+        _run_listing._TICK_FILE,
+        _cache._TICKS_FILE,
+        atomic._UNSAFE,
+        source._PG_URI,
+        source._PASSWORD_WORD,
+        _tick_screen._MINUS_ZERO,
+        edge._LONE_SURROGATE,
+        edge.INVISIBLE,
+    }
+    assert all(isinstance(p, (str, bytes)) for p in rare)  # texts, compiled by re on use
+    out = tmp_path / "compiled.json"
+    done = subprocess.run(
+        [sys.executable, "-c", COMPILES_WRAPPER, str(out), "quality", str(RUN)],
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert out.exists(), done.stderr[-3000:]
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert report["code"] == 0
+    assert report["compiled"]  # the wrapper saw the patterns the run does use
+    assert set(report["compiled"]) & {repr(p) for p in rare} == set()
+
+
+def test_a_postgresql_url_is_still_read_as_a_database_and_a_path_as_a_path() -> None:
+    from toolkit.errors import InputError
+    from toolkit.load.discussion import load_discussions
+
+    with pytest.raises(InputError) as caught:  # port 9: refused (or no driver installed)
+        load_discussions(["postgresql://nobody@127.0.0.1:9/games"])
+    assert "no such file or folder" not in str(caught.value)  # a database, not a path
+    with pytest.raises(InputError, match="no such file or folder"):
+        load_discussions(["postgresql:/nobody@127.0.0.1:9/games"])  # no ://: a file name

@@ -15,11 +15,31 @@ line in ``_LAZY`` and its import line below.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-from toolkit import _html  # noqa: F401  (registers how results draw themselves as HTML)
 from toolkit._lazy import attach
 from toolkit._version import __version__
+from toolkit.summary import register_html
+
+
+def _drawer(kind: str, name: str) -> Callable[..., str]:
+    """How a result draws itself as HTML (``kind``): :mod:`toolkit._html`'s ``name``,
+    imported when the first result is drawn (its swatch table and dataclass are ~1.5 ms
+    of every toolkit import, and a command line draws no notebook HTML; issue 38)."""
+
+    def draw(*args: Any, **kwargs: Any) -> str:
+        from toolkit import _html  # (registers its drawers in place of this one)
+
+        drawn: str = getattr(_html, name)(*args, **kwargs)
+        return drawn
+
+    draw.__qualname__ = draw.__name__ = f"draw_{kind}"
+    return draw
+
+
+register_html("summary", _drawer("summary", "render_summary"))
+register_html("scorecard", _drawer("scorecard", "render_card"))
 
 #: Public name -> the module that defines it ("module:attribute" when renamed here).
 _LAZY: dict[str, str] = {

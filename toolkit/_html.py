@@ -4,8 +4,9 @@ card.
 
 A leaf beside :mod:`toolkit.summary` (like polars' ``dataframe/_html.py``). It registers
 :func:`render_summary` and :func:`render_card` as the drawers of a result's summary and of
-a scorecard (:func:`toolkit.summary.register_html`) when the package's front door imports
-it: loaders, rubrics and the scorecard say what they hold and import no drawing code, and
+a scorecard (:func:`toolkit.summary.register_html`) when it is imported (the package's
+front door registers stand-ins that import it when the first result is drawn): loaders,
+rubrics and the scorecard say what they hold and import no drawing code, and
 :mod:`toolkit.views` builds its pages on the same helpers (:mod:`toolkit.views.html`,
 :mod:`toolkit.views.palette`).
 

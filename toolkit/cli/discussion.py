@@ -107,8 +107,7 @@ def run(args: argparse.Namespace) -> int:
     # The loaders, the rubric and the views (polars): every toolkit call imports this
     # module, and --help stays light (tests/test_startup_imports.py).
     from toolkit.load.discussion import load_discussions
-    from toolkit.load.ratings import open_rating_source
-    from toolkit.rubrics.discussion import compare, score_discussion, success_check
+    from toolkit.rubrics.discussion import score_discussion
     from toolkit.rubrics.discussion._values import DEFAULT_VALUES
     from toolkit.views.discussion import render_discussion_json, render_discussion_text
     from toolkit.views.text import terminal_style
@@ -117,7 +116,12 @@ def run(args: argparse.Namespace) -> int:
     # the default rubric's plain values; a rubric file is validated by the models
     # (pydantic and the rubric's classes, ~0.1 s of CPU; issue 38)
     spec = _rubric_file(args.rubric) if args.rubric else DEFAULT_VALUES
-    ratings: RatingSource | None = open_rating_source(args.ratings) if args.ratings else None
+    ratings: RatingSource | None = None
+    if args.ratings:
+        # the ratings files' reader (~1.5 ms of CPU): only when --ratings names one
+        from toolkit.load.ratings import open_rating_source
+
+        ratings = open_rating_source(args.ratings)
     discussion = load_discussions(
         args.paths, games=getattr(args, "game", None) or (), since=getattr(args, "since", None)
     )
@@ -134,6 +138,10 @@ def run(args: argparse.Namespace) -> int:
     )
     comparison = success = None
     if args.baseline:
+        # the comparison and the success check (two modules and their dataclasses, ~2 ms
+        # of CPU): only a run with --baseline compares
+        from toolkit.rubrics.discussion import compare, success_check
+
         baseline = score_discussion(
             load_discussions(args.baseline), ratings=ratings, spec=spec, require_cost=require_cost
         )

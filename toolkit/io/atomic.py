@@ -29,7 +29,9 @@ from pathlib import Path
 
 from toolkit.errors import InputError
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+#: (Text: ``re`` compiles it on first use, which only a write makes;
+#: compiled at import, it cost every one-run command, issue 38.)
+_UNSAFE = r"[^A-Za-z0-9._-]"
 
 
 #: The longest name :func:`safe_file_name` returns: with a suffix (``.score.yaml``) and
@@ -44,7 +46,7 @@ def safe_file_name(text: str) -> str:
     can never leave its folder (no ``/``, no ``..``) nor hide itself. A name longer than
     :data:`MAX_NAME` keeps its start and ends in a digest of the whole text, so two long
     ids that share a start still get two names."""
-    name = _UNSAFE.sub("_", text).lstrip(".") or "_"
+    name = re.sub(_UNSAFE, "_", text).lstrip(".") or "_"
     if len(name) <= MAX_NAME:
         return name
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]

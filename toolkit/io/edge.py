@@ -26,23 +26,24 @@ from __future__ import annotations
 
 import array
 import contextlib
-import csv
 import errno
 import io
 import json
 import os
 import re
-import sqlite3
 import stat
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
 from toolkit.errors import InputError, SkippedInputWarning
 from toolkit.io import duplicates
 from toolkit.io.duplicates import DuplicateKey
+
+if TYPE_CHECKING:
+    import sqlite3
 
 Name = str | Path | None
 
@@ -527,7 +528,10 @@ def shown(value: Any) -> str:
 
 #: Characters a terminal or a renderer acts on instead of showing: C0 and C1 controls
 #: (ESC starts an ANSI sequence), DEL, zero-width and bidirectional marks, lone surrogates.
-INVISIBLE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+#: (Compiled on first use: every character of the class is one ``str.isprintable`` refuses,
+#: so a printable text, as almost every id is, is returned as it is without it; the
+#: compile is ~1 ms of every one-run command, issue 38.)
+INVISIBLE = "[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 #: The same class as a Polars (Rust) pattern, to find the values that need :func:`visible`.
 INVISIBLE_PATTERN = r"[\x00-\x1F\x7F-\x9F\x{200B}-\x{200F}\x{202A}-\x{202E}\x{2066}-\x{2069}]"
 
@@ -541,7 +545,9 @@ def visible(text: str) -> str:
     """``text`` with every character of :data:`INVISIBLE` written as its escape
     (ESC as ``\\x1b``, U+202E as ``\\u202e``), so an id from a file can be printed to a
     terminal or handed to a renderer without acting on either."""
-    return INVISIBLE.sub(_escape, text)
+    if text.isprintable():  # no character of INVISIBLE is printable: nothing to escape
+        return text
+    return re.sub(INVISIBLE, _escape, text)
 
 
 def visible_lines(text: str) -> str:
@@ -564,6 +570,10 @@ def sqlite_readonly(path: str | Path) -> sqlite3.Connection:
         sqlite3.Error: the file cannot be opened (callers turn it into
             :func:`sqlite_problem`).
     """
+    # sqlite3 (~1.5 ms of CPU): imported by the readers of SQLite files only, not by
+    # every command that reads through this module
+    import sqlite3
+
     uri = Path(os.path.abspath(path)).as_uri()
     return sqlite3.connect(f"{uri}?mode=ro", uri=True)
 
@@ -626,6 +636,9 @@ def read_frame(blob: bytes, name: Name, kind: str) -> Any:
 def csv_cells() -> Iterator[int]:
     """Let the ``csv`` module read cells up to the cell limit (restored afterwards);
     yields the limit."""
+    # csv: only the readers of CSV files need it (every command imports this module)
+    import csv
+
     limit = limits().max_cell_bytes
     before = csv.field_size_limit(limit)
     try:
@@ -693,7 +706,8 @@ def read_text(path: str | Path, *, within: str | Path | None = None) -> str:
 
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _BRACKETS = re.compile(r"[\[\]{}]")
-_LONE_SURROGATE = re.compile(
+#: (Compiled by ``re`` on first use: only a text with a ``\\u`` escape is searched.)
+_LONE_SURROGATE = (
     r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
     r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"
 )
@@ -779,7 +793,7 @@ def check_json_text(text: str, name: Name, *, line: int | None = None) -> None:
             f"(raise {_variable('max_depth')} to read it)",
             line=line,
         )
-    if "\\u" in text and (m := _LONE_SURROGATE.search(text)):
+    if "\\u" in text and (m := re.search(_LONE_SURROGATE, text)):
         raise InputError(
             name,
             f"a lone UTF-16 surrogate escape {m.group(0)} at character {m.start()} is not text",

@@ -74,8 +74,10 @@ __all__ = [
 ]
 
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://(.*)$")
-_PG_URI = re.compile(r"(?i)\b(postgres(?:ql)?://)(\S+)")
-_PASSWORD_WORD = re.compile(r"(?i)\b(\w*password)\s*=\s*('(?:[^'\\]|\\.)*'|[^\s&]+)")
+#: (Text: ``re`` compiles it on first use, which only a message naming a URL makes;
+#: compiled at import, it cost every one-run command, issue 38.)
+_PG_URI = r"(?i)\b(postgres(?:ql)?://)(\S+)"
+_PASSWORD_WORD = r"(?i)\b(\w*password)\s*=\s*('(?:[^'\\]|\\.)*'|[^\s&]+)"
 
 #: scheme -> (the package that implements it, the toolkit extra that installs it).
 EXTRAS: dict[str, tuple[str, str]] = {
@@ -141,7 +143,7 @@ def redact_uri(text: str) -> str:
             token = f"{user}@{rest}" if user else rest
         return m.group(1) + token
 
-    return _PASSWORD_WORD.sub(r"\1=***", _PG_URI.sub(one, text))
+    return re.sub(_PASSWORD_WORD, r"\1=***", re.sub(_PG_URI, one, text))
 
 
 def disk_path(path_or_url: str | Path) -> Path | None:

@@ -87,7 +87,9 @@ _ERRORS = (
     pl.exceptions.PanicException,  # Polars' reader on some damaged files
 )
 #: The only files an entry holds besides its manifest (so the only ones it may delete).
-_TICKS_FILE = re.compile(r"^ticks-[0-9a-f]{16}\.parquet$")
+#: (Text: ``re`` compiles it on first use, which only a load with a cache makes;
+#: compiled at import, it cost every one-run command, issue 38.)
+_TICKS_FILE = r"^ticks-[0-9a-f]{16}\.parquet$"
 
 
 def _digest(listing: Listing) -> str:
@@ -184,7 +186,7 @@ class RunCache:
             manifest = msgspec.json.decode(blob)
         except (msgspec.DecodeError, ValueError, RecursionError):  # ValueError: not UTF-8
             return None
-        if not isinstance(manifest, dict) or not _TICKS_FILE.match(str(manifest.get("ticks"))):
+        if not isinstance(manifest, dict) or not re.match(_TICKS_FILE, str(manifest.get("ticks"))):
             return None
         return manifest
 

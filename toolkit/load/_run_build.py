@@ -9,17 +9,19 @@ import ctypes
 import itertools
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from toolkit.frames import LOAD_ISSUES_SCHEMA
 from toolkit.io import edge
-from toolkit.load._cache import RunCache
 from toolkit.load._run_listing import Listing
 from toolkit.load._run_parts import fetch_parts, run_parts
 from toolkit.load._run_result import Universe, frame, issue_row
 from toolkit.load._ticks import Parsed, collector_paused, in_order, normalised, parse_raw
+
+if TYPE_CHECKING:
+    from toolkit.load._cache import RunCache
 
 __all__ = ["CHUNK_BYTES", "CHUNK_FILES", "load_listed"]
 
@@ -258,7 +260,13 @@ def load_listed(
     """Load listed runs: fresh cache entries from the cache (a folder, or a URL reached
     with ``storage_options``), the rest from their files, then cached."""
     with collector_paused():  # loading makes many objects, none in a cycle
-        store = RunCache(cache, storage_options) if cache else None
+        store: RunCache | None = None
+        if cache:
+            # the Parquet cache's module (its manifest rules and msgspec encoder, ~1 ms of
+            # CPU): only a load with --cache (or cache=...) needs it
+            from toolkit.load._cache import RunCache
+
+            store = RunCache(cache, storage_options)
         found: dict[int, Universe] = store.get_many(listings) if store is not None else {}
         stale = [i for i in range(len(listings)) if i not in found]
         if stale:

@@ -18,7 +18,9 @@ __all__ = ["BATCH_FIELDS", "TICK_ID_PATTERN", "plain_record", "tick_id_number"]
 
 #: A tick id as the engine writes it: ``42`` or ``tick_42`` (digits as Python reads them).
 TICK_ID_PATTERN = r"^(?:tick_)?(\d+)$"
-_TICK_ID = re.compile(TICK_ID_PATTERN)
+#: (Text: ``re`` compiles it on first use, which a well-formed run never makes;
+#: compiled at import, it cost every one-run command, issue 38.)
+_TICK_ID = TICK_ID_PATTERN
 
 #: The largest tick number or count of a record (64 bits, signed).
 _MAX = 2**63 - 1
@@ -42,7 +44,7 @@ def tick_id_number(value: Any) -> Any:
     as it is (the model's check of a record's ``first_tick`` and ``last_tick``). Digits
     Python will not read (more than ``sys.get_int_max_str_digits()``, 4,300 by default)
     are left as text for the model to refuse, not a ValueError."""
-    if isinstance(value, str) and (m := _TICK_ID.fullmatch(value.strip())):  # as a tick file's
+    if isinstance(value, str) and (m := re.fullmatch(_TICK_ID, value.strip())):  # as a tick file's
         try:
             return int(m.group(1))
         except ValueError:  # too many digits to read: the model refuses the text

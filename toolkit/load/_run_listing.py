@@ -25,7 +25,9 @@ from toolkit.summary import plural
 
 __all__ = ["MAX_NUMBER", "Listing", "TickPaths", "list_run", "list_runs"]
 
-_TICK_FILE = re.compile(r"^tick_(\d+)\.json$")
+#: (Text: ``re`` compiles it on first use, which only a folder of tick files not all plainly named
+#: makes; compiled at import, it cost every one-run command, issue 38.)
+_TICK_FILE = r"^tick_(\d+)\.json$"
 _COMPRESSED_FILE = re.compile(r"^(batch|epoch)_(\d+)\.json$")
 _EXTRAS = re.compile(r"^(?:universe\.db|universe\.yaml|conservation\.yaml)$")
 #: The folders of a run that hold its files: the run itself, its summaries, its ticks.
@@ -196,7 +198,7 @@ def _listing(source: Source, root: str, found: dict[str, Folder], stat: bool) ->
     folder = found["tick_summaries/ticks"]
     plain = None if stat else _plain_tick_paths(source, folder)
     if plain is None:
-        numbered = [(n, p) for n, _, p in seen.entries(folder, _TICK_FILE, "ticks/")]
+        numbered = [(n, p) for n, _, p in seen.entries(folder, re.compile(_TICK_FILE), "ticks/")]
         ticks: Sequence[str] = tuple(p for _, p in sorted(numbered))
     else:
         ticks = plain

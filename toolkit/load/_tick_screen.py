@@ -355,14 +355,16 @@ def _nested(flat: pl.DataFrame) -> pl.DataFrame:
 #: ``\\udxxx`` escapes (a lone surrogate is no text) and a number ``-0`` (its sign would
 #: not survive an integer): a file that may hold either is left to Polars' reader.
 _PLAIN_UNSAFE = (b"\\ud", b"\\uD")
-_MINUS_ZERO = re.compile(rb"[\[,:\s]-0(?![0-9.eE])")
+#: (Text: ``re`` compiles it on first use, which only a tick file holding ``-0`` makes;
+#: compiled at import, it cost every one-run command, issue 38.)
+_MINUS_ZERO = rb"[\[,:\s]-0(?![0-9.eE])"
 
 
 def plain_row(tick: _Screen | None, blob: bytes) -> tuple[Any, ...] | None:
     """:func:`_row` of a screened tick, or ``None`` when its columns are Polars' to read."""
     if tick is None or any(mark in blob for mark in _PLAIN_UNSAFE):
         return None
-    if b"-0" in blob and _MINUS_ZERO.search(blob):
+    if b"-0" in blob and re.search(_MINUS_ZERO, blob):
         return None
     try:
         return _row(tick)

@@ -86,7 +86,9 @@ try:  # the same screen over files packed in one buffer (toolkit.io.edge.Packed)
 except ImportError:  # not built, or built before it had scan_packed: slices are scanned
     _accel_scan_packed = None
 
-_TICK_ID = re.compile(TICK_ID_PATTERN)
+#: (Text: ``re`` compiles it on first use, which a well-formed run never makes;
+#: compiled at import, it cost every one-run command, issue 38.)
+_TICK_ID = TICK_ID_PATTERN
 #: The largest tick number the ticks frame holds (Int64).
 MAX_TICK = 2**63 - 1
 #: A duration must stay below this magnitude to fit the frame's 64-bit integer column, and
@@ -157,7 +159,7 @@ def tick_number(value: str | int | None) -> int | None:
         return None
     if isinstance(value, int):
         return value
-    m = _TICK_ID.fullmatch(value.strip())
+    m = re.fullmatch(_TICK_ID, value.strip())
     return int(m.group(1)) if m else None
 
 

@@ -49,7 +49,9 @@ parse_tick_number = tick_number
 #: token-world keeps its universes; ``--root`` overrides it.
 UNIVERSES_ROOT_ENV = "TOOLKIT_UNIVERSES_ROOT"
 
-_SLUG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+#: (Text: ``re`` compiles it on first use, which only a run named by its slug (not its path)
+#: makes; compiled at import, it cost every one-run command, issue 38.)
+_SLUG = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
 
 
 def resolve_run(
@@ -86,8 +88,8 @@ def resolve_run(
     text = str(name)
     if root is None:
         hint = f" (to name a run by its slug, give --root DIR or set {UNIVERSES_ROOT_ENV})"
-        raise InputError(source.url(), "no such run folder" + (hint * bool(_SLUG.match(text))))
-    if not _SLUG.match(text) or text in (".", ".."):
+        raise InputError(source.url(), "no such run folder" + (hint * bool(re.match(_SLUG, text))))
+    if not re.match(_SLUG, text) or text in (".", ".."):
         raise InputError(
             source.url(),
             f"no such run folder, and not a slug to look up under {root} ({where})",

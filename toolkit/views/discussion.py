@@ -8,15 +8,20 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from toolkit.epoch import epochs_of
-from toolkit.rubrics.discussion import Comparison, DiscussionReport, SuccessCheck
 from toolkit.scorecard import Scorecard
-from toolkit.views.charts import threshold_lines
 from toolkit.views.text import format_value, name_lines, paint, render_text, text_columns, wrap_item
 
 if TYPE_CHECKING:
     import altair as alt
 
-    from toolkit.rubrics.discussion import JudgedDiscussion
+    # (names for annotations: the comparison and success modules, ~2 ms of CPU, are
+    # imported only by a run that compares, issue 38)
+    from toolkit.rubrics.discussion import (
+        Comparison,
+        DiscussionReport,
+        JudgedDiscussion,
+        SuccessCheck,
+    )
 
 __all__ = [
     "advice_lines",
@@ -311,6 +316,9 @@ def comparison_chart(comparison: Comparison) -> alt.LayerChart:
     """Baseline vs candidate mean per metric, relative to each metric's threshold (1.0),
     with the threshold dashed and labelled."""
     import altair as alt  # altair (seconds, jsonschema): only when a chart is drawn
+
+    # the chart helpers and their palette (~2 ms of CPU): only when a chart is drawn
+    from toolkit.views.charts import threshold_lines
 
     long = comparison.metrics.unpivot(
         index=["key", "name", "threshold"],

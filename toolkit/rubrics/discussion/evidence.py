@@ -15,7 +15,6 @@ import polars as pl
 
 from toolkit.frames import DISCUSSION_RATINGS_SCHEMA
 from toolkit.load.discussion import Discussion
-from toolkit.load.ratings import RatingSource
 from toolkit.rubrics.discussion.coherence import coherence_evidence
 from toolkit.rubrics.discussion.diversity import speaker_similarity
 from toolkit.rubrics.discussion.labels import apply_labels
@@ -26,6 +25,8 @@ from toolkit.rubrics.discussion.schemas import MESSAGE_EVIDENCE_SCHEMA
 from toolkit.rubrics.discussion.strategic import strategic_evidence
 
 if TYPE_CHECKING:  # the rubric's pydantic models: only named in annotations
+    # (and the ratings files' reader, ~1.5 ms of CPU and csv: only --ratings imports it)
+    from toolkit.load.ratings import RatingSource
     from toolkit.rubrics.discussion.spec import DiscussionSpec
 
 __all__ = ["DiscussionEvidence", "gather_evidence", "ratings_frame"]

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from toolkit.frames import DISCUSSION_LABELS_SCHEMA
-from toolkit.load.ratings import LabelSource, RatingSource
+
+if TYPE_CHECKING:
+    from toolkit.load.ratings import RatingSource
 
 __all__ = ["apply_labels", "reviewer_labels", "signoffs"]
 
@@ -19,8 +22,12 @@ def reviewer_labels(
 ) -> pl.DataFrame | None:
     """The labels given, else those of ``ratings`` when it is also a label source (the
     ratings store), in :data:`~toolkit.frames.DISCUSSION_LABELS_SCHEMA`; None without."""
-    if labels is None and isinstance(ratings, LabelSource):
-        labels = ratings.labels(list(game_ids))
+    if labels is None and ratings is not None:
+        # the ratings files' reader (~1.5 ms of CPU, and csv): only when there are ratings
+        from toolkit.load.ratings import LabelSource
+
+        if isinstance(ratings, LabelSource):
+            labels = ratings.labels(list(game_ids))
     if labels is not None:
         labels = labels.select(list(DISCUSSION_LABELS_SCHEMA)).cast(DISCUSSION_LABELS_SCHEMA)  # type: ignore[arg-type]
     return labels

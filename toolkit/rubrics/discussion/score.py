@@ -13,7 +13,6 @@ import polars as pl
 
 from toolkit.epoch import stamp
 from toolkit.load.discussion import Discussion
-from toolkit.load.ratings import RatingSource
 from toolkit.rubrics.discussion._values import DEFAULT_VALUES as DEFAULT_DISCUSSION_SPEC
 from toolkit.rubrics.discussion.card import game_cards
 from toolkit.rubrics.discussion.epoch import discussion_epoch, game_digests
@@ -24,6 +23,8 @@ from toolkit.rubrics.discussion.report import DiscussionReport
 from toolkit.rubrics.discussion.tallies import game_tallies
 
 if TYPE_CHECKING:  # the judge's machinery is imported only when a judge is asked
+    # (and the ratings files' reader, ~1.5 ms of CPU and csv, only when --ratings asks)
+    from toolkit.load.ratings import RatingSource
     from toolkit.rubrics.discussion.judge import JudgedDiscussion
     from toolkit.rubrics.discussion.spec import DiscussionSpec
 

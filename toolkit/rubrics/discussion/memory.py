@@ -16,7 +16,13 @@ from toolkit.rubrics.discussion.schemas import (
     NEEDS_REVIEW,
     REFERENCE_SCHEMA,
 )
-from toolkit.rubrics.discussion.text import SENTENCE, alternation, mentions
+from toolkit.rubrics.discussion.text import (
+    SENTENCE,
+    all_ascii,
+    alternation,
+    ascii_classes,
+    mentions,
+)
 
 if TYPE_CHECKING:  # the rubric's pydantic models: only named in annotations
     from toolkit.rubrics.discussion.spec import DiscussionSpec, MemoryCues
@@ -48,7 +54,10 @@ def memory_references(
         speaker, sentence, kind, actor, object, referenced_round, verdict, reason).
     """
     m = spec.memory
-    sentences = _reference_sentences(messages, m)
+    try:
+        sentences = _reference_sentences(messages, m, all_ascii(messages["text"]))
+    except pl.exceptions.ComputeError:  # a pattern that does not compile: refused as written
+        sentences = _reference_sentences(messages, m, ascii_text=False)
     names = players.select(
         "game_id", pl.col("name"), pl.col("name").str.to_lowercase().alias("_lower")
     ).unique(["game_id", "_lower"], keep="first", maintain_order=True)
@@ -69,17 +78,24 @@ def memory_references(
     return refs.select(list(REFERENCE_SCHEMA)).cast(REFERENCE_SCHEMA)  # type: ignore[arg-type]
 
 
-def _reference_sentences(messages: pl.DataFrame, m: MemoryCues) -> pl.DataFrame:
+def _reference_sentences(messages: pl.DataFrame, m: MemoryCues, ascii_text: bool) -> pl.DataFrame:
     """One row per sentence that refers to a past event: its id (``message#index``), verb,
-    claim kind, the words before and after the verb, and the round it names."""
-    ref_pattern = "(?i)(?:" + "|".join(f"(?:{p})" for p in m.reference_patterns) + ")"
+    claim kind, the words before and after the verb, and the round it names.
+
+    With ``ascii_text`` (every message of ASCII characters only) the patterns' classes are
+    spelt as their ASCII members (:func:`ascii_classes`): the same matches, compiled in a
+    fraction of the time."""
+    fit = ascii_classes if ascii_text else str
+    ref_pattern = fit("(?i)(?:" + "|".join(f"(?:{p})" for p in m.reference_patterns) + ")")
     verbs = {"vote": m.vote_verbs, "said": m.speech_verbs, "stance": m.stance_verbs}
     all_verbs = alternation([v for group in verbs.values() for v in group])
     kind_of: dict[str, str] = {v: k for k, group in verbs.items() for v in group}
     adverbs = r"(?:(?:also|then|both|just|had|has|have|already|all|openly|clearly|\w+ly)\s+)?"
-    actor_re = rf"(?i)([\w][\w'’-]*)\s+{adverbs}(?:{all_verbs})\b"
+    actor_re = fit(rf"(?i)([\w][\w'’-]*)\s+{adverbs}(?:{all_verbs})\b")
     verb_re = rf"(?i)\b({all_verbs})\b"
-    object_re = rf"(?i)\b(?:{all_verbs})\s+(?:for\s+|against\s+|to\s+eliminate\s+)?([\w][\w'’-]*)"
+    object_re = fit(
+        rf"(?i)\b(?:{all_verbs})\s+(?:for\s+|against\s+|to\s+eliminate\s+)?([\w][\w'’-]*)"
+    )
     last_round = alternation(m.last_round_words)
     return (
         messages.select(
@@ -103,7 +119,7 @@ def _reference_sentences(messages: pl.DataFrame, m: MemoryCues) -> pl.DataFrame:
             pl.col("sentence").str.extract(actor_re, 1).alias("_actor_word"),
             pl.col("sentence").str.extract(object_re, 1).alias("_object_word"),
             pl.coalesce(
-                pl.col("sentence").str.extract(r"(?i)\bround (\d+)\b", 1).cast(pl.Int64),
+                pl.col("sentence").str.extract(fit(r"(?i)\bround (\d+)\b"), 1).cast(pl.Int64),
                 pl.when(pl.col("sentence").str.contains(f"(?i)(?:{last_round})"))
                 .then(pl.col("round") - 1)
                 .otherwise(pl.lit(None, dtype=pl.Int64)),

@@ -6,7 +6,15 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from toolkit.rubrics.discussion.text import SENTENCE, alternation, cue_matches, mentions, with_roles
+from toolkit.rubrics.discussion.text import (
+    SENTENCE,
+    all_ascii,
+    alternation,
+    ascii_classes,
+    cue_matches,
+    mentions,
+    with_roles,
+)
 
 if TYPE_CHECKING:  # the rubric's pydantic models: only named in annotations
     from toolkit.rubrics.discussion.spec import DiscussionSpec, RoleCues
@@ -41,9 +49,12 @@ def role_evidence(
     framed = framed.join(
         _accused_partners(framed, players, cues), on=["game_id", "message_id"], how="left"
     )
+    try:
+        read = _read_cues(framed, cues, all_ascii(framed["text"]))
+    except pl.exceptions.ComputeError:  # a pattern that does not compile: refused as written
+        read = _read_cues(framed, cues, ascii_text=False)
     return (
-        _read_cues(framed, cues)
-        .with_columns(_break_reasons().alias("_breaks"))
+        read.with_columns(_break_reasons().alias("_breaks"))
         .with_columns(
             (pl.col("_breaks").list.len() > 0).alias("role_break"),
             pl.when(pl.col("role").is_null())
@@ -90,20 +101,25 @@ def _accused_partners(framed: pl.DataFrame, players: pl.DataFrame, cues: RoleCue
     )
 
 
-def _read_cues(framed: pl.DataFrame, cues: RoleCues) -> pl.DataFrame:
+def _read_cues(framed: pl.DataFrame, cues: RoleCues, ascii_text: bool) -> pl.DataFrame:
     """The cue phrases of each message, one list column per cue family: accusations read
     without the questions (``questions_in_role``) and general statements, reasons without
-    stated absences of one (``no_reason``)."""
+    stated absences of one (``no_reason``).
+
+    With ``ascii_text`` (every message of ASCII characters only) the patterns' classes are
+    spelt as their ASCII members (:func:`ascii_classes`): the same matches, compiled in a
+    fraction of the time."""
+    fit = ascii_classes if ascii_text else str
     accusation_text = pl.col("text")
     if cues.questions_in_role:
         accusation_text = accusation_text.str.replace_all(r"[^.!?\n]*\?", " ")
     if cues.general_statements:
         general = "(?i)(?:" + "|".join(f"(?:{p})" for p in cues.general_statements) + ")"
-        accusation_text = accusation_text.str.replace_all(general, " ")
+        accusation_text = accusation_text.str.replace_all(fit(general), " ")
     reason_text = pl.col("text")
     if cues.no_reason:
         absent = "(?i)(?:" + "|".join(f"(?:{p})" for p in cues.no_reason) + ")"
-        reason_text = reason_text.str.replace_all(absent, " ")
+        reason_text = reason_text.str.replace_all(fit(absent), " ")
     return framed.with_columns(
         accusation_text.alias("_atext"), reason_text.alias("_rtext")
     ).with_columns(

@@ -55,8 +55,12 @@ def memory_references(
     """
     m = spec.memory
     try:
-        sentences = _reference_sentences(messages, m, all_ascii(messages["text"]))
-    except pl.exceptions.ComputeError:  # a pattern that does not compile: refused as written
+        sentences: pl.DataFrame | None = _reference_sentences(
+            messages, m, all_ascii(messages["text"])
+        )
+    except pl.exceptions.ComputeError:  # a pattern that does not compile: refused as written,
+        sentences = None  # outside this handler (the error as it was, with no other before it)
+    if sentences is None:
         sentences = _reference_sentences(messages, m, ascii_text=False)
     names = players.select(
         "game_id", pl.col("name"), pl.col("name").str.to_lowercase().alias("_lower")

@@ -50,8 +50,10 @@ def role_evidence(
         _accused_partners(framed, players, cues), on=["game_id", "message_id"], how="left"
     )
     try:
-        read = _read_cues(framed, cues, all_ascii(framed["text"]))
-    except pl.exceptions.ComputeError:  # a pattern that does not compile: refused as written
+        read: pl.DataFrame | None = _read_cues(framed, cues, all_ascii(framed["text"]))
+    except pl.exceptions.ComputeError:  # a pattern that does not compile: refused as written,
+        read = None  # outside this handler (the error as it was, with no other before it)
+    if read is None:
         read = _read_cues(framed, cues, ascii_text=False)
     return (
         read.with_columns(_break_reasons().alias("_breaks"))

@@ -23,6 +23,8 @@ __all__ = ["role_evidence"]
 
 #: The cue columns a message is read into, dropped once its breaks are named.
 _CUE_COLUMNS = ("_certain", "_reveal", "_deflect", "_defend", "_accuse", "_reason", "_breaks")
+#: The texts the accusation and reason cues are read in.
+_READ_COLUMNS = ("_atext", "_rtext")
 
 
 def role_evidence(
@@ -55,26 +57,22 @@ def role_evidence(
         read = None  # outside this handler (the error as it was, with no other before it)
     if read is None:
         read = _read_cues(framed, cues, ascii_text=False)
+    has_breaks = pl.col("_breaks").list.len() > 0
     return (
         read.with_columns(_break_reasons().alias("_breaks"))
         .with_columns(
-            (pl.col("_breaks").list.len() > 0).alias("role_break"),
+            pl.when(pl.col("role").is_null())
+            .then(pl.lit(None, dtype=pl.Boolean()))
+            .otherwise(has_breaks)
+            .alias("role_break"),
             pl.when(pl.col("role").is_null())
             .then(pl.lit("speaker's role unknown"))
-            .when(pl.col("_breaks").list.len() > 0)
+            .when(has_breaks)
             .then(pl.col("_breaks").list.join("; "))
             .otherwise(pl.lit("in role"))
             .alias("role_break_reason"),
         )
-        .with_columns(
-            pl.when(pl.col("role").is_null())
-            .then(pl.lit(None, dtype=pl.Boolean()))
-            .otherwise(pl.col("role_break"))
-            .alias("role_break")
-        )
-        .drop(*_CUE_COLUMNS)
-        .drop("_atext", "_rtext")
-        .drop("_accused_partners")
+        .drop(*_CUE_COLUMNS, *_READ_COLUMNS, "_accused_partners")
     )
 
 

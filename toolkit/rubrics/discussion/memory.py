@@ -143,9 +143,13 @@ def _resolve(
     """The player ``word_col`` stands for, in ``out``: a player's name (possessive or
     not), the speaker (``self_words``) or the player replied to (``addressee_words``)."""
     word = pl.col(word_col).str.to_lowercase().str.strip_chars("'’")
-    staged = frame.with_columns(
-        word.str.replace(r"['’]s$", "").alias("_lower"),
-    ).join(names, on=["game_id", "_lower"], how="left")
+    staged = frame.join(  # the key read inline: one step fewer (issue 38)
+        names,
+        left_on=["game_id", word.str.replace(r"['’]s$", "")],
+        right_on=["game_id", "_lower"],
+        how="left",
+        suffix="_names",
+    )
     resolved = (
         pl.when(pl.col("name").is_not_null())
         .then(pl.col("name"))
@@ -155,7 +159,7 @@ def _resolve(
         .then(pl.col("in_reply_to_player"))
         .otherwise(pl.lit(None, dtype=pl.String()))
     )
-    return staged.with_columns(resolved.alias(out)).drop("_lower", "name")
+    return staged.select(pl.exclude("game_id_names", "_lower", "name"), resolved.alias(out))
 
 
 def _vote_hits(refs: pl.DataFrame, votes: pl.DataFrame) -> pl.DataFrame:

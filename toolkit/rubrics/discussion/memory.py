@@ -199,9 +199,10 @@ def _vote_hits(refs: pl.DataFrame, votes: pl.DataFrame) -> pl.DataFrame:
 def _said_hits(refs: pl.DataFrame, messages: pl.DataFrame) -> pl.DataFrame:
     """Said / stance claims: an earlier message of the actor (naming the object for
     stances); ``_found`` names the earliest."""
+    # five steps, not seven: the references joined as they are (the messages' columns are
+    # renamed apart from them), the earliest turn named in the aggregation (issue 38)
     return (
         refs.filter(pl.col("kind").is_in(["said", "stance"]))
-        .select("reference_id", "game_id", "turn", "kind", "actor", "object", "referenced_round")
         .join(
             messages.select(
                 "game_id",
@@ -228,11 +229,8 @@ def _said_hits(refs: pl.DataFrame, messages: pl.DataFrame) -> pl.DataFrame:
             )
         )
         .group_by("game_id", "reference_id")
-        .agg(pl.col("_turn").min().alias("_t"))
-        .select(
-            "game_id",
-            "reference_id",
-            pl.format("message of turn {}", pl.col("_t").cast(pl.String())).alias("_found"),
+        .agg(
+            pl.format("message of turn {}", pl.col("_turn").min().cast(pl.String())).alias("_found")
         )
     )
 

@@ -121,8 +121,27 @@ WORDS = ["voted for", "voted", "said", "accused", "in round 2", "round 1", "last
          "evidence", "don't have", "any", "two of you are", "someone is lying", "definitely",
          "i suspect", "the mafia", "why", "?", ".", "!", ",", "\n", "7", "it's", "-", "also",
          "Bay is mafia", "vote for Kai", "no real evidence", "at least two of them are real mafia",
-         "I accuse anybody", "didn't give any real reason", "the game"]  # fmt: skip
+         "I accuse anybody", "didn't give any real reason", "the game", "Bay NOTED", "SAID",
+         "the START", "Kai SHOUTED"]  # fmt: skip
 ODD = ["\u212aai", "\u017fam", "\u0130", "\u03a3", "\u03c2", "don\u2019t", "\u00e9", "Z\u00f6e"]
+
+
+#: A verb, then a last-round word beyond ASCII (and words in capitals): ``ſ`` matches ``s``
+#: and ``S`` case-insensitively and is its own lower case, so ASCII text is not
+#: lower-cased for either.
+ODD_WORDS = [
+    DEFAULT_DISCUSSION_SPEC.model_copy(
+        update={
+            "memory": DEFAULT_DISCUSSION_SPEC.memory.model_copy(
+                update={key: (*words, *getattr(DEFAULT_DISCUSSION_SPEC.memory, key))}
+            )
+        }
+    )
+    for key, words in (
+        ("speech_verbs", ("Noted", "\u017fhouted")),
+        ("last_round_words", ("the \u017ftart",)),
+    )
+]
 
 
 @st.composite
@@ -152,7 +171,7 @@ def _game(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, Di
         pl.DataFrame(messages, schema=DISCUSSION_MESSAGES_SCHEMA),
         pl.DataFrame(players, schema=DISCUSSION_PLAYERS_SCHEMA),
         pl.DataFrame(votes, schema=DISCUSSION_VOTES_SCHEMA),
-        draw(st.sampled_from(list(PUBLISHED.values()))),
+        draw(st.sampled_from([*PUBLISHED.values(), *ODD_WORDS])),
     )
 
 
@@ -199,3 +218,31 @@ def test_all_ascii_reads_every_text_and_skips_nulls() -> None:
     assert all_ascii(pl.Series([], dtype=pl.String))
     assert not all_ascii(pl.Series(["a", "don\u2019t"]))
     assert not all_ascii(pl.Series(["\u212a"]))
+
+
+def test_a_last_round_word_beyond_ascii_still_matches_ascii_text_case_insensitively() -> None:
+    """``the ſtart`` names the last round: ``ſ`` matches ``S`` case-insensitively, so the
+    ASCII "the START" names round 1 in round 2 (the ASCII text is not lower-cased for it)."""
+    row = {"game_id": "g", "in_reply_to": None, "in_reply_to_player": None, "timestamp": None}
+    messages = pl.DataFrame(
+        [
+            {**row, "message_id": "m1", "turn": 1, "round": 1, "speaker": "Kai", "text": "Hi."},
+            {**row, "message_id": "m2", "turn": 2, "round": 2, "speaker": "Ash",
+             "text": "Earlier Kai voted for Bay at the START."},
+        ],
+        schema=DISCUSSION_MESSAGES_SCHEMA,
+    )  # fmt: skip
+    votes = pl.DataFrame(
+        [{"game_id": "g", "round": 1, "voter": "Kai", "target": "Bay", "justification": None,
+          "timestamp": None}],
+        schema=DISCUSSION_VOTES_SCHEMA,
+    )  # fmt: skip
+    players = pl.DataFrame(
+        [{"game_id": "g", "player_id": n, "name": n, "role": "VILLAGER", "personality": None,
+          "alive": True, "position": i} for i, n in enumerate(NAMES)],
+        schema=DISCUSSION_PLAYERS_SCHEMA,
+    )  # fmt: skip
+    refs = memory_references(messages, players, votes, ODD_WORDS[1])
+    assert refs.select("referenced_round", "verdict", "reason").rows() == [
+        (1, "accurate", "Kai voted for Bay: matches vote of round 1")
+    ]

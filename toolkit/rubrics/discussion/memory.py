@@ -87,24 +87,34 @@ def _reference_sentences(messages: pl.DataFrame, m: MemoryCues, ascii_text: bool
     claim kind, the words before and after the verb, and the round it names.
 
     With ``ascii_text`` (every message of ASCII characters only) the patterns' classes are
-    spelt as their ASCII members (:func:`ascii_classes`): the same matches, compiled in a
-    fraction of the time."""
+    spelt as their ASCII members (:func:`ascii_classes`) and, when the verbs and last-round
+    words are ASCII too, those are looked for lower-cased in the lower-cased sentence: the
+    same matches, compiled in a fraction of the time."""
     fit = ascii_classes if ascii_text else str
     ref_pattern = fit("(?i)(?:" + "|".join(f"(?:{p})" for p in m.reference_patterns) + ")")
     verbs = {"vote": m.vote_verbs, "said": m.speech_verbs, "stance": m.stance_verbs}
-    all_verbs = alternation([v for group in verbs.values() for v in group])
+    words = [v for group in verbs.values() for v in group]
+    all_verbs = alternation(words)
     kind_of: dict[str, str] = {v: k for k, group in verbs.items() for v in group}
     adverbs = r"(?:(?:also|then|both|just|had|has|have|already|all|openly|clearly|\w+ly)\s+)?"
     actor_re = fit(rf"(?i)([\w][\w'’-]*)\s+{adverbs}(?:{all_verbs})\b")
-    verb_re = rf"(?i)\b({all_verbs})\b"
     object_re = fit(
         rf"(?i)\b(?:{all_verbs})\s+(?:for\s+|against\s+|to\s+eliminate\s+)?([\w][\w'’-]*)"
     )
-    last_round = alternation(m.last_round_words)
     # each expression whole in one step (issue 38: a step costs more than reading a few
     # dozen sentences twice)
     split = pl.col("text").str.extract_all(SENTENCE)
-    verb = pl.col("sentence").str.extract(verb_re, 1).str.to_lowercase()
+    sentence = pl.col("sentence")
+    if ascii_text and all(w.isascii() for w in [*words, *m.last_round_words]):
+        # On ASCII text lower-casing changes one letter for one, and ``(?i)`` on an ASCII
+        # word matches where the word lower-cased does in the text lower-cased: the verb is
+        # read lower-cased anyway, and a pattern with no ``(?i)`` compiles in half the time.
+        lowered = sentence.str.to_lowercase()
+        verb = lowered.str.extract(rf"\b({alternation(w.lower() for w in words)})\b", 1)
+        last = lowered.str.contains(f"(?:{alternation(w.lower() for w in m.last_round_words)})")
+    else:
+        verb = sentence.str.extract(rf"(?i)\b({all_verbs})\b", 1).str.to_lowercase()
+        last = sentence.str.contains(f"(?i)(?:{alternation(m.last_round_words)})")
     return (
         messages.select(
             "game_id",
@@ -128,9 +138,7 @@ def _reference_sentences(messages: pl.DataFrame, m: MemoryCues, ascii_text: bool
             pl.col("sentence").str.extract(object_re, 1).alias("_object_word"),
             pl.coalesce(
                 pl.col("sentence").str.extract(fit(r"(?i)\bround (\d+)\b"), 1).cast(pl.Int64),
-                pl.when(pl.col("sentence").str.contains(f"(?i)(?:{last_round})"))
-                .then(pl.col("round") - 1)
-                .otherwise(pl.lit(None, dtype=pl.Int64)),
+                pl.when(last).then(pl.col("round") - 1).otherwise(pl.lit(None, dtype=pl.Int64)),
             ).alias("referenced_round"),
             verb.replace_strict(kind_of, default="unverifiable", return_dtype=pl.String()).alias(
                 "kind"

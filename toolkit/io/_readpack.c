@@ -14,7 +14,18 @@
  *    (toolkit.io.edge.read_many_fast's loop), which gives its bytes or its one-line
  *    problem exactly as without this module; `count` says where it stopped.
  *
- * No Python object is made per file. The GIL is released while the files are read. */
+ * No Python object is made per file. The GIL is released while the files are read.
+ *
+ * Where the system has O_PATH (Linux), a file is opened relative to its folder: the
+ * folder (the path up to its last '/') is opened once with O_PATH | O_DIRECTORY and each
+ * file of it that follows in the list with openat() on its name alone, so the kernel
+ * walks the folder's path once a folder, not once a file (a fleet's tick files are
+ * listed folder by folder). It opens the file open() of the whole path would open (the
+ * folder's path is resolved as open() resolves it); a folder that cannot be opened so
+ * has its files opened by their whole path, and a file that openat() cannot open stops
+ * the call there as open() failing does (the pure-Python reader then gives its bytes or
+ * its problem). */
+#define _GNU_SOURCE /* memrchr, O_PATH */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
@@ -24,6 +35,36 @@
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
+
+/* The folder the last file was opened in: its path (the file's path up to its last '/',
+ * `len` bytes, copied into `path`) and an O_PATH descriptor of it (-1: none, its files
+ * are opened by their whole path). len < 0: no folder yet. */
+typedef struct {
+    int fd;
+    char *path;
+    Py_ssize_t len;
+} Folder;
+
+/* open(name, flags), through the folder's descriptor where there is one (see the top). */
+static int open_in_folder(Folder *folder, const char *name, Py_ssize_t size, int flags) {
+#if defined(O_PATH) && defined(O_DIRECTORY)
+    const char *slash = memrchr(name, '/', (size_t)size);
+    Py_ssize_t len = slash ? slash - name : 0;
+    if (len == 0 || slash[1] == 0) return open(name, flags); /* "/x", "x", "x/": as it is */
+    if (len != folder->len || memcmp(name, folder->path, (size_t)len) != 0) {
+        if (folder->fd >= 0) close(folder->fd);
+        memcpy(folder->path, name, (size_t)len);
+        folder->path[len] = 0;
+        folder->len = len;
+        folder->fd = open(folder->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    }
+    if (folder->fd >= 0) return openat(folder->fd, slash + 1, flags);
+#else
+    (void)folder;
+    (void)size;
+#endif
+    return open(name, flags);
+}
 
 static PyObject *read_packed(PyObject *self, PyObject *args) {
     (void)self;
@@ -46,10 +87,12 @@ static PyObject *read_packed(PyObject *self, PyObject *args) {
     if (!held) return NULL;
     Py_ssize_t n = PyList_GET_SIZE(held);
     const char **names = PyMem_Malloc(sizeof(char *) * (size_t)(n ? n : 1));
+    Py_ssize_t *sizes = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(n ? n : 1));
     int64_t *ends = PyMem_Malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
-    Py_ssize_t plain = 0, count = 0;
+    Py_ssize_t plain = 0, count = 0, longest = 0;
     PyObject *result = NULL, *out = NULL;
-    if (!names || !ends) {
+    Folder folder = {-1, NULL, -1};
+    if (!names || !sizes || !ends) {
         PyErr_NoMemory();
         goto done;
     }
@@ -68,6 +111,13 @@ static PyObject *read_packed(PyObject *self, PyObject *args) {
         }
         if ((Py_ssize_t)strlen(utf8) != size) break;
         names[plain] = utf8;
+        sizes[plain] = size;
+        if (size > longest) longest = size;
+    }
+    folder.path = PyMem_Malloc((size_t)longest + 1);
+    if (!folder.path) {
+        PyErr_NoMemory();
+        goto done;
     }
     /* Read straight into the bytes object returned: it doubles (with the GIL) when a read
      * might not fit, and is cut to its length at the end, so the files are not copied. */
@@ -84,7 +134,7 @@ static PyObject *read_packed(PyObject *self, PyObject *args) {
         char *data = PyBytes_AS_STRING(out);
         Py_BEGIN_ALLOW_THREADS
         while (count < plain && room - len >= want) {
-            int fd = open(names[count], flags);
+            int fd = open_in_folder(&folder, names[count], sizes[count], flags);
             if (fd < 0) {
                 stopped = 1;
                 break;
@@ -111,7 +161,10 @@ static PyObject *read_packed(PyObject *self, PyObject *args) {
     result = Py_BuildValue("(Oy#n)", out, (const char *)ends,
                            (Py_ssize_t)(sizeof(int64_t) * (size_t)count), count);
 done:
+    if (folder.fd >= 0) close(folder.fd);
+    PyMem_Free(folder.path);
     PyMem_Free(names);
+    PyMem_Free(sizes);
     PyMem_Free(ends);
     Py_XDECREF(out);
     Py_DECREF(held);

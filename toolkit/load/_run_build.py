@@ -86,7 +86,9 @@ class _Group:
         packed = self.packs[0] if len(self.packs) == 1 else edge.join_packed(self.packs)
         parsed, errors = parse_raw(self.slugs, self.files, packed, found)
         self.parts.append(parsed)
-        by_path = dict(zip(self.files, self.slugs, strict=True))
+        # each file's run, for its warnings and issues: most chunks have none (a dict of
+        # 5,000 paths costs about 0.3 ms)
+        by_path = dict(zip(self.files, self.slugs, strict=True)) if found or errors else {}
         for path, note in found:
             self.notes.setdefault(by_path[path], []).append(f"{by_path[path]}: {note}")
         for err in errors:

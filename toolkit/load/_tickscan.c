@@ -62,9 +62,29 @@ typedef struct {
 
 #define BAIL (-1)
 
+static inline int is_ws(unsigned char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+/* Past JSON whitespace. A pretty-printed file's whitespace is mostly a line end and an
+ * indentation of spaces: after a line end (or a tab, a carriage return) the spaces are
+ * skipped eight at a time, the first byte that is not a space found as the lowest
+ * nonzero byte of the word XOR eight spaces; then byte by byte as before. */
 static inline void ws(P *ps) {
     const unsigned char *p = ps->p, *e = ps->end;
-    while (p < e && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) p++;
+    while (p < e && is_ws(*p)) {
+        if (*p++ == ' ') continue;
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        while (e - p >= 8) {
+            uint64_t w;
+            memcpy(&w, p, 8);
+            uint64_t other = w ^ 0x2020202020202020ULL; /* zero bytes: the spaces */
+            if (other) {
+                p += __builtin_ctzll(other) >> 3;
+                break;
+            }
+            p += 8;
+        }
+#endif
+    }
     ps->p = p;
 }
 

@@ -782,3 +782,32 @@ def test_a_postgresql_url_is_still_read_as_a_database_and_a_path_as_a_path() -> 
     assert "no such file or folder" not in str(caught.value)  # a database, not a path
     with pytest.raises(InputError, match="no such file or folder"):
         load_discussions(["postgresql:/nobody@127.0.0.1:9/games"])  # no ://: a file name
+
+
+# ---------------------------------------------------------------------------
+# One run (issue 38, s51-quality): msgspec only for the files the C accelerator leaves
+# ---------------------------------------------------------------------------
+
+#: The pure screen: msgspec (~3 ms to import) and its Structs and decoders (~2.5 ms).
+MSGSPEC_SCREEN = frozenset({"msgspec", "toolkit.load._tick_screen"})
+
+
+@pytest.mark.parametrize(
+    "args", [pytest.param(args, id=name) for name, args, _ in ONE_RUN_COMMANDS[:2]]
+)
+def test_one_run_quality_imports_no_msgspec_when_the_accelerator_takes_every_file(
+    args: list[str], tmp_path: Path
+) -> None:
+    from toolkit.load import _ticks
+
+    if not _ticks.ACCEL:
+        pytest.skip("the C accelerator is not built (or TOOLKIT_ACCEL=0): the pure path")
+    report = _one_run(args, tmp_path)
+    assert report["code"] == 0
+    assert set(report["modules"]) & MSGSPEC_SCREEN == set()
+
+
+def test_with_the_accelerator_off_the_pure_screen_still_reads_the_run(tmp_path: Path) -> None:
+    report = _one_run(["quality", str(RUN)], tmp_path, env={**_env(), "TOOLKIT_ACCEL": "0"})
+    assert report["code"] == 0
+    assert set(report["modules"]) >= MSGSPEC_SCREEN

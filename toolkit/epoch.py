@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolkit._record import FieldsEqual, FieldsRepr
 from toolkit._version import __version__
 from toolkit.scorecard import Scorecard
 
@@ -77,8 +78,8 @@ def _flatten(value: Any, prefix: str, out: dict[str, Any]) -> None:
         out[prefix] = value
 
 
-@dataclass(frozen=True)
-class Epoch:
+@dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: toolkit._record
+class Epoch(FieldsEqual, FieldsRepr):
     """What decides a number, and its short hash :attr:`id`.
 
     Attributes:

@@ -27,6 +27,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from toolkit._record import FieldsEqual, FieldsRepr
+
 if TYPE_CHECKING:
     from toolkit.scorecard import Scorecard
 
@@ -78,8 +80,8 @@ def kind_of(status: str) -> str:
     return STATUS_KINDS.get(status, WARN_KIND)
 
 
-@dataclass(frozen=True)
-class Check:
+@dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: toolkit._record
+class Check(FieldsEqual, FieldsRepr):
     """One subject x dimension finding, as a gate, JUnit and Markdown see it.
 
     Attributes:

@@ -8,6 +8,7 @@ from typing import Any
 
 import polars as pl
 
+from toolkit._record import FieldsEqual, FieldsRepr
 from toolkit.frames import MEASURES_SCHEMA, SCORECARD_SCHEMA, slices
 from toolkit.summary import draw_html
 
@@ -26,8 +27,8 @@ def format_value(value: float | None) -> str:
     return f"{value:.3f}"
 
 
-@dataclass(frozen=True)
-class Dimension:
+@dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: toolkit._record
+class Dimension(FieldsEqual, FieldsRepr):
     """One scored dimension before it becomes a scorecard row.
 
     ``measures`` are its secondary numbers (name -> value, ``None`` when not measured),
@@ -44,8 +45,8 @@ class Dimension:
     measures: Mapping[str, float | None] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, repr=False)
-class Scorecard:
+@dataclass(frozen=True, eq=False, repr=False)  # eq, hash: toolkit._record
+class Scorecard(FieldsEqual):
     """What a rubric says about one subject (a run, an iteration, a game).
 
     Attributes:

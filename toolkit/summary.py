@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from toolkit._record import FieldsEqual, FieldsRepr
+
 #: kind ("summary", "scorecard") -> the function that draws it as HTML.
 _DRAWERS: dict[str, Callable[..., str]] = {}
 
@@ -78,8 +80,8 @@ def issue_notes(issues: Iterable[Mapping[str, Any]]) -> tuple[str, ...]:
     )
 
 
-@dataclass(frozen=True)
-class Summary:
+@dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: toolkit._record
+class Summary(FieldsEqual, FieldsRepr):
     """What a result object shows about itself.
 
     Attributes:

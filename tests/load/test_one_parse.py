@@ -23,7 +23,7 @@ from polars.testing import assert_frame_equal
 
 from toolkit.errors import InputError
 from toolkit.io import edge
-from toolkit.load import _ticks
+from toolkit.load import _tick_screen, _ticks
 from toolkit.load.universe import load_universe
 
 
@@ -35,10 +35,10 @@ def _polars_reads(blobs: list[bytes]) -> pl.DataFrame:
 def _built(blobs: list[bytes]) -> pl.DataFrame:
     rows = []
     for blob in blobs:
-        row = _ticks.plain_row(_ticks.screen_tick(blob), blob)
+        row = _tick_screen.plain_row(_tick_screen.screen_tick(blob), blob)
         assert row is not None, blob
         rows.append(row)
-    return _ticks.screened_frame(rows)
+    return _tick_screen.screened_frame(rows)
 
 
 # ---------------------------------------------------------------------------
@@ -98,8 +98,8 @@ def test_values_polars_decides_are_left_to_its_reader_and_load_alike_both_ways(
 ) -> None:
     record = LEFT_TO_POLARS[name]
     blob = json.dumps(record).encode()
-    tick = _ticks.screen_tick(blob)
-    assert tick is not None and _ticks.plain_row(tick, blob) is None
+    tick = _tick_screen.screen_tick(blob)
+    assert tick is not None and _tick_screen.plain_row(tick, blob) is None
     run = write_run(tmp_path / "run", [tick_v1(2), tick_v2(3)])
     (run / "tick_summaries" / "ticks" / "tick_1.json").write_bytes(blob)
 
@@ -128,8 +128,8 @@ def test_values_polars_decides_are_left_to_its_reader_and_load_alike_both_ways(
 )
 def test_a_minus_zero_or_a_surrogate_escape_leaves_the_file_to_polars(text: str) -> None:
     blob = text.encode()
-    assert _ticks.screen_tick(blob) is not None
-    assert _ticks.plain_row(_ticks.screen_tick(blob), blob) is None
+    assert _tick_screen.screen_tick(blob) is not None
+    assert _tick_screen.plain_row(_tick_screen.screen_tick(blob), blob) is None
 
 
 @pytest.mark.parametrize(
@@ -139,7 +139,7 @@ def test_a_minus_zero_or_a_surrogate_escape_leaves_the_file_to_polars(text: str)
 def test_bytes_the_parser_refuses_go_the_per_file_way_and_become_an_issue(
     tmp_path: Path, blob: bytes
 ) -> None:
-    assert _ticks.screen_tick(blob) is None
+    assert _tick_screen.screen_tick(blob) is None
     run = write_run(tmp_path / "run", [tick_v1(2)])
     (run / "tick_summaries" / "ticks" / "tick_1.json").write_bytes(blob)
     universe = load_universe(run)
@@ -168,14 +168,14 @@ BASE = json.dumps(tick_v1(1))[:-1]  # without the closing brace
 )
 def test_a_repeated_key_anywhere_sends_the_file_the_per_file_way(text: str, repeat: bool) -> None:
     assert has_repeated_key(text) is repeat
-    assert (_ticks.screen_tick(text.encode()) is None) is repeat
+    assert (_tick_screen.screen_tick(text.encode()) is None) is repeat
 
 
 def test_an_escaped_colon_sends_the_file_the_per_file_way() -> None:
     # "a\u003a" is the key "a:"; escaped, it would blur the count, so it is not trusted.
     text = BASE + ', "a\\u003a": 1}'
     assert not has_repeated_key(text)
-    assert _ticks.screen_tick(text.encode()) is None
+    assert _tick_screen.screen_tick(text.encode()) is None
 
 
 _KEYS = st.text(alphabet='ab:"\\ é', min_size=0, max_size=4)
@@ -202,9 +202,9 @@ def _text(value: Any) -> str:
 def test_any_repeated_key_is_found(extra: list[tuple[str, Any]]) -> None:
     text = BASE + "".join(f", {json.dumps('x' + k)}: {_text(v)}" for k, v in extra) + "}"
     if has_repeated_key(text):
-        assert _ticks.screen_tick(text.encode()) is None
+        assert _tick_screen.screen_tick(text.encode()) is None
     else:  # no repeat, no escaped colon, every field of the frame well typed
-        assert _ticks.screen_tick(text.encode()) is not None
+        assert _tick_screen.screen_tick(text.encode()) is not None
 
 
 # ---------------------------------------------------------------------------

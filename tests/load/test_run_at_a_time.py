@@ -4,7 +4,7 @@
 msgspec decoder mapped over them, checks the batch's colon count against its structs
 written back, and has Polars' JSON reader build the columns from that written-back
 array. A file it cannot vouch for goes the file-at-a-time way
-(:func:`toolkit.load._ticks.screen_tick`), whose answers are pinned by ``test_one_parse.py``
+(:func:`toolkit.load._tick_screen.screen_tick`), whose answers are pinned by ``test_one_parse.py``
 and ``test_same_bytes_same_score.py``. Here: that the two paths give the same frame,
 that exactly the files that need the careful path take it (so a run with one bad file
 still warns about exactly that file), and that no repeated key slips past. Expected
@@ -26,7 +26,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
-from toolkit.load import _ticks
+from toolkit.load import _tick_screen, _ticks
 from toolkit.load.universe import Universe, load_universe, load_universes
 
 
@@ -36,9 +36,9 @@ def _blobs(records: list[dict[str, Any]]) -> list[bytes]:
 
 def _file_at_a_time(blobs: list[bytes]) -> Any:
     """The reference builder: each file screened and built on its own."""
-    rows = [_ticks.plain_row(_ticks.screen_tick(b), b) for b in blobs]
+    rows = [_tick_screen.plain_row(_tick_screen.screen_tick(b), b) for b in blobs]
     assert all(row is not None for row in rows)
-    return _ticks.screened_frame(rows)  # type: ignore[arg-type]
+    return _tick_screen.screened_frame(rows)  # type: ignore[arg-type]
 
 
 def _left(blobs: list[bytes]) -> list[int]:

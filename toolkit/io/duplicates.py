@@ -21,11 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from toolkit._record import FieldsEqual, FieldsRepr
 from toolkit.errors import DuplicateKeyWarning
 
 
-@dataclass(frozen=True)
-class DuplicateKey:
+@dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: toolkit._record
+class DuplicateKey(FieldsEqual, FieldsRepr):
     """A key written more than once in one object (or one YAML mapping)."""
 
     key: str

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
+from toolkit._record import FieldsEqual, FieldsRepr
 from toolkit.errors import InputError, SkippedInputWarning
 from toolkit.io import duplicates
 from toolkit.io.duplicates import DuplicateKey
@@ -62,8 +63,8 @@ LIMIT_VARIABLES: dict[str, tuple[str, int]] = {
 }
 
 
-@dataclass(frozen=True)
-class Limits:
+@dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: toolkit._record
+class Limits(FieldsEqual, FieldsRepr):
     """What the reading edge accepts.
 
     Attributes:
@@ -389,8 +390,8 @@ except ImportError:  # pragma: no cover - not built, or built before it had regu
 PACK_ACCEL = _c_read_packed is not None and os.environ.get("TOOLKIT_ACCEL", "1") != "0"
 
 
-@dataclass(frozen=True, eq=False)
-class Packed(Sequence[bytes]):
+@dataclass(frozen=True, eq=False, repr=False)  # repr: toolkit._record
+class Packed(FieldsRepr, Sequence[bytes]):
     """The bytes of many files back to back in one buffer (:func:`read_packed`).
 
     As a sequence, item ``i`` is file ``i``'s bytes (a slice made when asked for: the

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from toolkit._record import FieldsEqual, FieldsRepr
 from toolkit.errors import InputError
 from toolkit.io import edge
 
@@ -21,8 +22,8 @@ __all__ = ["Folder", "Kind", "Source", "file_mark", "version_mark"]
 Kind = Literal["folder", "file", "missing", "unknown", "database"]
 
 
-@dataclass(frozen=True)
-class Folder:
+@dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: toolkit._record
+class Folder(FieldsEqual, FieldsRepr):
     """What one folder holds directly, found without reading a file.
 
     Attributes:

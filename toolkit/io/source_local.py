@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from toolkit._record import FieldsEqual, FieldsRepr
 from toolkit.errors import InputError
 from toolkit.io import edge
 from toolkit.io.atomic import atomic_path, remove_leftovers
@@ -32,8 +33,8 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-@dataclass(frozen=True)
-class LocalSource(Source):
+@dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: toolkit._record
+class LocalSource(FieldsEqual, FieldsRepr, Source):
     """A folder on the local disk: bytes read through the reading edge.
 
     Attributes:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import overload
 
+from toolkit._record import FieldsEqual, FieldsRepr
 from toolkit.io import edge
 from toolkit.io.source import Folder, Source, open_source
 from toolkit.load._ticks import collector_paused
@@ -37,8 +38,8 @@ _SUBS = ("", "tick_summaries", "tick_summaries/ticks")
 MAX_NUMBER = 2**63 - 1
 
 
-@dataclass(frozen=True)
-class Listing:
+@dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: toolkit._record
+class Listing(FieldsEqual, FieldsRepr):
     """What a run folder holds, found without reading any file.
 
     ``key`` names every source file with its size and a mark of its modification and

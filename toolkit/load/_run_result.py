@@ -11,6 +11,7 @@ from typing import Any
 
 import polars as pl
 
+from toolkit._record import FieldsEqual
 from toolkit.errors import InputError
 from toolkit.frames import (
     BATCHES_SCHEMA,
@@ -23,8 +24,8 @@ from toolkit.summary import Shows, Summary, issue_notes, plural
 __all__ = ["Universe", "combine", "frame", "issue_row"]
 
 
-@dataclass(frozen=True, repr=False)
-class Universe(Shows):
+@dataclass(frozen=True, eq=False, repr=False)  # eq, hash: toolkit._record
+class Universe(FieldsEqual, Shows):
     """One or more loaded runs.
 
     Attributes:

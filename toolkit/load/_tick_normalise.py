@@ -1,4 +1,4 @@
-"""Normalise: raw tick records (:data:`~toolkit.load._tick_screen.RAW_TICK_SCHEMA`)
+"""Normalise: raw tick records (:data:`~toolkit.load._tick_frame.RAW_TICK_SCHEMA`)
 turned into the ticks frame (:data:`toolkit.frames.TICKS_SCHEMA`) column-wise, whichever
 path parsed them (:mod:`toolkit.load._ticks`)."""
 
@@ -10,7 +10,7 @@ import polars as pl
 
 from toolkit.frames import GROUNDED_SOURCE, TICK_STATUS, TICKS_SCHEMA
 from toolkit.load._run_files import TICK_ID_PATTERN
-from toolkit.load._tick_screen import STAGES
+from toolkit.load._tick_frame import STAGES
 
 __all__ = [
     "CONTINUATION_MECHANIC",

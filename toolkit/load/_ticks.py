@@ -40,7 +40,6 @@ from itertools import repeat
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import msgspec
 import polars as pl
 
 from toolkit.errors import InputError
@@ -48,6 +47,10 @@ from toolkit.frames import TICKS_SCHEMA
 from toolkit.io.edge import Packed
 from toolkit.load._common import load_json_bytes, validation_problem
 from toolkit.load._run_files import TICK_ID_PATTERN
+from toolkit.load._tick_frame import RAW_TICK_SCHEMA, STAGES, arrow_frame, arrow_text
+from toolkit.load._tick_frame import (
+    collector_paused as collector_paused,  # re-exported: _run_build and _run_listing use it
+)
 from toolkit.load._tick_normalise import (  # re-exported: the loaders import them from here
     CONTINUATION_MECHANIC as CONTINUATION_MECHANIC,
 )
@@ -56,21 +59,6 @@ from toolkit.load._tick_normalise import (
 )
 from toolkit.load._tick_normalise import in_order as in_order
 from toolkit.load._tick_normalise import normalise, plain_ids
-from toolkit.load._tick_screen import (
-    ENCODE,
-    FAST_DECODE,
-    RAW_TICK_SCHEMA,
-    STAGES,
-    arrow_frame,
-    arrow_text,
-    plain_row,
-    projected,
-    screen_tick,
-    screened_frame,
-)
-from toolkit.load._tick_screen import (
-    collector_paused as collector_paused,  # re-exported: _run_build and _run_listing use it
-)
 
 _Scan = Callable[
     [Sequence[bytes]], tuple[list[int], object, object, bool, tuple[object, object] | None]
@@ -230,7 +218,6 @@ def _read(lines: Sequence[bytes]) -> pl.DataFrame:
 #: whose column form is Polars' reader's to decide; see :func:`plain_row`). A number is
 #: followed by a delimiter, so ``-0`` then one of these covers every ``-0`` number.
 _UNSAFE = ["\\u003", "\\ud", "\\uD", "-0,", "-0]", "-0}", "-0 ", "-0\n", "-0\r", "-0\t"]
-_DECODE_ERRORS = (msgspec.MsgspecError, ValueError, RecursionError)
 
 
 def _unsafe(blobs: Sequence[bytes]) -> list[bool]:
@@ -255,6 +242,11 @@ def _decoded(blobs: Sequence[bytes]) -> tuple[bytes, list[int]]:
     """The files msgspec decodes as :class:`_Fast` with every key accounted for by the
     colon count (of the whole structs written back), their fields the frame reads written
     back as one JSON array (:func:`projected`), and their positions in ``blobs``."""
+    # msgspec and the screen's Structs (~5 ms to import) only for the files the C
+    # accelerator leaves, or with it off: a one-run load it takes whole skips them.
+    from toolkit.load._tick_screen import DECODE_ERRORS as _DECODE_ERRORS
+    from toolkit.load._tick_screen import ENCODE, FAST_DECODE, projected
+
     try:
         ticks = list(map(FAST_DECODE, blobs))
         kept = list(range(len(blobs)))
@@ -503,6 +495,12 @@ def _bulk(blobs: Sequence[bytes]) -> tuple[pl.DataFrame | None, pl.Series | None
             parts.append(_ordered(fast, taken))
         if vouched is not None:
             return parts[0], vouched
+    if not careful:
+        return (pl.concat(parts) if len(parts) > 1 else parts[0] if parts else None), None
+    # msgspec and the screen's Structs (~5 ms to import) only for the files the batch
+    # path leaves: a one-run load the C accelerator takes whole skips them.
+    from toolkit.load._tick_screen import plain_row, screen_tick, screened_frame
+
     plain: list[int] = []
     plain_rows: list[tuple[Any, ...]] = []
     rest: list[int] = []

@@ -18,6 +18,7 @@ __all__ = [
     "ascii_classes",
     "cue_matches",
     "mentions",
+    "pattern_union",
     "stem",
     "stem_regex",
     "with_roles",
@@ -34,6 +35,13 @@ _WORD_ENDS = r"^\w(?:(?s:.*)\w)?$"
 def alternation(words: Iterable[str]) -> str:
     """A regex alternation of ``words``, escaped, longest first (so a longer cue wins)."""
     return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
+
+
+def pattern_union(patterns: Iterable[str]) -> str:
+    """One case-insensitive regex matching where any of ``patterns`` does (each in its own
+    group): the form the rubric's pattern lists are run in, and checked in when a rubric
+    is read."""
+    return "(?i)(?:" + "|".join(f"(?:{p})" for p in patterns) + ")"
 
 
 #: The ASCII members of each Perl class escape, as a class (valid nested in a class too).

@@ -1,6 +1,6 @@
 """The rubric's regular expressions checked as the scorer will run them: by Polars' regex
 engine (Rust's ``regex``, whose syntax is not Python's ``re``), in the forms the metrics
-build (:func:`pattern_union`, and its ASCII spelling on all-ASCII games)."""
+build (:func:`pattern_union`, and :func:`ascii_union` on all-ASCII games)."""
 
 from __future__ import annotations
 
@@ -8,15 +8,15 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from toolkit.rubrics.discussion.text import ascii_classes, pattern_union
+from toolkit.rubrics.discussion.text import ascii_union, pattern_union
 
 __all__ = ["refused_pattern"]
 
 
 def _forms(patterns: Sequence[str]) -> list[str]:
-    """The regexes the scorer compiles for ``patterns``: as written and ASCII-spelt."""
-    union = pattern_union(patterns)
-    return [union, ascii_classes(union)]
+    """The regexes the scorer compiles for ``patterns``: as written (on text beyond ASCII)
+    and as run on all-ASCII text."""
+    return [pattern_union(patterns), ascii_union(patterns)[0]]
 
 
 def _reason(exc: pl.exceptions.ComputeError) -> str:

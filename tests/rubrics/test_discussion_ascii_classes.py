@@ -244,3 +244,25 @@ def test_a_last_round_word_beyond_ascii_still_matches_ascii_text_case_insensitiv
     assert refs.select("referenced_round", "verdict", "reason").rows() == [
         (1, "accurate", "Kai voted for Bay: matches vote of round 1")
     ]
+
+
+def test_an_unknown_actor_is_quoted_as_written_on_ascii_text() -> None:
+    """The actor's word is found in the lower-cased sentence and cut from the sentence as
+    written: the reason quotes it in its own case ("ZeD", not "zed")."""
+    row = {"game_id": "g", "in_reply_to": None, "in_reply_to_player": None, "timestamp": None}
+    messages = pl.DataFrame(
+        [{**row, "message_id": "m1", "turn": 1, "round": 2, "speaker": "Ash",
+          "text": "Hi all. In round 1 my friend ZeD Voted For Bay!"}],
+        schema=DISCUSSION_MESSAGES_SCHEMA,
+    )  # fmt: skip
+    players = pl.DataFrame(
+        [{"game_id": "g", "player_id": n, "name": n, "role": "VILLAGER", "personality": None,
+          "alive": True, "position": i} for i, n in enumerate(NAMES)],
+        schema=DISCUSSION_PLAYERS_SCHEMA,
+    )  # fmt: skip
+    refs = memory_references(
+        messages, players, pl.DataFrame(schema=DISCUSSION_VOTES_SCHEMA), DEFAULT_DISCUSSION_SPEC
+    )
+    assert refs.select("reference_id", "actor", "object", "verdict", "reason").rows() == [
+        ("m1#1", None, "Bay", "inaccurate", "actor cannot be identified ('ZeD')")
+    ]

@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
+from pydantic import ValidationError
 
 from toolkit.frames import (
     DISCUSSION_MESSAGES_SCHEMA,
@@ -197,20 +198,17 @@ def test_the_metrics_answer_as_with_the_patterns_as_written(game: Any) -> None:
     )
 
 
-def test_a_pattern_that_does_not_compile_is_refused_as_written() -> None:
-    """On ASCII text too, the error names the pattern the reader wrote, not its rewrite."""
-    spec = DEFAULT_DISCUSSION_SPEC.model_copy(
-        update={"role": DEFAULT_DISCUSSION_SPEC.role.model_copy(update={"no_reason": (r"\w(",)})}
-    )
-    messages = pl.DataFrame(
-        [{"game_id": "g", "message_id": "m1", "turn": 1, "round": 1, "speaker": "Ash",
-          "text": "no reason", "in_reply_to": None, "in_reply_to_player": None,
-          "timestamp": None}],
-        schema=DISCUSSION_MESSAGES_SCHEMA,
-    )  # fmt: skip
-    players = pl.DataFrame(schema=DISCUSSION_PLAYERS_SCHEMA)
-    with pytest.raises(pl.exceptions.ComputeError, match=r"\(\?i\)\(\?:\(\?:\\w\(\)\)"):
-        role_evidence(messages, players, spec)
+def test_a_pattern_that_does_not_compile_is_refused_when_the_rubric_is_read() -> None:
+    """The metrics no longer fall back to the pattern as written: a rubric's own patterns
+    are compiled (as run) when it is read, and one refused names the field and index."""
+    data = DEFAULT_DISCUSSION_SPEC.model_dump(mode="json")
+    data["role"]["no_reason"] = ["fine", r"\w("]
+    with pytest.raises(ValidationError) as caught:
+        DiscussionSpec.model_validate(data)
+    (error,) = caught.value.errors()
+    assert error["loc"] == ("role", "no_reason", 1)
+    assert error["input"] == r"\w("
+    assert "unclosed group" in error["msg"]
 
 
 def test_all_ascii_reads_every_text_and_skips_nulls() -> None:
@@ -245,4 +243,26 @@ def test_a_last_round_word_beyond_ascii_still_matches_ascii_text_case_insensitiv
     refs = memory_references(messages, players, votes, ODD_WORDS[1])
     assert refs.select("referenced_round", "verdict", "reason").rows() == [
         (1, "accurate", "Kai voted for Bay: matches vote of round 1")
+    ]
+
+
+def test_an_unknown_actor_is_quoted_as_written_on_ascii_text() -> None:
+    """The actor's word is found in the lower-cased sentence and cut from the sentence as
+    written: the reason quotes it in its own case ("ZeD", not "zed")."""
+    row = {"game_id": "g", "in_reply_to": None, "in_reply_to_player": None, "timestamp": None}
+    messages = pl.DataFrame(
+        [{**row, "message_id": "m1", "turn": 1, "round": 2, "speaker": "Ash",
+          "text": "Hi all. In round 1 my friend ZeD Voted For Bay!"}],
+        schema=DISCUSSION_MESSAGES_SCHEMA,
+    )  # fmt: skip
+    players = pl.DataFrame(
+        [{"game_id": "g", "player_id": n, "name": n, "role": "VILLAGER", "personality": None,
+          "alive": True, "position": i} for i, n in enumerate(NAMES)],
+        schema=DISCUSSION_PLAYERS_SCHEMA,
+    )  # fmt: skip
+    refs = memory_references(
+        messages, players, pl.DataFrame(schema=DISCUSSION_VOTES_SCHEMA), DEFAULT_DISCUSSION_SPEC
+    )
+    assert refs.select("reference_id", "actor", "object", "verdict", "reason").rows() == [
+        ("m1#1", None, "Bay", "inaccurate", "actor cannot be identified ('ZeD')")
     ]

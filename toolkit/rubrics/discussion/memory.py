@@ -21,7 +21,9 @@ from toolkit.rubrics.discussion.text import (
     all_ascii,
     alternation,
     ascii_classes,
+    ascii_union,
     mentions,
+    pattern_union,
 )
 
 if TYPE_CHECKING:  # the rubric's pydantic models: only named in annotations
@@ -54,14 +56,8 @@ def memory_references(
         speaker, sentence, kind, actor, object, referenced_round, verdict, reason).
     """
     m = spec.memory
-    try:
-        sentences: pl.DataFrame | None = _reference_sentences(
-            messages, m, all_ascii(messages["text"])
-        )
-    except pl.exceptions.ComputeError:  # a pattern that does not compile: refused as written,
-        sentences = None  # outside this handler (the error as it was, with no other before it)
-    if sentences is None:
-        sentences = _reference_sentences(messages, m, ascii_text=False)
+    # the patterns compile: a rubric's own are checked when it is read (spec.py)
+    sentences = _reference_sentences(messages, m, all_ascii(messages["text"]))
     names = players.select(
         "game_id", pl.col("name"), pl.col("name").str.to_lowercase().alias("_lower")
     ).unique(["game_id", "_lower"], keep="first", maintain_order=True)
@@ -87,34 +83,53 @@ def _reference_sentences(messages: pl.DataFrame, m: MemoryCues, ascii_text: bool
     claim kind, the words before and after the verb, and the round it names.
 
     With ``ascii_text`` (every message of ASCII characters only) the patterns' classes are
-    spelt as their ASCII members (:func:`ascii_classes`) and, when the verbs and last-round
-    words are ASCII too, those are looked for lower-cased in the lower-cased sentence: the
-    same matches, compiled in a fraction of the time."""
+    spelt as their ASCII members (:func:`ascii_classes`); the reference patterns, when they
+    read alike lower-cased (:func:`ascii_union`), the round named and, when the verbs and
+    last-round words are ASCII too, those and the object's word are looked for lower-cased
+    in the lower-cased sentence: the same matches, compiled in a fraction of the time."""
     fit = ascii_classes if ascii_text else str
-    ref_pattern = fit("(?i)(?:" + "|".join(f"(?:{p})" for p in m.reference_patterns) + ")")
     verbs = {"vote": m.vote_verbs, "said": m.speech_verbs, "stance": m.stance_verbs}
     words = [v for group in verbs.values() for v in group]
     all_verbs = alternation(words)
     kind_of: dict[str, str] = {v: k for k, group in verbs.items() for v in group}
     adverbs = r"(?:(?:also|then|both|just|had|has|have|already|all|openly|clearly|\w+ly)\s+)?"
-    actor_re = fit(rf"(?i)([\w][\w'’-]*)\s+{adverbs}(?:{all_verbs})\b")
-    object_re = fit(
-        rf"(?i)\b(?:{all_verbs})\s+(?:for\s+|against\s+|to\s+eliminate\s+)?([\w][\w'’-]*)"
-    )
+    actor = rf"([\w][\w'’-]*)\s+{adverbs}"
+    after_verb = r")\s+(?:for\s+|against\s+|to\s+eliminate\s+)?([\w][\w'’-]*)"
     # each expression whole in one step (issue 38: a step costs more than reading a few
     # dozen sentences twice)
     split = pl.col("text").str.extract_all(SENTENCE)
     sentence = pl.col("sentence")
+    lowered = sentence.str.to_lowercase()
+    if ascii_text:  # the references, and the round named, looked for lower-cased if alike
+        ref_pattern, ref_lowered = ascii_union(m.reference_patterns)
+        is_reference = (lowered if ref_lowered else sentence).str.contains(ref_pattern)
+        named_round = lowered.str.extract(r"\bround ([0-9]+)\b", 1)
+    else:
+        is_reference = sentence.str.contains(pattern_union(m.reference_patterns))
+        named_round = sentence.str.extract(r"(?i)\bround (\d+)\b", 1)
     if ascii_text and all(w.isascii() for w in [*words, *m.last_round_words]):
         # On ASCII text lower-casing changes one letter for one, and ``(?i)`` on an ASCII
         # word matches where the word lower-cased does in the text lower-cased: the verb is
         # read lower-cased anyway, and a pattern with no ``(?i)`` compiles in half the time.
-        lowered = sentence.str.to_lowercase()
-        verb = lowered.str.extract(rf"\b({alternation(w.lower() for w in words)})\b", 1)
+        # So is the object's word (only ever read lower-cased: ``_resolve``).
+        lower_verbs = alternation(w.lower() for w in words)
+        verb = lowered.str.extract(rf"\b({lower_verbs})\b", 1)
         last = lowered.str.contains(f"(?:{alternation(w.lower() for w in m.last_round_words)})")
+        object_word = lowered.str.extract(ascii_classes(r"\b(?:" + lower_verbs + after_verb), 1)
+        # The actor's word as written: found in the lower-cased sentence after the shortest
+        # text before it (anchored, the same leftmost match; a third of the compile time),
+        # then cut from the sentence at the same place (ASCII: one character for one).
+        found = lowered.str.extract_groups(
+            ascii_classes(rf"^([\x00-\x7f]*?){actor}(?:{lower_verbs})\b")
+        )
+        actor_word = sentence.str.slice(
+            found.struct.field("1").str.len_chars(), found.struct.field("2").str.len_chars()
+        )
     else:
         verb = sentence.str.extract(rf"(?i)\b({all_verbs})\b", 1).str.to_lowercase()
         last = sentence.str.contains(f"(?i)(?:{alternation(m.last_round_words)})")
+        object_word = sentence.str.extract(fit(r"(?i)\b(?:" + all_verbs + after_verb), 1)
+        actor_word = sentence.str.extract(fit(rf"(?i){actor}(?:{all_verbs})\b"), 1)
     return (
         messages.select(
             "game_id",
@@ -127,17 +142,17 @@ def _reference_sentences(messages: pl.DataFrame, m: MemoryCues, ascii_text: bool
             pl.int_ranges(split.list.len()).alias("_idx"),
         )
         .explode("sentence", "_idx")
-        .filter(pl.col("sentence").str.contains(ref_pattern))
+        .filter(is_reference)
         .with_columns(
             pl.col("sentence").str.strip_chars(),
             pl.format("{}#{}", "message_id", pl.col("_idx").cast(pl.String())).alias(
                 "reference_id"
             ),
             verb.alias("_verb"),
-            pl.col("sentence").str.extract(actor_re, 1).alias("_actor_word"),
-            pl.col("sentence").str.extract(object_re, 1).alias("_object_word"),
+            actor_word.alias("_actor_word"),
+            object_word.alias("_object_word"),
             pl.coalesce(
-                pl.col("sentence").str.extract(fit(r"(?i)\bround (\d+)\b"), 1).cast(pl.Int64),
+                named_round.cast(pl.Int64),
                 pl.when(last).then(pl.col("round") - 1).otherwise(pl.lit(None, dtype=pl.Int64)),
             ).alias("referenced_round"),
             verb.replace_strict(kind_of, default="unverifiable", return_dtype=pl.String()).alias(

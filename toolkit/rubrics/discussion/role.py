@@ -10,9 +10,11 @@ from toolkit.rubrics.discussion.text import (
     SENTENCE,
     all_ascii,
     alternation,
-    ascii_classes,
+    ascii_union,
     cue_matches,
+    cues_in,
     mentions,
+    pattern_union,
     with_roles,
 )
 
@@ -23,8 +25,6 @@ __all__ = ["role_evidence"]
 
 #: The cue columns a message is read into, dropped once its breaks are named.
 _CUE_COLUMNS = ("_certain", "_reveal", "_deflect", "_defend", "_accuse", "_reason", "_breaks")
-#: The texts the accusation and reason cues are read in.
-_READ_COLUMNS = ("_atext", "_rtext")
 
 
 def role_evidence(
@@ -51,12 +51,8 @@ def role_evidence(
     framed = framed.join(
         _accused_partners(framed, players, cues), on=["game_id", "message_id"], how="left"
     )
-    try:
-        read: pl.DataFrame | None = _read_cues(framed, cues, all_ascii(framed["text"]))
-    except pl.exceptions.ComputeError:  # a pattern that does not compile: refused as written,
-        read = None  # outside this handler (the error as it was, with no other before it)
-    if read is None:
-        read = _read_cues(framed, cues, ascii_text=False)
+    # the patterns compile: a rubric's own are checked when it is read (spec.py)
+    read = _read_cues(framed, cues, all_ascii(framed["text"]))
     has_breaks = pl.col("_breaks").list.len() > 0
     return (
         read.with_columns(_break_reasons().alias("_breaks"))
@@ -72,7 +68,7 @@ def role_evidence(
             .otherwise(pl.lit("in role"))
             .alias("role_break_reason"),
         )
-        .drop(*_CUE_COLUMNS, *_READ_COLUMNS, "_accused_partners")
+        .drop(*_CUE_COLUMNS, "_accused_partners")
     )
 
 
@@ -105,30 +101,37 @@ def _read_cues(framed: pl.DataFrame, cues: RoleCues, ascii_text: bool) -> pl.Dat
     without the questions (``questions_in_role``) and general statements, reasons without
     stated absences of one (``no_reason``).
 
-    With ``ascii_text`` (every message of ASCII characters only) the patterns' classes are
-    spelt as their ASCII members (:func:`ascii_classes`): the same matches, compiled in a
+    With ``ascii_text`` (every message of ASCII characters only) the patterns are run as
+    :func:`ascii_union` spells them (their classes as ASCII members, and with no ``(?i)``
+    in the text lower-cased when they read alike): the same matches, compiled in a
     fraction of the time."""
-    fit = ascii_classes if ascii_text else str
     accusation_text = pl.col("text")
     if cues.questions_in_role:
         accusation_text = accusation_text.str.replace_all(r"[^.!?\n]*\?", " ")
     if cues.general_statements:
-        general = "(?i)(?:" + "|".join(f"(?:{p})" for p in cues.general_statements) + ")"
-        accusation_text = accusation_text.str.replace_all(fit(general), " ")
+        accusation_text = _removed(accusation_text, cues.general_statements, ascii_text)
     reason_text = pl.col("text")
     if cues.no_reason:
-        absent = "(?i)(?:" + "|".join(f"(?:{p})" for p in cues.no_reason) + ")"
-        reason_text = reason_text.str.replace_all(fit(absent), " ")
+        reason_text = _removed(reason_text, cues.no_reason, ascii_text)
+    # one step: the cues read in the texts as expressions (the patterns compile: spec.py)
     return framed.with_columns(
-        accusation_text.alias("_atext"), reason_text.alias("_rtext")
-    ).with_columns(
         cue_matches("text", cues.mafia_over_certainty).alias("_certain"),
         cue_matches("text", cues.mafia_reveal).alias("_reveal"),
         cue_matches("text", cues.deflection).alias("_deflect"),
         cue_matches("text", cues.defence).alias("_defend"),
-        cue_matches("_atext", cues.accusation).alias("_accuse"),
-        cue_matches("_rtext", cues.reason).alias("_reason"),
+        cues_in(accusation_text, cues.accusation).alias("_accuse"),
+        cues_in(reason_text, cues.reason).alias("_reason"),
     )
+
+
+def _removed(text: pl.Expr, patterns: tuple[str, ...], ascii_text: bool) -> pl.Expr:
+    """``text`` with each match of ``patterns`` (case-insensitive) replaced by a blank; on
+    all-ASCII text the union as :func:`ascii_union` runs it, in the text lower-cased when
+    it reads alike (the cues are read lower-cased anyway: :func:`cue_matches`)."""
+    if not ascii_text:
+        return text.str.replace_all(pattern_union(patterns), " ")
+    pattern, lowered = ascii_union(patterns)
+    return (text.str.to_lowercase() if lowered else text).str.replace_all(pattern, " ")
 
 
 def _break_reasons() -> pl.Expr:

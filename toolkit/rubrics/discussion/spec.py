@@ -12,7 +12,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from toolkit.errors import InputError, RubricError
 from toolkit.io.edge import parse_yaml_text
@@ -45,6 +53,42 @@ __all__ = [
 
 class _Part(SpecPart):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+#: The regex fields of the published rubrics and their lists: known good, not compiled again.
+_PUBLISHED_PATTERNS: dict[str, set[tuple[str, ...]]] = {
+    f"{part}.{name}": {tuple(data[part].get(name, ())) for data in PUBLISHED_DATA.values()}
+    for part, name in (
+        ("memory", "reference_patterns"),
+        ("role", "no_reason"),
+        ("role", "general_statements"),
+    )
+}
+
+
+def _runnable(model: str, field: str, patterns: tuple[str, ...]) -> tuple[str, ...]:
+    """``patterns`` (a regex field of the rubric), refused unless Polars' regex engine
+    compiles them as the scorer will run them: the field with the refused pattern's index,
+    the pattern, and the engine's reason (``unclosed group``)."""
+    if patterns in _PUBLISHED_PATTERNS[field]:
+        return patterns
+    # polars and its regex engine (~0.15 s of CPU in a process that has not loaded polars):
+    # only a rubric's own patterns are compiled; the default path never builds these models
+    # (tests/test_startup_imports.py)
+    from toolkit.rubrics.discussion.patterns import refused_pattern
+
+    refused = refused_pattern(patterns)
+    if refused is None:
+        return patterns
+    index, reason = refused
+    error = PydanticCustomError(
+        "regex", "not a regular expression the scorer can run: {reason}", {"reason": reason}
+    )
+    where: tuple[int, ...] = () if index is None else (index,)
+    shown: Any = patterns if index is None else patterns[index]
+    raise ValidationError.from_exception_data(
+        model, [InitErrorDetails(type=error, loc=where, input=shown)]
+    )
 
 
 class Metric(_Part):
@@ -83,6 +127,11 @@ class MemoryCues(_Part):
     addressee_words: tuple[str, ...]
     last_round_words: tuple[str, ...]
 
+    @field_validator("reference_patterns")
+    @classmethod
+    def _patterns_run(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return _runnable(cls.__name__, "memory.reference_patterns", value)
+
 
 class RoleCues(_Part):
     """Cue phrases (case-insensitive substrings) of role-breaking messages (metric 4).
@@ -110,6 +159,11 @@ class RoleCues(_Part):
     no_reason: tuple[str, ...] = ()
     questions_in_role: bool = False
     general_statements: tuple[str, ...] = ()
+
+    @field_validator("no_reason", "general_statements")
+    @classmethod
+    def _patterns_run(cls, value: tuple[str, ...], info: ValidationInfo) -> tuple[str, ...]:
+        return _runnable(cls.__name__, f"role.{info.field_name}", value)
 
 
 class Success(_Part):

@@ -16,8 +16,12 @@ __all__ = [
     "all_ascii",
     "alternation",
     "ascii_classes",
+    "ascii_union",
     "cue_matches",
+    "cues_in",
+    "lowered_alike",
     "mentions",
+    "pattern_union",
     "stem",
     "stem_regex",
     "with_roles",
@@ -34,6 +38,13 @@ _WORD_ENDS = r"^\w(?:(?s:.*)\w)?$"
 def alternation(words: Iterable[str]) -> str:
     """A regex alternation of ``words``, escaped, longest first (so a longer cue wins)."""
     return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
+
+
+def pattern_union(patterns: Iterable[str]) -> str:
+    """One case-insensitive regex matching where any of ``patterns`` does (each in its own
+    group): the form the rubric's pattern lists are run in, and checked in when a rubric
+    is read."""
+    return "(?i)(?:" + "|".join(f"(?:{p})" for p in patterns) + ")"
 
 
 #: The ASCII members of each Perl class escape, as a class (valid nested in a class too).
@@ -77,6 +88,91 @@ def ascii_classes(pattern: str) -> str:
             out.append(pattern[i])
             i += 1
     return "".join(out)
+
+
+#: Escapes whose meaning does not change with case: word boundaries and Perl classes (which
+#: hold both cases of every letter they hold).
+_CASELESS_ESCAPES = frozenset("bBdDsSwW")
+#: Typographic punctuation: no case, and no ASCII character folds to one of them.
+_CASELESS_NON_ASCII = frozenset("‘’“”–—…")
+
+
+def _class_dash_ok(pattern: str, i: int, first: int) -> bool:
+    """Whether the ``-`` at ``i`` in a class whose content starts at ``first`` is a literal
+    dash (first or last in the class) or a range between two lower-case letters or two
+    digits (a range such as ``0-a`` holds upper-case letters)."""
+    if i == first or pattern[i + 1 : i + 2] == "]":
+        return True
+    before, after = pattern[i - 1], pattern[i + 1 : i + 2]
+    if pattern[i - 2 : i - 1] == "\\":  # an escape before the dash: left alone
+        return False
+    return (before + after).isdigit() or (
+        before.islower() and after.islower() and (before + after).isalpha()
+    )
+
+
+def _class_char_ok(pattern: str, i: int, first: int) -> bool:
+    """Whether the character at ``i``, in a class whose content starts at ``first``, reads
+    alike lower-cased: no nested or POSIX class (``[``), no set operation (``&&``, ``~~``,
+    ``--``), a ``-`` only as :func:`_class_dash_ok` allows."""
+    c = pattern[i]
+    if c == "[" or (c in "&~" and pattern[i + 1 : i + 2] == c):
+        return False
+    return c != "-" or _class_dash_ok(pattern, i, first)
+
+
+def lowered_alike(pattern: str) -> bool:
+    """Whether ``"(?i)" + pattern`` on text of ASCII characters only matches exactly where
+    ``pattern`` (with no ``(?i)``) matches the text lower-cased (the same spans, groups
+    lower-cased): checked conservatively, on the pattern as written.
+
+    It holds when every atom accepts a character under ``(?i)`` exactly when it accepts the
+    character lower-cased: the pattern is ASCII (typographic quotes and dashes aside), has
+    no upper-case letter, no flag group or named group (``(?`` only as ``(?:``), no escape
+    but punctuation and the caseless ``\\b \\B \\d \\D \\s \\S \\w \\W``, no nested,
+    POSIX or set-operation class, and ranges only between two lower-case letters or two
+    digits. Case folding keeps ``.``, assertions, digits and punctuation as they are, adds
+    the upper-case twin of each lower-case letter (a negated class is folded before it is
+    negated), and lower-casing ASCII text changes one letter for one, so positions and
+    word boundaries stay."""
+    if not all(c.isascii() or c in _CASELESS_NON_ASCII for c in pattern):
+        return False
+    first = -1  # where the open class's content starts; -1 outside a class
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            escape = pattern[i + 1 : i + 2]
+            if not escape or (escape.isalnum() and escape not in _CASELESS_ESCAPES):
+                return False
+            i += 2
+            continue
+        if c.isupper() or (
+            c == "(" and pattern[i + 1 : i + 2] == "?" and pattern[i + 2 : i + 3] != ":"
+        ):
+            return False
+        if first < 0:
+            if c == "[":
+                first = i + 2 if pattern[i + 1 : i + 2] == "^" else i + 1
+                if pattern[first : first + 1] == "]":  # a literal ``]`` first in the class
+                    i = first
+        elif not _class_char_ok(pattern, i, first):
+            return False
+        elif c == "]":
+            first = -1
+        i += 1
+    return first < 0
+
+
+def ascii_union(patterns: Iterable[str]) -> tuple[str, bool]:
+    """The regex :func:`pattern_union` of ``patterns`` is run as on text of ASCII characters
+    only, and whether it is run on the text lower-cased: with no ``(?i)`` when the union
+    reads alike lower-cased (:func:`lowered_alike`; a pattern with no ``(?i)`` compiles in
+    half the time or less, issue 38), its classes spelt as their ASCII members."""
+    union = "(?:" + "|".join(f"(?:{p})" for p in patterns) + ")"
+    if lowered_alike(union):
+        return ascii_classes(union), True
+    return ascii_classes("(?i)" + union), False
 
 
 def all_ascii(texts: pl.Series) -> bool:
@@ -131,6 +227,18 @@ def cue_matches(column: str, cues: Sequence[str]) -> pl.Expr:
     return (
         pl.col(column)
         .str.to_lowercase()
+        .str.extract_many(list(cues), ascii_case_insensitive=True, overlapping=True)
+        .list.unique(maintain_order=True)
+    )
+
+
+def cues_in(text: pl.Expr, cues: Sequence[str]) -> pl.Expr:
+    """Matched cue phrases (lower-cased, unique) of the texts ``text`` (an expression: the
+    text as read, not a column of its own; :func:`cue_matches` of a column)."""
+    if not cues:
+        return pl.lit([], dtype=pl.List(pl.String()))
+    return (
+        text.str.to_lowercase()
         .str.extract_many(list(cues), ascii_case_insensitive=True, overlapping=True)
         .list.unique(maintain_order=True)
     )

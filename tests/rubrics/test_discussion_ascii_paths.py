@@ -121,12 +121,19 @@ def _names_as_written(speakers: list[str | None], texts: list[str | None]) -> li
     return [found[k::n] for k in range(n)]
 
 
+def _named(messages: pl.DataFrame) -> list[pl.Series]:
+    """``_named1`` .. ``_named3`` as the coherence query reads them (columns or expressions
+    of ``messages``)."""
+    out = messages.with_columns(*_names_previous(messages, 3))
+    return [out.get_column(f"_named{k}") for k in (1, 2, 3)]
+
+
 def _check_names(speakers: list[str | None], texts: list[str | None]) -> None:
     messages = pl.DataFrame(
         {"game_id": ["g"] * len(speakers), "speaker": speakers, "text": texts},
         schema={"game_id": pl.String(), "speaker": pl.String(), "text": pl.String()},
     )
-    got = [[bool(x) for x in s.to_list()] for s in _names_previous(messages, 3)]
+    got = [[bool(x) for x in s.to_list()] for s in _named(messages)]
     assert got == _names_as_written(speakers, texts)
 
 
@@ -162,9 +169,7 @@ def test_names_by_hand_on_ascii_text() -> None:
     speakers = ["Sam", "Kai", "x", "Jo Ann", "y"]
     texts = ["hi", "SAM said", "kai?", "samuel, kai_", "jo ann! no"]
     _check_names(speakers, texts)
-    got = _names_previous(
-        pl.DataFrame({"game_id": ["g"] * 5, "speaker": speakers, "text": texts}), 3
-    )
+    got = _named(pl.DataFrame({"game_id": ["g"] * 5, "speaker": speakers, "text": texts}))
     # by hand: 2 names Sam (1 back), 3 names Kai (1 back), 5 names Jo Ann (1 back);
     # "samuel" and "kai_" are other words
     assert [bool(x) for x in got[0].to_list()] == [False, True, True, False, True]

@@ -39,12 +39,19 @@ def _expected(speakers: list[str | None], texts: list[str | None], n: int) -> li
     return [found[k::n] for k in range(n)]
 
 
+def _named(messages: pl.DataFrame) -> list[pl.Series]:
+    """``_named1`` .. ``_named3`` as the coherence query reads them (columns or expressions
+    of ``messages``)."""
+    out = messages.with_columns(*_names_previous(messages, 3))
+    return [out.get_column(f"_named{k}") for k in (1, 2, 3)]
+
+
 def _check(speakers: list[str | None], text_list: list[str | None]) -> None:
     messages = pl.DataFrame(
         {"game_id": ["g"] * len(speakers), "speaker": speakers, "text": text_list},
         schema={"game_id": pl.String(), "speaker": pl.String(), "text": pl.String()},
     )
-    got = _names_previous(messages, 3)
+    got = _named(messages)
     # a null is read as False by the coherence query's ``when``
     assert [[bool(x) for x in s.to_list()] for s in got] == _expected(speakers, text_list, 3)
 
@@ -65,9 +72,7 @@ def test_case_variants_and_a_name_ending_in_punctuation() -> None:
     speakers = ["Sam", "Kai", "x", "Dr. Wren!", "y"]
     text_list = ["hi", "\u017fam said", "\u212aAI?", "kai's", "dr. wren! no"]
     _check(speakers, text_list)
-    got = _names_previous(
-        pl.DataFrame({"game_id": ["g"] * 5, "speaker": speakers, "text": text_list}), 3
-    )
+    got = _named(pl.DataFrame({"game_id": ["g"] * 5, "speaker": speakers, "text": text_list}))
     # by hand: message 2 names Sam (1 back), 3 names Kai (1 back), 4 names Kai (2 back),
     # 5 names "Dr. Wren!" (1 back)
     assert [bool(x) for x in got[0].to_list()] == [False, True, True, False, True]

@@ -6,12 +6,15 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from toolkit.rubrics.discussion.text import WORD, mentions
+from toolkit.rubrics.discussion.text import WORD, all_ascii, mentions
 
 if TYPE_CHECKING:  # the rubric's pydantic models: only named in annotations
     from toolkit.rubrics.discussion.spec import DiscussionSpec
 
 __all__ = ["coherence_evidence"]
+
+#: The ASCII word characters (to Unicode's ``\\w`` as to ASCII's).
+_ASCII_WORD_CHARS = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 
 
 def coherence_evidence(messages: pl.DataFrame, spec: DiscussionSpec) -> pl.DataFrame:
@@ -100,7 +103,7 @@ def _reason(spec: DiscussionSpec) -> pl.Expr:
     return pl.coalesce(reply, *named, *shared)
 
 
-def _names_previous(messages: pl.DataFrame, n: int) -> list[pl.Series]:
+def _names_previous(messages: pl.DataFrame, n: int) -> list[pl.Series] | list[pl.Expr]:
     """``_named1`` .. ``_named<n>``: whether each message names the speaker ``k``
     messages before it in its game (:func:`mentions`; null where :func:`mentions` is
     False for a null text or name: ``when`` reads both alike).
@@ -114,9 +117,20 @@ def _names_previous(messages: pl.DataFrame, n: int) -> list[pl.Series]:
     a word character (:func:`_word_bounded`), in the same expression: no pattern of a
     Unicode class to compile. When every name does, the answer is that pattern's match;
     otherwise :func:`mentions` as a whole.
+
+    On all-ASCII texts whose speakers' names are ASCII and start and end with a word
+    character, the ``n`` expressions themselves (:func:`_ascii_named`), for the
+    coherence query: their patterns compile cheaply enough that each thread compiling
+    its own costs less than the two steps of the pairs (~0.7 ms on the samples).
     """
     if n < 1:
         return []
+    if all_ascii(messages["text"]) and _ascii_word_ended(messages["speaker"]):
+        lower = pl.col("text").str.to_lowercase()
+        return [
+            _ascii_named(lower, pl.col("speaker").shift(k).over("game_id")).alias(f"_named{k}")
+            for k in range(1, n + 1)
+        ]
     pairs = messages.select(
         "text",
         pl.concat_list([pl.col("speaker").shift(k).over("game_id") for k in range(1, n + 1)]).alias(
@@ -146,3 +160,32 @@ def _word_bounded(name: pl.Expr) -> pl.Expr:
     """
     escaped = name.str.replace_all(r"([.*+?^$()\[\]{}|\\])", r"\$1")
     return pl.concat_str([pl.lit(r"\b(?i:"), escaped, pl.lit(r")\b")])
+
+
+def _ascii_word_ended(names: pl.Series) -> bool:
+    """Whether every name (nulls aside) is ASCII and starts and ends with a word character
+    (checked in Python: asking the engine costs a pattern's compile)."""
+    ends = _ASCII_WORD_CHARS
+    return all(
+        name != "" and name.isascii() and name[0] in ends and name[-1] in ends
+        for name in set(names.to_list()) - {None}
+    )
+
+
+def _ascii_named(lower: pl.Expr, name: pl.Expr) -> pl.Expr:
+    """:func:`_word_bounded`'s match for ASCII texts and ASCII names that start and end
+    with a word character, compiled without a Unicode table: the lower-cased name as a
+    whole word, ``(?-u:\\b)name(?-u:\\b)``, in ``lower``, the lower-cased text.
+
+    On ASCII text the ASCII word boundary holds where the Unicode one does (an ASCII
+    character is a word character to both or to neither), and ``(?i:name)`` of an ASCII
+    name matches at a place of an ASCII text exactly when the lower-cased name is there
+    in the lower-cased text (Unicode folds an ASCII letter to its other case and to
+    characters beyond ASCII only: ``k`` to the Kelvin sign, ``s`` to the long s).
+    Lower-casing keeps an ASCII text's length and places. About 2 ms of CPU less a
+    process on the samples: each distinct name's pattern compiled without case-folding
+    and Unicode's word table (issue 38). Null for a null text or name.
+    """
+    escaped = name.str.to_lowercase().str.replace_all(r"([.*+?^$()\[\]{}|\\])", r"\$1")
+    pattern = pl.concat_str([pl.lit(r"(?-u:\b)"), escaped, pl.lit(r"(?-u:\b)")])
+    return lower.str.contains(pattern)

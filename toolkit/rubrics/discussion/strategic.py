@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from toolkit.rubrics.discussion.text import stem, stem_regex
+from toolkit.rubrics.discussion.text import all_ascii, stem, stem_regex
 
 if TYPE_CHECKING:  # the rubric's pydantic models: only named in annotations
     from toolkit.rubrics.discussion.spec import DiscussionSpec
@@ -27,11 +27,32 @@ def strategic_evidence(messages: pl.DataFrame, spec: DiscussionSpec) -> pl.DataF
         ``strategic`` (bool).
     """
     words = [w for group in spec.strategic_keywords.values() for w in group]
+    stems = [stem(w) for w in words]
+    if stems and all(_ASCII_WORD.fullmatch(s) for s in stems) and all_ascii(messages["text"]):
+        found = _ascii_words(stems)
+    else:
+        found = _words(pl.col("text"), words, lower=True)
     return messages.with_columns(
-        _words(pl.col("text"), words, lower=True)
-        .list.unique(maintain_order=True)
-        .alias("strategic_keywords")
+        found.list.unique(maintain_order=True).alias("strategic_keywords")
     ).with_columns((pl.col("strategic_keywords").list.len() > 0).alias("strategic"))
+
+
+def _ascii_words(stems: Sequence[str]) -> pl.Expr:
+    """The lower-cased words of an all-ASCII ``text`` that start with one of ``stems``
+    (ASCII letters, digits and ``_``, one or more each), in order: :func:`_words` with
+    ``lower``, in one pattern over the lower-cased text.
+
+    On ASCII text a word character to Unicode is one to ASCII, so ``(?-u:\\b)`` (the
+    ASCII word boundary) holds where ``\\b`` does, and ``[0-9a-z_]*`` over the
+    lower-cased text runs to the end of the run of word characters, as ``\\w+`` finds
+    it: a match is exactly a lower-cased run that starts with a stem. ``(?i)`` is
+    needed on ASCII text only to fold ASCII letters (its other foldings, ``k`` to the
+    Kelvin sign, ``s`` to the long s, reach no ASCII character): lower-casing the text
+    and the stems does it. About 1.5 ms of CPU less a process on the samples than the
+    two patterns of Unicode classes (``\\w+`` alone compiles in ~1 ms; issue 38).
+    """
+    pattern = r"(?-u:\b)(?:" + "|".join(re.escape(s.lower()) for s in stems) + r")[0-9a-z_]*"
+    return pl.col("text").str.to_lowercase().str.extract_all(pattern)
 
 
 def keyword_words(text: pl.Expr, words: Sequence[str]) -> pl.Expr:

@@ -1,0 +1,255 @@
+"""The cheaper readings of strategic keywords, coherence's names and repetition's word
+windows (issue 38) answer as the expressions as written.
+
+Strategic keywords and coherence's names on ASCII text are matched lower-cased with the
+ASCII word boundary; the references are the patterns as written (``stem_regex``,
+``mentions``) run by Polars, on generated ASCII texts with case variants, digits, ``_``
+and punctuation, and on texts with the Unicode case variants of s and k (the other path).
+Repetition's windows are shifts over the whole tokens frame when each message id is one
+row; the reference is the shift over the ``(game_id, message_id)`` groups.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from unittest import mock
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
+
+from toolkit.frames import DISCUSSION_MESSAGES_SCHEMA, DISCUSSION_PLAYERS_SCHEMA
+from toolkit.rubrics.discussion import (
+    DEFAULT_DISCUSSION_SPEC,
+    DISCUSSION_SPEC_1_0_0,
+    coherence,
+    repetition,
+    strategic,
+)
+from toolkit.rubrics.discussion.coherence import _names_previous
+from toolkit.rubrics.discussion.repetition import phrase_uses
+from toolkit.rubrics.discussion.spec import DiscussionSpec
+from toolkit.rubrics.discussion.strategic import strategic_evidence
+from toolkit.rubrics.discussion.text import mentions, stem_regex
+
+ASCII_WORDY = "abkKsSeEvVoOtT_79"
+ASCII_OTHER = " .!'-(\n,?"
+#: the Unicode case variants of s and k (long s, Kelvin sign) and a non-ASCII letter
+BEYOND = "\u017f\u212a\u00e9"
+
+ascii_texts = st.text(alphabet=ASCII_WORDY + ASCII_OTHER, max_size=40)
+any_texts = st.text(alphabet=ASCII_WORDY + ASCII_OTHER + BEYOND, max_size=40)
+
+
+def _spy(module: Any, name: str) -> Any:
+    """A patch recording the calls of ``module.name`` (still called)."""
+    return mock.patch.object(module, name, wraps=getattr(module, name))
+
+
+# --- strategic keywords ---------------------------------------------------------------
+
+
+def _keywords_as_written(texts: list[str | None], words: list[str]) -> list[Any]:
+    """The rubric's pattern as written, run by Polars: each match lower-cased, once."""
+    frame = pl.DataFrame({"text": texts}, schema={"text": pl.String()})
+    found = frame.select(
+        pl.col("text")
+        .str.extract_all(stem_regex(words))
+        .list.eval(pl.element().str.to_lowercase())
+        .list.unique(maintain_order=True)
+    )
+    return found.to_series().to_list()
+
+
+def _check_keywords(texts: list[str | None], words: list[str]) -> None:
+    spec = DEFAULT_DISCUSSION_SPEC.model_copy(update={"strategic_keywords": {"k": tuple(words)}})
+    frame = pl.DataFrame({"text": texts}, schema={"text": pl.String()})
+    got = strategic_evidence(frame, spec)
+    assert got["strategic_keywords"].to_list() == _keywords_as_written(texts, words)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.one_of(ascii_texts, st.none()), min_size=1, max_size=6),
+    st.lists(st.text(alphabet="abkKsSeEvVoOtT_79", min_size=1, max_size=5), min_size=1),
+)
+def test_keywords_on_ascii_texts_read_as_the_pattern_as_written(
+    texts: list[str | None], words: list[str]
+) -> None:
+    with _spy(strategic, "_ascii_words") as ascii_words:
+        _check_keywords(texts, words)
+    assert ascii_words.called  # the ASCII reading was the one checked
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(any_texts, min_size=1, max_size=6))
+def test_keywords_on_any_texts_read_as_the_pattern_as_written(texts: list[str]) -> None:
+    _check_keywords(texts, ["vote", "sus", "kill", "Trust"])
+
+
+def test_keywords_by_hand_on_ascii_text() -> None:
+    texts = ["VOTED for Kim; trusty_9 mistrust, vote-kill", "nothing here", None]
+    words = ["vote", "trust", "kill"]
+    _check_keywords(texts, words)
+    got = strategic_evidence(
+        pl.DataFrame({"text": texts}),
+        DEFAULT_DISCUSSION_SPEC.model_copy(update={"strategic_keywords": {"k": tuple(words)}}),
+    )
+    # by hand: whole words starting with "vot", "trust" or "kill", lower-cased, once
+    # each; a null text has none to list (null)
+    assert got["strategic_keywords"].to_list() == [["voted", "trusty_9", "vote", "kill"], [], None]
+    assert got["strategic"].to_list() == [True, False, None]
+
+
+# --- coherence's names ----------------------------------------------------------------
+
+
+def _names_as_written(speakers: list[str | None], texts: list[str | None]) -> list[list[bool]]:
+    """``mentions(text, speaker k messages before)``, k = 1..3, one game, run by Polars."""
+    n = 3
+    pairs = pl.DataFrame(
+        {
+            "text": [t for t in texts for _ in range(n)],
+            "name": [speakers[i - k] if i - k >= 0 else None
+                     for i in range(len(texts)) for k in range(1, n + 1)],
+        },
+        schema={"text": pl.String(), "name": pl.String()},
+    )  # fmt: skip
+    found = pairs.select(mentions(pl.col("text"), pl.col("name"))).to_series().to_list()
+    return [found[k::n] for k in range(n)]
+
+
+def _named(messages: pl.DataFrame) -> list[pl.Series]:
+    """``_named1`` .. ``_named3`` as the coherence query reads them (columns or expressions
+    of ``messages``)."""
+    out = messages.with_columns(*_names_previous(messages, 3))
+    return [out.get_column(f"_named{k}") for k in (1, 2, 3)]
+
+
+def _check_names(speakers: list[str | None], texts: list[str | None]) -> None:
+    messages = pl.DataFrame(
+        {"game_id": ["g"] * len(speakers), "speaker": speakers, "text": texts},
+        schema={"game_id": pl.String(), "speaker": pl.String(), "text": pl.String()},
+    )
+    got = [[bool(x) for x in s.to_list()] for s in _named(messages)]
+    assert got == _names_as_written(speakers, texts)
+
+
+ascii_names = st.text(alphabet=ASCII_WORDY, min_size=1, max_size=3).map(
+    lambda s: s if len(s) < 3 else s[0] + " " + s[2]  # now and then two words
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.one_of(ascii_names, st.none()), ascii_texts), min_size=1, max_size=8))
+def test_names_on_ascii_texts_read_as_mentions(rows: list[tuple[str | None, str]]) -> None:
+    with _spy(coherence, "_ascii_named") as ascii_named:
+        _check_names([s for s, _ in rows], [t for _, t in rows])
+    assert ascii_named.called
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.one_of(ascii_names, st.text(alphabet=ASCII_WORDY + "().", max_size=3)),
+            st.one_of(any_texts, st.none()),
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_names_on_any_texts_read_as_mentions(rows: list[tuple[str, str | None]]) -> None:
+    _check_names([s for s, _ in rows], [t for _, t in rows])
+
+
+def test_names_by_hand_on_ascii_text() -> None:
+    speakers = ["Sam", "Kai", "x", "Jo Ann", "y"]
+    texts = ["hi", "SAM said", "kai?", "samuel, kai_", "jo ann! no"]
+    _check_names(speakers, texts)
+    got = _named(pl.DataFrame({"game_id": ["g"] * 5, "speaker": speakers, "text": texts}))
+    # by hand: 2 names Sam (1 back), 3 names Kai (1 back), 5 names Jo Ann (1 back);
+    # "samuel" and "kai_" are other words
+    assert [bool(x) for x in got[0].to_list()] == [False, True, True, False, True]
+    assert [bool(x) for x in got[1].to_list()] == [False] * 5
+    assert [bool(x) for x in got[2].to_list()] == [False] * 5
+
+
+# --- repetition's windows -------------------------------------------------------------
+
+
+def _players(games: list[str]) -> pl.DataFrame:
+    rows = [{"game_id": g, "player_id": n, "name": n, "role": "TOWN"}
+            for g in games for n in ("Ash", "Bo Kim")]  # fmt: skip
+    return pl.DataFrame(rows, schema=DISCUSSION_PLAYERS_SCHEMA)
+
+
+def _messages(rows: list[tuple[str, str | None, str]]) -> pl.DataFrame:
+    data = [
+        {"game_id": g, "message_id": m, "turn": i, "round": 1, "speaker": "Ash", "text": t}
+        for i, (g, m, t) in enumerate(rows)
+    ]
+    return pl.DataFrame(data, schema=DISCUSSION_MESSAGES_SCHEMA)
+
+
+def _over_groups(column: pl.Expr, i: int, one_row: bool) -> pl.Expr:
+    """The windows as written: a shift over the ``(game_id, message_id)`` groups."""
+    return column.shift(i).over("game_id", "message_id")
+
+
+def _check_phrases(messages: pl.DataFrame, spec: DiscussionSpec) -> None:
+    got = phrase_uses(messages, _players(["g", "h"]), spec)
+    with mock.patch.object(repetition, "_back", _over_groups):
+        expected = phrase_uses(messages, _players(["g", "h"]), spec)
+    assert_frame_equal(got[0], expected[0])
+    assert_frame_equal(got[1].sort("game_id"), expected[1].sort("game_id"))
+
+
+words = st.sampled_from(["ash", "bo", "kim", "vote", "i", "think", "is", "sus", "ASH", "."])
+message_rows = st.tuples(
+    st.sampled_from(["g", "h"]),
+    st.sampled_from(["m1", "m2", "m3", None]),
+    st.lists(words, max_size=7).map(" ".join),
+)
+
+
+@pytest.mark.parametrize("spec", [DEFAULT_DISCUSSION_SPEC, DISCUSSION_SPEC_1_0_0])
+@settings(max_examples=100, deadline=None)
+@given(st.lists(message_rows, min_size=1, max_size=8))
+def test_phrases_read_as_the_windows_over_message_groups(
+    spec: DiscussionSpec, rows: list[tuple[str, str | None, str]]
+) -> None:
+    # ids repeat, are null, and interleave between games: both ways are checked
+    _check_phrases(_messages(rows), spec)
+
+
+@pytest.mark.parametrize("spec", [DEFAULT_DISCUSSION_SPEC, DISCUSSION_SPEC_1_0_0])
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["g", "h"]), st.lists(words, max_size=7)), max_size=8))
+def test_phrases_of_one_row_messages_read_as_the_windows_over_groups(
+    spec: DiscussionSpec, rows: list[tuple[str, list[str]]]
+) -> None:
+    messages = _messages([(g, f"m{i}", " ".join(w)) for i, (g, w) in enumerate(rows)])
+    if messages.height:
+        _check_phrases(messages, spec)
+
+
+def test_a_message_id_used_twice_is_one_window_as_written() -> None:
+    # by hand: the two rows of id m are one group, its words "a b c d": "a b c", "b c d"
+    phrases, _ = phrase_uses(
+        _messages([("g", "m", "a b"), ("g", "m", "c d")]), _players(["g"]), DISCUSSION_SPEC_1_0_0
+    )
+    assert phrases["phrase"].to_list() == ["a b c", "b c d"]
+
+
+def test_one_row_messages_windows_end_with_the_message() -> None:
+    # by hand: "a b c d" gives "a b c", "b c d"; "e f" none; words never run on
+    phrases, counts = phrase_uses(
+        _messages([("g", "m1", "a b c d"), ("g", "m2", "e f"), ("g", "m3", "a b c")]),
+        _players(["g"]),
+        DISCUSSION_SPEC_1_0_0,
+    )
+    assert phrases.select("phrase", "uses").rows() == [("a b c", 2), ("b c d", 1)]
+    assert counts.rows() == [("g", 3, 1)]

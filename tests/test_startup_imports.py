@@ -656,6 +656,7 @@ def test_discussion_without_ratings_imports_no_ratings_reader_and_no_sqlite(
     assert report["code"] == 0
     modules = set(report["modules"])
     assert "toolkit.load.ratings" not in modules  # only --ratings (or a store) reads ratings
+    assert "toolkit.ratings.agreement" not in modules  # no ratings: no agreement to compute
     assert {"sqlite3", "_sqlite3"} & modules == set()  # JSON transcripts: no SQLite file
     # a folder is no URL: the io package's Sources (two dataclasses) are not imported
     assert {
@@ -670,6 +671,7 @@ def test_discussion_without_ratings_imports_no_ratings_reader_and_no_sqlite(
     )
     assert with_ratings["code"] == 0
     assert "toolkit.load.ratings" in with_ratings["modules"]
+    assert "toolkit.ratings.agreement" in with_ratings["modules"]
 
 
 def test_the_modules_one_run_skips_come_back_with_the_options_that_need_them(

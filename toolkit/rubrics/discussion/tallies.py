@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Final
 import polars as pl
 
 from toolkit.frames import TRANSCRIPT_AGREEMENT_SCHEMA
-from toolkit.ratings.agreement import transcript_agreement
 from toolkit.rubrics.discussion.evidence import DiscussionEvidence
 from toolkit.rubrics.discussion.labels import apply_labels, signoffs
 from toolkit.rubrics.discussion.schemas import ACCURATE, INACCURATE, NEEDS_REVIEW
@@ -203,6 +202,10 @@ def _engagement_tallies(ratings: pl.DataFrame) -> pl.DataFrame | pl.LazyFrame:
         return pl.DataFrame(
             schema={new: TRANSCRIPT_AGREEMENT_SCHEMA[old] for old, new in names.items()}
         )
+    # the rater-agreement module (its Agreement class and helpers, ~1.5 ms of CPU) only
+    # when there are ratings to read: a plain `toolkit discussion` has none (issue 38)
+    from toolkit.ratings.agreement import transcript_agreement
+
     return (
         transcript_agreement(ratings)
         .lazy()

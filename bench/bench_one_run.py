@@ -12,12 +12,16 @@ on ``PYTHONPATH``; by default this one), so a busy spell on the shared machine f
 all of them alike (interleaved rounds). Bytecode is cached first by one untimed round, as
 in an installed package. The measure is the CPU time (user + system) of the whole process,
 from ``wait4``; a command's ratio is its CPU median over the floor's (and the min and max
-of the per-round ratios beside it). Prints a Markdown table with the load average.
+of the per-round ratios beside it, and their median: each round's command over the same
+round's floor, which a slow spell of the shared machine moves less than it moves the
+medians of whole columns). Prints a Markdown table with the load average; ``--json``
+keeps every round's CPU seconds.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -81,15 +85,15 @@ def report(times: dict[str, list[float]], load: tuple[float, ...]) -> str:
     floor = times["floor"]
     lines = [
         "| command | CPU min | CPU median | CPU max | × floor (median) | × floor per round, "
-        "min-max |",
-        "|---|---:|---:|---:|---:|---:|",
+        "median | × floor per round, min-max |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for name, values in times.items():
         ratios = [v / f for v, f in zip(values, floor, strict=True)]
         lines.append(
             f"| {name} | {min(values):.3f} | {statistics.median(values):.3f} | "
             f"{max(values):.3f} | {statistics.median(values) / statistics.median(floor):.2f}× | "
-            f"{min(ratios):.2f}-{max(ratios):.2f}× |"
+            f"{statistics.median(ratios):.2f}× | {min(ratios):.2f}-{max(ratios):.2f}× |"
         )
     lines.append(f"\nload average (1, 5, 15 min) at the start: {load}; rounds: {len(floor)}")
     return "\n".join(lines)
@@ -99,9 +103,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--tree", type=Path, action="append", help="a checkout to measure")
+    parser.add_argument("--json", type=Path, help="also write every round's CPU seconds here")
     args = parser.parse_args(argv)
     load = os.getloadavg()
-    print(report(measure(args.rounds, args.tree or [None]), load))
+    times = measure(args.rounds, args.tree or [None])
+    if args.json is not None:
+        args.json.write_text(json.dumps({"load": load, "cpu_seconds": times}, indent=1))
+    print(report(times, load))
 
 
 if __name__ == "__main__":

@@ -117,6 +117,17 @@ def test_generated_patterns_match_alike_on_ascii_text(pattern: str, texts: list[
 # --- the metrics: the ASCII reading against the patterns as written ------------------------
 
 NAMES = ["Ash", "Bay", "Kai", "Sam"]
+
+
+def _villagers() -> pl.DataFrame:
+    """One game ("g") of the :data:`NAMES`, every one a Villager."""
+    return pl.DataFrame(
+        [{"game_id": "g", "player_id": n, "name": n, "role": "VILLAGER", "personality": None,
+          "alive": True, "position": i} for i, n in enumerate(NAMES)],
+        schema=DISCUSSION_PLAYERS_SCHEMA,
+    )  # fmt: skip
+
+
 WORDS = ["voted for", "voted", "said", "accused", "in round 2", "round 1", "last round",
          "earlier", "I", "you", "is mafia", "vote for", "eliminate", "because", "no solid",
          "evidence", "don't have", "any", "two of you are", "someone is lying", "definitely",
@@ -235,11 +246,7 @@ def test_a_last_round_word_beyond_ascii_still_matches_ascii_text_case_insensitiv
           "timestamp": None}],
         schema=DISCUSSION_VOTES_SCHEMA,
     )  # fmt: skip
-    players = pl.DataFrame(
-        [{"game_id": "g", "player_id": n, "name": n, "role": "VILLAGER", "personality": None,
-          "alive": True, "position": i} for i, n in enumerate(NAMES)],
-        schema=DISCUSSION_PLAYERS_SCHEMA,
-    )  # fmt: skip
+    players = _villagers()
     refs = memory_references(messages, players, votes, ODD_WORDS[1])
     assert refs.select("referenced_round", "verdict", "reason").rows() == [
         (1, "accurate", "Kai voted for Bay: matches vote of round 1")
@@ -255,11 +262,7 @@ def test_an_unknown_actor_is_quoted_as_written_on_ascii_text() -> None:
           "text": "Hi all. In round 1 my friend ZeD Voted For Bay!"}],
         schema=DISCUSSION_MESSAGES_SCHEMA,
     )  # fmt: skip
-    players = pl.DataFrame(
-        [{"game_id": "g", "player_id": n, "name": n, "role": "VILLAGER", "personality": None,
-          "alive": True, "position": i} for i, n in enumerate(NAMES)],
-        schema=DISCUSSION_PLAYERS_SCHEMA,
-    )  # fmt: skip
+    players = _villagers()
     refs = memory_references(
         messages, players, pl.DataFrame(schema=DISCUSSION_VOTES_SCHEMA), DEFAULT_DISCUSSION_SPEC
     )

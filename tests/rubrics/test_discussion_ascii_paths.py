@@ -19,6 +19,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
+from test_discussion_coherence_names import _expected as names_as_written
+from test_discussion_coherence_names import _named  # the coherence query's _named<k>
 
 from toolkit.frames import DISCUSSION_MESSAGES_SCHEMA, DISCUSSION_PLAYERS_SCHEMA
 from toolkit.rubrics.discussion import (
@@ -28,11 +30,10 @@ from toolkit.rubrics.discussion import (
     repetition,
     strategic,
 )
-from toolkit.rubrics.discussion.coherence import _names_previous
 from toolkit.rubrics.discussion.repetition import phrase_uses
 from toolkit.rubrics.discussion.spec import DiscussionSpec
 from toolkit.rubrics.discussion.strategic import strategic_evidence
-from toolkit.rubrics.discussion.text import mentions, stem_regex
+from toolkit.rubrics.discussion.text import stem_regex
 
 ASCII_WORDY = "abkKsSeEvVoOtT_79"
 ASCII_OTHER = " .!'-(\n,?"
@@ -106,35 +107,13 @@ def test_keywords_by_hand_on_ascii_text() -> None:
 # --- coherence's names ----------------------------------------------------------------
 
 
-def _names_as_written(speakers: list[str | None], texts: list[str | None]) -> list[list[bool]]:
-    """``mentions(text, speaker k messages before)``, k = 1..3, one game, run by Polars."""
-    n = 3
-    pairs = pl.DataFrame(
-        {
-            "text": [t for t in texts for _ in range(n)],
-            "name": [speakers[i - k] if i - k >= 0 else None
-                     for i in range(len(texts)) for k in range(1, n + 1)],
-        },
-        schema={"text": pl.String(), "name": pl.String()},
-    )  # fmt: skip
-    found = pairs.select(mentions(pl.col("text"), pl.col("name"))).to_series().to_list()
-    return [found[k::n] for k in range(n)]
-
-
-def _named(messages: pl.DataFrame) -> list[pl.Series]:
-    """``_named1`` .. ``_named3`` as the coherence query reads them (columns or expressions
-    of ``messages``)."""
-    out = messages.with_columns(*_names_previous(messages, 3))
-    return [out.get_column(f"_named{k}") for k in (1, 2, 3)]
-
-
 def _check_names(speakers: list[str | None], texts: list[str | None]) -> None:
     messages = pl.DataFrame(
         {"game_id": ["g"] * len(speakers), "speaker": speakers, "text": texts},
         schema={"game_id": pl.String(), "speaker": pl.String(), "text": pl.String()},
     )
     got = [[bool(x) for x in s.to_list()] for s in _named(messages)]
-    assert got == _names_as_written(speakers, texts)
+    assert got == names_as_written(speakers, texts, 3)
 
 
 ascii_names = st.text(alphabet=ASCII_WORDY, min_size=1, max_size=3).map(

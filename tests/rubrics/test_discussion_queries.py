@@ -167,17 +167,18 @@ def test_a_null_text_has_no_keywords_list() -> None:
 _ALPHABET = "".join(WORD_CHARS)
 
 
-@settings(max_examples=300, deadline=None)
-@given(
-    st.lists(st.text(alphabet=_ALPHABET, max_size=40), min_size=1, max_size=6),
-    # mostly ASCII stems (word runs); now and then one with "-" or "é" (the whole pattern)
-    st.lists(
-        st.text(alphabet="abceiklnorstv", min_size=1, max_size=6)
-        | st.text(alphabet="abest-\u00e9", min_size=1, max_size=4),
-        min_size=1,
-        max_size=5,
-    ),
+_TEXTS = st.lists(st.text(alphabet=_ALPHABET, max_size=40), min_size=1, max_size=6)
+#: mostly ASCII stems (word runs); now and then one with "-" or "é" (the whole pattern)
+_KEYWORDS = st.lists(
+    st.text(alphabet="abceiklnorstv", min_size=1, max_size=6)
+    | st.text(alphabet="abest-\u00e9", min_size=1, max_size=4),
+    min_size=1,
+    max_size=5,
 )
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TEXTS, _KEYWORDS)
 def test_generated_texts_and_keywords_match_the_reference(
     texts: list[str], keywords: list[str]
 ) -> None:
@@ -185,15 +186,7 @@ def test_generated_texts_and_keywords_match_the_reference(
 
 
 @settings(max_examples=150, deadline=None)
-@given(
-    st.lists(st.text(alphabet=_ALPHABET, max_size=40), min_size=1, max_size=6),
-    st.lists(
-        st.text(alphabet="abceiklnorstv", min_size=1, max_size=6)
-        | st.text(alphabet="abest-\u00e9", min_size=1, max_size=4),
-        min_size=1,
-        max_size=5,
-    ),
-)
+@given(_TEXTS, _KEYWORDS)
 def test_strategic_evidence_with_generated_keywords_matches_the_reference(
     texts: list[str], keywords: list[str]
 ) -> None:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from toolkit.rubrics.discussion.text import WORD, all_ascii, mentions
+from toolkit.rubrics.discussion.text import WORD, all_ascii, escaped, mentions, word_bounded
 
 if TYPE_CHECKING:  # the rubric's pydantic models: only named in annotations
     from toolkit.rubrics.discussion.spec import DiscussionSpec
@@ -114,7 +114,7 @@ def _names_previous(messages: pl.DataFrame, n: int) -> list[pl.Series] | list[pl
     5 ms of the coherence query's 13 on the samples (issue 38).
 
     The names' own ``\\b(?i:name)\\b`` patterns also tell which names start and end with
-    a word character (:func:`_word_bounded`), in the same expression: no pattern of a
+    a word character (:func:`word_bounded`), in the same expression: no pattern of a
     Unicode class to compile. When every name does, the answer is that pattern's match;
     otherwise :func:`mentions` as a whole.
 
@@ -138,7 +138,7 @@ def _names_previous(messages: pl.DataFrame, n: int) -> list[pl.Series] | list[pl
         ),
     ).explode("_prev")  # n rows a message, in order: k = 1 .. n
     text, name = pl.col("text"), pl.col("_prev")
-    bounded = _word_bounded(name)
+    bounded = word_bounded(name)
     # one column: the texts against their names' patterns, then the names against their own
     both = pairs.select(text.append(name).str.contains(bounded.append(bounded))).to_series()
     rows = pairs.height
@@ -147,19 +147,6 @@ def _names_previous(messages: pl.DataFrame, n: int) -> list[pl.Series] | list[pl
     else:
         named = pairs.select(mentions(text, name)).to_series()
     return [named.gather_every(n, offset=k - 1).alias(f"_named{k}") for k in range(1, n + 1)]
-
-
-def _word_bounded(name: pl.Expr) -> pl.Expr:
-    """``\\b(?i:<name, escaped>)\\b``: ``name`` as a whole word, case-insensitively.
-
-    Matched against ``name`` itself it says whether ``name`` starts and ends with a word
-    character: a match of the escaped literal has as many characters as the name, so
-    it can only be the whole name, and ``\\b`` holds at the start of a text before a
-    word character and at its end after one. (An empty name: no match.) For such a name
-    :func:`mentions` is this pattern's match, null for a null text or name.
-    """
-    escaped = name.str.replace_all(r"([.*+?^$()\[\]{}|\\])", r"\$1")
-    return pl.concat_str([pl.lit(r"\b(?i:"), escaped, pl.lit(r")\b")])
 
 
 def _ascii_word_ended(names: pl.Series) -> bool:
@@ -173,7 +160,7 @@ def _ascii_word_ended(names: pl.Series) -> bool:
 
 
 def _ascii_named(lower: pl.Expr, name: pl.Expr) -> pl.Expr:
-    """:func:`_word_bounded`'s match for ASCII texts and ASCII names that start and end
+    """:func:`word_bounded`'s match for ASCII texts and ASCII names that start and end
     with a word character, compiled without a Unicode table: the lower-cased name as a
     whole word, ``(?-u:\\b)name(?-u:\\b)``, in ``lower``, the lower-cased text.
 
@@ -186,6 +173,7 @@ def _ascii_named(lower: pl.Expr, name: pl.Expr) -> pl.Expr:
     process on the samples: each distinct name's pattern compiled without case-folding
     and Unicode's word table (issue 38). Null for a null text or name.
     """
-    escaped = name.str.to_lowercase().str.replace_all(r"([.*+?^$()\[\]{}|\\])", r"\$1")
-    pattern = pl.concat_str([pl.lit(r"(?-u:\b)"), escaped, pl.lit(r"(?-u:\b)")])
+    pattern = pl.concat_str(
+        [pl.lit(r"(?-u:\b)"), escaped(name.str.to_lowercase()), pl.lit(r"(?-u:\b)")]
+    )
     return lower.str.contains(pattern)

@@ -19,12 +19,14 @@ __all__ = [
     "ascii_union",
     "cue_matches",
     "cues_in",
+    "escaped",
     "lowered_alike",
     "mentions",
     "pattern_union",
     "stem",
     "stem_regex",
     "with_roles",
+    "word_bounded",
 ]
 
 #: A lower-cased word (letters and digits, inner apostrophes and hyphens).
@@ -44,7 +46,12 @@ def pattern_union(patterns: Iterable[str]) -> str:
     """One case-insensitive regex matching where any of ``patterns`` does (each in its own
     group): the form the rubric's pattern lists are run in, and checked in when a rubric
     is read."""
-    return "(?i)(?:" + "|".join(f"(?:{p})" for p in patterns) + ")"
+    return "(?i)" + _alternatives(patterns)
+
+
+def _alternatives(patterns: Iterable[str]) -> str:
+    """``patterns`` as one alternation, each in its own non-capturing group."""
+    return "(?:" + "|".join(f"(?:{p})" for p in patterns) + ")"
 
 
 #: The ASCII members of each Perl class escape, as a class (valid nested in a class too).
@@ -169,7 +176,7 @@ def ascii_union(patterns: Iterable[str]) -> tuple[str, bool]:
     only, and whether it is run on the text lower-cased: with no ``(?i)`` when the union
     reads alike lower-cased (:func:`lowered_alike`; a pattern with no ``(?i)`` compiles in
     half the time or less, issue 38), its classes spelt as their ASCII members."""
-    union = "(?:" + "|".join(f"(?:{p})" for p in patterns) + ")"
+    union = _alternatives(patterns)
     if lowered_alike(union):
         return ascii_classes(union), True
     return ascii_classes("(?i)" + union), False
@@ -199,20 +206,35 @@ def with_roles(messages: pl.DataFrame, players: pl.DataFrame) -> pl.DataFrame:
     return messages.join(roles, on=["game_id", "speaker"], how="left")
 
 
+def escaped(name: pl.Expr) -> pl.Expr:
+    """``name`` with each regex metacharacter escaped: a literal in a pattern built per row."""
+    return name.str.replace_all(r"([.*+?^$()\[\]{}|\\])", r"\$1")
+
+
+def word_bounded(name: pl.Expr) -> pl.Expr:
+    """``\\b(?i:<name, escaped>)\\b``: ``name`` as a whole word, case-insensitively (what
+    :func:`mentions` looks for when the name starts and ends with a word character).
+
+    Matched against ``name`` itself it says whether ``name`` starts and ends with a word
+    character: a match of the escaped literal has as many characters as the name, so it
+    can only be the whole name, and ``\\b`` holds at the start of a text before a word
+    character and at its end after one (an empty name: no match)."""
+    return pl.concat_str([pl.lit(r"\b(?i:"), escaped(name), pl.lit(r")\b")])
+
+
 def mentions(text: pl.Expr, name: pl.Expr) -> pl.Expr:
     """Whether ``text`` names ``name`` as a whole word (case-insensitive); a null name, or
     one empty or of blanks only -> False."""
-    escaped = name.str.replace_all(r"([.*+?^$()\[\]{}|\\])", r"\$1")
     # Only the name is matched case-insensitively: ``(?i)[^\w]`` and ``[^\w]`` match the
     # same code points (every one checked), and a pattern is compiled per distinct name,
     # a third faster without case-folding the Unicode class (issue 38).
-    pattern = pl.concat_str([pl.lit(r"(?:^|[^\w])(?i:"), escaped, pl.lit(r")(?:[^\w]|$)")])
+    pattern = pl.concat_str([pl.lit(r"(?:^|[^\w])(?i:"), escaped(name), pl.lit(r")(?:[^\w]|$)")])
     # A name that starts and ends with a word character (every player name seen) is
     # bounded the same by ``\b``: before its first character ``\b`` holds exactly when the
     # text starts there or a non-word character precedes it, and likewise after its last
     # (case variants of a word character are word characters). ``\b`` compiles without the
     # Unicode class ``[^\w]``: about 4x faster per distinct name (issue 38).
-    bounded = pl.concat_str([pl.lit(r"\b(?i:"), escaped, pl.lit(r")\b")])
+    bounded = word_bounded(name)
     wordy = name.str.contains(_WORD_ENDS)
     # an empty name, or one of blanks only, would match wherever two non-word characters
     # meet or one ends the text: such a name is named by no text
@@ -221,20 +243,13 @@ def mentions(text: pl.Expr, name: pl.Expr) -> pl.Expr:
 
 
 def cue_matches(column: str, cues: Sequence[str]) -> pl.Expr:
-    """Matched cue phrases (lower-cased, unique) of ``column``."""
-    if not cues:
-        return pl.lit([], dtype=pl.List(pl.String()))
-    return (
-        pl.col(column)
-        .str.to_lowercase()
-        .str.extract_many(list(cues), ascii_case_insensitive=True, overlapping=True)
-        .list.unique(maintain_order=True)
-    )
+    """Matched cue phrases (lower-cased, unique) of ``column`` (:func:`cues_in`)."""
+    return cues_in(pl.col(column), cues)
 
 
 def cues_in(text: pl.Expr, cues: Sequence[str]) -> pl.Expr:
-    """Matched cue phrases (lower-cased, unique) of the texts ``text`` (an expression: the
-    text as read, not a column of its own; :func:`cue_matches` of a column)."""
+    """Matched cue phrases (lower-cased, unique) of the texts ``text`` (an expression: a
+    column, or the text as read with parts left out)."""
     if not cues:
         return pl.lit([], dtype=pl.List(pl.String()))
     return (

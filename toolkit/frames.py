@@ -109,6 +109,15 @@ def empty(schema: dict[str, pl.DataType]) -> pl.DataFrame:
     return pl.DataFrame(schema=schema)
 
 
+def typed(frame: pl.DataFrame, schema: dict[str, pl.DataType]) -> pl.DataFrame:
+    """``frame`` as ``schema``'s columns, in its order and types: the frame itself when it
+    is so already (no query: a Polars step costs 0.1-0.4 ms on a small frame, issue 38),
+    else selected and cast."""
+    if list(frame.schema.items()) == list(schema.items()):
+        return frame
+    return frame.select(list(schema)).cast(schema)  # type: ignore[arg-type]
+
+
 def slices(frame: pl.DataFrame, counts: Iterable[int]) -> list[pl.DataFrame]:
     """``frame`` cut into consecutive zero-copy slices of ``counts`` rows each (the frames
     of many runs or cards read, built or scored as one, handed back one each)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from toolkit.frames import typed
 from toolkit.rubrics.discussion.schemas import SIMILARITY_SCHEMA
 
 __all__ = ["speaker_similarity"]
@@ -63,9 +64,7 @@ def speaker_similarity(messages: pl.DataFrame) -> pl.DataFrame:
             .alias("similarity"),
         )
     )
-    if list(pairs.schema.items()) == list(SIMILARITY_SCHEMA.items()):
-        return pairs
-    return pairs.cast(SIMILARITY_SCHEMA)  # type: ignore[arg-type]
+    return typed(pairs, SIMILARITY_SCHEMA)
 
 
 def _bigrams(characters: str) -> pl.Expr:

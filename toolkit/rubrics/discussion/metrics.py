@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from toolkit.frames import typed
 from toolkit.rubrics.discussion._values import METRIC_KEYS
 from toolkit.rubrics.discussion.details import CHECKED, metric_detail
 from toolkit.rubrics.discussion.schemas import FAIL, METRIC_SCHEMA, PASS, PENDING
@@ -60,9 +61,7 @@ def metrics_frame(
         .alias("status"),
         "detail",
     )
-    if list(out.schema.items()) == list(METRIC_SCHEMA.items()):
-        return out
-    return out.cast(METRIC_SCHEMA)  # type: ignore[arg-type]
+    return typed(out, METRIC_SCHEMA)
 
 
 def _per_metric(values: list[Any], dtype: pl.DataType) -> pl.Expr:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from toolkit.frames import typed
 from toolkit.rubrics.discussion.schemas import PHRASE_SCHEMA
 from toolkit.rubrics.discussion.text import WORD, stem
 
@@ -85,8 +86,7 @@ def phrase_uses(
         (pl.len().cast(pl.Int64()) - 1).alias("repeats"),
         pl.col("turn").alias("turns"),
     )
-    if list(phrases.schema.items()) != list(PHRASE_SCHEMA.items()):
-        phrases = phrases.select(list(PHRASE_SCHEMA)).cast(PHRASE_SCHEMA)  # type: ignore[arg-type]
+    phrases = typed(phrases, PHRASE_SCHEMA)
     counts = phrases.group_by("game_id").agg(
         pl.col("uses").sum().alias("phrases"), pl.col("repeats").sum().alias("repeats")
     )

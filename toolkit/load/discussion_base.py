@@ -18,6 +18,7 @@ from toolkit.frames import (
     DISCUSSION_MESSAGES_SCHEMA,
     DISCUSSION_PLAYERS_SCHEMA,
     DISCUSSION_VOTES_SCHEMA,
+    ENGINE,
 )
 from toolkit.summary import Shows, Summary, plural
 
@@ -130,7 +131,7 @@ def build_all(builders: Sequence[Builder]) -> Discussion:
         .drop("_part", "_order")
         # Polars' in-memory engine, the one eager steps use, at a fifth of the streaming
         # engine's fixed cost (Polars 2's default) on a few games
-        .collect(engine="in-memory")
+        .collect(engine=ENGINE)
     )
     return Discussion(
         games=pl.DataFrame(games, schema=DISCUSSION_GAMES_SCHEMA),

@@ -23,7 +23,7 @@ from typing import Literal
 
 import polars as pl
 
-from toolkit.frames import PAIRWISE_AGREEMENT_SCHEMA, TRANSCRIPT_AGREEMENT_SCHEMA
+from toolkit.frames import ENGINE, PAIRWISE_AGREEMENT_SCHEMA, TRANSCRIPT_AGREEMENT_SCHEMA
 from toolkit.summary import Shows, Summary, plural
 
 __all__ = [
@@ -100,7 +100,7 @@ def transcript_agreement(ratings: pl.DataFrame) -> pl.DataFrame:
     return (
         out.select(list(TRANSCRIPT_AGREEMENT_SCHEMA))
         .cast(TRANSCRIPT_AGREEMENT_SCHEMA)  # type: ignore[arg-type]
-        .collect(engine="in-memory")
+        .collect(engine=ENGINE)
     )
 
 

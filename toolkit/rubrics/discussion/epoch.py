@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from toolkit.epoch import Epoch, input_digest
+from toolkit.frames import ENGINE
 from toolkit.load.discussion import Discussion
 
 if TYPE_CHECKING:  # the rubric's pydantic models: only named in annotations
@@ -78,7 +79,7 @@ def _ndjson(plan: pl.LazyFrame) -> bytes:
     ``DataFrame.write_ndjson``: a sink to a buffer on Polars' in-memory engine), in one
     query: the frame is not collected first and written after (issue 38)."""
     buffer = io.BytesIO()
-    plan.sink_ndjson(buffer, engine="in-memory")
+    plan.sink_ndjson(buffer, engine=ENGINE)
     return buffer.getvalue()
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from toolkit.frames import DISCUSSION_RATINGS_SCHEMA
+from toolkit.frames import DISCUSSION_RATINGS_SCHEMA, ENGINE
 from toolkit.load.discussion import Discussion
 from toolkit.rubrics.discussion.coherence import coherence_evidence
 from toolkit.rubrics.discussion.diversity import speaker_similarity
@@ -98,7 +98,7 @@ def _message_evidence(
         ev.lazy()
         .select(list(MESSAGE_EVIDENCE_SCHEMA))
         .cast(MESSAGE_EVIDENCE_SCHEMA)  # type: ignore[arg-type]
-        .collect(engine="in-memory")
+        .collect(engine=ENGINE)
     )
     return ev, [strat_over, role_over]
 
@@ -115,5 +115,5 @@ def ratings_frame(
         frame.lazy()
         .select(list(DISCUSSION_RATINGS_SCHEMA))
         .cast(DISCUSSION_RATINGS_SCHEMA)  # type: ignore[arg-type]
-        .collect(engine="in-memory")
+        .collect(engine=ENGINE)
     )

@@ -6,11 +6,11 @@ phrase counts, engagement and who gave it, what a reviewer's labels changed, the
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
 
 import polars as pl
 
-from toolkit.frames import TRANSCRIPT_AGREEMENT_SCHEMA
+from toolkit.frames import ENGINE, TRANSCRIPT_AGREEMENT_SCHEMA
 from toolkit.rubrics.discussion.evidence import DiscussionEvidence
 from toolkit.rubrics.discussion.labels import apply_labels, signoffs
 from toolkit.rubrics.discussion.schemas import ACCURATE, INACCURATE, NEEDS_REVIEW
@@ -21,11 +21,6 @@ if TYPE_CHECKING:  # the judge's machinery is imported only when a judge is aske
 
 __all__ = ["COUNT_COLUMNS", "fill_counts", "game_tallies", "judge_stands_in"]
 
-#: The engine the tallies' queries run on: Polars' in-memory one, the engine its eager
-#: steps use (so the numbers are theirs), at about a fifth of the fixed cost of the
-#: streaming engine, Polars 2's default, on frames of a few games (a trivial query
-#: 0.04 ms against 0.2 ms; issue 38).
-ENGINE: Final = "in-memory"
 
 #: The tallies that count something: 0 for a game with nothing to count.
 COUNT_COLUMNS: tuple[str, ...] = (

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from toolkit.epoch import spec_epoch, stamp
+from toolkit.frames import ENGINE
 from toolkit.load.universe import Universe
 from toolkit.rubrics.simulation._values import DEFAULT_VALUES as DEFAULT_RUBRIC
 from toolkit.rubrics.simulation.card import run_card
@@ -23,7 +24,7 @@ from toolkit.rubrics.simulation.dimensions import (
 from toolkit.rubrics.simulation.fanout import fanout_series
 from toolkit.rubrics.simulation.features import run_history
 from toolkit.rubrics.simulation.series import series_chunks
-from toolkit.rubrics.simulation.windows import ENGINE, scored_window, window_scores
+from toolkit.rubrics.simulation.windows import scored_window, window_scores
 from toolkit.scorecard import Scorecard
 
 if TYPE_CHECKING:

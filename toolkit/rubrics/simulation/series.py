@@ -9,12 +9,13 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from toolkit.frames import ENGINE
 from toolkit.load.universe import Universe
 from toolkit.rubrics.simulation._values import DEFAULT_VALUES as DEFAULT_RUBRIC
 from toolkit.rubrics.simulation._values import DIMENSIONS
 from toolkit.rubrics.simulation.fanout import fanout_series
 from toolkit.rubrics.simulation.features import run_history
-from toolkit.rubrics.simulation.windows import ENGINE, window_series
+from toolkit.rubrics.simulation.windows import window_series
 from toolkit.scorecard import NA
 
 if TYPE_CHECKING:

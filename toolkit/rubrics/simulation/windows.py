@@ -4,7 +4,7 @@ tick (the rolling series) or per run (one row a run), from the same aggregations
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
 
 import polars as pl
 
@@ -16,15 +16,6 @@ from toolkit.scorecard import FAIL, NA, OK, WARN
 
 if TYPE_CHECKING:
     from toolkit.rubrics.simulation.spec import SimulationRubric
-
-#: The engine the scoring's queries run on (a fleet's scores and series). Their frames are
-#: a chunk of runs (at most a few tens of thousands of ticks), where Polars' in-memory
-#: engine costs about half the CPU of the streaming one (Polars 2's default): 34 runs of
-#: 300 ticks, window scores 6 ms against 13, the fan-out 2 against 3. (It is also the one
-#: whose results do not depend on the number of threads: the streaming engine cuts a frame
-#: of fewer rows than threads into one-row parts, and divides a one-row column by a
-#: constant exactly, a longer one by multiplying by its reciprocal.)
-ENGINE: Final = "in-memory"
 
 
 def status_of(value: pl.Expr, *, fail: pl.Expr, ok: pl.Expr) -> pl.Expr:

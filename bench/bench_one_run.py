@@ -4,7 +4,7 @@ Issue 38's targets: ``toolkit quality RUN`` and ``toolkit discussion`` within 1.
 floor; ``toolkit compare`` of the sample pair (12 pairs, 36 runs) within 1.5 s of CPU.
 
 Usage:
-    python bench/bench_one_run.py [--rounds 7] [--tree DIR ...]
+    python bench/bench_one_run.py [--rounds 7] [--tree DIR ...] [--instructions]
 
 Each round runs, in fresh processes and in this order, the floor and then every command
 below once per toolkit tree (``--tree``: a checkout whose ``toolkit`` package is put first
@@ -16,6 +16,13 @@ of the per-round ratios beside it, and their median: each round's command over t
 round's floor, which a slow spell of the shared machine moves less than it moves the
 medians of whole columns). Prints a Markdown table with the load average; ``--json``
 keeps every round's CPU seconds.
+
+``--instructions`` counts instead the instructions each process executes, under Valgrind's
+callgrind (Debian's ``valgrind``): one round is enough, as the count repeats to ~0.1 %
+whatever else the machine runs, so a ratio to the floor can be read on a busy host where
+CPU seconds swing by a fifth. It misses what instructions do not show (cache misses, page
+faults, the kernel), so the CPU ratio stays the target's measure; the two side by side tell
+a change's effect from the host's noise.
 """
 
 from __future__ import annotations
@@ -23,9 +30,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -63,14 +73,34 @@ def cpu_of(command: Sequence[str], tree: Path | None) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def instructions_of(command: Sequence[str], tree: Path | None) -> int:
+    """The instructions one fresh process running ``command`` executes (callgrind's
+    ``Collected``), its bytecode cached by an untimed run first."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    if tree is not None:
+        tree = tree.resolve()
+        env["PYTHONPATH"] = str(tree)
+    cwd = tree or ROOT
+    subprocess.run(command, cwd=cwd, env=env, capture_output=True, check=False)
+    with tempfile.TemporaryDirectory() as scratch:
+        proc = subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={scratch}/out", *command],
+            cwd=cwd,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
+        )
+    found = re.search(r"Collected : (\d+)", proc.stderr)
+    if proc.returncode not in (0, 1) or found is None:
+        raise SystemExit(f"failed under callgrind ({proc.returncode}): {command}")
+    return int(found.group(1))
+
+
 def measure(rounds: int, trees: Sequence[Path | None]) -> dict[str, list[float]]:
     """CPU seconds of every step in every round, the steps interleaved."""
-    steps: list[tuple[str, list[str], Path | None]] = [
-        ("floor", [sys.executable, "-c", "import polars"], None)
-    ]
-    for tree in trees:
-        tag = "" if len(trees) == 1 else f" [{tree}]"
-        steps += [(label + tag, [sys.executable, "-c", CLI, *a], tree) for label, a in COMMANDS]
+    steps = _steps(trees)
     times: dict[str, list[float]] = {name: [] for name, _, _ in steps}
     for done in range(rounds + 1):
         for name, command, tree in steps:
@@ -78,6 +108,27 @@ def measure(rounds: int, trees: Sequence[Path | None]) -> dict[str, list[float]]
             if done:  # round 0 caches bytecode and warms the page cache
                 times[name].append(cpu)
     return times
+
+
+def _steps(trees: Sequence[Path | None]) -> list[tuple[str, list[str], Path | None]]:
+    """(label, command line, tree) of the floor, then of every command in every tree."""
+    steps: list[tuple[str, list[str], Path | None]] = [
+        ("floor", [sys.executable, "-c", "import polars"], None)
+    ]
+    for tree in trees:
+        tag = "" if len(trees) == 1 else f" [{tree}]"
+        steps += [(label + tag, [sys.executable, "-c", CLI, *a], tree) for label, a in COMMANDS]
+    return steps
+
+
+def instructions_report(trees: Sequence[Path | None]) -> str:
+    """A Markdown table of each step's instructions and their ratio to the floor's."""
+    counts = {name: instructions_of(command, tree) for name, command, tree in _steps(trees)}
+    lines = ["| command | instructions (M) | × floor |", "|---|---:|---:|"]
+    lines += [
+        f"| {name} | {n / 1e6:,.1f} | {n / counts['floor']:.3f}× |" for name, n in counts.items()
+    ]
+    return "\n".join(lines)
 
 
 def report(times: dict[str, list[float]], load: tuple[float, ...]) -> str:
@@ -104,7 +155,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--tree", type=Path, action="append", help="a checkout to measure")
     parser.add_argument("--json", type=Path, help="also write every round's CPU seconds here")
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="count instructions under callgrind (one round) instead of timing CPU",
+    )
     args = parser.parse_args(argv)
+    if args.instructions:
+        if shutil.which("valgrind") is None:
+            raise SystemExit("--instructions needs valgrind (Debian: apt-get install valgrind)")
+        print(instructions_report(args.tree or [None]))
+        return
     load = os.getloadavg()
     times = measure(args.rounds, args.tree or [None])
     if args.json is not None:

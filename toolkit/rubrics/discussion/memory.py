@@ -128,7 +128,9 @@ def _reference_sentences(messages: pl.LazyFrame, m: MemoryCues, ascii_text: bool
         # So is the object's word (only ever read lower-cased: ``_resolve``).
         lower_verbs = alternation(w.lower() for w in words)
         verb = lowered.str.extract(rf"\b({lower_verbs})\b", 1)
-        last = lowered.str.contains(f"(?:{alternation(w.lower() for w in m.last_round_words)})")
+        # the last-round words as literals (Aho-Corasick: no regex to compile); with none,
+        # the empty literal matches every sentence, as the empty alternation did
+        last = lowered.str.contains_any([w.lower() for w in m.last_round_words] or [""])
         object_word = lowered.str.extract(ascii_classes(r"\b(?:" + lower_verbs + after_verb), 1)
         # The actor's word as written: found in the lower-cased sentence after the shortest
         # text before it (anchored, the same leftmost match; a third of the compile time),

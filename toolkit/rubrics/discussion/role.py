@@ -88,9 +88,10 @@ def _accused_partners(framed: pl.DataFrame, players: pl.DataFrame, cues: RoleCue
         .select("game_id", pl.col("name").alias("partner"))
     )
     accusation = alternation(cues.accusation)
+    # the cues as literals (Aho-Corasick): where their alternation matches, no regex compiled
     partner_accused = (
         mentions(pl.col("text"), pl.col("partner"))
-        & pl.col("text").str.to_lowercase().str.contains(f"(?:{accusation})")
+        & pl.col("text").str.to_lowercase().str.contains_any(list(cues.accusation))
         if accusation
         else pl.lit(False)
     )

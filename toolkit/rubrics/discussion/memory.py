@@ -241,6 +241,16 @@ def _said_hits(refs: pl.DataFrame, messages: pl.LazyFrame) -> pl.LazyFrame:
     stances); ``_found`` names the earliest."""
     # five steps, not seven: the references joined as they are (the messages' columns are
     # renamed apart from them), the earliest turn named in the aggregation (issue 38)
+    supported = (pl.col("_turn") < pl.col("turn")) & (
+        pl.col("referenced_round").is_null() | (pl.col("_round") == pl.col("referenced_round"))
+    )
+    if "stance" in refs["kind"].to_list():  # else every claim is a speech one: no object
+        supported &= (
+            (pl.col("kind") == "said")
+            | pl.col("object").is_null()
+            | mentions(pl.col("_text"), pl.col("object"))
+            | (pl.col("_replied") == pl.col("object")).fill_null(False)
+        )
     return (
         refs.lazy()
         .filter(pl.col("kind").is_in(["said", "stance"]))
@@ -256,19 +266,7 @@ def _said_hits(refs: pl.DataFrame, messages: pl.LazyFrame) -> pl.LazyFrame:
             on=["game_id", "actor"],
             how="inner",
         )
-        .filter(
-            (pl.col("_turn") < pl.col("turn"))
-            & (
-                pl.col("referenced_round").is_null()
-                | (pl.col("_round") == pl.col("referenced_round"))
-            )
-            & (
-                (pl.col("kind") == "said")
-                | pl.col("object").is_null()
-                | mentions(pl.col("_text"), pl.col("object"))
-                | (pl.col("_replied") == pl.col("object")).fill_null(False)
-            )
-        )
+        .filter(supported)
         .group_by("game_id", "reference_id")
         .agg(
             pl.format("message of turn {}", pl.col("_turn").min().cast(pl.String())).alias("_found")

@@ -59,7 +59,7 @@ def role_evidence(
         cues,
         all_ascii(framed["text"]),
     )
-    has_breaks = pl.col("_breaks").list.len() > 0
+    has_breaks = pl.col("_breaks") != ""  # a break is named by a label: never empty
     return (
         read.with_columns(_break_reasons().alias("_breaks"))
         .with_columns(
@@ -70,7 +70,7 @@ def role_evidence(
             pl.when(pl.col("role").is_null())
             .then(pl.lit("speaker's role unknown"))
             .when(has_breaks)
-            .then(pl.col("_breaks").list.join("; "))
+            .then(pl.col("_breaks"))
             .otherwise(pl.lit("in role"))
             .alias("role_break_reason"),
         )
@@ -146,7 +146,8 @@ def _removed(text: pl.Expr, patterns: tuple[str, ...], ascii_text: bool) -> pl.E
 
 
 def _break_reasons() -> pl.Expr:
-    """The role breaks of a message, each named with the cues that found it."""
+    """The role breaks of a message, each named with the cues that found it, joined by
+    ``; `` (empty: no break)."""
     has_reason = pl.col("_reason").list.len() > 0
     mafia = pl.col("role") == "MAFIA"
     villager = pl.col("role") == "VILLAGER"
@@ -182,4 +183,5 @@ def _break_reasons() -> pl.Expr:
             pl.col("_accuse"),
         ),
     ]
-    return pl.concat_list([p.fill_null(pl.lit(None)) for p in parts]).list.drop_nulls()
+    # joined as they are found: one string, no list built, dropped of nulls and joined
+    return pl.concat_str(parts, separator="; ", ignore_nulls=True)

@@ -584,3 +584,24 @@ def test_reviewer_labels_override_strategic_and_role_and_are_counted() -> None:
     assert (
         "reviewer labels overrode 1 strategic and 1 role label(s)" in report.scorecards[0].warnings
     )
+
+
+def test_stance_claims_need_an_earlier_message_naming_or_answering_the_object() -> None:
+    lines = [
+        *ROUND1,
+        (1, "Cole", "I think Dune is odd."),
+        (1, "Dune", "Why me?", "Cole"),
+        (2, "Eve", "Earlier Cole accused Dune."),  # turn 3 names Dune
+        (2, "Eve", "Earlier Dune attacked Cole."),  # turn 4 answers Cole
+        (2, "Eve", "Earlier Cole defended Eve."),  # Cole never named Eve
+        (2, "Eve", "Earlier Ash said hello."),  # a speech claim: any earlier message
+    ]
+    refs = score_discussion(game(lines, VOTES)).evidence.references
+    assert refs["kind"].to_list() == ["stance", "stance", "stance", "said"]
+    assert refs["verdict"].to_list() == ["accurate", "accurate", "inaccurate", "accurate"]
+    assert refs["reason"].to_list() == [
+        "Cole accused Dune: matches message of turn 3",
+        "Dune attacked Cole: matches message of turn 4",
+        "Cole defended Eve: no earlier message supports it",
+        "Ash said: matches message of turn 1",
+    ]

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from toolkit.frames import ENGINE
 from toolkit.rubrics.discussion.schemas import (
     ACCURATE,
     INACCURATE,
@@ -56,29 +57,42 @@ def memory_references(
         speaker, sentence, kind, actor, object, referenced_round, verdict, reason).
     """
     m = spec.memory
+    # Two queries, not 23: the references read and resolved in one, checked and given
+    # their verdicts in another (a step costs more than the rows it reads here: issue 38).
     # the patterns compile: a rubric's own are checked when it is read (spec.py)
-    sentences = _reference_sentences(messages, m, all_ascii(messages["text"]))
-    names = players.select(
-        "game_id", pl.col("name"), pl.col("name").str.to_lowercase().alias("_lower")
-    ).unique(["game_id", "_lower"], keep="first", maintain_order=True)
-    refs = _resolve(
-        _resolve(sentences, names, m, "_actor_word", "actor"), names, m, "_object_word", "object"
+    sentences = _reference_sentences(messages.lazy(), m, all_ascii(messages["text"]))
+    names = (
+        players.lazy()
+        .select("game_id", pl.col("name"), pl.col("name").str.to_lowercase().alias("_lower"))
+        .unique(["game_id", "_lower"], keep="first", maintain_order=True)
     )
-    # A speech claim has no object ("X said ..."): what follows the verb is the content.
-    refs = refs.with_columns(
-        pl.when(pl.col("kind") == "said")
-        .then(pl.lit(None, dtype=pl.String()))
-        .otherwise("object")
-        .alias("object")
+    refs = (
+        _resolve(
+            _resolve(sentences, names, m, "_actor_word", "actor"),
+            names,
+            m,
+            "_object_word",
+            "object",
+        )
+        # A speech claim has no object ("X said ..."): what follows the verb is the content.
+        .with_columns(
+            pl.when(pl.col("kind") == "said")
+            .then(pl.lit(None, dtype=pl.String()))
+            .otherwise("object")
+            .alias("object")
+        )
+        .collect(engine=ENGINE)
     )
-    hits = pl.concat([_vote_hits(refs, votes), _said_hits(refs, messages)])
-    refs = _verdicts(refs.join(hits, on=["game_id", "reference_id"], how="left"))
+    hits = pl.concat([_vote_hits(refs, votes.lazy()), _said_hits(refs, messages.lazy())])
+    checked = _verdicts(refs.lazy().join(hits, on=["game_id", "reference_id"], how="left"))
     if labels is not None and labels.height:
-        refs = _reviewer_verdicts(refs, labels)
-    return refs.select(pl.col(k).cast(t) for k, t in REFERENCE_SCHEMA.items())
+        checked = _reviewer_verdicts(checked, labels.lazy())
+    return checked.select(pl.col(k).cast(t) for k, t in REFERENCE_SCHEMA.items()).collect(
+        engine=ENGINE
+    )
 
 
-def _reference_sentences(messages: pl.DataFrame, m: MemoryCues, ascii_text: bool) -> pl.DataFrame:
+def _reference_sentences(messages: pl.LazyFrame, m: MemoryCues, ascii_text: bool) -> pl.LazyFrame:
     """One row per sentence that refers to a past event: its id (``message#index``), verb,
     claim kind, the words before and after the verb, and the round it names.
 
@@ -114,7 +128,9 @@ def _reference_sentences(messages: pl.DataFrame, m: MemoryCues, ascii_text: bool
         # So is the object's word (only ever read lower-cased: ``_resolve``).
         lower_verbs = alternation(w.lower() for w in words)
         verb = lowered.str.extract(rf"\b({lower_verbs})\b", 1)
-        last = lowered.str.contains(f"(?:{alternation(w.lower() for w in m.last_round_words)})")
+        # the last-round words as literals (Aho-Corasick: no regex to compile); with none,
+        # the empty literal matches every sentence, as the empty alternation did
+        last = lowered.str.contains_any([w.lower() for w in m.last_round_words] or [""])
         object_word = lowered.str.extract(ascii_classes(r"\b(?:" + lower_verbs + after_verb), 1)
         # The actor's word as written: found in the lower-cased sentence after the shortest
         # text before it (anchored, the same leftmost match; a third of the compile time),
@@ -163,8 +179,8 @@ def _reference_sentences(messages: pl.DataFrame, m: MemoryCues, ascii_text: bool
 
 
 def _resolve(
-    frame: pl.DataFrame, names: pl.DataFrame, m: MemoryCues, word_col: str, out: str
-) -> pl.DataFrame:
+    frame: pl.LazyFrame, names: pl.LazyFrame, m: MemoryCues, word_col: str, out: str
+) -> pl.LazyFrame:
     """The player ``word_col`` stands for, in ``out``: a player's name (possessive or
     not), the speaker (``self_words``) or the player replied to (``addressee_words``)."""
     word = pl.col(word_col).str.to_lowercase().str.strip_chars("'’")
@@ -187,14 +203,15 @@ def _resolve(
     return staged.select(pl.exclude("game_id_names", "_lower", "name"), resolved.alias(out))
 
 
-def _vote_hits(refs: pl.DataFrame, votes: pl.DataFrame) -> pl.DataFrame:
+def _vote_hits(refs: pl.DataFrame, votes: pl.LazyFrame) -> pl.LazyFrame:
     """Vote claims: a vote by the actor (for the object, when one is named) before this
     round; ``_found`` names the earliest."""
     # four steps, not seven: the votes joined as they are (their round renamed by the join's
     # suffix; no other of their columns is one of the references'), the earliest round
     # named in the aggregation (issue 38)
     return (
-        refs.filter(pl.col("kind") == "vote")
+        refs.lazy()
+        .filter(pl.col("kind") == "vote")
         .join(
             votes,
             left_on=["game_id", "actor"],
@@ -219,13 +236,24 @@ def _vote_hits(refs: pl.DataFrame, votes: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _said_hits(refs: pl.DataFrame, messages: pl.DataFrame) -> pl.DataFrame:
+def _said_hits(refs: pl.DataFrame, messages: pl.LazyFrame) -> pl.LazyFrame:
     """Said / stance claims: an earlier message of the actor (naming the object for
     stances); ``_found`` names the earliest."""
     # five steps, not seven: the references joined as they are (the messages' columns are
     # renamed apart from them), the earliest turn named in the aggregation (issue 38)
+    supported = (pl.col("_turn") < pl.col("turn")) & (
+        pl.col("referenced_round").is_null() | (pl.col("_round") == pl.col("referenced_round"))
+    )
+    if "stance" in refs["kind"].to_list():  # else every claim is a speech one: no object
+        supported &= (
+            (pl.col("kind") == "said")
+            | pl.col("object").is_null()
+            | mentions(pl.col("_text"), pl.col("object"))
+            | (pl.col("_replied") == pl.col("object")).fill_null(False)
+        )
     return (
-        refs.filter(pl.col("kind").is_in(["said", "stance"]))
+        refs.lazy()
+        .filter(pl.col("kind").is_in(["said", "stance"]))
         .join(
             messages.select(
                 "game_id",
@@ -238,19 +266,7 @@ def _said_hits(refs: pl.DataFrame, messages: pl.DataFrame) -> pl.DataFrame:
             on=["game_id", "actor"],
             how="inner",
         )
-        .filter(
-            (pl.col("_turn") < pl.col("turn"))
-            & (
-                pl.col("referenced_round").is_null()
-                | (pl.col("_round") == pl.col("referenced_round"))
-            )
-            & (
-                (pl.col("kind") == "said")
-                | pl.col("object").is_null()
-                | mentions(pl.col("_text"), pl.col("object"))
-                | (pl.col("_replied") == pl.col("object")).fill_null(False)
-            )
-        )
+        .filter(supported)
         .group_by("game_id", "reference_id")
         .agg(
             pl.format("message of turn {}", pl.col("_turn").min().cast(pl.String())).alias("_found")
@@ -258,7 +274,7 @@ def _said_hits(refs: pl.DataFrame, messages: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _verdicts(refs: pl.DataFrame) -> pl.DataFrame:
+def _verdicts(refs: pl.LazyFrame) -> pl.LazyFrame:
     """Each reference's ``verdict`` and the ``reason`` a reader sees."""
     round_missing = (pl.col("referenced_round") > pl.col("round")) | (
         pl.col("referenced_round") < 1
@@ -302,7 +318,7 @@ def _verdicts(refs: pl.DataFrame) -> pl.DataFrame:
     return refs.with_columns(verdict.alias("verdict"), reason.alias("reason"))
 
 
-def _reviewer_verdicts(refs: pl.DataFrame, labels: pl.DataFrame) -> pl.DataFrame:
+def _reviewer_verdicts(refs: pl.LazyFrame, labels: pl.LazyFrame) -> pl.LazyFrame:
     """A reviewer's label (kind ``memory``, item = reference id) over the verdict; the
     reason says so and what it was."""
     lab = (

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from toolkit.frames import ENGINE
 from toolkit.rubrics.discussion.text import (
     SENTENCE,
     all_ascii,
@@ -48,12 +49,17 @@ def role_evidence(
     """
     cues = spec.role
     framed = with_roles(messages, players) if "role" not in messages.columns else messages
-    framed = framed.join(
-        _accused_partners(framed, players, cues), on=["game_id", "message_id"], how="left"
-    )
+    # one query, not 13: the partners accused, the cues read and the breaks named in one
+    # lazy frame (a step costs more than the rows it reads here: issue 38)
     # the patterns compile: a rubric's own are checked when it is read (spec.py)
-    read = _read_cues(framed, cues, all_ascii(framed["text"]))
-    has_breaks = pl.col("_breaks").list.len() > 0
+    read = _read_cues(
+        framed.lazy().join(
+            _accused_partners(framed, players, cues), on=["game_id", "message_id"], how="left"
+        ),
+        cues,
+        all_ascii(framed["text"]),
+    )
+    has_breaks = pl.col("_breaks") != ""  # a break is named by a label: never empty
     return (
         read.with_columns(_break_reasons().alias("_breaks"))
         .with_columns(
@@ -64,29 +70,34 @@ def role_evidence(
             pl.when(pl.col("role").is_null())
             .then(pl.lit("speaker's role unknown"))
             .when(has_breaks)
-            .then(pl.col("_breaks").list.join("; "))
+            .then(pl.col("_breaks"))
             .otherwise(pl.lit("in role"))
             .alias("role_break_reason"),
         )
         .drop(*_CUE_COLUMNS, "_accused_partners")
+        .collect(engine=ENGINE)
     )
 
 
-def _accused_partners(framed: pl.DataFrame, players: pl.DataFrame, cues: RoleCues) -> pl.DataFrame:
+def _accused_partners(framed: pl.DataFrame, players: pl.DataFrame, cues: RoleCues) -> pl.LazyFrame:
     """Per Mafia message, the fellow Mafia it accuses (``_accused_partners``): sentences x
     partners, column-wise; a message accusing none has no row."""
-    partners = players.filter(pl.col("role") == "MAFIA").select(
-        "game_id", pl.col("name").alias("partner")
+    partners = (
+        players.lazy()
+        .filter(pl.col("role") == "MAFIA")
+        .select("game_id", pl.col("name").alias("partner"))
     )
     accusation = alternation(cues.accusation)
+    # the cues as literals (Aho-Corasick): where their alternation matches, no regex compiled
     partner_accused = (
         mentions(pl.col("text"), pl.col("partner"))
-        & pl.col("text").str.to_lowercase().str.contains(f"(?:{accusation})")
+        & pl.col("text").str.to_lowercase().str.contains_any(list(cues.accusation))
         if accusation
         else pl.lit(False)
     )
     return (
-        framed.filter(pl.col("role") == "MAFIA")
+        framed.lazy()
+        .filter(pl.col("role") == "MAFIA")
         .select("game_id", "message_id", "speaker", pl.col("text").str.extract_all(SENTENCE))
         .explode("text")
         .join(partners, on="game_id", how="inner")
@@ -96,7 +107,7 @@ def _accused_partners(framed: pl.DataFrame, players: pl.DataFrame, cues: RoleCue
     )
 
 
-def _read_cues(framed: pl.DataFrame, cues: RoleCues, ascii_text: bool) -> pl.DataFrame:
+def _read_cues(framed: pl.LazyFrame, cues: RoleCues, ascii_text: bool) -> pl.LazyFrame:
     """The cue phrases of each message, one list column per cue family: accusations read
     without the questions (``questions_in_role``) and general statements, reasons without
     stated absences of one (``no_reason``).
@@ -135,7 +146,8 @@ def _removed(text: pl.Expr, patterns: tuple[str, ...], ascii_text: bool) -> pl.E
 
 
 def _break_reasons() -> pl.Expr:
-    """The role breaks of a message, each named with the cues that found it."""
+    """The role breaks of a message, each named with the cues that found it, joined by
+    ``; `` (empty: no break)."""
     has_reason = pl.col("_reason").list.len() > 0
     mafia = pl.col("role") == "MAFIA"
     villager = pl.col("role") == "VILLAGER"
@@ -171,4 +183,5 @@ def _break_reasons() -> pl.Expr:
             pl.col("_accuse"),
         ),
     ]
-    return pl.concat_list([p.fill_null(pl.lit(None)) for p in parts]).list.drop_nulls()
+    # joined as they are found: one string, no list built, dropped of nulls and joined
+    return pl.concat_str(parts, separator="; ", ignore_nulls=True)

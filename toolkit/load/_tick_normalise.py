@@ -34,7 +34,9 @@ def plain_ids(ids: pl.Series) -> pl.Series | None:
     if ids.null_count():
         return None
     numbers = ids.cast(pl.Int64, strict=False)
-    if not ((numbers >= 0) & (numbers.cast(pl.String) == ids)).fill_null(False).all():
+    # a null (an id that is no number) counts as False: ``all`` without ``fill_null``,
+    # which as a Series call plans a query of its own
+    if ((numbers >= 0) & (numbers.cast(pl.String) == ids)).all(ignore_nulls=False) is not True:
         return None
     return numbers
 

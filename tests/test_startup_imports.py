@@ -537,13 +537,14 @@ def test_one_run_quality_computes_no_per_tick_series(
     fmt: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # Only charts draw a card's series, and no output of `toolkit quality` is a chart.
+    # (score_universe imports the series' module only when asked for them: patched there)
     from toolkit.cli import main
-    from toolkit.rubrics.simulation import score
+    from toolkit.rubrics.simulation import series
 
     def no_series(*args: object, **kwargs: object) -> None:
         raise AssertionError("the per-tick series were computed")
 
-    monkeypatch.setattr(score, "series_chunks", no_series)
+    monkeypatch.setattr(series, "series_chunks", no_series)
     assert main(["quality", str(RUN), "--format", fmt]) == 0
     assert "Ashfall" in capsys.readouterr().out
 

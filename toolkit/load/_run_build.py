@@ -169,10 +169,10 @@ def _build(listings: Sequence[Listing], progress: bool | None) -> list[Universe]
 
     # Each run's rows are contiguous: zero-copy slices instead of a partitioned copy,
     # their lengths the slug column's run lengths (no hashing).
-    extents = ticks["slug"].rle().struct.unnest().select("value", "len")
+    extents = ticks["slug"].rle().struct.unnest()  # (a select of its columns: a query)
     offsets: dict[str, tuple[int, int]] = {}
     start = 0
-    for slug, count in extents.iter_rows():
+    for slug, count in zip(extents["value"].to_list(), extents["len"].to_list(), strict=True):
         offsets[slug] = (start, count)
         start += count
     out: list[Universe] = []

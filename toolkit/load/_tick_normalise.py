@@ -34,7 +34,9 @@ def plain_ids(ids: pl.Series) -> pl.Series | None:
     if ids.null_count():
         return None
     numbers = ids.cast(pl.Int64, strict=False)
-    if not ((numbers >= 0) & (numbers.cast(pl.String) == ids)).fill_null(False).all():
+    # a null (an id that is no number) counts as False: ``all`` without ``fill_null``,
+    # which as a Series call plans a query of its own
+    if ((numbers >= 0) & (numbers.cast(pl.String) == ids)).all(ignore_nulls=False) is not True:
         return None
     return numbers
 
@@ -198,15 +200,22 @@ def _derived(
     mutation_count = pl.coalesce(
         mutations.struct.field("count"), mutations.struct.field("list").list.len(), pl.lit(0)
     )
-    claimed = raw.select(pl.when(v2).then(claims)).to_series()
+    if unsupported is None:  # found here, from the claims as a column of their own
+        claimed = raw.select(pl.when(v2).then(claims)).to_series()
+        found: list[pl.Series | pl.Expr] = [
+            claimed.alias("_claimed"),
+            _unsupported_claims(claimed, raw["mutations"].struct.field("list")),
+        ]
+    else:  # (the accelerator's: the claims column is built in the same query, not before)
+        found = [
+            pl.when(v2).then(claims).alias("_claimed"),
+            unsupported.alias("unsupported_claims"),
+        ]
     return raw.with_columns(
         slugs.alias("slug"),
         files.alias("source_file"),
         _tick_numbers(raw["tick_id"], files),
-        claimed.alias("_claimed"),
-        _unsupported_claims(claimed, raw["mutations"].struct.field("list"))
-        if unsupported is None
-        else unsupported.alias("unsupported_claims"),
+        *found,
         status=_status_v2(),
         continuation=continuation,
         mutation_count=mutation_count,

@@ -400,7 +400,15 @@ def _tick_id_unfit(files: pl.Series) -> pl.Expr:
 
 
 def _ordered(raw: pl.DataFrame, rows: Sequence[int]) -> pl.DataFrame:
-    return raw.with_columns(pl.Series("_order", rows, dtype=pl.Int64))
+    # (``hstack``, not ``with_columns``: the same frame without planning a query)
+    return raw.hstack([pl.Series("_order", rows, dtype=pl.Int64)])
+
+
+def _without_order(raw: pl.DataFrame) -> pl.DataFrame:
+    """``raw`` without its ``_order`` column (``drop`` plans a query; this does not)."""
+    kept = raw.clone()
+    kept.drop_in_place("_order")
+    return kept
 
 
 class Parsed(NamedTuple):
@@ -567,10 +575,10 @@ def _in_file_order(
         texts = _texts("source_file", files)
     order = raw["_order"]
     if order.len() == len(files) and order.is_sorted():  # every file, in order: as it is
-        return Parsed(raw.drop("_order"), _texts("slug", slugs), texts)
+        return Parsed(_without_order(raw), _texts("slug", slugs), texts)
     raw = raw.sort("_order")
     order = raw["_order"]
-    return Parsed(raw.drop("_order"), _texts("slug", slugs).gather(order), texts.gather(order))
+    return Parsed(_without_order(raw), _texts("slug", slugs).gather(order), texts.gather(order))
 
 
 def normalised(parts: Sequence[Parsed]) -> pl.DataFrame:

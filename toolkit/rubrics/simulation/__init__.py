@@ -32,14 +32,17 @@ from toolkit.rubrics.simulation._values import (
 )
 from toolkit.rubrics.simulation.card import GATE_MODES, passes_gate
 from toolkit.rubrics.simulation.dimensions import MEASURES, series_thresholds
-from toolkit.rubrics.simulation.evidence import character_breaks, refusal_clusters, ungrounded_ticks
 from toolkit.rubrics.simulation.fanout import fanout_series
 from toolkit.rubrics.simulation.features import tick_features
 from toolkit.rubrics.simulation.score import SCORE_CHUNK_TICKS, run_chunks, score_universe
-from toolkit.rubrics.simulation.series import SERIES_SCHEMA, dimension_series
 from toolkit.rubrics.simulation.windows import scored_window, window_scores, window_series
 
-if TYPE_CHECKING:  # for type checkers; at run time from _FROM_SPEC below
+if TYPE_CHECKING:  # for type checkers; at run time from _FROM_SPEC and _LATER below
+    from toolkit.rubrics.simulation.evidence import character_breaks as character_breaks
+    from toolkit.rubrics.simulation.evidence import refusal_clusters as refusal_clusters
+    from toolkit.rubrics.simulation.evidence import ungrounded_ticks as ungrounded_ticks
+    from toolkit.rubrics.simulation.series import SERIES_SCHEMA as SERIES_SCHEMA
+    from toolkit.rubrics.simulation.series import dimension_series as dimension_series
     from toolkit.rubrics.simulation.spec import DEFAULT_RUBRIC as DEFAULT_RUBRIC
     from toolkit.rubrics.simulation.spec import PUBLISHED as PUBLISHED
     from toolkit.rubrics.simulation.spec import RUBRIC_1_0_0 as RUBRIC_1_0_0
@@ -75,7 +78,16 @@ _FROM_SPEC = (
     "VocabularySpec",
     "load_simulation_rubric",
 )
-__getattr__, __dir__ = attach(__name__, dict.fromkeys(_FROM_SPEC, _SPEC))
+# The ticks behind a status and the per-tick series: imported when first named (a
+# one-run card names neither; about 1 M instructions of its start, issue 38).
+_LATER = {
+    "character_breaks": "toolkit.rubrics.simulation.evidence",
+    "refusal_clusters": "toolkit.rubrics.simulation.evidence",
+    "ungrounded_ticks": "toolkit.rubrics.simulation.evidence",
+    "SERIES_SCHEMA": "toolkit.rubrics.simulation.series",
+    "dimension_series": "toolkit.rubrics.simulation.series",
+}
+__getattr__, __dir__ = attach(__name__, {**dict.fromkeys(_FROM_SPEC, _SPEC), **_LATER})
 
 __all__ = [
     "DEFAULT_VALUES",

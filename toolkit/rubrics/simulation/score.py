@@ -23,7 +23,6 @@ from toolkit.rubrics.simulation.dimensions import (
 )
 from toolkit.rubrics.simulation.fanout import fanout_series
 from toolkit.rubrics.simulation.features import run_history
-from toolkit.rubrics.simulation.series import series_chunks
 from toolkit.rubrics.simulation.windows import scored_window, window_scores
 from toolkit.scorecard import Scorecard
 
@@ -47,12 +46,12 @@ def run_chunks(slugs: pl.Series, size: int = SCORE_CHUNK_TICKS) -> list[tuple[in
     Exact only when each run's rows are contiguous (as a load leaves them); otherwise the
     whole column is one range, so a run is never split across ranges.
     """
-    runs = slugs.rle()
-    if runs.len() != slugs.n_unique():  # a run's rows apart: one range
+    runs = slugs.rle().struct.unnest()  # (its field read without a query of its own)
+    if runs.height != slugs.n_unique():  # a run's rows apart: one range
         return [(0, slugs.len())]
     chunks: list[tuple[int, int]] = []
     start = length = 0
-    for count in runs.struct.field("len").to_list():
+    for count in runs["len"].to_list():
         if length and length + count > size:
             chunks.append((start, length))
             start, length = start + length, 0
@@ -100,8 +99,11 @@ def score_universe(
     fans = {r["slug"]: r for r in fan_at.iter_rows(named=True)}
     extents = {r["slug"]: r for span in spans for r in span.iter_rows(named=True)}
     per_run_series: dict[Any, pl.DataFrame] = {}
-    for part in series_chunks(universe, rubric, w, _chunks(universe)) if series else ():
-        per_run_series.update(part.partition_by("slug", as_dict=True))
+    if series:  # (its module only when asked: a command line draws no chart)
+        from toolkit.rubrics.simulation.series import series_chunks
+
+        for part in series_chunks(universe, rubric, w, _chunks(universe)):
+            per_run_series.update(part.partition_by("slug", as_dict=True))
     issues = _issues_by_run(universe)
     warnings = _warnings_by_run(universe)
     slugs = universe.slugs

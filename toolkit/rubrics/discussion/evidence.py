@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from toolkit.frames import DISCUSSION_RATINGS_SCHEMA, ENGINE
+from toolkit.frames import DISCUSSION_RATINGS_SCHEMA, typed
 from toolkit.load.discussion import Discussion
 from toolkit.rubrics.discussion.coherence import coherence_evidence
 from toolkit.rubrics.discussion.diversity import speaker_similarity
@@ -93,14 +93,8 @@ def _message_evidence(
     ev = role_evidence(coherence_evidence(strategic_evidence(messages, spec), spec), players, spec)
     ev, strat_over = apply_labels(ev, labels, "strategic", "strategic", invert=False)
     ev, role_over = apply_labels(ev, labels, "role", "role_break", invert=True)
-    # one query on the in-memory engine (the eager steps' own), not a select and a cast
-    ev = (
-        ev.lazy()
-        .select(list(MESSAGE_EVIDENCE_SCHEMA))
-        .cast(MESSAGE_EVIDENCE_SCHEMA)  # type: ignore[arg-type]
-        .collect(engine=ENGINE)
-    )
-    return ev, [strat_over, role_over]
+    # the schema's columns picked (no query where their types are the schema's already)
+    return typed(ev, MESSAGE_EVIDENCE_SCHEMA), [strat_over, role_over]
 
 
 def ratings_frame(
@@ -111,9 +105,4 @@ def ratings_frame(
     if ratings is None:
         return pl.DataFrame(schema=DISCUSSION_RATINGS_SCHEMA)
     frame = ratings if isinstance(ratings, pl.DataFrame) else ratings.ratings(game_ids)
-    return (  # one query on the in-memory engine, as in _message_evidence
-        frame.lazy()
-        .select(list(DISCUSSION_RATINGS_SCHEMA))
-        .cast(DISCUSSION_RATINGS_SCHEMA)  # type: ignore[arg-type]
-        .collect(engine=ENGINE)
-    )
+    return typed(frame, DISCUSSION_RATINGS_SCHEMA)

@@ -65,17 +65,22 @@ def gather_evidence(
         ``(evidence, phrase_counts, overridden)``: the evidence; per game the counted
         phrases and repeats (:func:`phrase_uses`); per game the strategic, role and
         memory readings a reviewer's label changed (``<kind>_overridden``), one frame each
-        (the memory one a lazy frame, run in :func:`~.tallies.game_tallies`' query).
+        (the memory one, with labels, a lazy frame run in :func:`~.tallies.game_tallies`'
+        query; without, an empty frame, as :func:`~.labels.apply_labels` gives).
     """
     msgs = discussion.messages
     ev, overridden = _message_evidence(msgs, discussion.players, spec, labels)
     refs = memory_references(msgs, discussion.players, discussion.votes, spec, labels)
-    mem_over = (  # lazy: run in the tallies' query (issue 38)
-        refs.lazy()
-        .filter(pl.col("reason").str.starts_with("labelled by a reviewer"))
-        .group_by("game_id")
-        .agg(pl.len().alias("memory_overridden"))
-    )
+    mem_over: pl.DataFrame | pl.LazyFrame
+    if labels is None or labels.height == 0:  # no reviewer: nothing overridden, no join
+        mem_over = pl.DataFrame(schema={"game_id": pl.String(), "memory_overridden": pl.UInt32()})
+    else:  # lazy: run in the tallies' query (issue 38)
+        mem_over = (
+            refs.lazy()
+            .filter(pl.col("reason").str.starts_with("labelled by a reviewer"))
+            .group_by("game_id")
+            .agg(pl.len().alias("memory_overridden"))
+        )
     sim = speaker_similarity(msgs)
     phrases, phrase_counts = phrase_uses(msgs, discussion.players, spec)
     rating_rows = ratings_frame(ratings, game_ids)

@@ -4,6 +4,7 @@ is so already."""
 from __future__ import annotations
 
 import polars as pl
+import pytest
 from polars.testing import assert_frame_equal
 
 from toolkit.frames import typed
@@ -23,3 +24,20 @@ def test_other_order_types_and_extra_columns_are_selected_and_cast() -> None:
     )
     expected = pl.DataFrame({"game_id": ["g"], "n": [3]}, schema=SCHEMA)
     assert_frame_equal(typed(frame, SCHEMA), expected)
+
+
+def test_columns_of_the_schemas_types_are_picked_without_a_query(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    frame = pl.DataFrame(
+        {"extra": [1.5], "n": [3], "game_id": ["g"]},
+        schema={"extra": pl.Float64(), "n": pl.Int64(), "game_id": pl.String()},
+    )
+
+    def no_query(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a query was run")
+
+    monkeypatch.setattr(pl.LazyFrame, "collect", no_query)
+    picked = typed(frame, SCHEMA)
+    monkeypatch.undo()
+    assert_frame_equal(picked, pl.DataFrame({"game_id": ["g"], "n": [3]}, schema=SCHEMA))

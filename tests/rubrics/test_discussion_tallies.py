@@ -31,7 +31,8 @@ SPEC = DEFAULT_DISCUSSION_SPEC
 #: speakers, phrases, ratings, the three overridden counts, diversity's, the sign-off.
 COLUMNS = [
     "game_id", "cost_usd", "cache_hit_rate",
-    "messages", "strategic", "coherence_n", "coherent", "role_n", "breaks", "role_unknown",
+    "messages", "rounds", "strategic", "coherence_n", "coherent",
+    "role_n", "breaks", "role_unknown",
     "accurate", "inaccurate", "review",
     "speakers", "unique", "max_similarity",
     "phrases", "repeats",

@@ -35,16 +35,12 @@ def game_cards(
     rows_of = _rows_by_game(metrics)
     facts_of = _first_rows(table)
     game_of = _first_rows(discussion.games)
-    rounds_of = dict(
-        discussion.messages.group_by("game_id").agg(pl.col("round").n_unique()).iter_rows()
-    )
     return [
         _card(
             gid,
             rows_of.get(gid, metrics.clear()),
             facts_of[gid],
             game_of[gid],
-            rounds_of.get(gid, 0),
             discussion,
             spec,
             require_cost,
@@ -94,13 +90,13 @@ def _card(
     rows: pl.DataFrame,
     facts: dict[str, Any],
     game: dict[str, Any],
-    rounds: int,
     discussion: Discussion,
     spec: DiscussionSpec,
     require_cost: bool,
     judged: JudgedDiscussion | None,
 ) -> Scorecard:
-    """The scorecard of game ``gid``: its metric rows, tallies, game row and rounds."""
+    """The scorecard of game ``gid``: its metric rows, tallies and game row."""
+    rounds = facts["rounds"]
     statuses = {r["key"]: r["status"] for r in rows.iter_rows(named=True)}
     engagement = facts["engagement"]
     by_judge = facts["engagement_source"] == "judge"

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from toolkit.frames import DISCUSSION_RATINGS_SCHEMA, ENGINE
+from toolkit.frames import DISCUSSION_RATINGS_SCHEMA, typed
 from toolkit.load.discussion import Discussion
 from toolkit.rubrics.discussion.coherence import coherence_evidence
 from toolkit.rubrics.discussion.diversity import speaker_similarity
@@ -65,17 +65,22 @@ def gather_evidence(
         ``(evidence, phrase_counts, overridden)``: the evidence; per game the counted
         phrases and repeats (:func:`phrase_uses`); per game the strategic, role and
         memory readings a reviewer's label changed (``<kind>_overridden``), one frame each
-        (the memory one a lazy frame, run in :func:`~.tallies.game_tallies`' query).
+        (the memory one, with labels, a lazy frame run in :func:`~.tallies.game_tallies`'
+        query; without, an empty frame, as :func:`~.labels.apply_labels` gives).
     """
     msgs = discussion.messages
     ev, overridden = _message_evidence(msgs, discussion.players, spec, labels)
     refs = memory_references(msgs, discussion.players, discussion.votes, spec, labels)
-    mem_over = (  # lazy: run in the tallies' query (issue 38)
-        refs.lazy()
-        .filter(pl.col("reason").str.starts_with("labelled by a reviewer"))
-        .group_by("game_id")
-        .agg(pl.len().alias("memory_overridden"))
-    )
+    mem_over: pl.DataFrame | pl.LazyFrame
+    if labels is None or labels.height == 0:  # no reviewer: nothing overridden, no join
+        mem_over = pl.DataFrame(schema={"game_id": pl.String(), "memory_overridden": pl.UInt32()})
+    else:  # lazy: run in the tallies' query (issue 38)
+        mem_over = (
+            refs.lazy()
+            .filter(pl.col("reason").str.starts_with("labelled by a reviewer"))
+            .group_by("game_id")
+            .agg(pl.len().alias("memory_overridden"))
+        )
     sim = speaker_similarity(msgs)
     phrases, phrase_counts = phrase_uses(msgs, discussion.players, spec)
     rating_rows = ratings_frame(ratings, game_ids)
@@ -93,14 +98,8 @@ def _message_evidence(
     ev = role_evidence(coherence_evidence(strategic_evidence(messages, spec), spec), players, spec)
     ev, strat_over = apply_labels(ev, labels, "strategic", "strategic", invert=False)
     ev, role_over = apply_labels(ev, labels, "role", "role_break", invert=True)
-    # one query on the in-memory engine (the eager steps' own), not a select and a cast
-    ev = (
-        ev.lazy()
-        .select(list(MESSAGE_EVIDENCE_SCHEMA))
-        .cast(MESSAGE_EVIDENCE_SCHEMA)  # type: ignore[arg-type]
-        .collect(engine=ENGINE)
-    )
-    return ev, [strat_over, role_over]
+    # the schema's columns picked (no query where their types are the schema's already)
+    return typed(ev, MESSAGE_EVIDENCE_SCHEMA), [strat_over, role_over]
 
 
 def ratings_frame(
@@ -111,9 +110,4 @@ def ratings_frame(
     if ratings is None:
         return pl.DataFrame(schema=DISCUSSION_RATINGS_SCHEMA)
     frame = ratings if isinstance(ratings, pl.DataFrame) else ratings.ratings(game_ids)
-    return (  # one query on the in-memory engine, as in _message_evidence
-        frame.lazy()
-        .select(list(DISCUSSION_RATINGS_SCHEMA))
-        .cast(DISCUSSION_RATINGS_SCHEMA)  # type: ignore[arg-type]
-        .collect(engine=ENGINE)
-    )
+    return typed(frame, DISCUSSION_RATINGS_SCHEMA)

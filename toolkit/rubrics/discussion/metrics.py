@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from toolkit.frames import typed
+from toolkit.frames import ENGINE, typed
 from toolkit.rubrics.discussion._values import METRIC_KEYS
 from toolkit.rubrics.discussion.details import CHECKED, metric_detail
 from toolkit.rubrics.discussion.schemas import FAIL, METRIC_SCHEMA, PASS, PENDING
@@ -33,12 +33,13 @@ def metrics_frame(
     rubric's seven taken by row number (a Python list repeated per game cost ~24 ms a
     column at 10^5 games, this ~5).
     """
+    plan = table.lazy()
     if table.height and table.get_column("game_id").to_list() != list(game_ids):
         order = {g: i for i, g in enumerate(game_ids)}
-        table = table.sort(
+        plan = plan.sort(
             pl.col("game_id").replace_strict(order, return_dtype=pl.Int64), maintain_order=True
         )
-    long = table.select(
+    long = plan.select(
         "game_id",
         pl.concat_list([e.cast(pl.Float64) for e in _scores()]).alias("score"),
         pl.concat_list([metric_detail(key, spec) for key in METRIC_KEYS]).alias("detail"),
@@ -61,7 +62,7 @@ def metrics_frame(
         .alias("status"),
         "detail",
     )
-    return typed(out, METRIC_SCHEMA)
+    return typed(out.collect(engine=ENGINE), METRIC_SCHEMA)
 
 
 def _per_metric(values: list[Any], dtype: pl.DataType) -> pl.Expr:

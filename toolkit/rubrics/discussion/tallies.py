@@ -1,6 +1,6 @@
 """Per-game tallies of the evidence, column-wise: the counts every metric is scored from.
 
-One row per game (load order): cost and cache, the message, reference, speaker and
+One row per game (load order): cost and cache, the message, round, reference, speaker and
 phrase counts, engagement and who gave it, what a reviewer's labels changed, the sign-off.
 """
 
@@ -25,6 +25,7 @@ __all__ = ["COUNT_COLUMNS", "fill_counts", "game_tallies", "judge_stands_in"]
 #: The tallies that count something: 0 for a game with nothing to count.
 COUNT_COLUMNS: tuple[str, ...] = (
     "messages",
+    "rounds",
     "strategic",
     "coherence_n",
     "coherent",
@@ -137,9 +138,11 @@ def _filled(table: pl.LazyFrame) -> pl.LazyFrame:
 
 
 def _message_tallies(messages: pl.LazyFrame) -> pl.LazyFrame:
-    """Metrics 2-4: messages, strategic ones, coherence and role counts per game."""
+    """Metrics 2-4: messages, strategic ones, coherence and role counts per game; and
+    its rounds (the scorecard's title), counted in the same query."""
     return messages.group_by("game_id").agg(
         pl.len().alias("messages"),
+        pl.col("round").n_unique().alias("rounds"),
         pl.col("strategic").sum().alias("strategic"),
         pl.col("coherent").is_not_null().sum().alias("coherence_n"),
         pl.col("coherent").sum().alias("coherent"),

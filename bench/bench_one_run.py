@@ -18,11 +18,14 @@ medians of whole columns). Prints a Markdown table with the load average; ``--js
 keeps every round's CPU seconds.
 
 ``--instructions`` counts instead the instructions each process executes, under Valgrind's
-callgrind (Debian's ``valgrind``): one round is enough, as the count repeats to ~0.1 %
-whatever else the machine runs, so a ratio to the floor can be read on a busy host where
-CPU seconds swing by a fifth. It misses what instructions do not show (cache misses, page
-faults, the kernel), so the CPU ratio stays the target's measure; the two side by side tell
-a change's effect from the host's noise.
+callgrind (Debian's ``valgrind``), floor included, with one Polars thread and a fixed hash
+seed (``POLARS_MAX_THREADS=1``, ``PYTHONHASHSEED=0``): Polars caches compiled regexes per
+worker thread, so with its pool the count moves by ±0.5 % with which thread ran a match;
+so pinned it repeats to ~0.05 % whatever else the machine runs, and one round is enough to
+read a ratio to the floor on a busy host where CPU seconds swing by a fifth. It misses what
+instructions do not show (cache misses, page faults, the kernel, the pool's spinning), so
+the CPU ratio stays the target's measure; the two side by side tell a change's effect from
+the host's noise.
 """
 
 from __future__ import annotations
@@ -77,6 +80,7 @@ def instructions_of(command: Sequence[str], tree: Path | None) -> int:
     """The instructions one fresh process running ``command`` executes (callgrind's
     ``Collected``), its bytecode cached by an untimed run first."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env |= {"POLARS_MAX_THREADS": "1", "PYTHONHASHSEED": "0"}
     if tree is not None:
         tree = tree.resolve()
         env["PYTHONPATH"] = str(tree)

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolkit.rubrics.discussion.coherence import _names_previous
-from toolkit.rubrics.discussion.text import mentions
+from toolkit.rubrics.discussion.text import all_ascii, mentions
 
 WORDY = "abkSsKe\u017f\u212a\u00e9\u00c9\u00df\u0301_7"
 OTHER = " .!'’-(\n"
@@ -42,7 +42,7 @@ def _expected(speakers: list[str | None], texts: list[str | None], n: int) -> li
 def _named(messages: pl.DataFrame) -> list[pl.Series]:
     """``_named1`` .. ``_named3`` as the coherence query reads them (columns or expressions
     of ``messages``)."""
-    out = messages.with_columns(*_names_previous(messages, 3))
+    out = messages.with_columns(*_names_previous(messages, 3, all_ascii(messages["text"])))
     return [out.get_column(f"_named{k}") for k in (1, 2, 3)]
 
 

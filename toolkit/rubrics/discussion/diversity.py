@@ -6,6 +6,7 @@ import polars as pl
 
 from toolkit.frames import typed
 from toolkit.rubrics.discussion.schemas import SIMILARITY_SCHEMA
+from toolkit.rubrics.discussion.text import all_ascii, ascii_classes
 
 __all__ = ["speaker_similarity"]
 
@@ -28,8 +29,10 @@ def speaker_similarity(messages: pl.DataFrame) -> pl.DataFrame:
         return pl.DataFrame(schema=SIMILARITY_SCHEMA)
     chars = pl.col("text").str.split("")
     pairs_of = (chars.list.len().cast(pl.Int64) - 1).clip(lower_bound=0)
+    # on ASCII text, ``\s`` spelt as its ASCII members: the same blanks, a cheaper compile
+    blanks = ascii_classes(r"\s+") if all_ascii(messages["text"]) else r"\s+"
     joined = messages.group_by("game_id", "speaker", maintain_order=True).agg(
-        pl.col("text").str.join("").str.replace_all(r"\s+", "")
+        pl.col("text").str.join("").str.replace_all(blanks, "")
     )
     counts = (
         joined.select(

@@ -9,7 +9,7 @@ import polars as pl
 
 from toolkit.frames import typed
 from toolkit.rubrics.discussion.schemas import PHRASE_SCHEMA
-from toolkit.rubrics.discussion.text import WORD, stem
+from toolkit.rubrics.discussion.text import ASCII_WORD, WORD, all_ascii, stem
 
 if TYPE_CHECKING:  # the rubric's pydantic models: only named in annotations
     from toolkit.rubrics.discussion.spec import DiscussionSpec
@@ -42,7 +42,7 @@ def phrase_uses(
     name_words = (
         players.select(
             "game_id",
-            pl.col("name").str.to_lowercase().str.extract_all(WORD).alias("_w"),
+            pl.col("name").str.to_lowercase().str.extract_all(_word(players["name"])).alias("_w"),
             pl.lit(True).alias("_is_name"),
         )
         .explode("_w")
@@ -56,7 +56,7 @@ def phrase_uses(
             "message_id",
             "turn",
             "speaker",
-            pl.col("text").str.to_lowercase().str.extract_all(WORD).alias("_w"),
+            pl.col("text").str.to_lowercase().str.extract_all(_word(messages["text"])).alias("_w"),
             pl.int_range(pl.len()).alias("_m"),
         )
         .explode("_w")
@@ -91,6 +91,12 @@ def phrase_uses(
         pl.col("uses").sum().alias("phrases"), pl.col("repeats").sum().alias("repeats")
     )
     return phrases, counts
+
+
+def _word(texts: pl.Series) -> str:
+    """The word pattern for ``texts``: :data:`ASCII_WORD` when they are all ASCII (the same
+    words, a cheaper compile), else :data:`WORD`."""
+    return ASCII_WORD if all_ascii(texts) else WORD
 
 
 def _back(column: pl.Expr, i: int, one_row: bool) -> pl.Expr:

@@ -17,10 +17,10 @@ import dataclasses
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
-from toolkit._record import FieldsEqual, FieldsRepr
+from toolkit._record import FieldsEqual, FieldsRepr, record
 from toolkit._version import __version__
 from toolkit.scorecard import Scorecard
 
@@ -78,7 +78,7 @@ def _flatten(value: Any, prefix: str, out: dict[str, Any]) -> None:
         out[prefix] = value
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: toolkit._record
+@record  # eq, hash, repr: toolkit._record
 class Epoch(FieldsEqual, FieldsRepr):
     """What decides a number, and its short hash :attr:`id`.
 

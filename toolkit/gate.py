@@ -24,10 +24,9 @@ exit code) is :mod:`toolkit.cli._gate`; JUnit and Markdown views read the same c
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from toolkit._record import FieldsEqual, FieldsRepr
+from toolkit._record import FieldsEqual, FieldsRepr, record
 
 if TYPE_CHECKING:
     from toolkit.scorecard import Scorecard
@@ -80,7 +79,7 @@ def kind_of(status: str) -> str:
     return STATUS_KINDS.get(status, WARN_KIND)
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: toolkit._record
+@record  # eq, hash, repr: toolkit._record
 class Check(FieldsEqual, FieldsRepr):
     """One subject x dimension finding, as a gate, JUnit and Markdown see it.
 

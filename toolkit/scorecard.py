@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 import polars as pl
 
-from toolkit._record import FieldsEqual, FieldsRepr
+from toolkit._record import FieldsEqual, FieldsRepr, record
 from toolkit.frames import MEASURES_SCHEMA, SCORECARD_SCHEMA, slices
 from toolkit.summary import draw_html
 
@@ -27,7 +27,7 @@ def format_value(value: float | None) -> str:
     return f"{value:.3f}"
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: toolkit._record
+@record  # eq, hash, repr: toolkit._record
 class Dimension(FieldsEqual, FieldsRepr):
     """One scored dimension before it becomes a scorecard row.
 
@@ -45,7 +45,7 @@ class Dimension(FieldsEqual, FieldsRepr):
     measures: Mapping[str, float | None] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # eq, hash: toolkit._record
+@record  # eq, hash: toolkit._record
 class Scorecard(FieldsEqual):
     """What a rubric says about one subject (a run, an iteration, a game).
 

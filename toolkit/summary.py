@@ -13,10 +13,9 @@ import no drawing code, and nothing heavy is imported here.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from toolkit._record import FieldsEqual, FieldsRepr
+from toolkit._record import FieldsEqual, FieldsRepr, record
 
 #: kind ("summary", "scorecard") -> the function that draws it as HTML.
 _DRAWERS: dict[str, Callable[..., str]] = {}
@@ -80,7 +79,7 @@ def issue_notes(issues: Iterable[Mapping[str, Any]]) -> tuple[str, ...]:
     )
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: toolkit._record
+@record  # eq, hash, repr: toolkit._record
 class Summary(FieldsEqual, FieldsRepr):
     """What a result object shows about itself.
 

@@ -17,15 +17,14 @@ from __future__ import annotations
 import json
 import re
 import warnings
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolkit._record import FieldsEqual, FieldsRepr
+from toolkit._record import FieldsEqual, FieldsRepr, record
 from toolkit.errors import DuplicateKeyWarning
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: toolkit._record
+@record  # eq, hash, repr: toolkit._record
 class DuplicateKey(FieldsEqual, FieldsRepr):
     """A key written more than once in one object (or one YAML mapping)."""
 

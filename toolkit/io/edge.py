@@ -34,11 +34,10 @@ import re
 import stat
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
-from toolkit._record import FieldsEqual, FieldsRepr
+from toolkit._record import FieldsEqual, FieldsRepr, record
 from toolkit.errors import InputError, SkippedInputWarning
 from toolkit.io import duplicates
 from toolkit.io.duplicates import DuplicateKey
@@ -63,7 +62,7 @@ LIMIT_VARIABLES: dict[str, tuple[str, int]] = {
 }
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: toolkit._record
+@record  # eq, hash, repr: toolkit._record
 class Limits(FieldsEqual, FieldsRepr):
     """What the reading edge accepts.
 
@@ -390,7 +389,7 @@ except ImportError:  # pragma: no cover - not built, or built before it had regu
 PACK_ACCEL = _c_read_packed is not None and os.environ.get("TOOLKIT_ACCEL", "1") != "0"
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # repr: toolkit._record
+@record  # repr: toolkit._record
 class Packed(FieldsRepr, Sequence[bytes]):
     """The bytes of many files back to back in one buffer (:func:`read_packed`).
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import hashlib
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, Literal
 
-from toolkit._record import FieldsEqual, FieldsRepr
+from toolkit._record import FieldsEqual, FieldsRepr, record
 from toolkit.errors import InputError
 from toolkit.io import edge
 
@@ -22,7 +22,7 @@ __all__ = ["Folder", "Kind", "Source", "file_mark", "version_mark"]
 Kind = Literal["folder", "file", "missing", "unknown", "database"]
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: toolkit._record
+@record  # eq, hash, repr: toolkit._record
 class Folder(FieldsEqual, FieldsRepr):
     """What one folder holds directly, found without reading a file.
 

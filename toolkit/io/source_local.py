@@ -10,10 +10,9 @@ import operator
 import os
 import stat
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
-from toolkit._record import FieldsEqual, FieldsRepr
+from toolkit._record import FieldsEqual, FieldsRepr, record
 from toolkit.errors import InputError
 from toolkit.io import edge
 from toolkit.io.atomic import atomic_path, remove_leftovers
@@ -33,7 +32,7 @@ def _is_dir(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: toolkit._record
+@record  # eq, hash, repr: toolkit._record
 class LocalSource(FieldsEqual, FieldsRepr, Source):
     """A folder on the local disk: bytes read through the reading edge.
 

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import overload
 
-from toolkit._record import FieldsEqual, FieldsRepr
+from toolkit._record import FieldsEqual, FieldsRepr, record
 from toolkit.io import edge
 from toolkit.io.source import Folder, Source, open_source
 from toolkit.load._ticks import collector_paused
@@ -38,7 +37,7 @@ _SUBS = ("", "tick_summaries", "tick_summaries/ticks")
 MAX_NUMBER = 2**63 - 1
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # eq, hash, repr: toolkit._record
+@record  # eq, hash, repr: toolkit._record
 class Listing(FieldsEqual, FieldsRepr):
     """What a run folder holds, found without reading any file.
 

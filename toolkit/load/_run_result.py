@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from toolkit._record import FieldsEqual
+from toolkit._record import FieldsEqual, record
 from toolkit.errors import InputError
 from toolkit.frames import (
     BATCHES_SCHEMA,
@@ -24,7 +24,7 @@ from toolkit.summary import Shows, Summary, issue_notes, plural
 __all__ = ["Universe", "combine", "frame", "issue_row"]
 
 
-@dataclass(frozen=True, eq=False, repr=False)  # eq, hash: toolkit._record
+@record  # eq, hash: toolkit._record
 class Universe(FieldsEqual, Shows):
     """One or more loaded runs.
 

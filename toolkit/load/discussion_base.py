@@ -6,12 +6,12 @@ rows are collected in, and the timestamp parser. The lenient file-boundary model
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 import polars as pl
 
+from toolkit._record import FieldsEqual, record
 from toolkit.errors import InputError
 from toolkit.frames import (
     DISCUSSION_GAMES_SCHEMA,
@@ -30,8 +30,8 @@ __all__ = ["Builder", "Discussion", "build_all", "parse_time", "read_time"]
 # ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, repr=False)
-class Discussion(Shows):
+@record  # eq, hash: toolkit._record
+class Discussion(FieldsEqual, Shows):
     """Games of LLM Mafia as typed frames.
 
     Attributes:
@@ -89,16 +89,22 @@ class Discussion(Shows):
         )
 
 
-@dataclass
 class Builder:
-    """Rows collected while reading, turned into frames once."""
+    """Rows collected while reading one file or database, turned into frames once.
 
-    path: str
-    games: list[dict[str, Any]] = field(default_factory=list)
-    players: list[dict[str, Any]] = field(default_factory=list)
-    messages: list[dict[str, Any]] = field(default_factory=list)
-    votes: list[dict[str, Any]] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    A plain class, not a dataclass: one is made per file, and on Python 3.11 a dataclass
+    compiles its methods when its module is imported (issue 38).
+    """
+
+    __slots__ = ("games", "messages", "path", "players", "votes", "warnings")
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.games: list[dict[str, Any]] = []
+        self.players: list[dict[str, Any]] = []
+        self.messages: list[dict[str, Any]] = []
+        self.votes: list[dict[str, Any]] = []
+        self.warnings: list[str] = []
 
     def build(self) -> Discussion:
         """The rows collected, as a :class:`Discussion`."""

@@ -8,11 +8,11 @@ automatic ones and keeps the ratings used, in one :class:`DiscussionEvidence`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import polars as pl
 
+from toolkit._record import FieldsEqual, FieldsRepr, record
 from toolkit.frames import DISCUSSION_RATINGS_SCHEMA, typed
 from toolkit.load.discussion import Discussion
 from toolkit.rubrics.discussion.coherence import coherence_evidence
@@ -32,8 +32,8 @@ if TYPE_CHECKING:  # the rubric's pydantic models: only named in annotations
 __all__ = ["DiscussionEvidence", "gather_evidence", "ratings_frame"]
 
 
-@dataclass(frozen=True)
-class DiscussionEvidence:
+@record  # eq, hash, repr: toolkit._record
+class DiscussionEvidence(FieldsEqual, FieldsRepr):
     """Why each metric scored as it did.
 
     Attributes:

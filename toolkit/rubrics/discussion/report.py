@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 import polars as pl
 
+from toolkit._record import FieldsEqual, record
 from toolkit.rubrics.discussion._values import DEFAULT_VALUES as DEFAULT_DISCUSSION_SPEC
 from toolkit.rubrics.discussion._values import METRIC_KEYS
 from toolkit.rubrics.discussion.evidence import DiscussionEvidence
@@ -21,8 +22,8 @@ if TYPE_CHECKING:  # the judge's machinery is imported only when a judge is aske
 __all__ = ["DiscussionReport", "Games", "report_cards"]
 
 
-@dataclass(frozen=True, repr=False)
-class DiscussionReport(Shows):
+@record  # eq, hash: toolkit._record
+class DiscussionReport(FieldsEqual, Shows):
     """The result of :func:`score_discussion` over a set of games.
 
     Attributes:

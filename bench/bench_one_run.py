@@ -31,15 +31,21 @@ the host's noise.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
 import json
 import os
+import pty
 import re
 import shutil
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+import termios
+import threading
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -49,54 +55,85 @@ GAMES = ROOT / "sample_runs" / "discussions"
 PAIR = ROOT / "sample_runs" / "compare"
 CLI = "import sys; from toolkit.cli import main; sys.exit(main())"
 
-#: (label, arguments of the toolkit command line)
-COMMANDS: list[tuple[str, list[str]]] = [
-    ("`toolkit quality ashfall`", ["quality", str(RUN)]),
-    ("`toolkit quality ashfall --format json`", ["quality", str(RUN), "--format", "json"]),
-    ("`toolkit discussion discussions/`", ["discussion", str(GAMES)]),
-    ("`toolkit compare compare/a compare/b`", ["compare", str(PAIR / "a"), str(PAIR / "b")]),
+#: (label, arguments of the toolkit command line, run at a terminal): piped (as in CI, and
+#: the targets' measure) unless the last field says a terminal of 80 columns (a pty: text
+#: wrapped to its width and coloured, as a person at a prompt sees it)
+COMMANDS: list[tuple[str, list[str], bool]] = [
+    ("`toolkit quality ashfall`", ["quality", str(RUN)], False),
+    ("`toolkit quality ashfall --format json`", ["quality", str(RUN), "--format", "json"], False),
+    ("`toolkit discussion discussions/`", ["discussion", str(GAMES)], False),
+    ("`toolkit compare compare/a compare/b`", ["compare", str(PAIR / "a"), str(PAIR / "b")], False),
+    ("`toolkit quality ashfall` at a terminal", ["quality", str(RUN)], True),
+    ("`toolkit discussion discussions/` at a terminal", ["discussion", str(GAMES)], True),
 ]
 
 
-def cpu_of(command: Sequence[str], tree: Path | None) -> float:
-    """The CPU seconds (user + system) of one fresh process running ``command``."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+@contextlib.contextmanager
+def _output(terminal: bool) -> Iterator[int]:
+    """Where a command writes: ``subprocess.DEVNULL``, or a pseudo-terminal's end whose
+    other end is read (and dropped) until the command closes it."""
+    if not terminal:
+        yield subprocess.DEVNULL
+        return
+    main_end, command_end = pty.openpty()
+    fcntl.ioctl(command_end, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+
+    def drain() -> None:
+        with contextlib.suppress(OSError):  # EIO once the command's end is closed
+            while os.read(main_end, 65536):
+                pass
+
+    reader = threading.Thread(target=drain)
+    reader.start()
+    try:
+        yield command_end
+    finally:
+        os.close(command_end)
+        reader.join()
+        os.close(main_end)
+
+
+def _env(tree: Path | None, terminal: bool) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "NO_COLOR")}
+    if terminal:
+        env |= {"TERM": "xterm-256color", "COLUMNS": "80", "LINES": "24"}
     if tree is not None:
-        tree = tree.resolve()
-        env["PYTHONPATH"] = str(tree)
+        env["PYTHONPATH"] = str(tree.resolve())
+    return env
+
+
+def cpu_of(command: Sequence[str], tree: Path | None, terminal: bool = False) -> float:
+    """The CPU seconds (user + system) of one fresh process running ``command`` (its
+    output to a terminal of 80 columns with ``terminal``)."""
+    env = _env(tree, terminal)
     # Run in the tree: ``python -c`` puts its working folder first on sys.path, before
     # PYTHONPATH, so from this checkout every tree would import this checkout's toolkit.
-    proc = subprocess.Popen(
-        command, cwd=tree or ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-    _, status, usage = os.wait4(proc.pid, 0)
+    with _output(terminal) as out:
+        proc = subprocess.Popen(
+            command, cwd=tree.resolve() if tree else ROOT, env=env, stdout=out,
+            stderr=subprocess.PIPE if not terminal else out,
+        )  # fmt: skip
+        _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode not in (0, 1):  # 1: a gate that did not pass is still a run
         raise SystemExit(f"failed ({proc.returncode}): {command}")
     return usage.ru_utime + usage.ru_stime
 
 
-def instructions_of(command: Sequence[str], tree: Path | None) -> int:
+def instructions_of(command: Sequence[str], tree: Path | None, terminal: bool = False) -> int:
     """The instructions one fresh process running ``command`` executes (callgrind's
     ``Collected``), its bytecode cached by an untimed run first."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env |= {"POLARS_MAX_THREADS": "1", "PYTHONHASHSEED": "0"}
-    if tree is not None:
-        tree = tree.resolve()
-        env["PYTHONPATH"] = str(tree)
-    cwd = tree or ROOT
+    env = _env(tree, terminal) | {"POLARS_MAX_THREADS": "1", "PYTHONHASHSEED": "0"}
+    cwd = tree.resolve() if tree else ROOT
     subprocess.run(command, cwd=cwd, env=env, capture_output=True, check=False)
-    with tempfile.TemporaryDirectory() as scratch:
+    with tempfile.TemporaryDirectory() as scratch, _output(terminal) as out:
         proc = subprocess.run(
-            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={scratch}/out", *command],
-            cwd=cwd,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-            check=False,
-        )
-    found = re.search(r"Collected : (\d+)", proc.stderr)
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={scratch}/out",
+             f"--log-file={scratch}/log", *command],
+            cwd=cwd, env=env, stdout=out, stderr=out, check=False,
+        )  # fmt: skip
+        text = Path(f"{scratch}/log").read_text()
+    found = re.search(r"Collected : (\d+)", text)
     if proc.returncode not in (0, 1) or found is None:
         raise SystemExit(f"failed under callgrind ({proc.returncode}): {command}")
     return int(found.group(1))
@@ -105,29 +142,36 @@ def instructions_of(command: Sequence[str], tree: Path | None) -> int:
 def measure(rounds: int, trees: Sequence[Path | None]) -> dict[str, list[float]]:
     """CPU seconds of every step in every round, the steps interleaved."""
     steps = _steps(trees)
-    times: dict[str, list[float]] = {name: [] for name, _, _ in steps}
+    times: dict[str, list[float]] = {name: [] for name, _, _, _ in steps}
     for done in range(rounds + 1):
-        for name, command, tree in steps:
-            cpu = cpu_of(command, tree)
+        for name, command, tree, terminal in steps:
+            cpu = cpu_of(command, tree, terminal)
             if done:  # round 0 caches bytecode and warms the page cache
                 times[name].append(cpu)
     return times
 
 
-def _steps(trees: Sequence[Path | None]) -> list[tuple[str, list[str], Path | None]]:
-    """(label, command line, tree) of the floor, then of every command in every tree."""
-    steps: list[tuple[str, list[str], Path | None]] = [
-        ("floor", [sys.executable, "-c", "import polars"], None)
+def _steps(trees: Sequence[Path | None]) -> list[tuple[str, list[str], Path | None, bool]]:
+    """(label, command line, tree, at a terminal) of the floor, then of every command in
+    every tree."""
+    steps: list[tuple[str, list[str], Path | None, bool]] = [
+        ("floor", [sys.executable, "-c", "import polars"], None, False)
     ]
     for tree in trees:
         tag = "" if len(trees) == 1 else f" [{tree}]"
-        steps += [(label + tag, [sys.executable, "-c", CLI, *a], tree) for label, a in COMMANDS]
+        steps += [
+            (label + tag, [sys.executable, "-c", CLI, *a], tree, terminal)
+            for label, a, terminal in COMMANDS
+        ]
     return steps
 
 
 def instructions_report(trees: Sequence[Path | None]) -> str:
     """A Markdown table of each step's instructions and their ratio to the floor's."""
-    counts = {name: instructions_of(command, tree) for name, command, tree in _steps(trees)}
+    counts = {
+        name: instructions_of(command, tree, terminal)
+        for name, command, tree, terminal in _steps(trees)
+    }
     lines = ["| command | instructions (M) | × floor |", "|---|---:|---:|"]
     lines += [
         f"| {name} | {n / 1e6:,.1f} | {n / counts['floor']:.3f}× |" for name, n in counts.items()

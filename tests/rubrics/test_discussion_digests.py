@@ -1,7 +1,7 @@
 """Each game's input digest (:func:`toolkit.rubrics.discussion.epoch.game_digests`).
 
-Issue 38 writes each frame once and shares its JSON lines out by game, instead of a
-``partition_by`` and a write per game. The reference here is the earlier way, written out:
+Issue 38 encodes each frame's rows once, every frame in one query, and shares the JSON
+lines out by game, instead of a ``partition_by`` and a write per game. The reference here is the earlier way, written out:
 every frame split by game and each game's rows written alone, hashed with
 :func:`toolkit.epoch.input_digest`.
 """
@@ -12,8 +12,17 @@ import dataclasses
 from pathlib import Path
 
 import polars as pl
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from polars.testing.parametric import column, dataframes
 
 from toolkit.epoch import input_digest
+from toolkit.frames import (
+    DISCUSSION_MESSAGES_SCHEMA,
+    DISCUSSION_PLAYERS_SCHEMA,
+    DISCUSSION_RATINGS_SCHEMA,
+    DISCUSSION_VOTES_SCHEMA,
+)
 from toolkit.load.discussion import Discussion, load_discussions
 from toolkit.rubrics.discussion.epoch import game_digests
 
@@ -65,3 +74,38 @@ def test_interleaved_rows_newlines_line_separators_and_a_null_game_are_shared_ou
     ratings = _ratings(["game-pass", None, "game-role-repetition", "game-pass"])
     assert game_digests(odd, ratings, None) == _reference(odd, ratings)
     assert game_digests(odd, ratings, None) != game_digests(discussion, ratings, None)
+
+
+_IDS = ["game-pass", "game-over-budget", "game-role-repetition", None]
+
+
+def _rows(schema: dict[str, pl.DataType]) -> st.SearchStrategy[pl.DataFrame]:
+    """Frames of ``schema``'s columns and dtypes: Polars' own generated values (odd text,
+    extreme and non-finite floats, far datetimes, nulls), rows of the sample games or of
+    none."""
+    cols = [
+        column("game_id", strategy=st.sampled_from(_IDS), dtype=pl.String)
+        if name == "game_id"
+        else column(name, dtype=dtype, allow_null=True)
+        for name, dtype in schema.items()
+    ]
+    return dataframes(cols, min_size=1, max_size=12)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    players=_rows(DISCUSSION_PLAYERS_SCHEMA),
+    messages=_rows(DISCUSSION_MESSAGES_SCHEMA),
+    votes=_rows(DISCUSSION_VOTES_SCHEMA),
+    ratings=_rows(DISCUSSION_RATINGS_SCHEMA),
+)
+def test_generated_rows_of_every_dtype_digest_as_each_game_written_alone(
+    players: pl.DataFrame, messages: pl.DataFrame, votes: pl.DataFrame, ratings: pl.DataFrame
+) -> None:
+    """The rows are encoded as JSON structs in one query for every frame: the text
+    ``write_ndjson`` writes for each game's rows alone (the digest's definition), for
+    every dtype of the discussion frames."""
+    discussion = dataclasses.replace(
+        load_discussions([GAMES]), players=players, messages=messages, votes=votes
+    )
+    assert game_digests(discussion, ratings, None) == _reference(discussion, ratings)

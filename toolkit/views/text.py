@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sys
 import textwrap
@@ -198,14 +199,29 @@ def _broken_name(name: str, width: int | None) -> list[str]:
     return [*lines, ("  " if lines else "") + rest]
 
 
+#: A character that is not one column for certain: all but printable ASCII and the blocks
+#: wcwidth gives one column to each code point of (Latin-1's printable half, Latin
+#: Extended A and B, IPA, spacing modifiers; Greek and Cyrillic letters; general
+#: punctuation but its zero-width, line-separating and direction marks; arrows and
+#: mathematical operators; geometric shapes but two wide squares). Every character of
+#: the toolkit's own views (the ``·`` between a card's figures, ``—``, ``→``, ``≥``,
+#: ``…``) is in them: a terminal's text needs no wcwidth for them
+#: (tests/views/test_text_columns.py holds each against the installed wcwidth).
+_NOT_NARROW = (
+    "[^\\x20-\\x7e\\u00a0-\\u02ff\\u0370-\\u0482\\u2010-\\u2027\\u2030-\\u205e"
+    "\\u2190-\\u22ff\\u25a0-\\u25fc]"
+)
+
+
 def text_columns(text: str) -> int:
     """The columns ``text`` takes on a terminal: two for an East Asian wide character,
     none for a combining mark, one for the rest (``wcwidth``, the width table terminals
     follow); a control character (shown by :func:`visible` as its escape) counts none."""
-    if text.isascii():
+    if text.isascii() or not re.search(_NOT_NARROW, text):  # compiled once, when first asked
         return len(text)
-    # wcwidth's tables (~30 ms): only for a name that is not ASCII, never on the plain
-    # path of one run (tests/test_startup_imports.py)
+    # wcwidth's tables (~15 ms of CPU, 30 modules): only for a text with a character
+    # :data:`_NOT_NARROW` finds, never on the plain path of one run nor for the views' own
+    # characters (tests/test_startup_imports.py)
     from wcwidth import wcwidth
 
     return sum(max(0, wcwidth(c)) for c in text)

@@ -20,6 +20,7 @@ from typing import Any, TextIO
 from toolkit._version import __version__
 from toolkit.cli._gate import normalize_argv, resolve
 from toolkit.cli._output import check_outputs
+from toolkit.cli._pool import size_pool
 from toolkit.errors import InputWarning, ToolkitError
 
 COMMANDS: tuple[str, ...] = (
@@ -180,6 +181,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             resolve(args)
             check_outputs(args)  # a FIFO, device, folder or outside link: before any work
+            size_pool(args)  # one Polars thread for a small input (before Polars is imported)
             code = int(args.func(args))
     except ToolkitError as exc:
         print(f"toolkit {args.command}: error: {exc}", file=sys.stderr)

@@ -99,7 +99,8 @@ def register(sub: Any) -> None:
     # A game's verdict decides (PASS with 5 of 7 metrics); bare --gate is fail-only (a
     # game waiting for its rating passes, with a warning), as before; strict fails it.
     add_gate_arguments(parser, bare="fail-only", what="game")
-    parser.set_defaults(func=run)
+    # the inputs whose size picks Polars' thread pool (toolkit.cli._pool)
+    parser.set_defaults(func=run, inputs=("paths", "baseline"))
 
 
 def run(args: argparse.Namespace) -> int:

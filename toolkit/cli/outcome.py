@@ -67,7 +67,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     add_scale_arguments(parser)
     add_gate_arguments(parser, bare="strict", what="iteration")
-    parser.set_defaults(func=run)
+    # the inputs whose size picks Polars' thread pool (toolkit.cli._pool)
+    parser.set_defaults(func=run, inputs=("log_dir", "all_dir"))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -52,7 +52,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     _add_rubric_and_cache_arguments(p)
     add_scale_arguments(p)
     add_gate_arguments(p, bare="strict", allow_na=True, what="run")
-    p.set_defaults(func=run)
+    # the inputs whose size picks Polars' thread pool (toolkit.cli._pool)
+    p.set_defaults(func=run, inputs=("run_dir", "all_dir", "diff"))
 
 
 def _add_run_arguments(p: argparse.ArgumentParser) -> None:

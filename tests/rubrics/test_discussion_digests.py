@@ -1,9 +1,9 @@
 """Each game's input digest (:func:`toolkit.rubrics.discussion.epoch.game_digests`).
 
 Issue 38 encodes each frame's rows once, every frame in one query, and shares the JSON
-lines out by game, instead of a ``partition_by`` and a write per game. The reference here is the earlier way, written out:
-every frame split by game and each game's rows written alone, hashed with
-:func:`toolkit.epoch.input_digest`.
+lines out by game, instead of a ``partition_by`` and a write per game. The reference here
+is the earlier way, written out: every frame split by game and each game's rows written
+alone, hashed with :func:`toolkit.epoch.input_digest`.
 """
 
 from __future__ import annotations

@@ -22,11 +22,12 @@ GAMES = SAMPLE_RUNS / "discussions"
 RUN = SAMPLE_RUNS / "universes" / "ashfall"
 LOGS = SAMPLE_RUNS / "iteration_logs" / "tally-loop"
 
-#: Runs the CLI in a fresh process, then prints Polars' pool size and the variable.
+#: Runs the CLI in a fresh process as the ``toolkit`` script does (``main()`` reading the
+#: process's arguments), then prints Polars' pool size and the variable.
 WRAPPER = """
 import json, os, sys
 from toolkit.cli import main
-code = main(sys.argv[1:])
+code = main()
 import polars
 print(json.dumps({"code": code, "threads": polars.thread_pool_size(),
                   "variable": os.environ.get("POLARS_MAX_THREADS")}))
@@ -71,6 +72,23 @@ def test_a_large_input_keeps_polars_default_pool(tmp_path: Path) -> None:
 def test_a_user_setting_wins_and_stays_theirs() -> None:
     found = _pool_after("discussion", str(GAMES), env={"POLARS_MAX_THREADS": "2"})
     assert found == {"code": 0, "threads": 2, "variable": "2"}
+
+
+def test_a_program_calling_main_with_its_arguments_keeps_the_default_pool() -> None:
+    code = (
+        "import json, sys\n"
+        "from toolkit.cli import main\n"
+        f"code = main(['discussion', {str(GAMES)!r}])\n"
+        "import polars\n"
+        "print(json.dumps({'code': code, 'threads': polars.thread_pool_size()}))\n"
+    )
+    environ = {k: v for k, v in os.environ.items() if k != "POLARS_MAX_THREADS"}
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=environ,
+        check=True,
+    )  # fmt: skip
+    found = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert found == {"code": 0, "threads": _default_threads()}
 
 
 def test_a_database_url_is_an_unknown_size_and_keeps_the_default() -> None:

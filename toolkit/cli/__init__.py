@@ -181,7 +181,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             resolve(args)
             check_outputs(args)  # a FIFO, device, folder or outside link: before any work
-            size_pool(args)  # one Polars thread for a small input (before Polars is imported)
+            if argv is None:  # the process is the command: its Polars, its pool
+                size_pool(args)  # one Polars thread for a small input (before Polars)
             code = int(args.func(args))
     except ToolkitError as exc:
         print(f"toolkit {args.command}: error: {exc}", file=sys.stderr)

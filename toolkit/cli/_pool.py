@@ -16,8 +16,11 @@ The size is read before Polars is imported, because Polars reads ``POLARS_MAX_TH
 once, when it is imported. A user's ``POLARS_MAX_THREADS`` always wins, an input that is
 not a local path (a URL, a slug under a root, a path that does not exist) leaves the
 default, and a caller that imported Polars first (a notebook, the tests) keeps its pool.
-The variable is set only while Polars is imported: a process the command starts inherits
-the user's environment, not the toolkit's choice.
+Only the command line's own process is sized (``toolkit.cli.main()`` reading the
+process's arguments, as the ``toolkit`` script calls it): a program that calls
+``main(argv)`` keeps Polars' default for whatever else it does with Polars later. The
+variable is set only while Polars is imported: a process the command starts inherits the
+user's environment, not the toolkit's choice.
 """
 
 from __future__ import annotations

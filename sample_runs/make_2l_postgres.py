@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import sys
 import tempfile
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
@@ -209,8 +208,8 @@ def main(db: Path, out: Path) -> None:
 
 
 if __name__ == "__main__":
+    from _outputs import output_paths
+
     here = Path(__file__).parent / "discussions"
-    main(
-        Path(sys.argv[1]) if len(sys.argv) > 1 else here / "baseline" / "games.db",
-        Path(sys.argv[2]) if len(sys.argv) > 2 else here / "2l-postgres.sql",
-    )
+    games_db = ("GAMES_DB", here / "baseline" / "games.db")
+    main(*output_paths(__doc__, games_db, ("OUT_SQL", here / "2l-postgres.sql")))

@@ -28,7 +28,6 @@ import os
 import random
 import re
 import sqlite3
-import sys
 import tempfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -712,4 +711,6 @@ def main(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).parent / "discussions")
+    from _outputs import output_paths
+
+    main(*output_paths(__doc__, ("OUT_DIR", Path(__file__).parent / "discussions")))

@@ -43,7 +43,6 @@ import json
 import math
 import random
 import statistics
-import sys
 from pathlib import Path
 
 from scipy import stats as sps
@@ -284,5 +283,6 @@ def write(out_dir: Path) -> None:
 
 
 if __name__ == "__main__":
-    target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).parent / "experiments"
-    write(target)
+    from _outputs import output_paths
+
+    write(*output_paths(__doc__, ("OUT_DIR", Path(__file__).parent / "experiments")))

@@ -654,4 +654,7 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv)
+    from _outputs import output_paths
+
+    out_sql = output_paths(__doc__, ("OUT_SQL", HERE / "the-office-postgres.sql"))[0]
+    main([sys.argv[0], str(out_sql)])

@@ -406,4 +406,7 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    from _outputs import output_paths
+
+    out_dir = output_paths(__doc__, ("OUT_DIR", Path(__file__).parent / "universes"))[0]
+    sys.exit(main([sys.argv[0], str(out_dir)]))

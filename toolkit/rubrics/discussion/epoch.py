@@ -69,32 +69,28 @@ def game_digests(
         # transcript, or one game read from its database and from an export, keeps it
         where = [c for c in frame.columns if c == "source_kind" or c.endswith(("_file", "_path"))]
         names.append(name)
-        plans.append(_json_lines(frame.lazy().drop(where)))
-    # every frame's lines in one call (issue 38: a sink a frame cost three times as much,
+        plans.append(_game_texts(frame.lazy().drop(where)))
+    # every frame's games in one call (issue 38: a sink a frame cost three times as much,
     # and started Polars' streaming executor and its threads for four small writes)
-    for name, lines in zip(names, pl.collect_all(plans, engine=ENGINE), strict=True):
-        for gid, part in _lines_by_game(lines).items():
-            if gid in parts:
-                parts[gid].append((name, part))
+    for name, texts in zip(names, pl.collect_all(plans, engine=ENGINE), strict=True):
+        for gid, text in texts.iter_rows():
+            if str(gid) in parts:
+                parts[str(gid)].append((name, text.encode("utf-8")))
     return {g: input_digest(p) for g, p in parts.items()}
 
 
-def _json_lines(plan: pl.LazyFrame) -> pl.LazyFrame:
-    """``game_id`` (as text) and ``_line``: each row of ``plan`` as the JSON object
-    :func:`toolkit.epoch.rows_bytes` writes it on its line (``DataFrame.write_ndjson``;
-    Polars' JSON encoding of the row as a struct is the same text, which
-    ``tests/rubrics/test_discussion_digests.py`` holds to over generated rows)."""
-    plan = plan.with_columns(pl.col("game_id").cast(pl.String))
-    return plan.select("game_id", pl.struct(pl.all()).struct.json_encode().alias("_line"))
-
-
-def _lines_by_game(lines: pl.DataFrame) -> dict[str, bytes]:
-    """Each game's rows as its JSON lines (``lines``: :func:`_json_lines`), games in order
-    of first appearance: the whole frame encoded once and its lines shared out, not a
-    ``partition_by`` and a write per game (issue 38: 20 Polars queries fewer for the three
-    sample games). A row's JSON line depends on its values alone, and a newline in a value
-    is escaped, so a game's text is its rows' lines, each ended by a newline."""
-    by_game: dict[str, list[str]] = {}
-    for gid, line in zip(lines["game_id"].to_list(), lines["_line"].to_list(), strict=True):
-        by_game.setdefault(str(gid), []).append(line)
-    return {gid: ("\n".join(part) + "\n").encode("utf-8") for gid, part in by_game.items()}
+def _game_texts(plan: pl.LazyFrame) -> pl.LazyFrame:
+    """A row a game of ``plan``: ``game_id`` (as text) and ``_text``, its rows as
+    :func:`toolkit.epoch.rows_bytes` writes them (``DataFrame.write_ndjson``: a JSON object
+    a row, each line ended by a newline). Polars' JSON encoding of a row as a struct is
+    the same text (``tests/rubrics/test_discussion_digests.py`` holds it to that over
+    generated rows); a newline in a value is escaped, so a game's text is its rows' lines
+    joined: the whole frame encoded once and shared out by a group-by, not a
+    ``partition_by`` and a write per game (issue 38)."""
+    line = pl.struct(pl.all()).struct.json_encode()
+    return (
+        plan.with_columns(pl.col("game_id").cast(pl.String))
+        .select("game_id", line.alias("_text"))
+        .group_by("game_id", maintain_order=True)
+        .agg(pl.col("_text").str.join("\n") + "\n")
+    )

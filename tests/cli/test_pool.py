@@ -22,6 +22,9 @@ GAMES = SAMPLE_RUNS / "discussions"
 RUN = SAMPLE_RUNS / "universes" / "ashfall"
 LOGS = SAMPLE_RUNS / "iteration_logs" / "tally-loop"
 
+#: The CLI as the ``toolkit`` script runs it.
+CLI = "import sys; from toolkit.cli import main; sys.exit(main())"
+
 #: Runs the CLI in a fresh process as the ``toolkit`` script does (``main()`` reading the
 #: process's arguments), then prints Polars' pool size and the variable.
 WRAPPER = """
@@ -34,14 +37,15 @@ print(json.dumps({"code": code, "threads": polars.thread_pool_size(),
 """
 
 
-CLI = "import sys; from toolkit.cli import main; sys.exit(main())"
+def _environ(**extra: str) -> dict[str, str]:
+    """This process's environment without ``POLARS_MAX_THREADS``, plus ``extra``."""
+    return {k: v for k, v in os.environ.items() if k != "POLARS_MAX_THREADS"} | extra
 
 
 def _pool_after(*args: str, env: dict[str, str] | None = None) -> dict[str, object]:
-    environ = {k: v for k, v in os.environ.items() if k != "POLARS_MAX_THREADS"}
     proc = subprocess.run(
         [sys.executable, "-c", WRAPPER, *args],
-        capture_output=True, text=True, cwd=ROOT, env=environ | (env or {}), check=False,
+        capture_output=True, text=True, cwd=ROOT, env=_environ(**(env or {})), check=False,
     )  # fmt: skip
     found: dict[str, object] = json.loads(proc.stdout.strip().splitlines()[-1])
     return found
@@ -50,8 +54,7 @@ def _pool_after(*args: str, env: dict[str, str] | None = None) -> dict[str, obje
 def _default_threads() -> int:
     out = subprocess.run(
         [sys.executable, "-c", "import polars; print(polars.thread_pool_size())"],
-        capture_output=True, text=True, check=True,
-        env={k: v for k, v in os.environ.items() if k != "POLARS_MAX_THREADS"},
+        capture_output=True, text=True, check=True, env=_environ(),
     )  # fmt: skip
     return int(out.stdout)
 
@@ -82,9 +85,8 @@ def test_a_program_calling_main_with_its_arguments_keeps_the_default_pool() -> N
         "import polars\n"
         "print(json.dumps({'code': code, 'threads': polars.thread_pool_size()}))\n"
     )
-    environ = {k: v for k, v in os.environ.items() if k != "POLARS_MAX_THREADS"}
     proc = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=environ,
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=_environ(),
         check=True,
     )  # fmt: skip
     found = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -104,10 +106,7 @@ def test_one_thread_or_the_default_gives_the_same_scores() -> None:
         ("outcome", str(LOGS), "--format", "json"),
     ):
         outputs = []
-        for threads in (None, "2"):
-            env = {k: v for k, v in os.environ.items() if k != "POLARS_MAX_THREADS"}
-            if threads:
-                env["POLARS_MAX_THREADS"] = threads
+        for env in (_environ(), _environ(POLARS_MAX_THREADS="2")):  # one thread, then two
             proc = subprocess.run(
                 [sys.executable, "-c", CLI, *args],
                 capture_output=True, text=True, cwd=ROOT, env=env, check=True,

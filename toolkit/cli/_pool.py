@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import stat
 import sys
 from collections.abc import Iterable
 
@@ -87,7 +88,7 @@ def input_bytes(paths: Iterable[str], limit: int) -> int:
             info = os.stat(path)
         except (OSError, ValueError):  # a URL, a slug, a missing path: unknown, so large
             return limit
-        if os.path.isdir(path):
+        if stat.S_ISDIR(info.st_mode):
             folders.append(path)
         else:
             total += info.st_size

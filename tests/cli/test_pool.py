@@ -3,20 +3,24 @@
 A one-run command on a small input imports Polars with one worker thread; a large or
 unknown input, a user's ``POLARS_MAX_THREADS`` or a Polars imported first keep the pool
 as it would be; the variable is never left behind; and the pool's size changes no score.
+A small input's run that ends by itself is done on that worker, and what it returns or
+raises comes back to the command line as before.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 from conftest import ROOT, SAMPLE_RUNS
 
-from toolkit.cli._pool import MAX_ENTRIES, SMALL_INPUT, input_bytes
+from toolkit.cli._pool import MAX_ENTRIES, SMALL_INPUT, ends_alone, input_bytes, on_worker
 
 GAMES = SAMPLE_RUNS / "discussions"
 RUN = SAMPLE_RUNS / "universes" / "ashfall"
@@ -140,3 +144,117 @@ def test_a_folder_of_more_entries_than_the_walk_looks_at_is_large(tmp_path: Path
 def test_a_link_loop_ends(tmp_path: Path) -> None:
     (tmp_path / "loop").symlink_to(tmp_path)
     assert input_bytes([str(tmp_path)], 1000) == 1000  # walked round until MAX_ENTRIES
+
+
+#: Runs the CLI as the script does, with the discussion command's ``run`` wrapped to note
+#: the thread it is called on (its name as the kernel has it: Polars names its workers).
+THREAD_WRAPPER = """
+import json, sys, threading
+import toolkit.cli.discussion as command
+from toolkit.cli import main
+real, seen = command.run, {}
+def run(args):
+    tid = threading.get_native_id()
+    with open(f"/proc/self/task/{tid}/comm") as comm:
+        seen["thread"] = comm.read().strip()
+    seen["main"] = tid == main_tid
+    return real(args)
+main_tid = threading.get_native_id()
+command.run = run
+code = main()
+print(json.dumps({"code": code, **seen}))
+"""
+
+
+def _ran_on(*args: str, env: dict[str, str] | None = None) -> dict[str, object]:
+    proc = subprocess.run(
+        [sys.executable, "-c", THREAD_WRAPPER, *args],
+        capture_output=True, text=True, cwd=ROOT, env=_environ(**(env or {})), check=False,
+    )  # fmt: skip
+    found: dict[str, object] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="Linux's /proc names threads")
+def test_a_small_input_s_run_is_done_on_polars_one_worker() -> None:
+    found = _ran_on("discussion", str(GAMES), "--format", "json")
+    assert found["code"] == 0
+    assert found["main"] is False
+    assert str(found["thread"]).startswith("polars")
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="Linux's /proc names threads")
+def test_a_pool_of_two_or_a_judge_keeps_the_run_on_the_main_thread() -> None:
+    two = _ran_on("discussion", str(GAMES), env={"POLARS_MAX_THREADS": "2"})
+    assert two["code"] == 0 and two["main"] is True
+    cassette = SAMPLE_RUNS / "discussions" / "judge"
+    judged = _ran_on("discussion", str(GAMES), "--judge", f"recorded:{next(cassette.iterdir())}")
+    assert judged["main"] is True
+
+
+def test_a_refusal_on_the_worker_is_the_usual_one_line_and_exit_2(tmp_path: Path) -> None:
+    bad = tmp_path / "game.json"
+    bad.write_text('{"players": 3}')
+    proc = subprocess.run(
+        [sys.executable, "-c", CLI, "discussion", str(bad)],
+        capture_output=True, text=True, cwd=ROOT, env=_environ(), check=False,
+    )  # fmt: skip
+    assert proc.returncode == 2
+    assert proc.stderr.startswith(f"toolkit discussion: error: {bad}")
+    assert len(proc.stderr.splitlines()) == 1 and "Traceback" not in proc.stderr
+
+
+def test_a_reader_that_stops_early_ends_the_run_quietly_with_exit_0() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CLI, "discussion", str(GAMES)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=_environ(),
+    )  # fmt: skip
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # as `| head -0` does: nothing is read
+    err = proc.stderr.read()
+    proc.stderr.close()
+    assert proc.wait() == 0
+    assert b"Traceback" not in err
+
+
+def test_on_worker_returns_what_the_run_returns_from_another_thread_once() -> None:
+    calls: list[int] = []
+
+    def run(args: argparse.Namespace) -> int:
+        calls.append(threading.get_ident())
+        return int(args.code)
+
+    assert on_worker(run, argparse.Namespace(code=7)) == 7
+    assert len(calls) == 1
+    assert calls[0] != threading.get_ident()
+
+
+class _Refused(Exception):
+    pass
+
+
+@pytest.mark.parametrize("exc", [_Refused("no"), SystemExit(3), BrokenPipeError()])
+def test_on_worker_raises_on_the_caller_what_the_run_raised(exc: BaseException) -> None:
+    def run(args: argparse.Namespace) -> int:
+        raise exc
+
+    with pytest.raises(type(exc)) as caught:
+        on_worker(run, argparse.Namespace())
+    assert caught.value is exc
+
+
+@pytest.mark.parametrize(
+    ("options", "alone"),
+    [
+        ({"paths": ["games/"], "judge": None, "watch": False}, True),
+        ({"paths": ["games/"], "judge": "recorded:c.yaml"}, False),
+        ({"run_dir": "run", "watch": True}, False),
+        ({"log_dir": "logs", "scheduler": "tcp://10.0.0.1:8786"}, False),
+        ({"run_dir": "run", "cache": "s3://bucket/cache"}, False),
+        ({"paths": ["a.json", "postgresql://reader@db/2l"]}, False),
+    ],
+)
+def test_only_a_run_that_ends_by_itself_on_local_files_is_handed_over(
+    options: dict[str, object], alone: bool
+) -> None:
+    assert ends_alone(argparse.Namespace(**options)) is alone

@@ -20,7 +20,7 @@ from typing import Any, TextIO
 from toolkit._version import __version__
 from toolkit.cli._gate import normalize_argv, resolve
 from toolkit.cli._output import check_outputs
-from toolkit.cli._pool import size_pool
+from toolkit.cli._pool import run_command
 from toolkit.errors import InputWarning, ToolkitError
 
 COMMANDS: tuple[str, ...] = (
@@ -181,9 +181,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             resolve(args)
             check_outputs(args)  # a FIFO, device, folder or outside link: before any work
-            if argv is None:  # the process is the command: its Polars, its pool
-                size_pool(args)  # one Polars thread for a small input (before Polars)
-            code = int(args.func(args))
+            # the process is the command (argv is None): its Polars, its pool
+            code = run_command(args) if argv is None else int(args.func(args))
     except ToolkitError as exc:
         print(f"toolkit {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_INPUT

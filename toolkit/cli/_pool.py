@@ -21,6 +21,17 @@ process's arguments, as the ``toolkit`` script calls it): a program that calls
 ``main(argv)`` keeps Polars' default for whatever else it does with Polars later. The
 variable is set only while Polars is imported: a process the command starts inherits the
 user's environment, not the toolkit's choice.
+
+With a pool of one worker, every query still goes from the calling thread to that worker
+and back: two context switches a query, about 120 queries for the sample games, and the
+worker spins a little before it sleeps each time. So a small input's whole run is handed
+to the worker once (:func:`on_worker`): from the pool's own thread a query runs in place,
+as rayon runs any job asked for from inside its pool. On the sample games that took
+~235 context switches to ~20 and about 5 ms of CPU off ``discussion`` and ``quality``
+(docs/performance.md, "One run, eighth round"). Only a run that ends by itself does this
+(:func:`ends_alone`: no ``--watch``, no judge, no cluster, nothing at a URL): Python runs
+signal handlers on the main thread, so Ctrl-C waits for the handed-over run to end, which
+on a small local input is a fraction of a second.
 """
 
 from __future__ import annotations
@@ -29,7 +40,7 @@ import argparse
 import os
 import stat
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 #: Polars' own setting of its pool's size, read once when Polars is imported.
 VARIABLE = "POLARS_MAX_THREADS"
@@ -44,19 +55,35 @@ SMALL_INPUT = 1 << 20
 MAX_ENTRIES = 256
 
 
-def size_pool(args: argparse.Namespace) -> bool:
-    """Import Polars with one worker thread when the command's inputs are small.
+def run_command(args: argparse.Namespace) -> int:
+    """Run the command ``args`` names as the process's own: Polars' pool sized to its
+    input first (:func:`size_pool`), and a small input's run handed to a pool of one
+    worker whole when it ends by itself (:func:`on_worker`). Returns its exit code."""
+    func: Callable[[argparse.Namespace], int] = args.func
+    small = small_input(args)
+    if small:
+        size_pool()
+    if small and ends_alone(args) and _one_worker():
+        return on_worker(func, args)
+    return int(func(args))
+
+
+def small_input(args: argparse.Namespace) -> bool:
+    """Whether the command names its inputs and they are local files smaller together
+    than :data:`SMALL_INPUT`."""
+    names: tuple[str, ...] = getattr(args, "inputs", ())
+    paths = [p for name in names for p in _listed(getattr(args, name, None))]
+    return bool(paths) and input_bytes(paths, SMALL_INPUT) < SMALL_INPUT
+
+
+def size_pool() -> bool:
+    """Import Polars with one worker thread, unless the user set ``POLARS_MAX_THREADS``
+    or Polars was imported already.
 
     Returns:
-        True when Polars was imported here with one thread; False when the pool keeps
-        Polars' default (no inputs named, a large or unknown input, ``POLARS_MAX_THREADS``
-        set by the user, or Polars imported already).
+        True when Polars was imported here with one thread.
     """
-    names: tuple[str, ...] = getattr(args, "inputs", ())
-    if not names or "polars" in sys.modules or VARIABLE in os.environ:
-        return False
-    paths = [p for name in names for p in _listed(getattr(args, name, None))]
-    if not paths or input_bytes(paths, SMALL_INPUT) >= SMALL_INPUT:
+    if "polars" in sys.modules or VARIABLE in os.environ:
         return False
     os.environ[VARIABLE] = "1"
     try:
@@ -106,3 +133,53 @@ def input_bytes(paths: Iterable[str], limit: int) -> int:
         except OSError:
             return limit
     return min(total, limit)
+
+
+def _one_worker() -> bool:
+    polars = sys.modules.get("polars")
+    return polars is not None and polars.thread_pool_size() == 1
+
+
+def ends_alone(args: argparse.Namespace) -> bool:
+    """Whether the run ends by itself, reading and writing local files only: no watch
+    loop, no judge (a live one waits on a vendor), no cluster scheduler, and no argument
+    naming a URL (a database, a bucket, a server)."""
+    if any(getattr(args, name, None) for name in ("watch", "judge", "scheduler")):
+        return False
+    return not any("://" in text for value in vars(args).values() for text in _texts(value))
+
+
+def _texts(value: object) -> list[str]:
+    if isinstance(value, list | tuple):
+        return [t for v in value for t in _texts(v)]
+    return [value] if isinstance(value, str) else []
+
+
+def on_worker(func: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
+    """``func(args)`` called on a worker of Polars' pool, its result (or the exception it
+    raised) brought back to the calling thread.
+
+    The carrier is one query of two expressions, which Polars evaluates on its pool; the
+    first calls ``func`` once. Were a Polars release to evaluate it on the calling thread,
+    ``func`` would still run once there, with the same result.
+    """
+    import polars as pl
+
+    returned: list[int] = []
+    raised: list[BaseException] = []
+
+    def call(column: pl.Series) -> pl.Series:
+        if not returned and not raised:  # once, whatever Polars does with the expression
+            try:
+                returned.append(int(func(args)))
+            except BaseException as exc:  # raised again on the calling thread, below
+                raised.append(exc)
+        return column
+
+    carrier = pl.DataFrame({"run": [0]})
+    carrier.select(
+        pl.col("run").map_batches(call, return_dtype=pl.Int64), pl.col("run").alias("other")
+    )
+    if raised:
+        raise raised[0]
+    return returned[0] if returned else int(func(args))

@@ -704,7 +704,10 @@ def read_text(path: str | Path, *, within: str | Path | None = None) -> str:
 # JSON
 # ---------------------------------------------------------------------------
 
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+#: A JSON string, quotes included: a run of plain characters, then each escape with the run
+#: after it ("unrolled": the same matches as ``"(?:[^"\\]|\\.)*"``, a fifth of the time in
+#: ``re``, which steps through an alternation in a loop one character at a time).
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _BRACKETS = re.compile(r"[\[\]{}]")
 #: (Compiled by ``re`` on first use: only a text with a ``\\u`` escape is searched.)
 _LONE_SURROGATE = (
@@ -715,8 +718,8 @@ _LONE_SURROGATE = (
 
 def _max_depth(text: str) -> int:
     """The deepest bracket nesting of JSON text (strings skipped), without recursion."""
-    if text.count("[") + text.count("{") <= 1:
-        return text.count("[") + text.count("{")
+    if "[" not in text and "{" not in text:
+        return 0
     depth = deepest = 0
     for bracket in _BRACKETS.findall(_STRING.sub("", text)):
         if bracket in "[{":

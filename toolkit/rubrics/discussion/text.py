@@ -260,8 +260,19 @@ def cues_in(text: pl.Expr, cues: Sequence[str]) -> pl.Expr:
     column, or the text as read with parts left out)."""
     if not cues:
         return pl.lit([], dtype=pl.List(pl.String()))
+    # The text is lower-cased, so it holds no ASCII capital: each cue's ASCII letters
+    # lower-cased match exactly where the cue matched ASCII-case-insensitively, and the
+    # automaton built without case-insensitivity has half the transitions (issue 38).
     return (
         text.str.to_lowercase()
-        .str.extract_many(list(cues), ascii_case_insensitive=True, overlapping=True)
+        .str.extract_many([_ascii_lower(c) for c in cues], overlapping=True)
         .list.unique(maintain_order=True)
     )
+
+
+def _ascii_lower(text: str) -> str:
+    """``text`` with its ASCII capitals lower-cased and every other character kept."""
+    return text.translate(_ASCII_LOWER)
+
+
+_ASCII_LOWER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}

@@ -27,8 +27,9 @@ and back: two context switches a query, about 120 queries for the sample games, 
 worker spins a little before it sleeps each time. So a small input's whole run is handed
 to the worker once (:func:`on_worker`): from the pool's own thread a query runs in place,
 as rayon runs any job asked for from inside its pool. On the sample games that took
-~235 context switches to ~20 and about 5 ms of CPU off ``discussion`` and ``quality``
-(docs/performance.md, "One run, eighth round"). Only a run that ends by itself does this
+``discussion`` from ~250 context switches to ~20 and 1.36x to 1.30x ``import polars`` in
+CPU; ``quality``, whose run makes ~60, gains little (docs/performance.md, "One run,
+eighth round"). Only a run that ends by itself does this
 (:func:`ends_alone`: no ``--watch``, no judge, no cluster, nothing at a URL): Python runs
 signal handlers on the main thread, so Ctrl-C waits for the handed-over run to end, which
 on a small local input is a fraction of a second.

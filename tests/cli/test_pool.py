@@ -176,8 +176,9 @@ def _ran_on(*args: str, env: dict[str, str] | None = None) -> dict[str, object]:
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="Linux's /proc names threads")
-def test_a_small_input_s_run_is_done_on_polars_one_worker() -> None:
-    found = _ran_on("discussion", str(GAMES), "--format", "json")
+@pytest.mark.parametrize("env", [{}, {"POLARS_MAX_THREADS": "1"}], ids=["sized", "user's one"])
+def test_a_small_input_s_run_is_done_on_polars_one_worker(env: dict[str, str]) -> None:
+    found = _ran_on("discussion", str(GAMES), "--format", "json", env=env)
     assert found["code"] == 0
     assert found["main"] is False
     assert str(found["thread"]).startswith("polars")

@@ -61,11 +61,10 @@ def run_command(args: argparse.Namespace) -> int:
     input first (:func:`size_pool`), and a small input's run handed to a pool of one
     worker whole when it ends by itself (:func:`on_worker`). Returns its exit code."""
     func: Callable[[argparse.Namespace], int] = args.func
-    small = small_input(args)
-    if small:
+    if small_input(args):
         size_pool()
-    if small and ends_alone(args) and _one_worker():
-        return on_worker(func, args)
+        if ends_alone(args) and _one_worker():
+            return on_worker(func, args)
     return int(func(args))
 
 
@@ -137,8 +136,11 @@ def input_bytes(paths: Iterable[str], limit: int) -> int:
 
 
 def _one_worker() -> bool:
-    polars = sys.modules.get("polars")
-    return polars is not None and polars.thread_pool_size() == 1
+    """Whether Polars' pool has one worker (imported here if it was not: the commands
+    that name their inputs score with Polars)."""
+    import polars
+
+    return polars.thread_pool_size() == 1
 
 
 def ends_alone(args: argparse.Namespace) -> bool:

@@ -46,13 +46,18 @@ def _environ(**extra: str) -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k != "POLARS_MAX_THREADS"} | extra
 
 
-def _pool_after(*args: str, env: dict[str, str] | None = None) -> dict[str, object]:
+def _reported(script: str, *args: str, env: dict[str, str] | None = None) -> dict[str, object]:
+    """What ``script`` (a wrapper around the CLI, given ``args``) prints last, as JSON."""
     proc = subprocess.run(
-        [sys.executable, "-c", WRAPPER, *args],
+        [sys.executable, "-c", script, *args],
         capture_output=True, text=True, cwd=ROOT, env=_environ(**(env or {})), check=False,
     )  # fmt: skip
     found: dict[str, object] = json.loads(proc.stdout.strip().splitlines()[-1])
     return found
+
+
+def _pool_after(*args: str, env: dict[str, str] | None = None) -> dict[str, object]:
+    return _reported(WRAPPER, *args, env=env)
 
 
 def _default_threads() -> int:
@@ -167,12 +172,7 @@ print(json.dumps({"code": code, **seen}))
 
 
 def _ran_on(*args: str, env: dict[str, str] | None = None) -> dict[str, object]:
-    proc = subprocess.run(
-        [sys.executable, "-c", THREAD_WRAPPER, *args],
-        capture_output=True, text=True, cwd=ROOT, env=_environ(**(env or {})), check=False,
-    )  # fmt: skip
-    found: dict[str, object] = json.loads(proc.stdout.strip().splitlines()[-1])
-    return found
+    return _reported(THREAD_WRAPPER, *args, env=env)
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="Linux's /proc names threads")

@@ -76,21 +76,16 @@ def small_input(args: argparse.Namespace) -> bool:
     return bool(paths) and input_bytes(paths, SMALL_INPUT) < SMALL_INPUT
 
 
-def size_pool() -> bool:
+def size_pool() -> None:
     """Import Polars with one worker thread, unless the user set ``POLARS_MAX_THREADS``
-    or Polars was imported already.
-
-    Returns:
-        True when Polars was imported here with one thread.
-    """
+    or Polars was imported already."""
     if "polars" in sys.modules or VARIABLE in os.environ:
-        return False
+        return
     os.environ[VARIABLE] = "1"
     try:
         import polars  # noqa: F401  (its pool takes the variable now)
     finally:
         del os.environ[VARIABLE]
-    return True
 
 
 def _listed(value: object) -> list[str]:
@@ -149,13 +144,7 @@ def ends_alone(args: argparse.Namespace) -> bool:
     naming a URL (a database, a bucket, a server)."""
     if any(getattr(args, name, None) for name in ("watch", "judge", "scheduler")):
         return False
-    return not any("://" in text for value in vars(args).values() for text in _texts(value))
-
-
-def _texts(value: object) -> list[str]:
-    if isinstance(value, list | tuple):
-        return [t for v in value for t in _texts(v)]
-    return [value] if isinstance(value, str) else []
+    return not any("://" in text for value in vars(args).values() for text in _listed(value))
 
 
 def on_worker(func: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:

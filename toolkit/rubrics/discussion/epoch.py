@@ -73,9 +73,9 @@ def game_digests(
     # every frame's games in one call (issue 38: a sink a frame cost three times as much,
     # and started Polars' streaming executor and its threads for four small writes)
     for name, texts in zip(names, pl.collect_all(plans, engine=ENGINE), strict=True):
-        for gid, text in texts.iter_rows():
-            if str(gid) in parts:
-                parts[str(gid)].append((name, text.encode("utf-8")))
+        for gid, text in texts.iter_rows():  # game_id as text (_game_texts)
+            if gid in parts:
+                parts[gid].append((name, text.encode("utf-8")))
     return {g: input_digest(p) for g, p in parts.items()}
 
 

@@ -4,7 +4,9 @@ A one-run command on a small input imports Polars with one worker thread; a larg
 unknown input, a user's ``POLARS_MAX_THREADS`` or a Polars imported first keep the pool
 as it would be; the variable is never left behind; and the pool's size changes no score.
 A small input's run that ends by itself is done on that worker, and what it returns or
-raises comes back to the command line as before.
+raises comes back to the command line as before. The command runs below a frame with room
+for its calls (:func:`~toolkit.cli._pool.with_room`), so CPython does not map and unmap a
+chunk of its frame stack each time a call crosses a chunk's end.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import threading
@@ -20,7 +23,16 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, SAMPLE_RUNS
 
-from toolkit.cli._pool import MAX_ENTRIES, SMALL_INPUT, ends_alone, input_bytes, on_worker
+import toolkit.cli._pool as pool
+from toolkit.cli._pool import (
+    MAX_ENTRIES,
+    SMALL_INPUT,
+    ends_alone,
+    input_bytes,
+    on_worker,
+    run_command,
+    with_room,
+)
 
 GAMES = SAMPLE_RUNS / "discussions"
 RUN = SAMPLE_RUNS / "universes" / "ashfall"
@@ -242,6 +254,54 @@ def test_on_worker_raises_on_the_caller_what_the_run_raised(exc: BaseException) 
     with pytest.raises(type(exc)) as caught:
         on_worker(run, argparse.Namespace())
     assert caught.value is exc
+
+
+def _chain(depth: int) -> int:
+    return 0 if depth == 0 else _chain(depth - 1) + 1
+
+
+def _calls(times: int, depth: int) -> int:
+    for _ in range(times):
+        _chain(depth)
+    return times
+
+
+def _faults(func: object, *args: object) -> int:
+    """The page faults of this thread while ``func(*args)`` runs."""
+    before = resource.getrusage(resource.RUSAGE_THREAD).ru_minflt
+    assert callable(func)
+    func(*args)
+    return resource.getrusage(resource.RUSAGE_THREAD).ru_minflt - before
+
+
+def test_a_call_loop_below_with_room_maps_no_chunk_per_call() -> None:
+    # 2,000 calls 300 frames deep: deeper than a 16 KiB chunk holds, so called plainly each
+    # one crosses a chunk's end, and CPython maps a fresh chunk (a page fault) each time
+    plain = _faults(_calls, 2000, 300)
+    if plain < 2000:  # an interpreter that keeps its chunks: nothing for the room to spare
+        pytest.skip(f"this Python splits no call loop across chunks ({plain} faults)")
+    assert _faults(with_room, _calls, 2000, 300) < 200
+
+
+def test_with_room_returns_what_it_calls_and_raises_what_it_raised() -> None:
+    assert with_room(divmod, 7, 2) == (3, 1)
+    with pytest.raises(ZeroDivisionError):
+        with_room(divmod, 1, 0)
+    assert with_room.__code__.co_stacksize >= pool.ROOM_SLOTS
+
+
+def test_run_command_runs_the_command_below_a_frame_with_room(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    through: list[object] = []
+
+    def recording(func: object, *args: object) -> object:
+        through.append(func)
+        return with_room(func, *args)
+
+    monkeypatch.setattr(pool, "with_room", recording)
+    assert run_command(argparse.Namespace(func=lambda args: 4)) == 4
+    assert through  # the command (the pool's sizing with it) ran below the room's frame
 
 
 @pytest.mark.parametrize(

@@ -1,10 +1,11 @@
 """The cheaper readings of strategic keywords, coherence's names and repetition's word
 windows (issue 38) answer as the expressions as written.
 
-Strategic keywords and coherence's names on ASCII text are matched lower-cased with the
-ASCII word boundary; the references are the patterns as written (``stem_regex``,
-``mentions``) run by Polars, on generated ASCII texts with case variants, digits, ``_``
-and punctuation, and on texts with the Unicode case variants of s and k (the other path).
+Strategic keywords and the names coherence, role and memory look for, on ASCII text, are
+matched lower-cased with the ASCII word boundary; the references are the patterns as
+written (``stem_regex``, ``mentions``) run by Polars, on generated ASCII texts with case
+variants, digits, ``_`` and punctuation, and on texts with the Unicode case variants of s
+and k (the other path).
 Repetition's windows are shifts over the whole tokens frame when each message id is one
 row; the reference is the shift over the ``(game_id, message_id)`` groups.
 """
@@ -16,6 +17,7 @@ from unittest import mock
 
 import polars as pl
 import pytest
+from conftest import SAMPLE_RUNS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
@@ -23,17 +25,22 @@ from test_discussion_coherence_names import _expected as names_as_written
 from test_discussion_coherence_names import _named  # the coherence query's _named<k>
 
 from toolkit.frames import DISCUSSION_MESSAGES_SCHEMA, DISCUSSION_PLAYERS_SCHEMA
+from toolkit.load.discussion import load_discussions
 from toolkit.rubrics.discussion import (
     DEFAULT_DISCUSSION_SPEC,
     DISCUSSION_SPEC_1_0_0,
     coherence,
+    memory,
     repetition,
+    role,
     strategic,
 )
+from toolkit.rubrics.discussion.memory import memory_references
 from toolkit.rubrics.discussion.repetition import phrase_uses
+from toolkit.rubrics.discussion.role import role_evidence
 from toolkit.rubrics.discussion.spec import DiscussionSpec
 from toolkit.rubrics.discussion.strategic import strategic_evidence
-from toolkit.rubrics.discussion.text import stem_regex
+from toolkit.rubrics.discussion.text import ascii_word_ended, mentions, stem_regex
 
 ASCII_WORDY = "abkKsSeEvVoOtT_79"
 ASCII_OTHER = " .!'-(\n,?"
@@ -124,7 +131,7 @@ ascii_names = st.text(alphabet=ASCII_WORDY, min_size=1, max_size=3).map(
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(st.one_of(ascii_names, st.none()), ascii_texts), min_size=1, max_size=8))
 def test_names_on_ascii_texts_read_as_mentions(rows: list[tuple[str | None, str]]) -> None:
-    with _spy(coherence, "_ascii_named") as ascii_named:
+    with _spy(coherence, "ascii_named") as ascii_named:
         _check_names([s for s, _ in rows], [t for _, t in rows])
     assert ascii_named.called
 
@@ -154,6 +161,96 @@ def test_names_by_hand_on_ascii_text() -> None:
     assert [bool(x) for x in got[0].to_list()] == [False, True, True, False, True]
     assert [bool(x) for x in got[1].to_list()] == [False] * 5
     assert [bool(x) for x in got[2].to_list()] == [False] * 5
+
+
+# --- mentions' ASCII path (role's partners, memory's objects) --------------------------
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.one_of(ascii_texts, st.none()),
+            st.one_of(ascii_names, st.none()),
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_mentions_on_ascii_words_reads_as_mentions_as_written(
+    rows: list[tuple[str | None, str | None]],
+) -> None:
+    pairs = pl.DataFrame(
+        {"text": [t for t, _ in rows], "name": [n for _, n in rows]},
+        schema={"text": pl.String(), "name": pl.String()},
+    )
+    assert ascii_word_ended(pairs["name"])  # what the callers check before asking
+    text, name = pl.col("text"), pl.col("name")
+    got = pairs.select(mentions(text, name, ascii_words=True)).to_series().to_list()
+    assert got == pairs.select(mentions(text, name)).to_series().to_list()
+
+
+@pytest.mark.parametrize(
+    ("names", "ended"),
+    [
+        (["Kim", "Bo Kim", "x_7", None], True),
+        (["Kim", "Dr."], False),  # ends with a non-word character
+        (["Kim", "'Ash"], False),  # starts with one
+        (["Kim", "Zo\u00eb"], False),  # not ASCII
+        (["Kim", ""], False),  # empty
+        ([None], True),  # nothing to check
+    ],
+)
+def test_ascii_word_ended_by_hand(names: list[str | None], ended: bool) -> None:
+    assert ascii_word_ended(pl.Series(names, dtype=pl.String())) is ended
+
+
+def _games_with_partner_talk() -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """The sample games, and one more where Mafia name partners in every case and as
+    parts of other words, and references name players as objects."""
+    games = load_discussions([SAMPLE_RUNS / "discussions"])
+    players = pl.DataFrame(
+        [{"game_id": "z", "player_id": p, "name": p, "role": r}
+         for p, r in (("Kim", "MAFIA"), ("Bo Kim", "MAFIA"), ("Ash", "VILLAGER"))],
+        schema=DISCUSSION_PLAYERS_SCHEMA,
+    )  # fmt: skip
+    texts = [
+        ("Kim", "I suspect BO KIM. Kimberly is not here."),
+        ("Bo Kim", "kim is suspicious, i accuse kim! Ash voted for Kim."),
+        ("Ash", "Kim said Bo Kim was lying. I think Kim is Mafia."),
+        ("Kim", "Ash voted for Kim in round 1. Bo Kim said nothing."),
+        ("Ash", "Earlier Bo Kim suspected Ash. Previously Kim accused kimberly."),
+    ]
+    messages = pl.DataFrame(
+        [{"game_id": "z", "message_id": f"z{i}", "turn": i, "round": 2, "speaker": who,
+          "text": text} for i, (who, text) in enumerate(texts)],
+        schema=DISCUSSION_MESSAGES_SCHEMA,
+    )  # fmt: skip
+    return (
+        pl.concat([games.messages, messages], how="diagonal_relaxed"),
+        pl.concat([games.players, players], how="diagonal_relaxed"),
+        games.votes,
+    )
+
+
+def test_role_and_memory_read_names_as_mentions_as_written() -> None:
+    messages, players, votes = _games_with_partner_talk()
+    spec = DEFAULT_DISCUSSION_SPEC
+    with _spy(role, "mentions") as in_role, _spy(memory, "mentions") as in_memory:
+        got_role = role_evidence(messages, players, spec)
+        got_refs = memory_references(messages, players, votes, spec)
+    # the ASCII path was the one taken in both
+    assert in_role.call_args.kwargs == {"ascii_words": True}
+    assert in_memory.call_args.kwargs == {"ascii_words": True}
+    breaks = got_role.filter(pl.col("role_break_reason").str.contains("fellow Mafia"))
+    assert breaks.height > 0  # the partner accusations were found at all
+    # the reference: every name looked for by mentions as written
+    with (
+        mock.patch.object(role, "ascii_word_ended", return_value=False),
+        mock.patch.object(memory, "ascii_word_ended", return_value=False),
+    ):
+        assert_frame_equal(got_role, role_evidence(messages, players, spec))
+        assert_frame_equal(got_refs, memory_references(messages, players, votes, spec))
 
 
 # --- repetition's windows -------------------------------------------------------------

@@ -10,7 +10,8 @@ from toolkit.rubrics.discussion.text import (
     ASCII_WORD,
     WORD,
     all_ascii,
-    escaped,
+    ascii_named,
+    ascii_word_ended,
     mentions,
     word_bounded,
 )
@@ -19,9 +20,6 @@ if TYPE_CHECKING:  # the rubric's pydantic models: only named in annotations
     from toolkit.rubrics.discussion.spec import DiscussionSpec
 
 __all__ = ["coherence_evidence"]
-
-#: The ASCII word characters (to Unicode's ``\\w`` as to ASCII's).
-_ASCII_WORD_CHARS = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 
 
 def coherence_evidence(messages: pl.DataFrame, spec: DiscussionSpec) -> pl.DataFrame:
@@ -129,16 +127,16 @@ def _names_previous(
     otherwise :func:`mentions` as a whole.
 
     On all-ASCII texts (``ascii_text``) whose speakers' names are ASCII and start and end
-    with a word character, the ``n`` expressions themselves (:func:`_ascii_named`), for the
-    coherence query: their patterns compile cheaply enough that each thread compiling
+    with a word character, the ``n`` expressions themselves (:func:`~.text.ascii_named`),
+    for the coherence query: their patterns compile cheaply enough that each thread compiling
     its own costs less than the two steps of the pairs (~0.7 ms on the samples).
     """
     if n < 1:
         return []
-    if ascii_text and _ascii_word_ended(messages["speaker"]):
+    if ascii_text and ascii_word_ended(messages["speaker"]):
         lower = pl.col("text").str.to_lowercase()
         return [
-            _ascii_named(lower, pl.col("speaker").shift(k).over("game_id")).alias(f"_named{k}")
+            ascii_named(lower, pl.col("speaker").shift(k).over("game_id")).alias(f"_named{k}")
             for k in range(1, n + 1)
         ]
     pairs = messages.select(
@@ -157,33 +155,3 @@ def _names_previous(
     else:
         named = pairs.select(mentions(text, name)).to_series()
     return [named.gather_every(n, offset=k - 1).alias(f"_named{k}") for k in range(1, n + 1)]
-
-
-def _ascii_word_ended(names: pl.Series) -> bool:
-    """Whether every name (nulls aside) is ASCII and starts and ends with a word character
-    (checked in Python: asking the engine costs a pattern's compile)."""
-    ends = _ASCII_WORD_CHARS
-    return all(
-        name != "" and name.isascii() and name[0] in ends and name[-1] in ends
-        for name in set(names.to_list()) - {None}
-    )
-
-
-def _ascii_named(lower: pl.Expr, name: pl.Expr) -> pl.Expr:
-    """:func:`word_bounded`'s match for ASCII texts and ASCII names that start and end
-    with a word character, compiled without a Unicode table: the lower-cased name as a
-    whole word, ``(?-u:\\b)name(?-u:\\b)``, in ``lower``, the lower-cased text.
-
-    On ASCII text the ASCII word boundary holds where the Unicode one does (an ASCII
-    character is a word character to both or to neither), and ``(?i:name)`` of an ASCII
-    name matches at a place of an ASCII text exactly when the lower-cased name is there
-    in the lower-cased text (Unicode folds an ASCII letter to its other case and to
-    characters beyond ASCII only: ``k`` to the Kelvin sign, ``s`` to the long s).
-    Lower-casing keeps an ASCII text's length and places. About 2 ms of CPU less a
-    process on the samples: each distinct name's pattern compiled without case-folding
-    and Unicode's word table (issue 38). Null for a null text or name.
-    """
-    pattern = pl.concat_str(
-        [pl.lit(r"(?-u:\b)"), escaped(name.str.to_lowercase()), pl.lit(r"(?-u:\b)")]
-    )
-    return lower.str.contains(pattern)

@@ -23,6 +23,7 @@ from toolkit.rubrics.discussion.text import (
     alternation,
     ascii_classes,
     ascii_union,
+    ascii_word_ended,
     mentions,
     pattern_union,
 )
@@ -60,7 +61,8 @@ def memory_references(
     # Two queries, not 23: the references read and resolved in one, checked and given
     # their verdicts in another (a step costs more than the rows it reads here: issue 38).
     # the patterns compile: a rubric's own are checked when it is read (spec.py)
-    sentences = _reference_sentences(messages.lazy(), m, all_ascii(messages["text"]))
+    ascii_text = all_ascii(messages["text"])
+    sentences = _reference_sentences(messages.lazy(), m, ascii_text)
     names = (
         players.lazy()
         .select("game_id", pl.col("name"), pl.col("name").str.to_lowercase().alias("_lower"))
@@ -83,7 +85,12 @@ def memory_references(
         )
         .collect(engine=ENGINE)
     )
-    hits = pl.concat([_vote_hits(refs, votes.lazy()), _said_hits(refs, messages.lazy())])
+    # the objects named: ASCII names that start and end with a word character are looked
+    # for as mentions reads them there (its ASCII path)
+    ascii_words = ascii_text and ascii_word_ended(refs["object"])
+    hits = pl.concat(
+        [_vote_hits(refs, votes.lazy()), _said_hits(refs, messages.lazy(), ascii_words)]
+    )
     checked = _verdicts(refs.lazy().join(hits, on=["game_id", "reference_id"], how="left"))
     if labels is not None and labels.height:
         checked = _reviewer_verdicts(checked, labels.lazy())
@@ -236,9 +243,11 @@ def _vote_hits(refs: pl.DataFrame, votes: pl.LazyFrame) -> pl.LazyFrame:
     )
 
 
-def _said_hits(refs: pl.DataFrame, messages: pl.LazyFrame) -> pl.LazyFrame:
+def _said_hits(refs: pl.DataFrame, messages: pl.LazyFrame, ascii_words: bool) -> pl.LazyFrame:
     """Said / stance claims: an earlier message of the actor (naming the object for
-    stances); ``_found`` names the earliest."""
+    stances); ``_found`` names the earliest. ``ascii_words``: every text is ASCII and every
+    object an ASCII name that starts and ends with a word character
+    (:func:`~.text.mentions`)."""
     # five steps, not seven: the references joined as they are (the messages' columns are
     # renamed apart from them), the earliest turn named in the aggregation (issue 38)
     supported = (pl.col("_turn") < pl.col("turn")) & (
@@ -248,7 +257,7 @@ def _said_hits(refs: pl.DataFrame, messages: pl.LazyFrame) -> pl.LazyFrame:
         supported &= (
             (pl.col("kind") == "said")
             | pl.col("object").is_null()
-            | mentions(pl.col("_text"), pl.col("object"))
+            | mentions(pl.col("_text"), pl.col("object"), ascii_words=ascii_words)
             | (pl.col("_replied") == pl.col("object")).fill_null(False)
         )
     return (

@@ -12,6 +12,7 @@ from toolkit.rubrics.discussion.text import (
     all_ascii,
     alternation,
     ascii_union,
+    ascii_word_ended,
     cue_matches,
     cues_in,
     mentions,
@@ -52,12 +53,12 @@ def role_evidence(
     # one query, not 13: the partners accused, the cues read and the breaks named in one
     # lazy frame (a step costs more than the rows it reads here: issue 38)
     # the patterns compile: a rubric's own are checked when it is read (spec.py)
+    ascii_text = all_ascii(framed["text"])
+    partners = _accused_partners(
+        framed, players, cues, ascii_words=ascii_text and ascii_word_ended(players["name"])
+    )
     read = _read_cues(
-        framed.lazy().join(
-            _accused_partners(framed, players, cues), on=["game_id", "message_id"], how="left"
-        ),
-        cues,
-        all_ascii(framed["text"]),
+        framed.lazy().join(partners, on=["game_id", "message_id"], how="left"), cues, ascii_text
     )
     has_breaks = pl.col("_breaks") != ""  # a break is named by a label: never empty
     return (
@@ -79,9 +80,13 @@ def role_evidence(
     )
 
 
-def _accused_partners(framed: pl.DataFrame, players: pl.DataFrame, cues: RoleCues) -> pl.LazyFrame:
+def _accused_partners(
+    framed: pl.DataFrame, players: pl.DataFrame, cues: RoleCues, *, ascii_words: bool
+) -> pl.LazyFrame:
     """Per Mafia message, the fellow Mafia it accuses (``_accused_partners``): sentences x
-    partners, column-wise; a message accusing none has no row."""
+    partners, column-wise; a message accusing none has no row. With ``ascii_words`` (ASCII
+    texts, ASCII names that start and end with a word character) the names are looked for
+    as :func:`~.text.mentions` reads them there."""
     partners = (
         players.lazy()
         .filter(pl.col("role") == "MAFIA")
@@ -90,7 +95,7 @@ def _accused_partners(framed: pl.DataFrame, players: pl.DataFrame, cues: RoleCue
     accusation = alternation(cues.accusation)
     # the cues as literals (Aho-Corasick): where their alternation matches, no regex compiled
     partner_accused = (
-        mentions(pl.col("text"), pl.col("partner"))
+        mentions(pl.col("text"), pl.col("partner"), ascii_words=ascii_words)
         & pl.col("text").str.to_lowercase().str.contains_any(list(cues.accusation))
         if accusation
         else pl.lit(False)

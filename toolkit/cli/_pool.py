@@ -34,13 +34,14 @@ eighth round"). Only a run that ends by itself does this
 signal handlers on the main thread, so Ctrl-C waits for the handed-over run to end, which
 on a small local input is a fraction of a second.
 
-CPython (3.11 to 3.13) keeps the frames of Python calls in chunks of 16 KiB that it maps
-when a call does not fit in the chunk in use and unmaps when that call returns: a loop
-of calls across a chunk's end maps and unmaps a chunk each time. Where the command line
-imports Polars, two calls deeper than ``python -c "import polars"`` does, Polars' own
-import did that ~320 times, the run's queries ~50 more (~740 system calls and ~370 page
-faults a run). So :func:`run_command` runs the command in a frame that asks for room
-(:func:`with_room`): its chunk, allocated once, holds every call below it.
+CPython 3.11 keeps the frames of Python calls in chunks of 16 KiB that it maps when a
+call does not fit in the chunk in use and unmaps when that call returns: a loop of calls
+across a chunk's end maps and unmaps a chunk each time. Where the command line imports
+Polars, two calls deeper than ``python -c "import polars"`` does, Polars' own import did
+that ~350 times, the run ~40 more (~780 system calls and ~390 page faults a run;
+docs/performance.md, "One run, ninth round"). So :func:`run_command` runs the command in
+a frame that asks for room (:func:`with_room`): its chunk, allocated once, holds every
+call below it.
 """
 
 from __future__ import annotations

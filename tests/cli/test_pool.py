@@ -18,6 +18,7 @@ import resource
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -266,10 +267,9 @@ def _calls(times: int, depth: int) -> int:
     return times
 
 
-def _faults(func: object, *args: object) -> int:
+def _faults(func: Callable[..., object], *args: object) -> int:
     """The page faults of this thread while ``func(*args)`` runs."""
     before = resource.getrusage(resource.RUSAGE_THREAD).ru_minflt
-    assert callable(func)
     func(*args)
     return resource.getrusage(resource.RUSAGE_THREAD).ru_minflt - before
 
@@ -295,7 +295,7 @@ def test_run_command_runs_the_command_below_a_frame_with_room(
 ) -> None:
     through: list[object] = []
 
-    def recording(func: object, *args: object) -> object:
+    def recording(func: Callable[..., object], *args: object) -> object:
         through.append(func)
         return with_room(func, *args)
 

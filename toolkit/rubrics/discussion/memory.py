@@ -89,7 +89,7 @@ def memory_references(
     # for as mentions reads them there (its ASCII path)
     ascii_words = ascii_text and ascii_word_ended(refs["object"])
     hits = pl.concat(
-        [_vote_hits(refs, votes.lazy()), _said_hits(refs, messages.lazy(), ascii_words)]
+        [_vote_hits(refs, votes.lazy()), _said_hits(refs, messages.lazy(), ascii_words=ascii_words)]
     )
     checked = _verdicts(refs.lazy().join(hits, on=["game_id", "reference_id"], how="left"))
     if labels is not None and labels.height:
@@ -243,7 +243,7 @@ def _vote_hits(refs: pl.DataFrame, votes: pl.LazyFrame) -> pl.LazyFrame:
     )
 
 
-def _said_hits(refs: pl.DataFrame, messages: pl.LazyFrame, ascii_words: bool) -> pl.LazyFrame:
+def _said_hits(refs: pl.DataFrame, messages: pl.LazyFrame, *, ascii_words: bool) -> pl.LazyFrame:
     """Said / stance claims: an earlier message of the actor (naming the object for
     stances); ``_found`` names the earliest. ``ascii_words``: every text is ASCII and every
     object an ASCII name that starts and ends with a word character

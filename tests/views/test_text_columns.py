@@ -16,7 +16,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from wcwidth import wcwidth
 
-from toolkit.views.text import _NOT_NARROW, text_columns
+from toolkit.views.text import all_narrow, text_columns
+
+#: The same ranges as a regex (``re``'s own reading of them: the reference the range
+#: lookup answers as): a character that is not one column for certain.
+_NOT_NARROW = (
+    "[^\\x20-\\x7e\\u00a0-\\u02ff\\u0370-\\u0482\\u2010-\\u2027\\u2030-\\u205e"
+    "\\u2190-\\u22ff\\u25a0-\\u25fc]"
+)
 
 
 def _reference(text: str) -> int:
@@ -25,7 +32,7 @@ def _reference(text: str) -> int:
 
 
 def test_every_character_counted_narrow_without_wcwidth_is_one_column_in_wcwidth() -> None:
-    narrow = [chr(i) for i in range(0x80, 0x30000) if not re.search(_NOT_NARROW, chr(i))]
+    narrow = [chr(i) for i in range(0x80, 0x30000) if all_narrow(chr(i))]
     assert len(narrow) > 1400  # the blocks are there (Latin-1 to geometric shapes)
     wrong = {hex(ord(c)): wcwidth(c) for c in narrow if wcwidth(c) != 1}
     assert wrong == {}
@@ -33,10 +40,27 @@ def test_every_character_counted_narrow_without_wcwidth_is_one_column_in_wcwidth
 
 def test_wide_zero_width_and_control_characters_are_left_to_wcwidth() -> None:
     for text in ("名前", "e\u0301", "a\u200bb", "\u2028", "x\x01é", "✅ done", "\u25fd"):
-        assert re.search(_NOT_NARROW, text), text
+        assert not all_narrow(text), text
         assert text_columns(text) == _reference(text)
     assert text_columns("名前·x") == 6  # two wide, two narrow
     assert text_columns("e\u0301·") == 2
+
+
+def test_the_range_lookup_answers_as_the_ranges_regex_for_every_code_point() -> None:
+    # every code point below U+30000 one at a time: each range's ends and their
+    # neighbours among them
+    differ = [
+        hex(i)
+        for i in range(0x30000)
+        if all_narrow(chr(i)) != (re.search(_NOT_NARROW, chr(i)) is None)
+    ]
+    assert differ == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=40))
+def test_generated_texts_are_narrow_where_the_ranges_regex_finds_nothing(text: str) -> None:
+    assert all_narrow(text) == (re.search(_NOT_NARROW, text) is None)
 
 
 @settings(max_examples=300, deadline=None)

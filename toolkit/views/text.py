@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import sys
 import textwrap
+from bisect import bisect_right
 from collections.abc import Collection, Sequence
 from typing import Any, TextIO
 
@@ -199,29 +199,41 @@ def _broken_name(name: str, width: int | None) -> list[str]:
     return [*lines, ("  " if lines else "") + rest]
 
 
-#: A character that is not one column for certain: all but printable ASCII and the blocks
-#: wcwidth gives one column to each code point of (Latin-1's printable half, Latin
-#: Extended A and B, IPA, spacing modifiers; Greek and Cyrillic letters; general
-#: punctuation but its zero-width, line-separating and direction marks; arrows and
-#: mathematical operators; geometric shapes but two wide squares). Every character of
-#: the toolkit's own views (the ``·`` between a card's figures, ``—``, ``→``, ``≥``,
-#: ``…``) is in them: a terminal's text needs no wcwidth for them
-#: (tests/views/test_text_columns.py holds each against the installed wcwidth).
-_NOT_NARROW = (
-    "[^\\x20-\\x7e\\u00a0-\\u02ff\\u0370-\\u0482\\u2010-\\u2027\\u2030-\\u205e"
-    "\\u2190-\\u22ff\\u25a0-\\u25fc]"
-)
+#: The characters one column wide for certain, as inclusive code point ranges in order (the
+#: range starts, then their ends): printable ASCII and the blocks wcwidth gives one column
+#: to each code point of (Latin-1's printable half, Latin Extended A and B, IPA, spacing
+#: modifiers; Greek and Cyrillic letters; general punctuation but its zero-width,
+#: line-separating and direction marks; arrows and mathematical operators; geometric
+#: shapes but two wide squares). Every character of the toolkit's own views (the ``·``
+#: between a card's figures, ``—``, ``→``, ``≥``, ``…``) is in them: a terminal's text
+#: needs no wcwidth for them (tests/views/test_text_columns.py holds each against the
+#: installed wcwidth).
+_NARROW_STARTS = (0x20, 0xA0, 0x370, 0x2010, 0x2030, 0x2190, 0x25A0)
+_NARROW_ENDS = (0x7E, 0x2FF, 0x482, 0x2027, 0x205E, 0x22FF, 0x25FC)
+
+
+def all_narrow(text: str) -> bool:
+    """Whether every character of ``text`` is one column wide for certain (in a range of
+    :data:`_NARROW_STARTS`): each distinct character looked up once, with no pattern of
+    these ranges to compile (a regex of them cost ~0.4 ms, the first line a terminal
+    drew in a process; issue 38)."""
+    for c in set(text):
+        code = ord(c)
+        i = bisect_right(_NARROW_STARTS, code) - 1
+        if i < 0 or code > _NARROW_ENDS[i]:
+            return False
+    return True
 
 
 def text_columns(text: str) -> int:
     """The columns ``text`` takes on a terminal: two for an East Asian wide character,
     none for a combining mark, one for the rest (``wcwidth``, the width table terminals
     follow); a control character (shown by :func:`visible` as its escape) counts none."""
-    if text.isascii() or not re.search(_NOT_NARROW, text):  # compiled once, when first asked
+    if text.isascii() or all_narrow(text):
         return len(text)
     # wcwidth's tables (~15 ms of CPU, 30 modules): only for a text with a character
-    # :data:`_NOT_NARROW` finds, never on the plain path of one run nor for the views' own
-    # characters (tests/test_startup_imports.py)
+    # :func:`all_narrow` does not know, never on the plain path of one run nor for the
+    # views' own characters (tests/test_startup_imports.py)
     from wcwidth import wcwidth
 
     return sum(max(0, wcwidth(c)) for c in text)

@@ -360,3 +360,52 @@ def test_a_ratings_store_kept_beside_the_games_is_left_out(tmp_path: Path) -> No
     assert (games / "ratings.db").read_bytes()[:16] == b"SQLite format 3\x00"
     assert load_discussions([games]).game_ids == alone
     assert len(alone) == 2
+
+
+def test_a_folders_game_files_have_their_first_bytes_read_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the listing reads them to tell a ratings store apart and hands them to the reader,
+    # which needs them to tell a database from a transcript: one read, not two
+    import toolkit.load.discussion as loader
+
+    write(tmp_path, "a.json", transcript())
+    write(tmp_path, "b.json", export_doc())
+    make_sqlite(tmp_path / "c.db")
+    heads: list[str] = []
+    real = loader.edge.read_head
+
+    def counted(path: str | Path, size: int, *, within: str | Path | None = None) -> bytes:
+        heads.append(Path(path).name)
+        return real(path, size, within=within)
+
+    monkeypatch.setattr(loader.edge, "read_head", counted)
+    assert load_discussion(tmp_path).game_ids == ["t-1", "e-1", "e-2", "s-1"]
+    assert sorted(heads) == ["a.json", "b.json", "c.db"]
+
+
+@pytest.mark.parametrize("failures", [1, 2])
+def test_a_file_whose_first_bytes_the_listing_could_not_read_is_read_again_by_the_reader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failures: int
+) -> None:
+    # the listing takes an unreadable file for no ratings store; the reader reads it
+    # again, and names what is wrong when that fails too, as when the reads were separate
+    import toolkit.load.discussion as loader
+
+    write(tmp_path, "a.json", transcript())
+    real = loader.edge.read_head
+    calls: list[str] = []
+
+    def failing(path: str | Path, size: int, *, within: str | Path | None = None) -> bytes:
+        calls.append(Path(path).name)
+        if len(calls) <= failures:
+            raise InputError(path, "cannot read file (Input/output error)")
+        return real(path, size, within=within)
+
+    monkeypatch.setattr(loader.edge, "read_head", failing)
+    if failures == 1:
+        assert load_discussion(tmp_path).game_ids == ["t-1"]
+    else:
+        with pytest.raises(InputError, match=r"a\.json: cannot read file \(Input/output"):
+            load_discussion(tmp_path)
+    assert calls == ["a.json", "a.json"]

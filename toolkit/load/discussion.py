@@ -220,8 +220,13 @@ def _add_transcript_votes(b: Builder, t: dict[str, Any]) -> None:
 # ---------------------------------------------------------------------------
 
 
-def _read_file(b: Builder, path: Path, within: Path | None = None) -> None:
-    head = edge.read_head(path, 16, within=within)  # refuses FIFOs, devices, folders
+def _read_file(
+    b: Builder, path: Path, within: Path | None = None, head: bytes | None = None
+) -> None:
+    """Read the transcript, export or database ``path`` into ``b``; ``head``, its first
+    16 bytes when the folder's listing has read them already (:func:`_files`)."""
+    if head is None:
+        head = edge.read_head(path, 16, within=within)  # refuses FIFOs, devices, folders
     if path.suffix.lower() in SQLITE_SUFFIXES or head == _SQLITE_MAGIC:
         # the database readers and their four pydantic models (~7 ms of CPU): only for a
         # database or its export, never for a folder of transcripts (issue 38)
@@ -247,38 +252,43 @@ def _read_file(b: Builder, path: Path, within: Path | None = None) -> None:
         )
 
 
-def _files(path: Path, warnings: list[str]) -> list[Path]:
-    """The game files of ``path``; in a folder, an entry with a game file's suffix that is
-    not a readable regular file inside it is skipped with a warning (never silently)."""
+def _files(path: Path, warnings: list[str]) -> list[tuple[Path, bytes | None]]:
+    """The game files of ``path``, each with its first 16 bytes when they were read here
+    (a folder's entries: read once, to tell the ratings store apart, and handed on to
+    :func:`_read_file`); in a folder, an entry with a game file's suffix that is not a
+    readable regular file inside it is skipped with a warning (never silently)."""
     if path.is_dir():
         entries, problem = edge.scan_folder(path)
         if problem is not None:
             raise InputError(path, problem)
-        found: list[Path] = []
+        found: list[tuple[Path, bytes | None]] = []
         for entry in sorted(entries, key=lambda e: e.name):
             if Path(entry.name).suffix.lower() not in (".json", *SQLITE_SUFFIXES):
                 continue
             skipped = edge.entry_problem(entry, path)
             if skipped is not None:
                 warnings.append(edge.skipped_input(entry.path, skipped))
-            elif not _rating_store(entry.path):  # the ratings store kept beside them
-                found.append(Path(entry.path))
+                continue
+            try:  # the checks _read_file's own read makes (a link stays in the folder)
+                head: bytes | None = edge.read_head(entry.path, len(_SQLITE_MAGIC), within=path)
+            except InputError:
+                head = None  # not a store; _read_file reads it again and says why not
+            if not _rating_store(entry.path, head):  # the ratings store kept beside them
+                found.append((Path(entry.path), head))
         if not found:
             raise InputError(path, "no transcript (.json) or game database (.db) in this folder")
         return found
     if not path.exists():
         raise InputError(path, "no such file or folder")
-    return [path]
+    return [(path, None)]
 
 
-def _rating_store(path: str) -> bool:
-    """Whether ``path`` is a toolkit ratings store (:func:`toolkit.ratings.store.
-    is_rating_store`). Only a SQLite file can be one: any other file is told apart by its
-    first bytes, without importing the store's modules (~10 ms of CPU, issue 38)."""
-    try:
-        if edge.read_head(path, len(_SQLITE_MAGIC)) != _SQLITE_MAGIC:
-            return False
-    except InputError:
+def _rating_store(path: str, head: bytes | None) -> bool:
+    """Whether ``path``, whose first bytes are ``head`` (None: it cannot be read), is a
+    toolkit ratings store (:func:`toolkit.ratings.store.is_rating_store`). Only a SQLite
+    file can be one: any other file is told apart by its first bytes, without importing
+    the store's modules (~10 ms of CPU, issue 38)."""
+    if head != _SQLITE_MAGIC:
         return False  # as is_rating_store: a file that cannot be read is not a store
     from toolkit.ratings.store import is_rating_store  # see above: only for a SQLite file
 
@@ -343,9 +353,9 @@ def load_discussions(
             _add_part(parts, seen, b, b.path)
             continue
         folder = Path(raw) if Path(raw).is_dir() else None
-        for file in _files(Path(raw), skipped):
+        for file, head in _files(Path(raw), skipped):
             b = Builder(str(file))
-            _read_file(b, file, folder)
+            _read_file(b, file, folder, head)
             _add_part(parts, seen, b, str(file))
     if not parts:
         raise InputError(None, "no input paths given")

@@ -86,18 +86,17 @@ def ascii_classes(pattern: str) -> str:
         return pattern
     out: list[str] = []
     i = 0
-    while i < len(pattern):
-        if pattern[i] == "\\" and i + 1 < len(pattern):
-            escape = pattern[i + 1]
-            # every other escape is the backslash and one character, and what may follow
-            # (``\\x{41}``, ``\\p{Greek}``) holds no backslash: copied as it stands; so is
-            # a class next to a ``-`` (``[\\w-a]`` is refused, ``[[0-9A-Za-z_]-a]`` is not)
-            dash = pattern[i - 1 : i] == "-" or pattern[i + 2 : i + 3] == "-"
-            out.append("\\" + escape if dash else _ASCII_CLASS.get(escape, "\\" + escape))
-            i += 2
-        else:
-            out.append(pattern[i])
-            i += 1
+    # from one backslash to the next (what lies between is copied as it stands)
+    while (at := pattern.find("\\", i)) >= 0 and at + 1 < len(pattern):
+        out.append(pattern[i:at])
+        escape = pattern[at + 1]
+        # every other escape is the backslash and one character, and what may follow
+        # (``\\x{41}``, ``\\p{Greek}``) holds no backslash: copied as it stands; so is a
+        # class next to a ``-`` (``[\\w-a]`` is refused, ``[[0-9A-Za-z_]-a]`` is not)
+        dash = pattern[at - 1 : at] == "-" or pattern[at + 2 : at + 3] == "-"
+        out.append("\\" + escape if dash else _ASCII_CLASS.get(escape, "\\" + escape))
+        i = at + 2
+    out.append(pattern[i:])  # the rest, a last lone backslash included
     return "".join(out)
 
 
@@ -146,7 +145,10 @@ def lowered_alike(pattern: str) -> bool:
     the upper-case twin of each lower-case letter (a negated class is folded before it is
     negated), and lower-casing ASCII text changes one letter for one, so positions and
     word boundaries stay."""
-    if not all(c.isascii() or c in _CASELESS_NON_ASCII for c in pattern):
+    ascii_or_caseless = pattern.isascii() or all(
+        c.isascii() or c in _CASELESS_NON_ASCII for c in pattern
+    )
+    if not ascii_or_caseless:
         return False
     first = -1  # where the open class's content starts; -1 outside a class
     i = 0

@@ -5,7 +5,9 @@ compile their patterns with each Perl class escape spelt as its ASCII members
 (:func:`ascii_classes`): a fraction of the compile time. Here the rewritten pattern answers
 as the pattern as written (both run by Polars' regex) on every ASCII text, and the two
 metrics answer as with the patterns as written, on generated games of ASCII and non-ASCII
-text (case variants ``K`` U+212A, ``ſ``, ``İ``, ``Σ``/``ς``, ``’``, digits, newlines).
+text (case variants ``K`` U+212A, ``ſ``, ``İ``, ``Σ``/``ς``, ``’``, digits, newlines,
+possessives). So do the sentences and questions cut by their ASCII spelling
+(:data:`~toolkit.rubrics.discussion.text.ASCII_SENTENCE`), on every ASCII character.
 """
 
 from __future__ import annotations
@@ -28,7 +30,14 @@ from toolkit.frames import (
 from toolkit.rubrics.discussion.memory import memory_references
 from toolkit.rubrics.discussion.role import role_evidence
 from toolkit.rubrics.discussion.spec import DEFAULT_DISCUSSION_SPEC, PUBLISHED, DiscussionSpec
-from toolkit.rubrics.discussion.text import all_ascii, ascii_classes
+from toolkit.rubrics.discussion.text import (
+    ASCII_QUESTION,
+    ASCII_SENTENCE,
+    QUESTION,
+    SENTENCE,
+    all_ascii,
+    ascii_classes,
+)
 
 ASCII = [chr(i) for i in range(128)]
 #: The ASCII members of each class, by hand: Unicode's White_Space has U+0009-U+000D and
@@ -134,8 +143,9 @@ WORDS = ["voted for", "voted", "said", "accused", "in round 2", "round 1", "last
          "i suspect", "the mafia", "why", "?", ".", "!", ",", "\n", "7", "it's", "-", "also",
          "Bay is mafia", "vote for Kai", "no real evidence", "at least two of them are real mafia",
          "I accuse anybody", "didn't give any real reason", "the game", "Bay NOTED", "SAID",
-         "the START", "Kai SHOUTED"]  # fmt: skip
-ODD = ["\u212aai", "\u017fam", "\u0130", "\u03a3", "\u03c2", "don\u2019t", "\u00e9", "Z\u00f6e"]
+         "the START", "Kai SHOUTED", "Bay's", "Kai's'", "sam's", "'s", "Ash''s"]  # fmt: skip
+ODD = ["\u212aai", "\u017fam", "\u0130", "\u03a3", "\u03c2", "don\u2019t", "\u00e9", "Z\u00f6e",
+       "Bay\u2019s", "Kai\u2019s's"]  # fmt: skip
 
 
 #: A verb, then a last-round word beyond ASCII (and words in capitals): ``ſ`` matches ``s``
@@ -206,6 +216,33 @@ def test_the_metrics_answer_as_with_the_patterns_as_written(game: Any) -> None:
     )
     assert_frame_equal(
         role_evidence(messages, players, spec), _as_written(role_evidence, messages, players, spec)
+    )
+
+
+@pytest.mark.parametrize("char", ASCII)
+def test_each_ascii_character_ends_a_sentence_or_a_question_as_written(char: str) -> None:
+    # ``.``, ``!``, ``?`` and the line feed end a sentence; every other ASCII character
+    # stands inside one, for the ASCII spelling as for the written class
+    texts = pl.Series([f"a{char}b", f"{char}", f"x {char}? y", f"why{char}"], dtype=pl.String)
+    frame = pl.DataFrame({"t": texts})
+    for ascii_form, written in ((ASCII_SENTENCE, SENTENCE), (ASCII_QUESTION, QUESTION)):
+        assert_frame_equal(
+            frame.select(pl.col("t").str.extract_all(ascii_form)),
+            frame.select(pl.col("t").str.extract_all(written)),
+        )
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet=[*ASCII, *".!?\n" * 8], max_size=30), max_size=6))
+def test_sentences_and_questions_of_ascii_texts_read_as_written(texts: list[str]) -> None:
+    frame = pl.DataFrame({"t": texts}, schema={"t": pl.String})
+    assert_frame_equal(
+        frame.select(pl.col("t").str.extract_all(ASCII_SENTENCE)),
+        frame.select(pl.col("t").str.extract_all(SENTENCE)),
+    )
+    assert_frame_equal(
+        frame.select(pl.col("t").str.replace_all(ASCII_QUESTION, " ")),
+        frame.select(pl.col("t").str.replace_all(QUESTION, " ")),
     )
 
 

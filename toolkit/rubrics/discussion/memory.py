@@ -18,6 +18,7 @@ from toolkit.rubrics.discussion.schemas import (
     REFERENCE_SCHEMA,
 )
 from toolkit.rubrics.discussion.text import (
+    ASCII_SENTENCE,
     SENTENCE,
     all_ascii,
     alternation,
@@ -70,11 +71,12 @@ def memory_references(
     )
     refs = (
         _resolve(
-            _resolve(sentences, names, m, "_actor_word", "actor"),
+            _resolve(sentences, names, m, "_actor_word", "actor", ascii_text),
             names,
             m,
             "_object_word",
             "object",
+            ascii_text,
         )
         # A speech claim has no object ("X said ..."): what follows the verb is the content.
         .with_columns(
@@ -114,11 +116,14 @@ def _reference_sentences(messages: pl.LazyFrame, m: MemoryCues, ascii_text: bool
     all_verbs = alternation(words)
     kind_of: dict[str, str] = {v: k for k, group in verbs.items() for v in group}
     adverbs = r"(?:(?:also|then|both|just|had|has|have|already|all|openly|clearly|\w+ly)\s+)?"
-    actor = rf"([\w][\w'’-]*)\s+{adverbs}"
-    after_verb = r")\s+(?:for\s+|against\s+|to\s+eliminate\s+)?([\w][\w'’-]*)"
+    # a word's inner apostrophes: on ASCII text no typographic one to meet (and a class of
+    # ASCII members compiles without an automaton of the characters beyond)
+    quotes = "'" if ascii_text else "'’"
+    actor = rf"([\w][\w{quotes}-]*)\s+{adverbs}"
+    after_verb = rf")\s+(?:for\s+|against\s+|to\s+eliminate\s+)?([\w][\w{quotes}-]*)"
     # each expression whole in one step (issue 38: a step costs more than reading a few
     # dozen sentences twice)
-    split = pl.col("text").str.extract_all(SENTENCE)
+    split = pl.col("text").str.extract_all(ASCII_SENTENCE if ascii_text else SENTENCE)
     sentence = pl.col("sentence")
     lowered = sentence.str.to_lowercase()
     if ascii_text:  # the references, and the round named, looked for lower-cased if alike
@@ -186,14 +191,22 @@ def _reference_sentences(messages: pl.LazyFrame, m: MemoryCues, ascii_text: bool
 
 
 def _resolve(
-    frame: pl.LazyFrame, names: pl.LazyFrame, m: MemoryCues, word_col: str, out: str
+    frame: pl.LazyFrame,
+    names: pl.LazyFrame,
+    m: MemoryCues,
+    word_col: str,
+    out: str,
+    ascii_text: bool,
 ) -> pl.LazyFrame:
     """The player ``word_col`` stands for, in ``out``: a player's name (possessive or
-    not), the speaker (``self_words``) or the player replied to (``addressee_words``)."""
+    not), the speaker (``self_words``) or the player replied to (``addressee_words``).
+    With ``ascii_text`` (every message of ASCII characters only: no typographic
+    apostrophe in a word) the possessive ``'s`` is cut as a suffix, with no pattern."""
     word = pl.col(word_col).str.to_lowercase().str.strip_chars("'’")
+    name = word.str.strip_suffix("'s") if ascii_text else word.str.replace(r"['’]s$", "")
     staged = frame.join(  # the key read inline: one step fewer (issue 38)
         names,
-        left_on=["game_id", word.str.replace(r"['’]s$", "")],
+        left_on=["game_id", name],
         right_on=["game_id", "_lower"],
         how="left",
         suffix="_names",

@@ -8,6 +8,9 @@ import polars as pl
 
 from toolkit.frames import ENGINE
 from toolkit.rubrics.discussion.text import (
+    ASCII_QUESTION,
+    ASCII_SENTENCE,
+    QUESTION,
     SENTENCE,
     all_ascii,
     alternation,
@@ -55,7 +58,11 @@ def role_evidence(
     # the patterns compile: a rubric's own are checked when it is read (spec.py)
     ascii_text = all_ascii(framed["text"])
     partners = _accused_partners(
-        framed, players, cues, ascii_words=ascii_text and ascii_word_ended(players["name"])
+        framed,
+        players,
+        cues,
+        ascii_text=ascii_text,
+        ascii_words=ascii_text and ascii_word_ended(players["name"]),
     )
     read = _read_cues(
         framed.lazy().join(partners, on=["game_id", "message_id"], how="left"), cues, ascii_text
@@ -81,12 +88,18 @@ def role_evidence(
 
 
 def _accused_partners(
-    framed: pl.DataFrame, players: pl.DataFrame, cues: RoleCues, *, ascii_words: bool
+    framed: pl.DataFrame,
+    players: pl.DataFrame,
+    cues: RoleCues,
+    *,
+    ascii_text: bool,
+    ascii_words: bool,
 ) -> pl.LazyFrame:
     """Per Mafia message, the fellow Mafia it accuses (``_accused_partners``): sentences x
-    partners, column-wise; a message accusing none has no row. With ``ascii_words`` (ASCII
-    texts, ASCII names that start and end with a word character) the names are looked for
-    as :func:`~.text.mentions` reads them there."""
+    partners, column-wise; a message accusing none has no row. With ``ascii_text`` (ASCII
+    texts) the sentences are cut as :data:`~.text.ASCII_SENTENCE` cuts them; with
+    ``ascii_words`` (ASCII texts, ASCII names that start and end with a word character)
+    the names are looked for as :func:`~.text.mentions` reads them there."""
     partners = (
         players.lazy()
         .filter(pl.col("role") == "MAFIA")
@@ -103,7 +116,12 @@ def _accused_partners(
     return (
         framed.lazy()
         .filter(pl.col("role") == "MAFIA")
-        .select("game_id", "message_id", "speaker", pl.col("text").str.extract_all(SENTENCE))
+        .select(
+            "game_id",
+            "message_id",
+            "speaker",
+            pl.col("text").str.extract_all(ASCII_SENTENCE if ascii_text else SENTENCE),
+        )
         .explode("text")
         .join(partners, on="game_id", how="inner")
         .filter((pl.col("partner") != pl.col("speaker")) & partner_accused)
@@ -123,7 +141,9 @@ def _read_cues(framed: pl.LazyFrame, cues: RoleCues, ascii_text: bool) -> pl.Laz
     fraction of the time."""
     accusation_text = pl.col("text")
     if cues.questions_in_role:
-        accusation_text = accusation_text.str.replace_all(r"[^.!?\n]*\?", " ")
+        accusation_text = accusation_text.str.replace_all(
+            ASCII_QUESTION if ascii_text else QUESTION, " "
+        )
     if cues.general_statements:
         accusation_text = _removed(accusation_text, cues.general_statements, ascii_text)
     reason_text = pl.col("text")

@@ -11,7 +11,10 @@ from collections.abc import Iterable, Sequence
 import polars as pl
 
 __all__ = [
+    "ASCII_QUESTION",
+    "ASCII_SENTENCE",
     "ASCII_WORD",
+    "QUESTION",
     "SENTENCE",
     "WORD",
     "all_ascii",
@@ -39,6 +42,17 @@ WORD = r"[a-z0-9]+(?:['’-][a-z0-9]+)*"
 ASCII_WORD = WORD.replace("’", "")
 #: A sentence: up to and including its closing punctuation.
 SENTENCE = r"[^.!?\n]+[.!?]*"
+#: A question: the words of a sentence up to its question mark.
+QUESTION = r"[^.!?\n]*\?"
+#: What may stand inside a sentence on text of ASCII characters only: every ASCII
+#: character but ``.``, ``!``, ``?`` and the line feed, the same characters ``[^.!?\n]``
+#: accepts there. The negated class accepts every character beyond ASCII too, and to
+#: compile that Polars' regex builds an automaton of them over a 400 KB table (issue 38).
+_ASCII_INSIDE = r"[\x00-\x09\x0B-\x20\x22-\x2D\x2F-\x3E\x40-\x7F]"
+#: :data:`SENTENCE` and :data:`QUESTION` for text of ASCII characters only: the same
+#: matches there.
+ASCII_SENTENCE = _ASCII_INSIDE + r"+[.!?]*"
+ASCII_QUESTION = _ASCII_INSIDE + r"*\?"
 
 
 def alternation(words: Iterable[str]) -> str:

@@ -11,9 +11,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from toolkit.errors import InputError
 from toolkit.io.edge import _max_depth
 
 #: JSON values: scalars (strings full of quotes, backslashes and brackets), lists, objects.
@@ -75,3 +77,43 @@ def test_any_text_is_measured_as_the_scanner_measures_it(text: str) -> None:
 def test_an_escaped_quote_keeps_its_string_open_and_its_brackets_unread() -> None:
     assert _max_depth('["a\\"[[[", "b"]') == 1
     assert _max_depth('[["\\\\"], [[0]]]') == 3  # an escaped backslash closes nothing
+
+
+def test_a_text_with_no_more_brackets_than_the_limit_is_not_scanned(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # its depth cannot pass the limit, whatever its brackets are (in strings or not)
+    from toolkit.io import edge
+
+    scanned: list[str] = []
+    real = edge._max_depth
+    monkeypatch.setattr(edge, "_max_depth", lambda text: scanned.append(text) or real(text))
+    limit = edge.limits().max_depth
+    at_limit = "[" * limit + "]" * limit  # exactly as deep as allowed: read
+    edge.check_json_text(at_limit, "f.json")
+    edge.check_json_text('{"a": "[[[{"}', "f.json")
+    assert scanned == []
+    # one bracket more: scanned, and refused only when the brackets nest
+    too_deep = "[" * (limit + 1) + "]" * (limit + 1)
+    with pytest.raises(InputError, match=f"nested deeper than {limit} levels"):
+        edge.check_json_text(too_deep, "f.json")
+    in_strings = json.dumps(["[" * (limit + 5)])
+    edge.check_json_text(in_strings, "f.json")
+    assert scanned == [too_deep, in_strings]
+
+
+@settings(max_examples=200, deadline=None)
+@given(VALUES, st.integers(min_value=1, max_value=8))  # 0 is no limit: ignored
+def test_the_depth_check_refuses_exactly_the_texts_nested_deeper_than_the_limit(
+    value: Any, limit: int
+) -> None:
+    from toolkit.io import edge
+
+    text = json.dumps(value)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TOOLKIT_MAX_DEPTH", str(limit))
+        if _value_depth(value) > limit:
+            with pytest.raises(InputError, match=f"nested deeper than {limit} levels"):
+                edge.check_json_text(text, "f.json")
+        else:
+            edge.check_json_text(text, "f.json")

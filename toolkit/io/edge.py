@@ -707,8 +707,10 @@ def read_text(path: str | Path, *, within: str | Path | None = None) -> str:
 #: A JSON string, quotes included: a run of plain characters, then each escape with the run
 #: after it ("unrolled": the same matches as ``"(?:[^"\\]|\\.)*"``, a fifth of the time in
 #: ``re``, which steps through an alternation in a loop one character at a time).
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_BRACKETS = re.compile(r"[\[\]{}]")
+#: Compiled by ``re`` on first use, as the brackets' pattern: only a text with more
+#: brackets than the depth limit is scanned (:func:`check_json_text`).
+_STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
+_BRACKETS = r"[\[\]{}]"
 #: (Compiled by ``re`` on first use: only a text with a ``\\u`` escape is searched.)
 _LONE_SURROGATE = (
     r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
@@ -721,7 +723,7 @@ def _max_depth(text: str) -> int:
     if "[" not in text and "{" not in text:
         return 0
     depth = deepest = 0
-    for bracket in _BRACKETS.findall(_STRING.sub("", text)):
+    for bracket in re.findall(_BRACKETS, re.sub(_STRING, "", text, flags=re.DOTALL)):
         if bracket in "[{":
             depth += 1
             if depth > deepest:
@@ -733,6 +735,7 @@ def _max_depth(text: str) -> int:
 
 def _json_path(text: str, limit: int) -> str:
     """The JSON path (``$.a[0]...``) to the first value nested deeper than ``limit``."""
+    string = re.compile(_STRING, re.DOTALL)
     path: list[str] = []
     stack: list[list[Any]] = []  # per open container: [kind, index or key]
     i, n = 0, len(text)
@@ -740,7 +743,7 @@ def _json_path(text: str, limit: int) -> str:
     while i < n:
         c = text[i]
         if c == '"':
-            m = _STRING.match(text, i)
+            m = string.match(text, i)
             end = m.end() if m else n
             if stack and stack[-1][0] == "{":
                 rest = text[end:].lstrip()
@@ -789,7 +792,9 @@ def check_json_text(text: str, name: Name, *, line: int | None = None) -> None:
         InputError: naming the file (and ``line``) and the JSON path to the deep value.
     """
     limit = limits().max_depth
-    if _max_depth(text) > limit:
+    # no deeper than the brackets it holds (inside strings or not): a text with no more of
+    # them than the limit needs no scan (most files; issue 38)
+    if text.count("[") + text.count("{") > limit and _max_depth(text) > limit:
         raise InputError(
             name,
             f"nested deeper than {limit} levels at {_json_path(text, limit)} "

@@ -307,6 +307,23 @@ def test_rate_help_fits_80_columns_without_rst_markup(capsys: pytest.CaptureFixt
     assert "--raters" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize(
+    ("doc", "shown"),
+    [
+        (
+            "Reads :func:`load` and :class:`~toolkit.Scorecard`.",
+            "Reads load and toolkit.Scorecard.",
+        ),
+        ("``toolkit x``\n\nRuns ``x`` on a file: fast.", "Runs x on a file: fast."),
+        ("No role here, a colon: and `ticks`.", "No role here, a colon: and `ticks`."),
+    ],
+)
+def test_a_docstring_is_shown_as_help_without_its_rst_markup(doc: str, shown: str) -> None:
+    from toolkit.cli import help_text
+
+    assert help_text(doc) == shown
+
+
 def test_an_unknown_flag_is_one_error_line_then_the_subcommands_help_pointer(
     games: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

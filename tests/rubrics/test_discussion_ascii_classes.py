@@ -12,6 +12,7 @@ possessives). So do the sentences and questions cut by their ASCII spelling
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from unittest import mock
 
@@ -27,6 +28,7 @@ from toolkit.frames import (
     DISCUSSION_PLAYERS_SCHEMA,
     DISCUSSION_VOTES_SCHEMA,
 )
+from toolkit.rubrics.discussion import strategic, text
 from toolkit.rubrics.discussion.memory import memory_references
 from toolkit.rubrics.discussion.role import role_evidence
 from toolkit.rubrics.discussion.spec import DEFAULT_DISCUSSION_SPEC, PUBLISHED, DiscussionSpec
@@ -306,3 +308,24 @@ def test_an_unknown_actor_is_quoted_as_written_on_ascii_text() -> None:
     assert refs.select("reference_id", "actor", "object", "verdict", "reason").rows() == [
         ("m1#1", None, "Bay", "inaccurate", "actor cannot be identified ('ZeD')")
     ]
+
+
+# --- the two questions asked of a pattern's text without a pattern of their own ---------
+
+PATTERN_CHARS = ["(", "?", "x", "X", "i", "-", ":", "a", "_", "1", "\\", "é", " ", ")"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=PATTERN_CHARS, max_size=12))
+def test_a_flag_group_that_may_turn_on_verbose_mode_is_found_as_its_regex_finds_it(
+    pattern: str,
+) -> None:
+    expected = re.search(r"\(\?[A-Za-z-]*x", pattern) is not None
+    assert text._may_be_verbose(pattern) is expected
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=["a", "Z", "0", "_", "-", " ", "é", "\u212a", "\u0660"], max_size=6))
+def test_a_stem_of_ascii_word_characters_is_told_as_its_regex_tells_it(stem: str) -> None:
+    expected = re.fullmatch(r"[A-Za-z0-9_]+", stem) is not None
+    assert strategic._ascii_word(stem) is expected

@@ -144,7 +144,8 @@ def help_text(doc: str | None) -> str:
     if paragraphs and paragraphs[0].startswith("``toolkit "):
         paragraphs = paragraphs[1:]
     text = "\n\n".join(paragraphs)
-    text = re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", text)
+    if ":`" in text:  # a role (``:func:`x```) at all: else no pattern to compile
+        text = re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", text)
     return text.replace("``", "")
 
 

@@ -84,8 +84,23 @@ _ASCII_CLASS = {
 }
 
 
-#: A flag group that may turn on the verbose mode (a false alarm only costs time).
-_VERBOSE = re.compile(r"\(\?[A-Za-z-]*x")
+def _may_be_verbose(pattern: str) -> bool:
+    """Whether ``pattern`` holds a flag group that may turn on the verbose mode: ``(?``
+    then flag letters and dashes up to an ``x`` (a false alarm only costs time). Asked of
+    the string, with no pattern of its own to compile (issue 38)."""
+    at = pattern.find("(?")
+    while at >= 0:
+        i = at + 2
+        while (
+            i < len(pattern)
+            and pattern[i].isascii()
+            and (pattern[i].isalpha() or pattern[i] == "-")
+        ):
+            if pattern[i] == "x":
+                return True
+            i += 1
+        at = pattern.find("(?", at + 2)
+    return False
 
 
 def ascii_classes(pattern: str) -> str:
@@ -96,7 +111,7 @@ def ascii_classes(pattern: str) -> str:
     compiles several times faster (Polars' regex builds an automaton of every Unicode
     word character for each ``\\w``: issue 38). A pattern that may turn on the verbose
     mode (``(?x)``, where a blank may stand between a class and a ``-``) is left as it is."""
-    if _VERBOSE.search(pattern):
+    if _may_be_verbose(pattern):
         return pattern
     out: list[str] = []
     i = 0

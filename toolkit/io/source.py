@@ -73,7 +73,10 @@ __all__ = [
     "version_mark",
 ]
 
-_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://(.*)$")
+#: A URL: its scheme, then what follows ``://``. (Text: ``re`` compiles it on first use,
+#: which only a source holding ``://`` makes; compiled at import, it cost every one-run
+#: command ~0.1 ms, issue 38.)
+_SCHEME = r"^([A-Za-z][A-Za-z0-9+.-]*)://(.*)$"
 #: (Text: ``re`` compiles it on first use, which only a message naming a URL makes;
 #: compiled at import, it cost every one-run command, issue 38.)
 _PG_URI = r"(?i)\b(postgres(?:ql)?://)(\S+)"
@@ -100,7 +103,7 @@ def _scheme_of(source: str | Path) -> str | None:
     """The URL scheme of ``source`` (``"s3"``), or ``None`` for a plain path."""
     if isinstance(source, Path):
         return None
-    m = _SCHEME.match(source)
+    m = re.match(_SCHEME, source) if "://" in source else None
     return m.group(1).lower() if m else None
 
 
@@ -114,7 +117,7 @@ def _local_path(source: str | Path) -> Path:
     """A plain path, or the path of a ``file://`` URL."""
     if isinstance(source, Path):
         return source
-    m = _SCHEME.match(source)
+    m = re.match(_SCHEME, source) if "://" in source else None
     if m and m.group(1).lower() in ("file", "local"):
         rest = m.group(2)
         return Path(rest if rest else "/")

@@ -103,7 +103,7 @@ def test_a_text_with_no_more_brackets_than_the_limit_is_not_scanned(
 
 
 @settings(max_examples=200, deadline=None)
-@given(VALUES, st.integers(min_value=1, max_value=8))  # 0 is no limit: ignored
+@given(VALUES, st.integers(min_value=1, max_value=8))  # 0 is ignored: the default stands
 def test_the_depth_check_refuses_exactly_the_texts_nested_deeper_than_the_limit(
     value: Any, limit: int
 ) -> None:

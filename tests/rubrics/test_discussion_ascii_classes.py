@@ -28,7 +28,7 @@ from toolkit.frames import (
     DISCUSSION_PLAYERS_SCHEMA,
     DISCUSSION_VOTES_SCHEMA,
 )
-from toolkit.rubrics.discussion import strategic, text
+from toolkit.rubrics.discussion import text
 from toolkit.rubrics.discussion.memory import memory_references
 from toolkit.rubrics.discussion.role import role_evidence
 from toolkit.rubrics.discussion.spec import DEFAULT_DISCUSSION_SPEC, PUBLISHED, DiscussionSpec
@@ -328,4 +328,4 @@ def test_a_flag_group_that_may_turn_on_verbose_mode_is_found_as_its_regex_finds_
 @given(st.text(alphabet=["a", "Z", "0", "_", "-", " ", "é", "\u212a", "\u0660"], max_size=6))
 def test_a_stem_of_ascii_word_characters_is_told_as_its_regex_tells_it(stem: str) -> None:
     expected = re.fullmatch(r"[A-Za-z0-9_]+", stem) is not None
-    assert strategic._ascii_word(stem) is expected
+    assert text.ascii_word(stem) is expected

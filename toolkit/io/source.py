@@ -99,11 +99,17 @@ EXTRAS: dict[str, tuple[str, str]] = {
 # ---------------------------------------------------------------------------
 
 
+def _url(source: str) -> re.Match[str] | None:
+    """``source`` read as a URL (groups: its scheme, the rest), or ``None``: only a text
+    holding ``://`` can be one, and only such a text compiles the pattern."""
+    return re.match(_SCHEME, source) if "://" in source else None
+
+
 def _scheme_of(source: str | Path) -> str | None:
     """The URL scheme of ``source`` (``"s3"``), or ``None`` for a plain path."""
     if isinstance(source, Path):
         return None
-    m = re.match(_SCHEME, source) if "://" in source else None
+    m = _url(source)
     return m.group(1).lower() if m else None
 
 
@@ -117,7 +123,7 @@ def _local_path(source: str | Path) -> Path:
     """A plain path, or the path of a ``file://`` URL."""
     if isinstance(source, Path):
         return source
-    m = re.match(_SCHEME, source) if "://" in source else None
+    m = _url(source)
     if m and m.group(1).lower() in ("file", "local"):
         rest = m.group(2)
         return Path(rest if rest else "/")

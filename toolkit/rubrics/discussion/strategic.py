@@ -8,18 +8,12 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from toolkit.rubrics.discussion.text import all_ascii, stem, stem_regex
+from toolkit.rubrics.discussion.text import all_ascii, ascii_word, stem, stem_regex
 
 if TYPE_CHECKING:  # the rubric's pydantic models: only named in annotations
     from toolkit.rubrics.discussion.spec import DiscussionSpec
 
 __all__ = ["keyword_words", "strategic_evidence"]
-
-
-def _ascii_word(stem: str) -> bool:
-    """Whether ``stem`` is one or more ASCII word characters (letters, digits, ``_``):
-    asked of the string itself, with no pattern to compile (issue 38)."""
-    return stem.isascii() and stem.replace("_", "a").isalnum()
 
 
 def strategic_evidence(messages: pl.DataFrame, spec: DiscussionSpec) -> pl.DataFrame:
@@ -31,7 +25,7 @@ def strategic_evidence(messages: pl.DataFrame, spec: DiscussionSpec) -> pl.DataF
     """
     words = [w for group in spec.strategic_keywords.values() for w in group]
     stems = [stem(w) for w in words]
-    if stems and all(_ascii_word(s) for s in stems) and all_ascii(messages["text"]):
+    if stems and all(ascii_word(s) for s in stems) and all_ascii(messages["text"]):
         found = _ascii_words(stems)
     else:
         found = _words(pl.col("text"), words, lower=True)
@@ -81,7 +75,7 @@ def _words(text: pl.Expr, words: Sequence[str], *, lower: bool) -> pl.Expr:
     """:func:`keyword_words`, each word lower-cased with ``lower`` (in the same
     ``list.eval`` as the stems' filter: one pass over the lists, not two; issue 38)."""
     stems = [stem(w) for w in words]
-    if not stems or not all(_ascii_word(s) for s in stems):
+    if not stems or not all(ascii_word(s) for s in stems):
         found = text.str.extract_all(stem_regex(words))
         return found.list.eval(pl.element().str.to_lowercase()) if lower else found
     prefix = r"(?i)^(?:" + "|".join(re.escape(s) for s in stems) + r")"

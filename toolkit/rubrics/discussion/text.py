@@ -22,6 +22,7 @@ __all__ = [
     "ascii_classes",
     "ascii_named",
     "ascii_union",
+    "ascii_word",
     "ascii_word_ended",
     "cue_matches",
     "cues_in",
@@ -294,6 +295,12 @@ def mentions(text: pl.Expr, name: pl.Expr, *, ascii_words: bool = False) -> pl.E
 
 #: The ASCII word characters (to Unicode's ``\\w`` as to ASCII's).
 _ASCII_WORD_CHARS = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+
+
+def ascii_word(text: str) -> bool:
+    """Whether ``text`` is one or more ASCII word characters (letters, digits, ``_``):
+    ``[A-Za-z0-9_]+`` as a whole, asked of the string with no pattern to compile."""
+    return text != "" and set(text) <= _ASCII_WORD_CHARS
 
 
 def ascii_word_ended(names: pl.Series) -> bool:

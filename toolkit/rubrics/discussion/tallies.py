@@ -133,8 +133,9 @@ def fill_counts(table: pl.DataFrame) -> pl.DataFrame:
 
 
 def _filled(table: pl.LazyFrame) -> pl.LazyFrame:
-    """:func:`fill_counts`, lazily."""
-    return table.with_columns(pl.col(c).fill_null(0).cast(pl.Int64) for c in COUNT_COLUMNS)
+    """:func:`fill_counts`, lazily: one expression over every count column (Polars expands
+    it to one a column; 21 built in Python cost ~0.3 ms of the run, issue 38)."""
+    return table.with_columns(pl.col(*COUNT_COLUMNS).fill_null(0).cast(pl.Int64))
 
 
 def _message_tallies(messages: pl.LazyFrame) -> pl.LazyFrame:

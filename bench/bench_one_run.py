@@ -14,8 +14,10 @@ rounds). Bytecode is cached first by one untimed round, as in an installed packa
 measure is the CPU time (user + system) of the whole process, from ``wait4``; a command's
 ratio is its CPU median over the floor's (and the min and max of the per-round ratios
 beside it, and their median: each round's command over the same round's floor, which a
-slow spell of the shared machine moves less than it moves the medians of whole columns).
-Prints a Markdown table with the load average; ``--json`` keeps every round's CPU seconds.
+slow spell of the shared machine moves less than it moves the medians of whole columns),
+with a 95 % interval for that median (:func:`median_interval`: whether the rounds tell a
+ratio near a target apart from it). Prints a Markdown table with the load average;
+``--json`` keeps every round's CPU seconds.
 
 ``--instructions`` counts instead the instructions each process executes, under Valgrind's
 callgrind (Debian's ``valgrind``), floor included, with one Polars thread and a fixed hash
@@ -182,20 +184,34 @@ def instructions_report(trees: Sequence[Path | None]) -> str:
     return "\n".join(lines)
 
 
+def median_interval(values: Sequence[float], level: float = 0.95) -> tuple[float, float]:
+    """A distribution-free confidence interval for the median of ``values`` (SciPy's
+    ``quantile_test``: two order statistics chosen by the binomial distribution, coverage
+    at least ``level`` for independent rounds from any continuous distribution)."""
+    from scipy.stats import quantile_test  # only here: the bench's own imports stay light
+
+    ci = quantile_test(values, q=statistics.median(values), p=0.5).confidence_interval(level)
+    return float(ci.low), float(ci.high)
+
+
 def report(times: dict[str, list[float]], load: tuple[float, ...]) -> str:
-    """A Markdown table: CPU min / median / max and the ratio to the floor."""
+    """A Markdown table: CPU min / median / max and the ratio to the floor, and the
+    per-round ratios' median with its 95 % interval (:func:`median_interval`), which says
+    whether a ratio near a target is told apart from it by these rounds."""
     floor = times["floor"]
     lines = [
         "| command | CPU min | CPU median | CPU max | × floor (median) | × floor per round, "
-        "median | × floor per round, min-max |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "median | per-round median, 95 % interval | × floor per round, min-max |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for name, values in times.items():
         ratios = [v / f for v, f in zip(values, floor, strict=True)]
+        low, high = median_interval(ratios)
         lines.append(
             f"| {name} | {min(values):.3f} | {statistics.median(values):.3f} | "
             f"{max(values):.3f} | {statistics.median(values) / statistics.median(floor):.2f}× | "
-            f"{statistics.median(ratios):.2f}× | {min(ratios):.2f}-{max(ratios):.2f}× |"
+            f"{statistics.median(ratios):.2f}× | {low:.3f}-{high:.3f}× | "
+            f"{min(ratios):.2f}-{max(ratios):.2f}× |"
         )
     lines.append(f"\nload average (1, 5, 15 min) at the start: {load}; rounds: {len(floor)}")
     return "\n".join(lines)

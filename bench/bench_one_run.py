@@ -23,8 +23,10 @@ ratio near a target apart from it). Prints a Markdown table with the load averag
 callgrind (Debian's ``valgrind``), floor included, with one Polars thread and a fixed hash
 seed (``POLARS_MAX_THREADS=1``, ``PYTHONHASHSEED=0``): Polars caches compiled regexes per
 worker thread, so with its pool the count moves by ±0.5 % with which thread ran a match;
-so pinned it repeats to ~0.05 % whatever else the machine runs, and one round is enough to
-read a ratio to the floor on a busy host where CPU seconds swing by a fifth. It misses what
+so pinned it repeats to ~0.05 % on a host with a core to spare, and one round is enough to
+read a ratio to the floor where CPU seconds swing by a fifth. With every core busy (a
+concurrent test run) the counts of one command moved by up to 2 %: callgrind runs one
+thread at a time, and a thread that spins while it waits is counted. It misses what
 instructions do not show (cache misses, page faults, the kernel, the pool's spinning), so
 the CPU ratio stays the target's measure; the two side by side tell a change's effect from
 the host's noise.

@@ -38,6 +38,7 @@ import argparse
 import contextlib
 import fcntl
 import json
+import math
 import os
 import pty
 import re
@@ -189,7 +190,8 @@ def instructions_report(trees: Sequence[Path | None]) -> str:
 def median_interval(values: Sequence[float], level: float = 0.95) -> tuple[float, float]:
     """A distribution-free confidence interval for the median of ``values`` (SciPy's
     ``quantile_test``: two order statistics chosen by the binomial distribution, coverage
-    at least ``level`` for independent rounds from any continuous distribution)."""
+    at least ``level`` for independent rounds from any continuous distribution). NaN at
+    both ends when there are too few values for that coverage (fewer than six at 95 %)."""
     from scipy.stats import quantile_test  # only here: the bench's own imports stay light
 
     ci = quantile_test(values, q=statistics.median(values), p=0.5).confidence_interval(level)
@@ -209,10 +211,15 @@ def report(times: dict[str, list[float]], load: tuple[float, ...]) -> str:
     for name, values in times.items():
         ratios = [v / f for v, f in zip(values, floor, strict=True)]
         low, high = median_interval(ratios)
+        interval = (
+            f"{low:.3f}-{high:.3f}×"
+            if math.isfinite(low) and math.isfinite(high)
+            else "too few rounds"
+        )
         lines.append(
             f"| {name} | {min(values):.3f} | {statistics.median(values):.3f} | "
             f"{max(values):.3f} | {statistics.median(values) / statistics.median(floor):.2f}× | "
-            f"{statistics.median(ratios):.2f}× | {low:.3f}-{high:.3f}× | "
+            f"{statistics.median(ratios):.2f}× | {interval} | "
             f"{min(ratios):.2f}-{max(ratios):.2f}× |"
         )
     lines.append(f"\nload average (1, 5, 15 min) at the start: {load}; rounds: {len(floor)}")

@@ -59,3 +59,16 @@ def test_the_interval_holds_the_planted_median_at_least_95_percent_of_the_time(
 def test_the_interval_is_two_of_the_rounds_around_the_median() -> None:
     low, high = _bench().median_interval([1.0] * 10 + [1.1] * 10 + [1.2] * 20)
     assert (low, high) == (1.1, 1.2)
+
+
+def test_too_few_rounds_give_no_interval_and_the_table_says_so() -> None:
+    bench = _bench()
+    # five rounds: even the smallest and largest hold the median only 1 - 2/32 = 93.75 %
+    # of the time, short of 95 %
+    low, high = bench.median_interval([1.0, 1.1, 1.2, 1.3, 1.4])
+    assert low != low and high != high  # NaN
+    assert bench.median_interval([1.0, 1.1, 1.2, 1.3, 1.4, 1.5]) == (1.0, 1.5)
+    times = {"floor": [1.0] * 5, "command": [1.3, 1.2, 1.3, 1.4, 1.3]}
+    table = bench.report(times, (0.0, 0.0, 0.0))
+    assert "| too few rounds |" in table
+    assert "nan" not in table

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -24,6 +25,20 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_RUNS = ROOT / "sample_runs"
 REAL_RUNS = ROOT.parent / "shared" / "real_runs"
+
+
+def script_module(path: Path, *, register: bool = False) -> ModuleType:
+    """The script at ``path`` (a generator, a benchmark, not a package module) imported as
+    a module named after its file; with ``register`` also put in ``sys.modules`` first (for
+    a script whose dataclasses or pickles look their module up by name)."""
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    if register:
+        sys.modules[path.stem] = module
+    spec.loader.exec_module(module)
+    return module
+
 
 #: Debian's Chromium (installed by .ci/run) and the flags it needs on this closed network.
 CHROMIUM = Path("/usr/bin/chromium")
@@ -356,10 +371,7 @@ def dask_client(s3: S3) -> Iterator[Any]:
 @pytest.fixture(scope="session")
 def generated_fleet(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small fleet from the benchmark's seeded generator (bench/make_fleet.py)."""
-    spec = importlib.util.spec_from_file_location("make_fleet", ROOT / "bench" / "make_fleet.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = script_module(ROOT / "bench" / "make_fleet.py")
     out = tmp_path_factory.mktemp("generated") / "fleet"
     module.write_fleet(out, runs=8, ticks=60, nights=4, seed=3)
     return out
@@ -380,11 +392,7 @@ def s3_generated_fleet(s3: S3, generated_fleet: Path) -> str:
 @pytest.fixture(scope="session")
 def generated_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Six iteration logs from the benchmark's seeded generator (bench/make_iterlogs.py)."""
-    path = ROOT / "bench" / "make_iterlogs.py"
-    spec = importlib.util.spec_from_file_location("make_iterlogs", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = script_module(ROOT / "bench" / "make_iterlogs.py")
     out = tmp_path_factory.mktemp("logs")
     module.write_logs(out, logs=6, iterations=8, seed=5)
     return out

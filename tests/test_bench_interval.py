@@ -5,26 +5,17 @@ conservative), for a symmetric and a skewed distribution of ratios alike."""
 
 from __future__ import annotations
 
-import importlib.util
 import random
 import statistics
 from collections.abc import Callable
-from pathlib import Path
 from types import ModuleType
 
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
+from conftest import ROOT, script_module
 
 
 def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "bench_one_run", ROOT / "bench" / "bench_one_run.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_module(ROOT / "bench" / "bench_one_run.py")
 
 
 #: (name, a draw of one round's ratio, the distribution's true median)

@@ -4,7 +4,6 @@ bad input (exit 2, one line). Expected numbers are worked out by hand from the r
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shutil
@@ -13,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, SAMPLE_RUNS
+from conftest import ROOT, SAMPLE_RUNS, script_module
 
 import toolkit as tk
 from toolkit.cli import main
@@ -203,10 +202,7 @@ def test_simulation_stored_scores_split_an_edited_tick_file(
 
 @pytest.fixture(scope="module")
 def fleet_300(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    spec = importlib.util.spec_from_file_location("make_fleet", ROOT / "bench" / "make_fleet.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = script_module(ROOT / "bench" / "make_fleet.py")
     out = tmp_path_factory.mktemp("fleet300") / "fleet"
     module.write_fleet(out, runs=300, ticks=12, nights=4, seed=3)
     return out

@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import sqlite3
 from pathlib import Path
+from types import ModuleType
+
+from conftest import script_module
 
 
-def _generator(sample_runs: Path):  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location(
-        "make_discussions", sample_runs / "make_discussions.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def _generator(sample_runs: Path) -> ModuleType:
+    return script_module(sample_runs / "make_discussions.py")
 
 
 def _dump(db: Path) -> list[str]:

@@ -2,25 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from types import ModuleType
 
-ROOT = Path(__file__).resolve().parents[2]
+from conftest import SAMPLE_RUNS, script_module
 
 
 def _generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "make_2l_postgres", ROOT / "sample_runs" / "make_2l_postgres.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_module(SAMPLE_RUNS / "make_2l_postgres.py")
 
 
 def test_regenerating_gives_the_committed_sql(tmp_path: Path) -> None:
-    samples = ROOT / "sample_runs" / "discussions"
+    samples = SAMPLE_RUNS / "discussions"
     out = tmp_path / "2l.sql"
     _generator().main(samples / "baseline" / "games.db", out)
     assert out.read_bytes() == (samples / "2l-postgres.sql").read_bytes()

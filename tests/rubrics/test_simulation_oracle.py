@@ -3,23 +3,17 @@ with the column-wise rubric on every sample run."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
-from conftest import ROOT, SAMPLE_RUNS
+from conftest import ROOT, SAMPLE_RUNS, script_module
 
 import toolkit as tk
 
 
-def _naive():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("naive", ROOT / "bench" / "naive.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["naive"] = module
-    spec.loader.exec_module(module)
-    return module
+def _naive() -> ModuleType:
+    return script_module(ROOT / "bench" / "naive.py", register=True)
 
 
 @pytest.mark.parametrize("folder", ["fleet", "universes"])

@@ -5,13 +5,13 @@ picture, and ``notebooks/refresh.py`` keeps only what reads without a kernel."""
 from __future__ import annotations
 
 import base64
-import importlib.util
 from collections.abc import Iterator
 from pathlib import Path
 
 import altair as alt
 import nbformat
 import pytest
+from conftest import script_module
 
 import toolkit as tk
 from toolkit.views.notebook import RENDERER_ENV, STORED_RENDERER
@@ -88,11 +88,7 @@ def test_live_widgets_stay_as_they_were(
 
 
 def _refresh_module() -> object:
-    spec = importlib.util.spec_from_file_location("refresh", ROOT / "notebooks" / "refresh.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_module(ROOT / "notebooks" / "refresh.py")
 
 
 def test_refresh_keeps_static_pictures_and_drops_dead_widget_views() -> None:

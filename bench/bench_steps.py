@@ -9,8 +9,8 @@ starts and when it ends (a system call nothing else on this path makes; the benc
 that the dumps and the marks agree), and callgrind dumps its counts before each such call
 (``--dump-before=getppid``): the dumps, in order, are the instructions between marks. A
 stretch between marks is put down to the innermost step open at the time, or to the
-command's own code outside every step (the main thread's glue, the worker's imports of
-the loader, the rubric and the views).
+command's own code outside every step; each of the toolkit's modules, while it is
+imported (read, unmarshalled and run), to the imports, whichever step imports it.
 
 The floor is counted the same way, ``import polars`` then one mark: its import and its
 interpreter teardown. The marks and their wrappers cost instructions of their own; the

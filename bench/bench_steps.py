@@ -190,14 +190,20 @@ def by_step(labels: Sequence[str], dumps: Sequence[int], last: int) -> dict[str,
     return steps
 
 
-def _callgrind(command: Sequence[str], out: Path, *, dump: bool) -> None:
+def _callgrind(command: Sequence[str], out: Path) -> None:
+    """``command`` under callgrind, its counts dumped to ``out`` (and ``out.N``) before
+    each mark; its bytecode cached by a run outside Valgrind first."""
     env = {**os.environ, "POLARS_MAX_THREADS": "1", "PYTHONHASHSEED": "0"}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    subprocess.run(command, cwd=ROOT, env=env, check=True, capture_output=True)  # bytecode
+    subprocess.run(command, cwd=ROOT, env=env, check=False, capture_output=True)
     valgrind = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
-    if dump:
-        valgrind.append("--dump-before=getppid")
-    subprocess.run([*valgrind, *command], cwd=ROOT, env=env, check=True, capture_output=True)
+    done = subprocess.run(
+        [*valgrind, "--dump-before=getppid", *command],
+        cwd=ROOT, env=env, check=False, capture_output=True, text=True,
+    )  # fmt: skip
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        raise SystemExit(f"failed under callgrind ({done.returncode}): {last}")
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -213,14 +219,16 @@ def main(argv: Sequence[str] | None = None) -> None:
         tmp = Path(scratch)
         labels = tmp / "labels"
         counted = [py, "-c", CHILD.format(here=str(Path(__file__).parent)), str(labels)]
-        _callgrind([*counted, *args.paths], tmp / "run", dump=True)
+        _callgrind([*counted, *args.paths], tmp / "run")
         steps = by_step(labels.read_text(encoding="utf-8").splitlines(), *dump_totals(tmp / "run"))
         mark = "import os, polars; os.getppid()"
-        _callgrind([py, "-c", mark], tmp / "floor", dump=True)
+        _callgrind([py, "-c", mark], tmp / "floor")
         (floor_import,), floor_teardown = dump_totals(tmp / "floor")
-        cli = "import sys; from toolkit.cli import main; sys.exit(main())"
-        _callgrind([py, "-c", cli, "discussion", *args.paths], tmp / "plain", dump=False)
-        plain = _total(tmp / "plain")
+    # the whole command counted as `bench_one_run.py --instructions` counts it (imported
+    # here: in the counted process its imports would be taken for the command's)
+    from bench_one_run import CLI, instructions_of
+
+    plain = instructions_of([py, "-c", CLI, "discussion", *args.paths], None)
     floor = floor_import + floor_teardown
     own = steps.pop(BENCH_OWN)
     marked = sum(steps.values())
